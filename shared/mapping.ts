@@ -1,0 +1,78 @@
+/**
+ * Index mappings as Elasticsearch writes them (`{"properties": {...}}`), shared by the coordinator
+ * (dynamic mapping, `GET /{index}/_mapping`, sort validation) and the shard nodes (indexing).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-types.html
+ */
+
+/** The field types Folio indexes. Integer types and float types share the numeric doc values. */
+export type FieldType =
+  | 'text'
+  | 'keyword'
+  | 'long'
+  | 'integer'
+  | 'short'
+  | 'byte'
+  | 'double'
+  | 'float'
+  | 'half_float'
+  | 'scaled_float'
+  | 'unsigned_long'
+  | 'boolean'
+  | 'date'
+  | 'geo_point'
+  | 'object';
+
+/** One field's mapping, as in ES (`type`, multi-`fields`, nested `properties` for objects). */
+export interface FieldMapping {
+  type: FieldType;
+  /** Multi-fields, e.g. `{keyword: {type: 'keyword', ignore_above: 256}}` for dynamic strings. */
+  fields?: Record<string, FieldMapping>;
+  /** Sub-fields of an `object`. */
+  properties?: Record<string, FieldMapping>;
+  /** keyword: strings longer than this (in characters) are not indexed. */
+  ignore_above?: number;
+  /** text: allow sorting (Folio supports it like ES, on the analyzed terms' minimum). */
+  fielddata?: boolean;
+  /** date: accepted formats, ES default `strict_date_optional_time||epoch_millis`. */
+  format?: string;
+  /** false: keep in `_source` only. */
+  index?: boolean;
+  doc_values?: boolean;
+  scaling_factor?: number;
+}
+
+/** The top-level `mappings` object of an index. */
+export interface Mapping {
+  dynamic?: boolean | 'strict' | 'runtime';
+  properties: Record<string, FieldMapping>;
+}
+
+/** Numeric field types (doc values are doubles in Folio). */
+export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set<FieldType>([
+  'long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float', 'unsigned_long',
+]);
+
+/** Integral numeric types: values are truncated to integers, and sort values print as integers. */
+export const INTEGER_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['long', 'integer', 'short', 'byte', 'unsigned_long']);
+
+/**
+ * Flattens a mapping into `dotted.path -> FieldMapping` for every leaf field and multi-field
+ * (`name`, `name.keyword`, `location`), skipping `object` containers.
+ * @example flattenMapping({properties:{name:{type:'text',fields:{keyword:{type:'keyword'}}}}}) // Map{name, name.keyword}
+ */
+export function flattenMapping(mapping: Mapping): Map<string, FieldMapping> {
+  const out = new Map<string, FieldMapping>();
+  const walk = (props: Record<string, FieldMapping>, prefix: string): void => {
+    for (const [name, fm] of Object.entries(props)) {
+      const path = prefix + name;
+      if (fm.type === 'object' || (fm.properties && !fm.type)) {
+        walk(fm.properties ?? {}, path + '.');
+        continue;
+      }
+      out.set(path, fm);
+      for (const [sub, sfm] of Object.entries(fm.fields ?? {})) out.set(path + '.' + sub, sfm);
+    }
+  };
+  walk(mapping.properties ?? {}, '');
+  return out;
+}

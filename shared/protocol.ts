@@ -1,0 +1,204 @@
+/**
+ * The internal shard-node protocol (`/_internal/v1/…`, JSON). Every response echoes `node`, `index`
+ * and `shard` so that the coordinator detects a mis-wired node. Shapes mirror ES's transport
+ * actions: the query phase returns sort keys only (`QuerySearchResult`), the fetch phase loads
+ * `_source` for the final page (`FetchSearchResult`).
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchPhaseController.java
+ */
+import type { Mapping } from './mapping.ts';
+import type { Query } from './query-ast.ts';
+import type { SortField, SortValue } from './sort.ts';
+
+/** Path prefix of every internal endpoint. */
+export const INTERNAL_PREFIX = '/_internal/v1';
+
+/** Index metadata, held by every shard node and rebuilt from them by any coordinator. */
+export interface IndexMetadata {
+  name: string;
+  uuid: string;
+  numberOfShards: number;
+  numberOfReplicas: number;
+  /** ES `index.number_of_routing_shards` used by the routing formula. */
+  routingNumShards: number;
+  /** ES `index.max_result_window` (default 10,000). */
+  maxResultWindow: number;
+  /** ES `index.refresh_interval` in ms; -1 disables periodic refresh. */
+  refreshIntervalMs: number;
+  mappings: Mapping;
+  /** Epoch ms, as ES `index.creation_date`. */
+  creationDate: number;
+  /** Bumped on every metadata change; the highest version wins when nodes disagree. */
+  version: number;
+}
+
+/** One write on one shard. `update` merges `doc` into the stored `_source` (real-time get). */
+export type WriteOp =
+  | { op: 'index'; _id: string; source: Record<string, unknown>; create: boolean }
+  | { op: 'delete'; _id: string }
+  | { op: 'update'; _id: string; doc: Record<string, unknown>; docAsUpsert: boolean; upsert?: Record<string, unknown> };
+
+/** `?refresh` of write APIs: refresh now, wait for the next refresh, or nothing. */
+export type RefreshPolicy = 'true' | 'wait_for' | 'false';
+
+/** POST /_internal/v1/bulk: apply a batch of writes to one shard, in order. */
+export interface ShardBulkRequest {
+  index: string;
+  shard: number;
+  ops: WriteOp[];
+  refresh: RefreshPolicy;
+}
+
+/** The outcome of one write, in the ES bulk item shape (without `_index`, added by the coordinator). */
+export interface WriteResult {
+  _id: string;
+  status: number;
+  result?: 'created' | 'updated' | 'deleted' | 'not_found' | 'noop';
+  _version?: number;
+  _seq_no?: number;
+  _primary_term?: number;
+  error?: { type: string; reason: string; [k: string]: unknown };
+}
+
+/** Reply to {@link ShardBulkRequest}: one result per op, in order. */
+export interface ShardBulkResponse {
+  node: string;
+  index: string;
+  shard: number;
+  items: WriteResult[];
+  /** True when the shard refreshed (or waited for a refresh) before answering. */
+  forcedRefresh: boolean;
+}
+
+/** Per-term statistics for distributed scoring (ES `dfs_query_then_fetch`). */
+export interface TermStatistics {
+  docFreq: number;
+  totalTermFreq: number;
+}
+
+/** Per-field statistics for BM25's idf N and avgdl (Lucene `CollectionStatistics`). */
+export interface FieldStatistics {
+  /** Documents that have the field. */
+  docCount: number;
+  /** Sum over documents of the field length in tokens. */
+  sumTotalTermFreq: number;
+}
+
+/** Term statistics keyed `field\u0000term`, with field statistics keyed by field. */
+export interface ScoringStatistics {
+  terms: Record<string, TermStatistics>;
+  fields: Record<string, FieldStatistics>;
+}
+
+/** POST /_internal/v1/dfs: the shard's statistics for the scored terms of a query. */
+export interface DfsRequest {
+  index: string;
+  shard: number;
+  query: Query;
+}
+
+/** Reply to {@link DfsRequest}; `generation` is the refresh generation the statistics describe, kept open for the search. */
+export interface DfsResponse {
+  node: string;
+  index: string;
+  shard: number;
+  generation: number;
+  stats: ScoringStatistics;
+}
+
+/** `track_total_hits` normalized: -1 = disabled, `Number.MAX_SAFE_INTEGER` = accurate, else count up to N. */
+export type TrackTotalHits = number;
+
+/** POST /_internal/v1/query: the query phase on one shard. */
+export interface QueryPhaseRequest {
+  index: string;
+  shard: number;
+  query: Query;
+  sort: SortField[];
+  /** How many top entries to return (ES: from + size). */
+  k: number;
+  /** Return only entries strictly after this key in the global order (values, then `_id` if given). */
+  searchAfter?: { sort: SortValue[]; _id?: string };
+  trackTotalHits: TrackTotalHits;
+  /** Global statistics (dfs). Without them the shard scores with its local statistics. */
+  stats?: ScoringStatistics;
+  /** Search this refresh generation (from a dfs reply); absent = the current one. */
+  generation?: number;
+}
+
+/** One query-phase entry: no `_source`, just what the merge needs. */
+export interface ShardHit {
+  _id: string;
+  /** The score, or null when it was not computed (field sort). */
+  _score: number | null;
+  /** One value per SortField. */
+  sort: SortValue[];
+}
+
+/** Reply to {@link QueryPhaseRequest}: exactly this shard's top k in the requested order. */
+export interface QueryPhaseResponse {
+  node: string;
+  index: string;
+  shard: number;
+  generation: number;
+  total: { value: number; relation: 'eq' | 'gte' };
+  /** Highest score among matches, null when scores were not computed or nothing matched. */
+  max_score: number | null;
+  hits: ShardHit[];
+}
+
+/** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
+export type SourceFilter = boolean | { includes: string[]; excludes: string[] };
+
+/** POST /_internal/v1/fetch: load documents of the final page from the generation the query phase read. */
+export interface FetchRequest {
+  index: string;
+  shard: number;
+  generation: number;
+  ids: string[];
+  _source: SourceFilter;
+}
+
+/** A fetched document; `_source` is omitted when filtered out by `_source: false`. */
+export interface FetchedDoc {
+  _id: string;
+  _source?: Record<string, unknown>;
+}
+
+/** Reply to {@link FetchRequest}: one entry per requested id in order, null for an id not present. */
+export interface FetchResponse {
+  node: string;
+  index: string;
+  shard: number;
+  docs: (FetchedDoc | null)[];
+}
+
+/** POST /_internal/v1/get: real-time get of one document (reads the live buffer, like ES's GET). */
+export interface GetRequest {
+  index: string;
+  shard: number;
+  _id: string;
+}
+
+/** Reply to {@link GetRequest}. */
+export interface GetResponse {
+  node: string;
+  index: string;
+  shard: number;
+  found: boolean;
+  _version?: number;
+  _seq_no?: number;
+  _primary_term?: number;
+  _source?: Record<string, unknown>;
+}
+
+/** POST /_internal/v1/refresh: refresh shards of an index hosted here. */
+export interface RefreshRequest {
+  index: string;
+  shards: number[];
+}
+
+/** GET /_internal/v1/stats: per-shard document counts and generations. */
+export interface NodeStats {
+  node: string;
+  shards: { index: string; shard: number; docs: number; deleted: number; generation: number; segments: number }[];
+}
