@@ -121,8 +121,13 @@ export interface QueryPhaseRequest {
   trackTotalHits: TrackTotalHits;
   /** Global statistics (dfs). Without them the shard scores with its local statistics. */
   stats?: ScoringStatistics;
-  /** Search this refresh generation (from a dfs reply); absent = the current one. */
+  /** Search this retained refresh generation (the one a dfs reply named); absent = the current one. */
   generation?: number;
+  /**
+   * The generation `stats` were gathered at, for cached statistics: when the shard has refreshed
+   * since, it answers `statsStale: true` without searching, and the coordinator re-runs dfs.
+   */
+  statsGeneration?: number;
 }
 
 /** One query-phase entry: no `_source`, just what the merge needs. */
@@ -144,6 +149,8 @@ export interface QueryPhaseResponse {
   /** Highest score among matches, null when scores were not computed or nothing matched. */
   max_score: number | null;
   hits: ShardHit[];
+  /** Set (with no hits) when `statsGeneration` is no longer this shard's current generation. */
+  statsStale?: boolean;
 }
 
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
@@ -195,6 +202,25 @@ export interface GetResponse {
 export interface RefreshRequest {
   index: string;
   shards: number[];
+}
+
+/** PUT /_internal/v1/indices/{index}: store an index's metadata and open the listed shards here. */
+export interface PutIndexRequest {
+  metadata: IndexMetadata;
+  /** The shards of this index that this node hosts (may be empty: every node keeps all metadata). */
+  shards: number[];
+}
+
+/** One entry of GET /_internal/v1/indices: what this node knows and hosts. */
+export interface NodeIndexEntry {
+  metadata: IndexMetadata;
+  shards: number[];
+}
+
+/** Reply to GET /_internal/v1/indices. */
+export interface NodeIndicesResponse {
+  node: string;
+  indices: NodeIndexEntry[];
 }
 
 /** GET /_internal/v1/stats: per-shard document counts and generations. */

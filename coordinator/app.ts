@@ -1,0 +1,66 @@
+/**
+ * The coordinator's public, Elasticsearch-shaped HTTP API. Wires the routes, adds
+ * `X-Elastic-Product: Elasticsearch` to every response, and maps every error once: EsError →
+ * the ES envelope, routing misses → ES's simple errors, anything else → a logged 500.
+ * Testable in-process with `app.request()`.
+ */
+import { Hono } from 'hono';
+import { toEsError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { ClusterView } from './cluster-view.ts';
+import type { CoordinatorConfig } from './config.ts';
+import { SimpleHttpError, sendJson } from './http.ts';
+import { registerDocumentRoutes } from './routes/document-routes.ts';
+import { registerIndexRoutes } from './routes/index-routes.ts';
+import { registerInfoRoutes } from './routes/info-routes.ts';
+import { registerSearchRoutes } from './routes/search-routes.ts';
+import { DfsCache } from './search/dfs-cache.ts';
+import type { ShardClient } from './shard-client.ts';
+
+/** What the app needs from the process: config, the cluster view, the shard pools, a logger. */
+export interface CoordinatorDeps {
+  config: CoordinatorConfig;
+  view: ClusterView;
+  client: ShardClient;
+  log: Logger;
+  clusterUuid: string;
+}
+
+/** Builds the coordinator app. */
+export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
+  const { config, view, client, log } = deps;
+  const app = new Hono();
+  const maxBody = config.maxContentLengthBytes;
+
+  app.use('*', async (c, next) => {
+    await next();
+    c.res.headers.set('X-Elastic-Product', 'Elasticsearch');
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof SimpleHttpError) {
+      const res = sendJson(c, err.status, err.body);
+      for (const [k, v] of Object.entries(err.headers)) res.headers.set(k, v);
+      res.headers.set('X-Elastic-Product', 'Elasticsearch');
+      return res;
+    }
+    const es = toEsError(err);
+    if (es.status >= 500) log.error({ err, method: c.req.method, path: c.req.path }, 'request failed');
+    else log.debug({ type: es.type, reason: es.message, path: c.req.path }, 'request rejected');
+    const res = c.req.method === 'HEAD' ? c.body(null, es.status as 400) : sendJson(c, es.status, es.toBody());
+    res.headers.set('X-Elastic-Product', 'Elasticsearch');
+    return res;
+  });
+
+  app.notFound((c) => {
+    const res = sendJson(c, 400, { error: `no handler found for uri [${c.req.path}] and method [${c.req.method}]` });
+    res.headers.set('X-Elastic-Product', 'Elasticsearch');
+    return res;
+  });
+
+  registerInfoRoutes(app, { nodeName: config.nodeName, clusterName: config.clusterName, clusterUuid: deps.clusterUuid });
+  registerSearchRoutes(app, { view, client, dfsCache: new DfsCache(), defaultTimeoutMs: config.searchTimeoutMs }, maxBody);
+  registerDocumentRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
+  registerIndexRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
+  return app;
+}

@@ -1,0 +1,100 @@
+/**
+ * Parses an ES `_bulk` NDJSON body into actions: an action/metadata line, then (except for
+ * `delete`) a source line. Malformed lines reject the whole request with ES's texts, as
+ * `BulkRequestParser` does.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/BulkRequestParser.java
+ */
+import { EsError, illegalArgument } from '../shared/errors.ts';
+
+/** The four bulk actions. */
+export type BulkAction = 'index' | 'create' | 'update' | 'delete';
+
+/** One parsed bulk item, before routing. */
+export interface BulkItem {
+  action: BulkAction;
+  index: string | undefined;
+  /** Absent for `index`/`create` means an auto-generated id. */
+  id: string | undefined;
+  routing: string | undefined;
+  /** `index`/`create`: the document; `update`: the update body (`doc`, `doc_as_upsert`, `upsert`). */
+  source: Record<string, unknown> | undefined;
+}
+
+const ACTIONS = new Set<string>(['index', 'create', 'update', 'delete']);
+const META_KEYS = new Set(['_index', '_id', 'routing', '_routing', 'version', 'version_type', 'if_seq_no', 'if_primary_term', 'pipeline', 'require_alias', 'retry_on_conflict', 'dynamic_templates', 'op_type', '_source', 'list_executed_pipelines', 'require_data_stream']);
+
+function jsonType(v: unknown): string {
+  if (v === null) return 'VALUE_NULL';
+  if (Array.isArray(v)) return 'START_ARRAY';
+  switch (typeof v) {
+    case 'string': return 'VALUE_STRING';
+    case 'number': return 'VALUE_NUMBER';
+    case 'boolean': return 'VALUE_BOOLEAN';
+    default: return 'START_OBJECT';
+  }
+}
+
+function parseLine(text: string, lineNo: number): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new EsError(400, 'x_content_parse_exception', `[${lineNo}:1] ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Splits and parses the NDJSON body. `defaultIndex` is the `{index}` of `/{index}/_bulk`.
+ * @throws EsError 400 on an empty body, a malformed action line, an unknown action, or a missing source line.
+ */
+export function parseBulkBody(body: string, defaultIndex: string | undefined): BulkItem[] {
+  const lines = body.split('\n');
+  const items: BulkItem[] = [];
+  let i = 0;
+  const next = (): { text: string; no: number } | null => {
+    while (i < lines.length) {
+      const text = lines[i++].replace(/\r$/, '');
+      if (text.trim() !== '') return { text, no: i };
+    }
+    return null;
+  };
+  for (let line = next(); line !== null; line = next()) {
+    const meta = parseLine(line.text, line.no);
+    if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
+      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT or END_OBJECT but found [${jsonType(meta)}]`);
+    }
+    const keys = Object.keys(meta);
+    if (keys.length !== 1 || !ACTIONS.has(keys[0])) {
+      const found = keys[0] ?? 'END_OBJECT';
+      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected field [create], [delete], [index] or [update] but found [${found}]`);
+    }
+    const action = keys[0] as BulkAction;
+    const params = (meta as Record<string, unknown>)[action];
+    if (params === null || typeof params !== 'object' || Array.isArray(params)) {
+      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT but found [${jsonType(params)}]`);
+    }
+    const p = params as Record<string, unknown>;
+    for (const k of Object.keys(p)) {
+      if (!META_KEYS.has(k)) throw illegalArgument(`Action/metadata line [${line.no}] contains an unknown parameter [${k}]`);
+    }
+    const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
+    const item: BulkItem = {
+      action,
+      index: str(p._index) ?? defaultIndex,
+      id: str(p._id),
+      routing: str(p.routing ?? p._routing),
+      source: undefined,
+    };
+    if (action !== 'delete') {
+      const src = next();
+      if (src === null) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      const doc = parseLine(src.text, src.no);
+      if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
+        throw new EsError(400, 'x_content_parse_exception', `[${src.no}:1] Malformed content, must start with an object`);
+      }
+      item.source = doc as Record<string, unknown>;
+    }
+    items.push(item);
+  }
+  if (items.length === 0) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no requests added;');
+  return items;
+}

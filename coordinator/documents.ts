@@ -1,0 +1,197 @@
+/**
+ * The write path: `_bulk` and the single-document APIs, which are one-item bulks. Items are
+ * routed with ES's formula, grouped per shard, and sent in parallel; dynamic mapping updates are
+ * pushed to every node before the documents that need them (as ES's master applies them first);
+ * a missing index is auto-created (`action.auto_create_index: true`). The reply is ES's, item
+ * by item, in request order.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-bulk.html
+ */
+import { randomBytes } from 'node:crypto';
+import { inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
+import { EsError, toEsError } from '../shared/errors.ts';
+import type { Mapping } from '../shared/mapping.ts';
+import { INTERNAL_PREFIX, type RefreshPolicy, type ShardBulkRequest, type ShardBulkResponse, type WriteOp, type WriteResult } from '../shared/protocol.ts';
+import { shardForRouting } from '../shared/routing.ts';
+import type { BulkItem } from './bulk-parse.ts';
+import type { ClusterView, IndexView } from './cluster-view.ts';
+import { parseCreateIndexBody, validateIndexName } from './index-settings.ts';
+import type { ShardClient } from './shard-client.ts';
+
+/** One item of the `_bulk` response: `{<action>: {...}}`. */
+export type BulkResponseItem = Record<string, Record<string, unknown>>;
+
+/** The `_bulk` response body. */
+export interface BulkResponse {
+  errors: boolean;
+  took: number;
+  items: BulkResponseItem[];
+}
+
+/** Services the write path uses. */
+export interface WriteDeps {
+  view: ClusterView;
+  client: ShardClient;
+  timeoutMs: number;
+}
+
+/** ES-style auto-generated `_id`: 20 URL-safe base64 characters. */
+export function generateId(): string {
+  return randomBytes(15).toString('base64url');
+}
+
+function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
+  const es = toEsError(err);
+  return { type: es.type, reason: es.message, ...es.metadata };
+}
+
+/** Auto-creates missing indices named by the items (default settings), tolerating concurrent creation. */
+async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<Map<string, IndexView | EsError>> {
+  const out = new Map<string, IndexView | EsError>();
+  for (const name of names) {
+    try {
+      out.set(name, await deps.view.get(name));
+    } catch (err) {
+      if (!(err instanceof EsError) || err.type !== 'index_not_found_exception') {
+        out.set(name, toEsError(err));
+        continue;
+      }
+      try {
+        validateIndexName(name);
+        out.set(name, await deps.view.create(name, parseCreateIndexBody({})));
+      } catch (createErr) {
+        const es = toEsError(createErr);
+        out.set(name, es.type === 'resource_already_exists_exception' ? await deps.view.get(name) : es);
+      }
+    }
+  }
+  return out;
+}
+
+/** Pushes the union of new dynamic fields of the items' documents to the nodes, per index. */
+async function applyDynamicMappings(items: readonly BulkItem[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, deps: WriteDeps): Promise<void> {
+  const updates = new Map<string, Mapping>();
+  items.forEach((item, i) => {
+    const view = views.get(item.index!);
+    if (!view || view instanceof EsError || failed.has(i) || item.action === 'delete') return;
+    const doc = item.action === 'update' ? (item.source?.doc ?? item.source?.upsert) : item.source;
+    if (!doc || typeof doc !== 'object') return;
+    const base = updates.has(item.index!) ? mergeMappings(view.metadata.mappings, updates.get(item.index!)!) : view.metadata.mappings;
+    try {
+      const update = inferMappingUpdate(base, doc as Record<string, unknown>);
+      if (update) updates.set(item.index!, updates.has(item.index!) ? mergeMappings(updates.get(item.index!)!, update) : update);
+    } catch (err) {
+      failed.set(i, err);
+    }
+  });
+  for (const [name, update] of updates) views.set(name, await deps.view.putMapping(name, update));
+}
+
+/** Converts a parsed item into the shard write op. @throws EsError for an unsupported update body */
+function toWriteOp(item: BulkItem, id: string): WriteOp {
+  switch (item.action) {
+    case 'index':
+    case 'create':
+      return { op: 'index', _id: id, source: item.source!, create: item.action === 'create' };
+    case 'delete':
+      return { op: 'delete', _id: id };
+    case 'update': {
+      const body = item.source!;
+      if (body.script !== undefined) throw new EsError(400, 'illegal_argument_exception', 'scripted updates are not supported by Folio');
+      if (body.doc === undefined && body.upsert === undefined) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: script or doc is missing;');
+      return {
+        op: 'update',
+        _id: id,
+        doc: (body.doc ?? {}) as Record<string, unknown>,
+        docAsUpsert: body.doc_as_upsert === true,
+        ...(body.upsert !== undefined ? { upsert: body.upsert as Record<string, unknown> } : {}),
+      };
+    }
+  }
+}
+
+/**
+ * Executes parsed bulk items. Per-item failures (a bad document, a version conflict, an unreachable
+ * shard) are reported in their item with `errors: true`; the call itself only throws for failures
+ * that concern the whole request.
+ */
+export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps): Promise<BulkResponse> {
+  const startedAt = Date.now();
+  const failed = new Map<number, unknown>();
+  items.forEach((item, i) => {
+    if (!item.index) failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: index is missing;'));
+    else if ((item.action === 'update' || item.action === 'delete') && item.id === undefined) {
+      failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: id is missing;'));
+    } else if (item.id !== undefined && Buffer.byteLength(item.id) > 512) {
+      failed.set(i, new EsError(400, 'action_request_validation_exception', `Validation Failed: 1: id [${item.id}] is too long, must be no longer than 512 bytes but was: ${Buffer.byteLength(item.id)};`));
+    }
+  });
+  const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
+  const views = await ensureIndices(names, deps);
+  await applyDynamicMappings(items, views, failed, deps);
+
+  const ids = items.map((it) => it.id ?? generateId());
+  const groups = new Map<string, { view: IndexView; shard: number; positions: number[]; ops: WriteOp[] }>();
+  items.forEach((item, i) => {
+    if (failed.has(i)) return;
+    const view = views.get(item.index!)!;
+    if (view instanceof EsError) return void failed.set(i, view);
+    const m = view.metadata;
+    try {
+      const op = toWriteOp(item, ids[i]);
+      const shard = shardForRouting(item.routing ?? ids[i], m.numberOfShards, m.routingNumShards);
+      const key = `${m.name}\u0000${shard}`;
+      const g = groups.get(key) ?? { view, shard, positions: [], ops: [] };
+      g.positions.push(i);
+      g.ops.push(op);
+      groups.set(key, g);
+    } catch (err) {
+      failed.set(i, err);
+    }
+  });
+
+  const results: (WriteResult | null)[] = items.map(() => null);
+  await Promise.all(
+    [...groups.values()].map(async (g) => {
+      const body: ShardBulkRequest = { index: g.view.metadata.name, shard: g.shard, ops: g.ops, refresh };
+      try {
+        const res = await deps.client.call<ShardBulkResponse>(g.view.placement[g.shard], `${INTERNAL_PREFIX}/bulk`, body, { timeoutMs: deps.timeoutMs });
+        if (res.index !== body.index || res.shard !== body.shard) throw new Error(`node [${res.node}] answered for the wrong shard`);
+        g.positions.forEach((p, j) => (results[p] = res.items[j]));
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        const unavailable = new EsError(503, 'unavailable_shards_exception', `[${body.index}][${body.shard}] primary shard is not active: ${reason}`);
+        for (const p of g.positions) failed.set(p, unavailable);
+      }
+    }),
+  );
+
+  let errors = false;
+  const out: BulkResponseItem[] = items.map((item, i) => {
+    const index = item.index ?? null;
+    const view = index ? views.get(index) : undefined;
+    const uuid = view && !(view instanceof EsError) ? view.metadata.uuid : '_na_';
+    const r = results[i];
+    if (failed.has(i) || !r || r.error) {
+      errors = true;
+      const es = failed.has(i) ? toEsError(failed.get(i)) : null;
+      const status = es?.status ?? r?.status ?? 500;
+      const error = es ? errorOf(es) : r!.error!;
+      return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: { ...error, index_uuid: uuid, index } } };
+    }
+    const replicas = view && !(view instanceof EsError) ? view.metadata.numberOfReplicas : 0;
+    return {
+      [item.action]: {
+        _index: index,
+        _id: r._id,
+        _version: r._version,
+        result: r.result,
+        ...(refresh !== 'false' ? { forced_refresh: true } : {}),
+        _shards: { total: 1 + replicas, successful: 1, failed: 0 },
+        _seq_no: r._seq_no,
+        _primary_term: r._primary_term,
+        status: r.status,
+      },
+    };
+  });
+  return { errors, took: Date.now() - startedAt, items: out };
+}

@@ -1,0 +1,77 @@
+/**
+ * HTTP helpers of the public API: reading bodies under `http.max_content_length`, ES's
+ * content-type rules, `?pretty`, and the simple routing errors.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestController.java
+ */
+import type { Context } from 'hono';
+import { EsError } from '../shared/errors.ts';
+import { parseJsonBody } from '../shared/params.ts';
+
+/** Media types ES accepts for JSON bodies (incl. the official clients' versioned ones). */
+const JSON_TYPES = /^(application\/json|application\/x-ndjson|application\/vnd\.elasticsearch\+(json|x-ndjson))\b/i;
+
+/** ES's 406 for a refused body media type, a simple error (the `error` is a string). */
+export class SimpleHttpError extends Error {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  constructor(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}) {
+    super(String(body.error));
+    this.status = status;
+    this.body = body;
+    this.headers = headers;
+  }
+}
+
+/**
+ * Reads the raw body text, or undefined when there is none.
+ * @throws EsError 413 over `maxBytes`; SimpleHttpError 406 for `text/plain`,
+ *   `application/x-www-form-urlencoded` or `multipart/form-data` bodies (as ES).
+ */
+export async function readBodyText(c: Context, maxBytes: number): Promise<string | undefined> {
+  const declared = Number(c.req.header('content-length') ?? NaN);
+  if (declared > maxBytes) throw tooLarge(maxBytes, declared);
+  const buf = await c.req.arrayBuffer();
+  if (buf.byteLength === 0) return undefined;
+  if (buf.byteLength > maxBytes) throw tooLarge(maxBytes, buf.byteLength);
+  const type = c.req.header('content-type');
+  if (type && !JSON_TYPES.test(type.trim())) {
+    const mediaType = type.split(';')[0].trim();
+    if (/^(text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)$/i.test(mediaType) || !/json/i.test(mediaType)) {
+      throw new SimpleHttpError(406, { error: `Content-Type header [${type}] is not supported`, status: 406 });
+    }
+  }
+  return new TextDecoder('utf-8', { fatal: false }).decode(buf);
+}
+
+function tooLarge(maxBytes: number, got: number): EsError {
+  return new EsError(413, 'content_too_long_exception', `entity content is too long [${got}] for the configured buffer limit [${maxBytes}]`);
+}
+
+/** Reads and parses a JSON body; undefined when empty. @throws EsError 400 on malformed JSON */
+export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
+  const text = await readBodyText(c, maxBytes);
+  if (text === undefined || text.trim() === '') return undefined;
+  return parseJsonBody(text);
+}
+
+/** Sends a JSON reply, indented when `?pretty` is set, as ES does. */
+export function sendJson(c: Context, status: number, body: unknown): Response {
+  const pretty = c.req.query('pretty');
+  const text = pretty !== undefined && pretty !== 'false' ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+  return c.body(text, status as 200, { 'content-type': 'application/json; charset=UTF-8' });
+}
+
+/** The path's query parameters as URLSearchParams (repeated keys keep the last value, as ES). */
+export function queryParams(c: Context): URLSearchParams {
+  return new URL(c.req.url).searchParams;
+}
+
+/** ES `?refresh` parsing for write APIs: '' and 'true' → true, 'wait_for', 'false' (default). */
+export function refreshParam(c: Context): 'true' | 'wait_for' | 'false' {
+  const v = c.req.query('refresh');
+  if (v === undefined || v === 'false') return 'false';
+  if (v === '' || v === 'true') return 'true';
+  if (v === 'wait_for') return 'wait_for';
+  throw new EsError(400, 'illegal_argument_exception', `Unknown value for refresh: [${v}].`);
+}

@@ -1,0 +1,92 @@
+/**
+ * Validation of index names and of the `PUT /{index}` body (`settings`, `mappings`), with ES's
+ * defaults (`number_of_shards` 1, `number_of_replicas` 1, `max_result_window` 10,000,
+ * `refresh_interval` 1s) and error texts.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-create-index.html
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataCreateIndexService.java
+ */
+import { EsError, illegalArgument } from '../shared/errors.ts';
+import type { Mapping } from '../shared/mapping.ts';
+import { parseTimeValue } from '../shared/params.ts';
+import type { NewIndexSpec } from './cluster-view.ts';
+
+/** ES's default `index.max_result_window`. */
+export const DEFAULT_MAX_RESULT_WINDOW = 10_000;
+
+function invalidName(name: string, why: string): EsError {
+  return new EsError(400, 'invalid_index_name_exception', `Invalid index name [${name}], ${why}`, {
+    metadata: { index_uuid: '_na_', index: name },
+  });
+}
+
+/** @throws EsError 400 invalid_index_name_exception with ES's reason texts */
+export function validateIndexName(name: string): void {
+  if (name !== name.toLowerCase()) throw invalidName(name, 'must be lowercase');
+  if (/[\\/*?"<>| ,#:]/.test(name)) throw invalidName(name, 'must not contain the following characters [\'\\\\\', \'/\', \'*\', \'?\', \'"\', \'<\', \'>\', \'|\', \' \', \',\', \'#\', \':\']');
+  if (/^[-_+]/.test(name)) throw invalidName(name, "must not start with '_', '-', or '+'");
+  if (name === '.' || name === '..') throw invalidName(name, "must not be '.' or '..'");
+  if (Buffer.byteLength(name) > 255) throw invalidName(name, 'index name is too long, (' + Buffer.byteLength(name) + ' > 255)');
+}
+
+/** Reads a setting from `settings` in any of ES's spellings: nested `index.x`, flat `index.x`, or bare `x`. */
+export function readSetting(settings: Record<string, unknown>, key: string): unknown {
+  const idx = settings.index as Record<string, unknown> | undefined;
+  if (idx && typeof idx === 'object' && idx[key] !== undefined) return idx[key];
+  if (settings[`index.${key}`] !== undefined) return settings[`index.${key}`];
+  return settings[key];
+}
+
+function intSetting(settings: Record<string, unknown>, key: string, dflt: number, min: number): number {
+  const raw = readSetting(settings, key);
+  if (raw === undefined || raw === null) return dflt;
+  const n = typeof raw === 'number' ? raw : Number(raw);
+  if (!Number.isInteger(n)) throw illegalArgument(`Failed to parse value [${raw}] for setting [index.${key}]`);
+  if (n < min) throw illegalArgument(`Failed to parse value [${raw}] for setting [index.${key}] must be >= ${min}`);
+  return n;
+}
+
+/** Parses `index.refresh_interval` (`1s`, `-1`, `500ms`) into ms; -1 disables. */
+export function refreshIntervalSetting(settings: Record<string, unknown>, dflt: number): number {
+  const raw = readSetting(settings, 'refresh_interval');
+  if (raw === undefined || raw === null) return dflt;
+  if (String(raw) === '-1') return -1;
+  return parseTimeValue(String(raw), 'index.refresh_interval');
+}
+
+/** The index spec of a `PUT /{index}` body (or an auto-created index when `body` is empty). */
+export function parseCreateIndexBody(body: unknown): NewIndexSpec {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b !== 'object' || Array.isArray(b)) throw illegalArgument('index creation body must be an object');
+  for (const k of Object.keys(b)) {
+    if (!['settings', 'mappings', 'aliases'].includes(k)) {
+      throw new EsError(400, 'parsing_exception', `unknown key [${k}] for create index`, { metadata: { line: 1, col: 1 } });
+    }
+  }
+  const settings = (b.settings ?? {}) as Record<string, unknown>;
+  const mappings = (b.mappings ?? { properties: {} }) as Mapping;
+  if (typeof mappings !== 'object' || Array.isArray(mappings)) throw new EsError(400, 'mapper_parsing_exception', 'Failed to parse mapping: mappings must be an object');
+  const numberOfShards = intSetting(settings, 'number_of_shards', 1, 1);
+  if (numberOfShards > 1024) throw illegalArgument(`Failed to parse value [${numberOfShards}] for setting [index.number_of_shards] must be <= 1024`);
+  return {
+    numberOfShards,
+    numberOfReplicas: intSetting(settings, 'number_of_replicas', 1, 0),
+    maxResultWindow: intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1),
+    refreshIntervalMs: refreshIntervalSetting(settings, 1000),
+    mappings: { ...mappings, properties: mappings.properties ?? {} },
+  };
+}
+
+/** Dynamic settings accepted by `PUT /{index}/_settings`. */
+export function parseSettingsUpdate(body: unknown): { maxResultWindow?: number; refreshIntervalMs?: number; numberOfReplicas?: number } {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const settings = (b.settings ?? b) as Record<string, unknown>;
+  const out: { maxResultWindow?: number; refreshIntervalMs?: number; numberOfReplicas?: number } = {};
+  if (readSetting(settings, 'max_result_window') !== undefined) out.maxResultWindow = intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1);
+  if (readSetting(settings, 'refresh_interval') !== undefined) out.refreshIntervalMs = refreshIntervalSetting(settings, 1000);
+  if (readSetting(settings, 'number_of_replicas') !== undefined) out.numberOfReplicas = intSetting(settings, 'number_of_replicas', 1, 0);
+  if (readSetting(settings, 'number_of_shards') !== undefined) {
+    throw illegalArgument('Can\'t update non dynamic settings [[index.number_of_shards]] for open indices');
+  }
+  if (Object.keys(out).length === 0) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no settings to update;');
+  return out;
+}

@@ -1,0 +1,120 @@
+/**
+ * Routes of the index APIs: create, get, exists, delete, `_settings`, `_mapping`, `_refresh`.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices.html
+ */
+import type { Context, Hono } from 'hono';
+import type { IndexMetadata } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
+import type { Mapping } from '../../shared/mapping.ts';
+import type { ClusterView } from '../cluster-view.ts';
+import { resolveIndices } from '../index-expression.ts';
+import { parseCreateIndexBody, parseSettingsUpdate, validateIndexName } from '../index-settings.ts';
+import { readJsonBody, sendJson } from '../http.ts';
+import type { ShardClient } from '../shard-client.ts';
+
+/** Services the index routes use. */
+export interface IndexDeps {
+  view: ClusterView;
+  client: ShardClient;
+  timeoutMs: number;
+}
+
+/** `GET /{index}/_settings` shape of one index's settings (ES prints them as strings). */
+export function settingsBody(m: IndexMetadata): Record<string, unknown> {
+  return {
+    index: {
+      number_of_shards: String(m.numberOfShards),
+      number_of_replicas: String(m.numberOfReplicas),
+      max_result_window: String(m.maxResultWindow),
+      refresh_interval: m.refreshIntervalMs < 0 ? '-1' : `${m.refreshIntervalMs}ms`,
+      uuid: m.uuid,
+      creation_date: String(m.creationDate),
+      provided_name: m.name,
+      version: { created: '8500000' },
+    },
+  };
+}
+
+/** Registers the index routes on `app`. */
+export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number): void {
+  const { view } = deps;
+
+  app.put('/:index', async (c) => {
+    const name = c.req.param('index');
+    validateIndexName(name);
+    const spec = parseCreateIndexBody(await readJsonBody(c, maxBodyBytes));
+    await view.create(name, spec);
+    return sendJson(c, 200, { acknowledged: true, shards_acknowledged: true, index: name });
+  });
+
+  app.on('HEAD', '/:index', async (c) => {
+    try {
+      const names = await resolveIndices(c.req.param('index'), view);
+      return c.body(null, names.length > 0 ? 200 : 404);
+    } catch {
+      return c.body(null, 404);
+    }
+  });
+
+  app.get('/:index', async (c) => {
+    const out: Record<string, unknown> = {};
+    for (const name of await resolveIndices(c.req.param('index'), view)) {
+      const m = (await view.get(name)).metadata;
+      out[name] = { aliases: {}, mappings: m.mappings, settings: settingsBody(m) };
+    }
+    return sendJson(c, 200, out);
+  });
+
+  app.delete('/:index', async (c) => {
+    for (const name of await resolveIndices(c.req.param('index'), view)) await view.delete(name);
+    return sendJson(c, 200, { acknowledged: true });
+  });
+
+  app.get('/:index/_settings', async (c) => {
+    const out: Record<string, unknown> = {};
+    for (const name of await resolveIndices(c.req.param('index'), view)) out[name] = { settings: settingsBody((await view.get(name)).metadata) };
+    return sendJson(c, 200, out);
+  });
+
+  app.put('/:index/_settings', async (c) => {
+    const change = parseSettingsUpdate(await readJsonBody(c, maxBodyBytes));
+    for (const name of await resolveIndices(c.req.param('index'), view)) await view.putMetadata(name, change);
+    return sendJson(c, 200, { acknowledged: true });
+  });
+
+  app.get('/:index/_mapping', async (c) => {
+    const out: Record<string, unknown> = {};
+    for (const name of await resolveIndices(c.req.param('index'), view)) out[name] = { mappings: (await view.get(name)).metadata.mappings };
+    return sendJson(c, 200, out);
+  });
+
+  app.put('/:index/_mapping', async (c) => {
+    const body = ((await readJsonBody(c, maxBodyBytes)) ?? {}) as Mapping;
+    for (const name of await resolveIndices(c.req.param('index'), view)) await view.putMapping(name, { properties: body.properties ?? {} });
+    return sendJson(c, 200, { acknowledged: true });
+  });
+
+  const refresh = async (c: Context) => {
+    const names = await resolveIndices(c.req.param('index'), view);
+    let total = 0;
+    let failed = 0;
+    await Promise.all(
+      names.map(async (name) => {
+        const v = await view.get(name);
+        total += v.metadata.numberOfShards;
+        const byNode = new Map<number, number[]>();
+        v.placement.forEach((node, shard) => byNode.set(node, [...(byNode.get(node) ?? []), shard]));
+        await Promise.all(
+          [...byNode].map(([node, shards]) =>
+            deps.client
+              .call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: deps.timeoutMs })
+              .catch(() => (failed += shards.length)),
+          ),
+        );
+      }),
+    );
+    return sendJson(c, 200, { _shards: { total, successful: total - failed, failed } });
+  };
+  app.on(['POST', 'GET'], '/_refresh', refresh);
+  app.on(['POST', 'GET'], '/:index/_refresh', refresh);
+}

@@ -1,0 +1,60 @@
+/**
+ * Routes of the search API: `GET|POST /_search`, `/{index}/_search`, and `_count` (a search that
+ * only counts).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-count.html
+ */
+import type { Context, Hono } from 'hono';
+import { parsingException } from '../../shared/errors.ts';
+import { queryParams, readJsonBody, sendJson } from '../http.ts';
+import { search, type SearchDeps } from '../search/search.ts';
+
+/** Parameters `_count` accepts (ES `RestCountAction`). */
+const COUNT_PARAMS = new Set(['q', 'df', 'default_operator', 'analyzer', 'analyze_wildcard', 'lenient', 'routing', 'preference', 'min_score', 'terminate_after', 'ignore_unavailable', 'allow_no_indices', 'expand_wildcards', 'ignore_throttled', 'pretty', 'human', 'format', 'filter_path', 'error_trace']);
+
+/** Registers the search routes on `app`. */
+export function registerSearchRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
+  const handler = (withIndex: boolean) => async (c: Context) => {
+    const body = await readJsonBody(c, maxBodyBytes);
+    const res = await search(
+      {
+        indexExpression: withIndex ? c.req.param('index') : undefined,
+        params: queryParams(c),
+        body,
+        path: c.req.path,
+        signal: c.req.raw.signal,
+      },
+      deps,
+    );
+    return sendJson(c, 200, res);
+  };
+  app.on(['GET', 'POST'], '/_search', handler(false));
+  app.on(['GET', 'POST'], '/:index/_search', handler(true));
+
+  const count = (withIndex: boolean) => async (c: Context) => {
+    const body = (await readJsonBody(c, maxBodyBytes)) as Record<string, unknown> | undefined;
+    for (const key of Object.keys(body ?? {})) {
+      if (key !== 'query') throw parsingException(`request does not support [${key}]`);
+    }
+    const params = new URLSearchParams();
+    for (const [k, v] of queryParams(c)) {
+      if (COUNT_PARAMS.has(k) && !['analyzer', 'analyze_wildcard', 'lenient', 'min_score', 'terminate_after', 'routing', 'preference'].includes(k)) params.set(k, v);
+      else if (!COUNT_PARAMS.has(k)) params.set(k, v); // let the search parser report it as unrecognized
+    }
+    params.set('size', '0');
+    params.set('track_total_hits', 'true');
+    const res = await search(
+      {
+        indexExpression: withIndex ? c.req.param('index') : undefined,
+        params,
+        body: body?.query !== undefined ? { query: body.query } : undefined,
+        path: c.req.path,
+        signal: c.req.raw.signal,
+      },
+      deps,
+    );
+    const total = res.hits.total;
+    return sendJson(c, 200, { count: typeof total === 'number' ? total : (total?.value ?? 0), _shards: res._shards });
+  };
+  app.on(['GET', 'POST'], '/_count', count(false));
+  app.on(['GET', 'POST'], '/:index/_count', count(true));
+}

@@ -1,0 +1,84 @@
+/**
+ * Global term statistics for scoring (ES `dfs_query_then_fetch`, Folio's default): gathered from
+ * every shard so that BM25 idf and avgdl, and so the ranking, do not depend on how documents are
+ * split over shards. Cached per (shards, query) together with the refresh generation of each
+ * shard they describe; a shard that refreshed since answers `statsStale` and the stats are rebuilt.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
+ */
+import type { Query } from '../../shared/query-ast.ts';
+import type { ScoringStatistics } from '../../shared/protocol.ts';
+
+/** Cached statistics and the generation of each target shard (`index/shard` keys) they were read at. */
+export interface DfsEntry {
+  stats: ScoringStatistics;
+  generations: Map<string, number>;
+}
+
+/** True when the query has clauses whose score depends on term statistics (so dfs matters). */
+export function queryUsesTermStatistics(q: Query): boolean {
+  switch (q.kind) {
+    case 'match':
+    case 'match_phrase':
+    case 'multi_match':
+    case 'term':
+      return true;
+    case 'bool':
+      return [...q.must, ...q.should].some(queryUsesTermStatistics);
+    case 'dis_max':
+      return q.queries.some(queryUsesTermStatistics);
+    default:
+      return false;
+  }
+}
+
+/** Sums shard statistics into global ones (docFreq, totalTermFreq, docCount, sumTotalTermFreq). */
+export function mergeStatistics(parts: readonly ScoringStatistics[]): ScoringStatistics {
+  const out: ScoringStatistics = { terms: {}, fields: {} };
+  for (const p of parts) {
+    for (const [k, t] of Object.entries(p.terms)) {
+      const cur = (out.terms[k] ??= { docFreq: 0, totalTermFreq: 0 });
+      cur.docFreq += t.docFreq;
+      cur.totalTermFreq += t.totalTermFreq;
+    }
+    for (const [k, f] of Object.entries(p.fields)) {
+      const cur = (out.fields[k] ??= { docCount: 0, sumTotalTermFreq: 0 });
+      cur.docCount += f.docCount;
+      cur.sumTotalTermFreq += f.sumTotalTermFreq;
+    }
+  }
+  return out;
+}
+
+/** A bounded LRU of {@link DfsEntry} keyed by target shards + query. */
+export class DfsCache {
+  private readonly entries = new Map<string, DfsEntry>();
+  private readonly capacity: number;
+
+  constructor(capacity = 1024) {
+    this.capacity = capacity;
+  }
+
+  /** Cache key for a query over a set of shards. */
+  static key(shardKeys: readonly string[], query: Query): string {
+    return shardKeys.join(',') + '\u0000' + JSON.stringify(query);
+  }
+
+  get(key: string): DfsEntry | undefined {
+    const e = this.entries.get(key);
+    if (e) {
+      this.entries.delete(key);
+      this.entries.set(key, e);
+    }
+    return e;
+  }
+
+  set(key: string, entry: DfsEntry): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}

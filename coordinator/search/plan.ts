@@ -1,0 +1,101 @@
+/**
+ * Plan phase: everything checked before any fan-out. Resolves the shards to search, and fails,
+ * per index, the shards whose index rejects the request (result window, sort field), exactly where
+ * ES would fail them on the shard (`DefaultSearchContext.preProcess`, `SortBuilder`).
+ */
+import type { ErrorCause } from '../../shared/errors.ts';
+import { flattenMapping } from '../../shared/mapping.ts';
+import type { SearchRequest } from '../../shared/search-request.ts';
+import { SCORE_SORT, sortNeedsScores, type SortField } from '../../shared/sort.ts';
+import type { ClusterView, ShardTarget } from '../cluster-view.ts';
+import type { ShardFailure } from './shard-failures.ts';
+
+/** What the query phase needs: effective sort, k, the shards to ask, and the shards already failed. */
+export interface SearchPlan {
+  req: SearchRequest;
+  /** The effective sort (`_score` desc by default). */
+  sort: SortField[];
+  /** Compute scores (sort on `_score`, or `track_scores`). */
+  needScores: boolean;
+  /** Entries each shard returns: `from + size` (the paging rewrite happens here, once). */
+  k: number;
+  targets: ShardTarget[];
+  failures: ShardFailure[];
+  totalShards: number;
+}
+
+/** ES's result-window rejection for one index (`DefaultSearchContext.preProcess`). */
+export function resultWindowCause(req: SearchRequest, maxResultWindow: number): ErrorCause | null {
+  if (req.scroll !== null) {
+    if (req.size <= maxResultWindow) return null;
+    return {
+      type: 'illegal_argument_exception',
+      reason:
+        `Batch size is too large, size must be less than or equal to: [${maxResultWindow}] but was [${req.size}]. ` +
+        'Scroll batch sizes cost as much memory as result windows so they are controlled by the [index.max_result_window] index level setting.',
+    };
+  }
+  const window = req.from + req.size;
+  if (window <= maxResultWindow) return null;
+  return {
+    type: 'illegal_argument_exception',
+    reason:
+      `Result window is too large, from + size must be less than or equal to: [${maxResultWindow}] but was [${window}]. ` +
+      'See the scroll api for a more efficient way to request large data sets. ' +
+      'This limit can be set by changing the [index.max_result_window] index level setting.',
+  };
+}
+
+/** ES's rejection of a sort clause for one index's mapping, or null when the clause is fine. */
+export function sortFieldCause(field: SortField, fields: Map<string, { type: string; fielddata?: boolean }>, index: string, uuid: string): ErrorCause | null {
+  if (field.kind !== 'field') return null;
+  const fm = fields.get(field.field);
+  if (!fm) {
+    if (field.unmappedType !== undefined) return null;
+    return { type: 'query_shard_exception', reason: `No mapping found for [${field.field}] in order to sort on`, index_uuid: uuid, index };
+  }
+  if (fm.type === 'text' && !fm.fielddata) {
+    return {
+      type: 'illegal_argument_exception',
+      reason:
+        'Text fields are not optimised for operations that require per-document field data like aggregations and sorting, ' +
+        'so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on ' +
+        `[${field.field}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.`,
+    };
+  }
+  if (fm.type === 'geo_point') {
+    return { type: 'illegal_argument_exception', reason: "can't sort on geo_point field without using specific sorting feature, like geo_distance" };
+  }
+  return null;
+}
+
+/**
+ * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
+ * listed in `failures` and not queried.
+ */
+export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView): Promise<SearchPlan> {
+  const sort = req.sort.length > 0 ? req.sort : [...SCORE_SORT];
+  const targets: ShardTarget[] = [];
+  const failures: ShardFailure[] = [];
+  for (const name of indices) {
+    const index = await view.get(name);
+    const shards = view.targets(index);
+    const fields = flattenMapping(index.metadata.mappings);
+    let cause = resultWindowCause(req, index.metadata.maxResultWindow);
+    for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
+    if (cause) {
+      for (const t of shards) failures.push({ shard: t.shard, index: name, node: null, reason: cause, status: 400 });
+    } else {
+      targets.push(...shards);
+    }
+  }
+  return {
+    req,
+    sort,
+    needScores: sortNeedsScores(sort) || req.trackScores,
+    k: req.from + req.size,
+    targets,
+    failures,
+    totalShards: targets.length + failures.length,
+  };
+}

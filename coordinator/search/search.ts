@@ -1,0 +1,99 @@
+/**
+ * `_search`, as a numbered recipe of its phases:
+ *   1. parse   — the request (URL on top of body) into a normalized SearchRequest;
+ *   2. plan    — resolve indices and shards, check windows and sorts before any fan-out;
+ *   3. query   — every shard returns its top `from + size` keys (dfs statistics when scoring);
+ *   4. merge   — k-way merge of the shard lists, skipping `from`;
+ *   5. fetch   — `_source` for the page only, from the generation each shard's query phase read;
+ *   6. respond — the ES-shaped body.
+ * Partial shard failures are data (`_shards.failures`); all shards failing is an error.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
+ */
+import type { EsError } from '../../shared/errors.ts';
+import { parseSearchRequest, type SearchRequest } from '../../shared/search-request.ts';
+import type { ClusterView } from '../cluster-view.ts';
+import { resolveIndices } from '../index-expression.ts';
+import type { ShardClient } from '../shard-client.ts';
+import type { DfsCache } from './dfs-cache.ts';
+import { runFetchPhase } from './fetch-phase.ts';
+import { mergeTopHits, reduceTotalHits } from './merge.ts';
+import { planSearch } from './plan.ts';
+import { runQueryPhase } from './query-phase.ts';
+import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
+import { allFailedError } from './shard-failures.ts';
+
+/** Services a search uses. */
+export interface SearchDeps {
+  view: ClusterView;
+  client: ShardClient;
+  dfsCache: DfsCache;
+  defaultTimeoutMs: number;
+}
+
+/** The inputs of one `_search` call, straight from HTTP. */
+export interface SearchInput {
+  indexExpression: string | undefined;
+  params: URLSearchParams;
+  body: unknown;
+  path: string;
+  /** Aborted when the client disconnects. */
+  signal: AbortSignal;
+}
+
+/**
+ * Runs a search end to end.
+ * @throws EsError for invalid requests (400), a missing index (404), or every shard failing.
+ */
+export async function search(input: SearchInput, deps: SearchDeps): Promise<SearchResponseBody> {
+  const startedAt = Date.now();
+  // 1. parse
+  const req: SearchRequest = parseSearchRequest(input.params, input.body, input.path);
+  // 2. plan
+  const indices = await resolveIndices(input.indexExpression, deps.view);
+  const plan = await planSearch(req, indices, deps.view);
+  const ctx = {
+    client: deps.client,
+    dfsCache: deps.dfsCache,
+    signal: input.signal,
+    deadline: startedAt + (req.timeoutMs ?? deps.defaultTimeoutMs),
+  };
+  // 3. query
+  const queried = await runQueryPhase(plan, ctx);
+  const failures = [...plan.failures, ...queried.failures];
+  if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
+  if (failures.length > 0 && !req.allowPartialSearchResults) {
+    throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`) as EsError;
+  }
+  // 4. merge
+  const page = mergeTopHits(
+    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
+    plan.sort,
+    req.from,
+    req.size,
+  );
+  const total = reduceTotalHits(queried.results.map((r) => r.response.total), req.trackTotalHits);
+  let maxScore: number | null = null;
+  for (const r of queried.results) {
+    const s = r.response.max_score;
+    if (s !== null && (maxScore === null || s > maxScore)) maxScore = s;
+  }
+  // 5. fetch
+  const fetched = await runFetchPhase(page, queried.results, req.source, ctx);
+  failures.push(...fetched.failures);
+  // 6. respond
+  const onlyScore = plan.sort.length === 1 && plan.sort[0].kind === 'score' && plan.sort[0].order === 'desc';
+  return buildSearchResponse({
+    startedAt,
+    timedOut: queried.timedOut,
+    totalShards: plan.totalShards,
+    failures,
+    total,
+    maxScore: req.size === 0 ? null : maxScore,
+    page: page.filter((_, i) => fetched.docs[i] !== null || req.source === false),
+    docs: fetched.docs.filter((d) => d !== null || req.source === false),
+    sort: plan.sort,
+    withSortValues: req.sort.length > 0 && !onlyScore,
+    withScores: plan.needScores,
+    restTotalHitsAsInt: req.restTotalHitsAsInt,
+  });
+}

@@ -1,0 +1,119 @@
+/**
+ * Calls from the coordinator to shard nodes: one undici `Pool` per node with keep-alive
+ * connections, deadlines from the search timeout, a cap on reply size, and cancellation.
+ * Failures are typed ({@link ShardCallError}) and name the node, like elastic-transport's errors.
+ * @see https://github.com/elastic/elastic-transport-js/blob/main/src/connection/UndiciConnection.ts
+ */
+import { Pool, errors as undiciErrors } from 'undici';
+import type { ErrorCause } from '../shared/errors.ts';
+
+/** Why a shard call failed: no connection, the deadline passed, cancelled, or an error reply. */
+export type ShardCallFailure = 'connection' | 'timeout' | 'aborted' | 'response';
+
+/** A failed call to a shard node, with the node address and, for error replies, the ES cause and status. */
+export class ShardCallError extends Error {
+  readonly node: string;
+  readonly kind: ShardCallFailure;
+  readonly status: number;
+  readonly cause_: ErrorCause;
+
+  constructor(node: string, kind: ShardCallFailure, status: number, cause: ErrorCause) {
+    super(`[${node}] ${cause.type}: ${cause.reason}`);
+    this.name = 'ShardCallError';
+    this.node = node;
+    this.kind = kind;
+    this.status = status;
+    this.cause_ = cause;
+  }
+}
+
+/** Options of one call. */
+export interface CallOptions {
+  /** Hard deadline for the whole call, in ms. */
+  timeoutMs: number;
+  /** Cancels the call (client disconnect, search deadline). */
+  signal?: AbortSignal;
+  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+}
+
+/** The pools to every shard node, addressed by their index in `FOLIO_NODES`. */
+export class ShardClient {
+  readonly nodes: readonly string[];
+  private readonly pools: Pool[];
+
+  constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number }) {
+    this.nodes = nodes;
+    this.pools = nodes.map(
+      (url) =>
+        new Pool(url, {
+          connections: opts.connectionsPerNode,
+          keepAliveTimeout: 30_000,
+          keepAliveMaxTimeout: 60_000,
+          maxResponseSize: opts.maxResponseBytes,
+          connectTimeout: 5_000,
+        }),
+    );
+  }
+
+  /**
+   * Sends `body` as JSON to `path` on node `node` and returns the parsed JSON reply.
+   * @throws ShardCallError: `connection` (refused/reset), `timeout` (deadline), `aborted`
+   *   (signal), or `response` (non-2xx reply; its ES error body becomes the cause).
+   */
+  async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
+    const url = this.nodes[node];
+    const deadline = AbortSignal.timeout(opts.timeoutMs);
+    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    let res;
+    try {
+      res = await this.pools[node].request({
+        path,
+        method: opts.method ?? 'POST',
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+      });
+    } catch (err) {
+      throw this.translate(url, err, deadline, opts.signal);
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      throw this.translate(url, err, deadline, opts.signal);
+    }
+    if (res.statusCode >= 200 && res.statusCode < 300) return JSON.parse(text) as T;
+    let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${res.statusCode}` };
+    try {
+      const parsed = JSON.parse(text) as { error?: ErrorCause };
+      if (parsed.error && typeof parsed.error === 'object') {
+        const { root_cause: _rc, ...rest } = parsed.error as ErrorCause & { root_cause?: unknown };
+        cause = rest as ErrorCause;
+      }
+    } catch {
+      // Not JSON: keep the generic cause.
+    }
+    throw new ShardCallError(url, 'response', res.statusCode, cause);
+  }
+
+  /** Closes every pool (graceful shutdown). */
+  async close(): Promise<void> {
+    await Promise.all(this.pools.map((p) => p.close()));
+  }
+
+  private translate(url: string, err: unknown, deadline: AbortSignal, signal?: AbortSignal): ShardCallError {
+    if (deadline.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
+      return new ShardCallError(url, 'timeout', 504, { type: 'timeout_exception', reason: `shard node [${url}] did not answer in time` });
+    }
+    if (signal?.aborted) {
+      return new ShardCallError(url, 'aborted', 499, { type: 'task_cancelled_exception', reason: 'request cancelled' });
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    return new ShardCallError(url, 'connection', 503, {
+      type: 'node_not_connected_exception',
+      reason: `[${url}] ${message}`,
+    });
+  }
+}

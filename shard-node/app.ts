@@ -1,0 +1,162 @@
+/**
+ * The shard node's internal HTTP API (`/_internal/v1/…`, JSON). Every reply echoes this node's
+ * identity and, for shard calls, the index and shard, so that a mis-wired coordinator is detected.
+ * Handlers only translate HTTP to {@link IndexRegistry} and engine calls.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { EsError, toEsError } from '../shared/errors.ts';
+import type { Logger } from '../shared/logger.ts';
+import type { Mapping } from '../shared/mapping.ts';
+import {
+  INTERNAL_PREFIX,
+  type DfsRequest,
+  type DfsResponse,
+  type FetchRequest,
+  type FetchResponse,
+  type GetRequest,
+  type GetResponse,
+  type IndexMetadata,
+  type NodeIndicesResponse,
+  type NodeStats,
+  type PutIndexRequest,
+  type QueryPhaseRequest,
+  type QueryPhaseResponse,
+  type RefreshRequest,
+  type ShardBulkRequest,
+  type ShardBulkResponse,
+} from '../shared/protocol.ts';
+import type { ShardNodeConfig } from './config.ts';
+import { IndexRegistry } from './index-registry.ts';
+
+/**
+ * Builds the shard node's hono app over a registry. Testable in-process with `app.request()`.
+ * Errors become ES error bodies with their status; unexpected ones are logged and answer 500.
+ */
+export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegistry, log: Logger): Hono {
+  const app = new Hono();
+  const node = config.nodeId;
+  const keepAliveMs = config.searchContextKeepAliveMs;
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: config.maxBodyBytes,
+      onError: () => {
+        throw new EsError(413, 'content_too_long_exception', `internal request body exceeds [${config.maxBodyBytes}] bytes`);
+      },
+    }),
+  );
+
+  app.onError((err, c) => {
+    const es = toEsError(err);
+    if (es.status >= 500) log.error({ err, path: c.req.path }, 'internal request failed');
+    return c.json(es.toBody(), es.status as 500);
+  });
+
+  const p = INTERNAL_PREFIX;
+
+  app.get(`${p}/health`, (c) => c.json({ status: 'ok', node }));
+
+  app.get(`${p}/indices`, (c) => c.json({ node, indices: registry.list() } satisfies NodeIndicesResponse));
+
+  app.put(`${p}/indices/:index`, async (c) => {
+    const req = await c.req.json<PutIndexRequest>();
+    registry.putIndex(req.metadata, req.shards);
+    log.info({ index: req.metadata.name, shards: req.shards }, 'index metadata stored');
+    return c.json({ node, acknowledged: true });
+  });
+
+  app.put(`${p}/indices/:index/_mapping`, async (c) => {
+    const update = await c.req.json<Mapping>();
+    const metadata = registry.mergeMapping(c.req.param('index'), update);
+    return c.json({ node, metadata });
+  });
+
+  app.put(`${p}/indices/:index/_metadata`, async (c) => {
+    registry.updateMetadata(await c.req.json<IndexMetadata>());
+    return c.json({ node, acknowledged: true });
+  });
+
+  app.delete(`${p}/indices/:index`, (c) => {
+    registry.deleteIndex(c.req.param('index'));
+    return c.json({ node, acknowledged: true });
+  });
+
+  app.post(`${p}/bulk`, async (c) => {
+    const req = await c.req.json<ShardBulkRequest>();
+    const shard = registry.shard(req.index, req.shard);
+    const items = shard.apply(req.ops);
+    let forcedRefresh = false;
+    if (req.refresh === 'true') {
+      registry.refresh(req.index, [req.shard]);
+      forcedRefresh = true;
+    } else if (req.refresh === 'wait_for' && shard.hasPendingWrites) {
+      await registry.waitForRefresh(req.index, req.shard);
+      forcedRefresh = true;
+    }
+    return c.json({ node, index: req.index, shard: req.shard, items, forcedRefresh } satisfies ShardBulkResponse);
+  });
+
+  app.post(`${p}/refresh`, async (c) => {
+    const req = await c.req.json<RefreshRequest>();
+    const shards = registry.refresh(req.index, req.shards);
+    return c.json({ node, index: req.index, shards });
+  });
+
+  app.post(`${p}/dfs`, async (c) => {
+    const req = await c.req.json<DfsRequest>();
+    const gen = registry.shard(req.index, req.shard).acquire(undefined, keepAliveMs);
+    const res: DfsResponse = { node, index: req.index, shard: req.shard, generation: gen.id, stats: gen.dfs(req.query) };
+    return c.json(res);
+  });
+
+  app.post(`${p}/query`, async (c) => {
+    const req = await c.req.json<QueryPhaseRequest>();
+    const shard = registry.shard(req.index, req.shard);
+    if (req.statsGeneration !== undefined && req.generation === undefined && req.statsGeneration !== shard.generation) {
+      const stale: QueryPhaseResponse = {
+        node, index: req.index, shard: req.shard, generation: shard.generation,
+        total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true,
+      };
+      return c.json(stale);
+    }
+    const gen = shard.acquire(req.generation, keepAliveMs);
+    const result = gen.query({
+      query: req.query,
+      sort: req.sort,
+      k: req.k,
+      searchAfter: req.searchAfter,
+      trackTotalHits: req.trackTotalHits,
+      stats: req.stats,
+    });
+    const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };
+    return c.json(res);
+  });
+
+  app.post(`${p}/fetch`, async (c) => {
+    const req = await c.req.json<FetchRequest>();
+    const gen = registry.shard(req.index, req.shard).acquire(req.generation, keepAliveMs);
+    const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source) };
+    return c.json(res);
+  });
+
+  app.post(`${p}/get`, async (c) => {
+    const req = await c.req.json<GetRequest>();
+    const doc = registry.shard(req.index, req.shard).get(req._id);
+    const res: GetResponse = { node, index: req.index, shard: req.shard, ...doc };
+    return c.json(res);
+  });
+
+  app.get(`${p}/stats`, (c) => {
+    const shards: NodeStats['shards'] = [];
+    for (const entry of registry.list()) {
+      for (const s of entry.shards) {
+        shards.push({ index: entry.metadata.name, shard: s, ...registry.shard(entry.metadata.name, s).stats() });
+      }
+    }
+    return c.json({ node, shards } satisfies NodeStats);
+  });
+
+  return app;
+}
