@@ -1,10 +1,29 @@
 import { defineConfig } from 'vitest/config';
 
+// Two projects: fast unit and property tests beside the code, and end-to-end tests that share one
+// real cluster (the docker-compose.yml services as local processes) started by a global setup.
 export default defineConfig({
   test: {
-    include: ['coordinator/**/*.test.ts', 'shard-node/**/*.test.ts', 'shared/**/*.test.ts', 'test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 180_000,
     pool: 'forks',
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['coordinator/**/*.test.ts', 'shard-node/**/*.test.ts', 'shared/**/*.test.ts', 'scripts/**/*.test.ts', 'test/*.test.ts'],
+          testTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/e2e/global-setup.ts'],
+          testTimeout: 240_000,
+          hookTimeout: 300_000,
+          // One cluster, several files: run the files one after another so timings stay sane.
+          fileParallelism: false,
+        },
+      },
+    ],
   },
 });

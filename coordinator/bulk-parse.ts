@@ -47,6 +47,7 @@ function parseLine(text: string, lineNo: number): unknown {
  * @throws EsError 400 on an empty body, a malformed action line, an unknown action, or a missing source line.
  */
 export function parseBulkBody(body: string, defaultIndex: string | undefined): BulkItem[] {
+  if (body.length > 0 && !body.endsWith('\n')) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
   const lines = body.split('\n');
   const items: BulkItem[] = [];
   let i = 0;

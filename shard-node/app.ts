@@ -3,7 +3,7 @@
  * identity and, for shard calls, the index and shard, so that a mis-wired coordinator is detected.
  * Handlers only translate HTTP to {@link IndexRegistry} and engine calls.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -28,6 +28,16 @@ import {
 } from '../shared/protocol.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
+
+/** Parses an internal JSON body. @throws EsError 400 on malformed JSON (never a 500) */
+async function readInternalJson<T>(c: Context): Promise<T> {
+  const text = await c.req.text();
+  try {
+    return JSON.parse(text) as T;
+  } catch (err) {
+    throw new EsError(400, 'x_content_parse_exception', `malformed internal request: ${(err as Error).message}`);
+  }
+}
 
 /**
  * Builds the shard node's hono app over a registry. Testable in-process with `app.request()`.
@@ -61,20 +71,20 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   app.get(`${p}/indices`, (c) => c.json({ node, indices: registry.list() } satisfies NodeIndicesResponse));
 
   app.put(`${p}/indices/:index`, async (c) => {
-    const req = await c.req.json<PutIndexRequest>();
+    const req = await readInternalJson<PutIndexRequest>(c);
     registry.putIndex(req.metadata, req.shards);
     log.info({ index: req.metadata.name, shards: req.shards }, 'index metadata stored');
     return c.json({ node, acknowledged: true });
   });
 
   app.put(`${p}/indices/:index/_mapping`, async (c) => {
-    const update = await c.req.json<Mapping>();
+    const update = await readInternalJson<Mapping>(c);
     const metadata = registry.mergeMapping(c.req.param('index'), update);
     return c.json({ node, metadata });
   });
 
   app.put(`${p}/indices/:index/_metadata`, async (c) => {
-    registry.updateMetadata(await c.req.json<IndexMetadata>());
+    registry.updateMetadata(await readInternalJson<IndexMetadata>(c));
     return c.json({ node, acknowledged: true });
   });
 
@@ -84,7 +94,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   });
 
   app.post(`${p}/bulk`, async (c) => {
-    const req = await c.req.json<ShardBulkRequest>();
+    const req = await readInternalJson<ShardBulkRequest>(c);
     const shard = registry.shard(req.index, req.shard);
     const items = shard.apply(req.ops);
     let forcedRefresh = false;
@@ -99,20 +109,20 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   });
 
   app.post(`${p}/refresh`, async (c) => {
-    const req = await c.req.json<RefreshRequest>();
+    const req = await readInternalJson<RefreshRequest>(c);
     const shards = registry.refresh(req.index, req.shards);
     return c.json({ node, index: req.index, shards });
   });
 
   app.post(`${p}/dfs`, async (c) => {
-    const req = await c.req.json<DfsRequest>();
+    const req = await readInternalJson<DfsRequest>(c);
     const gen = registry.shard(req.index, req.shard).acquire(undefined, keepAliveMs);
     const res: DfsResponse = { node, index: req.index, shard: req.shard, generation: gen.id, stats: gen.dfs(req.query) };
     return c.json(res);
   });
 
   app.post(`${p}/query`, async (c) => {
-    const req = await c.req.json<QueryPhaseRequest>();
+    const req = await readInternalJson<QueryPhaseRequest>(c);
     const shard = registry.shard(req.index, req.shard);
     if (req.statsGeneration !== undefined && req.generation === undefined && req.statsGeneration !== shard.generation) {
       const stale: QueryPhaseResponse = {
@@ -135,14 +145,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   });
 
   app.post(`${p}/fetch`, async (c) => {
-    const req = await c.req.json<FetchRequest>();
+    const req = await readInternalJson<FetchRequest>(c);
     const gen = registry.shard(req.index, req.shard).acquire(req.generation, keepAliveMs);
     const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source) };
     return c.json(res);
   });
 
   app.post(`${p}/get`, async (c) => {
-    const req = await c.req.json<GetRequest>();
+    const req = await readInternalJson<GetRequest>(c);
     const doc = registry.shard(req.index, req.shard).get(req._id);
     const res: GetResponse = { node, index: req.index, shard: req.shard, ...doc };
     return c.json(res);

@@ -1,0 +1,25 @@
+# Folio: one image for both roles. The compose file picks the role with `command`:
+#   coordinator  node coordinator/main.ts   (port 9200, the public ES-compatible API)
+#   shard node   node shard-node/main.ts    (port 9300, internal /_internal/v1 API)
+# Node 24 runs the TypeScript sources directly (type stripping), so there is no build step.
+FROM node:24-slim
+
+ENV NODE_ENV=production
+WORKDIR /app
+
+# Dependencies first, so that source edits reuse this layer. Dev dependencies (TypeScript,
+# vitest, sample data sets, the pinned `node` package) stay out of the image.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+COPY shared ./shared
+COPY shard-node ./shard-node
+COPY coordinator ./coordinator
+
+# Shard nodes keep their data under /data (a named volume per shard in docker-compose.yml).
+# A new named volume takes the ownership of this directory, so the non-root user can write it.
+RUN mkdir -p /data && chown node:node /data
+USER node
+
+EXPOSE 9200 9300
+CMD ["node", "coordinator/main.ts"]

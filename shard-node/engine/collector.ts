@@ -1,0 +1,179 @@
+/**
+ * The query-phase collector: turns per-segment matches into this shard's top k in the global order
+ * of `compareHits` (sort values, then `_id`), like Lucene's `TopFieldCollector` but with Folio's
+ * `_id` tie-break. Small k uses a bounded binary heap; k close to the match count sorts everything.
+ * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TopFieldCollector.java
+ */
+import { EsError, illegalArgument } from '../../shared/errors.ts';
+import type { FieldMapping } from '../../shared/mapping.ts';
+import { NUMERIC_TYPES } from '../../shared/mapping.ts';
+import type { ShardHit } from '../../shared/protocol.ts';
+import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
+import { compareHits, compareSortValue } from '../../shared/sort.ts';
+import type { Matches } from './query-exec.ts';
+import type { Segment } from './segment.ts';
+
+/** One segment's matches with its doc base (for `_doc`) and live docs (null = all live). */
+export interface SegmentMatches {
+  seg: Segment;
+  base: number;
+  live: Uint8Array | null;
+  m: Matches;
+}
+
+/** What to collect: order, how many, and the optional search_after key. */
+export interface CollectSpec {
+  sort: readonly SortField[];
+  k: number;
+  searchAfter?: { sort: SortValue[]; _id?: string };
+}
+
+/** Result of collection: exact total, max score over all matches (null if not scoring), top hits. */
+export interface Collected {
+  total: number;
+  maxScore: number | null;
+  hits: ShardHit[];
+}
+
+type Getter = (ord: number, score: number) => SortValue;
+
+function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
+  const m = sf.missing;
+  if (m === '_last' || m === '_first') return null;
+  if (typeof m === 'string' && fm && (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean')) {
+    const n = Number(m);
+    return Number.isFinite(n) ? n : m;
+  }
+  return m;
+}
+
+/** Builds the sort-value reader of one clause for one segment. Throws ES's errors for unsortable fields. */
+function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Segment, base: number): Getter {
+  if (sf.kind === 'score') return (_o, s) => s;
+  if (sf.kind === 'doc') return (o) => base + o;
+  const fm = fields.get(sf.field);
+  const miss = missingValue(sf, fm);
+  if (!fm) {
+    if (sf.unmappedType) return () => miss;
+    throw new EsError(400, 'query_shard_exception', `No mapping found for [${sf.field}] in order to sort on`);
+  }
+  if (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean') {
+    const nf = seg.numeric.get(sf.field);
+    if (!nf) return () => miss;
+    const arr = sf.mode === 'max' ? nf.max : nf.min;
+    const has = nf.has;
+    return (o) => (has[o] ? arr[o] : miss);
+  }
+  let sv;
+  if (fm.type === 'keyword') sv = seg.strings.get(sf.field);
+  else if (fm.type === 'text') {
+    if (!fm.fielddata) {
+      throw illegalArgument(
+        `Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [${sf.field}] in order to load field data by uninverting the inverted index. Note that this can use significant memory.`,
+      );
+    }
+    sv = seg.textFielddata(sf.field);
+  } else throw illegalArgument(`can't sort on field [${sf.field}] of type [${fm.type}]`);
+  if (!sv) return () => miss;
+  const arr = sf.mode === 'max' ? sv.max : sv.min;
+  return (o) => arr[o] ?? miss;
+}
+
+/** A bounded max-heap on `compareHits` holding the best k (the worst at the root). */
+class TopK {
+  readonly items: ShardHit[] = [];
+  private readonly k: number;
+  private readonly sort: readonly SortField[];
+  constructor(k: number, sort: readonly SortField[]) {
+    this.k = k;
+    this.sort = sort;
+  }
+  /** True when a hit with this key would enter the heap. */
+  wants(key: SortKey): boolean {
+    return this.items.length < this.k || compareHits(key, this.items[0], this.sort) < 0;
+  }
+  push(h: ShardHit): void {
+    const a = this.items;
+    const cmp = (i: number, j: number) => compareHits(a[i], a[j], this.sort);
+    if (a.length < this.k) {
+      a.push(h);
+      let i = a.length - 1;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (cmp(i, p) <= 0) break;
+        [a[i], a[p]] = [a[p], a[i]];
+        i = p;
+      }
+      return;
+    }
+    a[0] = h;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < a.length && cmp(l, m) > 0) m = l;
+      if (r < a.length && cmp(r, m) > 0) m = r;
+      if (m === i) break;
+      [a[i], a[m]] = [a[m], a[i]];
+      i = m;
+    }
+  }
+}
+
+/**
+ * Collects this shard's top `k` matches in `compareHits` order, after `searchAfter` if given
+ * (strictly after the key; on sort values alone when the key has no `_id`). The total counts every
+ * live match (exact; search_after does not reduce it, as in ES).
+ * @throws EsError 400 for a sort on an unmapped field without `unmappedType` or on an unsortable field.
+ */
+export function collect(parts: SegmentMatches[], spec: CollectSpec, fields: Map<string, FieldMapping>): Collected {
+  const { sort, k, searchAfter } = spec;
+  let total = 0;
+  let maxScore = -Infinity;
+  let scored = false;
+  for (const { m, live } of parts) {
+    if (m.scores) scored = true;
+    for (let i = 0; i < m.docs.length; i++) {
+      if (live && !live[m.docs[i]]) continue;
+      total++;
+      if (m.scores && m.scores[i] > maxScore) maxScore = m.scores[i];
+    }
+  }
+  const after: SortKey | null = searchAfter ? { _id: searchAfter._id ?? '', sort: searchAfter.sort } : null;
+  const isAfter = (key: SortKey): boolean => {
+    if (!after) return true;
+    if (searchAfter!._id !== undefined) return compareHits(key, after, sort) > 0;
+    for (let i = 0; i < sort.length; i++) {
+      const c = compareSortValue(key.sort[i], after.sort[i] ?? null, sort[i]);
+      if (c !== 0) return c > 0;
+    }
+    return false;
+  };
+  const full = k >= total || k * 4 >= total;
+  const heap = full || k <= 0 ? null : new TopK(k, sort);
+  const all: ShardHit[] = [];
+  const scratch: SortKey = { _id: '', sort: new Array(sort.length) };
+  if (k > 0) {
+    for (const { seg, base, live, m } of parts) {
+      const getters = sort.map((sf) => getter(sf, fields, seg, base));
+      const { docs, scores } = m;
+      for (let i = 0; i < docs.length; i++) {
+        const d = docs[i];
+        if (live && !live[d]) continue;
+        const score = scores ? scores[i] : 0;
+        scratch._id = seg.ids[d];
+        for (let s = 0; s < getters.length; s++) scratch.sort[s] = getters[s](d, score);
+        if (after && !isAfter(scratch)) continue;
+        if (heap && !heap.wants(scratch)) continue;
+        const hit: ShardHit = { _id: scratch._id, _score: scores ? score : null, sort: scratch.sort.slice() };
+        if (heap) heap.push(hit);
+        else all.push(hit);
+      }
+    }
+  }
+  const hits = heap ? heap.items : all;
+  hits.sort((a, b) => compareHits(a, b, sort));
+  if (hits.length > k) hits.length = Math.max(0, k);
+  return { total, maxScore: scored && total > 0 ? maxScore : null, hits };
+}

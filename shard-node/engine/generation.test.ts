@@ -1,0 +1,189 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { Query } from '../../shared/query-ast.ts';
+import type { SortField } from '../../shared/sort.ts';
+import { compareHits, SCORE_SORT } from '../../shared/sort.ts';
+import type { ScoringStatistics } from '../../shared/protocol.ts';
+import type { Shard } from './shard.ts';
+import { byField, load, newShard, q } from './test-helpers.ts';
+
+const docs = [
+  { _id: '1', body: 'quick fox', tag: 'A', n: 5, flag: true, when: '2020-01-01' },
+  { _id: '2', body: 'quick', tag: 'b', n: [1, 9], flag: false },
+  { _id: '3', body: 'lazy dog jumps', tag: ['A', 'c'], n: 5, when: '2021-06-01T00:00:00Z' },
+  { _id: '4', title: 'The quick brown fox jumps over the lazy dog' },
+];
+
+function search(shard: Shard, query: Query, sort: SortField[] = SCORE_SORT.slice(), k = 10) {
+  return shard.acquire().query({ query, sort, k, trackTotalHits: Number.MAX_SAFE_INTEGER });
+}
+const idsOf = (r: { hits: { _id: string }[] }) => r.hits.map((h) => h._id);
+
+describe('queries', () => {
+  const { shard } = newShard();
+  load(shard, docs);
+
+  it('match scores with BM25 as Lucene', () => {
+    const r = search(shard, q.match('body', 'QUICK'));
+    // idf = ln(1 + 1.5/2.5) = 0.4700036, avgdl = 2: dl 1 -> tf 1/1.75, dl 2 -> tf 1/2.2
+    expect(r.hits.map((h) => [h._id, h._score])).toEqual([['2', expect.closeTo(0.2685735, 6)], ['1', expect.closeTo(0.213638, 6)]]);
+    expect(r.max_score).toBeCloseTo(0.2685735, 6);
+    expect(r.total).toEqual({ value: 2, relation: 'eq' });
+  });
+  it('match operator and minimum_should_match', () => {
+    expect(idsOf(search(shard, q.match('body', 'quick fox')))).toEqual(['1', '2']);
+    expect(idsOf(search(shard, q.match('body', 'quick fox', { operator: 'and' })))).toEqual(['1']);
+    expect(idsOf(search(shard, q.match('body', 'quick fox dog', { minimumShouldMatch: '67%' })))).toEqual(['1']);
+    expect(idsOf(search(shard, q.match('body', 'quick fox dog', { minimumShouldMatch: '-1' })))).toEqual(['1']);
+    expect(idsOf(search(shard, q.match('body', 'quick fox dog', { minimumShouldMatch: '60%' }))).length).toBe(3);
+    expect(idsOf(search(shard, q.match('body', 'quick fox dog', { minimumShouldMatch: 2 })))).toEqual(['1']);
+    expect(idsOf(search(shard, q.match('missing', 'quick')))).toEqual([]);
+  });
+  it('match on keyword, numeric, boolean and date fields is exact', () => {
+    expect(idsOf(search(shard, q.match('tag.keyword', 'A'))).sort()).toEqual(['1', '3']);
+    expect(idsOf(search(shard, q.match('n', '9')))).toEqual(['2']);
+    expect(idsOf(search(shard, q.match('flag', 'false')))).toEqual(['2']);
+    expect(idsOf(search(shard, q.match('when', '2020-01-01')))).toEqual(['1']);
+    expect(() => search(shard, q.match('n', 'abc'))).toThrow('failed to create query');
+  });
+  it('match on * is the best field, lenient', () => {
+    expect(idsOf(search(shard, q.match('*', 'dog'))).sort()).toEqual(['3', '4']);
+    expect(idsOf(search(shard, q.match('*', '9')))).toEqual(['2']);
+  });
+  it('match_phrase with slop', () => {
+    const ph = (query: string, slop = 0): Query => ({ kind: 'match_phrase', field: 'title', query, slop, boost: 1 });
+    expect(idsOf(search(shard, ph('lazy dog')))).toEqual(['4']);
+    expect(idsOf(search(shard, ph('quick fox')))).toEqual([]);
+    expect(idsOf(search(shard, ph('quick fox', 1)))).toEqual(['4']);
+    expect(idsOf(search(shard, { kind: 'match_phrase', field: 'body', query: 'fox quick', slop: 0, boost: 1 }))).toEqual([]);
+  });
+  it('multi_match best_fields / most_fields', () => {
+    const mm = (type: 'best_fields' | 'most_fields', tieBreaker = 0): Query => ({
+      kind: 'multi_match', fields: [{ field: 'body', boost: 1 }, { field: 'title', boost: 2 }], query: 'dog', operator: 'or', type, tieBreaker, boost: 1,
+    });
+    const best = search(shard, mm('best_fields'));
+    const most = search(shard, mm('most_fields'));
+    expect(idsOf(best).sort()).toEqual(['3', '4']);
+    const t = search(shard, { ...q.match('title', 'dog'), boost: 2 }).hits[0]._score;
+    expect(best.hits.find((h) => h._id === '4')!._score).toBeCloseTo(t!, 6);
+    expect(most.hits.find((h) => h._id === '4')!._score).toBeCloseTo(t!, 6);
+  });
+  it('term, terms, case-insensitive term', () => {
+    expect(idsOf(search(shard, q.term('tag.keyword', 'a')))).toEqual([]);
+    expect(idsOf(search(shard, q.term('tag.keyword', 'a', { caseInsensitive: true }))).sort()).toEqual(['1', '3']);
+    expect(idsOf(search(shard, q.term('body', 'quick'))).sort()).toEqual(['1', '2']);
+    expect(idsOf(search(shard, q.term('flag', true)))).toEqual(['1']);
+    const terms = search(shard, { kind: 'terms', field: 'tag.keyword', values: ['b', 'c'], boost: 3 });
+    expect(terms.hits.map((h) => [h._id, h._score])).toEqual([['2', 3], ['3', 3]]);
+  });
+  it('range, exists, prefix, ids', () => {
+    expect(idsOf(search(shard, { kind: 'range', field: 'n', gt: 1, lte: 5, boost: 1 })).sort()).toEqual(['1', '3']);
+    expect(idsOf(search(shard, { kind: 'range', field: 'n', gte: 6, boost: 1 }))).toEqual(['2']);
+    expect(idsOf(search(shard, { kind: 'range', field: 'when', gte: '2021-01-01', boost: 1 }))).toEqual(['3']);
+    expect(idsOf(search(shard, { kind: 'range', field: 'tag.keyword', gte: 'B', lt: 'c', boost: 1 }))).toEqual(['2']);
+    expect(idsOf(search(shard, { kind: 'exists', field: 'when', boost: 1 })).sort()).toEqual(['1', '3']);
+    expect(idsOf(search(shard, { kind: 'prefix', field: 'body', value: 'ju', caseInsensitive: false, boost: 1 }))).toEqual(['3']);
+    expect(idsOf(search(shard, { kind: 'ids', values: ['4', '9', '2'], boost: 1 })).sort()).toEqual(['2', '4']);
+  });
+  it('bool must/should/filter/must_not, constant_score, dis_max, match_all/none', () => {
+    const quick = q.match('body', 'quick');
+    const fox = q.match('body', 'fox');
+    const both = search(shard, q.bool({ must: [quick], should: [fox] }));
+    expect(idsOf(both)).toEqual(['1', '2']);
+    const s1 = search(shard, quick).hits.find((h) => h._id === '1')!._score!;
+    const s2 = search(shard, fox).hits[0]._score!;
+    expect(both.hits[0]._score).toBeCloseTo(s1 + s2, 5);
+    expect(search(shard, q.bool({ filter: [quick] })).hits.map((h) => h._score)).toEqual([0, 0]);
+    expect(idsOf(search(shard, q.bool({ mustNot: [quick] }))).sort()).toEqual(['3', '4']);
+    expect(idsOf(search(shard, q.bool({ should: [quick, fox], minimumShouldMatch: 2 })))).toEqual(['1']);
+    expect(idsOf(search(shard, q.bool({ filter: [quick], should: [fox] }))).sort()).toEqual(['1', '2']);
+    expect(search(shard, { kind: 'constant_score', filter: quick, boost: 2.5 }).hits.map((h) => h._score)).toEqual([2.5, 2.5]);
+    const dm = search(shard, { kind: 'dis_max', queries: [quick, fox], tieBreaker: 0.5, boost: 1 });
+    expect(dm.hits.find((h) => h._id === '1')!._score).toBeCloseTo(Math.max(s1, s2) + 0.5 * Math.min(s1, s2), 5);
+    expect(search(shard, { kind: 'match_all', boost: 1 }).hits.map((h) => h._score)).toEqual([1, 1, 1, 1]);
+    expect(search(shard, { kind: 'match_none', boost: 1 }).total.value).toBe(0);
+  });
+});
+
+describe('sorting and paging', () => {
+  const { shard } = newShard({ properties: { name: { type: 'text', fielddata: true } } });
+  load(shard, [
+    { _id: 'a', n: 3, k: 'x', name: 'delta alpha' },
+    { _id: 'b', n: [1, 10], k: ['z', 'a'], name: 'zulu' },
+    { _id: 'c', n: 3, k: 'x' },
+    { _id: 'd', name: 'bravo' },
+  ]);
+  it('sorts with ties broken by _id, missing last, multi-valued min/max', () => {
+    expect(search(shard, q.all(), [byField('n')]).hits.map((h) => [h._id, h.sort[0], h._score])).toEqual([['b', 1, null], ['a', 3, null], ['c', 3, null], ['d', null, null]]);
+    expect(search(shard, q.all(), [byField('n', 'desc')]).hits.map((h) => h._id)).toEqual(['b', 'a', 'c', 'd']);
+    expect(search(shard, q.all(), [byField('n', 'asc', { missing: '_first' })]).hits.map((h) => h._id)).toEqual(['d', 'b', 'a', 'c']);
+    expect(search(shard, q.all(), [byField('n', 'asc', { missing: 2 })]).hits.map((h) => h.sort[0])).toEqual([1, 2, 3, 3]);
+    expect(search(shard, q.all(), [byField('k.keyword', 'desc')]).hits.map((h) => h.sort[0])).toEqual(['z', 'x', 'x', null]);
+    expect(search(shard, q.all(), [byField('name')]).hits.map((h) => h.sort[0])).toEqual(['alpha', 'bravo', 'zulu', null]);
+    expect(search(shard, q.all(), [byField('n')]).max_score).toBeNull();
+  });
+  it('rejects unsortable fields', () => {
+    expect(() => search(shard, q.all(), [byField('k')])).toThrow('Text fields are not optimised');
+    expect(() => search(shard, q.all(), [byField('nope')])).toThrow('No mapping found for [nope] in order to sort on');
+    expect(search(shard, q.all(), [byField('nope', 'asc', { unmappedType: 'long' })]).hits.length).toBe(4);
+  });
+  it('search_after with and without _id', () => {
+    const sort = [byField('n')];
+    expect(shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3], _id: 'a' } }).hits.map((h) => h._id)).toEqual(['c', 'd']);
+    expect(shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3] } }).hits.map((h) => h._id)).toEqual(['d']);
+  });
+  it('top-k equals a brute-force sort on random data with many ties', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.record({ n: fc.option(fc.integer({ min: 0, max: 4 })), w: fc.constantFrom('a', 'b', 'a b', 'b b c') }), { minLength: 1, maxLength: 60 }),
+        fc.integer({ min: 1, max: 70 }),
+        fc.constantFrom('asc', 'desc'),
+        fc.boolean(),
+        (rows, k, order: 'asc' | 'desc', byScore) => {
+          const { shard: s } = newShard({ properties: { n: { type: 'long' } } });
+          const half = Math.floor(rows.length / 2);
+          const mk = (r: (typeof rows)[number], i: number) => ({ _id: `id${(i * 7919) % 1000}`, w: r.w, ...(r.n === null ? {} : { n: r.n }) });
+          load(s, rows.slice(0, half).map(mk));
+          load(s, rows.slice(half).map((r, i) => mk(r, i + half)));
+          const sort: SortField[] = byScore ? [SCORE_SORT[0], byField('n', order)] : [byField('n', order)];
+          const full = s.acquire().query({ query: q.match('w', 'a c'), sort, k: 10_000, trackTotalHits: 1e9 });
+          const expected = [...full.hits].sort((x, y) => compareHits(x, y, sort));
+          expect(full.hits).toEqual(expected);
+          const top = s.acquire().query({ query: q.match('w', 'a c'), sort, k, trackTotalHits: 1e9 });
+          expect(top.hits).toEqual(expected.slice(0, k));
+          expect(top.total.value).toBe(expected.length);
+          if (k < expected.length) {
+            const last = expected[k - 1];
+            const next = s.acquire().query({ query: q.match('w', 'a c'), sort, k: 5, trackTotalHits: 1e9, searchAfter: { sort: last.sort, _id: last._id } });
+            expect(next.hits).toEqual(expected.slice(k, k + 5));
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('dfs', () => {
+  it('global statistics make two shards score like one', () => {
+    const all = Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, body: i % 3 === 0 ? 'apple banana' : i < 10 ? 'apple apple cherry' : 'cherry date fig grape' }));
+    const one = newShard().shard;
+    load(one, all);
+    const s1 = newShard().shard;
+    const s2 = newShard().shard;
+    load(s1, all.slice(0, 10));
+    load(s2, all.slice(10));
+    const query = q.match('body', 'apple cherry');
+    const d1 = s1.acquire().dfs(query);
+    const d2 = s2.acquire().dfs(query);
+    expect(Object.keys(d1.terms).sort()).toEqual(['body\u0000apple', 'body\u0000cherry']);
+    const stats: ScoringStatistics = { terms: {}, fields: {} };
+    for (const [k, v] of Object.entries(d1.terms)) stats.terms[k] = { docFreq: v.docFreq + d2.terms[k].docFreq, totalTermFreq: v.totalTermFreq + d2.terms[k].totalTermFreq };
+    stats.fields.body = { docCount: d1.fields.body.docCount + d2.fields.body.docCount, sumTotalTermFreq: d1.fields.body.sumTotalTermFreq + d2.fields.body.sumTotalTermFreq };
+    const run = (s: Shard, st?: ScoringStatistics) => s.acquire().query({ query, sort: SCORE_SORT.slice(), k: 100, trackTotalHits: 1e9, stats: st }).hits;
+    const merged = [...run(s1, stats), ...run(s2, stats)].sort((a, b) => compareHits(a, b, SCORE_SORT));
+    expect(merged).toEqual(run(one));
+    const local = [...run(s1), ...run(s2)].sort((a, b) => compareHits(a, b, SCORE_SORT));
+    expect(local).not.toEqual(run(one));
+  });
+});

@@ -1,0 +1,186 @@
+/**
+ * An immutable refresh generation (Lucene's point-in-time `DirectoryReader`): a list of segments
+ * with a frozen live-docs bitset each. Searches, dfs and fetches read one generation, so they never
+ * see writes that happened after its refresh.
+ *
+ * Term statistics are Lucene's: per segment, summed over segments, and they still count deleted
+ * documents until a merge drops them (as ES without dfs does).
+ * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/index/DirectoryReader.html
+ */
+import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
+import { flattenMapping } from '../../shared/mapping.ts';
+import type { FetchedDoc, FieldStatistics, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
+import type { Query } from '../../shared/query-ast.ts';
+import type { SortField, SortValue } from '../../shared/sort.ts';
+import { sortNeedsScores } from '../../shared/sort.ts';
+import { filterSource } from '../../shared/source-filter.ts';
+import { collect } from './collector.ts';
+import type { SegmentView } from './segment-merge.ts';
+import type { StatsSource } from './query-compile.ts';
+import { QueryCompiler } from './query-compile.ts';
+import { evaluate } from './query-exec.ts';
+
+/** Input of {@link Generation.query} (the shard part of `QueryPhaseRequest`). */
+export interface QueryInput {
+  query: Query;
+  sort: readonly SortField[];
+  k: number;
+  searchAfter?: { sort: SortValue[]; _id?: string };
+  trackTotalHits: TrackTotalHits;
+  stats?: ScoringStatistics;
+}
+
+/** Output of {@link Generation.query}. */
+export interface QueryOutput {
+  total: { value: number; relation: 'eq' | 'gte' };
+  max_score: number | null;
+  hits: ShardHit[];
+}
+
+/** Key of a term in {@link ScoringStatistics.terms}: `field\u0000term`. */
+export function termKey(field: string, term: string): string {
+  return field + '\u0000' + term;
+}
+
+const flatCache = new WeakMap<Mapping, Map<string, FieldMapping>>();
+
+function flat(mapping: Mapping): Map<string, FieldMapping> {
+  let m = flatCache.get(mapping);
+  if (!m) flatCache.set(mapping, (m = flattenMapping(mapping)));
+  return m;
+}
+
+/** One immutable refresh generation of a shard. */
+export class Generation {
+  /** Monotonic per shard. */
+  readonly id: number;
+  readonly views: readonly SegmentView[];
+  /** Doc base of each segment (for `_doc` sort values). */
+  readonly bases: readonly number[];
+  private readonly getMapping: () => Mapping;
+
+  constructor(id: number, views: readonly SegmentView[], getMapping: () => Mapping) {
+    this.id = id;
+    this.views = views;
+    let b = 0;
+    this.bases = views.map((v) => {
+      const base = b;
+      b += v.segment.maxDoc;
+      return base;
+    });
+    this.getMapping = getMapping;
+  }
+
+  /** Live documents. */
+  get docCount(): number {
+    return this.views.reduce((s, v) => s + v.liveCount, 0);
+  }
+
+  /** Deleted documents not yet merged away. */
+  get deletedCount(): number {
+    return this.views.reduce((s, v) => s + v.segment.maxDoc - v.liveCount, 0);
+  }
+
+  /** Lucene `CollectionStatistics` of a field over this generation (deleted docs included). */
+  fieldStats(field: string): FieldStatistics {
+    let docCount = 0;
+    let sumTotalTermFreq = 0;
+    for (const v of this.views) {
+      const inv = v.segment.inverted.get(field);
+      if (inv) {
+        docCount += inv.docCount;
+        sumTotalTermFreq += inv.sumTotalTermFreq;
+      }
+    }
+    return { docCount, sumTotalTermFreq };
+  }
+
+  /** Lucene `TermStatistics` of a term over this generation (deleted docs included). */
+  termStats(field: string, term: string): TermStatistics {
+    let docFreq = 0;
+    let totalTermFreq = 0;
+    for (const v of this.views) {
+      const pl = v.segment.inverted.get(field)?.terms.get(term);
+      if (pl) {
+        docFreq += pl.docs.length;
+        totalTermFreq += pl.totalTermFreq;
+      }
+    }
+    return { docFreq, totalTermFreq };
+  }
+
+  private localStats(): StatsSource {
+    return { field: (f) => this.fieldStats(f), term: (f, t) => this.termStats(f, t) };
+  }
+
+  /**
+   * ES's dfs phase: the statistics of every term this query scores, and of their fields, keyed as
+   * in protocol.ts. Merged over shards they make scores independent of the shard layout.
+   */
+  dfs(query: Query): ScoringStatistics {
+    const out: ScoringStatistics = { terms: {}, fields: {} };
+    const recorder: StatsSource = {
+      field: (f) => (out.fields[f] = this.fieldStats(f)),
+      term: (f, t) => (out.terms[termKey(f, t)] = this.termStats(f, t)),
+    };
+    new QueryCompiler(flat(this.getMapping()), recorder).compile(query);
+    return out;
+  }
+
+  /**
+   * The query phase: this shard's top `k` in `compareHits` order. Scores are computed only when the
+   * sort contains `_score`; then `max_score` is the max over all matches, else null. Totals are
+   * always exact (`eq`), which every `trackTotalHits` setting allows. With `stats` (dfs), those
+   * statistics are used for every scored term (local ones only for terms the stats lack).
+   */
+  query(input: QueryInput): QueryOutput {
+    const local = this.localStats();
+    const g = input.stats;
+    const stats: StatsSource = g
+      ? {
+          field: (f) => g.fields[f] ?? local.field(f),
+          term: (f, t) => g.terms[termKey(f, t)] ?? local.term(f, t),
+        }
+      : local;
+    const fields = flat(this.getMapping());
+    const plan = new QueryCompiler(fields, stats).compile(input.query);
+    const scoring = sortNeedsScores(input.sort);
+    const parts = this.views.map((v, i) => ({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
+    const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, fields);
+    return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };
+  }
+
+  /** Number of live documents matching `query` (all live docs when absent). */
+  count(query?: Query): number {
+    if (!query) return this.docCount;
+    const plan = new QueryCompiler(flat(this.getMapping()), this.localStats()).compile(query);
+    let n = 0;
+    for (const v of this.views) {
+      const { docs } = evaluate(plan, v.segment, false);
+      if (!v.live) n += docs.length;
+      else for (const d of docs) n += v.live[d];
+    }
+    return n;
+  }
+
+  /** Locates a live document by `_id`. */
+  private locate(id: string): { view: SegmentView; ord: number } | null {
+    for (let i = this.views.length - 1; i >= 0; i--) {
+      const v = this.views[i];
+      const ord = v.segment.idToOrd.get(id);
+      if (ord !== undefined && (!v.live || v.live[ord])) return { view: v, ord };
+    }
+    return null;
+  }
+
+  /** The fetch phase: `_source` of each id (filtered as ES `_source`), null for ids not live here. */
+  fetch(ids: readonly string[], sourceFilter: SourceFilter = true): (FetchedDoc | null)[] {
+    return ids.map((id) => {
+      const loc = this.locate(id);
+      if (!loc) return null;
+      if (sourceFilter === false) return { _id: id };
+      const src = filterSource(JSON.parse(loc.view.segment.sources[loc.ord]), sourceFilter);
+      return src === undefined ? { _id: id } : { _id: id, _source: src };
+    });
+  }
+}

@@ -1,0 +1,262 @@
+/**
+ * Compiles a shared {@link Query} tree into an executable plan with its BM25 weights resolved, as
+ * Lucene's `IndexSearcher.createWeight` does: boosts are pushed down to the leaves, and each scored
+ * term gets `boost * idf` and its length-norm cache from the statistics (local or dfs).
+ * ES query-to-Lucene rules mirrored here are noted per query kind.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl.html
+ */
+import { EsError } from '../../shared/errors.ts';
+import type { FieldMapping } from '../../shared/mapping.ts';
+import { NUMERIC_TYPES } from '../../shared/mapping.ts';
+import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
+import type { Query, TermValue } from '../../shared/query-ast.ts';
+import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
+import { globMatch } from '../../shared/source-filter.ts';
+import { analyzeTerms } from './analyzer.ts';
+import { parseBoolean, parseDate, parseNumber } from './doc-parser.ts';
+import type { Bounds } from './matchers.ts';
+import * as M from './matchers.ts';
+import type { Segment } from './segment.ts';
+import { avgFieldLength, Bm25Scorer, idf, idfSum } from './similarity.ts';
+
+/** Where term and field statistics come from (the generation, or the request's dfs stats). */
+export interface StatsSource {
+  field(field: string): FieldStatistics;
+  term(field: string, term: string): TermStatistics;
+}
+
+/** An executable query node. Scores are floats; `const` leaves score their boost. */
+export type Plan =
+  | { t: 'term'; field: string; term: string; scorer: Bm25Scorer }
+  | { t: 'phrase'; field: string; terms: string[]; slop: number; scorer: Bm25Scorer }
+  | { t: 'const'; score: number; match: (seg: Segment) => Int32Array }
+  | { t: 'bool'; must: Plan[]; should: Plan[]; filter: Plan[]; mustNot: Plan[]; msm: number }
+  | { t: 'dismax'; queries: Plan[]; tie: number }
+  | { t: 'constant'; inner: Plan; score: number }
+  | { t: 'none' };
+
+const NONE: Plan = { t: 'none' };
+const f = Math.fround;
+
+/** 400 `query_shard_exception` for a value the field type cannot parse (ES `failed to create query`). */
+function badValue(v: unknown): EsError {
+  return new EsError(400, 'query_shard_exception', `failed to create query: For input string: "${String(v)}"`);
+}
+
+/** Compiles queries against one mapping and one statistics source. */
+export class QueryCompiler {
+  private readonly fields: Map<string, FieldMapping>;
+  private readonly stats: StatsSource;
+
+  constructor(fields: Map<string, FieldMapping>, stats: StatsSource) {
+    this.fields = fields;
+    this.stats = stats;
+  }
+
+  /** Compiles `q` with an outer boost (1 at the root). */
+  compile(q: Query, boost = 1): Plan {
+    const b = boost * q.boost;
+    switch (q.kind) {
+      case 'match_all':
+        return this.constant(b, M.allDocs);
+      case 'match_none':
+        return NONE;
+      case 'match':
+        return this.match(q.field, q.query, q.operator, q.minimumShouldMatch, b, q.field === '*');
+      case 'match_phrase':
+        return this.phrase(q.field, q.query, q.slop, b, q.field === '*');
+      case 'multi_match': {
+        const parts: Plan[] = [];
+        for (const { field, boost: fb } of q.fields) {
+          for (const name of this.expand(field)) {
+            parts.push(
+              q.type === 'phrase'
+                ? this.phrase(name, q.query, 0, b * fb, false)
+                : this.match(name, q.query, q.operator, q.minimumShouldMatch, b * fb, false),
+            );
+          }
+        }
+        const live = parts.filter((p) => p.t !== 'none');
+        if (live.length === 0) return NONE;
+        if (q.type === 'most_fields') return { t: 'bool', must: [], should: live, filter: [], mustNot: [], msm: 1 };
+        return live.length === 1 ? live[0] : { t: 'dismax', queries: live, tie: q.tieBreaker };
+      }
+      case 'term':
+        return this.term(q.field, q.value, q.caseInsensitive, b);
+      case 'terms':
+        return this.terms(q.field, q.values, b);
+      case 'range':
+        return this.range(q, b);
+      case 'exists':
+        return this.constant(b, (seg) => M.existsMatch(seg, q.field));
+      case 'prefix': {
+        const fm = this.fields.get(q.field);
+        if (!fm || (fm.type !== 'keyword' && fm.type !== 'text')) return NONE;
+        const p = q.caseInsensitive ? q.value.toLowerCase() : q.value;
+        const pred = q.caseInsensitive ? (t: string) => t.toLowerCase().startsWith(p) : (t: string) => t.startsWith(p);
+        return this.constant(b, (seg) => M.termScanMatch(seg, q.field, pred));
+      }
+      case 'ids':
+        return this.constant(b, (seg) => M.idsMatch(seg, q.values));
+      case 'bool': {
+        const must = q.must.map((c) => this.compile(c, b));
+        const should = q.should.map((c) => this.compile(c, b));
+        const filter = q.filter.map((c) => this.compile(c, 1));
+        const mustNot = q.mustNot.map((c) => this.compile(c, 1));
+        if (must.length + should.length + filter.length + mustNot.length === 0) return this.constant(b, M.allDocs);
+        const dflt = must.length + filter.length > 0 ? 0 : 1;
+        const msm = resolveMinimumShouldMatch(q.minimumShouldMatch, should.length, dflt);
+        return { t: 'bool', must, should, filter, mustNot, msm };
+      }
+      case 'constant_score':
+        return { t: 'constant', inner: this.compile(q.filter, 1), score: f(b) };
+      case 'dis_max':
+        return { t: 'dismax', queries: q.queries.map((c) => this.compile(c, b)), tie: q.tieBreaker };
+    }
+  }
+
+  private constant(boost: number, match: (seg: Segment) => Int32Array): Plan {
+    return { t: 'const', score: f(boost), match };
+  }
+
+  /** Field names matching a pattern (`name*`), or the name itself. */
+  private expand(field: string): string[] {
+    if (!field.includes('*')) return [field];
+    return [...this.fields.keys()].filter((n) => globMatch(field, n));
+  }
+
+  /** A BM25-scored TermQuery. */
+  termPlan(field: string, term: string, boost: number): Plan {
+    const fs = this.stats.field(field);
+    const ts = this.stats.term(field, term);
+    const scorer = new Bm25Scorer(boost, idf(ts.docFreq, fs.docCount), avgFieldLength(fs.sumTotalTermFreq, fs.docCount));
+    return { t: 'term', field, term, scorer };
+  }
+
+  /**
+   * ES `match`: text fields analyze the query into a bool of term queries (SHOULD with
+   * minimum_should_match, or MUST for `operator: and`); keyword/boolean fields run one term query on
+   * the whole value, numeric/date fields an exact (constant-score) query; `*` is a dis_max over all
+   * fields with lenient parsing, as `index.query.default_field: *`.
+   */
+  private match(field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number, lenient: boolean): Plan {
+    if (field === '*') {
+      const parts = [...this.fields.keys()]
+        .map((name) => this.match(name, text, op, msmSpec, boost, true))
+        .filter((p) => p.t !== 'none');
+      if (parts.length === 0) return NONE;
+      return parts.length === 1 ? parts[0] : { t: 'dismax', queries: parts, tie: 0 };
+    }
+    const fm = this.fields.get(field);
+    if (!fm || fm.index === false) return NONE;
+    if (fm.type === 'text') {
+      const terms = analyzeTerms(text);
+      if (terms.length === 0) return NONE;
+      const plans = terms.map((t) => this.termPlan(field, t, boost));
+      if (plans.length === 1) return plans[0];
+      if (op === 'and') return { t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 };
+      const msm = Math.max(1, resolveMinimumShouldMatch(msmSpec, plans.length, 1));
+      return { t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm };
+    }
+    return this.exact(field, fm, text, boost, lenient);
+  }
+
+  /** Exact-value query of a non-text field (ES `term` semantics for keyword/boolean/numeric/date). */
+  private exact(field: string, fm: FieldMapping, value: TermValue, boost: number, lenient: boolean): Plan {
+    if (fm.type === 'keyword') return this.termPlan(field, String(value), boost);
+    if (fm.type === 'boolean') {
+      const bv = parseBoolean(typeof value === 'string' ? value.trim() : value);
+      if (bv === null) {
+        if (lenient) return NONE;
+        throw badValue(value);
+      }
+      return this.termPlan(field, String(bv), boost);
+    }
+    const n = this.number(fm, value, lenient);
+    if (n === null) return NONE;
+    if (fm.type === 'date' || NUMERIC_TYPES.has(fm.type)) return this.constant(boost, (seg) => M.numericMatch(seg, field, (v) => v === n));
+    return NONE;
+  }
+
+  /** Parses a value for a numeric/date field; null (lenient) or throws. */
+  private number(fm: FieldMapping, value: TermValue, lenient: boolean): number | null {
+    let n: number | null = null;
+    if (fm.type === 'date') n = parseDate(value);
+    else if (NUMERIC_TYPES.has(fm.type)) {
+      n = parseNumber(value, { ...fm, type: 'double' });
+      // An integer field never holds a fraction: `term: 1.5` on a long matches nothing.
+    } else if (fm.type === 'boolean') {
+      const bv = parseBoolean(value);
+      n = bv === null ? null : bv ? 1 : 0;
+    } else return null;
+    if (n === null && !lenient) throw badValue(value);
+    return n;
+  }
+
+  /** ES `match_phrase`: exact or sloppy phrase over positions, scored with the summed idf. */
+  private phrase(field: string, text: string, slop: number, boost: number, lenient: boolean): Plan {
+    if (field === '*') {
+      const parts = [...this.fields.keys()].map((n) => this.phrase(n, text, slop, boost, true)).filter((p) => p.t !== 'none');
+      if (parts.length === 0) return NONE;
+      return parts.length === 1 ? parts[0] : { t: 'dismax', queries: parts, tie: 0 };
+    }
+    const fm = this.fields.get(field);
+    if (!fm || fm.index === false) return NONE;
+    if (fm.type !== 'text') return this.exact(field, fm, text, boost, lenient);
+    const terms = analyzeTerms(text);
+    if (terms.length === 0) return NONE;
+    if (terms.length === 1) return this.termPlan(field, terms[0], boost);
+    const fs = this.stats.field(field);
+    const idfs = idfSum(terms.map((t) => this.stats.term(field, t)), fs.docCount);
+    return { t: 'phrase', field, terms, slop, scorer: new Bm25Scorer(boost, idfs, avgFieldLength(fs.sumTotalTermFreq, fs.docCount)) };
+  }
+
+  private term(field: string, value: TermValue, caseInsensitive: boolean, boost: number): Plan {
+    const fm = this.fields.get(field);
+    if (!fm || fm.index === false) return NONE;
+    if (fm.type === 'text' || fm.type === 'keyword') {
+      const s = String(value);
+      if (caseInsensitive) {
+        const lower = s.toLowerCase();
+        return this.constant(boost, (seg) => M.termScanMatch(seg, field, (t) => t.toLowerCase() === lower));
+      }
+      return this.termPlan(field, s, boost);
+    }
+    return this.exact(field, fm, value, boost, false);
+  }
+
+  /** ES `terms`: constant score `boost` for docs with any of the values. */
+  private terms(field: string, values: TermValue[], boost: number): Plan {
+    const fm = this.fields.get(field);
+    if (!fm || fm.index === false) return NONE;
+    if (fm.type === 'text' || fm.type === 'keyword' || fm.type === 'boolean') {
+      const strs = values.map((v) => (fm.type === 'boolean' ? String(parseBoolean(v) ?? v) : String(v)));
+      return this.constant(boost, (seg) => M.termsMatch(seg, field, strs));
+    }
+    const nums = new Set(values.map((v) => this.number(fm, v, false)));
+    return this.constant(boost, (seg) => M.numericMatch(seg, field, (v) => nums.has(v)));
+  }
+
+  /** ES `range` on numeric/date/boolean doc values or keyword/text terms; constant score. */
+  private range(q: Extract<Query, { kind: 'range' }>, boost: number): Plan {
+    const fm = this.fields.get(q.field);
+    if (!fm) return NONE;
+    const lo = q.gt ?? q.gte;
+    const hi = q.lt ?? q.lte;
+    const loInclusive = q.gt === undefined;
+    const hiInclusive = q.lt === undefined;
+    if (fm.type === 'text' || fm.type === 'keyword') {
+      const b: Bounds<string> = { lo: lo === undefined ? undefined : String(lo), hi: hi === undefined ? undefined : String(hi), loInclusive, hiInclusive };
+      return this.constant(boost, (seg) => M.termRangeMatch(seg, q.field, b));
+    }
+    const b: Bounds<number> = {
+      lo: lo === undefined ? undefined : this.number(fm, lo, false)!,
+      hi: hi === undefined ? undefined : this.number(fm, hi, false)!,
+      loInclusive,
+      hiInclusive,
+    };
+    if (b.lo === null || b.hi === null) return NONE;
+    const pred = M.numericRange(b);
+    return this.constant(boost, (seg) => M.numericMatch(seg, q.field, pred));
+  }
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { SCORE_SORT } from '../../shared/sort.ts';
+import { MemoryTranslog } from './translog.ts';
+import { Shard } from './shard.ts';
+import { byField, load, newShard, q } from './test-helpers.ts';
+
+const ids = (shard: Shard, query = q.all()) =>
+  shard.acquire().query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id).sort();
+
+describe('writes', () => {
+  it('index creates then updates with versions and seq_no', () => {
+    const { shard } = newShard();
+    expect(shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: false }])[0]).toEqual({ _id: '1', status: 201, result: 'created', _version: 1, _seq_no: 0, _primary_term: 1 });
+    expect(shard.apply([{ op: 'index', _id: '1', source: { n: 2 }, create: false }])[0]).toMatchObject({ status: 200, result: 'updated', _version: 2, _seq_no: 1 });
+  });
+  it('create on an existing id is a version conflict', () => {
+    const { shard } = newShard();
+    shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: true }]);
+    const r = shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: true }])[0];
+    expect(r.status).toBe(409);
+    expect(r.error).toMatchObject({ type: 'version_conflict_engine_exception', reason: '[1]: version conflict, document already exists (current version [1])' });
+  });
+  it('delete found / not found, and versions continue after a delete', () => {
+    const { shard } = newShard();
+    shard.apply([{ op: 'index', _id: 'a', source: { n: 1 }, create: false }]);
+    expect(shard.apply([{ op: 'delete', _id: 'a' }])[0]).toMatchObject({ status: 200, result: 'deleted', _version: 2, _seq_no: 1 });
+    expect(shard.apply([{ op: 'delete', _id: 'zz' }])[0]).toMatchObject({ status: 404, result: 'not_found', _version: 1, _seq_no: 2 });
+    expect(shard.apply([{ op: 'index', _id: 'a', source: { n: 1 }, create: true }])[0]).toMatchObject({ status: 201, result: 'created', _version: 3 });
+  });
+  it('update merges deeply, detects noop, 404s without upsert', () => {
+    const { shard } = newShard();
+    shard.apply([{ op: 'index', _id: 'u', source: { a: { b: 1, c: 2 }, t: [1, 2] }, create: false }]);
+    expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 }, t: [3] }, docAsUpsert: false }])[0]).toMatchObject({ status: 200, result: 'updated', _version: 2 });
+    expect(shard.get('u')._source).toEqual({ a: { b: 5, c: 2 }, t: [3] });
+    expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 } }, docAsUpsert: false }])[0]).toMatchObject({ status: 200, result: 'noop', _version: 2, _seq_no: 1 });
+    const miss = shard.apply([{ op: 'update', _id: 'x', doc: { a: 1 }, docAsUpsert: false }])[0];
+    expect(miss).toMatchObject({ status: 404, error: { type: 'document_missing_exception', reason: '[x]: document missing' } });
+    expect(shard.apply([{ op: 'update', _id: 'x', doc: { z: 1 }, docAsUpsert: true }])[0]).toMatchObject({ status: 201, result: 'created' });
+    expect(shard.apply([{ op: 'update', _id: 'y', doc: { z: 1 }, docAsUpsert: false, upsert: { z: 9 } }])[0]).toMatchObject({ status: 201 });
+    expect(shard.get('y')._source).toEqual({ z: 9 });
+  });
+  it('coerces numeric strings and rejects garbage with document_parsing_exception', () => {
+    const { shard } = newShard({ properties: { population: { type: 'long' }, d: { type: 'date' }, g: { type: 'geo_point' } } });
+    const [ok, bad, date, geo, badGeo] = shard.apply([
+      { op: 'index', _id: '1', source: { population: '12' }, create: false },
+      { op: 'index', _id: 'X', source: { population: 'abc' }, create: false },
+      { op: 'index', _id: '2', source: { d: '2015-01-01T00:00:01Z', g: '1.5,2.5' }, create: false },
+      { op: 'index', _id: '3', source: { d: 1420070400000, g: [2.5, 1.5] }, create: false },
+      { op: 'index', _id: '4', source: { g: { lat: 100, lon: 0 } }, create: false },
+    ]);
+    expect(ok.status).toBe(201);
+    expect(bad).toMatchObject({
+      status: 400,
+      error: { type: 'document_parsing_exception', reason: "[1:2] failed to parse field [population] of type [long] in document with id 'X'. Preview of field's value: 'abc'" },
+    });
+    expect(date.status).toBe(201);
+    expect(geo.status).toBe(201);
+    expect(badGeo.status).toBe(400);
+    shard.refresh();
+    const g = shard.acquire();
+    expect(g.query({ query: { kind: 'term', field: 'population', value: 12, caseInsensitive: false, boost: 1 }, sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 100 }).total.value).toBe(1);
+    const hits = g.query({ query: q.all(), sort: [byField('d')], k: 10, trackTotalHits: 100 }).hits;
+    expect(hits.map((h) => [h._id, h.sort[0]])).toEqual([['3', 1420070400000], ['2', 1420070401000], ['1', null]]);
+  });
+  it('maps new fields dynamically, and strict mapping rejects them', () => {
+    const { shard, mapping } = newShard();
+    shard.apply([{ op: 'index', _id: '1', source: { name: 'x', n: 1 }, create: false }]);
+    expect(mapping().properties.name.type).toBe('text');
+    const strict = newShard({ dynamic: 'strict', properties: {} }).shard;
+    expect(strict.apply([{ op: 'index', _id: '1', source: { f: 1 }, create: false }])[0]).toMatchObject({ status: 400, error: { type: 'strict_dynamic_mapping_exception' } });
+  });
+  it('writes accepted ops to the translog', () => {
+    const translog = new MemoryTranslog();
+    let m = { properties: {} };
+    const shard = new Shard({ index: 'i', shard: 0, getMapping: () => m, updateMapping: () => {}, translog });
+    shard.apply([{ op: 'index', _id: '1', source: {}, create: false }, { op: 'update', _id: '2', doc: {}, docAsUpsert: false }, { op: 'delete', _id: '1' }]);
+    expect(translog.ops.map((o) => [o.op, o._id, o.seqNo])).toEqual([['index', '1', 0], ['delete', '1', 1]]);
+    m = { properties: {} };
+  });
+});
+
+describe('near-real-time generations', () => {
+  it('writes are invisible until refresh; get is real-time', () => {
+    const { shard } = newShard();
+    shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: false }]);
+    expect(ids(shard)).toEqual([]);
+    expect(shard.get('1')).toMatchObject({ found: true, _version: 1, _source: { n: 1 } });
+    expect(shard.hasPendingWrites).toBe(true);
+    const g = shard.refresh();
+    expect(ids(shard)).toEqual(['1']);
+    expect(shard.refresh()).toBe(g);
+  });
+  it('an old generation keeps seeing old docs after overwrite and delete', () => {
+    const { shard } = newShard();
+    load(shard, [{ _id: 'a', n: 1 }, { _id: 'b', n: 2 }]);
+    const old = shard.acquire(undefined, 60_000);
+    shard.apply([{ op: 'delete', _id: 'a' }, { op: 'index', _id: 'b', source: { n: 20 }, create: false }]);
+    shard.refresh();
+    expect(ids(shard)).toEqual(['b']);
+    const again = shard.acquire(old.id);
+    expect(again.query({ query: q.all(), sort: [byField('n')], k: 10, trackTotalHits: 10 }).hits.map((h) => h.sort[0])).toEqual([1, 2]);
+    expect(again.fetch(['a', 'b', 'c'])).toEqual([{ _id: 'a', _source: { n: 1 } }, { _id: 'b', _source: { n: 2 } }, null]);
+    expect(shard.acquire().fetch(['b'])).toEqual([{ _id: 'b', _source: { n: 20 } }]);
+    expect(shard.stats()).toMatchObject({ docs: 1, deleted: 0, segments: 1 }); // the first segment is fully deleted and dropped;
+  });
+  it('retained generations expire after keep-alive; unknown ids throw', () => {
+    let t = 0;
+    const { shard } = newShard(undefined, () => t);
+    load(shard, [{ _id: 'a', n: 1 }]);
+    const g = shard.acquire(undefined, 1000).id;
+    load(shard, [{ _id: 'b', n: 1 }]);
+    t = 900;
+    expect(shard.acquire(g).id).toBe(g); // extends to 1900
+    t = 1800;
+    expect(shard.acquire(g).id).toBe(g);
+    t = 5000;
+    expect(() => shard.acquire(g)).toThrow(`No search context found for id [${g}]`);
+    expect(() => shard.acquire(999)).toThrow('No search context found');
+  });
+  it('merges keep results identical and drop deleted docs', () => {
+    const docs = Array.from({ length: 300 }, (_, i) => ({ _id: `d${i}`, n: i % 17, body: `w${i % 5} common w${i % 3}` }));
+    const a = newShard().shard;
+    load(a, docs);
+    const b = newShard().shard;
+    for (let i = 0; i < 30; i++) load(b, docs.slice(i * 10, i * 10 + 10));
+    expect(b.stats().segments).toBeLessThanOrEqual(10);
+    const run = (s: Shard) => s.acquire().query({ query: q.match('body', 'w1 w2 common'), sort: SCORE_SORT.slice(), k: 300, trackTotalHits: 1e9 });
+    expect(run(b)).toEqual(run(a));
+    b.apply(docs.slice(0, 100).map((d) => ({ op: 'delete' as const, _id: d._id })));
+    for (let i = 0; i < 12; i++) load(b, [{ _id: `x${i}`, n: 1 }]);
+    expect(b.stats().docs).toBe(212);
+    expect(b.stats().segments).toBeLessThanOrEqual(10);
+    expect(b.acquire().count(q.all())).toBe(212);
+    expect(b.acquire().count(q.match('body', 'common'))).toBe(200);
+  });
+});

@@ -1,0 +1,320 @@
+/**
+ * One shard of one index: the write path (ES `index`/`create`/`update`/`delete` semantics with
+ * versions and sequence numbers), the in-memory buffer made searchable by `refresh()` (ES near-real-
+ * time search), copy-on-write live docs, merges, real-time `get`, and retained generations for
+ * multi-phase searches and point-in-time readers.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
+ */
+import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
+import { EsError, searchContextMissing } from '../../shared/errors.ts';
+import type { Mapping } from '../../shared/mapping.ts';
+import type { WriteOp, WriteResult } from '../../shared/protocol.ts';
+import type { ParsedDoc } from './doc-parser.ts';
+import { parseDocument } from './doc-parser.ts';
+import { Generation } from './generation.ts';
+import type { Segment } from './segment.ts';
+import { SegmentBuilder } from './segment.ts';
+import type { SegmentView } from './segment-merge.ts';
+import { mergeSegments, selectMerge } from './segment-merge.ts';
+import type { Translog, TranslogOp } from './translog.ts';
+import { MemoryTranslog } from './translog.ts';
+
+/** Constructor options of {@link Shard}. */
+export interface ShardOptions {
+  index: string;
+  shard: number;
+  /** The index-level mapping (shared by the shards of a node). */
+  getMapping: () => Mapping;
+  /** Applies a dynamic mapping update (new fields only) to the index-level mapping. */
+  updateMapping: (update: Mapping) => void;
+  translog?: Translog;
+  /** Clock in epoch ms (for keep-alive expiry); defaults to Date.now. */
+  now?: () => number;
+}
+
+/** Real-time get result (ES GET `_doc`). */
+export interface GetResult {
+  found: boolean;
+  _version?: number;
+  _seq_no?: number;
+  _primary_term?: number;
+  _source?: Record<string, unknown>;
+}
+
+/** Shard statistics (`NodeStats` entry without index/shard). */
+export interface ShardStats {
+  docs: number;
+  deleted: number;
+  segments: number;
+  generation: number;
+}
+
+interface Buffered {
+  source: Record<string, unknown>;
+  json: string;
+  parsed: ParsedDoc;
+}
+
+interface DocEntry {
+  version: number;
+  seqNo: number;
+  deleted: boolean;
+  buffered: Buffered | null;
+  seg: Segment | null;
+  ord: number;
+}
+
+interface SegState {
+  segment: Segment;
+  /** null = all live. Shared with a published generation when `shared`: copy before writing. */
+  live: Uint8Array | null;
+  shared: boolean;
+  liveCount: number;
+}
+
+/** ES `update` merge: objects merge recursively, every other value (arrays included) is replaced. */
+export function deepMerge(base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(changes)) {
+    const old = out[k];
+    const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
+    out[k] = isObj(old) && isObj(v) ? deepMerge(old, v) : v;
+  }
+  return out;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** A shard engine. All methods are synchronous. */
+export class Shard {
+  readonly index: string;
+  readonly shard: number;
+  private readonly getMapping: () => Mapping;
+  private readonly updateMapping: (update: Mapping) => void;
+  private readonly translog: Translog;
+  private readonly now: () => number;
+  private readonly entries = new Map<string, DocEntry>();
+  private buffer = new Map<string, Buffered>();
+  private segs: SegState[] = [];
+  private dirty = false;
+  private seqNo = -1;
+  private current: Generation;
+  private readonly retained = new Map<number, { gen: Generation; keepAliveMs: number; expiresAt: number }>();
+
+  constructor(opts: ShardOptions) {
+    this.index = opts.index;
+    this.shard = opts.shard;
+    this.getMapping = opts.getMapping;
+    this.updateMapping = opts.updateMapping;
+    this.translog = opts.translog ?? new MemoryTranslog();
+    this.now = opts.now ?? Date.now;
+    this.current = new Generation(0, [], this.getMapping);
+  }
+
+  /** True when writes since the last refresh are not yet searchable. */
+  get hasPendingWrites(): boolean {
+    return this.dirty;
+  }
+
+  /** Id of the current (latest published) generation. */
+  get generation(): number {
+    return this.current.id;
+  }
+
+  /** The highest sequence number assigned (-1 before the first write). */
+  get maxSeqNo(): number {
+    return this.seqNo;
+  }
+
+  /**
+   * Applies writes in order with ES semantics; a failed op does not stop the others. Accepted ops
+   * are appended to the translog (updates as the resulting index op) before returning.
+   */
+  apply(ops: readonly WriteOp[]): WriteResult[] {
+    const log: TranslogOp[] = [];
+    const results = ops.map((op) => {
+      try {
+        if (op.op === 'index') return this.indexDoc(op._id, op.source, op.create, log);
+        if (op.op === 'delete') return this.deleteDoc(op._id, log);
+        return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log);
+      } catch (e) {
+        if (!(e instanceof EsError)) throw e;
+        return { _id: op._id, status: e.status, error: { type: e.type, reason: e.message, shard: String(this.shard), index: this.index } };
+      }
+    });
+    if (log.length > 0) this.translog.append(log);
+    return results;
+  }
+
+  private fail(status: number, type: string, reason: string): never {
+    throw new EsError(status, type, reason);
+  }
+
+  private indexDoc(id: string, source: Record<string, unknown>, create: boolean, log: TranslogOp[], forceCreated = false): WriteResult {
+    const e = this.entries.get(id);
+    const exists = e !== undefined && !e.deleted;
+    if (create && exists) {
+      this.fail(409, 'version_conflict_engine_exception', `[${id}]: version conflict, document already exists (current version [${e!.version}])`);
+    }
+    const update = inferMappingUpdate(this.getMapping(), source);
+    if (update) this.updateMapping(update);
+    const parsed = parseDocument(id, source, this.getMapping());
+    const buffered: Buffered = { source, json: JSON.stringify(source), parsed };
+    if (exists) this.removeLive(id, e!);
+    const version = e ? e.version + 1 : 1;
+    const seqNo = ++this.seqNo;
+    this.buffer.set(id, buffered);
+    this.entries.set(id, { version, seqNo, deleted: false, buffered, seg: null, ord: -1 });
+    this.dirty = true;
+    log.push({ op: 'index', _id: id, source, seqNo, version });
+    const created = forceCreated || !exists;
+    return { _id: id, status: created ? 201 : 200, result: created ? 'created' : 'updated', _version: version, _seq_no: seqNo, _primary_term: 1 };
+  }
+
+  private deleteDoc(id: string, log: TranslogOp[]): WriteResult {
+    const e = this.entries.get(id);
+    const exists = e !== undefined && !e.deleted;
+    if (exists) this.removeLive(id, e!);
+    const version = e ? e.version + 1 : 1;
+    const seqNo = ++this.seqNo;
+    // Tombstone: a later re-index continues the version sequence (ES keeps it for gc_deletes).
+    this.entries.set(id, { version, seqNo, deleted: true, buffered: null, seg: null, ord: -1 });
+    log.push({ op: 'delete', _id: id, seqNo, version });
+    return { _id: id, status: exists ? 200 : 404, result: exists ? 'deleted' : 'not_found', _version: version, _seq_no: seqNo, _primary_term: 1 };
+  }
+
+  private updateDoc(
+    id: string,
+    doc: Record<string, unknown>,
+    docAsUpsert: boolean,
+    upsert: Record<string, unknown> | undefined,
+    log: TranslogOp[],
+  ): WriteResult {
+    const cur = this.get(id);
+    if (!cur.found) {
+      if (upsert) return this.indexDoc(id, upsert, false, log, true);
+      if (docAsUpsert) return this.indexDoc(id, doc, false, log, true);
+      this.fail(404, 'document_missing_exception', `[${id}]: document missing`);
+    }
+    const merged = deepMerge(cur._source!, doc);
+    if (deepEqual(merged, cur._source)) {
+      return { _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: 1 };
+    }
+    return this.indexDoc(id, merged, false, log);
+  }
+
+  /** Removes the live copy of a doc: from the buffer, or from its segment's live docs (copy-on-write). */
+  private removeLive(id: string, e: DocEntry): void {
+    this.dirty = true;
+    if (e.buffered) {
+      this.buffer.delete(id);
+      return;
+    }
+    const st = this.segs.find((s) => s.segment === e.seg);
+    if (!st) return;
+    if (!st.live) {
+      st.live = new Uint8Array(st.segment.maxDoc).fill(1);
+      st.shared = false;
+    } else if (st.shared) {
+      st.live = st.live.slice();
+      st.shared = false;
+    }
+    if (st.live[e.ord]) {
+      st.live[e.ord] = 0;
+      st.liveCount--;
+    }
+  }
+
+  /**
+   * Makes pending writes searchable: seals the buffer into a segment, drops fully deleted segments,
+   * runs the merge policy, and publishes a new generation. Without pending writes the current
+   * generation is kept. Returns the current generation id.
+   */
+  refresh(): number {
+    if (!this.dirty) return this.current.id;
+    if (this.buffer.size > 0) {
+      const b = new SegmentBuilder();
+      for (const [id, d] of this.buffer) b.add(id, d.json, d.parsed);
+      const segment = b.build();
+      for (let ord = 0; ord < segment.maxDoc; ord++) {
+        const e = this.entries.get(segment.ids[ord])!;
+        e.buffered = null;
+        e.seg = segment;
+        e.ord = ord;
+      }
+      this.segs.push({ segment, live: null, shared: false, liveCount: segment.maxDoc });
+      this.buffer = new Map();
+    }
+    this.segs = this.segs.filter((s) => s.liveCount > 0);
+    for (;;) {
+      const pick = selectMerge(this.segs.map((s) => this.view(s)));
+      if (pick.length < 2) break;
+      const chosen = pick.map((i) => this.segs[i]);
+      const { segment } = mergeSegments(chosen.map((s) => this.view(s)));
+      for (let ord = 0; ord < segment.maxDoc; ord++) {
+        const e = this.entries.get(segment.ids[ord])!;
+        e.seg = segment;
+        e.ord = ord;
+      }
+      const merged: SegState = { segment, live: null, shared: false, liveCount: segment.maxDoc };
+      const set = new Set(chosen);
+      const at = pick[0];
+      this.segs = this.segs.flatMap((s, i) => (i === at ? [merged] : set.has(s) ? [] : [s]));
+    }
+    for (const s of this.segs) s.shared = true;
+    this.current = new Generation(this.current.id + 1, this.segs.map((s) => this.view(s)), this.getMapping);
+    this.dirty = false;
+    this.expire();
+    return this.current.id;
+  }
+
+  private view(s: SegState): SegmentView {
+    return { segment: s.segment, live: s.live, liveCount: s.liveCount };
+  }
+
+  private expire(): void {
+    const t = this.now();
+    for (const [id, r] of this.retained) if (r.expiresAt <= t) this.retained.delete(id);
+  }
+
+  /**
+   * The current generation (no id), or a retained one by id. With `keepAliveMs`, the returned
+   * generation is retained until `keepAliveMs` after this call (each acquire extends it).
+   * @throws EsError 404 `search_context_missing_exception` for an unknown or expired id.
+   */
+  acquire(generation?: number, keepAliveMs?: number): Generation {
+    this.expire();
+    let gen: Generation;
+    if (generation === undefined || generation === this.current.id) gen = this.current;
+    else {
+      const r = this.retained.get(generation);
+      if (!r) throw searchContextMissing(generation);
+      gen = r.gen;
+      keepAliveMs ??= r.keepAliveMs;
+    }
+    if (keepAliveMs !== undefined) this.retained.set(gen.id, { gen, keepAliveMs, expiresAt: this.now() + keepAliveMs });
+    return gen;
+  }
+
+  /** Stops retaining a generation (ES: close a PIT). Returns whether it was retained. */
+  release(generation: number): boolean {
+    return this.retained.delete(generation);
+  }
+
+  /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`. */
+  get(id: string): GetResult {
+    const e = this.entries.get(id);
+    if (!e || e.deleted) return { found: false };
+    const source = e.buffered ? e.buffered.source : (JSON.parse(e.seg!.sources[e.ord]) as Record<string, unknown>);
+    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: 1, _source: source };
+  }
+
+  /** Doc counts of the current generation. */
+  stats(): ShardStats {
+    const g = this.current;
+    return { docs: g.docCount, deleted: g.deletedCount, segments: g.views.length, generation: g.id };
+  }
+}

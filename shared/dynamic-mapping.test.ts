@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { EsError } from './errors.ts';
+import { inferMappingUpdate, isDynamicDate, mergeMappings } from './dynamic-mapping.ts';
+import type { Mapping } from './mapping.ts';
+
+const KW = { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
+
+describe('inferMappingUpdate', () => {
+  it('maps each JSON type as ES does', () => {
+    expect(inferMappingUpdate({ properties: {} }, { s: 'hi', d: '2015-01-01', t: '2015-01-01T12:10:30Z', n: 3, f: 1.5, b: true, z: null, e: [] })).toEqual({
+      properties: { s: KW, d: { type: 'date' }, t: { type: 'date' }, n: { type: 'long' }, f: { type: 'float' }, b: { type: 'boolean' } },
+    });
+  });
+  it('returns only new fields, null when none', () => {
+    const m: Mapping = { properties: { a: { type: 'long' }, o: { type: 'object', properties: { x: { type: 'long' } } } } };
+    expect(inferMappingUpdate(m, { a: 1, o: { x: 2 } })).toBeNull();
+    expect(inferMappingUpdate(m, { a: 1, o: { x: 2, y: 'q' }, c: [null, 2.5] })).toEqual({
+      properties: { o: { type: 'object', properties: { y: KW } }, c: { type: 'float' } },
+    });
+  });
+  it('maps objects, arrays of objects and dotted keys', () => {
+    expect(inferMappingUpdate({ properties: {} }, { o: { p: { q: 1 } }, arr: [{ k: 'v' }], 'x.y': true })).toEqual({
+      properties: {
+        o: { type: 'object', properties: { p: { type: 'object', properties: { q: { type: 'long' } } } } },
+        arr: { type: 'object', properties: { k: KW } },
+        x: { type: 'object', properties: { y: { type: 'boolean' } } },
+      },
+    });
+  });
+  it('adds nothing with dynamic false and throws with strict', () => {
+    expect(inferMappingUpdate({ dynamic: false, properties: {} }, { a: 1 })).toBeNull();
+    try {
+      inferMappingUpdate({ dynamic: 'strict', properties: {} }, { field: 1 });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(EsError);
+      expect((e as EsError).status).toBe(400);
+      expect((e as EsError).type).toBe('strict_dynamic_mapping_exception');
+      expect((e as EsError).message).toBe('[1:2] mapping set to strict, dynamic introduction of [field] within [_doc] is not allowed');
+    }
+    expect(inferMappingUpdate({ dynamic: 'strict', properties: { a: { type: 'long' } } }, { a: 1 })).toBeNull();
+  });
+  it('date detection', () => {
+    expect(isDynamicDate('2015-01-01')).toBe(true);
+    expect(isDynamicDate('2015-01-01T12:10:30.123+01:00')).toBe(true);
+    expect(isDynamicDate('2015/01/01 12:10:30')).toBe(true);
+    expect(isDynamicDate('2015-13-01')).toBe(false);
+    expect(isDynamicDate('hello 2015-01-01')).toBe(false);
+    expect(isDynamicDate('12')).toBe(false);
+  });
+});
+
+describe('mergeMappings', () => {
+  it('adds new fields recursively without touching inputs', () => {
+    const a: Mapping = { properties: { o: { type: 'object', properties: { x: { type: 'long' } } } } };
+    const b: Mapping = { properties: { o: { type: 'object', properties: { y: { type: 'boolean' } } }, z: { type: 'date' } } };
+    expect(mergeMappings(a, b)).toEqual({
+      properties: { o: { type: 'object', properties: { x: { type: 'long' }, y: { type: 'boolean' } } }, z: { type: 'date' } },
+    });
+    expect(a.properties.o.properties).toEqual({ x: { type: 'long' } });
+  });
+  it('rejects type changes', () => {
+    expect(() => mergeMappings({ properties: { o: { type: 'object', properties: { f: { type: 'long' } } } } }, { properties: { o: { type: 'object', properties: { f: { type: 'text' } } } } })).toThrow(
+      'mapper [o.f] cannot be changed from type [long] to [text]',
+    );
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * Elasticsearch dynamic mapping: which new fields a document introduces, and how mapping updates
+ * merge. Used by the coordinator (index-level mapping) and by shard engines (on every write).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/dynamic-field-mapping.html
+ */
+import { EsError, illegalArgument } from './errors.ts';
+import type { FieldMapping, Mapping } from './mapping.ts';
+
+// ES `dynamic_date_formats` default: ["strict_date_optional_time", "yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z"].
+const STRICT_DATE_OPTIONAL_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const SLASH_DATE = /^(\d{4})\/(\d{2})\/(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
+
+/**
+ * True when `s` matches ES's default date detection formats (`2015-01-01`, `2015-01-01T12:10:30Z`,
+ * `2015/01/01 12:10:30`), with month 1-12, day 1-31, hour < 24, minute/second < 60.
+ */
+export function isDynamicDate(s: string): boolean {
+  const m = STRICT_DATE_OPTIONAL_TIME.exec(s) ?? SLASH_DATE.exec(s);
+  if (!m) return false;
+  const mo = Number(m[2]);
+  const d = Number(m[3]);
+  if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
+  if (m[4] !== undefined && Number(m[4]) > 23) return false;
+  if (m[5] !== undefined && Number(m[5]) > 59) return false;
+  if (m[6] !== undefined && Number(m[6]) > 59) return false;
+  return true;
+}
+
+/** The mapping ES creates dynamically for a JSON value, or null for null/empty arrays. */
+function inferField(value: unknown): FieldMapping | null {
+  if (Array.isArray(value)) {
+    for (const v of value) {
+      const fm = inferField(v);
+      if (fm) return fm;
+    }
+    return null;
+  }
+  if (value === null || value === undefined) return null;
+  switch (typeof value) {
+    case 'string':
+      if (isDynamicDate(value)) return { type: 'date' };
+      return { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
+    case 'number':
+      return Number.isInteger(value) ? { type: 'long' } : { type: 'float' };
+    case 'boolean':
+      return { type: 'boolean' };
+    case 'object':
+      return { type: 'object', properties: {} };
+    default:
+      return null;
+  }
+}
+
+/** Expands dotted keys (`{"a.b": 1}`) into the object path ES treats them as. */
+function entriesOf(obj: Record<string, unknown>): [string[], unknown][] {
+  return Object.entries(obj).map(([k, v]) => [k.includes('.') ? k.split('.') : [k], v]);
+}
+
+function strictError(field: string, parent: string): EsError {
+  return new EsError(
+    400,
+    'strict_dynamic_mapping_exception',
+    `[1:2] mapping set to strict, dynamic introduction of [${field}] within [${parent}] is not allowed`,
+  );
+}
+
+/** Objects (or arrays of objects) inside a value, for recursion. */
+function objectsIn(value: unknown): Record<string, unknown>[] {
+  if (Array.isArray(value)) return value.flatMap(objectsIn);
+  if (value !== null && typeof value === 'object') return [value as Record<string, unknown>];
+  return [];
+}
+
+/**
+ * Walks `obj` against `props` and records new fields into `out` (a properties record); returns
+ * true when something was added.
+ */
+function walk(
+  props: Record<string, FieldMapping>,
+  obj: Record<string, unknown>,
+  out: Record<string, FieldMapping>,
+  dynamic: Mapping['dynamic'],
+  parentPath: string,
+): boolean {
+  let added = false;
+  for (const [keys, value] of entriesOf(obj)) {
+    // `a.b.c: v` is `{a: {b: {c: v}}}`.
+    let v: unknown = value;
+    for (let i = keys.length - 1; i > 0; i--) v = { [keys[i]]: v };
+    const name = keys[0];
+    const existing = props[name];
+    const path = parentPath === '' ? name : `${parentPath}.${name}`;
+    if (existing) {
+      if (existing.type === 'object' || (existing.properties && !existing.type)) {
+        const sub: Record<string, FieldMapping> = {};
+        let subAdded = false;
+        for (const o of objectsIn(v)) {
+          const merged = { ...(existing.properties ?? {}), ...sub };
+          if (walk(merged, o, sub, dynamic, path)) subAdded = true;
+        }
+        if (subAdded) {
+          out[name] = { type: 'object', properties: sub };
+          added = true;
+        }
+      }
+      continue;
+    }
+    const already = out[name];
+    const fm = already ?? inferField(v);
+    if (!fm) continue;
+    if (dynamic === false || dynamic === 'runtime') continue;
+    if (dynamic === 'strict') throw strictError(name, parentPath === '' ? '_doc' : parentPath);
+    if (fm.type === 'object') {
+      const sub = fm.properties ?? {};
+      for (const o of objectsIn(v)) walk(sub, o, sub, dynamic, path);
+      fm.properties = sub;
+    }
+    out[name] = fm;
+    added = true;
+  }
+  return added;
+}
+
+/**
+ * The dynamic mapping update a document causes: only the NEW fields, as a `Mapping`, or null when
+ * the document introduces none. Follows ES's defaults: strings → `text` + `keyword` sub-field
+ * (`ignore_above: 256`) unless date-detected → `date`; integers → `long`; other numbers → `float`;
+ * booleans → `boolean`; objects → `object`; arrays → type of the first non-null element; null → nothing.
+ * @throws EsError 400 `strict_dynamic_mapping_exception` when `mapping.dynamic` is `'strict'`.
+ * @example inferMappingUpdate({properties:{}}, {n: 1}) // {properties: {n: {type: 'long'}}}
+ */
+export function inferMappingUpdate(mapping: Mapping, source: object): Mapping | null {
+  const out: Record<string, FieldMapping> = {};
+  const added = walk(mapping.properties ?? {}, source as Record<string, unknown>, out, mapping.dynamic, '');
+  return added ? { properties: out } : null;
+}
+
+function mergeProps(
+  a: Record<string, FieldMapping>,
+  b: Record<string, FieldMapping>,
+  prefix: string,
+): Record<string, FieldMapping> {
+  const out: Record<string, FieldMapping> = { ...a };
+  for (const [name, fb] of Object.entries(b)) {
+    const fa = a[name];
+    const path = prefix + name;
+    if (!fa) {
+      out[name] = fb;
+      continue;
+    }
+    const ta = fa.type ?? 'object';
+    const tb = fb.type ?? 'object';
+    if (ta !== tb) throw illegalArgument(`mapper [${path}] cannot be changed from type [${ta}] to [${tb}]`);
+    const merged: FieldMapping = { ...fa };
+    if (fa.properties || fb.properties) merged.properties = mergeProps(fa.properties ?? {}, fb.properties ?? {}, path + '.');
+    if (fa.fields || fb.fields) merged.fields = mergeProps(fa.fields ?? {}, fb.fields ?? {}, path + '.');
+    out[name] = merged;
+  }
+  return out;
+}
+
+/**
+ * Adds the fields of `b` that `a` lacks (recursively through objects and multi-fields); `a`'s
+ * settings win for fields in both. Neither input is modified.
+ * @throws EsError 400 `illegal_argument_exception` `mapper [f] cannot be changed from type [x] to [y]`.
+ */
+export function mergeMappings(a: Mapping, b: Mapping): Mapping {
+  const out: Mapping = { ...a, properties: mergeProps(a.properties ?? {}, b.properties ?? {}, '') };
+  if (a.dynamic === undefined && b.dynamic !== undefined) out.dynamic = b.dynamic;
+  return out;
+}

@@ -1,0 +1,241 @@
+/**
+ * Request body JSON parsing with Elasticsearch's errors. ES parses bodies with Jackson in strict
+ * duplicate-detection mode and reports syntax errors as `x_content_parse_exception`
+ * `[line:col] <Jackson message>`; a top level that is not an object is rejected by
+ * `SearchSourceBuilder.parseXContent` with `parsing_exception` `Expected [START_OBJECT] but found [X]`.
+ *
+ * `JSON.parse` gives neither positions (reliably) nor duplicate detection, so a small validating
+ * scanner runs first and computes Jackson-style messages with 1-based line and column.
+ * @see https://github.com/elastic/elasticsearch/blob/main/libs/x-content/impl/src/main/java/org/elasticsearch/xcontent/provider/json/JsonXContentParser.java
+ */
+import { EsError, parsingException } from './errors.ts';
+import { tokenName } from './params.ts';
+
+/** Jackson's default `StreamReadConstraints.maxNestingDepth`. */
+export const MAX_JSON_NESTING_DEPTH = 1000;
+
+class ScanError {
+  readonly pos: number;
+  readonly msg: string;
+  constructor(pos: number, msg: string) {
+    this.pos = pos;
+    this.msg = msg;
+  }
+}
+
+function describe(ch: string): string {
+  const code = ch.codePointAt(0) ?? 0;
+  const shown = code < 32 ? `CTRL-CHAR, code ${code}` : `'${String.fromCodePoint(code)}' (code ${code})`;
+  return code < 32 ? `Illegal character ((${shown}))` : `Unexpected character (${shown})`;
+}
+
+const VALUE_EXPECTED = "expected a valid value (JSON String, Number, Array, Object or token 'null', 'true' or 'false')";
+
+/** Validates `text` as one JSON value (plus trailing whitespace); throws ScanError at the first problem. */
+class Scanner {
+  readonly text: string;
+  pos = 0;
+  constructor(text: string) {
+    this.text = text;
+  }
+
+  ws(): void {
+    const t = this.text;
+    while (this.pos < t.length && (t[this.pos] === ' ' || t[this.pos] === '\n' || t[this.pos] === '\r' || t[this.pos] === '\t')) this.pos++;
+  }
+
+  fail(what: string, eofWhat: string): never {
+    if (this.pos >= this.text.length) throw new ScanError(this.pos, `Unexpected end-of-input: ${eofWhat}`);
+    throw new ScanError(this.pos, `${describe(this.text[this.pos])}: ${what}`);
+  }
+
+  value(depth: number): void {
+    this.ws();
+    const c = this.text[this.pos];
+    if (c === '{' || c === '[') {
+      if (depth >= MAX_JSON_NESTING_DEPTH) {
+        throw new ScanError(this.pos, `Document nesting depth (${depth + 1}) exceeds the maximum allowed (${MAX_JSON_NESTING_DEPTH}, from \`StreamReadConstraints.getMaxNestingDepth()\`)`);
+      }
+      if (c === '{') this.object(depth + 1);
+      else this.array(depth + 1);
+    } else if (c === '"') this.string();
+    else if (c === '-' || (c >= '0' && c <= '9')) this.number();
+    else if (c !== undefined && /[a-zA-Z]/.test(c)) this.literal();
+    else this.fail(VALUE_EXPECTED, 'expected a value');
+  }
+
+  object(depth: number): void {
+    this.pos++;
+    const seen = new Set<string>();
+    this.ws();
+    if (this.text[this.pos] === '}') {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.ws();
+      if (this.text[this.pos] !== '"') this.fail('was expecting double-quote to start field name', 'expected close marker for Object');
+      const start = this.pos;
+      this.string();
+      const name = JSON.parse(this.text.slice(start, this.pos)) as string;
+      if (seen.has(name)) throw new ScanError(start, `Duplicate field '${name}'`);
+      seen.add(name);
+      this.ws();
+      if (this.text[this.pos] !== ':') this.fail('was expecting a colon to separate field name and value', 'expected a colon');
+      this.pos++;
+      this.value(depth);
+      this.ws();
+      const c = this.text[this.pos];
+      if (c === ',') {
+        this.pos++;
+        continue;
+      }
+      if (c === '}') {
+        this.pos++;
+        return;
+      }
+      this.fail('was expecting comma to separate Object entries', 'expected close marker for Object');
+    }
+  }
+
+  array(depth: number): void {
+    this.pos++;
+    this.ws();
+    if (this.text[this.pos] === ']') {
+      this.pos++;
+      return;
+    }
+    for (;;) {
+      this.value(depth);
+      this.ws();
+      const c = this.text[this.pos];
+      if (c === ',') {
+        this.pos++;
+        continue;
+      }
+      if (c === ']') {
+        this.pos++;
+        return;
+      }
+      this.fail('was expecting comma to separate Array entries', 'expected close marker for Array');
+    }
+  }
+
+  string(): void {
+    const t = this.text;
+    this.pos++;
+    while (this.pos < t.length) {
+      const c = t[this.pos];
+      if (c === '"') {
+        this.pos++;
+        return;
+      }
+      if (c === '\\') {
+        const e = t[this.pos + 1];
+        if (e === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(t.slice(this.pos + 2, this.pos + 6))) {
+            this.pos += 2;
+            this.fail('expected a hex-digit for character escape sequence', 'was expecting closing quote for a string value');
+          }
+          this.pos += 6;
+          continue;
+        }
+        if (e !== undefined && '"\\/bfnrt'.includes(e)) {
+          this.pos += 2;
+          continue;
+        }
+        this.pos++;
+        if (e === undefined) this.fail('', 'was expecting closing quote for a string value');
+        throw new ScanError(this.pos, `Unrecognized character escape '${e}' (code ${e.codePointAt(0)})`);
+      }
+      if (c.charCodeAt(0) < 32) {
+        throw new ScanError(this.pos, `Illegal unquoted character ((CTRL-CHAR, code ${c.charCodeAt(0)})): has to be escaped using backslash to be included in string value`);
+      }
+      this.pos++;
+    }
+    this.fail('', 'was expecting closing quote for a string value');
+  }
+
+  number(): void {
+    const m = /^-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/.exec(this.text.slice(this.pos));
+    if (!m || m[0] === '-') {
+      this.pos += m ? 1 : 0;
+      this.fail('expected digit (0-9) to follow minus sign, for valid numeric value', 'expected digit');
+    }
+    this.pos += m[0].length;
+  }
+
+  literal(): void {
+    const m = /^[a-zA-Z0-9_$]+/.exec(this.text.slice(this.pos)) as RegExpExecArray;
+    if (m[0] !== 'true' && m[0] !== 'false' && m[0] !== 'null') {
+      throw new ScanError(this.pos, `Unrecognized token '${m[0]}': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')`);
+    }
+    this.pos += m[0].length;
+  }
+}
+
+/** 1-based line and column (Jackson's) of a UTF-16 offset. */
+function lineCol(text: string, pos: number): [number, number] {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < pos && i < text.length; i++) {
+    if (text[i] === '\n') {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return [line, pos - lineStart + 1];
+}
+
+/**
+ * Parses a request body. Whitespace-only text is "no body" (`undefined`), as ES's
+ * `hasContentOrSourceParam`.
+ * @returns the parsed JSON object, or undefined for an empty body.
+ * @throws EsError 400 `x_content_parse_exception` `[line:col] Unexpected character ('}' (code 125)): …`
+ *   (also `Duplicate field 'x'`, `Unexpected end-of-input: …`, `Unrecognized token 'x': …`);
+ *   400 `parsing_exception` `Expected [START_OBJECT] but found [START_ARRAY]` for a non-object top level,
+ *   `Unexpected token [X] found after the main object.` for trailing values.
+ * @example parseJsonBody('{"size": 3}') // {size: 3}
+ */
+export function parseJsonBody(text: string): Record<string, unknown> | undefined {
+  if (text.trim() === '') return undefined;
+  const sc = new Scanner(text);
+  try {
+    sc.value(0);
+    sc.ws();
+  } catch (e) {
+    if (!(e instanceof ScanError)) throw e;
+    const [line, col] = lineCol(text, e.pos);
+    throw new EsError(400, 'x_content_parse_exception', `[${line}:${col}] ${e.msg}`);
+  }
+  let root: unknown;
+  try {
+    root = JSON.parse(text.slice(0, sc.pos));
+  } catch (e) {
+    throw new EsError(400, 'x_content_parse_exception', `[1:1] ${(e as Error).message}`);
+  }
+  if (typeof root !== 'object' || root === null || Array.isArray(root)) {
+    throw parsingException(`Expected [START_OBJECT] but found [${tokenName(root)}]`);
+  }
+  if (sc.pos < text.length) {
+    const [line, col] = lineCol(text, sc.pos);
+    const trailing = new Scanner(text.slice(sc.pos));
+    let token: string;
+    const c = text[sc.pos];
+    if (c === '{') token = 'START_OBJECT';
+    else if (c === '[') token = 'START_ARRAY';
+    else if (c === '}') token = 'END_OBJECT';
+    else if (c === ']') token = 'END_ARRAY';
+    else {
+      try {
+        trailing.value(0);
+      } catch (e) {
+        if (!(e instanceof ScanError)) throw e;
+        throw new EsError(400, 'x_content_parse_exception', `[${line}:${col}] ${e.msg}`);
+      }
+      token = tokenName(JSON.parse(text.slice(sc.pos, sc.pos + trailing.pos)));
+    }
+    throw parsingException(`Unexpected token [${token}] found after the main object.`, line, col);
+  }
+  return root as Record<string, unknown>;
+}

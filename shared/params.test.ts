@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { EsError } from './errors.ts';
+import {
+  didYouMean, javaParseDouble, javaParseInt, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue,
+  tokenName, xContentBoolean, xContentFloat, xContentInt,
+} from './params.ts';
+
+/** Runs `fn` and returns the EsError it throws (fails the test otherwise). */
+function esErr(fn: () => unknown): EsError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof EsError) return e;
+    throw e;
+  }
+  throw new Error('expected an EsError');
+}
+
+describe('javaParseInt / javaParseDouble', () => {
+  it('follows Integer.parseInt', () => {
+    expect(javaParseInt('42')).toBe(42);
+    expect(javaParseInt('+7')).toBe(7);
+    expect(javaParseInt('-2147483648')).toBe(-2147483648);
+    for (const bad of ['', ' 1', '1.5', 'abc', '2147483648', '0x10', '1e3']) expect(javaParseInt(bad)).toBeNull();
+  });
+  it('follows Double.parseDouble', () => {
+    expect(javaParseDouble(' 3 ')).toBe(3);
+    expect(javaParseDouble('1e2')).toBe(100);
+    expect(javaParseDouble('2.5d')).toBe(2.5);
+    expect(javaParseDouble('-Infinity')).toBe(-Infinity);
+    expect(javaParseDouble('NaN')).toBeNaN();
+    for (const bad of ['', 'abc', '1..2', '--1', 'e5']) expect(javaParseDouble(bad)).toBeNull();
+  });
+});
+
+describe('URL parameters', () => {
+  it('rejects a non-int with the ES text and cause', () => {
+    const e = esErr(() => parseIntParam('size', 'abc'));
+    expect(e.status).toBe(400);
+    expect(e.type).toBe('illegal_argument_exception');
+    expect(e.message).toBe('Failed to parse int parameter [size] with value [abc]');
+    expect(e.causedBy).toEqual({ type: 'number_format_exception', reason: 'For input string: "abc"' });
+    expect(esErr(() => parseIntParam('from', '1.5')).message).toBe('Failed to parse int parameter [from] with value [1.5]');
+  });
+  it('reads booleans like paramAsBoolean', () => {
+    expect(parseBooleanParam('')).toBe(true);
+    expect(parseBooleanParam('false')).toBe(false);
+    expect(esErr(() => parseBooleanParam('yes')).message).toBe('Failed to parse value [yes] as only [true] or [false] are allowed.');
+  });
+});
+
+describe('body values', () => {
+  it('coerces ints like XContentParser.intValue', () => {
+    expect(xContentInt('3')).toBe(3);
+    expect(xContentInt(1.9)).toBe(1);
+    expect(xContentInt('-2.7')).toBe(-2);
+    const nf = esErr(() => xContentInt('abc'));
+    expect([nf.type, nf.message]).toEqual(['number_format_exception', 'For input string: "abc"']);
+    expect(esErr(() => xContentInt('3000000000')).message).toBe('Value [3000000000] is out of range for an integer');
+    const big = esErr(() => xContentInt(3000000000));
+    expect([big.type, big.message]).toEqual(['x_content_parse_exception', '[1:1] Numeric value (3000000000) out of range of int (-2147483648 - 2147483647)']);
+    expect(esErr(() => xContentInt(true)).message).toBe('[1:1] Current token (VALUE_TRUE) not numeric, cannot use numeric value accessors');
+  });
+  it('reads floats and booleans', () => {
+    expect(xContentFloat('1.5')).toBe(1.5);
+    expect(xContentBoolean('true')).toBe(true);
+    expect(esErr(() => xContentBoolean(1)).message).toBe('[1:1] Current token (VALUE_NUMBER_INT) not of boolean type');
+  });
+  it('names tokens', () => {
+    expect([1, 'a', true, null, {}, []].map(tokenName)).toEqual(['VALUE_NUMBER', 'VALUE_STRING', 'VALUE_BOOLEAN', 'VALUE_NULL', 'START_OBJECT', 'START_ARRAY']);
+  });
+});
+
+describe('parseTimeValue', () => {
+  it('parses ES units to ms', () => {
+    expect(parseTimeValue('500ms', 'timeout')).toBe(500);
+    expect(parseTimeValue('1s', 'timeout')).toBe(1000);
+    expect(parseTimeValue('2m', 'timeout')).toBe(120_000);
+    expect(parseTimeValue('1H', 'timeout')).toBe(3_600_000);
+    expect(parseTimeValue('1d', 'timeout')).toBe(86_400_000);
+    expect(parseTimeValue('1500micros', 'timeout')).toBe(1);
+    expect(parseTimeValue('-1', 'timeout')).toBe(-1);
+    expect(parseTimeValue('0', 'timeout')).toBe(0);
+  });
+  it('rejects with the ES texts', () => {
+    expect(esErr(() => parseTimeValue('5', 'timeout')).message).toBe(
+      'failed to parse setting [timeout] with value [5] as a time value: unit is missing or unrecognized',
+    );
+    expect(esErr(() => parseTimeValue('1M', 'timeout')).message).toContain('unit is missing or unrecognized');
+    expect(esErr(() => parseTimeValue('-2s', 'timeout')).message).toBe(
+      'failed to parse setting [timeout] with value [-2s] as a time value: negative durations are not supported',
+    );
+    expect(esErr(() => parseTimeValue('1.5s', 'timeout')).message).toBe('failed to parse [1.5s], fractional time values are not supported');
+    expect(esErr(() => parseTimeValue('xs', 'timeout')).message).toBe('failed to parse [xs]');
+  });
+});
+
+describe('suggestions', () => {
+  it('scores like Lucene LevenshteinDistance', () => {
+    expect(levenshteinSimilarity('size', 'size')).toBe(1);
+    expect(levenshteinSimilarity('sise', 'size')).toBe(0.75);
+    expect(didYouMean('mach', ['match', 'term'])).toBe(' did you mean [match]?');
+    expect(didYouMean('zzz', ['match'])).toBe('');
+  });
+});

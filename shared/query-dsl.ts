@@ -1,0 +1,436 @@
+/**
+ * The ES query DSL (`"query": {...}`) → the shared {@link Query} AST, with Elasticsearch's parse
+ * errors. Mirrors `AbstractQueryBuilder.parseInnerQueryBuilder` and each builder's `fromXContent`:
+ * manual parsers answer `parsing_exception` (`[match] query does not support [foo]`), the
+ * `ObjectParser`-based ones (`bool`, `ids`, `match_all`) `x_content_parse_exception`
+ * (`[1:1] [bool] unknown field [foo]`, and `[bool] failed to parse field [must]` around inner errors).
+ * Token positions are not kept, so `line`/`col` are always 1/1.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/AbstractQueryBuilder.java
+ */
+import { EsError, illegalArgument, parsingException } from './errors.ts';
+import type { Operator, Query, TermValue } from './query-ast.ts';
+import { didYouMean, isObject, javaParseDouble, numberFormat, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat, xContentInt } from './params.ts';
+
+/** ES `indices.query.bool.max_nested_depth` (default 30): query objects allowed along one path. */
+export const MAX_NESTED_DEPTH = 30;
+/** ES `indices.query.bool.max_clause_count` (4096 in ES 8 unless derived from heap). */
+export const MAX_CLAUSE_COUNT = 4096;
+
+type Obj = Record<string, unknown>;
+
+/** Every query name ES 8 registers, for `did you mean` and to tell "unknown" from "not supported yet". */
+const ES_QUERIES = [
+  'bool', 'boosting', 'combined_fields', 'constant_score', 'dis_max', 'distance_feature', 'exists', 'function_score',
+  'fuzzy', 'geo_bounding_box', 'geo_distance', 'geo_grid', 'geo_polygon', 'geo_shape', 'has_child', 'has_parent', 'ids',
+  'intervals', 'knn', 'match', 'match_all', 'match_bool_prefix', 'match_none', 'match_phrase', 'match_phrase_prefix',
+  'more_like_this', 'multi_match', 'nested', 'parent_id', 'percolate', 'pinned', 'prefix', 'query_string', 'range',
+  'rank_feature', 'regexp', 'script', 'script_score', 'semantic', 'shape', 'simple_query_string', 'span_containing',
+  'span_field_masking', 'span_first', 'span_multi', 'span_near', 'span_not', 'span_or', 'span_term', 'span_within',
+  'sparse_vector', 'term', 'terms', 'terms_set', 'text_expansion', 'weighted_tokens', 'wildcard', 'wrapper',
+];
+
+const isValue = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+const unsupportedParam = (q: string, key: string) => parsingException(`[${q}] query does not support [${key}]`);
+const unknownToken = (q: string, v: unknown, key: string) => parsingException(`[${q}] unknown token [${tokenName(v)}] after [${key}]`);
+const multipleFields = (q: string, a: string, b: string) => parsingException(`[${q}] query doesn't support multiple fields, found [${a}] and [${b}]`);
+const notYet = (q: string, key: string) => illegalArgument(`[${q}] query parameter [${key}] is not supported by Folio yet`);
+
+/** `boost` as `AbstractQueryBuilder.boost(float)`: 400 `negative [boost] are not allowed.` below 0. */
+function boostOf(v: unknown): number {
+  const b = xContentFloat(v);
+  if (b < 0) throw illegalArgument('negative [boost] are not allowed.');
+  return b;
+}
+
+/** `Operator.fromString`: `or`/`and` in any case, else Java's `valueOf` failure. */
+function operatorOf(v: unknown): Operator {
+  const up = scalarText(v).toUpperCase();
+  if (up === 'OR' || up === 'AND') return up === 'OR' ? 'or' : 'and';
+  throw illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${up}`);
+}
+
+/** `minimum_should_match` kept raw (number or string). */
+const msmOf = (v: unknown): string | number => (typeof v === 'number' ? v : scalarText(v));
+
+/** Parses a whole query tree, then enforces Lucene's clause limits. */
+export function parseQuery(json: unknown): Query {
+  const q = parseInner(json, 1);
+  const leaves = countLeaves(q);
+  if (leaves > MAX_CLAUSE_COUNT) {
+    throw new EsError(400, 'too_many_nested_clauses', `Query contains too many nested clauses; maxClauseCount is set to ${MAX_CLAUSE_COUNT}`);
+  }
+  return q;
+}
+
+/** Counts leaf queries (Lucene `getNumClausesCheckVisitor`); throws `too_many_clauses` for a single over-long bool. */
+function countLeaves(q: Query): number {
+  switch (q.kind) {
+    case 'bool': {
+      const clauses = [...q.must, ...q.should, ...q.filter, ...q.mustNot];
+      if (clauses.length > MAX_CLAUSE_COUNT) throw new EsError(400, 'too_many_clauses', `maxClauseCount is set to ${MAX_CLAUSE_COUNT}`);
+      return clauses.reduce((n, c) => n + countLeaves(c), 0);
+    }
+    case 'dis_max':
+      return q.queries.reduce((n, c) => n + countLeaves(c), 0);
+    case 'constant_score':
+      return countLeaves(q.filter);
+    case 'multi_match':
+      return q.fields.length;
+    default:
+      return 1;
+  }
+}
+
+/**
+ * One query object `{"<name>": {...}}` at nesting `depth` (1 = top level).
+ * @throws EsError with ES's texts: `unknown query [x]`, `[x] malformed query, expected [END_OBJECT] but found [FIELD_NAME]`,
+ *   `[x] query malformed, no start_object after query name`, `query malformed, empty clause found at [1:1]`,
+ *   `The nested depth of the query exceeds the maximum nested depth for queries set in [indices.query.bool.max_nested_depth]`.
+ */
+function parseInner(json: unknown, depth: number): Query {
+  if (!isObject(json)) throw parsingException('[_na] query malformed, must start with start_object');
+  const keys = Object.keys(json);
+  if (keys.length === 0) throw illegalArgument('query malformed, empty clause found at [1:1]');
+  if (depth > MAX_NESTED_DEPTH) {
+    throw illegalArgument('The nested depth of the query exceeds the maximum nested depth for queries set in [indices.query.bool.max_nested_depth]');
+  }
+  const name = keys[0];
+  const body = json[name];
+  if (!isObject(body)) throw parsingException(`[${name}] query malformed, no start_object after query name`);
+  const parser = Object.hasOwn(PARSERS, name) ? PARSERS[name] : undefined;
+  if (!parser) {
+    if (ES_QUERIES.includes(name)) throw illegalArgument(`query [${name}] is not supported by Folio yet`);
+    throw parsingException(`unknown query [${name}]${didYouMean(name, ES_QUERIES)}`);
+  }
+  const q = parser(body, depth);
+  if (keys.length > 1) throw parsingException(`[${name}] malformed query, expected [END_OBJECT] but found [FIELD_NAME]`);
+  return q;
+}
+
+/** Walks a single-field query body: `{"f": value}` (short) or `{"f": {...}}` (long); one field only. */
+function singleField(q: string, body: Obj, long: (field: string, params: Obj) => void, short: (field: string, v: unknown) => void): string | undefined {
+  let field: string | undefined;
+  for (const [k, v] of Object.entries(body)) {
+    if (field !== undefined) throw multipleFields(q, field, k);
+    field = k;
+    if (isObject(v)) long(k, v);
+    else short(k, v);
+  }
+  return field;
+}
+
+/** Walks the parameters of a long form: `on(key, value)` returns false for an unknown key. */
+function eachParam(q: string, params: Obj, on: (key: string, v: string | number | boolean) => boolean): void {
+  for (const [k, v] of Object.entries(params)) {
+    if (!isValue(v)) throw unknownToken(q, v, k);
+    if (!on(k, v)) throw unsupportedParam(q, k);
+  }
+}
+
+const MATCH_IGNORED = ['analyzer', 'lenient', 'zero_terms_query', 'auto_generate_synonyms_phrase_query', 'fuzzy_transpositions', 'prefix_length', 'max_expansions', 'fuzzy_rewrite', '_name'];
+
+function parseMatch(body: Obj): Query {
+  let query: string | undefined;
+  let operator: Operator = 'or';
+  let msm: string | number | undefined;
+  let boost = 1;
+  const field = singleField('match', body, (_f, params) => eachParam('match', params, (k, v) => {
+    if (k === 'query') query = scalarText(v);
+    else if (k === 'operator') operator = operatorOf(v);
+    else if (k === 'minimum_should_match') msm = msmOf(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'fuzziness') throw notYet('match', k);
+    else return MATCH_IGNORED.includes(k);
+    return true;
+  }), (f, v) => {
+    if (Array.isArray(v)) throw unknownToken('match', v, f);
+    query = v === null ? undefined : scalarText(v);
+  });
+  if (query === undefined || field === undefined) throw parsingException('No text specified for text query');
+  const q: Query = { kind: 'match', field, query, operator, boost };
+  if (msm !== undefined) q.minimumShouldMatch = msm;
+  return q;
+}
+
+function parseMatchPhrase(body: Obj): Query {
+  let query: string | undefined;
+  let slop = 0;
+  let boost = 1;
+  const field = singleField('match_phrase', body, (_f, params) => eachParam('match_phrase', params, (k, v) => {
+    if (k === 'query') query = scalarText(v);
+    else if (k === 'slop') slop = xContentInt(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else return ['analyzer', 'zero_terms_query', '_name'].includes(k);
+    return true;
+  }), (f, v) => {
+    if (Array.isArray(v)) throw unknownToken('match_phrase', v, f);
+    query = v === null ? undefined : scalarText(v);
+  });
+  if (query === undefined || field === undefined) throw parsingException('No text specified for text query');
+  if (slop < 0) throw illegalArgument('No negative slop allowed.');
+  return { kind: 'match_phrase', field, query, slop, boost };
+}
+
+/** `field^2.5` → field and boost (`Float.parseFloat` of the text after the first `^`). */
+function fieldAndBoost(spec: string): { field: string; boost: number } {
+  const i = spec.indexOf('^');
+  if (i < 0) return { field: spec, boost: 1 };
+  const b = javaParseDouble(spec.slice(i + 1));
+  if (b === null) throw numberFormat(spec.slice(i + 1));
+  return { field: spec.slice(0, i), boost: Math.fround(b) };
+}
+
+function parseMultiMatch(body: Obj): Query {
+  let query: string | undefined;
+  const fields: { field: string; boost: number }[] = [];
+  let type: 'best_fields' | 'most_fields' | 'phrase' = 'best_fields';
+  let tieBreaker = 0;
+  let operator: Operator = 'or';
+  let msm: string | number | undefined;
+  let boost = 1;
+  for (const [k, v] of Object.entries(body)) {
+    if (k === 'fields' && Array.isArray(v)) {
+      for (const f of v) {
+        if (typeof f !== 'string') throw parsingException(`[multi_match] query does not support [${k}]`);
+        fields.push(fieldAndBoost(f));
+      }
+      continue;
+    }
+    if (!isValue(v)) throw unknownToken('multi_match', v, k);
+    if (k === 'query') query = scalarText(v);
+    else if (k === 'fields') fields.push(fieldAndBoost(scalarText(v)));
+    else if (k === 'type') {
+      const t = scalarText(v).toLowerCase();
+      if (t === 'best_fields' || t === 'most_fields' || t === 'phrase') type = t;
+      else if (['cross_fields', 'phrase_prefix', 'bool_prefix'].includes(t)) throw illegalArgument(`[multi_match] query type [${t}] is not supported by Folio yet`);
+      else throw new EsError(400, 'parse_exception', `failed to parse [multi_match] query type [${scalarText(v)}]. unknown type.`);
+    } else if (k === 'tie_breaker') tieBreaker = xContentFloat(v);
+    else if (k === 'operator') operator = operatorOf(v);
+    else if (k === 'minimum_should_match') msm = msmOf(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'slop') xContentInt(v);
+    else if (k === 'fuzziness') throw notYet('multi_match', k);
+    else if (!MATCH_IGNORED.includes(k)) throw unsupportedParam('multi_match', k);
+  }
+  if (query === undefined) throw parsingException('No text specified for multi_match query');
+  if (fields.length === 0) fields.push({ field: '*', boost: 1 });
+  const q: Query = { kind: 'multi_match', fields, query, operator, type, tieBreaker, boost };
+  if (msm !== undefined) q.minimumShouldMatch = msm;
+  return q;
+}
+
+/** `term` and `prefix`: value, boost, case_insensitive; short form `{"f": v}`. */
+function parseTermLike(name: 'term' | 'prefix', body: Obj): Query {
+  let value: TermValue | undefined;
+  let boost = 1;
+  let caseInsensitive = false;
+  const valueKeys = name === 'term' ? ['value', 'term'] : ['value', 'prefix'];
+  const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
+    if (valueKeys.includes(k)) value = v;
+    else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
+    else return k === '_name' || (name === 'prefix' && k === 'rewrite');
+    return true;
+  }), (f, v) => {
+    if (Array.isArray(v) && name === 'term') throw parsingException('[term] query does not support array of values');
+    if (!isValue(v)) throw unknownToken(name, v, f);
+    value = v;
+  });
+  if (!field) throw illegalArgument('field name is null or empty');
+  if (value === undefined) throw illegalArgument('value cannot be null');
+  if (name === 'prefix') return { kind: 'prefix', field, value: scalarText(value), caseInsensitive, boost };
+  return { kind: 'term', field, value, caseInsensitive, boost };
+}
+
+function parseTerms(body: Obj): Query {
+  let field: string | undefined;
+  let values: TermValue[] = [];
+  let boost = 1;
+  for (const [k, v] of Object.entries(body)) {
+    if (Array.isArray(v)) {
+      if (field !== undefined) throw parsingException('[terms] query does not support multiple fields');
+      field = k;
+      values = v.map((x) => {
+        if (x === null) throw parsingException('No value specified for terms query');
+        if (!isValue(x)) throw illegalArgument(`[terms] query does not support values of type [${tokenName(x)}]`);
+        return x;
+      });
+    } else if (isObject(v)) {
+      throw illegalArgument('[terms] query terms lookup is not supported by Folio yet');
+    } else if (isValue(v)) {
+      if (k === 'boost') boost = boostOf(v);
+      else if (k !== '_name') throw unsupportedParam('terms', k);
+    } else throw unknownToken('terms', v, k);
+  }
+  if (field === undefined) {
+    throw parsingException('[terms] query requires a field name, followed by array of terms or a document lookup specification');
+  }
+  return { kind: 'terms', field, values, boost };
+}
+
+function parseRange(body: Obj): Query {
+  let field: string | undefined;
+  let from: TermValue | null = null;
+  let to: TermValue | null = null;
+  let includeLower = true;
+  let includeUpper = true;
+  let boost = 1;
+  const bound = (v: unknown): TermValue | null => (v === null ? null : (v as TermValue));
+  for (const [k, v] of Object.entries(body)) {
+    if (isObject(v)) {
+      if (field !== undefined) throw multipleFields('range', field, k);
+      field = k;
+      for (const [p, pv] of Object.entries(v)) {
+        if (pv !== null && !isValue(pv)) throw unknownToken('range', pv, p);
+        if (p === 'from') from = bound(pv);
+        else if (p === 'to') to = bound(pv);
+        else if (p === 'gt') [from, includeLower] = [bound(pv), false];
+        else if (p === 'gte') [from, includeLower] = [bound(pv), true];
+        else if (p === 'lt') [to, includeUpper] = [bound(pv), false];
+        else if (p === 'lte') [to, includeUpper] = [bound(pv), true];
+        else if (p === 'include_lower') includeLower = xContentBoolean(pv);
+        else if (p === 'include_upper') includeUpper = xContentBoolean(pv);
+        else if (p === 'boost') boost = boostOf(pv);
+        else if (!['format', 'time_zone', 'relation', '_name'].includes(p)) throw unsupportedParam('range', p);
+      }
+    } else if (isValue(v)) {
+      if (k !== '_name') throw unsupportedParam('range', k);
+    } else throw unknownToken('range', v, k);
+  }
+  if (!field) throw illegalArgument('field name is null or empty');
+  const q: Query = { kind: 'range', field, boost };
+  if (from !== null) q[includeLower ? 'gte' : 'gt'] = from;
+  if (to !== null) q[includeUpper ? 'lte' : 'lt'] = to;
+  return q;
+}
+
+function parseExists(body: Obj): Query {
+  let field: string | undefined;
+  let boost = 1;
+  eachParam('exists', body, (k, v) => {
+    if (k === 'field') field = scalarText(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else return k === '_name';
+    return true;
+  });
+  if (field === undefined) throw parsingException('[exists] must be provided with a [field]');
+  return { kind: 'exists', field, boost };
+}
+
+/** `ObjectParser` unknown-field error: `[1:1] [name] unknown field [k]` plus ES's suggestion. */
+const unknownField = (q: string, k: string, known: string[]) => xContentError(`[${q}] unknown field [${k}]${didYouMean(k, known)}`);
+/** `ObjectParser` wrapping of a failure while parsing field `k`. */
+function inField<T>(q: string, k: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof EsError) throw xContentError(`[${q}] failed to parse field [${k}]`, e.toCause());
+    throw e;
+  }
+}
+
+function parseIds(body: Obj): Query {
+  let values: string[] = [];
+  let boost = 1;
+  for (const [k, v] of Object.entries(body)) {
+    inField('ids', k, () => {
+      if (k === 'values') {
+        const arr = Array.isArray(v) ? v : [v];
+        values = arr.map((x) => {
+          if (!isValue(x)) throw xContentError(`[ids] values doesn't support values of type: ${tokenName(x)}`);
+          return scalarText(x);
+        });
+      } else if (k === 'boost') boost = boostOf(v);
+      else if (k === '_name') scalarText(v);
+      else throw unknownField('ids', k, ['values', 'boost', '_name']);
+    });
+  }
+  return { kind: 'ids', values, boost };
+}
+
+function parseMatchAllNone(kind: 'match_all' | 'match_none', body: Obj): Query {
+  let boost = 1;
+  for (const [k, v] of Object.entries(body)) {
+    if (k === 'boost') boost = kind === 'match_all' ? inField(kind, k, () => boostOf(v)) : boostOf(v);
+    else if (k === '_name') continue;
+    else if (kind === 'match_all') throw unknownField(kind, k, ['boost', '_name']);
+    else if (isValue(v)) throw unsupportedParam(kind, k);
+    else throw unknownToken(kind, v, k);
+  }
+  return { kind, boost };
+}
+
+const BOOL_FIELDS = ['must', 'should', 'must_not', 'filter', 'minimum_should_match', 'boost', '_name', 'adjust_pure_negative'];
+
+function parseBool(body: Obj, depth: number): Query {
+  const q = { kind: 'bool' as const, must: [] as Query[], should: [] as Query[], filter: [] as Query[], mustNot: [] as Query[], boost: 1 };
+  let msm: string | number | undefined;
+  for (const [k, v] of Object.entries(body)) {
+    inField('bool', k, () => {
+      const list = k === 'must' ? q.must : k === 'should' ? q.should : k === 'filter' ? q.filter : k === 'must_not' ? q.mustNot : null;
+      if (list) {
+        if (v === null) return;
+        if (!isObject(v) && !Array.isArray(v)) throw xContentError(`[bool] ${k} doesn't support values of type: ${tokenName(v)}`);
+        for (const c of Array.isArray(v) ? v : [v]) list.push(parseInner(c, depth + 1));
+      } else if (k === 'minimum_should_match') {
+        if (v !== null && !isValue(v)) throw xContentError(`[bool] ${k} doesn't support values of type: ${tokenName(v)}`);
+        if (v !== null) msm = msmOf(v);
+      } else if (k === 'boost') q.boost = boostOf(v);
+      else if (k === 'adjust_pure_negative') xContentBoolean(v);
+      else if (k === '_name') scalarText(v);
+      else throw unknownField('bool', k, BOOL_FIELDS);
+    });
+  }
+  return msm === undefined ? q : { ...q, minimumShouldMatch: msm };
+}
+
+function parseConstantScore(body: Obj, depth: number): Query {
+  let filter: Query | undefined;
+  let boost = 1;
+  for (const [k, v] of Object.entries(body)) {
+    if (isObject(v)) {
+      if (k !== 'filter') throw unsupportedParam('constant_score', k);
+      filter = parseInner(v, depth + 1);
+    } else if (isValue(v)) {
+      if (k === 'boost') boost = boostOf(v);
+      else if (k !== '_name') throw unsupportedParam('constant_score', k);
+    } else throw parsingException(`unexpected token [${tokenName(v)}]`);
+  }
+  if (!filter) throw parsingException("[constant_score] requires a 'filter' element");
+  return { kind: 'constant_score', filter, boost };
+}
+
+function parseDisMax(body: Obj, depth: number): Query {
+  const queries: Query[] = [];
+  let tieBreaker = 0;
+  let boost = 1;
+  for (const [k, v] of Object.entries(body)) {
+    if (isObject(v) || Array.isArray(v)) {
+      if (k !== 'queries') throw unsupportedParam('dis_max', k);
+      for (const c of Array.isArray(v) ? v : [v]) queries.push(parseInner(c, depth + 1));
+    } else if (isValue(v)) {
+      if (k === 'boost') boost = boostOf(v);
+      else if (k === 'tie_breaker') tieBreaker = xContentFloat(v);
+      else if (k !== '_name') throw unsupportedParam('dis_max', k);
+    } else throw unknownToken('dis_max', v, k);
+  }
+  if (queries.length === 0) throw parsingException("[dis_max] requires 'queries' field with at least one clause");
+  return { kind: 'dis_max', queries, tieBreaker, boost };
+}
+
+const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
+  match_all: (b) => parseMatchAllNone('match_all', b),
+  match_none: (b) => parseMatchAllNone('match_none', b),
+  match: parseMatch,
+  match_phrase: parseMatchPhrase,
+  multi_match: parseMultiMatch,
+  term: (b) => parseTermLike('term', b),
+  prefix: (b) => parseTermLike('prefix', b),
+  terms: parseTerms,
+  range: parseRange,
+  exists: parseExists,
+  ids: parseIds,
+  bool: parseBool,
+  constant_score: parseConstantScore,
+  dis_max: parseDisMax,
+};

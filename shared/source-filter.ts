@@ -1,0 +1,88 @@
+/**
+ * ES `_source` filtering (`_source: false`, `_source: ["a.*"]`, `{includes, excludes}`), shared by
+ * the shard fetch phase and the coordinator's GET _doc.
+ *
+ * Semantics (ES `XContentMapValues.filter`): patterns match full dotted paths, `*` matches any run
+ * of characters (dots included); an included object keeps its whole subtree; excludes win over
+ * includes; objects inside arrays are filtered element-wise and dropped when they end up empty.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html#source-filtering
+ */
+import type { SourceFilter } from './protocol.ts';
+
+const globCache = new Map<string, RegExp>();
+
+function globRe(p: string): RegExp {
+  let re = globCache.get(p);
+  if (!re) {
+    re = new RegExp('^' + p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 's');
+    if (globCache.size > 1000) globCache.clear();
+    globCache.set(p, re);
+  }
+  return re;
+}
+
+/** True when glob `pattern` (`*` = any characters) matches all of `s`. */
+export function globMatch(pattern: string, s: string): boolean {
+  return pattern.includes('*') ? globRe(pattern).test(s) : pattern === s;
+}
+
+/** True when some string that starts with `prefix` can match glob `pattern`. */
+function globCanExtend(p: string, s: string, pi = 0, si = 0): boolean {
+  if (si === s.length) return true;
+  if (pi === p.length) return false;
+  if (p[pi] === '*') return globCanExtend(p, s, pi + 1, si) || globCanExtend(p, s, pi, si + 1);
+  return p[pi] === s[si] && globCanExtend(p, s, pi + 1, si + 1);
+}
+
+interface Compiled {
+  includes: string[];
+  excludes: string[];
+}
+
+function filterValue(value: unknown, path: string, c: Compiled, included: boolean): unknown {
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const v of value) {
+      if (v !== null && typeof v === 'object') {
+        const fv = filterValue(v, path, c, included);
+        if (fv !== undefined && (included || Object.keys(fv as object).length > 0 || Array.isArray(fv))) out.push(fv);
+      } else if (included) out.push(v);
+    }
+    return out.length > 0 || included ? out : undefined;
+  }
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      const p = path === '' ? k : `${path}.${k}`;
+      if (c.excludes.some((e) => globMatch(e, p))) continue;
+      const inc = included || c.includes.some((i) => globMatch(i, p));
+      if (inc) {
+        const fv = c.excludes.length > 0 ? filterValue(v, p, c, true) : v;
+        if (fv !== undefined) out[k] = fv;
+        continue;
+      }
+      if (v === null || typeof v !== 'object') continue;
+      if (!c.includes.some((i) => globCanExtend(i, p + '.'))) continue;
+      const fv = filterValue(v, p, c, false);
+      if (fv === undefined) continue;
+      if (Array.isArray(fv) ? fv.length > 0 : Object.keys(fv as object).length > 0) out[k] = fv;
+    }
+    return out;
+  }
+  return included ? value : undefined;
+}
+
+/**
+ * Applies an ES `_source` filter to a document source. Returns the source itself for `true` (or
+ * no patterns), `undefined` for `false` (the hit then has no `_source`), else a filtered copy.
+ * @example filterSource({a: {b: 1, c: 2}, d: 3}, {includes: ['a.*'], excludes: ['a.c']}) // {a: {b: 1}}
+ */
+export function filterSource(source: Record<string, unknown>, filter: SourceFilter): Record<string, unknown> | undefined {
+  if (filter === false) return undefined;
+  if (filter === true) return source;
+  const includes = filter.includes ?? [];
+  const excludes = filter.excludes ?? [];
+  if (includes.length === 0 && excludes.length === 0) return source;
+  const c: Compiled = { includes, excludes };
+  return filterValue(source, '', c, includes.length === 0) as Record<string, unknown>;
+}

@@ -1,0 +1,35 @@
+/**
+ * Starts one real cluster for the end-to-end tests: the services of docker-compose.yml as local
+ * processes (coordinator + 3 shard nodes), loaded with the real sample data: `cities` (3 shards),
+ * `mails` (3 shards) and `mails-1shard` (the same mails in 1 shard, the ranking reference).
+ */
+import type { TestProject } from 'vitest/node';
+import { cities } from '../../scripts/samples/cities.ts';
+import { loadSample } from '../../scripts/samples/load.ts';
+import { mails } from '../../scripts/samples/mails.ts';
+import { startComposeCluster } from '../support/compose-cluster.ts';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    coordinatorUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const started = Date.now();
+  const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn' } });
+  try {
+    const url = cluster.coordinatorUrl;
+    await Promise.all([
+      loadSample(url, cities),
+      loadSample(url, mails).then(() => loadSample(url, mails, { indexName: 'mails-1shard', shards: 1 })),
+    ]);
+    process.stdout.write(`e2e cluster ready with samples in ${Date.now() - started} ms at ${url}\n`);
+    project.provide('coordinatorUrl', url);
+  } catch (err) {
+    for (const s of ['coordinator', 'shard-0', 'shard-1', 'shard-2']) process.stderr.write(`--- ${s}\n${cluster.logs(s).slice(-4000)}\n`);
+    await cluster.stop();
+    throw err;
+  }
+  return () => cluster.stop();
+}
