@@ -33,7 +33,7 @@ describe('leaf queries', () => {
   it('parses multi_match with field boosts and defaults', () => {
     expect(parseQuery({ multi_match: { query: 'x', fields: ['title^2.5', 'body'], type: 'most_fields', tie_breaker: 0.3 } })).toEqual({
       kind: 'multi_match', query: 'x', fields: [{ field: 'title', boost: 2.5 }, { field: 'body', boost: 1 }], type: 'most_fields',
-      tieBreaker: Math.fround(0.3), operator: 'or', boost: 1,
+      tieBreaker: 0.3, operator: 'or', boost: 1,
     });
     expect(parseQuery({ multi_match: { query: 'x' } })).toMatchObject({ fields: [{ field: '*', boost: 1 }], type: 'best_fields', tieBreaker: 0 });
     expect(parseQuery({ multi_match: { query: 'x', fields: 'a^3' } })).toMatchObject({ fields: [{ field: 'a', boost: 3 }] });

@@ -19,15 +19,15 @@ export const MAX_CLAUSE_COUNT = 4096;
 type Obj = Record<string, unknown>;
 
 /** Every query name ES 8 registers, for `did you mean` and to tell "unknown" from "not supported yet". */
-const ES_QUERIES = [
-  'bool', 'boosting', 'combined_fields', 'constant_score', 'dis_max', 'distance_feature', 'exists', 'function_score',
-  'fuzzy', 'geo_bounding_box', 'geo_distance', 'geo_grid', 'geo_polygon', 'geo_shape', 'has_child', 'has_parent', 'ids',
-  'intervals', 'knn', 'match', 'match_all', 'match_bool_prefix', 'match_none', 'match_phrase', 'match_phrase_prefix',
-  'more_like_this', 'multi_match', 'nested', 'parent_id', 'percolate', 'pinned', 'prefix', 'query_string', 'range',
-  'rank_feature', 'regexp', 'script', 'script_score', 'semantic', 'shape', 'simple_query_string', 'span_containing',
-  'span_field_masking', 'span_first', 'span_multi', 'span_near', 'span_not', 'span_or', 'span_term', 'span_within',
-  'sparse_vector', 'term', 'terms', 'terms_set', 'text_expansion', 'weighted_tokens', 'wildcard', 'wrapper',
-];
+const ES_QUERIES = (
+  'bool boosting combined_fields constant_score dis_max distance_feature exists function_score fuzzy ' +
+  'geo_bounding_box geo_distance geo_grid geo_polygon geo_shape has_child has_parent ids intervals knn ' +
+  'match match_all match_bool_prefix match_none match_phrase match_phrase_prefix more_like_this ' +
+  'multi_match nested parent_id percolate pinned prefix query_string range rank_feature regexp script ' +
+  'script_score semantic shape simple_query_string span_containing span_field_masking span_first ' +
+  'span_multi span_near span_not span_or span_term span_within sparse_vector term terms terms_set ' +
+  'text_expansion weighted_tokens wildcard wrapper'
+).split(' ');
 
 const isValue = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 const unsupportedParam = (q: string, key: string) => parsingException(`[${q}] query does not support [${key}]`);
@@ -64,21 +64,15 @@ export function parseQuery(json: unknown): Query {
 
 /** Counts leaf queries (Lucene `getNumClausesCheckVisitor`); throws `too_many_clauses` for a single over-long bool. */
 function countLeaves(q: Query): number {
-  switch (q.kind) {
-    case 'bool': {
-      const clauses = [...q.must, ...q.should, ...q.filter, ...q.mustNot];
-      if (clauses.length > MAX_CLAUSE_COUNT) throw new EsError(400, 'too_many_clauses', `maxClauseCount is set to ${MAX_CLAUSE_COUNT}`);
-      return clauses.reduce((n, c) => n + countLeaves(c), 0);
-    }
-    case 'dis_max':
-      return q.queries.reduce((n, c) => n + countLeaves(c), 0);
-    case 'constant_score':
-      return countLeaves(q.filter);
-    case 'multi_match':
-      return q.fields.length;
-    default:
-      return 1;
+  const sum = (qs: Query[]) => qs.reduce((n, c) => n + countLeaves(c), 0);
+  if (q.kind === 'bool') {
+    const clauses = [...q.must, ...q.should, ...q.filter, ...q.mustNot];
+    if (clauses.length > MAX_CLAUSE_COUNT) throw new EsError(400, 'too_many_clauses', `maxClauseCount is set to ${MAX_CLAUSE_COUNT}`);
+    return sum(clauses);
   }
+  if (q.kind === 'dis_max') return sum(q.queries);
+  if (q.kind === 'constant_score') return countLeaves(q.filter);
+  return q.kind === 'multi_match' ? q.fields.length : 1;
 }
 
 /**
@@ -129,46 +123,33 @@ function eachParam(q: string, params: Obj, on: (key: string, v: string | number 
 
 const MATCH_IGNORED = ['analyzer', 'lenient', 'zero_terms_query', 'auto_generate_synonyms_phrase_query', 'fuzzy_transpositions', 'prefix_length', 'max_expansions', 'fuzzy_rewrite', '_name'];
 
-function parseMatch(body: Obj): Query {
+/** `match` and `match_phrase`: short `{"f": "text"}` or long `{"f": {"query": …, …}}`. */
+function parseText(name: 'match' | 'match_phrase', body: Obj): Query {
   let query: string | undefined;
   let operator: Operator = 'or';
   let msm: string | number | undefined;
-  let boost = 1;
-  const field = singleField('match', body, (_f, params) => eachParam('match', params, (k, v) => {
-    if (k === 'query') query = scalarText(v);
-    else if (k === 'operator') operator = operatorOf(v);
-    else if (k === 'minimum_should_match') msm = msmOf(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'fuzziness') throw notYet('match', k);
-    else return MATCH_IGNORED.includes(k);
-    return true;
-  }), (f, v) => {
-    if (Array.isArray(v)) throw unknownToken('match', v, f);
-    query = v === null ? undefined : scalarText(v);
-  });
-  if (query === undefined || field === undefined) throw parsingException('No text specified for text query');
-  const q: Query = { kind: 'match', field, query, operator, boost };
-  if (msm !== undefined) q.minimumShouldMatch = msm;
-  return q;
-}
-
-function parseMatchPhrase(body: Obj): Query {
-  let query: string | undefined;
   let slop = 0;
   let boost = 1;
-  const field = singleField('match_phrase', body, (_f, params) => eachParam('match_phrase', params, (k, v) => {
+  const phrase = name === 'match_phrase';
+  const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
     if (k === 'query') query = scalarText(v);
-    else if (k === 'slop') slop = xContentInt(v);
     else if (k === 'boost') boost = boostOf(v);
-    else return ['analyzer', 'zero_terms_query', '_name'].includes(k);
+    else if (phrase && k === 'slop') slop = xContentInt(v);
+    else if (!phrase && k === 'operator') operator = operatorOf(v);
+    else if (!phrase && k === 'minimum_should_match') msm = msmOf(v);
+    else if (!phrase && k === 'fuzziness') throw notYet(name, k);
+    else return (phrase ? ['analyzer', 'zero_terms_query', '_name'] : MATCH_IGNORED).includes(k);
     return true;
   }), (f, v) => {
-    if (Array.isArray(v)) throw unknownToken('match_phrase', v, f);
+    if (Array.isArray(v)) throw unknownToken(name, v, f);
     query = v === null ? undefined : scalarText(v);
   });
   if (query === undefined || field === undefined) throw parsingException('No text specified for text query');
-  if (slop < 0) throw illegalArgument('No negative slop allowed.');
-  return { kind: 'match_phrase', field, query, slop, boost };
+  if (phrase) {
+    if (slop < 0) throw illegalArgument('No negative slop allowed.');
+    return { kind: 'match_phrase', field, query, slop, boost };
+  }
+  return msm === undefined ? { kind: 'match', field, query, operator, boost } : { kind: 'match', field, query, operator, minimumShouldMatch: msm, boost };
 }
 
 /** `field^2.5` → field and boost (`Float.parseFloat` of the text after the first `^`). */
@@ -333,6 +314,7 @@ function parseIds(body: Obj): Query {
   let values: string[] = [];
   let boost = 1;
   for (const [k, v] of Object.entries(body)) {
+    if (!['values', 'boost', '_name'].includes(k)) throw unknownField('ids', k, ['values', 'boost', '_name']);
     inField('ids', k, () => {
       if (k === 'values') {
         const arr = Array.isArray(v) ? v : [v];
@@ -341,8 +323,7 @@ function parseIds(body: Obj): Query {
           return scalarText(x);
         });
       } else if (k === 'boost') boost = boostOf(v);
-      else if (k === '_name') scalarText(v);
-      else throw unknownField('ids', k, ['values', 'boost', '_name']);
+      else scalarText(v);
     });
   }
   return { kind: 'ids', values, boost };
@@ -366,6 +347,7 @@ function parseBool(body: Obj, depth: number): Query {
   const q = { kind: 'bool' as const, must: [] as Query[], should: [] as Query[], filter: [] as Query[], mustNot: [] as Query[], boost: 1 };
   let msm: string | number | undefined;
   for (const [k, v] of Object.entries(body)) {
+    if (!BOOL_FIELDS.includes(k)) throw unknownField('bool', k, BOOL_FIELDS);
     inField('bool', k, () => {
       const list = k === 'must' ? q.must : k === 'should' ? q.should : k === 'filter' ? q.filter : k === 'must_not' ? q.mustNot : null;
       if (list) {
@@ -377,8 +359,7 @@ function parseBool(body: Obj, depth: number): Query {
         if (v !== null) msm = msmOf(v);
       } else if (k === 'boost') q.boost = boostOf(v);
       else if (k === 'adjust_pure_negative') xContentBoolean(v);
-      else if (k === '_name') scalarText(v);
-      else throw unknownField('bool', k, BOOL_FIELDS);
+      else scalarText(v);
     });
   }
   return msm === undefined ? q : { ...q, minimumShouldMatch: msm };
@@ -419,18 +400,8 @@ function parseDisMax(body: Obj, depth: number): Query {
 }
 
 const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
-  match_all: (b) => parseMatchAllNone('match_all', b),
-  match_none: (b) => parseMatchAllNone('match_none', b),
-  match: parseMatch,
-  match_phrase: parseMatchPhrase,
-  multi_match: parseMultiMatch,
-  term: (b) => parseTermLike('term', b),
-  prefix: (b) => parseTermLike('prefix', b),
-  terms: parseTerms,
-  range: parseRange,
-  exists: parseExists,
-  ids: parseIds,
-  bool: parseBool,
-  constant_score: parseConstantScore,
-  dis_max: parseDisMax,
+  match_all: (b) => parseMatchAllNone('match_all', b), match_none: (b) => parseMatchAllNone('match_none', b),
+  match: (b) => parseText('match', b), match_phrase: (b) => parseText('match_phrase', b), multi_match: parseMultiMatch,
+  term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
+  exists: parseExists, ids: parseIds, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
 };

@@ -72,20 +72,23 @@ function fieldSort(name: string, opts: unknown): SortField {
   let missing: string | number | undefined;
   let unmappedType: string | undefined;
   for (const [k, v] of Object.entries(opts)) {
-    if (k === 'order') order = inField('field_sort', k, () => orderOf(stringOnly('field_sort', k, v)));
+    if (k === 'order') {
+      const s = stringOnly('field_sort', k, v);
+      order = inField('field_sort', k, () => orderOf(s));
+    }
     else if (k === 'unmapped_type') unmappedType = stringOnly('field_sort', k, v);
     else if (k === 'format') stringOnly('field_sort', k, v);
     else if (k === 'missing') {
       if (v === null || isObject(v) || Array.isArray(v)) throw xContentError(`[field_sort] missing doesn't support values of type: ${tokenName(v)}`);
       missing = typeof v === 'number' ? v : scalarText(v);
     } else if (k === 'mode') {
-      const m = inField('field_sort', k, () => {
-        const s = stringOnly('field_sort', k, v).toLowerCase();
+      const raw = stringOnly('field_sort', k, v);
+      mode = inField('field_sort', k, () => {
+        const s = raw.toLowerCase();
         if (s === 'min' || s === 'max') return s;
         if (['sum', 'avg', 'median'].includes(s)) throw illegalArgument(`sort mode [${s}] is not supported by Folio yet`);
-        throw illegalArgument(`Unknown SortMode [${v as string}]`);
+        throw illegalArgument(`Unknown SortMode [${raw}]`);
       });
-      mode = m;
     } else if (k === 'numeric_type') stringOnly('field_sort', k, v);
     else if (k === 'nested') throw illegalArgument('[nested] sort is not supported by Folio yet');
     else throw xContentError(`[field_sort] unknown field [${k}]${didYouMean(k, FIELD_SORT_FIELDS)}`);
@@ -102,7 +105,10 @@ function scoreSort(opts: unknown): SortField {
   if (!isObject(opts)) throw xContentError(`[_score] Expected START_OBJECT but was: ${tokenName(opts)}`);
   let order: Order | undefined;
   for (const [k, v] of Object.entries(opts)) {
-    if (k === 'order') order = inField('_score', k, () => orderOf(stringOnly('_score', k, v)));
+    if (k === 'order') {
+      const s = stringOnly('_score', k, v);
+      order = inField('_score', k, () => orderOf(s));
+    }
     else throw xContentError(`[_score] unknown field [${k}]${didYouMean(k, ['order'])}`);
   }
   return clause('_score', order);

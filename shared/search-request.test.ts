@@ -1,0 +1,146 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { EsError } from './errors.ts';
+import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE } from './search-request.ts';
+
+const P = '/idx/_search';
+const parse = (qs: string, body?: unknown) => parseSearchRequest(new URLSearchParams(qs), body, P);
+function esErr(fn: () => unknown): EsError {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof EsError) return e;
+    throw e;
+  }
+  throw new Error('expected an EsError');
+}
+const err = (qs: string, body?: unknown) => esErr(() => parse(qs, body));
+
+describe('defaults and precedence', () => {
+  it('has ES defaults without body or params', () => {
+    expect(parse('')).toEqual({
+      from: 0, size: 10, query: { kind: 'match_all', boost: 1 }, sort: [], sortExplicit: false, source: true, trackTotalHits: 10000,
+      trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
+      searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null,
+    });
+    expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
+  });
+  it('applies the URL on top of the body; URL sort is appended', () => {
+    const r = parse('from=5&size=2&sort=b:desc&q=title:x', { from: 1, size: 7, sort: ['a'], query: { match_all: {} } });
+    expect([r.from, r.size, r.sortExplicit]).toEqual([5, 2, true]);
+    expect(r.sort.map((s) => `${s.field}:${s.order}`)).toEqual(['a:asc', 'b:desc']);
+    expect(r.query).toEqual({ kind: 'match', field: 'title', query: 'x', operator: 'or', boost: 1 });
+  });
+  it('coerces body numbers like XContentParser', () => {
+    expect(parse('', { from: '3', size: 2.9 })).toMatchObject({ from: 3, size: 2 });
+    expect(parse('', { size: -1 }).size).toBe(10);
+  });
+  it('reads track_total_hits, _source, timeout, search_after, flags', () => {
+    expect(parse('track_total_hits=true').trackTotalHits).toBe(TRACK_TOTAL_HITS_ACCURATE);
+    expect(parse('', { track_total_hits: false }).trackTotalHits).toBe(-1);
+    expect(parse('', { track_total_hits: '100' }).trackTotalHits).toBe(100);
+    expect(parse('rest_total_hits_as_int=true').trackTotalHits).toBe(TRACK_TOTAL_HITS_ACCURATE);
+    expect(parse('_source=a,b&_source_excludes=c').source).toEqual({ includes: ['a', 'b'], excludes: ['c'] });
+    expect(parse('_source=false', { _source: ['x'] }).source).toBe(false);
+    expect(parse('', { _source: { includes: 'a', excludes: ['b'] } }).source).toEqual({ includes: ['a'], excludes: ['b'] });
+    expect(parse('timeout=2s').timeoutMs).toBe(2000);
+    expect(parse('', { timeout: '-1' }).timeoutMs).toBeNull();
+    expect(parse('', { search_after: [1, 'x', null, true], sort: ['a'] }).searchAfter).toEqual([1, 'x', null, 1]);
+    expect(parse('search_type=dfs_query_then_fetch&allow_partial_search_results=false&scroll=1m&routing=r')).toMatchObject({
+      searchType: 'dfs_query_then_fetch', allowPartialSearchResults: false, scroll: '1m', routing: 'r',
+    });
+    expect(parse('', { version: true, seq_no_primary_term: 'true', explain: false, min_score: 0.5, stored_fields: ['a'], fields: [{ field: 'a' }], docvalue_fields: ['a'], aggs: {} })).toMatchObject({
+      version: true, seqNoPrimaryTerm: true, minScore: 0.5,
+    });
+    expect(parse('q=a&default_operator=AND&df=t').query).toEqual({ kind: 'match', field: 't', query: 'a', operator: 'and', boost: 1 });
+  });
+});
+
+describe('ES error texts', () => {
+  it('URL numbers', () => {
+    const e = err('size=abc');
+    expect([e.status, e.type, e.message]).toEqual([400, 'illegal_argument_exception', 'Failed to parse int parameter [size] with value [abc]']);
+    expect(e.causedBy).toEqual({ type: 'number_format_exception', reason: 'For input string: "abc"' });
+    expect(err('from=1.5').message).toBe('Failed to parse int parameter [from] with value [1.5]');
+    expect(err('size=2147483648').message).toBe('Failed to parse int parameter [size] with value [2147483648]');
+    expect(err('from=-1').message).toBe('[from] parameter cannot be negative but was [-1]');
+    expect(err('size=-1').message).toBe('[size] parameter cannot be negative, found [-1]');
+  });
+  it('body numbers', () => {
+    const nf = err('', { size: 'abc' });
+    expect([nf.status, nf.type, nf.message]).toEqual([400, 'number_format_exception', 'For input string: "abc"']);
+    expect(err('', { from: -1 }).message).toBe('[from] parameter cannot be negative but was [-1]');
+    expect(err('', { size: -2 }).message).toBe('[size] parameter cannot be negative, found [-2]');
+    expect(err('', { size: 3000000000 }).type).toBe('x_content_parse_exception');
+  });
+  it('unknown body keys by token type', () => {
+    const e = err('', { foo: 1 });
+    expect([e.type, e.message, e.metadata]).toEqual(['parsing_exception', 'Unknown key for a VALUE_NUMBER in [foo].', { line: 1, col: 1 }]);
+    expect(err('', { foo: 'x' }).message).toBe('Unknown key for a VALUE_STRING in [foo].');
+    expect(err('', { foo: true }).message).toBe('Unknown key for a VALUE_BOOLEAN in [foo].');
+    expect(err('', { foo: null }).message).toBe('Unknown key for a VALUE_NULL in [foo].');
+    expect(err('', { foo: {} }).message).toBe('Unknown key for a START_OBJECT in [foo].');
+    expect(err('', { foo: [] }).message).toBe('Unknown key for a START_ARRAY in [foo].');
+    expect(err('', { query: 'x' }).message).toBe('Unknown key for a VALUE_STRING in [query].');
+    expect(err('', { search_after: 1 }).message).toBe('Unknown key for a VALUE_NUMBER in [search_after].');
+    expect(err('', [1]).message).toBe('Expected [START_OBJECT] but found [START_ARRAY]');
+  });
+  it('unsupported features are clear 400s', () => {
+    expect(err('', { aggs: { a: { terms: { field: 'x' } } } }).message).toBe('aggregations are not supported by Folio yet');
+    expect(err('', { post_filter: { match_all: {} } }).type).toBe('illegal_argument_exception');
+    expect(err('', { highlight: {} }).message).toBe('[highlight] is not supported by Folio yet');
+  });
+  it('track_total_hits and rest_total_hits_as_int', () => {
+    expect(err('', { track_total_hits: -2 }).message).toBe('[track_total_hits] parameter must be positive or equals to -1, got -2');
+    expect(err('track_total_hits=abc').message).toBe('Failed to parse int parameter [track_total_hits] with value [abc]');
+    expect(err('rest_total_hits_as_int=true&track_total_hits=100').message).toBe(
+      '[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got 100',
+    );
+  });
+  it('unrecognized parameters, after value errors', () => {
+    expect(err('foo=1').message).toBe('request [/idx/_search] contains unrecognized parameter: [foo]');
+    expect(err('sise=1&zzz=2').message).toBe('request [/idx/_search] contains unrecognized parameters: [sise] -> did you mean [size]?, [zzz]');
+    expect(err('foo=1&size=x').message).toBe('Failed to parse int parameter [size] with value [x]');
+    expect(err('df=t').message).toBe("request [/idx/_search] contains parameters [df] but query string parameter 'q' was not specified");
+    expect(() => parse('pretty&format=json&filter_path=a&human=true&error_trace=true&typed_keys=true&request_cache=true&preference=_local')).not.toThrow();
+  });
+  it('other URL values', () => {
+    expect(err('timeout=5').message).toBe('failed to parse setting [timeout] with value [5] as a time value: unit is missing or unrecognized');
+    expect(err('search_type=foo').message).toBe('No search type for [foo]');
+    expect(err('track_scores=yes').message).toBe('Failed to parse value [yes] as only [true] or [false] are allowed.');
+    expect(err('ignore_unavailable=x').message).toBe('Could not convert [ignore_unavailable] to boolean');
+    expect(err('expand_wildcards=bogus').message).toBe('No valid expand wildcard value [bogus]');
+    expect(err('batched_reduce_size=1').message).toBe('batchedReduceSize must be >= 2');
+    expect(err('default_operator=xor&q=a').message).toBe('No enum constant org.elasticsearch.index.query.Operator.XOR');
+  });
+  it('validation failures', () => {
+    const e = err('', { from: 2, search_after: [1], sort: ['a'] });
+    expect([e.type, e.message]).toEqual(['action_request_validation_exception', 'Validation Failed: 1: [from] parameter must be set to 0 when [search_after] is used;']);
+    expect(err('scroll=1m&from=1&size=0').message).toBe(
+      'Validation Failed: 1: using [from] is not allowed in a scroll context;2: [size] cannot be [0] in a scroll context;',
+    );
+    expect(err('', { search_after: [] }).message).toBe('Values must contains at least one value.');
+    expect(err('', { search_after: [{}] }).message).toBe(
+      'Expected [VALUE_STRING] or [VALUE_NUMBER] or [VALUE_BOOLEAN] or [VALUE_NULL] but found [START_OBJECT] inside search_after.',
+    );
+  });
+});
+
+describe('robustness', () => {
+  it('never throws anything but a 4xx EsError for random bodies and params', () => {
+    const keys = fc.constantFrom('query', 'from', 'size', 'sort', '_source', 'track_total_hits', 'track_scores', 'timeout', 'search_after', 'aggs', 'min_score', 'foo');
+    const params = fc.constantFrom('q', 'from', 'size', 'sort', '_source', 'track_total_hits', 'timeout', 'scroll', 'rest_total_hits_as_int', 'df', 'bogus');
+    fc.assert(
+      fc.property(fc.dictionary(keys, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }), fc.array(fc.tuple(params, fc.string({ maxLength: 8 })), { maxLength: 3 }), (body, qs) => {
+        try {
+          parseSearchRequest(new URLSearchParams(qs), body, P);
+        } catch (e) {
+          expect(e).toBeInstanceOf(EsError);
+          expect((e as EsError).status).toBeGreaterThanOrEqual(400);
+          expect((e as EsError).status).toBeLessThan(500);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
