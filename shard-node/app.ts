@@ -138,6 +138,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       k: req.k,
       searchAfter: req.searchAfter,
       trackTotalHits: req.trackTotalHits,
+      trackScores: req.trackScores,
       stats: req.stats,
     });
     const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };

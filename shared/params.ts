@@ -9,6 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/core/src/main/java/org/elasticsearch/core/TimeValue.java
  */
 import { EsError, illegalArgument, type ErrorCause } from './errors.ts';
+import type { Operator } from './query-ast.ts';
 
 /** Largest Java `int` (2^31 - 1). */
 export const JAVA_INT_MAX = 2147483647;
@@ -163,6 +164,23 @@ export function xContentBoolean(v: unknown): boolean {
   if (typeof v === 'boolean') return v;
   if (typeof v === 'string') return parseJavaBoolean(v);
   throw xContentError(`Current token (${jacksonToken(v)}) not of boolean type`);
+}
+
+/** A query `boost` as `AbstractQueryBuilder.boost(float)`: 400 `negative [boost] are not allowed.` below 0. */
+export function boostOf(v: unknown): number {
+  const b = xContentFloat(v);
+  if (b < 0) throw illegalArgument('negative [boost] are not allowed.');
+  return b;
+}
+
+/**
+ * ES `Operator.fromString`: `or`/`and` in any case.
+ * @throws EsError 400 `illegal_argument_exception` `No enum constant org.elasticsearch.index.query.Operator.XOR`.
+ */
+export function operatorOf(v: unknown): Operator {
+  const up = scalarText(v).toUpperCase();
+  if (up === 'OR' || up === 'AND') return up === 'OR' ? 'or' : 'and';
+  throw illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${up}`);
 }
 
 /** Scalar JSON value as `parser.text()` gives it (numbers and booleans as their text). */

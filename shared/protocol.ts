@@ -119,6 +119,8 @@ export interface QueryPhaseRequest {
   /** Return only entries strictly after this key in the global order (values, then `_id` if given). */
   searchAfter?: { sort: SortValue[]; _id?: string };
   trackTotalHits: TrackTotalHits;
+  /** ES `track_scores`: compute scores even when sorting by fields. */
+  trackScores?: boolean;
   /** Global statistics (dfs). Without them the shard scores with its local statistics. */
   stats?: ScoringStatistics;
   /** Search this retained refresh generation (the one a dfs reply named); absent = the current one. */

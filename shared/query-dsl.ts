@@ -9,7 +9,10 @@
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
 import type { Operator, Query, TermValue } from './query-ast.ts';
-import { didYouMean, isObject, javaParseDouble, numberFormat, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat, xContentInt } from './params.ts';
+import {
+  boostOf, didYouMean, isObject, javaParseDouble, numberFormat, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat,
+  xContentInt,
+} from './params.ts';
 
 /** ES `indices.query.bool.max_nested_depth` (default 30): query objects allowed along one path. */
 export const MAX_NESTED_DEPTH = 30;
@@ -34,20 +37,6 @@ const unsupportedParam = (q: string, key: string) => parsingException(`[${q}] qu
 const unknownToken = (q: string, v: unknown, key: string) => parsingException(`[${q}] unknown token [${tokenName(v)}] after [${key}]`);
 const multipleFields = (q: string, a: string, b: string) => parsingException(`[${q}] query doesn't support multiple fields, found [${a}] and [${b}]`);
 const notYet = (q: string, key: string) => illegalArgument(`[${q}] query parameter [${key}] is not supported by Folio yet`);
-
-/** `boost` as `AbstractQueryBuilder.boost(float)`: 400 `negative [boost] are not allowed.` below 0. */
-function boostOf(v: unknown): number {
-  const b = xContentFloat(v);
-  if (b < 0) throw illegalArgument('negative [boost] are not allowed.');
-  return b;
-}
-
-/** `Operator.fromString`: `or`/`and` in any case, else Java's `valueOf` failure. */
-function operatorOf(v: unknown): Operator {
-  const up = scalarText(v).toUpperCase();
-  if (up === 'OR' || up === 'AND') return up === 'OR' ? 'or' : 'and';
-  throw illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${up}`);
-}
 
 /** `minimum_should_match` kept raw (number or string). */
 const msmOf = (v: unknown): string | number => (typeof v === 'number' ? v : scalarText(v));

@@ -10,7 +10,7 @@
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
 import {
-  isObject, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, similarNames, tokenName,
+  isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, similarNames, tokenName,
   xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
 import type { SourceFilter } from './protocol.ts';
@@ -214,10 +214,9 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string) {
   if (st !== 'query_then_fetch' && st !== 'dfs_query_then_fetch') throw illegalArgument(`No search type for [${st}]`);
   // parseSearchSource
   if (has('q')) {
-    const op = (p.get('default_operator') ?? 'or').toUpperCase();
-    if (op !== 'OR' && op !== 'AND') throw illegalArgument(`No enum constant org.elasticsearch.index.query.Operator.${op}`);
+    const op = operatorOf(p.get('default_operator') ?? 'or');
     for (const b of ['analyze_wildcard', 'lenient']) if (has(b)) parseBooleanParam(get(b));
-    d.query = parseQueryString(get('q'), { defaultOperator: op === 'AND' ? 'and' : 'or', df: p.get('df') });
+    d.query = parseQueryString(get('q'), { defaultOperator: op, df: p.get('df') });
   } else {
     const stray = ['df', 'analyzer', 'analyze_wildcard', 'lenient', 'default_operator'].filter(has);
     if (stray.length > 0) {

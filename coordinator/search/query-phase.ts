@@ -116,6 +116,7 @@ async function queryShards(
         sort: plan.sort,
         k: plan.k,
         trackTotalHits: plan.req.trackTotalHits,
+        ...(plan.needScores ? { trackScores: true } : {}),
         ...(plan.req.searchAfter ? { searchAfter: { sort: plan.req.searchAfter } } : {}),
         ...extras[i],
       };

@@ -28,6 +28,8 @@ export interface QueryInput {
   searchAfter?: { sort: SortValue[]; _id?: string };
   trackTotalHits: TrackTotalHits;
   stats?: ScoringStatistics;
+  /** ES `track_scores`: compute scores (and `max_score`) even when the sort has no `_score`. */
+  trackScores?: boolean;
 }
 
 /** Output of {@link Generation.query}. */
@@ -129,7 +131,7 @@ export class Generation {
 
   /**
    * The query phase: this shard's top `k` in `compareHits` order. Scores are computed only when the
-   * sort contains `_score`; then `max_score` is the max over all matches, else null. Totals are
+   * sort contains `_score` (or with `trackScores`); then `max_score` is the max over all matches, else null. Totals are
    * always exact (`eq`), which every `trackTotalHits` setting allows. With `stats` (dfs), those
    * statistics are used for every scored term (local ones only for terms the stats lack).
    */
@@ -144,7 +146,7 @@ export class Generation {
       : local;
     const fields = flat(this.getMapping());
     const plan = new QueryCompiler(fields, stats).compile(input.query);
-    const scoring = sortNeedsScores(input.sort);
+    const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
     const parts = this.views.map((v, i) => ({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
     const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, fields);
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };
