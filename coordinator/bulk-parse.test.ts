@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../shared/errors.ts';
+import type { EsError } from '../shared/errors.ts';
+import { esErr } from '../test/support/es-error.ts';
 import { parseBulkBody } from './bulk-parse.ts';
 
 function reject(body: string): EsError {
-  try {
-    parseBulkBody(body, undefined);
-  } catch (err) {
-    if (err instanceof EsError) return err;
-    throw err;
-  }
-  throw new Error('expected a rejection');
+  return esErr(() => parseBulkBody(body, undefined));
 }
 
 describe('parseBulkBody', () => {

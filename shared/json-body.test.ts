@@ -1,17 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
+import { esErr } from '../test/support/es-error.ts';
 import { parseJsonBody } from './json-body.ts';
-
-function esErr(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EsError) return e;
-    throw e;
-  }
-  throw new Error('expected an EsError');
-}
 
 describe('parseJsonBody', () => {
   it('parses objects and treats blank text as no body', () => {

@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
+import { esErr } from '../test/support/es-error.ts';
 import {
   didYouMean, javaParseDouble, javaParseInt, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue,
   tokenName, xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
 
 /** Runs `fn` and returns the EsError it throws (fails the test otherwise). */
-function esErr(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EsError) return e;
-    throw e;
-  }
-  throw new Error('expected an EsError');
-}
-
 describe('javaParseInt / javaParseDouble', () => {
   it('follows Integer.parseInt', () => {
     expect(javaParseInt('42')).toBe(42);

@@ -1,17 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
+import { esErr } from '../test/support/es-error.ts';
 import { MAX_CLAUSE_COUNT, parseQuery } from './query-dsl.ts';
 
-function esErr(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EsError) return e;
-    throw e;
-  }
-  throw new Error('expected an EsError');
-}
 const reason = (json: unknown) => esErr(() => parseQuery(json)).message;
 
 describe('leaf queries', () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
+import { esErr } from '../test/support/es-error.ts';
 import type { Query } from './query-ast.ts';
 import { parseQueryString } from './query-string.ts';
 
@@ -9,16 +10,6 @@ const m = (query: string, field = '*', operator: 'or' | 'and' = 'or'): Query => 
 const bool = (p: Partial<{ must: Query[]; should: Query[]; mustNot: Query[] }>): Query => ({
   kind: 'bool', must: p.must ?? [], should: p.should ?? [], filter: [], mustNot: p.mustNot ?? [], boost: 1,
 });
-function esErr(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EsError) return e;
-    throw e;
-  }
-  throw new Error('expected an EsError');
-}
-
 describe('Lucene classic occurrence rules', () => {
   it('a single term is the term itself, on all fields or df', () => {
     expect(parseQueryString('foo', OR)).toEqual(m('foo'));

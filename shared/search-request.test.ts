@@ -1,19 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
+import { esErr } from '../test/support/es-error.ts';
 import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE } from './search-request.ts';
 
 const P = '/idx/_search';
 const parse = (qs: string, body?: unknown) => parseSearchRequest(new URLSearchParams(qs), body, P);
-function esErr(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EsError) return e;
-    throw e;
-  }
-  throw new Error('expected an EsError');
-}
 const err = (qs: string, body?: unknown) => esErr(() => parse(qs, body));
 
 describe('defaults and precedence', () => {

@@ -1,16 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { esErr } from '../test/support/es-error.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
 
-function esErr(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof EsError) return e;
-    throw e;
-  }
-  throw new Error('expected an EsError');
-}
 const f = (field: string, order: 'asc' | 'desc' = 'asc') => ({ kind: 'field', field, order, missing: '_last', mode: order === 'asc' ? 'min' : 'max' });
 const score = (order: 'asc' | 'desc' = 'desc') => ({ kind: 'score', field: '_score', order, missing: '_last', mode: order === 'asc' ? 'min' : 'max' });
 
