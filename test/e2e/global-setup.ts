@@ -12,6 +12,8 @@ import { startComposeCluster } from '../support/compose-cluster.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     coordinatorUrl: string;
+    /** Shard-node base URLs in FOLIO_NODES order. */
+    nodeUrls: string[];
   }
 }
 
@@ -26,6 +28,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ]);
     process.stdout.write(`e2e cluster ready with samples in ${Date.now() - started} ms at ${url}\n`);
     project.provide('coordinatorUrl', url);
+    project.provide('nodeUrls', ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]));
   } catch (err) {
     for (const s of ['coordinator', 'shard-0', 'shard-1', 'shard-2']) process.stderr.write(`--- ${s}\n${cluster.logs(s).slice(-4000)}\n`);
     await cluster.stop();

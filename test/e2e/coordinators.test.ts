@@ -1,0 +1,62 @@
+/**
+ * Coordinators are stateless: a second coordinator started later against the same shard nodes
+ * rebuilds its view (indices, shard counts, placement, mappings) from the nodes and answers every
+ * page exactly as the first one does.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { freePort, REPO_ROOT } from '../../scripts/local-services.ts';
+import { http } from './http.ts';
+
+const first = inject('coordinatorUrl');
+const nodes = inject('nodeUrls');
+let second = '';
+let child: ChildProcess | undefined;
+
+beforeAll(async () => {
+  const port = await freePort();
+  second = `http://127.0.0.1:${port}`;
+  child = spawn(process.execPath, ['coordinator/main.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_NODES: nodes.join(','), FOLIO_LOG_LEVEL: 'warn' },
+    stdio: 'ignore',
+  });
+  for (let i = 0; i < 100; i++) {
+    const ok = await http(second, 'GET', '/').then((r) => r.status === 200, () => false);
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('second coordinator did not start');
+});
+
+afterAll(() => {
+  child?.kill('SIGTERM');
+});
+
+describe('a second coordinator', () => {
+  it('sees the same indices and mappings', async () => {
+    const a = await http(first, 'GET', '/cities,mails/_mapping');
+    const b = await http(second, 'GET', '/cities,mails/_mapping');
+    expect(b.status).toBe(200);
+    expect(b.body).toEqual(a.body);
+  });
+
+  it('answers pages identically, including deep ones', async () => {
+    for (const path of ['/cities/_search?sort=population:desc&size=20&from=40', '/cities/_search?sort=name.keyword&from=5000&size=7', '/mails/_search?q=money&size=15']) {
+      const a = await http(first, 'GET', path);
+      const b = await http(second, 'GET', path);
+      expect(b.status).toBe(200);
+      expect(b.body.hits).toEqual(a.body.hits);
+    }
+  });
+
+  it('finds an index created through the first coordinator after it started', async () => {
+    await http(first, 'PUT', '/late-index/_doc/1?refresh=true', { v: 1 });
+    const res = await http(second, 'GET', '/late-index/_search');
+    expect(res.status).toBe(200);
+    expect(res.body.hits.hits.map((h: { _id: string }) => h._id)).toEqual(['1']);
+    const write = await http(second, 'PUT', '/late-index/_doc/2?refresh=true', { v: 2 });
+    expect(write.status).toBe(201);
+    expect((await http(first, 'GET', '/late-index/_count')).body.count).toBe(2);
+  });
+});
