@@ -10,9 +10,12 @@ import type { Logger } from '../shared/logger.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, sendJson } from './http.ts';
+import { registerCatRoutes } from './routes/cat-routes.ts';
+import { registerClusterRoutes } from './routes/cluster-routes.ts';
 import { registerDocumentRoutes } from './routes/document-routes.ts';
 import { registerIndexRoutes } from './routes/index-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
+import { registerMgetRoutes } from './routes/mget-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
 import type { ShardClient } from './shard-client.ts';
@@ -58,8 +61,13 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     return res;
   });
 
+  app.get('/_folio/stats', (c) => c.json(client.stats())); // shard call counters for `npm run bench`
   registerInfoRoutes(app, { nodeName: config.nodeName, clusterName: config.clusterName, clusterUuid: deps.clusterUuid });
   registerSearchRoutes(app, { view, client, dfsCache: new DfsCache(), defaultTimeoutMs: config.searchTimeoutMs }, maxBody);
+  // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
+  registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
+  registerCatRoutes(app, { view, client });
+  registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerDocumentRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerIndexRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   return app;

@@ -1,11 +1,14 @@
 /**
  * HTTP helpers of the public API: reading bodies under `http.max_content_length`, ES's
- * content-type rules, `?pretty`, and the simple routing errors.
+ * content-type rules, `?pretty` and `?filter_path` on every JSON reply, the unrecognized-parameter
+ * check, and the simple routing errors.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestController.java
  */
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { EsError } from '../shared/errors.ts';
-import { parseJsonBody } from '../shared/params.ts';
+import { applyFilterPath, parseFilterPath } from '../shared/filter-path.ts';
+import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
 
 /** Media types ES accepts for JSON bodies (incl. the official clients' versioned ones). */
 const JSON_TYPES = /^(application\/json|application\/x-ndjson|application\/vnd\.elasticsearch\+(json|x-ndjson))\b/i;
@@ -31,7 +34,7 @@ export class SimpleHttpError extends Error {
 export async function readBodyText(c: Context, maxBytes: number): Promise<string | undefined> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes, declared);
-  const buf = await c.req.arrayBuffer();
+  const buf = await rawBody(c, maxBytes);
   if (buf.byteLength === 0) return undefined;
   if (buf.byteLength > maxBytes) throw tooLarge(maxBytes, buf.byteLength);
   const type = c.req.header('content-type');
@@ -42,6 +45,24 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
     }
   }
   return new TextDecoder('utf-8', { fatal: false }).decode(buf);
+}
+
+/**
+ * The request body bytes. A Fetch `Request` cannot carry a GET body, so @hono/node-server drops it;
+ * ES accepts `GET /_search` (and `_mget`, `_count`) with a body, so for GET the body is read from
+ * the Node request stream (`c.env.incoming`) when the app runs under @hono/node-server.
+ */
+async function rawBody(c: Context, maxBytes: number): Promise<Uint8Array | ArrayBuffer> {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (c.req.method !== 'GET' || !incoming || incoming.readableEnded) return c.req.arrayBuffer();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) throw tooLarge(maxBytes, size);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
 }
 
 function tooLarge(maxBytes: number, got: number): EsError {
@@ -55,16 +76,32 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
   return parseJsonBody(text);
 }
 
-/** Sends a JSON reply, indented when `?pretty` is set, as ES does. */
+/**
+ * Sends a JSON reply: trimmed by `?filter_path` (see shared/filter-path.ts), indented when `?pretty`
+ * is set, as ES does for every XContent response, error bodies included.
+ */
 export function sendJson(c: Context, status: number, body: unknown): Response {
   const pretty = c.req.query('pretty');
-  const text = pretty !== undefined && pretty !== 'false' ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+  const filterPath = c.req.query('filter_path');
+  const out = filterPath ? applyFilterPath(body, parseFilterPath(filterPath)) : body;
+  const text = pretty !== undefined && pretty !== 'false' ? JSON.stringify(out, null, 2) + '\n' : JSON.stringify(out);
   return c.body(text, status as 200, { 'content-type': 'application/json; charset=UTF-8' });
 }
 
 /** The path's query parameters as URLSearchParams (repeated keys keep the last value, as ES). */
 export function queryParams(c: Context): URLSearchParams {
   return new URL(c.req.url).searchParams;
+}
+
+/**
+ * Rejects URL parameters the endpoint does not take, as ES's `BaseRestHandler` does after the
+ * handler has read its own: `accepted` plus the always-accepted `pretty`, `human`, `error_trace`,
+ * `filter_path`, `format`.
+ * @throws EsError 400 `illegal_argument_exception` `request [{path}] contains unrecognized parameter: [x]`
+ */
+export function checkParams(c: Context, accepted: readonly string[]): void {
+  const given = queryParams(c).keys();
+  checkUnrecognizedParams(c.req.path, given, [...accepted, ...ALWAYS_ACCEPTED_PARAMS]);
 }
 
 /** ES `?refresh` parsing for write APIs: '' and 'true' → true, 'wait_for', 'false' (default). */

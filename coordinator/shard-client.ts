@@ -36,10 +36,19 @@ export interface CallOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
 }
 
+/** Counters of shard calls since the coordinator started (read by `GET /_folio/stats` and the bench). */
+export interface ShardCallStats {
+  /** Calls that received a reply (any status). */
+  shard_calls: number;
+  /** Bytes of reply bodies received from shard nodes (`content-length`, else the decoded body's UTF-8 length). */
+  shard_response_bytes: number;
+}
+
 /** The pools to every shard node, addressed by their index in `FOLIO_NODES`. */
 export class ShardClient {
   readonly nodes: readonly string[];
   private readonly pools: Pool[];
+  private readonly counters: ShardCallStats = { shard_calls: 0, shard_response_bytes: 0 };
 
   constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number }) {
     this.nodes = nodes;
@@ -84,6 +93,8 @@ export class ShardClient {
     } catch (err) {
       throw this.translate(url, err, deadline, opts.signal);
     }
+    this.counters.shard_calls++;
+    this.counters.shard_response_bytes += Number(res.headers['content-length']) || Buffer.byteLength(text);
     if (res.statusCode >= 200 && res.statusCode < 300) return JSON.parse(text) as T;
     let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${res.statusCode}` };
     try {
@@ -96,6 +107,11 @@ export class ShardClient {
       // Not JSON: keep the generic cause.
     }
     throw new ShardCallError(url, 'response', res.statusCode, cause);
+  }
+
+  /** A copy of the call counters (cumulative; callers diff two readings). */
+  stats(): ShardCallStats {
+    return { ...this.counters };
   }
 
   /** Closes every pool (graceful shutdown). */

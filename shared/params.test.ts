@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
 import { esErr } from '../test/support/es-error.ts';
 import {
+  checkUnrecognizedParams,
   didYouMean, javaParseDouble, javaParseInt, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue,
   tokenName, xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
@@ -92,5 +93,15 @@ describe('suggestions', () => {
     expect(levenshteinSimilarity('sise', 'size')).toBe(0.75);
     expect(didYouMean('mach', ['match', 'term'])).toBe(' did you mean [match]?');
     expect(didYouMean('zzz', ['match'])).toBe('');
+  });
+});
+
+describe('checkUnrecognizedParams', () => {
+  it('accepts known names and rejects the rest, sorted, with ES suggestions', () => {
+    expect(() => checkUnrecognizedParams('/i/_doc/1', ['routing', 'pretty'], ['routing', 'pretty'])).not.toThrow();
+    const one = esErr(() => checkUnrecognizedParams('/i/_doc/1', ['routin'], ['routing', 'refresh']));
+    expect([one.status, one.type, one.message]).toEqual([400, 'illegal_argument_exception', 'request [/i/_doc/1] contains unrecognized parameter: [routin] -> did you mean [routing]?']);
+    const two = esErr(() => checkUnrecognizedParams('/_bulk', ['zz', 'timeot', 'zz'], ['timeout', 'time']));
+    expect(two.message).toBe('request [/_bulk] contains unrecognized parameters: [timeot] -> did you mean any of [timeout, time]?, [zz]');
   });
 });

@@ -270,5 +270,30 @@ export function didYouMean(unknown: string, candidates: Iterable<string>): strin
   return keys.length === 1 ? ` did you mean [${keys[0]}]?` : ` did you mean any of [${keys.join(', ')}]?`;
 }
 
+/**
+ * Parameters every REST handler accepts on top of its own (ES `BaseRestHandler.ALWAYS_SUPPORTED`
+ * plus `error_trace`, which `RestController` consumes).
+ */
+export const ALWAYS_ACCEPTED_PARAMS: readonly string[] = ['pretty', 'human', 'error_trace', 'filter_path', 'format'];
+
+/**
+ * ES `BaseRestHandler.unrecognized`: fails when `given` holds a name outside `accepted`. Names are
+ * listed sorted; each gets ` -> did you mean [x]?` (or `any of [x, y]`) for candidates of similarity
+ * > 0.5 among `accepted`.
+ * @param path the request path without query string, as ES prints it (`/idx/_doc/1`).
+ * @throws EsError 400 `illegal_argument_exception`
+ *   `request [/idx/_search] contains unrecognized parameters: [sise] -> did you mean [size]?, [zzz]`
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/BaseRestHandler.java
+ */
+export function checkUnrecognizedParams(path: string, given: Iterable<string>, accepted: readonly string[]): void {
+  const bad = [...new Set(given)].filter((k) => !accepted.includes(k)).sort();
+  if (bad.length === 0) return;
+  const parts = bad.map((b) => {
+    const c = similarNames(b, accepted, 0.5);
+    return `[${b}]` + (c.length === 0 ? '' : ` -> did you mean ${c.length > 1 ? 'any of ' : ''}[${c.join(', ')}]?`);
+  });
+  throw illegalArgument(`request [${path}] contains unrecognized parameter${bad.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
+}
+
 /** Re-exported for callers that import body parsing with the other request helpers. */
 export { parseJsonBody } from './json-body.ts';

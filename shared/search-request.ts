@@ -10,7 +10,7 @@
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
 import {
-  isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, similarNames, tokenName,
+  checkUnrecognizedParams, isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, tokenName,
   xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
 import type { SourceFilter } from './protocol.ts';
@@ -268,15 +268,9 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string) {
   return { allowPartial, searchType: st as SearchRequest['searchType'], scroll, restTotalHitsAsInt };
 }
 
-/** `BaseRestHandler.unrecognized`: sorted names, each with ES's `-> did you mean [x]?` (similarity > 0.5). */
+/** `BaseRestHandler.unrecognized` over the search parameters (see {@link checkUnrecognizedParams}). */
 function checkUnrecognized(p: Map<string, string>, path: string): void {
-  const bad = [...p.keys()].filter((k) => !URL_PARAMS.includes(k)).sort();
-  if (bad.length === 0) return;
-  const parts = bad.map((b) => {
-    const c = similarNames(b, URL_PARAMS, 0.5);
-    return `[${b}]` + (c.length === 0 ? '' : ` -> did you mean ${c.length > 1 ? 'any of ' : ''}[${c.join(', ')}]?`);
-  });
-  throw illegalArgument(`request [${path}] contains unrecognized parameter${bad.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
+  checkUnrecognizedParams(path, p.keys(), URL_PARAMS);
 }
 
 /**

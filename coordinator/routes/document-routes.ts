@@ -6,26 +6,16 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument } from '../../shared/errors.ts';
-import { INTERNAL_PREFIX, type GetRequest, type GetResponse } from '../../shared/protocol.ts';
-import { shardForRouting } from '../../shared/routing.ts';
-import type { SourceFilter } from '../../shared/protocol.ts';
-import { filterSource } from '../../shared/source-filter.ts';
 import { parseBulkBody, type BulkAction } from '../bulk-parse.ts';
 import { executeBulk, type WriteDeps } from '../documents.ts';
-import { readBodyText, readJsonBody, refreshParam, sendJson } from '../http.ts';
-
-/** The `_source`, `_source_includes`, `_source_excludes` URL parameters of GET as a filter. */
-function sourceFilterFromParams(source?: string, includes?: string, excludes?: string): SourceFilter {
-  const list = (s?: string): string[] => (s ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
-  if (source === 'false') return false;
-  const inc = source !== undefined && source !== 'true' && source !== '' ? list(source) : list(includes);
-  const exc = list(excludes);
-  return inc.length === 0 && exc.length === 0 ? true : { includes: inc, excludes: exc };
-}
+import { getDocument, sourceFilterFromParams } from '../get-document.ts';
+import { checkParams, readBodyText, readJsonBody, refreshParam, sendJson } from '../http.ts';
+import { ROUTE_PARAMS } from '../route-params.ts';
 
 /** Registers the document routes on `app`. */
 export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
   const bulk = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.bulk);
     const text = (await readBodyText(c, maxBodyBytes)) ?? '';
     const items = parseBulkBody(text, c.req.param('index'));
     return sendJson(c, 200, await executeBulk(items, refreshParam(c), deps));
@@ -53,38 +43,31 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
   };
 
   app.on(['PUT', 'POST'], '/:index/_doc/:id', async (c) => {
+    checkParams(c, ROUTE_PARAMS.index);
     const opType = c.req.query('op_type');
     if (opType !== undefined && opType !== 'index' && opType !== 'create') throw illegalArgument(`opType must be 'create' or 'index', found: [${opType}]`);
     return single(c, opType === 'create' ? 'create' : 'index', c.req.param('id'), await docBody(c));
   });
-  app.post('/:index/_doc', async (c) => single(c, 'create', undefined, await docBody(c)));
-  app.on(['PUT', 'POST'], '/:index/_create/:id', async (c) => single(c, 'create', c.req.param('id'), await docBody(c)));
-  app.post('/:index/_update/:id', async (c) => single(c, 'update', c.req.param('id'), await docBody(c)));
+  app.post('/:index/_doc', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, 'create', undefined, await docBody(c))));
+  app.on(['PUT', 'POST'], '/:index/_create/:id', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, 'create', c.req.param('id'), await docBody(c))));
+  app.post('/:index/_update/:id', async (c) => (checkParams(c, ROUTE_PARAMS.update), single(c, 'update', c.req.param('id'), await docBody(c))));
   app.delete('/:index/_doc/:id', async (c) => {
+    checkParams(c, ROUTE_PARAMS.delete);
     const index = c.req.param('index');
     await deps.view.get(index);
     return single(c, 'delete', c.req.param('id'), undefined);
   });
 
   app.on(['GET', 'HEAD'], '/:index/_doc/:id', async (c) => {
-    const name = c.req.param('index');
-    const id = c.req.param('id');
-    const view = await deps.view.get(name).catch((err) => {
+    checkParams(c, ROUTE_PARAMS.get);
+    const view = await deps.view.get(c.req.param('index')).catch((err) => {
       if (c.req.method === 'HEAD') return null;
       throw err;
     });
     if (!view) return c.body(null, 404);
-    const m = view.metadata;
-    const shard = shardForRouting(c.req.query('routing') ?? id, m.numberOfShards, m.routingNumShards);
-    const body: GetRequest = { index: name, shard, _id: id };
-    const res = await deps.client.call<GetResponse>(view.placement[shard], `${INTERNAL_PREFIX}/get`, body, { timeoutMs: deps.timeoutMs });
-    if (c.req.method === 'HEAD') return c.body(null, res.found ? 200 : 404);
-    if (!res.found) return sendJson(c, 404, { _index: name, _id: id, found: false });
-    const filter = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
-    const doc: Record<string, unknown> = { _index: name, _id: id, _version: res._version, _seq_no: res._seq_no, _primary_term: res._primary_term, found: true };
-    const source = filterSource(res._source ?? {}, filter);
-    if (source !== undefined) doc._source = source;
-    return sendJson(c, 200, doc);
+    const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
+    const doc = await getDocument(deps.client, view, c.req.param('id'), { routing: c.req.query('routing'), source, timeoutMs: deps.timeoutMs });
+    if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
+    return sendJson(c, doc.found ? 200 : 404, doc);
   });
-
 }

@@ -9,7 +9,8 @@ import type { Mapping } from '../../shared/mapping.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { resolveIndices } from '../index-expression.ts';
 import { parseCreateIndexBody, parseSettingsUpdate, validateIndexName } from '../index-settings.ts';
-import { readJsonBody, sendJson } from '../http.ts';
+import { checkParams, readJsonBody, sendJson } from '../http.ts';
+import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
 /** Services the index routes use. */
@@ -40,6 +41,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   const { view } = deps;
 
   app.put('/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.createIndex);
     const name = c.req.param('index');
     validateIndexName(name);
     const spec = parseCreateIndexBody(await readJsonBody(c, maxBodyBytes));
@@ -48,6 +50,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   });
 
   app.on('HEAD', '/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.getIndex);
     try {
       const names = await resolveIndices(c.req.param('index'), view);
       return c.body(null, names.length > 0 ? 200 : 404);
@@ -57,6 +60,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   });
 
   app.get('/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.getIndex);
     const out: Record<string, unknown> = {};
     for (const name of await resolveIndices(c.req.param('index'), view)) {
       const m = (await view.get(name)).metadata;
@@ -66,35 +70,41 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   });
 
   app.delete('/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.deleteIndex);
     for (const name of await resolveIndices(c.req.param('index'), view)) await view.delete(name);
     return sendJson(c, 200, { acknowledged: true });
   });
 
   app.get('/:index/_settings', async (c) => {
+    checkParams(c, ROUTE_PARAMS.getSettings);
     const out: Record<string, unknown> = {};
     for (const name of await resolveIndices(c.req.param('index'), view)) out[name] = { settings: settingsBody((await view.get(name)).metadata) };
     return sendJson(c, 200, out);
   });
 
   app.put('/:index/_settings', async (c) => {
+    checkParams(c, ROUTE_PARAMS.putSettings);
     const change = parseSettingsUpdate(await readJsonBody(c, maxBodyBytes));
     for (const name of await resolveIndices(c.req.param('index'), view)) await view.putMetadata(name, change);
     return sendJson(c, 200, { acknowledged: true });
   });
 
   app.get('/:index/_mapping', async (c) => {
+    checkParams(c, ROUTE_PARAMS.getMapping);
     const out: Record<string, unknown> = {};
     for (const name of await resolveIndices(c.req.param('index'), view)) out[name] = { mappings: (await view.get(name)).metadata.mappings };
     return sendJson(c, 200, out);
   });
 
   app.put('/:index/_mapping', async (c) => {
+    checkParams(c, ROUTE_PARAMS.putMapping);
     const body = ((await readJsonBody(c, maxBodyBytes)) ?? {}) as Mapping;
     for (const name of await resolveIndices(c.req.param('index'), view)) await view.putMapping(name, { properties: body.properties ?? {} });
     return sendJson(c, 200, { acknowledged: true });
   });
 
   const refresh = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.refresh);
     const names = await resolveIndices(c.req.param('index'), view);
     let total = 0;
     let failed = 0;

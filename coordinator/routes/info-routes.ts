@@ -3,15 +3,17 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/main/MainResponse.java
  */
 import type { Hono } from 'hono';
-import { sendJson } from '../http.ts';
+import { checkParams, sendJson } from '../http.ts';
+import { ROUTE_PARAMS } from '../route-params.ts';
 
 /** The ES version Folio presents: 8.x, so the official 8.x clients accept it. */
 export const ES_COMPAT_VERSION = '8.15.0';
 
 /** Registers `GET /` and `HEAD /`. */
 export function registerInfoRoutes(app: Hono, info: { nodeName: string; clusterName: string; clusterUuid: string }): void {
-  app.get('/', (c) =>
-    sendJson(c, 200, {
+  app.get('/', (c) => {
+    checkParams(c, ROUTE_PARAMS.main);
+    return sendJson(c, 200, {
       name: info.nodeName,
       cluster_name: info.clusterName,
       cluster_uuid: info.clusterUuid,
@@ -27,6 +29,6 @@ export function registerInfoRoutes(app: Hono, info: { nodeName: string; clusterN
         minimum_index_compatibility_version: '7.0.0',
       },
       tagline: 'You Know, for Search',
-    }),
-  );
+    });
+  });
 }

@@ -5,11 +5,12 @@
  */
 import type { Context, Hono } from 'hono';
 import { parsingException } from '../../shared/errors.ts';
-import { queryParams, readJsonBody, sendJson } from '../http.ts';
+import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
+import { ROUTE_PARAMS } from '../route-params.ts';
 import { search, type SearchDeps } from '../search/search.ts';
 
-/** Parameters `_count` accepts (ES `RestCountAction`). */
-const COUNT_PARAMS = new Set(['q', 'df', 'default_operator', 'analyzer', 'analyze_wildcard', 'lenient', 'routing', 'preference', 'min_score', 'terminate_after', 'ignore_unavailable', 'allow_no_indices', 'expand_wildcards', 'ignore_throttled', 'pretty', 'human', 'format', 'filter_path', 'error_trace']);
+/** `_count` parameters Folio accepts but does not pass on to the search (no effect on a count). */
+const COUNT_IGNORED_PARAMS = new Set(['analyzer', 'analyze_wildcard', 'lenient', 'min_score', 'terminate_after', 'routing', 'preference']);
 
 /** Registers the search routes on `app`. */
 export function registerSearchRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
@@ -31,15 +32,13 @@ export function registerSearchRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
   app.on(['GET', 'POST'], '/:index/_search', handler(true));
 
   const count = (withIndex: boolean) => async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.count);
     const body = (await readJsonBody(c, maxBodyBytes)) as Record<string, unknown> | undefined;
     for (const key of Object.keys(body ?? {})) {
       if (key !== 'query') throw parsingException(`request does not support [${key}]`);
     }
     const params = new URLSearchParams();
-    for (const [k, v] of queryParams(c)) {
-      if (COUNT_PARAMS.has(k) && !['analyzer', 'analyze_wildcard', 'lenient', 'min_score', 'terminate_after', 'routing', 'preference'].includes(k)) params.set(k, v);
-      else if (!COUNT_PARAMS.has(k)) params.set(k, v); // let the search parser report it as unrecognized
-    }
+    for (const [k, v] of queryParams(c)) if (!COUNT_IGNORED_PARAMS.has(k)) params.set(k, v);
     params.set('size', '0');
     params.set('track_total_hits', 'true');
     const res = await search(

@@ -1,0 +1,64 @@
+/**
+ * Real-time get of one document, shared by `GET /{index}/_doc/{id}` and `_mget`: route the id (or
+ * the custom `routing`) with ES's formula to its shard, ask the shard's node, and shape the reply as
+ * ES's `GetResult` (`_source` filtered as requested).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-get.html
+ */
+import { INTERNAL_PREFIX, type GetRequest, type GetResponse, type SourceFilter } from '../shared/protocol.ts';
+import { shardForRouting } from '../shared/routing.ts';
+import { filterSource } from '../shared/source-filter.ts';
+import type { IndexView } from './cluster-view.ts';
+import type { ShardClient } from './shard-client.ts';
+
+/** ES's get reply for a found document (`_source` absent when filtered out with `_source=false`). */
+export interface FoundDocument {
+  _index: string;
+  _id: string;
+  _version: number;
+  _seq_no: number;
+  _primary_term: number;
+  found: true;
+  _source?: unknown;
+}
+
+/** ES's get reply for a missing document. */
+export interface MissingDocument {
+  _index: string;
+  _id: string;
+  found: false;
+}
+
+/**
+ * The `_source`, `_source_includes`, `_source_excludes` URL parameters as a source filter
+ * (ES `FetchSourceContext.parseFromRestRequest`): `_source=false` drops it, `_source=a,b` or
+ * `_source_includes` keep fields, `_source_excludes` drops fields.
+ */
+export function sourceFilterFromParams(source?: string, includes?: string, excludes?: string): SourceFilter {
+  const list = (s?: string): string[] => (s ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (source === 'false') return false;
+  const inc = source !== undefined && source !== 'true' && source !== '' ? list(source) : list(includes);
+  const exc = list(excludes);
+  return inc.length === 0 && exc.length === 0 ? true : { includes: inc, excludes: exc };
+}
+
+/**
+ * Gets `id` from `view`'s index, from the shard that `routing ?? id` routes to.
+ * @param timeoutMs deadline of the shard call.
+ * @throws ShardCallError when the shard's node does not answer or answers with an error.
+ */
+export async function getDocument(
+  client: ShardClient,
+  view: IndexView,
+  id: string,
+  opts: { routing?: string; source: SourceFilter; timeoutMs: number },
+): Promise<FoundDocument | MissingDocument> {
+  const m = view.metadata;
+  const shard = shardForRouting(opts.routing ?? id, m.numberOfShards, m.routingNumShards);
+  const body: GetRequest = { index: m.name, shard, _id: id };
+  const res = await client.call<GetResponse>(view.placement[shard], `${INTERNAL_PREFIX}/get`, body, { timeoutMs: opts.timeoutMs });
+  if (!res.found) return { _index: m.name, _id: id, found: false };
+  const doc: FoundDocument = { _index: m.name, _id: id, _version: res._version!, _seq_no: res._seq_no!, _primary_term: res._primary_term!, found: true };
+  const source = filterSource(res._source ?? {}, opts.source);
+  if (source !== undefined) doc._source = source;
+  return doc;
+}

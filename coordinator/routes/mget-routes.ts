@@ -1,0 +1,138 @@
+/**
+ * `GET|POST /_mget` and `/{index}/_mget`: many real-time gets in one request. Each item is routed
+ * and fetched like `GET /{index}/_doc/{id}` (shared get-document.ts); the reply lists one entry per
+ * item in request order: the document, `found: false`, or an `error` (a missing index, an
+ * unreachable shard) that does not fail the other items. Body parsing and error texts follow
+ * ES `MultiGetRequest`.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-multi-get.html
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/get/MultiGetRequest.java
+ */
+import type { Context, Hono } from 'hono';
+import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../shared/errors.ts';
+import { isObject, tokenName } from '../../shared/params.ts';
+import type { SourceFilter } from '../../shared/protocol.ts';
+import type { WriteDeps } from '../documents.ts';
+import { getDocument, sourceFilterFromParams } from '../get-document.ts';
+import { checkParams, readJsonBody, sendJson } from '../http.ts';
+import { ROUTE_PARAMS } from '../route-params.ts';
+import type { IndexView } from '../cluster-view.ts';
+import { ShardCallError } from '../shard-client.ts';
+
+/** One document to get. `index`/`id` are null when the request left them out (a validation error). */
+export interface MgetItem {
+  index: string | null;
+  id: string | null;
+  routing: string | undefined;
+  source: SourceFilter;
+}
+
+/** Request-level defaults: the path index and the URL `routing` and `_source*` parameters. */
+export interface MgetDefaults {
+  index: string | null;
+  routing: string | undefined;
+  source: SourceFilter;
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : String(v));
+
+/** A per-document `_source`: boolean, one field, a list, or `{includes, excludes}`. */
+function itemSource(v: unknown): SourceFilter {
+  if (typeof v === 'boolean') return v;
+  if (typeof v === 'string') return { includes: [v], excludes: [] };
+  if (Array.isArray(v)) return { includes: v.map(text), excludes: [] };
+  if (isObject(v)) {
+    const out = { includes: [] as string[], excludes: [] as string[] };
+    for (const [k, val] of Object.entries(v)) {
+      const list = k === 'includes' || k === 'include' ? out.includes : k === 'excludes' || k === 'exclude' ? out.excludes : null;
+      if (!list) throw new EsError(400, 'parse_exception', `source definition may not contain [${k}]`);
+      list.push(...(Array.isArray(val) ? val : [val]).map(text));
+    }
+    return out;
+  }
+  throw new EsError(400, 'parse_exception', `illegal type for _source: [${tokenName(v)}]`);
+}
+
+/** One element of `docs`. */
+function parseDoc(v: unknown, d: MgetDefaults): MgetItem {
+  if (!isObject(v)) throw illegalArgument('docs array element should include an object');
+  const item: MgetItem = { index: d.index, id: null, routing: d.routing, source: d.source };
+  for (const [k, val] of Object.entries(v)) {
+    if (k === '_index') item.index = text(val);
+    else if (k === '_id') item.id = text(val);
+    else if (k === 'routing') item.routing = text(val);
+    else if (k === '_source') item.source = itemSource(val);
+    else if (k === 'fields') throw parsingException('Unsupported field [fields] used, expected [stored_fields] instead');
+    else if (k === 'stored_fields' || k === 'version' || k === 'version_type' || k === '_type') continue;
+    else throw new EsError(400, 'parse_exception', `failed to parse multi get request. unknown field [${k}]`);
+  }
+  return item;
+}
+
+/**
+ * Parses an `_mget` body (`{docs: [...]}` and/or `{ids: [...]}`) into items, then validates them.
+ * @throws EsError 400: `parsing_exception` for a malformed body, `illegal_argument_exception` for bad
+ *   array elements, `action_request_validation_exception` `Validation Failed: 1: no documents to get;`
+ *   / `index is missing for doc 0` / `id is missing for doc 0`.
+ */
+export function parseMgetBody(body: unknown, d: MgetDefaults): MgetItem[] {
+  const items: MgetItem[] = [];
+  if (body !== undefined) {
+    if (!isObject(body)) throw parsingException(`unexpected token [${tokenName(body)}], expected [START_OBJECT]`);
+    for (const [k, v] of Object.entries(body)) {
+      if (!Array.isArray(v)) throw parsingException(`unexpected token [${tokenName(v)}], expected [FIELD_NAME] or [START_ARRAY]`);
+      if (k === 'docs') for (const doc of v) items.push(parseDoc(doc, d));
+      else if (k === 'ids') {
+        for (const id of v) {
+          if (id === null || typeof id === 'object') throw illegalArgument('ids array element should only contain ids');
+          items.push({ index: d.index, id: text(id), routing: d.routing, source: d.source });
+        }
+      } else throw parsingException(`unknown key [${k}] for a START_ARRAY, expected [docs] or [ids]`);
+    }
+  }
+  const errors: string[] = [];
+  if (items.length === 0) errors.push('no documents to get');
+  items.forEach((it, i) => {
+    if (it.index === null) errors.push(`index is missing for doc ${i}`);
+    if (it.id === null) errors.push(`id is missing for doc ${i}`);
+  });
+  if (errors.length > 0) throw validationFailed(errors);
+  return items;
+}
+
+/** An item failure as ES writes it in `docs[i].error` (the full cause with `root_cause`). */
+function errorOf(err: unknown): ErrorCause {
+  const es = err instanceof ShardCallError ? new EsError(err.status, err.cause_.type, err.cause_.reason ?? err.message) : toEsError(err);
+  return es.toBody().error;
+}
+
+/** Registers the `_mget` routes on `app`. */
+export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
+  const mget = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.mget);
+    const defaults: MgetDefaults = {
+      index: c.req.param('index') ?? null,
+      routing: c.req.query('routing'),
+      source: sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes')),
+    };
+    const items = parseMgetBody(await readJsonBody(c, maxBodyBytes), defaults);
+    const views = new Map<string, Promise<IndexView>>();
+    const viewOf = (name: string) => {
+      let v = views.get(name);
+      if (!v) views.set(name, (v = deps.view.get(name)));
+      return v;
+    };
+    const docs = await Promise.all(
+      items.map(async (it) => {
+        try {
+          const view = await viewOf(it.index!);
+          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source: it.source, timeoutMs: deps.timeoutMs });
+        } catch (err) {
+          return { _index: it.index, _id: it.id, error: errorOf(err) };
+        }
+      }),
+    );
+    return sendJson(c, 200, { docs });
+  };
+  app.on(['GET', 'POST'], '/_mget', mget);
+  app.on(['GET', 'POST'], '/:index/_mget', mget);
+}
