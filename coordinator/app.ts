@@ -63,7 +63,18 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
 
   app.get('/_folio/stats', (c) => c.json(client.stats())); // shard call counters for `npm run bench`
   registerInfoRoutes(app, { nodeName: config.nodeName, clusterName: config.clusterName, clusterUuid: deps.clusterUuid });
-  registerSearchRoutes(app, { view, client, dfsCache: new DfsCache(), defaultTimeoutMs: config.searchTimeoutMs }, maxBody);
+  registerSearchRoutes(
+    app,
+    {
+      view,
+      client,
+      dfsCache: new DfsCache(),
+      defaultTimeoutMs: config.searchTimeoutMs,
+      deepPageFrom: config.deepPageFrom,
+      selectionSamples: config.selectionSamples,
+    },
+    maxBody,
+  );
   // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerCatRoutes(app, { view, client });

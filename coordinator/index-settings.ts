@@ -1,7 +1,7 @@
 /**
  * Validation of index names and of the `PUT /{index}` body (`settings`, `mappings`), with ES's
- * defaults (`number_of_shards` 1, `number_of_replicas` 1, `max_result_window` 10,000,
- * `refresh_interval` 1s) and error texts.
+ * defaults (`number_of_shards` 1, `number_of_replicas` 1, `refresh_interval` 1s) and error texts;
+ * `max_result_window` defaults higher than ES's 10,000 (see {@link DEFAULT_MAX_RESULT_WINDOW}).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-create-index.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataCreateIndexService.java
  */
@@ -10,8 +10,15 @@ import type { Mapping } from '../shared/mapping.ts';
 import { parseTimeValue } from '../shared/params.ts';
 import type { NewIndexSpec } from './cluster-view.ts';
 
-/** ES's default `index.max_result_window`. */
-export const DEFAULT_MAX_RESULT_WINDOW = 10_000;
+/**
+ * Folio's default `index.max_result_window`: 10,000,000 instead of ES's 10,000. ES caps the window
+ * because every shard sends its top `from + size` and the coordinator merges K × (from + size)
+ * entries. Folio pages past `from` ≥ DEEP_PAGE_FROM by exact distributed selection, whose traffic
+ * and coordinator memory do not grow with `from` (coordinator/search/select-phase.ts), so the cap
+ * only has to bound `size` and the shard-side rank work: 10 M is above any realistic page depth
+ * yet still rejects absurd values. Set the setting to 10000 to get ES's limit and its exact error.
+ */
+export const DEFAULT_MAX_RESULT_WINDOW = 10_000_000;
 
 function invalidName(name: string, why: string): EsError {
   return new EsError(400, 'invalid_index_name_exception', `Invalid index name [${name}], ${why}`, {

@@ -23,10 +23,15 @@ import {
   type QueryPhaseRequest,
   type QueryPhaseResponse,
   type RefreshRequest,
+  type SelectRangeRequest,
+  type SelectRangeResponse,
+  type SelectSampleRequest,
+  type SelectSampleResponse,
   type ShardBulkRequest,
   type ShardBulkResponse,
 } from '../shared/protocol.ts';
 import type { ShardNodeConfig } from './config.ts';
+import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import { IndexRegistry } from './index-registry.ts';
 
 /** Parses an internal JSON body. @throws EsError 400 on malformed JSON (never a 500) */
@@ -142,6 +147,32 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       stats: req.stats,
     });
     const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };
+    return c.json(res);
+  });
+
+  // Exact distributed selection for deep `from`: the sample round pins a generation, the range
+  // round reads that same generation (404 search_context_missing_exception once it expired).
+  app.post(`${p}/select/sample`, async (c) => {
+    const req = await readInternalJson<SelectSampleRequest>(c);
+    const shard = registry.shard(req.index, req.shard);
+    const base = { node, index: req.index, shard: req.shard };
+    if (req.statsGeneration !== undefined && req.generation === undefined && req.statsGeneration !== shard.generation) {
+      const stale: SelectSampleResponse = { ...base, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, keys: [], statsStale: true };
+      return c.json(stale);
+    }
+    const gen = shard.acquire(req.generation, keepAliveMs);
+    const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
+    const s = sampleMatches(sm, req.samples);
+    const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys };
+    return c.json(res);
+  });
+
+  app.post(`${p}/select/range`, async (c) => {
+    const req = await readInternalJson<SelectRangeRequest>(c);
+    const gen = registry.shard(req.index, req.shard).acquire(req.generation, keepAliveMs);
+    const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
+    const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
+    const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
     return c.json(res);
   });
 

@@ -7,7 +7,7 @@
  */
 import type { Mapping } from './mapping.ts';
 import type { Query } from './query-ast.ts';
-import type { SortField, SortValue } from './sort.ts';
+import type { SortField, SortKey, SortValue } from './sort.ts';
 
 /** Path prefix of every internal endpoint. */
 export const INTERNAL_PREFIX = '/_internal/v1';
@@ -20,7 +20,7 @@ export interface IndexMetadata {
   numberOfReplicas: number;
   /** ES `index.number_of_routing_shards` used by the routing formula. */
   routingNumShards: number;
-  /** ES `index.max_result_window` (default 10,000). */
+  /** ES `index.max_result_window` (Folio default 10,000,000; see index-settings.ts). */
   maxResultWindow: number;
   /** ES `index.refresh_interval` in ms; -1 disables periodic refresh. */
   refreshIntervalMs: number;
@@ -229,4 +229,91 @@ export interface NodeIndicesResponse {
 export interface NodeStats {
   node: string;
   shards: { index: string; shard: number; docs: number; deleted: number; generation: number; segments: number }[];
+}
+
+/**
+ * A key bounding a selection range: sort values and `_id` (unique within an index). When several
+ * indices are searched, equal (sort, `_id`) keys are ordered by index name (as the merge does);
+ * `equalBefore` tells a shard that its own doc equal to this key sorts before it.
+ */
+export interface SelectionBound {
+  sort: SortValue[];
+  _id: string;
+  equalBefore?: boolean;
+}
+
+/**
+ * POST /_internal/v1/select/sample: the sample round of exact distributed selection for a deep
+ * `from`. The shard pins the generation it reads (current, or `generation`) with the search keep-alive.
+ */
+export interface SelectSampleRequest {
+  index: string;
+  shard: number;
+  query: Query;
+  sort: SortField[];
+  /** S: how many evenly spaced keys to return. */
+  samples: number;
+  generation?: number;
+  trackScores?: boolean;
+  /** Global statistics (dfs), as in {@link QueryPhaseRequest}. */
+  stats?: ScoringStatistics;
+  /** As in {@link QueryPhaseRequest}: answer `statsStale` when the shard refreshed since. */
+  statsGeneration?: number;
+}
+
+/** Reply to {@link SelectSampleRequest}: keys at local ranks {@link sampleRanks}(total.value, samples). */
+export interface SelectSampleResponse {
+  node: string;
+  index: string;
+  shard: number;
+  generation: number;
+  /** Exact count of live matches (relation always `eq`). */
+  total: { value: number; relation: 'eq' | 'gte' };
+  max_score: number | null;
+  keys: SortKey[];
+  statsStale?: boolean;
+}
+
+/**
+ * POST /_internal/v1/select/range: the range round, on the generation the sample round pinned
+ * (a missing one answers 404 `search_context_missing_exception`).
+ */
+export interface SelectRangeRequest {
+  index: string;
+  shard: number;
+  query: Query;
+  sort: SortField[];
+  generation: number;
+  /** Inclusive lower key; absent = from the first match. */
+  lower?: SelectionBound;
+  /** Exclusive upper key; absent = to the last match. */
+  upper?: SelectionBound;
+  /** At most this many hits. */
+  limit: number;
+  trackScores?: boolean;
+  stats?: ScoringStatistics;
+}
+
+/** Reply to {@link SelectRangeRequest}. */
+export interface SelectRangeResponse {
+  node: string;
+  index: string;
+  shard: number;
+  generation: number;
+  /** Matches strictly before `lower` (0 without it). */
+  before: number;
+  /** Matches in [lower, upper) in the global order, at most `limit`. */
+  hits: ShardHit[];
+}
+
+/**
+ * The local ranks the sample round returns keys at, for `n` matches and S = `samples`: every rank
+ * when n ≤ S, else ⌊j·n/S⌋ for j = 0…S−1 (strictly increasing, starting at 0). Shared by the shard
+ * (which picks the keys) and the coordinator (which bounds global ranks with them).
+ * @example sampleRanks(10, 4) // [0, 2, 5, 7]
+ */
+export function sampleRanks(n: number, samples: number): number[] {
+  const s = Math.max(0, Math.floor(samples));
+  if (n <= s) return Array.from({ length: n }, (_, i) => i);
+  return Array.from({ length: s }, (_, j) => Math.floor((j * n) / s));
 }

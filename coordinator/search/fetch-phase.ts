@@ -5,8 +5,7 @@
  */
 import { INTERNAL_PREFIX, type FetchRequest, type FetchResponse, type FetchedDoc, type SourceFilter } from '../../shared/protocol.ts';
 import type { MergedHit } from './merge.ts';
-import type { PhaseContext, ShardQueryResult } from './query-phase.ts';
-import { callOptions, checkIdentity } from './query-phase.ts';
+import { callOptions, checkIdentity, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** The page's documents, parallel to the merged hits (null where a shard failed to fetch). */
@@ -17,10 +16,12 @@ export interface FetchOutcome {
 
 /**
  * Fetches the page. `_source: false` skips the round trip entirely (ids are known from the query phase).
+ * `results` name, per shard position, the generation its hits were read from (query phase or
+ * selection range round).
  */
 export async function runFetchPhase(
   page: readonly MergedHit[],
-  results: readonly ShardQueryResult[],
+  results: readonly ShardReply<{ generation: number }>[],
   source: SourceFilter,
   ctx: PhaseContext,
 ): Promise<FetchOutcome> {

@@ -4,7 +4,9 @@
  *   2. plan    — resolve indices and shards, check windows and sorts before any fan-out;
  *   3. query   — every shard returns its top `from + size` keys (dfs statistics when scoring);
  *   4. merge   — k-way merge of the shard lists, skipping `from`;
- *   5. fetch   — `_source` for the page only, from the generation each shard's query phase read;
+ *   3–4 for a deep `from` (≥ {@link DEEP_PAGE_FROM}): exact distributed selection instead, a sample
+ *      round and a range round whose traffic does not grow with `from` (select-phase.ts);
+ *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from;
  *   6. respond — the ES-shaped body.
  * Partial shard failures are data (`_shards.failures`); all shards failing is an error.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
@@ -16,10 +18,12 @@ import { resolveIndices } from '../index-expression.ts';
 import type { ShardClient } from '../shard-client.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { runFetchPhase } from './fetch-phase.ts';
+import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
-import { planSearch } from './plan.ts';
+import { planSearch, type SearchPlan } from './plan.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
+import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage } from './select-phase.ts';
 import { allFailedError } from './shard-failures.ts';
 
 /** Services a search uses. */
@@ -28,6 +32,10 @@ export interface SearchDeps {
   client: ShardClient;
   dfsCache: DfsCache;
   defaultTimeoutMs: number;
+  /** `from` at which paging switches to distributed selection (default {@link DEEP_PAGE_FROM}). */
+  deepPageFrom?: number;
+  /** Keys per shard in the selection's sample round (default {@link SELECTION_SAMPLES}). */
+  selectionSamples?: number;
 }
 
 /** The inputs of one `_search` call, straight from HTTP. */
@@ -51,40 +59,31 @@ export async function search(input: SearchInput, deps: SearchDeps): Promise<Sear
   // 2. plan
   const indices = await resolveIndices(input.indexExpression, deps.view);
   const plan = await planSearch(req, indices, deps.view);
-  const ctx = {
+  const ctx: PhaseContext = {
     client: deps.client,
     dfsCache: deps.dfsCache,
     signal: input.signal,
     deadline: startedAt + (req.timeoutMs ?? deps.defaultTimeoutMs),
   };
-  // 3. query
-  const queried = await runQueryPhase(plan, ctx);
-  const failures = [...plan.failures, ...queried.failures];
+  // 3–4. query and merge (or, for a deep page, select)
+  const ranked = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM)
+    ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES)
+    : await queryThenMerge(plan, ctx);
+  const failures = [...plan.failures, ...ranked.failures];
   if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
   if (failures.length > 0 && !req.allowPartialSearchResults) {
     throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`) as EsError;
   }
-  // 4. merge
-  const page = mergeTopHits(
-    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
-    plan.sort,
-    req.from,
-    req.size,
-  );
-  const total = reduceTotalHits(queried.results.map((r) => r.response.total), req.trackTotalHits);
-  let maxScore: number | null = null;
-  for (const r of queried.results) {
-    const s = r.response.max_score;
-    if (s !== null && (maxScore === null || s > maxScore)) maxScore = s;
-  }
+  const { page, maxScore } = ranked;
+  const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   // 5. fetch
-  const fetched = await runFetchPhase(page, queried.results, req.source, ctx);
+  const fetched = await runFetchPhase(page, ranked.generations, req.source, ctx);
   failures.push(...fetched.failures);
   // 6. respond
   const onlyScore = plan.sort.length === 1 && plan.sort[0].kind === 'score' && plan.sort[0].order === 'desc';
   return buildSearchResponse({
     startedAt,
-    timedOut: queried.timedOut,
+    timedOut: ranked.timedOut,
     totalShards: plan.totalShards,
     failures,
     total,
@@ -96,4 +95,28 @@ export async function search(input: SearchInput, deps: SearchDeps): Promise<Sear
     withScores: plan.needScores,
     restTotalHitsAsInt: req.restTotalHitsAsInt,
   });
+}
+
+/** Steps 3 and 4 of query-then-fetch: every shard's top `from + size`, k-way merged, `from` skipped. */
+async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext): Promise<RankedPage> {
+  const queried = await runQueryPhase(plan, ctx);
+  const page = mergeTopHits(
+    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
+    plan.sort,
+    plan.req.from,
+    plan.req.size,
+  );
+  let maxScore: number | null = null;
+  for (const r of queried.results) {
+    const s = r.response.max_score;
+    if (s !== null && (maxScore === null || s > maxScore)) maxScore = s;
+  }
+  return {
+    page,
+    totals: queried.results.map((r) => r.response.total),
+    maxScore,
+    generations: queried.results,
+    failures: queried.failures,
+    timedOut: queried.timedOut,
+  };
 }

@@ -35,7 +35,8 @@ export interface Collected {
   hits: ShardHit[];
 }
 
-type Getter = (ord: number, score: number) => SortValue;
+/** Reads one sort clause's value of a doc (ordinal within its segment, and its score when scoring). */
+export type Getter = (ord: number, score: number) => SortValue;
 
 function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
   const m = sf.missing;
@@ -47,8 +48,12 @@ function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
   return m;
 }
 
-/** Builds the sort-value reader of one clause for one segment. Throws ES's errors for unsortable fields. */
-function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Segment, base: number): Getter {
+/**
+ * Builds the sort-value reader of one clause for one segment: doc values (min or max per `mode`),
+ * `missing` substituted, `_score`/`_doc` from the score and the doc base.
+ * @throws EsError 400 for an unmapped field without `unmappedType` or an unsortable field (ES's texts).
+ */
+export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Segment, base: number): Getter {
   if (sf.kind === 'score') return (_o, s) => s;
   if (sf.kind === 'doc') return (o) => base + o;
   const fm = fields.get(sf.field);

@@ -14,7 +14,9 @@ import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSource } from '../../shared/source-filter.ts';
-import { collect } from './collector.ts';
+import { collect, type SegmentMatches } from './collector.ts';
+import { afterRank, sortedMatches } from './selection.ts';
+import { presortable } from './sort-order.ts';
 import type { SegmentView } from './segment-merge.ts';
 import type { StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
@@ -129,26 +131,48 @@ export class Generation {
     return out;
   }
 
+  /** The index mapping flattened to field paths (cached per mapping object). */
+  fields(): Map<string, FieldMapping> {
+    return flat(this.getMapping());
+  }
+
   /**
-   * The query phase: this shard's top `k` in `compareHits` order. Scores are computed only when the
-   * sort contains `_score` (or with `trackScores`); then `max_score` is the max over all matches, else null. Totals are
-   * always exact (`eq`), which every `trackTotalHits` setting allows. With `stats` (dfs), those
-   * statistics are used for every scored term (local ones only for terms the stats lack).
+   * Evaluates `query` on every segment: matches (deleted docs included) with the segment, its doc
+   * base and live docs. With `stats` (dfs), those statistics are used for every scored term (local
+   * ones only for terms the stats lack); scores are computed only when `scoring`.
    */
-  query(input: QueryInput): QueryOutput {
+  segmentMatches(query: Query, stats: ScoringStatistics | undefined, scoring: boolean): SegmentMatches[] {
     const local = this.localStats();
-    const g = input.stats;
-    const stats: StatsSource = g
+    const g = stats;
+    const source: StatsSource = g
       ? {
           field: (f) => g.fields[f] ?? local.field(f),
           term: (f, t) => g.terms[termKey(f, t)] ?? local.term(f, t),
         }
       : local;
-    const fields = flat(this.getMapping());
-    const plan = new QueryCompiler(fields, stats).compile(input.query);
+    const plan = new QueryCompiler(this.fields(), source).compile(query);
+    return this.views.map((v, i) => ({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
+  }
+
+  /**
+   * The query phase: this shard's top `k` in `compareHits` order. Scores are computed only when the
+   * sort contains `_score` (or with `trackScores`); then `max_score` is the max over all matches, else null. Totals are
+   * always exact (`eq`), which every `trackTotalHits` setting allows. With `stats` (dfs), those
+   * statistics are used for every scored term (local ones only for terms the stats lack).
+   * A single field sort without scores reads the presorted permutation (a prefix for `match_all`,
+   * one filtering pass otherwise; `search_after` is a binary search); everything else collects.
+   */
+  query(input: QueryInput): QueryOutput {
     const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-    const parts = this.views.map((v, i) => ({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
-    const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, fields);
+    if (!scoring && input.k > 0 && presortable(input.sort)) {
+      const sm = sortedMatches(this, { query: input.query, sort: input.sort });
+      const start = input.searchAfter ? afterRank(sm, input.searchAfter, input.sort[0]) : 0;
+      const hits: ShardHit[] = [];
+      for (let r = start; r < Math.min(sm.size, start + Math.max(0, input.k)); r++) hits.push(sm.hit(r));
+      return { total: { value: sm.size, relation: 'eq' }, max_score: null, hits };
+    }
+    const parts = this.segmentMatches(input.query, input.stats, scoring);
+    const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, this.fields());
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };
   }
 

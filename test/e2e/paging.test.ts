@@ -98,6 +98,17 @@ describe('paging rules', () => {
     expect(res2.body.count).toBe(want);
   });
 
+  it('deep pages (selection path, from ≥ 500) equal the slice of a shallow query: scored with dfs, multi-field', async () => {
+    const scored = { query: { match: { name: 'san santa saint sankt' } }, _source: false };
+    const shallow = await ids('/cities/_search', { ...scored, from: 0, size: 700 });
+    expect(shallow.length).toBe(700);
+    expect(await ids('/cities/_search', { ...scored, from: 600, size: 100 })).toEqual(shallow.slice(600));
+    const multi = { sort: [{ country: 'asc' }, { population: 'desc' }], _source: false };
+    const deep = await http(url, 'POST', '/cities/_search', { ...multi, from: 600, size: 5, track_total_hits: true });
+    expect(deep.body.hits.total).toEqual({ value: 135_233, relation: 'eq' });
+    expect(deep.body.hits.hits.map((h: { _id: string }) => h._id)).toEqual((await ids('/cities/_search', { ...multi, from: 0, size: 605 })).slice(600));
+  });
+
   it('walks every page of population:desc at size 500 once, in oracle order (window raised)', async () => {
     const raised = await http(url, 'PUT', '/cities/_settings', { index: { max_result_window: 200_000 } });
     expect(raised.status).toBe(200);

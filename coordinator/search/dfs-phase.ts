@@ -1,0 +1,72 @@
+/**
+ * The dfs round (ES `dfs_query_then_fetch`, Folio's default when scores use term statistics) in
+ * front of any scored round: global statistics from the cache when every shard is still at the
+ * generation they describe, otherwise from a dfs round whose generations the next round then
+ * reads. Used by the query phase and by the selection phase's sample round alike, so scores (and
+ * so the order) are the same on both paths.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
+ */
+import { INTERNAL_PREFIX, type DfsRequest, type DfsResponse, type ScoringStatistics } from '../../shared/protocol.ts';
+import type { ShardTarget } from '../cluster-view.ts';
+import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } from './dfs-cache.ts';
+import { fanOut, type PhaseContext, type RoundOutcome } from './fan-out.ts';
+import type { SearchPlan } from './plan.ts';
+import type { ShardFailure } from './shard-failures.ts';
+
+/** What a scored round adds to each shard's request. */
+export interface StatsExtras {
+  stats?: ScoringStatistics;
+  /** Read this generation (the one the dfs round pinned). */
+  generation?: number;
+  /** The generation cached `stats` describe (the shard answers `statsStale` if it moved on). */
+  statsGeneration?: number;
+}
+
+/** A round to run with statistics: one request per target, skipping `skip` (shards whose dfs failed). */
+export type ScoredRound<R> = (extras: readonly StatsExtras[], skip: ReadonlySet<number>) => Promise<RoundOutcome<R>>;
+
+const shardKey = (t: ShardTarget): string => `${t.index}/${t.shard}`;
+
+/**
+ * Runs `round` with global statistics when the plan scores with term statistics (else plainly).
+ * @returns the round's outcome (dfs failures included) and the statistics it used.
+ */
+export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
+  plan: SearchPlan,
+  ctx: PhaseContext,
+  round: ScoredRound<R>,
+): Promise<RoundOutcome<R> & { stats?: ScoringStatistics }> {
+  const useDfs = plan.needScores && queryUsesTermStatistics(plan.req.query);
+  if (!useDfs) return round(plan.targets.map(() => ({})), new Set());
+
+  const key = DfsCache.key(plan.targets.map(shardKey), plan.req.query);
+  const cached = ctx.dfsCache.get(key);
+  if (cached) {
+    const outcome = await round(
+      plan.targets.map((t) => ({ stats: cached.stats, statsGeneration: cached.generations.get(shardKey(t)) })),
+      new Set(),
+    );
+    if (!outcome.results.some((r) => r.response.statsStale)) return { ...outcome, stats: cached.stats };
+    ctx.dfsCache.delete(key);
+  }
+
+  const dfs = await dfsRound(plan, ctx);
+  if (dfs.entry) ctx.dfsCache.set(key, dfs.entry);
+  const stats = dfs.entry?.stats;
+  const outcome = await round(
+    plan.targets.map((t) => ({ stats, generation: dfs.entry?.generations.get(shardKey(t)) })),
+    dfs.failed,
+  );
+  outcome.failures.push(...dfs.failures);
+  return { ...outcome, stats };
+}
+
+/** The dfs round: term statistics from every shard; each shard keeps the generation it read open. */
+async function dfsRound(plan: SearchPlan, ctx: PhaseContext): Promise<{ entry: DfsEntry | null; failures: ShardFailure[]; failed: Set<number> }> {
+  const out = await fanOut<DfsResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/dfs`, (t): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query }));
+  const ok = new Set(out.results.map((r) => r.shardIndex));
+  const failed = new Set(plan.targets.map((_, i) => i).filter((i) => !ok.has(i)));
+  const generations = new Map(out.results.map((r) => [shardKey(r.target), r.response.generation]));
+  const entry = out.results.length > 0 ? { stats: mergeStatistics(out.results.map((r) => r.response.stats)), generations } : null;
+  return { entry, failures: out.failures, failed };
+}

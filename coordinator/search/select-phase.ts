@@ -1,0 +1,148 @@
+/**
+ * Exact distributed selection for a deep `from` (replaces query + merge for deep pages): instead of
+ * every shard sending its top `from + size`, two rounds whose traffic does not grow with `from`:
+ *   1. sample round — each shard returns its match count nᵢ and S evenly spaced keys, and pins the
+ *      generation it read (with dfs statistics first when scoring, as the query phase);
+ *   2. range round  — on that generation, each shard returns its count of matches before a lower
+ *      key (global rank surely ≤ from) and its matches up to an upper key (rank surely ≥ from+size);
+ * then the merge skips `from − Σ before` and takes `size`. Keys are unique (sort values, `_id`,
+ * index), so pages are exact with any ties. A shard that lost the pinned generation answers
+ * `search_context_missing_exception` and the selection restarts from the sample round (twice at most).
+ * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
+ * @see Kuhn, Locher, Wattenhofer, "Distributed Selection", CACM 51(9) (2008)
+ * @see /work/shared/reference/performance-notes.md §2.4
+ */
+import { EsError } from '../../shared/errors.ts';
+import {
+  INTERNAL_PREFIX,
+  type SelectRangeRequest,
+  type SelectRangeResponse,
+  type SelectSampleRequest,
+  type SelectSampleResponse,
+} from '../../shared/protocol.ts';
+import { withGlobalStatistics } from './dfs-phase.ts';
+import { fanOut, type PhaseContext, type ShardReply } from './fan-out.ts';
+import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
+import type { SearchPlan } from './plan.ts';
+import { boundForShard, chooseWindow, type ShardSample } from './rank-bounds.ts';
+import type { ShardFailure } from './shard-failures.ts';
+import type { SortField } from '../../shared/sort.ts';
+
+/**
+ * Default `from` at which a search switches to selection. Measured with bench/deep-page.ts (cities,
+ * 135 k docs in 3 shards, match_all sorted by population desc, size 10, p50): query-then-fetch
+ * 1.28 ms / 45 KB vs selection 2.08 ms / 50 KB at from = 300, and 2.38 ms / 146 KB vs 1.85 ms /
+ * 50 KB at from = 1,000; the crossover lies between, so 500.
+ */
+export const DEEP_PAGE_FROM = 500;
+
+/**
+ * Default S (keys per shard in the sample round). Wire entries are ≈ K·S + 2·Σnⱼ/S + size,
+ * smallest near S ≈ √(2n). Measured on 45 k matches per shard (bench/deep-page.ts, from = 100,000):
+ * S = 64 → 106 KB, 128 → 60 KB, 256 → 49 KB, 512 → 61 KB, 1024 → 103 KB, p50 within 2.4–3.8 ms.
+ */
+export const SELECTION_SAMPLES = 256;
+
+/** Restarts of the whole selection after a shard lost its pinned generation. */
+const MAX_RESTARTS = 2;
+
+/** A merged page with what the response and the fetch phase need, from either path. */
+export interface RankedPage {
+  page: MergedHit[];
+  /** Per successful shard, its exact match count. */
+  totals: ShardTotal[];
+  maxScore: number | null;
+  /** Per shard position, the generation its hits were read from (for the fetch phase). */
+  generations: ShardReply<{ generation: number }>[];
+  failures: ShardFailure[];
+  timedOut: boolean;
+}
+
+/** True when the request should page by selection: a deep `from`, a page to return, no cursor. */
+export function selectsDeepPage(plan: SearchPlan, fromThreshold: number): boolean {
+  const { req } = plan;
+  return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null;
+}
+
+/** Runs the sample and range rounds and merges the page; restarts when a pinned generation expired. */
+export async function runSelectionPhase(plan: SearchPlan, ctx: PhaseContext, samples: number): Promise<RankedPage> {
+  for (let attempt = 0; ; attempt++) {
+    const ranked = await selectOnce(plan, ctx, samples);
+    const lost = ranked.failures.some((f) => f.reason.type === 'search_context_missing_exception');
+    if (!lost || attempt >= MAX_RESTARTS) return ranked;
+  }
+}
+
+async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number): Promise<RankedPage> {
+  const { req } = plan;
+  const scoring = plan.needScores ? { trackScores: true } : {};
+  // 1. sample round
+  const sampled = await withGlobalStatistics<SelectSampleResponse>(plan, ctx, (extras, skip) =>
+    fanOut<SelectSampleResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/sample`, (t, i): SelectSampleRequest | null =>
+      skip.has(i) ? null : { index: t.index, shard: t.shard, query: req.query, sort: plan.sort, samples, ...scoring, ...extras[i] },
+    ),
+  );
+  const replies = sampled.results;
+  const totals = replies.map((r) => r.response.total);
+  let maxScore: number | null = null;
+  for (const r of replies) if (r.response.max_score !== null && (maxScore === null || r.response.max_score > maxScore)) maxScore = r.response.max_score;
+  const shardSamples: ShardSample[] = replies.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, total: r.response.total.value, keys: r.response.keys }));
+  const window = chooseWindow(shardSamples, plan.sort, req.from, req.size);
+  if (window.empty) return { page: [], totals, maxScore, generations: [], failures: sampled.failures, timedOut: sampled.timedOut };
+
+  // 2. range round, on the generation each shard's sample read
+  const byPosition = new Map(replies.map((r) => [r.shardIndex, r.response]));
+  const ranged = await fanOut<SelectRangeResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/range`, (t, i): SelectRangeRequest | null => {
+    const s = byPosition.get(i);
+    if (!s || s.total.value === 0) return null;
+    const lower = boundForShard(window.lower, { index: t.index, shardIndex: i });
+    const upper = boundForShard(window.upper, { index: t.index, shardIndex: i });
+    return {
+      index: t.index,
+      shard: t.shard,
+      query: req.query,
+      sort: plan.sort,
+      generation: s.generation,
+      ...(lower ? { lower } : {}),
+      ...(upper ? { upper } : {}),
+      limit: window.limit,
+      ...scoring,
+      ...(sampled.stats ? { stats: sampled.stats } : {}),
+    };
+  });
+
+  // 3. merge
+  const page = mergeRanges(
+    ranged.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, before: r.response.before, hits: r.response.hits })),
+    plan.sort,
+    req.from,
+    req.size,
+  );
+  return {
+    page,
+    totals,
+    maxScore,
+    generations: ranged.results,
+    failures: [...sampled.failures, ...ranged.failures],
+    timedOut: sampled.timedOut || ranged.timedOut,
+  };
+}
+
+/** One shard's range-round result, as {@link mergeRanges} takes it. */
+export interface ShardRange extends ShardTopHits {
+  /** Matches of this shard before the lower key. */
+  before: number;
+}
+
+/**
+ * The page from the range round (pure): the shards' ranges are contiguous in the global order
+ * from rank Σ before, so the merge skips `from − Σ before` and takes `size`.
+ * @throws EsError 500 when Σ before exceeds `from` (the lower key was not surely ≤ from: a bug).
+ */
+export function mergeRanges(ranges: readonly ShardRange[], sort: readonly SortField[], from: number, size: number): MergedHit[] {
+  const before = ranges.reduce((s, r) => s + r.before, 0);
+  if (before > from) {
+    throw new EsError(500, 'illegal_state_exception', `selection lower key has global rank [${before}] past from [${from}]`);
+  }
+  return mergeTopHits(ranges, sort, from - before, size);
+}
