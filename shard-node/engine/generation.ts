@@ -205,7 +205,7 @@ export class Generation {
       const loc = this.locate(id);
       if (!loc) return null;
       if (sourceFilter === false) return { _id: id };
-      const src = filterSource(JSON.parse(loc.view.segment.sources[loc.ord]), sourceFilter);
+      const src = filterSource(JSON.parse(loc.view.segment.source(loc.ord)), sourceFilter);
       return src === undefined ? { _id: id } : { _id: id, _source: src };
     });
   }

@@ -2,10 +2,16 @@
  * Merging segments into one, dropping deleted documents, and the merge policy that picks which
  * segments to merge. A simplified Lucene `TieredMergePolicy`: when a generation holds more than
  * {@link MAX_SEGMENTS} segments, the {@link MERGE_FACTOR} smallest (by live docs) are merged.
+ * Because the smallest are always picked, equal-sized flushes form tiers of ×10 and each document
+ * is rewritten about log₁₀(docs / docs per refresh) times, never in a cascade; a merge copies
+ * `_source` bytes and typed-array postings without decoding, so it costs far less than indexing.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/TieredMergePolicy.java
  */
-import type { InvertedField, NumericField, PostingList, StringDocValues } from './segment.ts';
+import type { InvertedField, NumericField, StringDocValues } from './segment.ts';
 import { Segment } from './segment.ts';
+import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
+import { PostingsBuilder } from './storage/postings-builder.ts';
+import { SourceSlabBuilder } from './storage/source-slab.ts';
 
 /** A generation may hold this many segments before a merge is triggered. */
 export const MAX_SEGMENTS = 10;
@@ -36,22 +42,26 @@ export function selectMerge(views: readonly SegmentView[]): number[] {
 /**
  * Merges segments (in the given order) into one new segment holding only their live docs.
  * Returns the segment and, per input, the old-ordinal → new-ordinal map (-1 for dropped docs).
+ * Sources are copied as bytes (never decoded); postings are re-accumulated into typed arrays.
  */
 export function mergeSegments(views: readonly SegmentView[]): { segment: Segment; ordMaps: Int32Array[] } {
   const ordMaps: Int32Array[] = [];
   const ids: string[] = [];
-  const sources: string[] = [];
+  const sources = new SourceSlabBuilder();
   for (const v of views) {
-    const m = new Int32Array(v.segment.maxDoc).fill(-1);
-    for (let d = 0; d < v.segment.maxDoc; d++) {
+    const seg = v.segment;
+    const m = new Int32Array(seg.maxDoc).fill(-1);
+    const { bytes, offsets } = seg.sources;
+    for (let d = 0; d < seg.maxDoc; d++) {
       if (v.live && !v.live[d]) continue;
       m[d] = ids.length;
-      ids.push(v.segment.ids[d]);
-      sources.push(v.segment.sources[d]);
+      ids.push(seg.ids[d]);
+      sources.addBytes(bytes.subarray(offsets[d], offsets[d + 1]));
     }
     ordMaps.push(m);
   }
   const n = ids.length;
+  const pool = new PresencePool();
   const fieldNames = (pick: (s: Segment) => Map<string, unknown>): Set<string> => {
     const s = new Set<string>();
     for (const v of views) for (const k of pick(v.segment).keys()) s.add(k);
@@ -59,12 +69,14 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
   };
 
   const inverted = new Map<string, InvertedField>();
+  const strings = new Map<string, StringDocValues>();
   for (const name of fieldNames((s) => s.inverted)) {
-    const parts = views.map((v, i) => ({ f: v.segment.inverted.get(name), m: ordMaps[i] }));
+    const parts = views.map((v, i) => ({ f: v.segment.inverted.get(name), sv: v.segment.strings.get(name), m: ordMaps[i] }));
     const withPositions = parts.some((p) => p.f?.norms);
     const norms = withPositions ? new Uint8Array(n) : null;
     const has = new Uint8Array(n);
     let docCount = 0;
+    const pb = new PostingsBuilder(withPositions);
     for (const { f, m } of parts) {
       if (!f) continue;
       for (let d = 0; d < m.length; d++) {
@@ -76,49 +88,54 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
           docCount++;
         }
       }
-    }
-    const allTerms = new Set<string>();
-    for (const { f } of parts) if (f) for (const t of f.terms.keys()) allTerms.add(t);
-    const terms = new Map<string, PostingList>();
-    let sttf = 0;
-    for (const term of allTerms) {
-      const docs: number[] = [];
-      const freqs: number[] = [];
-      const posStarts: number[] = [];
-      const positions: number[] = [];
-      let ttf = 0;
-      for (const { f, m } of parts) {
-        const pl = f?.terms.get(term);
-        if (!pl) continue;
-        for (let i = 0; i < pl.docs.length; i++) {
-          const nd = m[pl.docs[i]];
+      for (const [term, pl] of f.terms) {
+        let tid = -1;
+        const { docs, posStarts, positions } = pl;
+        for (let i = 0; i < docs.length; i++) {
+          const nd = m[docs[i]];
           if (nd < 0) continue;
-          docs.push(nd);
-          const fr = pl.freqs ? pl.freqs[i] : 1;
-          ttf += fr;
-          if (withPositions) {
-            freqs.push(fr);
-            posStarts.push(positions.length);
-            if (pl.positions && pl.posStarts) for (let p = pl.posStarts[i]; p < pl.posStarts[i + 1]; p++) positions.push(pl.positions[p]);
-          }
+          if (tid < 0) tid = pb.termId(term);
+          if (withPositions && positions && posStarts) for (let p = posStarts[i]; p < posStarts[i + 1]; p++) pb.add(tid, nd, positions[p]);
+          else pb.add(tid, nd, 0);
         }
       }
-      if (docs.length === 0) continue;
-      sttf += ttf;
-      terms.set(term, {
-        docs: Int32Array.from(docs),
-        freqs: withPositions ? Int32Array.from(freqs) : null,
-        posStarts: withPositions ? Int32Array.from([...posStarts, positions.length]) : null,
-        positions: withPositions ? Int32Array.from(positions) : null,
-        totalTermFreq: ttf,
-      });
     }
-    inverted.set(name, { terms, docCount, sumTotalTermFreq: sttf, norms, has });
+    const hasStrings = parts.some((p) => p.sv);
+    const built = pb.build(hasStrings);
+    inverted.set(name, { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has), sorted: built.sorted });
+    if (!hasStrings) continue;
+    const rankOf = built.rankOf!;
+    const multiValued = parts.some((p) => p.sv && p.sv.max !== p.sv.min);
+    const min = rankColumn(n, rankOf.length);
+    const max = multiValued ? rankColumn(n, rankOf.length) : min;
+    for (const { sv, m } of parts) {
+      if (!sv) continue;
+      // Old rank + 1 → new rank + 1 (0 stays 0), for the terms that still have a live doc.
+      const remap = new Int32Array(sv.terms.length + 1);
+      for (let r = 0; r < sv.terms.length; r++) {
+        const t = pb.lookup(sv.terms[r]);
+        remap[r + 1] = t < 0 ? 0 : rankOf[t] + 1;
+      }
+      for (let d = 0; d < m.length; d++) {
+        const nd = m[d];
+        if (nd < 0) continue;
+        min[nd] = remap[sv.min[d]];
+        if (multiValued) max[nd] = remap[sv.max[d]];
+      }
+    }
+    strings.set(name, { terms: built.sorted!, min, max });
   }
 
   const numeric = new Map<string, NumericField>();
   for (const name of fieldNames((s) => s.numeric)) {
-    const nf: NumericField = { min: new Float64Array(n), max: new Float64Array(n), has: new Uint8Array(n), multi: new Map() };
+    const multiValued = views.some((v) => {
+      const f = v.segment.numeric.get(name);
+      return f !== undefined && f.max !== f.min;
+    });
+    const min = new Float64Array(n);
+    const max = multiValued ? new Float64Array(n) : min;
+    const has = new Uint8Array(n);
+    const multi = new Map<number, number[]>();
     views.forEach((v, i) => {
       const f = v.segment.numeric.get(name);
       if (!f) return;
@@ -126,31 +143,16 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
       for (let d = 0; d < m.length; d++) {
         const nd = m[d];
         if (nd < 0 || !f.has[d]) continue;
-        nf.min[nd] = f.min[d];
-        nf.max[nd] = f.max[d];
-        nf.has[nd] = 1;
+        min[nd] = f.min[d];
+        if (multiValued) max[nd] = f.max[d];
+        has[nd] = 1;
         const mv = f.multi.get(d);
-        if (mv) nf.multi.set(nd, mv);
+        if (mv) multi.set(nd, mv);
       }
     });
+    const nmin = narrowNumbers(min);
+    const nf: NumericField = { min: nmin, max: multiValued ? narrowNumbers(max) : nmin, has: pool.share(has), multi };
     numeric.set(name, nf);
-  }
-
-  const strings = new Map<string, StringDocValues>();
-  for (const name of fieldNames((s) => s.strings)) {
-    const sv: StringDocValues = { min: new Array(n).fill(null), max: new Array(n).fill(null) };
-    views.forEach((v, i) => {
-      const f = v.segment.strings.get(name);
-      if (!f) return;
-      const m = ordMaps[i];
-      for (let d = 0; d < m.length; d++) {
-        if (m[d] >= 0) {
-          sv.min[m[d]] = f.min[d];
-          sv.max[m[d]] = f.max[d];
-        }
-      }
-    });
-    strings.set(name, sv);
   }
 
   const exists = new Map<string, Uint8Array>();
@@ -162,7 +164,7 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
       const m = ordMaps[i];
       for (let d = 0; d < m.length; d++) if (m[d] >= 0 && f[d]) b[m[d]] = 1;
     });
-    exists.set(name, b);
+    exists.set(name, pool.share(b));
   }
-  return { segment: new Segment({ ids, sources, inverted, numeric, strings, exists }), ordMaps };
+  return { segment: new Segment({ ids, sources: sources.build(), inverted, numeric, strings, exists }), ordMaps };
 }

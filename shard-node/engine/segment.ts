@@ -1,20 +1,30 @@
 /**
  * An immutable segment, as in Lucene: documents numbered by ordinal 0..maxDoc-1, with `_id`s,
- * `_source`s, an inverted index per text/keyword/boolean field (postings with freqs and positions,
- * one-byte length norms for text), numeric doc values in typed arrays, and keyword doc values for
- * sorting. Deletions are never recorded here: live-docs bitsets live in the generation.
+ * `_source`s in one UTF-8 slab, an inverted index per text/keyword/boolean field (postings with
+ * freqs and positions, one-byte length norms for text), numeric doc values in `Float64Array`s, and
+ * keyword doc values as ordinals into the field's sorted term dictionary (Lucene `SORTED_SET`).
+ * Deletions are never recorded here: live-docs bitsets live in the generation.
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/package-summary.html
  */
 import type { ParsedDoc } from './doc-parser.ts';
 import { compareCodePoints } from '../../shared/sort.ts';
 import { intToByte4 } from './similarity.ts';
+import { ByteBuffer, FloatBuffer, IntBuffer } from './storage/growable.ts';
+import { PostingsBuilder } from './storage/postings-builder.ts';
+import type { SourceSlab } from './storage/source-slab.ts';
+import { SourceSlabBuilder } from './storage/source-slab.ts';
+import type { NumericColumn, RankColumn } from './storage/columns.ts';
+import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
 
 /** Postings of one term: ascending doc ordinals, and for text fields freqs and positions. */
 export interface PostingList {
   docs: Int32Array;
   /** Term frequency per doc; null for DOCS-only fields (keyword, boolean), where it is 1. */
   freqs: Int32Array | null;
-  /** Positions of doc i are `positions[posStarts[i] .. posStarts[i+1])`; null without positions. */
+  /**
+   * Positions of doc i are `positions[posStarts[i] .. posStarts[i+1])`; null without positions.
+   * `positions` may be shared by every term of the field (offsets are absolute).
+   */
   posStarts: Int32Array | null;
   positions: Int32Array | null;
   /** Sum of freqs (docFreq for DOCS-only fields, as Lucene reports). */
@@ -32,23 +42,38 @@ export interface InvertedField {
   norms: Uint8Array | null;
   /** 1 when the doc has at least one term. */
   has: Uint8Array;
-  /** Terms sorted by code point, built lazily for range/prefix queries. */
+  /** Terms sorted by code point: built at seal for keyword fields, lazily for text. */
   sorted?: string[];
 }
 
 /** Numeric doc values (numbers, dates as epoch ms, booleans as 0/1). */
 export interface NumericField {
-  min: Float64Array;
-  max: Float64Array;
+  /** Per doc its smallest value (0 when absent); an `Int32Array` when that is exact. */
+  min: NumericColumn;
+  /** Per doc its largest value; the same array as `min` when no doc has two or more values. */
+  max: NumericColumn;
   has: Uint8Array;
-  /** All values of docs that have more than one value. */
+  /** All values of docs that have more than two values (min and max already cover two). */
   multi: Map<number, number[]>;
 }
 
-/** String doc values for sorting: per doc the smallest and largest term by code point. */
+/**
+ * String doc values for sorting: per doc 1 + the rank in `terms` (sorted by code point) of its
+ * smallest and largest term, 0 when it has none, in the narrowest unsigned array that fits.
+ * `max` is `min` when every doc has at most one term.
+ */
 export interface StringDocValues {
-  min: (string | null)[];
-  max: (string | null)[];
+  terms: readonly string[];
+  min: RankColumn;
+  max: RankColumn;
+}
+
+/** Bytes held per kind of data (typed arrays counted once even when shared). */
+export interface SegmentBytes {
+  /** `_source` slab plus offsets. */
+  source: number;
+  /** Numeric and keyword doc-value columns, presence and `exists` flags. */
+  docValues: number;
 }
 
 let nextSegmentId = 1;
@@ -59,8 +84,8 @@ export class Segment {
   readonly id: number = nextSegmentId++;
   readonly maxDoc: number;
   readonly ids: string[];
-  /** `_source` per doc as JSON text. */
-  readonly sources: string[];
+  /** `_source` per doc as UTF-8 JSON text; read one with {@link Segment.source}. */
+  readonly sources: SourceSlab;
   readonly idToOrd: Map<string, number>;
   readonly inverted: Map<string, InvertedField>;
   readonly numeric: Map<string, NumericField>;
@@ -72,7 +97,7 @@ export class Segment {
 
   constructor(parts: {
     ids: string[];
-    sources: string[];
+    sources: SourceSlab;
     inverted: Map<string, InvertedField>;
     numeric: Map<string, NumericField>;
     strings: Map<string, StringDocValues>;
@@ -81,11 +106,18 @@ export class Segment {
     this.maxDoc = parts.ids.length;
     this.ids = parts.ids;
     this.sources = parts.sources;
-    this.idToOrd = new Map(parts.ids.map((id, i) => [id, i]));
+    const idToOrd = new Map<string, number>();
+    for (let i = 0; i < parts.ids.length; i++) idToOrd.set(parts.ids[i], i);
+    this.idToOrd = idToOrd;
     this.inverted = parts.inverted;
     this.numeric = parts.numeric;
     this.strings = parts.strings;
     this.exists = parts.exists;
+  }
+
+  /** Doc `d`'s `_source` as JSON text. */
+  source(d: number): string {
+    return this.sources.get(d);
   }
 
   /** The terms of an inverted field sorted by code point (cached). */
@@ -100,166 +132,189 @@ export class Segment {
   textFielddata(field: string): StringDocValues {
     let fd = this.fielddata.get(field);
     if (fd) return fd;
-    fd = { min: new Array(this.maxDoc).fill(null), max: new Array(this.maxDoc).fill(null) };
-    for (const term of this.sortedTerms(field)) {
-      for (const d of this.inverted.get(field)!.terms.get(term)!.docs) {
-        if (fd.min[d] === null) fd.min[d] = term;
-        fd.max[d] = term;
+    const terms = this.sortedTerms(field);
+    fd = { terms, min: rankColumn(this.maxDoc, terms.length), max: rankColumn(this.maxDoc, terms.length) };
+    for (let r = 0; r < terms.length; r++) {
+      for (const d of this.inverted.get(field)!.terms.get(terms[r])!.docs) {
+        if (fd.min[d] === 0) fd.min[d] = r + 1;
+        fd.max[d] = r + 1;
       }
     }
     this.fielddata.set(field, fd);
     return fd;
   }
+
+  /** Bytes of `_source` storage and of doc-value columns (not the inverted index or `_id`s). */
+  bytes(): SegmentBytes {
+    const seen = new Set<ArrayBufferLike>();
+    let docValues = 0;
+    const count = (a: ArrayBufferView): void => {
+      if (seen.has(a.buffer)) return;
+      seen.add(a.buffer);
+      docValues += a.byteLength;
+    };
+    for (const nf of this.numeric.values()) {
+      count(nf.min);
+      count(nf.max);
+      count(nf.has);
+      for (const v of nf.multi.values()) docValues += 8 * v.length + 16;
+    }
+    for (const sv of this.strings.values()) {
+      count(sv.min);
+      count(sv.max);
+    }
+    for (const inv of this.inverted.values()) seen.add(inv.has.buffer);
+    for (const e of this.exists.values()) count(e);
+    return { source: this.sources.byteLength, docValues };
+  }
 }
 
-interface PostingBuilder {
-  docs: number[];
-  freqs: number[];
-  posStarts: number[];
-  positions: number[];
-  ttf: number;
+interface InvBuild {
+  pb: PostingsBuilder;
+  norms: ByteBuffer | null;
+  has: ByteBuffer;
+  docCount: number;
+  sttf: number;
 }
 
-/** Accumulates parsed documents and seals them into a {@link Segment}. */
+interface NumBuild {
+  min: FloatBuffer;
+  max: FloatBuffer;
+  has: ByteBuffer;
+  multi: Map<number, number[]>;
+  multiValued: boolean;
+}
+
+/** Keyword doc values while building: term id + 1 of the doc's min and max term (0 = none). */
+interface StrBuild {
+  min: IntBuffer;
+  max: IntBuffer;
+  multiValued: boolean;
+}
+
+/**
+ * Accumulates parsed documents and seals them into a {@link Segment}. Documents are inverted as
+ * they are added (Lucene's `IndexingChain`), into typed-array buffers: nothing per token survives
+ * `add`, so an unrefreshed buffer costs about what the sealed segment will.
+ */
 export class SegmentBuilder {
   private readonly ids: string[] = [];
-  private readonly sources: string[] = [];
-  private readonly inv = new Map<string, { terms: Map<string, PostingBuilder>; norms: number[] | null; has: number[]; docCount: number; sttf: number; positions: boolean }>();
-  private readonly nums = new Map<string, { min: number[]; max: number[]; multi: Map<number, number[]> }>();
-  private readonly strs = new Map<string, { min: (string | null)[]; max: (string | null)[] }>();
-  private readonly ex = new Map<string, number[]>();
+  private readonly sources = new SourceSlabBuilder();
+  private readonly inv = new Map<string, InvBuild>();
+  private readonly nums = new Map<string, NumBuild>();
+  private readonly strs = new Map<string, StrBuild>();
+  private readonly ex = new Map<string, ByteBuffer>();
 
   /** Number of docs added so far. */
   get size(): number {
     return this.ids.length;
   }
 
-  /** Adds one document; `source` is its `_source` JSON text. */
-  add(id: string, source: string, doc: ParsedDoc): void {
+  /** The `_source` JSON text of a doc added earlier. */
+  source(ord: number): string {
+    return this.sources.get(ord);
+  }
+
+  /** Adds one document; `source` is its `_source` JSON text. Returns its ordinal. */
+  add(id: string, source: string, doc: ParsedDoc): number {
     const ord = this.ids.length;
     this.ids.push(id);
-    this.sources.push(source);
+    this.sources.add(source);
     for (const [field, tv] of doc.text) {
       const f = this.field(field, true);
-      const byTerm = new Map<string, number[]>();
-      for (let i = 0; i < tv.terms.length; i++) {
-        const p = byTerm.get(tv.terms[i]);
-        if (p) p.push(tv.positions[i]);
-        else byTerm.set(tv.terms[i], [tv.positions[i]]);
-      }
-      for (const [term, ps] of byTerm) {
-        const pb = this.posting(f.terms, term);
-        pb.docs.push(ord);
-        pb.freqs.push(ps.length);
-        pb.posStarts.push(pb.positions.length);
-        for (const p of ps) pb.positions.push(p);
-        pb.ttf += ps.length;
-      }
-      f.norms![ord] = intToByte4(tv.terms.length);
-      if (tv.terms.length > 0) {
-        f.has.push(ord);
+      const { terms, positions } = tv;
+      for (let i = 0; i < terms.length; i++) f.pb.add(f.pb.termId(terms[i]), ord, positions[i]);
+      f.norms!.set(ord, intToByte4(terms.length));
+      if (terms.length > 0) {
+        f.has.set(ord, 1);
         f.docCount++;
-        f.sttf += tv.terms.length;
+        f.sttf += terms.length;
       }
     }
     for (const [field, terms] of doc.terms) {
       const f = this.field(field, false);
-      const uniq = [...new Set(terms)].sort(compareCodePoints);
-      for (const term of uniq) {
-        const pb = this.posting(f.terms, term);
-        pb.docs.push(ord);
-        pb.ttf++;
+      let lo: number;
+      let hi: number;
+      if (terms.length === 1) {
+        lo = hi = f.pb.termId(terms[0]);
+        f.pb.add(lo, ord, 0);
+        f.sttf++;
+      } else {
+        const uniq = [...new Set(terms)].sort(compareCodePoints);
+        for (const term of uniq) f.pb.add(f.pb.termId(term), ord, 0);
+        lo = f.pb.termId(uniq[0]);
+        hi = f.pb.termId(uniq[uniq.length - 1]);
+        f.sttf += uniq.length;
       }
-      f.has.push(ord);
+      f.has.set(ord, 1);
       f.docCount++;
-      f.sttf += uniq.length;
       let s = this.strs.get(field);
-      if (!s) this.strs.set(field, (s = { min: [], max: [] }));
-      s.min[ord] = uniq[0];
-      s.max[ord] = uniq[uniq.length - 1];
+      if (!s) this.strs.set(field, (s = { min: new IntBuffer(), max: new IntBuffer(), multiValued: false }));
+      s.min.set(ord, lo + 1);
+      s.max.set(ord, hi + 1);
+      if (lo !== hi) s.multiValued = true;
     }
     for (const [field, values] of doc.numbers) {
       let n = this.nums.get(field);
-      if (!n) this.nums.set(field, (n = { min: [], max: [], multi: new Map() }));
+      if (!n) this.nums.set(field, (n = { min: new FloatBuffer(), max: new FloatBuffer(), has: new ByteBuffer(), multi: new Map(), multiValued: false }));
       let lo = values[0];
       let hi = values[0];
-      for (const v of values) {
+      for (let i = 1; i < values.length; i++) {
+        const v = values[i];
         if (v < lo) lo = v;
         if (v > hi) hi = v;
       }
-      n.min[ord] = lo;
-      n.max[ord] = hi;
-      if (values.length > 1) n.multi.set(ord, values.slice());
+      n.min.set(ord, lo);
+      n.max.set(ord, hi);
+      n.has.set(ord, 1);
+      if (values.length > 1) n.multiValued = true;
+      if (values.length > 2) n.multi.set(ord, values.slice());
     }
     for (const field of doc.exists) {
       let e = this.ex.get(field);
-      if (!e) this.ex.set(field, (e = []));
-      e.push(ord);
+      if (!e) this.ex.set(field, (e = new ByteBuffer()));
+      e.set(ord, 1);
     }
+    return ord;
   }
 
-  private field(name: string, text: boolean) {
+  private field(name: string, text: boolean): InvBuild {
     let f = this.inv.get(name);
-    if (!f) this.inv.set(name, (f = { terms: new Map(), norms: text ? [] : null, has: [], docCount: 0, sttf: 0, positions: text }));
+    if (!f) this.inv.set(name, (f = { pb: new PostingsBuilder(text), norms: text ? new ByteBuffer() : null, has: new ByteBuffer(), docCount: 0, sttf: 0 }));
     return f;
-  }
-
-  private posting(terms: Map<string, PostingBuilder>, term: string): PostingBuilder {
-    let pb = terms.get(term);
-    if (!pb) terms.set(term, (pb = { docs: [], freqs: [], posStarts: [], positions: [], ttf: 0 }));
-    return pb;
   }
 
   /** Seals the added documents into an immutable segment. */
   build(): Segment {
     const n = this.ids.length;
-    const bits = (ords: number[]): Uint8Array => {
-      const b = new Uint8Array(n);
-      for (const o of ords) b[o] = 1;
-      return b;
-    };
+    const pool = new PresencePool();
     const inverted = new Map<string, InvertedField>();
+    const strings = new Map<string, StringDocValues>();
     for (const [name, f] of this.inv) {
-      const terms = new Map<string, PostingList>();
-      for (const [term, pb] of f.terms) {
-        const positions = f.positions;
-        terms.set(term, {
-          docs: Int32Array.from(pb.docs),
-          freqs: positions ? Int32Array.from(pb.freqs) : null,
-          posStarts: positions ? Int32Array.from([...pb.posStarts, pb.positions.length]) : null,
-          positions: positions ? Int32Array.from(pb.positions) : null,
-          totalTermFreq: pb.ttf,
-        });
-      }
-      let norms: Uint8Array | null = null;
-      if (f.norms) {
-        norms = new Uint8Array(n);
-        f.norms.forEach((v, i) => (norms![i] = v));
-      }
-      inverted.set(name, { terms, docCount: f.docCount, sumTotalTermFreq: f.sttf, norms, has: bits(f.has) });
+      const s = this.strs.get(name);
+      const built = f.pb.build(s !== undefined);
+      const has = pool.share(f.has.seal(n));
+      inverted.set(name, { terms: built.terms, docCount: f.docCount, sumTotalTermFreq: f.sttf, norms: f.norms ? f.norms.seal(n) : null, has, sorted: built.sorted });
+      if (!s) continue;
+      const rankOf = built.rankOf!;
+      const ranks = (b: IntBuffer): RankColumn => {
+        const out = rankColumn(n, rankOf.length);
+        for (let d = 0; d < b.length; d++) {
+          const v = b.a[d];
+          if (v > 0) out[d] = rankOf[v - 1] + 1;
+        }
+        return out;
+      };
+      const min = ranks(s.min);
+      strings.set(name, { terms: built.sorted!, min, max: s.multiValued ? ranks(s.max) : min });
     }
     const numeric = new Map<string, NumericField>();
     for (const [name, v] of this.nums) {
-      const nf: NumericField = { min: new Float64Array(n), max: new Float64Array(n), has: new Uint8Array(n), multi: v.multi };
-      v.min.forEach((x, i) => {
-        nf.min[i] = x;
-        nf.max[i] = v.max[i];
-        nf.has[i] = 1;
-      });
-      numeric.set(name, nf);
-    }
-    const strings = new Map<string, StringDocValues>();
-    for (const [name, v] of this.strs) {
-      const min: (string | null)[] = new Array(n).fill(null);
-      const max: (string | null)[] = new Array(n).fill(null);
-      v.min.forEach((x, i) => {
-        min[i] = x;
-        max[i] = v.max[i];
-      });
-      strings.set(name, { min, max });
+      const min = narrowNumbers(v.min.seal(n));
+      numeric.set(name, { min, max: v.multiValued ? narrowNumbers(v.max.seal(n)) : min, has: pool.share(v.has.seal(n)), multi: v.multi });
     }
     const exists = new Map<string, Uint8Array>();
-    for (const [name, ords] of this.ex) exists.set(name, bits(ords));
-    return new Segment({ ids: this.ids, sources: this.sources, inverted, numeric, strings, exists });
+    for (const [name, e] of this.ex) exists.set(name, pool.share(e.seal(n)));
+    return new Segment({ ids: this.ids, sources: this.sources.build(), inverted, numeric, strings, exists });
   }
 }

@@ -10,7 +10,6 @@ import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError, searchContextMissing } from '../../shared/errors.ts';
 import type { Mapping } from '../../shared/mapping.ts';
 import type { WriteOp, WriteResult } from '../../shared/protocol.ts';
-import type { ParsedDoc } from './doc-parser.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
 import type { Segment } from './segment.ts';
@@ -50,18 +49,13 @@ export interface ShardStats {
   generation: number;
 }
 
-interface Buffered {
-  source: Record<string, unknown>;
-  json: string;
-  parsed: ParsedDoc;
-}
-
+/** Where the live copy of an `_id` is: the unrefreshed buffer (`seg` null, `ord` >= 0) or a segment. */
 interface DocEntry {
   version: number;
   seqNo: number;
   deleted: boolean;
-  buffered: Buffered | null;
   seg: Segment | null;
+  /** Ordinal in `seg`, or in the buffer when `seg` is null; -1 for tombstones. */
   ord: number;
 }
 
@@ -97,7 +91,10 @@ export class Shard {
   private readonly translog: Translog;
   private readonly now: () => number;
   private readonly entries = new Map<string, DocEntry>();
-  private buffer = new Map<string, Buffered>();
+  /** Unrefreshed docs, already inverted (Lucene's in-memory segment); null when empty. */
+  private buffer: SegmentBuilder | null = null;
+  /** Buffer ordinals overwritten or deleted before the refresh. */
+  private bufferDead = new Set<number>();
   private segs: SegState[] = [];
   private dirty = false;
   private seqNo = -1;
@@ -162,12 +159,12 @@ export class Shard {
     const update = inferMappingUpdate(this.getMapping(), source);
     if (update) this.updateMapping(update);
     const parsed = parseDocument(id, source, this.getMapping());
-    const buffered: Buffered = { source, json: JSON.stringify(source), parsed };
-    if (exists) this.removeLive(id, e!);
+    if (exists) this.removeLive(e!);
     const version = e ? e.version + 1 : 1;
     const seqNo = ++this.seqNo;
-    this.buffer.set(id, buffered);
-    this.entries.set(id, { version, seqNo, deleted: false, buffered, seg: null, ord: -1 });
+    this.buffer ??= new SegmentBuilder();
+    const ord = this.buffer.add(id, JSON.stringify(source), parsed);
+    this.entries.set(id, { version, seqNo, deleted: false, seg: null, ord });
     this.dirty = true;
     log.push({ op: 'index', _id: id, source, seqNo, version });
     const created = forceCreated || !exists;
@@ -177,11 +174,11 @@ export class Shard {
   private deleteDoc(id: string, log: TranslogOp[]): WriteResult {
     const e = this.entries.get(id);
     const exists = e !== undefined && !e.deleted;
-    if (exists) this.removeLive(id, e!);
+    if (exists) this.removeLive(e!);
     const version = e ? e.version + 1 : 1;
     const seqNo = ++this.seqNo;
     // Tombstone: a later re-index continues the version sequence (ES keeps it for gc_deletes).
-    this.entries.set(id, { version, seqNo, deleted: true, buffered: null, seg: null, ord: -1 });
+    this.entries.set(id, { version, seqNo, deleted: true, seg: null, ord: -1 });
     log.push({ op: 'delete', _id: id, seqNo, version });
     return { _id: id, status: exists ? 200 : 404, result: exists ? 'deleted' : 'not_found', _version: version, _seq_no: seqNo, _primary_term: 1 };
   }
@@ -207,10 +204,10 @@ export class Shard {
   }
 
   /** Removes the live copy of a doc: from the buffer, or from its segment's live docs (copy-on-write). */
-  private removeLive(id: string, e: DocEntry): void {
+  private removeLive(e: DocEntry): void {
     this.dirty = true;
-    if (e.buffered) {
-      this.buffer.delete(id);
+    if (!e.seg) {
+      this.bufferDead.add(e.ord);
       return;
     }
     const st = this.segs.find((s) => s.segment === e.seg);
@@ -235,18 +232,24 @@ export class Shard {
    */
   refresh(): number {
     if (!this.dirty) return this.current.id;
-    if (this.buffer.size > 0) {
-      const b = new SegmentBuilder();
-      for (const [id, d] of this.buffer) b.add(id, d.json, d.parsed);
-      const segment = b.build();
+    if (this.buffer) {
+      let segment = this.buffer.build();
+      if (this.bufferDead.size > 0) {
+        // Docs overwritten or deleted before this refresh never reach a published segment (nor
+        // its term statistics): compact them away, as if they had never been buffered.
+        const live = new Uint8Array(segment.maxDoc).fill(1);
+        for (const d of this.bufferDead) live[d] = 0;
+        const liveCount = segment.maxDoc - this.bufferDead.size;
+        segment = mergeSegments([{ segment, live, liveCount }]).segment;
+      }
       for (let ord = 0; ord < segment.maxDoc; ord++) {
         const e = this.entries.get(segment.ids[ord])!;
-        e.buffered = null;
         e.seg = segment;
         e.ord = ord;
       }
-      this.segs.push({ segment, live: null, shared: false, liveCount: segment.maxDoc });
-      this.buffer = new Map();
+      if (segment.maxDoc > 0) this.segs.push({ segment, live: null, shared: false, liveCount: segment.maxDoc });
+      this.buffer = null;
+      this.bufferDead = new Set();
     }
     this.segs = this.segs.filter((s) => s.liveCount > 0);
     for (;;) {
@@ -264,6 +267,7 @@ export class Shard {
       const at = pick[0];
       this.segs = this.segs.flatMap((s, i) => (i === at ? [merged] : set.has(s) ? [] : [s]));
     }
+    this.translog.trim?.(this.seqNo);
     for (const s of this.segs) s.shared = true;
     this.current = new Generation(this.current.id + 1, this.segs.map((s) => this.view(s)), this.getMapping);
     this.dirty = false;
@@ -308,7 +312,8 @@ export class Shard {
   get(id: string): GetResult {
     const e = this.entries.get(id);
     if (!e || e.deleted) return { found: false };
-    const source = e.buffered ? e.buffered.source : (JSON.parse(e.seg!.sources[e.ord]) as Record<string, unknown>);
+    const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
+    const source = JSON.parse(json) as Record<string, unknown>;
     return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: 1, _source: source };
   }
 

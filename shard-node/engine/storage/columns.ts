@@ -1,0 +1,44 @@
+/**
+ * Compact doc-value columns: the narrowest typed array that holds a column exactly, and one shared
+ * array for equal presence flags. Lucene's doc-values formats do the same with bit packing
+ * (`DirectWriter` picks bits per value from the range).
+ * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/util/packed/DirectWriter.java
+ */
+
+/** A numeric doc-value column: `Int32Array` when every value is an int32, else `Float64Array`. */
+export type NumericColumn = Float64Array | Int32Array;
+
+/** Keyword doc values: per doc its term's rank + 1 (0 = no value), in 1, 2 or 4 bytes. */
+export type RankColumn = Uint8Array | Uint16Array | Uint32Array;
+
+/** `values` as an `Int32Array` when that is exact (no fraction, no -0, in int32 range), else itself. */
+export function narrowNumbers(values: Float64Array): NumericColumn {
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if ((v | 0) !== v || Object.is(v, -0)) return values;
+  }
+  return Int32Array.from(values);
+}
+
+/** A zeroed rank column for `n` docs whose ranks + 1 go up to `terms` (the dictionary size). */
+export function rankColumn(n: number, terms: number): RankColumn {
+  if (terms < 0xff) return new Uint8Array(n);
+  if (terms < 0xffff) return new Uint16Array(n);
+  return new Uint32Array(n);
+}
+
+/** Hands out one array per distinct content, so equal presence flags of a segment are stored once. */
+export class PresencePool {
+  private readonly distinct: Uint8Array[] = [];
+
+  /** `bits`, or an earlier array with the same content. */
+  share(bits: Uint8Array): Uint8Array {
+    outer: for (const c of this.distinct) {
+      if (c.length !== bits.length) continue;
+      for (let i = 0; i < bits.length; i++) if (c[i] !== bits[i]) continue outer;
+      return c;
+    }
+    this.distinct.push(bits);
+    return bits;
+  }
+}
