@@ -16,6 +16,7 @@ import { registerDocumentRoutes } from './routes/document-routes.ts';
 import { registerIndexRoutes } from './routes/index-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
 import { registerMgetRoutes } from './routes/mget-routes.ts';
+import { registerReindexRoutes } from './routes/reindex-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
 import type { ShardClient } from './shard-client.ts';
@@ -63,18 +64,16 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
 
   app.get('/_folio/stats', (c) => c.json(client.stats())); // shard call counters for `npm run bench`
   registerInfoRoutes(app, { nodeName: config.nodeName, clusterName: config.clusterName, clusterUuid: deps.clusterUuid });
-  registerSearchRoutes(
-    app,
-    {
-      view,
-      client,
-      dfsCache: new DfsCache(),
-      defaultTimeoutMs: config.searchTimeoutMs,
-      deepPageFrom: config.deepPageFrom,
-      selectionSamples: config.selectionSamples,
-    },
-    maxBody,
-  );
+  const searchDeps = {
+    view,
+    client,
+    dfsCache: new DfsCache(),
+    defaultTimeoutMs: config.searchTimeoutMs,
+    deepPageFrom: config.deepPageFrom,
+    selectionSamples: config.selectionSamples,
+  };
+  registerSearchRoutes(app, searchDeps, maxBody);
+  registerReindexRoutes(app, { search: searchDeps, write: { view, client, timeoutMs: config.internalTimeoutMs }, nodeName: config.nodeName }, maxBody);
   // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerCatRoutes(app, { view, client });

@@ -29,10 +29,18 @@ import {
   type SelectSampleResponse,
   type ShardBulkRequest,
   type ShardBulkResponse,
+  type CloseContextsRequest,
+  type CloseContextsResponse,
+  type ContextRef,
+  type NodeSettingsRequest,
+  type OpenContextRequest,
+  type OpenContextResponse,
 } from '../shared/protocol.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
+import type { Generation } from './engine/generation.ts';
 import { IndexRegistry } from './index-registry.ts';
+import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
 
 /** Parses an internal JSON body. @throws EsError 400 on malformed JSON (never a 500) */
 async function readInternalJson<T>(c: Context): Promise<T> {
@@ -52,6 +60,24 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   const app = new Hono();
   const node = config.nodeId;
   const keepAliveMs = config.searchContextKeepAliveMs;
+  const contexts = new SearchContexts({
+    maxOpenScrollContext: config.maxOpenScrollContext ?? DEFAULT_MAX_OPEN_SCROLL_CONTEXT,
+    maxOpenPitContext: config.maxOpenPitContext ?? DEFAULT_MAX_OPEN_PIT_CONTEXT,
+  });
+
+  /**
+   * The generation a search phase reads: an open context's (renewed), else a generation pinned by
+   * some context, else the shard's current or retained one (retained for the search keep-alive).
+   */
+  const reader = (index: string, shardNo: number, generation: number | undefined, context: ContextRef | undefined): Generation => {
+    if (context) return contexts.use(index, shardNo, context.id, context.keepAliveMs);
+    const shard = registry.shard(index, shardNo);
+    if (generation !== undefined) {
+      const pinned = contexts.pinned(index, shardNo, generation);
+      if (pinned) return pinned;
+    }
+    return shard.acquire(generation, keepAliveMs);
+  };
 
   app.use(
     '*',
@@ -121,7 +147,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.post(`${p}/dfs`, async (c) => {
     const req = await readInternalJson<DfsRequest>(c);
-    const gen = registry.shard(req.index, req.shard).acquire(undefined, keepAliveMs);
+    const gen = reader(req.index, req.shard, req.generation, req.context);
     const res: DfsResponse = { node, index: req.index, shard: req.shard, generation: gen.id, stats: gen.dfs(req.query) };
     return c.json(res);
   });
@@ -129,14 +155,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   app.post(`${p}/query`, async (c) => {
     const req = await readInternalJson<QueryPhaseRequest>(c);
     const shard = registry.shard(req.index, req.shard);
-    if (req.statsGeneration !== undefined && req.generation === undefined && req.statsGeneration !== shard.generation) {
+    if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
       const stale: QueryPhaseResponse = {
         node, index: req.index, shard: req.shard, generation: shard.generation,
         total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true,
       };
       return c.json(stale);
     }
-    const gen = shard.acquire(req.generation, keepAliveMs);
+    const gen = reader(req.index, req.shard, req.generation, req.context);
     const result = gen.query({
       query: req.query,
       sort: req.sort,
@@ -156,11 +182,11 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const req = await readInternalJson<SelectSampleRequest>(c);
     const shard = registry.shard(req.index, req.shard);
     const base = { node, index: req.index, shard: req.shard };
-    if (req.statsGeneration !== undefined && req.generation === undefined && req.statsGeneration !== shard.generation) {
+    if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
       const stale: SelectSampleResponse = { ...base, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, keys: [], statsStale: true };
       return c.json(stale);
     }
-    const gen = shard.acquire(req.generation, keepAliveMs);
+    const gen = reader(req.index, req.shard, req.generation, req.context);
     const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
     const s = sampleMatches(sm, req.samples);
     const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys };
@@ -169,7 +195,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.post(`${p}/select/range`, async (c) => {
     const req = await readInternalJson<SelectRangeRequest>(c);
-    const gen = registry.shard(req.index, req.shard).acquire(req.generation, keepAliveMs);
+    const gen = reader(req.index, req.shard, req.generation, undefined);
     const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
     const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
     const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
@@ -178,9 +204,30 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.post(`${p}/fetch`, async (c) => {
     const req = await readInternalJson<FetchRequest>(c);
-    const gen = registry.shard(req.index, req.shard).acquire(req.generation, keepAliveMs);
+    const gen = reader(req.index, req.shard, req.generation, undefined);
     const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source) };
     return c.json(res);
+  });
+
+  // Explicit search contexts (PIT, scroll): open pins the shard's current generation.
+  app.post(`${p}/contexts/open`, async (c) => {
+    const req = await readInternalJson<OpenContextRequest>(c);
+    const gen = registry.shard(req.index, req.shard).acquire();
+    const id = contexts.open(req.kind, req.index, req.shard, gen, req.keepAliveMs);
+    return c.json({ node, index: req.index, shard: req.shard, context: id, generation: gen.id } satisfies OpenContextResponse);
+  });
+
+  app.post(`${p}/contexts/close`, async (c) => {
+    const req = await readInternalJson<CloseContextsRequest>(c);
+    const freed = (req.ids ? contexts.close(req.ids) : 0) + (req.allOfKind ? contexts.closeAll(req.allOfKind) : 0);
+    return c.json({ node, freed } satisfies CloseContextsResponse);
+  });
+
+  app.post(`${p}/settings`, async (c) => {
+    const req = await readInternalJson<NodeSettingsRequest>(c);
+    if (req.maxOpenScrollContext !== undefined) contexts.limits.maxOpenScrollContext = req.maxOpenScrollContext ?? config.maxOpenScrollContext ?? DEFAULT_MAX_OPEN_SCROLL_CONTEXT;
+    if (req.maxOpenPitContext !== undefined) contexts.limits.maxOpenPitContext = req.maxOpenPitContext ?? config.maxOpenPitContext ?? DEFAULT_MAX_OPEN_PIT_CONTEXT;
+    return c.json({ node, acknowledged: true, limits: contexts.limits });
   });
 
   app.post(`${p}/get`, async (c) => {

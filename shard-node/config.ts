@@ -20,6 +20,10 @@ export interface ShardNodeConfig {
   maxBodyBytes: number;
   /** How long a refresh generation read by a search stays open for its later phases (default 60 s). */
   searchContextKeepAliveMs: number;
+  /** FOLIO_MAX_OPEN_SCROLL_CONTEXT: ES `search.max_open_scroll_context`, shard contexts per node (default 500). */
+  maxOpenScrollContext?: number;
+  /** FOLIO_MAX_OPEN_PIT_CONTEXT: OpenSearch `search.max_open_pit_context`, shard contexts per node (default 300). */
+  maxOpenPitContext?: number;
 }
 
 /** Builds the config from `env` (defaults to `process.env`). Throws on malformed values. */
@@ -32,5 +36,7 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     logLevel: envStr(env, 'FOLIO_LOG_LEVEL', 'info'),
     maxBodyBytes: envInt(env, 'FOLIO_MAX_BODY_BYTES', 512 * 1024 * 1024),
     searchContextKeepAliveMs: envInt(env, 'FOLIO_SEARCH_CONTEXT_KEEP_ALIVE_MS', 60_000),
+    maxOpenScrollContext: envInt(env, 'FOLIO_MAX_OPEN_SCROLL_CONTEXT', 500),
+    maxOpenPitContext: envInt(env, 'FOLIO_MAX_OPEN_PIT_CONTEXT', 300),
   };
 }

@@ -89,11 +89,25 @@ export interface ScoringStatistics {
   fields: Record<string, FieldStatistics>;
 }
 
+/**
+ * A reference to an explicitly opened search context (PIT or scroll, see {@link OpenContextRequest}):
+ * the shard reads the context's pinned generation and renews its keep-alive (to `keepAliveMs` when
+ * given). An unknown or expired id answers 404 `search_context_missing_exception`.
+ */
+export interface ContextRef {
+  id: number;
+  keepAliveMs?: number;
+}
+
 /** POST /_internal/v1/dfs: the shard's statistics for the scored terms of a query. */
 export interface DfsRequest {
   index: string;
   shard: number;
   query: Query;
+  /** Read this retained generation (a Folio-Snapshot pin); absent = the current one. */
+  generation?: number;
+  /** Read this context's generation (PIT, scroll). */
+  context?: ContextRef;
 }
 
 /** Reply to {@link DfsRequest}; `generation` is the refresh generation the statistics describe, kept open for the search. */
@@ -125,6 +139,8 @@ export interface QueryPhaseRequest {
   stats?: ScoringStatistics;
   /** Search this retained refresh generation (the one a dfs reply named); absent = the current one. */
   generation?: number;
+  /** Search this context's generation (PIT, scroll); takes precedence over `generation`. */
+  context?: ContextRef;
   /**
    * The generation `stats` were gathered at, for cached statistics: when the shard has refreshed
    * since, it answers `statsStale: true` without searching, and the coordinator re-runs dfs.
@@ -232,6 +248,48 @@ export interface NodeStats {
 }
 
 /**
+ * POST /_internal/v1/contexts/open: pin the current generation of a shard in a new search context
+ * (PIT or scroll) for `keepAliveMs`. Over the node's limit: 429 (`too_many_scroll_contexts_exception`
+ * for scroll, `rejected_execution_exception` for PIT).
+ */
+export interface OpenContextRequest {
+  index: string;
+  shard: number;
+  kind: 'pit' | 'scroll';
+  keepAliveMs: number;
+}
+
+/** Reply to {@link OpenContextRequest}. */
+export interface OpenContextResponse {
+  node: string;
+  index: string;
+  shard: number;
+  /** Node-local context id. */
+  context: number;
+  generation: number;
+}
+
+/** POST /_internal/v1/contexts/close: close contexts by id, or every context of a kind. */
+export interface CloseContextsRequest {
+  ids?: number[];
+  allOfKind?: 'pit' | 'scroll';
+}
+
+/** Reply to {@link CloseContextsRequest}: how many of them were open. */
+export interface CloseContextsResponse {
+  node: string;
+  freed: number;
+}
+
+/** POST /_internal/v1/settings: dynamic node settings (ES cluster settings Folio honours). */
+export interface NodeSettingsRequest {
+  /** `search.max_open_scroll_context`; null restores the default. */
+  maxOpenScrollContext?: number | null;
+  /** `search.max_open_pit_context`; null restores the default. */
+  maxOpenPitContext?: number | null;
+}
+
+/**
  * A key bounding a selection range: sort values and `_id` (unique within an index). When several
  * indices are searched, equal (sort, `_id`) keys are ordered by index name (as the merge does);
  * `equalBefore` tells a shard that its own doc equal to this key sorts before it.
@@ -254,6 +312,8 @@ export interface SelectSampleRequest {
   /** S: how many evenly spaced keys to return. */
   samples: number;
   generation?: number;
+  /** As in {@link QueryPhaseRequest}. */
+  context?: ContextRef;
   trackScores?: boolean;
   /** Global statistics (dfs), as in {@link QueryPhaseRequest}. */
   stats?: ScoringStatistics;

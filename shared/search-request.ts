@@ -59,6 +59,8 @@ export interface SearchRequest {
   minScore: number | null;
   routing: string | null;
   preference: string | null;
+  /** ES `pit`: the point in time to search, with the keep-alive to renew it to (ms; null = keep its own). */
+  pit: { id: string; keepAliveMs: number | null } | null;
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -97,6 +99,22 @@ interface Draft {
   seqNoPrimaryTerm: boolean;
   explain: boolean;
   minScore: number | null;
+  pit: SearchRequest['pit'];
+}
+
+/** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
+function pitOf(v: Record<string, unknown>): NonNullable<SearchRequest['pit']> {
+  let id: string | null = null;
+  let keepAliveMs: number | null = null;
+  for (const [k, x] of Object.entries(v)) {
+    if (k === 'id') {
+      if (typeof x !== 'string') throw parsingException(`[point_in_time] id doesn't support values of type: ${tokenName(x)}`);
+      id = x;
+    } else if (k === 'keep_alive') keepAliveMs = parseTimeValue(scalarText(x), 'keep_alive');
+    else throw parsingException(`[point_in_time] unknown field [${k}]`);
+  }
+  if (id === null) throw illegalArgument('[point_in_time] id is required');
+  return { id, keepAliveMs };
 }
 
 function setFrom(d: Draft, n: number): void {
@@ -176,6 +194,7 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case 'sort': return void (d.sort = parseSortBody(v));
     case '_source': return void (d.source = bodySource(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
+    case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
     case 'stored_fields': case 'docvalue_fields': case 'fields': return; // accepted, not honored: hits carry _source only
     case 'stats':
       for (const s of v as unknown[]) {
@@ -285,7 +304,7 @@ function checkUnrecognized(p: Map<string, string>, path: string): void {
 export function parseSearchRequest(params: URLSearchParams, body: unknown | undefined, path: string): SearchRequest {
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
-    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null,
+    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -304,6 +323,13 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     if (p.get('request_cache') === 'true' || p.get('request_cache') === '') errors.push('[request_cache] cannot be used in a scroll context');
   }
   if (d.searchAfter !== null && d.from > 0) errors.push('[from] parameter must be set to 0 when [search_after] is used');
+  if (d.pit !== null) {
+    if (url.scroll !== null) errors.push('using [point in time] is not allowed in a scroll context');
+    if (p.has('routing')) errors.push('[routing] cannot be used with point in time');
+    if (p.has('preference')) errors.push('[preference] cannot be used with point in time');
+  } else if ((d.sort ?? []).some((f) => f.field === '_shard_doc')) {
+    errors.push('[_shard_doc] sort field cannot be used without [point in time]');
+  }
   if (errors.length > 0) throw validationFailed(errors);
   return {
     from: d.from,
@@ -326,5 +352,6 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     minScore: d.minScore,
     routing: p.get('routing') ?? null,
     preference: p.get('preference') ?? null,
+    pit: d.pit,
   };
 }

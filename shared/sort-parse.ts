@@ -15,7 +15,7 @@ type Order = 'asc' | 'desc';
 
 /** A clause with ES's defaults for `name` (`_score` → score desc, `_doc` → doc, else a field). */
 function clause(name: string, order?: Order): SortField {
-  const kind = name === '_score' ? 'score' : name === '_doc' ? 'doc' : 'field';
+  const kind = name === '_score' ? 'score' : name === '_doc' || name === '_shard_doc' ? 'doc' : 'field';
   const o: Order = order ?? (kind === 'score' ? 'desc' : 'asc');
   return { kind, field: name, order: o, missing: '_last', mode: o === 'asc' ? 'min' : 'max' };
 }

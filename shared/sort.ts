@@ -25,7 +25,15 @@ export interface SortField {
   mode: 'min' | 'max';
   /** ES `unmapped_type`: treat an unmapped field as this type instead of failing. */
   unmappedType?: string;
+  /**
+   * `_shard_doc` only (kind `doc`): added to the shard-local doc number so that values are unique
+   * within a PIT: the shard's index within the PIT × 2^32 (ES: shard index and Lucene doc id).
+   */
+  offset?: number;
 }
+
+/** Field name of the PIT tiebreaker (ES `ShardDocSortField.NAME`). */
+export const SHARD_DOC = '_shard_doc';
 
 /** ES's default sort: `_score` descending. */
 export const SCORE_SORT: readonly SortField[] = Object.freeze([

@@ -7,26 +7,34 @@ import type { Context, Hono } from 'hono';
 import { parsingException } from '../../shared/errors.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
-import { search, type SearchDeps } from '../search/search.ts';
+import { search, searchWithSnapshot, type SearchDeps } from '../search/search.ts';
+import { registerCursorRoutes, SNAPSHOT_HEADER } from './cursor-routes.ts';
 
 /** `_count` parameters Folio accepts but does not pass on to the search (no effect on a count). */
 const COUNT_IGNORED_PARAMS = new Set(['analyzer', 'analyze_wildcard', 'lenient', 'min_score', 'terminate_after', 'routing', 'preference']);
 
-/** Registers the search routes on `app`. */
+/**
+ * Registers the search routes on `app` (and the cursor routes: PIT, scroll). Every `_search` reply
+ * carries the `Folio-Snapshot` header; a request sending it back reads the same generations.
+ */
 export function registerSearchRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
+  registerCursorRoutes(app, deps, maxBodyBytes);
   const handler = (withIndex: boolean) => async (c: Context) => {
     const body = await readJsonBody(c, maxBodyBytes);
-    const res = await search(
+    const { body: res, snapshot } = await searchWithSnapshot(
       {
         indexExpression: withIndex ? c.req.param('index') : undefined,
         params: queryParams(c),
         body,
         path: c.req.path,
         signal: c.req.raw.signal,
+        snapshot: c.req.header(SNAPSHOT_HEADER),
       },
       deps,
     );
-    return sendJson(c, 200, res);
+    const out = sendJson(c, 200, res);
+    out.headers.set(SNAPSHOT_HEADER, snapshot);
+    return out;
   };
   app.on(['GET', 'POST'], '/_search', handler(false));
   app.on(['GET', 'POST'], '/:index/_search', handler(true));

@@ -10,7 +10,7 @@ import { INTERNAL_PREFIX, type DfsRequest, type DfsResponse, type ScoringStatist
 import type { ShardTarget } from '../cluster-view.ts';
 import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } from './dfs-cache.ts';
 import { fanOut, type PhaseContext, type RoundOutcome } from './fan-out.ts';
-import type { SearchPlan } from './plan.ts';
+import { pinFields, type SearchPlan } from './plan.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
 /** What a scored round adds to each shard's request. */
@@ -39,8 +39,10 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   const useDfs = plan.needScores && queryUsesTermStatistics(plan.req.query);
   if (!useDfs) return round(plan.targets.map(() => ({})), new Set());
 
+  // Pinned shards (PIT, scroll, Folio-Snapshot) take the statistics of the generations they read.
+  const pinned = plan.pins.some((p) => p !== undefined);
   const key = DfsCache.key(plan.targets.map(shardKey), plan.req.query);
-  const cached = ctx.dfsCache.get(key);
+  const cached = pinned ? undefined : ctx.dfsCache.get(key);
   if (cached) {
     const outcome = await round(
       plan.targets.map((t) => ({ stats: cached.stats, statsGeneration: cached.generations.get(shardKey(t)) })),
@@ -51,7 +53,7 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   }
 
   const dfs = await dfsRound(plan, ctx);
-  if (dfs.entry) ctx.dfsCache.set(key, dfs.entry);
+  if (dfs.entry && !pinned) ctx.dfsCache.set(key, dfs.entry);
   const stats = dfs.entry?.stats;
   const outcome = await round(
     plan.targets.map((t) => ({ stats, generation: dfs.entry?.generations.get(shardKey(t)) })),
@@ -63,7 +65,7 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
 
 /** The dfs round: term statistics from every shard; each shard keeps the generation it read open. */
 async function dfsRound(plan: SearchPlan, ctx: PhaseContext): Promise<{ entry: DfsEntry | null; failures: ShardFailure[]; failed: Set<number> }> {
-  const out = await fanOut<DfsResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/dfs`, (t): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query }));
+  const out = await fanOut<DfsResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/dfs`, (t, i): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query, ...pinFields(plan, i) }));
   const ok = new Set(out.results.map((r) => r.shardIndex));
   const failed = new Set(plan.targets.map((_, i) => i).filter((i) => !ok.has(i)));
   const generations = new Map(out.results.map((r) => [shardKey(r.target), r.response.generation]));

@@ -5,10 +5,38 @@
  */
 import type { ErrorCause } from '../../shared/errors.ts';
 import { flattenMapping } from '../../shared/mapping.ts';
+import type { ContextRef } from '../../shared/protocol.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
-import { SCORE_SORT, sortNeedsScores, type SortField } from '../../shared/sort.ts';
+import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView, ShardTarget } from '../cluster-view.ts';
 import type { ShardFailure } from './shard-failures.ts';
+
+/**
+ * How one shard is read when the search is pinned (PIT, scroll, `Folio-Snapshot`): a context or a
+ * retained generation, on a given node, at a position for `_shard_doc`.
+ */
+export interface ShardPin {
+  node?: number;
+  generation?: number;
+  context?: ContextRef;
+  /** Position of the shard in its PIT or scroll: `_shard_doc` = shardIndex × 2^32 + doc. */
+  shardIndex?: number;
+}
+
+/** The shards a cursor pins, keyed `index/shard`, and whether the implicit `_shard_doc` tiebreaker applies. */
+export interface Pinning {
+  pins: Map<string, ShardPin>;
+  /** Append `_shard_doc` asc to the sort (PIT, scroll) unless the sort has it. */
+  tiebreaker: boolean;
+  /** The tiebreaker's value is kept out of the hits' `sort` (scroll: ES returns no such value). */
+  hideTiebreaker?: boolean;
+}
+
+/** Multiplier of the shard index in `_shard_doc` values (ES packs shard index and doc id in a long). */
+export const SHARD_DOC_SHARD_FACTOR = 2 ** 32;
+
+/** Key of a shard in {@link Pinning.pins}. */
+export const pinKey = (index: string, shard: number): string => `${index}/${shard}`;
 
 /** What the query phase needs: effective sort, k, the shards to ask, and the shards already failed. */
 export interface SearchPlan {
@@ -20,8 +48,34 @@ export interface SearchPlan {
   /** Entries each shard returns: `from + size` (the paging rewrite happens here, once). */
   k: number;
   targets: ShardTarget[];
+  /** Per target (parallel to `targets`): how it is pinned, or undefined (the shard's current generation). */
+  pins: (ShardPin | undefined)[];
+  /** Number of leading sort values the hits show (all but a hidden implicit tiebreaker). */
+  shownSortValues: number;
   failures: ShardFailure[];
   totalShards: number;
+}
+
+/** ES's rejection of a `search_after` whose length differs from the sort's (`SearchAfterBuilder.buildFieldDoc`). */
+export function searchAfterCause(req: SearchRequest, sort: readonly SortField[]): ErrorCause | null {
+  if (req.searchAfter === null || req.searchAfter.length === sort.length) return null;
+  return { type: 'illegal_argument_exception', reason: `search_after has ${req.searchAfter.length} value(s) but sort has ${sort.length}.` };
+}
+
+/** The sort a target shard is sent: `_shard_doc` carries the shard's offset (its position × 2^32). */
+export function sortForTarget(plan: SearchPlan, i: number): SortField[] {
+  const pin = plan.pins[i];
+  if (!plan.sort.some((f) => f.field === SHARD_DOC)) return plan.sort;
+  const offset = (pin?.shardIndex ?? i) * SHARD_DOC_SHARD_FACTOR;
+  return plan.sort.map((f) => (f.field === SHARD_DOC ? { ...f, offset } : f));
+}
+
+/** The pin fields of a target's request (`generation` or `context`), empty when unpinned. */
+export function pinFields(plan: SearchPlan, i: number): { generation?: number; context?: ContextRef } {
+  const pin = plan.pins[i];
+  if (pin?.context) return { context: pin.context };
+  if (pin?.generation !== undefined) return { generation: pin.generation };
+  return {};
 }
 
 /** ES's result-window rejection for one index (`DefaultSearchContext.preProcess`). */
@@ -48,7 +102,7 @@ export function resultWindowCause(req: SearchRequest, maxResultWindow: number): 
 
 /** ES's rejection of a sort clause for one index's mapping, or null when the clause is fine. */
 export function sortFieldCause(field: SortField, fields: Map<string, { type: string; fielddata?: boolean }>, index: string, uuid: string): ErrorCause | null {
-  if (field.kind !== 'field') return null;
+  if (field.kind !== 'field' || field.field === '_id') return null; // `_id` is sortable in Folio
   const fm = fields.get(field.field);
   if (!fm) {
     if (field.unmappedType !== undefined) return null;
@@ -73,8 +127,10 @@ export function sortFieldCause(field: SortField, fields: Map<string, { type: str
  * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
  * listed in `failures` and not queried.
  */
-export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView): Promise<SearchPlan> {
-  const sort = req.sort.length > 0 ? req.sort : [...SCORE_SORT];
+export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning): Promise<SearchPlan> {
+  const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
+  const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
+  if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
   const targets: ShardTarget[] = [];
   const failures: ShardFailure[] = [];
   for (const name of indices) {
@@ -83,18 +139,25 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     const fields = flattenMapping(index.metadata.mappings);
     let cause = resultWindowCause(req, index.metadata.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
+    cause ??= searchAfterCause(req, sort);
     if (cause) {
       for (const t of shards) failures.push({ shard: t.shard, index: name, node: null, reason: cause, status: 400 });
     } else {
       targets.push(...shards);
     }
   }
+  const pins = targets.map((t) => pinning?.pins.get(pinKey(t.index, t.shard)));
+  pins.forEach((p, i) => {
+    if (p?.node !== undefined) targets[i] = { ...targets[i], node: p.node };
+  });
   return {
     req,
     sort,
     needScores: sortNeedsScores(sort) || req.trackScores,
     k: req.from + req.size,
     targets,
+    pins,
+    shownSortValues: implicit && pinning?.hideTiebreaker ? sort.length - 1 : sort.length,
     failures,
     totalShards: targets.length + failures.length,
   };

@@ -7,7 +7,7 @@
 import { INTERNAL_PREFIX, type QueryPhaseRequest, type QueryPhaseResponse } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { fanOut, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
-import type { SearchPlan } from './plan.ts';
+import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
 
 /** A shard's query-phase reply with its position in the plan's target list. */
 export type ShardQueryResult = ShardReply<QueryPhaseResponse>;
@@ -25,12 +25,13 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext): Promis
             index: t.index,
             shard: t.shard,
             query: plan.req.query,
-            sort: plan.sort,
+            sort: sortForTarget(plan, i),
             k: plan.k,
             trackTotalHits: plan.req.trackTotalHits,
             ...(plan.needScores ? { trackScores: true } : {}),
             ...(plan.req.searchAfter ? { searchAfter: { sort: plan.req.searchAfter } } : {}),
             ...extras[i],
+            ...pinFields(plan, i),
           },
     ),
   );

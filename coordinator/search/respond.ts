@@ -18,6 +18,8 @@ export interface SearchHitBody {
 
 /** The `_search` response body. */
 export interface SearchResponseBody {
+  _scroll_id?: string;
+  pit_id?: string;
   took: number;
   timed_out: boolean;
   _shards: { total: number; successful: number; skipped: number; failed: number; failures?: ReturnType<typeof failuresForResponse> };
@@ -40,6 +42,11 @@ export interface ResponseParts {
   /** Whether hits carry their score (sort includes `_score`, or `track_scores`). */
   withScores: boolean;
   restTotalHitsAsInt: boolean;
+  /** How many leading sort values hits show (a scroll's implicit tiebreaker is hidden). */
+  shownSortValues?: number;
+  /** ES `_scroll_id` (first key) and `pit_id` (next), when the search is a scroll or uses a PIT. */
+  scrollId?: string;
+  pitId?: string;
 }
 
 /**
@@ -52,13 +59,15 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     const hit: SearchHitBody = { _index: m.index, _id: m.hit._id, _score: p.withScores ? m.hit._score : null };
     const doc = p.docs[i];
     if (doc?._source !== undefined) hit._source = doc._source;
-    if (p.withSortValues) hit.sort = m.hit.sort;
+    if (p.withSortValues) hit.sort = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
     return hit;
   });
   const failed = p.failures.length;
   const shards: SearchResponseBody['_shards'] = { total: p.totalShards, successful: p.totalShards - failed, skipped: 0, failed };
   if (failed > 0) shards.failures = failuresForResponse(p.failures);
   const body: SearchResponseBody = {
+    ...(p.scrollId !== undefined ? { _scroll_id: p.scrollId } : {}),
+    ...(p.pitId !== undefined ? { pit_id: p.pitId } : {}),
     took: Date.now() - p.startedAt,
     timed_out: p.timedOut,
     _shards: shards,

@@ -1,21 +1,25 @@
 /**
  * `_search`, as a numbered recipe of its phases:
  *   1. parse   — the request (URL on top of body) into a normalized SearchRequest;
- *   2. plan    — resolve indices and shards, check windows and sorts before any fan-out;
+ *   2. plan    — resolve indices and shards (pinned by a PIT, a scroll or a Folio-Snapshot token:
+ *      cursor.ts), check windows and sorts before any fan-out; a new scroll opens its contexts;
  *   3. query   — every shard returns its top `from + size` keys (dfs statistics when scoring);
  *   4. merge   — k-way merge of the shard lists, skipping `from`;
  *   3–4 for a deep `from` (≥ {@link DEEP_PAGE_FROM}): exact distributed selection instead, a sample
  *      round and a range round whose traffic does not grow with `from` (select-phase.ts);
  *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from;
- *   6. respond — the ES-shaped body.
+ *   6. respond — the ES-shaped body (with `pit_id` / `_scroll_id`), and the snapshot token naming
+ *      the generation each shard read (the `Folio-Snapshot` response header).
  * Partial shard failures are data (`_shards.failures`); all shards failing is an error.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
 import type { EsError } from '../../shared/errors.ts';
-import { parseSearchRequest, type SearchRequest } from '../../shared/search-request.ts';
+import { parseSearchRequest, parseTimeValue, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
-import { resolveIndices } from '../index-expression.ts';
 import type { ShardClient } from '../shard-client.ts';
+import { openContexts } from './contexts.ts';
+import { resolveCursor, type CursorInput } from './cursor.ts';
+import { encodeScrollId, encodeSnapshot, type ScrollState } from './cursor-ids.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { runFetchPhase } from './fetch-phase.ts';
 import type { PhaseContext } from './fan-out.ts';
@@ -38,8 +42,8 @@ export interface SearchDeps {
   selectionSamples?: number;
 }
 
-/** The inputs of one `_search` call, straight from HTTP. */
-export interface SearchInput {
+/** The inputs of one `_search` call, straight from HTTP (plus the cursor parts: snapshot header, scroll continuation). */
+export interface SearchInput extends CursorInput {
   indexExpression: string | undefined;
   params: URLSearchParams;
   body: unknown;
@@ -48,23 +52,40 @@ export interface SearchInput {
   signal: AbortSignal;
 }
 
+/** A search's body and its snapshot token (`Folio-Snapshot`: the generation each shard read). */
+export interface SearchOutcome {
+  body: SearchResponseBody;
+  snapshot: string;
+}
+
 /**
- * Runs a search end to end.
+ * Runs a search end to end; see {@link searchWithSnapshot}.
  * @throws EsError for invalid requests (400), a missing index (404), or every shard failing.
  */
 export async function search(input: SearchInput, deps: SearchDeps): Promise<SearchResponseBody> {
+  return (await searchWithSnapshot(input, deps)).body;
+}
+
+/**
+ * Runs a search end to end, returning the body and the snapshot token.
+ * @throws EsError for invalid requests (400), a missing index (404), an expired PIT, scroll or
+ *   snapshot (404 `search_context_missing_exception` under `search_phase_execution_exception`),
+ *   too many scroll contexts (429), or every shard failing.
+ */
+export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): Promise<SearchOutcome> {
   const startedAt = Date.now();
   // 1. parse
   const req: SearchRequest = parseSearchRequest(input.params, input.body, input.path);
-  // 2. plan
-  const indices = await resolveIndices(input.indexExpression, deps.view);
-  const plan = await planSearch(req, indices, deps.view);
   const ctx: PhaseContext = {
     client: deps.client,
     dfsCache: deps.dfsCache,
     signal: input.signal,
     deadline: startedAt + (req.timeoutMs ?? deps.defaultTimeoutMs),
   };
+  // 2. plan (a new scroll then opens one context per shard)
+  const cursor = await resolveCursor(input, req, deps.view);
+  const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
+  const scroll = input.scroll?.state ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
   // 3–4. query and merge (or, for a deep page, select)
   const ranked = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM)
     ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES)
@@ -80,8 +101,9 @@ export async function search(input: SearchInput, deps: SearchDeps): Promise<Sear
   const fetched = await runFetchPhase(page, ranked.generations, req.source, ctx);
   failures.push(...fetched.failures);
   // 6. respond
-  const onlyScore = plan.sort.length === 1 && plan.sort[0].kind === 'score' && plan.sort[0].order === 'desc';
-  return buildSearchResponse({
+  const onlyScore = req.sort.length === 1 && req.sort[0].kind === 'score' && req.sort[0].order === 'desc';
+  const last = page.at(-1);
+  const body = buildSearchResponse({
     startedAt,
     timedOut: ranked.timedOut,
     totalShards: plan.totalShards,
@@ -91,10 +113,38 @@ export async function search(input: SearchInput, deps: SearchDeps): Promise<Sear
     page: page.filter((_, i) => fetched.docs[i] !== null || req.source === false),
     docs: fetched.docs.filter((d) => d !== null || req.source === false),
     sort: plan.sort,
-    withSortValues: req.sort.length > 0 && !onlyScore,
+    withSortValues: req.pit !== null || (req.sort.length > 0 && !onlyScore),
     withScores: plan.needScores,
     restTotalHitsAsInt: req.restTotalHitsAsInt,
+    shownSortValues: plan.shownSortValues,
+    scrollId: scroll ? encodeScrollId({ ...scroll, after: last ? last.hit.sort : scroll.after }) : undefined,
+    pitId: req.pit?.id,
   });
+  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation })));
+  return { body, snapshot };
+}
+
+/**
+ * Opens a new scroll: one scroll context per target (keep-alive = the `scroll` parameter), pinned
+ * into the plan, and the state its `_scroll_id` carries (the request itself, to re-run per batch).
+ * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
+ *   `search.max_open_scroll_context`).
+ */
+async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext): Promise<ScrollState> {
+  const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
+  const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
+  if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
+  for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context }, shardIndex: s.shardIndex };
+  const params = new URLSearchParams(input.params);
+  params.delete('scroll');
+  return {
+    indices: [...new Set(plan.targets.map((t) => t.index))],
+    shards: opened.shards,
+    body: input.body,
+    params: params.toString(),
+    path: input.path,
+    after: null,
+  };
 }
 
 /** Steps 3 and 4 of query-then-fetch: every shard's top `from + size`, k-way merged, `from` skipped. */

@@ -23,7 +23,7 @@ import {
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { fanOut, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
-import type { SearchPlan } from './plan.ts';
+import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
 import { boundForShard, chooseWindow, type ShardSample } from './rank-bounds.ts';
 import type { ShardFailure } from './shard-failures.ts';
 import type { SortField } from '../../shared/sort.ts';
@@ -79,7 +79,9 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
   // 1. sample round
   const sampled = await withGlobalStatistics<SelectSampleResponse>(plan, ctx, (extras, skip) =>
     fanOut<SelectSampleResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/sample`, (t, i): SelectSampleRequest | null =>
-      skip.has(i) ? null : { index: t.index, shard: t.shard, query: req.query, sort: plan.sort, samples, ...scoring, ...extras[i] },
+      skip.has(i)
+        ? null
+        : { index: t.index, shard: t.shard, query: req.query, sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
     ),
   );
   const replies = sampled.results;
@@ -88,7 +90,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
   for (const r of replies) if (r.response.max_score !== null && (maxScore === null || r.response.max_score > maxScore)) maxScore = r.response.max_score;
   const shardSamples: ShardSample[] = replies.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, total: r.response.total.value, keys: r.response.keys }));
   const window = chooseWindow(shardSamples, plan.sort, req.from, req.size);
-  if (window.empty) return { page: [], totals, maxScore, generations: [], failures: sampled.failures, timedOut: sampled.timedOut };
+  if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
 
   // 2. range round, on the generation each shard's sample read
   const byPosition = new Map(replies.map((r) => [r.shardIndex, r.response]));
@@ -101,7 +103,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
       index: t.index,
       shard: t.shard,
       query: req.query,
-      sort: plan.sort,
+      sort: sortForTarget(plan, i),
       generation: s.generation,
       ...(lower ? { lower } : {}),
       ...(upper ? { upper } : {}),
@@ -122,7 +124,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
     page,
     totals,
     maxScore,
-    generations: ranged.results,
+    generations: replies, // the sample round read (and pinned) each shard's generation; the range round read the same
     failures: [...sampled.failures, ...ranged.failures],
     timedOut: sampled.timedOut || ranged.timedOut,
   };

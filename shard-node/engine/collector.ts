@@ -55,7 +55,11 @@ function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
  */
 export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Segment, base: number): Getter {
   if (sf.kind === 'score') return (_o, s) => s;
-  if (sf.kind === 'doc') return (o) => base + o;
+  if (sf.kind === 'doc') {
+    const offset = sf.offset ?? 0; // `_shard_doc`: shard index within the PIT × 2^32
+    return (o) => offset + base + o;
+  }
+  if (sf.field === '_id') return (o) => seg.ids[o]; // Folio sorts on `_id` (ES 8 refuses by default)
   const fm = fields.get(sf.field);
   const miss = missingValue(sf, fm);
   if (!fm) {
@@ -80,8 +84,9 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     sv = seg.textFielddata(sf.field);
   } else throw illegalArgument(`can't sort on field [${sf.field}] of type [${fm.type}]`);
   if (!sv) return () => miss;
-  const arr = sf.mode === 'max' ? sv.max : sv.min;
-  return (o) => arr[o] ?? miss;
+  const ranks = sf.mode === 'max' ? sv.max : sv.min;
+  const terms = sv.terms;
+  return (o) => (ranks[o] > 0 ? terms[ranks[o] - 1] : miss);
 }
 
 /** A bounded max-heap on `compareHits` holding the best k (the worst at the root). */

@@ -38,7 +38,7 @@ export interface DocOrder {
 
 /** True when the permutation fast path serves this sort: exactly one clause, on a field. */
 export function presortable(sort: readonly SortField[]): boolean {
-  return sort.length === 1 && sort[0].kind === 'field';
+  return sort.length === 1 && sort[0].kind === 'field' && sort[0].field !== '_id';
 }
 
 /** Cache key of a clause: everything that changes the order (the field type guards remapping). */

@@ -1,0 +1,125 @@
+/**
+ * The opaque cursor strings Folio hands out, all base64url JSON so that any coordinator can use
+ * them (coordinators are stateless; the state is in the string and in the shard nodes' contexts):
+ * - PIT id (`POST /{index}/_pit` → `id`): the indices and, per shard, the node and context id;
+ * - scroll id (`_scroll_id`): a PIT-like context list plus the original request and the sort
+ *   values of the last hit returned (the scroll walks with search_after internally);
+ * - snapshot token (`Folio-Snapshot` header): per shard, the refresh generation a search read.
+ * ES's own ids are base64 of a binary encoding; clients treat them as opaque strings.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/point-in-time-api.html
+ */
+import { illegalArgument } from '../../shared/errors.ts';
+import type { SortValue } from '../../shared/sort.ts';
+
+/** One shard of a PIT or scroll: where its context lives. `shardIndex` is its position in the cursor (for `_shard_doc`). */
+export interface CursorShard {
+  index: string;
+  shard: number;
+  /** Ordinal of the shard node in FOLIO_NODES. */
+  node: number;
+  /** Node-local context id. */
+  context: number;
+  shardIndex: number;
+}
+
+/** A decoded PIT id. */
+export interface PitId {
+  indices: string[];
+  shards: CursorShard[];
+}
+
+/** A decoded scroll id: the contexts, the original request, and where the next batch starts. */
+export interface ScrollState extends PitId {
+  /** The original request body (without `search_after`), or undefined. */
+  body: unknown;
+  /** The original URL parameters (without `scroll`), as a query string. */
+  params: string;
+  /** The original request path (error texts). */
+  path: string;
+  /** Full sort values (implicit `_shard_doc` included) of the last hit returned; null before the first. */
+  after: SortValue[] | null;
+}
+
+/** One shard of a snapshot token. */
+export interface SnapshotShard {
+  index: string;
+  shard: number;
+  generation: number;
+}
+
+type Wire = Record<string, unknown>;
+
+function encode(kind: string, value: Wire): string {
+  return Buffer.from(JSON.stringify({ k: kind, ...value }), 'utf8').toString('base64url');
+}
+
+function decode(kind: string, id: string): Wire | null {
+  try {
+    const v = JSON.parse(Buffer.from(id, 'base64url').toString('utf8')) as Wire;
+    return v !== null && typeof v === 'object' && v.k === kind ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+const shardsToWire = (shards: readonly CursorShard[]) => shards.map((s) => [s.index, s.shard, s.node, s.context, s.shardIndex]);
+
+function shardsFromWire(v: unknown): CursorShard[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: CursorShard[] = [];
+  for (const e of v) {
+    if (!Array.isArray(e) || typeof e[0] !== 'string' || !e.slice(1, 5).every((n) => Number.isInteger(n))) return null;
+    out.push({ index: e[0], shard: e[1], node: e[2], context: e[3], shardIndex: e[4] });
+  }
+  return out;
+}
+
+/** Encodes a PIT id. */
+export function encodePitId(pit: PitId): string {
+  return encode('pit', { i: pit.indices, s: shardsToWire(pit.shards) });
+}
+
+/**
+ * Decodes a PIT id.
+ * @throws EsError 400 `illegal_argument_exception` `invalid id: […]` for a string Folio did not make (ES's text).
+ */
+export function decodePitId(id: string): PitId {
+  const v = decode('pit', id);
+  const shards = v ? shardsFromWire(v.s) : null;
+  if (!v || !shards || !Array.isArray(v.i)) throw illegalArgument(`invalid id: [${id}]`);
+  return { indices: v.i as string[], shards };
+}
+
+/** Encodes a scroll id. */
+export function encodeScrollId(s: ScrollState): string {
+  return encode('scroll', { i: s.indices, s: shardsToWire(s.shards), b: s.body ?? null, q: s.params, p: s.path, a: s.after });
+}
+
+/**
+ * Decodes a scroll id.
+ * @throws EsError 400 `illegal_argument_exception` `Cannot parse scroll id` (ES's text).
+ */
+export function decodeScrollId(id: string): ScrollState {
+  const v = decode('scroll', id);
+  const shards = v ? shardsFromWire(v.s) : null;
+  if (!v || !shards || !Array.isArray(v.i) || typeof v.q !== 'string' || typeof v.p !== 'string') throw illegalArgument('Cannot parse scroll id');
+  return { indices: v.i as string[], shards, body: v.b ?? undefined, params: v.q, path: v.p, after: (v.a as SortValue[] | null) ?? null };
+}
+
+/** Encodes a `Folio-Snapshot` token. */
+export function encodeSnapshot(shards: readonly SnapshotShard[]): string {
+  return encode('snap', { g: shards.map((s) => [s.index, s.shard, s.generation]) });
+}
+
+/**
+ * Decodes a `Folio-Snapshot` token.
+ * @throws EsError 400 `illegal_argument_exception` `invalid Folio-Snapshot header: […]`.
+ */
+export function decodeSnapshot(token: string): SnapshotShard[] {
+  const v = decode('snap', token.trim());
+  const g = v?.g;
+  if (!Array.isArray(g) || !g.every((e) => Array.isArray(e) && typeof e[0] === 'string' && Number.isInteger(e[1]) && Number.isInteger(e[2]))) {
+    throw illegalArgument(`invalid Folio-Snapshot header: [${token}]`);
+  }
+  return g.map((e: [string, number, number]) => ({ index: e[0], shard: e[1], generation: e[2] }));
+}

@@ -1,0 +1,65 @@
+/**
+ * Plan step for cursors: which indices a search reads and how each shard is pinned.
+ * - PIT (`pit: {id, keep_alive}`): the PIT's indices, each shard read through its context (the
+ *   keep-alive renewed), implicit `_shard_doc` tiebreaker; an index in the path is ES's error.
+ * - scroll continuation: the scroll's indices and contexts, `_shard_doc` kept out of the hits.
+ * - new scroll (`?scroll=`): the path's indices; contexts are opened once the plan is known.
+ * - `Folio-Snapshot` header: the path's indices, each shard the token names read at its generation.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html
+ */
+import { validationFailed } from '../../shared/errors.ts';
+import type { SearchRequest } from '../../shared/search-request.ts';
+import type { ClusterView } from '../cluster-view.ts';
+import { resolveIndices } from '../index-expression.ts';
+import { decodePitId, decodeSnapshot, type CursorShard, type ScrollState } from './cursor-ids.ts';
+import { pinKey, type Pinning, type ShardPin } from './plan.ts';
+
+/** The indices to search and, for a cursor, how their shards are pinned. */
+export interface ResolvedCursor {
+  indices: string[];
+  pinning?: Pinning;
+}
+
+/** What the HTTP layer knows about cursors of one search call. */
+export interface CursorInput {
+  indexExpression: string | undefined;
+  /** The `Folio-Snapshot` request header. */
+  snapshot?: string;
+  /** A scroll continuation: the decoded scroll id and the `scroll` keep-alive renewal (ms). */
+  scroll?: { state: ScrollState; keepAliveMs: number | undefined };
+}
+
+function contextPins(shards: readonly CursorShard[], keepAliveMs: number | undefined): Map<string, ShardPin> {
+  const pins = new Map<string, ShardPin>();
+  for (const s of shards) {
+    pins.set(pinKey(s.index, s.shard), { node: s.node, context: { id: s.context, ...(keepAliveMs !== undefined ? { keepAliveMs } : {}) }, shardIndex: s.shardIndex });
+  }
+  return pins;
+}
+
+/**
+ * Resolves the cursor of a search.
+ * @throws EsError 400 `action_request_validation_exception` for a PIT with indices in the path
+ *   (ES's text), 400 for an undecodable PIT id or snapshot token, 404 for a missing index.
+ */
+export async function resolveCursor(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
+  if (input.scroll) {
+    const { state, keepAliveMs } = input.scroll;
+    return { indices: state.indices, pinning: { pins: contextPins(state.shards, keepAliveMs), tiebreaker: true, hideTiebreaker: true } };
+  }
+  if (req.pit) {
+    if (input.indexExpression !== undefined) {
+      throw validationFailed(['[indices] cannot be used with point in time. Do not specify any index with point in time.']);
+    }
+    const pit = decodePitId(req.pit.id);
+    return { indices: pit.indices, pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined), tiebreaker: true } };
+  }
+  const indices = await resolveIndices(input.indexExpression, view);
+  if (req.scroll !== null) return { indices, pinning: { pins: new Map(), tiebreaker: true, hideTiebreaker: true } };
+  if (input.snapshot !== undefined && input.snapshot !== '') {
+    const pins = new Map<string, ShardPin>();
+    for (const s of decodeSnapshot(input.snapshot)) pins.set(pinKey(s.index, s.shard), { generation: s.generation });
+    return { indices, pinning: { pins, tiebreaker: false } };
+  }
+  return { indices };
+}

@@ -1,0 +1,81 @@
+/**
+ * Background tasks of this coordinator (ES task management, for `wait_for_completion=false`):
+ * each task has an id `{node}:{n}`, a live status, and once finished its response (or error),
+ * kept in memory until the process exits (ES stores results in the `.tasks` index).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/tasks.html
+ */
+import { toEsError } from '../shared/errors.ts';
+
+/** One task as `GET /_tasks/{id}` reports it. */
+export interface TaskRecord {
+  completed: boolean;
+  task: {
+    node: string;
+    id: number;
+    type: 'transport';
+    action: string;
+    status: unknown;
+    description: string;
+    start_time_in_millis: number;
+    running_time_in_nanos: number;
+    cancellable: boolean;
+    cancelled: boolean;
+    headers: Record<string, string>;
+  };
+  response?: unknown;
+  error?: unknown;
+}
+
+/** The task registry of one coordinator process. */
+export class Tasks {
+  private readonly node: string;
+  private next = 1;
+  private readonly tasks = new Map<string, { record: TaskRecord; status: () => unknown }>();
+
+  constructor(node: string) {
+    this.node = node;
+  }
+
+  /**
+   * Starts `run` in the background and returns its id (`{node}:{n}`). `status` is read on every
+   * `get` while the task runs.
+   */
+  start(action: string, description: string, status: () => unknown, run: () => Promise<unknown>): string {
+    const n = this.next++;
+    const id = `${this.node}:${n}`;
+    const record: TaskRecord = {
+      completed: false,
+      task: {
+        node: this.node, id: n, type: 'transport', action, status: status(), description, start_time_in_millis: Date.now(),
+        running_time_in_nanos: 0, cancellable: true, cancelled: false, headers: {},
+      },
+    };
+    this.tasks.set(id, { record, status });
+    run().then(
+      (response) => {
+        record.completed = true;
+        record.response = response;
+      },
+      (err) => {
+        record.completed = true;
+        record.error = toEsError(err).toCause();
+      },
+    ).finally(() => {
+      record.task.status = status();
+      record.task.running_time_in_nanos = (Date.now() - record.task.start_time_in_millis) * 1e6;
+    });
+    return id;
+  }
+
+  /** The task's current record, or undefined for an unknown id. */
+  get(id: string): TaskRecord | undefined {
+    const t = this.tasks.get(id);
+    if (!t) return undefined;
+    const r = t.record;
+    if (!r.completed) {
+      r.task.status = t.status();
+      r.task.running_time_in_nanos = (Date.now() - r.task.start_time_in_millis) * 1e6;
+    }
+    return structuredClone(r);
+  }
+}

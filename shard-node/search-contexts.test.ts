@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { esErr } from '../test/support/es-error.ts';
+import { Generation } from './engine/generation.ts';
+import { SearchContexts } from './search-contexts.ts';
+
+const gen = (id: number) => new Generation(id, [], () => ({ properties: {} }));
+
+describe('SearchContexts', () => {
+  it('pins a generation until closed or expired, renewing on use', () => {
+    let t = 0;
+    const c = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 }, () => t);
+    const id = c.open('pit', 'i', 0, gen(7), 1000);
+    t = 900;
+    expect(c.use('i', 0, id).id).toBe(7); // renews to 1900
+    t = 1800;
+    expect(c.pinned('i', 0, 7)?.id).toBe(7);
+    expect(esErr(() => c.use('i', 1, id)).type).toBe('search_context_missing_exception'); // another shard's id
+    t = 1901;
+    const gone = esErr(() => c.use('i', 0, id));
+    expect([gone.status, gone.message]).toEqual([404, `No search context found for id [${id}]`]);
+    const id2 = c.open('scroll', 'i', 0, gen(8), 1000);
+    expect(c.close([id2, 999])).toBe(1);
+  });
+
+  it('enforces the per-kind limits with ES’s and OpenSearch’s errors', () => {
+    const c = new SearchContexts({ maxOpenScrollContext: 1, maxOpenPitContext: 1 });
+    c.open('scroll', 'i', 0, gen(1), 1000);
+    c.open('pit', 'i', 0, gen(1), 1000);
+    const scroll = esErr(() => c.open('scroll', 'i', 1, gen(1), 1000));
+    expect([scroll.status, scroll.type, scroll.message]).toEqual([
+      429, 'too_many_scroll_contexts_exception',
+      'Trying to create too many scroll contexts. Must be less than or equal to: [1]. This limit can be set by changing the [search.max_open_scroll_context] setting.',
+    ]);
+    expect(esErr(() => c.open('pit', 'i', 1, gen(1), 1000)).type).toBe('rejected_execution_exception');
+    expect(c.closeAll('scroll')).toBe(1);
+    expect(c.count('pit')).toBe(1);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * Explicitly opened search contexts of a shard node: point-in-time readers (`POST /{index}/_pit`)
+ * and scroll readers (`?scroll=`). Each context pins one refresh {@link Generation} of one shard
+ * until it is closed or its keep-alive runs out; every use may renew the keep-alive. Unlike the
+ * shard's own retention of generations (the 60 s search keep-alive of multi-phase searches), a
+ * context lives as long as its owner asks and is counted against a per-node limit:
+ * - scroll: `search.max_open_scroll_context` (ES default 500, per node, one per shard context),
+ *   exceeding it is ES's 429 `too_many_scroll_contexts_exception`;
+ * - PIT: `search.max_open_pit_context` (OpenSearch default 300; ES has no limit), exceeding it is
+ *   OpenSearch's 429 `rejected_execution_exception`.
+ * Expired contexts are dropped lazily, on every call into the registry.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/SearchService.java
+ * @see https://github.com/opensearch-project/OpenSearch/blob/main/server/src/main/java/org/opensearch/search/SearchService.java
+ */
+import { EsError, searchContextMissing } from '../shared/errors.ts';
+import type { Generation } from './engine/generation.ts';
+
+/** What a context is for (they are limited separately). */
+export type ContextKind = 'pit' | 'scroll';
+
+/** ES `search.max_open_scroll_context` default. */
+export const DEFAULT_MAX_OPEN_SCROLL_CONTEXT = 500;
+/** OpenSearch `search.max_open_pit_context` default. */
+export const DEFAULT_MAX_OPEN_PIT_CONTEXT = 300;
+
+/** Per-node limits on open contexts (counted per shard context, as ES does). */
+export interface ContextLimits {
+  maxOpenScrollContext: number;
+  maxOpenPitContext: number;
+}
+
+interface OpenContext {
+  id: number;
+  kind: ContextKind;
+  index: string;
+  shard: number;
+  gen: Generation;
+  keepAliveMs: number;
+  expiresAt: number;
+}
+
+/** The registry of open contexts of one shard node. */
+export class SearchContexts {
+  private readonly contexts = new Map<number, OpenContext>();
+  private nextId = 1;
+  private readonly now: () => number;
+  limits: ContextLimits;
+
+  constructor(limits: ContextLimits, now: () => number = Date.now) {
+    this.limits = { ...limits };
+    this.now = now;
+  }
+
+  private sweep(): void {
+    const t = this.now();
+    for (const [id, c] of this.contexts) if (c.expiresAt <= t) this.contexts.delete(id);
+  }
+
+  /** Number of open (unexpired) contexts of a kind. */
+  count(kind: ContextKind): number {
+    this.sweep();
+    let n = 0;
+    for (const c of this.contexts.values()) if (c.kind === kind) n++;
+    return n;
+  }
+
+  /**
+   * Opens a context pinning `gen` (of `index`/`shard`) for `keepAliveMs`.
+   * @returns the node-local context id (positive, never reused by this process).
+   * @throws EsError 429 when the kind's limit is reached (ES's / OpenSearch's exact texts).
+   */
+  open(kind: ContextKind, index: string, shard: number, gen: Generation, keepAliveMs: number): number {
+    if (kind === 'scroll' && this.count('scroll') >= this.limits.maxOpenScrollContext) {
+      throw new EsError(
+        429,
+        'too_many_scroll_contexts_exception',
+        `Trying to create too many scroll contexts. Must be less than or equal to: [${this.limits.maxOpenScrollContext}]. ` +
+          'This limit can be set by changing the [search.max_open_scroll_context] setting.',
+      );
+    }
+    if (kind === 'pit' && this.count('pit') >= this.limits.maxOpenPitContext) {
+      throw new EsError(
+        429,
+        'rejected_execution_exception',
+        `Trying to create too many Point In Time contexts. Must be less than or equal to: [${this.limits.maxOpenPitContext}]. ` +
+          'This limit can be set by changing the [search.max_open_pit_context] setting.',
+      );
+    }
+    const id = this.nextId++;
+    this.contexts.set(id, { id, kind, index, shard, gen, keepAliveMs, expiresAt: this.now() + keepAliveMs });
+    return id;
+  }
+
+  /**
+   * The generation of context `id`, which must belong to `index`/`shard`; renews its keep-alive
+   * (to `keepAliveMs` when given, else to its own).
+   * @throws EsError 404 `search_context_missing_exception` for an unknown, expired or foreign id.
+   */
+  use(index: string, shard: number, id: number, keepAliveMs?: number): Generation {
+    this.sweep();
+    const c = this.contexts.get(id);
+    if (!c || c.index !== index || c.shard !== shard) throw searchContextMissing(id);
+    if (keepAliveMs !== undefined) c.keepAliveMs = keepAliveMs;
+    c.expiresAt = this.now() + c.keepAliveMs;
+    return c.gen;
+  }
+
+  /** A generation of `index`/`shard` pinned by some open context, or undefined. Does not renew. */
+  pinned(index: string, shard: number, generation: number): Generation | undefined {
+    this.sweep();
+    for (const c of this.contexts.values()) {
+      if (c.index === index && c.shard === shard && c.gen.id === generation) return c.gen;
+    }
+    return undefined;
+  }
+
+  /** Closes the listed contexts. @returns how many were open. */
+  close(ids: readonly number[]): number {
+    this.sweep();
+    let n = 0;
+    for (const id of ids) if (this.contexts.delete(id)) n++;
+    return n;
+  }
+
+  /** Closes every context of a kind (`DELETE /_search/scroll/_all`). @returns how many were open. */
+  closeAll(kind: ContextKind): number {
+    this.sweep();
+    let n = 0;
+    for (const [id, c] of this.contexts) {
+      if (c.kind === kind) {
+        this.contexts.delete(id);
+        n++;
+      }
+    }
+    return n;
+  }
+}
