@@ -13,6 +13,7 @@ import { SimpleHttpError, sendJson } from './http.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
 import { registerDocumentRoutes } from './routes/document-routes.ts';
+import { registerFlushRoutes } from './routes/flush-routes.ts';
 import { registerIndexRoutes } from './routes/index-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
 import { registerMgetRoutes } from './routes/mget-routes.ts';
@@ -78,6 +79,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerCatRoutes(app, { view, client });
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
+  registerFlushRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs });
   registerDocumentRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerIndexRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   return app;

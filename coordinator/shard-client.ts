@@ -6,6 +6,7 @@
  */
 import { Pool, errors as undiciErrors } from 'undici';
 import type { ErrorCause } from '../shared/errors.ts';
+import { decodeHits, isHitsContentType } from '../shared/wire.ts';
 
 /** Why a shard call failed: no connection, the deadline passed, cancelled, or an error reply. */
 export type ShardCallFailure = 'connection' | 'timeout' | 'aborted' | 'response';
@@ -34,6 +35,12 @@ export interface CallOptions {
   /** Cancels the call (client disconnect, search deadline). */
   signal?: AbortSignal;
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /**
+   * `accept` header of the call. With `application/x-folio-hits` (query, sample and range rounds),
+   * a shard node may answer in the binary hits format, which {@link ShardClient.call} decodes into
+   * the same object as the JSON reply (shared/wire.ts). Absent: the node answers JSON.
+   */
+  accept?: string;
 }
 
 /** Counters of shard calls since the coordinator started (read by `GET /_folio/stats` and the bench). */
@@ -65,7 +72,8 @@ export class ShardClient {
   }
 
   /**
-   * Sends `body` as JSON to `path` on node `node` and returns the parsed JSON reply.
+   * Sends `body` as JSON to `path` on node `node` and returns the parsed reply: JSON, or a binary
+   * `application/x-folio-hits` body (asked for with `opts.accept`) decoded by shared/wire.ts.
    * @throws ShardCallError: `connection` (refused/reset), `timeout` (deadline), `aborted`
    *   (signal), or `response` (non-2xx reply; its ES error body becomes the cause).
    */
@@ -73,12 +81,15 @@ export class ShardClient {
     const url = this.nodes[node];
     const deadline = AbortSignal.timeout(opts.timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    if (opts.accept !== undefined) headers.accept = opts.accept;
     let res;
     try {
       res = await this.pools[node].request({
         path,
         method: opts.method ?? 'POST',
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
         headersTimeout: opts.timeoutMs,
@@ -86,6 +97,18 @@ export class ShardClient {
       });
     } catch (err) {
       throw this.translate(url, err, deadline, opts.signal);
+    }
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    if (ok && isHitsContentType(res.headers['content-type'])) {
+      let bytes: ArrayBuffer;
+      try {
+        bytes = await res.body.arrayBuffer();
+      } catch (err) {
+        throw this.translate(url, err, deadline, opts.signal);
+      }
+      this.counters.shard_calls++;
+      this.counters.shard_response_bytes += bytes.byteLength;
+      return decodeHits<T>(new Uint8Array(bytes));
     }
     let text: string;
     try {
@@ -95,7 +118,7 @@ export class ShardClient {
     }
     this.counters.shard_calls++;
     this.counters.shard_response_bytes += Number(res.headers['content-length']) || Buffer.byteLength(text);
-    if (res.statusCode >= 200 && res.statusCode < 300) return JSON.parse(text) as T;
+    if (ok) return JSON.parse(text) as T;
     let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${res.statusCode}` };
     try {
       const parsed = JSON.parse(text) as { error?: ErrorCause };

@@ -1,5 +1,6 @@
 /**
- * The shard node's internal HTTP API (`/_internal/v1/…`, JSON). Every reply echoes this node's
+ * The shard node's internal HTTP API (`/_internal/v1/…`, JSON; query-phase entries optionally in
+ * the binary `application/x-folio-hits` format, see shared/wire.ts). Every reply echoes this node's
  * identity and, for shard calls, the index and shard, so that a mis-wired coordinator is detected.
  * Handlers only translate HTTP to {@link IndexRegistry} and engine calls.
  */
@@ -40,6 +41,7 @@ import type { ShardNodeConfig } from './config.ts';
 import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import type { Generation } from './engine/generation.ts';
 import { IndexRegistry } from './index-registry.ts';
+import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError, type EntriesField } from '../shared/wire.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
 
 /** Parses an internal JSON body. @throws EsError 400 on malformed JSON (never a 500) */
@@ -50,6 +52,22 @@ async function readInternalJson<T>(c: Context): Promise<T> {
   } catch (err) {
     throw new EsError(400, 'x_content_parse_exception', `malformed internal request: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Answers a query/sample/range reply in the binary hits format (shared/wire.ts) when the caller's
+ * `accept` lists `application/x-folio-hits`, else as JSON (curl, older coordinators). A reply the
+ * binary format cannot carry exactly (NaN, a lone surrogate) falls back to JSON.
+ */
+function hitsReply(c: Context, res: object, field: EntriesField): Response {
+  if (acceptsHits(c.req.header('accept'))) {
+    try {
+      return c.body(encodeHits(res, field), 200, { 'content-type': HITS_CONTENT_TYPE });
+    } catch (err) {
+      if (!(err instanceof WireEncodeError)) throw err;
+    }
+  }
+  return c.json(res);
 }
 
 /**
@@ -128,6 +146,9 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const req = await readInternalJson<ShardBulkRequest>(c);
     const shard = registry.shard(req.index, req.shard);
     const items = shard.apply(req.ops);
+    // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
+    // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
+    await shard.sync();
     let forcedRefresh = false;
     if (req.refresh === 'true') {
       registry.refresh(req.index, [req.shard]);
@@ -142,6 +163,13 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   app.post(`${p}/refresh`, async (c) => {
     const req = await readInternalJson<RefreshRequest>(c);
     const shards = registry.refresh(req.index, req.shards);
+    return c.json({ node, index: req.index, shards });
+  });
+
+  // ES flush: fold each shard's translog into its durable snapshot (same body as refresh).
+  app.post(`${p}/flush`, async (c) => {
+    const req = await readInternalJson<RefreshRequest>(c);
+    const shards = await registry.flush(req.index, req.shards);
     return c.json({ node, index: req.index, shards });
   });
 
@@ -160,7 +188,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
         node, index: req.index, shard: req.shard, generation: shard.generation,
         total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true,
       };
-      return c.json(stale);
+      return hitsReply(c, stale, 'hits');
     }
     const gen = reader(req.index, req.shard, req.generation, req.context);
     const result = gen.query({
@@ -173,7 +201,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       stats: req.stats,
     });
     const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };
-    return c.json(res);
+    return hitsReply(c, res, 'hits');
   });
 
   // Exact distributed selection for deep `from`: the sample round pins a generation, the range
@@ -184,13 +212,13 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const base = { node, index: req.index, shard: req.shard };
     if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
       const stale: SelectSampleResponse = { ...base, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, keys: [], statsStale: true };
-      return c.json(stale);
+      return hitsReply(c, stale, 'keys');
     }
     const gen = reader(req.index, req.shard, req.generation, req.context);
     const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
     const s = sampleMatches(sm, req.samples);
     const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys };
-    return c.json(res);
+    return hitsReply(c, res, 'keys');
   });
 
   app.post(`${p}/select/range`, async (c) => {
@@ -199,7 +227,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
     const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
     const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
-    return c.json(res);
+    return hitsReply(c, res, 'hits');
   });
 
   app.post(`${p}/fetch`, async (c) => {

@@ -3,6 +3,8 @@
  */
 import { hostname } from 'node:os';
 import { envInt, envStr } from '../shared/env.ts';
+import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_FLUSH_THRESHOLD_BYTES } from './storage/flush-policy.ts';
+import type { TranslogDurability } from './storage/shard-store.ts';
 
 /** Typed shard-node settings. Units are in the names. */
 export interface ShardNodeConfig {
@@ -12,8 +14,19 @@ export interface ShardNodeConfig {
   host: string;
   /** FOLIO_PORT: listen port (default 9300). */
   port: number;
-  /** FOLIO_DATA: data directory (reserved for the translog; in-memory storage today). */
+  /**
+   * FOLIO_DATA: data directory of the durable state (`node-state.sqlite` with the index metadata,
+   * `<index-uuid>/<shard>/shard.sqlite` with each shard's translog and flush snapshot). Default `./data`.
+   */
   dataDir: string;
+  /** FOLIO_TRANSLOG_DURABILITY: ES `index.translog.durability` of this node's shards, `request` (default) or `async`. */
+  translogDurability: TranslogDurability;
+  /** FOLIO_TRANSLOG_SYNC_INTERVAL_MS: ES `index.translog.sync_interval` for `async` (default 5000). */
+  translogSyncIntervalMs: number;
+  /** FOLIO_FLUSH_THRESHOLD_BYTES: flush a shard once its translog holds this much (default 64 MiB; ES 512mb). */
+  flushThresholdBytes: number;
+  /** FOLIO_FLUSH_INTERVAL_MS: flush a non-empty translog this long after the last flush (default 300000). */
+  flushIntervalMs: number;
   /** FOLIO_LOG_LEVEL: pino level (default info). */
   logLevel: string;
   /** FOLIO_MAX_BODY_BYTES: largest internal request body (default 512 MiB). */
@@ -26,6 +39,13 @@ export interface ShardNodeConfig {
   maxOpenPitContext?: number;
 }
 
+/** Reads FOLIO_TRANSLOG_DURABILITY. @throws Error for a value other than request or async */
+function durability(env: NodeJS.ProcessEnv): TranslogDurability {
+  const v = envStr(env, 'FOLIO_TRANSLOG_DURABILITY', 'request');
+  if (v !== 'request' && v !== 'async') throw new Error(`FOLIO_TRANSLOG_DURABILITY must be request or async, got [${v}]`);
+  return v;
+}
+
 /** Builds the config from `env` (defaults to `process.env`). Throws on malformed values. */
 export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): ShardNodeConfig {
   return {
@@ -33,6 +53,10 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     host: envStr(env, 'FOLIO_HOST', '127.0.0.1'),
     port: envInt(env, 'FOLIO_PORT', 9300),
     dataDir: envStr(env, 'FOLIO_DATA', './data'),
+    translogDurability: durability(env),
+    translogSyncIntervalMs: envInt(env, 'FOLIO_TRANSLOG_SYNC_INTERVAL_MS', 5000),
+    flushThresholdBytes: envInt(env, 'FOLIO_FLUSH_THRESHOLD_BYTES', DEFAULT_FLUSH_THRESHOLD_BYTES),
+    flushIntervalMs: envInt(env, 'FOLIO_FLUSH_INTERVAL_MS', DEFAULT_FLUSH_INTERVAL_MS),
     logLevel: envStr(env, 'FOLIO_LOG_LEVEL', 'info'),
     maxBodyBytes: envInt(env, 'FOLIO_MAX_BODY_BYTES', 512 * 1024 * 1024),
     searchContextKeepAliveMs: envInt(env, 'FOLIO_SEARCH_CONTEXT_KEEP_ALIVE_MS', 60_000),

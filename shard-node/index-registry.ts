@@ -2,38 +2,101 @@
  * What one shard node hosts: the metadata of every index (each node keeps all of it, so any
  * coordinator can rebuild its view from any node) and the shards of the indices placed here, with
  * their periodic refresh (ES `index.refresh_interval`, default 1 s) and `?refresh=wait_for` listeners.
+ * With a data directory, metadata and every shard's translog are durable (shard-node/storage/) and
+ * {@link IndexRegistry.recover} reopens them at start; without one, everything is in memory.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  */
 import { indexNotFound, EsError } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import type { IndexMetadata, NodeIndexEntry } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
+import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
+import { MetadataStore, removeIndexData, shardStorePath } from './storage/metadata-store.ts';
+import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
+
+/** Durable storage of a registry (absent: in memory only). */
+export interface RegistryStorageOptions extends FlushPolicyOptions {
+  /** FOLIO_DATA: root of `node-state.sqlite` and `<index-uuid>/<shard>/shard.sqlite`. */
+  dataDir: string;
+  /** ES `index.translog.durability` applied to every shard of this node (default request). */
+  durability?: TranslogDurability;
+  /** ES `index.translog.sync_interval` in ms, for `async` (default 5000). */
+  syncIntervalMs?: number;
+}
+
+/** What {@link IndexRegistry.recover} reopened. */
+export interface RecoveryReport {
+  indices: number;
+  shards: number;
+  /** Snapshot rows plus translog ops replayed. */
+  ops: number;
+  tookMs: number;
+}
 
 /** One index on this node: its metadata, the shards hosted here, and its refresh timer. */
 interface HostedIndex {
   metadata: IndexMetadata;
   shards: Map<number, Shard>;
+  /** The durable store of each hosted shard (empty without a data directory). */
+  stores: Map<number, ShardStore>;
   timer: NodeJS.Timeout | null;
   /** Resolvers waiting for the next refresh of a shard (`?refresh=wait_for`). */
   refreshWaiters: Map<number, (() => void)[]>;
 }
 
 /**
- * The registry of indices and shards on this node. Shards are in memory; metadata changes bump
- * `version` so that coordinators prefer the newest copy.
+ * The registry of indices and shards on this node. Metadata changes bump `version` so that
+ * coordinators prefer the newest copy; with storage, each change is fsynced before it returns.
  */
 export class IndexRegistry {
   readonly nodeId: string;
   private readonly indices = new Map<string, HostedIndex>();
+  private readonly storage: RegistryStorageOptions | null;
+  private readonly metaStore: MetadataStore | null;
+  private readonly flushPolicy: FlushPolicy | null;
+  private readonly log: Logger | undefined;
 
-  constructor(nodeId: string) {
+  constructor(nodeId: string, storage?: RegistryStorageOptions, log?: Logger) {
     this.nodeId = nodeId;
+    this.storage = storage ?? null;
+    this.log = log;
+    this.metaStore = storage ? new MetadataStore(storage.dataDir) : null;
+    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log) : null;
+    this.flushPolicy?.start();
+  }
+
+  /**
+   * Start-up recovery: reopens every persisted index and its shards, replays each shard's flush
+   * snapshot and translog, and refreshes, so every acknowledged write is searchable. A no-op
+   * without storage.
+   */
+  recover(): RecoveryReport {
+    const started = Date.now();
+    const report: RecoveryReport = { indices: 0, shards: 0, ops: 0, tookMs: 0 };
+    for (const entry of this.metaStore?.list() ?? []) {
+      const h = this.host(entry.metadata);
+      report.indices++;
+      for (const s of entry.shards) {
+        const shard = this.openShard(h, s);
+        const store = h.stores.get(s)!;
+        const translogOps = store.stats().translogOps;
+        const ops = shard.restore(store.recoveredOps());
+        shard.refresh();
+        report.shards++;
+        report.ops += ops;
+        this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo }, 'shard recovered');
+      }
+      this.scheduleRefresh(h);
+    }
+    report.tookMs = Date.now() - started;
+    return report;
   }
 
   /**
    * Stores (or replaces) an index's metadata and opens the listed shards (existing shards keep
-   * their data). Restarts the refresh timer when the interval changed.
+   * their data). Restarts the refresh timer when the interval changed. Durable on return.
    */
   putIndex(metadata: IndexMetadata, shards: number[]): void {
     let hosted = this.indices.get(metadata.name);
@@ -41,25 +104,11 @@ export class IndexRegistry {
       this.deleteIndex(metadata.name);
       hosted = undefined;
     }
-    if (!hosted) {
-      hosted = { metadata, shards: new Map(), timer: null, refreshWaiters: new Map() };
-      this.indices.set(metadata.name, hosted);
-    } else if (metadata.version >= hosted.metadata.version) {
-      hosted.metadata = metadata;
-    }
+    if (!hosted) hosted = this.host(metadata);
+    else if (metadata.version >= hosted.metadata.version) hosted.metadata = metadata;
     const h = hosted;
-    for (const s of shards) {
-      if (h.shards.has(s)) continue;
-      h.shards.set(
-        s,
-        new Shard({
-          index: metadata.name,
-          shard: s,
-          getMapping: () => h.metadata.mappings,
-          updateMapping: (update: Mapping) => this.mergeMapping(metadata.name, update),
-        }),
-      );
-    }
+    for (const s of shards) if (!h.shards.has(s)) this.openShard(h, s);
+    this.persist(h);
     this.scheduleRefresh(h);
   }
 
@@ -69,6 +118,7 @@ export class IndexRegistry {
     const merged = mergeMappings(h.metadata.mappings, update);
     if (JSON.stringify(merged) !== JSON.stringify(h.metadata.mappings)) {
       h.metadata = { ...h.metadata, mappings: merged, version: h.metadata.version + 1 };
+      this.persist(h);
     }
     return h.metadata;
   }
@@ -78,16 +128,21 @@ export class IndexRegistry {
     const h = this.hosted(metadata.name);
     if (metadata.version < h.metadata.version) return;
     h.metadata = metadata;
+    this.persist(h);
     this.scheduleRefresh(h);
   }
 
-  /** Drops an index and its shards; unknown names are ignored (idempotent). */
+  /** Drops an index, its shards and their files; unknown names are ignored (idempotent). */
   deleteIndex(index: string): void {
     const h = this.indices.get(index);
     if (!h) return;
-    if (h.timer) clearInterval(h.timer);
-    for (const waiters of h.refreshWaiters.values()) for (const w of waiters) w();
+    this.unhost(h);
+    for (const st of h.stores.values()) st.close();
     this.indices.delete(index);
+    if (this.storage) {
+      this.metaStore!.delete(index);
+      removeIndexData(this.storage.dataDir, h.metadata.uuid);
+    }
   }
 
   /** Every index this node knows, with the shards it hosts. */
@@ -122,6 +177,19 @@ export class IndexRegistry {
     return targets;
   }
 
+  /**
+   * ES flush of the given shards (all hosted shards of the index when `shards` is empty): folds
+   * each translog into its snapshot. Resolves with the shards flushed (all of them without storage,
+   * where there is nothing to do).
+   */
+  async flush(index: string, shards: number[] = []): Promise<number[]> {
+    const h = this.hosted(index);
+    const targets = shards.length > 0 ? shards : [...h.shards.keys()];
+    for (const s of targets) this.shard(index, s);
+    await Promise.all(targets.map((s) => h.stores.get(s)?.flush()));
+    return targets;
+  }
+
   /** Resolves after the next refresh of the shard (ES `refresh=wait_for`). */
   waitForRefresh(index: string, shard: number): Promise<void> {
     const h = this.hosted(index);
@@ -137,9 +205,63 @@ export class IndexRegistry {
     });
   }
 
-  /** Stops every refresh timer (graceful shutdown). */
-  close(): void {
-    for (const name of [...this.indices.keys()]) this.deleteIndex(name);
+  /**
+   * Graceful shutdown: stops the timers, flushes every shard (ES flushes on close) and closes the
+   * files. The data stays; memory-only registries just stop their timers.
+   */
+  async close(): Promise<void> {
+    this.flushPolicy?.stop();
+    for (const h of this.indices.values()) this.unhost(h);
+    const stores = this.allStores();
+    await Promise.all(stores.map((st) => st.flush().catch((err: Error) => this.log?.error({ err, path: st.path }, 'flush on close failed'))));
+    for (const st of stores) st.close();
+    this.indices.clear();
+    this.metaStore?.close();
+  }
+
+  private allStores(): ShardStore[] {
+    return [...this.indices.values()].flatMap((h) => [...h.stores.values()]);
+  }
+
+  private host(metadata: IndexMetadata): HostedIndex {
+    const h: HostedIndex = { metadata, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map() };
+    this.indices.set(metadata.name, h);
+    return h;
+  }
+
+  /** Stops the refresh timer and releases the `wait_for` waiters. */
+  private unhost(h: HostedIndex): void {
+    if (h.timer) clearInterval(h.timer);
+    h.timer = null;
+    for (const waiters of h.refreshWaiters.values()) for (const w of waiters) w();
+    h.refreshWaiters.clear();
+  }
+
+  private openShard(h: HostedIndex, s: number): Shard {
+    const name = h.metadata.name;
+    let store: ShardStore | undefined;
+    if (this.storage) {
+      store = ShardStore.open({
+        path: shardStorePath(this.storage.dataDir, h.metadata.uuid, s),
+        durability: this.storage.durability,
+        syncIntervalMs: this.storage.syncIntervalMs,
+        onError: (err) => this.log?.error({ err, index: name, shard: s }, 'translog write failed'),
+      });
+      h.stores.set(s, store);
+    }
+    const shard = new Shard({
+      index: name,
+      shard: s,
+      getMapping: () => h.metadata.mappings,
+      updateMapping: (update: Mapping) => this.mergeMapping(name, update),
+      translog: store,
+    });
+    h.shards.set(s, shard);
+    return shard;
+  }
+
+  private persist(h: HostedIndex): void {
+    this.metaStore?.put({ metadata: h.metadata, shards: [...h.shards.keys()].sort((a, b) => a - b) });
   }
 
   private hosted(index: string): HostedIndex {

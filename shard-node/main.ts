@@ -1,6 +1,8 @@
 /**
- * Shard-node entry point: reads the config, builds the app, listens, and shuts down gracefully
- * (stops accepting, closes the registry) on SIGTERM/SIGINT within a bounded delay.
+ * Shard-node entry point: reads the config, recovers the durable state of FOLIO_DATA (index
+ * metadata, then each shard's flush snapshot and translog, refreshed) before it listens — so the
+ * health check passes only once every acknowledged write is searchable — and shuts down gracefully
+ * on SIGTERM/SIGINT: stops accepting, flushes and closes every shard, within a bounded delay.
  */
 import { serve } from '@hono/node-server';
 import { createLogger } from '../shared/logger.ts';
@@ -8,9 +10,24 @@ import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
 
+/** Longest graceful shutdown (flush included) before the process exits anyway; compose allows 10 s. */
+const SHUTDOWN_DEADLINE_MS = 8_000;
+
 const config = loadShardNodeConfig();
 const log = createLogger('shard-node', config.logLevel, { node: config.nodeId });
-const registry = new IndexRegistry(config.nodeId);
+const registry = new IndexRegistry(
+  config.nodeId,
+  {
+    dataDir: config.dataDir,
+    durability: config.translogDurability,
+    syncIntervalMs: config.translogSyncIntervalMs,
+    flushThresholdBytes: config.flushThresholdBytes,
+    flushIntervalMs: config.flushIntervalMs,
+  },
+  log,
+);
+const recovered = registry.recover();
+log.info({ dataDir: config.dataDir, durability: config.translogDurability, ...recovered }, 'recovered');
 const app = createShardNodeApp(config, registry, log);
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: { keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 300_000 } }, (info) => {
@@ -22,9 +39,13 @@ function shutdown(signal: string): void {
   if (stopping) return;
   stopping = true;
   log.info({ signal }, 'shutting down');
-  registry.close();
-  server.close(() => process.exit(0));
-  setTimeout(() => process.exit(0), 3_000).unref();
+  setTimeout(() => process.exit(0), SHUTDOWN_DEADLINE_MS).unref();
+  server.close();
+  registry
+    .close()
+    .then(() => log.info('flushed and closed'))
+    .catch((err: Error) => log.error({ err }, 'close failed'))
+    .finally(() => process.exit(0));
 }
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));

@@ -3,10 +3,19 @@
  * under the search deadline and the client's cancellation, each reply checked to come from the
  * shard that was asked. Failures are data ({@link ShardFailure}), never exceptions.
  */
+import { HITS_CONTENT_TYPE } from '../../shared/wire.ts';
 import type { ShardTarget } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
+
+/**
+ * The `accept` header of the rounds that return query-phase entries (query, selection sample and
+ * range): the binary hits format (shared/wire.ts), which shard nodes answer as
+ * `application/x-folio-hits`. Setting `FOLIO_WIRE=json` in the coordinator's environment (read once
+ * at start) asks for JSON instead, for A/B measurements (bench/wire.ts) and debugging.
+ */
+export const HITS_ACCEPT: string = process.env.FOLIO_WIRE === 'json' ? 'application/json' : HITS_CONTENT_TYPE;
 
 /** Shared context of a search's shard calls. */
 export interface PhaseContext {
@@ -33,7 +42,8 @@ export interface RoundOutcome<R> {
 }
 
 /**
- * Calls `path` on every target with `body(target, i)`; a null body skips that target.
+ * Calls `path` on every target with `body(target, i)`; a null body skips that target. `accept`
+ * (e.g. {@link HITS_ACCEPT}) is sent as the calls' `accept` header.
  * @returns replies sorted by target position, and one failure per failed call.
  */
 export async function fanOut<R extends { index: string; shard: number; node: string }>(
@@ -41,6 +51,7 @@ export async function fanOut<R extends { index: string; shard: number; node: str
   ctx: PhaseContext,
   path: string,
   body: (t: ShardTarget, i: number) => unknown | null,
+  accept?: string,
 ): Promise<RoundOutcome<R>> {
   const results: ShardReply<R>[] = [];
   const failures: ShardFailure[] = [];
@@ -50,7 +61,7 @@ export async function fanOut<R extends { index: string; shard: number; node: str
       const b = body(t, i);
       if (b === null) return;
       try {
-        const response = await ctx.client.call<R>(t.node, path, b, callOptions(ctx));
+        const response = await ctx.client.call<R>(t.node, path, b, accept === undefined ? callOptions(ctx) : { ...callOptions(ctx), accept });
         checkIdentity(response, t);
         results.push({ shardIndex: i, target: t, response });
       } catch (err) {

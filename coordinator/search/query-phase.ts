@@ -1,12 +1,13 @@
 /**
  * Query phase: every target shard returns its top `k` sort keys (no `_source`), in parallel, one
  * call per shard through the node's pool, under the search deadline and the client's cancellation.
+ * Replies come in the binary hits format unless `FOLIO_WIRE=json` (see {@link HITS_ACCEPT}).
  * With scoring, a dfs round supplies global term statistics first, unless they are cached for the
  * shards' current refresh generations (then the query phase is the only round trip).
  */
 import { INTERNAL_PREFIX, type QueryPhaseRequest, type QueryPhaseResponse } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
-import { fanOut, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
+import { fanOut, HITS_ACCEPT, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
 import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
 
 /** A shard's query-phase reply with its position in the plan's target list. */
@@ -33,6 +34,7 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext): Promis
             ...extras[i],
             ...pinFields(plan, i),
           },
+      HITS_ACCEPT,
     ),
   );
 }

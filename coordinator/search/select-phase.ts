@@ -8,6 +8,7 @@
  * then the merge skips `from − Σ before` and takes `size`. Keys are unique (sort values, `_id`,
  * index), so pages are exact with any ties. A shard that lost the pinned generation answers
  * `search_context_missing_exception` and the selection restarts from the sample round (twice at most).
+ * Keys and hits travel in the binary hits format (shared/wire.ts) unless `FOLIO_WIRE=json`.
  * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
  * @see Kuhn, Locher, Wattenhofer, "Distributed Selection", CACM 51(9) (2008)
  * @see /work/shared/reference/performance-notes.md §2.4
@@ -21,7 +22,7 @@ import {
   type SelectSampleResponse,
 } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
-import { fanOut, type PhaseContext, type ShardReply } from './fan-out.ts';
+import { fanOut, HITS_ACCEPT, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
 import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
 import { boundForShard, chooseWindow, type ShardSample } from './rank-bounds.ts';
@@ -82,6 +83,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
       skip.has(i)
         ? null
         : { index: t.index, shard: t.shard, query: req.query, sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
+      HITS_ACCEPT,
     ),
   );
   const replies = sampled.results;
@@ -111,7 +113,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
       ...scoring,
       ...(sampled.stats ? { stats: sampled.stats } : {}),
     };
-  });
+  }, HITS_ACCEPT);
 
   // 3. merge
   const page = mergeRanges(

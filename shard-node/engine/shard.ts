@@ -146,6 +146,45 @@ export class Shard {
     return results;
   }
 
+  /**
+   * Resolves once every write applied so far is durable in the translog (immediately for a
+   * non-durable one). Rejects when the store could not write: the writes must not be acknowledged.
+   */
+  sync(): Promise<void> {
+    return this.translog.sync?.() ?? Promise.resolve();
+  }
+
+  /**
+   * Recovery: re-applies recorded ops (a flush snapshot, then the translog after it) exactly as
+   * logged — same seq_no and version, no conflict checks, nothing written to the translog. An op
+   * older than what the shard holds for its `_id` is skipped. The seq_no counter continues from the
+   * highest replayed, as ES's local checkpoint does after a store recovery. Returns the ops applied;
+   * call `refresh()` afterwards to make them searchable.
+   * @throws EsError when a recorded document no longer parses under the mapping (corrupt store)
+   */
+  restore(ops: Iterable<TranslogOp>): number {
+    let applied = 0;
+    for (const op of ops) {
+      const e = this.entries.get(op._id);
+      if (e && e.seqNo >= op.seqNo) continue;
+      if (e && !e.deleted) this.removeLive(e);
+      if (op.op === 'index') {
+        const update = inferMappingUpdate(this.getMapping(), op.source);
+        if (update) this.updateMapping(update);
+        const parsed = parseDocument(op._id, op.source, this.getMapping());
+        this.buffer ??= new SegmentBuilder();
+        const ord = this.buffer.add(op._id, op.json, parsed);
+        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, ord });
+      } else {
+        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, ord: -1 });
+      }
+      this.dirty = true;
+      if (op.seqNo > this.seqNo) this.seqNo = op.seqNo;
+      applied++;
+    }
+    return applied;
+  }
+
   private fail(status: number, type: string, reason: string): never {
     throw new EsError(status, type, reason);
   }
@@ -163,10 +202,11 @@ export class Shard {
     const version = e ? e.version + 1 : 1;
     const seqNo = ++this.seqNo;
     this.buffer ??= new SegmentBuilder();
-    const ord = this.buffer.add(id, JSON.stringify(source), parsed);
+    const json = JSON.stringify(source);
+    const ord = this.buffer.add(id, json, parsed);
     this.entries.set(id, { version, seqNo, deleted: false, seg: null, ord });
     this.dirty = true;
-    log.push({ op: 'index', _id: id, source, seqNo, version });
+    log.push({ op: 'index', _id: id, source, json, seqNo, version });
     const created = forceCreated || !exists;
     return { _id: id, status: created ? 201 : 200, result: created ? 'created' : 'updated', _version: version, _seq_no: seqNo, _primary_term: 1 };
   }

@@ -48,6 +48,12 @@ export interface ComposeCluster {
   kill(service: string, signal?: NodeJS.Signals): void;
   /** Everything a service has written to stdout/stderr so far. Throws for an unknown service. */
   logs(service: string): string;
+  /**
+   * Starts a service again with the same port, environment and volume directory (after a `kill`,
+   * or stopping it first), and resolves once its health check passes. `logs` then returns the new
+   * process's output.
+   */
+  restart(service: string): Promise<void>;
 }
 
 const liveClusters = new Set<RunningService[]>();
@@ -123,5 +129,12 @@ export async function startComposeCluster(opts: ComposeClusterOptions = {}): Pro
       find(service).child.kill(signal);
     },
     logs: (service) => find(service).logs(),
+    restart: async (service) => {
+      const old = find(service);
+      await stopProcess(old);
+      const fresh = startProcess(byName.get(service)!);
+      running[running.indexOf(old)] = fresh;
+      await waitHealthy(fresh, HEALTHY_DEADLINE_MS);
+    },
   };
 }

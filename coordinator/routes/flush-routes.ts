@@ -1,0 +1,50 @@
+/**
+ * `POST|GET /_flush` and `/{index}/_flush`: ES flush — every shard folds its translog into its
+ * durable snapshot (shard-node/storage/shard-store.ts). Answers `_shards` like `_refresh`; a shard
+ * whose node fails counts as failed.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
+ */
+import type { Context, Hono } from 'hono';
+import { INTERNAL_PREFIX, type RefreshRequest } from '../../shared/protocol.ts';
+import type { ClusterView } from '../cluster-view.ts';
+import { checkParams, sendJson } from '../http.ts';
+import { resolveIndices } from '../index-expression.ts';
+import { ROUTE_PARAMS } from '../route-params.ts';
+import type { ShardClient } from '../shard-client.ts';
+
+/** Services the flush routes use. */
+export interface FlushDeps {
+  view: ClusterView;
+  client: ShardClient;
+  timeoutMs: number;
+}
+
+/** `RestFlushAction` parameters: the indices options plus `force` and `wait_if_ongoing` (accepted, no effect). */
+const FLUSH_PARAMS = [...ROUTE_PARAMS.refresh, 'force', 'wait_if_ongoing'];
+
+/** Registers the flush routes on `app` (before the index routes, whose `/:index` would match `/_flush`). */
+export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
+  const flush = async (c: Context) => {
+    checkParams(c, FLUSH_PARAMS);
+    const names = await resolveIndices(c.req.param('index') ?? '_all', deps.view);
+    let total = 0;
+    let failed = 0;
+    await Promise.all(
+      names.map(async (name) => {
+        const v = await deps.view.get(name);
+        total += v.metadata.numberOfShards;
+        const byNode = new Map<number, number[]>();
+        v.placement.forEach((node, shard) => byNode.set(node, [...(byNode.get(node) ?? []), shard]));
+        await Promise.all(
+          [...byNode].map(([node, shards]) => {
+            const body: RefreshRequest = { index: name, shards };
+            return deps.client.call(node, `${INTERNAL_PREFIX}/flush`, body, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length));
+          }),
+        );
+      }),
+    );
+    return sendJson(c, 200, { _shards: { total, successful: total - failed, failed } });
+  };
+  app.on(['POST', 'GET'], '/_flush', flush);
+  app.on(['POST', 'GET'], '/:index/_flush', flush);
+}

@@ -1,0 +1,62 @@
+/**
+ * The durable index metadata of one shard node (`FOLIO_DATA/node-state.sqlite`): for every index the
+ * node knows, its {@link IndexMetadata} (settings, mappings, version) and the shards placed here.
+ * Every change is one fsynced transaction before the internal call answers, so a restarted node
+ * reports the same indices, mappings and placement (ES keeps cluster state on disk the same way).
+ * Also knows the data directory layout.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-gateway.html
+ */
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DatabaseSync } from 'node:sqlite';
+import type { NodeIndexEntry } from '../../shared/protocol.ts';
+import { openDurableDatabase } from './sqlite.ts';
+
+/** Directory of an index's shard stores: `<dataDir>/<index-uuid>`. */
+export function indexDataDir(dataDir: string, uuid: string): string {
+  return join(dataDir, uuid);
+}
+
+/** SQLite file of one shard: `<dataDir>/<index-uuid>/<shard>/shard.sqlite`. */
+export function shardStorePath(dataDir: string, uuid: string, shard: number): string {
+  return join(dataDir, uuid, String(shard), 'shard.sqlite');
+}
+
+/** Removes an index's directory (all its shard stores); missing directories are fine. */
+export function removeIndexData(dataDir: string, uuid: string): void {
+  rmSync(indexDataDir(dataDir, uuid), { recursive: true, force: true });
+}
+
+/** The persisted list of indices of a node. */
+export class MetadataStore {
+  private readonly db: DatabaseSync;
+
+  /** Opens (or creates) `<dataDir>/node-state.sqlite`. */
+  constructor(dataDir: string) {
+    this.db = openDurableDatabase(join(dataDir, 'node-state.sqlite'));
+    this.db.exec('CREATE TABLE IF NOT EXISTS indices (name TEXT PRIMARY KEY, uuid TEXT NOT NULL, metadata TEXT NOT NULL, shards TEXT NOT NULL)');
+  }
+
+  /** Stores (replaces) an index's entry; durable on return. */
+  put(entry: NodeIndexEntry): void {
+    this.db
+      .prepare('INSERT INTO indices (name, uuid, metadata, shards) VALUES (?, ?, ?, ?) ON CONFLICT (name) DO UPDATE SET uuid = excluded.uuid, metadata = excluded.metadata, shards = excluded.shards')
+      .run(entry.metadata.name, entry.metadata.uuid, JSON.stringify(entry.metadata), JSON.stringify(entry.shards));
+  }
+
+  /** Forgets an index; durable on return. Unknown names are ignored. */
+  delete(name: string): void {
+    this.db.prepare('DELETE FROM indices WHERE name = ?').run(name);
+  }
+
+  /** Every stored entry, by name. */
+  list(): NodeIndexEntry[] {
+    const rows = this.db.prepare('SELECT metadata, shards FROM indices ORDER BY name').all() as { metadata: string; shards: string }[];
+    return rows.map((r) => ({ metadata: JSON.parse(r.metadata), shards: JSON.parse(r.shards) as number[] }));
+  }
+
+  /** Closes the file. */
+  close(): void {
+    if (this.db.isOpen) this.db.close();
+  }
+}

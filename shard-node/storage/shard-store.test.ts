@@ -1,0 +1,148 @@
+import { copyFileSync, mkdtempSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TranslogOp } from '../engine/translog.ts';
+import { ShardStore, type ShardStoreOptions } from './shard-store.ts';
+import { shouldFlush } from './flush-policy.ts';
+
+const dirs: string[] = [];
+const stores: ShardStore[] = [];
+afterEach(() => {
+  for (const s of stores.splice(0)) s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function open(opts: Partial<ShardStoreOptions> = {}, path?: string): ShardStore {
+  if (!path) {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-store-'));
+    dirs.push(dir);
+    path = join(dir, 'a', '0', 'shard.sqlite');
+  }
+  const s = ShardStore.open({ path, ...opts });
+  stores.push(s);
+  return s;
+}
+
+function idx(id: string, seqNo: number, version = 1, source: Record<string, unknown> = { id }): TranslogOp {
+  return { op: 'index', _id: id, source, json: JSON.stringify(source), seqNo, version };
+}
+
+/** Rows committed to the file, read through a second connection (what a restart would see). */
+function committed(path: string): number {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const a = db.prepare('SELECT count(*) AS n FROM translog').get() as { n: number };
+    const b = db.prepare('SELECT count(*) AS n FROM docs').get() as { n: number };
+    return a.n + b.n;
+  } finally {
+    db.close();
+  }
+}
+
+describe('ShardStore translog', () => {
+  it('acknowledges (sync resolves) only after the ops are committed to disk', async () => {
+    const s = open();
+    s.append([idx('a', 0), idx('b', 1)]);
+    const acked = s.sync();
+    expect(committed(s.path)).toBe(0);
+    await acked;
+    expect(committed(s.path)).toBe(2);
+    expect(s.stats()).toMatchObject({ translogOps: 2, commits: 1, committedOps: 2 });
+  });
+
+  it('group commit: bulks appended in the same event-loop turn share one fsynced transaction', async () => {
+    const s = open();
+    const acks: Promise<void>[] = [];
+    for (let i = 0; i < 20; i++) {
+      s.append([idx(`d${i}`, i)]);
+      acks.push(s.sync());
+    }
+    await Promise.all(acks);
+    expect(s.stats()).toMatchObject({ commits: 1, committedOps: 20 });
+    s.append([idx('late', 20)]);
+    await s.sync();
+    expect(s.stats().commits).toBe(2);
+  });
+
+  it('replays recorded ops in seq_no order with their versions, deletes as tombstones', async () => {
+    const s = open();
+    s.append([idx('a', 0), idx('a', 1, 2, { n: 2 }), { op: 'delete', _id: 'b', seqNo: 2, version: 1 }]);
+    await s.sync();
+    const again = open({}, s.path);
+    expect([...again.recoveredOps()].map((o) => [o.op, o._id, o.seqNo, o.version, o.op === 'index' ? o.source : null])).toEqual([
+      ['index', 'a', 0, 1, { id: 'a' }],
+      ['index', 'a', 1, 2, { n: 2 }],
+      ['delete', 'b', 2, 1, null],
+    ]);
+  });
+
+  it('drops a torn last transaction whole (WAL checksum), keeping the ones before it', async () => {
+    const s = open();
+    s.append([idx('first', 0)]);
+    await s.sync();
+    const walBefore = statSync(`${s.path}-wal`).size;
+    s.append(Array.from({ length: 50 }, (_, i) => idx(`torn${i}`, i + 1, 1, { text: 'x'.repeat(1000) })));
+    await s.sync();
+    const walAfter = statSync(`${s.path}-wal`).size;
+    expect(walAfter).toBeGreaterThan(walBefore + 8192);
+    // A crash mid-write: copy the files as they are on disk and cut the WAL in the middle of the last transaction.
+    const crashed = join(dirs[0], 'crashed.sqlite');
+    copyFileSync(s.path, crashed);
+    copyFileSync(`${s.path}-wal`, `${crashed}-wal`);
+    truncateSync(`${crashed}-wal`, walBefore + Math.floor((walAfter - walBefore) / 2));
+    const recovered = open({}, crashed);
+    expect([...recovered.recoveredOps()].map((o) => o._id)).toEqual(['first']);
+  });
+
+  it('async durability acknowledges at once and commits every sync interval', async () => {
+    const s = open({ durability: 'async', syncIntervalMs: 30 });
+    s.append([idx('a', 0)]);
+    await s.sync();
+    expect(committed(s.path)).toBe(0);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(committed(s.path)).toBe(1);
+  });
+
+  it('flush folds the translog into the snapshot in chunks and trims it; later ops stay in the translog', async () => {
+    const s = open({ flushChunkOps: 7 });
+    const ops: TranslogOp[] = [];
+    for (let i = 0; i < 30; i++) ops.push(idx(`d${i % 10}`, i, Math.floor(i / 10) + 1, { i }));
+    ops.push({ op: 'delete', _id: 'd3', seqNo: 30, version: 4 });
+    s.append(ops);
+    await s.sync();
+    expect(await s.flush()).toBe(31);
+    expect(s.stats()).toMatchObject({ translogOps: 0, translogBytes: 0, flushedSeqNo: 30 });
+    s.append([idx('d0', 31, 4, { i: 'after' })]);
+    await s.sync();
+    const again = open({}, s.path);
+    const rec = [...again.recoveredOps()];
+    // 10 snapshot rows (d3 a tombstone), then the one translog op.
+    expect(rec).toHaveLength(11);
+    expect(rec.find((o) => o._id === 'd3')).toMatchObject({ op: 'delete', version: 4, seqNo: 30 });
+    expect(rec.find((o) => o._id === 'd5')).toMatchObject({ op: 'index', version: 3, seqNo: 25, source: { i: 25 } });
+    expect(rec.at(-1)).toMatchObject({ _id: 'd0', seqNo: 31, source: { i: 'after' } });
+    expect(again.stats()).toMatchObject({ translogOps: 1, flushedSeqNo: 30 });
+  });
+
+  it('rejects acknowledgements once a commit failed', async () => {
+    const s = open();
+    s.append([idx('a', 0)]);
+    await s.sync();
+    s.append([idx('dup', 0)]); // same seq_no: the commit fails (primary key)
+    await expect(s.sync()).rejects.toThrow(/translog commit failed/);
+    s.append([idx('b', 1)]);
+    await expect(s.sync()).rejects.toThrow(/translog commit failed/);
+  });
+});
+
+describe('flush policy', () => {
+  it('flushes past the size threshold or the age limit, never an empty translog', () => {
+    const now = 1_000_000;
+    expect(shouldFlush({ translogOps: 0, translogBytes: 0, lastFlushAt: 0 }, {}, now)).toBe(false);
+    expect(shouldFlush({ translogOps: 1, translogBytes: 100, lastFlushAt: now }, { flushThresholdBytes: 100 }, now)).toBe(true);
+    expect(shouldFlush({ translogOps: 1, translogBytes: 99, lastFlushAt: now - 10 }, { flushThresholdBytes: 100, flushIntervalMs: 10 }, now)).toBe(true);
+    expect(shouldFlush({ translogOps: 1, translogBytes: 99, lastFlushAt: now - 9 }, { flushThresholdBytes: 100, flushIntervalMs: 10 }, now)).toBe(false);
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * The durable store of one shard, in one SQLite file (`FOLIO_DATA/<index-uuid>/<shard>/shard.sqlite`):
+ * - `translog`: every accepted op since the last flush (`source` NULL for a delete tombstone);
+ * - `docs`: the flush snapshot, one row per `_id` (latest version, seq_no, `_source`; tombstones
+ *   keep a deleted id's version sequence);
+ * - `meta`: `flushed_seq_no`.
+ *
+ * Writes are acknowledged by ES's rules: with `index.translog.durability: request` (the default)
+ * {@link ShardStore.sync} resolves only after the op's transaction is committed with fsync. Group
+ * commit: every op appended before the commit runs (at `setImmediate`, after the bulks read in the
+ * same event-loop turn) shares one transaction, hence one fsync. With `async`, ops are committed
+ * every `syncIntervalMs` and acknowledged at once (a crash loses up to that interval, as in ES).
+ *
+ * Flush folds the translog into `docs` in chunks (each its own transaction, so a crash mid-flush
+ * leaves `docs` ⊕ `translog` whole), then truncates the WAL.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules-translog.html
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
+ */
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { Translog, TranslogOp } from '../engine/translog.ts';
+import { inTransaction, openDurableDatabase } from './sqlite.ts';
+
+/** ES `index.translog.durability`: fsync before each acknowledgement, or every sync interval. */
+export type TranslogDurability = 'request' | 'async';
+
+/** Options of {@link ShardStore.open}. */
+export interface ShardStoreOptions {
+  /** Path of the SQLite file; parent directories are created. */
+  path: string;
+  /** Default `request`. */
+  durability?: TranslogDurability;
+  /** ES `index.translog.sync_interval` in ms for `async` durability (default 5000). */
+  syncIntervalMs?: number;
+  /** Ops folded per flush transaction (default 20,000): bounds each event-loop pause. */
+  flushChunkOps?: number;
+  /** Called when a background (async-mode) commit fails. */
+  onError?: (err: Error) => void;
+}
+
+/** Counters of a store, for stats, tests and the flush policy. */
+export interface ShardStoreStats {
+  /** Ops in the translog (committed, not yet flushed) plus those pending commit. */
+  translogOps: number;
+  /** Approximate bytes of those ops (`_id` + `_source` JSON + 24). */
+  translogBytes: number;
+  /** Transactions committed for appends (each one fsync): less than bulks when group commit works. */
+  commits: number;
+  /** Ops made durable by those commits. */
+  committedOps: number;
+  /** Highest seq_no folded into the snapshot (-1 before the first flush). */
+  flushedSeqNo: number;
+  /** Epoch ms of the last flush (or of the open). */
+  lastFlushAt: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS translog (seq_no INTEGER PRIMARY KEY, id TEXT NOT NULL, version INTEGER NOT NULL, source TEXT);
+CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, seq_no INTEGER NOT NULL, version INTEGER NOT NULL, source TEXT);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+`;
+
+/** Rough on-disk cost of an op, for the flush threshold. */
+function opBytes(op: TranslogOp): number {
+  return op._id.length + (op.op === 'index' ? op.json.length : 0) + 24;
+}
+
+interface Row {
+  id: string;
+  seq_no: number;
+  version: number;
+  source: string | null;
+}
+
+function rowToOp(r: Row): TranslogOp {
+  if (r.source === null) return { op: 'delete', _id: r.id, seqNo: r.seq_no, version: r.version };
+  return { op: 'index', _id: r.id, source: JSON.parse(r.source) as Record<string, unknown>, json: r.source, seqNo: r.seq_no, version: r.version };
+}
+
+/** A shard's durable translog and flush snapshot. Implements the engine's {@link Translog}. */
+export class ShardStore implements Translog {
+  readonly path: string;
+  private readonly db: DatabaseSync;
+  private readonly insert: StatementSync;
+  private readonly flushChunkOps: number;
+  private readonly onError: (err: Error) => void;
+  private durability: TranslogDurability = 'request';
+  private syncTimer: NodeJS.Timeout | null = null;
+  private pending: TranslogOp[] = [];
+  private waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  private commitScheduled = false;
+  private flushing: Promise<number> | null = null;
+  /** Set when a commit failed: the shard's memory is ahead of its disk, so nothing more is acknowledged. */
+  private failure: Error | null = null;
+  private closed = false;
+  private readonly counters: ShardStoreStats;
+
+  private constructor(opts: ShardStoreOptions) {
+    this.path = opts.path;
+    this.db = openDurableDatabase(opts.path);
+    this.db.exec(SCHEMA);
+    this.insert = this.db.prepare('INSERT INTO translog (seq_no, id, version, source) VALUES (?, ?, ?, ?)');
+    this.flushChunkOps = opts.flushChunkOps ?? 20_000;
+    this.onError = opts.onError ?? (() => {});
+    const flushed = this.db.prepare("SELECT value FROM meta WHERE key = 'flushed_seq_no'").get() as { value: number } | undefined;
+    const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as { n: number; b: number };
+    this.counters = { translogOps: t.n, translogBytes: t.b, commits: 0, committedOps: 0, flushedSeqNo: flushed?.value ?? -1, lastFlushAt: Date.now() };
+    this.setDurability(opts.durability ?? 'request', opts.syncIntervalMs ?? 5000);
+  }
+
+  /** Opens (or creates) the store at `opts.path`. @throws when the file is not a readable database */
+  static open(opts: ShardStoreOptions): ShardStore {
+    return new ShardStore(opts);
+  }
+
+  /** Switches durability at run time (ES: `index.translog.durability` is a dynamic setting). */
+  setDurability(durability: TranslogDurability, syncIntervalMs: number): void {
+    if (this.syncTimer) clearInterval(this.syncTimer);
+    this.syncTimer = null;
+    this.durability = durability;
+    if (durability === 'async') {
+      this.syncTimer = setInterval(() => this.commitNow(), Math.max(syncIntervalMs, 10));
+      this.syncTimer.unref();
+    } else if (this.pending.length > 0) this.scheduleCommit();
+  }
+
+  /** Queues accepted ops; with `request` durability a group commit is scheduled. */
+  append(ops: readonly TranslogOp[]): void {
+    if (this.closed) throw new Error(`shard store [${this.path}] is closed`);
+    for (const op of ops) {
+      this.pending.push(op);
+      this.counters.translogOps++;
+      this.counters.translogBytes += opBytes(op);
+    }
+    if (this.durability === 'request') this.scheduleCommit();
+  }
+
+  /**
+   * Resolves when every op appended so far is committed with fsync (`request`), or at once
+   * (`async`). Rejects once a commit has failed: the caller must not acknowledge.
+   */
+  sync(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (this.durability === 'async' || this.pending.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      this.scheduleCommit();
+    });
+  }
+
+  /** Durable stores keep ops until a flush, whatever the refresh sealed. */
+  trim(): void {}
+
+  private scheduleCommit(): void {
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => {
+      this.commitScheduled = false;
+      this.commitNow();
+    });
+  }
+
+  /** Writes every pending op in one transaction (one fsync) and settles the waiters. Never throws. */
+  commitNow(): void {
+    const ops = this.pending;
+    const waiters = this.waiters;
+    this.pending = [];
+    this.waiters = [];
+    if (ops.length > 0 && !this.failure && !this.closed) {
+      try {
+        inTransaction(this.db, () => {
+          for (const op of ops) this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null);
+        });
+        this.counters.commits++;
+        this.counters.committedOps += ops.length;
+      } catch (err) {
+        this.failure = new Error(`translog commit failed for [${this.path}]: ${(err as Error).message}`);
+        this.onError(this.failure);
+      }
+    }
+    for (const w of waiters) {
+      if (this.failure) w.reject(this.failure);
+      else w.resolve();
+    }
+  }
+
+  /**
+   * Recovery: the snapshot's rows then the translog's, each in seq_no order. Parses `_source`
+   * lazily, one op at a time.
+   */
+  *recoveredOps(): Generator<TranslogOp> {
+    for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM docs ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);
+    for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM translog ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);
+  }
+
+  /**
+   * ES flush: commits pending ops, then folds the translog into the snapshot in chunks of
+   * `flushChunkOps` (yielding to the event loop between chunks) and truncates the WAL. Ops appended
+   * during the flush stay in the translog. Concurrent calls share one flush. Resolves with the ops
+   * folded.
+   */
+  flush(): Promise<number> {
+    this.flushing ??= this.runFlush().finally(() => {
+      this.flushing = null;
+    });
+    return this.flushing;
+  }
+
+  private async runFlush(): Promise<number> {
+    if (this.closed) return 0;
+    this.commitNow();
+    if (this.failure) throw this.failure;
+    const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
+    let folded = 0;
+    if (top.hi !== null) {
+      const upTo = top.hi;
+      const lowest = this.db.prepare('SELECT min(seq_no) AS lo FROM translog').get() as { lo: number };
+      const fold = this.db.prepare(
+        `INSERT INTO docs (id, seq_no, version, source)
+           SELECT id, seq_no, version, source FROM translog WHERE seq_no BETWEEN ? AND ? ORDER BY seq_no
+         ON CONFLICT (id) DO UPDATE SET seq_no = excluded.seq_no, version = excluded.version, source = excluded.source
+           WHERE excluded.seq_no > docs.seq_no`,
+      );
+      const drop = this.db.prepare('DELETE FROM translog WHERE seq_no BETWEEN ? AND ?');
+      const mark = this.db.prepare("INSERT INTO meta (key, value) VALUES ('flushed_seq_no', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+      for (let lo = lowest.lo; lo <= upTo && !this.closed; lo += this.flushChunkOps) {
+        const hi = Math.min(lo + this.flushChunkOps - 1, upTo);
+        inTransaction(this.db, () => {
+          fold.run(lo, hi);
+          folded += Number(drop.run(lo, hi).changes);
+          mark.run(hi);
+        });
+        this.counters.flushedSeqNo = hi;
+        if (hi < upTo) await new Promise((r) => setImmediate(r));
+      }
+    }
+    if (!this.closed) {
+      this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
+      const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as { n: number; b: number };
+      let pendingBytes = 0;
+      for (const op of this.pending) pendingBytes += opBytes(op);
+      this.counters.translogOps = t.n + this.pending.length;
+      this.counters.translogBytes = t.b + pendingBytes;
+    }
+    this.counters.lastFlushAt = Date.now();
+    return folded;
+  }
+
+  /** Current counters (a copy). */
+  stats(): ShardStoreStats {
+    return { ...this.counters };
+  }
+
+  /** Commits pending ops and closes the file. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    if (this.syncTimer) clearInterval(this.syncTimer);
+    this.commitNow();
+    this.closed = true;
+    this.db.close();
+  }
+}
