@@ -38,7 +38,11 @@ export interface Collected {
 /** Reads one sort clause's value of a doc (ordinal within its segment, and its score when scoring). */
 export type Getter = (ord: number, score: number) => SortValue;
 
-function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
+/**
+ * The value a doc without one sorts as: null for `_first`/`_last`, else the `missing` substitute
+ * (a numeric string parsed for numeric, date and boolean fields, as ES).
+ */
+export function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
   const m = sf.missing;
   if (m === '_last' || m === '_first') return null;
   if (typeof m === 'string' && fm && (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean')) {
@@ -87,6 +91,25 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
   const ranks = sf.mode === 'max' ? sv.max : sv.min;
   const terms = sv.terms;
   return (o) => (ranks[o] > 0 ? terms[ranks[o] - 1] : miss);
+}
+
+/**
+ * The `search_after` test: true for keys strictly after `searchAfter` in `compareHits` order, on
+ * the sort values alone when it has no `_id` (a missing value in a short key counts as null).
+ * Monotone along any list in `compareHits` order (false, then true).
+ */
+export function afterKey(searchAfter: { sort: SortValue[]; _id?: string }, sort: readonly SortField[]): (key: SortKey) => boolean {
+  if (searchAfter._id !== undefined) {
+    const after: SortKey = { _id: searchAfter._id, sort: searchAfter.sort };
+    return (key) => compareHits(key, after, sort) > 0;
+  }
+  return (key) => {
+    for (let i = 0; i < sort.length; i++) {
+      const c = compareSortValue(key.sort[i], searchAfter.sort[i] ?? null, sort[i]);
+      if (c !== 0) return c > 0;
+    }
+    return false;
+  };
 }
 
 /** A bounded max-heap on `compareHits` holding the best k (the worst at the root). */
@@ -150,16 +173,7 @@ export function collect(parts: SegmentMatches[], spec: CollectSpec, fields: Map<
       if (m.scores && m.scores[i] > maxScore) maxScore = m.scores[i];
     }
   }
-  const after: SortKey | null = searchAfter ? { _id: searchAfter._id ?? '', sort: searchAfter.sort } : null;
-  const isAfter = (key: SortKey): boolean => {
-    if (!after) return true;
-    if (searchAfter!._id !== undefined) return compareHits(key, after, sort) > 0;
-    for (let i = 0; i < sort.length; i++) {
-      const c = compareSortValue(key.sort[i], after.sort[i] ?? null, sort[i]);
-      if (c !== 0) return c > 0;
-    }
-    return false;
-  };
+  const after = searchAfter ? afterKey(searchAfter, sort) : null;
   const full = k >= total || k * 4 >= total;
   const heap = full || k <= 0 ? null : new TopK(k, sort);
   const all: ShardHit[] = [];
@@ -174,7 +188,7 @@ export function collect(parts: SegmentMatches[], spec: CollectSpec, fields: Map<
         const score = scores ? scores[i] : 0;
         scratch._id = seg.ids[d];
         for (let s = 0; s < getters.length; s++) scratch.sort[s] = getters[s](d, score);
-        if (after && !isAfter(scratch)) continue;
+        if (after && !after(scratch)) continue;
         if (heap && !heap.wants(scratch)) continue;
         const hit: ShardHit = { _id: scratch._id, _score: scores ? score : null, sort: scratch.sort.slice() };
         if (heap) heap.push(hit);

@@ -15,10 +15,9 @@ import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSource } from '../../shared/source-filter.ts';
 import { collect, type SegmentMatches } from './collector.ts';
-import { afterRank, sortedMatches } from './selection.ts';
-import { presortable } from './sort-order.ts';
+import { afterRank, presortedQuery } from './selection.ts';
 import type { SegmentView } from './segment-merge.ts';
-import type { StatsSource } from './query-compile.ts';
+import type { Plan, StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
 import { evaluate } from './query-exec.ts';
 
@@ -142,6 +141,16 @@ export class Generation {
    * ones only for terms the stats lack); scores are computed only when `scoring`.
    */
   segmentMatches(query: Query, stats: ScoringStatistics | undefined, scoring: boolean): SegmentMatches[] {
+    const plan = this.plan(query, stats);
+    return this.views.map((v, i) => ({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
+  }
+
+  /**
+   * Compiles `query` against this generation's mapping and statistics (with `stats` from dfs,
+   * those for every scored term they hold; local ones otherwise).
+   * @throws EsError 400 for an invalid query.
+   */
+  plan(query: Query, stats: ScoringStatistics | undefined): Plan {
     const local = this.localStats();
     const g = stats;
     const source: StatsSource = g
@@ -150,8 +159,7 @@ export class Generation {
           term: (f, t) => g.terms[termKey(f, t)] ?? local.term(f, t),
         }
       : local;
-    const plan = new QueryCompiler(this.fields(), source).compile(query);
-    return this.views.map((v, i) => ({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
+    return new QueryCompiler(this.fields(), source).compile(query);
   }
 
   /**
@@ -159,18 +167,25 @@ export class Generation {
    * sort contains `_score` (or with `trackScores`); then `max_score` is the max over all matches, else null. Totals are
    * always exact (`eq`), which every `trackTotalHits` setting allows. With `stats` (dfs), those
    * statistics are used for every scored term (local ones only for terms the stats lack).
-   * A single field sort without scores reads the presorted permutation (a prefix for `match_all`,
-   * one filtering pass otherwise; `search_after` is a binary search); everything else collects.
+   * Sorts a presorted order serves (field, `_id`, `_doc` clauses; `_score` when the query scores
+   * every match the same) read it: the top k is a prefix for `match_all` and the first k matches
+   * of a walk otherwise, `search_after` a binary search; `_score` sorts on varying scores collect.
    */
   query(input: QueryInput): QueryOutput {
-    const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-    if (!scoring && input.k > 0 && presortable(input.sort)) {
-      const sm = sortedMatches(this, { query: input.query, sort: input.sort });
-      const start = input.searchAfter ? afterRank(sm, input.searchAfter, input.sort[0]) : 0;
+    const pq = input.k > 0 ? presortedQuery(this, input) : null;
+    if (pq) {
+      const { order, matched } = pq;
+      const key = (r: number) => pq.keyOf(order.segs[r], order.ords[r]);
+      let r = input.searchAfter ? afterRank(order.ords.length, key, input.searchAfter, input.sort) : 0;
       const hits: ShardHit[] = [];
-      for (let r = start; r < Math.min(sm.size, start + Math.max(0, input.k)); r++) hits.push(sm.hit(r));
-      return { total: { value: sm.size, relation: 'eq' }, max_score: null, hits };
+      for (; r < order.ords.length && hits.length < input.k; r++) {
+        if (matched && !matched[order.segs[r]][order.ords[r]]) continue;
+        const k = key(r);
+        hits.push({ _id: k._id, _score: pq.score, sort: k.sort });
+      }
+      return { total: { value: pq.total, relation: 'eq' }, max_score: pq.total > 0 ? pq.score : null, hits };
     }
+    const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
     const parts = this.segmentMatches(input.query, input.stats, scoring);
     const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, this.fields());
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };

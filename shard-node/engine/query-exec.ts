@@ -192,3 +192,54 @@ export function evaluate(plan: Plan, seg: Segment, scoring: boolean): Matches {
       return evalDisMax(plan, seg, scoring);
   }
 }
+
+/**
+ * The score every match of `plan` gets in all of `segs` when it is provably the same, else null:
+ * `match_all`, `exists`, `terms`, `range`, `prefix`, `ids` and `constant_score` score their boost;
+ * a term on a field indexed without freqs and norms (keyword, boolean) scores `scorer(1, NO_NORMS)`;
+ * a bool sums its constant MUST (and all-zero SHOULD) clauses as {@link evaluate} does (FILTER and
+ * MUST_NOT score 0); a dis_max with tie 0 over equal constants scores that constant. Bit-exact with
+ * {@link evaluate}, so a `_score` sort clause compares equal for every pair of matches.
+ * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/ConstantScoreQuery.java
+ */
+export function constantScore(plan: Plan, segs: readonly Segment[]): number | null {
+  switch (plan.t) {
+    case 'none':
+      return 0; // matches nothing: any constant
+    case 'const':
+    case 'constant':
+      return plan.score;
+    case 'term': {
+      for (const seg of segs) {
+        const inv = seg.inverted.get(plan.field);
+        const pl = inv?.terms.get(plan.term);
+        if (inv && pl && (inv.norms !== null || pl.freqs !== null)) return null;
+      }
+      return plan.scorer.score(1, NO_NORMS);
+    }
+    case 'phrase':
+      return null;
+    case 'bool': {
+      const nReq = plan.must.length + plan.filter.length;
+      if (nReq === 1 && plan.should.length === 0 && plan.mustNot.length === 0) {
+        return plan.must.length === 1 ? constantScore(plan.must[0], segs) : 0;
+      }
+      let sum = 0;
+      for (const c of plan.must) {
+        const s = constantScore(c, segs);
+        if (s === null) return null;
+        sum += s;
+      }
+      for (const c of plan.should) if (constantScore(c, segs) !== 0) return null;
+      return f(sum);
+    }
+    case 'dismax': {
+      if (plan.queries.length === 1) return constantScore(plan.queries[0], segs);
+      if (plan.tie !== 0) return null;
+      const first = constantScore(plan.queries[0], segs);
+      if (first === null || first < 0) return null;
+      for (const c of plan.queries) if (constantScore(c, segs) !== first) return null;
+      return f(first);
+    }
+  }
+}

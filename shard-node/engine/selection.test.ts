@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { byField, load, newShard, q } from './test-helpers.ts';
 import { afterRank, rangeOfMatches, sampleMatches, sortedMatches } from './selection.ts';
-import { liveSortOrder } from './sort-order.ts';
+import { liveOrder, orderSpec } from './sort-order.ts';
 
 /** 3 segments (the last refresh deletes d1 and d7), population-like ties and missing values. */
 function shardWithSegments() {
@@ -21,8 +21,8 @@ describe('presorted permutation', () => {
     expect(gen.views.length).toBe(3);
     expect(ids(sortedMatches(gen, { query: q.all(), sort: [byField('n', 'desc')] }))).toEqual(['d3', 'd5', 'd0', 'd2', 'd4', 'd6', 'd8']);
     expect(ids(sortedMatches(gen, { query: q.all(), sort: [byField('n', 'asc', { missing: '_first' })] }))).toEqual(['d8', 'd0', 'd2', 'd4', 'd6', 'd3', 'd5']);
-    const sf = byField('n', 'desc');
-    expect(liveSortOrder(gen, gen.views, sf, gen.fields())).toBe(liveSortOrder(gen, gen.views, sf, gen.fields()));
+    const spec = orderSpec([byField('n', 'desc')], false, gen.fields())!;
+    expect(liveOrder(gen, gen.views, gen.bases, spec, gen.fields())).toBe(liveOrder(gen, gen.views, gen.bases, spec, gen.fields()));
   });
 
   it('gives the same matches and order as the general collector path (filtered, keyword)', () => {
@@ -44,7 +44,7 @@ describe('presorted permutation', () => {
     const after = gen.query({ query: q.all(), sort: [byField('n', 'desc')], k: 10, trackTotalHits: 10_000, searchAfter: { sort: [1] } });
     expect(after.hits.map((h) => h._id)).toEqual(['d0', 'd2', 'd4', 'd6', 'd8']);
     const sm = sortedMatches(gen, { query: q.all(), sort: [byField('n', 'desc')] });
-    expect(afterRank(sm, { sort: [0], _id: 'd2' }, byField('n', 'desc'))).toBe(4);
+    expect(afterRank(sm.size, (r) => sm.hit(r), { sort: [0], _id: 'd2' }, [byField('n', 'desc')])).toBe(4);
   });
 });
 

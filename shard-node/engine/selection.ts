@@ -5,19 +5,19 @@
  * - the sample round returns the match count and keys at evenly spaced local ranks;
  * - the range round returns how many matches sort before a lower key and the matches in
  *   [lower, upper), at most `limit`.
- * Single field sorts without scores read the presorted permutation ({@link liveSortOrder}); every
- * other sort (`_score`, `_doc`, several clauses, `track_scores`) collects and sorts all matches.
+ * Sorts of field, `_id` and `_doc` clauses, and `_score` clauses when every match scores the same,
+ * read the presorted order ({@link liveOrder}); sorts on varying scores collect and sort all matches.
  * @see /work/shared/reference/performance-notes.md §2.4
  */
-import type { FieldMapping } from '../../shared/mapping.ts';
 import type { ScoringStatistics, SelectionBound, ShardHit } from '../../shared/protocol.ts';
 import { sampleRanks } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
-import { compareHits, compareSortValue, sortNeedsScores } from '../../shared/sort.ts';
-import { collect } from './collector.ts';
+import { compareHits, sortNeedsScores } from '../../shared/sort.ts';
+import { afterKey, collect, getter } from './collector.ts';
 import type { Generation } from './generation.ts';
-import { filterOrder, liveSortOrder, presortable, type DocOrder } from './sort-order.ts';
+import { constantScore, evaluate } from './query-exec.ts';
+import { filterOrder, liveOrder, orderSpec, type DocOrder } from './sort-order.ts';
 
 /** What to select over: the query (with dfs statistics when scoring) and the sort. */
 export interface SelectInput {
@@ -56,40 +56,92 @@ function countBefore(size: number, key: (rank: number) => SortKey, bound: Select
   return lo;
 }
 
-/** Matches read from a presorted permutation (no scores). */
-function fromOrder(gen: Generation, order: DocOrder, sort: readonly SortField[]): SortedMatches {
-  const { segs, ords, orders } = order;
-  const key = (r: number): SortKey => ({ _id: gen.views[segs[r]].segment.ids[ords[r]], sort: [orders[segs[r]].values[ords[r]]] });
-  return {
-    size: ords.length,
-    maxScore: null,
-    hit: (r) => ({ ...key(r), _score: null }),
-    before: (b) => countBefore(ords.length, key, b, sort),
-  };
-}
-
-/** The fast path: the generation's live order, filtered by the query's match set unless `match_all`. */
-function presorted(gen: Generation, input: SelectInput, fields: Map<string, FieldMapping>): SortedMatches {
-  const order = liveSortOrder(gen, gen.views, input.sort[0], fields);
-  if (input.query.kind === 'match_all') return fromOrder(gen, order, input.sort);
-  const matched = gen.segmentMatches(input.query, input.stats, false).map(({ seg, m }) => {
-    const bits = new Uint8Array(seg.maxDoc);
-    for (let i = 0; i < m.docs.length; i++) bits[m.docs[i]] = 1;
-    return bits;
-  });
-  return fromOrder(gen, filterOrder(order, matched), input.sort);
+/**
+ * A query served from a presorted order: the generation's live docs in the sort's order, the
+ * query's match set per view (null for `match_all`), the exact match count, and the key of any
+ * entry of the order (sort values with `_score` as the constant score, then `_id`).
+ */
+export interface PresortedQuery {
+  order: DocOrder;
+  matched: Uint8Array[] | null;
+  total: number;
+  /** The constant score of every match when scoring (`_score` in the sort or `track_scores`), else null. */
+  score: number | null;
+  /** Sort values and `_id` of ordinal `ord` of view `seg`. */
+  keyOf(seg: number, ord: number): SortKey;
 }
 
 /**
- * This generation's matches of `input.query` in the global order of `input.sort`.
+ * The presorted fast path for `input`, or null when it cannot serve it: a `_score` sort clause
+ * (or `track_scores`) while the query's scores vary per match, or a value without an exact key.
+ * The whole order is built (and cached) on first use; `keyOf` reads values with the collector's readers.
+ * @throws EsError 400 for an unsortable field or an invalid query (as the query phase).
+ */
+export function presortedQuery(gen: Generation, input: SelectInput): PresortedQuery | null {
+  const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
+  const fields = gen.fields();
+  const plan = gen.plan(input.query, input.stats);
+  const segs = gen.views.map((v) => v.segment);
+  const constant = scoring ? constantScore(plan, segs) : null;
+  if (scoring && constant === null) return null;
+  const spec = orderSpec(input.sort, true, fields);
+  if (!spec) return null;
+  const readers = gen.views.map((v, s) => input.sort.map((sf) => getter(sf, fields, v.segment, gen.bases[s])));
+  const order = liveOrder(gen, gen.views, gen.bases, spec, fields);
+  if (!order) return null;
+  let matched: Uint8Array[] | null = null;
+  let total = gen.docCount;
+  if (input.query.kind !== 'match_all') {
+    total = 0;
+    matched = gen.views.map((v) => {
+      const bits = new Uint8Array(v.segment.maxDoc);
+      const docs = evaluate(plan, v.segment, false).docs;
+      for (let i = 0; i < docs.length; i++) {
+        const d = docs[i];
+        if (!v.live || v.live[d]) {
+          bits[d] = 1;
+          total++;
+        }
+      }
+      return bits;
+    });
+  }
+  const score = constant ?? 0;
+  const keyOf = (s: number, d: number): SortKey => {
+    const read = readers[s];
+    const sort: SortValue[] = new Array(read.length);
+    for (let c = 0; c < read.length; c++) sort[c] = read[c](d, score);
+    return { _id: gen.views[s].segment.ids[d], sort };
+  };
+  return { order, matched, total, score: constant, keyOf };
+}
+
+/** Matches read from a presorted order (already filtered: entry r is rank r). */
+function fromOrder(pq: PresortedQuery, order: DocOrder, sort: readonly SortField[]): SortedMatches {
+  const key = (r: number): SortKey => pq.keyOf(order.segs[r], order.ords[r]);
+  const size = order.ords.length;
+  return {
+    size,
+    maxScore: pq.score !== null && size > 0 ? pq.score : null,
+    hit: (r) => {
+      const k = key(r);
+      return { _id: k._id, _score: pq.score, sort: k.sort };
+    },
+    before: (b) => countBefore(size, key, b, sort),
+  };
+}
+
+/**
+ * This generation's matches of `input.query` in the global order of `input.sort`: from the
+ * presorted order when {@link presortedQuery} serves the sort, else every match collected and sorted.
  * @throws EsError 400 for an unsortable field or an invalid query (as the query phase).
  */
 export function sortedMatches(gen: Generation, input: SelectInput): SortedMatches {
+  const pq = presortedQuery(gen, input);
+  if (pq) return fromOrder(pq, pq.matched ? filterOrder(pq.order, pq.matched) : pq.order, input.sort);
   const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-  const fields = gen.fields();
-  if (!scoring && presortable(input.sort)) return presorted(gen, input, fields);
   const parts = gen.segmentMatches(input.query, input.stats, scoring);
-  const all = collect(parts, { sort: input.sort, k: Number.MAX_SAFE_INTEGER }, fields);
+  const all = collect(parts, { sort: input.sort, k: Number.MAX_SAFE_INTEGER }, gen.fields());
   return {
     size: all.hits.length,
     maxScore: all.maxScore,
@@ -120,16 +172,17 @@ export function rangeOfMatches(sm: SortedMatches, lower: SelectionBound | undefi
 }
 
 /**
- * Rank of the first match strictly after a `search_after` key of a single-clause sort: after the
- * full key (value, then `_id`) when it has an `_id`, on the value alone otherwise (as the collector).
+ * Rank of the first entry strictly after a `search_after` key (see {@link afterKey}: on the full
+ * key with an `_id`, on the sort values alone without): a binary search, since the test is
+ * monotone along `compareHits` order. `key(r)` reads entry r of a list of `size` in that order.
  */
-export function afterRank(sm: SortedMatches, after: { sort: SortValue[]; _id?: string }, clause: SortField): number {
-  if (after._id !== undefined) return sm.before({ sort: after.sort, _id: after._id, equalBefore: true });
+export function afterRank(size: number, key: (r: number) => SortKey, after: { sort: SortValue[]; _id?: string }, sort: readonly SortField[]): number {
+  const isAfter = afterKey(after, sort);
   let lo = 0;
-  let hi = sm.size;
+  let hi = size;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareSortValue(sm.hit(mid).sort[0], after.sort[0] ?? null, clause) <= 0) lo = mid + 1;
+    if (!isAfter(key(mid))) lo = mid + 1;
     else hi = mid;
   }
   return lo;

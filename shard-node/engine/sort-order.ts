@@ -1,138 +1,284 @@
 /**
- * Presorted permutations of doc ordinals for single-clause field sorts, the role doc-value
- * skippers and BKD trees play for Lucene's sort optimisations: with the documents already in
- * Folio's total order (the clause's value with `missing` placed, then `_id` by code point — exactly
- * `compareHits` for one clause), the top k of `match_all` is a prefix, the rank of a key is a
+ * Presorted permutations of doc ordinals for sorts made of field and `_doc` clauses, the role
+ * index sorting and doc-value skippers play for Lucene's sort optimisations: with the documents
+ * already in Folio's total order (each clause in turn with `missing` placed, then `_id` by code
+ * point — exactly `compareHits`), the top k of `match_all` is a prefix, the rank of a key is a
  * binary search, and a filtered query is one pass of the permutation through its match set.
  *
  * Two levels, both built lazily at first use and cached on immutable objects:
- * - per segment and clause: each doc's sort value and all ordinals sorted (segments never change);
- * - per generation and clause: the live documents of every segment merged into one order (a
- *   generation's live docs never change either), so deletions cost nothing at query time.
+ * - per segment and clause list: all ordinals in order (segments never change). Every clause
+ *   becomes a numeric key column (`Float64Array`; keyword values as their rank column), the
+ *   columns are folded into one dense rank, and the final sort is a native numeric sort of
+ *   `rank × maxDoc + idRank` with no comparator callback ({@link idKeys} ranks `_id`s once per segment);
+ * - per generation and clause list: the live documents of every segment merged into one order
+ *   (a generation's live docs never change either), so deletions cost nothing at query time.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/DocValuesSkipper.java
  * @see /work/shared/reference/performance-notes.md §2.4 (3)
  */
 import type { FieldMapping } from '../../shared/mapping.ts';
-import type { SortField, SortValue } from '../../shared/sort.ts';
-import { compareCodePoints, compareSortValue } from '../../shared/sort.ts';
-import { getter } from './collector.ts';
+import type { SortField } from '../../shared/sort.ts';
+import { compareCodePoints } from '../../shared/sort.ts';
 import type { Segment } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
+import { clauseColumn, denseRanks, idKeys, kwayMerge, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
 
-/** One segment's order for one clause: `values[ord]` is the doc's sort value; `perm` all ordinals in order. */
-export interface SegmentSortOrder {
-  values: SortValue[];
-  perm: Int32Array;
+/**
+ * The clauses that decide an order, normalised: `_score` clauses removed (the caller has proved
+ * the score constant), unmapped clauses removed (every doc has the same value), everything after
+ * the first `_doc` or `_id` clause removed (those are unique), and a final `_id` clause turned
+ * into the direction of the `_id` tie-break.
+ */
+export interface OrderSpec {
+  /** Field (not `_id`) and `_doc` clauses, in order. */
+  readonly clauses: readonly SortField[];
+  /** The `_id` tie-break runs descending (the sort's first `_id` clause is `desc`). */
+  readonly idDesc: boolean;
+  /** Cache key: everything that changes the order (field types guard remapping). */
+  readonly key: string;
 }
 
 /**
- * Documents of a generation (or the matches of a query in it) in order: entry r is ordinal
- * `ords[r]` of segment `segs[r]` (an index into the generation's views), with its value in
- * `orders[segs[r]].values`.
+ * The order spec of `sort`, or null when a presorted order cannot serve it (`_score` clauses
+ * while scores vary per match). `scoreConstant`: every match has the same score.
  */
+export function orderSpec(sort: readonly SortField[], scoreConstant: boolean, fields: Map<string, FieldMapping>): OrderSpec | null {
+  const clauses: SortField[] = [];
+  const parts: unknown[] = [];
+  let idDesc = false;
+  for (const sf of sort) {
+    if (sf.kind === 'score') {
+      if (!scoreConstant) return null;
+      continue;
+    }
+    if (sf.kind === 'doc') {
+      clauses.push(sf);
+      parts.push(['_doc', sf.order]); // `_shard_doc`'s offset changes values, not the order
+      break;
+    }
+    if (sf.field === '_id') {
+      idDesc = sf.order === 'desc';
+      break;
+    }
+    const fm = fields.get(sf.field);
+    if (!fm && sf.unmappedType) continue;
+    clauses.push(sf);
+    parts.push([sf.field, sf.order, sf.mode, sf.missing, fm?.type ?? null, fm?.fielddata ?? null]);
+  }
+  return { clauses, idDesc, key: JSON.stringify([parts, idDesc]) };
+}
+
+/** One segment's order for one spec: all ordinals in order, and each clause's local key column. */
+interface SegmentOrder {
+  perm: Int32Array;
+  /** Per clause: numeric keys comparable across segments, null for string and `_doc` clauses. */
+  keys: (Float64Array | null)[];
+  columns: Column[];
+}
+
+/** Live documents of a generation (or the matches of a query in it) in order: entry r is ordinal `ords[r]` of view `segs[r]`. */
 export interface DocOrder {
   segs: Uint16Array;
   ords: Int32Array;
-  orders: readonly SegmentSortOrder[];
 }
 
-/** True when the permutation fast path serves this sort: exactly one clause, on a field. */
-export function presortable(sort: readonly SortField[]): boolean {
-  return sort.length === 1 && sort[0].kind === 'field' && sort[0].field !== '_id';
-}
+const segmentCache = new WeakMap<Segment, Map<string, SegmentOrder | null>>();
+const generationCache = new WeakMap<object, Map<string, DocOrder | null>>();
 
-/** Cache key of a clause: everything that changes the order (the field type guards remapping). */
-function clauseKey(sf: SortField, fm: FieldMapping | undefined): string {
-  return JSON.stringify([sf.field, sf.order, sf.mode, sf.missing, sf.unmappedType ?? null, fm?.type ?? null]);
-}
-
-const segmentCache = new WeakMap<Segment, Map<string, SegmentSortOrder>>();
-const generationCache = new WeakMap<object, Map<string, DocOrder>>();
+/** The sign a clause's order gives its keys. */
+const dirOf = (sf: SortField): number => (sf.order === 'desc' ? -1 : 1);
 
 /**
- * The segment's sort values and permutation for one field clause, built once per segment.
+ * The segment's order for a spec, built once per segment; null (cached too) when a value has no
+ * exact key (a non-finite number).
  * @throws EsError 400 for an unsortable field (from the collector's value reader).
  */
-export function segmentSortOrder(seg: Segment, sf: SortField, fields: Map<string, FieldMapping>): SegmentSortOrder {
+function segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMapping>): SegmentOrder | null {
   let bySeg = segmentCache.get(seg);
   if (!bySeg) segmentCache.set(seg, (bySeg = new Map()));
-  const key = clauseKey(sf, fields.get(sf.field));
-  let o = bySeg.get(key);
-  if (o) return o;
-  const read = getter(sf, fields, seg, 0);
-  const values: SortValue[] = new Array(seg.maxDoc);
-  for (let d = 0; d < seg.maxDoc; d++) values[d] = read(d, 0);
-  const ids = seg.ids;
-  const perm = Int32Array.from({ length: seg.maxDoc }, (_, i) => i).sort(
-    (a, b) => compareSortValue(values[a], values[b], sf) || compareCodePoints(ids[a], ids[b]),
-  );
-  o = { values, perm };
-  bySeg.set(key, o);
+  const hit = bySeg.get(spec.key);
+  if (hit !== undefined) return hit;
+  const n = seg.maxDoc;
+  const columns = spec.clauses.map((sf) => clauseColumn(sf, fields, seg));
+  const keys: (Float64Array | null)[] = [];
+  const local: Float64Array[] = [];
+  let exact = true;
+  spec.clauses.forEach((sf, c) => {
+    const col = columns[c];
+    let k: Float64Array | null;
+    if (col.t === 'num') {
+      keys.push((k = numericKeys(col, sf)));
+      if (!k) exact = false;
+    } else {
+      keys.push(null);
+      if (col.t === 'str') k = stringKeys(col, sf, col.terms, null);
+      else {
+        k = new Float64Array(n);
+        for (let d = 0; d < n; d++) k[d] = dirOf(sf) * d + 0;
+      }
+    }
+    if (k) local.push(k);
+  });
+  const o = exact ? { perm: sortByKeys(local, idKeys(seg), spec.idDesc, n), keys, columns } : null;
+  bySeg.set(spec.key, o);
   return o;
 }
 
 /**
- * The live documents of `views` in order for one field clause: a k-way merge (heap over the
- * segments) of the segments' permutations, skipping deleted docs. Cached per `owner` (the
- * immutable generation holding these views).
+ * Ordinals sorted by the key columns in turn, then `_id` (descending when `idDesc`): the columns
+ * are folded into one dense rank r (each step ranks `r × size + next` again, which stays below
+ * n² < 2^53), then `r × n + idRank` sorts natively and its remainder names the document.
  */
-export function liveSortOrder(owner: object, views: readonly SegmentView[], sf: SortField, fields: Map<string, FieldMapping>): DocOrder {
+function sortByKeys(keys: Float64Array[], ids: IdKeys, idDesc: boolean, n: number): Int32Array {
+  const perm = new Int32Array(n);
+  if (keys.length === 0) {
+    for (let i = 0; i < n; i++) perm[i] = ids.order[idDesc ? n - 1 - i : i];
+    return perm;
+  }
+  let r = keys.length === 1 ? (offsetRanks(keys[0], n) ?? denseRanks(keys[0])) : denseRanks(keys[0]);
+  for (let c = 1; c < keys.length; c++) {
+    const next = denseRanks(keys[c]);
+    const comp = new Float64Array(n);
+    for (let d = 0; d < n; d++) comp[d] = r.rank[d] * next.size + next.rank[d];
+    r = denseRanks(comp);
+  }
+  const comp = new Float64Array(n);
+  for (let d = 0; d < n; d++) comp[d] = r.rank[d] * n + (idDesc ? n - 1 - ids.rank[d] : ids.rank[d]);
+  comp.sort();
+  for (let i = 0; i < n; i++) {
+    const x = comp[i] % n;
+    perm[i] = ids.order[idDesc ? n - 1 - x : x];
+  }
+  return perm;
+}
+
+/**
+ * Ranks of integral keys without a sort: each key minus the smallest (the infinities of missing
+ * values just outside), when `size × n` stays exact (< 2^53); null otherwise.
+ */
+function offsetRanks(keys: Float64Array, n: number): { rank: Float64Array; size: number } | null {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (let d = 0; d < keys.length; d++) {
+    const k = keys[d];
+    if (k === Infinity || k === -Infinity) continue;
+    if (!Number.isInteger(k)) return null;
+    if (k < lo) lo = k;
+    if (k > hi) hi = k;
+  }
+  if (lo > hi) lo = hi = 0;
+  const size = hi - lo + 3;
+  if (size * n >= 2 ** 53) return null;
+  const rank = new Float64Array(keys.length);
+  for (let d = 0; d < keys.length; d++) {
+    const k = keys[d];
+    rank[d] = k === -Infinity ? 0 : k === Infinity ? size - 1 : k - lo + 1;
+  }
+  return { rank, size };
+}
+
+/**
+ * Global keys of one string clause for every view: the views' term dictionaries are merged
+ * (k-way, by code point) into one, and each view's ranks are mapped into it.
+ */
+function globalStringKeys(sf: SortField, cols: readonly Extract<Column, { t: 'str' }>[]): Float64Array[] {
+  const tables = cols.map((c) => new Int32Array(c.terms.length + 1));
+  const terms: string[] = [];
+  kwayMerge(
+    cols.map((c) => c.terms.length),
+    (a, i, b, j) => compareCodePoints(cols[a].terms[i], cols[b].terms[j]) < 0,
+    (s, i) => {
+      const t = cols[s].terms[i];
+      if (terms.length === 0 || terms[terms.length - 1] !== t) terms.push(t);
+      tables[s][i + 1] = terms.length;
+    },
+  );
+  return cols.map((col, s) => stringKeys(col, sf, terms, tables[s]));
+}
+
+/**
+ * The live documents of `views` in the order of `spec`: each view's permutation without its
+ * deleted docs, k-way merged on keys comparable across segments (numeric values, global keyword
+ * ranks, `base + ord` for `_doc`), then `_id` (numeric codes when every segment has them). Cached
+ * per `owner` (the immutable generation holding these views).
+ * Null when some value has no exact key (callers then collect).
+ * @throws EsError 400 for an unsortable field.
+ */
+export function liveOrder(owner: object, views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>): DocOrder | null {
   let byGen = generationCache.get(owner);
   if (!byGen) generationCache.set(owner, (byGen = new Map()));
-  const key = clauseKey(sf, fields.get(sf.field));
-  let o = byGen.get(key);
-  if (o) return o;
-  const orders = views.map((v) => segmentSortOrder(v.segment, sf, fields));
-  const total = views.reduce((s, v) => s + v.liveCount, 0);
-  const segs = new Uint16Array(total);
-  const ords = new Int32Array(total);
-  const pos = new Int32Array(views.length);
-  // Advances segment s's cursor past deleted docs; false when exhausted.
-  const settle = (s: number): boolean => {
-    const live = views[s].live;
-    const perm = orders[s].perm;
-    while (pos[s] < perm.length && live && !live[perm[pos[s]]]) pos[s]++;
-    return pos[s] < perm.length;
-  };
-  const less = (a: number, b: number): boolean => {
-    const da = orders[a].perm[pos[a]];
-    const db = orders[b].perm[pos[b]];
-    const c = compareSortValue(orders[a].values[da], orders[b].values[db], sf);
-    return c < 0 || (c === 0 && compareCodePoints(views[a].segment.ids[da], views[b].segment.ids[db]) < 0);
-  };
-  const heap: number[] = [];
-  const siftDown = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= heap.length) return;
-      const r = l + 1;
-      const m = r < heap.length && less(heap[r], heap[l]) ? r : l;
-      if (!less(heap[m], heap[i])) return;
-      [heap[m], heap[i]] = [heap[i], heap[m]];
-      i = m;
-    }
-  };
-  for (let s = 0; s < views.length; s++) if (settle(s)) heap.push(s);
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
-  for (let r = 0; heap.length > 0; r++) {
-    const s = heap[0];
-    segs[r] = s;
-    ords[r] = orders[s].perm[pos[s]];
-    pos[s]++;
-    if (!settle(s)) {
-      heap[0] = heap[heap.length - 1];
-      heap.pop();
-    }
-    siftDown(0);
+  const hit = byGen.get(spec.key);
+  if (hit !== undefined) return hit;
+  const maybe = views.map((v) => segmentOrder(v.segment, spec, fields));
+  if (maybe.some((x) => x === null)) {
+    byGen.set(spec.key, null);
+    return null;
   }
-  o = { segs, ords, orders };
-  byGen.set(key, o);
+  const orders = maybe as SegmentOrder[];
+  const runs = views.map((v, s) => {
+    const perm = orders[s].perm;
+    if (!v.live) return perm;
+    const out = new Int32Array(v.liveCount);
+    for (let i = 0, j = 0; i < perm.length; i++) if (v.live[perm[i]]) out[j++] = perm[i];
+    return out;
+  });
+  const total = runs.reduce((s, r) => s + r.length, 0);
+  const segs = new Uint16Array(total);
+  let ords: Int32Array;
+  if (views.length === 1) ords = runs[0];
+  else {
+    ords = new Int32Array(total);
+    // Keys and id codes gathered in run order, so the merge reads them sequentially.
+    const gather = (k: Float64Array, run: Int32Array): Float64Array => {
+      const out = new Float64Array(run.length);
+      for (let i = 0; i < run.length; i++) out[i] = k[run[i]];
+      return out;
+    };
+    const gk = globalKeys(views, bases, spec, orders).map((perView) => perView.map((k, s) => gather(k, runs[s])));
+    const ids = views.map((v) => idKeys(v.segment));
+    const codes = ids.every((x) => x.scheme !== 0 && x.scheme === ids[0].scheme) ? ids.map((x, s) => gather(x.code!, runs[s])) : null;
+    const dir = spec.idDesc ? -1 : 1;
+    let r = 0;
+    kwayMerge(
+      runs.map((x) => x.length),
+      (a, i, b, j) => {
+        for (let c = 0; c < gk.length; c++) {
+          const x = gk[c][a][i];
+          const y = gk[c][b][j];
+          if (x !== y) return x < y;
+        }
+        if (codes) return dir * (codes[a][i] - codes[b][j]) < 0;
+        return dir * compareCodePoints(views[a].segment.ids[runs[a][i]], views[b].segment.ids[runs[b][j]]) < 0;
+      },
+      (s, i) => {
+        segs[r] = s;
+        ords[r++] = runs[s][i];
+      },
+    );
+  }
+  const o = { segs, ords };
+  byGen.set(spec.key, o);
   return o;
+}
+
+/** Per clause and view, keys that compare across views. */
+function globalKeys(views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, orders: SegmentOrder[]): Float64Array[][] {
+  return spec.clauses.map((sf, c) => {
+    const col0 = orders[0]?.columns[c];
+    if (!col0 || col0.t === 'num') return orders.map((o) => o.keys[c]!);
+    if (col0.t === 'doc') {
+      return views.map((v, s) => {
+        const k = new Float64Array(v.segment.maxDoc);
+        for (let d = 0; d < k.length; d++) k[d] = dirOf(sf) * (bases[s] + d) + 0;
+        return k;
+      });
+    }
+    return globalStringKeys(sf, orders.map((o) => o.columns[c] as Extract<Column, { t: 'str' }>));
+  });
 }
 
 /**
  * Keeps the entries of `order` whose doc is in its segment's match set (one pass): the matches of
- * a query in sort order. `matched[s]` has a 1 per matching ordinal of segment s.
+ * a query in sort order. `matched[s]` has a 1 per matching ordinal of view s.
  */
 export function filterOrder(order: DocOrder, matched: readonly Uint8Array[]): DocOrder {
   const n = order.ords.length;
@@ -148,5 +294,5 @@ export function filterOrder(order: DocOrder, matched: readonly Uint8Array[]): Do
       ords[j++] = d;
     }
   }
-  return { segs, ords, orders: order.orders };
+  return { segs, ords };
 }
