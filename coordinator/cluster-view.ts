@@ -31,6 +31,8 @@ export interface NewIndexSpec {
   numberOfReplicas: number;
   maxResultWindow: number;
   refreshIntervalMs: number;
+  /** ES `index.translog.durability`; absent = the shard nodes' default. */
+  translogDurability?: 'request' | 'async';
   mappings: Mapping;
 }
 
@@ -102,6 +104,7 @@ export class ClusterView {
       routingNumShards: defaultRoutingNumShards(spec.numberOfShards),
       maxResultWindow: spec.maxResultWindow,
       refreshIntervalMs: spec.refreshIntervalMs,
+      ...(spec.translogDurability ? { translogDurability: spec.translogDurability } : {}),
       mappings: spec.mappings,
       creationDate: Date.now(),
       version: 1,
@@ -142,7 +145,7 @@ export class ClusterView {
   }
 
   /** Writes changed dynamic settings to every node. */
-  async putMetadata(name: string, change: Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas'>>): Promise<IndexView> {
+  async putMetadata(name: string, change: Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability'>>): Promise<IndexView> {
     const view = await this.get(name);
     const metadata = { ...view.metadata, ...change, version: view.metadata.version + 1 };
     await this.broadcast((node) =>

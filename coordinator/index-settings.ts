@@ -35,12 +35,33 @@ export function validateIndexName(name: string): void {
   if (Buffer.byteLength(name) > 255) throw invalidName(name, 'index name is too long, (' + Buffer.byteLength(name) + ' > 255)');
 }
 
-/** Reads a setting from `settings` in any of ES's spellings: nested `index.x`, flat `index.x`, or bare `x`. */
+/**
+ * Reads a setting from `settings` in any of ES's spellings, nested or dotted, with or without the
+ * `index.` prefix: `{"index":{"translog":{"durability":…}}}`, `{"index.translog.durability":…}`,
+ * `{"translog.durability":…}` all name `translog.durability`.
+ */
 export function readSetting(settings: Record<string, unknown>, key: string): unknown {
-  const idx = settings.index as Record<string, unknown> | undefined;
-  if (idx && typeof idx === 'object' && idx[key] !== undefined) return idx[key];
-  if (settings[`index.${key}`] !== undefined) return settings[`index.${key}`];
-  return settings[key];
+  const flat = new Map<string, unknown>();
+  const walk = (obj: Record<string, unknown>, prefix: string): void => {
+    for (const [k, v] of Object.entries(obj)) {
+      const path = prefix + k;
+      if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, path + '.');
+      else flat.set(path.startsWith('index.') ? path.slice(6) : path, v);
+    }
+  };
+  walk(settings, '');
+  return flat.get(key);
+}
+
+/** ES `index.translog.durability`: `request` or `async` (case-insensitive), undefined when absent. */
+export function translogDurabilitySetting(settings: Record<string, unknown>): 'request' | 'async' | undefined {
+  const raw = readSetting(settings, 'translog.durability');
+  if (raw === undefined || raw === null) return undefined;
+  const v = String(raw).toLowerCase();
+  if (v !== 'request' && v !== 'async') {
+    throw illegalArgument(`No enum constant org.elasticsearch.index.translog.Translog.Durability.${String(raw).toUpperCase()}`);
+  }
+  return v;
 }
 
 function intSetting(settings: Record<string, unknown>, key: string, dflt: number, min: number): number {
@@ -79,15 +100,26 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
     numberOfReplicas: intSetting(settings, 'number_of_replicas', 1, 0),
     maxResultWindow: intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1),
     refreshIntervalMs: refreshIntervalSetting(settings, 1000),
+    translogDurability: translogDurabilitySetting(settings),
     mappings: { ...mappings, properties: mappings.properties ?? {} },
   };
 }
 
+/** The dynamic settings a `PUT /{index}/_settings` changes. */
+export interface SettingsUpdate {
+  maxResultWindow?: number;
+  refreshIntervalMs?: number;
+  numberOfReplicas?: number;
+  translogDurability?: 'request' | 'async';
+}
+
 /** Dynamic settings accepted by `PUT /{index}/_settings`. */
-export function parseSettingsUpdate(body: unknown): { maxResultWindow?: number; refreshIntervalMs?: number; numberOfReplicas?: number } {
+export function parseSettingsUpdate(body: unknown): SettingsUpdate {
   const b = (body ?? {}) as Record<string, unknown>;
   const settings = (b.settings ?? b) as Record<string, unknown>;
-  const out: { maxResultWindow?: number; refreshIntervalMs?: number; numberOfReplicas?: number } = {};
+  const out: SettingsUpdate = {};
+  const durability = translogDurabilitySetting(settings);
+  if (durability !== undefined) out.translogDurability = durability;
   if (readSetting(settings, 'max_result_window') !== undefined) out.maxResultWindow = intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1);
   if (readSetting(settings, 'refresh_interval') !== undefined) out.refreshIntervalMs = refreshIntervalSetting(settings, 1000);
   if (readSetting(settings, 'number_of_replicas') !== undefined) out.numberOfReplicas = intSetting(settings, 'number_of_replicas', 1, 0);

@@ -123,13 +123,22 @@ export class IndexRegistry {
     return h.metadata;
   }
 
-  /** Updates dynamic settings (`max_result_window`, `refresh_interval`) if `metadata` is newer. */
+  /**
+   * Updates dynamic settings (`max_result_window`, `refresh_interval`, `translog.durability`) if
+   * `metadata` is newer.
+   */
   updateMetadata(metadata: IndexMetadata): void {
     const h = this.hosted(metadata.name);
     if (metadata.version < h.metadata.version) return;
     h.metadata = metadata;
     this.persist(h);
     this.scheduleRefresh(h);
+    if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
+  }
+
+  /** The translog durability of an index's shards: its own setting, else this node's default. */
+  private durabilityOf(h: HostedIndex): TranslogDurability {
+    return h.metadata.translogDurability ?? this.storage!.durability ?? 'request';
   }
 
   /** Drops an index, its shards and their files; unknown names are ignored (idempotent). */
@@ -243,7 +252,7 @@ export class IndexRegistry {
     if (this.storage) {
       store = ShardStore.open({
         path: shardStorePath(this.storage.dataDir, h.metadata.uuid, s),
-        durability: this.storage.durability,
+        durability: this.durabilityOf(h),
         syncIntervalMs: this.storage.syncIntervalMs,
         onError: (err) => this.log?.error({ err, index: name, shard: s }, 'translog write failed'),
       });

@@ -24,6 +24,8 @@ export interface IndexMetadata {
   maxResultWindow: number;
   /** ES `index.refresh_interval` in ms; -1 disables periodic refresh. */
   refreshIntervalMs: number;
+  /** ES `index.translog.durability` (dynamic); absent = the shard node's `FOLIO_TRANSLOG_DURABILITY`. */
+  translogDurability?: 'request' | 'async';
   mappings: Mapping;
   /** Epoch ms, as ES `index.creation_date`. */
   creationDate: number;

@@ -31,6 +31,7 @@ export function settingsBody(m: IndexMetadata): Record<string, unknown> {
       uuid: m.uuid,
       creation_date: String(m.creationDate),
       provided_name: m.name,
+      ...(m.translogDurability ? { translog: { durability: m.translogDurability.toUpperCase() } } : {}),
       version: { created: '8500000' },
     },
   };

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { esErr } from '../test/support/es-error.ts';
+import { parseCreateIndexBody, parseSettingsUpdate, readSetting, validateIndexName } from './index-settings.ts';
+
+describe('index settings', () => {
+  it('reads a setting in every ES spelling', () => {
+    for (const settings of [
+      { index: { translog: { durability: 'async' } } },
+      { 'index.translog.durability': 'async' },
+      { translog: { durability: 'async' } },
+      { index: { 'translog.durability': 'async' } },
+    ]) {
+      expect(readSetting(settings, 'translog.durability')).toBe('async');
+    }
+  });
+
+  it('parses create bodies with ES defaults', () => {
+    const spec = parseCreateIndexBody({ settings: { number_of_shards: '3', index: { translog: { durability: 'ASYNC' } } } });
+    expect(spec).toMatchObject({ numberOfShards: 3, numberOfReplicas: 1, maxResultWindow: 10_000_000, refreshIntervalMs: 1000, translogDurability: 'async' });
+    expect(parseCreateIndexBody(undefined).translogDurability).toBeUndefined();
+    expect(esErr(() => parseCreateIndexBody({ settings: { 'index.translog.durability': 'sometimes' } })).message).toBe(
+      'No enum constant org.elasticsearch.index.translog.Translog.Durability.SOMETIMES',
+    );
+    expect(esErr(() => parseCreateIndexBody({ settings: { number_of_shards: 0 } })).status).toBe(400);
+  });
+
+  it('accepts dynamic settings and refuses static ones', () => {
+    expect(parseSettingsUpdate({ index: { max_result_window: 10000, translog: { durability: 'request' } } })).toEqual({ maxResultWindow: 10000, translogDurability: 'request' });
+    expect(esErr(() => parseSettingsUpdate({ index: { number_of_shards: 2 } })).message).toMatch(/non dynamic settings/);
+  });
+
+  it('validates index names as ES does', () => {
+    expect(esErr(() => validateIndexName('Cities')).message).toBe('Invalid index name [Cities], must be lowercase');
+    expect(esErr(() => validateIndexName('_x')).type).toBe('invalid_index_name_exception');
+    expect(() => validateIndexName('cities-2')).not.toThrow();
+  });
+});
