@@ -13,6 +13,7 @@ import { SimpleHttpError, sendJson } from './http.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
 import { registerDocumentRoutes } from './routes/document-routes.ts';
+import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerFlushRoutes } from './routes/flush-routes.ts';
 import { registerIndexRoutes } from './routes/index-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
@@ -65,6 +66,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
 
   app.get('/_folio/stats', (c) => c.json(client.stats())); // shard call counters for `npm run bench`
   registerInfoRoutes(app, { nodeName: config.nodeName, clusterName: config.clusterName, clusterUuid: deps.clusterUuid });
+  registerHealthRoutes(app, { nodeCount: client.nodes.length }); // GET /livez, /readyz (before `/:index`)
   const searchDeps = {
     view,
     client,

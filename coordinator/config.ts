@@ -10,7 +10,10 @@ export interface CoordinatorConfig {
   host: string;
   /** FOLIO_PORT: the public HTTP port (default 9200, as ES). */
   port: number;
-  /** FOLIO_NODES: ordered shard-node base URLs; shard placement depends on this order. */
+  /**
+   * Ordered shard-node base URLs; shard placement depends on this order. From FOLIO_NODES, or
+   * FOLIO_NODE_COUNT + FOLIO_NODE_URL_TEMPLATE (+ FOLIO_NAMESPACE), see {@link resolveNodeList}.
+   */
   nodes: string[];
   /** FOLIO_NODE_NAME: `name` in `GET /`. */
   nodeName: string;
@@ -32,15 +35,86 @@ export interface CoordinatorConfig {
   deepPageFrom: number;
   /** FOLIO_SELECTION_SAMPLES: keys per shard in the selection's sample round (default 256, measured). */
   selectionSamples: number;
+  /**
+   * FOLIO_SHUTDOWN_DELAY_MS: after SIGTERM, how long the coordinator keeps serving while `/readyz`
+   * answers 503, so that load balancers stop routing to it (default 0; the Kubernetes manifests set 5000).
+   */
+  shutdownDelayMs: number;
+  /** FOLIO_DRAIN_TIMEOUT_MS: then, how long in-flight requests may run before the process exits anyway (default 8000). */
+  drainTimeoutMs: number;
+}
+
+/** Placeholders FOLIO_NODE_URL_TEMPLATE may contain. */
+const TEMPLATE_PLACEHOLDERS = new Set(['{i}', '{namespace}']);
+
+/** Throws unless `url` is an absolute http(s) URL; `source` names the variable in the message. */
+function checkNodeUrl(url: string, source: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`${source}: [${url}] is not a URL (expected e.g. http://shard-0:9300)`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`${source}: [${url}] must use http or https`);
+}
+
+/**
+ * Expands FOLIO_NODE_URL_TEMPLATE for shard ordinals 0..count-1: `{i}` becomes the ordinal and
+ * `{namespace}` the namespace. @throws Error when the template lacks `{i}`, has an unknown
+ * placeholder, or needs a namespace that is missing
+ * @example expandNodeUrlTemplate('http://shard-{i}.shard.{namespace}.svc.cluster.local:9300', 2, 'search')
+ * // ['http://shard-0.shard.search.svc.cluster.local:9300', 'http://shard-1.shard.search.svc.cluster.local:9300']
+ */
+export function expandNodeUrlTemplate(template: string, count: number, namespace: string | undefined): string[] {
+  if (!template.includes('{i}')) throw new Error(`FOLIO_NODE_URL_TEMPLATE must contain {i} (the shard-node ordinal), got [${template}]`);
+  for (const ph of template.match(/\{[^{}]*\}/g) ?? []) {
+    if (!TEMPLATE_PLACEHOLDERS.has(ph)) throw new Error(`FOLIO_NODE_URL_TEMPLATE: unknown placeholder ${ph} (only {i} and {namespace})`);
+  }
+  if (template.includes('{namespace}') && namespace === undefined) {
+    throw new Error('FOLIO_NODE_URL_TEMPLATE uses {namespace} but FOLIO_NAMESPACE is unset (in Kubernetes, set it from the downward API: fieldRef metadata.namespace)');
+  }
+  return Array.from({ length: count }, (_, i) => template.replaceAll('{i}', String(i)).replaceAll('{namespace}', namespace ?? '').replace(/\/+$/, ''));
+}
+
+/**
+ * The ordered shard-node list: FOLIO_NODES (comma-separated), or FOLIO_NODE_COUNT +
+ * FOLIO_NODE_URL_TEMPLATE expanded by {@link expandNodeUrlTemplate} (Kubernetes StatefulSet pod
+ * names), or `http://127.0.0.1:9300` when neither is set. @throws Error for a bad combination or value
+ */
+export function resolveNodeList(env: NodeJS.ProcessEnv): string[] {
+  const list = envStr(env, 'FOLIO_NODES', '');
+  const countRaw = envStr(env, 'FOLIO_NODE_COUNT', '');
+  const template = envStr(env, 'FOLIO_NODE_URL_TEMPLATE', '');
+  const namespaceRaw = envStr(env, 'FOLIO_NAMESPACE', '');
+  const namespace = namespaceRaw === '' ? undefined : namespaceRaw;
+  if (list !== '' && (countRaw !== '' || template !== '')) {
+    throw new Error('set either FOLIO_NODES or FOLIO_NODE_COUNT + FOLIO_NODE_URL_TEMPLATE, not both');
+  }
+  let nodes: string[];
+  if (countRaw !== '' || template !== '') {
+    if (countRaw === '') throw new Error('FOLIO_NODE_URL_TEMPLATE is set but FOLIO_NODE_COUNT is not');
+    if (template === '') throw new Error('FOLIO_NODE_COUNT is set but FOLIO_NODE_URL_TEMPLATE is not');
+    const count = envInt(env, 'FOLIO_NODE_COUNT', 0);
+    if (count < 1) throw new Error(`FOLIO_NODE_COUNT must be at least 1, got [${countRaw}]`);
+    nodes = expandNodeUrlTemplate(template, count, namespace);
+    for (const url of nodes) checkNodeUrl(url, 'FOLIO_NODE_URL_TEMPLATE');
+  } else {
+    nodes = (list === '' ? 'http://127.0.0.1:9300' : list)
+      .split(',')
+      .map((s) => s.trim().replace(/\/+$/, ''))
+      .filter((s) => s !== '');
+    if (nodes.length === 0) throw new Error('FOLIO_NODES must name at least one shard node');
+    for (const url of nodes) checkNodeUrl(url, 'FOLIO_NODES');
+  }
+  return nodes;
 }
 
 /** Builds the config from `env` (defaults to `process.env`). Throws on malformed values. */
 export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): CoordinatorConfig {
-  const nodes = envStr(env, 'FOLIO_NODES', 'http://127.0.0.1:9300')
-    .split(',')
-    .map((s) => s.trim().replace(/\/+$/, ''))
-    .filter((s) => s !== '');
-  if (nodes.length === 0) throw new Error('FOLIO_NODES must name at least one shard node');
+  const nodes = resolveNodeList(env);
+  const shutdownDelayMs = envInt(env, 'FOLIO_SHUTDOWN_DELAY_MS', 0);
+  const drainTimeoutMs = envInt(env, 'FOLIO_DRAIN_TIMEOUT_MS', 8_000);
+  if (shutdownDelayMs < 0 || drainTimeoutMs < 0) throw new Error('FOLIO_SHUTDOWN_DELAY_MS and FOLIO_DRAIN_TIMEOUT_MS must not be negative');
   return {
     host: envStr(env, 'FOLIO_HOST', '127.0.0.1'),
     port: envInt(env, 'FOLIO_PORT', 9200),
@@ -55,5 +129,7 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     maxShardResponseBytes: envInt(env, 'FOLIO_MAX_SHARD_RESPONSE_BYTES', 256 * 1024 * 1024),
     deepPageFrom: envInt(env, 'FOLIO_DEEP_PAGE_FROM', DEEP_PAGE_FROM),
     selectionSamples: envInt(env, 'FOLIO_SELECTION_SAMPLES', SELECTION_SAMPLES),
+    shutdownDelayMs,
+    drainTimeoutMs,
   };
 }

@@ -1,13 +1,19 @@
 /**
  * Coordinator entry point: reads the config, rebuilds the cluster view from the shard nodes,
- * listens, and shuts down gracefully on SIGTERM/SIGINT within a bounded delay.
+ * listens, and shuts down gracefully on SIGTERM/SIGINT within a bounded delay: `/readyz` turns 503,
+ * the coordinator keeps serving for FOLIO_SHUTDOWN_DELAY_MS (so load balancers notice), then stops
+ * accepting connections, lets in-flight requests finish for up to FOLIO_DRAIN_TIMEOUT_MS, and exits.
  */
 import { serve } from '@hono/node-server';
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { createLogger } from '../shared/logger.ts';
 import { createCoordinatorApp } from './app.ts';
 import { ClusterView } from './cluster-view.ts';
 import { loadCoordinatorConfig } from './config.ts';
+import { drainServer, shutdownBoundMs } from './drain.ts';
+import { coordinatorReadiness } from './routes/health-routes.ts';
 import { ShardClient } from './shard-client.ts';
 
 const config = loadCoordinatorConfig();
@@ -26,14 +32,19 @@ const server = serve({ fetch: app.fetch, hostname: config.host, port: config.por
 });
 
 let stopping = false;
-function shutdown(signal: string): void {
+async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info({ signal }, 'shutting down');
-  server.close(() => {
-    void client.close().finally(() => process.exit(0));
-  });
-  setTimeout(() => process.exit(0), 3_000).unref();
+  coordinatorReadiness.draining = true;
+  // Ctrl-C from a terminal has no load balancer to wait for.
+  const delayMs = signal === 'SIGINT' ? 0 : config.shutdownDelayMs;
+  log.info({ signal, delayMs, drainTimeoutMs: config.drainTimeoutMs }, 'shutting down: not ready, draining');
+  setTimeout(() => process.exit(0), shutdownBoundMs(delayMs, config.drainTimeoutMs)).unref();
+  if (delayMs > 0) await sleep(delayMs);
+  const outcome = await drainServer(server as Server, config.drainTimeoutMs);
+  if (outcome === 'timeout') log.warn({ drainTimeoutMs: config.drainTimeoutMs }, 'in-flight requests cut at the drain deadline');
+  await client.close().catch((err: Error) => log.warn({ err }, 'closing the shard pools failed'));
+  process.exit(0);
 }
-process.on('SIGTERM', () => shutdown('SIGTERM'));
-process.on('SIGINT', () => shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -41,6 +41,7 @@ import type { ShardNodeConfig } from './config.ts';
 import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import type { Generation } from './engine/generation.ts';
 import { IndexRegistry } from './index-registry.ts';
+import { registerShardProbes } from './probes.ts';
 import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError, type EntriesField } from '../shared/wire.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
 
@@ -116,6 +117,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   const p = INTERNAL_PREFIX;
 
   app.get(`${p}/health`, (c) => c.json({ status: 'ok', node }));
+  registerShardProbes(app, node); // GET /livez, /readyz (Kubernetes probes, shard-node/probes.ts)
 
   app.get(`${p}/indices`, (c) => c.json({ node, indices: registry.list() } satisfies NodeIndicesResponse));
 

@@ -9,6 +9,7 @@ import { createLogger } from '../shared/logger.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
+import { shardReadiness } from './probes.ts';
 
 /** Longest graceful shutdown (flush included) before the process exits anyway; compose allows 10 s. */
 const SHUTDOWN_DEADLINE_MS = 8_000;
@@ -26,7 +27,11 @@ const registry = new IndexRegistry(
   },
   log,
 );
+// Readiness (shard-node/probes.ts, GET /readyz): 503 while `recovering` or `draining`. Recovery runs
+// before listen today; if it moves after listen (async), keep these two flips around it.
+shardReadiness.recovering = true;
 const recovered = registry.recover();
+shardReadiness.recovering = false;
 log.info({ dataDir: config.dataDir, durability: config.translogDurability, ...recovered }, 'recovered');
 const app = createShardNodeApp(config, registry, log);
 
@@ -38,6 +43,7 @@ let stopping = false;
 function shutdown(signal: string): void {
   if (stopping) return;
   stopping = true;
+  shardReadiness.draining = true; // GET /readyz → 503 from here on
   log.info({ signal }, 'shutting down');
   setTimeout(() => process.exit(0), SHUTDOWN_DEADLINE_MS).unref();
   server.close();

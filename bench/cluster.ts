@@ -1,0 +1,173 @@
+/**
+ * The Folio cluster of the bench: the repository's docker-compose.yml, widened to `shards` shard
+ * services (copies of `shard-0`) in a temporary compose file, run as local processes through the
+ * same translation as `npm start` and the e2e tests (scripts/local-services.ts). Shard nodes run
+ * with the V8 inspector on a loopback port, so the bench can force a GC before reading their
+ * resident memory from /proc/<pid>/status.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { startProcess, stopProcess, waitHealthy } from '../scripts/local-process.ts';
+import type { RunningService } from '../scripts/local-process.ts';
+import { dependencyLevels, freePort, namedVolumesOf, readComposeFile, translateServices } from '../scripts/local-services.ts';
+import type { ComposeFile } from '../scripts/local-services.ts';
+
+/** How long one service may take to become healthy. */
+const HEALTHY_DEADLINE_MS = 60_000;
+
+/** A running bench cluster. */
+export interface BenchCluster {
+  coordinatorUrl: string;
+  /** PIDs of the shard-node processes. */
+  shardPids: number[];
+  /** Forces a full GC in every shard node (via its inspector) and returns their summed memory. */
+  shardMemory(): Promise<ShardMemory>;
+  /** Stops every process and removes the temporary directory. */
+  stop(): Promise<void>;
+}
+
+/** Summed memory of the shard nodes, bytes. */
+export interface ShardMemory {
+  rss: number;
+  heapUsed: number;
+  /** V8 `external` (includes ArrayBuffers: typed-array columns, Buffers). */
+  external: number;
+  /** True when a GC could be forced in every shard node before reading. */
+  gcForced: boolean;
+}
+
+/** Writes a compose file with `shards` shard services and the coordinator pointing at all of them. */
+export function widenCompose(compose: ComposeFile, shards: number): ComposeFile {
+  const template = compose.services['shard-0'];
+  const coord = structuredClone(compose.services.coordinator);
+  const services: ComposeFile['services'] = {};
+  const volumes: Record<string, null> = {};
+  for (let i = 0; i < shards; i++) {
+    const s = structuredClone(template);
+    s.environment = { ...(s.environment as Record<string, string>), FOLIO_NODE_ID: `shard-${i}` };
+    s.volumes = [`shard-${i}-data:/data`];
+    services[`shard-${i}`] = s;
+    volumes[`shard-${i}-data`] = null;
+  }
+  const port = (coord.environment as Record<string, string>).FOLIO_NODES.split(',')[0].split(':').at(-1);
+  coord.environment = {
+    ...(coord.environment as Record<string, string>),
+    FOLIO_NODES: Array.from({ length: shards }, (_, i) => `http://shard-${i}:${port}`).join(','),
+  };
+  coord.depends_on = Object.fromEntries(Array.from({ length: shards }, (_, i) => [`shard-${i}`, { condition: 'service_healthy' }]));
+  services.coordinator = coord;
+  return { ...compose, services, volumes };
+}
+
+/** VmRSS of a process in bytes (0 when it is gone). */
+export function rssBytes(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Runs one inspector command on the process listening on `port`; resolves its result. */
+async function inspect(port: number, calls: { method: string; params?: object }[]): Promise<unknown[]> {
+  const list = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as { webSocketDebuggerUrl: string }[];
+  const ws = new WebSocket(list[0].webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.onopen = resolve;
+    ws.onerror = () => reject(new Error(`inspector on ${port}: connection failed`));
+  });
+  try {
+    const out: unknown[] = [];
+    for (const [id, call] of calls.entries()) {
+      ws.send(JSON.stringify({ id, ...call }));
+      out.push(
+        await new Promise((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error(`inspector on ${port}: ${call.method} timed out`)), 30_000);
+          ws.onmessage = (ev) => {
+            const msg = JSON.parse(String(ev.data)) as { id?: number; result?: unknown; error?: unknown };
+            if (msg.id !== id) return;
+            clearTimeout(timer);
+            if (msg.error) reject(new Error(`inspector: ${JSON.stringify(msg.error)}`));
+            else resolve(msg.result);
+          };
+        }),
+      );
+    }
+    return out;
+  } finally {
+    ws.close();
+  }
+}
+
+/** Starts `shards` shard nodes + 1 coordinator (log level warn) and waits until all are healthy. */
+export async function startBenchCluster(shards: number): Promise<BenchCluster> {
+  const dir = await mkdtemp(join(tmpdir(), 'folio-bench-'));
+  const compose = widenCompose(readComposeFile(), shards);
+  const composeFile = join(dir, 'docker-compose.yml');
+  await writeFile(composeFile, stringify(compose));
+  const levels = dependencyLevels(compose);
+  const names = levels.flat();
+  const ports: Record<string, number> = {};
+  for (const name of names) ports[name] = await freePort();
+  const volumeDirs: Record<string, string> = {};
+  for (const name of names) for (const v of namedVolumesOf(compose, name)) volumeDirs[v] = join(dir, v);
+  const services = translateServices(compose, { ports, volumeDirs, env: { FOLIO_LOG_LEVEL: 'warn' } });
+  const inspectPorts = new Map<string, number>();
+  for (const s of services) {
+    if (!s.name.startsWith('shard-')) continue;
+    const p = await freePort();
+    inspectPorts.set(s.name, p);
+    s.argv = [s.argv[0], `--inspect=127.0.0.1:${p}`, ...s.argv.slice(1)];
+  }
+  const running: RunningService[] = [];
+  const killAll = () => {
+    for (const r of running) if (!r.hasExited()) r.child.kill('SIGKILL');
+  };
+  process.once('exit', killAll);
+  const stop = async () => {
+    await Promise.all(running.map((r) => stopProcess(r)));
+    process.off('exit', killAll);
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    for (const level of levels) {
+      const started = level.map((name) => startProcess(services.find((s) => s.name === name)!));
+      running.push(...started);
+      await Promise.all(started.map((r) => waitHealthy(r, HEALTHY_DEADLINE_MS)));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  const shardRuns = running.filter((r) => r.service.name.startsWith('shard-'));
+  return {
+    coordinatorUrl: running.find((r) => r.service.name === 'coordinator')!.service.url,
+    shardPids: shardRuns.map((r) => r.child.pid ?? 0),
+    async shardMemory() {
+      let gcForced = true;
+      const total: ShardMemory = { rss: 0, heapUsed: 0, external: 0, gcForced: true };
+      for (const r of shardRuns) {
+        try {
+          const [, , mem] = await inspect(inspectPorts.get(r.service.name)!, [
+            { method: 'HeapProfiler.collectGarbage' },
+            { method: 'HeapProfiler.collectGarbage' },
+            { method: 'Runtime.evaluate', params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true } },
+          ]);
+          const usage = JSON.parse((mem as { result: { value: string } }).result.value) as NodeJS.MemoryUsage;
+          total.heapUsed += usage.heapUsed;
+          total.external += usage.external;
+        } catch {
+          gcForced = false;
+        }
+        total.rss += rssBytes(r.child.pid ?? 0);
+      }
+      total.gcForced = gcForced;
+      return total;
+    },
+    stop,
+  };
+}

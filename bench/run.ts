@@ -1,0 +1,222 @@
+/**
+ * `npm run bench`: the deep-paging benchmark of issue 3. Builds the 1 M-document corpus, measures
+ * the bare fan-out ceiling, starts 4 shard nodes + 1 coordinator, bulk-loads the corpus (docs/s,
+ * memory per doc), runs the Rally-named tasks at every `from` on Folio, then the same tasks on the
+ * Sphinx peer, and prints one table that it also writes to docs/performance.md.
+ *
+ * Env: BENCH_QUICK=1 for a smoke run (200 k docs, 1 s per run, ≈ 3 min). Every run is bounded in
+ * time and the whole bench exits by itself after {@link BENCH_DEADLINE_MS}. Figures are never
+ * asserted: the machine is shared, so read them as ratios within one run.
+ */
+import { join } from 'node:path';
+import { loadSample } from '../scripts/samples/load.ts';
+import { REPO_ROOT } from '../scripts/local-services.ts';
+import { measureFanOutCeiling } from './ceilings.ts';
+import { startBenchCluster } from './cluster.ts';
+import { buildCorpus } from './corpus.ts';
+import type { Corpus } from './corpus.ts';
+import { FolioClient, folioScroll, measureFolioSearch, measureLoops, measureSphinx, probe, scrollShaping, sphinxScroll } from './measure.ts';
+import type { EngineFigures } from './measure.ts';
+import type { RunShape } from './measure.ts';
+import { startSphinxPeer } from './peer-sphinx.ts';
+import { renderReport, writeSection } from './report.ts';
+import type { BenchReport, ResultRow } from './report.ts';
+import { FROMS, PAGE_SIZE, PAGED_TASKS, SCROLL_PAGES, SCROLL_PAGE_SIZE, TERM_COUNTRY, scrollBody } from './tasks.ts';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const DOCS = QUICK ? 200_000 : 1_000_000;
+const SHARDS = 4;
+const CLIENTS = 32;
+const MAX_RESULT_WINDOW = 2_000_000;
+const BULK_BATCH_DOCS = 5000;
+/** The bench gives up (and its exit hooks stop every child) after this long. */
+const BENCH_DEADLINE_MS = (QUICK ? 6 : 20) * 60_000;
+const shape: RunShape = { durationMs: QUICK ? 1000 : 5000, warmupMs: QUICK ? 100 : 500, clients: CLIENTS, probeBudgetMs: QUICK ? 500 : 3000 };
+const INDEX = 'bench-cities';
+
+const log = (line: string) => console.log(line);
+const elapsed = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  // process.exit runs the 'exit' hooks of the cluster, the ceiling and the peer, which kill their children.
+  process.once(signal, () => {
+    console.error(`bench: ${signal}, stopping`);
+    process.exit(130);
+  });
+}
+setTimeout(() => {
+  console.error(`bench: still running after ${BENCH_DEADLINE_MS / 60_000} min, giving up`);
+  process.exit(2);
+}, BENCH_DEADLINE_MS).unref();
+
+/** Ids of the oracle page, or null when the task has no oracle. */
+function oraclePage(order: Int32Array | null, corpus: Corpus, from: number): string[] | null {
+  return order ? Array.from(order.subarray(from, from + PAGE_SIZE), (i) => corpus.ids[i]) : null;
+}
+
+/** Adds a note for a run that had failed operations (their figures count successes only). */
+function noteErrors(report: BenchReport, label: string, figures: EngineFigures | null): void {
+  for (const r of [figures?.one, figures?.many]) {
+    if (r && r.errors > 0) report.notes.push(`${label} at ${r.clients} client(s): ${r.errors} failed operations (first: ${r.firstError?.slice(0, 200)})`);
+  }
+}
+
+/** Runs every Folio task; returns the rows, the skipped combinations and notes. */
+async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
+  const cluster = await startBenchCluster(SHARDS);
+  const client = new FolioClient(cluster.coordinatorUrl, INDEX, CLIENTS + 2);
+  try {
+    const sample = corpus.sample(SHARDS, MAX_RESULT_WINDOW);
+    const put = await fetch(`${cluster.coordinatorUrl}/${INDEX}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sample.index) });
+    if (put.status !== 200) throw new Error(`PUT /${INDEX}: HTTP ${put.status} ${await put.text()}`);
+    const memBefore = await cluster.shardMemory();
+    let t0 = performance.now();
+    const loaded = await loadSample(cluster.coordinatorUrl, sample, { batchDocs: BULK_BATCH_DOCS });
+    report.bulk = { docs: loaded.docs, seconds: (performance.now() - t0) / 1000, batchDocs: BULK_BATCH_DOCS };
+    log(`bulk: ${loaded.docs} docs in ${report.bulk.seconds.toFixed(1)} s`);
+    const memAfter = await cluster.shardMemory();
+    report.memory = {
+      rssPerDoc: (memAfter.rss - memBefore.rss) / loaded.docs,
+      heapPerDoc: (memAfter.heapUsed - memBefore.heapUsed) / loaded.docs,
+      externalPerDoc: (memAfter.external - memBefore.external) / loaded.docs,
+      rawSourcePerDoc: corpus.rawSourceBytesPerDoc,
+      gcForced: memBefore.gcForced && memAfter.gcForced,
+    };
+    log(`memory: ${report.memory.rssPerDoc.toFixed(0)} B/doc RSS (raw _source ${corpus.rawSourceBytesPerDoc.toFixed(0)} B/doc)`);
+
+    for (const task of PAGED_TASKS) {
+      let matches: number;
+      try {
+        matches = (await client.search({ ...task.body(0, 0), track_total_hits: true })).hits.total.value;
+      } catch (err) {
+        report.notes.push(`${task.name}: could not run on Folio: ${(err as Error).message.slice(0, 300)}`);
+        continue;
+      }
+      const order = task.oracle(corpus);
+      if (order && order.length !== matches) report.notes.push(`${task.name}: Folio counts ${matches} matches, the oracle ${order.length}`);
+      for (const from of FROMS) {
+        if (from >= matches) {
+          report.skippedCombos.push(`${task.name} from=${from.toLocaleString('en-US')} (${matches.toLocaleString('en-US')} matches)`);
+          continue;
+        }
+        t0 = performance.now();
+        const row: ResultRow = { task: task.name, from, matches, folio: null, bytesPerSearch: null, callsPerSearch: null, sphinx: null, oracle: 'n/a' };
+        report.rows.push(row);
+        try {
+          const expected = oraclePage(order, corpus, from);
+          if (expected) {
+            const got = (await client.search(task.body(from, PAGE_SIZE))).hits.hits.map((h) => h._id);
+            row.oracle = got.length === expected.length && got.every((id, i) => id === expected[i]) ? 'equal' : 'DIFFERS';
+          }
+          const m = await measureFolioSearch(client, task.body(from, PAGE_SIZE), shape);
+          Object.assign(row, { folio: m.figures, bytesPerSearch: m.bytesPerSearch, callsPerSearch: m.callsPerSearch });
+          log(`folio ${task.name} from=${from}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search, oracle ${row.oracle} (${elapsed(t0)} s)`);
+        } catch (err) {
+          report.notes.push(`${task.name} from=${from}: Folio failed: ${(err as Error).message.slice(0, 300)}`);
+        }
+      }
+    }
+
+    // scroll: search_after needs a unique last sort value; try _id, else the indexed keyword copy `uid`.
+    let tie = '_id';
+    try {
+      await client.search(scrollBody('_id', null));
+    } catch {
+      tie = 'uid';
+      report.notes.push('scroll: the coordinator does not accept `_id` in `sort`/`search_after`, so the scroll sorts on `uid`, an indexed keyword copy of `_id` (part of every document in the corpus).');
+    }
+    const row: ResultRow = { task: 'scroll', from: 0, matches: corpus.size, folio: null, bytesPerSearch: null, callsPerSearch: null, sphinx: null, oracle: 'n/a', scroll: true };
+    report.rows.push(row);
+    try {
+      const before = await client.stats();
+      const n = await probe(() => folioScroll(client, tie), shape.probeBudgetMs);
+      const after = await client.stats();
+      row.bytesPerSearch = (after.shard_response_bytes - before.shard_response_bytes) / (n * SCROLL_PAGES);
+      row.callsPerSearch = (after.shard_calls - before.shard_calls) / (n * SCROLL_PAGES);
+      row.folio = await measureLoops(() => folioScroll(client, tie), shape, scrollShaping(CLIENTS));
+      log(`folio scroll: p50 ${row.folio.one.p50Ms.toFixed(1)} ms per ${SCROLL_PAGES}×${SCROLL_PAGE_SIZE}`);
+    } catch (err) {
+      report.notes.push(`scroll: Folio failed: ${(err as Error).message.slice(0, 300)}`);
+    }
+  } finally {
+    await client.close();
+    await cluster.stop();
+  }
+}
+
+/** Runs the Sphinx side of every row that has an equivalent. */
+async function runSphinx(corpus: Corpus, report: BenchReport): Promise<void> {
+  const t0 = performance.now();
+  const peer = await startSphinxPeer(corpus, SHARDS, CLIENTS, log);
+  if ('skipped' in peer) {
+    report.sphinx = { skipped: peer.skipped };
+    log(`peer: SKIPPED (${peer.skipped}); the Sphinx columns stay empty`);
+    return;
+  }
+  log(`peer: ${peer.version} up in ${elapsed(t0)} s`);
+  try {
+    // Open every client connection (and the front's pooled agent connections) before measuring.
+    for (let w = 0; w < CLIENTS; w++) await peer.query(w, 'SELECT id FROM cities LIMIT 0,1').catch(() => {});
+    for (const row of report.rows) {
+      try {
+        if (row.scroll) {
+          await probe(() => sphinxScroll(peer, 0), shape.probeBudgetMs);
+          row.sphinx = await measureLoops((w) => sphinxScroll(peer, w), shape, scrollShaping(CLIENTS));
+          continue;
+        }
+        const sql = PAGED_TASKS.find((t) => t.name === row.task)!.sphinx(row.from, PAGE_SIZE);
+        if (!sql) continue;
+        row.sphinx = await measureSphinx(peer, sql, shape);
+        log(`sphinx ${row.task} from=${row.from}: p50 ${row.sphinx.one.p50Ms.toFixed(2)} ms, ${row.sphinx.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}`);
+      } catch (err) {
+        row.sphinxNote = 'failed';
+        report.notes.push(`${row.task} from=${row.from}: Sphinx failed: ${(err as Error).message.slice(0, 300)}`);
+      }
+    }
+    report.sphinx = { version: peer.version, indexSeconds: peer.indexSeconds, agentRssPerDoc: peer.agentRss() / corpus.size };
+  } finally {
+    await peer.stop();
+  }
+}
+
+const started = performance.now();
+log(`bench: ${QUICK ? 'QUICK smoke run' : 'full run'}, ${shape.durationMs / 1000} s per measured run, ${CLIENTS} clients for throughput`);
+let t = performance.now();
+const corpus = buildCorpus(DOCS);
+log(`${corpus.statement} (built in ${elapsed(t)} s, raw _source ${corpus.rawSourceBytesPerDoc.toFixed(0)} B/doc)`);
+
+t = performance.now();
+const ceiling = await measureFanOutCeiling(SHARDS, CLIENTS, shape.durationMs);
+log(`fan-out ceiling: p50 ${ceiling.one.p50Ms.toFixed(3)} ms at 1, ${ceiling.many.rps.toFixed(0)} fan-outs/s at ${CLIENTS} (${elapsed(t)} s)`);
+
+const report: BenchReport = {
+  date: new Date().toISOString(),
+  command: QUICK ? 'BENCH_QUICK=1 npm run bench' : 'npm run bench',
+  quick: QUICK,
+  corpusStatement: corpus.statement,
+  clients: CLIENTS,
+  durationMs: shape.durationMs,
+  bulk: { docs: 0, seconds: NaN, batchDocs: BULK_BATCH_DOCS },
+  memory: { rssPerDoc: NaN, heapPerDoc: NaN, externalPerDoc: NaN, rawSourcePerDoc: corpus.rawSourceBytesPerDoc, gcForced: false },
+  ceiling,
+  sphinx: { skipped: 'not run' },
+  rows: [],
+  skippedCombos: [],
+  notes: [],
+};
+await runFolio(corpus, report);
+await runSphinx(corpus, report);
+report.notes.push(
+  `the term task uses country ${TERM_COUNTRY} sorted by population desc (Rally: AT, score order) so that from = 100,000 exists; phrase and default are score-ordered (ties on _id, on id in Sphinx).`,
+  `runs at ${CLIENTS} clients are skipped when one request already takes > 300 ms at 1 client (they would only queue; deep pages at ${CLIENTS} in flight cost GBs in either engine).`,
+  'shard bytes/search = bytes of shard reply bodies counted by the coordinator (GET /_folio/stats) over the probes, divided by searches; for scroll, per page of 1,000.',
+);
+for (const row of report.rows) {
+  const label = `${row.task}${row.scroll ? '' : ` from=${row.from}`}`;
+  noteErrors(report, `${label} Folio`, row.folio);
+  noteErrors(report, `${label} Sphinx`, row.sphinx);
+}
+const section = renderReport(report);
+console.log(`\n${section}`);
+writeSection(join(REPO_ROOT, 'docs', 'performance.md'), section);
+log(`bench: done in ${elapsed(started)} s; table written to docs/performance.md`);
