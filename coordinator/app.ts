@@ -21,6 +21,7 @@ import { registerMgetRoutes } from './routes/mget-routes.ts';
 import { registerReindexRoutes } from './routes/reindex-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
+import { SampleCache } from './search/select-phase.ts';
 import type { ShardClient } from './shard-client.ts';
 
 /** What the app needs from the process: config, the cluster view, the shard pools, a logger. */
@@ -71,6 +72,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     view,
     client,
     dfsCache: new DfsCache(),
+    sampleCache: new SampleCache(),
     defaultTimeoutMs: config.searchTimeoutMs,
     deepPageFrom: config.deepPageFrom,
     selectionSamples: config.selectionSamples,

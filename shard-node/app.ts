@@ -225,6 +225,10 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.post(`${p}/select/range`, async (c) => {
     const req = await readInternalJson<SelectRangeRequest>(c);
+    if (req.requireCurrent && registry.shard(req.index, req.shard).generation !== req.generation) {
+      const stale: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: req.generation, before: 0, hits: [], stale: true };
+      return hitsReply(c, stale, 'hits');
+    }
     const gen = reader(req.index, req.shard, req.generation, undefined);
     const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
     const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);

@@ -354,6 +354,11 @@ export interface SelectRangeRequest {
   limit: number;
   trackScores?: boolean;
   stats?: ScoringStatistics;
+  /**
+   * Set when the window came from a cached sample round: `generation` must still be the shard's
+   * current one, else the shard answers `stale: true` (no hits) and the coordinator samples anew.
+   */
+  requireCurrent?: boolean;
 }
 
 /** Reply to {@link SelectRangeRequest}. */
@@ -366,6 +371,8 @@ export interface SelectRangeResponse {
   before: number;
   /** Matches in [lower, upper) in the global order, at most `limit`. */
   hits: ShardHit[];
+  /** With `requireCurrent`: the shard has refreshed since the cached sample; nothing was read. */
+  stale?: boolean;
 }
 
 /**

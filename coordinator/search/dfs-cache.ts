@@ -7,6 +7,7 @@
  */
 import type { Query } from '../../shared/query-ast.ts';
 import type { ScoringStatistics } from '../../shared/protocol.ts';
+import { LruCache } from './lru-cache.ts';
 
 /** Cached statistics and the generation of each target shard (`index/shard` keys) they were read at. */
 export interface DfsEntry {
@@ -50,35 +51,9 @@ export function mergeStatistics(parts: readonly ScoringStatistics[]): ScoringSta
 }
 
 /** A bounded LRU of {@link DfsEntry} keyed by target shards + query. */
-export class DfsCache {
-  private readonly entries = new Map<string, DfsEntry>();
-  private readonly capacity: number;
-
-  constructor(capacity = 1024) {
-    this.capacity = capacity;
-  }
-
+export class DfsCache extends LruCache<DfsEntry> {
   /** Cache key for a query over a set of shards. */
   static key(shardKeys: readonly string[], query: Query): string {
     return shardKeys.join(',') + '\u0000' + JSON.stringify(query);
-  }
-
-  get(key: string): DfsEntry | undefined {
-    const e = this.entries.get(key);
-    if (e) {
-      this.entries.delete(key);
-      this.entries.set(key, e);
-    }
-    return e;
-  }
-
-  set(key: string, entry: DfsEntry): void {
-    this.entries.delete(key);
-    this.entries.set(key, entry);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
-  }
-
-  delete(key: string): void {
-    this.entries.delete(key);
   }
 }

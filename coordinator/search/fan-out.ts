@@ -7,6 +7,7 @@ import { HITS_CONTENT_TYPE } from '../../shared/wire.ts';
 import type { ShardTarget } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import type { DfsCache } from './dfs-cache.ts';
+import type { SampleCache } from './select-phase.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /**
@@ -21,6 +22,8 @@ export const HITS_ACCEPT: string = process.env.FOLIO_WIRE === 'json' ? 'applicat
 export interface PhaseContext {
   client: ShardClient;
   dfsCache: DfsCache;
+  /** Sample rounds of deep pages, reused while no shard refreshed (absent: never cached). */
+  sampleCache?: SampleCache;
   signal: AbortSignal;
   /** Epoch ms when the search must have answered. */
   deadline: number;

@@ -27,7 +27,7 @@ import { mergeTopHits, reduceTotalHits } from './merge.ts';
 import { planSearch, type SearchPlan } from './plan.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
-import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage } from './select-phase.ts';
+import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage, type SampleCache } from './select-phase.ts';
 import { allFailedError } from './shard-failures.ts';
 
 /** Services a search uses. */
@@ -35,6 +35,8 @@ export interface SearchDeps {
   view: ClusterView;
   client: ShardClient;
   dfsCache: DfsCache;
+  /** Cached selection sample rounds (absent: deep pages always sample). */
+  sampleCache?: SampleCache;
   defaultTimeoutMs: number;
   /** `from` at which paging switches to distributed selection (default {@link DEEP_PAGE_FROM}). */
   deepPageFrom?: number;
@@ -79,6 +81,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const ctx: PhaseContext = {
     client: deps.client,
     dfsCache: deps.dfsCache,
+    sampleCache: deps.sampleCache,
     signal: input.signal,
     deadline: startedAt + (req.timeoutMs ?? deps.defaultTimeoutMs),
   };

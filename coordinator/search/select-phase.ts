@@ -8,6 +8,9 @@
  * then the merge skips `from − Σ before` and takes `size`. Keys are unique (sort values, `_id`,
  * index), so pages are exact with any ties. A shard that lost the pinned generation answers
  * `search_context_missing_exception` and the selection restarts from the sample round (twice at most).
+ * Sample rounds are cached per (shards, query, sort, S) with the generation each shard read: while no
+ * shard has refreshed, a deep page costs the range round and the fetch, as many round trips as page 1
+ * (the range round then requires each generation to still be current, else it samples anew).
  * Keys and hits travel in the binary hits format (shared/wire.ts) unless `FOLIO_WIRE=json`.
  * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
  * @see Kuhn, Locher, Wattenhofer, "Distributed Selection", CACM 51(9) (2008)
@@ -20,8 +23,10 @@ import {
   type SelectRangeResponse,
   type SelectSampleRequest,
   type SelectSampleResponse,
+  type ScoringStatistics,
 } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
+import { LruCache } from './lru-cache.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
 import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
@@ -43,6 +48,21 @@ export const DEEP_PAGE_FROM = 500;
  * S = 64 → 106 KB, 128 → 60 KB, 256 → 49 KB, 512 → 61 KB, 1024 → 103 KB, p50 within 2.4–3.8 ms.
  */
 export const SELECTION_SAMPLES = 256;
+
+/** A cached sample round: each shard's reply (with the generation it read) and the dfs statistics used. */
+export interface CachedSample {
+  results: ShardReply<SelectSampleResponse>[];
+  stats?: ScoringStatistics;
+}
+
+/** LRU of sample rounds keyed by {@link sampleCacheKey}. */
+export class SampleCache extends LruCache<CachedSample> {}
+
+/** Cache key of a sample round: targets, query, per-target sort, S and scoring. */
+function sampleCacheKey(plan: SearchPlan, samples: number): string {
+  const sorts = plan.targets.map((_, i) => sortForTarget(plan, i));
+  return JSON.stringify([plan.targets.map((t) => `${t.index}/${t.shard}`), plan.req.query, sorts, samples, plan.needScores]);
+}
 
 /** Restarts of the whole selection after a shard lost its pinned generation. */
 const MAX_RESTARTS = 2;
@@ -74,18 +94,26 @@ export async function runSelectionPhase(plan: SearchPlan, ctx: PhaseContext, sam
   }
 }
 
-async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number): Promise<RankedPage> {
+async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, useCache = true): Promise<RankedPage> {
   const { req } = plan;
   const scoring = plan.needScores ? { trackScores: true } : {};
-  // 1. sample round
-  const sampled = await withGlobalStatistics<SelectSampleResponse>(plan, ctx, (extras, skip) =>
-    fanOut<SelectSampleResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/sample`, (t, i): SelectSampleRequest | null =>
-      skip.has(i)
-        ? null
-        : { index: t.index, shard: t.shard, query: req.query, sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
-      HITS_ACCEPT,
-    ),
-  );
+  // 1. sample round (or its cached result; pinned searches read their own generations, never cached)
+  const pinned = plan.pins.some((p) => p !== undefined);
+  const cacheKey = ctx.sampleCache && !pinned && useCache ? sampleCacheKey(plan, samples) : null;
+  const cached = cacheKey ? ctx.sampleCache!.get(cacheKey) : undefined;
+  const sampled = cached
+    ? { ...cached, failures: [] as ShardFailure[], timedOut: false }
+    : await withGlobalStatistics<SelectSampleResponse>(plan, ctx, (extras, skip) =>
+        fanOut<SelectSampleResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/sample`, (t, i): SelectSampleRequest | null =>
+          skip.has(i)
+            ? null
+            : { index: t.index, shard: t.shard, query: req.query, sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
+          HITS_ACCEPT,
+        ),
+      );
+  if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
+    ctx.sampleCache!.set(cacheKey, { results: sampled.results, ...(sampled.stats ? { stats: sampled.stats } : {}) });
+  }
   const replies = sampled.results;
   const totals = replies.map((r) => r.response.total);
   let maxScore: number | null = null;
@@ -98,7 +126,8 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
   const byPosition = new Map(replies.map((r) => [r.shardIndex, r.response]));
   const ranged = await fanOut<SelectRangeResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/range`, (t, i): SelectRangeRequest | null => {
     const s = byPosition.get(i);
-    if (!s || s.total.value === 0) return null;
+    // With a cached sample every shard is asked, so one that was empty then proves it still is.
+    if (!s || (s.total.value === 0 && !cached)) return null;
     const lower = boundForShard(window.lower, { index: t.index, shardIndex: i });
     const upper = boundForShard(window.upper, { index: t.index, shardIndex: i });
     return {
@@ -112,8 +141,13 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number):
       limit: window.limit,
       ...scoring,
       ...(sampled.stats ? { stats: sampled.stats } : {}),
+      ...(cached ? { requireCurrent: true } : {}),
     };
   }, HITS_ACCEPT);
+  if (cached && ranged.results.some((r) => r.response.stale)) {
+    ctx.sampleCache!.delete(cacheKey!);
+    return selectOnce(plan, ctx, samples, false);
+  }
 
   // 3. merge
   const page = mergeRanges(
