@@ -93,7 +93,7 @@ async function checkEverythingAcknowledged(): Promise<void> {
   const ids = [...known.keys()];
   const got = await settled(() => http(url, 'POST', `/${INDEX}/_mget`, { ids }), (r) => r.status === 200);
   expect(got.status).toBe(200);
-  const searched = await settled(() => http(url, 'POST', `/${INDEX}/_search`, { size: 10_000, query: { match_all: {} } }), (r) => r.status === 200 && r.body._shards.failed === 0);
+  const searched = await settled(() => http(url, 'POST', `/${INDEX}/_search`, { size: known.size + 1000, query: { match_all: {} }, _source: true }), (r) => r.status === 200 && r.body._shards.failed === 0);
   expect(searched.body._shards.failed).toBe(0);
   const hits = new Map<string, Record<string, unknown>>(searched.body.hits.hits.map((h: { _id: string; _source: Record<string, unknown> }) => [h._id, h._source]));
   let lost = 0;
