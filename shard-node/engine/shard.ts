@@ -82,6 +82,16 @@ function deepEqual(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/**
+ * The id of a new shard's first generation: the start time in ms × 1,000. Generation ids name
+ * snapshots across requests (fetch phase, dfs and sample caches, `Folio-Snapshot`, PIT), so a
+ * restarted shard node must never reuse one: ids grow by one per refresh, and no shard refreshes
+ * 1,000 times per millisecond, so ids stay above any earlier process's (and below 2^53 until 2255).
+ */
+export function firstGenerationId(nowMs: number): number {
+  return Math.floor(nowMs) * 1000;
+}
+
 /** A shard engine. All methods are synchronous. */
 export class Shard {
   readonly index: string;
@@ -108,7 +118,7 @@ export class Shard {
     this.updateMapping = opts.updateMapping;
     this.translog = opts.translog ?? new MemoryTranslog();
     this.now = opts.now ?? Date.now;
-    this.current = new Generation(0, [], this.getMapping);
+    this.current = new Generation(firstGenerationId(this.now()), [], this.getMapping);
   }
 
   /** True when writes since the last refresh are not yet searchable. */
