@@ -56,6 +56,14 @@ export class QueryCompiler {
   /** Compiles `q` with an outer boost (1 at the root). */
   compile(q: Query, boost = 1): Plan {
     const b = boost * q.boost;
+    // `_id` is a metadata field: ES answers term, terms and match on it as an ids query (constant score).
+    // @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-id-field.html
+    if ('field' in q && q.field === '_id') {
+      if (q.kind === 'term') return this.constant(b, (seg) => M.idsMatch(seg, [String(q.value)]));
+      if (q.kind === 'terms') return this.constant(b, (seg) => M.idsMatch(seg, q.values.map(String)));
+      if (q.kind === 'match' || q.kind === 'match_phrase') return this.constant(b, (seg) => M.idsMatch(seg, [q.query]));
+      if (q.kind === 'exists') return this.constant(b, M.allDocs);
+    }
     switch (q.kind) {
       case 'match_all':
         return this.constant(b, M.allDocs);
