@@ -10,6 +10,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, sendJson } from './http.ts';
+import { unroutedResponse } from './method-not-allowed.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
 import { registerDocumentRoutes } from './routes/document-routes.ts';
@@ -60,7 +61,9 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   });
 
   app.notFound((c) => {
-    const res = sendJson(c, 400, { error: `no handler found for uri [${c.req.path}] and method [${c.req.method}]` });
+    const unrouted = unroutedResponse(app.routes, c.req.method, c.req.path);
+    const res = sendJson(c, unrouted.status, unrouted.body);
+    for (const [k, v] of Object.entries(unrouted.headers)) res.headers.set(k, v);
     res.headers.set('X-Elastic-Product', 'Elasticsearch');
     return res;
   });
