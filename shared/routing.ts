@@ -120,7 +120,8 @@ export function shardForRouting(routing: string, numShards: number, routingNumSh
  * offset makes different indices start on different nodes, so many 1-shard indices do not all land
  * on node 0. Not ES behaviour (ES allocates through its master's balancer); it depends only on the
  * index name and the node order, so any coordinator computes it without shared state.
- * Changing the node list moves shards: that is a re-index, not a rebalance.
+ * The formula places shards of new indices; coordinators then follow where nodes report hosting them,
+ * so appending a node keeps existing indices in place, while removing one loses its shards (no rebalance).
  * Throws a RangeError for a negative shard or a node count below 1.
  */
 export function nodeForShard(index: string, shard: number, nodeCount: number): number {
