@@ -13,6 +13,7 @@
  * Run: node bench/wire.ts   Env: BENCH_RUNS (default 200 end-to-end searches per point),
  * BENCH_SKIP_CLUSTER=1 (codec figures only).
  */
+import { randomBytes } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { request } from 'undici';
 import { freePort, REPO_ROOT } from '../scripts/local-services.ts';
@@ -152,14 +153,15 @@ async function startCoordinator(nodeUrls: string[], env: Record<string, string>)
  */
 async function endToEnd(): Promise<void> {
   const paths = ['/cities/_search?sort=population:desc&from=400&size=100', '/cities/_search?sort=population:desc&from=10000&size=100'];
-  const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn' } });
+  const clusterSecret = randomBytes(32).toString('hex');
+  const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: clusterSecret } });
   let json: ChildProcess | undefined;
   try {
     const t = performance.now();
     await loadSample(cluster.coordinatorUrl, cities);
     console.error(`cluster up, cities loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const nodeUrls = Object.keys(cluster.urls).filter((n) => n.startsWith('shard')).sort().map((n) => cluster.urls[n]);
-    const started = await startCoordinator(nodeUrls, { FOLIO_WIRE: 'json' });
+    const started = await startCoordinator(nodeUrls, { FOLIO_WIRE: 'json', FOLIO_CLUSTER_SECRET: clusterSecret });
     json = started.child;
     const bases = { json: started.url, binary: cluster.coordinatorUrl };
     const rows = [['search', 'JSON p50 ms', 'binary p50 ms', 'JSON p90', 'binary p90', 'JSON shard bytes', 'binary shard bytes', 'same page']];

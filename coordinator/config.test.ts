@@ -65,4 +65,11 @@ describe('loadCoordinatorConfig shutdown bounds', () => {
     expect(loadCoordinatorConfig({ FOLIO_SHUTDOWN_DELAY_MS: '5000', FOLIO_DRAIN_TIMEOUT_MS: '10000' })).toMatchObject({ shutdownDelayMs: 5_000, drainTimeoutMs: 10_000 });
     expect(() => loadCoordinatorConfig({ FOLIO_DRAIN_TIMEOUT_MS: '-1' })).toThrow(/must not be negative/);
   });
+
+  it('reads the slow-client bounds and the cluster secret', () => {
+    expect(loadCoordinatorConfig({})).toMatchObject({ headersTimeoutMs: 66_000, requestTimeoutMs: 300_000, clusterSecret: undefined });
+    expect(loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '1500', FOLIO_CLUSTER_SECRET: 's' })).toMatchObject({ headersTimeoutMs: 1_500, clusterSecret: 's' });
+    expect(() => loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '400000' })).toThrow(/at most FOLIO_REQUEST_TIMEOUT_MS/);
+    expect(() => loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '0' })).toThrow(/must be positive/);
+  });
 });

@@ -42,6 +42,19 @@ export interface CoordinatorConfig {
   shutdownDelayMs: number;
   /** FOLIO_DRAIN_TIMEOUT_MS: then, how long in-flight requests may run before the process exits anyway (default 8000). */
   drainTimeoutMs: number;
+  /**
+   * FOLIO_CLUSTER_SECRET: sent in `x-folio-cluster-secret` on every shard-node call (the same value
+   * as the shard nodes'). Undefined when unset: then only shard nodes with FOLIO_INSECURE=true answer.
+   */
+  clusterSecret?: string;
+  /**
+   * FOLIO_HEADERS_TIMEOUT_MS: Node `server.headersTimeout`, how long a client may take to send the
+   * request line and headers before the connection is dropped (slowloris bound; default 66000, just
+   * above the 65 s keep-alive as load balancers expect).
+   */
+  headersTimeoutMs: number;
+  /** FOLIO_REQUEST_TIMEOUT_MS: Node `server.requestTimeout`, the bound on receiving a whole request (default 300000). */
+  requestTimeoutMs: number;
 }
 
 /** Placeholders FOLIO_NODE_URL_TEMPLATE may contain. */
@@ -115,6 +128,9 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const shutdownDelayMs = envInt(env, 'FOLIO_SHUTDOWN_DELAY_MS', 0);
   const drainTimeoutMs = envInt(env, 'FOLIO_DRAIN_TIMEOUT_MS', 8_000);
   if (shutdownDelayMs < 0 || drainTimeoutMs < 0) throw new Error('FOLIO_SHUTDOWN_DELAY_MS and FOLIO_DRAIN_TIMEOUT_MS must not be negative');
+  const headersTimeoutMs = envInt(env, 'FOLIO_HEADERS_TIMEOUT_MS', 66_000);
+  const requestTimeoutMs = envInt(env, 'FOLIO_REQUEST_TIMEOUT_MS', 300_000);
+  if (headersTimeoutMs < 1 || requestTimeoutMs < headersTimeoutMs) throw new Error('FOLIO_HEADERS_TIMEOUT_MS must be positive and at most FOLIO_REQUEST_TIMEOUT_MS');
   return {
     host: envStr(env, 'FOLIO_HOST', '127.0.0.1'),
     port: envInt(env, 'FOLIO_PORT', 9200),
@@ -131,5 +147,8 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     selectionSamples: envInt(env, 'FOLIO_SELECTION_SAMPLES', SELECTION_SAMPLES),
     shutdownDelayMs,
     drainTimeoutMs,
+    clusterSecret: envStr(env, 'FOLIO_CLUSTER_SECRET', '') || undefined,
+    headersTimeoutMs,
+    requestTimeoutMs,
   };
 }

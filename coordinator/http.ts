@@ -54,13 +54,37 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
  */
 async function rawBody(c: Context, maxBytes: number): Promise<Uint8Array | ArrayBuffer> {
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (c.req.method !== 'GET' || !incoming || incoming.readableEnded) return c.req.arrayBuffer();
+  if (c.req.method !== 'GET' || !incoming || incoming.readableEnded) return readBounded(c.req.raw.body, maxBytes);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of incoming as AsyncIterable<Buffer>) {
     size += chunk.length;
     if (size > maxBytes) throw tooLarge(maxBytes, size);
     chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Reads a body stream, stopping (and cancelling it) as soon as it exceeds `maxBytes`: a chunked
+ * body without `content-length` never makes the coordinator buffer more than the limit.
+ * @throws EsError 413 `content_too_long_exception` over `maxBytes`
+ */
+async function readBounded(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
+  if (stream === null) return new Uint8Array(0);
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  // Ends with the stream; each pass consumes one chunk, and the server's requestTimeout bounds a stalled body.
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes, size);
+    }
+    chunks.push(value);
   }
   return Buffer.concat(chunks);
 }

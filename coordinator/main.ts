@@ -18,7 +18,8 @@ import { ShardClient } from './shard-client.ts';
 
 const config = loadCoordinatorConfig();
 const log = createLogger('coordinator', config.logLevel, { node: config.nodeName });
-const client = new ShardClient(config.nodes, { connectionsPerNode: config.connectionsPerNode, maxResponseBytes: config.maxShardResponseBytes });
+if (config.clusterSecret === undefined) log.warn('FOLIO_CLUSTER_SECRET is unset: shard nodes answer 401 to this coordinator unless they run with FOLIO_INSECURE=true');
+const client = new ShardClient(config.nodes, { connectionsPerNode: config.connectionsPerNode, maxResponseBytes: config.maxShardResponseBytes, clusterSecret: config.clusterSecret });
 const view = new ClusterView(client, config.internalTimeoutMs);
 // The cluster is its ordered node list: the same list gives the same uuid on every coordinator.
 const clusterUuid = createHash('sha256').update(config.nodes.join(',')).digest('base64url').slice(0, 22);
@@ -27,7 +28,16 @@ const app = createCoordinatorApp({ config, view, client, log, clusterUuid });
 await view.reload().catch((err) => log.warn({ err }, 'cluster view not loaded at start; retried on demand'));
 log.info({ indices: view.names(), nodes: config.nodes }, 'cluster view loaded');
 
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: { keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 300_000 } }, (info) => {
+// Slow clients (slowloris): Node drops a connection whose headers (or whole request) take longer
+// than these bounds, checked every `connectionsCheckingInterval` (Node's default, 30 s, would let a
+// small bound run far over).
+const serverOptions = {
+  keepAliveTimeout: 65_000,
+  headersTimeout: config.headersTimeoutMs,
+  requestTimeout: config.requestTimeoutMs,
+  connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.headersTimeoutMs / 4))),
+};
+const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
   log.info({ host: config.host, port: info.port }, 'coordinator listening');
 });
 

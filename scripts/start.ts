@@ -4,11 +4,13 @@
  * loads the sample data sets that are absent, prints example requests, and stays in the foreground.
  *
  * Environment: `FOLIO_PORT` (coordinator port), `FOLIO_SAMPLE` = `all` (default) | `cities` |
- * `mails` | `none`, `FOLIO_COMPOSE_FILE` (default: the repository's docker-compose.yml).
+ * `mails` | `none`, `FOLIO_COMPOSE_FILE` (default: the repository's docker-compose.yml),
+ * `FOLIO_CLUSTER_SECRET` (default: random per run, passed to every service).
  * Data of the shard nodes lives under `.folio/<volume>/`.
  * SIGINT/SIGTERM stop every child (SIGTERM, SIGKILL after 5 s); a child that dies stops the rest
  * and exits non-zero.
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
@@ -109,7 +111,10 @@ async function main(): Promise<void> {
     }
   }
   // The parent's FOLIO_PORT names the coordinator port; every child gets its own from the translation.
-  const services = translateServices(compose, { ports, volumeDirs });
+  // The parent's FOLIO_CLUSTER_SECRET, else a fresh one per run, the same for every child: the
+  // compose file's dev default never protects a local cluster.
+  const clusterSecret = process.env.FOLIO_CLUSTER_SECRET || randomBytes(32).toString('hex');
+  const services = translateServices(compose, { ports, volumeDirs, env: { FOLIO_CLUSTER_SECRET: clusterSecret } });
   const byName = new Map(services.map((s) => [s.name, s]));
 
   process.once('SIGINT', () => void shutdown(0));

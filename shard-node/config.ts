@@ -37,6 +37,25 @@ export interface ShardNodeConfig {
   maxOpenScrollContext?: number;
   /** FOLIO_MAX_OPEN_PIT_CONTEXT: OpenSearch `search.max_open_pit_context`, shard contexts per node (default 300). */
   maxOpenPitContext?: number;
+  /**
+   * FOLIO_CLUSTER_SECRET: the secret every `/_internal/v1/*` call must carry (shard-node/cluster-auth.ts).
+   * Undefined only with FOLIO_INSECURE=true, which turns the check off (local experiments only).
+   */
+  clusterSecret?: string;
+}
+
+/**
+ * Reads FOLIO_CLUSTER_SECRET, or undefined when FOLIO_INSECURE=true and it is unset.
+ * @throws Error when it is unset and FOLIO_INSECURE is not `true`: a shard node never serves its
+ *   internal API unauthenticated by accident
+ */
+function clusterSecret(env: NodeJS.ProcessEnv): string | undefined {
+  const secret = envStr(env, 'FOLIO_CLUSTER_SECRET', '');
+  const insecure = envStr(env, 'FOLIO_INSECURE', 'false');
+  if (insecure !== 'true' && insecure !== 'false') throw new Error(`FOLIO_INSECURE must be true or false, got [${insecure}]`);
+  if (secret !== '') return secret;
+  if (insecure === 'true') return undefined;
+  throw new Error('FOLIO_CLUSTER_SECRET is unset: set it (the same value on every shard node and coordinator) or FOLIO_INSECURE=true to run the internal API without authentication');
 }
 
 /** Reads FOLIO_TRANSLOG_DURABILITY. @throws Error for a value other than request or async */
@@ -62,5 +81,6 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     searchContextKeepAliveMs: envInt(env, 'FOLIO_SEARCH_CONTEXT_KEEP_ALIVE_MS', 60_000),
     maxOpenScrollContext: envInt(env, 'FOLIO_MAX_OPEN_SCROLL_CONTEXT', 500),
     maxOpenPitContext: envInt(env, 'FOLIO_MAX_OPEN_PIT_CONTEXT', 300),
+    clusterSecret: clusterSecret(env),
   };
 }

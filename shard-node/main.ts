@@ -16,6 +16,7 @@ const SHUTDOWN_DEADLINE_MS = 8_000;
 
 const config = loadShardNodeConfig();
 const log = createLogger('shard-node', config.logLevel, { node: config.nodeId });
+if (config.clusterSecret === undefined) log.warn('FOLIO_INSECURE=true: the internal API (/_internal/v1) answers requests without the cluster secret');
 const registry = new IndexRegistry(
   config.nodeId,
   {

@@ -10,7 +10,7 @@ import { createShardNodeApp } from '../shard-node/app.ts';
 import { loadShardNodeConfig } from '../shard-node/config.ts';
 import { IndexRegistry } from '../shard-node/index-registry.ts';
 
-const config = loadShardNodeConfig({ FOLIO_NODE_ID: 'wire-test', FOLIO_LOG_LEVEL: 'silent' });
+const config = loadShardNodeConfig({ FOLIO_NODE_ID: 'wire-test', FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
 const registry = new IndexRegistry(config.nodeId);
 const app = createShardNodeApp(config, registry, createLogger('shard-node', 'silent', {}));
 afterAll(() => registry.close());

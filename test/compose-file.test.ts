@@ -18,6 +18,7 @@ import {
   translateServices,
   volumeMountsOf,
 } from '../scripts/local-services.ts';
+import { loadShardNodeConfig } from '../shard-node/config.ts';
 
 const compose = readComposeFile();
 const shards = ['shard-0', 'shard-1', 'shard-2'];
@@ -44,6 +45,13 @@ describe('docker-compose.yml', () => {
       expect(commandOf(s, compose.services[s])).toEqual(['node', 'shard-node/main.ts']);
       expect(environmentOf(compose.services[s])).toMatchObject({ FOLIO_NODE_ID: s, FOLIO_HOST: '0.0.0.0', FOLIO_PORT: '9300', FOLIO_DATA: '/data' });
     }
+  });
+
+  it('gives every service the same FOLIO_CLUSTER_SECRET, and the shard nodes a config that loads', () => {
+    const secrets = Object.values(compose.services).map((svc) => environmentOf(svc).FOLIO_CLUSTER_SECRET);
+    expect(secrets[0]).toMatch(/\S{16,}/);
+    expect(new Set(secrets).size).toBe(1);
+    for (const s of shards) expect(loadShardNodeConfig(environmentOf(compose.services[s])).clusterSecret).toBe(secrets[0]);
   });
 
   it('publishes only 9200:9200, on the coordinator', () => {

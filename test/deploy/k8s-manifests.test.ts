@@ -41,9 +41,7 @@ import {
 } from './k8s-manifests.ts';
 
 /** Env names the manifests may set that no loader reads yet, each with its reason. */
-const RESERVED_ENV: Record<string, string> = {
-  FOLIO_CLUSTER_SECRET: 'reserved for internal-API authentication (docs/deploy.md)',
-};
+const RESERVED_ENV: Record<string, string> = {};
 
 /** The kubernetes-models class that schema-validates each kind the base may contain. */
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
@@ -250,7 +248,7 @@ describe('deploy/k8s: probes and shutdown', () => {
   const silent = createLogger('test', 'silent', {});
   const shardApp = createShardNodeApp(loadShardNodeConfig({ ...shardEnv, FOLIO_DATA: '' }), registry, silent);
   const coordinatorConfig = loadCoordinatorConfig(coordinatorEnv);
-  const client = new ShardClient(coordinatorConfig.nodes, { connectionsPerNode: 1, maxResponseBytes: coordinatorConfig.maxShardResponseBytes });
+  const client = new ShardClient(coordinatorConfig.nodes, { connectionsPerNode: 1, maxResponseBytes: coordinatorConfig.maxShardResponseBytes, clusterSecret: coordinatorConfig.clusterSecret });
   const coordinatorApp = createCoordinatorApp({ config: coordinatorConfig, view: new ClusterView(client, 1_000), client, log: silent, clusterUuid: 'manifest-test' });
   afterAll(async () => {
     await client.close();

@@ -10,6 +10,7 @@ import { http } from './http.ts';
 
 const first = inject('coordinatorUrl');
 const nodes = inject('nodeUrls');
+const clusterSecret = inject('clusterSecret');
 let second = '';
 let child: ChildProcess | undefined;
 
@@ -18,7 +19,7 @@ beforeAll(async () => {
   second = `http://127.0.0.1:${port}`;
   child = spawn(process.execPath, ['coordinator/main.ts'], {
     cwd: REPO_ROOT,
-    env: { ...process.env, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_NODES: nodes.join(','), FOLIO_LOG_LEVEL: 'warn' },
+    env: { ...process.env, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_NODES: nodes.join(','), FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: clusterSecret },
     stdio: 'ignore',
   });
   for (let i = 0; i < 100; i++) {

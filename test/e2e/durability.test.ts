@@ -5,9 +5,21 @@
  * (GET and search, right version and `_source`) and with its index metadata and mappings; a write
  * that was not acknowledged is either wholly there or wholly absent. A SIGTERM restart flushes.
  */
+import { randomBytes } from 'node:crypto';
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { http } from './http.ts';
+
+/** This cluster's FOLIO_CLUSTER_SECRET (random per run), needed to read a shard node's internal API. */
+const CLUSTER_SECRET = randomBytes(32).toString('hex');
+
+/** `GET /_internal/v1/indices` of one shard node, with the cluster secret. */
+async function shardIndices(nodeUrl: string): Promise<any> {
+  const res = await request(`${nodeUrl}/_internal/v1/indices`, { headers: { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET } });
+  return res.body.json();
+}
 
 const INDEX = 'durable';
 
@@ -27,7 +39,7 @@ let acked = 0;
 const inFlight = new Set<string>();
 
 beforeAll(async () => {
-  cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info' } });
+  cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET } });
   const created = await http(cluster.coordinatorUrl, 'PUT', `/${INDEX}`, { settings: { number_of_shards: 3, number_of_replicas: 0 } });
   expect(created.status).toBe(200);
 });
@@ -126,7 +138,7 @@ describe('durability of acknowledged writes across shard node restarts', () => {
     };
     const writers = [writer(), writer()];
     await new Promise((r) => setTimeout(r, 1500));
-    const mappingBefore = (await http(cluster.urls['shard-1'], 'GET', '/_internal/v1/indices')).body.indices.find((e: { metadata: { name: string } }) => e.metadata.name === INDEX);
+    const mappingBefore = (await shardIndices(cluster.urls['shard-1'])).indices.find((e: { metadata: { name: string } }) => e.metadata.name === INDEX);
     cluster.kill('shard-1', 'SIGKILL');
     await new Promise((r) => setTimeout(r, 500));
     stop = true;
@@ -139,7 +151,7 @@ describe('durability of acknowledged writes across shard node restarts', () => {
     expect(acked).toBeGreaterThan(200);
     expect(doubtful).toBeGreaterThan(0); // the kill really happened mid-stream
 
-    const after = (await http(cluster.urls['shard-1'], 'GET', '/_internal/v1/indices')).body.indices.find((e: { metadata: { name: string } }) => e.metadata.name === INDEX);
+    const after = (await shardIndices(cluster.urls['shard-1'])).indices.find((e: { metadata: { name: string } }) => e.metadata.name === INDEX);
     expect(after.shards).toEqual(mappingBefore.shards);
     expect(after.metadata.uuid).toBe(mappingBefore.metadata.uuid);
     expect(after.metadata.mappings.properties).toMatchObject({ n: { type: 'long' }, tag: { type: 'text' }, body: { type: 'text' } });

@@ -3,6 +3,7 @@
  * processes (coordinator + 3 shard nodes), loaded with the real sample data: `cities` (3 shards),
  * `mails` (3 shards) and `mails-1shard` (the same mails in 1 shard, the ranking reference).
  */
+import { randomBytes } from 'node:crypto';
 import type { TestProject } from 'vitest/node';
 import { cities } from '../../scripts/samples/cities.ts';
 import { loadSample } from '../../scripts/samples/load.ts';
@@ -14,12 +15,15 @@ declare module 'vitest' {
     coordinatorUrl: string;
     /** Shard-node base URLs in FOLIO_NODES order. */
     nodeUrls: string[];
+    /** FOLIO_CLUSTER_SECRET of this cluster (random per run), for tests that start their own coordinator. */
+    clusterSecret: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const started = Date.now();
-  const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn' } });
+  const clusterSecret = randomBytes(32).toString('hex');
+  const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: clusterSecret } });
   try {
     const url = cluster.coordinatorUrl;
     await Promise.all([
@@ -28,6 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     ]);
     process.stdout.write(`e2e cluster ready with samples in ${Date.now() - started} ms at ${url}\n`);
     project.provide('coordinatorUrl', url);
+    project.provide('clusterSecret', clusterSecret);
     project.provide('nodeUrls', ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]));
   } catch (err) {
     for (const s of ['coordinator', 'shard-0', 'shard-1', 'shard-2']) process.stderr.write(`--- ${s}\n${cluster.logs(s).slice(-4000)}\n`);
