@@ -10,6 +10,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, sendJson } from './http.ts';
+import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
@@ -39,6 +40,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   const { config, view, client, log } = deps;
   const app = new Hono();
   const maxBody = config.maxContentLengthBytes;
+  const metrics = instrumentCoordinator(app, client); // HTTP middleware and `GET /metrics` (before `/:index`)
 
   app.use('*', async (c, next) => {
     await next();
@@ -79,6 +81,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     defaultTimeoutMs: config.searchTimeoutMs,
     deepPageFrom: config.deepPageFrom,
     selectionSamples: config.selectionSamples,
+    observePhase: metrics.observePhase,
   };
   registerSearchRoutes(app, searchDeps, maxBody);
   registerReindexRoutes(app, { search: searchDeps, write: { view, client, timeoutMs: config.internalTimeoutMs }, nodeName: config.nodeName }, maxBody);

@@ -6,6 +6,7 @@
  */
 import { Pool, errors as undiciErrors } from 'undici';
 import type { ErrorCause } from '../shared/errors.ts';
+import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
 import { decodeHits, isHitsContentType } from '../shared/wire.ts';
 
 /** Why a shard call failed: no connection, the deadline passed, cancelled, or an error reply. */
@@ -43,6 +44,12 @@ export interface CallOptions {
   accept?: string;
 }
 
+/**
+ * Observes every shard call (coordinator/metrics.ts): node URL, internal path, wall time in
+ * seconds, and the failure kind (null on success).
+ */
+export type ShardCallObserver = (node: string, path: string, seconds: number, failure: ShardCallFailure | null) => void;
+
 /** Counters of shard calls since the coordinator started (read by `GET /_folio/stats` and the bench). */
 export interface ShardCallStats {
   /** Calls that received a reply (any status). */
@@ -56,9 +63,15 @@ export class ShardClient {
   readonly nodes: readonly string[];
   private readonly pools: Pool[];
   private readonly counters: ShardCallStats = { shard_calls: 0, shard_response_bytes: 0 };
+  /** Set by the app to feed the fan-out metrics; null: calls are not timed. */
+  observer: ShardCallObserver | null = null;
 
-  constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number }) {
+  private readonly clusterSecret: string | undefined;
+
+  /** `opts.clusterSecret` (FOLIO_CLUSTER_SECRET) goes into `x-folio-cluster-secret` on every call. */
+  constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number; clusterSecret?: string }) {
     this.nodes = nodes;
+    this.clusterSecret = opts.clusterSecret;
     this.pools = nodes.map(
       (url) =>
         new Pool(url, {
@@ -78,10 +91,26 @@ export class ShardClient {
    *   (signal), or `response` (non-2xx reply; its ES error body becomes the cause).
    */
   async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
+    const observe = this.observer;
+    if (observe === null) return this.send<T>(node, path, body, opts);
+    const started = performance.now();
+    try {
+      const reply = await this.send<T>(node, path, body, opts);
+      observe(this.nodes[node], path, (performance.now() - started) / 1000, null);
+      return reply;
+    } catch (err) {
+      observe(this.nodes[node], path, (performance.now() - started) / 1000, err instanceof ShardCallError ? err.kind : 'response');
+      throw err;
+    }
+  }
+
+  /** {@link ShardClient.call} without the observer. */
+  private async send<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
     const url = this.nodes[node];
     const deadline = AbortSignal.timeout(opts.timeoutMs);
     const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
     const headers: Record<string, string> = {};
+    if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (opts.accept !== undefined) headers.accept = opts.accept;
     let res;
@@ -130,6 +159,14 @@ export class ShardClient {
       // Not JSON: keep the generic cause.
     }
     throw new ShardCallError(url, 'response', res.statusCode, cause);
+  }
+
+  /** undici `Pool.stats` of every node's pool, in node order (read by the metrics at scrape time). */
+  poolStats(): { node: string; connected: number; free: number; pending: number; running: number; size: number }[] {
+    return this.pools.map((p, i) => {
+      const s = p.stats;
+      return { node: this.nodes[i], connected: s.connected, free: s.free, pending: s.pending, running: s.running, size: s.size };
+    });
   }
 
   /** A copy of the call counters (cumulative; callers diff two readings). */

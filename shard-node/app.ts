@@ -42,6 +42,8 @@ import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection
 import type { Generation } from './engine/generation.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { registerShardProbes } from './probes.ts';
+import { instrumentShardNode } from './metrics.ts';
+import { clusterSecretAuth } from './cluster-auth.ts';
 import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError, type EntriesField } from '../shared/wire.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
 
@@ -83,6 +85,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     maxOpenScrollContext: config.maxOpenScrollContext ?? DEFAULT_MAX_OPEN_SCROLL_CONTEXT,
     maxOpenPitContext: config.maxOpenPitContext ?? DEFAULT_MAX_OPEN_PIT_CONTEXT,
   });
+  instrumentShardNode(app, registry, contexts); // HTTP metrics middleware and `GET /metrics` (outside the internal prefix)
 
   /**
    * The generation a search phase reads: an open context's (renewed), else a generation pinned by
@@ -98,6 +101,8 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     return shard.acquire(generation, keepAliveMs);
   };
 
+  // Authenticate first: a request without the cluster secret gets 401 before its body is read.
+  app.use(`${INTERNAL_PREFIX}/*`, clusterSecretAuth(config.clusterSecret));
   app.use(
     '*',
     bodyLimit({

@@ -46,6 +46,12 @@ interface HostedIndex {
   refreshWaiters: Map<number, (() => void)[]>;
 }
 
+/** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
+export interface RegistryTimings {
+  refreshed(index: string, seconds: number): void;
+  flushed(index: string, seconds: number): void;
+}
+
 /**
  * The registry of indices and shards on this node. Metadata changes bump `version` so that
  * coordinators prefer the newest copy; with storage, each change is fsynced before it returns.
@@ -57,6 +63,8 @@ export class IndexRegistry {
   private readonly metaStore: MetadataStore | null;
   private readonly flushPolicy: FlushPolicy | null;
   private readonly log: Logger | undefined;
+  /** Set by the app to time refreshes (explicit and periodic) and flushes; null: not timed. */
+  timings: RegistryTimings | null = null;
 
   constructor(nodeId: string, storage?: RegistryStorageOptions, log?: Logger) {
     this.nodeId = nodeId;
@@ -180,7 +188,7 @@ export class IndexRegistry {
     const h = this.hosted(index);
     const targets = shards.length > 0 ? shards : [...h.shards.keys()];
     for (const s of targets) {
-      this.shard(index, s).refresh();
+      this.timedRefresh(index, this.shard(index, s));
       this.notifyRefreshed(h, s);
     }
     return targets;
@@ -195,7 +203,7 @@ export class IndexRegistry {
     const h = this.hosted(index);
     const targets = shards.length > 0 ? shards : [...h.shards.keys()];
     for (const s of targets) this.shard(index, s);
-    await Promise.all(targets.map((s) => h.stores.get(s)?.flush()));
+    await Promise.all(targets.map((s) => this.timedFlush(index, h.stores.get(s))));
     return targets;
   }
 
@@ -226,6 +234,19 @@ export class IndexRegistry {
     for (const st of stores) st.close();
     this.indices.clear();
     this.metaStore?.close();
+  }
+
+  private timedRefresh(index: string, shard: Shard): void {
+    const started = performance.now();
+    shard.refresh();
+    this.timings?.refreshed(index, (performance.now() - started) / 1000);
+  }
+
+  private async timedFlush(index: string, store: ShardStore | undefined): Promise<void> {
+    if (!store) return;
+    const started = performance.now();
+    await store.flush();
+    this.timings?.flushed(index, (performance.now() - started) / 1000);
   }
 
   private allStores(): ShardStore[] {
@@ -293,7 +314,7 @@ export class IndexRegistry {
     if (interval < 0 || h.shards.size === 0) return;
     h.timer = setInterval(() => {
       for (const [id, shard] of h.shards) {
-        if (shard.hasPendingWrites) shard.refresh();
+        if (shard.hasPendingWrites) this.timedRefresh(h.metadata.name, shard);
         this.notifyRefreshed(h, id);
       }
     }, Math.max(interval, 50));

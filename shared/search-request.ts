@@ -61,6 +61,8 @@ export interface SearchRequest {
   preference: string | null;
   /** ES `pit`: the point in time to search, with the keep-alive to renew it to (ms; null = keep its own). */
   pit: { id: string; keepAliveMs: number | null } | null;
+  /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
+  profile: boolean;
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -100,6 +102,7 @@ interface Draft {
   explain: boolean;
   minScore: number | null;
   pit: SearchRequest['pit'];
+  profile: boolean;
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -190,7 +193,7 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case 'seq_no_primary_term': return void (d.seqNoPrimaryTerm = xContentBoolean(v));
     case 'explain': return void (d.explain = xContentBoolean(v));
     case 'min_score': return void (d.minScore = xContentFloat(v));
-    case 'profile': if (xContentBoolean(v)) throw notYet('[profile]'); return;
+    case 'profile': return void (d.profile = xContentBoolean(v));
     case 'sort': return void (d.sort = parseSortBody(v));
     case '_source': return void (d.source = bodySource(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
@@ -304,7 +307,7 @@ function checkUnrecognized(p: Map<string, string>, path: string): void {
 export function parseSearchRequest(params: URLSearchParams, body: unknown | undefined, path: string): SearchRequest {
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
-    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null,
+    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -353,5 +356,6 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     routing: p.get('routing') ?? null,
     preference: p.get('preference') ?? null,
     pit: d.pit,
+    profile: d.profile,
   };
 }

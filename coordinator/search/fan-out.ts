@@ -7,6 +7,7 @@ import { HITS_CONTENT_TYPE } from '../../shared/wire.ts';
 import type { ShardTarget } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import type { DfsCache } from './dfs-cache.ts';
+import { endpointOf, type ShardProfiler } from './profile.ts';
 import type { SampleCache } from './select-phase.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
@@ -27,6 +28,8 @@ export interface PhaseContext {
   signal: AbortSignal;
   /** Epoch ms when the search must have answered. */
   deadline: number;
+  /** Records every shard call's wall time when the search asked for `profile: true`. */
+  profile?: ShardProfiler;
 }
 
 /** A shard's reply with its position in the plan's target list. */
@@ -63,9 +66,11 @@ export async function fanOut<R extends { index: string; shard: number; node: str
     targets.map(async (t, i) => {
       const b = body(t, i);
       if (b === null) return;
+      const started = performance.now();
       try {
         const response = await ctx.client.call<R>(t.node, path, b, accept === undefined ? callOptions(ctx) : { ...callOptions(ctx), accept });
         checkIdentity(response, t);
+        ctx.profile?.record(i, t, response.node, endpointOf(path), performance.now() - started);
         results.push({ shardIndex: i, target: t, response });
       } catch (err) {
         const f = shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err);

@@ -47,9 +47,11 @@ export async function runFetchPhase(
         ids: positions.map((p) => page[p].hit._id),
         _source: source,
       };
+      const started = performance.now();
       try {
         const res = await ctx.client.call<FetchResponse>(t.node, `${INTERNAL_PREFIX}/fetch`, body, callOptions(ctx));
         checkIdentity(res, t);
+        ctx.profile?.record(shardIndex, t, res.node, 'fetch', performance.now() - started);
         positions.forEach((p, i) => (docs[p] = res.docs[i]));
       } catch (err) {
         failures.push(shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err));

@@ -5,6 +5,7 @@
 import type { FetchedDoc } from '../../shared/protocol.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
+import type { ProfileBody } from './profile.ts';
 import { failuresForResponse, type ShardFailure } from './shard-failures.ts';
 
 /** One hit of `hits.hits`. */
@@ -24,6 +25,8 @@ export interface SearchResponseBody {
   timed_out: boolean;
   _shards: { total: number; successful: number; skipped: number; failed: number; failures?: ReturnType<typeof failuresForResponse> };
   hits: { total?: ShardTotal | number; max_score: number | null; hits: SearchHitBody[] };
+  /** With `profile: true`: per-shard call times and the merge (coordinator/search/profile.ts). */
+  profile?: ProfileBody;
 }
 
 /** Inputs of {@link buildSearchResponse}. */

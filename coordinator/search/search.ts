@@ -10,7 +10,8 @@
  *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from;
  *   6. respond — the ES-shaped body (with `pit_id` / `_scroll_id`), and the snapshot token naming
  *      the generation each shard read (the `Folio-Snapshot` response header).
- * Partial shard failures are data (`_shards.failures`); all shards failing is an error.
+ * Partial shard failures are data (`_shards.failures`); all shards failing is an error. Each phase
+ * is lapped by a {@link PhaseClock} (metrics, and `profile: true`: profile.ts).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
 import type { EsError } from '../../shared/errors.ts';
@@ -25,6 +26,7 @@ import { runFetchPhase } from './fetch-phase.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
 import { planSearch, type SearchPlan } from './plan.ts';
+import { buildProfile, PhaseClock, ShardProfiler, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
 import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage, type SampleCache } from './select-phase.ts';
@@ -42,6 +44,8 @@ export interface SearchDeps {
   deepPageFrom?: number;
   /** Keys per shard in the selection's sample round (default {@link SELECTION_SAMPLES}). */
   selectionSamples?: number;
+  /** Receives each phase's duration (the `folio_search_phase_duration_seconds` histogram). */
+  observePhase?: PhaseObserver;
 }
 
 /** The inputs of one `_search` call, straight from HTTP (plus the cursor parts: snapshot header, scroll continuation). */
@@ -76,6 +80,7 @@ export async function search(input: SearchInput, deps: SearchDeps): Promise<Sear
  */
 export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): Promise<SearchOutcome> {
   const startedAt = Date.now();
+  const clock = new PhaseClock(deps.observePhase);
   // 1. parse
   const req: SearchRequest = parseSearchRequest(input.params, input.body, input.path);
   const ctx: PhaseContext = {
@@ -84,15 +89,18 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     sampleCache: deps.sampleCache,
     signal: input.signal,
     deadline: startedAt + (req.timeoutMs ?? deps.defaultTimeoutMs),
+    profile: req.profile ? new ShardProfiler() : undefined,
   };
+  clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
   const cursor = await resolveCursor(input, req, deps.view);
   const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
   const scroll = input.scroll?.state ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
+  clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
-  const ranked = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM)
-    ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES)
-    : await queryThenMerge(plan, ctx);
+  const deep = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
+  const ranked = deep ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, ctx, clock);
+  if (deep) clock.lap('select');
   const failures = [...plan.failures, ...ranked.failures];
   if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
   if (failures.length > 0 && !req.allowPartialSearchResults) {
@@ -103,6 +111,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   // 5. fetch
   const fetched = await runFetchPhase(page, ranked.generations, req.source, ctx);
   failures.push(...fetched.failures);
+  clock.lap('fetch');
   // 6. respond
   const onlyScore = req.sort.length === 1 && req.sort[0].kind === 'score' && req.sort[0].order === 'desc';
   const last = page.at(-1);
@@ -124,6 +133,8 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     pitId: req.pit?.id,
   });
   const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation })));
+  clock.lap('respond');
+  if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
   return { body, snapshot };
 }
 
@@ -151,8 +162,9 @@ async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContex
 }
 
 /** Steps 3 and 4 of query-then-fetch: every shard's top `from + size`, k-way merged, `from` skipped. */
-async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext): Promise<RankedPage> {
+async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseClock): Promise<RankedPage> {
   const queried = await runQueryPhase(plan, ctx);
+  clock.lap('query');
   const page = mergeTopHits(
     queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
     plan.sort,
@@ -164,6 +176,7 @@ async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext): Promise<Rank
     const s = r.response.max_score;
     if (s !== null && (maxScore === null || s > maxScore)) maxScore = s;
   }
+  clock.lap('merge');
   return {
     page,
     totals: queried.results.map((r) => r.response.total),

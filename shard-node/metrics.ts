@@ -1,0 +1,82 @@
+/**
+ * The shard node's Prometheus metrics (prom-client, one registry per app, names `folio_*`):
+ * - `folio_shard_http_requests_total`, `folio_shard_http_request_duration_seconds`
+ *   {method, route, status_class}: route = the internal endpoint pattern (`/_internal/v1/query`);
+ * - `folio_shard_docs`, `folio_shard_deleted_docs`, `folio_shard_segments`,
+ *   `folio_shard_generation` {index, shard}: the registry's shard stats, collected at scrape;
+ * - `folio_refresh_duration_seconds`, `folio_flush_duration_seconds` {index}: histograms;
+ * - `folio_search_contexts_open` {kind}: open PIT and scroll contexts, at scrape.
+ * `GET /metrics` sits outside the internal API prefix (and its cluster secret).
+ */
+import type { Hono } from 'hono';
+import { Gauge, Histogram, type Registry } from 'prom-client';
+import { createMetricsRegistry, instrumentHttp, LATENCY_BUCKETS_SECONDS, METRIC_PREFIX, registerMetricsRoute, type HttpMetrics } from '../shared/metrics.ts';
+import type { IndexRegistry } from './index-registry.ts';
+import type { SearchContexts } from './search-contexts.ts';
+
+/** The shard node's metrics registry and its HTTP metrics. */
+export interface ShardNodeMetrics {
+  registry: Registry;
+  http: HttpMetrics;
+}
+
+/** The shard stats exported as gauges, metric suffix → `Shard.stats()` field. */
+const SHARD_GAUGES = [
+  ['shard_docs', 'docs', 'Live documents per shard (current refresh generation)'],
+  ['shard_deleted_docs', 'deleted', 'Deleted documents not yet merged away, per shard'],
+  ['shard_segments', 'segments', 'Segments (views) of the current generation, per shard'],
+  ['shard_generation', 'generation', 'Current refresh generation id, per shard'],
+] as const;
+
+/**
+ * Builds the registry, instruments `app` (HTTP middleware: call before any route), hooks the
+ * registry's refresh/flush timings, and registers `GET /metrics`. `defaultMetrics: false` leaves
+ * out the Node.js process metrics (tests building many apps).
+ */
+export function instrumentShardNode(app: Hono, indices: IndexRegistry, contexts: SearchContexts, opts: { defaultMetrics?: boolean } = {}): ShardNodeMetrics {
+  const registry = createMetricsRegistry({ service: 'shard-node', defaultMetrics: opts.defaultMetrics });
+  const http = instrumentHttp(app, registry, 'shard_http');
+  const registers = [registry];
+  for (const [suffix, field, help] of SHARD_GAUGES) {
+    new Gauge({
+      name: `${METRIC_PREFIX}${suffix}`,
+      help,
+      labelNames: ['index', 'shard'] as const,
+      registers,
+      collect() {
+        this.reset(); // deleted indices disappear
+        for (const entry of indices.list()) {
+          for (const s of entry.shards) {
+            const index = entry.metadata.name;
+            this.set({ index, shard: String(s) }, indices.shard(index, s).stats()[field]);
+          }
+        }
+      },
+    });
+  }
+  const timing = (what: 'refresh' | 'flush') =>
+    new Histogram({
+      name: `${METRIC_PREFIX}${what}_duration_seconds`,
+      help: `Shard ${what} duration in seconds, by index`,
+      labelNames: ['index'] as const,
+      buckets: [...LATENCY_BUCKETS_SECONDS],
+      registers,
+    });
+  const refresh = timing('refresh');
+  const flush = timing('flush');
+  indices.timings = {
+    refreshed: (index, seconds) => refresh.observe({ index }, seconds),
+    flushed: (index, seconds) => flush.observe({ index }, seconds),
+  };
+  new Gauge({
+    name: `${METRIC_PREFIX}search_contexts_open`,
+    help: 'Open search contexts (point in time, scroll) on this node',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      for (const kind of ['pit', 'scroll'] as const) this.set({ kind }, contexts.count(kind));
+    },
+  });
+  registerMetricsRoute(app, registry);
+  return { registry, http };
+}
