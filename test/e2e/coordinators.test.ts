@@ -3,36 +3,20 @@
  * rebuilds its view (indices, shard counts, placement, mappings) from the nodes and answers every
  * page exactly as the first one does.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort, REPO_ROOT } from '../../scripts/local-services.ts';
+import { startExtraCoordinator, type ExtraCoordinator } from './extra-coordinator.ts';
 import { http } from './http.ts';
 
 const first = inject('coordinatorUrl');
-const nodes = inject('nodeUrls');
-const clusterSecret = inject('clusterSecret');
 let second = '';
-let child: ChildProcess | undefined;
+let extra: ExtraCoordinator | undefined;
 
 beforeAll(async () => {
-  const port = await freePort();
-  second = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, ['coordinator/main.ts'], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_NODES: nodes.join(','), FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: clusterSecret },
-    stdio: 'ignore',
-  });
-  for (let i = 0; i < 100; i++) {
-    const ok = await http(second, 'GET', '/').then((r) => r.status === 200, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('second coordinator did not start');
+  extra = await startExtraCoordinator(inject('nodeUrls'), inject('clusterSecret'));
+  second = extra.url;
 });
 
-afterAll(() => {
-  child?.kill('SIGTERM');
-});
+afterAll(() => extra?.stop());
 
 describe('a second coordinator', () => {
   it('sees the same indices and mappings', async () => {

@@ -4,12 +4,11 @@
  * and headers timeout, same shard nodes) answers ES's 413 just over the limit and drops a client
  * that sends its headers too slowly; the query limits answer ES's exact errors.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { freePort, REPO_ROOT } from '../../scripts/local-services.ts';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
+import { startExtraCoordinator, type ExtraCoordinator } from './extra-coordinator.ts';
 import { http } from './http.ts';
 import { request } from 'undici';
 
@@ -20,36 +19,17 @@ const clusterSecret = inject('clusterSecret');
 const MAX_BYTES = 2048;
 const HEADERS_TIMEOUT_MS = 1500;
 let own = '';
-let child: ChildProcess | undefined;
+let extra: ExtraCoordinator | undefined;
 
 beforeAll(async () => {
-  const port = await freePort();
-  own = `http://127.0.0.1:${port}`;
-  child = spawn(process.execPath, ['coordinator/main.ts'], {
-    cwd: REPO_ROOT,
-    env: {
-      ...process.env,
-      FOLIO_HOST: '127.0.0.1',
-      FOLIO_PORT: String(port),
-      FOLIO_NODES: nodes.join(','),
-      FOLIO_LOG_LEVEL: 'warn',
-      FOLIO_CLUSTER_SECRET: clusterSecret,
-      FOLIO_MAX_CONTENT_LENGTH_BYTES: String(MAX_BYTES),
-      FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-    },
-    stdio: 'ignore',
+  extra = await startExtraCoordinator(nodes, clusterSecret, {
+    FOLIO_MAX_CONTENT_LENGTH_BYTES: String(MAX_BYTES),
+    FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
   });
-  for (let i = 0; i < 100; i++) {
-    const ok = await http(own, 'GET', '/').then((r) => r.status === 200, () => false);
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('the test coordinator did not start');
+  own = extra.url;
 });
 
-afterAll(() => {
-  child?.kill('SIGTERM');
-});
+afterAll(() => extra?.stop());
 
 /** A raw internal call with an optional secret header. */
 async function internal(base: string, method: 'GET' | 'POST', path: string, secret?: string): Promise<{ status: number; body: any }> {

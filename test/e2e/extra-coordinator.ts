@@ -1,0 +1,43 @@
+/**
+ * Starts one more coordinator process against the shared e2e cluster's shard nodes, with extra
+ * environment (limits, timeouts), and waits until `GET /` answers. Coordinators are stateless, so
+ * any number can run beside the one the compose file declares.
+ */
+import { spawn } from 'node:child_process';
+import { freePort, REPO_ROOT } from '../../scripts/local-services.ts';
+import { http } from './http.ts';
+
+/** A running extra coordinator: its base URL and a stop function (SIGTERM). */
+export interface ExtraCoordinator {
+  url: string;
+  stop(): void;
+}
+
+/**
+ * Spawns `node coordinator/main.ts` on a free loopback port with `FOLIO_NODES` = `nodes`.
+ * @throws Error when it does not answer within 10 s.
+ */
+export async function startExtraCoordinator(nodes: readonly string[], clusterSecret: string, env: Record<string, string> = {}): Promise<ExtraCoordinator> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['coordinator/main.ts'], {
+    cwd: REPO_ROOT,
+    env: {
+      ...process.env,
+      FOLIO_HOST: '127.0.0.1',
+      FOLIO_PORT: String(port),
+      FOLIO_NODES: nodes.join(','),
+      FOLIO_LOG_LEVEL: 'warn',
+      FOLIO_CLUSTER_SECRET: clusterSecret,
+      ...env,
+    },
+    stdio: 'ignore',
+  });
+  const stop = (): void => void child.kill('SIGTERM');
+  for (let i = 0; i < 100; i++) {
+    if (await http(url, 'GET', '/').then((r) => r.status === 200, () => false)) return { url, stop };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  stop();
+  throw new Error('the extra coordinator did not start');
+}
