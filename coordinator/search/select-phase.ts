@@ -8,9 +8,10 @@
  * then the merge skips `from − Σ before` and takes `size`. Keys are unique (sort values, `_id`,
  * index), so pages are exact with any ties. A shard that lost the pinned generation answers
  * `search_context_missing_exception` and the selection restarts from the sample round (twice at most).
- * Sample rounds are cached per (shards, query, sort, S) with the generation each shard read: while no
+ * Sample rounds are cached per (shards, query, sort) with the generation each shard read: while no
  * shard has refreshed, a deep page costs the range round and the fetch, as many round trips as page 1
- * (the range round then requires each generation to still be current, else it samples anew).
+ * (the range round then requires each generation to still be current, else it samples anew). A query
+ * that repeats is sampled once more with a larger S ({@link reusedSamples}), so its range rounds shrink.
  * Keys and hits travel in the binary hits format (shared/wire.ts) unless `FOLIO_WIRE=json`.
  * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
  * @see Kuhn, Locher, Wattenhofer, "Distributed Selection", CACM 51(9) (2008)
@@ -49,19 +50,34 @@ export const DEEP_PAGE_FROM = 500;
  */
 export const SELECTION_SAMPLES = 256;
 
-/** A cached sample round: each shard's reply (with the generation it read) and the dfs statistics used. */
+/** A cached sample round: each shard's reply (with the generation it read), its S, and the dfs statistics used. */
 export interface CachedSample {
   results: ShardReply<SelectSampleResponse>[];
+  samples: number;
   stats?: ScoringStatistics;
+}
+
+/** Most keys per shard a reused sample round asks for (its one-time cost: K × this many keys). */
+const MAX_REUSED_SAMPLES = 4096;
+
+/**
+ * S for a sample round that will be reused: a reused sample costs nothing per search, and the range
+ * round then carries about 2·n/S entries per shard, so once a query repeats, its sample is taken
+ * again with S = n/64 (≈ 128 range entries per shard), never below `dflt` nor above 4,096.
+ * @param totals each shard's match count from the previous sample of the same query
+ */
+export function reusedSamples(totals: readonly number[], dflt: number): number {
+  const n = Math.max(0, ...totals);
+  return Math.min(MAX_REUSED_SAMPLES, Math.max(dflt, Math.ceil(n / 64)));
 }
 
 /** LRU of sample rounds keyed by {@link sampleCacheKey}. */
 export class SampleCache extends LruCache<CachedSample> {}
 
-/** Cache key of a sample round: targets, query, per-target sort, S and scoring. */
-function sampleCacheKey(plan: SearchPlan, samples: number): string {
+/** Cache key of a sample round: targets, query, per-target sort and scoring. */
+function sampleCacheKey(plan: SearchPlan): string {
   const sorts = plan.targets.map((_, i) => sortForTarget(plan, i));
-  return JSON.stringify([plan.targets.map((t) => `${t.index}/${t.shard}`), plan.req.query, sorts, samples, plan.needScores]);
+  return JSON.stringify([plan.targets.map((t) => `${t.index}/${t.shard}`), plan.req.query, sorts, plan.needScores]);
 }
 
 /** Restarts of the whole selection after a shard lost its pinned generation. */
@@ -99,8 +115,16 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
   const scoring = plan.needScores ? { trackScores: true } : {};
   // 1. sample round (or its cached result; pinned searches read their own generations, never cached)
   const pinned = plan.pins.some((p) => p !== undefined);
-  const cacheKey = ctx.sampleCache && !pinned && useCache ? sampleCacheKey(plan, samples) : null;
-  const cached = cacheKey ? ctx.sampleCache!.get(cacheKey) : undefined;
+  const cacheKey = ctx.sampleCache && !pinned && useCache ? sampleCacheKey(plan) : null;
+  let cached = cacheKey ? ctx.sampleCache!.get(cacheKey) : undefined;
+  if (cached) {
+    // The query repeats: take its sample once more with the S that makes range rounds small.
+    const better = reusedSamples(cached.results.map((r) => r.response.total.value), samples);
+    if (better > cached.samples) {
+      samples = better;
+      cached = undefined;
+    }
+  }
   const sampled = cached
     ? { ...cached, failures: [] as ShardFailure[], timedOut: false }
     : await withGlobalStatistics<SelectSampleResponse>(plan, ctx, (extras, skip) =>
@@ -112,7 +136,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
         ),
       );
   if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
-    ctx.sampleCache!.set(cacheKey, { results: sampled.results, ...(sampled.stats ? { stats: sampled.stats } : {}) });
+    ctx.sampleCache!.set(cacheKey, { results: sampled.results, samples, ...(sampled.stats ? { stats: sampled.stats } : {}) });
   }
   const replies = sampled.results;
   const totals = replies.map((r) => r.response.total);

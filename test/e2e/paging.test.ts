@@ -109,6 +109,13 @@ describe('paging rules', () => {
     expect(deep.body.hits.hits.map((h: { _id: string }) => h._id)).toEqual((await ids('/cities/_search', { ...multi, from: 0, size: 605 })).slice(600));
   });
 
+  it('a repeated deep page is exact when sampled, resampled with a larger S, and served from the cached sample', async () => {
+    const sorted = [...all].sort(byPopulationDesc);
+    for (const from of [60_000, 60_000, 60_000, 90_005, 90_005]) {
+      expect(await ids(`/cities/_search?size=7&from=${from}&sort=population:desc&_source=false`)).toEqual(sorted.slice(from, from + 7).map((c) => c._id));
+    }
+  });
+
   it('walks every page of population:desc at size 500 once, in oracle order (window raised)', async () => {
     const raised = await http(url, 'PUT', '/cities/_settings', { index: { max_result_window: 200_000 } });
     expect(raised.status).toBe(200);
