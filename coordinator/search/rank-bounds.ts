@@ -92,10 +92,20 @@ export function rankSampleKeys(samples: readonly ShardSample[], sort: readonly S
 export function chooseWindow(samples: readonly ShardSample[], sort: readonly SortField[], from: number, size: number): SelectionWindow {
   const total = samples.reduce((s, x) => s + x.total, 0);
   if (from >= total || size <= 0) return { lower: null, upper: null, limit: 0, empty: true };
+  return windowFromRanked(rankSampleKeys(samples, sort), total, from, size);
+}
+
+/**
+ * {@link chooseWindow} over keys already ranked by {@link rankSampleKeys} (a cached sample ranks
+ * them once, so a repeated query pays a linear scan, not a sort of K·S keys).
+ * @param total the sum of the shards' match counts
+ */
+export function windowFromRanked(ranked: readonly RankedKey[], total: number, from: number, size: number): SelectionWindow {
+  if (from >= total || size <= 0) return { lower: null, upper: null, limit: 0, empty: true };
   const end = from + size;
   let lower: RankedKey | null = null;
   let upper: RankedKey | null = null;
-  for (const k of rankSampleKeys(samples, sort)) {
+  for (const k of ranked) {
     if (k.hi <= from) lower = k;
     if (k.lo >= end) {
       upper = k;

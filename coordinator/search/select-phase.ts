@@ -31,7 +31,7 @@ import { LruCache } from './lru-cache.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
 import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
-import { boundForShard, chooseWindow, type ShardSample } from './rank-bounds.ts';
+import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type ShardSample } from './rank-bounds.ts';
 import type { ShardFailure } from './shard-failures.ts';
 import type { SortField } from '../../shared/sort.ts';
 
@@ -55,6 +55,8 @@ export interface CachedSample {
   results: ShardReply<SelectSampleResponse>[];
   samples: number;
   stats?: ScoringStatistics;
+  /** The sample keys in global order with their rank bounds, computed once per cached sample. */
+  ranked: RankedKey[];
 }
 
 /** Most keys per shard a reused sample round asks for (its one-time cost: K × this many keys). */
@@ -135,15 +137,20 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
           HITS_ACCEPT,
         ),
       );
-  if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
-    ctx.sampleCache!.set(cacheKey, { results: sampled.results, samples, ...(sampled.stats ? { stats: sampled.stats } : {}) });
-  }
   const replies = sampled.results;
   const totals = replies.map((r) => r.response.total);
   let maxScore: number | null = null;
   for (const r of replies) if (r.response.max_score !== null && (maxScore === null || r.response.max_score > maxScore)) maxScore = r.response.max_score;
-  const shardSamples: ShardSample[] = replies.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, total: r.response.total.value, keys: r.response.keys }));
-  const window = chooseWindow(shardSamples, plan.sort, req.from, req.size);
+  const ranked =
+    cached?.ranked ??
+    rankSampleKeys(
+      replies.map((r): ShardSample => ({ shardIndex: r.shardIndex, index: r.target.index, total: r.response.total.value, keys: r.response.keys })),
+      plan.sort,
+    );
+  if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
+    ctx.sampleCache!.set(cacheKey, { results: sampled.results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
+  }
+  const window = windowFromRanked(ranked, totals.reduce((s, t) => s + t.value, 0), req.from, req.size);
   if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
 
   // 2. range round, on the generation each shard's sample read
