@@ -12,6 +12,16 @@ import type { SortField, SortKey, SortValue } from './sort.ts';
 /** Path prefix of every internal endpoint. */
 export const INTERNAL_PREFIX = '/_internal/v1';
 
+/**
+ * The identity every shard reply echoes (the node's id and the index and shard it answered for), so
+ * that the coordinator detects a mis-wired node (`checkIdentity` in coordinator/search/fan-out.ts).
+ */
+export interface ShardEcho {
+  node: string;
+  index: string;
+  shard: number;
+}
+
 /** Index metadata, held by every shard node and rebuilt from them by any coordinator. */
 export interface IndexMetadata {
   name: string;
@@ -62,10 +72,7 @@ export interface WriteResult {
 }
 
 /** Reply to {@link ShardBulkRequest}: one result per op, in order. */
-export interface ShardBulkResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface ShardBulkResponse extends ShardEcho {
   items: WriteResult[];
   /** True when the shard refreshed (or waited for a refresh) before answering. */
   forcedRefresh: boolean;
@@ -113,10 +120,7 @@ export interface DfsRequest {
 }
 
 /** Reply to {@link DfsRequest}; `generation` is the refresh generation the statistics describe, kept open for the search. */
-export interface DfsResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface DfsResponse extends ShardEcho {
   generation: number;
   stats: ScoringStatistics;
 }
@@ -160,10 +164,7 @@ export interface ShardHit {
 }
 
 /** Reply to {@link QueryPhaseRequest}: exactly this shard's top k in the requested order. */
-export interface QueryPhaseResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface QueryPhaseResponse extends ShardEcho {
   generation: number;
   total: { value: number; relation: 'eq' | 'gte' };
   /** Highest score among matches, null when scores were not computed or nothing matched. */
@@ -192,10 +193,7 @@ export interface FetchedDoc {
 }
 
 /** Reply to {@link FetchRequest}: one entry per requested id in order, null for an id not present. */
-export interface FetchResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface FetchResponse extends ShardEcho {
   docs: (FetchedDoc | null)[];
 }
 
@@ -207,10 +205,7 @@ export interface GetRequest {
 }
 
 /** Reply to {@link GetRequest}. */
-export interface GetResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface GetResponse extends ShardEcho {
   found: boolean;
   _version?: number;
   _seq_no?: number;
@@ -262,10 +257,7 @@ export interface OpenContextRequest {
 }
 
 /** Reply to {@link OpenContextRequest}. */
-export interface OpenContextResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface OpenContextResponse extends ShardEcho {
   /** Node-local context id. */
   context: number;
   generation: number;
@@ -324,10 +316,7 @@ export interface SelectSampleRequest {
 }
 
 /** Reply to {@link SelectSampleRequest}: keys at local ranks {@link sampleRanks}(total.value, samples). */
-export interface SelectSampleResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface SelectSampleResponse extends ShardEcho {
   generation: number;
   /** Exact count of live matches (relation always `eq`). */
   total: { value: number; relation: 'eq' | 'gte' };
@@ -362,10 +351,7 @@ export interface SelectRangeRequest {
 }
 
 /** Reply to {@link SelectRangeRequest}. */
-export interface SelectRangeResponse {
-  node: string;
-  index: string;
-  shard: number;
+export interface SelectRangeResponse extends ShardEcho {
   generation: number;
   /** Matches strictly before `lower` (0 without it). */
   before: number;

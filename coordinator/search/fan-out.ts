@@ -3,6 +3,7 @@
  * under the search deadline and the client's cancellation, each reply checked to come from the
  * shard that was asked. Failures are data ({@link ShardFailure}), never exceptions.
  */
+import type { ShardEcho } from '../../shared/protocol.ts';
 import { HITS_CONTENT_TYPE } from '../../shared/wire.ts';
 import type { ShardTarget } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
@@ -52,7 +53,7 @@ export interface RoundOutcome<R> {
  * (e.g. {@link HITS_ACCEPT}) is sent as the calls' `accept` header.
  * @returns replies sorted by target position, and one failure per failed call.
  */
-export async function fanOut<R extends { index: string; shard: number; node: string }>(
+export async function fanOut<R extends ShardEcho>(
   targets: readonly ShardTarget[],
   ctx: PhaseContext,
   path: string,
@@ -92,7 +93,7 @@ export function callOptions(ctx: PhaseContext): { timeoutMs: number; signal: Abo
  * Detects a mis-wired node: the reply must name the index and shard that were asked for.
  * @throws Error naming both identities
  */
-export function checkIdentity(res: { index: string; shard: number; node: string }, t: ShardTarget): void {
+export function checkIdentity(res: ShardEcho, t: ShardTarget): void {
   if (res.index !== t.index || res.shard !== t.shard) {
     throw new Error(`node [${res.node}] answered for [${res.index}][${res.shard}] but [${t.index}][${t.shard}] was asked`);
   }
