@@ -4,10 +4,10 @@
  * check, and the simple routing errors.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestController.java
  */
-import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { EsError } from '../shared/errors.ts';
 import { applyFilterPath, parseFilterPath } from '../shared/filter-path.ts';
+import { readRequestBody } from '../shared/request-body.ts';
 import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
 
 /** Media types ES accepts for JSON bodies (incl. the official clients' versioned ones). */
@@ -34,7 +34,7 @@ export class SimpleHttpError extends Error {
 export async function readBodyText(c: Context, maxBytes: number): Promise<string | undefined> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes, declared);
-  const buf = await rawBody(c, maxBytes);
+  const buf = await readRequestBody(c, maxBytes, (got) => tooLarge(maxBytes, got));
   if (buf.byteLength === 0) return undefined;
   if (buf.byteLength > maxBytes) throw tooLarge(maxBytes, buf.byteLength);
   const type = c.req.header('content-type');
@@ -45,48 +45,6 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
     }
   }
   return new TextDecoder('utf-8', { fatal: false }).decode(buf);
-}
-
-/**
- * The request body bytes. A Fetch `Request` cannot carry a GET body, so @hono/node-server drops it;
- * ES accepts `GET /_search` (and `_mget`, `_count`) with a body, so for GET the body is read from
- * the Node request stream (`c.env.incoming`) when the app runs under @hono/node-server.
- */
-async function rawBody(c: Context, maxBytes: number): Promise<Uint8Array | ArrayBuffer> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (c.req.method !== 'GET' || !incoming || incoming.readableEnded) return readBounded(c.req.raw.body, maxBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(maxBytes, size);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
-
-/**
- * Reads a body stream, stopping (and cancelling it) as soon as it exceeds `maxBytes`: a chunked
- * body without `content-length` never makes the coordinator buffer more than the limit.
- * @throws EsError 413 `content_too_long_exception` over `maxBytes`
- */
-async function readBounded(stream: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Uint8Array> {
-  if (stream === null) return new Uint8Array(0);
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  // Ends with the stream; each pass consumes one chunk, and the server's requestTimeout bounds a stalled body.
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes, size);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 function tooLarge(maxBytes: number, got: number): EsError {

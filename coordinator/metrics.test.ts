@@ -16,7 +16,7 @@ import { createCoordinatorApp } from './app.ts';
 import { ClusterView } from './cluster-view.ts';
 import { loadCoordinatorConfig } from './config.ts';
 import { endpointLabel, instrumentCoordinator } from './metrics.ts';
-import type { ProfileBody } from './search/profile.ts';
+import { FUSED_FETCH_DESCRIPTION, type ProfileBody } from './search/profile.ts';
 import { ShardClient } from './shard-client.ts';
 
 const silent = createLogger('test', 'silent', {});
@@ -125,7 +125,8 @@ describe('coordinator metrics', () => {
 
 describe('profile: true', () => {
   it('returns one entry per shard with its query and fetch call times and the merge time', async () => {
-    const res = await json('POST', '/metered/_search', { profile: true, size: 12, sort: [{ n: 'asc' }] });
+    // 2 shards × 70 > FUSED_FETCH_MAX_SOURCES: the fetch is a round of its own.
+    const res = await json('POST', '/metered/_search', { profile: true, size: 70, sort: [{ n: 'asc' }] });
     expect(res.status).toBe(200);
     const profile = res.body.profile as ProfileBody;
     expect(Object.keys(res.body).at(-1)).toBe('profile');
@@ -140,6 +141,19 @@ describe('profile: true', () => {
     }
     expect(profile.coordinator.merge_time_in_nanos).toBeGreaterThan(0);
     expect(Object.keys(profile.coordinator.phases_in_nanos)).toEqual(['parse', 'plan', 'query', 'merge', 'fetch', 'respond']);
+  });
+
+  it('marks a small page\'s fetch as fused into the query call', async () => {
+    const res = await json('POST', '/metered/_search', { profile: true, size: 12, sort: [{ n: 'asc' }] });
+    expect(res.status).toBe(200);
+    const profile = res.body.profile as ProfileBody;
+    expect(profile.shards).toHaveLength(2);
+    for (const s of profile.shards) {
+      expect(s.searches[0].query[0].time_in_nanos).toBeGreaterThan(0);
+      expect(s.fetch).toMatchObject({ type: 'fetch', description: FUSED_FETCH_DESCRIPTION, time_in_nanos: 0 });
+    }
+    expect(res.body.hits.hits).toHaveLength(12);
+    for (const h of res.body.hits.hits) expect(h._source).toBeDefined();
   });
 
   it('profiles the selection rounds of a deep page, and a page without fetch', async () => {

@@ -152,6 +152,12 @@ export interface QueryPhaseRequest {
    * since, it answers `statsStale: true` without searching, and the coordinator re-runs dfs.
    */
   statsGeneration?: number;
+  /**
+   * Fused fetch: also return each hit's `_source` (filtered like the fetch phase) as `sources`, so
+   * a small page needs no fetch round (ES fuses query and fetch for a single shard:
+   * `SearchService.executeQueryPhase` → `QueryFetchSearchResult`). Absent: keys only.
+   */
+  fetchSource?: SourceFilter;
 }
 
 /** One query-phase entry: no `_source`, just what the merge needs. */
@@ -170,6 +176,11 @@ export interface QueryPhaseResponse extends ShardEcho {
   /** Highest score among matches, null when scores were not computed or nothing matched. */
   max_score: number | null;
   hits: ShardHit[];
+  /**
+   * With {@link QueryPhaseRequest.fetchSource}: per hit, its filtered `_source` as JSON text (null
+   * when the filter leaves none), read from the same generation as the hits.
+   */
+  sources?: (string | null)[];
   /** Set (with no hits) when `statsGeneration` is no longer this shard's current generation. */
   statsStale?: boolean;
 }

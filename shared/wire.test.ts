@@ -40,6 +40,33 @@ describe('wire codec', () => {
     expectBitExact(res.hits, out.hits);
   });
 
+  it('round-trips the fused fetch\'s sources (JSON texts, null where filtered out) beside the hits', () => {
+    const res: QueryPhaseResponse = {
+      ...base,
+      total: { value: 3, relation: 'eq' },
+      max_score: null,
+      hits: [
+        { _id: 'a', _score: null, sort: [3] },
+        { _id: 'b', _score: null, sort: [2] },
+        { _id: 'c', _score: null, sort: [1] },
+      ],
+      sources: ['{"name":"Zürich","pop":421878}', null, '{"emoji":"😀","q":"\\"x\\""}'],
+    };
+    const out = roundTrip(res, 'hits');
+    expect(out).toEqual(res);
+    expect(JSON.parse(out.sources![2]!)).toEqual({ emoji: '😀', q: '"x"' });
+    const none = roundTrip({ ...res, hits: [], sources: [] }, 'hits');
+    expect(none.sources).toEqual([]);
+    expect('sources' in roundTrip({ ...res, sources: undefined }, 'hits')).toBe(false);
+  });
+
+  it('rejects sources that do not match the hits', () => {
+    const res = { ...base, total: { value: 1, relation: 'eq' }, max_score: null, hits: [{ _id: 'a', _score: null, sort: [1] }] };
+    expect(() => encodeHits({ ...res, sources: [] }, 'hits')).toThrow(WireEncodeError);
+    expect(() => encodeHits({ ...res, sources: [''] }, 'hits')).toThrow(WireEncodeError);
+    expect(() => encodeHits({ ...res, sources: [{}] }, 'hits')).toThrow(WireEncodeError);
+  });
+
   it('keeps metadata exactly, including statsStale and an empty list', () => {
     const res: QueryPhaseResponse = { ...base, total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true };
     expect(roundTrip(res, 'hits')).toEqual(res);

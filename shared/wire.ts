@@ -20,6 +20,7 @@
  *                           2 STR   [bitmap ⌈n/8⌉ B; pad 8]  string block
  *                           3 MIXED tags u8 × n (0 null, 1 number, 2 string); pad 8; f64 × n; string block
  *     `_id`s: string block
+ *     [flags bit1: `sources` string block — the fused fetch's `_source` texts, '' where null]
  * ```
  * A string block is `u32 utf8Bytes, u32 0, u32 offsets[n+1] in UTF-16 units, pad 8, UTF-8, pad 8`
  * (see wire-strings.ts). Bitmap bit i set = value i present. Doubles are stored bit-exact (-0,
@@ -53,6 +54,7 @@ const MAGIC = 0x484c4f46; // "FOLH" read as little-endian u32
 const VERSION = 1;
 const HEADER_BYTES = 16;
 const FLAG_KEYS = 1;
+const FLAG_SOURCES = 2;
 const KIND_NULL = 0;
 const KIND_F64 = 1;
 const KIND_STR = 2;
@@ -118,7 +120,7 @@ function columnSize(col: EncodedColumn, n: number): number {
  *   sort lengths, unknown value types): the caller answers JSON instead
  */
 export function encodeHits(res: object, field: EntriesField): Uint8Array<ArrayBuffer> {
-  const { [field]: raw, ...meta } = res as Record<string, unknown>;
+  const { [field]: raw, sources: rawSources, ...meta } = res as Record<string, unknown>;
   if (!Array.isArray(raw)) throw new WireEncodeError(`reply has no ${field} array`);
   const entries = raw as (ShardHit | SortKey)[];
   const n = entries.length;
@@ -133,15 +135,16 @@ export function encodeHits(res: object, field: EntriesField): Uint8Array<ArrayBu
   if (!keys) columns.push(encodeColumn(n, (i) => (entries[i] as ShardHit)._score));
   for (let j = 0; j < c; j++) columns.push(encodeColumn(n, (i) => entries[i].sort[j]));
   const ids = prepareStrings(n, (i) => entries[i]._id);
+  const sources = rawSources === undefined ? undefined : prepareSources(rawSources, n);
   const metaJson = Buffer.from(JSON.stringify(meta), 'utf8');
   const metaBytes = metaJson.byteLength;
 
-  let size = HEADER_BYTES + pad8(columns.length) + pad8(metaBytes) + stringBlockSize(ids);
+  let size = HEADER_BYTES + pad8(columns.length) + pad8(metaBytes) + stringBlockSize(ids) + (sources ? stringBlockSize(sources) : 0);
   for (const col of columns) size += columnSize(col, n);
   const w = new WireWriter(size);
   w.view.setUint32(0, MAGIC, true);
   w.view.setUint8(4, VERSION);
-  w.view.setUint8(5, keys ? FLAG_KEYS : 0);
+  w.view.setUint8(5, (keys ? FLAG_KEYS : 0) | (sources ? FLAG_SOURCES : 0));
   w.view.setUint16(6, c, true);
   w.view.setUint32(8, n, true);
   w.view.setUint32(12, metaBytes, true);
@@ -155,8 +158,19 @@ export function encodeHits(res: object, field: EntriesField): Uint8Array<ArrayBu
     if (col.strings) w.strings(col.strings);
   }
   w.strings(ids);
+  if (sources) w.strings(sources);
   if (w.pos !== size) throw new WireEncodeError(`encoded ${w.pos} bytes, planned ${size}`);
   return w.out;
+}
+
+/** The `sources` string column: one JSON text per entry, '' for null. @throws WireEncodeError on a wrong shape */
+function prepareSources(raw: unknown, n: number): StringColumn {
+  if (!Array.isArray(raw) || raw.length !== n) throw new WireEncodeError(`sources must be an array of ${n} entries`);
+  for (let i = 0; i < n; i++) {
+    const v = raw[i];
+    if (v !== null && (typeof v !== 'string' || v === '')) throw new WireEncodeError(`source ${i} is neither null nor a JSON text`);
+  }
+  return prepareStrings(n, (i) => (raw[i] as string | null) ?? '');
 }
 
 /** Reads one column into a value getter. */
@@ -190,6 +204,8 @@ export interface HitsReader {
   count: number;
   /** Builds entry `i` (0 ≤ i < count) as a fresh ShardHit or SortKey object. */
   entry(i: number): ShardHit | SortKey;
+  /** The fused fetch's `_source` JSON text of entry `i` (null: none), or null when the reply has no sources. */
+  source: ((i: number) => string | null) | null;
 }
 
 /**
@@ -204,7 +220,8 @@ export function readHits(body: Uint8Array): HitsReader {
   if (r.view.getUint32(0, true) !== MAGIC) throw new WireDecodeError('bad magic (not an x-folio-hits body)');
   const version = r.view.getUint8(4);
   if (version !== VERSION) throw new WireDecodeError(`unsupported version ${version}`);
-  const keys = (r.view.getUint8(5) & FLAG_KEYS) !== 0;
+  const flags = r.view.getUint8(5);
+  const keys = (flags & FLAG_KEYS) !== 0;
   const c = r.view.getUint16(6, true);
   const n = r.view.getUint32(8, true);
   const metaBytes = r.view.getUint32(12, true);
@@ -213,6 +230,11 @@ export function readHits(body: Uint8Array): HitsReader {
   const meta = JSON.parse(r.utf8(metaBytes)) as Record<string, unknown>;
   const getters = Array.from(descriptors, (d) => readColumn(r, d, n));
   const { text: idText, offsets: idOff } = r.strings(n);
+  let source: HitsReader['source'] = null;
+  if (flags & FLAG_SOURCES) {
+    const { text, offsets } = r.strings(n);
+    source = (i) => (offsets[i] === offsets[i + 1] ? null : text.slice(offsets[i], offsets[i + 1]));
+  }
   if (r.pos !== body.byteLength) throw new WireDecodeError(`${body.byteLength - r.pos} trailing bytes`);
 
   const score = keys ? null : getters[0];
@@ -223,7 +245,7 @@ export function readHits(body: Uint8Array): HitsReader {
     const _id = idText.slice(idOff[i], idOff[i + 1]);
     return score ? { _id, _score: score(i) as number | null, sort } : { _id, sort };
   };
-  return { meta, field: keys ? 'keys' : 'hits', count: n, entry };
+  return { meta, field: keys ? 'keys' : 'hits', count: n, entry, source };
 }
 
 /**
@@ -232,9 +254,10 @@ export function readHits(body: Uint8Array): HitsReader {
  * @throws WireDecodeError on a malformed body
  */
 export function decodeHits<T>(body: Uint8Array): T {
-  const { meta, field, count, entry } = readHits(body);
+  const { meta, field, count, entry, source } = readHits(body);
   const entries = new Array<ShardHit | SortKey>(count);
   for (let i = 0; i < count; i++) entries[i] = entry(i);
   meta[field] = entries;
+  if (source) meta.sources = Array.from({ length: count }, (_, i) => source(i));
   return meta as T;
 }

@@ -1,17 +1,53 @@
 /**
  * Fetch phase: loads `_source` for the hits of the final page only, asking each shard for its own
  * hits from the same refresh generation its query phase read, in parallel. The merged order is kept.
+ * A small page is fetched in the query round instead ({@link fusesFetch}): each shard returns its
+ * top hits' `_source` with their keys, and the page takes its documents from those replies.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/FetchSearchPhase.java
  */
-import { INTERNAL_PREFIX, type FetchRequest, type FetchResponse, type FetchedDoc, type SourceFilter } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX, type FetchRequest, type FetchResponse, type FetchedDoc, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
 import type { MergedHit } from './merge.ts';
 import { callOptions, checkIdentity, type PhaseContext, type ShardReply } from './fan-out.ts';
+import type { SearchPlan } from './plan.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** The page's documents, parallel to the merged hits (null where a shard failed to fetch). */
 export interface FetchOutcome {
   docs: (FetchedDoc | null)[];
   failures: ShardFailure[];
+}
+
+/**
+ * Most `_source` documents a fused fetch may carry per search (targets × `from + size`); past it,
+ * the fetch phase is its own round. Measured on the 1 M-doc bench (4 shards, 166-byte documents):
+ * the fused round makes page 1 (40 documents) cheaper; see docs/performance.md.
+ */
+export const FUSED_FETCH_MAX_SOURCES = 128;
+
+/**
+ * Whether the query round also fetches (ES does this for a single shard: query_and_fetch): a
+ * single shard at `from` 0 (every returned document is on the page), or at most
+ * {@link FUSED_FETCH_MAX_SOURCES} documents in all. Never with `_source: false` or `size` 0,
+ * which need no fetch at all.
+ */
+export function fusesFetch(plan: SearchPlan): boolean {
+  if (plan.req.source === false || plan.req.size === 0 || plan.targets.length === 0) return false;
+  return (plan.targets.length === 1 && plan.req.from === 0) || plan.targets.length * plan.k <= FUSED_FETCH_MAX_SOURCES;
+}
+
+/**
+ * The page's documents from a fused query round: each hit's `_source` text from its shard's reply
+ * (parsed for the page only). A reply without `sources` (a shard that does not fuse) yields null
+ * documents, which the caller fetches with {@link runFetchPhase}.
+ */
+export function fusedDocs(page: readonly MergedHit[], results: readonly ShardReply<QueryPhaseResponse>[]): (FetchedDoc | null)[] {
+  const byShard = new Map(results.map((r) => [r.shardIndex, r.response.sources]));
+  return page.map((h) => {
+    const sources = byShard.get(h.shardIndex);
+    if (sources === undefined) return null;
+    const text = sources[h.position];
+    return text === null ? { _id: h.hit._id } : { _id: h.hit._id, _source: JSON.parse(text) as Record<string, unknown> };
+  });
 }
 
 /**

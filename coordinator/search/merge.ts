@@ -23,6 +23,8 @@ export interface MergedHit {
   shardIndex: number;
   index: string;
   hit: ShardHit;
+  /** Position of the hit in its shard's list (where a fused fetch's `sources` hold its `_source`). */
+  position: number;
 }
 
 /**
@@ -73,7 +75,7 @@ export function mergeTopHits(results: readonly ShardTopHits[], sort: readonly So
     const top = heap[0];
     const r = results[top];
     const i = pos[top];
-    if (rank >= from) out.push({ shardIndex: r.shardIndex, index: r.index, hit: r.hits[i] });
+    if (rank >= from) out.push({ shardIndex: r.shardIndex, index: r.index, hit: r.hits[i], position: i });
     pos[top] = i + 1;
     if (i + 1 < r.hits.length) {
       if (compareHits(r.hits[i], r.hits[i + 1], sort) > 0) {

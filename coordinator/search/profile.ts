@@ -71,7 +71,12 @@ interface ShardRecord {
   node: string;
   query: ShardCallProfile[];
   fetchNanos: number | null;
+  /** The fetch happened inside the query call (fetch-phase.ts `fusesFetch`). */
+  fused?: boolean;
 }
+
+/** `profile.shards[].fetch.description` of a fetch done inside the query call (its time is the query call's). */
+export const FUSED_FETCH_DESCRIPTION = 'fused into the query call';
 
 /** Collects the shard calls of one profiled search, by position in the plan's target list. */
 export class ShardProfiler {
@@ -88,6 +93,12 @@ export class ShardProfiler {
     else r.query.push({ type: 'ShardCall', description: endpoint, time_in_nanos: toNanos(ms), breakdown: {} });
   }
 
+  /** Marks the shard at `shardIndex` as fetched by its query call (a fetch entry of 0 ns, described as fused). */
+  recordFusedFetch(shardIndex: number): void {
+    const r = this.shards.get(shardIndex);
+    if (r) r.fused = true;
+  }
+
   /** The shards in ES's `profile.shards` shape, ordered by id (as ES sorts them). */
   shardBodies(): ShardProfileBody[] {
     const out = [...this.shards.values()].map((r): ShardProfileBody => {
@@ -99,6 +110,7 @@ export class ShardProfiler {
         searches: [{ query: r.query, rewrite_time: 0, collector: [] }],
       };
       if (r.fetchNanos !== null) body.fetch = { type: 'fetch', description: '', time_in_nanos: r.fetchNanos, breakdown: {}, children: [] };
+      else if (r.fused) body.fetch = { type: 'fetch', description: FUSED_FETCH_DESCRIPTION, time_in_nanos: 0, breakdown: {}, children: [] };
       return body;
     });
     return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

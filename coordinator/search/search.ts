@@ -7,7 +7,8 @@
  *   4. merge   — k-way merge of the shard lists, skipping `from`;
  *   3–4 for a deep `from` (≥ {@link DEEP_PAGE_FROM}): exact distributed selection instead, a sample
  *      round and a range round whose traffic does not grow with `from` (select-phase.ts);
- *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from;
+ *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from
+ *      (fused into the query round for a small page: fetch-phase.ts `fusesFetch`);
  *   6. respond — the ES-shaped body (with `pit_id` / `_scroll_id`), and the snapshot token naming
  *      the generation each shard read (the `Folio-Snapshot` response header).
  * Partial shard failures are data (`_shards.failures`); all shards failing is an error. Each phase
@@ -22,7 +23,7 @@ import { openContexts } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
 import { encodeScrollId, encodeSnapshot, type ScrollState } from './cursor-ids.ts';
 import type { DfsCache } from './dfs-cache.ts';
-import { runFetchPhase } from './fetch-phase.ts';
+import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
 import { planSearch, type SearchPlan } from './plan.ts';
@@ -99,7 +100,8 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
-  const ranked = deep ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, ctx, clock);
+  const fused = !deep && fusesFetch(plan);
+  const ranked = deep ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, ctx, clock, fused);
   if (deep) clock.lap('select');
   const failures = [...plan.failures, ...ranked.failures];
   if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
@@ -108,8 +110,8 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   }
   const { page, maxScore } = ranked;
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
-  // 5. fetch
-  const fetched = await runFetchPhase(page, ranked.generations, req.source, ctx);
+  // 5. fetch (already done by the query round when it fused the fetch)
+  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx);
   failures.push(...fetched.failures);
   clock.lap('fetch');
   // 6. respond
@@ -161,9 +163,13 @@ async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContex
   };
 }
 
-/** Steps 3 and 4 of query-then-fetch: every shard's top `from + size`, k-way merged, `from` skipped. */
-async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseClock): Promise<RankedPage> {
-  const queried = await runQueryPhase(plan, ctx);
+/**
+ * Steps 3 and 4 of query-then-fetch: every shard's top `from + size`, k-way merged, `from` skipped.
+ * With `fused`, the shards return their hits' `_source` too and the page's documents come back
+ * with it (`fusedDocs`), unless some shard replied without them.
+ */
+async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
+  const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined);
   clock.lap('query');
   const page = mergeTopHits(
     queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
@@ -177,7 +183,10 @@ async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseC
     if (s !== null && (maxScore === null || s > maxScore)) maxScore = s;
   }
   clock.lap('merge');
+  const withSources = fused && queried.results.every((r) => r.response.sources !== undefined);
+  if (withSources && ctx.profile) for (const r of queried.results) ctx.profile.recordFusedFetch(r.shardIndex);
   return {
+    ...(withSources ? { fusedDocs: fusedDocs(page, queried.results) } : {}),
     page,
     totals: queried.results.map((r) => r.response.total),
     maxScore,

@@ -20,6 +20,7 @@
 import { EsError } from '../../shared/errors.ts';
 import {
   INTERNAL_PREFIX,
+  type FetchedDoc,
   type SelectRangeRequest,
   type SelectRangeResponse,
   type SelectSampleRequest,
@@ -95,6 +96,8 @@ export interface RankedPage {
   generations: ShardReply<{ generation: number }>[];
   failures: ShardFailure[];
   timedOut: boolean;
+  /** The page's documents when the query round fused the fetch (parallel to `page`). */
+  fusedDocs?: (FetchedDoc | null)[];
 }
 
 /** True when the request should page by selection: a deep `from`, a page to return, no cursor. */

@@ -224,4 +224,22 @@ export class Generation {
       return src === undefined ? { _id: id } : { _id: id, _source: src };
     });
   }
+
+  /**
+   * The fused fetch of a query-phase reply: each hit's `_source` as JSON text, filtered as
+   * {@link Generation.fetch} filters it (the stored text as is when unfiltered: no parse). Null
+   * where the filter leaves nothing, `_source` is false, or the id is not live here (never for
+   * ids this generation's query just returned).
+   */
+  sourceTexts(ids: readonly string[], sourceFilter: SourceFilter): (string | null)[] {
+    return ids.map((id) => {
+      if (sourceFilter === false) return null;
+      const loc = this.locate(id);
+      if (!loc) return null;
+      const text = loc.view.segment.source(loc.ord);
+      if (sourceFilter === true) return text;
+      const src = filterSource(JSON.parse(text), sourceFilter);
+      return src === undefined ? null : JSON.stringify(src);
+    });
+  }
 }
