@@ -1,7 +1,7 @@
 /**
  * Coordinator configuration, read once from the environment. Table in the README.
  */
-import { envInt, envStr } from '../shared/env.ts';
+import { envBool, envInt, envStr } from '../shared/env.ts';
 import { DEEP_PAGE_FROM, SELECTION_SAMPLES } from './search/select-phase.ts';
 
 /** Typed coordinator settings. Units are in the names. */
@@ -31,6 +31,11 @@ export interface CoordinatorConfig {
   connectionsPerNode: number;
   /** Largest shard reply accepted (default 256 MiB): a runaway shard cannot exhaust memory. */
   maxShardResponseBytes: number;
+  /**
+   * FOLIO_BATCH_SHARD_CALLS (default true): search rounds that concurrent searches send to the same
+   * node in one event-loop turn travel as one batch request (coordinator/shard-batcher.ts).
+   */
+  batchShardCalls: boolean;
   /** FOLIO_DEEP_PAGE_FROM: `from` at which paging switches to distributed selection (default 500, measured). */
   deepPageFrom: number;
   /** FOLIO_SELECTION_SAMPLES: keys per shard in the selection's sample round (default 256, measured). */
@@ -143,6 +148,7 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     maxContentLengthBytes: envInt(env, 'FOLIO_MAX_CONTENT_LENGTH_BYTES', 100 * 1024 * 1024),
     connectionsPerNode: envInt(env, 'FOLIO_CONNECTIONS_PER_NODE', 32),
     maxShardResponseBytes: envInt(env, 'FOLIO_MAX_SHARD_RESPONSE_BYTES', 256 * 1024 * 1024),
+    batchShardCalls: envBool(env, 'FOLIO_BATCH_SHARD_CALLS', true),
     deepPageFrom: envInt(env, 'FOLIO_DEEP_PAGE_FROM', DEEP_PAGE_FROM),
     selectionSamples: envInt(env, 'FOLIO_SELECTION_SAMPLES', SELECTION_SAMPLES),
     shutdownDelayMs,

@@ -19,7 +19,7 @@ import { ShardClient } from './shard-client.ts';
 const config = loadCoordinatorConfig();
 const log = createLogger('coordinator', config.logLevel, { node: config.nodeName });
 if (config.clusterSecret === undefined) log.warn('FOLIO_CLUSTER_SECRET is unset: shard nodes answer 401 to this coordinator unless they run with FOLIO_INSECURE=true');
-const client = new ShardClient(config.nodes, { connectionsPerNode: config.connectionsPerNode, maxResponseBytes: config.maxShardResponseBytes, clusterSecret: config.clusterSecret });
+const client = new ShardClient(config.nodes, { connectionsPerNode: config.connectionsPerNode, maxResponseBytes: config.maxShardResponseBytes, clusterSecret: config.clusterSecret, batchCalls: config.batchShardCalls });
 const view = new ClusterView(client, config.internalTimeoutMs);
 // The cluster is its ordered node list: the same list gives the same uuid on every coordinator.
 const clusterUuid = createHash('sha256').update(config.nodes.join(',')).digest('base64url').slice(0, 22);

@@ -8,6 +8,9 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { ErrorCause } from '../shared/errors.ts';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
 import { decodeHits, isHitsContentType } from '../shared/wire.ts';
+import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../shared/wire-batch.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol.ts';
+import { isBatchable, ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
 
 /** Why a shard call failed: no connection, the deadline passed, cancelled, or an error reply. */
 export type ShardCallFailure = 'connection' | 'timeout' | 'aborted' | 'response';
@@ -54,23 +57,32 @@ export type ShardCallObserver = (node: string, path: string, seconds: number, fa
 export interface ShardCallStats {
   /** Calls that received a reply (any status). */
   shard_calls: number;
-  /** Bytes of reply bodies received from shard nodes (`content-length`, else the decoded body's UTF-8 length). */
+  /** Bytes of reply bodies received from shard nodes (`content-length`, else the decoded body's UTF-8 length; a batched call: its frame). */
   shard_response_bytes: number;
+  /** Batch requests sent, and the calls they carried (coordinator/shard-batcher.ts); included in `shard_calls`. */
+  shard_batches: number;
+  shard_batched_calls: number;
 }
 
 /** The pools to every shard node, addressed by their index in `FOLIO_NODES`. */
 export class ShardClient {
   readonly nodes: readonly string[];
   private readonly pools: Pool[];
-  private readonly counters: ShardCallStats = { shard_calls: 0, shard_response_bytes: 0 };
+  private readonly counters = { shard_calls: 0, shard_response_bytes: 0 };
+  /** Coalesces concurrent search rounds per node (null: every call is sent on its own). */
+  private readonly batcher: ShardCallBatcher | null;
   /** Set by the app to feed the fan-out metrics; null: calls are not timed. */
   observer: ShardCallObserver | null = null;
 
   private readonly clusterSecret: string | undefined;
 
-  /** `opts.clusterSecret` (FOLIO_CLUSTER_SECRET) goes into `x-folio-cluster-secret` on every call. */
-  constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number; clusterSecret?: string }) {
+  /**
+   * `opts.clusterSecret` (FOLIO_CLUSTER_SECRET) goes into `x-folio-cluster-secret` on every call;
+   * `opts.batchCalls` (default true, FOLIO_BATCH_SHARD_CALLS) coalesces concurrent search rounds.
+   */
+  constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number; clusterSecret?: string; batchCalls?: boolean }) {
     this.nodes = nodes;
+    this.batcher = opts.batchCalls === false ? null : new ShardCallBatcher(nodes.length, (n, p, b, o) => this.send(n, p, b, o), (n, calls) => this.sendBatch(n, calls));
     this.clusterSecret = opts.clusterSecret;
     this.pools = nodes.map(
       (url) =>
@@ -92,10 +104,11 @@ export class ShardClient {
    */
   async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
     const observe = this.observer;
-    if (observe === null) return this.send<T>(node, path, body, opts);
+    const batched = this.batcher !== null && isBatchable(path, opts);
+    if (observe === null) return batched ? (this.batcher!.submit(node, path, body, opts) as Promise<T>) : this.send<T>(node, path, body, opts);
     const started = performance.now();
     try {
-      const reply = await this.send<T>(node, path, body, opts);
+      const reply = batched ? ((await this.batcher!.submit(node, path, body, opts)) as T) : await this.send<T>(node, path, body, opts);
       observe(this.nodes[node], path, (performance.now() - started) / 1000, null);
       return reply;
     } catch (err) {
@@ -127,28 +140,28 @@ export class ShardClient {
     } catch (err) {
       throw this.translate(url, err, deadline, opts.signal);
     }
-    const ok = res.statusCode >= 200 && res.statusCode < 300;
-    if (ok && isHitsContentType(res.headers['content-type'])) {
-      let bytes: ArrayBuffer;
-      try {
-        bytes = await res.body.arrayBuffer();
-      } catch (err) {
-        throw this.translate(url, err, deadline, opts.signal);
-      }
-      this.counters.shard_calls++;
-      this.counters.shard_response_bytes += bytes.byteLength;
-      return decodeHits<T>(new Uint8Array(bytes));
-    }
-    let text: string;
+    let bytes: Uint8Array;
     try {
-      text = await res.body.text();
+      bytes = new Uint8Array(await res.body.arrayBuffer());
     } catch (err) {
       throw this.translate(url, err, deadline, opts.signal);
     }
+    return this.interpret<T>(url, res.statusCode, isHitsContentType(res.headers['content-type']), bytes);
+  }
+
+  /**
+   * One reply body as the caller's result: a decoded hits body, parsed JSON, or, for a non-2xx
+   * status, a ShardCallError whose cause is the reply's ES error. Counts the call and its bytes.
+   * @throws ShardCallError `response` for a non-2xx status
+   */
+  private interpret<T>(url: string, status: number, hits: boolean, bytes: Uint8Array): T {
     this.counters.shard_calls++;
-    this.counters.shard_response_bytes += Number(res.headers['content-length']) || Buffer.byteLength(text);
+    this.counters.shard_response_bytes += bytes.byteLength;
+    const ok = status >= 200 && status < 300;
+    if (ok && hits) return decodeHits<T>(bytes);
+    const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     if (ok) return JSON.parse(text) as T;
-    let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${res.statusCode}` };
+    let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${status}` };
     try {
       const parsed = JSON.parse(text) as { error?: ErrorCause };
       if (parsed.error && typeof parsed.error === 'object') {
@@ -158,7 +171,91 @@ export class ShardClient {
     } catch {
       // Not JSON: keep the generic cause.
     }
-    throw new ShardCallError(url, 'response', res.statusCode, cause);
+    throw new ShardCallError(url, 'response', status, cause);
+  }
+
+  /**
+   * Sends queued calls to one node as one `POST /_internal/v1/batch` and settles each: with its
+   * frame (as {@link ShardClient.interpret} reads a single reply), or with the batch's failure,
+   * or earlier with its own timeout (`timeout_exception`) or abort (`task_cancelled_exception`).
+   * Never rejects.
+   */
+  private async sendBatch(node: number, calls: QueuedCall[]): Promise<void> {
+    const url = this.nodes[node];
+    const open = new Set(calls);
+    const cleanups: (() => void)[] = [];
+    const settle = (c: QueuedCall, fn: () => void): void => {
+      if (!open.delete(c)) return;
+      fn();
+      if (open.size === 0) batchAbort.abort();
+    };
+    const batchAbort = new AbortController();
+    let timeoutMs = 1;
+    for (const c of calls) {
+      timeoutMs = Math.max(timeoutMs, c.opts.timeoutMs);
+      const timer = setTimeout(() => settle(c, () => c.reject(timeoutError(url))), c.opts.timeoutMs);
+      cleanups.push(() => clearTimeout(timer));
+      const signal = c.opts.signal;
+      if (signal) {
+        const onAbort = (): void => settle(c, () => c.reject(abortedError(url)));
+        if (signal.aborted) onAbort();
+        else {
+          signal.addEventListener('abort', onAbort, { once: true });
+          cleanups.push(() => signal.removeEventListener('abort', onAbort));
+        }
+      }
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: BATCH_CONTENT_TYPE };
+    if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
+    const batch: BatchCall[] = calls.map((c) => ({ path: c.path.slice(INTERNAL_PREFIX.length + 1), body: c.body, hits: c.opts.accept !== undefined && c.opts.accept.includes('x-folio-hits') }));
+    try {
+      if (open.size === 0) return;
+      const res = await this.pools[node].request({
+        path: `${INTERNAL_PREFIX}/batch`,
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ calls: batch }),
+        signal: batchAbort.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const bytes = new Uint8Array(await res.body.arrayBuffer());
+      if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').startsWith(BATCH_CONTENT_TYPE)) {
+        // The whole batch was refused (e.g. a node without the batch endpoint): every call fails as that reply.
+        for (const c of calls) settle(c, () => c.reject(this.failure(() => this.interpret(url, res.statusCode >= 300 ? res.statusCode : 502, false, bytes))));
+        return;
+      }
+      const frames: BatchFrame[] = decodeBatch(bytes);
+      calls.forEach((c, i) => {
+        const f = frames[i];
+        settle(c, () => {
+          if (!f) c.reject(new ShardCallError(url, 'response', 502, { type: 'exception', reason: `batch reply has no frame ${i}` }));
+          else {
+            try {
+              c.resolve(this.interpret(url, f.status, f.hits, f.body));
+            } catch (err) {
+              c.reject(err);
+            }
+          }
+        });
+      });
+    } catch (err) {
+      // Calls still open share the batch's failure (the ones that timed out or aborted already settled).
+      const failure = batchFailure(url, err);
+      for (const c of calls) settle(c, () => c.reject(failure));
+    } finally {
+      for (const done of cleanups) done();
+    }
+  }
+
+  /** The error `fn` throws (interpret of an error reply). */
+  private failure(fn: () => unknown): unknown {
+    try {
+      fn();
+      return new Error('unexpected success');
+    } catch (err) {
+      return err;
+    }
   }
 
   /** undici `Pool.stats` of every node's pool, in node order (read by the metrics at scrape time). */
@@ -171,7 +268,8 @@ export class ShardClient {
 
   /** A copy of the call counters (cumulative; callers diff two readings). */
   stats(): ShardCallStats {
-    return { ...this.counters };
+    const b = this.batcher?.counters;
+    return { ...this.counters, shard_batches: b?.batches ?? 0, shard_batched_calls: b?.batched_calls ?? 0 };
   }
 
   /** Closes every pool (graceful shutdown). */
@@ -192,4 +290,21 @@ export class ShardClient {
       reason: `[${url}] ${message}`,
     });
   }
+}
+
+/** A batched call's own deadline passed (as {@link ShardClient.translate} reports a timed-out call). */
+function timeoutError(url: string): ShardCallError {
+  return new ShardCallError(url, 'timeout', 504, { type: 'timeout_exception', reason: `shard node [${url}] did not answer in time` });
+}
+
+/** A batched call's signal aborted (client gone or search cancelled). */
+function abortedError(url: string): ShardCallError {
+  return new ShardCallError(url, 'aborted', 499, { type: 'task_cancelled_exception', reason: 'request cancelled' });
+}
+
+/** A failed batch request: a timeout when undici says so, else a connection failure (refused, reset, malformed reply). */
+function batchFailure(url: string, err: unknown): ShardCallError {
+  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) return timeoutError(url);
+  const message = err instanceof Error ? err.message : String(err);
+  return new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] ${message}` });
 }

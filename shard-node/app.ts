@@ -1,6 +1,7 @@
 /**
  * The shard node's internal HTTP API (`/_internal/v1/…`, JSON; query-phase entries optionally in
- * the binary `application/x-folio-hits` format, see shared/wire.ts). Every reply echoes this node's
+ * the binary `application/x-folio-hits` format, see shared/wire.ts; the search endpoints and their
+ * batch are in shard-node/search-routes.ts). Every reply echoes this node's
  * identity and, for shard calls, the index and shard, so that a mis-wired coordinator is detected.
  * Handlers only translate HTTP to {@link IndexRegistry} and engine calls.
  */
@@ -10,41 +11,29 @@ import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import {
   INTERNAL_PREFIX,
-  type DfsRequest,
-  type DfsResponse,
-  type FetchRequest,
-  type FetchResponse,
   type GetRequest,
   type GetResponse,
   type IndexMetadata,
   type NodeIndicesResponse,
   type NodeStats,
   type PutIndexRequest,
-  type QueryPhaseRequest,
-  type QueryPhaseResponse,
   type RefreshRequest,
-  type SelectRangeRequest,
-  type SelectRangeResponse,
-  type SelectSampleRequest,
-  type SelectSampleResponse,
   type ShardBulkRequest,
   type ShardBulkResponse,
   type CloseContextsRequest,
   type CloseContextsResponse,
-  type ContextRef,
   type NodeSettingsRequest,
   type OpenContextRequest,
   type OpenContextResponse,
 } from '../shared/protocol.ts';
 import type { ShardNodeConfig } from './config.ts';
-import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
-import type { Generation } from './engine/generation.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { registerShardProbes } from './probes.ts';
 import { instrumentShardNode } from './metrics.ts';
 import { clusterSecretAuth } from './cluster-auth.ts';
 import { readRequestBody } from '../shared/request-body.ts';
-import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError, type EntriesField } from '../shared/wire.ts';
+import { createSearchActions } from './search-actions.ts';
+import { registerSearchRoutes } from './search-routes.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
 
 /**
@@ -67,22 +56,6 @@ function bodyTooLarge(maxBytes: number): EsError {
 }
 
 /**
- * Answers a query/sample/range reply in the binary hits format (shared/wire.ts) when the caller's
- * `accept` lists `application/x-folio-hits`, else as JSON (curl, older coordinators). A reply the
- * binary format cannot carry exactly (NaN, a lone surrogate) falls back to JSON.
- */
-function hitsReply(c: Context, res: object, field: EntriesField): Response {
-  if (acceptsHits(c.req.header('accept'))) {
-    try {
-      return c.body(encodeHits(res, field), 200, { 'content-type': HITS_CONTENT_TYPE });
-    } catch (err) {
-      if (!(err instanceof WireEncodeError)) throw err;
-    }
-  }
-  return c.json(res);
-}
-
-/**
  * Builds the shard node's hono app over a registry. Testable in-process with `app.request()`.
  * Errors become ES error bodies with their status; unexpected ones are logged and answer 500.
  */
@@ -96,19 +69,6 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   });
   instrumentShardNode(app, registry, contexts); // HTTP metrics middleware and `GET /metrics` (outside the internal prefix)
 
-  /**
-   * The generation a search phase reads: an open context's (renewed), else a generation pinned by
-   * some context, else the shard's current or retained one (retained for the search keep-alive).
-   */
-  const reader = (index: string, shardNo: number, generation: number | undefined, context: ContextRef | undefined): Generation => {
-    if (context) return contexts.use(index, shardNo, context.id, context.keepAliveMs);
-    const shard = registry.shard(index, shardNo);
-    if (generation !== undefined) {
-      const pinned = contexts.pinned(index, shardNo, generation);
-      if (pinned) return pinned;
-    }
-    return shard.acquire(generation, keepAliveMs);
-  };
 
   // Authenticate first: a request without the cluster secret gets 401 before its body is read.
   app.use(`${INTERNAL_PREFIX}/*`, clusterSecretAuth(config.clusterSecret));
@@ -183,74 +143,8 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     return c.json({ node, index: req.index, shards });
   });
 
-  app.post(`${p}/dfs`, async (c) => {
-    const req = await readInternalJson<DfsRequest>(c, maxBody);
-    const gen = reader(req.index, req.shard, req.generation, req.context);
-    const res: DfsResponse = { node, index: req.index, shard: req.shard, generation: gen.id, stats: gen.dfs(req.query) };
-    return c.json(res);
-  });
-
-  app.post(`${p}/query`, async (c) => {
-    const req = await readInternalJson<QueryPhaseRequest>(c, maxBody);
-    const shard = registry.shard(req.index, req.shard);
-    if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
-      const stale: QueryPhaseResponse = {
-        node, index: req.index, shard: req.shard, generation: shard.generation,
-        total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true,
-      };
-      return hitsReply(c, stale, 'hits');
-    }
-    const gen = reader(req.index, req.shard, req.generation, req.context);
-    const result = gen.query({
-      query: req.query,
-      sort: req.sort,
-      k: req.k,
-      searchAfter: req.searchAfter,
-      trackTotalHits: req.trackTotalHits,
-      trackScores: req.trackScores,
-      stats: req.stats,
-    });
-    const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };
-    if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
-    return hitsReply(c, res, 'hits');
-  });
-
-  // Exact distributed selection for deep `from`: the sample round pins a generation, the range
-  // round reads that same generation (404 search_context_missing_exception once it expired).
-  app.post(`${p}/select/sample`, async (c) => {
-    const req = await readInternalJson<SelectSampleRequest>(c, maxBody);
-    const shard = registry.shard(req.index, req.shard);
-    const base = { node, index: req.index, shard: req.shard };
-    if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
-      const stale: SelectSampleResponse = { ...base, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, keys: [], statsStale: true };
-      return hitsReply(c, stale, 'keys');
-    }
-    const gen = reader(req.index, req.shard, req.generation, req.context);
-    const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
-    const s = sampleMatches(sm, req.samples);
-    const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys };
-    return hitsReply(c, res, 'keys');
-  });
-
-  app.post(`${p}/select/range`, async (c) => {
-    const req = await readInternalJson<SelectRangeRequest>(c, maxBody);
-    if (req.requireCurrent && registry.shard(req.index, req.shard).generation !== req.generation) {
-      const stale: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: req.generation, before: 0, hits: [], stale: true };
-      return hitsReply(c, stale, 'hits');
-    }
-    const gen = reader(req.index, req.shard, req.generation, undefined);
-    const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
-    const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
-    const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
-    return hitsReply(c, res, 'hits');
-  });
-
-  app.post(`${p}/fetch`, async (c) => {
-    const req = await readInternalJson<FetchRequest>(c, maxBody);
-    const gen = reader(req.index, req.shard, req.generation, undefined);
-    const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source) };
-    return c.json(res);
-  });
+  // Search phases: dfs, query (+ fused fetch), select/sample, select/range, fetch, and their batch.
+  registerSearchRoutes(app, createSearchActions({ registry, contexts, node, keepAliveMs }), (c) => readInternalJson(c, maxBody), log);
 
   // Explicit search contexts (PIT, scroll): open pins the shard's current generation.
   app.post(`${p}/contexts/open`, async (c) => {

@@ -17,3 +17,15 @@ export function envStr(env: NodeJS.ProcessEnv, name: string, dflt: string): stri
   const raw = env[name];
   return raw === undefined || raw.trim() === '' ? dflt : raw.trim();
 }
+
+/**
+ * Reads a boolean variable (`true`/`false`, any case); `dflt` when unset or empty.
+ * @throws Error on any other value
+ */
+export function envBool(env: NodeJS.ProcessEnv, name: string, dflt: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return dflt;
+  if (raw === 'true') return true;
+  if (raw === 'false') return false;
+  throw new Error(`${name} must be true or false, got [${env[name]}]`);
+}

@@ -1,0 +1,137 @@
+/**
+ * The shard node's search phases as plain functions of a parsed request: dfs, query (with the
+ * fused fetch), the selection's sample and range rounds, and fetch. Each returns the reply object
+ * and, for the rounds that carry entries, which field holds them (for the binary hits format).
+ * The HTTP routes (shard-node/app.ts) and the batch route (shard-node/batch-route.ts) both call
+ * them, so a batched call is answered exactly as a single one.
+ * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
+ */
+import {
+  type ContextRef,
+  type DfsRequest,
+  type DfsResponse,
+  type FetchRequest,
+  type FetchResponse,
+  type QueryPhaseRequest,
+  type QueryPhaseResponse,
+  type SelectRangeRequest,
+  type SelectRangeResponse,
+  type SelectSampleRequest,
+  type SelectSampleResponse,
+} from '../shared/protocol.ts';
+import type { EntriesField } from '../shared/wire.ts';
+import type { Generation } from './engine/generation.ts';
+import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
+import type { IndexRegistry } from './index-registry.ts';
+import type { SearchContexts } from './search-contexts.ts';
+
+/** A search action's reply: the object, and the field of its entries when it has some (`hits`/`keys`). */
+export interface ActionReply {
+  res: object;
+  /** Entries field for the binary hits format; absent: the reply is JSON only. */
+  field?: EntriesField;
+}
+
+/** The internal endpoints (tail after `/_internal/v1/`) served by {@link createSearchActions}. */
+export type SearchActionName = 'dfs' | 'query' | 'select/sample' | 'select/range' | 'fetch';
+
+/** Every search endpoint's handler, keyed by its path tail. */
+export type SearchActions = Record<SearchActionName, (req: never) => ActionReply>;
+
+/** What the actions read: the shards, the open contexts, this node's name, and how long a read generation is retained. */
+export interface SearchActionDeps {
+  registry: IndexRegistry;
+  contexts: SearchContexts;
+  node: string;
+  keepAliveMs: number;
+}
+
+/** True when `name` is one of the search endpoints. */
+export function isSearchAction(name: string): name is SearchActionName {
+  return name === 'dfs' || name === 'query' || name === 'select/sample' || name === 'select/range' || name === 'fetch';
+}
+
+/** Builds the search actions over a registry and its contexts. */
+export function createSearchActions(deps: SearchActionDeps): SearchActions {
+  const { registry, contexts, node, keepAliveMs } = deps;
+
+  /**
+   * The generation a search phase reads: an open context's (renewed), else a generation pinned by
+   * some context, else the shard's current or retained one (retained for the search keep-alive).
+   */
+  const reader = (index: string, shardNo: number, generation: number | undefined, context: ContextRef | undefined): Generation => {
+    if (context) return contexts.use(index, shardNo, context.id, context.keepAliveMs);
+    const shard = registry.shard(index, shardNo);
+    if (generation !== undefined) {
+      const pinned = contexts.pinned(index, shardNo, generation);
+      if (pinned) return pinned;
+    }
+    return shard.acquire(generation, keepAliveMs);
+  };
+
+  return {
+    dfs: (req: DfsRequest): ActionReply => {
+      const gen = reader(req.index, req.shard, req.generation, req.context);
+      const res: DfsResponse = { node, index: req.index, shard: req.shard, generation: gen.id, stats: gen.dfs(req.query) };
+      return { res };
+    },
+
+    query: (req: QueryPhaseRequest): ActionReply => {
+      const shard = registry.shard(req.index, req.shard);
+      if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
+        const stale: QueryPhaseResponse = {
+          node, index: req.index, shard: req.shard, generation: shard.generation,
+          total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true,
+        };
+        return { res: stale, field: 'hits' };
+      }
+      const gen = reader(req.index, req.shard, req.generation, req.context);
+      const result = gen.query({
+        query: req.query,
+        sort: req.sort,
+        k: req.k,
+        searchAfter: req.searchAfter,
+        trackTotalHits: req.trackTotalHits,
+        trackScores: req.trackScores,
+        stats: req.stats,
+      });
+      const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };
+      if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
+      return { res, field: 'hits' };
+    },
+
+    // Exact distributed selection for deep `from`: the sample round pins a generation, the range
+    // round reads that same generation (404 search_context_missing_exception once it expired).
+    'select/sample': (req: SelectSampleRequest): ActionReply => {
+      const shard = registry.shard(req.index, req.shard);
+      const base = { node, index: req.index, shard: req.shard };
+      if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
+        const stale: SelectSampleResponse = { ...base, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, keys: [], statsStale: true };
+        return { res: stale, field: 'keys' };
+      }
+      const gen = reader(req.index, req.shard, req.generation, req.context);
+      const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
+      const s = sampleMatches(sm, req.samples);
+      const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys };
+      return { res, field: 'keys' };
+    },
+
+    'select/range': (req: SelectRangeRequest): ActionReply => {
+      if (req.requireCurrent && registry.shard(req.index, req.shard).generation !== req.generation) {
+        const stale: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: req.generation, before: 0, hits: [], stale: true };
+        return { res: stale, field: 'hits' };
+      }
+      const gen = reader(req.index, req.shard, req.generation, undefined);
+      const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
+      const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
+      const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
+      return { res, field: 'hits' };
+    },
+
+    fetch: (req: FetchRequest): ActionReply => {
+      const gen = reader(req.index, req.shard, req.generation, undefined);
+      const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source) };
+      return { res };
+    },
+  };
+}
