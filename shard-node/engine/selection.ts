@@ -69,6 +69,45 @@ export interface PresortedQuery {
   score: number | null;
   /** Sort values and `_id` of ordinal `ord` of view `seg`. */
   keyOf(seg: number, ord: number): SortKey;
+  /**
+   * The order restricted to the matches (entry r = rank r), built with one pass over `order` the
+   * first time a generation sees this query and sort, then cached ({@link FILTERED_ORDERS_PER_GENERATION}).
+   */
+  filtered(): DocOrder;
+}
+
+/** Most filtered orders one generation keeps (least recently used first out). */
+export const FILTERED_ORDERS_PER_GENERATION = 16;
+/** Most entries, as a multiple of the generation's live docs, that its filtered orders hold together. */
+export const FILTERED_ORDERS_BUDGET = 2;
+
+/** Per generation (weakly: it goes with the generation), its filtered orders by sort and query. */
+const filteredOrders = new WeakMap<Generation, Map<string, DocOrder>>();
+
+/** A cached filtered order (refreshed as most recently used), or undefined. */
+function cachedFiltered(gen: Generation, key: string): DocOrder | undefined {
+  const byKey = filteredOrders.get(gen);
+  const hit = byKey?.get(key);
+  if (hit && byKey) {
+    byKey.delete(key);
+    byKey.set(key, hit);
+  }
+  return hit;
+}
+
+/** Keeps a filtered order, evicting the least recently used ones past the count or the budget. */
+function rememberFiltered(gen: Generation, key: string, order: DocOrder): void {
+  let byKey = filteredOrders.get(gen);
+  if (!byKey) filteredOrders.set(gen, (byKey = new Map()));
+  byKey.set(key, order);
+  let held = 0;
+  for (const o of byKey.values()) held += o.ords.length;
+  for (const [k, o] of byKey) {
+    if (byKey.size <= FILTERED_ORDERS_PER_GENERATION && held <= FILTERED_ORDERS_BUDGET * Math.max(1, gen.docCount)) break;
+    if (k === key) break;
+    byKey.delete(k);
+    held -= o.ords.length;
+  }
 }
 
 /**
@@ -89,23 +128,6 @@ export function presortedQuery(gen: Generation, input: SelectInput): PresortedQu
   const readers = gen.views.map((v, s) => input.sort.map((sf) => getter(sf, fields, v.segment, gen.bases[s])));
   const order = liveOrder(gen, gen.views, gen.bases, spec, fields);
   if (!order) return null;
-  let matched: Uint8Array[] | null = null;
-  let total = gen.docCount;
-  if (input.query.kind !== 'match_all') {
-    total = 0;
-    matched = gen.views.map((v) => {
-      const bits = new Uint8Array(v.segment.maxDoc);
-      const docs = evaluate(plan, v.segment, false).docs;
-      for (let i = 0; i < docs.length; i++) {
-        const d = docs[i];
-        if (!v.live || v.live[d]) {
-          bits[d] = 1;
-          total++;
-        }
-      }
-      return bits;
-    });
-  }
   const score = constant ?? 0;
   const keyOf = (s: number, d: number): SortKey => {
     const read = readers[s];
@@ -113,7 +135,32 @@ export function presortedQuery(gen: Generation, input: SelectInput): PresortedQu
     for (let c = 0; c < read.length; c++) sort[c] = read[c](d, score);
     return { _id: gen.views[s].segment.ids[d], sort };
   };
-  return { order, matched, total, score: constant, keyOf };
+  if (input.query.kind === 'match_all') return { order, matched: null, total: gen.docCount, score: constant, keyOf, filtered: () => order };
+  const cacheKey = `${spec.key}\u0000${JSON.stringify(input.query)}`;
+  const cached = cachedFiltered(gen, cacheKey);
+  if (cached) return { order: cached, matched: null, total: cached.ords.length, score: constant, keyOf, filtered: () => cached };
+  let total = 0;
+  const matched = gen.views.map((v) => {
+    const bits = new Uint8Array(v.segment.maxDoc);
+    const docs = evaluate(plan, v.segment, false).docs;
+    for (let i = 0; i < docs.length; i++) {
+      const d = docs[i];
+      if (!v.live || v.live[d]) {
+        bits[d] = 1;
+        total++;
+      }
+    }
+    return bits;
+  });
+  let filtered: DocOrder | null = null;
+  const filter = (): DocOrder => {
+    if (filtered === null) {
+      filtered = filterOrder(order, matched);
+      rememberFiltered(gen, cacheKey, filtered);
+    }
+    return filtered;
+  };
+  return { order, matched, total, score: constant, keyOf, filtered: filter };
 }
 
 /** Matches read from a presorted order (already filtered: entry r is rank r). */
@@ -138,7 +185,7 @@ function fromOrder(pq: PresortedQuery, order: DocOrder, sort: readonly SortField
  */
 export function sortedMatches(gen: Generation, input: SelectInput): SortedMatches {
   const pq = presortedQuery(gen, input);
-  if (pq) return fromOrder(pq, pq.matched ? filterOrder(pq.order, pq.matched) : pq.order, input.sort);
+  if (pq) return fromOrder(pq, pq.filtered(), input.sort);
   const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
   const parts = gen.segmentMatches(input.query, input.stats, scoring);
   const all = collect(parts, { sort: input.sort, k: Number.MAX_SAFE_INTEGER }, gen.fields());

@@ -144,6 +144,30 @@ describe('presorted orders equal the collector order', () => {
     expect(out).toEqual({ total: { value: 2, relation: 'eq' }, max_score: 2, hits: [{ _id: '1', _score: 2, sort: [2] }, { _id: '2', _score: 2, sort: [2] }] });
   });
 
+  it('caches a filtered order per generation: repeated filtered selections read it by rank, bounded in count', () => {
+    const docs = Array.from({ length: 40 }, (_, i) => ({ id: String(i), n: i % 7, x: null, tag: i % 3 === 0 ? 'a' : 'b', w: 'a' }));
+    const gen = build([{ docs, deletes: ['3'] }]);
+    const sort = [byField('n', 'desc')];
+    const first = presortedQuery(gen, { query: term('tag', 'a'), sort })!;
+    expect(first.matched).not.toBeNull();
+    const ranked = sortedMatches(gen, { query: term('tag', 'a'), sort });
+    const again = presortedQuery(gen, { query: term('tag', 'a'), sort })!;
+    expect(again.matched).toBeNull(); // served from the cache: no match set evaluated
+    expect(presortedQuery(gen, { query: term('tag', 'a'), sort })!.order).toBe(again.order);
+    expect(Array.from(again.order.ords)).toEqual(Array.from(first.filtered().ords));
+    expect(again.total).toBe(first.total);
+    expect(again.total).toBe(13); // 0, 3, …, 39 minus the deleted 3
+    const all = Array.from({ length: ranked.size }, (_, r) => ranked.hit(r)._id);
+    const fromCache = sortedMatches(gen, { query: term('tag', 'a'), sort });
+    expect(Array.from({ length: fromCache.size }, (_, r) => fromCache.hit(r)._id)).toEqual(all);
+    const page = gen.query({ query: term('tag', 'a'), sort, k: 5, trackTotalHits: 10 });
+    expect(page.hits.map((h) => h._id)).toEqual(all.slice(0, 5));
+    expect(page.total).toEqual({ value: 13, relation: 'eq' });
+    // 16 other filters push the first one out (least recently used first).
+    for (let v = 0; v < 16; v++) sortedMatches(gen, { query: q.bool({ filter: [{ kind: 'range', field: 'n', gte: v % 7, boost: 1 + v }] }), sort });
+    expect(presortedQuery(gen, { query: term('tag', 'a'), sort })!.matched).not.toBeNull();
+  });
+
   it('caches orders per generation, shares a spec between equivalent sorts, and ranks ids of every encoding', () => {
     const gen = build([{ docs: [{ id: '10', n: 1, x: null, tag: null, w: 'a' }, { id: '9', n: 1, x: null, tag: null, w: 'a' }], deletes: [] }]);
     const fields = gen.fields();
