@@ -11,7 +11,7 @@
  */
 import type { Hono } from 'hono';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { createMetricsRegistry, instrumentHttp, LATENCY_BUCKETS_SECONDS, METRIC_PREFIX, registerMetricsRoute, type HttpMetrics } from '../shared/metrics.ts';
+import { createMetricsRegistry, instrumentHttp, labelledChildren, LATENCY_BUCKETS_SECONDS, METRIC_PREFIX, registerMetricsRoute, type HttpMetrics } from '../shared/metrics.ts';
 import type { PhaseObserver } from './search/profile.ts';
 import type { ShardCallObserver, ShardClient } from './shard-client.ts';
 
@@ -85,14 +85,23 @@ export function instrumentCoordinator(app: Hono, client: ShardClient, opts: { de
       },
     });
   }
+  const callDurationOf = labelledChildren(callDuration);
+  const endpoints = new Map<string, string>();
+  const phaseOf = labelledChildren(phase);
   const observeShardCall: ShardCallObserver = (node, path, seconds, failure) => {
-    const labels = { node, endpoint: endpointLabel(path) };
-    callDuration.observe(labels, seconds);
+    let endpoint = endpoints.get(path);
+    if (endpoint === undefined) {
+      if (endpoints.size > 1_000) endpoints.clear(); // paths name indices: keep the memo bounded
+      endpoints.set(path, (endpoint = endpointLabel(path)));
+    }
+    callDurationOf(node, endpoint).observe(seconds);
+    if (failure === null) return;
+    const labels = { node, endpoint };
     if (failure === null) return;
     callErrors.inc({ ...labels, kind: failure });
     if (failure === 'timeout') callTimeouts.inc(labels);
   };
   client.observer = observeShardCall;
   registerMetricsRoute(app, registry);
-  return { registry, http, observePhase: (p, seconds) => phase.observe({ phase: p }, seconds), observeShardCall };
+  return { registry, http, observePhase: (p, seconds) => phaseOf(p).observe(seconds), observeShardCall };
 }

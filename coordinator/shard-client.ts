@@ -120,8 +120,26 @@ export class ShardClient {
   /** {@link ShardClient.call} without the observer. */
   private async send<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
     const url = this.nodes[node];
-    const deadline = AbortSignal.timeout(opts.timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, deadline]) : deadline;
+    // One controller aborted by the deadline or the caller's signal (cheaper than AbortSignal.timeout + any per call).
+    const controller = new AbortController();
+    const deadline = { aborted: false };
+    const timer = setTimeout(() => {
+      deadline.aborted = true;
+      controller.abort();
+    }, opts.timeoutMs);
+    const onAbort = (): void => controller.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) controller.abort();
+    try {
+      return await this.exchange<T>(node, url, path, body, opts, controller.signal, deadline);
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** One HTTP exchange of {@link ShardClient.send}: `signal` aborts it, `deadline.aborted` says the deadline did. */
+  private async exchange<T>(node: number, url: string, path: string, body: unknown, opts: CallOptions, signal: AbortSignal, deadline: { aborted: boolean }): Promise<T> {
     const headers: Record<string, string> = {};
     if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -277,7 +295,7 @@ export class ShardClient {
     await Promise.all(this.pools.map((p) => p.close()));
   }
 
-  private translate(url: string, err: unknown, deadline: AbortSignal, signal?: AbortSignal): ShardCallError {
+  private translate(url: string, err: unknown, deadline: { aborted: boolean }, signal?: AbortSignal): ShardCallError {
     if (deadline.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
       return new ShardCallError(url, 'timeout', 504, { type: 'timeout_exception', reason: `shard node [${url}] did not answer in time` });
     }

@@ -76,3 +76,15 @@ export function flattenMapping(mapping: Mapping): Map<string, FieldMapping> {
   walk(mapping.properties ?? {}, '');
   return out;
 }
+
+const flatCache = new WeakMap<Mapping, ReadonlyMap<string, FieldMapping>>();
+
+/**
+ * {@link flattenMapping}, computed once per mapping object (mappings are replaced, never mutated,
+ * when they change), for the per-request readers (the coordinator's plan, a generation's fields).
+ */
+export function flatFields(mapping: Mapping): ReadonlyMap<string, FieldMapping> {
+  let m = flatCache.get(mapping);
+  if (!m) flatCache.set(mapping, (m = flattenMapping(mapping)));
+  return m;
+}

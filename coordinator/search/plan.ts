@@ -4,7 +4,7 @@
  * ES would fail them on the shard (`DefaultSearchContext.preProcess`, `SortBuilder`).
  */
 import type { ErrorCause } from '../../shared/errors.ts';
-import { flattenMapping } from '../../shared/mapping.ts';
+import { flatFields } from '../../shared/mapping.ts';
 import type { ContextRef } from '../../shared/protocol.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
@@ -101,7 +101,7 @@ export function resultWindowCause(req: SearchRequest, maxResultWindow: number): 
 }
 
 /** ES's rejection of a sort clause for one index's mapping, or null when the clause is fine. */
-export function sortFieldCause(field: SortField, fields: Map<string, { type: string; fielddata?: boolean }>, index: string, uuid: string): ErrorCause | null {
+export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { type: string; fielddata?: boolean }>, index: string, uuid: string): ErrorCause | null {
   if (field.kind !== 'field' || field.field === '_id') return null; // `_id` is sortable in Folio
   const fm = fields.get(field.field);
   if (!fm) {
@@ -136,7 +136,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   for (const name of indices) {
     const index = await view.get(name);
     const shards = view.targets(index);
-    const fields = flattenMapping(index.metadata.mappings);
+    const fields = flatFields(index.metadata.mappings);
     let cause = resultWindowCause(req, index.metadata.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
     cause ??= searchAfterCause(req, sort);

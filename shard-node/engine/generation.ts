@@ -8,7 +8,7 @@
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/index/DirectoryReader.html
  */
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
-import { flattenMapping } from '../../shared/mapping.ts';
+import { flatFields } from '../../shared/mapping.ts';
 import type { FetchedDoc, FieldStatistics, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
@@ -45,12 +45,8 @@ export function termKey(field: string, term: string): string {
   return field + '\u0000' + term;
 }
 
-const flatCache = new WeakMap<Mapping, Map<string, FieldMapping>>();
-
 function flat(mapping: Mapping): Map<string, FieldMapping> {
-  let m = flatCache.get(mapping);
-  if (!m) flatCache.set(mapping, (m = flattenMapping(mapping)));
-  return m;
+  return flatFields(mapping) as Map<string, FieldMapping>;
 }
 
 /** One immutable refresh generation of a shard. */
