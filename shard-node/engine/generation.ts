@@ -205,7 +205,7 @@ export class Generation {
     for (let i = this.views.length - 1; i >= 0; i--) {
       const v = this.views[i];
       const ord = v.segment.idToOrd.get(id);
-      if (ord !== undefined && (!v.live || v.live[ord])) return { view: v, ord };
+      if (ord >= 0 && (!v.live || v.live[ord])) return { view: v, ord };
     }
     return null;
   }

@@ -112,7 +112,7 @@ export function idsMatch(seg: Segment, ids: string[]): Int32Array {
   const out: number[] = [];
   for (const id of ids) {
     const o = seg.idToOrd.get(id);
-    if (o !== undefined) out.push(o);
+    if (o >= 0) out.push(o);
   }
   return Int32Array.from(new Set(out)).sort();
 }

@@ -39,24 +39,34 @@ export function selectMerge(views: readonly SegmentView[]): number[] {
     .sort((a, b) => a - b);
 }
 
+/** `a` cut to `n` entries (a copy only when a view's live count was stale). */
+function fit(a: Float64Array, n: number): Float64Array {
+  return a.length === n ? a : a.slice(0, n);
+}
+
 /**
  * Merges segments (in the given order) into one new segment holding only their live docs.
  * Returns the segment and, per input, the old-ordinal → new-ordinal map (-1 for dropped docs).
- * Sources are copied as bytes (never decoded); postings are re-accumulated into typed arrays.
+ * Sources are copied as bytes (decompressed block by block, never decoded to strings) and recompressed;
+ * postings are re-accumulated into typed arrays.
  */
 export function mergeSegments(views: readonly SegmentView[]): { segment: Segment; ordMaps: Int32Array[] } {
   const ordMaps: Int32Array[] = [];
   const ids: string[] = [];
+  const total = views.reduce((sum, v) => sum + (v.live ? v.liveCount : v.segment.maxDoc), 0);
+  const versions = new Float64Array(total);
+  const seqNos = new Float64Array(total);
   const sources = new SourceSlabBuilder();
   for (const v of views) {
     const seg = v.segment;
     const m = new Int32Array(seg.maxDoc).fill(-1);
-    const { bytes, offsets } = seg.sources;
     for (let d = 0; d < seg.maxDoc; d++) {
       if (v.live && !v.live[d]) continue;
       m[d] = ids.length;
+      versions[ids.length] = seg.versions[d];
+      seqNos[ids.length] = seg.seqNos[d];
       ids.push(seg.ids[d]);
-      sources.addBytes(bytes.subarray(offsets[d], offsets[d + 1]));
+      sources.addBytes(seg.sources.bytesOf(d));
     }
     ordMaps.push(m);
   }
@@ -166,5 +176,5 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
     });
     exists.set(name, pool.share(b));
   }
-  return { segment: new Segment({ ids, sources: sources.build(), inverted, numeric, strings, exists }), ordMaps };
+  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), sources: sources.build(), inverted, numeric, strings, exists }), ordMaps };
 }

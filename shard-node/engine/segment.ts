@@ -13,6 +13,7 @@ import { ByteBuffer, FloatBuffer, IntBuffer } from './storage/growable.ts';
 import { PostingsBuilder } from './storage/postings-builder.ts';
 import type { SourceSlab } from './storage/source-slab.ts';
 import { SourceSlabBuilder } from './storage/source-slab.ts';
+import { IdHash } from './storage/id-hash.ts';
 import type { NumericColumn, RankColumn } from './storage/columns.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
 
@@ -86,7 +87,14 @@ export class Segment {
   readonly ids: string[];
   /** `_source` per doc as UTF-8 JSON text; read one with {@link Segment.source}. */
   readonly sources: SourceSlab;
-  readonly idToOrd: Map<string, number>;
+  /** `_id` → ordinal ({@link IdHash}: -1 when absent). */
+  readonly idToOrd: IdHash;
+  /**
+   * Per doc, its `_version` and `_seq_no` (ES keeps both as doc values): where a write finds the
+   * version of a refreshed document, so the shard's live version map holds only recent writes.
+   */
+  readonly versions: Float64Array;
+  readonly seqNos: Float64Array;
   readonly inverted: Map<string, InvertedField>;
   readonly numeric: Map<string, NumericField>;
   readonly strings: Map<string, StringDocValues>;
@@ -97,6 +105,8 @@ export class Segment {
 
   constructor(parts: {
     ids: string[];
+    versions: Float64Array;
+    seqNos: Float64Array;
     sources: SourceSlab;
     inverted: Map<string, InvertedField>;
     numeric: Map<string, NumericField>;
@@ -106,9 +116,9 @@ export class Segment {
     this.maxDoc = parts.ids.length;
     this.ids = parts.ids;
     this.sources = parts.sources;
-    const idToOrd = new Map<string, number>();
-    for (let i = 0; i < parts.ids.length; i++) idToOrd.set(parts.ids[i], i);
-    this.idToOrd = idToOrd;
+    this.idToOrd = new IdHash(parts.ids);
+    this.versions = parts.versions;
+    this.seqNos = parts.seqNos;
     this.inverted = parts.inverted;
     this.numeric = parts.numeric;
     this.strings = parts.strings;
@@ -199,6 +209,8 @@ interface StrBuild {
  */
 export class SegmentBuilder {
   private readonly ids: string[] = [];
+  private readonly versions = new FloatBuffer();
+  private readonly seqNos = new FloatBuffer();
   private readonly sources = new SourceSlabBuilder();
   private readonly inv = new Map<string, InvBuild>();
   private readonly nums = new Map<string, NumBuild>();
@@ -216,9 +228,11 @@ export class SegmentBuilder {
   }
 
   /** Adds one document; `source` is its `_source` JSON text. Returns its ordinal. */
-  add(id: string, source: string, doc: ParsedDoc): number {
+  add(id: string, source: string, doc: ParsedDoc, version: number, seqNo: number): number {
     const ord = this.ids.length;
     this.ids.push(id);
+    this.versions.set(ord, version);
+    this.seqNos.set(ord, seqNo);
     this.sources.add(source);
     for (const [field, tv] of doc.text) {
       const f = this.field(field, true);
@@ -315,6 +329,6 @@ export class SegmentBuilder {
     }
     const exists = new Map<string, Uint8Array>();
     for (const [name, e] of this.ex) exists.set(name, pool.share(e.seal(n)));
-    return new Segment({ ids: this.ids, sources: this.sources.build(), inverted, numeric, strings, exists });
+    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), sources: this.sources.build(), inverted, numeric, strings, exists });
   }
 }

@@ -100,6 +100,11 @@ export class Shard {
   private readonly updateMapping: (update: Mapping) => void;
   private readonly translog: Translog;
   private readonly now: () => number;
+  /**
+   * The live version map (ES `LiveVersionMap`): entries for writes not yet refreshed (`seg` null)
+   * and tombstones of deletes. A refreshed document's version lives in its segment's columns and
+   * is found by {@link Shard.lookup}, so the map does not grow with the index.
+   */
   private readonly entries = new Map<string, DocEntry>();
   /** Unrefreshed docs, already inverted (Lucene's in-memory segment); null when empty. */
   private buffer: SegmentBuilder | null = null;
@@ -175,7 +180,7 @@ export class Shard {
   restore(ops: Iterable<TranslogOp>): number {
     let applied = 0;
     for (const op of ops) {
-      const e = this.entries.get(op._id);
+      const e = this.lookup(op._id);
       if (e && e.seqNo >= op.seqNo) continue;
       if (e && !e.deleted) this.removeLive(e);
       if (op.op === 'index') {
@@ -183,7 +188,7 @@ export class Shard {
         if (update) this.updateMapping(update);
         const parsed = parseDocument(op._id, op.source, this.getMapping());
         this.buffer ??= new SegmentBuilder();
-        const ord = this.buffer.add(op._id, op.json, parsed);
+        const ord = this.buffer.add(op._id, op.json, parsed, op.version, op.seqNo);
         this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, ord });
       } else {
         this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, ord: -1 });
@@ -200,7 +205,7 @@ export class Shard {
   }
 
   private indexDoc(id: string, source: Record<string, unknown>, create: boolean, log: TranslogOp[], forceCreated = false): WriteResult {
-    const e = this.entries.get(id);
+    const e = this.lookup(id);
     const exists = e !== undefined && !e.deleted;
     if (create && exists) {
       this.fail(409, 'version_conflict_engine_exception', `[${id}]: version conflict, document already exists (current version [${e!.version}])`);
@@ -213,7 +218,7 @@ export class Shard {
     const seqNo = ++this.seqNo;
     this.buffer ??= new SegmentBuilder();
     const json = JSON.stringify(source);
-    const ord = this.buffer.add(id, json, parsed);
+    const ord = this.buffer.add(id, json, parsed, version, seqNo);
     this.entries.set(id, { version, seqNo, deleted: false, seg: null, ord });
     this.dirty = true;
     log.push({ op: 'index', _id: id, source, json, seqNo, version });
@@ -222,7 +227,7 @@ export class Shard {
   }
 
   private deleteDoc(id: string, log: TranslogOp[]): WriteResult {
-    const e = this.entries.get(id);
+    const e = this.lookup(id);
     const exists = e !== undefined && !e.deleted;
     if (exists) this.removeLive(e!);
     const version = e ? e.version + 1 : 1;
@@ -251,6 +256,22 @@ export class Shard {
       return { _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: 1 };
     }
     return this.indexDoc(id, merged, false, log);
+  }
+
+  /**
+   * The newest state of `id`: its live-version-map entry (an unrefreshed write or a tombstone),
+   * else its live copy in the newest segment holding one (version and seq_no from the segment's
+   * columns, as ES resolves a version from the index when the live version map has none).
+   */
+  private lookup(id: string): DocEntry | undefined {
+    const e = this.entries.get(id);
+    if (e !== undefined) return e;
+    for (let i = this.segs.length - 1; i >= 0; i--) {
+      const st = this.segs[i];
+      const ord = st.segment.idToOrd.get(id);
+      if (ord >= 0 && (!st.live || st.live[ord])) return { version: st.segment.versions[ord], seqNo: st.segment.seqNos[ord], deleted: false, seg: st.segment, ord };
+    }
+    return undefined;
   }
 
   /** Removes the live copy of a doc: from the buffer, or from its segment's live docs (copy-on-write). */
@@ -292,11 +313,8 @@ export class Shard {
         const liveCount = segment.maxDoc - this.bufferDead.size;
         segment = mergeSegments([{ segment, live, liveCount }]).segment;
       }
-      for (let ord = 0; ord < segment.maxDoc; ord++) {
-        const e = this.entries.get(segment.ids[ord])!;
-        e.seg = segment;
-        e.ord = ord;
-      }
+      // Refreshed: these docs' versions are now read from the segment (lookup); tombstones stay.
+      for (let ord = 0; ord < segment.maxDoc; ord++) this.entries.delete(segment.ids[ord]);
       if (segment.maxDoc > 0) this.segs.push({ segment, live: null, shared: false, liveCount: segment.maxDoc });
       this.buffer = null;
       this.bufferDead = new Set();
@@ -307,11 +325,6 @@ export class Shard {
       if (pick.length < 2) break;
       const chosen = pick.map((i) => this.segs[i]);
       const { segment } = mergeSegments(chosen.map((s) => this.view(s)));
-      for (let ord = 0; ord < segment.maxDoc; ord++) {
-        const e = this.entries.get(segment.ids[ord])!;
-        e.seg = segment;
-        e.ord = ord;
-      }
       const merged: SegState = { segment, live: null, shared: false, liveCount: segment.maxDoc };
       const set = new Set(chosen);
       const at = pick[0];
@@ -360,7 +373,7 @@ export class Shard {
 
   /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`. */
   get(id: string): GetResult {
-    const e = this.entries.get(id);
+    const e = this.lookup(id);
     if (!e || e.deleted) return { found: false };
     const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
     const source = JSON.parse(json) as Record<string, unknown>;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { byField, load, newShard, q } from '../test-helpers.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './columns.ts';
 import { PostingsBuilder } from './postings-builder.ts';
-import { SourceSlabBuilder } from './source-slab.ts';
+import { BLOCK_CACHE_BLOCKS, SOURCE_BLOCK_DOCS, SourceSlabBuilder } from './source-slab.ts';
 
 const UNICODE = ['{}', '{"a":"é ü ß"}', '{"cjk":"東京都 とうきょう"}', '{"emoji":"😀👍🏽","astral":"𝔘𝔫𝔦"}', '{"lone":"\\ud800x"}', '{"bom":"\ufeffstart"}', '{"e":""}'];
 
@@ -14,7 +14,7 @@ describe('source slab', () => {
     const slab = b.build();
     expect(slab.size).toBe(UNICODE.length);
     UNICODE.forEach((s, i) => expect(slab.get(i)).toBe(s));
-    expect(slab.bytes.byteLength).toBe(UNICODE.reduce((n, s) => n + Buffer.byteLength(s), 0));
+    expect(slab.rawByteLength).toBe(UNICODE.reduce((n, s) => n + Buffer.byteLength(s), 0));
   });
   it('grows past its initial buffers', () => {
     const b = new SourceSlabBuilder();
@@ -22,6 +22,21 @@ describe('source slab', () => {
     for (const d of docs) b.add(d);
     const slab = b.build();
     docs.forEach((d, i) => expect(slab.get(i)).toBe(d));
+  });
+});
+
+describe('source slab compression', () => {
+  it('compresses blocks of documents and reads any document back, past the block cache', () => {
+    const b = new SourceSlabBuilder();
+    const docs = Array.from({ length: SOURCE_BLOCK_DOCS * (BLOCK_CACHE_BLOCKS + 40) + 5 }, (_, i) => JSON.stringify({ name: `city ${i % 1000}`, country: 'AT', population: i * 37, n: i }));
+    for (const d of docs) b.add(d);
+    const slab = b.build();
+    expect(slab.size).toBe(docs.length);
+    expect(slab.rawByteLength).toBe(docs.reduce((n, d) => n + Buffer.byteLength(d), 0));
+    expect(slab.byteLength).toBeLessThan(slab.rawByteLength / 2);
+    for (let round = 0; round < 2; round++) docs.forEach((d, i) => expect(slab.get(i)).toBe(d));
+    for (const i of [docs.length - 1, 0, SOURCE_BLOCK_DOCS, SOURCE_BLOCK_DOCS - 1, 7777]) expect(slab.get(i)).toBe(docs[i]);
+    expect(new SourceSlabBuilder().build().size).toBe(0);
   });
 });
 
