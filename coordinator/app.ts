@@ -14,6 +14,7 @@ import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
+import { registerConsoleRoutes } from './routes/console-routes.ts';
 import { registerDocumentRoutes } from './routes/document-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerFlushRoutes } from './routes/flush-routes.ts';
@@ -73,6 +74,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   app.get('/_folio/stats', (c) => c.json(client.stats())); // shard call counters for `npm run bench`
   registerInfoRoutes(app, { nodeName: config.nodeName, clusterName: config.clusterName, clusterUuid: deps.clusterUuid });
   registerHealthRoutes(app, { nodeCount: client.nodes.length }); // GET /livez, /readyz (before `/:index`)
+  registerConsoleRoutes(app); // GET /_console and its assets (before `/:index`)
   const searchDeps = {
     view,
     client,

@@ -1,0 +1,76 @@
+/**
+ * Turns the console's form into one `_search` request, the way a user would write it by hand:
+ * - an empty query box searches everything (no `query`: ES's implicit `match_all`);
+ * - text starting with `{` is JSON Query DSL: a query clause (`{"match": {"name": "wien"}}`) or
+ *   `{"query": {…}}`, sent as the body's `query`;
+ * - anything else is Lucene query-string syntax, sent as the `q` URL parameter (ES's URI search).
+ * The body always asks for `track_total_hits: true` (an exact `hits.total`) and `profile: true`
+ * (the time picture); `from`/`size` come from the pager, `sort` from the sort controls, then
+ * Folio's `_id` tiebreak makes every page a slice of one sorted list.
+ * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
+ * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-query-string-query.html
+ */
+import { fromOf } from './paging.js';
+
+/**
+ * The console's form state.
+ * @typedef {object} SearchForm
+ * @property {string} index target index (or pattern)
+ * @property {string} query the query box: empty, JSON DSL, or `q` syntax
+ * @property {string} sortField '' for relevance (`_score`), else a sortable field
+ * @property {'asc' | 'desc'} order
+ * @property {number} size hits per page
+ * @property {number} page 1-based page
+ */
+
+/**
+ * One request: `POST path` with a JSON `body`.
+ * @typedef {{ method: 'POST', path: string, body: Record<string, unknown> }} SearchRequest
+ */
+
+/** A query box the console cannot turn into a request; shown in the page like an API error. */
+export class QueryInputError extends Error {
+  name = 'QueryInputError';
+}
+
+/**
+ * What the query box asks for: `{}` (everything), `{ query }` (DSL) or `{ q }` (query string).
+ * @param {string} text
+ * @returns {{ query?: Record<string, unknown>, q?: string }}
+ * @throws {QueryInputError} invalid JSON, a non-object, or a body with keys other than `query`
+ *   (paging and sort belong to the controls)
+ */
+export function parseQueryInput(text) {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  if (!trimmed.startsWith('{')) return { q: trimmed };
+  let parsed;
+  try {
+    parsed = JSON.parse(trimmed);
+  } catch (err) {
+    throw new QueryInputError(`the query is not valid JSON: ${/** @type {Error} */ (err).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new QueryInputError('a JSON query must be an object');
+  if (!('query' in parsed)) return { query: parsed };
+  const others = Object.keys(parsed).filter((k) => k !== 'query');
+  if (others.length > 0) throw new QueryInputError(`give a query clause or {"query": …}; paging and sort come from the controls, not [${others.join(', ')}]`);
+  return { query: parsed.query };
+}
+
+/**
+ * The `_search` request of `form`.
+ * @param {SearchForm} form
+ * @returns {SearchRequest}
+ * @throws {QueryInputError} see {@link parseQueryInput}
+ */
+export function buildSearchRequest(form) {
+  const { query, q } = parseQueryInput(form.query);
+  /** @type {Record<string, unknown>} */
+  const body = { from: fromOf(form.page, form.size), size: form.size };
+  if (query !== undefined) body.query = query;
+  if (form.sortField !== '') body.sort = [{ [form.sortField]: { order: form.order } }];
+  body.track_total_hits = true;
+  body.profile = true;
+  const path = `/${encodeURIComponent(form.index)}/_search${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`;
+  return { method: 'POST', path, body };
+}
