@@ -71,7 +71,7 @@ export class IndexRegistry {
     this.storage = storage ?? null;
     this.log = log;
     this.metaStore = storage ? new MetadataStore(storage.dataDir) : null;
-    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log) : null;
+    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log, (store, seconds) => this.timings?.flushed(this.indexOf(store), seconds)) : null;
     this.flushPolicy?.start();
   }
 
@@ -247,6 +247,12 @@ export class IndexRegistry {
     const started = performance.now();
     await store.flush();
     this.timings?.flushed(index, (performance.now() - started) / 1000);
+  }
+
+  /** The index a store belongs to ('' once it is gone). */
+  private indexOf(store: ShardStore): string {
+    for (const [name, h] of this.indices) for (const st of h.stores.values()) if (st === store) return name;
+    return '';
   }
 
   private allStores(): ShardStore[] {

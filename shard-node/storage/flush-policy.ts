@@ -38,11 +38,14 @@ export class FlushPolicy {
   private readonly log: Logger | undefined;
   private timer: NodeJS.Timeout | null = null;
   private readonly running = new Set<ShardStore>();
+  private readonly onFlushed: ((store: ShardStore, seconds: number) => void) | undefined;
 
-  constructor(opts: FlushPolicyOptions, stores: () => ShardStore[], log?: Logger) {
+  /** `onFlushed` receives each automatic flush's duration (the `folio_flush_duration_seconds` histogram). */
+  constructor(opts: FlushPolicyOptions, stores: () => ShardStore[], log?: Logger, onFlushed?: (store: ShardStore, seconds: number) => void) {
     this.opts = opts;
     this.stores = stores;
     this.log = log;
+    this.onFlushed = onFlushed;
   }
 
   /** Starts checking (idempotent; the timer does not keep the process alive). */
@@ -63,10 +66,14 @@ export class FlushPolicy {
     for (const store of this.stores()) {
       if (this.running.has(store) || !shouldFlush(store.stats(), this.opts, now)) continue;
       this.running.add(store);
-      const started = Date.now();
+      const started = performance.now();
       store
         .flush()
-        .then((ops) => this.log?.info({ path: store.path, ops, tookMs: Date.now() - started }, 'flushed'))
+        .then((ops) => {
+          const ms = performance.now() - started;
+          this.onFlushed?.(store, ms / 1000);
+          this.log?.info({ path: store.path, ops, tookMs: Math.round(ms) }, 'flushed');
+        })
         .catch((err: Error) => this.log?.error({ err, path: store.path }, 'flush failed'))
         .finally(() => this.running.delete(store));
     }

@@ -2,10 +2,10 @@ import { copyFileSync, mkdtempSync, rmSync, statSync, truncateSync } from 'node:
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TranslogOp } from '../engine/translog.ts';
 import { ShardStore, type ShardStoreOptions } from './shard-store.ts';
-import { shouldFlush } from './flush-policy.ts';
+import { FlushPolicy, shouldFlush } from './flush-policy.ts';
 
 const dirs: string[] = [];
 const stores: ShardStore[] = [];
@@ -144,5 +144,18 @@ describe('flush policy', () => {
     expect(shouldFlush({ translogOps: 1, translogBytes: 100, lastFlushAt: now }, { flushThresholdBytes: 100 }, now)).toBe(true);
     expect(shouldFlush({ translogOps: 1, translogBytes: 99, lastFlushAt: now - 10 }, { flushThresholdBytes: 100, flushIntervalMs: 10 }, now)).toBe(true);
     expect(shouldFlush({ translogOps: 1, translogBytes: 99, lastFlushAt: now - 9 }, { flushThresholdBytes: 100, flushIntervalMs: 10 }, now)).toBe(false);
+  });
+
+  it('reports each automatic flush with its duration', async () => {
+    const store = open();
+    store.append([idx('a', 0), idx('b', 1)]);
+    await store.sync();
+    const timed: [ShardStore, number][] = [];
+    const policy = new FlushPolicy({ flushThresholdBytes: 1 }, () => [store], undefined, (s, seconds) => timed.push([s, seconds]));
+    policy.check();
+    await vi.waitFor(() => expect(timed).toHaveLength(1));
+    expect(timed[0][0]).toBe(store);
+    expect(timed[0][1]).toBeGreaterThan(0);
+    expect(store.stats().translogOps).toBe(0);
   });
 });
