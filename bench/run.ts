@@ -8,10 +8,13 @@
  * time and the whole bench exits by itself after {@link BENCH_DEADLINE_MS}. Figures are never
  * asserted: the machine is shared, so read them as ratios within one run.
  */
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { loadSample } from '../scripts/samples/load.ts';
 import { REPO_ROOT } from '../scripts/local-services.ts';
 import { measureFanOutCeiling } from './ceilings.ts';
+import type { EngineMemory } from './engine-memory.ts';
 import { startBenchCluster } from './cluster.ts';
 import { buildCorpus } from './corpus.ts';
 import type { Corpus } from './corpus.ts';
@@ -35,6 +38,20 @@ const shape: RunShape = { durationMs: QUICK ? 1000 : 5000, warmupMs: QUICK ? 100
 const INDEX = 'bench-cities';
 
 const log = (line: string) => console.log(line);
+const execFileAsync = promisify(execFile);
+/** Docs of the in-process engine memory breakdown: one shard's share of the 1 M corpus. */
+const ENGINE_MEMORY_DOCS = 250_000;
+
+/** Runs bench/engine-memory.ts in its own process (it needs `--expose-gc`); null (and a note) when it fails. */
+async function engineMemory(docs: number): Promise<EngineMemory | null> {
+  try {
+    const { stdout } = await execFileAsync(process.execPath, ['--expose-gc', join(REPO_ROOT, 'bench', 'engine-memory.ts'), String(docs)], { cwd: REPO_ROOT, maxBuffer: 1 << 20, timeout: 300_000 });
+    return JSON.parse(stdout.trim().split('\n').at(-1)!) as EngineMemory;
+  } catch (err) {
+    console.error(`bench: engine memory breakdown failed: ${(err as Error).message.slice(0, 300)}`);
+    return null;
+  }
+}
 const elapsed = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -205,6 +222,8 @@ const report: BenchReport = {
   notes: [],
 };
 await runFolio(corpus, report);
+report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
+if (report.memory.engine) log(`engine memory: ${report.memory.engine.excludingInvertedPerDoc.toFixed(0)} B/doc excluding the inverted index (${report.memory.engine.totalPerDoc.toFixed(0)} in all)`);
 await runSphinx(corpus, report);
 report.notes.push(
   `the term task uses country ${TERM_COUNTRY} sorted by population desc (Rally: AT, score order) so that from = 100,000 exists; phrase and default are score-ordered (ties on _id, on id in Sphinx).`,
