@@ -24,11 +24,14 @@ export type Method = 'GET' | 'HEAD' | 'PUT' | 'POST' | 'DELETE';
  */
 export async function call(dispatcher: Agent, method: Method, url: string, body?: unknown, contentType = 'application/json'): Promise<Reply> {
   const payload = body === undefined || typeof body === 'string' ? body : JSON.stringify(body);
-  const res = await request(url, {
+  const { target, authorization } = splitCredentials(url);
+  const headers: Record<string, string> = payload === undefined ? {} : { 'content-type': contentType };
+  if (authorization) headers.authorization = authorization;
+  const res = await request(target, {
     method,
     dispatcher,
     body: payload,
-    headers: payload === undefined ? {} : { 'content-type': contentType },
+    headers,
     headersTimeout: REQUEST_TIMEOUT_MS,
     bodyTimeout: REQUEST_TIMEOUT_MS,
   });
@@ -40,6 +43,20 @@ export async function call(dispatcher: Agent, method: Method, url: string, body?
     json = undefined;
   }
   return { status: res.statusCode, json, text };
+}
+
+/**
+ * A cluster URL with credentials (`https://user:password@host:9200`, percent-encoded as URLs
+ * require) as the URL without them and a Basic `Authorization` value; undici ignores userinfo.
+ * @example splitCredentials('http://a:b@h:9200/x') // {target: 'http://h:9200/x', authorization: 'Basic YTpi'}
+ */
+export function splitCredentials(url: string): { target: string; authorization?: string } {
+  const u = new URL(url);
+  if (u.username === '' && u.password === '') return { target: url };
+  const authorization = 'Basic ' + Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`, 'utf8').toString('base64');
+  u.username = '';
+  u.password = '';
+  return { target: u.toString(), authorization };
 }
 
 /** An HTTP reply the caller did not expect, with the method, path and the start of the body. */

@@ -1,9 +1,11 @@
 /**
- * The `folio` command line: `load`, `dump` and `reindex` wired with `commander`, their summaries,
+ * The `folio` command line: `load`, `dump` and `reindex` wired with `commander` (plus the `users` and
+ * `api-key` file commands of auth-commands.ts), their summaries,
  * and the exit codes (0 ok, 1 usage error, 2 completed with document errors, 3 fatal).
  * @see https://github.com/tj/commander.js
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerAuthCommands, UsageError } from './auth-commands.ts';
 import { runDump } from './dump.ts';
 import { INPUT_FORMATS } from './input/index.ts';
 import type { InputFormat } from './input/index.ts';
@@ -20,6 +22,8 @@ export const DEFAULT_URL = 'http://127.0.0.1:9200';
 /** Where the CLI writes; tests capture it. */
 export interface Io {
   err: (text: string) => void;
+  /** Results printed on stdout (`api-key create`); defaults to process.stdout. */
+  out?: (text: string) => void;
 }
 
 /** Parses a positive integer flag value. */
@@ -138,6 +142,17 @@ function buildProgram(io: Io, result: { code: number }): Command {
         + `${s.errors ? `, ${s.errors} failed` : ''}\n`);
       result.code = outcome(s.errors);
     });
+
+  registerAuthCommands(program, { out: io.out ?? ((t) => void process.stdout.write(t)), err: io.err }, async (action) => {
+    try {
+      await action();
+      result.code = EXIT_CODES.ok;
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
+      io.err(`folio: ${err.message}\n`);
+      result.code = EXIT_CODES.usage;
+    }
+  });
   return program;
 }
 

@@ -7,6 +7,8 @@
 import { Hono } from 'hono';
 import { toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
+import { installAuth } from './auth/auth-middleware.ts';
+import { registerSecurityRoutes } from './auth/security-routes.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, sendJson } from './http.ts';
@@ -41,7 +43,9 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   const { config, view, client, log } = deps;
   const app = new Hono();
   const maxBody = config.maxContentLengthBytes;
+  const auth = installAuth(app, { config, log }); // first: authentication covers every route (`/metrics`, `/_console`) but the probes
   const metrics = instrumentCoordinator(app, client); // HTTP middleware and `GET /metrics` (before `/:index`)
+  auth.instrument(metrics.registry);
 
   app.use('*', async (c, next) => {
     await next();
@@ -88,6 +92,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerSearchRoutes(app, searchDeps, maxBody);
   registerReindexRoutes(app, { search: searchDeps, write: { view, client, timeoutMs: config.internalTimeoutMs }, nodeName: config.nodeName }, maxBody);
   // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
+  registerSecurityRoutes(app, auth, maxBody); // `/_security/_authenticate`, `/_security/api_key`
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerCatRoutes(app, { view, client });
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);

@@ -60,6 +60,21 @@ export interface CoordinatorConfig {
   headersTimeoutMs: number;
   /** FOLIO_REQUEST_TIMEOUT_MS: Node `server.requestTimeout`, the bound on receiving a whole request (default 300000). */
   requestTimeoutMs: number;
+  /**
+   * FOLIO_USERS_FILE: `username:$scrypt$…` lines (ES file realm shape, `folio users add`). Setting it
+   * or FOLIO_API_KEYS_FILE turns authentication on for every path but the probes (coordinator/auth/).
+   */
+  usersFile?: string;
+  /** FOLIO_API_KEYS_FILE: API keys, one JSON line each, secrets hashed (`folio api-key create`, `POST /_security/api_key`). */
+  apiKeysFile?: string;
+  /** FOLIO_AUTH_CACHE_TTL_MS: how long a successful verification is reused without scrypt (default 300000; 0 = no cache). */
+  authCacheTtlMs: number;
+  /** FOLIO_METRICS_PUBLIC: `true` serves `GET /metrics` without credentials when authentication is on (default false). */
+  metricsPublic: boolean;
+  /** FOLIO_TLS_CERT: PEM certificate chain; with FOLIO_TLS_KEY the coordinator serves HTTPS only. */
+  tlsCertFile?: string;
+  /** FOLIO_TLS_KEY: PEM private key of FOLIO_TLS_CERT. */
+  tlsKeyFile?: string;
 }
 
 /** Placeholders FOLIO_NODE_URL_TEMPLATE may contain. */
@@ -136,6 +151,13 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const headersTimeoutMs = envInt(env, 'FOLIO_HEADERS_TIMEOUT_MS', 66_000);
   const requestTimeoutMs = envInt(env, 'FOLIO_REQUEST_TIMEOUT_MS', 300_000);
   if (headersTimeoutMs < 1 || requestTimeoutMs < headersTimeoutMs) throw new Error('FOLIO_HEADERS_TIMEOUT_MS must be positive and at most FOLIO_REQUEST_TIMEOUT_MS');
+  const authCacheTtlMs = envInt(env, 'FOLIO_AUTH_CACHE_TTL_MS', 300_000);
+  if (authCacheTtlMs < 0) throw new Error('FOLIO_AUTH_CACHE_TTL_MS must not be negative');
+  const metricsPublic = envStr(env, 'FOLIO_METRICS_PUBLIC', 'false');
+  if (metricsPublic !== 'true' && metricsPublic !== 'false') throw new Error(`FOLIO_METRICS_PUBLIC must be true or false, got [${metricsPublic}]`);
+  const tlsCertFile = envStr(env, 'FOLIO_TLS_CERT', '') || undefined;
+  const tlsKeyFile = envStr(env, 'FOLIO_TLS_KEY', '') || undefined;
+  if ((tlsCertFile === undefined) !== (tlsKeyFile === undefined)) throw new Error('set both FOLIO_TLS_CERT and FOLIO_TLS_KEY (PEM files), or neither');
   return {
     host: envStr(env, 'FOLIO_HOST', '127.0.0.1'),
     port: envInt(env, 'FOLIO_PORT', 9200),
@@ -156,5 +178,11 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     clusterSecret: envStr(env, 'FOLIO_CLUSTER_SECRET', '') || undefined,
     headersTimeoutMs,
     requestTimeoutMs,
+    usersFile: envStr(env, 'FOLIO_USERS_FILE', '') || undefined,
+    apiKeysFile: envStr(env, 'FOLIO_API_KEYS_FILE', '') || undefined,
+    authCacheTtlMs,
+    metricsPublic: metricsPublic === 'true',
+    tlsCertFile,
+    tlsKeyFile,
   };
 }

@@ -6,9 +6,11 @@
  */
 import { serve } from '@hono/node-server';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import { createLogger } from '../shared/logger.ts';
+import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
 import { createCoordinatorApp } from './app.ts';
 import { ClusterView } from './cluster-view.ts';
 import { loadCoordinatorConfig } from './config.ts';
@@ -37,9 +39,15 @@ const serverOptions = {
   requestTimeout: config.requestTimeoutMs,
   connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.headersTimeoutMs / 4))),
 };
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, (info) => {
-  log.info({ host: config.host, port: info.port }, 'coordinator listening');
-});
+// Optional TLS (FOLIO_TLS_CERT + FOLIO_TLS_KEY): the same app and bounds over node:https.
+const tls = loadTlsOptions(config);
+const listening = (info: { port: number }): void => {
+  log.info({ host: config.host, port: info.port, scheme: tls ? 'https' : 'http', authentication: config.usersFile !== undefined || config.apiKeysFile !== undefined }, 'coordinator listening');
+};
+const server = tls
+  ? serve({ fetch: app.fetch, hostname: config.host, port: config.port, createServer: createHttpsServer, serverOptions: { ...serverOptions, ...tls } }, listening)
+  : serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, listening);
+if (tls) watchTlsFiles(server as HttpsServer, config, log);
 
 let stopping = false;
 async function shutdown(signal: string): Promise<void> {

@@ -13,13 +13,22 @@ export interface ExtraCoordinator {
   stop(): void;
 }
 
+/** How to reach a coordinator that `GET /` over plain HTTP cannot check (authentication, TLS). */
+export interface ExtraCoordinatorOptions {
+  /** `https` when the env sets FOLIO_TLS_CERT/FOLIO_TLS_KEY (default `http`). */
+  scheme?: 'http' | 'https';
+  /** Resolves true once the coordinator answers (default: `GET /` over plain HTTP answers 200). */
+  ready?: (url: string) => Promise<boolean>;
+}
+
 /**
  * Spawns `node coordinator/main.ts` on a free loopback port with `FOLIO_NODES` = `nodes`.
  * @throws Error when it does not answer within 10 s.
  */
-export async function startExtraCoordinator(nodes: readonly string[], clusterSecret: string, env: Record<string, string> = {}): Promise<ExtraCoordinator> {
+export async function startExtraCoordinator(nodes: readonly string[], clusterSecret: string, env: Record<string, string> = {}, opts: ExtraCoordinatorOptions = {}): Promise<ExtraCoordinator> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${opts.scheme ?? 'http'}://127.0.0.1:${port}`;
+  const ready = opts.ready ?? ((u: string) => http(u, 'GET', '/').then((r) => r.status === 200, () => false));
   const child = spawn(process.execPath, ['coordinator/main.ts'], {
     cwd: REPO_ROOT,
     env: {
@@ -35,7 +44,7 @@ export async function startExtraCoordinator(nodes: readonly string[], clusterSec
   });
   const stop = (): void => void child.kill('SIGTERM');
   for (let i = 0; i < 100; i++) {
-    if (await http(url, 'GET', '/').then((r) => r.status === 200, () => false)) return { url, stop };
+    if (await ready(url).catch(() => false)) return { url, stop };
     await new Promise((r) => setTimeout(r, 100));
   }
   stop();
