@@ -164,18 +164,18 @@ export class Generation {
    * always exact (`eq`), which every `trackTotalHits` setting allows. With `stats` (dfs), those
    * statistics are used for every scored term (local ones only for terms the stats lack).
    * Sorts a presorted order serves (field, `_id`, `_doc` clauses; `_score` when the query scores
-   * every match the same) read it: the top k is a prefix for `match_all` and the first k matches
-   * of a walk otherwise, `search_after` a binary search; `_score` sorts on varying scores collect.
+   * every match the same) read it: the top k is a prefix of the order restricted to the matches
+   * (built once per generation, query and sort, then cached: selection.ts), `search_after` a
+   * binary search; `_score` sorts on varying scores collect.
    */
   query(input: QueryInput): QueryOutput {
     const pq = input.k > 0 ? presortedQuery(this, input) : null;
     if (pq) {
-      const { order, matched } = pq;
+      const order = pq.filtered();
       const key = (r: number) => pq.keyOf(order.segs[r], order.ords[r]);
       let r = input.searchAfter ? afterRank(order.ords.length, key, input.searchAfter, input.sort) : 0;
       const hits: ShardHit[] = [];
       for (; r < order.ords.length && hits.length < input.k; r++) {
-        if (matched && !matched[order.segs[r]][order.ords[r]]) continue;
         const k = key(r);
         hits.push({ _id: k._id, _score: pq.score, sort: k.sort });
       }
