@@ -1,8 +1,8 @@
 /**
  * Coalescing of shard calls: search rounds that several searches send to the same shard node in
  * the same event-loop turn leave as one `POST /_internal/v1/batch` (shared/wire-batch.ts) instead
- * of one HTTP exchange each. A call alone in its turn goes out as a plain call, so a single
- * client pays nothing but the turn (a `setImmediate`); under concurrency the per-call HTTP and
+ * of one HTTP exchange each. A call alone in its turn goes out as a plain call, and a search that
+ * finds nothing in flight sends its calls at once; under concurrency the per-call HTTP and
  * system-call cost, which dominates a small search on this design, is shared by the batch.
  * Every call keeps its own deadline and cancellation: it settles when its frame arrives, when its
  * `timeoutMs` passes, or when its signal aborts, whichever comes first.
@@ -39,6 +39,8 @@ export type SendMany = (node: number, calls: QueuedCall[]) => Promise<void>;
 export class ShardCallBatcher {
   private readonly queues: QueuedCall[][];
   private scheduled = false;
+  /** Calls submitted and not settled yet. */
+  private inFlight = 0;
   private readonly sendOne: SendOne;
   private readonly sendMany: SendMany;
   /** Batches sent and calls they carried (for `GET /_folio/stats`). */
@@ -50,14 +52,25 @@ export class ShardCallBatcher {
     this.sendMany = sendMany;
   }
 
-  /** Queues a call to `node`; resolves with its reply or rejects as the plain call would. */
+  /**
+   * Queues a call to `node`; resolves with its reply or rejects as the plain call would. When no
+   * call is in flight (a lone search), the queue is flushed at the end of the current microtask
+   * run, so the search's own calls leave at once; otherwise at the next `setImmediate`, after
+   * the other searches that arrived in the same I/O turn have queued theirs.
+   */
   submit(node: number, path: string, body: unknown, opts: CallOptions): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      this.queues[node].push({ path, body, opts, resolve, reject });
+      const settle = <T>(fn: (v: T) => void) => (v: T): void => {
+        this.inFlight--;
+        fn(v);
+      };
+      this.queues[node].push({ path, body, opts, resolve: settle(resolve), reject: settle(reject) });
       if (!this.scheduled) {
         this.scheduled = true;
-        setImmediate(() => this.flush());
+        if (this.inFlight === 0) queueMicrotask(() => this.flush());
+        else setImmediate(() => this.flush());
       }
+      this.inFlight++;
     });
   }
 
