@@ -60,7 +60,7 @@ const table = (rows: string[][]): void => {
 
 const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn' } });
 try {
-  const loaded = await loadSample(cluster.coordinatorUrl, cities);
+  const loaded = await loadSample(cluster.coordinatorUrl, cities, { replicas: 0 }); // benches measure one copy per shard
   const nodes = ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]);
   const client = new CountingClient(nodes, { connectionsPerNode: 8, maxResponseBytes: 512 * 1024 * 1024 });
   const base = { view: new ClusterView(client, 30_000), client, dfsCache: new DfsCache(), defaultTimeoutMs: 60_000 };

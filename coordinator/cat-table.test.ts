@@ -102,7 +102,11 @@ describe('cat indices and shards tables', () => {
     name, uuid: `${name}-uuid`, numberOfShards: shards, numberOfReplicas: replicas, routingNumShards: shards, maxResultWindow: 10_000,
     refreshIntervalMs: 1000, mappings: { properties: {} }, creationDate: Date.UTC(2026, 0, 2), version: 1,
   });
-  const views: IndexView[] = [{ metadata: meta('a', 2, 0), placement: [0, 1] }, { metadata: meta('b', 1, 1), placement: [1] }];
+  const copy = (node: number, primary: boolean, inSync = true) => ({ node, primary, inSync, hosted: true });
+  const views: IndexView[] = [
+    { metadata: meta('a', 2, 0), placement: [0, 1], copies: [[copy(0, true)], [copy(1, true)]] },
+    { metadata: meta('b', 1, 1), placement: [1], copies: [[copy(1, true)]] },
+  ];
   const stats: ClusterStats = {
     nodes: [
       { node: 0, url: 'http://10.0.0.1:9300', host: '10.0.0.1', name: 'shard-0', reachable: true },
@@ -131,5 +135,32 @@ describe('cat indices and shards tables', () => {
       { index: 'b', shard: '0', prirep: 'p', state: 'UNASSIGNED', docs: null, store: null, dataset: null, ip: null, node: null },
       { index: 'b', shard: '0', prirep: 'r', state: 'UNASSIGNED', docs: null, store: null, dataset: null, ip: null, node: null },
     ]);
+  });
+
+  it('lists replicas on their node: STARTED in sync, UNASSIGNED with ES’s reason otherwise', () => {
+    const up: ClusterStats = {
+      nodes: [0, 1, 2].map((n) => ({ node: n, url: `http://10.0.0.${n + 1}:9300`, host: `10.0.0.${n + 1}`, name: `shard-${n}`, reachable: n !== 2 })),
+      shards: new Map([['c\u00000', new Map([[0, { docs: 5, deleted: 0, segments: 1 }], [1, { docs: 5, deleted: 0, segments: 2 }]])]]),
+    };
+    // shard 0: primary on 0, replicas on 1 (in sync) and 2 (node down); shard 1: replica on 0 out of sync; 4 replicas configured, at most 3 placed.
+    const c: IndexView = {
+      metadata: meta('c', 2, 4),
+      placement: [0, 1],
+      copies: [[copy(0, true), copy(1, false), copy(2, false)], [copy(1, true), copy(0, false, false)]],
+    };
+    const out = renderCatTable(catShardsTable([c], up), { format: 'json', h: 'shard,prirep,state,docs,node,ur' });
+    expect(out.kind === 'json' && out.rows).toEqual([
+      { shard: '0', prirep: 'p', state: 'STARTED', docs: '5', node: 'shard-0', ur: null },
+      { shard: '0', prirep: 'r', state: 'STARTED', docs: '5', node: 'shard-1', ur: null },
+      { shard: '0', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'NODE_LEFT' },
+      { shard: '0', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+      { shard: '0', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+      { shard: '1', prirep: 'p', state: 'STARTED', docs: null, node: 'shard-1', ur: null },
+      { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'ALLOCATION_FAILED' },
+      { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+      { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+      { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+    ]);
+    expect(catIndicesTable([c], up).rows[0][0]).toBe('yellow');
   });
 });

@@ -1,16 +1,19 @@
 /**
  * Cluster and index health by ES's rules (`ClusterShardHealth`, `ClusterIndexHealth`,
- * `ClusterStateHealth`), from the index metadata and which shard nodes answer:
- * - a primary is active when its node answers, else unassigned → the index is **red**;
- * - Folio does not allocate replicas, so every configured replica counts as unassigned → **yellow**
- *   (as ES on a cluster that cannot place them);
- * - otherwise **green**. The cluster takes the worst index status (green with no index).
+ * `ClusterStateHealth`), from the shard copies of the index metadata and which shard nodes answer:
+ * - a copy is active when its node answers, reports hosting it, and it is in sync (a replica that
+ *   failed a write is out of sync until it recovers: ES shows it unassigned or initializing);
+ * - a shard is **red** when its primary is not active, **yellow** when its primary is but some of
+ *   its `1 + number_of_replicas` copies are not (a replica its node cannot hold: more replicas than
+ *   N − 1 nodes, a node down, a copy out of sync), **green** when all are;
+ * - an index takes its worst shard, the cluster its worst index (green with no index).
  * Pure: no I/O. The route gathers the inputs.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/health/ClusterStateHealth.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-health.html
  */
 import { illegalArgument } from '../shared/errors.ts';
 import type { IndexMetadata } from '../shared/protocol.ts';
+import type { CopyView } from './cluster-view.ts';
 
 /** ES `ClusterHealthStatus`, ordered green < yellow < red. */
 export type HealthStatus = 'green' | 'yellow' | 'red';
@@ -59,25 +62,37 @@ export interface IndexHealth {
   shards: ShardHealth[];
 }
 
+/** The state of a copy that health reads: its node, role, in-sync state, and whether its node reports it. */
+export type CopyState = Pick<CopyView, 'node' | 'primary' | 'inSync' | 'hosted'>;
+
 /**
- * Health of an index whose shard `s` lives on node `placement[s]`.
+ * True when a copy serves: its node answered the probe, reports hosting the copy, and the copy is in sync.
  * @param reachable `reachable[node]`: the node answered the probe.
  */
-export function indexHealth(m: IndexMetadata, placement: readonly number[], reachable: readonly boolean[]): IndexHealth {
-  const shards: ShardHealth[] = placement.map((node) => {
-    const primaryActive = reachable[node] === true;
-    const unassigned = (primaryActive ? 0 : 1) + m.numberOfReplicas;
-    const status: HealthStatus = !primaryActive ? 'red' : m.numberOfReplicas > 0 ? 'yellow' : 'green';
-    return { status, primary_active: primaryActive, active_shards: primaryActive ? 1 : 0, relocating_shards: 0, initializing_shards: 0, unassigned_shards: unassigned };
+export function copyActive(copy: CopyState, reachable: readonly boolean[]): boolean {
+  return reachable[copy.node] === true && copy.hosted && copy.inSync;
+}
+
+/**
+ * Health of an index whose shard `s` has the copies `copies[s]` (ES `ClusterShardHealth`: green
+ * when every configured copy is active, yellow when the primary is, red otherwise).
+ * @param reachable `reachable[node]`: the node answered the probe.
+ */
+export function indexHealth(m: IndexMetadata, copies: readonly (readonly CopyState[])[], reachable: readonly boolean[]): IndexHealth {
+  const configured = 1 + m.numberOfReplicas;
+  const shards: ShardHealth[] = copies.map((list) => {
+    const primaryActive = list.some((c) => c.primary && copyActive(c, reachable));
+    const active = list.filter((c) => copyActive(c, reachable)).length;
+    const status: HealthStatus = !primaryActive ? 'red' : active >= configured ? 'green' : 'yellow';
+    return { status, primary_active: primaryActive, active_shards: active, relocating_shards: 0, initializing_shards: 0, unassigned_shards: Math.max(0, configured - active) };
   });
-  const active = shards.filter((s) => s.primary_active).length;
   return {
     index: m.name,
     status: shards.reduce<HealthStatus>((acc, s) => worst(acc, s.status), 'green'),
     numberOfShards: m.numberOfShards,
     numberOfReplicas: m.numberOfReplicas,
-    activePrimaryShards: active,
-    activeShards: active,
+    activePrimaryShards: shards.filter((s) => s.primary_active).length,
+    activeShards: shards.reduce((n, s) => n + s.active_shards, 0),
     unassignedShards: shards.reduce((n, s) => n + s.unassigned_shards, 0),
     shards,
   };

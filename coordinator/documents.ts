@@ -2,19 +2,22 @@
  * The write path: `_bulk` and the single-document APIs, which are one-item bulks. Items are
  * routed with ES's formula, grouped per shard, and sent in parallel; dynamic mapping updates are
  * pushed to every node before the documents that need them (as ES's master applies them first);
- * a missing index is auto-created (`action.auto_create_index: true`). The reply is ES's, item
- * by item, in request order.
+ * a missing index is auto-created (`action.auto_create_index: true`). Each shard's ops are written to
+ * its primary and then its in-sync replicas (replication.ts). The reply is ES's, item by item, in
+ * request order, each acknowledged item with its shard's `_shards` (copies configured, copies that
+ * have it, replicas that failed).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-bulk.html
  */
 import { randomBytes } from 'node:crypto';
 import { inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import { INTERNAL_PREFIX, type RefreshPolicy, type ShardBulkRequest, type ShardBulkResponse, type WriteOp, type WriteResult } from '../shared/protocol.ts';
+import type { RefreshPolicy, WriteOp, WriteResult } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import type { ClusterView, IndexView } from './cluster-view.ts';
 import { parseCreateIndexBody, validateIndexName } from './index-settings.ts';
+import { writeShard, type ShardInfo } from './replication.ts';
 import type { ShardClient } from './shard-client.ts';
 
 /** One item of the `_bulk` response: `{<action>: {...}}`. */
@@ -150,16 +153,20 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
   });
 
   const results: (WriteResult | null)[] = items.map(() => null);
+  const shardInfos: (ShardInfo | null)[] = items.map(() => null);
   await Promise.all(
     [...groups.values()].map(async (g) => {
-      const body: ShardBulkRequest = { index: g.view.metadata.name, shard: g.shard, ops: g.ops, refresh };
+      const index = g.view.metadata.name;
       try {
-        const res = await deps.client.call<ShardBulkResponse>(g.view.placement[g.shard], `${INTERNAL_PREFIX}/bulk`, body, { timeoutMs: deps.timeoutMs });
-        if (res.index !== body.index || res.shard !== body.shard) throw new Error(`node [${res.node}] answered for the wrong shard`);
-        g.positions.forEach((p, j) => (results[p] = res.items[j]));
+        const res = await writeShard(deps, g.view, g.shard, g.ops, refresh);
+        g.positions.forEach((p, j) => {
+          results[p] = res.items[j];
+          shardInfos[p] = res.shardInfo;
+        });
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
-        const unavailable = new EsError(503, 'unavailable_shards_exception', `[${body.index}][${body.shard}] primary shard is not active: ${reason}`);
+        const unavailable =
+          err instanceof EsError ? err : new EsError(503, 'unavailable_shards_exception', `[${index}][${g.shard}] primary shard is not active: ${reason}`);
         for (const p of g.positions) failed.set(p, unavailable);
       }
     }),
@@ -179,6 +186,7 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
       return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: { ...error, index_uuid: uuid, index } } };
     }
     const replicas = view && !(view instanceof EsError) ? view.metadata.numberOfReplicas : 0;
+    const shards = shardInfos[i] ?? { total: 1 + replicas, successful: 1, failed: 0 };
     return {
       [item.action]: {
         _index: index,
@@ -186,7 +194,7 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
         _version: r._version,
         result: r.result,
         ...(refresh !== 'false' ? { forced_refresh: true } : {}),
-        _shards: { total: 1 + replicas, successful: 1, failed: 0 },
+        _shards: shards,
         _seq_no: r._seq_no,
         _primary_term: r._primary_term,
         status: r.status,

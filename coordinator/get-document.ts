@@ -1,14 +1,15 @@
 /**
  * Real-time get of one document, shared by `GET /{index}/_doc/{id}` and `_mget`: route the id (or
- * the custom `routing`) with ES's formula to its shard, ask the shard's node, and shape the reply as
- * ES's `GetResult` (`_source` filtered as requested).
+ * the custom `routing`) with ES's formula to its shard, ask the node of its primary (then, when that
+ * node does not answer, its in-sync replicas: every in-sync copy holds every acknowledged write),
+ * and shape the reply as ES's `GetResult` (`_source` filtered as requested).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-get.html
  */
 import { INTERNAL_PREFIX, type GetRequest, type GetResponse, type SourceFilter } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
 import { filterSource } from '../shared/source-filter.ts';
 import type { IndexView } from './cluster-view.ts';
-import type { ShardClient } from './shard-client.ts';
+import { ShardCallError, type ShardClient } from './shard-client.ts';
 
 /** ES's get reply for a found document (`_source` absent when filtered out with `_source=false`). */
 export interface FoundDocument {
@@ -44,7 +45,7 @@ export function sourceFilterFromParams(source?: string, includes?: string, exclu
 /**
  * Gets `id` from `view`'s index, from the shard that `routing ?? id` routes to.
  * @param timeoutMs deadline of the shard call.
- * @throws ShardCallError when the shard's node does not answer or answers with an error.
+ * @throws ShardCallError when no copy's node answers, or a node answers with an error.
  */
 export async function getDocument(
   client: ShardClient,
@@ -55,7 +56,18 @@ export async function getDocument(
   const m = view.metadata;
   const shard = shardForRouting(opts.routing ?? id, m.numberOfShards, m.routingNumShards);
   const body: GetRequest = { index: m.name, shard, _id: id };
-  const res = await client.call<GetResponse>(view.placement[shard], `${INTERNAL_PREFIX}/get`, body, { timeoutMs: opts.timeoutMs });
+  const copies = [view.placement[shard], ...view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node)];
+  let res: GetResponse | undefined;
+  for (const [i, node] of copies.entries()) {
+    try {
+      res = await client.call<GetResponse>(node, `${INTERNAL_PREFIX}/get`, body, { timeoutMs: opts.timeoutMs });
+      break;
+    } catch (err) {
+      const unreachable = err instanceof ShardCallError && (err.kind === 'connection' || err.kind === 'timeout' || err.status >= 500);
+      if (!unreachable || i === copies.length - 1) throw err;
+    }
+  }
+  if (!res) throw new Error(`no copy of [${m.name}][${shard}] to read`);
   if (!res.found) return { _index: m.name, _id: id, found: false };
   const doc: FoundDocument = { _index: m.name, _id: id, _version: res._version!, _seq_no: res._seq_no!, _primary_term: res._primary_term!, found: true };
   const source = filterSource(res._source ?? {}, opts.source);

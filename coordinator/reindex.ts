@@ -170,8 +170,7 @@ export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; 
   if (spec.refresh) {
     const dest = await search.view.get(spec.destIndex).catch(() => null);
     if (dest) {
-      const byNode = new Map<number, number[]>();
-      for (const t of search.view.targets(dest)) byNode.set(t.node, [...(byNode.get(t.node) ?? []), t.shard]);
+      const byNode = search.view.copiesByNode(dest);
       await Promise.all([...byNode].map(([node, shards]) => search.client.call(node, `${INTERNAL_PREFIX}/refresh`, { index: spec.destIndex, shards }, { timeoutMs: 60_000 })));
     }
   }

@@ -8,6 +8,7 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { ErrorCause } from '../shared/errors.ts';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
 import { decodeHits, isHitsContentType } from '../shared/wire.ts';
+import { ReplicaSelection } from './replica-selection.ts';
 import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../shared/wire-batch.ts';
 import { INTERNAL_PREFIX } from '../shared/protocol.ts';
 import { isBatchable, ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
@@ -45,6 +46,8 @@ export interface CallOptions {
    * the same object as the JSON reply (shared/wire.ts). Absent: the node answers JSON.
    */
   accept?: string;
+  /** Leaves the call out of {@link ShardCallStats} (the cluster view's background reloads: no request's work). */
+  uncounted?: boolean;
 }
 
 /**
@@ -67,6 +70,11 @@ export interface ShardCallStats {
 /** The pools to every shard node, addressed by their index in `FOLIO_NODES`. */
 export class ShardClient {
   readonly nodes: readonly string[];
+  /**
+   * Per-node response statistics of search calls, which rank the copies a search reads (adaptive
+   * replica selection: replica-selection.ts). Fed by the search fan-out.
+   */
+  readonly selection: ReplicaSelection;
   private readonly pools: Pool[];
   private readonly counters = { shard_calls: 0, shard_response_bytes: 0 };
   /** Coalesces concurrent search rounds per node (null: every call is sent on its own). */
@@ -82,6 +90,7 @@ export class ShardClient {
    */
   constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number; clusterSecret?: string; batchCalls?: boolean }) {
     this.nodes = nodes;
+    this.selection = new ReplicaSelection(nodes.length);
     this.batcher = opts.batchCalls === false ? null : new ShardCallBatcher(nodes.length, (n, p, b, o) => this.send(n, p, b, o), (n, calls) => this.sendBatch(n, calls));
     this.clusterSecret = opts.clusterSecret;
     this.pools = nodes.map(
@@ -164,7 +173,7 @@ export class ShardClient {
     } catch (err) {
       throw this.translate(url, err, deadline, opts.signal);
     }
-    return this.interpret<T>(url, res.statusCode, isHitsContentType(res.headers['content-type']), bytes);
+    return this.interpret<T>(url, res.statusCode, isHitsContentType(res.headers['content-type']), bytes, opts.uncounted !== true);
   }
 
   /**
@@ -172,9 +181,11 @@ export class ShardClient {
    * status, a ShardCallError whose cause is the reply's ES error. Counts the call and its bytes.
    * @throws ShardCallError `response` for a non-2xx status
    */
-  private interpret<T>(url: string, status: number, hits: boolean, bytes: Uint8Array): T {
-    this.counters.shard_calls++;
-    this.counters.shard_response_bytes += bytes.byteLength;
+  private interpret<T>(url: string, status: number, hits: boolean, bytes: Uint8Array, counted = true): T {
+    if (counted) {
+      this.counters.shard_calls++;
+      this.counters.shard_response_bytes += bytes.byteLength;
+    }
     const ok = status >= 200 && status < 300;
     if (ok && hits) return decodeHits<T>(bytes);
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');

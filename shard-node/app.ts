@@ -13,7 +13,8 @@ import {
   INTERNAL_PREFIX,
   type GetRequest,
   type GetResponse,
-  type IndexMetadata,
+  type MetadataResponse,
+  type MetadataUpdateRequest,
   type NodeIndicesResponse,
   type NodeStats,
   type PutIndexRequest,
@@ -35,6 +36,9 @@ import { readRequestBody } from '../shared/request-body.ts';
 import { createSearchActions } from './search-actions.ts';
 import { registerSearchRoutes } from './search-routes.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
+import type { TranslogOp } from './engine/translog.ts';
+import { replicaOpsOf } from './replica-ops.ts';
+import { registerReplicaRoutes } from './replica-routes.ts';
 
 /**
  * Parses an internal JSON body, read from the Node request stream (shared/request-body.ts).
@@ -91,7 +95,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.put(`${p}/indices/:index`, async (c) => {
     const req = await readInternalJson<PutIndexRequest>(c, maxBody);
-    registry.putIndex(req.metadata, req.shards);
+    registry.putIndex(req.metadata, req.shards, req.node);
     log.info({ index: req.metadata.name, shards: req.shards }, 'index metadata stored');
     return c.json({ node, acknowledged: true });
   });
@@ -103,8 +107,8 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   });
 
   app.put(`${p}/indices/:index/_metadata`, async (c) => {
-    registry.updateMetadata(await readInternalJson<IndexMetadata>(c, maxBody));
-    return c.json({ node, acknowledged: true });
+    const metadata = registry.updateMetadata(c.req.param('index'), await readInternalJson<MetadataUpdateRequest>(c, maxBody));
+    return c.json({ node, metadata } satisfies MetadataResponse);
   });
 
   app.delete(`${p}/indices/:index`, (c) => {
@@ -114,8 +118,9 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.post(`${p}/bulk`, async (c) => {
     const req = await readInternalJson<ShardBulkRequest>(c, maxBody);
-    const shard = registry.shard(req.index, req.shard);
-    const items = shard.apply(req.ops);
+    const shard = registry.primaryShard(req.index, req.shard);
+    const logged: TranslogOp[] | undefined = req.replicate ? [] : undefined; // what the replicas apply
+    const items = shard.apply(req.ops, logged);
     // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
     // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
     await shard.sync();
@@ -127,8 +132,12 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       await registry.waitForRefresh(req.index, req.shard);
       forcedRefresh = true;
     }
-    return c.json({ node, index: req.index, shard: req.shard, items, forcedRefresh } satisfies ShardBulkResponse);
+    const replicaOps = logged ? { replicaOps: replicaOpsOf(req.ops, items, logged) } : {};
+    return c.json({ node, index: req.index, shard: req.shard, items, forcedRefresh, ...replicaOps } satisfies ShardBulkResponse);
   });
+
+  // Replica writes and in-sync marks (shard-node/replica-routes.ts).
+  registerReplicaRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody) });
 
   app.post(`${p}/refresh`, async (c) => {
     const req = await readInternalJson<RefreshRequest>(c, maxBody);

@@ -1,7 +1,8 @@
 /**
  * What one shard node hosts: the metadata of every index (each node keeps all of it, so any
- * coordinator can rebuild its view from any node) and the shards of the indices placed here, with
- * their periodic refresh (ES `index.refresh_interval`, default 1 s) and `?refresh=wait_for` listeners.
+ * coordinator can rebuild its view from any node) and the shard copies placed here, primaries and
+ * replicas alike (the metadata's `shardCopies` says which), with their periodic refresh (ES
+ * `index.refresh_interval`, default 1 s) and `?refresh=wait_for` listeners.
  * With a data directory, metadata and every shard's translog are durable (shard-node/storage/) and
  * {@link IndexRegistry.recover} reopens them at start; without one, everything is in memory.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
@@ -10,10 +11,11 @@ import { indexNotFound, EsError } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import type { IndexMetadata, NodeIndexEntry } from '../shared/protocol.ts';
+import type { IndexMetadata, MetadataUpdateRequest, NodeIndexEntry } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
-import { MetadataStore, removeIndexData, shardStorePath } from './storage/metadata-store.ts';
+import { hostedCopies, mergeCopies, shardsOnNode, withoutInSync } from './shard-copies.ts';
+import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
 import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
 
 /** Durable storage of a registry (absent: in memory only). */
@@ -38,6 +40,8 @@ export interface RecoveryReport {
 /** One index on this node: its metadata, the shards hosted here, and its refresh timer. */
 interface HostedIndex {
   metadata: IndexMetadata;
+  /** This node's ordinal in the coordinator's FOLIO_NODES (what `shardCopies` names it by); null: unknown. */
+  ordinal: number | null;
   shards: Map<number, Shard>;
   /** The durable store of each hosted shard (empty without a data directory). */
   stores: Map<number, ShardStore>;
@@ -65,6 +69,8 @@ export class IndexRegistry {
   private readonly log: Logger | undefined;
   /** Set by the app to time refreshes (explicit and periodic) and flushes; null: not timed. */
   timings: RegistryTimings | null = null;
+  /** This node's ordinal in FOLIO_NODES, as the coordinators first named it (null: not yet). */
+  private ordinal: number | null = null;
 
   constructor(nodeId: string, storage?: RegistryStorageOptions, log?: Logger) {
     this.nodeId = nodeId;
@@ -85,6 +91,8 @@ export class IndexRegistry {
     const report: RecoveryReport = { indices: 0, shards: 0, ops: 0, tookMs: 0 };
     for (const entry of this.metaStore?.list() ?? []) {
       const h = this.host(entry.metadata);
+      h.ordinal = entry.node ?? null;
+      this.ordinal ??= h.ordinal;
       report.indices++;
       for (const s of entry.shards) {
         const shard = this.openShard(h, s);
@@ -103,10 +111,13 @@ export class IndexRegistry {
   }
 
   /**
-   * Stores (or replaces) an index's metadata and opens the listed shards (existing shards keep
-   * their data). Restarts the refresh timer when the interval changed. Durable on return.
+   * Stores (or replaces, when not older) an index's metadata and opens the shard copies placed
+   * here: with `ordinal` (this node's position in FOLIO_NODES) and a `shardCopies` list, the ones
+   * that list names, dropping copies it no longer names; else the listed `shards`. Existing copies
+   * keep their data. Restarts the refresh timer when the interval changed. Durable on return.
    */
-  putIndex(metadata: IndexMetadata, shards: number[]): void {
+  putIndex(metadata: IndexMetadata, shards: number[], ordinal?: number): void {
+    this.checkOrdinal(ordinal);
     let hosted = this.indices.get(metadata.name);
     if (hosted && hosted.metadata.uuid !== metadata.uuid) {
       this.deleteIndex(metadata.name);
@@ -115,9 +126,87 @@ export class IndexRegistry {
     if (!hosted) hosted = this.host(metadata);
     else if (metadata.version >= hosted.metadata.version) hosted.metadata = metadata;
     const h = hosted;
-    for (const s of shards) if (!h.shards.has(s)) this.openShard(h, s);
+    if (ordinal !== undefined) h.ordinal = ordinal;
+    this.placeCopies(h, shards);
     this.persist(h);
     this.scheduleRefresh(h);
+  }
+
+  /**
+   * Applies a dynamic settings change (and, for `number_of_replicas`, the new copy list) to this
+   * node's metadata: settings are replaced, copies merged so that a copy out of sync here stays so
+   * ({@link mergeCopies}), copies newly placed here are opened and dropped ones removed. Bumps the
+   * version; durable on return.
+   * @returns the resulting metadata.
+   */
+  updateMetadata(index: string, update: MetadataUpdateRequest): IndexMetadata {
+    this.checkOrdinal(update.node);
+    const h = this.hosted(index);
+    const m = h.metadata;
+    const next: IndexMetadata = { ...m, version: m.version + 1 };
+    if (update.maxResultWindow !== undefined) next.maxResultWindow = update.maxResultWindow;
+    if (update.refreshIntervalMs !== undefined) next.refreshIntervalMs = update.refreshIntervalMs;
+    if (update.numberOfReplicas !== undefined) next.numberOfReplicas = update.numberOfReplicas;
+    if (update.translogDurability !== undefined) next.translogDurability = update.translogDurability;
+    if (update.shardCopies !== undefined) next.shardCopies = mergeCopies(m.shardCopies, update.shardCopies);
+    if (update.node !== undefined) h.ordinal = update.node;
+    h.metadata = next;
+    this.placeCopies(h, []);
+    this.persist(h);
+    this.scheduleRefresh(h);
+    if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
+    return next;
+  }
+
+  /**
+   * Takes the replicas of `shard` on the nodes `nodes` (ordinals) out of the in-sync set (ES's
+   * master removing a failed copy's allocation id), bumping the version; a no-op when they are out
+   * already. Durable on return.
+   * @throws EsError 400 for an index without a copy list, or when asked to drop the primary.
+   * @returns the resulting metadata.
+   */
+  markOutOfSync(index: string, shard: number, nodes: readonly number[]): IndexMetadata {
+    const h = this.hosted(index);
+    const copies = h.metadata.shardCopies;
+    if (!copies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
+    const next = withoutInSync(copies, shard, nodes);
+    if (next === copies) return h.metadata;
+    h.metadata = { ...h.metadata, shardCopies: next, version: h.metadata.version + 1 };
+    this.persist(h);
+    return h.metadata;
+  }
+
+  /**
+   * Guards the data against a reordered FOLIO_NODES: copies are named by ordinal, so a coordinator
+   * that addresses this node by another ordinal than before would make it drop its copies.
+   * @throws EsError 409 `illegal_state_exception` on a different ordinal than the one this node holds its copies by.
+   */
+  private checkOrdinal(ordinal: number | undefined): void {
+    if (ordinal === undefined) return;
+    this.ordinal ??= ordinal;
+    if (this.ordinal !== ordinal) {
+      throw new EsError(409, 'illegal_state_exception', `node [${this.nodeId}] holds its copies as FOLIO_NODES[${this.ordinal}] but was addressed as FOLIO_NODES[${ordinal}]: the node list must keep its order`);
+    }
+  }
+
+  /** Opens the copies the metadata places here (else `explicit`), and removes the ones it no longer places here. */
+  private placeCopies(h: HostedIndex, explicit: readonly number[]): void {
+    const placed = shardsOnNode(h.metadata, h.ordinal);
+    for (const s of placed ?? explicit) if (!h.shards.has(s)) this.openShard(h, s);
+    if (placed === null) return;
+    for (const s of [...h.shards.keys()]) if (!placed.includes(s)) this.dropShard(h, s);
+  }
+
+  /** Closes a copy this node no longer hosts and removes its files. */
+  private dropShard(h: HostedIndex, s: number): void {
+    h.shards.delete(s);
+    const store = h.stores.get(s);
+    h.stores.delete(s);
+    store?.close();
+    for (const w of h.refreshWaiters.get(s) ?? []) w();
+    h.refreshWaiters.delete(s);
+    if (this.storage) removeShardData(this.storage.dataDir, h.metadata.uuid, s);
+    this.log?.info({ index: h.metadata.name, shard: s }, 'shard copy removed');
   }
 
   /** Merges new fields into an index's mapping (dynamic mapping); throws on a type conflict. */
@@ -129,19 +218,6 @@ export class IndexRegistry {
       this.persist(h);
     }
     return h.metadata;
-  }
-
-  /**
-   * Updates dynamic settings (`max_result_window`, `refresh_interval`, `translog.durability`) if
-   * `metadata` is newer.
-   */
-  updateMetadata(metadata: IndexMetadata): void {
-    const h = this.hosted(metadata.name);
-    if (metadata.version < h.metadata.version) return;
-    h.metadata = metadata;
-    this.persist(h);
-    this.scheduleRefresh(h);
-    if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
   }
 
   /** The translog durability of an index's shards: its own setting, else this node's default. */
@@ -162,9 +238,12 @@ export class IndexRegistry {
     }
   }
 
-  /** Every index this node knows, with the shards it hosts. */
+  /** Every index this node knows, with the shard copies it hosts, their role and in-sync state. */
   list(): NodeIndexEntry[] {
-    return [...this.indices.values()].map((h) => ({ metadata: h.metadata, shards: [...h.shards.keys()].sort((a, b) => a - b) }));
+    return [...this.indices.values()].map((h) => {
+      const shards = [...h.shards.keys()].sort((a, b) => a - b);
+      return { metadata: h.metadata, shards, ...(h.ordinal !== null ? { node: h.ordinal } : {}), copies: hostedCopies(h.metadata, h.ordinal, shards) };
+    });
   }
 
   /**
@@ -179,6 +258,22 @@ export class IndexRegistry {
       throw new EsError(404, 'shard_not_found_exception', `no such shard [${index}][${shard}] on node [${this.nodeId}]`, {
         metadata: { index, shard: String(shard) },
       });
+    }
+    return s;
+  }
+
+  /**
+   * The shard `shard` of `index` for a primary write: the copy here must be the primary by this
+   * node's metadata (ES refuses a primary operation on a replica the same way).
+   * @throws EsError 404 `shard_not_in_primary_mode_exception` when the copy here is a replica;
+   *   else as {@link IndexRegistry.shard}.
+   */
+  primaryShard(index: string, shard: number): Shard {
+    const s = this.shard(index, shard);
+    const h = this.hosted(index);
+    const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
+    if (copy && !copy.primary) {
+      throw new EsError(404, 'shard_not_in_primary_mode_exception', 'CurrentState[STARTED] shard is not in primary mode', { metadata: { index, shard: String(shard) } });
     }
     return s;
   }
@@ -260,7 +355,7 @@ export class IndexRegistry {
   }
 
   private host(metadata: IndexMetadata): HostedIndex {
-    const h: HostedIndex = { metadata, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map() };
+    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map() };
     this.indices.set(metadata.name, h);
     return h;
   }
@@ -297,7 +392,7 @@ export class IndexRegistry {
   }
 
   private persist(h: HostedIndex): void {
-    this.metaStore?.put({ metadata: h.metadata, shards: [...h.shards.keys()].sort((a, b) => a - b) });
+    this.metaStore?.put({ metadata: h.metadata, shards: [...h.shards.keys()].sort((a, b) => a - b), ...(h.ordinal !== null ? { node: h.ordinal } : {}) });
   }
 
   private hosted(index: string): HostedIndex {

@@ -57,7 +57,7 @@ describe('shard-node metrics', () => {
     await call('POST', '/contexts/open', { index: 'metered', shard: 1, kind: 'pit', keepAliveMs: 60_000 });
 
     const text = await scrape();
-    expect(sampleValue(text, 'folio_shard_docs', 'index="metered",shard="0"')).toBe(4);
+    expect(sampleValue(text, 'folio_shard_docs', 'index="metered",shard="0",prirep="p"')).toBe(4);
     expect(sampleValue(text, 'folio_shard_docs', 'index="metered",shard="1"')).toBe(0);
     expect(sampleValue(text, 'folio_shard_deleted_docs', 'index="metered",shard="0"')).toBe(1);
     expect(sampleValue(text, 'folio_shard_segments', 'index="metered",shard="0"')).toBeGreaterThan(0);

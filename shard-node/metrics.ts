@@ -3,7 +3,8 @@
  * - `folio_shard_http_requests_total`, `folio_shard_http_request_duration_seconds`
  *   {method, route, status_class}: route = the internal endpoint pattern (`/_internal/v1/query`);
  * - `folio_shard_docs`, `folio_shard_deleted_docs`, `folio_shard_segments`,
- *   `folio_shard_generation` {index, shard}: the registry's shard stats, collected at scrape;
+ *   `folio_shard_generation` {index, shard, prirep}: the registry's shard stats, collected at scrape
+ *   (`prirep` as in `_cat/shards`: `p` for a primary copy, `r` for a replica; sum `p` for an index's docs);
  * - `folio_refresh_duration_seconds`, `folio_flush_duration_seconds` {index}: histograms;
  * - `folio_search_contexts_open` {kind}: open PIT and scroll contexts, at scrape.
  * `GET /metrics` sits outside the internal API prefix (and its cluster secret).
@@ -41,14 +42,14 @@ export function instrumentShardNode(app: Hono, indices: IndexRegistry, contexts:
     new Gauge({
       name: `${METRIC_PREFIX}${suffix}`,
       help,
-      labelNames: ['index', 'shard'] as const,
+      labelNames: ['index', 'shard', 'prirep'] as const,
       registers,
       collect() {
         this.reset(); // deleted indices disappear
         for (const entry of indices.list()) {
-          for (const s of entry.shards) {
-            const index = entry.metadata.name;
-            this.set({ index, shard: String(s) }, indices.shard(index, s).stats()[field]);
+          const index = entry.metadata.name;
+          for (const copy of entry.copies ?? entry.shards.map((shard) => ({ shard, primary: true }))) {
+            this.set({ index, shard: String(copy.shard), prirep: copy.primary ? 'p' : 'r' }, indices.shard(index, copy.shard).stats()[field]);
           }
         }
       },

@@ -41,6 +41,27 @@ export interface IndexMetadata {
   creationDate: number;
   /** Bumped on every metadata change; the highest version wins when nodes disagree. */
   version: number;
+  /**
+   * Where each shard's copies live, `shardCopies[s]` primary first: ES's routing table and in-sync
+   * allocation ids, simplified (one copy per node, so a node's ordinal names its copy). Absent on
+   * indices created before replicas existed: their only copy is the one a node reports hosting.
+   */
+  shardCopies?: ShardCopy[][];
+}
+
+/**
+ * One allocated copy of a shard in the index metadata.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (inSyncAllocationIds)
+ */
+export interface ShardCopy {
+  /** Ordinal of the node hosting it in the ordered FOLIO_NODES list. */
+  node: number;
+  primary: boolean;
+  /**
+   * ES's in-sync set: the copy holds every acknowledged write, so it takes writes and serves
+   * searches. A replica that failed a write is taken out of it before the write is acknowledged.
+   */
+  inSync: boolean;
 }
 
 /** One write on one shard. `update` merges `doc` into the stored `_source` (real-time get). */
@@ -58,6 +79,8 @@ export interface ShardBulkRequest {
   shard: number;
   ops: WriteOp[];
   refresh: RefreshPolicy;
+  /** Answer the ops the replicas must apply ({@link ShardBulkResponse.replicaOps}). */
+  replicate?: boolean;
 }
 
 /** The outcome of one write, in the ES bulk item shape (without `_index`, added by the coordinator). */
@@ -76,6 +99,36 @@ export interface ShardBulkResponse extends ShardEcho {
   items: WriteResult[];
   /** True when the shard refreshed (or waited for a refresh) before answering. */
   forcedRefresh: boolean;
+  /** With {@link ShardBulkRequest.replicate}: every op the primary logged, in seq_no order. */
+  replicaOps?: ReplicaOp[];
+}
+
+/**
+ * One write as a replica applies it: the primary's outcome (seq_no, version) and the resulting
+ * document (ES sends the primary's `IndexRequest` with its seq_no to each replica). For an `index`
+ * op, `source` is absent when it is the `_source` of the primary request's op number `item` (the
+ * coordinator has it already); updates carry the merged document.
+ */
+export type ReplicaOp =
+  | { op: 'index'; _id: string; seqNo: number; version: number; source?: Record<string, unknown>; item?: number }
+  | { op: 'delete'; _id: string; seqNo: number; version: number };
+
+/**
+ * POST /_internal/v1/replicate: apply a primary's ops to a replica copy, idempotently (an op older
+ * than what the copy holds for its `_id` is skipped), durably (fsynced like a bulk) before answering.
+ */
+export interface ReplicaBulkRequest {
+  index: string;
+  shard: number;
+  /** The primary's ops, each `index` op with its `source`. */
+  ops: ReplicaOp[];
+  refresh: RefreshPolicy;
+}
+
+/** Reply to {@link ReplicaBulkRequest}. */
+export interface ReplicaBulkResponse extends ShardEcho {
+  /** Ops applied; the others were already there or superseded. */
+  applied: number;
 }
 
 /** Per-term statistics for distributed scoring (ES `dfs_query_then_fetch`). */
@@ -233,14 +286,57 @@ export interface RefreshRequest {
 /** PUT /_internal/v1/indices/{index}: store an index's metadata and open the listed shards here. */
 export interface PutIndexRequest {
   metadata: IndexMetadata;
-  /** The shards of this index that this node hosts (may be empty: every node keeps all metadata). */
+  /**
+   * The shards of this index that this node hosts (may be empty: every node keeps all metadata).
+   * With `metadata.shardCopies` and `node`, the node derives them from the metadata instead.
+   */
   shards: number[];
+  /** This node's ordinal in the coordinator's FOLIO_NODES (what `shardCopies` name it by). */
+  node?: number;
+}
+
+/**
+ * PUT /_internal/v1/indices/{index}/_metadata: dynamic settings and, when `number_of_replicas`
+ * changed, the new copies. The node merges it into its own metadata (mappings and in-sync state
+ * stay its own; a copy out of sync there stays out of sync) and bumps the version.
+ */
+export type MetadataUpdateRequest = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'shardCopies'>> & {
+  /** This node's ordinal in FOLIO_NODES. */
+  node?: number;
+};
+
+/**
+ * PUT /_internal/v1/indices/{index}/_in_sync: take copies out of a shard's in-sync set (ES
+ * `ShardStateAction.remoteShardFailed` → the master's `IndexMetadata.inSyncAllocationIds`), durably.
+ */
+export interface InSyncUpdateRequest {
+  shard: number;
+  /** Ordinals of the nodes whose copies leave the in-sync set. */
+  nodes: number[];
+}
+
+/** Reply to the metadata calls that change an index: this node's resulting metadata. */
+export interface MetadataResponse {
+  node: string;
+  metadata: IndexMetadata;
 }
 
 /** One entry of GET /_internal/v1/indices: what this node knows and hosts. */
 export interface NodeIndexEntry {
   metadata: IndexMetadata;
+  /** Every shard of the index with a copy here, primary or replica. */
   shards: number[];
+  /** This node's ordinal in FOLIO_NODES when the index was stored (absent: unknown). */
+  node?: number;
+  /** The copies hosted here with their role and in-sync state, from the node's metadata. */
+  copies?: HostedCopy[];
+}
+
+/** A shard copy a node hosts, as `GET /_internal/v1/indices` reports it. */
+export interface HostedCopy {
+  shard: number;
+  primary: boolean;
+  inSync: boolean;
 }
 
 /** Reply to GET /_internal/v1/indices. */

@@ -4,15 +4,17 @@
  * metadata and the shard nodes' `GET /_internal/v1/stats`.
  *
  * Store sizes are **estimates**: the shard nodes report document counts, not bytes, so
- * `store.size` is (live + deleted docs) × {@link ESTIMATED_STORE_BYTES_PER_DOC}. Replicas are never
- * allocated in Folio: `_cat/shards` lists them as `UNASSIGNED`, as ES does for replicas it cannot place.
+ * `store.size` is (live + deleted docs) × {@link ESTIMATED_STORE_BYTES_PER_DOC}. `_cat/shards` lists
+ * every copy: `STARTED` when it serves, else `UNASSIGNED` with ES's reason (`NODE_LEFT`: its node does
+ * not answer; `ALLOCATION_FAILED`: out of sync after a failed write; `INDEX_CREATED`: a replica no
+ * node can hold, as ES shows replicas it cannot place).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-indices.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-shards.html
  */
 import type { Context, Hono } from 'hono';
 import { illegalArgument } from '../../shared/errors.ts';
 import { renderCatTable, type CatCell, type CatColumn, type CatTable } from '../cat-table.ts';
-import { indexHealth } from '../cluster-health.ts';
+import { copyActive, indexHealth } from '../cluster-health.ts';
 import type { ClusterView, IndexView } from '../cluster-view.ts';
 import { checkParams, sendJson } from '../http.ts';
 import { resolveIndices } from '../index-expression.ts';
@@ -79,7 +81,7 @@ export function catIndicesTable(views: readonly IndexView[], stats: ClusterStats
   const rows: CatCell[][] = [];
   for (const v of views) {
     const m = v.metadata;
-    const health = indexHealth(m, v.placement, reachable).status;
+    const health = indexHealth(m, v.copies, reachable).status;
     if (healthFilter !== undefined && health !== healthFilter) continue;
     const prim = primaryStats(v, stats).filter((s): s is ShardStatsEntry => s !== null);
     const sum = (f: (s: ShardStatsEntry) => number): number | null => (prim.length === 0 ? null : prim.reduce((n, s) => n + f(s), 0));
@@ -93,22 +95,27 @@ export function catIndicesTable(views: readonly IndexView[], stats: ClusterStats
   return { columns: CAT_INDICES_COLUMNS, rows };
 }
 
-/** The `_cat/shards` table: per shard its primary, then its (unassigned) replicas. */
+/** The `_cat/shards` table: per shard its primary, its replicas, then the replicas no node holds (unassigned). */
 export function catShardsTable(views: readonly IndexView[], stats: ClusterStats): CatTable {
   const rows: CatCell[][] = [];
+  const reachable = stats.nodes.map((n) => n.reachable);
   for (const v of views) {
     const m = v.metadata;
-    const prim = primaryStats(v, stats);
-    v.placement.forEach((node, shard) => {
-      const s = prim[shard];
-      const info = stats.nodes[node];
-      if (info?.reachable) {
-        const size = s ? { bytes: bytesOfDocs(s) } : null;
-        rows.push([m.name, shard, 'p', 'STARTED', s?.docs ?? null, size, size, info.host, info.name, info.name, null, s?.segments ?? null]);
-      } else {
-        rows.push([m.name, shard, 'p', 'UNASSIGNED', null, null, null, null, null, null, 'NODE_LEFT', null]);
+    v.copies.forEach((copies, shard) => {
+      for (const c of copies) {
+        const role = c.primary ? 'p' : 'r';
+        const info = stats.nodes[c.node];
+        if (info && copyActive(c, reachable)) {
+          const s = stats.shards.get(shardKey(m.name, shard))?.get(c.node) ?? null;
+          const size = s ? { bytes: bytesOfDocs(s) } : null;
+          rows.push([m.name, shard, role, 'STARTED', s?.docs ?? null, size, size, info.host, info.name, info.name, null, s?.segments ?? null]);
+        } else {
+          const reason = !reachable[c.node] ? 'NODE_LEFT' : 'ALLOCATION_FAILED';
+          rows.push([m.name, shard, role, 'UNASSIGNED', null, null, null, null, null, null, reason, null]);
+        }
       }
-      for (let r = 0; r < m.numberOfReplicas; r++) {
+      const replicas = copies.filter((c) => !c.primary).length;
+      for (let r = replicas; r < m.numberOfReplicas; r++) {
         rows.push([m.name, shard, 'r', 'UNASSIGNED', null, null, null, null, null, null, 'INDEX_CREATED', null]);
       }
     });
@@ -124,8 +131,9 @@ function sendCat(c: Context, table: CatTable): Response {
   return c.body(out.text, 200, { 'content-type': 'text/plain; charset=UTF-8' });
 }
 
-/** The views of the indices an expression names (all when absent), sorted by name. */
-async function viewsOf(deps: CatRouteDeps, expression: string | undefined): Promise<IndexView[]> {
+/** The views of the indices an expression names (all when absent), sorted by name, after a reload (copies and what nodes report). */
+async function freshViewsOf(deps: CatRouteDeps, expression: string | undefined): Promise<IndexView[]> {
+  await deps.view.reload();
   const names = await resolveIndices(expression, deps.view);
   return Promise.all(names.map((n) => deps.view.get(n)));
 }
@@ -136,7 +144,7 @@ export function registerCatRoutes(app: Hono, deps: CatRouteDeps): void {
     checkParams(c, ROUTE_PARAMS.catIndices);
     const health = c.req.query('health');
     if (health !== undefined && !['green', 'yellow', 'red'].includes(health.toLowerCase())) throw illegalArgument(`unknown cluster health status [${health}]`);
-    const [views, stats] = await Promise.all([viewsOf(deps, c.req.param('index')), fetchClusterStats(deps.client)]);
+    const [views, stats] = await Promise.all([freshViewsOf(deps, c.req.param('index')), fetchClusterStats(deps.client)]);
     return sendCat(c, catIndicesTable(views, stats, health?.toLowerCase()));
   };
   app.get('/_cat/indices', indices);
@@ -144,7 +152,7 @@ export function registerCatRoutes(app: Hono, deps: CatRouteDeps): void {
 
   const shards = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.catShards);
-    const [views, stats] = await Promise.all([viewsOf(deps, c.req.param('index')), fetchClusterStats(deps.client)]);
+    const [views, stats] = await Promise.all([freshViewsOf(deps, c.req.param('index')), fetchClusterStats(deps.client)]);
     return sendCat(c, catShardsTable(views, stats));
   };
   app.get('/_cat/shards', shards);

@@ -104,7 +104,7 @@ export function registerClusterRoutes(app: Hono, deps: ClusterRouteDeps): void {
     }
     const healthOf = (name: string): IndexHealth | null => {
       const v = deps.view.peek(name);
-      return v ? indexHealth(v.metadata, v.placement, reachable) : null;
+      return v ? indexHealth(v.metadata, v.copies, reachable) : null;
     };
     const all = deps.view.names().map(healthOf).filter((h): h is IndexHealth => h !== null);
     const indices = names.map(healthOf).filter((h): h is IndexHealth => h !== null);

@@ -28,13 +28,15 @@ export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
     checkParams(c, FLUSH_PARAMS);
     const names = await resolveIndices(c.req.param('index') ?? '_all', deps.view);
     let total = 0;
+    let addressed = 0;
     let failed = 0;
     await Promise.all(
       names.map(async (name) => {
         const v = await deps.view.get(name);
-        total += v.metadata.numberOfShards;
-        const byNode = new Map<number, number[]>();
-        v.placement.forEach((node, shard) => byNode.set(node, [...(byNode.get(node) ?? []), shard]));
+        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not flushed (nor failed).
+        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
+        const byNode = deps.view.copiesByNode(v);
+        for (const shards of byNode.values()) addressed += shards.length;
         await Promise.all(
           [...byNode].map(([node, shards]) => {
             const body: RefreshRequest = { index: name, shards };
@@ -43,7 +45,7 @@ export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
         );
       }),
     );
-    return sendJson(c, 200, { _shards: { total, successful: total - failed, failed } });
+    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
   };
   app.on(['POST', 'GET'], '/_flush', flush);
   app.on(['POST', 'GET'], '/:index/_flush', flush);

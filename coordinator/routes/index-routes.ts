@@ -108,13 +108,15 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     checkParams(c, ROUTE_PARAMS.refresh);
     const names = await resolveIndices(c.req.param('index'), view);
     let total = 0;
+    let addressed = 0;
     let failed = 0;
     await Promise.all(
       names.map(async (name) => {
         const v = await view.get(name);
-        total += v.metadata.numberOfShards;
-        const byNode = new Map<number, number[]>();
-        v.placement.forEach((node, shard) => byNode.set(node, [...(byNode.get(node) ?? []), shard]));
+        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not refreshed (nor failed).
+        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
+        const byNode = view.copiesByNode(v);
+        for (const shards of byNode.values()) addressed += shards.length;
         await Promise.all(
           [...byNode].map(([node, shards]) =>
             deps.client
@@ -124,7 +126,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
         );
       }),
     );
-    return sendJson(c, 200, { _shards: { total, successful: total - failed, failed } });
+    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
   };
   app.on(['POST', 'GET'], '/_refresh', refresh);
   app.on(['POST', 'GET'], '/:index/_refresh', refresh);

@@ -12,6 +12,8 @@ describe('cursor ids', () => {
     const state = { indices: ['a'], shards, body: { size: 5 }, params: 'q=x', path: '/a/_search', after: [3, 'k', 4294967297] };
     expect(decodeScrollId(encodeScrollId(state))).toEqual(state);
     expect(decodeSnapshot(encodeSnapshot([{ index: 'a', shard: 2, generation: 9 }]))).toEqual([{ index: 'a', shard: 2, generation: 9 }]);
+    // With replicas a generation is one copy's: the token names the copy's node.
+    expect(decodeSnapshot(encodeSnapshot([{ index: 'a', shard: 2, generation: 9, node: 1 }]))).toEqual([{ index: 'a', shard: 2, generation: 9, node: 1 }]);
   });
 
   it('reject strings of another kind or garbage with ES’s texts', () => {

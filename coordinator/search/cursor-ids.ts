@@ -4,7 +4,8 @@
  * - PIT id (`POST /{index}/_pit` → `id`): the indices and, per shard, the node and context id;
  * - scroll id (`_scroll_id`): a PIT-like context list plus the original request and the sort
  *   values of the last hit returned (the scroll walks with search_after internally);
- * - snapshot token (`Folio-Snapshot` header): per shard, the refresh generation a search read.
+ * - snapshot token (`Folio-Snapshot` header): per shard, the refresh generation a search read and
+ *   the copy (node) it read it on (generations are per copy).
  * ES's own ids are base64 of a binary encoding; clients treat them as opaque strings.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/point-in-time-api.html
  */
@@ -40,11 +41,13 @@ export interface ScrollState extends PitId {
   after: SortValue[] | null;
 }
 
-/** One shard of a snapshot token. */
+/** One shard of a snapshot token: the generation a search read, and on which copy (node ordinal). */
 export interface SnapshotShard {
   index: string;
   shard: number;
   generation: number;
+  /** The copy's node; absent in tokens from before replicas (any copy is then asked). */
+  node?: number;
 }
 
 type Wire = Record<string, unknown>;
@@ -108,7 +111,7 @@ export function decodeScrollId(id: string): ScrollState {
 
 /** Encodes a `Folio-Snapshot` token. */
 export function encodeSnapshot(shards: readonly SnapshotShard[]): string {
-  return encode('snap', { g: shards.map((s) => [s.index, s.shard, s.generation]) });
+  return encode('snap', { g: shards.map((s) => (s.node === undefined ? [s.index, s.shard, s.generation] : [s.index, s.shard, s.generation, s.node])) });
 }
 
 /**
@@ -118,8 +121,7 @@ export function encodeSnapshot(shards: readonly SnapshotShard[]): string {
 export function decodeSnapshot(token: string): SnapshotShard[] {
   const v = decode('snap', token.trim());
   const g = v?.g;
-  if (!Array.isArray(g) || !g.every((e) => Array.isArray(e) && typeof e[0] === 'string' && Number.isInteger(e[1]) && Number.isInteger(e[2]))) {
-    throw illegalArgument(`invalid Folio-Snapshot header: [${token}]`);
-  }
-  return g.map((e: [string, number, number]) => ({ index: e[0], shard: e[1], generation: e[2] }));
+  const valid = (e: unknown) => Array.isArray(e) && typeof e[0] === 'string' && Number.isInteger(e[1]) && Number.isInteger(e[2]) && (e.length < 4 || Number.isInteger(e[3]));
+  if (!Array.isArray(g) || !g.every(valid)) throw illegalArgument(`invalid Folio-Snapshot header: [${token}]`);
+  return g.map((e: [string, number, number, number?]) => ({ index: e[0], shard: e[1], generation: e[2], ...(e[3] !== undefined ? { node: e[3] } : {}) }));
 }

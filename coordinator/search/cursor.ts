@@ -58,7 +58,7 @@ export async function resolveCursor(input: CursorInput, req: SearchRequest, view
   if (req.scroll !== null) return { indices, pinning: { pins: new Map(), tiebreaker: true, hideTiebreaker: true } };
   if (input.snapshot !== undefined && input.snapshot !== '') {
     const pins = new Map<string, ShardPin>();
-    for (const s of decodeSnapshot(input.snapshot)) pins.set(pinKey(s.index, s.shard), { generation: s.generation });
+    for (const s of decodeSnapshot(input.snapshot)) pins.set(pinKey(s.index, s.shard), { generation: s.generation, ...(s.node !== undefined ? { node: s.node } : {}) });
     return { indices, pinning: { pins, tiebreaker: false } };
   }
   return { indices };

@@ -13,6 +13,8 @@ import { LruCache } from './lru-cache.ts';
 export interface DfsEntry {
   stats: ScoringStatistics;
   generations: Map<string, number>;
+  /** The copy (node) each generation belongs to: a search reusing the entry reads those copies. */
+  nodes: Map<string, number>;
 }
 
 /** True when the query has clauses whose score depends on term statistics (so dfs matters). */

@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
  */
 import { INTERNAL_PREFIX, type DfsRequest, type DfsResponse, type ScoringStatistics } from '../../shared/protocol.ts';
-import type { ShardTarget } from '../cluster-view.ts';
+import { preferCopies, shardKeyOf as shardKey } from './copy-affinity.ts';
 import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } from './dfs-cache.ts';
 import { fanOut, type PhaseContext, type RoundOutcome } from './fan-out.ts';
 import { pinFields, type SearchPlan } from './plan.ts';
@@ -25,8 +25,6 @@ export interface StatsExtras {
 /** A round to run with statistics: one request per target, skipping `skip` (shards whose dfs failed). */
 export type ScoredRound<R> = (extras: readonly StatsExtras[], skip: ReadonlySet<number>) => Promise<RoundOutcome<R>>;
 
-const shardKey = (t: ShardTarget): string => `${t.index}/${t.shard}`;
-
 /**
  * Runs `round` with global statistics when the plan scores with term statistics (else plainly).
  * @returns the round's outcome (dfs failures included) and the statistics it used.
@@ -42,7 +40,9 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   // Pinned shards (PIT, scroll, Folio-Snapshot) take the statistics of the generations they read.
   const pinned = plan.pins.some((p) => p !== undefined);
   const key = DfsCache.key(plan.targets.map(shardKey), plan.req.query);
-  const cached = pinned ? undefined : ctx.dfsCache.get(key);
+  const hit = pinned ? undefined : ctx.dfsCache.get(key);
+  // Generations are per copy: reuse the statistics only when the search can read the copies they came from.
+  const cached = hit && preferCopies(plan.targets, (t) => hit.nodes.get(shardKey(t))) ? hit : undefined;
   if (cached) {
     const outcome = await round(
       plan.targets.map((t) => ({ stats: cached.stats, statsGeneration: cached.generations.get(shardKey(t)) })),
@@ -69,6 +69,7 @@ async function dfsRound(plan: SearchPlan, ctx: PhaseContext): Promise<{ entry: D
   const ok = new Set(out.results.map((r) => r.shardIndex));
   const failed = new Set(plan.targets.map((_, i) => i).filter((i) => !ok.has(i)));
   const generations = new Map(out.results.map((r) => [shardKey(r.target), r.response.generation]));
-  const entry = out.results.length > 0 ? { stats: mergeStatistics(out.results.map((r) => r.response.stats)), generations } : null;
+  const nodes = new Map(out.results.map((r) => [shardKey(r.target), r.target.node]));
+  const entry = out.results.length > 0 ? { stats: mergeStatistics(out.results.map((r) => r.response.stats)), generations, nodes } : null;
   return { entry, failures: out.failures, failed };
 }

@@ -7,7 +7,7 @@
  */
 import { INTERNAL_PREFIX, type FetchRequest, type FetchResponse, type FetchedDoc, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
 import type { MergedHit } from './merge.ts';
-import { callOptions, checkIdentity, type PhaseContext, type ShardReply } from './fan-out.ts';
+import { callShard, type FailedShardCall, type PhaseContext, type ShardReply } from './fan-out.ts';
 import type { SearchPlan } from './plan.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
@@ -83,14 +83,12 @@ export async function runFetchPhase(
         ids: positions.map((p) => page[p].hit._id),
         _source: source,
       };
-      const started = performance.now();
       try {
-        const res = await ctx.client.call<FetchResponse>(t.node, `${INTERNAL_PREFIX}/fetch`, body, callOptions(ctx));
-        checkIdentity(res, t);
-        ctx.profile?.record(shardIndex, t, res.node, 'fetch', performance.now() - started);
+        // A copy gone since the query round: fetched from another copy's current generation (fan-out.ts).
+        const res = await callShard<FetchResponse>({ ...t }, ctx, `${INTERNAL_PREFIX}/fetch`, body, { shardIndex });
         positions.forEach((p, i) => (docs[p] = res.docs[i]));
       } catch (err) {
-        failures.push(shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err));
+        failures.push((err as FailedShardCall).failure ?? shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err));
       }
     }),
   );

@@ -133,9 +133,10 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
   const targets: ShardTarget[] = [];
   const failures: ShardFailure[] = [];
+  const picks = new Map<number, number>(); // this search's copy choices so far (adaptive replica selection)
   for (const name of indices) {
     const index = await view.get(name);
-    const shards = view.targets(index);
+    const shards = view.targets(index, picks);
     const fields = flatFields(index.metadata.mappings);
     let cause = resultWindowCause(req, index.metadata.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
@@ -148,7 +149,8 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   }
   const pins = targets.map((t) => pinning?.pins.get(pinKey(t.index, t.shard)));
   pins.forEach((p, i) => {
-    if (p?.node !== undefined) targets[i] = { ...targets[i], node: p.node };
+    // A cursor reads its own copy (its context or generation lives there): no failover to another.
+    if (p) targets[i] = { ...targets[i], ...(p.node !== undefined ? { node: p.node } : {}), alternates: [] };
   });
   return {
     req,

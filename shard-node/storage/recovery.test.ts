@@ -118,7 +118,7 @@ describe('recovery of a shard node from its data directory', () => {
     const first = registry(dir);
     first.putIndex(meta(), [1]);
     first.putIndex(meta({ name: 'other', uuid: 'uuid-2' }), []);
-    first.updateMetadata(meta({ maxResultWindow: 50, version: 2 }));
+    expect(first.updateMetadata('cities', { maxResultWindow: 50 })).toMatchObject({ maxResultWindow: 50, version: 2 });
     first.shard('cities', 1).apply([{ op: 'index', _id: 'x', source: { name: 'x' }, create: false }]);
     await first.shard('cities', 1).sync();
     first.deleteIndex('other');

@@ -19,7 +19,8 @@ function unrecognized(reason: string) {
 
 beforeAll(async () => {
   await http(url, 'PUT', '/clients-http', { settings: { number_of_shards: 3, number_of_replicas: 0 }, mappings: { properties: { name: { type: 'keyword' } } } });
-  await http(url, 'PUT', '/clients-yellow', { settings: { number_of_shards: 1, number_of_replicas: 1 } });
+  // 3 replicas on 3 shard nodes: 2 placed (each on another node than the primary), 1 unassigned.
+  await http(url, 'PUT', '/clients-yellow', { settings: { number_of_shards: 1, number_of_replicas: 3 } });
   const lines = ['a', 'b', 'c', 'd', 'e'].flatMap((id, i) => [{ index: { _index: 'clients-http', _id: id } }, { name: `n-${id}`, n: i, tag: 't' }]);
   const res = await http(url, 'POST', '/_bulk?refresh=true', lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'application/x-ndjson');
   expect(res.body.errors).toBe(false);
@@ -41,8 +42,8 @@ describe('_cluster/health', () => {
       active_shards_percent_as_number: 100,
     });
     const yellow = await http(url, 'GET', '/_cluster/health/clients-yellow?level=indices');
-    expect(yellow.body).toMatchObject({ status: 'yellow', active_primary_shards: 1, unassigned_shards: 1 });
-    expect(yellow.body.indices['clients-yellow']).toMatchObject({ status: 'yellow', number_of_shards: 1, number_of_replicas: 1, unassigned_shards: 1 });
+    expect(yellow.body).toMatchObject({ status: 'yellow', active_primary_shards: 1, active_shards: 3, unassigned_shards: 1 });
+    expect(yellow.body.indices['clients-yellow']).toMatchObject({ status: 'yellow', number_of_shards: 1, number_of_replicas: 3, active_shards: 3, unassigned_shards: 1 });
     const all = await http(url, 'GET', '/_cluster/health');
     expect(all.body.status).toBe('yellow');
     expect(all.body.active_shards_percent_as_number).toBeLessThan(100);
@@ -94,17 +95,18 @@ describe('_cat', () => {
     expect(green.body).toBe('clients-http\n');
   });
 
-  it('lists shards: primaries STARTED on their node, replicas UNASSIGNED', async () => {
+  it('lists shards: every copy STARTED on its node, each on another node, the replica no node can hold UNASSIGNED', async () => {
     const res = await http(url, 'GET', '/_cat/shards/clients-*?format=json');
     const rows = res.body as Record<string, string | null>[];
     expect(rows.map((r) => [r.index, r.shard, r.prirep, r.state])).toEqual([
       ['clients-http', '0', 'p', 'STARTED'], ['clients-http', '1', 'p', 'STARTED'], ['clients-http', '2', 'p', 'STARTED'],
-      ['clients-yellow', '0', 'p', 'STARTED'], ['clients-yellow', '0', 'r', 'UNASSIGNED'],
+      ['clients-yellow', '0', 'p', 'STARTED'], ['clients-yellow', '0', 'r', 'STARTED'], ['clients-yellow', '0', 'r', 'STARTED'], ['clients-yellow', '0', 'r', 'UNASSIGNED'],
     ]);
     expect(Object.keys(rows[0])).toEqual(['index', 'shard', 'prirep', 'state', 'docs', 'store', 'dataset', 'ip', 'node']);
     expect(rows.filter((r) => r.index === 'clients-http').reduce((n, r) => n + Number(r.docs), 0)).toBe(5);
     expect(rows[0].node).toMatch(/^shard-\d$/);
-    expect(rows[4]).toMatchObject({ docs: null, node: null, ip: null });
+    expect(new Set(rows.slice(3, 6).map((r) => r.node)).size).toBe(3);
+    expect(rows[6]).toMatchObject({ docs: null, node: null, ip: null });
     const text = await http(url, 'GET', '/_cat/shards/clients-http?v&h=index,shard,prirep,state,docs');
     expect((text.body as string).split('\n')[0]).toBe('index        shard prirep state   docs');
   });

@@ -38,12 +38,14 @@ describe('index lifecycle and documents', () => {
     await http(url, 'PUT', '/nrt', { settings: { number_of_shards: 2, refresh_interval: '-1' } });
     const put = await http(url, 'PUT', '/nrt/_doc/a', { n: 1 });
     expect(put.status).toBe(201);
-    expect(put.body).toMatchObject({ _index: 'nrt', _id: 'a', _version: 1, result: 'created', _seq_no: 0, _primary_term: 1 });
+    // Acknowledged by both copies of the shard (the primary and its replica).
+    expect(put.body).toMatchObject({ _index: 'nrt', _id: 'a', _version: 1, result: 'created', _seq_no: 0, _primary_term: 1, _shards: { total: 2, successful: 2, failed: 0 } });
     expect((await http(url, 'GET', '/nrt/_search')).body.hits.total.value).toBe(0);
     const get = await http(url, 'GET', '/nrt/_doc/a');
     expect(get.body).toMatchObject({ _index: 'nrt', _id: 'a', found: true, _source: { n: 1 } });
     const refreshed = await http(url, 'POST', '/nrt/_refresh');
-    expect(refreshed.body._shards).toEqual({ total: 2, successful: 2, failed: 0 });
+    // 2 shards with ES's default 1 replica: 4 copies refreshed, as ES counts them.
+    expect(refreshed.body._shards).toEqual({ total: 4, successful: 4, failed: 0 });
     expect((await http(url, 'GET', '/nrt/_search')).body.hits.total.value).toBe(1);
     const again = await http(url, 'PUT', '/nrt/_doc/a?refresh=true', { n: 2 });
     expect(again.status).toBe(200);

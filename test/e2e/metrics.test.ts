@@ -41,7 +41,7 @@ describe('metrics and profile on the e2e cluster', () => {
     let queries = 0;
     for (const node of nodeUrls) {
       const text = await scrape(node);
-      for (const shard of [0, 1, 2]) cityDocs += sampleValue(text, 'folio_shard_docs', `index="cities",shard="${shard}"`) ?? 0;
+      for (const shard of [0, 1, 2]) cityDocs += sampleValue(text, 'folio_shard_docs', `index="cities",shard="${shard}",prirep="p"`) ?? 0;
       queries += sampleValue(text, 'folio_shard_http_request_duration_seconds_count', 'method="POST",route="/_internal/v1/query",status_class="2xx"') ?? 0;
       expect(sampleValue(text, 'folio_search_contexts_open', 'kind="scroll"')).toBeGreaterThanOrEqual(0);
       expect(text).toContain('# TYPE folio_refresh_duration_seconds histogram');

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
+import type { ShardTarget } from '../cluster-view.ts';
+import { ShardCallError, ShardClient, type CallOptions } from '../shard-client.ts';
+import { DfsCache } from './dfs-cache.ts';
+import { callShard, FIRST_ATTEMPT_SHARE, fanOut, type PhaseContext } from './fan-out.ts';
+
+type Behaviour = 'ok' | 'refuse' | 'hang' | 'bad-request' | 'overloaded';
+
+/** A ShardClient whose calls do what `behaviour[node]` says, recording each call. */
+class FakeClient extends ShardClient {
+  readonly calls: { node: number; path: string; body: Record<string, unknown>; timeoutMs: number }[] = [];
+  readonly behaviour: Behaviour[];
+  constructor(behaviour: Behaviour[]) {
+    super(behaviour.map((_, i) => `http://127.0.0.1:${1 + i}`), { connectionsPerNode: 1, maxResponseBytes: 1 << 20 });
+    this.behaviour = behaviour;
+  }
+
+  override async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
+    const b = body as Record<string, unknown>;
+    this.calls.push({ node, path, body: b, timeoutMs: opts.timeoutMs });
+    const url = this.nodes[node];
+    switch (this.behaviour[node]) {
+      case 'ok':
+        return { node: `n${node}`, index: b.index, shard: b.shard, generation: 100 + node } as T;
+      case 'refuse':
+        throw new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] connect ECONNREFUSED` });
+      case 'bad-request':
+        throw new ShardCallError(url, 'response', 400, { type: 'query_shard_exception', reason: 'bad query' });
+      case 'overloaded':
+        throw new ShardCallError(url, 'response', 429, { type: 'rejected_execution_exception', reason: 'busy' });
+      case 'hang':
+        await new Promise((r) => setTimeout(r, opts.timeoutMs));
+        throw new ShardCallError(url, 'timeout', 504, { type: 'timeout_exception', reason: `shard node [${url}] did not answer in time` });
+    }
+  }
+}
+
+function ctxOf(client: ShardClient, timeoutMs: number): PhaseContext {
+  return { client, dfsCache: new DfsCache(), signal: new AbortController().signal, deadline: Date.now() + timeoutMs };
+}
+
+const target = (node: number, alternates: number[], shard = 0): ShardTarget => ({ index: 'i', shard, node, alternates });
+const QUERY = `${INTERNAL_PREFIX}/query`;
+const RANGE = `${INTERNAL_PREFIX}/select/range`;
+
+describe('search fan-out with failover to another copy', () => {
+  it('retries a shard whose node refuses on its next copy, and re-points the target there', async () => {
+    const client = new FakeClient(['refuse', 'ok', 'ok']);
+    const targets = [target(0, [1]), target(2, [0], 1)];
+    const out = await fanOut(targets, ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    expect(out.failures).toEqual([]);
+    expect(out.results.map((r) => [r.shardIndex, r.response.node])).toEqual([[0, 'n1'], [1, 'n2']]);
+    expect(targets[0]).toMatchObject({ node: 1, alternates: [] });
+    expect(client.selection.statsOf(0)).toMatchObject({ failures: 1, outstanding: 0 });
+    expect(client.selection.statsOf(1)).toMatchObject({ failures: 0, outstanding: 0 });
+    expect(client.selection.statsOf(1).ewmaMs).not.toBeNull();
+  });
+
+  it('gives the first attempt a bounded share of the time left when a second copy exists, so a black hole costs at most that share', async () => {
+    const client = new FakeClient(['hang', 'ok']);
+    const started = Date.now();
+    const out = await fanOut([target(0, [1])], ctxOf(client, 600), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    const took = Date.now() - started;
+    expect(out).toMatchObject({ failures: [], timedOut: false });
+    expect(client.calls[0].timeoutMs).toBeLessThanOrEqual(600 * FIRST_ATTEMPT_SHARE);
+    expect(client.calls[0].timeoutMs).toBeGreaterThan(600 * FIRST_ATTEMPT_SHARE - 50);
+    expect(took).toBeLessThan(600);
+  });
+
+  it('without another copy, waits the whole deadline and reports the timeout', async () => {
+    const client = new FakeClient(['hang']);
+    const out = await fanOut([target(0, [])], ctxOf(client, 300), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    expect(client.calls).toHaveLength(1);
+    expect(client.calls[0].timeoutMs).toBeGreaterThan(250);
+    expect(out.timedOut).toBe(true);
+    expect(out.failures).toEqual([{ shard: 0, index: 'i', node: 'http://127.0.0.1:1', reason: expect.objectContaining({ type: 'timeout_exception' }), status: 504 }]);
+  });
+
+  it('reports the last copy’s failure when every copy fails, and retries only once', async () => {
+    const client = new FakeClient(['refuse', 'overloaded', 'ok']);
+    const out = await fanOut([target(0, [1, 2])], ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    expect(client.calls.map((c) => c.node)).toEqual([0, 1]);
+    expect(out.failures).toEqual([expect.objectContaining({ node: 'http://127.0.0.1:2', status: 429 })]);
+  });
+
+  it('does not retry a request error: every copy would refuse the same query', async () => {
+    const client = new FakeClient(['bad-request', 'ok']);
+    const out = await fanOut([target(0, [1])], ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    expect(client.calls).toHaveLength(1);
+    expect(out.failures[0]).toMatchObject({ status: 400, reason: { type: 'query_shard_exception' } });
+    expect(client.selection.statsOf(0).failures).toBe(0);
+  });
+
+  it('drops a generation pin on the retry (the other copy reads its current generation)', async () => {
+    const client = new FakeClient(['refuse', 'ok']);
+    const r = await callShard(target(0, [1]), ctxOf(client, 5_000), QUERY, { index: 'i', shard: 0, generation: 7, stats: { terms: {}, fields: {} } });
+    expect(r.node).toBe('n1');
+    expect(client.calls.map((c) => c.body.generation)).toEqual([7, undefined]);
+    expect(client.calls[1].body.stats).toEqual({ terms: {}, fields: {} });
+  });
+
+  it('never moves a context (PIT, scroll) or a range round to another copy; a failed range round re-points its target', async () => {
+    const client = new FakeClient(['refuse', 'ok']);
+    const pit = await fanOut([target(0, [1])], ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard, context: { id: 3 } }));
+    expect(pit.failures).toHaveLength(1);
+    expect(client.calls).toHaveLength(1);
+    const t = target(0, [1]);
+    const range = await fanOut([t], ctxOf(client, 5_000), RANGE, (x) => ({ index: x.index, shard: x.shard, generation: 5 }));
+    expect(range.failures).toHaveLength(1);
+    expect(client.calls).toHaveLength(2);
+    expect(t).toMatchObject({ node: 1, alternates: [] });
+  });
+});

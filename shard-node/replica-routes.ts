@@ -1,0 +1,45 @@
+/**
+ * The shard node's internal routes for replicas:
+ * - `POST /_internal/v1/replicate`: a replica copy applies the primary's ops (its seq_no and
+ *   version, idempotently) and answers once they are fsynced, as a bulk does (ES's replica write,
+ *   `TransportShardBulkAction.dispatchedShardOperationOnReplica`);
+ * - `PUT /_internal/v1/indices/{index}/_in_sync`: takes replica copies out of a shard's in-sync set
+ *   in this node's durable metadata (ES's master applying `ShardStateAction`'s shard-failed task).
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
+ */
+import type { Context, Hono } from 'hono';
+import { INTERNAL_PREFIX, type InSyncUpdateRequest, type MetadataResponse, type ReplicaBulkRequest, type ReplicaBulkResponse } from '../shared/protocol.ts';
+import type { IndexRegistry } from './index-registry.ts';
+import { toTranslogOps } from './replica-ops.ts';
+
+/** What the replica routes need from the node's app. */
+export interface ReplicaRouteDeps {
+  registry: IndexRegistry;
+  /** This node's id, echoed in every reply. */
+  node: string;
+  /** Reads and parses the internal JSON body (the app's reader: its size limit, its 400 on bad JSON). */
+  readJson: <T>(c: Context) => Promise<T>;
+}
+
+/** Registers the replica routes on the node's internal API (behind its cluster-secret check). */
+export function registerReplicaRoutes(app: Hono, deps: ReplicaRouteDeps): void {
+  const { registry, node } = deps;
+  const p = INTERNAL_PREFIX;
+
+  app.post(`${p}/replicate`, async (c) => {
+    const req = await deps.readJson<ReplicaBulkRequest>(c);
+    const shard = registry.shard(req.index, req.shard);
+    const applied = shard.applyReplicated(toTranslogOps(req.ops));
+    // Acknowledged only once durable, like the primary's bulk (a failure answers 500: not acknowledged).
+    await shard.sync();
+    if (req.refresh === 'true') registry.refresh(req.index, [req.shard]);
+    else if (req.refresh === 'wait_for' && shard.hasPendingWrites) await registry.waitForRefresh(req.index, req.shard);
+    return c.json({ node, index: req.index, shard: req.shard, applied: applied.length } satisfies ReplicaBulkResponse);
+  });
+
+  app.put(`${p}/indices/:index/_in_sync`, async (c) => {
+    const req = await deps.readJson<InSyncUpdateRequest>(c);
+    const metadata = registry.markOutOfSync(c.req.param('index'), req.shard, req.nodes);
+    return c.json({ node, metadata } satisfies MetadataResponse);
+  });
+}

@@ -1,0 +1,104 @@
+import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { IndexMetadata, ShardCopy } from '../shared/protocol.ts';
+import { IndexRegistry } from './index-registry.ts';
+import { hostedCopies, mergeCopies, shardsOnNode, withoutInSync } from './shard-copies.ts';
+import { shardStorePath } from './storage/metadata-store.ts';
+
+const copy = (node: number, primary = false, inSync = true): ShardCopy => ({ node, primary, inSync });
+/** Two shards on three nodes: shard 0 on 0 (p) and 1, shard 1 on 1 (p) and 2. */
+const COPIES = [[copy(0, true), copy(1)], [copy(1, true), copy(2)]];
+
+const meta = (over: Partial<IndexMetadata> = {}): IndexMetadata => ({
+  name: 'idx', uuid: 'u1', numberOfShards: 2, numberOfReplicas: 1, routingNumShards: 2, maxResultWindow: 10_000,
+  refreshIntervalMs: -1, mappings: { properties: {} }, creationDate: 1, version: 1, shardCopies: COPIES, ...over,
+});
+
+describe('shard copies in the metadata', () => {
+  it('finds the copies of a node, with role and in-sync state', () => {
+    expect(shardsOnNode(meta(), 1)).toEqual([0, 1]);
+    expect(shardsOnNode(meta(), 2)).toEqual([1]);
+    expect(shardsOnNode(meta(), null)).toBeNull();
+    expect(shardsOnNode(meta({ shardCopies: undefined }), 0)).toBeNull();
+    expect(hostedCopies(meta(), 1, [0, 1])).toEqual([{ shard: 0, primary: false, inSync: true }, { shard: 1, primary: true, inSync: true }]);
+    // An index from before replicas: every hosted shard is its primary.
+    expect(hostedCopies(meta({ shardCopies: undefined }), null, [1])).toEqual([{ shard: 1, primary: true, inSync: true }]);
+  });
+
+  it('keeps a copy out of sync through a replicas change computed from an older view', () => {
+    const local = withoutInSync(COPIES, 0, [1]);
+    const incoming = [[copy(0, true), copy(1), copy(2, false, false)], [copy(1, true), copy(2)]];
+    expect(mergeCopies(local, incoming)).toEqual([[copy(0, true), copy(1, false, false), copy(2, false, false)], [copy(1, true), copy(2)]]);
+  });
+
+  it('marks replicas out of sync, idempotently, never the primary', () => {
+    const once = withoutInSync(COPIES, 1, [2]);
+    expect(once[1]).toEqual([copy(1, true), copy(2, false, false)]);
+    expect(withoutInSync(once, 1, [2])).toBe(once);
+    expect(() => withoutInSync(COPIES, 0, [0])).toThrow(/primary/);
+  });
+});
+
+describe('registry: replica copies on a node', () => {
+  const dirs: string[] = [];
+  const open: IndexRegistry[] = [];
+  afterEach(async () => {
+    for (const r of open.splice(0)) await r.close().catch(() => {});
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+  const registry = (dir: string) => {
+    const r = new IndexRegistry('n1', { dataDir: dir });
+    open.push(r);
+    return r;
+  };
+
+  it('opens the copies the metadata places on it, reports their roles, and keeps an in-sync mark across a restart', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-copies-'));
+    dirs.push(dir);
+    const first = registry(dir);
+    first.putIndex(meta(), [], 1);
+    expect(first.list()[0]).toMatchObject({ shards: [0, 1], node: 1, copies: [{ shard: 0, primary: false, inSync: true }, { shard: 1, primary: true, inSync: true }] });
+    // Primary writes only on the primary copy (a mis-addressed bulk must not assign seq_nos on a replica).
+    expect(first.primaryShard('idx', 1).shard).toBe(1);
+    expect(() => first.primaryShard('idx', 0)).toThrow('CurrentState[STARTED] shard is not in primary mode');
+    const marked = first.markOutOfSync('idx', 0, [1]);
+    expect(marked.version).toBe(2);
+    expect(first.markOutOfSync('idx', 0, [1]).version).toBe(2); // already out: no change
+    expect(() => first.markOutOfSync('idx', 1, [1])).toThrow(/primary/);
+    await first.close();
+    open.splice(open.indexOf(first), 1);
+
+    const second = registry(dir);
+    second.recover();
+    expect(second.list()[0]).toMatchObject({ node: 1, copies: [{ shard: 0, primary: false, inSync: false }, { shard: 1, primary: true, inSync: true }] });
+  });
+
+  it('a replicas change opens new copies here and removes dropped ones with their files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-copies-'));
+    dirs.push(dir);
+    const r = registry(dir);
+    r.putIndex(meta(), [], 2);
+    expect(r.list()[0].shards).toEqual([1]);
+    const more = r.updateMetadata('idx', { numberOfReplicas: 2, shardCopies: [[copy(0, true), copy(1), copy(2, false, false)], [copy(1, true), copy(2), copy(0, false, false)]], node: 2 });
+    expect(more).toMatchObject({ numberOfReplicas: 2, version: 2 });
+    expect(r.list()[0].copies).toEqual([{ shard: 0, primary: false, inSync: false }, { shard: 1, primary: false, inSync: true }]);
+    r.shard('idx', 0);
+    expect(existsSync(shardStorePath(dir, 'u1', 0))).toBe(true);
+    r.updateMetadata('idx', { numberOfReplicas: 1, shardCopies: COPIES, node: 2 });
+    expect(r.list()[0].shards).toEqual([1]);
+    expect(() => r.shard('idx', 0)).toThrow(/no such shard/);
+    expect(existsSync(shardStorePath(dir, 'u1', 0))).toBe(false);
+  });
+
+  it('refuses to be addressed by another ordinal than it holds its copies by (a reordered node list would drop them)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-copies-'));
+    dirs.push(dir);
+    const r = registry(dir);
+    r.putIndex(meta(), [], 2);
+    expect(() => r.putIndex(meta({ version: 2 }), [], 0)).toThrow(/FOLIO_NODES\[2\] but was addressed as FOLIO_NODES\[0\]/);
+    expect(() => r.updateMetadata('idx', { maxResultWindow: 5, node: 1 })).toThrow(/must keep its order/);
+    expect(r.list()[0]).toMatchObject({ shards: [1], metadata: { version: 1 } });
+  });
+});
