@@ -213,10 +213,13 @@ export class ShardClient {
     const url = this.nodes[node];
     const open = new Set(calls);
     const cleanups: (() => void)[] = [];
+    let answered = false;
     const settle = (c: QueuedCall, fn: () => void): void => {
       if (!open.delete(c)) return;
       fn();
-      if (open.size === 0) batchAbort.abort();
+      // Every caller gave up (deadline or cancel) before the reply: drop the request. After the
+      // reply there is nothing to abort (and an abort builds a DOMException per batch).
+      if (open.size === 0 && !answered) batchAbort.abort();
     };
     const batchAbort = new AbortController();
     let timeoutMs = 1;
@@ -249,6 +252,7 @@ export class ShardClient {
         bodyTimeout: timeoutMs,
       });
       const bytes = new Uint8Array(await res.body.arrayBuffer());
+      answered = true;
       if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').startsWith(BATCH_CONTENT_TYPE)) {
         // The whole batch was refused (e.g. a node without the batch endpoint): every call fails as that reply.
         for (const c of calls) settle(c, () => c.reject(this.failure(() => this.interpret(url, res.statusCode >= 300 ? res.statusCode : 502, false, bytes))));
