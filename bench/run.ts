@@ -91,6 +91,12 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
     const loaded = await loadSample(cluster.coordinatorUrl, sample, { batchDocs: BULK_BATCH_DOCS });
     report.bulk = { docs: loaded.docs, seconds: (performance.now() - t0) / 1000, batchDocs: BULK_BATCH_DOCS };
     log(`bulk: ${loaded.docs} docs in ${report.bulk.seconds.toFixed(1)} s`);
+    // As Rally's tracks do after indexing (refresh, force-merge, wait for merges), let the background
+    // work of the load finish before measuring searches: a synchronous _flush folds every translog.
+    t0 = performance.now();
+    const flushed = await fetch(`${cluster.coordinatorUrl}/${INDEX}/_flush`, { method: 'POST' });
+    if (flushed.status !== 200) throw new Error(`POST /${INDEX}/_flush: HTTP ${flushed.status} ${await flushed.text()}`);
+    log(`flush after the load: ${elapsed(t0)} s`);
     const memAfter = await cluster.shardMemory();
     report.memory = {
       rssPerDoc: (memAfter.rss - memBefore.rss) / loaded.docs,
