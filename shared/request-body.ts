@@ -22,15 +22,48 @@ export async function readRequestBody(c: Context, maxBytes: number, tooLarge: (g
   return readStream(c.req.raw.body, maxBytes, tooLarge);
 }
 
-async function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: (got: number) => Error): Promise<Uint8Array> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > maxBytes) throw tooLarge(size);
-    chunks.push(chunk);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size);
+/**
+ * Collects the Node request stream. Past the limit it stops collecting and pauses the stream but
+ * does not destroy it: the caller's 413 is then written on a live socket and Node discards the
+ * rest of the body after the response (`IncomingMessage._dump`), never buffering it; the server's
+ * `requestTimeout` bounds an endless one. Destroying the stream (or closing the connection)
+ * instead resets the socket while the client is still sending, and under load the client then
+ * sees the reset (EPIPE, ECONNRESET) rather than the 413.
+ */
+function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: (got: number) => Error): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (): void => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      incoming.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        done();
+        incoming.pause();
+        reject(tooLarge(size));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      done();
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size));
+    };
+    const onError = (err: Error): void => {
+      done();
+      reject(err);
+    };
+    const onAborted = (): void => onError(new Error('request aborted'));
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+    incoming.on('aborted', onAborted);
+  });
 }
 
 async function readStream(stream: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: (got: number) => Error): Promise<Uint8Array> {
