@@ -137,16 +137,17 @@ describe('cat indices and shards tables', () => {
     ]);
   });
 
-  it('lists replicas on their node: STARTED in sync, UNASSIGNED with ES’s reason otherwise', () => {
+  it('lists replicas on their node: STARTED in sync, INITIALIZING while recovering, UNASSIGNED with ES’s reason otherwise', () => {
     const up: ClusterStats = {
       nodes: [0, 1, 2].map((n) => ({ node: n, url: `http://10.0.0.${n + 1}:9300`, host: `10.0.0.${n + 1}`, name: `shard-${n}`, reachable: n !== 2 })),
       shards: new Map([['c\u00000', new Map([[0, { docs: 5, deleted: 0, segments: 1 }], [1, { docs: 5, deleted: 0, segments: 2 }]])]]),
     };
-    // shard 0: primary on 0, replicas on 1 (in sync) and 2 (node down); shard 1: replica on 0 out of sync; 4 replicas configured, at most 3 placed.
+    // shard 0: primary on 0, replicas on 1 (in sync) and 2 (node down); shard 1: replica on 0 out of
+    // sync (recovering); shard 2: replica on 0 out of sync that its node no longer reports; 4 replicas configured, at most 3 placed.
     const c: IndexView = {
-      metadata: meta('c', 2, 4),
-      placement: [0, 1],
-      copies: [[copy(0, true), copy(1, false), copy(2, false)], [copy(1, true), copy(0, false, false)]],
+      metadata: meta('c', 3, 4),
+      placement: [0, 1, 1],
+      copies: [[copy(0, true), copy(1, false), copy(2, false)], [copy(1, true), copy(0, false, false)], [copy(1, true), { ...copy(0, false, false), hosted: false }]],
     };
     const out = renderCatTable(catShardsTable([c], up), { format: 'json', h: 'shard,prirep,state,docs,node,ur' });
     expect(out.kind === 'json' && out.rows).toEqual([
@@ -156,10 +157,15 @@ describe('cat indices and shards tables', () => {
       { shard: '0', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
       { shard: '0', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
       { shard: '1', prirep: 'p', state: 'STARTED', docs: null, node: 'shard-1', ur: null },
-      { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'ALLOCATION_FAILED' },
+      { shard: '1', prirep: 'r', state: 'INITIALIZING', docs: null, node: 'shard-0', ur: null },
       { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
       { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
       { shard: '1', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+      { shard: '2', prirep: 'p', state: 'STARTED', docs: null, node: 'shard-1', ur: null },
+      { shard: '2', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'ALLOCATION_FAILED' },
+      { shard: '2', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+      { shard: '2', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
+      { shard: '2', prirep: 'r', state: 'UNASSIGNED', docs: null, node: null, ur: 'INDEX_CREATED' },
     ]);
     expect(catIndicesTable([c], up).rows[0][0]).toBe('yellow');
   });

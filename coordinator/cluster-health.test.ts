@@ -36,8 +36,9 @@ describe('index health', () => {
   it('is yellow when a replica’s node is down, a replica is out of sync, or a node does not report its copy', () => {
     const up = [true, true, true];
     expect(indexHealth(meta('a', 1, 1), copies([[0, 1]]), [true, false, true])).toMatchObject({ status: 'yellow', activeShards: 1, unassignedShards: 1 });
-    expect(indexHealth(meta('a', 1, 1), copies([[0, 1]], [{ shard: 0, node: 1, inSync: false }]), up)).toMatchObject({ status: 'yellow', activeShards: 1 });
-    expect(indexHealth(meta('a', 1, 1), copies([[0, 1]], [{ shard: 0, node: 1, hosted: false }]), up)).toMatchObject({ status: 'yellow', activeShards: 1 });
+    // Out of sync on a node that answers and hosts it: recovering (initializing), still yellow.
+    expect(indexHealth(meta('a', 1, 1), copies([[0, 1]], [{ shard: 0, node: 1, inSync: false }]), up)).toMatchObject({ status: 'yellow', activeShards: 1, initializingShards: 1, unassignedShards: 0 });
+    expect(indexHealth(meta('a', 1, 1), copies([[0, 1]], [{ shard: 0, node: 1, hosted: false }]), up)).toMatchObject({ status: 'yellow', activeShards: 1, initializingShards: 0, unassignedShards: 1 });
   });
 
   it('is red when a primary sits on a node that does not answer, even with its replica active', () => {

@@ -1,8 +1,9 @@
 /**
  * Cluster and index health by ES's rules (`ClusterShardHealth`, `ClusterIndexHealth`,
  * `ClusterStateHealth`), from the shard copies of the index metadata and which shard nodes answer:
- * - a copy is active when its node answers, reports hosting it, and it is in sync (a replica that
- *   failed a write is out of sync until it recovers: ES shows it unassigned or initializing);
+ * - a copy is active when its node answers, reports hosting it, and it is in sync; a copy out of
+ *   sync whose node answers and hosts it is initializing (it is recovering from its primary,
+ *   coordinator/recovery.ts), else unassigned;
  * - a shard is **red** when its primary is not active, **yellow** when its primary is but some of
  *   its `1 + number_of_replicas` copies are not (a replica its node cannot hold: more replicas than
  *   N − 1 nodes, a node down, a copy out of sync), **green** when all are;
@@ -46,7 +47,7 @@ export interface ShardHealth {
   primary_active: boolean;
   active_shards: number;
   relocating_shards: 0;
-  initializing_shards: 0;
+  initializing_shards: number;
   unassigned_shards: number;
 }
 
@@ -58,6 +59,7 @@ export interface IndexHealth {
   numberOfReplicas: number;
   activePrimaryShards: number;
   activeShards: number;
+  initializingShards: number;
   unassignedShards: number;
   shards: ShardHealth[];
 }
@@ -74,6 +76,16 @@ export function copyActive(copy: CopyState, reachable: readonly boolean[]): bool
 }
 
 /**
+ * True when a copy is recovering (ES `INITIALIZING`): a replica out of sync whose node answered the
+ * probe and reports hosting it, while its shard's primary is active (the coordinators recover such
+ * copies from the primary: coordinator/copy-maintenance.ts).
+ * @param reachable `reachable[node]`: the node answered the probe.
+ */
+export function copyInitializing(copy: CopyState, primaryActive: boolean, reachable: readonly boolean[]): boolean {
+  return primaryActive && !copy.primary && !copy.inSync && copy.hosted && reachable[copy.node] === true;
+}
+
+/**
  * Health of an index whose shard `s` has the copies `copies[s]` (ES `ClusterShardHealth`: green
  * when every configured copy is active, yellow when the primary is, red otherwise).
  * @param reachable `reachable[node]`: the node answered the probe.
@@ -83,8 +95,12 @@ export function indexHealth(m: IndexMetadata, copies: readonly (readonly CopySta
   const shards: ShardHealth[] = copies.map((list) => {
     const primaryActive = list.some((c) => c.primary && copyActive(c, reachable));
     const active = list.filter((c) => copyActive(c, reachable)).length;
+    const initializing = list.filter((c) => copyInitializing(c, primaryActive, reachable)).length;
     const status: HealthStatus = !primaryActive ? 'red' : active >= configured ? 'green' : 'yellow';
-    return { status, primary_active: primaryActive, active_shards: active, relocating_shards: 0, initializing_shards: 0, unassigned_shards: Math.max(0, configured - active) };
+    return {
+      status, primary_active: primaryActive, active_shards: active, relocating_shards: 0, initializing_shards: initializing,
+      unassigned_shards: Math.max(0, configured - active - initializing),
+    };
   });
   return {
     index: m.name,
@@ -93,6 +109,7 @@ export function indexHealth(m: IndexMetadata, copies: readonly (readonly CopySta
     numberOfReplicas: m.numberOfReplicas,
     activePrimaryShards: shards.filter((s) => s.primary_active).length,
     activeShards: shards.reduce((n, s) => n + s.active_shards, 0),
+    initializingShards: shards.reduce((n, s) => n + s.initializing_shards, 0),
     unassignedShards: shards.reduce((n, s) => n + s.unassigned_shards, 0),
     shards,
   };
@@ -116,7 +133,7 @@ export interface ClusterHealthInput {
 /**
  * The `GET /_cluster/health` body, fields in ES's order. `number_of_nodes` counts the answering
  * shard nodes plus this coordinator; `number_of_data_nodes` only the shard nodes. Pending tasks,
- * in-flight fetches, relocating, initializing and delayed shards are always 0 in Folio.
+ * in-flight fetches, relocating and delayed shards are always 0 in Folio.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/admin/cluster/health/ClusterHealthResponse.java
  */
 export function clusterHealthBody(input: ClusterHealthInput): Record<string, unknown> {
@@ -135,7 +152,7 @@ export function clusterHealthBody(input: ClusterHealthInput): Record<string, unk
     active_primary_shards: sum((i) => i.activePrimaryShards),
     active_shards: sum((i) => i.activeShards),
     relocating_shards: 0,
-    initializing_shards: 0,
+    initializing_shards: sum((i) => i.initializingShards),
     unassigned_shards: sum((i) => i.unassignedShards),
     delayed_unassigned_shards: 0,
     number_of_pending_tasks: 0,
@@ -153,7 +170,7 @@ export function clusterHealthBody(input: ClusterHealthInput): Record<string, unk
         active_primary_shards: i.activePrimaryShards,
         active_shards: i.activeShards,
         relocating_shards: 0,
-        initializing_shards: 0,
+        initializing_shards: i.initializingShards,
         unassigned_shards: i.unassignedShards,
       };
       if (input.level === 'shards') entry.shards = Object.fromEntries(i.shards.map((s, n) => [String(n), s]));

@@ -7,9 +7,12 @@
  * Metadata changes go to every node, which applies them to its own durable copy and bumps the
  * version; the highest version wins when nodes disagree, and a reload pushes it to a node that
  * reports an older one (a node that was down while something changed). Creating and deleting an
- * index needs every node; mapping, settings and in-sync changes need a majority of the nodes (and,
- * for an in-sync change, every node holding a remaining in-sync copy of the shard), as ES's master
- * needs a quorum to publish a cluster state. This is not a consensus protocol: see docs/reliability.md.
+ * index needs every node; mapping, settings, in-sync and promotion changes need a majority of the
+ * nodes (and, for taking a copy out of sync, every node holding a remaining in-sync copy of the
+ * shard; for putting one in sync, the primary's node; for a promotion, the new primary's node), as
+ * ES's master needs a quorum to publish a cluster state. Each completed load also tells
+ * {@link ClusterView.onLoaded} which nodes missed it, the hook of promotions and recoveries
+ * (copy-maintenance.ts). This is not a consensus protocol: see docs/reliability.md.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-discovery-quorums.html
  */
 import { randomBytes } from 'node:crypto';
@@ -23,8 +26,10 @@ import {
   type MetadataUpdateRequest,
   type NodeIndexEntry,
   type NodeIndicesResponse,
+  type PromoteRequest,
   type PutIndexRequest,
   type ShardCopy,
+  primaryTermOf,
 } from '../shared/protocol.ts';
 import { defaultRoutingNumShards, nodeForShard } from '../shared/routing.ts';
 import { ShardCallError, type ShardClient } from './shard-client.ts';
@@ -108,6 +113,15 @@ export class ClusterView {
   private readonly touched = new Map<string, number>();
   /** In-sync removals in flight, keyed `index/shard/nodes`: concurrent failed writes share one. */
   private readonly marking = new Map<string, Promise<IndexView>>();
+  /** `replied[node]`: the node answered the last load (a node never loaded counts as answering). */
+  private replied: boolean[] = [];
+  /** `missedLoads[node]`: consecutive loads the node did not answer. */
+  private missedLoads: number[] = [];
+  /**
+   * Called after each completed load with the nodes that answered it: the hook that starts
+   * promotions and recoveries (coordinator/copy-maintenance.ts). Never awaited; must not throw.
+   */
+  onLoaded: ((missedLoads: readonly number[]) => void) | null = null;
 
   /** `timeoutMs` bounds each metadata call to a node (FOLIO_INTERNAL_TIMEOUT_MS). */
   constructor(client: ShardClient, timeoutMs: number) {
@@ -132,6 +146,11 @@ export class ClusterView {
   /** Names of all known indices, sorted. */
   names(): string[] {
     return [...this.indices.keys()].sort();
+  }
+
+  /** Whether node `node` answered the last load (true before the first one). */
+  nodeReplied(node: number): boolean {
+    return this.replied[node] ?? true;
   }
 
   /** The index if known locally (no reload). */
@@ -281,7 +300,9 @@ export class ClusterView {
   private async runMarkOutOfSync(name: string, shard: number, nodes: readonly number[]): Promise<IndexView> {
     const view = await this.get(name);
     const copies = view.copies[shard];
-    const failing = nodes.filter((n) => copies.some((c) => c.node === n && c.inSync && !c.primary));
+    // A copy out of sync in this view may be in sync on the nodes (a recovery another coordinator
+    // just finished, named in sync by the primary's reply): the nodes decide, a no-op where it is out already.
+    const failing = nodes.filter((n) => copies.some((c) => c.node === n && !c.primary));
     if (failing.length === 0) return view;
     const required = new Set(copies.filter((c) => c.inSync && !failing.includes(c.node)).map((c) => c.node));
     const body: InSyncUpdateRequest = { shard, nodes: failing };
@@ -296,6 +317,38 @@ export class ClusterView {
     const marked = { ...next, copies: next.copies.map((list, s) => (s !== shard ? list : list.map((c) => (failing.includes(c.node) ? { ...c, inSync: false } : c)))) };
     this.set(name, marked);
     return marked;
+  }
+
+  /**
+   * Puts the recovered copy of `shard` on `node` in sync on the nodes (the primary has it in sync
+   * already: recovery finalize), as ES's master marks a started shard's allocation id in sync.
+   * Needs the primary's node and a majority of all nodes.
+   * @throws EsError 503 when the change cannot be made durable
+   */
+  async markInSync(name: string, shard: number, node: number): Promise<IndexView> {
+    const view = await this.get(name);
+    const body: InSyncUpdateRequest = { shard, nodes: [node], inSync: true };
+    const replies = await this.broadcastQuorum(
+      (n) => this.client.call<MetadataResponse>(n, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}/_in_sync`, body, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted: true }),
+      new Set([view.placement[shard]]),
+    );
+    return this.adopt(name, replies);
+  }
+
+  /**
+   * Promotes the in-sync replica of `shard` on `node` to primary in the next primary term (ES's
+   * master promoting a replica when the primary's node left): every other copy leaves the in-sync
+   * set and will recover by a full copy. Needs the new primary's node and a majority of all nodes.
+   * @throws EsError 503 when the change cannot be made durable; 400 when `node` holds no in-sync copy
+   */
+  async promote(name: string, shard: number, node: number): Promise<IndexView> {
+    const view = await this.get(name);
+    const body: PromoteRequest = { shard, node, term: primaryTermOf(view.metadata, shard) + 1 };
+    const replies = await this.broadcastQuorum(
+      (n) => this.client.call<MetadataResponse>(n, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}/_promote`, body, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted: true }),
+      new Set([node]),
+    );
+    return this.adopt(name, replies);
   }
 
   /** Takes the highest-version metadata among the nodes' replies (if newer than the local one) as the index's view. */
@@ -363,6 +416,8 @@ export class ClusterView {
       this.client.nodes.map((_, node) => this.client.call<NodeIndicesResponse>(node, `${INTERNAL_PREFIX}/indices`, undefined, { method: 'GET', timeoutMs, uncounted: true })),
     );
     this.loadedAt = Date.now();
+    this.replied = replies.map((r) => r.status === 'fulfilled');
+    this.missedLoads = this.replied.map((ok, node) => (ok ? 0 : (this.missedLoads[node] ?? 0) + 1));
     // No node answered: keep what is known (searches then report shard failures, not missing indices).
     if (replies.every((r) => r.status === 'rejected')) return;
     const best = new Map<string, IndexMetadata>();
@@ -402,6 +457,7 @@ export class ClusterView {
       else if (!remote || remote.metadata.uuid !== local.metadata.uuid || remote.metadata.version < local.metadata.version) next.set(name, local);
     }
     this.indices = next;
+    this.onLoaded?.(this.missedLoads);
   }
 
   /**

@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto';
 import { createLogger } from '../shared/logger.ts';
 import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
 import { createCoordinatorApp } from './app.ts';
-import { ClusterView } from './cluster-view.ts';
+import { ClusterView, VIEW_MAX_AGE_MS } from './cluster-view.ts';
+import { CopyMaintainer } from './copy-maintenance.ts';
 import { loadCoordinatorConfig } from './config.ts';
 import { drainServer, shutdownBoundMs } from './drain.ts';
 import { coordinatorReadiness } from './routes/health-routes.ts';
@@ -27,8 +28,12 @@ const view = new ClusterView(client, config.internalTimeoutMs);
 const clusterUuid = createHash('sha256').update(config.nodes.join(',')).digest('base64url').slice(0, 22);
 const app = createCoordinatorApp({ config, view, client, log, clusterUuid });
 
+// Promotions and recoveries run from the view's reloads, which also run on a timer so that an
+// idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts).
+new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs }, log).attach(view);
 await view.reload().catch((err) => log.warn({ err }, 'cluster view not loaded at start; retried on demand'));
 log.info({ indices: view.names(), nodes: config.nodes }, 'cluster view loaded');
+setInterval(() => void view.reload().catch(() => undefined), VIEW_MAX_AGE_MS).unref();
 
 // Slow clients (slowloris): Node drops a connection whose headers (or whole request) take longer
 // than these bounds, checked every `connectionsCheckingInterval` (Node's default, 30 s, would let a

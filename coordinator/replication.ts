@@ -13,6 +13,14 @@
  * coordinator → replicas instead of coordinator → primary → replicas → primary → coordinator); the
  * cost is the ops' bytes crossing the coordinator twice, reduced by the primary leaving out the
  * `_source` the coordinator sent it (replica-ops.ts on the node).
+ *
+ * The replicas are the in-sync copies of the coordinator's view plus the primary's replication
+ * group as the primary answers it (its in-sync copies and the copies it is recovering: ES
+ * `ReplicationTracker`), so a coordinator with a stale view still reaches a copy that has just
+ * joined or started recovering. A failure on a copy that is in sync (by either) takes it out of
+ * sync before the acknowledgement; a failure on a recovering copy only stalls its recovery (its
+ * local checkpoint does not reach the primary's, so it is not put in sync). Every call carries the
+ * shard's primary term; a copy of a newer term refuses it (a demoted primary cannot acknowledge).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
@@ -22,6 +30,7 @@ import {
   type RefreshPolicy,
   type ReplicaBulkRequest,
   type ReplicaBulkResponse,
+  primaryTermOf,
   type ReplicaOp,
   type ShardBulkRequest,
   type ShardBulkResponse,
@@ -99,25 +108,34 @@ export function withSources(replicaOps: readonly ReplicaOp[], requestOps: readon
  */
 export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: number, ops: WriteOp[], refresh: RefreshPolicy): Promise<ShardWriteOutcome> {
   const index = view.metadata.name;
-  const replicas = view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node);
-  const body: ShardBulkRequest = { index, shard, ops, refresh, ...(replicas.length > 0 ? { replicate: true } : {}) };
-  const res = await deps.client.call<ShardBulkResponse>(view.placement[shard], `${INTERNAL_PREFIX}/bulk`, body, { timeoutMs: deps.timeoutMs });
+  const primary = view.placement[shard];
+  const primaryTerm = primaryTermOf(view.metadata, shard);
+  const viewReplicas = view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node);
+  const body: ShardBulkRequest = { index, shard, ops, refresh, primaryTerm, ...(viewReplicas.length > 0 ? { replicate: true } : {}) };
+  const res = await deps.client.call<ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, body, { timeoutMs: deps.timeoutMs });
   if (res.index !== index || res.shard !== shard) throw new Error(`node [${res.node}] answered for the wrong shard`);
   const total = 1 + view.metadata.numberOfReplicas;
   const replicaOps = res.replicaOps ?? [];
-  if (replicas.length === 0 || replicaOps.length === 0) return { items: res.items, shardInfo: { total, successful: 1 + replicas.length, failed: 0 } };
+  const group = res.replicationGroup ?? [];
+  const inSync = new Set([...viewReplicas, ...group.filter((g) => g.inSync).map((g) => g.node)]);
+  inSync.delete(primary);
+  const recovering = group.filter((g) => !inSync.has(g.node) && g.node !== primary).map((g) => g.node);
+  const replicas = [...inSync];
+  if ((replicas.length === 0 && recovering.length === 0) || replicaOps.length === 0) return { items: res.items, shardInfo: { total, successful: 1 + inSync.size, failed: 0 } };
 
-  const request: ReplicaBulkRequest = { index, shard, ops: withSources(replicaOps, ops), refresh };
-  const outcomes = await Promise.allSettled(
-    replicas.map(async (node) => {
-      const r = await deps.client.call<ReplicaBulkResponse>(node, `${INTERNAL_PREFIX}/replicate`, request, { timeoutMs: deps.timeoutMs });
-      if (r.index !== index || r.shard !== shard) throw new Error(`node [${r.node}] answered for [${r.index}][${r.shard}] but [${index}][${shard}] was asked`);
-    }),
-  );
+  const request: ReplicaBulkRequest = { index, shard, ops: withSources(replicaOps, ops), refresh, primaryTerm };
+  const send = async (node: number) => {
+    const r = await deps.client.call<ReplicaBulkResponse>(node, `${INTERNAL_PREFIX}/replicate`, request, { timeoutMs: deps.timeoutMs });
+    if (r.index !== index || r.shard !== shard) throw new Error(`node [${r.node}] answered for [${r.index}][${r.shard}] but [${index}][${shard}] was asked`);
+  };
+  // Recovering copies are not waited for: the acknowledgement does not depend on them, and one that
+  // misses the ops stays below the primary's checkpoint, so its recovery does not finish (recovery.ts).
+  for (const node of recovering) void send(node).catch(() => undefined);
+  const outcomes = await Promise.allSettled(replicas.map(send));
   const failures: ShardInfoFailure[] = [];
   const failedNodes: number[] = [];
   outcomes.forEach((o, i) => {
-    if (o.status === 'fulfilled') return;
+    if (o.status === 'fulfilled' || !inSync.has(replicas[i])) return;
     const cause = failureCause(o.reason);
     failedNodes.push(replicas[i]);
     failures.push({
@@ -128,6 +146,6 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   if (failedNodes.length > 0) await deps.view.markOutOfSync(index, shard, failedNodes);
   return {
     items: res.items,
-    shardInfo: { total, successful: 1 + replicas.length - failedNodes.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
+    shardInfo: { total, successful: 1 + inSync.size - failedNodes.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
   };
 }

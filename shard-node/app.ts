@@ -39,6 +39,7 @@ import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchCo
 import type { TranslogOp } from './engine/translog.ts';
 import { replicaOpsOf } from './replica-ops.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
+import { registerRecoveryRoutes } from './recovery-routes.ts';
 
 /**
  * Parses an internal JSON body, read from the Node request stream (shared/request-body.ts).
@@ -119,7 +120,11 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   app.post(`${p}/bulk`, async (c) => {
     const req = await readInternalJson<ShardBulkRequest>(c, maxBody);
     const shard = registry.primaryShard(req.index, req.shard);
-    const logged: TranslogOp[] | undefined = req.replicate ? [] : undefined; // what the replicas apply
+    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
+    // The replication group is read in the same synchronous step as the ops are applied: a copy
+    // whose recovery starts later gets these ops in its recovery instead (replication-tracker.ts).
+    const group = registry.replicationGroup(req.index, req.shard);
+    const logged: TranslogOp[] | undefined = req.replicate || group.length > 0 ? [] : undefined; // what the replicas apply
     const items = shard.apply(req.ops, logged);
     // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
     // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
@@ -132,12 +137,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       await registry.waitForRefresh(req.index, req.shard);
       forcedRefresh = true;
     }
-    const replicaOps = logged ? { replicaOps: replicaOpsOf(req.ops, items, logged) } : {};
+    const replicaOps = logged ? { replicaOps: replicaOpsOf(req.ops, items, logged), replicationGroup: group } : {};
     return c.json({ node, index: req.index, shard: req.shard, items, forcedRefresh, ...replicaOps } satisfies ShardBulkResponse);
   });
 
   // Replica writes and in-sync marks (shard-node/replica-routes.ts).
   registerReplicaRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody) });
+  // Peer recovery of out-of-sync copies, both ends (shard-node/recovery-routes.ts).
+  registerRecoveryRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody) });
 
   app.post(`${p}/refresh`, async (c) => {
     const req = await readInternalJson<RefreshRequest>(c, maxBody);

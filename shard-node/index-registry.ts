@@ -11,10 +11,11 @@ import { indexNotFound, EsError } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import type { IndexMetadata, MetadataUpdateRequest, NodeIndexEntry } from '../shared/protocol.ts';
+import { primaryTermOf, type GroupMember, type IndexMetadata, type MetadataUpdateRequest, type NodeIndexEntry } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
-import { hostedCopies, mergeCopies, shardsOnNode, withoutInSync } from './shard-copies.ts';
+import { RecoveryTracker } from './replication-tracker.ts';
+import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from './shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
 import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
 
@@ -71,6 +72,8 @@ export class IndexRegistry {
   timings: RegistryTimings | null = null;
   /** This node's ordinal in FOLIO_NODES, as the coordinators first named it (null: not yet). */
   private ordinal: number | null = null;
+  /** Copies this node, as a primary, is recovering (they receive its live writes). */
+  readonly recoveries = new RecoveryTracker();
 
   constructor(nodeId: string, storage?: RegistryStorageOptions, log?: Logger) {
     this.nodeId = nodeId;
@@ -128,6 +131,7 @@ export class IndexRegistry {
     const h = hosted;
     if (ordinal !== undefined) h.ordinal = ordinal;
     this.placeCopies(h, shards);
+    this.applyTerms(h);
     this.persist(h);
     this.scheduleRefresh(h);
   }
@@ -152,6 +156,7 @@ export class IndexRegistry {
     if (update.node !== undefined) h.ordinal = update.node;
     h.metadata = next;
     this.placeCopies(h, []);
+    this.applyTerms(h);
     this.persist(h);
     this.scheduleRefresh(h);
     if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
@@ -174,6 +179,102 @@ export class IndexRegistry {
     h.metadata = { ...h.metadata, shardCopies: next, version: h.metadata.version + 1 };
     this.persist(h);
     return h.metadata;
+  }
+
+  /**
+   * Puts the copies of `shard` on `nodes` back in the in-sync set (a finished peer recovery),
+   * bumping the version; a no-op when they are in sync already. Durable on return. On the primary,
+   * the copies stop being tracked as recovering (they are in its replication group as in-sync copies).
+   * @throws EsError 400 for an index without a copy list, or a node without a copy of the shard.
+   * @returns the resulting metadata.
+   */
+  markInSync(index: string, shard: number, nodes: readonly number[]): IndexMetadata {
+    const h = this.hosted(index);
+    const copies = h.metadata.shardCopies;
+    if (!copies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
+    const next = withInSync(copies, shard, nodes);
+    if (next !== copies) {
+      h.metadata = { ...h.metadata, shardCopies: next, version: h.metadata.version + 1 };
+      this.persist(h);
+    }
+    for (const n of nodes) this.recoveries.untrack(index, shard, n);
+    return h.metadata;
+  }
+
+  /**
+   * Promotes the in-sync replica of `shard` on node `node` to primary in term `term` ({@link promoted}),
+   * bumping the version; a no-op when this node's term for the shard is `term` or newer already.
+   * Durable on return; the shard here (if any) takes the new term at once.
+   * @throws EsError 400 for an index without a copy list, or when `node` holds no in-sync copy.
+   * @returns the resulting metadata.
+   */
+  promote(index: string, shard: number, node: number, term: number): IndexMetadata {
+    const h = this.hosted(index);
+    const m = h.metadata;
+    if (!m.shardCopies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
+    if (primaryTermOf(m, shard) >= term) return m;
+    const terms = Array.from({ length: m.numberOfShards }, (_, s) => (s === shard ? term : primaryTermOf(m, s)));
+    h.metadata = { ...m, shardCopies: promoted(m.shardCopies, shard, node), primaryTerms: terms, version: m.version + 1 };
+    this.applyTerms(h);
+    this.persist(h);
+    this.log?.info({ index, shard, node, term }, 'primary promoted');
+    return h.metadata;
+  }
+
+  /** The primary term of a shard by this node's metadata. @throws EsError 404 for an unknown index */
+  termOf(index: string, shard: number): number {
+    return primaryTermOf(this.hosted(index).metadata, shard);
+  }
+
+  /**
+   * Refuses an operation of another primary term than this node's for the shard (ES
+   * `IndexShard.acquirePrimaryOperationPermit` / `acquireReplicaOperationPermit`): a primary takes only
+   * its own term; a replica refuses an older one (a newer one means this node's metadata lags, and
+   * the coordinator's next reload repairs it). Without a term (an older coordinator) nothing is checked.
+   * @throws EsError 409 `illegal_state_exception`
+   */
+  checkTerm(index: string, shard: number, term: number | undefined, role: 'primary' | 'replica'): void {
+    if (term === undefined) return;
+    const mine = this.termOf(index, shard);
+    if (term < mine || (role === 'primary' && term !== mine)) {
+      throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] operation primary term [${term}] is ${term < mine ? 'too old' : 'newer than this copy\'s'}, current [${mine}]`, {
+        metadata: { index, shard: String(shard) },
+      });
+    }
+  }
+
+  /**
+   * The primary's replication group for a write (ES `ReplicationTracker.getReplicationGroup`): the
+   * other copies in sync by this node's metadata and the copies being recovered here.
+   */
+  replicationGroup(index: string, shard: number): GroupMember[] {
+    const h = this.hosted(index);
+    const group: GroupMember[] = (h.metadata.shardCopies?.[shard] ?? []).filter((c) => c.node !== h.ordinal && c.inSync).map((c) => ({ node: c.node, inSync: true }));
+    for (const node of this.recoveries.nodes(index, shard)) if (node !== h.ordinal && !group.some((g) => g.node === node)) group.push({ node, inSync: false });
+    return group;
+  }
+
+  /**
+   * Empties the copy of a shard hosted here before a full recovery (a copy left behind by a
+   * promotion may hold ops of the old term): its data is dropped and an empty copy opened.
+   * @throws EsError 409 `illegal_state_exception` when the copy here is the primary or in sync.
+   */
+  resetCopy(index: string, shard: number): Shard {
+    this.shard(index, shard);
+    const h = this.hosted(index);
+    const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
+    if (!copy || copy.primary || copy.inSync) {
+      throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] the copy on node [${this.nodeId}] is not a recovering replica and cannot be emptied`);
+    }
+    this.dropShard(h, shard);
+    const fresh = this.openShard(h, shard);
+    this.persist(h);
+    return fresh;
+  }
+
+  /** Gives every shard hosted here its primary term from the metadata. */
+  private applyTerms(h: HostedIndex): void {
+    for (const [s, shard] of h.shards) shard.primaryTerm = primaryTermOf(h.metadata, s);
   }
 
   /**
@@ -229,6 +330,7 @@ export class IndexRegistry {
   deleteIndex(index: string): void {
     const h = this.indices.get(index);
     if (!h) return;
+    this.recoveries.dropIndex(index);
     this.unhost(h);
     for (const st of h.stores.values()) st.close();
     this.indices.delete(index);
@@ -387,6 +489,7 @@ export class IndexRegistry {
       updateMapping: (update: Mapping) => this.mergeMapping(name, update),
       translog: store,
     });
+    shard.primaryTerm = primaryTermOf(h.metadata, s);
     h.shards.set(s, shard);
     return shard;
   }

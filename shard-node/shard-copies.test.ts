@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexMetadata, ShardCopy } from '../shared/protocol.ts';
 import { IndexRegistry } from './index-registry.ts';
-import { hostedCopies, mergeCopies, shardsOnNode, withoutInSync } from './shard-copies.ts';
+import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from './shard-copies.ts';
 import { shardStorePath } from './storage/metadata-store.ts';
 
 const copy = (node: number, primary = false, inSync = true): ShardCopy => ({ node, primary, inSync });
@@ -38,6 +38,23 @@ describe('shard copies in the metadata', () => {
     expect(once[1]).toEqual([copy(1, true), copy(2, false, false)]);
     expect(withoutInSync(once, 1, [2])).toBe(once);
     expect(() => withoutInSync(COPIES, 0, [0])).toThrow(/primary/);
+  });
+
+  it('puts a recovered copy back in sync, clearing its resync mark, idempotently', () => {
+    const out = withoutInSync(COPIES, 1, [2]);
+    const back = withInSync(out, 1, [2]);
+    expect(back).toEqual(COPIES);
+    expect(withInSync(back, 1, [2])).toBe(back);
+    expect(withInSync([[copy(0, true), { ...copy(1, false, false), resync: true }]], 0, [1])).toEqual([[copy(0, true), copy(1)]]);
+    expect(() => withInSync(COPIES, 0, [2])).toThrow(/no copy on node \[2\]/);
+  });
+
+  it('promotes an in-sync replica: every other copy, the old primary too, is out of sync and must resync', () => {
+    const three = [[copy(0, true), copy(1), copy(2)]];
+    expect(promoted(three, 0, 2)).toEqual([[copy(2, true), { ...copy(0, false, false), resync: true }, { ...copy(1, false, false), resync: true }]]);
+    expect(() => promoted(withoutInSync(three, 0, [1]), 0, 1)).toThrow(/no in-sync copy on node \[1\]/);
+    // A replicas change computed from an older view keeps the resync mark.
+    expect(mergeCopies(promoted(three, 0, 2), [[copy(2, true), copy(0), copy(1)]])[0][1]).toEqual({ ...copy(0, false, false), resync: true });
   });
 });
 
@@ -90,6 +107,45 @@ describe('registry: replica copies on a node', () => {
     expect(r.list()[0].shards).toEqual([1]);
     expect(() => r.shard('idx', 0)).toThrow(/no such shard/);
     expect(existsSync(shardStorePath(dir, 'u1', 0))).toBe(false);
+  });
+
+  it('promotion: a new primary term, the promoted copy takes primary writes in it, stale terms are refused', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-copies-'));
+    dirs.push(dir);
+    const r = registry(dir);
+    r.putIndex(meta(), [], 1); // node 1: replica of shard 0, primary of shard 1
+    expect(r.termOf('idx', 0)).toBe(1);
+    expect(() => r.checkTerm('idx', 0, 1, 'replica')).not.toThrow();
+    const m = r.promote('idx', 0, 1, 2);
+    expect(m).toMatchObject({ version: 2, primaryTerms: [2, 1] });
+    expect(m.shardCopies![0]).toEqual([copy(1, true), { ...copy(0, false, false), resync: true }]);
+    expect(r.promote('idx', 0, 1, 2)).toBe(m); // the same term again: no change
+    expect(r.primaryShard('idx', 0).primaryTerm).toBe(2);
+    expect(r.shard('idx', 0).apply([{ op: 'index', _id: 'a', source: {}, create: false }])[0]._primary_term).toBe(2);
+    expect(() => r.checkTerm('idx', 0, 1, 'primary')).toThrow(/operation primary term \[1\] is too old, current \[2\]/);
+    expect(() => r.checkTerm('idx', 0, 1, 'replica')).toThrow(/too old/);
+    expect(() => r.checkTerm('idx', 0, 3, 'primary')).toThrow(/newer/);
+    expect(() => r.checkTerm('idx', 0, 3, 'replica')).not.toThrow();
+    // Its replication group: the demoted copy is out of sync, so only a recovery brings it back in.
+    expect(r.replicationGroup('idx', 0)).toEqual([]);
+    r.recoveries.track('idx', 0, 0);
+    expect(r.replicationGroup('idx', 0)).toEqual([{ node: 0, inSync: false }]);
+    expect(r.markInSync('idx', 0, [0]).shardCopies![0]).toEqual([copy(1, true), copy(0)]);
+    expect(r.replicationGroup('idx', 0)).toEqual([{ node: 0, inSync: true }]);
+    expect(r.recoveries.nodes('idx', 0)).toEqual([]);
+  });
+
+  it('empties only a recovering replica for a full recovery', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-copies-'));
+    dirs.push(dir);
+    const r = registry(dir);
+    r.putIndex(meta(), [], 1);
+    r.shard('idx', 0).applyReplicated([{ op: 'index', _id: 'x', source: {}, json: '{}', seqNo: 0, version: 1 }]);
+    expect(() => r.resetCopy('idx', 0)).toThrow(/cannot be emptied/); // in sync
+    expect(() => r.resetCopy('idx', 1)).toThrow(/cannot be emptied/); // primary
+    r.markOutOfSync('idx', 0, [1]);
+    const fresh = r.resetCopy('idx', 0);
+    expect([fresh.maxSeqNo, fresh.get('x').found, r.shard('idx', 0) === fresh]).toEqual([-1, false, true]);
   });
 
   it('refuses to be addressed by another ordinal than it holds its copies by (a reordered node list would drop them)', () => {

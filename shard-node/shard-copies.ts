@@ -1,7 +1,7 @@
 /**
  * What the index metadata says about the shard copies of one node (pure functions): which shards it
  * hosts and in which role, how a `number_of_replicas` change merges into the node's own copy list,
- * and how copies leave the in-sync set. A node is named in `shardCopies` by its ordinal in the
+ * how copies leave and rejoin the in-sync set, and how a replica is promoted. A node is named in `shardCopies` by its ordinal in the
  * coordinator's FOLIO_NODES, which the coordinator passes along with the metadata.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (inSyncAllocationIds)
  */
@@ -41,9 +41,40 @@ export function mergeCopies(local: readonly ShardCopy[][] | undefined, incoming:
   return incoming.map((copies, s) =>
     copies.map((c) => {
       const mine = local?.[s]?.find((l) => l.node === c.node);
-      return mine && !mine.inSync ? { ...c, inSync: false } : { ...c };
+      if (!mine || mine.inSync) return { ...c };
+      return { ...c, inSync: false, ...(mine.resync ? { resync: true } : {}) };
     }),
   );
+}
+
+/**
+ * The copy list with the copies of `shard` on `nodes` back in sync (a finished peer recovery, ES
+ * `ReplicationTracker.markAllocationIdAsInSync`), their `resync` flag cleared; the same array when
+ * nothing changes.
+ * @throws EsError 400 when a node holds no copy of the shard (the copy was dropped meanwhile).
+ */
+export function withInSync(copies: ShardCopy[][], shard: number, nodes: readonly number[]): ShardCopy[][] {
+  const list = copies[shard];
+  if (!list) throw illegalArgument(`no shard [${shard}]`);
+  for (const n of nodes) if (!list.some((c) => c.node === n)) throw illegalArgument(`shard [${shard}] has no copy on node [${n}]`);
+  if (list.every((c) => !nodes.includes(c.node) || (c.inSync && !c.resync))) return copies;
+  return copies.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) ? { node: c.node, primary: c.primary, inSync: true } : c))));
+}
+
+/**
+ * The copy list after the in-sync replica of `shard` on `node` is promoted (ES: the master makes an
+ * in-sync replica primary when the primary fails): it becomes the primary; every other copy, the
+ * old primary included, is a replica out of sync with `resync` (each may hold ops of the old term
+ * that the new primary lacks, so it recovers by a full copy).
+ * @throws EsError 400 when `node` holds no in-sync copy of the shard.
+ */
+export function promoted(copies: ShardCopy[][], shard: number, node: number): ShardCopy[][] {
+  const list = copies[shard];
+  const chosen = list?.find((c) => c.node === node);
+  if (!chosen || !chosen.inSync) throw illegalArgument(`shard [${shard}] has no in-sync copy on node [${node}] to promote`);
+  const next: ShardCopy[] = [{ node, primary: true, inSync: true }];
+  for (const c of list) if (c.node !== node) next.push({ node: c.node, primary: false, inSync: false, resync: true });
+  return copies.map((l, s) => (s === shard ? next : l));
 }
 
 /**

@@ -47,6 +47,22 @@ export interface IndexMetadata {
    * indices created before replicas existed: their only copy is the one a node reports hosting.
    */
   shardCopies?: ShardCopy[][];
+  /**
+   * ES `IndexMetadata.primaryTerm(shard)`: `primaryTerms[s]` starts at 1 and grows by one each time
+   * a replica of shard s is promoted. Every write carries it; a copy rejects a write of an older
+   * term. Absent (an index from before promotion existed): every shard is in term 1.
+   * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (primaryTerm)
+   */
+  primaryTerms?: number[];
+}
+
+/**
+ * The primary term of shard `s` of an index (1 when the metadata predates primary terms), ES
+ * `IndexMetadata.primaryTerm(int)`.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/optimistic-concurrency-control.html
+ */
+export function primaryTermOf(metadata: Pick<IndexMetadata, 'primaryTerms'>, s: number): number {
+  return metadata.primaryTerms?.[s] ?? 1;
 }
 
 /**
@@ -59,9 +75,16 @@ export interface ShardCopy {
   primary: boolean;
   /**
    * ES's in-sync set: the copy holds every acknowledged write, so it takes writes and serves
-   * searches. A replica that failed a write is taken out of it before the write is acknowledged.
+   * searches. A replica that failed a write is taken out of it before the write is acknowledged,
+   * and comes back into it only through a peer recovery from its primary (coordinator/recovery.ts).
    */
   inSync: boolean;
+  /**
+   * Set on the copies left behind by a promotion (the old primary, the other replicas): they may
+   * hold ops of the old term the new primary never had, so their recovery is a full copy onto an
+   * emptied copy rather than an ops replay. Cleared when the copy is back in sync.
+   */
+  resync?: boolean;
 }
 
 /** One write on one shard. `update` merges `doc` into the stored `_source` (real-time get). */
@@ -81,6 +104,8 @@ export interface ShardBulkRequest {
   refresh: RefreshPolicy;
   /** Answer the ops the replicas must apply ({@link ShardBulkResponse.replicaOps}). */
   replicate?: boolean;
+  /** The primary term the coordinator's metadata has for the shard; the node refuses any other (409). */
+  primaryTerm?: number;
 }
 
 /** The outcome of one write, in the ES bulk item shape (without `_index`, added by the coordinator). */
@@ -101,6 +126,18 @@ export interface ShardBulkResponse extends ShardEcho {
   forcedRefresh: boolean;
   /** With {@link ShardBulkRequest.replicate}: every op the primary logged, in seq_no order. */
   replicaOps?: ReplicaOp[];
+  /**
+   * The primary's replication group when it applied the ops (ES `ReplicationTracker`): every other
+   * copy that must receive them, in sync by the primary's metadata or recovering (tracked). The
+   * coordinator sends the ops to these as well as to the in-sync copies of its own view.
+   */
+  replicationGroup?: GroupMember[];
+}
+
+/** A copy of the primary's replication group: its node ordinal and whether it is in sync. */
+export interface GroupMember {
+  node: number;
+  inSync: boolean;
 }
 
 /**
@@ -123,6 +160,8 @@ export interface ReplicaBulkRequest {
   /** The primary's ops, each `index` op with its `source`. */
   ops: ReplicaOp[];
   refresh: RefreshPolicy;
+  /** The term of the primary that assigned the ops; a copy whose metadata has a newer term refuses them (409). */
+  primaryTerm?: number;
 }
 
 /** Reply to {@link ReplicaBulkRequest}. */
@@ -311,8 +350,81 @@ export type MetadataUpdateRequest = Partial<Pick<IndexMetadata, 'maxResultWindow
  */
 export interface InSyncUpdateRequest {
   shard: number;
-  /** Ordinals of the nodes whose copies leave the in-sync set. */
+  /** Ordinals of the nodes whose copies leave (or, with `inSync`, join) the in-sync set. */
   nodes: number[];
+  /** True: the copies join the in-sync set (a finished recovery). Default false. */
+  inSync?: boolean;
+}
+
+/**
+ * PUT /_internal/v1/indices/{index}/_promote: the replica of `shard` on node `node` becomes the
+ * primary in term `term` (ES `PrimaryShardAllocator` promoting an in-sync replica after the primary
+ * failed); every other copy is left out of sync with `resync`. Idempotent: a node whose metadata
+ * has the term already answers it unchanged.
+ */
+export interface PromoteRequest {
+  shard: number;
+  node: number;
+  term: number;
+}
+
+/** Shard calls of a peer recovery name the index, the shard and the target copy's node ordinal. */
+export interface RecoveryShardRequest {
+  index: string;
+  shard: number;
+}
+
+/** Reply of POST /_internal/v1/recovery/state (on the target): how far its copy is. */
+export interface RecoveryStateResponse extends ShardEcho {
+  /** ES local checkpoint: every op up to it is applied here (-1: none known). */
+  checkpoint: number;
+  maxSeqNo: number;
+  /** This instance of the copy; a reset or a restart changes it. */
+  copyId: string;
+}
+
+/**
+ * POST /_internal/v1/recovery/start (on the primary): track `target` in the replication group from
+ * now on (live writes reach it), and answer what it misses: the ops above `fromSeqNo` when the
+ * primary's translog still has them all (unless `full`), else a full copy of the primary's
+ * documents and tombstones, with their version and seq_no (ES `RecoverySourceHandler` phase 1 and 2).
+ */
+export interface RecoveryStartRequest extends RecoveryShardRequest {
+  target: number;
+  fromSeqNo: number;
+  full?: boolean;
+  primaryTerm: number;
+}
+
+/** Reply to {@link RecoveryStartRequest}. */
+export interface RecoveryStartResponse extends ShardEcho {
+  mode: 'ops' | 'full';
+  /** Each op with its `source` (ops mode: seq_no order; full mode: every `_id`'s latest state). */
+  ops: ReplicaOp[];
+  /** The primary's max seq_no when the ops were taken: the target holds everything up to it once they are applied. */
+  upTo: number;
+}
+
+/** POST /_internal/v1/recovery/apply (on the target): apply recovery ops idempotently; with `upTo`, the last chunk. */
+export interface RecoveryApplyRequest extends RecoveryShardRequest {
+  ops: ReplicaOp[];
+  upTo?: number;
+  primaryTerm: number;
+  /** The copy instance the recovery started on ({@link RecoveryStateResponse.copyId}); another one answers 409. */
+  copyId: string;
+}
+
+/** POST /_internal/v1/recovery/finalize (on the primary): put `target` in sync in the primary's metadata. */
+export interface RecoveryFinalizeRequest extends RecoveryShardRequest {
+  target: number;
+  primaryTerm: number;
+}
+
+/** Reply to {@link RecoveryFinalizeRequest}: the primary's metadata and its max seq_no at that moment. */
+export interface RecoveryFinalizeResponse {
+  node: string;
+  metadata: IndexMetadata;
+  maxSeqNo: number;
 }
 
 /** Reply to the metadata calls that change an index: this node's resulting metadata. */

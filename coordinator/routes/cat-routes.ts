@@ -5,16 +5,18 @@
  *
  * Store sizes are **estimates**: the shard nodes report document counts, not bytes, so
  * `store.size` is (live + deleted docs) × {@link ESTIMATED_STORE_BYTES_PER_DOC}. `_cat/shards` lists
- * every copy: `STARTED` when it serves, else `UNASSIGNED` with ES's reason (`NODE_LEFT`: its node does
- * not answer; `ALLOCATION_FAILED`: out of sync after a failed write; `INDEX_CREATED`: a replica no
- * node can hold, as ES shows replicas it cannot place).
+ * every copy: `STARTED` when it serves, `INITIALIZING` while it recovers from its primary (out of
+ * sync, its node answering), else `UNASSIGNED` with ES's reason (`NODE_LEFT`: its node does not
+ * answer; `ALLOCATION_FAILED`: out of sync and not recoverable now (its primary is down, or its
+ * node no longer reports it); `INDEX_CREATED`: a replica no node can hold, as ES shows replicas it
+ * cannot place).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-indices.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-shards.html
  */
 import type { Context, Hono } from 'hono';
 import { illegalArgument } from '../../shared/errors.ts';
 import { renderCatTable, type CatCell, type CatColumn, type CatTable } from '../cat-table.ts';
-import { copyActive, indexHealth } from '../cluster-health.ts';
+import { copyActive, copyInitializing, indexHealth } from '../cluster-health.ts';
 import type { ClusterView, IndexView } from '../cluster-view.ts';
 import { checkParams, sendJson } from '../http.ts';
 import { resolveIndices } from '../index-expression.ts';
@@ -102,6 +104,7 @@ export function catShardsTable(views: readonly IndexView[], stats: ClusterStats)
   for (const v of views) {
     const m = v.metadata;
     v.copies.forEach((copies, shard) => {
+      const primaryActive = copies.some((c) => c.primary && copyActive(c, reachable));
       for (const c of copies) {
         const role = c.primary ? 'p' : 'r';
         const info = stats.nodes[c.node];
@@ -109,6 +112,8 @@ export function catShardsTable(views: readonly IndexView[], stats: ClusterStats)
           const s = stats.shards.get(shardKey(m.name, shard))?.get(c.node) ?? null;
           const size = s ? { bytes: bytesOfDocs(s) } : null;
           rows.push([m.name, shard, role, 'STARTED', s?.docs ?? null, size, size, info.host, info.name, info.name, null, s?.segments ?? null]);
+        } else if (info && copyInitializing(c, primaryActive, reachable)) {
+          rows.push([m.name, shard, role, 'INITIALIZING', null, null, null, info.host, info.name, info.name, null, null]);
         } else {
           const reason = !reachable[c.node] ? 'NODE_LEFT' : 'ALLOCATION_FAILED';
           rows.push([m.name, shard, role, 'UNASSIGNED', null, null, null, null, null, null, reason, null]);

@@ -6,6 +6,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
  */
+import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError, searchContextMissing } from '../../shared/errors.ts';
 import type { Mapping } from '../../shared/mapping.ts';
@@ -16,6 +17,7 @@ import type { Segment } from './segment.ts';
 import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, selectMerge } from './segment-merge.ts';
+import { LocalCheckpointTracker } from './local-checkpoint.ts';
 import type { Translog, TranslogOp } from './translog.ts';
 import { MemoryTranslog } from './translog.ts';
 
@@ -115,6 +117,20 @@ export class Shard {
   private seqNo = -1;
   private current: Generation;
   private readonly retained = new Map<number, { gen: Generation; keepAliveMs: number; expiresAt: number }>();
+  /** Processed seq_nos of this copy (ES local checkpoint); a peer recovery waits for it (local-checkpoint.ts). */
+  private readonly checkpoints = new LocalCheckpointTracker();
+  /**
+   * The shard's primary term (ES `IndexShard.getOperationPrimaryTerm`), set by the registry from the
+   * index metadata; reported as `_primary_term` of writes and gets. Folio keeps no term per
+   * document, so a GET reports the shard's current term rather than the term that wrote the doc.
+   */
+  primaryTerm = 1;
+  /**
+   * Names this instance of the copy (random per open): a peer recovery moves the local checkpoint
+   * only on the instance it started on, so a copy emptied meanwhile by another recovery (or
+   * reopened) is not declared complete by the first one (ES: a recovery targets one allocation id).
+   */
+  readonly copyId = randomUUID();
 
   constructor(opts: ShardOptions) {
     this.index = opts.index;
@@ -141,6 +157,11 @@ export class Shard {
     return this.seqNo;
   }
 
+  /** ES local checkpoint: every op up to it has been processed by this copy (-1 when unknown, e.g. after a restart). */
+  get localCheckpoint(): number {
+    return this.checkpoints.checkpoint;
+  }
+
   /**
    * Applies writes in order with ES semantics; a failed op does not stop the others. Accepted ops
    * are appended to the translog (updates as the resulting index op) before returning; `logged`,
@@ -160,6 +181,7 @@ export class Shard {
       }
     });
     if (log.length > 0) this.translog.append(log);
+    for (const op of log) this.checkpoints.markProcessed(op.seqNo);
     if (logged) for (const op of log) logged.push(op);
     return results;
   }
@@ -178,7 +200,62 @@ export class Shard {
     });
     this.restore(fresh);
     if (fresh.length > 0) this.translog.append(fresh);
+    for (const op of ops) this.checkpoints.markProcessed(op.seqNo);
     return fresh;
+  }
+
+  /**
+   * A peer recovery's ops on the target (ES `RecoveryTarget.indexTranslogOperations`): applied as
+   * {@link Shard.applyReplicated} does (idempotent by seq_no); with `upTo`, the copy holds every op
+   * up to it afterwards (the primary's state when the ops were taken), so the local checkpoint
+   * fast-forwards there.
+   * @returns the ops applied (not skipped).
+   */
+  applyRecovery(ops: readonly TranslogOp[], upTo?: number): TranslogOp[] {
+    const applied = this.applyReplicated(ops);
+    if (upTo !== undefined) {
+      this.checkpoints.fastForward(upTo);
+      if (upTo > this.seqNo) this.seqNo = upTo;
+    }
+    return applied;
+  }
+
+  /**
+   * The ops with seq_no above `fromSeqNo`, in seq_no order, when this copy's translog still holds
+   * them all (ES `IndexShard.newChangesSnapshot` for an ops-based recovery); null when some were
+   * trimmed or flushed away (the recovery then copies every document).
+   */
+  opsSince(fromSeqNo: number): TranslogOp[] | null {
+    if (fromSeqNo >= this.seqNo) return [];
+    return this.translog.opsSince?.(fromSeqNo) ?? null;
+  }
+
+  /**
+   * The latest state of every `_id` this copy knows, live documents and delete tombstones, with
+   * their version and seq_no: the current generation's live documents plus what is not refreshed
+   * yet (ES file-based recovery: the files of a pinned commit, then the translog above it). Taken
+   * synchronously, so it is the state at one instant: every later op reaches a tracked target live.
+   */
+  snapshotOps(): TranslogOp[] {
+    const out: TranslogOp[] = [];
+    for (const st of this.segs) {
+      const seg = st.segment;
+      for (let ord = 0; ord < seg.maxDoc; ord++) {
+        if (st.live && !st.live[ord]) continue;
+        const id = seg.ids[ord];
+        if (this.entries.has(id)) continue; // superseded by an unrefreshed write or a tombstone
+        const json = seg.source(ord);
+        out.push({ op: 'index', _id: id, source: JSON.parse(json) as Record<string, unknown>, json, seqNo: seg.seqNos[ord], version: seg.versions[ord] });
+      }
+    }
+    for (const [id, e] of this.entries) {
+      if (e.deleted) out.push({ op: 'delete', _id: id, seqNo: e.seqNo, version: e.version });
+      else {
+        const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
+        out.push({ op: 'index', _id: id, source: JSON.parse(json) as Record<string, unknown>, json, seqNo: e.seqNo, version: e.version });
+      }
+    }
+    return out.sort((a, b) => a.seqNo - b.seqNo);
   }
 
   /**
@@ -243,7 +320,7 @@ export class Shard {
     this.dirty = true;
     log.push({ op: 'index', _id: id, source, json, seqNo, version });
     const created = forceCreated || !exists;
-    return { _id: id, status: created ? 201 : 200, result: created ? 'created' : 'updated', _version: version, _seq_no: seqNo, _primary_term: 1 };
+    return { _id: id, status: created ? 201 : 200, result: created ? 'created' : 'updated', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
   }
 
   private deleteDoc(id: string, log: TranslogOp[]): WriteResult {
@@ -255,7 +332,7 @@ export class Shard {
     // Tombstone: a later re-index continues the version sequence (ES keeps it for gc_deletes).
     this.entries.set(id, { version, seqNo, deleted: true, seg: null, ord: -1 });
     log.push({ op: 'delete', _id: id, seqNo, version });
-    return { _id: id, status: exists ? 200 : 404, result: exists ? 'deleted' : 'not_found', _version: version, _seq_no: seqNo, _primary_term: 1 };
+    return { _id: id, status: exists ? 200 : 404, result: exists ? 'deleted' : 'not_found', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
   }
 
   private updateDoc(
@@ -273,7 +350,7 @@ export class Shard {
     }
     const merged = deepMerge(cur._source!, doc);
     if (deepEqual(merged, cur._source)) {
-      return { _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: 1 };
+      return { _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm };
     }
     return this.indexDoc(id, merged, false, log);
   }
@@ -397,7 +474,7 @@ export class Shard {
     if (!e || e.deleted) return { found: false };
     const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
     const source = JSON.parse(json) as Record<string, unknown>;
-    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: 1, _source: source };
+    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, _source: source };
   }
 
   /** Doc counts of the current generation. */

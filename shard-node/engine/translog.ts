@@ -30,6 +30,11 @@ export interface Translog {
    * Durable stores ignore it (segments are not persisted): they trim at a flush instead.
    */
   trim?(upToSeqNo: number): void;
+  /**
+   * The ops above `fromSeqNo` in seq_no order, or null when the log no longer holds them all (an
+   * ops-based peer recovery needs them; without them the recovery copies every document).
+   */
+  opsSince?(fromSeqNo: number): TranslogOp[] | null;
 }
 
 /**
@@ -39,10 +44,17 @@ export interface Translog {
  */
 export class MemoryTranslog implements Translog {
   ops: TranslogOp[] = [];
+  /** Ops up to this seq_no were trimmed (-1: none). */
+  private trimmedTo = -1;
   append(ops: readonly TranslogOp[]): void {
     for (const o of ops) this.ops.push(o);
   }
   trim(upToSeqNo: number): void {
+    if (upToSeqNo > this.trimmedTo) this.trimmedTo = upToSeqNo;
     if (this.ops.length > 0 && this.ops[0].seqNo <= upToSeqNo) this.ops = this.ops.filter((o) => o.seqNo > upToSeqNo);
+  }
+  opsSince(fromSeqNo: number): TranslogOp[] | null {
+    if (fromSeqNo < this.trimmedTo) return null;
+    return this.ops.filter((o) => o.seqNo > fromSeqNo).sort((a, b) => a.seqNo - b.seqNo);
   }
 }

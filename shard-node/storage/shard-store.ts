@@ -150,6 +150,19 @@ export class ShardStore implements Translog {
   /** Durable stores keep ops until a flush, whatever the refresh sealed. */
   trim(): void {}
 
+  /**
+   * The ops above `fromSeqNo` (committed and pending), in seq_no order; null when a flush has folded
+   * some of them into the snapshot (`fromSeqNo` below the flushed seq_no), where they lost their
+   * history.
+   */
+  opsSince(fromSeqNo: number): TranslogOp[] | null {
+    if (this.closed || fromSeqNo < this.counters.flushedSeqNo) return null;
+    const out: TranslogOp[] = [];
+    for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM translog WHERE seq_no > ? ORDER BY seq_no').iterate(fromSeqNo)) out.push(rowToOp(r as unknown as Row));
+    for (const op of this.pending) if (op.seqNo > fromSeqNo) out.push(op);
+    return out.sort((a, b) => a.seqNo - b.seqNo);
+  }
+
   private scheduleCommit(): void {
     if (this.commitScheduled) return;
     this.commitScheduled = true;

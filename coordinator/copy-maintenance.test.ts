@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import type { IndexMetadata } from '../shared/protocol.ts';
+import type { CopyView, IndexView } from './cluster-view.ts';
+import { PROMOTE_AFTER_MISSED_LOADS, plannedActions } from './copy-maintenance.ts';
+
+const copy = (node: number, primary: boolean, inSync = true, hosted = true): CopyView => ({ node, primary, inSync, hosted });
+const view = (copies: CopyView[][]): IndexView => ({
+  metadata: { name: 'i', numberOfShards: copies.length, numberOfReplicas: 1, shardCopies: copies } as unknown as IndexMetadata,
+  placement: copies.map((l) => l.find((c) => c.primary)!.node),
+  copies,
+});
+
+describe('plannedActions', () => {
+  it('recovers out-of-sync replicas whose node answers and hosts them, while the primary answers', () => {
+    const v = view([[copy(0, true), copy(1, false, false)], [copy(1, true), copy(2, false, false, false)], [copy(2, true), copy(0, false)]]);
+    expect(plannedActions([v], [0, 0, 0])).toEqual([{ kind: 'recover', index: 'i', shard: 0, node: 1 }]);
+    // The target's node missed the last load, or the primary's: nothing to recover from or to.
+    expect(plannedActions([v], [0, 1, 0])).toEqual([]);
+    expect(plannedActions([v], [1, 0, 0])).toEqual([]);
+  });
+
+  it(`promotes the first in-sync replica that answers once the primary's node missed ${PROMOTE_AFTER_MISSED_LOADS} loads`, () => {
+    const v = view([[copy(0, true), copy(1, false, false), copy(2, false)], [copy(1, true), copy(0, false)]]);
+    expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS - 1, 0, 0])).toEqual([]);
+    expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS, 0, 0])).toEqual([{ kind: 'promote', index: 'i', shard: 0, node: 2 }]);
+    // No in-sync replica reachable: the shard stays red.
+    expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS, 0, 3])).toEqual([]);
+  });
+
+  it('ignores indices from before replicas (no copy list)', () => {
+    const v = view([[copy(0, true)]]);
+    delete v.metadata.shardCopies;
+    expect(plannedActions([v], [5])).toEqual([]);
+  });
+});

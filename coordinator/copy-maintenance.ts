@@ -1,0 +1,117 @@
+/**
+ * What the coordinator does about shard copies after each background reload of the cluster view
+ * (ES's master reacting to a changed cluster state): it promotes an in-sync replica when a
+ * primary's node has missed {@link PROMOTE_AFTER_MISSED_LOADS} loads in a row, and it recovers every
+ * out-of-sync copy whose node answers and hosts it from its primary (coordinator/recovery.ts), at
+ * most {@link MAX_CONCURRENT_RECOVERIES} at a time (ES
+ * `cluster.routing.allocation.node_concurrent_recoveries`, default 2), retrying a failed one after
+ * {@link RECOVERY_RETRY_MS}. Several coordinators may do the same at once: promotion is idempotent
+ * per term on the nodes, and a second recovery of a copy only repeats idempotent steps.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-cluster.html#cluster-shard-allocation-settings
+ */
+import type { Logger } from '../shared/logger.ts';
+import type { ClusterView, IndexView } from './cluster-view.ts';
+import { recoverCopy, type RecoveryDeps } from './recovery.ts';
+
+/** Consecutive view loads a primary's node must miss before a replica is promoted (loads run every second: 1–2 s for a dead node). */
+export const PROMOTE_AFTER_MISSED_LOADS = 2;
+/** Recoveries this coordinator runs at once. */
+export const MAX_CONCURRENT_RECOVERIES = 2;
+/** Delay (ms) before a failed promotion or recovery of the same copy is tried again. */
+export const RECOVERY_RETRY_MS = 2_000;
+
+/** One thing to do about a shard's copies: promote the replica on `node`, or recover the copy on `node`. */
+export interface CopyAction {
+  kind: 'promote' | 'recover';
+  index: string;
+  shard: number;
+  node: number;
+}
+
+/**
+ * The promotions and recoveries the views call for (pure). `missedLoads[node]`: consecutive loads
+ * the node did not answer (0: it answered the last one). A shard whose primary's node is down
+ * promotes its first in-sync replica whose node answers and hosts it (none: the shard stays red);
+ * a shard whose primary answers and hosts its copy recovers each out-of-sync replica whose node
+ * answers and reports the copy.
+ */
+export function plannedActions(views: readonly IndexView[], missedLoads: readonly number[]): CopyAction[] {
+  const up = (node: number) => (missedLoads[node] ?? 0) === 0;
+  const out: CopyAction[] = [];
+  for (const v of views) {
+    if (!v.metadata.shardCopies) continue;
+    v.copies.forEach((copies, shard) => {
+      const primary = copies.find((c) => c.primary);
+      if (!primary) return;
+      const index = v.metadata.name;
+      if ((missedLoads[primary.node] ?? 0) >= PROMOTE_AFTER_MISSED_LOADS) {
+        const heir = copies.find((c) => !c.primary && c.inSync && c.hosted && up(c.node));
+        if (heir) out.push({ kind: 'promote', index, shard, node: heir.node });
+        return;
+      }
+      if (!up(primary.node) || !primary.hosted) return;
+      for (const c of copies) if (!c.primary && !c.inSync && c.hosted && up(c.node)) out.push({ kind: 'recover', index, shard, node: c.node });
+    });
+  }
+  return out;
+}
+
+/** Runs the {@link plannedActions} of each reload in the background, each copy once at a time. */
+export class CopyMaintainer {
+  private readonly deps: RecoveryDeps;
+  private readonly log: Logger | undefined;
+  /** Actions in progress, by key. */
+  private readonly running = new Set<string>();
+  /** Failed actions, by key, with the time (epoch ms) they may be tried again. */
+  private readonly backoff = new Map<string, number>();
+  private recoveries = 0;
+  /** Recoveries and promotions finished here (for tests and logs). */
+  readonly finished: { recoveries: number; promotions: number } = { recoveries: 0, promotions: 0 };
+
+  constructor(deps: RecoveryDeps, log?: Logger) {
+    this.deps = deps;
+    this.log = log;
+  }
+
+  /** Hooks the maintainer into the view's reloads ({@link ClusterView.onLoaded}). */
+  attach(view: ClusterView): void {
+    view.onLoaded = (missed) => this.tick(missed);
+  }
+
+  /** Starts the actions the current views call for that are neither running nor backing off. */
+  tick(missedLoads: readonly number[]): void {
+    const view = this.deps.view;
+    const views = view.names().map((n) => view.peek(n)!).filter((v) => v !== undefined);
+    const now = Date.now();
+    for (const action of plannedActions(views, missedLoads)) {
+      const key = `${action.kind}/${action.index}/${action.shard}/${action.node}`;
+      if (this.running.has(key) || (this.backoff.get(key) ?? 0) > now) continue;
+      if (action.kind === 'recover' && this.recoveries >= MAX_CONCURRENT_RECOVERIES) continue;
+      this.running.add(key);
+      if (action.kind === 'recover') this.recoveries++;
+      void this.run(action)
+        .then(() => this.backoff.delete(key))
+        .catch((err: Error) => {
+          this.backoff.set(key, Date.now() + RECOVERY_RETRY_MS);
+          this.log?.warn({ err: err.message, ...action }, `${action.kind === 'promote' ? 'promotion' : 'recovery'} failed; retried later`);
+        })
+        .finally(() => {
+          this.running.delete(key);
+          if (action.kind === 'recover') this.recoveries--;
+        });
+    }
+  }
+
+  private async run(action: CopyAction): Promise<void> {
+    const view = await this.deps.view.get(action.index);
+    if (action.kind === 'promote') {
+      const next = await this.deps.view.promote(action.index, action.shard, action.node);
+      this.finished.promotions++;
+      this.log?.warn({ ...action, term: next.metadata.primaryTerms?.[action.shard] }, 'replica promoted to primary');
+      return;
+    }
+    const outcome = await recoverCopy(this.deps, view, action.shard, action.node);
+    this.finished.recoveries++;
+    this.log?.info({ ...outcome }, 'shard copy recovered');
+  }
+}

@@ -1,0 +1,100 @@
+// The two ends of a peer recovery and the primary-term checks through real shard-node apps,
+// in-process (`app.request()`): a primary on node 0 and an out-of-sync replica on node 1, with the
+// calls the coordinator's recovery (coordinator/recovery.ts) makes, in its order.
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../shared/logger.ts';
+import { INTERNAL_PREFIX, type IndexMetadata, type PutIndexRequest } from '../shared/protocol.ts';
+import { createShardNodeApp } from './app.ts';
+import { loadShardNodeConfig } from './config.ts';
+import { IndexRegistry } from './index-registry.ts';
+
+const metadata: IndexMetadata = {
+  name: 'rec', uuid: 'u-rec', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
+  mappings: { properties: {} }, creationDate: 1, version: 1,
+  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]],
+};
+
+function node(id: string) {
+  const config = loadShardNodeConfig({ FOLIO_NODE_ID: id, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
+  const registry = new IndexRegistry(config.nodeId);
+  const app = createShardNodeApp(config, registry, createLogger('shard-node', 'silent', {}));
+  const call = async (path: string, body: unknown, method = 'POST') => {
+    const res = await app.request(`${INTERNAL_PREFIX}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  return { registry, call };
+}
+
+const doc = (id: string, n: number) => ({ op: 'index', _id: id, source: { n }, create: false });
+
+describe('peer recovery routes', () => {
+  it('ops-based, then live writes through the replication group, then in sync on the primary; full copy once the translog is trimmed', async () => {
+    const primary = node('p');
+    const target = node('t');
+    for (const [n, ordinal] of [[primary, 0], [target, 1]] as const) {
+      expect((await n.call('/indices/rec', { metadata, shards: [], node: ordinal } satisfies PutIndexRequest, 'PUT')).status).toBe(200);
+    }
+    // Before the recovery, the out-of-sync copy is not in the primary's replication group.
+    const before = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('a', 1), doc('b', 1), doc('a', 2)], refresh: 'false', primaryTerm: 1 });
+    expect(before.body.replicationGroup).toBeUndefined();
+    const initial = (await target.call('/recovery/state', { index: 'rec', shard: 0 })).body;
+    expect(initial).toMatchObject({ checkpoint: -1, maxSeqNo: -1, copyId: expect.any(String) });
+
+    const start = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 1 });
+    expect(start.body).toMatchObject({ mode: 'ops', upTo: 2 });
+    expect(start.body.ops.map((o: { _id: string; seqNo: number }) => [o._id, o.seqNo])).toEqual([['a', 0], ['b', 1], ['a', 2]]);
+    // From now on writes name the recovering copy.
+    const live = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('c', 1)], refresh: 'false', primaryTerm: 1 });
+    expect(live.body.replicationGroup).toEqual([{ node: 1, inSync: false }]);
+    const liveOps = live.body.replicaOps.map((o: Record<string, unknown>) => ({ ...o, source: { n: 1 }, item: undefined }));
+    // The live write overtakes the copy: the checkpoint waits for the gap below it.
+    expect((await target.call('/replicate', { index: 'rec', shard: 0, ops: liveOps, refresh: 'false', primaryTerm: 1 })).status).toBe(200);
+    expect((await target.call('/recovery/state', { index: 'rec', shard: 0 })).body.checkpoint).toBe(-1);
+    const applied = await target.call('/recovery/apply', { index: 'rec', shard: 0, ops: start.body.ops, upTo: start.body.upTo, primaryTerm: 1, copyId: initial.copyId });
+    expect(applied.body).toMatchObject({ applied: 3, checkpoint: 3 });
+    expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'a' })).body).toMatchObject({ found: true, _version: 2, _source: { n: 2 } });
+
+    const fin = await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 1, primaryTerm: 1 });
+    expect(fin.body.maxSeqNo).toBe(3);
+    expect(fin.body.metadata.shardCopies[0][1]).toEqual({ node: 1, primary: false, inSync: true });
+    expect((await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1 })).body.replicationGroup).toEqual([{ node: 1, inSync: true }]);
+    // Finalizing a copy no recovery tracks is refused.
+    expect((await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 1, primaryTerm: 1 })).status).toBe(409);
+
+    // After a refresh the in-memory translog no longer has the early ops: a full copy, tombstones included.
+    await primary.call('/bulk', { index: 'rec', shard: 0, ops: [{ op: 'delete', _id: 'b' }], refresh: 'true', primaryTerm: 1 });
+    const full = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: 0, primaryTerm: 1 });
+    expect(full.body.mode).toBe('full');
+    expect(full.body.ops.map((o: { op: string; _id: string; version: number }) => [o.op, o._id, o.version])).toEqual([['index', 'a', 2], ['index', 'c', 1], ['index', 'd', 1], ['delete', 'b', 2]]);
+  });
+
+  it('primary terms: a promoted copy refuses the old term, and a demoted primary can neither write nor recover anyone', async () => {
+    const old = node('old');
+    const heir = node('heir');
+    const inSync = { ...metadata, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]] };
+    await old.call('/indices/rec', { metadata: inSync, shards: [], node: 0 }, 'PUT');
+    await heir.call('/indices/rec', { metadata: inSync, shards: [], node: 1 }, 'PUT');
+    const promoted = await heir.call('/indices/rec/_promote', { shard: 0, node: 1, term: 2 }, 'PUT');
+    expect(promoted.body.metadata).toMatchObject({ primaryTerms: [2], shardCopies: [[{ node: 1, primary: true, inSync: true }, { node: 0, primary: false, inSync: false, resync: true }]] });
+    const w = await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('x', 1)], refresh: 'false', primaryTerm: 2 });
+    expect(w.body.items[0]).toMatchObject({ status: 201, _primary_term: 2 });
+    // The old primary, still in term 1 by its own metadata, writes; its replication is refused by the new primary.
+    const stale = await old.call('/bulk', { index: 'rec', shard: 0, ops: [doc('y', 1)], refresh: 'false', replicate: true, primaryTerm: 1 });
+    const refused = await heir.call('/replicate', { index: 'rec', shard: 0, ops: stale.body.replicaOps.map((o: object) => ({ ...o, source: { n: 1 } })), refresh: 'false', primaryTerm: 1 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ type: 'illegal_state_exception', reason: '[rec][0] operation primary term [1] is too old, current [2]' });
+    expect((await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('z', 1)], refresh: 'false', primaryTerm: 1 })).status).toBe(409);
+    // Once it has the new metadata (the coordinator's repair), the old primary is a replica that must be emptied and recover.
+    await old.call('/indices/rec', { metadata: promoted.body.metadata, shards: [], node: 0 }, 'PUT');
+    expect((await old.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 2 })).body.error.type).toBe('shard_not_in_primary_mode_exception');
+    const before = (await old.call('/recovery/state', { index: 'rec', shard: 0 })).body.copyId;
+    const emptied = await old.call('/recovery/reset', { index: 'rec', shard: 0 });
+    expect(emptied.body).toMatchObject({ checkpoint: -1, maxSeqNo: -1 });
+    expect(emptied.body.copyId).not.toBe(before);
+    expect((await old.call('/get', { index: 'rec', shard: 0, _id: 'y' })).body.found).toBe(false);
+    // A recovery that started on the copy before it was emptied cannot declare it complete.
+    const late = await old.call('/recovery/apply', { index: 'rec', shard: 0, ops: [], upTo: 5, primaryTerm: 2, copyId: before });
+    expect([late.status, late.body.error.reason]).toEqual([409, '[rec][0] the recovering copy was emptied or reopened since this recovery started']);
+    expect((await old.call('/recovery/state', { index: 'rec', shard: 0 })).body.checkpoint).toBe(-1);
+  });
+});
