@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
+import { AcknowledgedWrites, type SeenDoc } from '../support/acknowledged-writes.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { http } from './http.ts';
 
@@ -23,20 +24,16 @@ async function shardIndices(nodeUrl: string): Promise<any> {
 
 const INDEX = 'durable';
 
-/** What the test knows about one `_id`: the last acknowledged state, and whether a later write is in doubt. */
-interface Known {
-  version: number;
-  source: Record<string, unknown> | null;
-  /** A write after the acknowledged one was not acknowledged: its state may or may not be there. */
-  doubt: { version: number; source: Record<string, unknown> | null }[];
-}
-
 let cluster: ComposeCluster;
-const known = new Map<string, Known>();
-let nextDoc = 0;
-let acked = 0;
-/** Ids written by a batch still in flight: the two writers never touch the same id at once, so the model stays exact. */
-const inFlight = new Set<string>();
+/** Two writers' bulks of new docs, overwrites, partial updates and deletes, and what each reply acknowledged. */
+const load = new AcknowledgedWrites({
+  coordinatorUrl: () => cluster.coordinatorUrl,
+  index: INDEX,
+  bulkPath: '/_bulk?refresh=false',
+  newDocsPerBulk: 30,
+  newSource: (n, round) => ({ n, round, tag: `t${n % 7}`, body: `city number ${n}` }),
+  rewrittenSource: (round) => ({ n: -1, round, tag: 'rewritten', body: `rewritten in ${round}` }),
+});
 
 beforeAll(async () => {
   cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET } });
@@ -47,49 +44,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
-
-/** One bulk of new docs, overwrites, partial updates and deletes of known docs; records what was acknowledged. */
-async function writeBatch(round: number): Promise<void> {
-  const lines: string[] = [];
-  const planned: { id: string; source: Record<string, unknown> | null }[] = [];
-  for (let i = 0; i < 30; i++) {
-    const id = `d${nextDoc++}`;
-    const source = { n: nextDoc, round, tag: `t${nextDoc % 7}`, body: `city number ${nextDoc}` };
-    lines.push(JSON.stringify({ index: { _index: INDEX, _id: id } }), JSON.stringify(source));
-    planned.push({ id, source });
-  }
-  const live = [...known].filter(([id, k]) => k.source !== null && k.doubt.length === 0 && !inFlight.has(id)).map(([id]) => id);
-  for (let i = 0; i < 6 && live.length > 0; i++) {
-    const id = live[(round * 7 + i * 13) % live.length];
-    if (planned.some((p) => p.id === id)) continue;
-    const prev = known.get(id)!.source!;
-    if (i % 3 === 0) {
-      lines.push(JSON.stringify({ delete: { _index: INDEX, _id: id } }));
-      planned.push({ id, source: null });
-    } else if (i % 3 === 1) {
-      lines.push(JSON.stringify({ update: { _index: INDEX, _id: id } }), JSON.stringify({ doc: { round } }));
-      planned.push({ id, source: { ...prev, round } });
-    } else {
-      const source = { n: -1, round, tag: 'rewritten', body: `rewritten in ${round}` };
-      lines.push(JSON.stringify({ index: { _index: INDEX, _id: id } }), JSON.stringify(source));
-      planned.push({ id, source });
-    }
-  }
-  for (const p of planned) inFlight.add(p.id);
-  const res = await http(cluster.coordinatorUrl, 'POST', '/_bulk?refresh=false', lines.join('\n') + '\n', 'application/x-ndjson').catch(() => null);
-  for (const p of planned) inFlight.delete(p.id);
-  planned.forEach((p, i) => {
-    const item = res?.status === 200 ? (Object.values(res.body.items[i])[0] as { status: number; _version?: number }) : undefined;
-    const k = known.get(p.id) ?? { version: 0, source: null, doubt: [] };
-    if (item && item.status < 300) {
-      known.set(p.id, { version: item._version!, source: p.source, doubt: [] });
-      acked++;
-    } else {
-      k.doubt.push({ version: k.version + 1, source: p.source });
-      known.set(p.id, k);
-    }
-  });
-}
 
 /** Retries a coordinator call while the restarted node's connections settle (bounded). */
 async function settled<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
@@ -106,22 +60,19 @@ async function checkEverythingAcknowledged(): Promise<void> {
   const url = cluster.coordinatorUrl;
   const refreshed = await settled(() => http(url, 'POST', `/${INDEX}/_refresh`), (r) => r.status === 200 && r.body._shards.failed === 0);
   expect(refreshed.body._shards).toMatchObject({ total: 3, failed: 0 });
-  const ids = [...known.keys()];
+  const ids = [...load.known.keys()];
   const got = await settled(() => http(url, 'POST', `/${INDEX}/_mget`, { ids }), (r) => r.status === 200);
   expect(got.status).toBe(200);
-  const searched = await settled(() => http(url, 'POST', `/${INDEX}/_search`, { size: known.size + 1000, query: { match_all: {} }, _source: true }), (r) => r.status === 200 && r.body._shards.failed === 0);
+  const searched = await settled(() => http(url, 'POST', `/${INDEX}/_search`, { size: load.known.size + 1000, query: { match_all: {} }, _source: true }), (r) => r.status === 200 && r.body._shards.failed === 0);
   expect(searched.body._shards.failed).toBe(0);
   const hits = new Map<string, Record<string, unknown>>(searched.body.hits.hits.map((h: { _id: string; _source: Record<string, unknown> }) => [h._id, h._source]));
   let lost = 0;
   const problems: string[] = [];
-  got.body.docs.forEach((d: { _id: string; found: boolean; _version?: number; _source?: Record<string, unknown> }) => {
-    const k = known.get(d._id)!;
-    const allowed = [{ version: k.version, source: k.source }, ...k.doubt];
-    const seen = d.found ? { version: d._version, source: d._source } : { version: null, source: null };
-    const match = allowed.some((a) => (a.source === null ? !d.found : d.found && a.version === seen.version && JSON.stringify(a.source) === JSON.stringify(seen.source)));
-    if (!match) {
+  got.body.docs.forEach((d: SeenDoc & { _id: string }) => {
+    const problem = load.problemOf(d._id, d);
+    if (problem !== null) {
       lost++;
-      problems.push(`${d._id}: expected ${JSON.stringify(allowed)}, got ${JSON.stringify(seen)}`);
+      problems.push(problem);
     }
     if (d.found !== hits.has(d._id)) problems.push(`${d._id}: GET found=${d.found} but search ${hits.has(d._id) ? 'finds' : 'misses'} it`);
   });
@@ -134,7 +85,7 @@ describe('durability of acknowledged writes across shard node restarts', () => {
     let round = 0;
     let stop = false;
     const writer = async () => {
-      while (!stop) await writeBatch(round++);
+      while (!stop) await load.writeBatch(round++);
     };
     const writers = [writer(), writer()];
     await new Promise((r) => setTimeout(r, 1500));
@@ -146,9 +97,9 @@ describe('durability of acknowledged writes across shard node restarts', () => {
     const started = Date.now();
     await cluster.restart('shard-1');
     const recoveryMs = Date.now() - started;
-    const doubtful = [...known.values()].filter((k) => k.doubt.length > 0).length;
-    process.stdout.write(`durability: ${acked} writes acknowledged over ${round} bulks, ${doubtful} ids with unacknowledged writes, shard-1 restart ${recoveryMs} ms\n`);
-    expect(acked).toBeGreaterThan(200);
+    const doubtful = load.doubtful;
+    process.stdout.write(`durability: ${load.acked} writes acknowledged over ${round} bulks, ${doubtful} ids with unacknowledged writes, shard-1 restart ${recoveryMs} ms\n`);
+    expect(load.acked).toBeGreaterThan(200);
     expect(doubtful).toBeGreaterThan(0); // the kill really happened mid-stream
 
     const after = (await shardIndices(cluster.urls['shard-1'])).indices.find((e: { metadata: { name: string } }) => e.metadata.name === INDEX);
@@ -160,10 +111,10 @@ describe('durability of acknowledged writes across shard node restarts', () => {
   });
 
   it('SIGTERM flushes every shard; the graceful restart recovers from the snapshot with an empty translog', async () => {
-    for (let i = 0; i < 3; i++) await writeBatch(1000 + i);
+    for (let i = 0; i < 3; i++) await load.writeBatch(1000 + i);
     const flushed = await settled(() => http(cluster.coordinatorUrl, 'POST', `/${INDEX}/_flush`), (r) => r.status === 200 && r.body._shards.failed === 0);
     expect(flushed.body).toEqual({ _shards: { total: 3, successful: 3, failed: 0 } });
-    for (let i = 3; i < 5; i++) await writeBatch(1000 + i);
+    for (let i = 3; i < 5; i++) await load.writeBatch(1000 + i);
     cluster.kill('shard-0', 'SIGTERM');
     const deadline = Date.now() + 10_000;
     while (!cluster.logs('shard-0').includes('flushed and closed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import type { NodeIndicesResponse, ShardCopy } from '../../shared/protocol.ts';
 import { defaultRoutingNumShards, shardForRouting } from '../../shared/routing.ts';
+import { AcknowledgedWrites, type SeenDoc } from '../support/acknowledged-writes.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { http } from './http.ts';
 
@@ -28,21 +29,21 @@ const AFTER_RESTART_MS = 2_000;
 /** FOLIO_NODES order of the compose file: ordinal → service. */
 const SERVICES = ['shard-0', 'shard-1', 'shard-2'];
 
-/** The last acknowledged state of an `_id` and the unacknowledged writes after it (either may be there). */
-interface Known {
-  version: number;
-  source: Record<string, unknown> | null;
-  doubt: { source: Record<string, unknown> | null }[];
-}
-
 let cluster: ComposeCluster;
-const known = new Map<string, Known>();
-const inFlight = new Set<string>();
-let nextDoc = 0;
-let acked = 0;
-let failed = 0;
 /** When the first write in primary term 2 (on a promoted replica) was acknowledged (epoch ms; 0: none yet). */
 let firstPromotedWriteAt = 0;
+/** Two writers' bulks of new docs, overwrites, partial updates and deletes, and what each reply acknowledged. */
+const load = new AcknowledgedWrites({
+  coordinatorUrl: () => cluster.coordinatorUrl,
+  index: INDEX,
+  bulkPath: '/_bulk',
+  newDocsPerBulk: 20,
+  newSource: (n, round) => ({ n, round, tag: `t${n % 5}` }),
+  rewrittenSource: (round) => ({ n: -round, round, tag: 'rewritten' }),
+  onAcknowledged: (item) => {
+    if (item._primary_term === 2 && firstPromotedWriteAt === 0) firstPromotedWriteAt = Date.now();
+  },
+});
 
 beforeAll(async () => {
   cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET, FOLIO_INTERNAL_TIMEOUT_MS: '5000' } });
@@ -57,51 +58,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** One bulk: 20 new docs plus overwrites, updates and deletes of acknowledged ones; records the outcome of each item. */
-async function writeBatch(round: number): Promise<void> {
-  const lines: string[] = [];
-  const planned: { id: string; source: Record<string, unknown> | null }[] = [];
-  for (let i = 0; i < 20; i++) {
-    const id = `d${nextDoc++}`;
-    const source = { n: nextDoc, round, tag: `t${nextDoc % 5}` };
-    lines.push(JSON.stringify({ index: { _index: INDEX, _id: id } }), JSON.stringify(source));
-    planned.push({ id, source });
-  }
-  const live = [...known].filter(([id, k]) => k.source !== null && k.doubt.length === 0 && !inFlight.has(id)).map(([id]) => id);
-  for (let i = 0; i < 6 && live.length > 0; i++) {
-    const id = live[(round * 7 + i * 13) % live.length];
-    if (planned.some((p) => p.id === id)) continue;
-    const prev = known.get(id)!.source!;
-    if (i % 3 === 0) {
-      lines.push(JSON.stringify({ delete: { _index: INDEX, _id: id } }));
-      planned.push({ id, source: null });
-    } else if (i % 3 === 1) {
-      lines.push(JSON.stringify({ update: { _index: INDEX, _id: id } }), JSON.stringify({ doc: { round } }));
-      planned.push({ id, source: { ...prev, round } });
-    } else {
-      const source = { n: -round, round, tag: 'rewritten' };
-      lines.push(JSON.stringify({ index: { _index: INDEX, _id: id } }), JSON.stringify(source));
-      planned.push({ id, source });
-    }
-  }
-  for (const p of planned) inFlight.add(p.id);
-  const res = await http(cluster.coordinatorUrl, 'POST', '/_bulk', lines.join('\n') + '\n', 'application/x-ndjson').catch(() => null);
-  for (const p of planned) inFlight.delete(p.id);
-  planned.forEach((p, i) => {
-    const item = res?.status === 200 ? (Object.values(res.body.items[i])[0] as { status: number; _version?: number; _primary_term?: number }) : undefined;
-    const k = known.get(p.id) ?? { version: 0, source: null, doubt: [] };
-    if (item && item.status < 300) {
-      if (item._primary_term === 2 && firstPromotedWriteAt === 0) firstPromotedWriteAt = Date.now();
-      known.set(p.id, { version: item._version!, source: p.source, doubt: [] });
-      acked++;
-    } else {
-      k.doubt.push({ source: p.source });
-      known.set(p.id, k);
-      failed++;
-    }
-  });
-}
-
 /** The copies of each shard by the metadata of a node. */
 async function shardCopies(nodeUrl: string): Promise<ShardCopy[][]> {
   const res = await request(`${nodeUrl}/_internal/v1/indices`, { headers: { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET } });
@@ -110,24 +66,13 @@ async function shardCopies(nodeUrl: string): Promise<ShardCopy[][]> {
 }
 
 /** A real-time get of `id` on one copy (a shard node's internal API, not through the coordinator). */
-async function getOnCopy(nodeUrl: string, shard: number, id: string): Promise<{ found: boolean; _version?: number; _source?: Record<string, unknown> }> {
+async function getOnCopy(nodeUrl: string, shard: number, id: string): Promise<SeenDoc> {
   const res = await request(`${nodeUrl}/_internal/v1/get`, {
     method: 'POST',
     headers: { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET, 'content-type': 'application/json' },
     body: JSON.stringify({ index: INDEX, shard, _id: id }),
   });
-  return (await res.body.json()) as { found: boolean; _version?: number; _source?: Record<string, unknown> };
-}
-
-/** Why a copy's state of `id` is not allowed, or null. The last acknowledged write, or a later unacknowledged one wholly. */
-function problemOf(id: string, seen: { found: boolean; _version?: number; _source?: Record<string, unknown> }): string | null {
-  const k = known.get(id)!;
-  const ackedOk = k.source === null ? !seen.found : seen.found && seen._version === k.version && JSON.stringify(seen._source) === JSON.stringify(k.source);
-  if (ackedOk) return null;
-  // An unacknowledged write after it may be there, whole (its version is then a later one).
-  const doubtOk = k.doubt.some((d) => (d.source === null ? !seen.found : seen.found && seen._version! > k.version && JSON.stringify(seen._source) === JSON.stringify(d.source)));
-  if (doubtOk) return null;
-  return `${id}: acknowledged ${JSON.stringify({ version: k.version, source: k.source })}, found ${JSON.stringify({ found: seen.found, version: seen._version, source: seen._source })}`;
+  return (await res.body.json()) as SeenDoc;
 }
 
 describe('writes while a shard node is killed and restarted (1 replica, 3 nodes)', () => {
@@ -136,16 +81,16 @@ describe('writes while a shard node is killed and restarted (1 replica, 3 nodes)
     let round = 0;
     let stop = false;
     const writer = async () => {
-      while (!stop) await writeBatch(round++);
+      while (!stop) await load.writeBatch(round++);
     };
     const started = Date.now();
     const writers = [writer(), writer()];
     await new Promise((r) => setTimeout(r, KILL_AT_MS));
-    const ackedBeforeKill = acked;
+    const ackedBeforeKill = load.acked;
     cluster.kill('shard-1', 'SIGKILL');
     const killedAt = Date.now();
     await new Promise((r) => setTimeout(r, DOWN_MS));
-    const ackedWhileDown = acked - ackedBeforeKill;
+    const ackedWhileDown = load.acked - ackedBeforeKill;
     const restartAt = Date.now();
     await cluster.restart('shard-1');
     const restartMs = Date.now() - restartAt;
@@ -158,17 +103,17 @@ describe('writes while a shard node is killed and restarted (1 replica, 3 nodes)
     const writesMs = Date.now() - started;
     const { res: health, ms: greenMs } = await green;
     expect(health.body).toMatchObject({ status: 'green', active_shards: 2 * SHARDS });
-    expect(acked).toBeGreaterThan(500);
+    expect(load.acked).toBeGreaterThan(500);
     expect(ackedWhileDown).toBeGreaterThan(0); // writes went on while the node was down
     // The killed node's primaries were promoted elsewhere while it was down (term 2).
     expect(firstPromotedWriteAt).toBeGreaterThan(killedAt);
     expect(firstPromotedWriteAt).toBeLessThan(restartAt);
     const promotedMs = firstPromotedWriteAt - killedAt;
-    expect(failed).toBeGreaterThan(0); // the kill really hit writes in flight or a primary
+    expect(load.failed).toBeGreaterThan(0); // the kill really hit writes in flight or a primary
 
     // Every copy of every shard, read directly on its node.
     const copies = await shardCopies(cluster.urls['shard-0']);
-    const ids = [...known.keys()];
+    const ids = [...load.known.keys()];
     const problems: string[] = [];
     let lost = 0;
     const checks = ids.flatMap((id) => {
@@ -179,7 +124,7 @@ describe('writes while a shard node is killed and restarted (1 replica, 3 nodes)
       const batch = checks.slice(i, i + 32);
       const seen = await Promise.all(batch.map((c) => getOnCopy(c.node, c.shard, c.id)));
       batch.forEach((c, j) => {
-        const problem = problemOf(c.id, seen[j]);
+        const problem = load.problemOf(c.id, seen[j]);
         if (problem === null) return;
         lost++;
         problems.push(`[${c.shard}] on ${c.node}: ${problem}`);
@@ -187,14 +132,14 @@ describe('writes while a shard node is killed and restarted (1 replica, 3 nodes)
     }
     // And through the coordinator: the search sees exactly the live acknowledged documents.
     await http(url, 'POST', `/${INDEX}/_refresh`);
-    const live = [...known].filter(([, k]) => k.source !== null && k.doubt.length === 0).length;
-    const maybe = [...known.values()].filter((k) => k.doubt.length > 0).length;
+    const live = [...load.known.values()].filter((k) => k.source !== null && k.doubt.length === 0).length;
+    const maybe = load.doubtful;
     const total = await http(url, 'POST', `/${INDEX}/_search`, { size: 0, track_total_hits: true });
     expect(total.body._shards.failed).toBe(0);
     expect(total.body.hits.total.value).toBeGreaterThanOrEqual(live);
     expect(total.body.hits.total.value).toBeLessThanOrEqual(live + maybe);
     process.stdout.write(
-      `write-kill: ${acked} writes acknowledged (${ackedWhileDown} while shard-1 was down), ${failed} not acknowledged, ${round} bulks in ${writesMs} ms; ` +
+      `write-kill: ${load.acked} writes acknowledged (${ackedWhileDown} while shard-1 was down), ${load.failed} not acknowledged, ${round} bulks in ${writesMs} ms; ` +
         `first write in term 2 (promoted replica) acknowledged ${promotedMs} ms after the SIGKILL; ` +
         `lost ${lost} (checked on all ${checks.length} copies); shard-1 restart ${restartMs} ms, then green in ${greenMs} ms (recoveries under the write load)\n`,
     );
