@@ -1,0 +1,166 @@
+/**
+ * Index metadata and shard copies as the nodes hold them, and the internal calls that read or change them (create, mappings, settings, in-sync set, promotion, node stats).
+ * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
+ */
+import type { Mapping } from '../mapping.ts';
+
+/** Index metadata, held by every shard node and rebuilt from them by any coordinator. */
+export interface IndexMetadata {
+  name: string;
+  uuid: string;
+  numberOfShards: number;
+  numberOfReplicas: number;
+  /** ES `index.number_of_routing_shards` used by the routing formula. */
+  routingNumShards: number;
+  /** ES `index.max_result_window` (Folio default 10,000,000; see index-settings.ts). */
+  maxResultWindow: number;
+  /** ES `index.refresh_interval` in ms; -1 disables periodic refresh. */
+  refreshIntervalMs: number;
+  /** ES `index.translog.durability` (dynamic); absent = the shard node's `FOLIO_TRANSLOG_DURABILITY`. */
+  translogDurability?: 'request' | 'async';
+  mappings: Mapping;
+  /** Epoch ms, as ES `index.creation_date`. */
+  creationDate: number;
+  /** Bumped on every metadata change; the highest version wins when nodes disagree. */
+  version: number;
+  /**
+   * Where each shard's copies live, `shardCopies[s]` primary first: ES's routing table and in-sync
+   * allocation ids, simplified (one copy per node, so a node's ordinal names its copy). Absent on
+   * indices created before replicas existed: their only copy is the one a node reports hosting.
+   */
+  shardCopies?: ShardCopy[][];
+  /**
+   * ES `IndexMetadata.primaryTerm(shard)`: `primaryTerms[s]` starts at 1 and grows by one each time
+   * a replica of shard s is promoted. Every write carries it; a copy rejects a write of an older
+   * term. Absent (an index from before promotion existed): every shard is in term 1.
+   * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (primaryTerm)
+   */
+  primaryTerms?: number[];
+}
+
+/**
+ * The primary term of shard `s` of an index (1 when the metadata predates primary terms), ES
+ * `IndexMetadata.primaryTerm(int)`.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/optimistic-concurrency-control.html
+ */
+export function primaryTermOf(metadata: Pick<IndexMetadata, 'primaryTerms'>, s: number): number {
+  return metadata.primaryTerms?.[s] ?? 1;
+}
+
+/**
+ * One allocated copy of a shard in the index metadata.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (inSyncAllocationIds)
+ */
+export interface ShardCopy {
+  /** Ordinal of the node hosting it in the ordered FOLIO_NODES list. */
+  node: number;
+  primary: boolean;
+  /**
+   * ES's in-sync set: the copy holds every acknowledged write, so it takes writes and serves
+   * searches. A replica that failed a write is taken out of it before the write is acknowledged,
+   * and comes back into it only through a peer recovery from its primary (coordinator/recovery.ts).
+   */
+  inSync: boolean;
+  /**
+   * Set on the copies left behind by a promotion (the old primary, the other replicas): they may
+   * hold ops of the old term the new primary never had, so their recovery is a full copy onto an
+   * emptied copy rather than an ops replay. Cleared when the copy is back in sync.
+   */
+  resync?: boolean;
+}
+
+/** POST /_internal/v1/refresh: refresh shards of an index hosted here. */
+export interface RefreshRequest {
+  index: string;
+  shards: number[];
+}
+
+/** PUT /_internal/v1/indices/{index}: store an index's metadata and open the listed shards here. */
+export interface PutIndexRequest {
+  metadata: IndexMetadata;
+  /**
+   * The shards of this index that this node hosts (may be empty: every node keeps all metadata).
+   * With `metadata.shardCopies` and `node`, the node derives them from the metadata instead.
+   */
+  shards: number[];
+  /** This node's ordinal in the coordinator's FOLIO_NODES (what `shardCopies` name it by). */
+  node?: number;
+}
+
+/**
+ * PUT /_internal/v1/indices/{index}/_metadata: dynamic settings and, when `number_of_replicas`
+ * changed, the new copies. The node merges it into its own metadata (mappings and in-sync state
+ * stay its own; a copy out of sync there stays out of sync) and bumps the version.
+ */
+export type MetadataUpdateRequest = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'shardCopies'>> & {
+  /** This node's ordinal in FOLIO_NODES. */
+  node?: number;
+};
+
+/**
+ * PUT /_internal/v1/indices/{index}/_in_sync: take copies out of a shard's in-sync set (ES
+ * `ShardStateAction.remoteShardFailed` → the master's `IndexMetadata.inSyncAllocationIds`), durably.
+ */
+export interface InSyncUpdateRequest {
+  shard: number;
+  /** Ordinals of the nodes whose copies leave (or, with `inSync`, join) the in-sync set. */
+  nodes: number[];
+  /** True: the copies join the in-sync set (a finished recovery). Default false. */
+  inSync?: boolean;
+}
+
+/**
+ * PUT /_internal/v1/indices/{index}/_promote: the replica of `shard` on node `node` becomes the
+ * primary in term `term` (ES `PrimaryShardAllocator` promoting an in-sync replica after the primary
+ * failed); every other copy is left out of sync with `resync`. Idempotent: a node whose metadata
+ * has the term already answers it unchanged.
+ */
+export interface PromoteRequest {
+  shard: number;
+  node: number;
+  term: number;
+}
+
+/** Reply to the metadata calls that change an index: this node's resulting metadata. */
+export interface MetadataResponse {
+  node: string;
+  metadata: IndexMetadata;
+}
+
+/** One entry of GET /_internal/v1/indices: what this node knows and hosts. */
+export interface NodeIndexEntry {
+  metadata: IndexMetadata;
+  /** Every shard of the index with a copy here, primary or replica. */
+  shards: number[];
+  /** This node's ordinal in FOLIO_NODES when the index was stored (absent: unknown). */
+  node?: number;
+  /** The copies hosted here with their role and in-sync state, from the node's metadata. */
+  copies?: HostedCopy[];
+}
+
+/** A shard copy a node hosts, as `GET /_internal/v1/indices` reports it. */
+export interface HostedCopy {
+  shard: number;
+  primary: boolean;
+  inSync: boolean;
+}
+
+/** Reply to GET /_internal/v1/indices. */
+export interface NodeIndicesResponse {
+  node: string;
+  indices: NodeIndexEntry[];
+}
+
+/** GET /_internal/v1/stats: per-shard document counts and generations. */
+export interface NodeStats {
+  node: string;
+  shards: { index: string; shard: number; docs: number; deleted: number; generation: number; segments: number }[];
+}
+
+/** POST /_internal/v1/settings: dynamic node settings (ES cluster settings Folio honours). */
+export interface NodeSettingsRequest {
+  /** `search.max_open_scroll_context`; null restores the default. */
+  maxOpenScrollContext?: number | null;
+  /** `search.max_open_pit_context`; null restores the default. */
+  maxOpenPitContext?: number | null;
+}
