@@ -69,11 +69,22 @@ export function parseApiKeysFile(text: string): Parsed<ApiKeyEntry> {
 }
 
 /**
+ * A new key id: 20 URL-safe base64 characters (ES's `UUIDs.base64UUID` alphabet), never starting with
+ * `-` or `_`, so that `folio api-key invalidate <id>` does not read the id as an option.
+ */
+export function newKeyId(): string {
+  for (;;) {
+    const id = randomBytes(15).toString('base64url');
+    if (/^[A-Za-z0-9]/.test(id)) return id;
+  }
+}
+
+/**
  * A new key as ES makes one: a 20-character URL-safe id and a 22-character URL-safe secret (128
  * random bits), the secret hashed for the file, and the `encoded` credential for the client.
  */
 export async function newApiKey(name: string, username: string, opts: { expiration?: number; now?: number; params?: ScryptParams } = {}): Promise<{ record: ApiKeyRecord; created: CreatedApiKey }> {
-  const id = randomBytes(15).toString('base64url');
+  const id = newKeyId();
   const secret = randomBytes(16).toString('base64url');
   const record: ApiKeyRecord = { id, name, username, creation: opts.now ?? Date.now(), hash: await hashSecret(secret, opts.params) };
   if (opts.expiration !== undefined) record.expiration = opts.expiration;

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendApiKeyRecord, invalidateApiKeyRecord, newApiKey, parseApiKeysFile } from './api-keys-file.ts';
+import { appendApiKeyRecord, invalidateApiKeyRecord, newApiKey, newKeyId, parseApiKeysFile } from './api-keys-file.ts';
 import { parseAuthorization } from './credentials.ts';
 import { hashSecret, verifySecret } from './password-hash.ts';
 import { parseUsersFile, removeUserLine, upsertUserLine, usernameProblem } from './users-file.ts';
@@ -61,6 +61,10 @@ describe('users file', () => {
 });
 
 describe('API keys file', () => {
+  it('makes 20-character URL-safe key ids that never start like a command-line option', () => {
+    for (let i = 0; i < 2000; i++) expect(newKeyId()).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]{19}$/);
+  });
+
   it('creates keys as ES does: 20-char id, 22-char secret, encoded = base64(id:secret), only the hash stored', async () => {
     const { record, created } = await newApiKey('ci', 'alice', { now: 1_000, expiration: 5_000, params: FAST });
     expect(created.id).toMatch(/^[A-Za-z0-9_-]{20}$/);
