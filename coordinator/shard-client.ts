@@ -190,17 +190,7 @@ export class ShardClient {
     if (ok && hits) return decodeHits<T>(bytes);
     const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
     if (ok) return JSON.parse(text) as T;
-    let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${status}` };
-    try {
-      const parsed = JSON.parse(text) as { error?: ErrorCause };
-      if (parsed.error && typeof parsed.error === 'object') {
-        const { root_cause: _rc, ...rest } = parsed.error as ErrorCause & { root_cause?: unknown };
-        cause = rest as ErrorCause;
-      }
-    } catch {
-      // Not JSON: keep the generic cause.
-    }
-    throw new ShardCallError(url, 'response', status, cause);
+    throw responseError(url, status, text);
   }
 
   /**
@@ -255,7 +245,8 @@ export class ShardClient {
       answered = true;
       if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').startsWith(BATCH_CONTENT_TYPE)) {
         // The whole batch was refused (e.g. a node without the batch endpoint): every call fails as that reply.
-        for (const c of calls) settle(c, () => c.reject(this.failure(() => this.interpret(url, res.statusCode >= 300 ? res.statusCode : 502, false, bytes))));
+        const refused = responseError(url, res.statusCode >= 300 ? res.statusCode : 502, Buffer.from(bytes).toString('utf8'));
+        for (const c of calls) settle(c, () => c.reject(refused));
         return;
       }
       const frames: BatchFrame[] = decodeBatch(bytes);
@@ -278,16 +269,6 @@ export class ShardClient {
       for (const c of calls) settle(c, () => c.reject(failure));
     } finally {
       for (const done of cleanups) done();
-    }
-  }
-
-  /** The error `fn` throws (interpret of an error reply). */
-  private failure(fn: () => unknown): unknown {
-    try {
-      fn();
-      return new Error('unexpected success');
-    } catch (err) {
-      return err;
     }
   }
 
@@ -340,4 +321,19 @@ function batchFailure(url: string, err: unknown): ShardCallError {
   if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) return timeoutError(url);
   const message = err instanceof Error ? err.message : String(err);
   return new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] ${message}` });
+}
+
+/** A non-2xx shard reply as a ShardCallError whose cause is the reply's ES error (a generic one when the body is not one). */
+function responseError(url: string, status: number, text: string): ShardCallError {
+  let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${status}` };
+  try {
+    const parsed = JSON.parse(text) as { error?: ErrorCause };
+    if (parsed.error && typeof parsed.error === 'object') {
+      const { root_cause: _rc, ...rest } = parsed.error as ErrorCause & { root_cause?: unknown };
+      cause = rest as ErrorCause;
+    }
+  } catch {
+    // Not JSON: keep the generic cause.
+  }
+  return new ShardCallError(url, 'response', status, cause);
 }

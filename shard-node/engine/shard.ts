@@ -6,6 +6,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
  */
+import { hashId } from './storage/id-hash.ts';
 import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError, searchContextMissing } from '../../shared/errors.ts';
@@ -363,9 +364,10 @@ export class Shard {
   private lookup(id: string): DocEntry | undefined {
     const e = this.entries.get(id);
     if (e !== undefined) return e;
+    const hash = hashId(id);
     for (let i = this.segs.length - 1; i >= 0; i--) {
       const st = this.segs[i];
-      const ord = st.segment.idToOrd.get(id);
+      const ord = st.segment.idToOrd.get(id, hash);
       if (ord >= 0 && (!st.live || st.live[ord])) return { version: st.segment.versions[ord], seqNo: st.segment.seqNos[ord], deleted: false, seg: st.segment, ord };
     }
     return undefined;

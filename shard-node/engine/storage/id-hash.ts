@@ -40,9 +40,9 @@ export class IdHash {
     }
   }
 
-  /** The ordinal of `id`, or -1 when the segment does not hold it. */
-  get(id: string): number {
-    let s = hashId(id) & this.mask;
+  /** The ordinal of `id`, or -1 when the segment does not hold it; `hash` = {@link hashId}(id) when the caller probes several tables. */
+  get(id: string, hash: number = hashId(id)): number {
+    let s = hash & this.mask;
     for (;;) {
       const v = this.slots[s];
       if (v === 0) return -1;
