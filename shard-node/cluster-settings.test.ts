@@ -22,6 +22,14 @@ describe('NodeClusterSettings', () => {
     expect(s.apply({ persistent: { version: 2, settings: { a: '2' } } }).persistent.version).toBe(2);
   });
 
+  it('refuses a malformed scope with 400 and keeps its settings', () => {
+    const s = new NodeClusterSettings();
+    for (const bad of [{ persistent: { version: -1, settings: {} } }, { transient: { version: 1, settings: { a: 1 } } }, { persistent: { version: 1 } }, { persistent: null }]) {
+      expect(() => s.apply(bad as never)).toThrow(expect.objectContaining({ status: 400 }));
+    }
+    expect(s.current().persistent.version).toBe(0);
+  });
+
   it('keeps the persistent scope across a reopen of its data directory, not the transient one', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'folio-node-settings-'));
     const a = new NodeClusterSettings(new SqlitePersistentSettingsStore(dir));

@@ -13,6 +13,13 @@ import type { PersistentSettingsStore } from './storage/cluster-settings-store.t
 /** Receives the effective settings after each change (and once at start). */
 export type SettingsListener = (effective: (key: string) => string | undefined) => void;
 
+/** Whether `v` is a scope: a non-negative integer version and string values. */
+function isScope(v: unknown): v is ScopedClusterSettings {
+  if (v === null || typeof v !== 'object') return false;
+  const { version, settings } = v as Partial<ScopedClusterSettings>;
+  return Number.isSafeInteger(version) && (version as number) >= 0 && settings !== null && typeof settings === 'object' && Object.values(settings).every((x) => typeof x === 'string');
+}
+
 function sameSettings(a: Record<string, string>, b: Record<string, string>): boolean {
   const ka = Object.keys(a);
   return ka.length === Object.keys(b).length && ka.every((k) => b[k] === a[k]);
@@ -49,19 +56,21 @@ export class NodeClusterSettings {
   /**
    * Stores each given scope whose version is higher than the one held here (the persistent one
    * durably); an older one is ignored, an equal one must be identical.
-   * @throws EsError 409 `version_conflict_engine_exception` for an equal version with other settings
+   * @throws EsError 409 `version_conflict_engine_exception` for an equal version with other settings;
+   *   400 for a malformed scope
    * @returns the settings held after the call.
    */
   apply(update: ClusterSettingsUpdateRequest): ClusterSettingsState {
     const next: ClusterSettingsState = { ...this.state };
     for (const scope of ['persistent', 'transient'] as const) {
-      const incoming = update[scope];
-      if (!incoming) continue;
+      const incoming: unknown = update?.[scope];
+      if (incoming === undefined) continue;
+      if (!isScope(incoming)) throw new EsError(400, 'illegal_argument_exception', `malformed [${scope}] cluster settings`);
       const mine = this.state[scope];
       if (incoming.version === mine.version && !sameSettings(incoming.settings, mine.settings)) {
         throw new EsError(409, 'version_conflict_engine_exception', `[${scope}] cluster settings version [${incoming.version}] was written concurrently with other settings`);
       }
-      if (incoming.version > mine.version) next[scope] = { version: incoming.version, settings: { ...incoming.settings } } satisfies ScopedClusterSettings;
+      if (incoming.version > mine.version) next[scope] = { version: incoming.version, settings: Object.fromEntries(Object.entries(incoming.settings)) };
     }
     if (next.persistent !== this.state.persistent) this.store?.save(next.persistent);
     const changed = next.persistent !== this.state.persistent || next.transient !== this.state.transient;
