@@ -57,8 +57,9 @@ export interface SearchDeps {
  * `search.max_keep_alive` (keep-alive.ts), before anything is opened or renewed.
  */
 export function checkCursorKeepAlives(req: SearchRequest, input: Pick<SearchInput, 'scroll'>, deps: Pick<SearchDeps, 'maxKeepAliveMs'>): void {
-  const max = deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS;
   const asked = [input.scroll?.keepAliveMs, req.pit?.keepAliveMs ?? undefined, req.scroll !== null && !input.scroll ? parseTimeValue(req.scroll, 'scroll') : undefined];
+  if (asked.every((ms) => ms === undefined)) return; // a plain search reads no setting
+  const max = deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS;
   for (const ms of asked) if (ms !== undefined) checkKeepAlive(ms, max);
 }
 
