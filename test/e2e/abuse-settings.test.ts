@@ -67,7 +67,14 @@ describe('action.destructive_requires_name', () => {
       // The other coordinator reads the setting fresh before a destructive delete.
       const res = await http(extra!.url, 'DELETE', `/${PREFIX}*`);
       expect([res.status, res.body]).toEqual([200, { acknowledged: true }]);
-      expect((await http(url, 'GET', `/${PREFIX}a/_settings`)).status).toBe(404);
+      expect((await http(extra!.url, 'GET', `/${PREFIX}a/_settings`)).status).toBe(404);
+      // The first coordinator's view of the indices catches up within its reload interval (about 1 s).
+      let seen = 200;
+      for (let i = 0; i < 50 && seen !== 404; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        seen = (await http(url, 'GET', `/${PREFIX}a/_settings`)).status;
+      }
+      expect(seen).toBe(404);
     } finally {
       expect((await http(url, 'PUT', '/_cluster/settings', { persistent: { 'action.destructive_requires_name': null } })).body).toEqual({ acknowledged: true, persistent: {}, transient: {} });
     }
