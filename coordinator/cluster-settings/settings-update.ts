@@ -26,10 +26,10 @@ export function flattenSettings(o: Record<string, unknown>, prefix = '', out = n
 }
 
 /** Flat keys → ES's nested object (`search.max_keep_alive` → `{search: {max_keep_alive}}`), or the flat object when `flat`. */
-export function settingsObject(flat: Iterable<[string, string]>, flat_settings: boolean): Record<string, unknown> {
+export function settingsObject(entries: Iterable<[string, string]>, flat: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of [...flat].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (flat_settings) {
+  for (const [k, v] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (flat) {
       out[k] = v;
       continue;
     }
