@@ -122,6 +122,7 @@ export class EtcdGateway {
         }
         const { unsent, error } = outcome.failure;
         if (error.code !== 'unavailable') throw error;
+        this.avoid(this.endpoints[index]); // the next call starts elsewhere
         if (!unsent && retry === 'once') throw new StateStoreError('unavailable', `${error.message} (the write may have been applied)`, { ambiguous: true, cause: error });
         failures.push(error.message);
       }
