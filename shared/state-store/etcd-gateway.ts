@@ -120,6 +120,7 @@ export class EtcdGateway {
           this.preferred = index;
           return outcome.value;
         }
+        this.checkOpen(); // closed while the attempt ran: report that, not an outage
         const { unsent, error } = outcome.failure;
         if (error.code !== 'unavailable') throw error;
         this.avoid(this.endpoints[index]); // the next call starts elsewhere
