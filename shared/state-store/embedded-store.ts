@@ -202,7 +202,7 @@ export class EmbeddedStore implements StateStore {
     this.checkOpen();
     if (typeof prefix !== 'string') throw new StateStoreError('invalid_argument', 'prefix must be a string');
     const start = options.fromRevision ?? this.revision + 1;
-    if (!Number.isSafeInteger(start) || start < 0) throw new StateStoreError('invalid_argument', `fromRevision must be an integer ≥ 0, got ${start}`);
+    if (!Number.isSafeInteger(start) || start < 1) throw new StateStoreError('invalid_argument', `fromRevision must be an integer ≥ 1, got ${start}`);
     return this.watchFrom(prefix, start, options.signal);
   }
 

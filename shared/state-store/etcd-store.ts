@@ -177,7 +177,7 @@ export class EtcdStore implements StateStore {
   watch(prefix: string, options: WatchOptions = {}): AsyncIterable<WatchBatch> {
     if (typeof prefix !== 'string') throw new StateStoreError('invalid_argument', 'prefix must be a string');
     const start = options.fromRevision;
-    if (start !== undefined && (!Number.isSafeInteger(start) || start < 0)) throw new StateStoreError('invalid_argument', `fromRevision must be an integer ≥ 0, got ${start}`);
+    if (start !== undefined && (!Number.isSafeInteger(start) || start < 1)) throw new StateStoreError('invalid_argument', `fromRevision must be an integer ≥ 1, got ${start}`);
     return this.watchLoop(prefix, start, options.signal);
   }
 

@@ -119,9 +119,9 @@ export interface WatchBatch {
 /** Options of {@link StateStore.watch}. */
 export interface WatchOptions {
   /**
-   * First revision to report, inclusive (etcd's `start_revision`). Default: the revision after the
-   * current one, i.e. only changes made after the watch starts. Below the compacted revision the
-   * watch fails with `compacted`.
+   * First revision to report, inclusive (etcd's `start_revision`), an integer ≥ 1. Default: the
+   * revision after the current one, i.e. only changes made after the watch starts. Below the
+   * compacted revision the watch fails with `compacted`.
    */
   fromRevision?: Revision;
   /** Ends the watch: the iterator then returns normally. */
