@@ -23,6 +23,7 @@
  * @example applyFilterPath({ took: 1, hits: { total: 2 } }, parseFilterPath('hits.total')) // { hits: { total: 2 } }
  */
 import { illegalArgument } from './errors.ts';
+import { setOwn } from './own-keys.ts';
 import { wildcardMatch } from './wildcard.ts';
 
 /**
@@ -166,11 +167,6 @@ function step(live: Live, name: string): { full: boolean; next: Node[] } {
   return { full: false, next };
 }
 
-/** Own enumerable entries (a `__proto__` key stays a plain field). */
-function defineField(out: Record<string, unknown>, k: string, v: unknown): void {
-  Object.defineProperty(out, k, { value: v, writable: true, enumerable: true, configurable: true });
-}
-
 /** Keeps what the live nodes select in `value`; undefined when nothing is selected. */
 function include(value: unknown, live: Live): unknown {
   if (Array.isArray(value)) {
@@ -184,7 +180,7 @@ function include(value: unknown, live: Live): unknown {
     const { full, next } = step(live, k);
     const picked = full ? v : next.length > 0 ? include(v, next) : undefined;
     if (picked !== undefined) {
-      defineField(out, k, picked);
+      setOwn(out, k, picked); // a `__proto__` key stays a field
       kept++;
     }
   }
@@ -199,7 +195,7 @@ function exclude(value: unknown, live: Live): unknown {
   for (const [k, v] of Object.entries(value)) {
     const { full, next } = step(live, k);
     if (full) continue;
-    defineField(out, k, next.length > 0 ? exclude(v, next) : v);
+    setOwn(out, k, next.length > 0 ? exclude(v, next) : v);
   }
   return out;
 }
