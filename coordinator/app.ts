@@ -11,7 +11,7 @@ import { installAuth } from './auth/auth-middleware.ts';
 import { registerSecurityRoutes } from './auth/security-routes.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { CoordinatorConfig } from './config.ts';
-import { SimpleHttpError, sendJson } from './http.ts';
+import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
 import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
@@ -46,6 +46,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   const auth = installAuth(app, { config, log }); // first: authentication covers every route (`/metrics`, `/_console`) but the probes
   const metrics = instrumentCoordinator(app, client); // HTTP middleware and `GET /metrics` (before `/:index`)
   auth.instrument(metrics.registry);
+  app.use('*', checkCommonParams); // a query string ES cannot decode, an over-long filter_path: 400 before any handler
 
   app.use('*', async (c, next) => {
     await next();

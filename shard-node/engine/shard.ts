@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError, searchContextMissing } from '../../shared/errors.ts';
 import type { Mapping } from '../../shared/mapping.ts';
+import { ownValue, setOwn } from '../../shared/own-keys.ts';
 import type { WriteOp, WriteResult } from '../../shared/protocol.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
@@ -74,9 +75,9 @@ interface SegState {
 export function deepMerge(base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(changes)) {
-    const old = out[k];
+    const old = ownValue(out, k); // `constructor`, `__proto__` are fields like any other
     const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
-    out[k] = isObj(old) && isObj(v) ? deepMerge(old, v) : v;
+    setOwn(out, k, isObj(old) && isObj(v) ? deepMerge(old, v) : v);
   }
   return out;
 }
