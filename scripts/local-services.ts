@@ -41,6 +41,8 @@ export interface ComposeService {
   healthcheck?: { test?: string[] | string; interval?: string; timeout?: string; retries?: number; start_period?: string; start_interval?: string };
   /** `no` (default), `always`, `on-failure[:max-retries]` or `unless-stopped`. */
   restart?: string;
+  /** Time between SIGTERM and SIGKILL on stop (compose default 10s). */
+  stop_grace_period?: string;
 }
 
 /** A parsed compose file (only `services` and `volumes` are used). */
@@ -76,6 +78,8 @@ export interface LocalService {
   healthcheck: { argv: string[]; intervalMs: number; timeoutMs: number } | null;
   /** The compose restart policy (`on-failure:N` as `on-failure`; its retry limit is not kept). */
   restart: RestartPolicy;
+  /** compose `stop_grace_period` in ms (default 10 s): SIGTERM, then SIGKILL after this long. */
+  stopGraceMs: number;
 }
 
 /** Compose's restart policies. */
@@ -262,6 +266,7 @@ export function translateServices(compose: ComposeFile, opts: TranslateOptions):
       dependsOn: dependenciesOf(svc),
       healthcheck: healthcheckOf(name, svc, selfMap),
       restart: restartPolicyOf(name, svc),
+      stopGraceMs: parseDurationMs(svc.stop_grace_period, 10_000),
     };
   });
 }

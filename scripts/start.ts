@@ -14,7 +14,8 @@
  * A service that dies is restarted as its compose `restart` policy says (`unless-stopped` for all
  * four: scripts/supervisor.ts), on the same port and data directory, after a backoff (1 s doubling
  * to 30 s, reset after a 10 s run), with a log line saying which service died, how, and when it
- * restarts. SIGINT/SIGTERM stop every child (SIGTERM, SIGKILL after 5 s) and cancel pending restarts.
+ * restarts. SIGINT/SIGTERM stop every child (SIGTERM, SIGKILL after its `stop_grace_period`) and
+ * cancel pending restarts.
  * A service that does not become healthy at start still fails the start.
  */
 import { randomBytes } from 'node:crypto';
@@ -113,12 +114,14 @@ function writeServicesFile(): void {
   writeFileSync(servicesFile, JSON.stringify(list, null, 2) + '\n');
 }
 
-/** Stops every child (SIGTERM, SIGKILL after 5 s), cancels pending restarts and exits with `code`. Idempotent. */
+/** Stops every child (SIGTERM, SIGKILL after its stop_grace_period), cancels pending restarts and exits with `code`. Idempotent. */
 async function shutdown(code: number, reason?: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   if (reason) console.error(`[folio] ${reason}; stopping all services`);
-  await Promise.all([supervisor.stop((r) => stopProcess(r)), ...[...starting].map((r) => stopProcess(r))]);
+  // Each service gets its compose stop_grace_period to flush and release its data directory lock.
+  const stop = (r: RunningService) => stopProcess(r, r.service.stopGraceMs);
+  await Promise.all([supervisor.stop(stop), ...[...starting].map(stop)]);
   if (servicesFile) rmSync(servicesFile, { force: true });
   process.exit(code);
 }

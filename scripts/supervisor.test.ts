@@ -5,7 +5,7 @@ import { describeExit, restartDelayMs, restartsAfter, Supervisor } from './super
 
 /** A service running `node -e <script>`. */
 function service(name: string, script: string, restart: RestartPolicy = 'unless-stopped'): LocalService {
-  return { name, argv: ['node', '-e', script], env: {}, port: 0, url: 'http://127.0.0.1:0', containerPort: 0, published: false, dependsOn: [], healthcheck: null, restart };
+  return { name, argv: ['node', '-e', script], env: {}, port: 0, url: 'http://127.0.0.1:0', containerPort: 0, published: false, dependsOn: [], healthcheck: null, restart, stopGraceMs: 1000 };
 }
 
 const until = async (cond: () => boolean, ms = 10_000) => {

@@ -143,6 +143,7 @@ describe('compose → local translation', () => {
     expect(byName['shard-1'].healthcheck?.argv.at(-1)).toContain("fetch('http://127.0.0.1:41001/_internal/v1/health')");
     expect(byName.coordinator.healthcheck?.argv.at(-1)).toContain("fetch('http://127.0.0.1:41003/')");
     expect(local.map((l) => l.restart)).toEqual(local.map(() => 'unless-stopped'));
+    expect(local.map((l) => l.stopGraceMs)).toEqual(local.map(() => 10_000));
   });
 
   it('adds dependencies of selected services and rejects unknown ones', () => {
