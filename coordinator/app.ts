@@ -14,7 +14,7 @@ import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
 import { DESTRUCTIVE_REQUIRES_NAME, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './cluster-settings/setting-definitions.ts';
 import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
 import type { CoordinatorConfig } from './config.ts';
-import { SimpleHttpError, sendJson } from './http.ts';
+import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
 import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
@@ -54,6 +54,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   const auth = installAuth(app, { config, log }); // first: authentication covers every route (`/metrics`, `/_console`) but the probes
   const metrics = instrumentCoordinator(app, client); // HTTP middleware and `GET /metrics` (before `/:index`)
   auth.instrument(metrics.registry);
+  app.use('*', checkCommonParams); // a query string ES cannot decode, an over-long filter_path: 400 before any handler
 
   app.use('*', async (c, next) => {
     await next();

@@ -9,6 +9,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat.html
  */
 import { EsError } from '../shared/errors.ts';
+import { wildcardMatch } from '../shared/wildcard.ts';
 
 /** A column of a cat table. */
 export interface CatColumn {
@@ -133,9 +134,8 @@ function displayColumns(table: CatTable, h: string | undefined, byName: Map<stri
   const seen = new Set<string>();
   for (const want of h.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
     if (want.includes('*')) {
-      const re = new RegExp('^' + want.split('*').map((x) => x.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$');
       table.columns.forEach((c, col) => {
-        if ((re.test(c.name) || (c.aliases ?? []).some((a) => re.test(a))) && !seen.has(c.name)) {
+        if ((wildcardMatch(want, c.name) || (c.aliases ?? []).some((a) => wildcardMatch(want, a))) && !seen.has(c.name)) {
           seen.add(c.name);
           out.push({ col, display: c.name });
         }

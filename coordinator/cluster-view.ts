@@ -73,11 +73,13 @@ export interface NewIndexSpec {
   refreshIntervalMs: number;
   /** ES `index.translog.durability`; absent = the shard nodes' default. */
   translogDurability?: 'request' | 'async';
+  /** ES `index.gc_deletes` in ms; absent = the shard nodes' default (60 s). */
+  gcDeletesMs?: number;
   mappings: Mapping;
 }
 
 /** The dynamic settings `PUT /{index}/_settings` changes. */
-export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability'>>;
+export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs'>>;
 
 /** The shards among `copies` that have a copy on `node`. */
 function shardsOn(copies: readonly (readonly ShardCopy[])[], node: number): number[] {
@@ -214,6 +216,7 @@ export class ClusterView {
       maxResultWindow: spec.maxResultWindow,
       refreshIntervalMs: spec.refreshIntervalMs,
       ...(spec.translogDurability ? { translogDurability: spec.translogDurability } : {}),
+      ...(spec.gcDeletesMs !== undefined ? { gcDeletesMs: spec.gcDeletesMs } : {}),
       mappings: spec.mappings,
       creationDate: Date.now(),
       version: 1,

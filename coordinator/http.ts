@@ -4,9 +4,10 @@
  * check, and the simple routing errors.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestController.java
  */
-import type { Context } from 'hono';
+import type { Context, Next } from 'hono';
 import { EsError } from '../shared/errors.ts';
-import { applyFilterPath, parseFilterPath } from '../shared/filter-path.ts';
+import { applyFilterPath, parseFilterPath, type FilterPath } from '../shared/filter-path.ts';
+import { queryStringError, rawQueryString } from './query-string-check.ts';
 import { readRequestBody } from '../shared/request-body.ts';
 import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
 
@@ -59,14 +60,44 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
 }
 
 /**
+ * Middleware that refuses, before any handler runs, the URL parameters no handler may see: a query
+ * string ES cannot URL-decode (400 `bad_parameter_exception`, see query-string-check.ts) and a
+ * `filter_path` over its length limit (400 `illegal_argument_exception`).
+ */
+export async function checkCommonParams(c: Context, next: Next): Promise<void> {
+  const err = queryStringError(rawQueryString(c.req.url));
+  if (err) throw err;
+  const filterPath = c.req.query('filter_path');
+  if (filterPath) parseFilterPath(filterPath);
+  await next();
+}
+
+/**
+ * `?pretty` and `?filter_path` of a reply. None of them when the query string cannot be decoded (ES
+ * then answers from a request without parameters), and no filter when `filter_path` is refused (the
+ * refusal itself goes out whole).
+ */
+function replyOptions(c: Context): { pretty: boolean; filter: FilterPath | undefined } {
+  if (queryStringError(rawQueryString(c.req.url))) return { pretty: false, filter: undefined };
+  const pretty = c.req.query('pretty');
+  const filterPath = c.req.query('filter_path');
+  let filter: FilterPath | undefined;
+  try {
+    filter = filterPath ? parseFilterPath(filterPath) : undefined;
+  } catch {
+    filter = undefined;
+  }
+  return { pretty: pretty !== undefined && pretty !== 'false', filter };
+}
+
+/**
  * Sends a JSON reply: trimmed by `?filter_path` (see shared/filter-path.ts), indented when `?pretty`
  * is set, as ES does for every XContent response, error bodies included.
  */
 export function sendJson(c: Context, status: number, body: unknown): Response {
-  const pretty = c.req.query('pretty');
-  const filterPath = c.req.query('filter_path');
-  const out = filterPath ? applyFilterPath(body, parseFilterPath(filterPath)) : body;
-  const text = pretty !== undefined && pretty !== 'false' ? JSON.stringify(out, null, 2) + '\n' : JSON.stringify(out);
+  const { pretty, filter } = replyOptions(c);
+  const out = filter ? applyFilterPath(body, filter) : body;
+  const text = pretty ? JSON.stringify(out, null, 2) + '\n' : JSON.stringify(out);
   return c.body(text, status as 200, { 'content-type': 'application/json; charset=UTF-8' });
 }
 

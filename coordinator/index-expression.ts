@@ -5,13 +5,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/api-conventions.html#api-multi-index
  */
 import { indexNotFound } from '../shared/errors.ts';
+import { wildcardMatch } from '../shared/wildcard.ts';
 import type { ClusterView } from './cluster-view.ts';
 
-/** Converts a `*` wildcard pattern into an anchored RegExp. */
-function wildcard(pattern: string): RegExp {
-  const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*');
-  return new RegExp(`^${escaped}$`);
-}
 
 /**
  * Concrete index names for an expression, sorted and de-duplicated. An absent expression, `_all`
@@ -30,11 +26,11 @@ export async function resolveIndices(expression: string | undefined, view: Clust
   const out = new Set<string>();
   for (const part of parts) {
     if (part.startsWith('-') && out.size > 0) {
-      const re = wildcard(part.slice(1));
-      for (const name of [...out]) if (re.test(name)) out.delete(name);
+      const pattern = part.slice(1);
+      for (const name of [...out]) if (wildcardMatch(pattern, name)) out.delete(name);
     } else if (part.includes('*') || part === '_all') {
-      const re = wildcard(part === '_all' ? '*' : part);
-      for (const name of view.names()) if (re.test(name)) out.add(name);
+      const pattern = part === '_all' ? '*' : part;
+      for (const name of view.names()) if (wildcardMatch(pattern, name)) out.add(name);
     } else {
       await view.get(part).catch(() => {
         throw indexNotFound(part);

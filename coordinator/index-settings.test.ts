@@ -39,6 +39,19 @@ describe('index settings', () => {
     expect(esErr(() => parseSettingsUpdate({ index: { number_of_replicas: '99999999999' } })).message).toBe('Failed to parse value [99999999999] for setting [index.number_of_replicas]');
   });
 
+  it('index.gc_deletes: a time value down to -1, dynamic, absent by default (the nodes keep 60s)', () => {
+    expect(parseCreateIndexBody(undefined).gcDeletesMs).toBeUndefined();
+    expect(parseCreateIndexBody({ settings: { index: { gc_deletes: '30s' } } }).gcDeletesMs).toBe(30_000);
+    expect(parseSettingsUpdate({ 'index.gc_deletes': '-1' })).toEqual({ gcDeletesMs: -1 });
+    expect(parseSettingsUpdate({ index: { gc_deletes: '0' } })).toEqual({ gcDeletesMs: 0 });
+    expect(esErr(() => parseSettingsUpdate({ index: { gc_deletes: '-2s' } })).message).toBe(
+      'failed to parse setting [index.gc_deletes] with value [-2s] as a time value: negative durations are not supported',
+    );
+    expect(esErr(() => parseSettingsUpdate({ index: { gc_deletes: 'soon' } })).message).toBe(
+      'failed to parse setting [index.gc_deletes] with value [soon] as a time value: unit is missing or unrecognized',
+    );
+  });
+
   it('validates index names as ES does', () => {
     expect(esErr(() => validateIndexName('Cities')).message).toBe('Invalid index name [Cities], must be lowercase');
     expect(esErr(() => validateIndexName('_x')).type).toBe('invalid_index_name_exception');

@@ -85,6 +85,17 @@ export function refreshIntervalSetting(settings: Record<string, unknown>, dflt: 
   return parseTimeValue(String(raw), 'index.refresh_interval');
 }
 
+/**
+ * Parses `index.gc_deletes` (a time value, ≥ -1 ms as in ES; `-1` collects tombstones as soon as
+ * they may go) into ms; undefined when absent (the shard nodes then keep ES's default, 60 s).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules.html#dynamic-index-settings
+ */
+export function gcDeletesSetting(settings: Record<string, unknown>): number | undefined {
+  const raw = readSetting(settings, 'gc_deletes');
+  if (raw === undefined || raw === null) return undefined;
+  return parseTimeValue(String(raw), 'index.gc_deletes');
+}
+
 /** The index spec of a `PUT /{index}` body (or an auto-created index when `body` is empty). */
 export function parseCreateIndexBody(body: unknown): NewIndexSpec {
   const b = (body ?? {}) as Record<string, unknown>;
@@ -105,6 +116,7 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
     maxResultWindow: intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1),
     refreshIntervalMs: refreshIntervalSetting(settings, 1000),
     translogDurability: translogDurabilitySetting(settings),
+    gcDeletesMs: gcDeletesSetting(settings),
     mappings: { ...mappings, properties: mappings.properties ?? {} },
   };
 }
@@ -115,6 +127,7 @@ export interface SettingsUpdate {
   refreshIntervalMs?: number;
   numberOfReplicas?: number;
   translogDurability?: 'request' | 'async';
+  gcDeletesMs?: number;
 }
 
 /** Dynamic settings accepted by `PUT /{index}/_settings`. */
@@ -124,6 +137,8 @@ export function parseSettingsUpdate(body: unknown): SettingsUpdate {
   const out: SettingsUpdate = {};
   const durability = translogDurabilitySetting(settings);
   if (durability !== undefined) out.translogDurability = durability;
+  const gcDeletes = gcDeletesSetting(settings);
+  if (gcDeletes !== undefined) out.gcDeletesMs = gcDeletes;
   if (readSetting(settings, 'max_result_window') !== undefined) out.maxResultWindow = intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1);
   if (readSetting(settings, 'refresh_interval') !== undefined) out.refreshIntervalMs = refreshIntervalSetting(settings, 1000);
   if (readSetting(settings, 'number_of_replicas') !== undefined) out.numberOfReplicas = intSetting(settings, 'number_of_replicas', 1, 0);

@@ -22,6 +22,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoverySourceHandler.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
  */
+import { randomUUID } from 'node:crypto';
 import {
   INTERNAL_PREFIX,
   primaryTermOf,
@@ -89,10 +90,12 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   // 2. Track the target on the primary and take what it misses.
   const startReq: RecoveryStartRequest = { index, shard, target, fromSeqNo: from, primaryTerm, ...(reset ? { full: true } : {}) };
   const start = await call<RecoveryStartResponse>(primary, 'start', startReq);
-  // 3. Copy, in chunks; the last one fast-forwards the target's checkpoint.
+  // 3. Copy, in chunks; the last one fast-forwards the target's checkpoint (and, for a full copy,
+  //    drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
+  const full = start.mode === 'full' ? { fullRecoveryId: randomUUID() } : {};
   for (let i = 0; i === 0 || i < start.ops.length; i += RECOVERY_CHUNK_OPS) {
     const last = i + RECOVERY_CHUNK_OPS >= start.ops.length;
-    const body: RecoveryApplyRequest = { index, shard, ops: start.ops.slice(i, i + RECOVERY_CHUNK_OPS), primaryTerm, copyId: initial.copyId, ...(last ? { upTo: start.upTo } : {}) };
+    const body: RecoveryApplyRequest = { index, shard, ops: start.ops.slice(i, i + RECOVERY_CHUNK_OPS), primaryTerm, copyId: initial.copyId, ...full, ...(last ? { upTo: start.upTo } : {}) };
     await call(target, 'apply', body);
   }
   // 4. Live writes applied on the primary before now must have reached the target.

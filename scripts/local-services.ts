@@ -13,7 +13,8 @@
  *   becomes a local directory for that service;
  * - health checks: the service's own `healthcheck.test` is kept, with its
  *   `http://(127.0.0.1|localhost|<service>):<containerPort>` rewritten to the local port;
- * - `node` as the first word of a command runs `process.execPath` (the repo's pinned Node).
+ * - `node` as the first word of a command runs `process.execPath` (the repo's pinned Node);
+ * - `restart`: the policy is kept for the runner (`npm start` restarts as compose would, scripts/supervisor.ts).
  * @see https://github.com/compose-spec/compose-spec/blob/main/05-services.md
  */
 import { readFileSync } from 'node:fs';
@@ -38,6 +39,10 @@ export interface ComposeService {
   volumes?: (string | { source?: string; target: string })[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   healthcheck?: { test?: string[] | string; interval?: string; timeout?: string; retries?: number; start_period?: string; start_interval?: string };
+  /** `no` (default), `always`, `on-failure[:max-retries]` or `unless-stopped`. */
+  restart?: string;
+  /** Time between SIGTERM and SIGKILL on stop (compose default 10s). */
+  stop_grace_period?: string;
 }
 
 /** A parsed compose file (only `services` and `volumes` are used). */
@@ -71,6 +76,25 @@ export interface LocalService {
   dependsOn: Dependency[];
   /** Health-check argv (`CMD` form) or `['/bin/sh', '-c', cmd]` (`CMD-SHELL`), null when none. */
   healthcheck: { argv: string[]; intervalMs: number; timeoutMs: number } | null;
+  /** The compose restart policy (`on-failure:N` as `on-failure`; its retry limit is not kept). */
+  restart: RestartPolicy;
+  /** compose `stop_grace_period` in ms (default 10 s): SIGTERM, then SIGKILL after this long. */
+  stopGraceMs: number;
+}
+
+/** Compose's restart policies. */
+export type RestartPolicy = 'no' | 'always' | 'on-failure' | 'unless-stopped';
+
+/**
+ * A service's `restart` policy (default `no`).
+ * @throws Error for a value compose does not know
+ * @see https://docs.docker.com/reference/compose-file/services/#restart
+ */
+export function restartPolicyOf(name: string, service: ComposeService): RestartPolicy {
+  const raw = String(service.restart ?? 'no').trim();
+  const policy = raw.split(':')[0];
+  if (policy === 'no' || policy === 'always' || policy === 'unless-stopped' || policy === 'on-failure') return policy;
+  throw new Error(`service [${name}]: unknown restart policy [${raw}]`);
 }
 
 /** Options of {@link translateServices}. */
@@ -241,6 +265,8 @@ export function translateServices(compose: ComposeFile, opts: TranslateOptions):
       published: (svc.ports ?? []).length > 0,
       dependsOn: dependenciesOf(svc),
       healthcheck: healthcheckOf(name, svc, selfMap),
+      restart: restartPolicyOf(name, svc),
+      stopGraceMs: parseDurationMs(svc.stop_grace_period, 10_000),
     };
   });
 }

@@ -1,29 +1,39 @@
 /**
- * `npm start`: runs the docker-compose.yml services as local processes (3 shard nodes on
- * 9301–9303, the coordinator on `FOLIO_PORT`, default 9200), forwards their pino lines to stdout,
- * loads the sample data sets that are absent, prints example requests, and stays in the foreground.
+ * `npm start`: runs the docker-compose.yml services as local processes (3 shard nodes on free
+ * loopback ports, the coordinator on `FOLIO_PORT`, default 9200), forwards their pino lines to
+ * stdout, loads the sample data sets that are absent, prints example requests, and stays in the
+ * foreground.
  *
  * Environment: `FOLIO_PORT` (coordinator port), `FOLIO_SAMPLE` = `all` (default) | `cities` |
  * `mails` | `none`, `FOLIO_COMPOSE_FILE` (default: the repository's docker-compose.yml),
- * `FOLIO_CLUSTER_SECRET` (default: random per run, passed to every service).
- * Data of the shard nodes lives under `.folio/<volume>/`.
- * SIGINT/SIGTERM stop every child (SIGTERM, SIGKILL after 5 s); a child that dies stops the rest
- * and exits non-zero.
+ * `FOLIO_CLUSTER_SECRET` (default: random per run, passed to every service), `FOLIO_HOME` (root of
+ * the data, default `<repo>/.folio`).
+ * Data of the shard nodes lives under `<FOLIO_HOME>/<coordinator port>/<volume>/`, so two `npm start`s
+ * with different `FOLIO_PORT`s are two separate clusters side by side. `<FOLIO_HOME>/<port>/services.json`
+ * lists every running service's name, URL and pid (rewritten on each restart, removed on exit).
+ * A service that dies is restarted as its compose `restart` policy says (`unless-stopped` for all
+ * four: scripts/supervisor.ts), on the same port and data directory, after a backoff (1 s doubling
+ * to 30 s, reset after a 10 s run), with a log line saying which service died, how, and when it
+ * restarts. SIGINT/SIGTERM stop every child (SIGTERM, SIGKILL after its `stop_grace_period`) and
+ * cancel pending restarts.
+ * A service that does not become healthy at start still fails the start.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { startProcess, stopProcess, waitHealthy } from './local-process.ts';
 import type { RunningService } from './local-process.ts';
-import { DEFAULT_COMPOSE_FILE, REPO_ROOT, dependencyLevels, namedVolumesOf, readComposeFile, translateServices } from './local-services.ts';
+import { DEFAULT_COMPOSE_FILE, REPO_ROOT, dependencyLevels, freePort, namedVolumesOf, readComposeFile, translateServices } from './local-services.ts';
+import type { ComposeFile } from './local-services.ts';
+import { Supervisor } from './supervisor.ts';
 import { cities } from './samples/cities.ts';
 import { indexExists, loadSample } from './samples/load.ts';
 import { mails } from './samples/mails.ts';
 import type { Sample } from './samples/sample.ts';
 
-/** First port of the shard nodes (then +1 per shard service, in compose order). */
-const FIRST_SHARD_PORT = 9301;
+/** The coordinator's port without FOLIO_PORT. */
+const DEFAULT_COORDINATOR_PORT = 9200;
 /** How long one service may take to become healthy. */
 const HEALTHY_DEADLINE_MS = 60_000;
 
@@ -76,40 +86,82 @@ function printExamples(url: string): void {
   curl '${url}/cities/_search?size=5&from=10&sort=population:desc'
   curl -H 'Content-Type: application/json' '${url}/mails/_search' -d '{"query":{"match":{"subject":"money"}},"size":3,"_source":["subject","from","spam"]}'
 
-Ctrl-C stops the cluster.`);
+A service that dies is restarted. Ctrl-C stops the cluster.`);
 }
 
-/** The children, in start order. */
-const running: RunningService[] = [];
+/** Services started but not yet healthy (then the supervisor owns them). */
+const starting = new Set<RunningService>();
 let stopping = false;
+/** `<FOLIO_HOME>/<port>/services.json`, once known. */
+let servicesFile: string | null = null;
 
-/** Stops every child (SIGTERM, SIGKILL after 5 s) and exits with `code`. Idempotent. */
+const supervisor = new Supervisor({
+  start: (service) => startProcess(service, { detached: true, onLine: (line) => process.stdout.write(line + '\n') }),
+  waitHealthy: (r) => waitHealthy(r, HEALTHY_DEADLINE_MS),
+  log: (line) => console.error(line),
+  onRestarted: () => writeServicesFile(),
+});
+
+/** Every current child (supervised or still starting). */
+function children(): RunningService[] {
+  return [...supervisor.current(), ...starting];
+}
+
+/** Rewrites services.json: name, URL and pid of every current child. */
+function writeServicesFile(): void {
+  if (!servicesFile) return;
+  const list = children().map((r) => ({ name: r.service.name, url: r.service.url, pid: r.child.pid ?? null }));
+  writeFileSync(servicesFile, JSON.stringify(list, null, 2) + '\n');
+}
+
+/** Stops every child (SIGTERM, SIGKILL after its stop_grace_period), cancels pending restarts and exits with `code`. Idempotent. */
 async function shutdown(code: number, reason?: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   if (reason) console.error(`[folio] ${reason}; stopping all services`);
-  await Promise.all(running.map((r) => stopProcess(r)));
+  // Each service gets its compose stop_grace_period to flush and release its data directory lock.
+  const stop = (r: RunningService) => stopProcess(r, r.service.stopGraceMs);
+  await Promise.all([supervisor.stop(stop), ...[...starting].map(stop)]);
+  if (servicesFile) rmSync(servicesFile, { force: true });
   process.exit(code);
 }
 
-/** Starts everything and returns; the process then stays up until a signal or a child's death. */
+/**
+ * The data directory of each named volume: `<root>/<port>/<volume>`. Data an older `npm start`
+ * kept in `<root>/<volume>` (one cluster per checkout) moves to the default port's directory.
+ */
+function volumeDirectories(compose: ComposeFile, names: string[], root: string, coordinatorPort: number): Record<string, string> {
+  const dirs: Record<string, string> = {};
+  for (const name of names) {
+    for (const v of namedVolumesOf(compose, name)) {
+      dirs[v] = join(root, String(coordinatorPort), v);
+      const legacy = join(root, v);
+      if (coordinatorPort === DEFAULT_COORDINATOR_PORT && existsSync(legacy) && !existsSync(dirs[v])) {
+        mkdirSync(dirname(dirs[v]), { recursive: true });
+        renameSync(legacy, dirs[v]);
+        console.log(`[folio] moved the data of [${v}] from ${legacy} to ${dirs[v]}`);
+      }
+      mkdirSync(dirs[v], { recursive: true });
+    }
+  }
+  return dirs;
+}
+
+/** Starts everything and returns; the process then stays up until a signal, restarting services that die. */
 async function main(): Promise<void> {
   const samples = selectedSamples(process.env.FOLIO_SAMPLE);
-  const coordinatorPort = Number(process.env.FOLIO_PORT ?? 9200);
+  const coordinatorPort = Number(process.env.FOLIO_PORT ?? DEFAULT_COORDINATOR_PORT);
   if (!Number.isInteger(coordinatorPort) || coordinatorPort < 1) throw new Error(`FOLIO_PORT must be a port number, got [${process.env.FOLIO_PORT}]`);
+  const root = resolve(process.env.FOLIO_HOME || join(REPO_ROOT, '.folio'));
 
   const compose = readComposeFile(process.env.FOLIO_COMPOSE_FILE || DEFAULT_COMPOSE_FILE);
   const levels = dependencyLevels(compose);
+  // The published service (the coordinator) takes FOLIO_PORT; every other one a free loopback
+  // port, kept across its restarts (the coordinator knows the shard nodes by URL).
   const ports: Record<string, number> = {};
-  let next = FIRST_SHARD_PORT;
-  for (const name of levels.flat()) ports[name] = (compose.services[name].ports ?? []).length > 0 ? coordinatorPort : next++;
-  const volumeDirs: Record<string, string> = {};
-  for (const name of levels.flat()) {
-    for (const v of namedVolumesOf(compose, name)) {
-      volumeDirs[v] = join(REPO_ROOT, '.folio', v);
-      mkdirSync(volumeDirs[v], { recursive: true });
-    }
-  }
+  for (const name of levels.flat()) ports[name] = (compose.services[name].ports ?? []).length > 0 ? coordinatorPort : await freePort();
+  const volumeDirs = volumeDirectories(compose, levels.flat(), root, coordinatorPort);
+  servicesFile = join(root, String(coordinatorPort), 'services.json');
   // The parent's FOLIO_PORT names the coordinator port; every child gets its own from the translation.
   // The parent's FOLIO_CLUSTER_SECRET, else a fresh one per run, the same for every child: the
   // compose file's dev default never protects a local cluster.
@@ -120,21 +172,16 @@ async function main(): Promise<void> {
   process.once('SIGINT', () => void shutdown(0));
   process.once('SIGTERM', () => void shutdown(0));
 
-  const watch = (r: RunningService) => {
-    void r.exited.then((how) => {
-      if (stopping) return;
-      const tail = r.logs().split('\n').slice(-30).join('\n');
-      console.error(`[folio] service [${r.service.name}] exited unexpectedly (${how}); its last output:\n${tail}`);
-      void shutdown(1, `service [${r.service.name}] died`);
-    });
-  };
-
   for (const level of levels) {
     const started = level.map((name) => startProcess(byName.get(name)!, { detached: true, onLine: (line) => process.stdout.write(line + '\n') }));
-    running.push(...started);
-    started.forEach(watch);
-    console.log(`[folio] started ${started.map((r) => `${r.service.name} (${r.service.url})`).join(', ')}`);
+    for (const r of started) starting.add(r);
+    writeServicesFile();
+    console.log(`[folio] started ${started.map((r) => `${r.service.name} (${r.service.url}, pid ${r.child.pid ?? '?'})`).join(', ')}`);
     await Promise.all(started.map((r) => waitHealthy(r, HEALTHY_DEADLINE_MS)));
+    for (const r of started) {
+      starting.delete(r);
+      supervisor.add(r);
+    }
   }
 
   const url = services.find((s) => s.published)?.url ?? `http://127.0.0.1:${coordinatorPort}`;

@@ -13,6 +13,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import { primaryTermOf, type GroupMember, type IndexMetadata, type MetadataUpdateRequest, type NodeIndexEntry } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
+import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from './shard-copies.ts';
@@ -101,11 +102,11 @@ export class IndexRegistry {
         const shard = this.openShard(h, s);
         const store = h.stores.get(s)!;
         const translogOps = store.stats().translogOps;
-        const ops = shard.restore(store.recoveredOps());
+        const ops = shard.recoverFromStore(store.recoveredOps(), store.recordedLocalCheckpoint());
         shard.refresh();
         report.shards++;
         report.ops += ops;
-        this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo }, 'shard recovered');
+        this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint }, 'shard recovered');
       }
       this.scheduleRefresh(h);
     }
@@ -152,6 +153,7 @@ export class IndexRegistry {
     if (update.refreshIntervalMs !== undefined) next.refreshIntervalMs = update.refreshIntervalMs;
     if (update.numberOfReplicas !== undefined) next.numberOfReplicas = update.numberOfReplicas;
     if (update.translogDurability !== undefined) next.translogDurability = update.translogDurability;
+    if (update.gcDeletesMs !== undefined) next.gcDeletesMs = update.gcDeletesMs;
     if (update.shardCopies !== undefined) next.shardCopies = mergeCopies(m.shardCopies, update.shardCopies);
     if (update.node !== undefined) h.ordinal = update.node;
     h.metadata = next;
@@ -272,9 +274,12 @@ export class IndexRegistry {
     return fresh;
   }
 
-  /** Gives every shard hosted here its primary term from the metadata. */
+  /** Gives every shard hosted here its primary term and `index.gc_deletes` from the metadata. */
   private applyTerms(h: HostedIndex): void {
-    for (const [s, shard] of h.shards) shard.primaryTerm = primaryTermOf(h.metadata, s);
+    for (const [s, shard] of h.shards) {
+      shard.primaryTerm = primaryTermOf(h.metadata, s);
+      shard.gcDeletesMs = h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS;
+    }
   }
 
   /**
@@ -488,8 +493,11 @@ export class IndexRegistry {
       getMapping: () => h.metadata.mappings,
       updateMapping: (update: Mapping) => this.mergeMapping(name, update),
       translog: store,
+      gcDeletesMs: h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS,
     });
     shard.primaryTerm = primaryTermOf(h.metadata, s);
+    // The store records the local checkpoint at each flush (ES: a commit's local_checkpoint).
+    if (store) store.localCheckpointSource = () => shard.localCheckpoint;
     h.shards.set(s, shard);
     return shard;
   }
@@ -519,6 +527,7 @@ export class IndexRegistry {
     h.timer = setInterval(() => {
       for (const [id, shard] of h.shards) {
         if (shard.hasPendingWrites) this.timedRefresh(h.metadata.name, shard);
+        else shard.maybePruneTombstones(); // an idle shard collects its old tombstones too (index.gc_deletes)
         this.notifyRefreshed(h, id);
       }
     }, Math.max(interval, 50));

@@ -1,5 +1,6 @@
 /**
- * Shard-node entry point: reads the config, recovers the durable state of FOLIO_DATA (index
+ * Shard-node entry point: reads the config, locks FOLIO_DATA (`node.lock`, storage/node-lock.ts:
+ * a second node on the same directory refuses to start), recovers its durable state (index
  * metadata, then each shard's flush snapshot and translog, refreshed) before it listens — so the
  * health check passes only once every acknowledged write is searchable — and shuts down gracefully
  * on SIGTERM/SIGINT: stops accepting, flushes and closes every shard, within a bounded delay.
@@ -12,6 +13,8 @@ import { IndexRegistry } from './index-registry.ts';
 import { NodeClusterSettings } from './cluster-settings.ts';
 import { SqlitePersistentSettingsStore } from './storage/cluster-settings-store.ts';
 import { shardReadiness } from './probes.ts';
+import { mkdirDurable } from './storage/durable-dir.ts';
+import { NodeLock, NodeLockedError } from './storage/node-lock.ts';
 
 /** Longest graceful shutdown (flush included) before the process exits anyway; compose allows 10 s. */
 const SHUTDOWN_DEADLINE_MS = 8_000;
@@ -19,6 +22,18 @@ const SHUTDOWN_DEADLINE_MS = 8_000;
 const config = loadShardNodeConfig();
 const log = createLogger('shard-node', config.logLevel, { node: config.nodeId });
 if (config.clusterSecret === undefined) log.warn('FOLIO_INSECURE=true: the internal API (/_internal/v1) answers requests without the cluster secret');
+mkdirDurable(config.dataDir);
+let lock: NodeLock;
+try {
+  lock = NodeLock.acquire(config.dataDir, (previous, reason) => log.warn({ dataDir: config.dataDir, previous, reason }, 'taking over a stale data directory lock'));
+} catch (err) {
+  if (!(err instanceof NodeLockedError)) throw err;
+  log.fatal({ dataDir: config.dataDir, holder: err.owner }, err.message);
+  process.exit(1);
+}
+// However the process ends after this (shutdown below, an uncaught error), the lock goes with it;
+// only a kill -9 or a crash of the machine leaves it, and the next start sees it is stale.
+process.on('exit', () => lock.release());
 const registry = new IndexRegistry(
   config.nodeId,
   {

@@ -84,7 +84,7 @@ export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): void
     if (req.copyId !== shard.copyId) {
       throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] the recovering copy was emptied or reopened since this recovery started`);
     }
-    const applied = shard.applyRecovery(toTranslogOps(req.ops), req.upTo);
+    const applied = shard.applyRecovery(toTranslogOps(req.ops), req.upTo, req.fullRecoveryId);
     await shard.sync();
     if (req.upTo !== undefined) registry.refresh(req.index, [req.shard]);
     return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, checkpoint: shard.localCheckpoint });

@@ -65,3 +65,29 @@ describe('mergeMappings', () => {
     );
   });
 });
+
+describe('field names that are Object.prototype members', () => {
+  const doc = JSON.parse('{"constructor": "x", "__proto__": {"a": 1}, "toString": 5, "hasOwnProperty": "h", "valueOf": true}') as Record<string, unknown>;
+
+  it('are new fields, mapped as any other', () => {
+    const update = inferMappingUpdate({ properties: {} }, doc)!;
+    expect(Object.keys(update.properties)).toEqual(['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']);
+    expect(JSON.stringify(update.properties.__proto__)).toBe('{"type":"object","properties":{"a":{"type":"long"}}}');
+    expect(update.properties.constructor).toEqual(KW);
+    // once mapped, the same document adds nothing (the names are looked up as own fields)
+    const mapped = mergeMappings({ properties: {} }, update);
+    expect(Object.hasOwn(mapped.properties, '__proto__')).toBe(true);
+    expect(inferMappingUpdate(mapped, doc)).toBeNull();
+    const roundTrip = JSON.parse(JSON.stringify(mapped)) as Mapping;
+    expect(inferMappingUpdate(roundTrip, doc)).toBeNull();
+    expect(JSON.stringify(inferMappingUpdate(roundTrip, JSON.parse('{"__proto__": {"b": "2015-01-01"}}')))).toBe('{"properties":{"__proto__":{"type":"object","properties":{"b":{"type":"date"}}}}}');
+  });
+
+  it('are refused under dynamic: strict', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect(() => inferMappingUpdate({ dynamic: 'strict', properties: {} }, JSON.parse(`{"${name}": 1}`))).toThrow(
+        `mapping set to strict, dynamic introduction of [${name}] within [_doc] is not allowed`,
+      );
+    }
+  });
+});

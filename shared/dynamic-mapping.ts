@@ -5,6 +5,7 @@
  */
 import { EsError, illegalArgument } from './errors.ts';
 import type { FieldMapping, Mapping } from './mapping.ts';
+import { ownValue, setOwn } from './own-keys.ts';
 
 // ES `dynamic_date_formats` default: ["strict_date_optional_time", "yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z"].
 const STRICT_DATE_OPTIONAL_TIME =
@@ -89,7 +90,7 @@ function walk(
     let v: unknown = value;
     for (let i = keys.length - 1; i > 0; i--) v = { [keys[i]]: v };
     const name = keys[0];
-    const existing = props[name];
+    const existing = ownValue(props, name); // `constructor` is a field, not Object.prototype's
     const path = parentPath === '' ? name : `${parentPath}.${name}`;
     if (existing) {
       if (existing.type === 'object' || (existing.properties && !existing.type)) {
@@ -100,13 +101,13 @@ function walk(
           if (walk(merged, o, sub, dynamic, path)) subAdded = true;
         }
         if (subAdded) {
-          out[name] = { type: 'object', properties: sub };
+          setOwn(out, name, { type: 'object', properties: sub });
           added = true;
         }
       }
       continue;
     }
-    const already = out[name];
+    const already = ownValue(out, name);
     const fm = already ?? inferField(v);
     if (!fm) continue;
     if (dynamic === false || dynamic === 'runtime') continue;
@@ -116,7 +117,7 @@ function walk(
       for (const o of objectsIn(v)) walk(sub, o, sub, dynamic, path);
       fm.properties = sub;
     }
-    out[name] = fm;
+    setOwn(out, name, fm);
     added = true;
   }
   return added;
@@ -143,10 +144,10 @@ function mergeProps(
 ): Record<string, FieldMapping> {
   const out: Record<string, FieldMapping> = { ...a };
   for (const [name, fb] of Object.entries(b)) {
-    const fa = a[name];
+    const fa = ownValue(a, name);
     const path = prefix + name;
     if (!fa) {
-      out[name] = fb;
+      setOwn(out, name, fb);
       continue;
     }
     const ta = fa.type ?? 'object';
@@ -155,7 +156,7 @@ function mergeProps(
     const merged: FieldMapping = { ...fa };
     if (fa.properties || fb.properties) merged.properties = mergeProps(fa.properties ?? {}, fb.properties ?? {}, path + '.');
     if (fa.fields || fb.fields) merged.fields = mergeProps(fa.fields ?? {}, fb.fields ?? {}, path + '.');
-    out[name] = merged;
+    setOwn(out, name, merged);
   }
   return out;
 }

@@ -3,8 +3,8 @@ import { EsError } from './errors.ts';
 import { esErr } from '../test/support/es-error.ts';
 import {
   checkUnrecognizedParams,
-  didYouMean, javaParseDouble, javaParseInt, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue,
-  tokenName, xContentBoolean, xContentFloat, xContentInt,
+  MAX_SUGGESTION_NAME_CHARS, didYouMean, javaParseDouble, javaParseInt, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue,
+  similarNames, tokenName, xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
 
 /** Runs `fn` and returns the EsError it throws (fails the test otherwise). */
@@ -105,3 +105,41 @@ describe('checkUnrecognizedParams', () => {
     expect(two.message).toBe('request [/_bulk] contains unrecognized parameters: [timeot] -> did you mean any of [timeout, time]?, [zz]');
   });
 });
+
+/** The unbounded suggestion list, as ES computes it: every candidate's similarity. */
+function referenceSimilar(unknown: string, candidates: string[], threshold: number): string[] {
+  return candidates
+    .map((c) => [Math.fround(levenshteinSimilarity(unknown, c)), c] as const)
+    .filter(([d]) => d > threshold)
+    .sort((x, y) => y[0] - x[0] || (x[1] < y[1] ? -1 : x[1] > y[1] ? 1 : 0))
+    .map(([, c]) => c);
+}
+
+describe('bounded "did you mean"', () => {
+  const names = ['match', 'match_all', 'match_phrase', 'multi_match', 'bool', 'term', 'terms', 'range', 'exists', 'ids', 'query_string', 'size', 'from', 'sort', '_source', 'track_total_hits'];
+
+  it('suggests exactly what the unbounded computation suggests', () => {
+    for (const unknown of ['mach', 'matchall', 'trem', 'sise', 'qurey_string', 'x', '', 'multimatch', 'match_phrase_prefix', 'é', 'range😀']) {
+      for (const t of [0.5, 0.7]) expect(similarNames(unknown, names, t)).toEqual(referenceSimilar(unknown, names, t));
+    }
+  });
+
+  it('does not compute distances for long names, so a 200 KB name answers at once', () => {
+    const huge = 'x'.repeat(200_000);
+    const t0 = performance.now();
+    expect(didYouMean(huge, names)).toBe('');
+    expect(similarNames('a'.repeat(MAX_SUGGESTION_NAME_CHARS), ['a'.repeat(MAX_SUGGESTION_NAME_CHARS - 1)], 0.7)).toEqual(['a'.repeat(MAX_SUGGESTION_NAME_CHARS - 1)]);
+    expect(similarNames('a'.repeat(MAX_SUGGESTION_NAME_CHARS + 1), ['a'.repeat(MAX_SUGGESTION_NAME_CHARS)], 0.7)).toEqual([]);
+    expect(() => checkUnrecognizedParams('/i/_search', [huge, 'sise'], ['size'])).toThrow(/\[sise\] -> did you mean \[size\]\?/);
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+
+  it('bounds the candidates compared', () => {
+    const many = Array.from({ length: 5000 }, (_, i) => `field_${i}`);
+    const t0 = performance.now();
+    expect(similarNames('field_1', many, 0.7)).toContain('field_1');
+    expect(similarNames('field_4999', many, 0.7)).not.toContain('field_4999'); // past the first 1,000
+    expect(performance.now() - t0).toBeLessThan(500);
+  });
+});
+

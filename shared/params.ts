@@ -231,7 +231,21 @@ export function parseTimeValue(s: string, settingName: string): number {
 }
 
 /**
+ * The longest name, in UTF-16 code units, for which Folio looks for similar names. ES computes the
+ * edit distance for any name (Jackson caps body field names at 50,000 characters), an O(n × m) cost
+ * per candidate that let one 200 KB query name block the event loop for seconds. Every name ES can
+ * suggest is far shorter, and a name more than twice as long as a candidate can never reach the
+ * 0.5 similarity ES asks for, so this bound changes no suggestion ES would make for the names Folio
+ * knows.
+ */
+export const MAX_SUGGESTION_NAME_CHARS = 256;
+
+/** At most this many candidates are compared with an unknown name (the lists Folio suggests from are far shorter). */
+export const MAX_SUGGESTION_CANDIDATES = 1000;
+
+/**
  * Lucene `LevenshteinDistance.getDistance`: 1 - editDistance / max(length), over code points.
+ * Costs O(|target| × |other|): callers bound the lengths (see {@link similarNames}).
  * @returns a similarity in [0, 1]; 1 means equal.
  */
 export function levenshteinSimilarity(target: string, other: string): number {
@@ -249,13 +263,35 @@ export function levenshteinSimilarity(target: string, other: string): number {
   return 1 - prev[a.length] / Math.max(a.length, b.length);
 }
 
+/** Code points of `s` (what Lucene's distance counts). */
+function codePointCount(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
 /**
  * Candidates similar to `unknown` (similarity > `threshold`), best first then by name, as ES's
  * `SuggestingErrorOnUnknown` (threshold 0.7) and `BaseRestHandler.unrecognized` (0.5).
+ *
+ * Bounded: no suggestion for a name longer than {@link MAX_SUGGESTION_NAME_CHARS}, at most
+ * {@link MAX_SUGGESTION_CANDIDATES} candidates, and a candidate whose length alone rules it out
+ * (the distance is at least the length difference) is skipped without computing the distance: the same answer as ES, in
+ * O(candidates × 256²) at worst.
  */
 export function similarNames(unknown: string, candidates: Iterable<string>, threshold: number): string[] {
+  if (unknown.length > MAX_SUGGESTION_NAME_CHARS) return [];
+  const n = codePointCount(unknown);
   const scored: [number, string][] = [];
+  let seen = 0;
   for (const c of candidates) {
+    if (++seen > MAX_SUGGESTION_CANDIDATES) break;
+    if (c.length > 2 * MAX_SUGGESTION_NAME_CHARS) continue; // n ≤ 256 against ≥ 257 code points: similarity < 0.5
+    const m = codePointCount(c);
+    // The similarity formula at the smallest possible distance, |n - m| (rounding is monotone, so
+    // no candidate this skips could have passed).
+    const upperBound = n === 0 || m === 0 ? (n === m ? 1 : 0) : Math.fround(1 - Math.abs(n - m) / Math.max(n, m));
+    if (!(upperBound > threshold)) continue;
     const d = Math.fround(levenshteinSimilarity(unknown, c));
     if (d > threshold) scored.push([d, c]);
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { filterSource, globMatch } from './source-filter.ts';
+import { filterSource } from './source-filter.ts';
 
 const doc = { name: 'Paris', geo: { lat: 48.8, lon: 2.3 }, tags: [{ k: 'a', v: 1 }, { k: 'b' }], pop: 2_000_000 };
 
@@ -26,9 +26,23 @@ describe('filterSource', () => {
   it('returns an empty object when nothing matches', () => {
     expect(filterSource(doc, { includes: ['nope'], excludes: [] })).toEqual({});
   });
-  it('globMatch', () => {
-    expect(globMatch('a*c', 'abbc')).toBe(true);
-    expect(globMatch('a*c', 'abbd')).toBe(false);
-    expect(globMatch('a.b', 'axb')).toBe(false);
+  it('matches * across dots and keeps . literal', () => {
+    expect(filterSource({ ab: { c: 1 }, axb: 2, 'a.b': 3 } as Record<string, unknown>, { includes: ['a.b'], excludes: [] })).toEqual({ 'a.b': 3 });
+    expect(filterSource({ geo: { lat: 1, lon: 2 }, g: 3 }, { includes: ['g*t'], excludes: [] })).toEqual({ geo: { lat: 1 } });
+  });
+  it('keeps fields named like Object.prototype members as fields', () => {
+    const src = JSON.parse('{"__proto__": {"a": 1, "b": 2}, "constructor": "x", "toString": 5}') as Record<string, unknown>;
+    expect(JSON.stringify(filterSource(src, { includes: ['__proto__.a', 'constructor'], excludes: [] }))).toBe('{"__proto__":{"a":1},"constructor":"x"}');
+    expect(JSON.stringify(filterSource(src, { includes: [], excludes: ['toString'] }))).toBe('{"__proto__":{"a":1,"b":2},"constructor":"x"}');
+    expect(filterSource({ a: 1 }, { includes: ['constructor'], excludes: [] })).toEqual({});
+  });
+  it('stays fast on adversarial patterns and deep paths', () => {
+    const deep: Record<string, unknown> = {};
+    let at = deep;
+    for (let i = 0; i < 200; i++) at = (at['aaaaaaaa'] = {}) as Record<string, unknown>;
+    at.b = 1;
+    const t0 = performance.now();
+    filterSource(deep, { includes: ['*a*a*a*a*a*a*a*a*a*a*a*a*c', 'a*a*a*a*a*a*a*a*a*a*a*.x'], excludes: ['*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b.z'] });
+    expect(performance.now() - t0).toBeLessThan(1000);
   });
 });

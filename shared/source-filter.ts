@@ -3,36 +3,13 @@
  * the shard fetch phase and the coordinator's GET _doc.
  *
  * Semantics (ES `XContentMapValues.filter`): patterns match full dotted paths, `*` matches any run
- * of characters (dots included); an included object keeps its whole subtree; excludes win over
+ * of characters (dots included, ES `Regex.simpleMatch`, see shared/wildcard.ts); an included object keeps its whole subtree; excludes win over
  * includes; objects inside arrays are filtered element-wise and dropped when they end up empty.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html#source-filtering
  */
 import type { SourceFilter } from './protocol.ts';
-
-const globCache = new Map<string, RegExp>();
-
-function globRe(p: string): RegExp {
-  let re = globCache.get(p);
-  if (!re) {
-    re = new RegExp('^' + p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 's');
-    if (globCache.size > 1000) globCache.clear();
-    globCache.set(p, re);
-  }
-  return re;
-}
-
-/** True when glob `pattern` (`*` = any characters) matches all of `s`. */
-export function globMatch(pattern: string, s: string): boolean {
-  return pattern.includes('*') ? globRe(pattern).test(s) : pattern === s;
-}
-
-/** True when some string that starts with `prefix` can match glob `pattern`. */
-function globCanExtend(p: string, s: string, pi = 0, si = 0): boolean {
-  if (si === s.length) return true;
-  if (pi === p.length) return false;
-  if (p[pi] === '*') return globCanExtend(p, s, pi + 1, si) || globCanExtend(p, s, pi, si + 1);
-  return p[pi] === s[si] && globCanExtend(p, s, pi + 1, si + 1);
-}
+import { setOwn } from './own-keys.ts';
+import { wildcardCanMatchPrefix, wildcardMatch } from './wildcard.ts';
 
 interface Compiled {
   includes: string[];
@@ -54,18 +31,18 @@ function filterValue(value: unknown, path: string, c: Compiled, included: boolea
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const p = path === '' ? k : `${path}.${k}`;
-      if (c.excludes.some((e) => globMatch(e, p))) continue;
-      const inc = included || c.includes.some((i) => globMatch(i, p));
+      if (c.excludes.some((e) => wildcardMatch(e, p))) continue;
+      const inc = included || c.includes.some((i) => wildcardMatch(i, p));
       if (inc) {
         const fv = c.excludes.length > 0 ? filterValue(v, p, c, true) : v;
-        if (fv !== undefined) out[k] = fv;
+        if (fv !== undefined) setOwn(out, k, fv);
         continue;
       }
       if (v === null || typeof v !== 'object') continue;
-      if (!c.includes.some((i) => globCanExtend(i, p + '.'))) continue;
+      if (!c.includes.some((i) => wildcardCanMatchPrefix(i, p + '.'))) continue;
       const fv = filterValue(v, p, c, false);
       if (fv === undefined) continue;
-      if (Array.isArray(fv) ? fv.length > 0 : Object.keys(fv as object).length > 0) out[k] = fv;
+      if (Array.isArray(fv) ? fv.length > 0 : Object.keys(fv as object).length > 0) setOwn(out, k, fv);
     }
     return out;
   }

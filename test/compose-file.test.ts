@@ -15,6 +15,7 @@ import {
   namedVolumesOf,
   parseDurationMs,
   readComposeFile,
+  restartPolicyOf,
   translateServices,
   volumeMountsOf,
 } from '../scripts/local-services.ts';
@@ -92,6 +93,13 @@ describe('docker-compose.yml', () => {
     expect(compose.services.coordinator.volumes).toBeUndefined();
     expect(containerPortOf('coordinator', compose.services.coordinator)).toBe(9200);
   });
+
+  it('restarts every service unless stopped (npm start applies the same policy)', () => {
+    for (const [name, svc] of Object.entries(compose.services)) expect([name, restartPolicyOf(name, svc)]).toEqual([name, 'unless-stopped']);
+    expect(restartPolicyOf('x', {})).toBe('no');
+    expect(restartPolicyOf('x', { restart: 'on-failure:3' })).toBe('on-failure');
+    expect(() => restartPolicyOf('x', { restart: 'sometimes' })).toThrow('service [x]: unknown restart policy [sometimes]');
+  });
 });
 
 describe('Dockerfile', () => {
@@ -134,6 +142,8 @@ describe('compose → local translation', () => {
     expect(byName['shard-1'].env).toMatchObject({ FOLIO_DATA: '/tmp/folio/shard-1', FOLIO_PORT: '41001', FOLIO_NODE_ID: 'shard-1' });
     expect(byName['shard-1'].healthcheck?.argv.at(-1)).toContain("fetch('http://127.0.0.1:41001/_internal/v1/health')");
     expect(byName.coordinator.healthcheck?.argv.at(-1)).toContain("fetch('http://127.0.0.1:41003/')");
+    expect(local.map((l) => l.restart)).toEqual(local.map(() => 'unless-stopped'));
+    expect(local.map((l) => l.stopGraceMs)).toEqual(local.map(() => 10_000));
   });
 
   it('adds dependencies of selected services and rejects unknown ones', () => {

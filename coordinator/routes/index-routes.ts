@@ -39,6 +39,7 @@ export function settingsBody(m: IndexMetadata): Record<string, unknown> {
       creation_date: String(m.creationDate),
       provided_name: m.name,
       ...(m.translogDurability ? { translog: { durability: m.translogDurability.toUpperCase() } } : {}),
+      ...(m.gcDeletesMs !== undefined ? { gc_deletes: m.gcDeletesMs < 0 ? '-1' : `${m.gcDeletesMs}ms` } : {}),
       version: { created: '8500000' },
     },
   };

@@ -6,6 +6,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
  */
 import type { Query } from '../../shared/query-ast.ts';
+import { ownValue, setOwn } from '../../shared/own-keys.ts';
 import type { ScoringStatistics } from '../../shared/protocol.ts';
 import { LruCache } from './lru-cache.ts';
 
@@ -39,12 +40,14 @@ export function mergeStatistics(parts: readonly ScoringStatistics[]): ScoringSta
   const out: ScoringStatistics = { terms: {}, fields: {} };
   for (const p of parts) {
     for (const [k, t] of Object.entries(p.terms)) {
-      const cur = (out.terms[k] ??= { docFreq: 0, totalTermFreq: 0 });
+      let cur = ownValue(out.terms, k);
+      if (!cur) setOwn(out.terms, k, (cur = { docFreq: 0, totalTermFreq: 0 }));
       cur.docFreq += t.docFreq;
       cur.totalTermFreq += t.totalTermFreq;
     }
     for (const [k, f] of Object.entries(p.fields)) {
-      const cur = (out.fields[k] ??= { docCount: 0, sumTotalTermFreq: 0 });
+      let cur = ownValue(out.fields, k); // a field may be called `constructor` or `__proto__`
+      if (!cur) setOwn(out.fields, k, (cur = { docCount: 0, sumTotalTermFreq: 0 }));
       cur.docCount += f.docCount;
       cur.sumTotalTermFreq += f.sumTotalTermFreq;
     }

@@ -7,6 +7,7 @@
 import { EsError } from '../../shared/errors.ts';
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
 import { INTEGER_TYPES, NUMERIC_TYPES } from '../../shared/mapping.ts';
+import { ownValue } from '../../shared/own-keys.ts';
 import { forEachTerm, POSITION_INCREMENT_GAP } from './analyzer.ts';
 
 /** Analyzed text of one field: terms with their positions, and the field length in tokens. */
@@ -159,7 +160,7 @@ function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: R
       walk(doc, id, { [key.slice(0, dot)]: { [key.slice(dot + 1)]: raw } }, props, prefix);
       continue;
     }
-    const fm = props[key];
+    const fm = ownValue(props, key); // never an inherited Object.prototype member
     if (!fm || raw === null || raw === undefined) continue;
     const path = prefix + key;
     if (fm.type === 'object' || (!fm.type && fm.properties)) {

@@ -9,6 +9,7 @@
  */
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
 import { flatFields } from '../../shared/mapping.ts';
+import { ownValue, setOwn } from '../../shared/own-keys.ts';
 import type { FetchedDoc, FieldStatistics, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
@@ -119,8 +120,16 @@ export class Generation {
   dfs(query: Query): ScoringStatistics {
     const out: ScoringStatistics = { terms: {}, fields: {} };
     const recorder: StatsSource = {
-      field: (f) => (out.fields[f] = this.fieldStats(f)),
-      term: (f, t) => (out.terms[termKey(f, t)] = this.termStats(f, t)),
+      field: (f) => {
+        const stats = this.fieldStats(f);
+        setOwn(out.fields, f, stats); // a field may be called `__proto__`
+        return stats;
+      },
+      term: (f, t) => {
+        const stats = this.termStats(f, t);
+        setOwn(out.terms, termKey(f, t), stats);
+        return stats;
+      },
     };
     new QueryCompiler(flat(this.getMapping()), recorder).compile(query);
     return out;
@@ -151,8 +160,8 @@ export class Generation {
     const g = stats;
     const source: StatsSource = g
       ? {
-          field: (f) => g.fields[f] ?? local.field(f),
-          term: (f, t) => g.terms[termKey(f, t)] ?? local.term(f, t),
+          field: (f) => ownValue(g.fields, f) ?? local.field(f),
+          term: (f, t) => ownValue(g.terms, termKey(f, t)) ?? local.term(f, t),
         }
       : local;
     return new QueryCompiler(this.fields(), source).compile(query);

@@ -11,7 +11,7 @@ import { NUMERIC_TYPES } from '../../shared/mapping.ts';
 import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
 import type { Query, TermValue } from '../../shared/query-ast.ts';
 import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
-import { globMatch } from '../../shared/source-filter.ts';
+import { wildcardMatch } from '../../shared/wildcard.ts';
 import { analyzeTerms } from './analyzer.ts';
 import { parseBoolean, parseDate, parseNumber } from './doc-parser.ts';
 import type { Bounds } from './matchers.ts';
@@ -130,7 +130,7 @@ export class QueryCompiler {
   /** Field names matching a pattern (`name*`), or the name itself. */
   private expand(field: string): string[] {
     if (!field.includes('*')) return [field];
-    return [...this.fields.keys()].filter((n) => globMatch(field, n));
+    return [...this.fields.keys()].filter((n) => wildcardMatch(field, n));
   }
 
   /** A BM25-scored TermQuery. */

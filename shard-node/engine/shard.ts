@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError, searchContextMissing } from '../../shared/errors.ts';
 import type { Mapping } from '../../shared/mapping.ts';
+import { ownValue, setOwn } from '../../shared/own-keys.ts';
 import type { WriteOp, WriteResult } from '../../shared/protocol.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
@@ -19,6 +20,7 @@ import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, selectMerge } from './segment-merge.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
+import { canPruneTombstone, DEFAULT_GC_DELETES_MS, pruneDue } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
 import { MemoryTranslog } from './translog.ts';
 
@@ -31,8 +33,10 @@ export interface ShardOptions {
   /** Applies a dynamic mapping update (new fields only) to the index-level mapping. */
   updateMapping: (update: Mapping) => void;
   translog?: Translog;
-  /** Clock in epoch ms (for keep-alive expiry); defaults to Date.now. */
+  /** Clock in epoch ms (for keep-alive expiry and tombstone age); defaults to Date.now. */
   now?: () => number;
+  /** ES `index.gc_deletes` in ms (default 60 s); see {@link Shard.gcDeletesMs}. */
+  gcDeletesMs?: number;
 }
 
 /** Real-time get result (ES GET `_doc`). */
@@ -60,6 +64,16 @@ interface DocEntry {
   seg: Segment | null;
   /** Ordinal in `seg`, or in the buffer when `seg` is null; -1 for tombstones. */
   ord: number;
+  /** Tombstones: epoch ms of the delete (ES `DeleteVersionValue.time`), for `index.gc_deletes`. */
+  deletedAt?: number;
+  /** Tombstones: the generation current when the delete was made (refreshed once a newer one is published). */
+  generation?: number;
+}
+
+/** Size of the live version map (ES `LiveVersionMap`): entries in all, and how many are delete tombstones. */
+export interface VersionMapStats {
+  entries: number;
+  tombstones: number;
 }
 
 interface SegState {
@@ -74,9 +88,9 @@ interface SegState {
 export function deepMerge(base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(changes)) {
-    const old = out[k];
+    const old = ownValue(out, k); // `constructor`, `__proto__` are fields like any other
     const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
-    out[k] = isObj(old) && isObj(v) ? deepMerge(old, v) : v;
+    setOwn(out, k, isObj(old) && isObj(v) ? deepMerge(old, v) : v);
   }
   return out;
 }
@@ -106,7 +120,8 @@ export class Shard {
   /**
    * The live version map (ES `LiveVersionMap`): entries for writes not yet refreshed (`seg` null)
    * and tombstones of deletes. A refreshed document's version lives in its segment's columns and
-   * is found by {@link Shard.lookup}, so the map does not grow with the index.
+   * is found by {@link Shard.lookup}, so the map does not grow with the index; tombstones leave it
+   * after `index.gc_deletes` ({@link Shard.pruneTombstones}), so it does not grow with deletes either.
    */
   private readonly entries = new Map<string, DocEntry>();
   /** Unrefreshed docs, already inverted (Lucene's in-memory segment); null when empty. */
@@ -120,6 +135,16 @@ export class Shard {
   private readonly retained = new Map<number, { gen: Generation; keepAliveMs: number; expiresAt: number }>();
   /** Processed seq_nos of this copy (ES local checkpoint); a peer recovery waits for it (local-checkpoint.ts). */
   private readonly checkpoints = new LocalCheckpointTracker();
+  /**
+   * ES `index.gc_deletes` in ms (dynamic: the registry sets it from the index metadata): how long a
+   * delete tombstone stays in the live version map at least. -1 (ES's minimum) or 0: as soon as it
+   * is refreshed and below the local checkpoint.
+   */
+  gcDeletesMs: number;
+  /** Epoch ms of the last tombstone pruning pass. */
+  private lastPruneAt: number;
+  /** The `_id`s a running file-based (full) peer recovery has sent this copy ({@link Shard.applyRecovery}). */
+  private fullRecovery: { id: string; seen: Set<string> } | null = null;
   /**
    * The shard's primary term (ES `IndexShard.getOperationPrimaryTerm`), set by the registry from the
    * index metadata; reported as `_primary_term` of writes and gets. Folio keeps no term per
@@ -140,6 +165,8 @@ export class Shard {
     this.updateMapping = opts.updateMapping;
     this.translog = opts.translog ?? new MemoryTranslog();
     this.now = opts.now ?? Date.now;
+    this.gcDeletesMs = opts.gcDeletesMs ?? DEFAULT_GC_DELETES_MS;
+    this.lastPruneAt = this.now();
     this.current = new Generation(firstGenerationId(this.now()), [], this.getMapping);
   }
 
@@ -158,7 +185,11 @@ export class Shard {
     return this.seqNo;
   }
 
-  /** ES local checkpoint: every op up to it has been processed by this copy (-1 when unknown, e.g. after a restart). */
+  /**
+   * ES local checkpoint: every op up to it has been processed by this copy (-1 when unknown: an
+   * empty copy; after a restart, the checkpoint its store recorded at the last flush, moved on by
+   * the translog replayed, see {@link Shard.recoverFromStore}).
+   */
   get localCheckpoint(): number {
     return this.checkpoints.checkpoint;
   }
@@ -184,24 +215,37 @@ export class Shard {
     if (log.length > 0) this.translog.append(log);
     for (const op of log) this.checkpoints.markProcessed(op.seqNo);
     if (logged) for (const op of log) logged.push(op);
+    this.maybePruneTombstones();
     return results;
   }
 
   /**
    * A replica's write (ES `IndexShard.applyIndexOperationOnReplica`): applies ops exactly as the
    * primary logged them, with the primary's seq_no and version and no conflict checks, skipping an
-   * op older than what the shard holds for its `_id` (replication requests may arrive out of order
-   * or twice), and appends the applied ops to the translog. {@link Shard.sync} makes them durable.
+   * op that is stale (replication requests may arrive out of order or twice), and appends the
+   * applied ops to the translog. {@link Shard.sync} makes them durable.
+   *
+   * An op is stale as in ES `InternalEngine.planIndexingAsNonPrimary`: its seq_no is at or below
+   * the local checkpoint (this copy processed it already), or the copy holds a newer op for its
+   * `_id` (a live doc, an unrefreshed write, or a tombstone). The first rule is what makes pruning
+   * tombstones safe: a tombstone is pruned only once its seq_no is at or below the local checkpoint
+   * ({@link Shard.pruneTombstones}), so any older op on that `_id` has a seq_no below the checkpoint
+   * too and is still recognised as stale without the tombstone, and a deleted document cannot be
+   * resurrected by a late op. ES explains the argument in `InternalEngine.pruneDeletedTombstones`:
+   * https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/engine/InternalEngine.java
    * @returns the ops applied (not skipped).
    */
   applyReplicated(ops: readonly TranslogOp[]): TranslogOp[] {
+    const checkpoint = this.checkpoints.checkpoint;
     const fresh = ops.filter((op) => {
+      if (op.seqNo <= checkpoint) return false;
       const e = this.lookup(op._id);
       return e === undefined || e.seqNo < op.seqNo;
     });
     this.restore(fresh);
     if (fresh.length > 0) this.translog.append(fresh);
     for (const op of ops) this.checkpoints.markProcessed(op.seqNo);
+    this.maybePruneTombstones();
     return fresh;
   }
 
@@ -210,15 +254,66 @@ export class Shard {
    * {@link Shard.applyReplicated} does (idempotent by seq_no); with `upTo`, the copy holds every op
    * up to it afterwards (the primary's state when the ops were taken), so the local checkpoint
    * fast-forwards there.
+   *
+   * A file-based recovery (`fullRecoveryId`, the same on every chunk of one recovery) sends the
+   * primary's whole state up to `upTo`. ES replaces the target's files with the primary's; here the
+   * ops are merged into the copy, so on the last chunk every document of the copy with a seq_no at
+   * or below `upTo` that the primary did not send is dropped: the primary deleted it, and its
+   * tombstone may have been pruned since (`index.gc_deletes`), so nothing else would remove it.
+   * Documents written above `upTo` (live writes that reached the copy during the recovery) stay.
    * @returns the ops applied (not skipped).
    */
-  applyRecovery(ops: readonly TranslogOp[], upTo?: number): TranslogOp[] {
+  applyRecovery(ops: readonly TranslogOp[], upTo?: number, fullRecoveryId?: string): TranslogOp[] {
+    if (fullRecoveryId !== undefined) {
+      if (this.fullRecovery?.id !== fullRecoveryId) this.fullRecovery = { id: fullRecoveryId, seen: new Set() };
+      for (const op of ops) this.fullRecovery.seen.add(op._id);
+    }
     const applied = this.applyReplicated(ops);
     if (upTo !== undefined) {
+      if (fullRecoveryId !== undefined && this.fullRecovery?.id === fullRecoveryId) this.dropUnsent(this.fullRecovery.seen, upTo);
+      this.fullRecovery = null;
       this.checkpoints.fastForward(upTo);
       if (upTo > this.seqNo) this.seqNo = upTo;
     }
     return applied;
+  }
+
+  /** Removes the live documents with seq_no ≤ `upTo` whose `_id` is not in `sent` (end of a full recovery). */
+  private dropUnsent(sent: ReadonlySet<string>, upTo: number): void {
+    for (const [id, e] of this.entries) {
+      if (!e.deleted && e.seqNo <= upTo && !sent.has(id)) {
+        this.removeLive(e);
+        this.entries.delete(id);
+      }
+    }
+    for (const st of this.segs) {
+      const seg = st.segment;
+      for (let ord = 0; ord < seg.maxDoc; ord++) {
+        if (st.live && !st.live[ord]) continue;
+        const id = seg.ids[ord];
+        if (this.entries.has(id) || sent.has(id) || seg.seqNos[ord] > upTo) continue;
+        this.removeLive({ version: seg.versions[ord], seqNo: seg.seqNos[ord], deleted: false, seg, ord });
+      }
+    }
+  }
+
+  /**
+   * Start-up recovery from this copy's durable store: {@link Shard.restore}s its ops (flush
+   * snapshot, then translog) and rebuilds the local checkpoint as ES does from a commit's
+   * `local_checkpoint` and the translog replayed above it: `checkpoint` (what the store recorded at
+   * its last flush; every op at or below it is in the store), then every replayed op is processed.
+   * @returns the ops applied.
+   */
+  recoverFromStore(ops: Iterable<TranslogOp>, checkpoint: number): number {
+    this.checkpoints.fastForward(checkpoint);
+    const checkpoints = this.checkpoints;
+    function* marked(): Generator<TranslogOp> {
+      for (const op of ops) {
+        checkpoints.markProcessed(op.seqNo);
+        yield op;
+      }
+    }
+    return this.restore(marked());
   }
 
   /**
@@ -289,7 +384,7 @@ export class Shard {
         const ord = this.buffer.add(op._id, op.json, parsed, op.version, op.seqNo);
         this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, ord });
       } else {
-        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, ord: -1 });
+        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, ord: -1, deletedAt: this.now(), generation: this.current.id });
       }
       this.dirty = true;
       if (op.seqNo > this.seqNo) this.seqNo = op.seqNo;
@@ -330,8 +425,11 @@ export class Shard {
     if (exists) this.removeLive(e!);
     const version = e ? e.version + 1 : 1;
     const seqNo = ++this.seqNo;
-    // Tombstone: a later re-index continues the version sequence (ES keeps it for gc_deletes).
-    this.entries.set(id, { version, seqNo, deleted: true, seg: null, ord: -1 });
+    // Tombstone, even for an id that never existed (ES does the same): a later re-index continues
+    // the version sequence, and a replica recognises older ops on the id as stale, until the
+    // tombstone is pruned after index.gc_deletes (pruneTombstones).
+    this.entries.set(id, { version, seqNo, deleted: true, seg: null, ord: -1, deletedAt: this.now(), generation: this.current.id });
+    this.dirty = true; // a change to refresh even for a missing id (ES writes a tombstone doc): the tombstone is collected only once refreshed
     log.push({ op: 'delete', _id: id, seqNo, version });
     return { _id: id, status: exists ? 200 : 404, result: exists ? 'deleted' : 'not_found', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
   }
@@ -434,7 +532,46 @@ export class Shard {
     this.current = new Generation(this.current.id + 1, this.segs.map((s) => this.view(s)), this.getMapping);
     this.dirty = false;
     this.expire();
+    this.maybePruneTombstones();
     return this.current.id;
+  }
+
+  /**
+   * ES `InternalEngine.maybePruneDeletes`: runs {@link Shard.pruneTombstones} when more than
+   * `gc_deletes / 4` passed since the last pass (called after writes and refreshes, and by the
+   * registry's refresh timer so that an idle shard prunes too).
+   * @returns the tombstones pruned (0 when no pass was due).
+   */
+  maybePruneTombstones(): number {
+    return pruneDue(this.now(), this.lastPruneAt, this.gcDeletesMs) ? this.pruneTombstones() : 0;
+  }
+
+  /**
+   * ES `InternalEngine.pruneDeletedTombstones`: drops the delete tombstones older than
+   * `index.gc_deletes`, refreshed, and at or below the local checkpoint (tombstone-gc.ts). Afterwards
+   * the shard has no record of those `_id`s: a re-index starts again at version 1 and a delete
+   * answers `not_found` with version 1, as ES does once its tombstone is collected.
+   * @returns the tombstones pruned.
+   */
+  pruneTombstones(): number {
+    const now = this.now();
+    this.lastPruneAt = now;
+    const bounds = { maxTimestampMs: now - this.gcDeletesMs, maxSeqNo: this.checkpoints.checkpoint, currentGeneration: this.current.id };
+    let pruned = 0;
+    for (const [id, e] of this.entries) {
+      if (e.deleted && canPruneTombstone({ seqNo: e.seqNo, deletedAt: e.deletedAt ?? now, generation: e.generation ?? bounds.currentGeneration }, bounds)) {
+        this.entries.delete(id);
+        pruned++;
+      }
+    }
+    return pruned;
+  }
+
+  /** Entries and tombstones in the live version map (ES `LiveVersionMap` size), counted. */
+  versionMapStats(): VersionMapStats {
+    let tombstones = 0;
+    for (const e of this.entries.values()) if (e.deleted) tombstones++;
+    return { entries: this.entries.size, tombstones };
   }
 
   private view(s: SegState): SegmentView {

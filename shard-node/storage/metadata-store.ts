@@ -11,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
 import type { NodeIndexEntry } from '../../shared/protocol.ts';
+import { fsyncDir } from './durable-dir.ts';
 import { openDurableDatabase } from './sqlite.ts';
 
 /** Directory of an index's shard stores: `<dataDir>/<index-uuid>`. */
@@ -26,11 +27,13 @@ export function shardStorePath(dataDir: string, uuid: string, shard: number): st
 /** Removes one shard's directory (a replica copy dropped by a `number_of_replicas` change); missing is fine. */
 export function removeShardData(dataDir: string, uuid: string, shard: number): void {
   rmSync(join(dataDir, uuid, String(shard)), { recursive: true, force: true });
+  fsyncDir(join(dataDir, uuid));
 }
 
 /** Removes an index's directory (all its shard stores); missing directories are fine. */
 export function removeIndexData(dataDir: string, uuid: string): void {
   rmSync(indexDataDir(dataDir, uuid), { recursive: true, force: true });
+  fsyncDir(dataDir);
 }
 
 /** The persisted list of indices of a node. */

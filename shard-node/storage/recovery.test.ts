@@ -113,6 +113,27 @@ describe('recovery of a shard node from its data directory', () => {
     expect(third.shard('cities', 0).apply([{ op: 'index', _id: 'c0', source: {}, create: false }])[0]).toMatchObject({ _version: 3, _seq_no: 52 });
   });
 
+  it('restores the local checkpoint (recorded at flush, moved on by the translog), so restored tombstones can be collected', async () => {
+    const dir = dataDir();
+    const first = registry(dir);
+    first.putIndex(meta({ numberOfShards: 1, gcDeletesMs: -1 }), [0]);
+    const s = first.shard('cities', 0);
+    s.apply([0, 1, 2].map((i) => ({ op: 'index' as const, _id: `c${i}`, source: {}, create: false })));
+    s.apply([{ op: 'index', _id: 'c0', source: { v: 2 }, create: false }]); // seq 3 supersedes seq 0 in the snapshot
+    await s.sync();
+    await first.flush('cities'); // the snapshot lacks seq 0: only the recorded checkpoint says it was processed
+    s.apply([{ op: 'delete', _id: 'c1' }, { op: 'delete', _id: 'never' }]);
+    await s.sync();
+
+    const second = registry(dir);
+    second.recover();
+    const r = second.shard('cities', 0);
+    expect([r.localCheckpoint, r.maxSeqNo]).toEqual([5, 5]);
+    expect(r.versionMapStats().tombstones).toBe(0); // gc_deletes -1: collected at the recovery's refresh
+    expect(r.apply([{ op: 'index', _id: 'c1', source: {}, create: false }])[0]).toMatchObject({ _version: 1, _seq_no: 6 });
+    expect(r.localCheckpoint).toBe(6); // the checkpoint keeps moving (no gap left by the restart)
+  });
+
   it('metadata updates and deletes are durable; a deleted index leaves no files', async () => {
     const dir = dataDir();
     const first = registry(dir);

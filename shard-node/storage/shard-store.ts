@@ -3,7 +3,8 @@
  * - `translog`: every accepted op since the last flush (`source` NULL for a delete tombstone);
  * - `docs`: the flush snapshot, one row per `_id` (latest version, seq_no, `_source`; tombstones
  *   keep a deleted id's version sequence);
- * - `meta`: `flushed_seq_no`.
+ * - `meta`: `flushed_seq_no`, and `local_checkpoint` (the shard's local checkpoint when the flush
+ *   began: every op at or below it is in `docs` ⊕ `translog`; ES keeps it in each Lucene commit).
  *
  * Writes are acknowledged by ES's rules: with `index.translog.durability: request` (the default)
  * {@link ShardStore.sync} resolves only after the op's transaction is committed with fsync. Group
@@ -93,6 +94,8 @@ export class ShardStore implements Translog {
   private failure: Error | null = null;
   private closed = false;
   private readonly counters: ShardStoreStats;
+  /** The shard's local checkpoint, recorded at each flush (set by the registry once the shard exists). */
+  localCheckpointSource: (() => number) | null = null;
 
   private constructor(opts: ShardStoreOptions) {
     this.path = opts.path;
@@ -220,8 +223,14 @@ export class ShardStore implements Translog {
 
   private async runFlush(): Promise<number> {
     if (this.closed) return 0;
+    // Taken before the commit: every op processed up to it is appended, so durable once committed.
+    const checkpoint = this.localCheckpointSource?.();
     this.commitNow();
     if (this.failure) throw this.failure;
+    if (checkpoint !== undefined) {
+      const mark = this.db.prepare("INSERT INTO meta (key, value) VALUES ('local_checkpoint', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+      inTransaction(this.db, () => mark.run(checkpoint));
+    }
     const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
     let folded = 0;
     if (top.hi !== null) {
@@ -256,6 +265,15 @@ export class ShardStore implements Translog {
     }
     this.counters.lastFlushAt = Date.now();
     return folded;
+  }
+
+  /**
+   * The local checkpoint recorded by the last flush (-1 when none was): a restarted shard starts
+   * its checkpoint there and moves it on with the translog it replays (ES store recovery).
+   */
+  recordedLocalCheckpoint(): number {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'local_checkpoint'").get() as { value: number } | undefined;
+    return row?.value ?? -1;
   }
 
   /** Current counters (a copy). */

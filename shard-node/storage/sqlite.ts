@@ -7,17 +7,25 @@
  * @see https://www.sqlite.org/pragma.html#pragma_synchronous
  * @see https://nodejs.org/docs/latest-v24.x/api/sqlite.html
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { fsyncDir, mkdirDurable } from './durable-dir.ts';
 
-/** Opens (creating file and parent directories) a database at `path` in durable WAL mode. */
+/**
+ * Opens (creating file and parent directories) a database at `path` in durable WAL mode. New
+ * directories, and the directory of a new file, are fsynced (durable-dir.ts): the files' own
+ * fsyncs do not make their directory entries durable.
+ */
 export function openDurableDatabase(path: string): DatabaseSync {
-  mkdirSync(dirname(path), { recursive: true });
+  const dir = dirname(path);
+  mkdirDurable(dir);
+  const created = !existsSync(path);
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA busy_timeout = 5000');
+  if (created) fsyncDir(dir); // the new file and its -wal/-shm siblings
   return db;
 }
 

@@ -18,6 +18,8 @@ export interface IndexMetadata {
   refreshIntervalMs: number;
   /** ES `index.translog.durability` (dynamic); absent = the shard node's `FOLIO_TRANSLOG_DURABILITY`. */
   translogDurability?: 'request' | 'async';
+  /** ES `index.gc_deletes` in ms (dynamic, ≥ -1): how long delete tombstones are kept; absent = 60 s. */
+  gcDeletesMs?: number;
   mappings: Mapping;
   /** Epoch ms, as ES `index.creation_date`. */
   creationDate: number;
@@ -92,7 +94,7 @@ export interface PutIndexRequest {
  * changed, the new copies. The node merges it into its own metadata (mappings and in-sync state
  * stay its own; a copy out of sync there stays out of sync) and bumps the version.
  */
-export type MetadataUpdateRequest = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'shardCopies'>> & {
+export type MetadataUpdateRequest = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs' | 'shardCopies'>> & {
   /** This node's ordinal in FOLIO_NODES. */
   node?: number;
 };

@@ -50,6 +50,12 @@ export interface RecoveryApplyRequest extends RecoveryShardRequest {
   primaryTerm: number;
   /** The copy instance the recovery started on ({@link RecoveryStateResponse.copyId}); another one answers 409. */
   copyId: string;
+  /**
+   * Set on every chunk of a `full` mode recovery (one id per recovery): on the last chunk the target
+   * drops the documents at or below `upTo` that the primary did not send (deleted there, their
+   * tombstones possibly collected after `index.gc_deletes`), as ES's file copy replaces them.
+   */
+  fullRecoveryId?: string;
 }
 
 /** POST /_internal/v1/recovery/finalize (on the primary): put `target` in sync in the primary's metadata. */
