@@ -10,12 +10,16 @@ import type { Logger } from '../shared/logger.ts';
 import { installAuth } from './auth/auth-middleware.ts';
 import { registerSecurityRoutes } from './auth/security-routes.ts';
 import type { ClusterView } from './cluster-view.ts';
+import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
+import { DESTRUCTIVE_REQUIRES_NAME, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './cluster-settings/setting-definitions.ts';
+import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
 import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
 import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
+import { registerClusterSettingsRoutes } from './routes/cluster-settings-routes.ts';
 import { registerConsoleRoutes } from './routes/console-routes.ts';
 import { registerDocumentRoutes } from './routes/document-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
@@ -36,6 +40,8 @@ export interface CoordinatorDeps {
   client: ShardClient;
   log: Logger;
   clusterUuid: string;
+  /** The cluster settings (default: kept on the shard nodes of `client`). */
+  settings?: ClusterSettings;
 }
 
 /** Builds the coordinator app. */
@@ -43,6 +49,8 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   const { config, view, client, log } = deps;
   const app = new Hono();
   const maxBody = config.maxContentLengthBytes;
+  const settings = deps.settings ?? new ClusterSettings(new ShardNodeSettingsStore(client, config.internalTimeoutMs));
+  const maxShardsPerNode = (): number => settings.get(MAX_SHARDS_PER_NODE);
   const auth = installAuth(app, { config, log }); // first: authentication covers every route (`/metrics`, `/_console`) but the probes
   const metrics = instrumentCoordinator(app, client); // HTTP middleware and `GET /metrics` (before `/:index`)
   auth.instrument(metrics.registry);
@@ -89,16 +97,19 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     deepPageFrom: config.deepPageFrom,
     selectionSamples: config.selectionSamples,
     observePhase: metrics.observePhase,
+    maxKeepAliveMs: () => settings.get(MAX_KEEP_ALIVE),
   };
   registerSearchRoutes(app, searchDeps, maxBody);
-  registerReindexRoutes(app, { search: searchDeps, write: { view, client, timeoutMs: config.internalTimeoutMs }, nodeName: config.nodeName }, maxBody);
+  const writeDeps = { view, client, timeoutMs: config.internalTimeoutMs, maxShardsPerNode };
+  registerReindexRoutes(app, { search: searchDeps, write: writeDeps, nodeName: config.nodeName }, maxBody);
   // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
   registerSecurityRoutes(app, auth, maxBody); // `/_security/_authenticate`, `/_security/api_key`
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
+  registerClusterSettingsRoutes(app, settings, maxBody); // GET|PUT /_cluster/settings
   registerCatRoutes(app, { view, client });
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerFlushRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs });
-  registerDocumentRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
-  registerIndexRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
+  registerDocumentRoutes(app, writeDeps, maxBody);
+  registerIndexRoutes(app, { ...writeDeps, destructiveRequiresName: () => settings.getFresh(DESTRUCTIVE_REQUIRES_NAME) }, maxBody);
   return app;
 }

@@ -169,4 +169,18 @@ describe('cat indices and shards tables', () => {
     ]);
     expect(catIndicesTable([c], up).rows[0][0]).toBe('yellow');
   });
+
+  it('lists at most one unassigned replica per shard node, in time independent of the setting', () => {
+    const nodes: ClusterStats = {
+      nodes: [0, 1, 2].map((n) => ({ node: n, url: `http://10.0.0.${n + 1}:9300`, host: `10.0.0.${n + 1}`, name: `shard-${n}`, reachable: true })),
+      shards: new Map(),
+    };
+    const huge: IndexView = { metadata: meta('huge', 2, 2_000_000_000), placement: [0, 1], copies: [[copy(0, true), copy(1, false), copy(2, false)], [copy(1, true)]] };
+    const started = performance.now();
+    const rows = catShardsTable([huge], nodes).rows;
+    expect(performance.now() - started).toBeLessThan(100);
+    // shard 0: 3 real copies + 3 unassigned; shard 1: 1 real copy + 3 unassigned.
+    expect(rows.filter((r) => r[1] === 0).map((r) => r[3])).toEqual(['STARTED', 'STARTED', 'STARTED', 'UNASSIGNED', 'UNASSIGNED', 'UNASSIGNED']);
+    expect(rows.filter((r) => r[1] === 1).map((r) => r[3])).toEqual(['STARTED', 'UNASSIGNED', 'UNASSIGNED', 'UNASSIGNED']);
+  });
 });

@@ -15,10 +15,11 @@ import type { Mapping } from '../shared/mapping.ts';
 import type { RefreshPolicy, WriteOp, WriteResult } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
 import type { BulkItem } from './bulk-parse.ts';
-import type { ClusterView, IndexView } from './cluster-view.ts';
+import type { ClusterView, IndexView, NewIndexSpec } from './cluster-view.ts';
 import { parseCreateIndexBody, validateIndexName } from './index-settings.ts';
 import { writeShard, type ShardInfo } from './replication.ts';
 import type { ShardClient } from './shard-client.ts';
+import { checkShardLimit, configuredShards, DEFAULT_MAX_SHARDS_PER_NODE, totalShards } from './shard-limit.ts';
 
 /** One item of the `_bulk` response: `{<action>: {...}}`. */
 export type BulkResponseItem = Record<string, Record<string, unknown>>;
@@ -35,6 +36,8 @@ export interface WriteDeps {
   view: ClusterView;
   client: ShardClient;
   timeoutMs: number;
+  /** The cluster's `cluster.max_shards_per_node` (absent: ES's default, 1000), bounding auto-created indices. */
+  maxShardsPerNode?: () => number;
 }
 
 /** ES-style auto-generated `_id`: 20 URL-safe base64 characters. */
@@ -45,6 +48,22 @@ export function generateId(): string {
 function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
   const es = toEsError(err);
   return { type: es.type, reason: es.message, ...es.metadata };
+}
+
+/**
+ * Creates an index after ES's shard limit check (shard-limit.ts) against the indices this
+ * coordinator knows (its view is at most about a second old).
+ * @throws EsError 400 `validation_exception` over `cluster.max_shards_per_node`; else as {@link ClusterView.create}
+ */
+export async function createIndex(deps: Pick<WriteDeps, 'view' | 'client' | 'maxShardsPerNode'>, name: string, spec: NewIndexSpec): Promise<IndexView> {
+  const known = deps.view.names().flatMap((n) => deps.view.peek(n)?.metadata ?? []);
+  checkShardLimit({
+    newShards: configuredShards(spec),
+    currentShards: totalShards(known),
+    maxShardsPerNode: deps.maxShardsPerNode?.() ?? DEFAULT_MAX_SHARDS_PER_NODE,
+    dataNodes: deps.client.nodes.length,
+  });
+  return deps.view.create(name, spec);
 }
 
 /** Auto-creates missing indices named by the items (default settings), tolerating concurrent creation. */
@@ -60,7 +79,7 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
       }
       try {
         validateIndexName(name);
-        out.set(name, await deps.view.create(name, parseCreateIndexBody({})));
+        out.set(name, await createIndex(deps, name, parseCreateIndexBody({})));
       } catch (createErr) {
         const es = toEsError(createErr);
         out.set(name, es.type === 'resource_already_exists_exception' ? await deps.view.get(name) : es);

@@ -29,6 +29,16 @@ describe('index settings', () => {
     expect(esErr(() => parseSettingsUpdate({ index: { number_of_shards: 2 } })).message).toMatch(/non dynamic settings/);
   });
 
+  it('bounds number_of_shards to 1…1024 and number_of_replicas to a non-negative Java int, with ES\'s texts', () => {
+    const reason = (settings: Record<string, unknown>) => esErr(() => parseCreateIndexBody({ settings })).message;
+    expect(reason({ number_of_shards: 0 })).toBe('Failed to parse value [0] for setting [index.number_of_shards] must be >= 1');
+    expect(reason({ number_of_shards: 1025 })).toBe('Failed to parse value [1025] for setting [index.number_of_shards] must be <= 1024');
+    expect(parseCreateIndexBody({ settings: { number_of_shards: 1024 } }).numberOfShards).toBe(1024);
+    expect(reason({ number_of_replicas: -1 })).toBe('Failed to parse value [-1] for setting [index.number_of_replicas] must be >= 0');
+    expect(reason({ number_of_replicas: 2_147_483_648 })).toBe('Failed to parse value [2147483648] for setting [index.number_of_replicas]');
+    expect(esErr(() => parseSettingsUpdate({ index: { number_of_replicas: '99999999999' } })).message).toBe('Failed to parse value [99999999999] for setting [index.number_of_replicas]');
+  });
+
   it('index.gc_deletes: a time value down to -1, dynamic, absent by default (the nodes keep 60s)', () => {
     expect(parseCreateIndexBody(undefined).gcDeletesMs).toBeUndefined();
     expect(parseCreateIndexBody({ settings: { index: { gc_deletes: '30s' } } }).gcDeletesMs).toBe(30_000);

@@ -20,6 +20,9 @@ import type { NewIndexSpec } from './cluster-view.ts';
  */
 export const DEFAULT_MAX_RESULT_WINDOW = 10_000_000;
 
+/** Java's `Integer.MAX_VALUE`, the largest value of an int setting. */
+const JAVA_INT_MAX = 2_147_483_647;
+
 function invalidName(name: string, why: string): EsError {
   return new EsError(400, 'invalid_index_name_exception', `Invalid index name [${name}], ${why}`, {
     metadata: { index_uuid: '_na_', index: name },
@@ -68,7 +71,8 @@ function intSetting(settings: Record<string, unknown>, key: string, dflt: number
   const raw = readSetting(settings, key);
   if (raw === undefined || raw === null) return dflt;
   const n = typeof raw === 'number' ? raw : Number(raw);
-  if (!Number.isInteger(n)) throw illegalArgument(`Failed to parse value [${raw}] for setting [index.${key}]`);
+  // ES int settings are Java ints (`Integer.parseInt`): anything else fails to parse.
+  if (!Number.isInteger(n) || n > JAVA_INT_MAX || n < -JAVA_INT_MAX - 1) throw illegalArgument(`Failed to parse value [${raw}] for setting [index.${key}]`);
   if (n < min) throw illegalArgument(`Failed to parse value [${raw}] for setting [index.${key}] must be >= ${min}`);
   return n;
 }

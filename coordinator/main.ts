@@ -13,6 +13,8 @@ import { createLogger } from '../shared/logger.ts';
 import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
 import { createCoordinatorApp } from './app.ts';
 import { ClusterView, VIEW_MAX_AGE_MS } from './cluster-view.ts';
+import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
+import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
 import { CopyMaintainer } from './copy-maintenance.ts';
 import { loadCoordinatorConfig } from './config.ts';
 import { drainServer, shutdownBoundMs } from './drain.ts';
@@ -26,12 +28,16 @@ const client = new ShardClient(config.nodes, { connectionsPerNode: config.connec
 const view = new ClusterView(client, config.internalTimeoutMs);
 // The cluster is its ordered node list: the same list gives the same uuid on every coordinator.
 const clusterUuid = createHash('sha256').update(config.nodes.join(',')).digest('base64url').slice(0, 22);
-const app = createCoordinatorApp({ config, view, client, log, clusterUuid });
+const settings = new ClusterSettings(new ShardNodeSettingsStore(client, config.internalTimeoutMs));
+const app = createCoordinatorApp({ config, view, client, log, clusterUuid, settings });
 
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an
 // idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts).
 new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs }, log).attach(view);
-await view.reload().catch((err) => log.warn({ err }, 'cluster view not loaded at start; retried on demand'));
+await Promise.all([
+  view.reload().catch((err) => log.warn({ err }, 'cluster view not loaded at start; retried on demand')),
+  settings.refresh().catch((err) => log.warn({ err }, 'cluster settings not loaded at start; retried on demand')),
+]);
 log.info({ indices: view.names(), nodes: config.nodes }, 'cluster view loaded');
 setInterval(() => void view.reload().catch(() => undefined), VIEW_MAX_AGE_MS).unref();
 

@@ -71,6 +71,10 @@ export const ROUTE_PARAMS = {
     'level', 'local', 'master_timeout', 'timeout', 'wait_for_status', 'wait_for_no_relocating_shards',
     'wait_for_no_initializing_shards', 'wait_for_active_shards', 'wait_for_nodes', 'wait_for_events', ...INDICES_OPTIONS,
   ],
+  /** `RestClusterGetSettingsAction`: `GET /_cluster/settings`. */
+  clusterGetSettings: ['flat_settings', 'include_defaults', 'local', 'master_timeout'],
+  /** `RestClusterUpdateSettingsAction`: `PUT /_cluster/settings`. */
+  clusterPutSettings: ['flat_settings', 'master_timeout', 'timeout'],
   /** `RestIndicesAction`: `GET /_cat/indices`, `/_cat/indices/{index}`. */
   catIndices: [...CAT_COMMON, 'local', 'health', 'master_timeout', 'include_unloaded_segments', ...INDICES_OPTIONS],
   /** `RestShardsAction`: `GET /_cat/shards`, `/_cat/shards/{index}`. */

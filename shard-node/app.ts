@@ -23,7 +23,8 @@ import {
   type ShardBulkResponse,
   type CloseContextsRequest,
   type CloseContextsResponse,
-  type NodeSettingsRequest,
+  type ClusterSettingsResponse,
+  type ClusterSettingsUpdateRequest,
   type OpenContextRequest,
   type OpenContextResponse,
 } from '../shared/protocol.ts';
@@ -40,6 +41,7 @@ import type { TranslogOp } from './engine/translog.ts';
 import { replicaOpsOf } from './replica-ops.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
 import { registerRecoveryRoutes } from './recovery-routes.ts';
+import { NodeClusterSettings } from './cluster-settings.ts';
 
 /**
  * Parses an internal JSON body, read from the Node request stream (shared/request-body.ts).
@@ -60,17 +62,30 @@ function bodyTooLarge(maxBytes: number): EsError {
   return new EsError(413, 'content_too_long_exception', `internal request body exceeds [${maxBytes}] bytes`);
 }
 
+/** A non-negative integer setting value, else `fallback`. */
+function countSetting(value: string | undefined, fallback: number): number {
+  const n = value === undefined ? NaN : Number(value);
+  return Number.isSafeInteger(n) && n >= 0 ? n : fallback;
+}
+
 /**
  * Builds the shard node's hono app over a registry. Testable in-process with `app.request()`.
  * Errors become ES error bodies with their status; unexpected ones are logged and answer 500.
+ * `clusterSettings` holds the cluster settings for the coordinators (default: in memory only).
  */
-export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegistry, log: Logger): Hono {
+export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegistry, log: Logger, clusterSettings = new NodeClusterSettings()): Hono {
   const app = new Hono();
   const node = config.nodeId;
   const keepAliveMs = config.searchContextKeepAliveMs;
-  const contexts = new SearchContexts({
+  const defaultLimits = {
     maxOpenScrollContext: config.maxOpenScrollContext ?? DEFAULT_MAX_OPEN_SCROLL_CONTEXT,
     maxOpenPitContext: config.maxOpenPitContext ?? DEFAULT_MAX_OPEN_PIT_CONTEXT,
+  };
+  const contexts = new SearchContexts(defaultLimits);
+  // The cluster settings that act here: transient over persistent over FOLIO_MAX_OPEN_* over the default.
+  clusterSettings.onChange((effective) => {
+    contexts.limits.maxOpenScrollContext = countSetting(effective('search.max_open_scroll_context'), defaultLimits.maxOpenScrollContext);
+    contexts.limits.maxOpenPitContext = countSetting(effective('search.max_open_pit_context'), defaultLimits.maxOpenPitContext);
   });
   instrumentShardNode(app, registry, contexts); // HTTP metrics middleware and `GET /metrics` (outside the internal prefix)
 
@@ -176,11 +191,11 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     return c.json({ node, freed } satisfies CloseContextsResponse);
   });
 
-  app.post(`${p}/settings`, async (c) => {
-    const req = await readInternalJson<NodeSettingsRequest>(c, maxBody);
-    if (req.maxOpenScrollContext !== undefined) contexts.limits.maxOpenScrollContext = req.maxOpenScrollContext ?? config.maxOpenScrollContext ?? DEFAULT_MAX_OPEN_SCROLL_CONTEXT;
-    if (req.maxOpenPitContext !== undefined) contexts.limits.maxOpenPitContext = req.maxOpenPitContext ?? config.maxOpenPitContext ?? DEFAULT_MAX_OPEN_PIT_CONTEXT;
-    return c.json({ node, acknowledged: true, limits: contexts.limits });
+  // Cluster settings (shared/protocol/cluster-settings.ts): every coordinator reads and writes them here.
+  app.get(`${p}/cluster_settings`, (c) => c.json({ node, state: clusterSettings.current() } satisfies ClusterSettingsResponse));
+  app.put(`${p}/cluster_settings`, async (c) => {
+    const state = clusterSettings.apply(await readInternalJson<ClusterSettingsUpdateRequest>(c, maxBody));
+    return c.json({ node, state } satisfies ClusterSettingsResponse);
   });
 
   app.post(`${p}/get`, async (c) => {

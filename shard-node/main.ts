@@ -10,6 +10,8 @@ import { createLogger } from '../shared/logger.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
+import { NodeClusterSettings } from './cluster-settings.ts';
+import { SqlitePersistentSettingsStore } from './storage/cluster-settings-store.ts';
 import { shardReadiness } from './probes.ts';
 import { mkdirDurable } from './storage/durable-dir.ts';
 import { NodeLock, NodeLockedError } from './storage/node-lock.ts';
@@ -49,7 +51,8 @@ shardReadiness.recovering = true;
 const recovered = registry.recover();
 shardReadiness.recovering = false;
 log.info({ dataDir: config.dataDir, durability: config.translogDurability, ...recovered }, 'recovered');
-const app = createShardNodeApp(config, registry, log);
+const clusterSettings = new NodeClusterSettings(new SqlitePersistentSettingsStore(config.dataDir));
+const app = createShardNodeApp(config, registry, log, clusterSettings);
 
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: { keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 300_000 } }, (info) => {
   log.info({ host: config.host, port: info.port }, 'shard node listening');
@@ -67,7 +70,10 @@ function shutdown(signal: string): void {
     .close()
     .then(() => log.info('flushed and closed'))
     .catch((err: Error) => log.error({ err }, 'close failed'))
-    .finally(() => process.exit(0));
+    .finally(() => {
+      clusterSettings.close();
+      process.exit(0);
+    });
 }
 process.on('SIGTERM', () => shutdown('SIGTERM'));
 process.on('SIGINT', () => shutdown('SIGINT'));

@@ -7,7 +7,9 @@
  */
 export type { ShardEcho } from './protocol/echo.ts';
 export { INTERNAL_PREFIX } from './protocol/echo.ts';
-export type { IndexMetadata, ShardCopy, RefreshRequest, PutIndexRequest, MetadataUpdateRequest, InSyncUpdateRequest, PromoteRequest, MetadataResponse, NodeIndexEntry, HostedCopy, NodeIndicesResponse, NodeStats, NodeSettingsRequest } from './protocol/metadata.ts';
+export type { IndexMetadata, ShardCopy, RefreshRequest, PutIndexRequest, MetadataUpdateRequest, InSyncUpdateRequest, PromoteRequest, MetadataResponse, NodeIndexEntry, HostedCopy, NodeIndicesResponse, NodeStats } from './protocol/metadata.ts';
+export type { ScopedClusterSettings, ClusterSettingsState, ClusterSettingsUpdateRequest, ClusterSettingsResponse } from './protocol/cluster-settings.ts';
+export { emptyClusterSettings } from './protocol/cluster-settings.ts';
 export { primaryTermOf } from './protocol/metadata.ts';
 export type { WriteOp, RefreshPolicy, ShardBulkRequest, WriteResult, ShardBulkResponse, GroupMember, ReplicaOp, ReplicaBulkRequest, ReplicaBulkResponse, GetRequest, GetResponse } from './protocol/write.ts';
 export type { TermStatistics, FieldStatistics, ScoringStatistics, ContextRef, DfsRequest, DfsResponse, TrackTotalHits, QueryPhaseRequest, ShardHit, QueryPhaseResponse, SourceFilter, FetchRequest, FetchedDoc, FetchResponse, OpenContextRequest, OpenContextResponse, CloseContextsRequest, CloseContextsResponse, SelectionBound, SelectSampleRequest, SelectSampleResponse, SelectRangeRequest, SelectRangeResponse } from './protocol/search.ts';

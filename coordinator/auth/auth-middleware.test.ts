@@ -65,6 +65,18 @@ describe('authentication on', () => {
     for (const path of ['/livez', '/readyz']) expect([path, (await app.request(path)).status]).toEqual([path, 200]);
   });
 
+  it('keeps the probes open for GET and HEAD only: any other method on them needs credentials', async () => {
+    for (const path of ['/livez', '/readyz']) {
+      expect([path, (await app.request(path, { method: 'HEAD' })).status]).toEqual([path, 200]);
+      for (const method of ['PUT', 'POST', 'DELETE']) {
+        const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{"settings":{"number_of_shards":1024}}' });
+        expect([method, path, res.status]).toEqual([method, path, 401]);
+      }
+    }
+    // Exactly the probe paths: a longer path is not a probe.
+    expect((await app.request('/livez/_doc/1')).status).toBe(401);
+  });
+
   it('answers HEAD with 401 and the challenges, without a body', async () => {
     const res = await app.request('/', { method: 'HEAD' });
     expect([res.status, res.headers.get('www-authenticate'), await res.text()]).toEqual([401, CHALLENGES.join(', '), '']);

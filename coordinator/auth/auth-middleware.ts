@@ -1,8 +1,8 @@
 /**
  * Authentication of the whole public API as one app-wide middleware, registered before every
  * route (so routes added later, `/_console` included, are covered without knowing about it).
- * Only an explicit allow-list stays open: the orchestrator probes `/livez` and `/readyz`, and
- * `/metrics` when FOLIO_METRICS_PUBLIC=true. Everything else, `GET /` and unknown paths included,
+ * Only an explicit allow-list stays open, for GET and HEAD only: the orchestrator probes `/livez`
+ * and `/readyz`, and `/metrics` when FOLIO_METRICS_PUBLIC=true. Everything else, `GET /` and unknown paths included,
  * answers ES's 401 without valid credentials, as ES authenticates before it routes.
  * Authentication is on when FOLIO_USERS_FILE or FOLIO_API_KEYS_FILE is set; otherwise nothing
  * is checked and the `_security` APIs answer ES's "security disabled" error.
@@ -37,6 +37,15 @@ export function principalOf(c: Context): Principal | undefined {
   return principals.get(c.req.raw);
 }
 
+/**
+ * Whether a request is served without credentials: only a GET or HEAD of exactly an open path. Any
+ * other method on `/livez` (which would route to `PUT /{index}` and create an index `livez`) is
+ * authenticated like every other request.
+ */
+export function isOpenRequest(method: string, path: string, openPaths: ReadonlySet<string>): boolean {
+  return (method === 'GET' || method === 'HEAD') && openPaths.has(path);
+}
+
 /** The open paths for a config: the probes, plus `/metrics` when FOLIO_METRICS_PUBLIC=true. */
 export function openPathsOf(config: Pick<CoordinatorConfig, 'metricsPublic'>): Set<string> {
   return new Set([...PROBE_PATHS, ...(config.metricsPublic ? ['/metrics'] : [])]);
@@ -60,7 +69,7 @@ export function installAuth(app: Hono, deps: { config: CoordinatorConfig; log: L
     const { users, apiKeys } = authenticator.counts();
     if (users + apiKeys === 0) log.warn('authentication is on but no user or API key is defined: every request except the probes answers 401');
     app.use('*', async (c, next) => {
-      if (openPaths.has(c.req.path)) return next();
+      if (isOpenRequest(c.req.method, c.req.path, openPaths)) return next();
       const url = new URL(c.req.url);
       const outcome = await authenticator.authenticate(c.req.header('authorization'), url.pathname + url.search);
       if (outcome.ok) {
@@ -121,7 +130,7 @@ function registerAuthMetrics(registry: Registry, authenticator: Authenticator): 
   });
   new Counter({
     name: `${METRIC_PREFIX}auth_verifications_total`,
-    help: 'Requests whose credentials were verified (one scrypt run each, shared by concurrent identical requests)',
+    help: 'scrypt verifications of credentials: one per request not answered from the cache (an unknown user or API key id is verified against a dummy hash), shared by concurrent identical requests',
     registers: [registry],
     collect() {
       this.reset();

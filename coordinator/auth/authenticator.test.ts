@@ -65,6 +65,31 @@ describe('Authenticator outcomes', () => {
     expect(await detail('ApiKey ' + expiring.created.encoded)).toBe('api key is expired');
   });
 
+  it('runs one scrypt verification for an unknown or invalidated key id and an unknown user, as for a wrong secret (no timing oracle)', async () => {
+    const good = await newApiKey('ci', 'alice', { params: FAST });
+    const revoked = await newApiKey('old', 'alice', { params: FAST });
+    const verified: string[] = [];
+    const { auth } = await setup([good.record, { ...revoked.record, invalidated: true }], {
+      cacheTtlMs: 0,
+      verify: async (secret, hash) => {
+        verified.push(secret);
+        return (await import('./password-hash.ts')).verifySecret(secret, hash);
+      },
+    });
+    const cases: [string, string][] = [
+      ['ApiKey ' + encodeApiKey('unknown-id', 'secret-1'), 'secret-1'],
+      ['ApiKey ' + encodeApiKey(good.created.id, 'secret-2'), 'secret-2'],
+      ['ApiKey ' + encodeApiKey(revoked.created.id, 'secret-3'), 'secret-3'],
+      [basic('mallory', 'secret-4'), 'secret-4'],
+      [basic('alice', 'secret-5'), 'secret-5'],
+    ];
+    for (const [header, secret] of cases) {
+      expect((await auth.authenticate(header, '/')).ok).toBe(false);
+      expect(verified.at(-1)).toBe(secret);
+    }
+    expect([verified.length, auth.stats.verifications]).toEqual([5, 5]);
+  });
+
   it('refuses to start on an invalid file, naming the variable and the line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'folio-authn-'));
     await writeFile(join(dir, 'users'), 'alice:plaintext\n');

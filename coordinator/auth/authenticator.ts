@@ -6,7 +6,8 @@
  *   scrypt run, the same time: no user enumeration);
  * - ApiKey: unknown id → `unable to find apikey with id X`; invalidated → `api key [X] has been
  *   invalidated`; wrong secret → `invalid credentials for API key [X]`; past its expiration →
- *   `api key is expired` (checked in ES's order);
+ *   `api key is expired` (checked in ES's order; every one after one scrypt run, a dummy one for
+ *   an unknown or invalidated id, so that timing does not tell which ids exist);
  * - a malformed header → ES's message for it.
  * Successful verifications are cached (auth-cache.ts) until the TTL or the key's expiration, and
  * concurrent first requests with the same header share one verification. Both files are polled
@@ -38,7 +39,7 @@ export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; fail
 export interface AuthStats {
   /** Requests answered from the cache (no scrypt). */
   cacheHits: number;
-  /** Requests that ran (or joined) a verification. */
+  /** scrypt verifications run (a request joining a concurrent identical one runs none). */
   verifications: number;
   /** Rejected requests, by failure kind. */
   failures: Record<AuthFailure['kind'], number>;
@@ -56,6 +57,8 @@ export interface AuthenticatorOptions {
   log?: Logger;
   /** Clock, for tests. */
   now?: () => number;
+  /** The scrypt check (default {@link verifySecret}); tests count its calls. */
+  verify?: (secret: string, hash: ScryptHash) => Promise<boolean>;
 }
 
 /** Poll interval of both files, as ES's `resource.reload.interval.high` (5 s). */
@@ -92,11 +95,9 @@ export class Authenticator {
     this.opts = opts;
     this.now = opts.now ?? Date.now;
     this.cache = new AuthCache(opts.cacheMaxEntries);
-    if (opts.usersFile) {
-      this.users = loadStrict(opts.usersFile, 'FOLIO_USERS_FILE', parseUsersFile);
-      void dummyHash(); // computed now, so that the first unknown user does not pay for it (timing)
-    }
+    if (opts.usersFile) this.users = loadStrict(opts.usersFile, 'FOLIO_USERS_FILE', parseUsersFile);
     if (opts.apiKeysFile) this.apiKeys = loadStrict(opts.apiKeysFile, 'FOLIO_API_KEYS_FILE', parseApiKeysFile);
+    void dummyHash(); // computed now, so that the first unknown user or key id does not pay for it (timing)
     const interval = opts.reloadIntervalMs ?? RELOAD_INTERVAL_MS;
     if (interval > 0) {
       for (const path of [opts.usersFile, opts.apiKeysFile]) {
@@ -171,7 +172,6 @@ export class Authenticator {
       const pending = this.inflight.get(key);
       if (pending) return withUri(await pending, uri);
     }
-    this.stats.verifications++;
     const generation = this.generation;
     const run = creds.kind === 'basic' ? this.verifyUser(creds.username, creds.password, uri) : this.verifyApiKey(creds.id, creds.key);
     if (ttl === 0) return run;
@@ -188,9 +188,15 @@ export class Authenticator {
     }
   }
 
+  /** One scrypt verification, counted. */
+  private scrypt(secret: string, hash: ScryptHash): Promise<boolean> {
+    this.stats.verifications++;
+    return (this.opts.verify ?? verifySecret)(secret, hash);
+  }
+
   private async verifyUser(username: string, password: string, uri: string): Promise<AuthOutcome> {
     const hash = this.users.get(username);
-    const matches = await verifySecret(password, hash ?? (await dummyHash()));
+    const matches = await this.scrypt(password, hash ?? (await dummyHash()));
     if (hash && matches) return { ok: true, principal: { username, realm: 'file' } };
     return { ok: false, failure: { kind: 'user', username, uri } };
   }
@@ -198,9 +204,13 @@ export class Authenticator {
   private async verifyApiKey(id: string, secret: string): Promise<AuthOutcome> {
     const fail = (detail: string): AuthOutcome => ({ ok: false, failure: { kind: 'api_key', detail } });
     const entry = this.apiKeys.get(id);
+    // An unknown or invalidated id costs the same scrypt run as a wrong secret (against a dummy
+    // hash): its answer comes no sooner, so timing does not tell which ids exist.
+    const usable = entry !== undefined && !entry.invalidated;
+    const matches = await this.scrypt(secret, usable ? entry.hash : await dummyHash());
     if (!entry) return fail(`unable to find apikey with id ${id}`);
     if (entry.invalidated) return fail(`api key [${id}] has been invalidated`);
-    if (!(await verifySecret(secret, entry.hash))) return fail(`invalid credentials for API key [${id}]`);
+    if (!matches) return fail(`invalid credentials for API key [${id}]`);
     if (entry.expiration !== undefined && entry.expiration <= this.now()) return fail('api key is expired');
     return { ok: true, principal: { username: entry.username, realm: 'api_key', apiKey: { id, name: entry.name } } };
   }

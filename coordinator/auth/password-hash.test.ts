@@ -57,4 +57,25 @@ describe('parseScryptHash', () => {
     expect(() => parseScryptHash(`$scrypt$ln=15,r=8,p=0$${salt}$${key}`)).toThrow('p=0 is outside 1…16');
     expect(() => parseScryptHash(`$scrypt$ln=15,r=8$${salt}$${key}`)).toThrow('not a $scrypt$');
   });
+
+  it('bounds the memory (128·N·r ≤ 128 MiB) and the work (128·N·r·p ≤ 128 MiB) a stored hash may cost', () => {
+    expect(() => parseScryptHash(`$scrypt$ln=20,r=32,p=16$${salt}$${key}`)).toThrow('scrypt parameters ln=20,r=32,p=16 need 4096 MiB of memory per login (128·N·r), more than 128 MiB');
+    expect(() => parseScryptHash(`$scrypt$ln=18,r=8,p=1$${salt}$${key}`)).toThrow('need 256 MiB of memory');
+    expect(() => parseScryptHash(`$scrypt$ln=17,r=8,p=2$${salt}$${key}`)).toThrow('take 256 MiB of work per login (128·N·r·p), more than 128 MiB');
+    expect(() => parseScryptHash(`$scrypt$ln=15,r=8,p=16$${salt}$${key}`)).toThrow('take 512 MiB of work');
+    // Folio's default and OWASP's recommended sets pass.
+    for (const [ln, r, p] of [[15, 8, 1], [17, 8, 1], [16, 8, 2], [15, 8, 3], [14, 8, 5], [13, 8, 10]]) {
+      expect(parseScryptHash(`$scrypt$ln=${ln},r=${r},p=${p}$${salt}$${key}`).params).toEqual({ ln, r, p });
+    }
+  });
+
+  it('bounds the salt and the key length (scrypt output length costs work too)', () => {
+    expect(() => parseScryptHash(`$scrypt$ln=15,r=8,p=1$${salt}$${'A'.repeat(100)}`)).toThrow('scrypt hash longer than 64 bytes');
+    expect(() => parseScryptHash(`$scrypt$ln=15,r=8,p=1$${'A'.repeat(100)}$${key}`)).toThrow('scrypt salt of 75 bytes is outside 8…64');
+  });
+
+  it('writes only hashes it can read back', async () => {
+    expect(parseScryptHash(await hashSecret('pw')).params).toEqual(DEFAULT_SCRYPT_PARAMS);
+    await expect(hashSecret('pw', { ln: 20, r: 8, p: 1 })).rejects.toThrow('of memory per login');
+  });
 });

@@ -25,10 +25,27 @@ export interface ScryptParams {
  */
 export const DEFAULT_SCRYPT_PARAMS: ScryptParams = { ln: 15, r: 8, p: 1 };
 
-/** Bounds on parameters read from a file: a hash with ln=30 must not make one login allocate 128 GiB. */
+/** Bounds on each parameter read from a file (the memory and work bounds below are the binding ones). */
 const MAX_PARAMS: ScryptParams = { ln: 20, r: 32, p: 16 };
+/**
+ * Most memory one verification may take, 128·N·r bytes: 128 MiB, OWASP's recommended N = 2^17,
+ * r = 8 (4 × Folio's default). Without it a stored ln=20, r=32 would make every login allocate 4 GiB.
+ * @see https://cheatsheetseries.owasp.org/cheatsheets/Password_Storage_Cheat_Sheet.html#scrypt
+ */
+export const MAX_SCRYPT_MEMORY_BYTES = 128 * 1024 * 1024;
+/**
+ * Most work one verification may take, 128·N·r·p bytes mixed (time grows with it): 128 MiB, about
+ * 4 × Folio's default (≈ 280 ms on the development machine instead of the ≈ 140 s that ln=20, r=32,
+ * p=16 would take). Every OWASP parameter set (N = 2^17…2^13 with p = 1…10, r = 8) is within it.
+ */
+export const MAX_SCRYPT_WORK_BYTES = 128 * 1024 * 1024;
 const SALT_BYTES = 16;
 const KEY_BYTES = 32;
+/** Bounds on a stored salt and key: the key length is scrypt's output length, which costs work too. */
+const MIN_SALT_BYTES = 8;
+const MAX_SALT_BYTES = 64;
+const MIN_KEY_BYTES = 16;
+const MAX_KEY_BYTES = 64;
 const HASH_RE = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9+/]{16,})\$([A-Za-z0-9+/]{16,})$/;
 
 /** A parsed stored hash. */
@@ -49,6 +66,24 @@ function derive(secret: string, salt: Buffer, params: ScryptParams, length: numb
 }
 
 /**
+ * Refuses parameters a login cannot afford: each of ln, r, p outside its bounds, memory 128·N·r
+ * above {@link MAX_SCRYPT_MEMORY_BYTES}, or work 128·N·r·p above {@link MAX_SCRYPT_WORK_BYTES}.
+ * {@link DEFAULT_SCRYPT_PARAMS} (32 MiB) passes.
+ * @throws Error naming the parameters and the bound they break
+ */
+export function checkScryptParams(params: ScryptParams): void {
+  for (const k of ['ln', 'r', 'p'] as const) {
+    if (params[k] < 1 || params[k] > MAX_PARAMS[k]) throw new Error(`scrypt parameter ${k}=${params[k]} is outside 1…${MAX_PARAMS[k]}`);
+  }
+  const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
+  const memory = 128 * 2 ** params.ln * params.r;
+  const named = `ln=${params.ln},r=${params.r},p=${params.p}`;
+  if (memory > MAX_SCRYPT_MEMORY_BYTES) throw new Error(`scrypt parameters ${named} need ${mib(memory)} of memory per login (128·N·r), more than ${mib(MAX_SCRYPT_MEMORY_BYTES)}`);
+  const work = memory * params.p;
+  if (work > MAX_SCRYPT_WORK_BYTES) throw new Error(`scrypt parameters ${named} take ${mib(work)} of work per login (128·N·r·p), more than ${mib(MAX_SCRYPT_WORK_BYTES)}`);
+}
+
+/**
  * Parses a stored `$scrypt$…` string. @throws Error naming what is wrong (format, parameter bounds)
  * @example parseScryptHash('$scrypt$ln=15,r=8,p=1$c2FsdHNhbHRzYWx0c2FsdA$…').params // {ln: 15, r: 8, p: 1}
  */
@@ -56,19 +91,22 @@ export function parseScryptHash(stored: string): ScryptHash {
   const m = HASH_RE.exec(stored);
   if (!m) throw new Error('not a $scrypt$ln=…,r=…,p=…$salt$hash string');
   const params = { ln: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
-  for (const k of ['ln', 'r', 'p'] as const) {
-    if (params[k] < 1 || params[k] > MAX_PARAMS[k]) throw new Error(`scrypt parameter ${k}=${params[k]} is outside 1…${MAX_PARAMS[k]}`);
-  }
+  checkScryptParams(params);
+  const salt = Buffer.from(m[4], 'base64');
   const key = Buffer.from(m[5], 'base64');
-  if (key.length < 16) throw new Error('scrypt hash shorter than 16 bytes');
-  return { params, salt: Buffer.from(m[4], 'base64'), key };
+  if (salt.length < MIN_SALT_BYTES || salt.length > MAX_SALT_BYTES) throw new Error(`scrypt salt of ${salt.length} bytes is outside ${MIN_SALT_BYTES}…${MAX_SALT_BYTES}`);
+  if (key.length < MIN_KEY_BYTES) throw new Error(`scrypt hash shorter than ${MIN_KEY_BYTES} bytes`);
+  if (key.length > MAX_KEY_BYTES) throw new Error(`scrypt hash longer than ${MAX_KEY_BYTES} bytes`);
+  return { params, salt, key };
 }
 
 /**
  * Hashes `secret` (NFC-normalised UTF-8) with a fresh random salt.
+ * @throws Error for parameters {@link checkScryptParams} refuses
  * @example await hashSecret('s3cret!') // '$scrypt$ln=15,r=8,p=1$…$…'
  */
 export async function hashSecret(secret: string, params: ScryptParams = DEFAULT_SCRYPT_PARAMS): Promise<string> {
+  checkScryptParams(params); // what Folio writes, it must be able to read back
   const salt = randomBytes(SALT_BYTES);
   const key = await derive(secret, salt, params, KEY_BYTES);
   const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');

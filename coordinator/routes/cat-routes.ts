@@ -97,7 +97,12 @@ export function catIndicesTable(views: readonly IndexView[], stats: ClusterStats
   return { columns: CAT_INDICES_COLUMNS, rows };
 }
 
-/** The `_cat/shards` table: per shard its primary, its replicas, then the replicas no node holds (unassigned). */
+/**
+ * The `_cat/shards` table: per shard its primary, its replicas, then the replicas no node holds
+ * (unassigned), at most as many of those as there are shard nodes: a shard has at most
+ * 2 × nodes rows, whatever its `number_of_replicas` (ES lists every configured replica; its shard
+ * limit keeps that count small, and `_cat/indices` and `_cluster/health` still count them all).
+ */
 export function catShardsTable(views: readonly IndexView[], stats: ClusterStats): CatTable {
   const rows: CatCell[][] = [];
   const reachable = stats.nodes.map((n) => n.reachable);
@@ -119,8 +124,11 @@ export function catShardsTable(views: readonly IndexView[], stats: ClusterStats)
           rows.push([m.name, shard, role, 'UNASSIGNED', null, null, null, null, null, null, reason, null]);
         }
       }
+      // Replicas no node can hold: at most one row per shard node (the copies more nodes could place),
+      // so the table stays proportional to the real copies whatever `number_of_replicas` says.
       const replicas = copies.filter((c) => !c.primary).length;
-      for (let r = replicas; r < m.numberOfReplicas; r++) {
+      const listed = Math.min(m.numberOfReplicas, replicas + Math.max(1, stats.nodes.length));
+      for (let r = replicas; r < listed; r++) {
         rows.push([m.name, shard, 'r', 'UNASSIGNED', null, null, null, null, null, null, 'INDEX_CREATED', null]);
       }
     });

@@ -9,11 +9,11 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, validationFailed } from '../../shared/errors.ts';
-import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
 import { isObject, parseTimeValue, tokenName } from '../../shared/params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { resolveIndices } from '../index-expression.ts';
 import { closeAllScrolls, closeContexts, openContexts } from '../search/contexts.ts';
+import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from '../search/keep-alive.ts';
 import { decodePitId, decodeScrollId, encodePitId, type CursorShard } from '../search/cursor-ids.ts';
 import { allFailedError } from '../search/shard-failures.ts';
 import { searchWithSnapshot, type SearchDeps } from '../search/search.ts';
@@ -42,12 +42,13 @@ function bodyIds(body: unknown, key: string, many: boolean): string[] {
   return out;
 }
 
-/** Registers the PIT, scroll and cluster-settings routes (before the index routes, whose `/:index` would match). */
+/** Registers the PIT and scroll routes (before the index routes, whose `/:index` would match). */
 export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
   const closeTimeoutMs = 10_000;
 
   /** Opens a PIT context on every shard of the path's indices. @throws EsError 429 over the limit (OpenSearch's error) */
   const openPit = async (c: Context, keepAliveMs: number): Promise<{ id: string; total: number }> => {
+    checkKeepAlive(keepAliveMs, deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS);
     const indices = await resolveIndices(c.req.param('index'), deps.view);
     const targets = (await Promise.all(indices.map(async (i) => deps.view.targets(await deps.view.get(i))))).flat();
     const ctx = { client: deps.client, dfsCache: deps.dfsCache, signal: c.req.raw.signal, deadline: Date.now() + deps.defaultTimeoutMs };
@@ -138,51 +139,4 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
   };
   app.delete('/_search/scroll', clear);
   app.delete('/_search/scroll/:scroll_id', clear);
-
-  // PUT /_cluster/settings: the context limits, broadcast to every shard node.
-  const SETTINGS: Record<string, string> = { 'search.max_open_scroll_context': 'maxOpenScrollContext', 'search.max_open_pit_context': 'maxOpenPitContext' };
-  app.put('/_cluster/settings', async (c) => {
-    checkParams(c, ['flat_settings', 'master_timeout', 'timeout']);
-    const body = (await readJsonBody(c, maxBodyBytes)) ?? {};
-    if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
-    const update: Record<string, number | null> = {};
-    const echo: Record<string, Record<string, string | null>> = { persistent: {}, transient: {} };
-    for (const scope of ['persistent', 'transient'] as const) {
-      const s = body[scope];
-      if (s === undefined) continue;
-      if (!isObject(s)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(s)}]`);
-      for (const [k, v] of Object.entries(flatten(s))) {
-        const key = SETTINGS[k];
-        if (!key) throw illegalArgument(`${scope} setting [${k}], not recognized`);
-        const n = v === null ? null : Number(v);
-        if (n !== null && (!Number.isInteger(n) || n < 0)) throw illegalArgument(`Failed to parse value [${String(v)}] for setting [${k}] must be >= 0`);
-        update[key] = n;
-        echo[scope][k] = n === null ? null : String(n);
-      }
-    }
-    await Promise.all(deps.client.nodes.map((_, node) => deps.client.call(node, `${INTERNAL_PREFIX}/settings`, update, { timeoutMs: closeTimeoutMs })));
-    return sendJson(c, 200, { acknowledged: true, persistent: nest(echo.persistent), transient: nest(echo.transient) });
-  });
-}
-
-/** `{"search": {"max_open_scroll_context": 5}}` → `{"search.max_open_scroll_context": 5}`. */
-function flatten(o: Record<string, unknown>, prefix = ''): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(o)) {
-    if (isObject(v)) Object.assign(out, flatten(v, `${prefix}${k}.`));
-    else out[prefix + k] = v;
-  }
-  return out;
-}
-
-/** The inverse of {@link flatten}, for ES's nested echo of the settings. */
-function nest(flat: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(flat)) {
-    const parts = k.split('.');
-    let at = out;
-    for (const p of parts.slice(0, -1)) at = (at[p] ??= {}) as Record<string, unknown>;
-    at[parts[parts.length - 1]] = v;
-  }
-  return out;
 }

@@ -10,6 +10,9 @@ import type { ClusterView } from '../cluster-view.ts';
 import { resolveIndices } from '../index-expression.ts';
 import { parseCreateIndexBody, parseSettingsUpdate, validateIndexName } from '../index-settings.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
+import { failDestructive, mayBeDestructive } from '../destructive-operations.ts';
+import { createIndex } from '../documents.ts';
+import { checkShardLimit, DEFAULT_MAX_SHARDS_PER_NODE, replicaIncrease, totalShards } from '../shard-limit.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
@@ -18,6 +21,10 @@ export interface IndexDeps {
   view: ClusterView;
   client: ShardClient;
   timeoutMs: number;
+  /** The cluster's `cluster.max_shards_per_node` (absent: ES's default, 1000). */
+  maxShardsPerNode?: () => number;
+  /** The cluster's `action.destructive_requires_name`, read fresh (absent: ES 8's default, true). */
+  destructiveRequiresName?: () => Promise<boolean>;
 }
 
 /** `GET /{index}/_settings` shape of one index's settings (ES prints them as strings). */
@@ -47,7 +54,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     const name = c.req.param('index');
     validateIndexName(name);
     const spec = parseCreateIndexBody(await readJsonBody(c, maxBodyBytes));
-    await view.create(name, spec);
+    await createIndex(deps, name, spec);
     return sendJson(c, 200, { acknowledged: true, shards_acknowledged: true, index: name });
   });
 
@@ -73,7 +80,9 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
 
   app.delete('/:index', async (c) => {
     checkParams(c, ROUTE_PARAMS.deleteIndex);
-    for (const name of await resolveIndices(c.req.param('index'), view)) await view.delete(name);
+    const expression = c.req.param('index');
+    if (mayBeDestructive(expression)) failDestructive(expression, (await deps.destructiveRequiresName?.()) ?? true);
+    for (const name of await resolveIndices(expression, view)) await view.delete(name);
     return sendJson(c, 200, { acknowledged: true });
   });
 
@@ -87,7 +96,18 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   app.put('/:index/_settings', async (c) => {
     checkParams(c, ROUTE_PARAMS.putSettings);
     const change = parseSettingsUpdate(await readJsonBody(c, maxBodyBytes));
-    for (const name of await resolveIndices(c.req.param('index'), view)) await view.putMetadata(name, change);
+    const names = await resolveIndices(c.req.param('index'), view);
+    if (change.numberOfReplicas !== undefined) {
+      // ES ShardLimitValidator.validateShardLimitOnReplicaUpdate: the copies added across the targets.
+      const targets = await Promise.all(names.map(async (n) => (await view.get(n)).metadata));
+      checkShardLimit({
+        newShards: replicaIncrease(targets, change.numberOfReplicas),
+        currentShards: totalShards(view.names().flatMap((n) => view.peek(n)?.metadata ?? [])),
+        maxShardsPerNode: deps.maxShardsPerNode?.() ?? DEFAULT_MAX_SHARDS_PER_NODE,
+        dataNodes: deps.client.nodes.length,
+      });
+    }
+    for (const name of names) await view.putMetadata(name, change);
     return sendJson(c, 200, { acknowledged: true });
   });
 

@@ -24,6 +24,7 @@ import { resolveCursor, type CursorInput } from './cursor.ts';
 import { encodeScrollId, encodeSnapshot, type ScrollState } from './cursor-ids.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
+import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
 import { planSearch, type SearchPlan } from './plan.ts';
@@ -47,6 +48,19 @@ export interface SearchDeps {
   selectionSamples?: number;
   /** Receives each phase's duration (the `folio_search_phase_duration_seconds` histogram). */
   observePhase?: PhaseObserver;
+  /** The cluster's `search.max_keep_alive` in ms (absent: ES's default, 24 h). */
+  maxKeepAliveMs?: () => number;
+}
+
+/**
+ * Refuses a PIT `keep_alive`, a new scroll's `scroll` or a continuation's `scroll` above
+ * `search.max_keep_alive` (keep-alive.ts), before anything is opened or renewed.
+ */
+export function checkCursorKeepAlives(req: SearchRequest, input: Pick<SearchInput, 'scroll'>, deps: Pick<SearchDeps, 'maxKeepAliveMs'>): void {
+  const asked = [input.scroll?.keepAliveMs, req.pit?.keepAliveMs ?? undefined, req.scroll !== null && !input.scroll ? parseTimeValue(req.scroll, 'scroll') : undefined];
+  if (asked.every((ms) => ms === undefined)) return; // a plain search reads no setting
+  const max = deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS;
+  for (const ms of asked) if (ms !== undefined) checkKeepAlive(ms, max);
 }
 
 /** The inputs of one `_search` call, straight from HTTP (plus the cursor parts: snapshot header, scroll continuation). */
@@ -92,6 +106,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     deadline: startedAt + (req.timeoutMs ?? deps.defaultTimeoutMs),
     profile: req.profile ? new ShardProfiler() : undefined,
   };
+  checkCursorKeepAlives(req, input, deps);
   clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
   const cursor = await resolveCursor(input, req, deps.view);

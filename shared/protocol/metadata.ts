@@ -158,11 +158,3 @@ export interface NodeStats {
   node: string;
   shards: { index: string; shard: number; docs: number; deleted: number; generation: number; segments: number }[];
 }
-
-/** POST /_internal/v1/settings: dynamic node settings (ES cluster settings Folio honours). */
-export interface NodeSettingsRequest {
-  /** `search.max_open_scroll_context`; null restores the default. */
-  maxOpenScrollContext?: number | null;
-  /** `search.max_open_pit_context`; null restores the default. */
-  maxOpenPitContext?: number | null;
-}

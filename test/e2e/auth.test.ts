@@ -22,6 +22,7 @@ import { encodeApiKey } from '../../coordinator/auth/credentials.ts';
 import { hashSecret } from '../../coordinator/auth/password-hash.ts';
 import { main as folio } from '../../cli/program.ts';
 import { startExtraCoordinator, type ExtraCoordinator } from './extra-coordinator.ts';
+import { sampleValue } from '../support/prom-text.ts';
 import { http } from './http.ts';
 
 const openUrl = inject('coordinatorUrl');
@@ -96,6 +97,17 @@ describe('without credentials', () => {
   it('leaves the probes open for orchestrators', async () => {
     for (const path of ['/livez', '/readyz']) expect([path, (await get(plain!.url, path)).status]).toEqual([path, 200]);
   });
+
+  it('opens the probes to GET and HEAD only: PUT /livez with a body is 401 and creates no index', async () => {
+    const body = JSON.stringify({ settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    for (const method of ['PUT', 'POST']) {
+      const res = await request(plain!.url + '/livez', { method: method as 'PUT', body, headers: { 'content-type': 'application/json' } });
+      await res.body.dump();
+      expect([method, res.statusCode]).toEqual([method, 401]);
+    }
+    expect((await request(plain!.url + '/readyz', { method: 'HEAD' })).statusCode).toBe(200);
+    expect((await http(openUrl, 'GET', '/livez/_settings')).status).toBe(404);
+  });
 });
 
 describe('with bad credentials', () => {
@@ -116,6 +128,37 @@ describe('with bad credentials', () => {
     const malformed = await get(plain!.url, '/', 'ApiKey ' + Buffer.from('no-colon').toString('base64'));
     expect(malformed.status).toBe(401);
     expect(malformed.body.error).toMatchObject({ type: 'security_exception', reason: 'error attempting to authenticate request', caused_by: { type: 'illegal_argument_exception', reason: 'invalid ApiKey value' } });
+  });
+});
+
+describe('timing of API key failures', () => {
+  /** `folio_auth_verifications_total` of the coordinator (read as alice, answered from the cache after the first read). */
+  const verifications = async (): Promise<number> => {
+    const res = await request(plain!.url + '/metrics', { headers: { authorization: basic('alice', PASSWORD) } });
+    return sampleValue(await res.body.text(), 'folio_auth_verifications_total') ?? NaN;
+  };
+  /** Median ms of `n` sequential requests with `authorization`, each answered 401. */
+  const median401 = async (authorization: string, n: number): Promise<number> => {
+    const times: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const started = performance.now();
+      const res = await get(plain!.url, '/_security/_authenticate', authorization);
+      times.push(performance.now() - started);
+      expect(res.status).toBe(401);
+    }
+    return times.sort((a, b) => a - b)[Math.floor(n / 2)];
+  };
+
+  it('runs the scrypt verification for an unknown key id as for a wrong secret (one each, by the counter)', async () => {
+    const n = 7;
+    await verifications(); // alice's own verification, then cached
+    const before = await verifications();
+    const unknownMs = await median401('ApiKey ' + encodeApiKey('no-such-key-id', key.api_key), n);
+    const afterUnknown = await verifications();
+    const wrongMs = await median401('ApiKey ' + encodeApiKey(key.id, key.api_key + 'x'), n);
+    const afterWrong = await verifications();
+    expect([afterUnknown - before, afterWrong - afterUnknown]).toEqual([n, n]);
+    process.stdout.write(`auth timing: median 401 for an unknown API key id ${unknownMs.toFixed(1)} ms, for a wrong secret ${wrongMs.toFixed(1)} ms (${n} requests each)\n`);
   });
 });
 

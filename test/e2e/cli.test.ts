@@ -12,7 +12,7 @@ import { readCheckpoint, writeCheckpoint } from '../../cli/checkpoint.ts';
 import type { Checkpoint } from '../../cli/checkpoint.ts';
 import { runLoad } from '../../cli/load.ts';
 import { runReindex } from '../../cli/reindex.ts';
-import { http } from './http.ts';
+import { http, deleteIndices } from './http.ts';
 
 const url = inject('coordinatorUrl');
 const FOLIO = join(import.meta.dirname, '../../cli/folio.ts');
@@ -38,7 +38,7 @@ const BAD_LINES = [501, 1502, 2503];
 
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'folio-cli-e2e-'));
-  await http(url, 'DELETE', '/cli-*');
+  await deleteIndices(url, 'cli-*');
   const lines: string[] = [];
   for (let i = 0; i < NDJSON_DOCS; i++) {
     if (lines.length + 1 === BAD_LINES[0]) lines.push('{"id": "broken", ');
@@ -52,7 +52,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await http(url, 'DELETE', '/cli-*');
+  await deleteIndices(url, 'cli-*');
   await rm(dir, { recursive: true, force: true });
 });
 

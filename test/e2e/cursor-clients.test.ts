@@ -8,7 +8,7 @@
 import { Client } from '@elastic/elasticsearch';
 import { Client as OpenSearchClient } from '@opensearch-project/opensearch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { http } from './http.ts';
+import { http, deleteIndices } from './http.ts';
 
 const url = inject('coordinatorUrl');
 const INDEX = 'cursor-clients-src';
@@ -23,7 +23,7 @@ async function oracle(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  await http(url, 'DELETE', '/cursor-clients-*');
+  await deleteIndices(url, 'cursor-clients-*');
   await es.indices.create({ index: INDEX, settings: { number_of_shards: 3, number_of_replicas: 0 }, mappings: { properties: { n: { type: 'integer' }, name: { type: 'keyword' } } } });
   const docs = Array.from({ length: DOCS }, (_, i) => ({ id: `c${i}`, n: i % 10, name: `name-${i}` }));
   const r = await es.helpers.bulk({ datasource: docs, onDocument: (d) => ({ index: { _index: INDEX, _id: d.id } }), refresh: 'true' });
@@ -31,7 +31,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await http(url, 'DELETE', '/cursor-clients-*');
+  await deleteIndices(url, 'cursor-clients-*');
   await es.close();
   await os.close();
 });

@@ -4,7 +4,7 @@
  * (`cursors-*`); the shared samples are not touched.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { http } from './http.ts';
+import { http, deleteIndices } from './http.ts';
 
 const url = inject('coordinatorUrl');
 const INDEX = 'cursors-a';
@@ -42,7 +42,7 @@ async function walkSearchAfter(path: string, body: Record<string, unknown>): Pro
 }
 
 beforeAll(async () => {
-  await http(url, 'DELETE', '/cursors-*');
+  await deleteIndices(url, 'cursors-*');
   const res = await http(url, 'PUT', `/${INDEX}`, {
     settings: { number_of_shards: 3, number_of_replicas: 0, refresh_interval: -1 },
     mappings: { properties: { n: { type: 'integer' }, tag: { type: 'keyword' }, title: { type: 'text' } } },
@@ -54,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await http(url, 'DELETE', '/_search/scroll/_all');
   await http(url, 'PUT', '/_cluster/settings', { persistent: { 'search.max_open_scroll_context': null, 'search.max_open_pit_context': null } });
-  await http(url, 'DELETE', '/cursors-*');
+  await deleteIndices(url, 'cursors-*');
 });
 
 describe('search_after', () => {

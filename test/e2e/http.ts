@@ -28,3 +28,13 @@ export async function http<T = any>(base: string, method: string, path: string, 
   }
   return { status: res.statusCode, headers: res.headers, body: parsed as T };
 }
+
+/**
+ * Deletes the indices a wildcard `pattern` matches, by name: `DELETE /{pattern}` itself is refused
+ * while `action.destructive_requires_name` is true (ES 8's default). Missing indices are fine.
+ */
+export async function deleteIndices(base: string, pattern: string): Promise<void> {
+  const found = await http<Record<string, unknown>>(base, 'GET', `/${pattern}`);
+  const names = found.status === 200 && found.body ? Object.keys(found.body) : [];
+  if (names.length > 0) await http(base, 'DELETE', `/${names.join(',')}`);
+}
