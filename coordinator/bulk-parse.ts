@@ -18,6 +18,12 @@ export interface BulkItem {
   routing: string | undefined;
   /** `index`/`create`: the document; `update`: the update body (`doc`, `doc_as_upsert`, `upsert`). */
   source: Record<string, unknown> | undefined;
+  /**
+   * `index`/`create`: the document's JSON text exactly as the request carried it (its line without
+   * the surrounding JSON whitespace), what the shard stores and returns as `_source`. Absent when
+   * the item was built from a parsed value; the write then serializes `source`.
+   */
+  sourceText?: string;
 }
 
 const ACTIONS = new Set<string>(['index', 'create', 'update', 'delete']);
@@ -42,8 +48,19 @@ function parseLine(text: string, lineNo: number): unknown {
   }
 }
 
+/** `text` without leading and trailing JSON whitespace (space, tab, CR, LF: RFC 8259 §2). */
+export function trimJsonWhitespace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  const ws = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+  while (start < end && ws(text.charCodeAt(start))) start++;
+  while (end > start && ws(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
 /**
- * Splits and parses the NDJSON body. `defaultIndex` is the `{index}` of `/{index}/_bulk`.
+ * Splits and parses the NDJSON body. Each `index`/`create` document keeps its exact text
+ * ({@link BulkItem.sourceText}); ES stores the line's bytes as the `_source`. `defaultIndex` is the `{index}` of `/{index}/_bulk`.
  * @throws EsError 400 on an empty body, a malformed action line, an unknown action, or a missing source line.
  */
 export function parseBulkBody(body: string, defaultIndex: string | undefined): BulkItem[] {
@@ -93,6 +110,7 @@ export function parseBulkBody(body: string, defaultIndex: string | undefined): B
         throw new EsError(400, 'x_content_parse_exception', `[${src.no}:1] Malformed content, must start with an object`);
       }
       item.source = doc as Record<string, unknown>;
+      if (action !== 'update') item.sourceText = trimJsonWhitespace(src.text);
     }
     items.push(item);
   }

@@ -94,7 +94,7 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
   switch (item.action) {
     case 'index':
     case 'create':
-      return { op: 'index', _id: id, source: item.source!, create: item.action === 'create' };
+      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create' };
     case 'delete':
       return { op: 'delete', _id: id };
     case 'update': {

@@ -7,7 +7,9 @@
 import type { Context } from 'hono';
 import { EsError } from '../shared/errors.ts';
 import { applyFilterPath, parseFilterPath } from '../shared/filter-path.ts';
+import type { RawJson } from '../shared/raw-json.ts';
 import { readRequestBody } from '../shared/request-body.ts';
+import { lazyRawForFilter, writeJson } from './json-writer.ts';
 import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
 
 /** Media types ES accepts for JSON bodies (incl. the official clients' versioned ones). */
@@ -60,13 +62,14 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
 
 /**
  * Sends a JSON reply: trimmed by `?filter_path` (see shared/filter-path.ts), indented when `?pretty`
- * is set, as ES does for every XContent response, error bodies included.
+ * is set, as ES does for every XContent response, error bodies included. Each `_source` held as a
+ * {@link RawJson} is written verbatim (coordinator/json-writer.ts).
  */
 export function sendJson(c: Context, status: number, body: unknown): Response {
   const pretty = c.req.query('pretty');
   const filterPath = c.req.query('filter_path');
-  const out = filterPath ? applyFilterPath(body, parseFilterPath(filterPath)) : body;
-  const text = pretty !== undefined && pretty !== 'false' ? JSON.stringify(out, null, 2) + '\n' : JSON.stringify(out);
+  const out = filterPath ? applyFilterPath(lazyRawForFilter(body), parseFilterPath(filterPath)) : body;
+  const text = pretty !== undefined && pretty !== 'false' ? writeJson(out, true) + '\n' : writeJson(out);
   return c.body(text, status as 200, { 'content-type': 'application/json; charset=UTF-8' });
 }
 
