@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EsError } from '../shared/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import { parseBulkBody, trimJsonWhitespace } from './bulk-parse.ts';
+import { decodeBulkBody, parseBulkBody, trimJsonWhitespace } from './bulk-parse.ts';
 
 function reject(body: string): EsError {
   return esErr(() => parseBulkBody(body, undefined));
@@ -60,5 +60,30 @@ describe('trimJsonWhitespace', () => {
     expect(trimJsonWhitespace(' \t\r\n{}\n ')).toBe('{}');
     expect(trimJsonWhitespace('\u00a0{}')).toBe('\u00a0{}');
     expect(trimJsonWhitespace('{"a": 1}')).toBe('{"a": 1}');
+  });
+});
+
+describe('invalid UTF-8 in a _bulk body', () => {
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+
+  it('fails only the item whose document line is invalid (ES parses sources on the shard)', () => {
+    const { text, badLines } = decodeBulkBody(bytes('{"index":{"_id":"1"}}\n{"s":"', [0xff], '"}\n{"index":{"_id":"2"}}\n{"s":"é"}\n'));
+    expect([...badLines.keys()]).toEqual([2]);
+    const items = parseBulkBody(text, 'idx', badLines);
+    expect(items[0].failure?.toBody().error).toMatchObject({ type: 'document_parsing_exception', reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff' });
+    expect(items[1]).toMatchObject({ id: '2', sourceText: '{"s":"é"}' });
+    expect(items[1].failure).toBeUndefined();
+  });
+
+  it('refuses the whole request for a bad action line or update body (parsed by the REST layer)', () => {
+    const action = decodeBulkBody(bytes('{"index":{"_id":"', [0xc3, 0x28], '"}}\n{}\n'));
+    expect(esErr(() => parseBulkBody(action.text, 'idx', action.badLines)).message).toBe('[1:19] Invalid UTF-8 middle byte 0x28');
+    const update = decodeBulkBody(bytes('{"index":{}}\n{}\n{"update":{"_id":"1"}}\n{"doc":{"a":"', [0xff], '"}}\n'));
+    const e = esErr(() => parseBulkBody(update.text, 'idx', update.badLines));
+    expect([e.status, e.type, e.message]).toEqual([400, 'x_content_parse_exception', '[4:14] Invalid UTF-8 start byte 0xff']);
+  });
+
+  it('a valid body decodes in one go', () => {
+    expect(decodeBulkBody(bytes('{"index":{}}\n{"s":"😀"}\n'))).toEqual({ text: '{"index":{}}\n{"s":"😀"}\n', badLines: new Map() });
   });
 });

@@ -121,7 +121,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
   const startedAt = Date.now();
   const failed = new Map<number, unknown>();
   items.forEach((item, i) => {
-    if (!item.index) failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: index is missing;'));
+    if (item.failure) failed.set(i, item.failure);
+    else if (!item.index) failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: index is missing;'));
     else if ((item.action === 'update' || item.action === 'delete') && item.id === undefined) {
       failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: id is missing;'));
     } else if (item.id !== undefined && Buffer.byteLength(item.id) > 512) {

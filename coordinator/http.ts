@@ -9,6 +9,7 @@ import { EsError } from '../shared/errors.ts';
 import { applyFilterPath, parseFilterPath } from '../shared/filter-path.ts';
 import type { RawJson } from '../shared/raw-json.ts';
 import { readRequestBody } from '../shared/request-body.ts';
+import { decodeUtf8Strict } from '../shared/utf8.ts';
 import { lazyRawForFilter, writeJson } from './json-writer.ts';
 import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
 
@@ -31,9 +32,19 @@ export class SimpleHttpError extends Error {
 /**
  * Reads the raw body text, or undefined when there is none.
  * @throws EsError 413 over `maxBytes`; SimpleHttpError 406 for `text/plain`,
- *   `application/x-www-form-urlencoded` or `multipart/form-data` bodies (as ES).
+ *   `application/x-www-form-urlencoded` or `multipart/form-data` bodies (as ES); EsError 400
+ *   `x_content_parse_exception` `[1:12] Invalid UTF-8 start byte 0xff` for invalid UTF-8 (never replaced).
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string | undefined> {
+  const bytes = await readBodyBytes(c, maxBytes);
+  return bytes === undefined ? undefined : decodeUtf8Strict(bytes);
+}
+
+/**
+ * Reads the raw body bytes (for a caller that decodes them itself, e.g. `_bulk` line by line), or
+ * undefined when there is none. @throws as {@link readBodyText}, except for UTF-8.
+ */
+export async function readBodyBytes(c: Context, maxBytes: number): Promise<Uint8Array | undefined> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes, declared);
   const buf = await readRequestBody(c, maxBytes, (got) => tooLarge(maxBytes, got));
@@ -46,7 +57,7 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
       throw new SimpleHttpError(406, { error: `Content-Type header [${type}] is not supported`, status: 406 });
     }
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(buf);
+  return buf;
 }
 
 function tooLarge(maxBytes: number, got: number): EsError {

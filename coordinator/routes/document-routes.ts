@@ -7,18 +7,19 @@
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument } from '../../shared/errors.ts';
 import { parseJsonBody } from '../../shared/json-body.ts';
-import { parseBulkBody, trimJsonWhitespace, type BulkAction } from '../bulk-parse.ts';
+import { decodeBulkBody, parseBulkBody, trimJsonWhitespace, type BulkAction } from '../bulk-parse.ts';
 import { executeBulk, type WriteDeps } from '../documents.ts';
 import { getDocument, sourceFilterFromParams } from '../get-document.ts';
-import { checkParams, readBodyText, refreshParam, sendJson } from '../http.ts';
+import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 
 /** Registers the document routes on `app`. */
 export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
   const bulk = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.bulk);
-    const text = (await readBodyText(c, maxBodyBytes)) ?? '';
-    const items = parseBulkBody(text, c.req.param('index'));
+    const bytes = await readBodyBytes(c, maxBodyBytes);
+    const { text, badLines } = bytes === undefined ? { text: '', badLines: new Map() } : decodeBulkBody(bytes);
+    const items = parseBulkBody(text, c.req.param('index'), badLines);
     return sendJson(c, 200, await executeBulk(items, refreshParam(c), deps));
   };
   app.on(['POST', 'PUT'], '/_bulk', bulk);

@@ -7,7 +7,8 @@
  * page, a fetch-phase page, a deep page), scroll and PIT, comparing the raw reply bytes: before a
  * refresh (real-time get), after it, on every copy (each shard node's internal get, so replicas
  * too), after a SIGKILL restart (translog replay), after `_flush` and a SIGTERM restart (flush
- * snapshot), and in the destination of a `_reindex`.
+ * snapshot), and in the destination of a `_reindex`. Invalid UTF-8 is refused with ES's errors,
+ * never replaced.
  */
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
@@ -35,7 +36,7 @@ const IDS = Object.keys(DOCS);
 let cluster: ComposeCluster;
 
 /** Sends a request to `base` (default: the coordinator) and returns the status and the raw reply text. */
-async function raw(method: string, path: string, body?: string, base?: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+async function raw(method: string, path: string, body?: string | Buffer, base?: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
   const res = await request((base ?? cluster.coordinatorUrl) + path, {
     method: method as 'GET',
     body,
@@ -189,5 +190,29 @@ describe('_source byte for byte', () => {
     await checkGets(COPY);
     await checkSearches(COPY);
     await checkEveryCopy(COPY);
+  });
+});
+
+describe('invalid UTF-8 is refused, never replaced', () => {
+  const bad = (prefix: string, suffix: string) => Buffer.concat([Buffer.from(prefix), Buffer.from([0xff]), Buffer.from(suffix)]);
+
+  it('_doc and _search bodies: 400 x_content_parse_exception with Jackson’s message', async () => {
+    for (const [method, path] of [['PUT', `/${INDEX}/_doc/bad-utf8`], ['POST', `/${INDEX}/_search`]] as const) {
+      const r = await raw(method, path, bad('{"s": "', '"}'));
+      expect(r.status, r.text).toBe(400);
+      expect(JSON.parse(r.text).error).toMatchObject({ type: 'x_content_parse_exception', reason: '[1:8] Invalid UTF-8 start byte 0xff' });
+    }
+    expect((await raw('GET', `/${INDEX}/_doc/bad-utf8`)).status).toBe(404);
+  });
+
+  it('_bulk: the item with the bad document fails, the others are indexed', async () => {
+    const body = Buffer.concat([Buffer.from('{"index":{"_id":"bad-1"}}\n'), bad('{"s":"', '"}\n'), Buffer.from('{"index":{"_id":"good-1"}}\n{"s":"ok"}\n')]);
+    const r = await raw('POST', `/${INDEX}/_bulk`, body);
+    expect(r.status, r.text).toBe(200);
+    const items = JSON.parse(r.text).items;
+    expect(items[0].index).toMatchObject({ _id: 'bad-1', status: 400, error: { type: 'document_parsing_exception', reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff' } });
+    expect(items[1].index).toMatchObject({ _id: 'good-1', status: 201 });
+    expect((await raw('GET', `/${INDEX}/_source/good-1`)).text).toBe('{"s":"ok"}');
+    expect((await raw('GET', `/${INDEX}/_doc/bad-1`)).status).toBe(404);
   });
 });
