@@ -45,9 +45,9 @@ export function measureEngineMemory(docs: number): EngineMemory {
   const sample = corpus.sample(1, 2_000_000);
   const before = heap();
   const { shard } = newShard(sample.index.mappings as Mapping);
-  let batch: { op: 'index'; _id: string; source: Record<string, unknown>; create: false }[] = [];
+  let batch: { op: 'index'; _id: string; source: string; create: false }[] = [];
   for (const d of sample.docs()) {
-    batch.push({ op: 'index', _id: d._id, source: d.source as Record<string, unknown>, create: false });
+    batch.push({ op: 'index', _id: d._id, source: JSON.stringify(d.source), create: false });
     if (batch.length === 5000) {
       shard.apply(batch);
       shard.refresh();

@@ -32,7 +32,7 @@ t0 = performance.now();
 const cpu0 = process.cpuUsage();
 let refreshMs = 0;
 for (let i = 0; i < cities.length; i += 5000) {
-  shard.apply(cities.slice(i, i + 5000).map((c, j) => ({ op: 'index' as const, _id: String(i + j), source: c, create: false })));
+  shard.apply(cities.slice(i, i + 5000).map((c, j) => ({ op: 'index' as const, _id: String(i + j), source: JSON.stringify(c), create: false })));
   const r0 = performance.now();
   shard.refresh();
   refreshMs += performance.now() - r0;

@@ -22,7 +22,7 @@ let mapping = citiesIndex.mappings as Mapping;
 const shard = new Shard({ index: 'cities', shard: 0, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) });
 const docs = [...cities.docs()];
 for (let i = 0; i < docs.length; i += 5000) {
-  shard.apply(docs.slice(i, i + 5000).map((d) => ({ op: 'index' as const, _id: d._id, source: d.source, create: false })));
+  shard.apply(docs.slice(i, i + 5000).map((d) => ({ op: 'index' as const, _id: d._id, source: JSON.stringify(d.source), create: false })));
   shard.refresh();
 }
 const gen = shard.acquire();

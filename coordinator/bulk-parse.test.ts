@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EsError } from '../shared/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import { parseBulkBody } from './bulk-parse.ts';
+import { decodeBulkBody, parseBulkBody, trimJsonWhitespace } from './bulk-parse.ts';
 
 function reject(body: string): EsError {
   return esErr(() => parseBulkBody(body, undefined));
@@ -12,10 +12,10 @@ describe('parseBulkBody', () => {
     const body = '{"index":{"_id":"1"}}\r\n{"a":1}\n\n{"delete":{"_index":"x","_id":"2"}}\n{"update":{"_id":"3","routing":"r"}}\n{"doc":{"b":2}}\n{"create":{}}\n{"c":3}\n';
     const items = parseBulkBody(body, 'def');
     expect(items).toEqual([
-      { action: 'index', index: 'def', id: '1', routing: undefined, source: { a: 1 } },
+      { action: 'index', index: 'def', id: '1', routing: undefined, source: { a: 1 }, sourceText: '{"a":1}' },
       { action: 'delete', index: 'x', id: '2', routing: undefined, source: undefined },
       { action: 'update', index: 'def', id: '3', routing: 'r', source: { doc: { b: 2 } } },
-      { action: 'create', index: 'def', id: undefined, routing: undefined, source: { c: 3 } },
+      { action: 'create', index: 'def', id: undefined, routing: undefined, source: { c: 3 }, sourceText: '{"c":3}' },
     ]);
   });
 
@@ -27,5 +27,63 @@ describe('parseBulkBody', () => {
     expect(reject('{"index":{}}\n{bad json}\n').type).toBe('x_content_parse_exception');
     expect(reject('').message).toBe('Validation Failed: 1: no requests added;');
     for (const b of ['"x"\n', '{"index":{}}\n{bad json}\n', '']) expect(reject(b).status).toBe(400);
+  });
+});
+
+describe('parseBulkBody: exact source texts', () => {
+  const docs = [
+    '{"big": 72057594037927937, "d": 1.10, "s": "é"}',
+    '{"s":"\\u00e9\\ud83d\\ude00","q":"a\\"b\\\\"}',
+    '{"b":1,"1":2}',
+    '{"z":-0,"x":1e400,"y":-1.5E-7}',
+    '{ "spaced" :\t[ 1 , 2 ] }',
+  ];
+
+  it('keeps each index/create document as its line without surrounding whitespace', () => {
+    const body = docs.map((d, i) => `{"${i % 2 ? 'create' : 'index'}":{"_id":"${i}"}}\n \t${d}\t \r\n`).join('');
+    const items = parseBulkBody(body, 'idx');
+    expect(items.map((it) => it.sourceText)).toEqual(docs);
+    // Still parsed for routing, mapping and validation.
+    expect(items[0].source).toEqual({ big: 72057594037927937, d: 1.1, s: 'é' });
+    expect(Object.keys(items[2].source!)).toEqual(['1', 'b']); // what JSON.parse does; the text keeps "b" first
+  });
+
+  it('an update keeps only the parsed body (the shard re-serializes the merged document)', () => {
+    const [item] = parseBulkBody('{"update":{"_id":"1"}}\n{"doc":{"d":1.10}}\n', 'idx');
+    expect(item.sourceText).toBeUndefined();
+    expect(item.source).toEqual({ doc: { d: 1.1 } });
+  });
+});
+
+describe('trimJsonWhitespace', () => {
+  it('trims only JSON whitespace', () => {
+    expect(trimJsonWhitespace(' \t\r\n{}\n ')).toBe('{}');
+    expect(trimJsonWhitespace('\u00a0{}')).toBe('\u00a0{}');
+    expect(trimJsonWhitespace('{"a": 1}')).toBe('{"a": 1}');
+  });
+});
+
+describe('invalid UTF-8 in a _bulk body', () => {
+  const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+
+  it('fails only the item whose document line is invalid (ES parses sources on the shard)', () => {
+    const { text, badLines } = decodeBulkBody(bytes('{"index":{"_id":"1"}}\n{"s":"', [0xff], '"}\n{"index":{"_id":"2"}}\n{"s":"é"}\n'));
+    expect([...badLines.keys()]).toEqual([2]);
+    const items = parseBulkBody(text, 'idx', badLines);
+    expect(items[0].failure?.toBody().error).toMatchObject({ type: 'document_parsing_exception', reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff' });
+    expect(items[1]).toMatchObject({ id: '2', sourceText: '{"s":"é"}' });
+    expect(items[1].failure).toBeUndefined();
+  });
+
+  it('refuses the whole request for a bad action line or update body (parsed by the REST layer)', () => {
+    const action = decodeBulkBody(bytes('{"index":{"_id":"', [0xc3, 0x28], '"}}\n{}\n'));
+    expect(esErr(() => parseBulkBody(action.text, 'idx', action.badLines)).message).toBe('[1:19] Invalid UTF-8 middle byte 0x28');
+    const update = decodeBulkBody(bytes('{"index":{}}\n{}\n{"update":{"_id":"1"}}\n{"doc":{"a":"', [0xff], '"}}\n'));
+    const e = esErr(() => parseBulkBody(update.text, 'idx', update.badLines));
+    expect([e.status, e.type, e.message]).toEqual([400, 'x_content_parse_exception', '[4:14] Invalid UTF-8 start byte 0xff']);
+  });
+
+  it('a valid body decodes in one go', () => {
+    expect(decodeBulkBody(bytes('{"index":{}}\n{"s":"😀"}\n'))).toEqual({ text: '{"index":{}}\n{"s":"😀"}\n', badLines: new Map() });
   });
 });

@@ -5,6 +5,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/BulkRequestParser.java
  */
 import { EsError, illegalArgument } from '../shared/errors.ts';
+import { findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
 
 /** The four bulk actions. */
 export type BulkAction = 'index' | 'create' | 'update' | 'delete';
@@ -18,6 +19,52 @@ export interface BulkItem {
   routing: string | undefined;
   /** `index`/`create`: the document; `update`: the update body (`doc`, `doc_as_upsert`, `upsert`). */
   source: Record<string, unknown> | undefined;
+  /**
+   * `index`/`create`: the document's JSON text exactly as the request carried it (its line without
+   * the surrounding JSON whitespace), what the shard stores and returns as `_source`. Absent when
+   * the item was built from a parsed value; the write then serializes `source`.
+   */
+  sourceText?: string;
+  /**
+   * Set when the item's document line is not valid UTF-8: the item fails with this error (ES parses
+   * an `index`/`create` source on the shard, so the rest of the request goes on).
+   */
+  failure?: EsError;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** A `_bulk` body decoded line by line: the text, and the lines (1-based) that are not valid UTF-8. */
+export interface DecodedBulkBody {
+  text: string;
+  badLines: Map<number, Utf8Problem>;
+}
+
+/**
+ * Decodes a `_bulk` body: in one go when it is valid UTF-8, else line by line, so that one bad
+ * document fails alone (its line decoded with U+FFFD only to keep the line numbers; the item is
+ * refused, never indexed).
+ */
+export function decodeBulkBody(bytes: Uint8Array): DecodedBulkBody {
+  try {
+    return { text: strictUtf8.decode(bytes), badLines: new Map() };
+  } catch {
+    // some line is not valid UTF-8: find which, below
+  }
+  const badLines = new Map<number, Utf8Problem>();
+  const lines: string[] = [];
+  const lenient = new TextDecoder('utf-8', { ignoreBOM: false });
+  let start = 0;
+  for (let no = 1; start <= bytes.length; no++) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.length;
+    const line = bytes.subarray(start, end);
+    const bad = findInvalidUtf8(line);
+    if (bad) badLines.set(no, bad);
+    lines.push(lenient.decode(line));
+    start = end + 1;
+  }
+  return { text: lines.join('\n'), badLines };
 }
 
 const ACTIONS = new Set<string>(['index', 'create', 'update', 'delete']);
@@ -42,11 +89,22 @@ function parseLine(text: string, lineNo: number): unknown {
   }
 }
 
+/** `text` without leading and trailing JSON whitespace (space, tab, CR, LF: RFC 8259 §2). */
+export function trimJsonWhitespace(text: string): string {
+  let start = 0;
+  let end = text.length;
+  const ws = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+  while (start < end && ws(text.charCodeAt(start))) start++;
+  while (end > start && ws(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
 /**
- * Splits and parses the NDJSON body. `defaultIndex` is the `{index}` of `/{index}/_bulk`.
+ * Splits and parses the NDJSON body. Each `index`/`create` document keeps its exact text
+ * ({@link BulkItem.sourceText}); ES stores the line's bytes as the `_source`. `defaultIndex` is the `{index}` of `/{index}/_bulk`.
  * @throws EsError 400 on an empty body, a malformed action line, an unknown action, or a missing source line.
  */
-export function parseBulkBody(body: string, defaultIndex: string | undefined): BulkItem[] {
+export function parseBulkBody(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem> = new Map()): BulkItem[] {
   if (body.length > 0 && !body.endsWith('\n')) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
   const lines = body.split('\n');
   const items: BulkItem[] = [];
@@ -59,6 +117,9 @@ export function parseBulkBody(body: string, defaultIndex: string | undefined): B
     return null;
   };
   for (let line = next(); line !== null; line = next()) {
+    // An action line is parsed by the REST layer in ES: a bad byte there fails the whole request.
+    const badMeta = badLines.get(line.no);
+    if (badMeta) throw invalidUtf8Error({ ...badMeta, line: line.no });
     const meta = parseLine(line.text, line.no);
     if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
       throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT or END_OBJECT but found [${jsonType(meta)}]`);
@@ -88,11 +149,20 @@ export function parseBulkBody(body: string, defaultIndex: string | undefined): B
     if (action !== 'delete') {
       const src = next();
       if (src === null) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
+      const bad = badLines.get(src.no);
+      if (bad && action !== 'update') {
+        // ES parses an index/create source on the shard: only this item fails (DocumentParser's error).
+        item.failure = new EsError(400, 'document_parsing_exception', `[${bad.line}:${bad.column}] failed to parse: ${bad.message}`);
+        items.push(item);
+        continue;
+      }
+      if (bad) throw invalidUtf8Error({ ...bad, line: src.no }); // update bodies are parsed by the REST layer
       const doc = parseLine(src.text, src.no);
       if (doc === null || typeof doc !== 'object' || Array.isArray(doc)) {
         throw new EsError(400, 'x_content_parse_exception', `[${src.no}:1] Malformed content, must start with an object`);
       }
       item.source = doc as Record<string, unknown>;
+      if (action !== 'update') item.sourceText = trimJsonWhitespace(src.text);
     }
     items.push(item);
   }

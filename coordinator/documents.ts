@@ -113,7 +113,7 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
   switch (item.action) {
     case 'index':
     case 'create':
-      return { op: 'index', _id: id, source: item.source!, create: item.action === 'create' };
+      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create' };
     case 'delete':
       return { op: 'delete', _id: id };
     case 'update': {
@@ -140,7 +140,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
   const startedAt = Date.now();
   const failed = new Map<number, unknown>();
   items.forEach((item, i) => {
-    if (!item.index) failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: index is missing;'));
+    if (item.failure) failed.set(i, item.failure);
+    else if (!item.index) failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: index is missing;'));
     else if ((item.action === 'update' || item.action === 'delete') && item.id === undefined) {
       failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: id is missing;'));
     } else if (item.id !== undefined && Buffer.byteLength(item.id) > 512) {

@@ -7,7 +7,7 @@
  */
 import { INTERNAL_PREFIX, type GetRequest, type GetResponse, type SourceFilter } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
-import { filterSource } from '../shared/source-filter.ts';
+import { filterSourceText, RawJson } from '../shared/raw-json.ts';
 import type { IndexView } from './cluster-view.ts';
 import { ShardCallError, type ShardClient } from './shard-client.ts';
 
@@ -19,7 +19,8 @@ export interface FoundDocument {
   _seq_no: number;
   _primary_term: number;
   found: true;
-  _source?: unknown;
+  /** The stored text (filtered when asked), written verbatim by the reply. */
+  _source?: RawJson;
 }
 
 /** ES's get reply for a missing document. */
@@ -70,7 +71,7 @@ export async function getDocument(
   if (!res) throw new Error(`no copy of [${m.name}][${shard}] to read`);
   if (!res.found) return { _index: m.name, _id: id, found: false };
   const doc: FoundDocument = { _index: m.name, _id: id, _version: res._version!, _seq_no: res._seq_no!, _primary_term: res._primary_term!, found: true };
-  const source = filterSource(res._source ?? {}, opts.source);
-  if (source !== undefined) doc._source = source;
+  const source = filterSourceText(res._source ?? '{}', opts.source);
+  if (source !== undefined) doc._source = new RawJson(source);
   return doc;
 }

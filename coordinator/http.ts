@@ -7,8 +7,11 @@
 import type { Context, Next } from 'hono';
 import { EsError } from '../shared/errors.ts';
 import { applyFilterPath, parseFilterPath, type FilterPath } from '../shared/filter-path.ts';
+import type { RawJson } from '../shared/raw-json.ts';
 import { queryStringError, rawQueryString } from './query-string-check.ts';
 import { readRequestBody } from '../shared/request-body.ts';
+import { decodeUtf8Strict } from '../shared/utf8.ts';
+import { lazyRawForFilter, writeJson } from './json-writer.ts';
 import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
 
 /** Media types ES accepts for JSON bodies (incl. the official clients' versioned ones). */
@@ -30,9 +33,19 @@ export class SimpleHttpError extends Error {
 /**
  * Reads the raw body text, or undefined when there is none.
  * @throws EsError 413 over `maxBytes`; SimpleHttpError 406 for `text/plain`,
- *   `application/x-www-form-urlencoded` or `multipart/form-data` bodies (as ES).
+ *   `application/x-www-form-urlencoded` or `multipart/form-data` bodies (as ES); EsError 400
+ *   `x_content_parse_exception` `[1:12] Invalid UTF-8 start byte 0xff` for invalid UTF-8 (never replaced).
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string | undefined> {
+  const bytes = await readBodyBytes(c, maxBytes);
+  return bytes === undefined ? undefined : decodeUtf8Strict(bytes);
+}
+
+/**
+ * Reads the raw body bytes (for a caller that decodes them itself, e.g. `_bulk` line by line), or
+ * undefined when there is none. @throws as {@link readBodyText}, except for UTF-8.
+ */
+export async function readBodyBytes(c: Context, maxBytes: number): Promise<Uint8Array | undefined> {
   const declared = Number(c.req.header('content-length') ?? NaN);
   if (declared > maxBytes) throw tooLarge(maxBytes, declared);
   const buf = await readRequestBody(c, maxBytes, (got) => tooLarge(maxBytes, got));
@@ -45,7 +58,7 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
       throw new SimpleHttpError(406, { error: `Content-Type header [${type}] is not supported`, status: 406 });
     }
   }
-  return new TextDecoder('utf-8', { fatal: false }).decode(buf);
+  return buf;
 }
 
 function tooLarge(maxBytes: number, got: number): EsError {
@@ -92,12 +105,13 @@ function replyOptions(c: Context): { pretty: boolean; filter: FilterPath | undef
 
 /**
  * Sends a JSON reply: trimmed by `?filter_path` (see shared/filter-path.ts), indented when `?pretty`
- * is set, as ES does for every XContent response, error bodies included.
+ * is set, as ES does for every XContent response, error bodies included. Each `_source` held as a
+ * {@link RawJson} is written verbatim (coordinator/json-writer.ts).
  */
 export function sendJson(c: Context, status: number, body: unknown): Response {
   const { pretty, filter } = replyOptions(c);
-  const out = filter ? applyFilterPath(body, filter) : body;
-  const text = pretty ? JSON.stringify(out, null, 2) + '\n' : JSON.stringify(out);
+  const out = filter ? applyFilterPath(lazyRawForFilter(body), filter) : body;
+  const text = pretty ? writeJson(out, true) + '\n' : writeJson(out);
   return c.body(text, status as 200, { 'content-type': 'application/json; charset=UTF-8' });
 }
 

@@ -148,7 +148,11 @@ export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; 
       const hits = res.hits.hits;
       if (hits.length === 0) break;
       after = hits[hits.length - 1].sort ?? null;
-      const items: BulkItem[] = hits.map((h) => ({ action: spec.opType, index: spec.destIndex, id: h._id, routing: undefined, source: h._source ?? {} }));
+      // The destination stores each source's exact text, as ES's reindex copies the source bytes.
+      const items: BulkItem[] = hits.map((h) => ({
+        action: spec.opType, index: spec.destIndex, id: h._id, routing: undefined,
+        source: (h._source?.parse() ?? {}) as Record<string, unknown>, sourceText: h._source?.text ?? '{}',
+      }));
       const bulk = await executeBulk(items, 'false', deps.write);
       status.batches++;
       copied += hits.length;

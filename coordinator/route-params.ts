@@ -56,6 +56,8 @@ export const ROUTE_PARAMS = {
     'refresh', 'routing', 'preference', 'realtime', 'stored_fields', '_source', '_source_includes', '_source_excludes', 'version',
     'version_type', 'force_synthetic_source',
   ],
+  /** `RestGetSourceAction`: `GET|HEAD /{index}/_source/{id}`. */
+  getSource: ['refresh', 'routing', 'preference', 'realtime', '_source', '_source_includes', '_source_excludes', 'version', 'version_type'],
   /** `RestMultiGetAction`: `GET|POST /_mget`, `/{index}/_mget`. */
   mget: [
     'refresh', 'routing', 'preference', 'realtime', 'stored_fields', '_source', '_source_includes', '_source_excludes',

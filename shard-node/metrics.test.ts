@@ -47,7 +47,7 @@ describe('shard-node metrics', () => {
     const bulk: ShardBulkRequest = {
       index: 'metered',
       shard: 0,
-      ops: Array.from({ length: 5 }, (_, i) => ({ op: 'index' as const, _id: `d${i}`, create: false, source: { n: i } })),
+      ops: Array.from({ length: 5 }, (_, i) => ({ op: 'index' as const, _id: `d${i}`, create: false, source: JSON.stringify({ n: i }) })),
       refresh: 'true',
     };
     await call('POST', '/bulk', bulk);

@@ -25,7 +25,7 @@ function node(id: string) {
   return { registry, call };
 }
 
-const doc = (id: string, n: number) => ({ op: 'index', _id: id, source: { n }, create: false });
+const doc = (id: string, n: number) => ({ op: 'index', _id: id, source: JSON.stringify({ n }), create: false });
 
 describe('peer recovery routes', () => {
   it('ops-based, then live writes through the replication group, then in sync on the primary; full copy once the translog is trimmed', async () => {
@@ -46,13 +46,13 @@ describe('peer recovery routes', () => {
     // From now on writes name the recovering copy.
     const live = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('c', 1)], refresh: 'false', primaryTerm: 1 });
     expect(live.body.replicationGroup).toEqual([{ node: 1, inSync: false }]);
-    const liveOps = live.body.replicaOps.map((o: Record<string, unknown>) => ({ ...o, source: { n: 1 }, item: undefined }));
+    const liveOps = live.body.replicaOps.map((o: Record<string, unknown>) => ({ ...o, source: '{"n":1}', item: undefined }));
     // The live write overtakes the copy: the checkpoint waits for the gap below it.
     expect((await target.call('/replicate', { index: 'rec', shard: 0, ops: liveOps, refresh: 'false', primaryTerm: 1 })).status).toBe(200);
     expect((await target.call('/recovery/state', { index: 'rec', shard: 0 })).body.checkpoint).toBe(-1);
     const applied = await target.call('/recovery/apply', { index: 'rec', shard: 0, ops: start.body.ops, upTo: start.body.upTo, primaryTerm: 1, copyId: initial.copyId });
     expect(applied.body).toMatchObject({ applied: 3, checkpoint: 3 });
-    expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'a' })).body).toMatchObject({ found: true, _version: 2, _source: { n: 2 } });
+    expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'a' })).body).toMatchObject({ found: true, _version: 2, _source: '{"n":2}' });
 
     const fin = await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 1, primaryTerm: 1 });
     expect(fin.body.maxSeqNo).toBe(3);
@@ -80,7 +80,7 @@ describe('peer recovery routes', () => {
     expect(w.body.items[0]).toMatchObject({ status: 201, _primary_term: 2 });
     // The old primary, still in term 1 by its own metadata, writes; its replication is refused by the new primary.
     const stale = await old.call('/bulk', { index: 'rec', shard: 0, ops: [doc('y', 1)], refresh: 'false', replicate: true, primaryTerm: 1 });
-    const refused = await heir.call('/replicate', { index: 'rec', shard: 0, ops: stale.body.replicaOps.map((o: object) => ({ ...o, source: { n: 1 } })), refresh: 'false', primaryTerm: 1 });
+    const refused = await heir.call('/replicate', { index: 'rec', shard: 0, ops: stale.body.replicaOps.map((o: object) => ({ ...o, source: '{"n":1}' })), refresh: 'false', primaryTerm: 1 });
     expect(refused.status).toBe(409);
     expect(refused.body.error).toMatchObject({ type: 'illegal_state_exception', reason: '[rec][0] operation primary term [1] is too old, current [2]' });
     expect((await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('z', 1)], refresh: 'false', primaryTerm: 1 })).status).toBe(409);

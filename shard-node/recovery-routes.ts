@@ -43,9 +43,9 @@ export interface RecoveryRouteDeps {
   readJson: <T>(c: Context) => Promise<T>;
 }
 
-/** A translog op as the target receives it (with its `source`). */
+/** A translog op as the target receives it (with its `source` text, byte for byte). */
 export function toRecoveryOp(op: TranslogOp): ReplicaOp {
-  return op.op === 'delete' ? { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version } : { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: op.source };
+  return op.op === 'delete' ? { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version } : { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: op.json };
 }
 
 /** Registers the recovery routes on the node's internal API (behind its cluster-secret check). */

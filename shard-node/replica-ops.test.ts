@@ -30,27 +30,37 @@ describe('replicated writes on the shard engine', () => {
     const { shard: primary } = newShard();
     const { shard: replica } = newShard();
     const bulks: WriteOp[][] = [
-      [{ op: 'index', _id: 'a', source: { n: 1 }, create: false }, { op: 'index', _id: 'b', source: { n: 2 }, create: true }],
+      [{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: false }, { op: 'index', _id: 'b', source: JSON.stringify({ n: 2 }), create: true }],
       [{ op: 'update', _id: 'a', doc: { m: 5 }, docAsUpsert: false }, { op: 'delete', _id: 'b' }, { op: 'delete', _id: 'zz' }],
-      [{ op: 'index', _id: 'b', source: { n: 3 }, create: false }, { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: true }],
-      [{ op: 'index', _id: 'a', source: { n: 1 }, create: true }, { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: false }], // a conflict and a noop: nothing to replicate
+      [{ op: 'index', _id: 'b', source: JSON.stringify({ n: 3 }), create: false }, { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: true }],
+      [{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: true }, { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: false }], // a conflict and a noop: nothing to replicate
     ];
     const sent = bulks.map((ops) => primaryBulk(primary, ops));
     expect(sent[3]).toEqual([]);
     for (const ops of sent) replica.applyReplicated(toTranslogOps(ops));
     expect(contents(replica, [...ids, 'zz'])).toEqual(contents(primary, [...ids, 'zz']));
-    expect(contents(replica, ids).a).toEqual([2, 2, { n: 1, m: 5 }]);
+    expect(contents(replica, ids).a).toEqual([2, 2, '{"n":1,"m":5}']);
     expect(replica.maxSeqNo).toBe(primary.maxSeqNo);
+  });
+
+  it('a replica stores the primary’s source text byte for byte', () => {
+    const { shard: primary } = newShard();
+    const { shard: replica } = newShard();
+    const text = '{"big": 72057594037927937, "d": 1.10, "s": "\\u00e9", "z": -0, "e": 1.5E+2}';
+    for (const ops of [primaryBulk(primary, [{ op: 'index', _id: 'a', source: text, create: false }])]) replica.applyReplicated(toTranslogOps(ops));
+    expect(replica.get('a')._source).toBe(text);
+    replica.refresh();
+    expect(replica.acquire().fetch(['a'])).toEqual([{ _id: 'a', _source: text }]);
   });
 
   it('leaves out the source the coordinator already has, keeps the merged one of an update', () => {
     const { shard: primary } = newShard();
-    const ops: WriteOp[] = [{ op: 'index', _id: 'a', source: { n: 1 }, create: false }, { op: 'update', _id: 'a', doc: { m: 2 }, docAsUpsert: false }];
+    const ops: WriteOp[] = [{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: false }, { op: 'update', _id: 'a', doc: { m: 2 }, docAsUpsert: false }];
     const logged: TranslogOp[] = [];
     const out = replicaOpsOf(ops, primary.apply(ops, logged), logged);
     expect(out).toEqual([
       { op: 'index', _id: 'a', seqNo: 0, version: 1, item: 0 },
-      { op: 'index', _id: 'a', seqNo: 1, version: 2, source: { n: 1, m: 2 } },
+      { op: 'index', _id: 'a', seqNo: 1, version: 2, source: '{"n":1,"m":2}' },
     ]);
   });
 
@@ -58,9 +68,9 @@ describe('replicated writes on the shard engine', () => {
     const { shard: primary } = newShard();
     const { shard: replica } = newShard();
     const sent = [
-      primaryBulk(primary, [{ op: 'index', _id: 'a', source: { v: 1 }, create: false }, { op: 'index', _id: 'b', source: { v: 1 }, create: false }]),
-      primaryBulk(primary, [{ op: 'delete', _id: 'a' }, { op: 'index', _id: 'b', source: { v: 2 }, create: false }]),
-      primaryBulk(primary, [{ op: 'index', _id: 'a', source: { v: 3 }, create: false }, { op: 'index', _id: 'c', source: { v: 3 }, create: false }]),
+      primaryBulk(primary, [{ op: 'index', _id: 'a', source: JSON.stringify({ v: 1 }), create: false }, { op: 'index', _id: 'b', source: JSON.stringify({ v: 1 }), create: false }]),
+      primaryBulk(primary, [{ op: 'delete', _id: 'a' }, { op: 'index', _id: 'b', source: JSON.stringify({ v: 2 }), create: false }]),
+      primaryBulk(primary, [{ op: 'index', _id: 'a', source: JSON.stringify({ v: 3 }), create: false }, { op: 'index', _id: 'c', source: JSON.stringify({ v: 3 }), create: false }]),
     ];
     for (const i of [2, 0, 1, 2, 0]) replica.applyReplicated(toTranslogOps(sent[i]));
     expect(contents(replica, ids)).toEqual(contents(primary, ids));
@@ -69,7 +79,7 @@ describe('replicated writes on the shard engine', () => {
   it('appends to the translog only the ops it applied', () => {
     const translog = new MemoryTranslog();
     const { shard: primary } = newShard();
-    const sent = primaryBulk(primary, [{ op: 'index', _id: 'a', source: { v: 1 }, create: false }, { op: 'index', _id: 'a', source: { v: 2 }, create: false }]);
+    const sent = primaryBulk(primary, [{ op: 'index', _id: 'a', source: JSON.stringify({ v: 1 }), create: false }, { op: 'index', _id: 'a', source: JSON.stringify({ v: 2 }), create: false }]);
     const replica = shardOver(translog);
     expect(replica.applyReplicated(toTranslogOps(sent)).map((o) => o.seqNo)).toEqual([0, 1]);
     expect(replica.applyReplicated(toTranslogOps(sent))).toEqual([]);

@@ -14,7 +14,7 @@ import type { TranslogOp } from './engine/translog.ts';
  * The ops for the replicas of one primary bulk: one per op the shard logged (`logged`, in seq_no
  * order). An `index` op that a request `index`/`create` op produced leaves out its `source`
  * (`item` names the request op, whose source the coordinator already holds); one from an `update`
- * carries the merged document.
+ * carries the merged document's text.
  * @param ops the primary's request ops; `results` their outcomes, parallel to `ops`.
  */
 export function replicaOpsOf(ops: readonly WriteOp[], results: readonly WriteResult[], logged: readonly TranslogOp[]): ReplicaOp[] {
@@ -26,7 +26,7 @@ export function replicaOpsOf(ops: readonly WriteOp[], results: readonly WriteRes
     if (op.op === 'delete') return { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version };
     const item = itemOfSeqNo.get(op.seqNo);
     if (item !== undefined && ops[item].op === 'index') return { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, item };
-    return { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: op.source };
+    return { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: op.json };
   });
 }
 
@@ -38,6 +38,6 @@ export function toTranslogOps(ops: readonly ReplicaOp[]): TranslogOp[] {
   return ops.map((op): TranslogOp => {
     if (op.op === 'delete') return { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version };
     if (op.source === undefined) throw new EsError(400, 'illegal_argument_exception', `replicated index op [${op._id}] has no source`);
-    return { op: 'index', _id: op._id, source: op.source, json: JSON.stringify(op.source), seqNo: op.seqNo, version: op.version };
+    return { op: 'index', _id: op._id, json: op.source, seqNo: op.seqNo, version: op.version };
   });
 }

@@ -121,7 +121,7 @@ describe('registry: replica copies on a node', () => {
     expect(m.shardCopies![0]).toEqual([copy(1, true), { ...copy(0, false, false), resync: true }]);
     expect(r.promote('idx', 0, 1, 2)).toBe(m); // the same term again: no change
     expect(r.primaryShard('idx', 0).primaryTerm).toBe(2);
-    expect(r.shard('idx', 0).apply([{ op: 'index', _id: 'a', source: {}, create: false }])[0]._primary_term).toBe(2);
+    expect(r.shard('idx', 0).apply([{ op: 'index', _id: 'a', source: JSON.stringify({}), create: false }])[0]._primary_term).toBe(2);
     expect(() => r.checkTerm('idx', 0, 1, 'primary')).toThrow(/operation primary term \[1\] is too old, current \[2\]/);
     expect(() => r.checkTerm('idx', 0, 1, 'replica')).toThrow(/too old/);
     expect(() => r.checkTerm('idx', 0, 3, 'primary')).toThrow(/newer/);
@@ -140,7 +140,7 @@ describe('registry: replica copies on a node', () => {
     dirs.push(dir);
     const r = registry(dir);
     r.putIndex(meta(), [], 1);
-    r.shard('idx', 0).applyReplicated([{ op: 'index', _id: 'x', source: {}, json: '{}', seqNo: 0, version: 1 }]);
+    r.shard('idx', 0).applyReplicated([{ op: 'index', _id: 'x', json: '{}', seqNo: 0, version: 1 }]);
     expect(() => r.resetCopy('idx', 0)).toThrow(/cannot be emptied/); // in sync
     expect(() => r.resetCopy('idx', 1)).toThrow(/cannot be emptied/); // primary
     r.markOutOfSync('idx', 0, [1]);

@@ -34,7 +34,7 @@ const ops: WriteOp[] = Array.from({ length: 500 }, (_, i) => ({
   _id: `d${i}${i % 7 === 0 ? '😀' : ''}`,
   create: false,
   // Every 5th doc lacks population (null sort values), every 3rd lacks tag; heavy ties on population.
-  source: { name: `${names[i % names.length]} ${i % 13}`, ...(i % 5 ? { population: (i % 17) * 2 ** 40 - 3 } : {}), ...(i % 3 ? { tag: names[i % 4] } : {}) },
+  source: JSON.stringify({ name: `${names[i % names.length]} ${i % 13}`, ...(i % 5 ? { population: (i % 17) * 2 ** 40 - 3 } : {}), ...(i % 3 ? { tag: names[i % 4] } : {}) }),
 }));
 
 async function post(path: string, body: unknown, accept?: string): Promise<Response> {

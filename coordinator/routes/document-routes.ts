@@ -6,40 +6,49 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument } from '../../shared/errors.ts';
-import { parseBulkBody, type BulkAction } from '../bulk-parse.ts';
+import { parseJsonBody } from '../../shared/json-body.ts';
+import { decodeBulkBody, parseBulkBody, trimJsonWhitespace, type BulkAction } from '../bulk-parse.ts';
 import { executeBulk, type WriteDeps } from '../documents.ts';
 import { getDocument, sourceFilterFromParams } from '../get-document.ts';
-import { checkParams, readBodyText, readJsonBody, refreshParam, sendJson } from '../http.ts';
+import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 
 /** Registers the document routes on `app`. */
 export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
   const bulk = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.bulk);
-    const text = (await readBodyText(c, maxBodyBytes)) ?? '';
-    const items = parseBulkBody(text, c.req.param('index'));
+    const bytes = await readBodyBytes(c, maxBodyBytes);
+    const { text, badLines } = bytes === undefined ? { text: '', badLines: new Map() } : decodeBulkBody(bytes);
+    const items = parseBulkBody(text, c.req.param('index'), badLines);
     return sendJson(c, 200, await executeBulk(items, refreshParam(c), deps));
   };
   app.on(['POST', 'PUT'], '/_bulk', bulk);
   app.on(['POST', 'PUT'], '/:index/_bulk', bulk);
 
   /** Runs one write as a bulk item and answers in the single-document shape with its status. */
-  const single = async (c: Context, action: BulkAction, id: string | undefined, source: Record<string, unknown> | undefined) => {
+  const single = async (c: Context, action: BulkAction, id: string | undefined, body: DocBody | undefined) => {
     const index = c.req.param('index')!;
-    const res = await executeBulk([{ action, index, id, routing: c.req.query('routing'), source }], refreshParam(c), deps);
-    const item = res.items[0][action] as Record<string, unknown> & { status: number; error?: Record<string, unknown> };
-    if (item.error) {
-      const { type, reason, ...meta } = item.error as { type: string; reason: string };
-      throw new EsError(item.status, type, reason, { metadata: meta });
+    const item = { action, index, id, routing: c.req.query('routing'), source: body?.source, ...(action === 'update' ? {} : { sourceText: body?.text }) };
+    const res = await executeBulk([item], refreshParam(c), deps);
+    const out = res.items[0][action] as Record<string, unknown> & { status: number; error?: Record<string, unknown> };
+    if (out.error) {
+      const { type, reason, ...meta } = out.error as { type: string; reason: string };
+      throw new EsError(out.status, type, reason, { metadata: meta });
     }
-    const { status, ...rest } = item;
+    const { status, ...rest } = out;
     return sendJson(c, status, rest);
   };
-  const docBody = async (c: Context): Promise<Record<string, unknown>> => {
-    const body = await readJsonBody(c, maxBodyBytes);
+  /** A document body: parsed, and its text without surrounding whitespace (stored as `_source` as is). */
+  interface DocBody {
+    source: Record<string, unknown>;
+    text: string;
+  }
+  const docBody = async (c: Context): Promise<DocBody> => {
+    const text = await readBodyText(c, maxBodyBytes);
+    const body = text === undefined ? undefined : parseJsonBody(text);
     if (body === undefined) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: source is missing;2: content type is missing;');
     if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new EsError(400, 'mapper_parsing_exception', 'failed to parse, document is empty');
-    return body as Record<string, unknown>;
+    return { source: body, text: trimJsonWhitespace(text!) };
   };
 
   app.on(['PUT', 'POST'], '/:index/_doc/:id', async (c) => {
@@ -69,5 +78,23 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     const doc = await getDocument(deps.client, view, c.req.param('id'), { routing: c.req.query('routing'), source, timeoutMs: deps.timeoutMs });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     return sendJson(c, doc.found ? 200 : 404, doc);
+  });
+
+  // ES `RestGetSourceAction`: the `_source` alone, as stored (404 `resource_not_found_exception` when missing).
+  app.on(['GET', 'HEAD'], '/:index/_source/:id', async (c) => {
+    checkParams(c, ROUTE_PARAMS.getSource);
+    const index = c.req.param('index');
+    const id = c.req.param('id');
+    const view = await deps.view.get(index).catch((err) => {
+      if (c.req.method === 'HEAD') return null;
+      throw err;
+    });
+    if (!view) return c.body(null, 404);
+    const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
+    const doc = await getDocument(deps.client, view, id, { routing: c.req.query('routing'), source, timeoutMs: deps.timeoutMs });
+    if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
+    if (!doc.found) throw new EsError(404, 'resource_not_found_exception', `Document not found [${view.metadata.name}]/[${id}]`);
+    if (doc._source === undefined) throw new EsError(404, 'resource_not_found_exception', `Source not found [${view.metadata.name}]/[${id}]`);
+    return sendJson(c, 200, doc._source);
   });
 }

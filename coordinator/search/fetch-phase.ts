@@ -37,7 +37,7 @@ export function fusesFetch(plan: SearchPlan): boolean {
 
 /**
  * The page's documents from a fused query round: each hit's `_source` text from its shard's reply
- * (parsed for the page only). A reply without `sources` (a shard that does not fuse) yields null
+ * (kept as text: the reply splices it in as sent). A reply without `sources` (a shard that does not fuse) yields null
  * documents, which the caller fetches with {@link runFetchPhase}.
  */
 export function fusedDocs(page: readonly MergedHit[], results: readonly ShardReply<QueryPhaseResponse>[]): (FetchedDoc | null)[] {
@@ -46,7 +46,7 @@ export function fusedDocs(page: readonly MergedHit[], results: readonly ShardRep
     const sources = byShard.get(h.shardIndex);
     if (sources === undefined) return null;
     const text = sources[h.position];
-    return text === null ? { _id: h.hit._id } : { _id: h.hit._id, _source: JSON.parse(text) as Record<string, unknown> };
+    return text === null ? { _id: h.hit._id } : { _id: h.hit._id, _source: text };
   });
 }
 

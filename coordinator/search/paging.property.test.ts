@@ -35,7 +35,7 @@ function buildShards(docs: Doc[], count: number, index = 'p'): Shard[] {
     if (d.n !== null) source.n = d.n;
     if (d.tag !== null) source.tag = d.tag;
     if (d.x !== null) source.x = d.x;
-    const [r] = shards[shardForRouting(d._id, count, routing)].apply([{ op: 'index', _id: d._id, source, create: false }]);
+    const [r] = shards[shardForRouting(d._id, count, routing)].apply([{ op: 'index', _id: d._id, source: JSON.stringify(source), create: false }]);
     if (r.error) throw new Error(JSON.stringify(r.error));
   }
   for (const s of shards) s.refresh();
@@ -176,7 +176,7 @@ describe('deep paging by exact distributed selection through real shard engines'
           // Index p: two refreshes (two segments), then deletions of every 4th doc (live docs).
           const p = buildShards(docs.slice(0, docs.length >> 1), shardCount, 'p');
           const routing = defaultRoutingNumShards(shardCount);
-          for (const d of docs.slice(docs.length >> 1)) p[shardForRouting(d._id, shardCount, routing)].apply([{ op: 'index', _id: d._id, source: sourceOf(d), create: false }]);
+          for (const d of docs.slice(docs.length >> 1)) p[shardForRouting(d._id, shardCount, routing)].apply([{ op: 'index', _id: d._id, source: JSON.stringify(sourceOf(d)), create: false }]);
           const deleted = new Set(deletes ? docs.filter((_, i) => i % 4 === 1).map((d) => d._id) : []);
           for (const id of deleted) p[shardForRouting(id, shardCount, routing)].apply([{ op: 'delete', _id: id }]);
           for (const s of p) s.refresh();

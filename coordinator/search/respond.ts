@@ -3,6 +3,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
 import type { FetchedDoc } from '../../shared/protocol.ts';
+import { RawJson } from '../../shared/raw-json.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
 import type { ProfileBody } from './profile.ts';
@@ -13,7 +14,8 @@ export interface SearchHitBody {
   _index: string;
   _id: string;
   _score: number | null;
-  _source?: Record<string, unknown>;
+  /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
+  _source?: RawJson;
   sort?: SortValue[];
 }
 
@@ -61,7 +63,7 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
   const hits: SearchHitBody[] = p.page.map((m, i) => {
     const hit: SearchHitBody = { _index: m.index, _id: m.hit._id, _score: p.withScores ? m.hit._score : null };
     const doc = p.docs[i];
-    if (doc?._source !== undefined) hit._source = doc._source;
+    if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
     if (p.withSortValues) hit.sort = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
     return hit;
   });

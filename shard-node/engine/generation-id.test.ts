@@ -8,7 +8,7 @@ describe('generation ids', () => {
     const { shard: before } = newShard({ properties: {} }, () => clock);
     const ids = [before.generation];
     for (let i = 0; i < 500; i++) {
-      before.apply([{ op: 'index', _id: `d${i}`, source: { i }, create: false }]);
+      before.apply([{ op: 'index', _id: `d${i}`, source: JSON.stringify({ i }), create: false }]);
       ids.push(before.refresh());
     }
     expect(new Set(ids).size).toBe(ids.length);

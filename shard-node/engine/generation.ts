@@ -14,7 +14,7 @@ import type { FetchedDoc, FieldStatistics, ScoringStatistics, ShardHit, SourceFi
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
-import { filterSource } from '../../shared/source-filter.ts';
+import { filterSourceText } from '../../shared/raw-json.ts';
 import { collect, type SegmentMatches } from './collector.ts';
 import { afterRank, presortedQuery } from './selection.ts';
 import type { SegmentView } from './segment-merge.ts';
@@ -219,13 +219,16 @@ export class Generation {
     return null;
   }
 
-  /** The fetch phase: `_source` of each id (filtered as ES `_source`), null for ids not live here. */
+  /**
+   * The fetch phase: `_source` text of each id (the stored text as is when unfiltered, else filtered
+   * as ES `_source`: see {@link filterSourceText}), null for ids not live here.
+   */
   fetch(ids: readonly string[], sourceFilter: SourceFilter = true): (FetchedDoc | null)[] {
     return ids.map((id) => {
       const loc = this.locate(id);
       if (!loc) return null;
       if (sourceFilter === false) return { _id: id };
-      const src = filterSource(JSON.parse(loc.view.segment.source(loc.ord)), sourceFilter);
+      const src = filterSourceText(loc.view.segment.source(loc.ord), sourceFilter);
       return src === undefined ? { _id: id } : { _id: id, _source: src };
     });
   }
@@ -241,10 +244,7 @@ export class Generation {
       if (sourceFilter === false) return null;
       const loc = this.locate(id);
       if (!loc) return null;
-      const text = loc.view.segment.source(loc.ord);
-      if (sourceFilter === true) return text;
-      const src = filterSource(JSON.parse(text), sourceFilter);
-      return src === undefined ? null : JSON.stringify(src);
+      return filterSourceText(loc.view.segment.source(loc.ord), sourceFilter) ?? null;
     });
   }
 }

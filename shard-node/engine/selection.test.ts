@@ -8,7 +8,7 @@ function shardWithSegments() {
   const { shard } = newShard({ properties: { n: { type: 'long' }, tag: { type: 'keyword' } } });
   load(shard, [0, 1, 2, 3].map((i) => ({ _id: `d${i}`, n: i % 2, tag: i % 2 ? 'b' : 'a' })));
   load(shard, [4, 5, 6, 7].map((i) => ({ _id: `d${i}`, n: i % 2, tag: 'a' })));
-  shard.apply([{ op: 'delete', _id: 'd1' }, { op: 'delete', _id: 'd7' }, { op: 'index', _id: 'd8', source: {}, create: false }]);
+  shard.apply([{ op: 'delete', _id: 'd1' }, { op: 'delete', _id: 'd7' }, { op: 'index', _id: 'd8', source: JSON.stringify({}), create: false }]);
   shard.refresh();
   return shard;
 }

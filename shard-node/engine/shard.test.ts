@@ -10,43 +10,43 @@ const ids = (shard: Shard, query = q.all()) =>
 describe('writes', () => {
   it('index creates then updates with versions and seq_no', () => {
     const { shard } = newShard();
-    expect(shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: false }])[0]).toEqual({ _id: '1', status: 201, result: 'created', _version: 1, _seq_no: 0, _primary_term: 1 });
-    expect(shard.apply([{ op: 'index', _id: '1', source: { n: 2 }, create: false }])[0]).toMatchObject({ status: 200, result: 'updated', _version: 2, _seq_no: 1 });
+    expect(shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: false }])[0]).toEqual({ _id: '1', status: 201, result: 'created', _version: 1, _seq_no: 0, _primary_term: 1 });
+    expect(shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 2 }), create: false }])[0]).toMatchObject({ status: 200, result: 'updated', _version: 2, _seq_no: 1 });
   });
   it('create on an existing id is a version conflict', () => {
     const { shard } = newShard();
-    shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: true }]);
-    const r = shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: true }])[0];
+    shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: true }]);
+    const r = shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: true }])[0];
     expect(r.status).toBe(409);
     expect(r.error).toMatchObject({ type: 'version_conflict_engine_exception', reason: '[1]: version conflict, document already exists (current version [1])' });
   });
   it('delete found / not found, and versions continue after a delete', () => {
     const { shard } = newShard();
-    shard.apply([{ op: 'index', _id: 'a', source: { n: 1 }, create: false }]);
+    shard.apply([{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: false }]);
     expect(shard.apply([{ op: 'delete', _id: 'a' }])[0]).toMatchObject({ status: 200, result: 'deleted', _version: 2, _seq_no: 1 });
     expect(shard.apply([{ op: 'delete', _id: 'zz' }])[0]).toMatchObject({ status: 404, result: 'not_found', _version: 1, _seq_no: 2 });
-    expect(shard.apply([{ op: 'index', _id: 'a', source: { n: 1 }, create: true }])[0]).toMatchObject({ status: 201, result: 'created', _version: 3 });
+    expect(shard.apply([{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: true }])[0]).toMatchObject({ status: 201, result: 'created', _version: 3 });
   });
   it('update merges deeply, detects noop, 404s without upsert', () => {
     const { shard } = newShard();
-    shard.apply([{ op: 'index', _id: 'u', source: { a: { b: 1, c: 2 }, t: [1, 2] }, create: false }]);
+    shard.apply([{ op: 'index', _id: 'u', source: JSON.stringify({ a: { b: 1, c: 2 }, t: [1, 2] }), create: false }]);
     expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 }, t: [3] }, docAsUpsert: false }])[0]).toMatchObject({ status: 200, result: 'updated', _version: 2 });
-    expect(shard.get('u')._source).toEqual({ a: { b: 5, c: 2 }, t: [3] });
+    expect(JSON.parse(shard.get('u')._source!)).toEqual({ a: { b: 5, c: 2 }, t: [3] });
     expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 } }, docAsUpsert: false }])[0]).toMatchObject({ status: 200, result: 'noop', _version: 2, _seq_no: 1 });
     const miss = shard.apply([{ op: 'update', _id: 'x', doc: { a: 1 }, docAsUpsert: false }])[0];
     expect(miss).toMatchObject({ status: 404, error: { type: 'document_missing_exception', reason: '[x]: document missing' } });
     expect(shard.apply([{ op: 'update', _id: 'x', doc: { z: 1 }, docAsUpsert: true }])[0]).toMatchObject({ status: 201, result: 'created' });
     expect(shard.apply([{ op: 'update', _id: 'y', doc: { z: 1 }, docAsUpsert: false, upsert: { z: 9 } }])[0]).toMatchObject({ status: 201 });
-    expect(shard.get('y')._source).toEqual({ z: 9 });
+    expect(JSON.parse(shard.get('y')._source!)).toEqual({ z: 9 });
   });
   it('coerces numeric strings and rejects garbage with document_parsing_exception', () => {
     const { shard } = newShard({ properties: { population: { type: 'long' }, d: { type: 'date' }, g: { type: 'geo_point' } } });
     const [ok, bad, date, geo, badGeo] = shard.apply([
-      { op: 'index', _id: '1', source: { population: '12' }, create: false },
-      { op: 'index', _id: 'X', source: { population: 'abc' }, create: false },
-      { op: 'index', _id: '2', source: { d: '2015-01-01T00:00:01Z', g: '1.5,2.5' }, create: false },
-      { op: 'index', _id: '3', source: { d: 1420070400000, g: [2.5, 1.5] }, create: false },
-      { op: 'index', _id: '4', source: { g: { lat: 100, lon: 0 } }, create: false },
+      { op: 'index', _id: '1', source: JSON.stringify({ population: '12' }), create: false },
+      { op: 'index', _id: 'X', source: JSON.stringify({ population: 'abc' }), create: false },
+      { op: 'index', _id: '2', source: JSON.stringify({ d: '2015-01-01T00:00:01Z', g: '1.5,2.5' }), create: false },
+      { op: 'index', _id: '3', source: JSON.stringify({ d: 1420070400000, g: [2.5, 1.5] }), create: false },
+      { op: 'index', _id: '4', source: JSON.stringify({ g: { lat: 100, lon: 0 } }), create: false },
     ]);
     expect(ok.status).toBe(201);
     expect(bad).toMatchObject({
@@ -64,16 +64,16 @@ describe('writes', () => {
   });
   it('maps new fields dynamically, and strict mapping rejects them', () => {
     const { shard, mapping } = newShard();
-    shard.apply([{ op: 'index', _id: '1', source: { name: 'x', n: 1 }, create: false }]);
+    shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ name: 'x', n: 1 }), create: false }]);
     expect(mapping().properties.name.type).toBe('text');
     const strict = newShard({ dynamic: 'strict', properties: {} }).shard;
-    expect(strict.apply([{ op: 'index', _id: '1', source: { f: 1 }, create: false }])[0]).toMatchObject({ status: 400, error: { type: 'strict_dynamic_mapping_exception' } });
+    expect(strict.apply([{ op: 'index', _id: '1', source: JSON.stringify({ f: 1 }), create: false }])[0]).toMatchObject({ status: 400, error: { type: 'strict_dynamic_mapping_exception' } });
   });
   it('writes accepted ops to the translog', () => {
     const translog = new MemoryTranslog();
     let m = { properties: {} };
     const shard = new Shard({ index: 'i', shard: 0, getMapping: () => m, updateMapping: () => {}, translog });
-    shard.apply([{ op: 'index', _id: '1', source: {}, create: false }, { op: 'update', _id: '2', doc: {}, docAsUpsert: false }, { op: 'delete', _id: '1' }]);
+    shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({}), create: false }, { op: 'update', _id: '2', doc: {}, docAsUpsert: false }, { op: 'delete', _id: '1' }]);
     expect(translog.ops.map((o) => [o.op, o._id, o.seqNo])).toEqual([['index', '1', 0], ['delete', '1', 1]]);
     m = { properties: {} };
   });
@@ -82,9 +82,9 @@ describe('writes', () => {
 describe('near-real-time generations', () => {
   it('writes are invisible until refresh; get is real-time', () => {
     const { shard } = newShard();
-    shard.apply([{ op: 'index', _id: '1', source: { n: 1 }, create: false }]);
+    shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: false }]);
     expect(ids(shard)).toEqual([]);
-    expect(shard.get('1')).toMatchObject({ found: true, _version: 1, _source: { n: 1 } });
+    expect(shard.get('1')).toMatchObject({ found: true, _version: 1, _source: '{"n":1}' });
     expect(shard.hasPendingWrites).toBe(true);
     const g = shard.refresh();
     expect(ids(shard)).toEqual(['1']);
@@ -94,13 +94,13 @@ describe('near-real-time generations', () => {
     const { shard } = newShard();
     load(shard, [{ _id: 'a', n: 1 }, { _id: 'b', n: 2 }]);
     const old = shard.acquire(undefined, 60_000);
-    shard.apply([{ op: 'delete', _id: 'a' }, { op: 'index', _id: 'b', source: { n: 20 }, create: false }]);
+    shard.apply([{ op: 'delete', _id: 'a' }, { op: 'index', _id: 'b', source: JSON.stringify({ n: 20 }), create: false }]);
     shard.refresh();
     expect(ids(shard)).toEqual(['b']);
     const again = shard.acquire(old.id);
     expect(again.query({ query: q.all(), sort: [byField('n')], k: 10, trackTotalHits: 10 }).hits.map((h) => h.sort[0])).toEqual([1, 2]);
-    expect(again.fetch(['a', 'b', 'c'])).toEqual([{ _id: 'a', _source: { n: 1 } }, { _id: 'b', _source: { n: 2 } }, null]);
-    expect(shard.acquire().fetch(['b'])).toEqual([{ _id: 'b', _source: { n: 20 } }]);
+    expect(again.fetch(['a', 'b', 'c'])).toEqual([{ _id: 'a', _source: '{"n":1}' }, { _id: 'b', _source: '{"n":2}' }, null]);
+    expect(shard.acquire().fetch(['b'])).toEqual([{ _id: 'b', _source: '{"n":20}' }]);
     expect(shard.stats()).toMatchObject({ docs: 1, deleted: 0, segments: 1 }); // the first segment is fully deleted and dropped;
   });
   it('retained generations expire after keep-alive; unknown ids throw', () => {

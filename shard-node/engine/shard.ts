@@ -45,7 +45,8 @@ export interface GetResult {
   _version?: number;
   _seq_no?: number;
   _primary_term?: number;
-  _source?: Record<string, unknown>;
+  /** The stored `_source` JSON text, exactly as indexed. */
+  _source?: string;
 }
 
 /** Shard statistics (`NodeStats` entry without index/shard). */
@@ -93,6 +94,22 @@ export function deepMerge(base: Record<string, unknown>, changes: Record<string,
     setOwn(out, k, isObj(old) && isObj(v) ? deepMerge(old, v) : v);
   }
   return out;
+}
+
+/**
+ * Parses a document's `_source` text for indexing. Numbers become doubles (what doc values hold);
+ * the text itself is what the shard stores and returns.
+ * @throws EsError 400 `mapper_parsing_exception` when the text is not a JSON object.
+ */
+export function parseSource(json: string): Record<string, unknown> {
+  let v: unknown;
+  try {
+    v = JSON.parse(json);
+  } catch (e) {
+    throw new EsError(400, 'mapper_parsing_exception', `failed to parse: ${(e as Error).message}`);
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EsError(400, 'mapper_parsing_exception', 'failed to parse, document is empty');
+  return v as Record<string, unknown>;
 }
 
 function deepEqual(a: unknown, b: unknown): boolean {
@@ -204,7 +221,7 @@ export class Shard {
     const log: TranslogOp[] = [];
     const results = ops.map((op) => {
       try {
-        if (op.op === 'index') return this.indexDoc(op._id, op.source, op.create, log);
+        if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log);
         if (op.op === 'delete') return this.deleteDoc(op._id, log);
         return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log);
       } catch (e) {
@@ -340,15 +357,14 @@ export class Shard {
         if (st.live && !st.live[ord]) continue;
         const id = seg.ids[ord];
         if (this.entries.has(id)) continue; // superseded by an unrefreshed write or a tombstone
-        const json = seg.source(ord);
-        out.push({ op: 'index', _id: id, source: JSON.parse(json) as Record<string, unknown>, json, seqNo: seg.seqNos[ord], version: seg.versions[ord] });
+        out.push({ op: 'index', _id: id, json: seg.source(ord), seqNo: seg.seqNos[ord], version: seg.versions[ord] });
       }
     }
     for (const [id, e] of this.entries) {
       if (e.deleted) out.push({ op: 'delete', _id: id, seqNo: e.seqNo, version: e.version });
       else {
         const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
-        out.push({ op: 'index', _id: id, source: JSON.parse(json) as Record<string, unknown>, json, seqNo: e.seqNo, version: e.version });
+        out.push({ op: 'index', _id: id, json, seqNo: e.seqNo, version: e.version });
       }
     }
     return out.sort((a, b) => a.seqNo - b.seqNo);
@@ -377,9 +393,10 @@ export class Shard {
       if (e && e.seqNo >= op.seqNo) continue;
       if (e && !e.deleted) this.removeLive(e);
       if (op.op === 'index') {
-        const update = inferMappingUpdate(this.getMapping(), op.source);
+        const source = parseSource(op.json);
+        const update = inferMappingUpdate(this.getMapping(), source);
         if (update) this.updateMapping(update);
-        const parsed = parseDocument(op._id, op.source, this.getMapping());
+        const parsed = parseDocument(op._id, source, this.getMapping());
         this.buffer ??= new SegmentBuilder();
         const ord = this.buffer.add(op._id, op.json, parsed, op.version, op.seqNo);
         this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, ord });
@@ -397,7 +414,8 @@ export class Shard {
     throw new EsError(status, type, reason);
   }
 
-  private indexDoc(id: string, source: Record<string, unknown>, create: boolean, log: TranslogOp[], forceCreated = false): WriteResult {
+  /** Indexes `source` (parsed from, or serialized as, `json`) and stores `json` as its `_source`. */
+  private indexDoc(id: string, source: Record<string, unknown>, json: string, create: boolean, log: TranslogOp[], forceCreated = false): WriteResult {
     const e = this.lookup(id);
     const exists = e !== undefined && !e.deleted;
     if (create && exists) {
@@ -410,11 +428,10 @@ export class Shard {
     const version = e ? e.version + 1 : 1;
     const seqNo = ++this.seqNo;
     this.buffer ??= new SegmentBuilder();
-    const json = JSON.stringify(source);
     const ord = this.buffer.add(id, json, parsed, version, seqNo);
     this.entries.set(id, { version, seqNo, deleted: false, seg: null, ord });
     this.dirty = true;
-    log.push({ op: 'index', _id: id, source, json, seqNo, version });
+    log.push({ op: 'index', _id: id, json, seqNo, version });
     const created = forceCreated || !exists;
     return { _id: id, status: created ? 201 : 200, result: created ? 'created' : 'updated', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
   }
@@ -443,15 +460,17 @@ export class Shard {
   ): WriteResult {
     const cur = this.get(id);
     if (!cur.found) {
-      if (upsert) return this.indexDoc(id, upsert, false, log, true);
-      if (docAsUpsert) return this.indexDoc(id, doc, false, log, true);
+      if (upsert) return this.indexDoc(id, upsert, JSON.stringify(upsert), false, log, true);
+      if (docAsUpsert) return this.indexDoc(id, doc, JSON.stringify(doc), false, log, true);
       this.fail(404, 'document_missing_exception', `[${id}]: document missing`);
     }
-    const merged = deepMerge(cur._source!, doc);
-    if (deepEqual(merged, cur._source)) {
+    const current = parseSource(cur._source!);
+    const merged = deepMerge(current, doc);
+    if (deepEqual(merged, current)) {
       return { _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm };
     }
-    return this.indexDoc(id, merged, false, log);
+    // ES re-serializes an updated document too (UpdateHelper builds a new source from the merged map).
+    return this.indexDoc(id, merged, JSON.stringify(merged), false, log);
   }
 
   /**
@@ -607,13 +626,12 @@ export class Shard {
     return this.retained.delete(generation);
   }
 
-  /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`. */
+  /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`; `_source` is the stored text. */
   get(id: string): GetResult {
     const e = this.lookup(id);
     if (!e || e.deleted) return { found: false };
     const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
-    const source = JSON.parse(json) as Record<string, unknown>;
-    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, _source: source };
+    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, _source: json };
   }
 
   /** Doc counts of the current generation. */

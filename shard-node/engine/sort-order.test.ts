@@ -67,7 +67,7 @@ function build(batches: { docs: { id: string; n: unknown; x: unknown; tag: unkno
     const ops = b.docs.map(({ id, ...f }) => {
       const source: Record<string, unknown> = { w: f.w };
       for (const k of ['n', 'x', 'tag'] as const) if (f[k] !== null) source[k] = f[k];
-      return { op: 'index' as const, _id: id, source, create: false };
+      return { op: 'index' as const, _id: id, source: JSON.stringify(source), create: false };
     });
     shard.apply([...ops, ...b.deletes.map((_id) => ({ op: 'delete' as const, _id }))]);
     shard.refresh();

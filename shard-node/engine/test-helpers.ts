@@ -16,7 +16,7 @@ export function newShard(mapping: Mapping = { properties: {} }, now?: () => numb
 
 /** Indexes docs `{_id, ...source}` and refreshes. */
 export function load(shard: Shard, docs: Record<string, unknown>[]): void {
-  const r = shard.apply(docs.map(({ _id, ...source }) => ({ op: 'index', _id: String(_id), source, create: false })));
+  const r = shard.apply(docs.map(({ _id, ...source }) => ({ op: 'index', _id: String(_id), source: JSON.stringify(source), create: false })));
   const bad = r.find((x) => x.error);
   if (bad) throw new Error(JSON.stringify(bad));
   shard.refresh();

@@ -5,7 +5,7 @@ import { newShard } from './test-helpers.ts';
 import { canPruneTombstone, DEFAULT_GC_DELETES_MS, pruneDue } from './tombstone-gc.ts';
 import type { TranslogOp } from './translog.ts';
 
-const index = (id: string, n = 1) => ({ op: 'index' as const, _id: id, source: { n }, create: false });
+const index = (id: string, n = 1) => ({ op: 'index' as const, _id: id, source: JSON.stringify({ n }), create: false });
 const del = (id: string) => ({ op: 'delete' as const, _id: id });
 
 /** A shard on a hand-driven clock (epoch ms). */
@@ -90,7 +90,7 @@ describe('shard: delete tombstones after index.gc_deletes', () => {
   it('a replica keeps a tombstone above its local checkpoint, and a late older op never resurrects the doc', () => {
     const { shard, advance } = clocked(1_000);
     const op = (o: 'index' | 'delete', id: string, seqNo: number): TranslogOp =>
-      o === 'index' ? { op: 'index', _id: id, source: { seqNo }, json: `{"seqNo":${seqNo}}`, seqNo, version: seqNo + 1 } : { op: 'delete', _id: id, seqNo, version: seqNo + 1 };
+      o === 'index' ? { op: 'index', _id: id, json: `{"seqNo":${seqNo}}`, seqNo, version: seqNo + 1 } : { op: 'delete', _id: id, seqNo, version: seqNo + 1 };
     // seq 0 arrives; the delete (seq 2) overtakes the index (seq 1) of the same id.
     shard.applyReplicated([op('index', 'other', 0), op('delete', 'd', 2)]);
     expect(shard.localCheckpoint).toBe(0); // a gap at 1
@@ -123,7 +123,7 @@ describe('shard: delete tombstones after index.gc_deletes', () => {
     expect(snap.map((o) => o._id).sort()).toEqual(['keep', 'late']);
     // A live write that reaches the target during the copy (above upTo) must survive the sweep.
     const live = primary.apply([index('fresh')])[0];
-    target.applyReplicated([{ op: 'index', _id: 'fresh', source: { n: 1 }, json: '{"n":1}', seqNo: live._seq_no!, version: live._version! }]);
+    target.applyReplicated([{ op: 'index', _id: 'fresh', json: '{"n":1}', seqNo: live._seq_no!, version: live._version! }]);
     target.applyRecovery(snap.slice(0, 1), undefined, 'r2');
     target.applyRecovery(snap.slice(1), upTo, 'r2');
     target.refresh();

@@ -56,19 +56,19 @@ describe('recovery of a shard node from its data directory', () => {
     before.putIndex(meta(), [0, 1]);
     const s0 = before.shard('cities', 0);
     s0.apply([
-      { op: 'index', _id: 'paris', source: { name: 'Paris', pop: 2100000 }, create: false },
-      { op: 'index', _id: 'lyon', source: { name: 'Lyon' }, create: false },
-      { op: 'index', _id: 'nice', source: { name: 'Nice' }, create: false },
+      { op: 'index', _id: 'paris', source: JSON.stringify({ name: 'Paris', pop: 2100000 }), create: false },
+      { op: 'index', _id: 'lyon', source: JSON.stringify({ name: 'Lyon' }), create: false },
+      { op: 'index', _id: 'nice', source: JSON.stringify({ name: 'Nice' }), create: false },
     ]);
     s0.apply([
       { op: 'update', _id: 'paris', doc: { pop: 2200000 }, docAsUpsert: false },
       { op: 'delete', _id: 'nice' },
     ]);
     await s0.sync();
-    before.shard('cities', 1).apply([{ op: 'index', _id: 'rome', source: { name: 'Roma' }, create: false }]);
+    before.shard('cities', 1).apply([{ op: 'index', _id: 'rome', source: JSON.stringify({ name: 'Roma' }), create: false }]);
     await before.shard('cities', 1).sync();
     // Not acknowledged: applied in memory, the process dies before the group commit runs.
-    s0.apply([{ op: 'index', _id: 'ghost', source: { name: 'Ghost' }, create: false }]);
+    s0.apply([{ op: 'index', _id: 'ghost', source: JSON.stringify({ name: 'Ghost' }), create: false }]);
 
     // "Crash": open the same directory from a fresh registry without closing the first one.
     const after = registry(dir);
@@ -80,11 +80,11 @@ describe('recovery of a shard node from its data directory', () => {
     expect(entry.metadata.mappings.properties.pop).toBeDefined(); // dynamic mapping survived
     expect(liveIds(after, 0, ALL)).toEqual(['paris', 'lyon']);
     expect(liveIds(after, 1, ALL)).toEqual(['rome']);
-    expect(after.shard('cities', 0).get('paris')).toMatchObject({ found: true, _version: 2, _seq_no: 3, _source: { name: 'Paris', pop: 2200000 } });
+    expect(after.shard('cities', 0).get('paris')).toMatchObject({ found: true, _version: 2, _seq_no: 3, _source: '{"name":"Paris","pop":2200000}' });
     expect(after.shard('cities', 0).get('ghost').found).toBe(false);
 
     // Counters continue from the recovered maximum: seq_no 5 (after the delete's 4), nice's version 3.
-    const [res] = after.shard('cities', 0).apply([{ op: 'index', _id: 'nice', source: { name: 'Nice again' }, create: false }]);
+    const [res] = after.shard('cities', 0).apply([{ op: 'index', _id: 'nice', source: JSON.stringify({ name: 'Nice again' }), create: false }]);
     expect(res).toMatchObject({ _seq_no: 5, _version: 3, result: 'created' });
   });
 
@@ -93,16 +93,16 @@ describe('recovery of a shard node from its data directory', () => {
     const first = registry(dir);
     first.putIndex(meta({ numberOfShards: 1 }), [0]);
     const s = first.shard('cities', 0);
-    s.apply(Array.from({ length: 50 }, (_, i) => ({ op: 'index' as const, _id: `c${i}`, source: { name: `city ${i}` }, create: false })));
+    s.apply(Array.from({ length: 50 }, (_, i) => ({ op: 'index' as const, _id: `c${i}`, source: JSON.stringify({ name: `city ${i}` }), create: false })));
     await s.sync();
     await first.flush('cities');
-    s.apply([{ op: 'delete', _id: 'c0' }, { op: 'index', _id: 'c1', source: { name: 'renamed' }, create: false }]);
+    s.apply([{ op: 'delete', _id: 'c0' }, { op: 'index', _id: 'c1', source: JSON.stringify({ name: 'renamed' }), create: false }]);
     await s.sync();
 
     const second = registry(dir);
     expect(second.recover().ops).toBe(52);
     expect(second.shard('cities', 0).stats().docs).toBe(49);
-    expect(second.shard('cities', 0).get('c1')).toMatchObject({ _version: 2, _source: { name: 'renamed' } });
+    expect(second.shard('cities', 0).get('c1')).toMatchObject({ _version: 2, _source: '{"name":"renamed"}' });
     await second.close();
     open.splice(open.indexOf(second), 1);
 
@@ -110,7 +110,7 @@ describe('recovery of a shard node from its data directory', () => {
     // The close flushed: the snapshot holds one row per _id (49 live + the c0 tombstone), no translog left.
     expect(third.recover().ops).toBe(50);
     expect(third.shard('cities', 0).get('c0').found).toBe(false);
-    expect(third.shard('cities', 0).apply([{ op: 'index', _id: 'c0', source: {}, create: false }])[0]).toMatchObject({ _version: 3, _seq_no: 52 });
+    expect(third.shard('cities', 0).apply([{ op: 'index', _id: 'c0', source: JSON.stringify({}), create: false }])[0]).toMatchObject({ _version: 3, _seq_no: 52 });
   });
 
   it('restores the local checkpoint (recorded at flush, moved on by the translog), so restored tombstones can be collected', async () => {
@@ -118,8 +118,8 @@ describe('recovery of a shard node from its data directory', () => {
     const first = registry(dir);
     first.putIndex(meta({ numberOfShards: 1, gcDeletesMs: -1 }), [0]);
     const s = first.shard('cities', 0);
-    s.apply([0, 1, 2].map((i) => ({ op: 'index' as const, _id: `c${i}`, source: {}, create: false })));
-    s.apply([{ op: 'index', _id: 'c0', source: { v: 2 }, create: false }]); // seq 3 supersedes seq 0 in the snapshot
+    s.apply([0, 1, 2].map((i) => ({ op: 'index' as const, _id: `c${i}`, source: '{}', create: false })));
+    s.apply([{ op: 'index', _id: 'c0', source: '{"v":2}', create: false }]); // seq 3 supersedes seq 0 in the snapshot
     await s.sync();
     await first.flush('cities'); // the snapshot lacks seq 0: only the recorded checkpoint says it was processed
     s.apply([{ op: 'delete', _id: 'c1' }, { op: 'delete', _id: 'never' }]);
@@ -130,7 +130,7 @@ describe('recovery of a shard node from its data directory', () => {
     const r = second.shard('cities', 0);
     expect([r.localCheckpoint, r.maxSeqNo]).toEqual([5, 5]);
     expect(r.versionMapStats().tombstones).toBe(0); // gc_deletes -1: collected at the recovery's refresh
-    expect(r.apply([{ op: 'index', _id: 'c1', source: {}, create: false }])[0]).toMatchObject({ _version: 1, _seq_no: 6 });
+    expect(r.apply([{ op: 'index', _id: 'c1', source: '{}', create: false }])[0]).toMatchObject({ _version: 1, _seq_no: 6 });
     expect(r.localCheckpoint).toBe(6); // the checkpoint keeps moving (no gap left by the restart)
   });
 
@@ -140,7 +140,7 @@ describe('recovery of a shard node from its data directory', () => {
     first.putIndex(meta(), [1]);
     first.putIndex(meta({ name: 'other', uuid: 'uuid-2' }), []);
     expect(first.updateMetadata('cities', { maxResultWindow: 50 })).toMatchObject({ maxResultWindow: 50, version: 2 });
-    first.shard('cities', 1).apply([{ op: 'index', _id: 'x', source: { name: 'x' }, create: false }]);
+    first.shard('cities', 1).apply([{ op: 'index', _id: 'x', source: JSON.stringify({ name: 'x' }), create: false }]);
     await first.shard('cities', 1).sync();
     first.deleteIndex('other');
     expect(existsSync(indexDataDir(dir, 'uuid-1'))).toBe(true);

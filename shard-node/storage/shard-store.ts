@@ -74,7 +74,7 @@ interface Row {
 
 function rowToOp(r: Row): TranslogOp {
   if (r.source === null) return { op: 'delete', _id: r.id, seqNo: r.seq_no, version: r.version };
-  return { op: 'index', _id: r.id, source: JSON.parse(r.source) as Record<string, unknown>, json: r.source, seqNo: r.seq_no, version: r.version };
+  return { op: 'index', _id: r.id, json: r.source, seqNo: r.seq_no, version: r.version };
 }
 
 /** A shard's durable translog and flush snapshot. Implements the engine's {@link Translog}. */
@@ -200,8 +200,8 @@ export class ShardStore implements Translog {
   }
 
   /**
-   * Recovery: the snapshot's rows then the translog's, each in seq_no order. Parses `_source`
-   * lazily, one op at a time.
+   * Recovery: the snapshot's rows then the translog's, each in seq_no order, one op at a time
+   * (each `_source` text as stored; the shard parses it when it re-indexes the op).
    */
   *recoveredOps(): Generator<TranslogOp> {
     for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM docs ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);

@@ -128,7 +128,8 @@ export interface FetchRequest {
 /** A fetched document; `_source` is omitted when filtered out by `_source: false`. */
 export interface FetchedDoc {
   _id: string;
-  _source?: Record<string, unknown>;
+  /** The stored `_source` JSON text, byte for byte when unfiltered (shared/raw-json.ts). */
+  _source?: string;
 }
 
 /** Reply to {@link FetchRequest}: one entry per requested id in order, null for an id not present. */

@@ -4,9 +4,15 @@
  */
 import type { ShardEcho } from './echo.ts';
 
-/** One write on one shard. `update` merges `doc` into the stored `_source` (real-time get). */
+/**
+ * One write on one shard. `index`'s `source` is the document's JSON text exactly as the client sent
+ * it: the shard parses it to index it, and stores and returns that text unchanged (ES keeps the
+ * `_source` bytes). `update` merges `doc` into the stored `_source` (real-time get) and stores the
+ * merged document re-serialized, as ES does.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-source-field.html
+ */
 export type WriteOp =
-  | { op: 'index'; _id: string; source: Record<string, unknown>; create: boolean }
+  | { op: 'index'; _id: string; source: string; create: boolean }
   | { op: 'delete'; _id: string }
   | { op: 'update'; _id: string; doc: Record<string, unknown>; docAsUpsert: boolean; upsert?: Record<string, unknown> };
 
@@ -60,11 +66,12 @@ export interface GroupMember {
 /**
  * One write as a replica applies it: the primary's outcome (seq_no, version) and the resulting
  * document (ES sends the primary's `IndexRequest` with its seq_no to each replica). For an `index`
- * op, `source` is absent when it is the `_source` of the primary request's op number `item` (the
- * coordinator has it already); updates carry the merged document.
+ * op, `source` (the stored JSON text, byte for byte) is absent when it is the `_source` of the
+ * primary request's op number `item` (the coordinator has it already); updates carry the merged
+ * document's text.
  */
 export type ReplicaOp =
-  | { op: 'index'; _id: string; seqNo: number; version: number; source?: Record<string, unknown>; item?: number }
+  | { op: 'index'; _id: string; seqNo: number; version: number; source?: string; item?: number }
   | { op: 'delete'; _id: string; seqNo: number; version: number };
 
 /**
@@ -94,11 +101,11 @@ export interface GetRequest {
   _id: string;
 }
 
-/** Reply to {@link GetRequest}. */
+/** Reply to {@link GetRequest}; `_source` is the stored JSON text, exactly as indexed. */
 export interface GetResponse extends ShardEcho {
   found: boolean;
   _version?: number;
   _seq_no?: number;
   _primary_term?: number;
-  _source?: Record<string, unknown>;
+  _source?: string;
 }
