@@ -5,6 +5,7 @@
  * Testable in-process with `app.request()`.
  */
 import { Hono } from 'hono';
+import { installInFlightBudget } from '../shared/body-budget.ts';
 import { toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { installAuth } from './auth/auth-middleware.ts';
@@ -46,6 +47,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   const auth = installAuth(app, { config, log }); // first: authentication covers every route (`/metrics`, `/_console`) but the probes
   const metrics = instrumentCoordinator(app, client); // HTTP middleware and `GET /metrics` (before `/:index`)
   auth.instrument(metrics.registry);
+  installInFlightBudget(app, config.inFlightRequestsLimitBytes, metrics.registry); // request bodies reserve here (shared/body-budget.ts)
 
   app.use('*', async (c, next) => {
     await next();
