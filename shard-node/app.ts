@@ -36,7 +36,7 @@ import { readRequestBody } from '../shared/request-body.ts';
 import { installInFlightBudget, reservationOf } from '../shared/body-budget.ts';
 import { createSearchActions } from './search-actions.ts';
 import { registerSearchRoutes } from './search-routes.ts';
-import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
+import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, SearchContexts } from './search-contexts.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { replicaOpsOf } from './replica-ops.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
@@ -73,6 +73,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   const contexts = new SearchContexts({
     maxOpenScrollContext: config.maxOpenScrollContext ?? DEFAULT_MAX_OPEN_SCROLL_CONTEXT,
     maxOpenPitContext: config.maxOpenPitContext ?? DEFAULT_MAX_OPEN_PIT_CONTEXT,
+    maxOpenSnapshotContext: config.maxOpenSnapshotContext ?? DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT,
   });
   const metrics = instrumentShardNode(app, registry, contexts); // HTTP metrics middleware and `GET /metrics` (outside the internal prefix)
   installInFlightBudget(app, config.inFlightRequestsLimitBytes, metrics.registry); // internal bodies reserve here

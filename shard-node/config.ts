@@ -46,6 +46,11 @@ export interface ShardNodeConfig extends HttpServerLimits {
   /** FOLIO_MAX_OPEN_PIT_CONTEXT: OpenSearch `search.max_open_pit_context`, shard contexts per node (default 300). */
   maxOpenPitContext?: number;
   /**
+   * FOLIO_MAX_OPEN_SNAPSHOT_CONTEXT: Folio `search.max_open_snapshot_context`, past refresh generations
+   * retained per node beyond which a `Folio-Snapshot` pin answers 429 (default 1000).
+   */
+  maxOpenSnapshotContext?: number;
+  /**
    * FOLIO_CLUSTER_SECRET: the secret every `/_internal/v1/*` call must carry (shard-node/cluster-auth.ts).
    * Undefined only with FOLIO_INSECURE=true, which turns the check off (local experiments only).
    */
@@ -93,6 +98,7 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     searchContextKeepAliveMs: envInt(env, 'FOLIO_SEARCH_CONTEXT_KEEP_ALIVE_MS', 60_000),
     maxOpenScrollContext: envInt(env, 'FOLIO_MAX_OPEN_SCROLL_CONTEXT', 500),
     maxOpenPitContext: envInt(env, 'FOLIO_MAX_OPEN_PIT_CONTEXT', 300),
+    maxOpenSnapshotContext: envInt(env, 'FOLIO_MAX_OPEN_SNAPSHOT_CONTEXT', 1000),
     clusterSecret: clusterSecret(env),
   };
 }
