@@ -5,6 +5,7 @@
  * Testable in-process with `app.request()`.
  */
 import { Hono } from 'hono';
+import { installInFlightBudget } from '../shared/body-budget.ts';
 import { toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { installAuth } from './auth/auth-middleware.ts';
@@ -55,6 +56,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   const metrics = instrumentCoordinator(app, client); // HTTP middleware and `GET /metrics` (before `/:index`)
   auth.instrument(metrics.registry);
   app.use('*', checkCommonParams); // a query string ES cannot decode, an over-long filter_path: 400 before any handler
+  installInFlightBudget(app, config.inFlightRequestsLimitBytes, metrics.registry); // request bodies reserve here (shared/body-budget.ts)
 
   app.use('*', async (c, next) => {
     await next();

@@ -8,6 +8,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/action/cat/RestTable.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat.html
  */
+import { BYTE_SIZE_UNITS, formatByteSize } from '../shared/byte-size.ts';
 import { EsError } from '../shared/errors.ts';
 import { wildcardMatch } from '../shared/wildcard.ts';
 
@@ -51,31 +52,10 @@ export interface CatParams {
   accept?: string;
 }
 
-const UNITS: [suffix: string, bytes: number][] = [
-  ['pb', 1024 ** 5],
-  ['tb', 1024 ** 4],
-  ['gb', 1024 ** 3],
-  ['mb', 1024 ** 2],
-  ['kb', 1024],
-];
+const UNITS = BYTE_SIZE_UNITS;
 
-/**
- * ES `ByteSizeValue.toString()`: the largest unit not above the value, one decimal truncated and
- * dropped when 0 (`Strings.format1Decimals`): `225b`, `1kb`, `31.1mb`.
- */
-export function formatByteSize(bytes: number): string {
-  for (const [suffix, unit] of UNITS) {
-    if (bytes >= unit) return format1Decimals(bytes / unit, suffix);
-  }
-  return format1Decimals(bytes, 'b');
-}
-
-function format1Decimals(value: number, suffix: string): string {
-  const p = String(value);
-  const dot = p.indexOf('.');
-  if (dot < 0 || p[dot + 1] === '0') return (dot < 0 ? p : p.slice(0, dot)) + suffix;
-  return p.slice(0, dot + 2) + suffix;
-}
+/** ES `ByteSizeValue.toString()` (shared/byte-size.ts), re-exported for the `_cat` tables. */
+export { formatByteSize };
 
 /** ES `RestTable.renderValue`: a cell as text (`?bytes=b|kb|mb|gb|tb|pb` gives whole units). */
 function render(cell: CatCell, bytesUnit: string | undefined): string | null {

@@ -67,7 +67,7 @@ describe('loadCoordinatorConfig shutdown bounds', () => {
   });
 
   it('reads the slow-client bounds and the cluster secret', () => {
-    expect(loadCoordinatorConfig({})).toMatchObject({ headersTimeoutMs: 66_000, requestTimeoutMs: 300_000, clusterSecret: undefined });
+    expect(loadCoordinatorConfig({})).toMatchObject({ headersTimeoutMs: 15_000, requestTimeoutMs: 120_000, keepAliveTimeoutMs: 65_000, maxConnections: 4096, clusterSecret: undefined });
     expect(loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '1500', FOLIO_CLUSTER_SECRET: 's' })).toMatchObject({ headersTimeoutMs: 1_500, clusterSecret: 's' });
     expect(() => loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '400000' })).toThrow(/at most FOLIO_REQUEST_TIMEOUT_MS/);
     expect(() => loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '0' })).toThrow(/must be positive/);

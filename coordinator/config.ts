@@ -1,11 +1,13 @@
 /**
  * Coordinator configuration, read once from the environment. Table in the README.
  */
+import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envBool, envInt, envStr } from '../shared/env.ts';
+import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
 import { DEEP_PAGE_FROM, SELECTION_SAMPLES } from './search/select-phase.ts';
 
 /** Typed coordinator settings. Units are in the names. */
-export interface CoordinatorConfig {
+export interface CoordinatorConfig extends HttpServerLimits {
   /** FOLIO_HOST: bind address (default 127.0.0.1; the compose file sets 0.0.0.0). */
   host: string;
   /** FOLIO_PORT: the public HTTP port (default 9200, as ES). */
@@ -53,13 +55,11 @@ export interface CoordinatorConfig {
    */
   clusterSecret?: string;
   /**
-   * FOLIO_HEADERS_TIMEOUT_MS: Node `server.headersTimeout`, how long a client may take to send the
-   * request line and headers before the connection is dropped (slowloris bound; default 66000, just
-   * above the 65 s keep-alive as load balancers expect).
+   * FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: ES `network.breaker.inflight_requests.limit`, the budget of
+   * request-body bytes buffered at once (× the overhead 2), past which requests answer 429
+   * `circuit_breaking_exception` (default half of V8's heap limit; -1 = no limit).
    */
-  headersTimeoutMs: number;
-  /** FOLIO_REQUEST_TIMEOUT_MS: Node `server.requestTimeout`, the bound on receiving a whole request (default 300000). */
-  requestTimeoutMs: number;
+  inFlightRequestsLimitBytes: number;
   /**
    * FOLIO_USERS_FILE: `username:$scrypt$…` lines (ES file realm shape, `folio users add`). Setting it
    * or FOLIO_API_KEYS_FILE turns authentication on for every path but the probes (coordinator/auth/).
@@ -148,9 +148,8 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const shutdownDelayMs = envInt(env, 'FOLIO_SHUTDOWN_DELAY_MS', 0);
   const drainTimeoutMs = envInt(env, 'FOLIO_DRAIN_TIMEOUT_MS', 8_000);
   if (shutdownDelayMs < 0 || drainTimeoutMs < 0) throw new Error('FOLIO_SHUTDOWN_DELAY_MS and FOLIO_DRAIN_TIMEOUT_MS must not be negative');
-  const headersTimeoutMs = envInt(env, 'FOLIO_HEADERS_TIMEOUT_MS', 66_000);
-  const requestTimeoutMs = envInt(env, 'FOLIO_REQUEST_TIMEOUT_MS', 300_000);
-  if (headersTimeoutMs < 1 || requestTimeoutMs < headersTimeoutMs) throw new Error('FOLIO_HEADERS_TIMEOUT_MS must be positive and at most FOLIO_REQUEST_TIMEOUT_MS');
+  const inFlightRequestsLimitBytes = envInt(env, 'FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES', defaultInFlightRequestsLimitBytes());
+  if (inFlightRequestsLimitBytes < -1) throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
   const authCacheTtlMs = envInt(env, 'FOLIO_AUTH_CACHE_TTL_MS', 300_000);
   if (authCacheTtlMs < 0) throw new Error('FOLIO_AUTH_CACHE_TTL_MS must not be negative');
   const metricsPublic = envStr(env, 'FOLIO_METRICS_PUBLIC', 'false');
@@ -176,8 +175,8 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     shutdownDelayMs,
     drainTimeoutMs,
     clusterSecret: envStr(env, 'FOLIO_CLUSTER_SECRET', '') || undefined,
-    headersTimeoutMs,
-    requestTimeoutMs,
+    ...loadHttpServerLimits(env),
+    inFlightRequestsLimitBytes,
     usersFile: envStr(env, 'FOLIO_USERS_FILE', '') || undefined,
     apiKeysFile: envStr(env, 'FOLIO_API_KEYS_FILE', '') || undefined,
     authCacheTtlMs,

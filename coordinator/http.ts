@@ -9,6 +9,7 @@ import { EsError } from '../shared/errors.ts';
 import { applyFilterPath, parseFilterPath, type FilterPath } from '../shared/filter-path.ts';
 import type { RawJson } from '../shared/raw-json.ts';
 import { queryStringError, rawQueryString } from './query-string-check.ts';
+import { reservationOf } from '../shared/body-budget.ts';
 import { readRequestBody } from '../shared/request-body.ts';
 import { decodeUtf8Strict } from '../shared/utf8.ts';
 import { lazyRawForFilter, writeJson } from './json-writer.ts';
@@ -31,9 +32,12 @@ export class SimpleHttpError extends Error {
 }
 
 /**
- * Reads the raw body text, or undefined when there is none.
- * @throws EsError 413 over `maxBytes`; SimpleHttpError 406 for `text/plain`,
- *   `application/x-www-form-urlencoded` or `multipart/form-data` bodies (as ES); EsError 400
+ * Reads the raw body text, or undefined when there is none. The bytes are reserved on the
+ * in-flight requests breaker (shared/body-budget.ts) before they are buffered.
+ * @throws EsError 413 over `maxBytes`; EsError 429 `circuit_breaking_exception` past the in-flight
+ *   budget; SimpleHttpError 406 for a body without a `Content-Type` header, or with `text/plain`,
+ *   `application/x-www-form-urlencoded`, `multipart/form-data` or another non-JSON type (as ES's
+ *   `RestController.dispatchRequest`, which checks before reading the body); EsError 400
  *   `x_content_parse_exception` `[1:12] Invalid UTF-8 start byte 0xff` for invalid UTF-8 (never replaced).
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string | undefined> {
@@ -47,18 +51,28 @@ export async function readBodyText(c: Context, maxBytes: number): Promise<string
  */
 export async function readBodyBytes(c: Context, maxBytes: number): Promise<Uint8Array | undefined> {
   const declared = Number(c.req.header('content-length') ?? NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes, declared);
-  const buf = await readRequestBody(c, maxBytes, (got) => tooLarge(maxBytes, got));
+  const type = c.req.header('content-type');
+  if (declared > maxBytes) throw tooLarge(maxBytes, declared); // Netty's aggregator answers before the controller
+  if (declared > 0) checkContentType(type);
+  const buf = await readRequestBody(c, maxBytes, (got) => tooLarge(maxBytes, got), reservationOf(c));
   if (buf.byteLength === 0) return undefined;
   if (buf.byteLength > maxBytes) throw tooLarge(maxBytes, buf.byteLength);
-  const type = c.req.header('content-type');
-  if (type && !JSON_TYPES.test(type.trim())) {
-    const mediaType = type.split(';')[0].trim();
-    if (/^(text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)$/i.test(mediaType) || !/json/i.test(mediaType)) {
-      throw new SimpleHttpError(406, { error: `Content-Type header [${type}] is not supported`, status: 406 });
-    }
-  }
+  checkContentType(type);
   return buf;
+}
+
+/**
+ * ES's media-type check of a request with content: a missing header gives
+ * `Content-Type header is missing`, a refused one `Content-Type header [x] is not supported` (406).
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestController.java (sendContentTypeErrorMessage)
+ */
+function checkContentType(type: string | undefined): void {
+  if (type === undefined || type.trim() === '') throw new SimpleHttpError(406, { error: 'Content-Type header is missing', status: 406 });
+  if (JSON_TYPES.test(type.trim())) return;
+  const mediaType = type.split(';')[0].trim();
+  if (/^(text\/plain|application\/x-www-form-urlencoded|multipart\/form-data)$/i.test(mediaType) || !/json/i.test(mediaType)) {
+    throw new SimpleHttpError(406, { error: `Content-Type header [${type}] is not supported`, status: 406 });
+  }
 }
 
 function tooLarge(maxBytes: number, got: number): EsError {

@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
+import { capConnections, serverOptions as httpServerOptions } from '../shared/http-server-limits.ts';
 import { createLogger } from '../shared/logger.ts';
 import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
 import { createCoordinatorApp } from './app.ts';
@@ -41,15 +42,8 @@ await Promise.all([
 log.info({ indices: view.names(), nodes: config.nodes }, 'cluster view loaded');
 setInterval(() => void view.reload().catch(() => undefined), VIEW_MAX_AGE_MS).unref();
 
-// Slow clients (slowloris): Node drops a connection whose headers (or whole request) take longer
-// than these bounds, checked every `connectionsCheckingInterval` (Node's default, 30 s, would let a
-// small bound run far over).
-const serverOptions = {
-  keepAliveTimeout: 65_000,
-  headersTimeout: config.headersTimeoutMs,
-  requestTimeout: config.requestTimeoutMs,
-  connectionsCheckingInterval: Math.min(30_000, Math.max(100, Math.floor(config.headersTimeoutMs / 4))),
-};
+// Slow and numerous clients (slowloris, connection floods): shared/http-server-limits.ts.
+const serverOptions = httpServerOptions(config);
 // Optional TLS (FOLIO_TLS_CERT + FOLIO_TLS_KEY): the same app and bounds over node:https.
 const tls = loadTlsOptions(config);
 const listening = (info: { port: number }): void => {
@@ -58,6 +52,7 @@ const listening = (info: { port: number }): void => {
 const server = tls
   ? serve({ fetch: app.fetch, hostname: config.host, port: config.port, createServer: createHttpsServer, serverOptions: { ...serverOptions, ...tls } }, listening)
   : serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, listening);
+capConnections(server, config);
 if (tls) watchTlsFiles(server as HttpsServer, config, log);
 
 let stopping = false;

@@ -4,6 +4,7 @@
  * Failures are typed ({@link ShardCallError}) and name the node, like elastic-transport's errors.
  * @see https://github.com/elastic/elastic-transport-js/blob/main/src/connection/UndiciConnection.ts
  */
+import { clampTimerDelayMs } from '../shared/long-timer.ts';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { ErrorCause } from '../shared/errors.ts';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
@@ -135,7 +136,7 @@ export class ShardClient {
     const timer = setTimeout(() => {
       deadline.aborted = true;
       controller.abort();
-    }, opts.timeoutMs);
+    }, clampTimerDelayMs(opts.timeoutMs));
     const onAbort = (): void => controller.abort();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) controller.abort();
@@ -161,8 +162,8 @@ export class ShardClient {
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         signal,
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
+        headersTimeout: clampTimerDelayMs(opts.timeoutMs),
+        bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
       });
     } catch (err) {
       throw this.translate(url, err, deadline, opts.signal);
@@ -215,7 +216,7 @@ export class ShardClient {
     let timeoutMs = 1;
     for (const c of calls) {
       timeoutMs = Math.max(timeoutMs, c.opts.timeoutMs);
-      const timer = setTimeout(() => settle(c, () => c.reject(timeoutError(url))), c.opts.timeoutMs);
+      const timer = setTimeout(() => settle(c, () => c.reject(timeoutError(url))), clampTimerDelayMs(c.opts.timeoutMs));
       cleanups.push(() => clearTimeout(timer));
       const signal = c.opts.signal;
       if (signal) {
@@ -238,8 +239,8 @@ export class ShardClient {
         headers,
         body: JSON.stringify({ calls: batch }),
         signal: batchAbort.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: clampTimerDelayMs(timeoutMs),
+        bodyTimeout: clampTimerDelayMs(timeoutMs),
       });
       const bytes = new Uint8Array(await res.body.arrayBuffer());
       answered = true;

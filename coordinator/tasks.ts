@@ -26,11 +26,20 @@ export interface TaskRecord {
   error?: unknown;
 }
 
+/**
+ * Completed task results one coordinator keeps (oldest dropped first): ES stores them in the
+ * `.tasks` index; Folio keeps them in memory, so each `wait_for_completion=false` request must not
+ * hold memory for good.
+ */
+export const MAX_COMPLETED_TASKS = 1000;
+
 /** The task registry of one coordinator process. */
 export class Tasks {
   private readonly node: string;
   private next = 1;
   private readonly tasks = new Map<string, { record: TaskRecord; status: () => unknown }>();
+  /** Ids of completed tasks, oldest first. */
+  private readonly completed: string[] = [];
 
   constructor(node: string) {
     this.node = node;
@@ -63,6 +72,8 @@ export class Tasks {
     ).finally(() => {
       record.task.status = status();
       record.task.running_time_in_nanos = (Date.now() - record.task.start_time_in_millis) * 1e6;
+      this.completed.push(id);
+      while (this.completed.length > MAX_COMPLETED_TASKS) this.tasks.delete(this.completed.shift()!);
     });
     return id;
   }

@@ -34,9 +34,10 @@ import { registerShardProbes } from './probes.ts';
 import { instrumentShardNode } from './metrics.ts';
 import { clusterSecretAuth } from './cluster-auth.ts';
 import { readRequestBody } from '../shared/request-body.ts';
+import { installInFlightBudget, reservationOf } from '../shared/body-budget.ts';
 import { createSearchActions } from './search-actions.ts';
 import { registerSearchRoutes } from './search-routes.ts';
-import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, SearchContexts } from './search-contexts.ts';
+import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, SearchContexts } from './search-contexts.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { replicaOpsOf } from './replica-ops.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
@@ -45,10 +46,11 @@ import { NodeClusterSettings } from './cluster-settings.ts';
 
 /**
  * Parses an internal JSON body, read from the Node request stream (shared/request-body.ts).
- * @throws EsError 413 over `maxBytes`, 400 on malformed JSON (never a 500)
+ * The bytes are reserved on the node's in-flight requests breaker first (shared/body-budget.ts).
+ * @throws EsError 413 over `maxBytes`, 429 past the in-flight budget, 400 on malformed JSON (never a 500)
  */
 async function readInternalJson<T>(c: Context, maxBytes: number): Promise<T> {
-  const bytes = await readRequestBody(c, maxBytes, () => bodyTooLarge(maxBytes));
+  const bytes = await readRequestBody(c, maxBytes, () => bodyTooLarge(maxBytes), reservationOf(c));
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
   try {
     return JSON.parse(text) as T;
@@ -80,6 +82,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   const defaultLimits = {
     maxOpenScrollContext: config.maxOpenScrollContext ?? DEFAULT_MAX_OPEN_SCROLL_CONTEXT,
     maxOpenPitContext: config.maxOpenPitContext ?? DEFAULT_MAX_OPEN_PIT_CONTEXT,
+    maxOpenSnapshotContext: config.maxOpenSnapshotContext ?? DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT,
   };
   const contexts = new SearchContexts(defaultLimits);
   // The cluster settings that act here: transient over persistent over FOLIO_MAX_OPEN_* over the default.
@@ -87,7 +90,8 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     contexts.limits.maxOpenScrollContext = countSetting(effective('search.max_open_scroll_context'), defaultLimits.maxOpenScrollContext);
     contexts.limits.maxOpenPitContext = countSetting(effective('search.max_open_pit_context'), defaultLimits.maxOpenPitContext);
   });
-  instrumentShardNode(app, registry, contexts); // HTTP metrics middleware and `GET /metrics` (outside the internal prefix)
+  const metrics = instrumentShardNode(app, registry, contexts); // HTTP metrics middleware and `GET /metrics` (outside the internal prefix)
+  installInFlightBudget(app, config.inFlightRequestsLimitBytes, metrics.registry); // internal bodies reserve here
 
 
   // Authenticate first: a request without the cluster secret gets 401 before its body is read.

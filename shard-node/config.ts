@@ -2,12 +2,14 @@
  * Shard-node configuration, read once from the environment. Table in the README.
  */
 import { hostname } from 'node:os';
+import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envInt, envStr } from '../shared/env.ts';
+import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
 import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_FLUSH_THRESHOLD_BYTES } from './storage/flush-policy.ts';
 import type { TranslogDurability } from './storage/shard-store.ts';
 
 /** Typed shard-node settings. Units are in the names. */
-export interface ShardNodeConfig {
+export interface ShardNodeConfig extends HttpServerLimits {
   /** FOLIO_NODE_ID: the node identity echoed in every internal response (default: host name). */
   nodeId: string;
   /** FOLIO_HOST: bind address (default 127.0.0.1; the compose file sets 0.0.0.0). */
@@ -31,12 +33,23 @@ export interface ShardNodeConfig {
   logLevel: string;
   /** FOLIO_MAX_BODY_BYTES: largest internal request body (default 512 MiB). */
   maxBodyBytes: number;
+  /**
+   * FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: ES `network.breaker.inflight_requests.limit` of the internal
+   * API, internal bodies buffered at once (× the overhead 2); past it 429 `circuit_breaking_exception`
+   * (default half of V8's heap limit; -1 = no limit).
+   */
+  inFlightRequestsLimitBytes: number;
   /** How long a refresh generation read by a search stays open for its later phases (default 60 s). */
   searchContextKeepAliveMs: number;
   /** FOLIO_MAX_OPEN_SCROLL_CONTEXT: ES `search.max_open_scroll_context`, shard contexts per node (default 500). */
   maxOpenScrollContext?: number;
   /** FOLIO_MAX_OPEN_PIT_CONTEXT: OpenSearch `search.max_open_pit_context`, shard contexts per node (default 300). */
   maxOpenPitContext?: number;
+  /**
+   * FOLIO_MAX_OPEN_SNAPSHOT_CONTEXT: Folio `search.max_open_snapshot_context`, past refresh generations
+   * retained per node beyond which a `Folio-Snapshot` pin answers 429 (default 1000).
+   */
+  maxOpenSnapshotContext?: number;
   /**
    * FOLIO_CLUSTER_SECRET: the secret every `/_internal/v1/*` call must carry (shard-node/cluster-auth.ts).
    * Undefined only with FOLIO_INSECURE=true, which turns the check off (local experiments only).
@@ -67,7 +80,11 @@ function durability(env: NodeJS.ProcessEnv): TranslogDurability {
 
 /** Builds the config from `env` (defaults to `process.env`). Throws on malformed values. */
 export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): ShardNodeConfig {
+  const inFlightRequestsLimitBytes = envInt(env, 'FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES', defaultInFlightRequestsLimitBytes());
+  if (inFlightRequestsLimitBytes < -1) throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
   return {
+    ...loadHttpServerLimits(env),
+    inFlightRequestsLimitBytes,
     nodeId: envStr(env, 'FOLIO_NODE_ID', hostname()),
     host: envStr(env, 'FOLIO_HOST', '127.0.0.1'),
     port: envInt(env, 'FOLIO_PORT', 9300),
@@ -81,6 +98,7 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     searchContextKeepAliveMs: envInt(env, 'FOLIO_SEARCH_CONTEXT_KEEP_ALIVE_MS', 60_000),
     maxOpenScrollContext: envInt(env, 'FOLIO_MAX_OPEN_SCROLL_CONTEXT', 500),
     maxOpenPitContext: envInt(env, 'FOLIO_MAX_OPEN_PIT_CONTEXT', 300),
+    maxOpenSnapshotContext: envInt(env, 'FOLIO_MAX_OPEN_SNAPSHOT_CONTEXT', 1000),
     clusterSecret: clusterSecret(env),
   };
 }

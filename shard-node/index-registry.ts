@@ -7,6 +7,7 @@
  * {@link IndexRegistry.recover} reopens them at start; without one, everything is in memory.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  */
+import { setLongInterval, type LongTimer } from '../shared/long-timer.ts';
 import { indexNotFound, EsError } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -47,7 +48,7 @@ interface HostedIndex {
   shards: Map<number, Shard>;
   /** The durable store of each hosted shard (empty without a data directory). */
   stores: Map<number, ShardStore>;
-  timer: NodeJS.Timeout | null;
+  timer: LongTimer | null;
   /** Resolvers waiting for the next refresh of a shard (`?refresh=wait_for`). */
   refreshWaiters: Map<number, (() => void)[]>;
 }
@@ -469,7 +470,7 @@ export class IndexRegistry {
 
   /** Stops the refresh timer and releases the `wait_for` waiters. */
   private unhost(h: HostedIndex): void {
-    if (h.timer) clearInterval(h.timer);
+    h.timer?.clear();
     h.timer = null;
     for (const waiters of h.refreshWaiters.values()) for (const w of waiters) w();
     h.refreshWaiters.clear();
@@ -520,17 +521,17 @@ export class IndexRegistry {
   }
 
   private scheduleRefresh(h: HostedIndex): void {
-    if (h.timer) clearInterval(h.timer);
+    h.timer?.clear();
     h.timer = null;
     const interval = h.metadata.refreshIntervalMs;
     if (interval < 0 || h.shards.size === 0) return;
-    h.timer = setInterval(() => {
+    // Any length (`refresh_interval: 25d`): Node's own timers would turn it into 1 ms (shared/long-timer.ts).
+    h.timer = setLongInterval(() => {
       for (const [id, shard] of h.shards) {
         if (shard.hasPendingWrites) this.timedRefresh(h.metadata.name, shard);
         else shard.maybePruneTombstones(); // an idle shard collects its old tombstones too (index.gc_deletes)
         this.notifyRefreshed(h, id);
       }
-    }, Math.max(interval, 50));
-    h.timer.unref();
+    }, Math.max(interval, 50)).unref();
   }
 }

@@ -6,6 +6,7 @@
  * on SIGTERM/SIGINT: stops accepting, flushes and closes every shard, within a bounded delay.
  */
 import { serve } from '@hono/node-server';
+import { capConnections, serverOptions } from '../shared/http-server-limits.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
@@ -54,9 +55,11 @@ log.info({ dataDir: config.dataDir, durability: config.translogDurability, ...re
 const clusterSettings = new NodeClusterSettings(new SqlitePersistentSettingsStore(config.dataDir));
 const app = createShardNodeApp(config, registry, log, clusterSettings);
 
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: { keepAliveTimeout: 65_000, headersTimeout: 66_000, requestTimeout: 300_000 } }, (info) => {
+// Slow and numerous clients: the same bounds as the coordinator's (shared/http-server-limits.ts).
+const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config) }, (info) => {
   log.info({ host: config.host, port: info.port }, 'shard node listening');
 });
+capConnections(server, config);
 
 let stopping = false;
 function shutdown(signal: string): void {

@@ -23,7 +23,7 @@ import type { EntriesField } from '../shared/wire.ts';
 import type { Generation } from './engine/generation.ts';
 import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import type { IndexRegistry } from './index-registry.ts';
-import type { SearchContexts } from './search-contexts.ts';
+import { DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, tooManySnapshotContexts, type SearchContexts } from './search-contexts.ts';
 
 /** A search action's reply: the object, and the field of its entries when it has some (`hits`/`keys`). */
 export interface ActionReply {
@@ -65,8 +65,22 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
     if (generation !== undefined) {
       const pinned = contexts.pinned(index, shardNo, generation);
       if (pinned) return pinned;
+      if (generation !== shard.generation) checkSnapshotLimit();
     }
     return shard.acquire(generation, keepAliveMs);
+  };
+
+  /**
+   * Renewing a past generation (a `Folio-Snapshot` token, a later phase after a refresh) keeps its
+   * segments alive for another keep-alive: refused with 429 while the node retains more past
+   * generations than `search.max_open_snapshot_context`, so tokens cannot pin generations without bound.
+   * @throws EsError 429 {@link tooManySnapshotContexts}
+   */
+  const checkSnapshotLimit = (): void => {
+    const limit = contexts.limits.maxOpenSnapshotContext ?? DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT;
+    let open = 0;
+    for (const entry of registry.list()) for (const s of entry.shards) open += registry.shard(entry.metadata.name, s).retainedPastGenerations();
+    if (open > limit) throw tooManySnapshotContexts(limit);
   };
 
   return {

@@ -36,3 +36,30 @@ describe('SearchContexts', () => {
     expect(c.count('pit')).toBe(1);
   });
 });
+
+describe('search.max_open_snapshot_context', () => {
+  it('counts past generations a shard retains, and refuses to renew one past the limit with 429', async () => {
+    const { newShard, load } = await import('./engine/test-helpers.ts');
+    const { createSearchActions } = await import('./search-actions.ts');
+    const { shard } = newShard();
+    const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard } as never;
+    const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5, maxOpenSnapshotContext: 2 });
+    const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
+    const dfs = (generation?: number) => actions.dfs({ index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, ...(generation !== undefined ? { generation } : {}) } as never).res as { generation: number };
+    const pinned: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      load(shard, [{ _id: `d${i}`, n: i }]);
+      pinned.push(dfs().generation); // a fresh search retains the current generation
+    }
+    expect(shard.retainedPastGenerations()).toBe(3);
+    const refused = esErr(() => dfs(pinned[0]));
+    expect([refused.status, refused.type, refused.message]).toEqual([
+      429,
+      'rejected_execution_exception',
+      'Trying to create too many snapshot contexts. Must be less than or equal to: [2]. This limit can be set by changing the [search.max_open_snapshot_context] setting.',
+    ]);
+    expect(dfs(pinned[3]).generation).toBe(pinned[3]); // the current generation is never refused
+    expect(shard.release(pinned[0])).toBe(true);
+    expect(dfs(pinned[1]).generation).toBe(pinned[1]); // 2 past generations: at the limit, allowed
+  });
+});

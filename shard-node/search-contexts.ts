@@ -22,11 +22,32 @@ export type ContextKind = 'pit' | 'scroll';
 export const DEFAULT_MAX_OPEN_SCROLL_CONTEXT = 500;
 /** OpenSearch `search.max_open_pit_context` default. */
 export const DEFAULT_MAX_OPEN_PIT_CONTEXT = 300;
+/**
+ * Folio `search.max_open_snapshot_context` default: past refresh generations a node retains for
+ * `Folio-Snapshot` tokens and multi-phase searches (a normal load retains about one per shard per
+ * refresh within the 60 s search keep-alive).
+ */
+export const DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT = 1000;
 
 /** Per-node limits on open contexts (counted per shard context, as ES does). */
 export interface ContextLimits {
   maxOpenScrollContext: number;
   maxOpenPitContext: number;
+  /** Past generations retained on the node beyond which pinning one more answers 429 (default {@link DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT}). */
+  maxOpenSnapshotContext?: number;
+}
+
+/**
+ * The 429 for pinning a past generation while the node retains more than `limit` of them, shaped
+ * as ES's scroll-context limit error (Folio setting `search.max_open_snapshot_context`).
+ */
+export function tooManySnapshotContexts(limit: number): EsError {
+  return new EsError(
+    429,
+    'rejected_execution_exception',
+    `Trying to create too many snapshot contexts. Must be less than or equal to: [${limit}]. ` +
+      'This limit can be set by changing the [search.max_open_snapshot_context] setting.',
+  );
 }
 
 interface OpenContext {

@@ -6,20 +6,60 @@
  * (`app.request()` in tests) the Fetch body stream is read instead. Either way reading stops, and
  * the stream is dropped, as soon as the body exceeds the limit, so a chunked body without
  * `content-length` never makes a service buffer more than the limit.
+ *
+ * With a {@link BodyBudget} (the in-flight requests breaker, shared/circuit-breaker.ts) the bytes
+ * are reserved before they are buffered: a declared `content-length` at once, before any byte is
+ * read, a chunked body as each chunk arrives. A refused reservation stops reading as the size
+ * limit does. A client that goes away mid-body makes the read reject (`request aborted`), so the
+ * caller's release runs.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
+
+/** Where a body reserves its bytes before buffering them (a {@link BodyReservation}). */
+export interface BodyBudget {
+  /** @throws an Error (ES's 429 `circuit_breaking_exception`) when the bytes do not fit */
+  reserve(bytes: number): void;
+}
+
+/** Reserves bytes as they are seen: the declared length once, then only what goes past it. */
+class Reserver {
+  private reserved = 0;
+  private readonly budget: BodyBudget | undefined;
+
+  constructor(budget: BodyBudget | undefined) {
+    this.budget = budget;
+  }
+
+  /** Makes sure `total` bytes are reserved. @throws the budget's error */
+  upTo(total: number): void {
+    if (this.budget === undefined || total <= this.reserved) return;
+    this.budget.reserve(total - this.reserved);
+    this.reserved = total;
+  }
+}
+
+/** The request's declared `content-length`, or 0 when absent or malformed. */
+function declaredLength(c: Context): number {
+  const n = Number(c.req.header('content-length') ?? 0);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+}
 
 /**
  * The request body bytes (empty when there is none).
  * @param maxBytes the limit (e.g. ES `http.max_content_length`)
  * @param tooLarge builds the error thrown past the limit, from the bytes seen so far
- * @throws whatever `tooLarge` returns, once more than `maxBytes` bytes arrived
+ * @param budget where the bytes are reserved before they are buffered (optional)
+ * @throws whatever `tooLarge` returns, once more than `maxBytes` bytes arrived; the budget's error
+ *   when the bytes do not fit; `request aborted` when the client goes away mid-body
  */
-export async function readRequestBody(c: Context, maxBytes: number, tooLarge: (got: number) => Error): Promise<Uint8Array> {
+export async function readRequestBody(c: Context, maxBytes: number, tooLarge: (got: number) => Error, budget?: BodyBudget): Promise<Uint8Array> {
+  const reserver = new Reserver(budget);
+  const declared = declaredLength(c);
+  if (declared > 0 && declared <= maxBytes) reserver.upTo(declared);
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming && !incoming.readableEnded && !incoming.readableDidRead) return readIncoming(incoming, maxBytes, tooLarge);
-  return readStream(c.req.raw.body, maxBytes, tooLarge);
+  if (incoming && !incoming.readableEnded && !incoming.readableDidRead) return readIncoming(incoming, maxBytes, tooLarge, reserver);
+  return readStream(c.req.raw.body, maxBytes, tooLarge, reserver);
 }
 
 /**
@@ -30,7 +70,7 @@ export async function readRequestBody(c: Context, maxBytes: number, tooLarge: (g
  * instead resets the socket while the client is still sending, and under load the client then
  * sees the reset (EPIPE, ECONNRESET) rather than the 413.
  */
-function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: (got: number) => Error): Promise<Uint8Array> {
+function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: (got: number) => Error, reserver: Reserver): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -39,14 +79,21 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: (go
       incoming.off('end', onEnd);
       incoming.off('error', onError);
       incoming.off('aborted', onAborted);
+      incoming.off('close', onClose);
+    };
+    const stop = (err: Error): void => {
+      done();
+      incoming.pause();
+      chunks.length = 0;
+      reject(err);
     };
     const onData = (chunk: Buffer): void => {
       size += chunk.length;
-      if (size > maxBytes) {
-        done();
-        incoming.pause();
-        reject(tooLarge(size));
-        return;
+      if (size > maxBytes) return stop(tooLarge(size));
+      try {
+        reserver.upTo(size);
+      } catch (err) {
+        return stop(err as Error);
       }
       chunks.push(chunk);
     };
@@ -59,14 +106,19 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: (go
       reject(err);
     };
     const onAborted = (): void => onError(new Error('request aborted'));
+    // 'close' before 'end' means the connection went away mid-body ('aborted' is deprecated).
+    const onClose = (): void => {
+      if (!incoming.complete) onAborted();
+    };
     incoming.on('data', onData);
     incoming.on('end', onEnd);
     incoming.on('error', onError);
     incoming.on('aborted', onAborted);
+    incoming.on('close', onClose);
   });
 }
 
-async function readStream(stream: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: (got: number) => Error): Promise<Uint8Array> {
+async function readStream(stream: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: (got: number) => Error, reserver: Reserver): Promise<Uint8Array> {
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];
@@ -79,6 +131,12 @@ async function readStream(stream: ReadableStream<Uint8Array> | null, maxBytes: n
     if (size > maxBytes) {
       await reader.cancel().catch(() => undefined);
       throw tooLarge(size);
+    }
+    try {
+      reserver.upTo(size);
+    } catch (err) {
+      await reader.cancel().catch(() => undefined);
+      throw err;
     }
     chunks.push(value);
   }

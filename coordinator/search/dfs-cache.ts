@@ -8,7 +8,8 @@
 import type { Query } from '../../shared/query-ast.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
 import type { ScoringStatistics } from '../../shared/protocol.ts';
-import { LruCache } from './lru-cache.ts';
+import { LRUCache } from 'lru-cache';
+import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
 
 /** Cached statistics and the generation of each target shard (`index/shard` keys) they were read at. */
 export interface DfsEntry {
@@ -55,8 +56,18 @@ export function mergeStatistics(parts: readonly ScoringStatistics[]): ScoringSta
   return out;
 }
 
-/** A bounded LRU of {@link DfsEntry} keyed by target shards + query. */
-export class DfsCache extends LruCache<DfsEntry> {
+/**
+ * Bounds of the dfs cache: 16 MiB in all, 1 MiB per entry (key + statistics). The key holds the
+ * whole query, so a query of a 100,000-term `terms` list is simply not cached.
+ */
+export const DFS_CACHE_BOUNDS: CacheBounds = { maxBytes: 16 * 1024 * 1024, maxEntryBytes: 1024 * 1024 };
+
+/** An LRU of {@link DfsEntry} keyed by target shards + query, bounded in bytes (shared/bounded-cache.ts). */
+export class DfsCache extends LRUCache<string, DfsEntry> {
+  constructor(bounds: CacheBounds = DFS_CACHE_BOUNDS) {
+    super(byteBoundedOptions<DfsEntry>(bounds));
+  }
+
   /** Cache key for a query over a set of shards. */
   static key(shardKeys: readonly string[], query: Query): string {
     return shardKeys.join(',') + '\u0000' + JSON.stringify(query);

@@ -9,6 +9,7 @@ import type { ContextRef } from '../../shared/protocol.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView, ShardTarget } from '../cluster-view.ts';
+import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
 /**
@@ -78,23 +79,39 @@ export function pinFields(plan: SearchPlan, i: number): { generation?: number; c
   return {};
 }
 
-/** ES's result-window rejection for one index (`DefaultSearchContext.preProcess`). */
+/**
+ * Largest `size` of one response (a page or a scroll batch) while `index.max_result_window` keeps
+ * Folio's default: ES's default window, 10,000. Folio's default window (10,000,000) keeps deep
+ * `from` cheap (distributed selection), but a page of millions of hits would be materialised whole;
+ * an index whose `max_result_window` is set (to anything but the default) gets ES's rule alone.
+ */
+export const MAX_SIZE_WITH_DEFAULT_WINDOW = 10_000;
+
+/**
+ * ES's result-window rejection for one index (`DefaultSearchContext.preProcess`): `from + size`
+ * (a scroll: its batch `size`) over `index.max_result_window`, or, with Folio's default window,
+ * a `size` over {@link MAX_SIZE_WITH_DEFAULT_WINDOW}, reported with ES's text as if the window
+ * were 10,000 (docs/compatibility.md, deviations).
+ */
 export function resultWindowCause(req: SearchRequest, maxResultWindow: number): ErrorCause | null {
+  const sizeBound = maxResultWindow === DEFAULT_MAX_RESULT_WINDOW ? MAX_SIZE_WITH_DEFAULT_WINDOW : maxResultWindow;
   if (req.scroll !== null) {
-    if (req.size <= maxResultWindow) return null;
+    const limit = Math.min(maxResultWindow, sizeBound);
+    if (req.size <= limit) return null;
     return {
       type: 'illegal_argument_exception',
       reason:
-        `Batch size is too large, size must be less than or equal to: [${maxResultWindow}] but was [${req.size}]. ` +
+        `Batch size is too large, size must be less than or equal to: [${limit}] but was [${req.size}]. ` +
         'Scroll batch sizes cost as much memory as result windows so they are controlled by the [index.max_result_window] index level setting.',
     };
   }
   const window = req.from + req.size;
-  if (window <= maxResultWindow) return null;
+  if (window <= maxResultWindow && req.size <= sizeBound) return null;
+  const limit = window > maxResultWindow ? maxResultWindow : sizeBound;
   return {
     type: 'illegal_argument_exception',
     reason:
-      `Result window is too large, from + size must be less than or equal to: [${maxResultWindow}] but was [${window}]. ` +
+      `Result window is too large, from + size must be less than or equal to: [${limit}] but was [${window}]. ` +
       'See the scroll api for a more efficient way to request large data sets. ' +
       'This limit can be set by changing the [index.max_result_window] index level setting.',
   };

@@ -28,7 +28,8 @@ import {
   type ScoringStatistics,
 } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
-import { LruCache } from './lru-cache.ts';
+import { LRUCache } from 'lru-cache';
+import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
 import { preferCopies } from './copy-affinity.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
@@ -75,8 +76,18 @@ export function reusedSamples(totals: readonly number[], dflt: number): number {
   return Math.min(MAX_REUSED_SAMPLES, Math.max(dflt, Math.ceil(n / 64)));
 }
 
-/** LRU of sample rounds keyed by {@link sampleCacheKey}. */
-export class SampleCache extends LruCache<CachedSample> {}
+/**
+ * Bounds of the sample cache: 64 MiB in all, 8 MiB per entry (a reused sample of 4,096 keys on
+ * each of a dozen shards, with its ranked copy, fits; a sample of a huge query key does not).
+ */
+export const SAMPLE_CACHE_BOUNDS: CacheBounds = { maxBytes: 64 * 1024 * 1024, maxEntryBytes: 8 * 1024 * 1024 };
+
+/** LRU of sample rounds keyed by {@link sampleCacheKey}, bounded in bytes (shared/bounded-cache.ts). */
+export class SampleCache extends LRUCache<string, CachedSample> {
+  constructor(bounds: CacheBounds = SAMPLE_CACHE_BOUNDS) {
+    super(byteBoundedOptions<CachedSample>(bounds));
+  }
+}
 
 /** Cache key of a sample round: targets, query, per-target sort and scoring. */
 function sampleCacheKey(plan: SearchPlan): string {

@@ -80,6 +80,12 @@ export interface PresortedQuery {
 export const FILTERED_ORDERS_PER_GENERATION = 16;
 /** Most entries, as a multiple of the generation's live docs, that its filtered orders hold together. */
 export const FILTERED_ORDERS_BUDGET = 2;
+/**
+ * Longest key (sort spec + query JSON, in characters) of a cached filtered order: the key holds the
+ * whole query, so a query with a long `terms` or `ids` list is served but not cached (16 keys of
+ * 64 Ki characters are at most 2 MiB per generation).
+ */
+export const FILTERED_ORDER_MAX_KEY_CHARS = 64 * 1024;
 
 /** Per generation (weakly: it goes with the generation), its filtered orders by sort and query. */
 const filteredOrders = new WeakMap<Generation, Map<string, DocOrder>>();
@@ -97,6 +103,7 @@ function cachedFiltered(gen: Generation, key: string): DocOrder | undefined {
 
 /** Keeps a filtered order, evicting the least recently used ones past the count or the budget. */
 function rememberFiltered(gen: Generation, key: string, order: DocOrder): void {
+  if (key.length > FILTERED_ORDER_MAX_KEY_CHARS) return;
   let byKey = filteredOrders.get(gen);
   if (!byKey) filteredOrders.set(gen, (byKey = new Map()));
   byKey.set(key, order);

@@ -621,6 +621,12 @@ export class Shard {
     return gen;
   }
 
+  /** Retained generations other than the current one (what `Folio-Snapshot` tokens can keep alive), expired ones dropped first. */
+  retainedPastGenerations(): number {
+    this.expire();
+    return this.retained.size - (this.retained.has(this.current.id) ? 1 : 0);
+  }
+
   /** Stops retaining a generation (ES: close a PIT). Returns whether it was retained. */
   release(generation: number): boolean {
     return this.retained.delete(generation);

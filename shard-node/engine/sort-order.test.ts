@@ -6,7 +6,7 @@ import { compareHits, SCORE_SORT, sortNeedsScores } from '../../shared/sort.ts';
 import { afterKey, collect } from './collector.ts';
 import type { Generation } from './generation.ts';
 import { presortedQuery, sortedMatches } from './selection.ts';
-import { liveOrder, orderSpec } from './sort-order.ts';
+import { cachedOrder, liveOrder, orderSpec, ORDER_SPEC_MAX_KEY_CHARS, ORDERS_PER_SEGMENT, rememberOrder } from './sort-order.ts';
 import { idKeys } from './sort-keys.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
 
@@ -179,5 +179,19 @@ describe('presorted orders equal the collector order', () => {
     expect(Array.from(liveOrder(gen, gen.views, gen.bases, a, fields)!.ords)).toEqual([0, 1]); // '10' < '9' by code point
     const seg = gen.views[0].segment;
     expect(idKeys(seg).scheme).toBe(1);
+  });
+});
+
+describe('order cache bounds', () => {
+  it('keeps at most ORDERS_PER_SEGMENT orders, least recently used first out, and never a key over the cap', () => {
+    const byKey = new Map<string, number>();
+    for (let i = 0; i < ORDERS_PER_SEGMENT; i++) rememberOrder(byKey, `k${i}`, i);
+    expect(cachedOrder(byKey, 'k0')).toBe(0); // k0 is now the most recent
+    rememberOrder(byKey, 'new', 99);
+    expect(byKey.size).toBe(ORDERS_PER_SEGMENT);
+    expect([byKey.has('k0'), byKey.has('k1'), byKey.has('new')]).toEqual([true, false, true]);
+    rememberOrder(byKey, 'm'.repeat(ORDER_SPEC_MAX_KEY_CHARS + 1), 1);
+    expect(byKey.has('m'.repeat(ORDER_SPEC_MAX_KEY_CHARS + 1))).toBe(false);
+    expect(cachedOrder(byKey, 'absent')).toBeUndefined();
   });
 });

@@ -84,6 +84,32 @@ export interface DocOrder {
 const segmentCache = new WeakMap<Segment, Map<string, SegmentOrder | null>>();
 const generationCache = new WeakMap<object, Map<string, DocOrder | null>>();
 
+/**
+ * Most orders one segment (or generation) keeps, least recently used first out. Each holds arrays
+ * of the segment's size, and a spec's key carries request values (a sort's `missing`), so distinct
+ * keys must not pile up for the segment's whole life.
+ */
+export const ORDERS_PER_SEGMENT = 16;
+/** Specs with a longer key (a huge `missing` value) are served but never cached. */
+export const ORDER_SPEC_MAX_KEY_CHARS = 4096;
+
+/** A cached order of `spec` (refreshed as most recently used), or undefined. */
+export function cachedOrder<V>(byKey: Map<string, V>, key: string): V | undefined {
+  const hit = byKey.get(key);
+  if (hit !== undefined) {
+    byKey.delete(key);
+    byKey.set(key, hit);
+  }
+  return hit;
+}
+
+/** Keeps an order unless its key is too long, evicting the least recently used past {@link ORDERS_PER_SEGMENT}. */
+export function rememberOrder<V>(byKey: Map<string, V>, key: string, value: V): void {
+  if (key.length > ORDER_SPEC_MAX_KEY_CHARS) return;
+  byKey.set(key, value);
+  while (byKey.size > ORDERS_PER_SEGMENT) byKey.delete(byKey.keys().next().value!);
+}
+
 /** The sign a clause's order gives its keys. */
 const dirOf = (sf: SortField): number => (sf.order === 'desc' ? -1 : 1);
 
@@ -95,7 +121,7 @@ const dirOf = (sf: SortField): number => (sf.order === 'desc' ? -1 : 1);
 function segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMapping>): SegmentOrder | null {
   let bySeg = segmentCache.get(seg);
   if (!bySeg) segmentCache.set(seg, (bySeg = new Map()));
-  const hit = bySeg.get(spec.key);
+  const hit = cachedOrder(bySeg, spec.key);
   if (hit !== undefined) return hit;
   const n = seg.maxDoc;
   const columns = spec.clauses.map((sf) => clauseColumn(sf, fields, seg));
@@ -119,7 +145,7 @@ function segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMa
     if (k) local.push(k);
   });
   const o = exact ? { perm: sortByKeys(local, idKeys(seg), spec.idDesc, n), keys, columns } : null;
-  bySeg.set(spec.key, o);
+  rememberOrder(bySeg, spec.key, o);
   return o;
 }
 
@@ -206,11 +232,11 @@ function globalStringKeys(sf: SortField, cols: readonly Extract<Column, { t: 'st
 export function liveOrder(owner: object, views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>): DocOrder | null {
   let byGen = generationCache.get(owner);
   if (!byGen) generationCache.set(owner, (byGen = new Map()));
-  const hit = byGen.get(spec.key);
+  const hit = cachedOrder(byGen, spec.key);
   if (hit !== undefined) return hit;
   const maybe = views.map((v) => segmentOrder(v.segment, spec, fields));
   if (maybe.some((x) => x === null)) {
-    byGen.set(spec.key, null);
+    rememberOrder(byGen, spec.key, null);
     return null;
   }
   const orders = maybe as SegmentOrder[];
@@ -256,7 +282,7 @@ export function liveOrder(owner: object, views: readonly SegmentView[], bases: r
     );
   }
   const o = { segs, ords };
-  byGen.set(spec.key, o);
+  rememberOrder(byGen, spec.key, o);
   return o;
 }
 

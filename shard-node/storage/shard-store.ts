@@ -17,6 +17,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules-translog.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
  */
+import { setLongInterval, type LongTimer } from '../../shared/long-timer.ts';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Translog, TranslogOp } from '../engine/translog.ts';
 import { inTransaction, openDurableDatabase } from './sqlite.ts';
@@ -85,7 +86,7 @@ export class ShardStore implements Translog {
   private readonly flushChunkOps: number;
   private readonly onError: (err: Error) => void;
   private durability: TranslogDurability = 'request';
-  private syncTimer: NodeJS.Timeout | null = null;
+  private syncTimer: LongTimer | null = null;
   private pending: TranslogOp[] = [];
   private waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
   private commitScheduled = false;
@@ -117,12 +118,11 @@ export class ShardStore implements Translog {
 
   /** Switches durability at run time (ES: `index.translog.durability` is a dynamic setting). */
   setDurability(durability: TranslogDurability, syncIntervalMs: number): void {
-    if (this.syncTimer) clearInterval(this.syncTimer);
+    this.syncTimer?.clear();
     this.syncTimer = null;
     this.durability = durability;
     if (durability === 'async') {
-      this.syncTimer = setInterval(() => this.commitNow(), Math.max(syncIntervalMs, 10));
-      this.syncTimer.unref();
+      this.syncTimer = setLongInterval(() => this.commitNow(), Math.max(syncIntervalMs, 10)).unref();
     } else if (this.pending.length > 0) this.scheduleCommit();
   }
 
@@ -284,7 +284,7 @@ export class ShardStore implements Translog {
   /** Commits pending ops and closes the file. Idempotent. */
   close(): void {
     if (this.closed) return;
-    if (this.syncTimer) clearInterval(this.syncTimer);
+    this.syncTimer?.clear();
     this.commitNow();
     this.closed = true;
     this.db.close();
