@@ -57,7 +57,7 @@ export interface CoordinatorConfig extends HttpServerLimits {
   /**
    * FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: ES `network.breaker.inflight_requests.limit`, the budget of
    * request-body bytes buffered at once (× the overhead 2), past which requests answer 429
-   * `circuit_breaking_exception` (default half of V8's heap limit; -1 = no limit).
+   * `circuit_breaking_exception` (default an eighth of V8's heap limit, at least 256 MiB; -1 = no limit).
    */
   inFlightRequestsLimitBytes: number;
   /**

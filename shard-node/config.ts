@@ -36,7 +36,7 @@ export interface ShardNodeConfig extends HttpServerLimits {
   /**
    * FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: ES `network.breaker.inflight_requests.limit` of the internal
    * API, internal bodies buffered at once (× the overhead 2); past it 429 `circuit_breaking_exception`
-   * (default half of V8's heap limit; -1 = no limit).
+   * (default an eighth of V8's heap limit, at least 256 MiB; -1 = no limit).
    */
   inFlightRequestsLimitBytes: number;
   /** How long a refresh generation read by a search stays open for its later phases (default 60 s). */

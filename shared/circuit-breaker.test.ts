@@ -51,8 +51,9 @@ describe('MemoryCircuitBreaker', () => {
     expect(() => shut.addEstimateBytesAndMaybeBreak(5, 'l')).toThrow('would be [5/5b], which is larger than the limit of [0/0b]');
   });
 
-  it('defaults to half of V8 heap limit', () => {
-    expect(defaultInFlightRequestsLimitBytes()).toBe(Math.floor(getHeapStatistics().heap_size_limit / 2));
+  it('defaults to an eighth of V8 heap limit, never below one 100 MiB body with the overhead of 2', () => {
+    expect(defaultInFlightRequestsLimitBytes()).toBe(Math.max(256 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 8)));
+    expect(defaultInFlightRequestsLimitBytes()).toBeGreaterThanOrEqual(100 * 1024 * 1024 * 2);
   });
 });
 

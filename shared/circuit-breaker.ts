@@ -26,14 +26,25 @@ export const IN_FLIGHT_REQUESTS_OVERHEAD = 2;
 
 /**
  * Folio's default limit, as a fraction of V8's heap limit (`heap_size_limit`). ES's default is 100 %
- * of the JVM heap with a parent breaker at 95 % of real usage; Folio has no parent breaker, so the
- * child stops at half the heap: with the overhead of 2, bodies may hold a quarter of it.
+ * of the JVM heap with a parent breaker at 95 % of real usage; Folio has no parent breaker, and a
+ * parsed body takes several times its bytes on the heap, so the child stops at an eighth of the heap:
+ * with the overhead of 2, raw bodies may hold a sixteenth of it (256 MiB of a 4 GiB heap), and ten
+ * 100 MiB bodies in parallel cannot take a gigabyte.
  */
-export const DEFAULT_IN_FLIGHT_REQUESTS_HEAP_FRACTION = 0.5;
+export const DEFAULT_IN_FLIGHT_REQUESTS_HEAP_FRACTION = 0.125;
 
-/** The default limit in bytes: {@link DEFAULT_IN_FLIGHT_REQUESTS_HEAP_FRACTION} of V8's heap limit. */
+/**
+ * The smallest default limit, 256 MiB: one body of ES's default `http.max_content_length` (100 MiB)
+ * counted with the overhead of 2 (200 MiB) always fits, so a small heap never refuses a lone legal request.
+ */
+export const MIN_DEFAULT_IN_FLIGHT_REQUESTS_LIMIT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The default limit in bytes: {@link DEFAULT_IN_FLIGHT_REQUESTS_HEAP_FRACTION} of V8's heap limit,
+ * at least {@link MIN_DEFAULT_IN_FLIGHT_REQUESTS_LIMIT_BYTES}.
+ */
 export function defaultInFlightRequestsLimitBytes(): number {
-  return Math.floor(getHeapStatistics().heap_size_limit * DEFAULT_IN_FLIGHT_REQUESTS_HEAP_FRACTION);
+  return Math.max(MIN_DEFAULT_IN_FLIGHT_REQUESTS_LIMIT_BYTES, Math.floor(getHeapStatistics().heap_size_limit * DEFAULT_IN_FLIGHT_REQUESTS_HEAP_FRACTION));
 }
 
 /**
