@@ -72,7 +72,9 @@ async function getOnCopy(nodeUrl: string, shard: number, id: string): Promise<Se
     headers: { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET, 'content-type': 'application/json' },
     body: JSON.stringify({ index: INDEX, shard, _id: id }),
   });
-  return (await res.body.json()) as SeenDoc;
+  // The internal get answers `_source` as the stored text (exact bytes); the model compares parsed documents.
+  const seen = (await res.body.json()) as Omit<SeenDoc, '_source'> & { _source?: string };
+  return { ...seen, _source: seen._source === undefined ? undefined : (JSON.parse(seen._source) as Record<string, unknown>) };
 }
 
 describe('writes while a shard node is killed and restarted (1 replica, 3 nodes)', () => {
