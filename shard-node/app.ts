@@ -140,11 +140,17 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const req = await readInternalJson<ShardBulkRequest>(c, maxBody);
     const shard = registry.primaryShard(req.index, req.shard);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
-    // The replication group is read in the same synchronous step as the ops are applied: a copy
-    // whose recovery starts later gets these ops in its recovery instead (replication-tracker.ts).
-    const group = registry.replicationGroup(req.index, req.shard);
-    const logged: TranslogOp[] | undefined = req.replicate || group.length > 0 ? [] : undefined; // what the replicas apply
-    const items = shard.apply(req.ops, logged);
+    // The ops are applied in slices that yield to the event loop (a large bulk must not stall the
+    // node, docs/reliability.md). The replication group is read in the same synchronous step as the
+    // last slice: every copy tracked by then gets all of these ops (replicas skip what they hold
+    // already), and a copy whose recovery starts later gets them in its recovery instead
+    // (replication-tracker.ts).
+    let group: ReturnType<typeof registry.replicationGroup> = [];
+    const collected: TranslogOp[] = [];
+    const items = await shard.applySliced(req.ops, collected, undefined, () => {
+      group = registry.replicationGroup(req.index, req.shard);
+    });
+    const logged: TranslogOp[] | undefined = req.replicate || group.length > 0 ? collected : undefined; // what the replicas apply
     // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
     // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
     await shard.sync();

@@ -34,7 +34,7 @@ export function registerReplicaRoutes(app: Hono, deps: ReplicaRouteDeps): void {
     const req = await deps.readJson<ReplicaBulkRequest>(c);
     const shard = registry.shard(req.index, req.shard);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
-    const applied = shard.applyReplicated(toTranslogOps(req.ops));
+    const applied = await shard.applyReplicatedSliced(toTranslogOps(req.ops)); // in slices: docs/reliability.md
     // Acknowledged only once durable, like the primary's bulk (a failure answers 500: not acknowledged).
     await shard.sync();
     if (req.refresh === 'true') registry.refresh(req.index, [req.shard]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SCORE_SORT } from '../../shared/sort.ts';
-import { MemoryTranslog } from './translog.ts';
+import { MemoryTranslog, type TranslogOp } from './translog.ts';
 import { Shard } from './shard.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
 
@@ -132,5 +132,44 @@ describe('near-real-time generations', () => {
     expect(b.stats().segments).toBeLessThanOrEqual(10);
     expect(b.acquire().count(q.all())).toBe(212);
     expect(b.acquire().count(q.match('body', 'common'))).toBe(200);
+  });
+});
+
+describe('sliced writes (docs/reliability.md: no request holds the event loop)', () => {
+  const ops = (n: number) =>
+    Array.from({ length: n }, (_, i) =>
+      i % 3 === 2 ? { op: 'delete' as const, _id: `d${i - 1}` } : { op: 'index' as const, _id: `d${i % 50}`, source: JSON.stringify({ n: i }), create: false },
+    );
+  it('applySliced gives the same results, seq_nos and translog as apply, and yields between slices', async () => {
+    const a = newShard().shard;
+    const log = new MemoryTranslog();
+    let m = { properties: {} };
+    const b = new Shard({ index: 'idx', shard: 0, getMapping: () => m, updateMapping: (u) => (m = { ...m, ...u }), translog: log });
+    const sync = a.apply(ops(3000));
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
+    const logged: TranslogOp[] = [];
+    let afterLastSawAll = false;
+    const sliced = await b.applySliced(ops(3000), logged, 0, () => (afterLastSawAll = b.maxSeqNo === 2999));
+    clearInterval(ticker);
+    expect(sliced).toEqual(sync);
+    expect(logged.map((o) => o.seqNo)).toEqual(Array.from({ length: 3000 }, (_, i) => i));
+    expect(log.ops.map((o) => o.seqNo)).toEqual(logged.map((o) => o.seqNo));
+    expect(afterLastSawAll).toBe(true);
+    expect(b.localCheckpoint).toBe(2999);
+    expect(turns).toBeGreaterThan(0);
+  });
+  it('applyReplicatedSliced applies what applyReplicated applies', async () => {
+    const primary = newShard().shard;
+    const logged: TranslogOp[] = [];
+    primary.apply(ops(2000), logged);
+    const r1 = newShard().shard;
+    const r2 = newShard().shard;
+    expect((await r2.applyReplicatedSliced(logged, 0)).length).toBe(r1.applyReplicated(logged).length);
+    r1.refresh();
+    r2.refresh();
+    expect(ids(r2)).toEqual(ids(r1));
+    expect(r2.localCheckpoint).toBe(1999);
+    expect(await r2.applyReplicatedSliced(logged, 0)).toEqual([]); // all stale now
   });
 });

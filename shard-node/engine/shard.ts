@@ -126,7 +126,15 @@ export function firstGenerationId(nowMs: number): number {
   return Math.floor(nowMs) * 1000;
 }
 
-/** A shard engine. All methods are synchronous. */
+/** Work per slice of {@link Shard.applySliced}: about what one event-loop turn may take (docs/reliability.md). */
+const DEFAULT_SLICE_MS = 10;
+
+/** Lets the event loop run (I/O, timers, other requests) before the next slice. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A shard engine. All methods are synchronous except the sliced write paths ({@link Shard.applySliced}). */
 export class Shard {
   readonly index: string;
   readonly shard: number;
@@ -218,22 +226,59 @@ export class Shard {
    * {@link Shard.applyReplicated}).
    */
   apply(ops: readonly WriteOp[], logged?: TranslogOp[]): WriteResult[] {
+    const results: WriteResult[] = [];
+    this.applySlice(ops, 0, Infinity, results, logged);
+    return results;
+  }
+
+  /**
+   * {@link Shard.apply} in slices of about `sliceMs` of work, yielding to the event loop between
+   * slices, so that a large bulk does not hold the node's event loop (docs/reliability.md). Each
+   * op is applied whole and logged to the translog in the slice that applied it, so ops keep their
+   * order and seq_no order, and a reader between slices sees some ops of the request and not the
+   * others, never half an op: Elasticsearch promises per-document atomicity for a bulk, not
+   * per-request (https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-bulk.html).
+   * Ops of concurrent requests may interleave, as they do in ES. `afterLast` runs in the same
+   * synchronous step as the last slice (to read state, such as the replication group, that must be
+   * consistent with the request's last op).
+   */
+  async applySliced(ops: readonly WriteOp[], logged?: TranslogOp[], sliceMs = DEFAULT_SLICE_MS, afterLast?: () => void): Promise<WriteResult[]> {
+    const results: WriteResult[] = [];
+    let pos = 0;
+    for (;;) {
+      pos = this.applySlice(ops, pos, sliceMs, results, logged);
+      if (pos >= ops.length) break;
+      await yieldToEventLoop();
+    }
+    afterLast?.();
+    return results;
+  }
+
+  /** Applies `ops` from `from` on, for about `maxMs`; logs them to the translog. @returns where it stopped */
+  private applySlice(ops: readonly WriteOp[], from: number, maxMs: number, results: WriteResult[], logged?: TranslogOp[]): number {
+    const started = performance.now();
     const log: TranslogOp[] = [];
-    const results = ops.map((op) => {
-      try {
-        if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log);
-        if (op.op === 'delete') return this.deleteDoc(op._id, log);
-        return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log);
-      } catch (e) {
-        if (!(e instanceof EsError)) throw e;
-        return { _id: op._id, status: e.status, error: { type: e.type, reason: e.message, shard: String(this.shard), index: this.index } };
-      }
-    });
+    let i = from;
+    while (i < ops.length) {
+      results.push(this.applyOne(ops[i++], log));
+      if ((i & 31) === 0 && performance.now() - started >= maxMs) break;
+    }
     if (log.length > 0) this.translog.append(log);
     for (const op of log) this.checkpoints.markProcessed(op.seqNo);
     if (logged) for (const op of log) logged.push(op);
     this.maybePruneTombstones();
-    return results;
+    return i;
+  }
+
+  private applyOne(op: WriteOp, log: TranslogOp[]): WriteResult {
+    try {
+      if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log);
+      if (op.op === 'delete') return this.deleteDoc(op._id, log);
+      return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log);
+    } catch (e) {
+      if (!(e instanceof EsError)) throw e;
+      return { _id: op._id, status: e.status, error: { type: e.type, reason: e.message, shard: String(this.shard), index: this.index } };
+    }
   }
 
   /**
@@ -253,17 +298,47 @@ export class Shard {
    * @returns the ops applied (not skipped).
    */
   applyReplicated(ops: readonly TranslogOp[]): TranslogOp[] {
-    const checkpoint = this.checkpoints.checkpoint;
-    const fresh = ops.filter((op) => {
-      if (op.seqNo <= checkpoint) return false;
-      const e = this.lookup(op._id);
-      return e === undefined || e.seqNo < op.seqNo;
-    });
-    this.restore(fresh);
-    if (fresh.length > 0) this.translog.append(fresh);
-    for (const op of ops) this.checkpoints.markProcessed(op.seqNo);
-    this.maybePruneTombstones();
+    const fresh: TranslogOp[] = [];
+    this.applyReplicatedSlice(ops, 0, Infinity, fresh);
     return fresh;
+  }
+
+  /**
+   * {@link Shard.applyReplicated} in slices of about `sliceMs`, yielding to the event loop between
+   * slices (as {@link Shard.applySliced}); each slice is applied and logged whole.
+   * @returns the ops applied (not skipped).
+   */
+  async applyReplicatedSliced(ops: readonly TranslogOp[], sliceMs = DEFAULT_SLICE_MS): Promise<TranslogOp[]> {
+    const fresh: TranslogOp[] = [];
+    let pos = 0;
+    for (;;) {
+      pos = this.applyReplicatedSlice(ops, pos, sliceMs, fresh);
+      if (pos >= ops.length) return fresh;
+      await yieldToEventLoop();
+    }
+  }
+
+  private applyReplicatedSlice(ops: readonly TranslogOp[], from: number, maxMs: number, fresh: TranslogOp[]): number {
+    const started = performance.now();
+    const checkpoint = this.checkpoints.checkpoint;
+    const applied: TranslogOp[] = [];
+    let i = from;
+    while (i < ops.length) {
+      const op = ops[i++];
+      if (op.seqNo > checkpoint) {
+        const e = this.lookup(op._id);
+        if (e === undefined || e.seqNo < op.seqNo) {
+          this.restore([op]);
+          applied.push(op);
+        }
+      }
+      if ((i & 31) === 0 && performance.now() - started >= maxMs) break;
+    }
+    if (applied.length > 0) this.translog.append(applied);
+    for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+    for (const op of applied) fresh.push(op);
+    this.maybePruneTombstones();
+    return i;
   }
 
   /**

@@ -159,3 +159,36 @@ describe('flush policy', () => {
     expect(store.stats().translogOps).toBe(0);
   });
 });
+
+describe('sliced group commit', () => {
+  it('writes a large batch in several transactions, acknowledges once all is committed, and keeps later syncs waiting for it', async () => {
+    const s = open({ commitSliceMs: 0 });
+    const ops = Array.from({ length: 1000 }, (_, i) => idx(`d${i}`, i));
+    s.append(ops.slice(0, 900));
+    const first = s.sync();
+    let firstDone = false;
+    void first.then(() => (firstDone = true));
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(s.stats().commits).toBeGreaterThan(0); // slices written, batch not finished
+    expect(firstDone).toBe(false);
+    const second = s.sync(); // nothing pending: waits for the batch being written
+    s.append(ops.slice(900));
+    const third = s.sync();
+    await Promise.all([first, second, third]);
+    expect(s.stats().committedOps).toBe(1000);
+    expect(s.stats().commits).toBeGreaterThan(2);
+    expect(committed(s.path)).toBe(1000);
+  });
+  it('commitNow (flush, close) finishes the batch being written, in seq_no order', async () => {
+    const s = open({ commitSliceMs: 0 });
+    s.append(Array.from({ length: 500 }, (_, i) => idx(`d${i}`, i)));
+    const done = s.sync();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    await s.flush();
+    await done;
+    expect(committed(s.path)).toBe(500);
+    expect([...s.recoveredOps()].map((o) => o.seqNo)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+  });
+});

@@ -9,8 +9,11 @@
  * Writes are acknowledged by ES's rules: with `index.translog.durability: request` (the default)
  * {@link ShardStore.sync} resolves only after the op's transaction is committed with fsync. Group
  * commit: every op appended before the commit runs (at `setImmediate`, after the bulks read in the
- * same event-loop turn) shares one transaction, hence one fsync. With `async`, ops are committed
- * every `syncIntervalMs` and acknowledged at once (a crash loses up to that interval, as in ES).
+ * same event-loop turn) shares one batch. A batch is written in time slices of `commitSliceMs`
+ * (each slice one transaction, one fsync), yielding to the event loop between slices, so a large
+ * bulk does not hold the node's event loop (docs/reliability.md); its waiters settle once the whole
+ * batch is committed. With `async`, ops are committed every `syncIntervalMs` and acknowledged at
+ * once (a crash loses up to that interval, as in ES).
  *
  * Flush folds the translog into `docs` in chunks (each its own transaction, so a crash mid-flush
  * leaves `docs` ⊕ `translog` whole), then truncates the WAL.
@@ -35,6 +38,8 @@ export interface ShardStoreOptions {
   syncIntervalMs?: number;
   /** Ops folded per flush transaction (default 20,000): bounds each event-loop pause. */
   flushChunkOps?: number;
+  /** Longest stretch of translog inserts in one transaction before yielding to the event loop (default 10 ms). */
+  commitSliceMs?: number;
   /** Called when a background (async-mode) commit fails. */
   onError?: (err: Error) => void;
 }
@@ -73,6 +78,19 @@ interface Row {
   source: string | null;
 }
 
+/** A caller of {@link ShardStore.sync} waiting for a batch to be committed. */
+interface Waiter {
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+/** Ops taken from `pending` for one group commit, written from `pos` on, and who waits for them. */
+interface Batch {
+  ops: TranslogOp[];
+  pos: number;
+  waiters: Waiter[];
+}
+
 function rowToOp(r: Row): TranslogOp {
   if (r.source === null) return { op: 'delete', _id: r.id, seqNo: r.seq_no, version: r.version };
   return { op: 'index', _id: r.id, json: r.source, seqNo: r.seq_no, version: r.version };
@@ -84,12 +102,17 @@ export class ShardStore implements Translog {
   private readonly db: DatabaseSync;
   private readonly insert: StatementSync;
   private readonly flushChunkOps: number;
+  private readonly commitSliceMs: number;
   private readonly onError: (err: Error) => void;
   private durability: TranslogDurability = 'request';
   private syncTimer: LongTimer | null = null;
   private pending: TranslogOp[] = [];
-  private waiters: { resolve: () => void; reject: (err: Error) => void }[] = [];
+  private waiters: Waiter[] = [];
   private commitScheduled = false;
+  /** The batch being written in slices (null when none is). */
+  private batch: Batch | null = null;
+  /** Whether the sliced commit loop is running (it picks up what is appended meanwhile). */
+  private committing = false;
   private flushing: Promise<number> | null = null;
   /** Set when a commit failed: the shard's memory is ahead of its disk, so nothing more is acknowledged. */
   private failure: Error | null = null;
@@ -104,6 +127,7 @@ export class ShardStore implements Translog {
     this.db.exec(SCHEMA);
     this.insert = this.db.prepare('INSERT INTO translog (seq_no, id, version, source) VALUES (?, ?, ?, ?)');
     this.flushChunkOps = opts.flushChunkOps ?? 20_000;
+    this.commitSliceMs = opts.commitSliceMs ?? 10;
     this.onError = opts.onError ?? (() => {});
     const flushed = this.db.prepare("SELECT value FROM meta WHERE key = 'flushed_seq_no'").get() as { value: number } | undefined;
     const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as { n: number; b: number };
@@ -143,10 +167,15 @@ export class ShardStore implements Translog {
    */
   sync(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (this.durability === 'async' || this.pending.length === 0) return Promise.resolve();
+    if (this.durability === 'async') return Promise.resolve();
+    // Nothing pending: the caller's ops are committed already, or in the batch being written.
+    if (this.pending.length === 0 && this.batch === null) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
-      this.scheduleCommit();
+      if (this.pending.length === 0) this.batch!.waiters.push({ resolve, reject });
+      else {
+        this.waiters.push({ resolve, reject });
+        this.scheduleCommit();
+      }
     });
   }
 
@@ -167,35 +196,89 @@ export class ShardStore implements Translog {
   }
 
   private scheduleCommit(): void {
-    if (this.commitScheduled) return;
+    if (this.commitScheduled || this.committing) return;
     this.commitScheduled = true;
     setImmediate(() => {
       this.commitScheduled = false;
-      this.commitNow();
+      void this.commitSliced();
     });
   }
 
-  /** Writes every pending op in one transaction (one fsync) and settles the waiters. Never throws. */
-  commitNow(): void {
-    const ops = this.pending;
-    const waiters = this.waiters;
+  /**
+   * The group commit of `request` durability: takes the pending ops as one batch and writes it in
+   * slices of about `commitSliceMs`, yielding to the event loop between slices; settles the batch's
+   * waiters once it is whole, then takes what was appended meanwhile. Never throws.
+   */
+  private async commitSliced(): Promise<void> {
+    if (this.committing) return;
+    this.committing = true;
+    try {
+      while (this.batch !== null || this.pending.length > 0 || this.waiters.length > 0) {
+        const batch = this.batch ?? this.takeBatch();
+        this.writeSlice(batch, this.commitSliceMs);
+        if (batch.pos < batch.ops.length && !this.failure && !this.closed) await new Promise((r) => setImmediate(r));
+        // commitNow() may have finished the batch meanwhile (a flush or close).
+        if (this.batch === batch && (batch.pos >= batch.ops.length || this.failure || this.closed)) this.settle(batch);
+      }
+    } finally {
+      this.committing = false;
+    }
+  }
+
+  private takeBatch(): Batch {
+    this.batch = { ops: this.pending, pos: 0, waiters: this.waiters };
     this.pending = [];
     this.waiters = [];
-    if (ops.length > 0 && !this.failure && !this.closed) {
-      try {
-        inTransaction(this.db, () => {
-          for (const op of ops) this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null);
-        });
-        this.counters.commits++;
-        this.counters.committedOps += ops.length;
-      } catch (err) {
-        this.failure = new Error(`translog commit failed for [${this.path}]: ${(err as Error).message}`);
-        this.onError(this.failure);
-      }
+    return this.batch;
+  }
+
+  /** Writes the batch's next ops in one transaction, for about `maxMs` (all of them when `maxMs` is Infinity). */
+  private writeSlice(batch: Batch, maxMs: number): void {
+    if (batch.pos >= batch.ops.length || this.failure || this.closed) return;
+    const started = performance.now();
+    const from = batch.pos;
+    try {
+      inTransaction(this.db, () => {
+        let i = batch.pos;
+        const ops = batch.ops;
+        while (i < ops.length) {
+          const op = ops[i++];
+          this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null);
+          if ((i & 63) === 0 && performance.now() - started >= maxMs) break;
+        }
+        batch.pos = i;
+      });
+      this.counters.commits++;
+      this.counters.committedOps += batch.pos - from;
+    } catch (err) {
+      batch.pos = from;
+      this.failure = new Error(`translog commit failed for [${this.path}]: ${(err as Error).message}`);
+      this.onError(this.failure);
     }
-    for (const w of waiters) {
+  }
+
+  /** Ends the current batch: its waiters resolve, or reject when a commit failed. */
+  private settle(batch: Batch): void {
+    this.batch = null;
+    for (const w of batch.waiters) {
       if (this.failure) w.reject(this.failure);
       else w.resolve();
+    }
+  }
+
+  /**
+   * Writes every pending op now, synchronously (the batch being written in slices first, so seq_no
+   * order holds), and settles the waiters. Used by flushes, `close` and `async` durability. Never throws.
+   */
+  commitNow(): void {
+    if (this.batch) {
+      this.writeSlice(this.batch, Infinity);
+      this.settle(this.batch);
+    }
+    if (this.pending.length > 0 || this.waiters.length > 0) {
+      const batch = this.takeBatch();
+      this.writeSlice(batch, Infinity);
+      this.settle(batch);
     }
   }
 
