@@ -341,7 +341,8 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     sort: d.sort ?? [],
     sortExplicit: d.sort !== null,
     source: d.source ?? true,
-    trackTotalHits: d.trackTotalHits ?? DEFAULT_TRACK_TOTAL_HITS,
+    // ES tracks the exact total in a scroll (clients such as elasticdump stop after `hits.total` documents).
+    trackTotalHits: d.trackTotalHits ?? (url.scroll !== null ? TRACK_TOTAL_HITS_ACCURATE : DEFAULT_TRACK_TOTAL_HITS),
     trackScores: d.trackScores,
     timeoutMs: d.timeoutMs,
     searchAfter: d.searchAfter,

@@ -16,7 +16,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
 import type { EsError } from '../../shared/errors.ts';
-import { parseSearchRequest, parseTimeValue, type SearchRequest } from '../../shared/search-request.ts';
+import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import { openContexts } from './contexts.ts';
@@ -96,8 +96,10 @@ export async function search(input: SearchInput, deps: SearchDeps): Promise<Sear
 export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): Promise<SearchOutcome> {
   const startedAt = Date.now();
   const clock = new PhaseClock(deps.observePhase);
-  // 1. parse
-  const req: SearchRequest = parseSearchRequest(input.params, input.body, input.path);
+  // 1. parse. A scroll continuation tracks the exact total as its first batch did: ES resolves
+  // track_total_hits to accurate for any scroll (SearchRequest.resolveTrackTotalHitsUpTo).
+  const parsed = parseSearchRequest(input.params, input.body, input.path);
+  const req: SearchRequest = input.scroll ? { ...parsed, trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : parsed;
   const ctx: PhaseContext = {
     client: deps.client,
     dfsCache: deps.dfsCache,
