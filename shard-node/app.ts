@@ -40,6 +40,7 @@ import { registerSearchRoutes } from './search-routes.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, SearchContexts } from './search-contexts.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { replicaOpsOf } from './replica-ops.ts';
+import { stringifySliced } from './sliced-json.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
 import { registerRecoveryRoutes } from './recovery-routes.ts';
 import { NodeClusterSettings } from './cluster-settings.ts';
@@ -163,7 +164,9 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       forcedRefresh = true;
     }
     const replicaOps = logged ? { replicaOps: replicaOpsOf(req.ops, items, logged), replicationGroup: group } : {};
-    return c.json({ node, index: req.index, shard: req.shard, items, forcedRefresh, ...replicaOps } satisfies ShardBulkResponse);
+    // A reply of tens of thousands of items is serialized in slices (sliced-json.ts).
+    const reply = { node, index: req.index, shard: req.shard, items, forcedRefresh, ...replicaOps } satisfies ShardBulkResponse;
+    return c.body(await stringifySliced(reply), 200, { 'content-type': 'application/json' });
   });
 
   // Replica writes and in-sync marks (shard-node/replica-routes.ts).

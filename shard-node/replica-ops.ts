@@ -20,7 +20,8 @@ import type { TranslogOp } from './engine/translog.ts';
 export function replicaOpsOf(ops: readonly WriteOp[], results: readonly WriteResult[], logged: readonly TranslogOp[]): ReplicaOp[] {
   const itemOfSeqNo = new Map<number, number>();
   results.forEach((r, j) => {
-    if (r._seq_no !== undefined && r.error === undefined && r.result !== 'noop') itemOfSeqNo.set(r._seq_no, j);
+    // Only request `index` ops are looked up (deletes and updates never are): a bulk of deletes builds no map.
+    if (ops[j].op === 'index' && r._seq_no !== undefined && r.error === undefined && r.result !== 'noop') itemOfSeqNo.set(r._seq_no, j);
   });
   return logged.map((op): ReplicaOp => {
     if (op.op === 'delete') return { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version };
