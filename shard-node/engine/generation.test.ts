@@ -187,3 +187,19 @@ describe('dfs', () => {
     expect(local).not.toEqual(run(one));
   });
 });
+
+describe('terms and ids lists (matchers.ts ValueList)', () => {
+  it('match the same docs whichever side of the term dictionary is smaller, with duplicates and unknown values', () => {
+    const { shard } = newShard();
+    load(shard, Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, tag: `t${i % 5}`, n: i })));
+    load(shard, Array.from({ length: 10 }, (_, i) => ({ _id: `e${i}`, tag: `t${i % 3}`, n: 100 + i })));
+    const hits = (query: Query) => shard.acquire().query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id);
+    const terms = (values: string[]): Query => ({ kind: 'terms', field: 'tag', values, boost: 1 });
+    const few = hits(terms(['t1', 't1', 'zz']));
+    const many = hits(terms(['t1', ...Array.from({ length: 500 }, (_, i) => `u${i}`), 't1']));
+    expect(few).toEqual(many);
+    expect(few).toEqual([...Array.from({ length: 8 }, (_, i) => `d${i * 5 + 1}`), 'e1', 'e4', 'e7']);
+    expect(hits({ kind: 'ids', values: ['d3', 'd3', 'e9', 'nope'], boost: 1 })).toEqual(['d3', 'e9']);
+    expect(hits({ kind: 'terms', field: '_id', values: ['e0', 'd0', 'e0'], boost: 1 })).toEqual(['d0', 'e0']);
+  });
+});

@@ -5,6 +5,7 @@
  */
 import { compareCodePoints } from '../../shared/sort.ts';
 import type { Segment } from './segment.ts';
+import { hashId } from './storage/id-hash.ts';
 
 /** Ascending ordinals where `bits[d]` is set. */
 export function fromBits(bits: Uint8Array): Int32Array {
@@ -25,14 +26,59 @@ export function unionDocs(seg: Segment, lists: Int32Array[]): Int32Array {
   return fromBits(bits);
 }
 
+/**
+ * The values of a `terms` or `ids` query, prepared once per query for every segment it runs on:
+ * deduplicated, with a `Set` for membership (built on first use). A segment then pays for the
+ * smaller of its term dictionary (or id list) and the value list, so a list of 60,000 values that
+ * mostly do not exist costs the dictionary's size per segment, not 60,000 probes (docs/reliability.md).
+ */
+export class ValueList {
+  readonly values: readonly string[];
+  private set: Set<string> | null = null;
+  private hashes: Uint32Array | null = null;
+
+  /** Wraps `values` (duplicates allowed). */
+  constructor(values: readonly string[]) {
+    this.values = values;
+  }
+
+  /** The distinct values as a set. */
+  get members(): Set<string> {
+    this.set ??= new Set(this.values);
+    return this.set;
+  }
+
+  /** Number of distinct values. */
+  get size(): number {
+    return this.members.size;
+  }
+
+  /** {@link hashId} of each distinct value, in `members` order (for probing several id tables). */
+  idHashes(): Uint32Array {
+    if (!this.hashes) {
+      const out = new Uint32Array(this.members.size);
+      let i = 0;
+      for (const v of this.members) out[i++] = hashId(v);
+      this.hashes = out;
+    }
+    return this.hashes;
+  }
+}
+
 /** Docs whose inverted field contains any of `terms` exactly. */
-export function termsMatch(seg: Segment, field: string, terms: string[]): Int32Array {
+export function termsMatch(seg: Segment, field: string, terms: ValueList | string[]): Int32Array {
   const inv = seg.inverted.get(field);
   if (!inv) return new Int32Array(0);
+  const list = Array.isArray(terms) ? new ValueList(terms) : terms;
   const lists: Int32Array[] = [];
-  for (const t of terms) {
-    const pl = inv.terms.get(t);
-    if (pl) lists.push(pl.docs);
+  if (inv.terms.size <= list.values.length) {
+    const wanted = list.members;
+    for (const [t, pl] of inv.terms) if (wanted.has(t)) lists.push(pl.docs);
+  } else {
+    for (const t of list.members) {
+      const pl = inv.terms.get(t);
+      if (pl) lists.push(pl.docs);
+    }
   }
   return unionDocs(seg, lists);
 }
@@ -107,14 +153,17 @@ export function existsMatch(seg: Segment, field: string): Int32Array {
   return unionDocs(seg, lists);
 }
 
-/** Docs with one of the given `_id`s. */
-export function idsMatch(seg: Segment, ids: string[]): Int32Array {
+/** Docs with one of the given `_id`s (each id hashed once per query, not once per segment). */
+export function idsMatch(seg: Segment, ids: ValueList | string[]): Int32Array {
+  const list = Array.isArray(ids) ? new ValueList(ids) : ids;
   const out: number[] = [];
-  for (const id of ids) {
-    const o = seg.idToOrd.get(id);
+  const hashes = list.idHashes();
+  let i = 0;
+  for (const id of list.members) {
+    const o = seg.idToOrd.get(id, hashes[i++]);
     if (o >= 0) out.push(o);
   }
-  return Int32Array.from(new Set(out)).sort();
+  return Int32Array.from(out).sort();
 }
 
 /** Every doc of the segment. */

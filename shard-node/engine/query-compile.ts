@@ -60,7 +60,10 @@ export class QueryCompiler {
     // @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-id-field.html
     if ('field' in q && q.field === '_id') {
       if (q.kind === 'term') return this.constant(b, (seg) => M.idsMatch(seg, [String(q.value)]));
-      if (q.kind === 'terms') return this.constant(b, (seg) => M.idsMatch(seg, q.values.map(String)));
+      if (q.kind === 'terms') {
+        const ids = new M.ValueList(q.values.map(String));
+        return this.constant(b, (seg) => M.idsMatch(seg, ids));
+      }
       if (q.kind === 'match' || q.kind === 'match_phrase') return this.constant(b, (seg) => M.idsMatch(seg, [q.query]));
       if (q.kind === 'exists') return this.constant(b, M.allDocs);
     }
@@ -104,8 +107,10 @@ export class QueryCompiler {
         const pred = q.caseInsensitive ? (t: string) => t.toLowerCase().startsWith(p) : (t: string) => t.startsWith(p);
         return this.constant(b, (seg) => M.termScanMatch(seg, q.field, pred));
       }
-      case 'ids':
-        return this.constant(b, (seg) => M.idsMatch(seg, q.values));
+      case 'ids': {
+        const ids = new M.ValueList(q.values);
+        return this.constant(b, (seg) => M.idsMatch(seg, ids));
+      }
       case 'bool': {
         const must = q.must.map((c) => this.compile(c, b));
         const should = q.should.map((c) => this.compile(c, b));
@@ -238,7 +243,7 @@ export class QueryCompiler {
     const fm = this.fields.get(field);
     if (!fm || fm.index === false) return NONE;
     if (fm.type === 'text' || fm.type === 'keyword' || fm.type === 'boolean') {
-      const strs = values.map((v) => (fm.type === 'boolean' ? String(parseBoolean(v) ?? v) : String(v)));
+      const strs = new M.ValueList(values.map((v) => (fm.type === 'boolean' ? String(parseBoolean(v) ?? v) : String(v))));
       return this.constant(boost, (seg) => M.termsMatch(seg, field, strs));
     }
     const nums = new Set(values.map((v) => this.number(fm, v, false)));
