@@ -161,7 +161,7 @@ describe('flush policy', () => {
 });
 
 describe('sliced group commit', () => {
-  it('writes a large batch in several transactions, acknowledges once all is committed, and keeps later syncs waiting for it', async () => {
+  it('writes a large batch in slices of one transaction, acknowledges once it is committed, and keeps later syncs waiting for it', async () => {
     const s = open({ commitSliceMs: 0 });
     const ops = Array.from({ length: 1000 }, (_, i) => idx(`d${i}`, i));
     s.append(ops.slice(0, 900));
@@ -170,14 +170,13 @@ describe('sliced group commit', () => {
     void first.then(() => (firstDone = true));
     await new Promise((r) => setImmediate(r));
     await new Promise((r) => setImmediate(r));
-    expect(s.stats().commits).toBeGreaterThan(0); // slices written, batch not finished
-    expect(firstDone).toBe(false);
+    expect(firstDone).toBe(false); // slices written inside one open transaction
+    expect(committed(s.path)).toBe(0);
     const second = s.sync(); // nothing pending: waits for the batch being written
     s.append(ops.slice(900));
     const third = s.sync();
     await Promise.all([first, second, third]);
-    expect(s.stats().committedOps).toBe(1000);
-    expect(s.stats().commits).toBeGreaterThan(2);
+    expect(s.stats()).toMatchObject({ committedOps: 1000, commits: 2 });
     expect(committed(s.path)).toBe(1000);
   });
   it('commitNow (flush, close) finishes the batch being written, in seq_no order', async () => {
@@ -190,5 +189,21 @@ describe('sliced group commit', () => {
     await done;
     expect(committed(s.path)).toBe(500);
     expect([...s.recoveredOps()].map((o) => o.seqNo)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+  });
+});
+
+describe('sliced group commit and readers', () => {
+  it('opsSince sees the ops of a batch being committed; a flush while it is open finishes it first', async () => {
+    const s = open({ commitSliceMs: 0 });
+    s.append(Array.from({ length: 600 }, (_, i) => idx(`d${i}`, i)));
+    const done = s.sync();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setImmediate(r));
+    expect(s.opsSince(-1)!.map((o) => o.seqNo)).toEqual(Array.from({ length: 600 }, (_, i) => i));
+    s.append([idx('late', 600)]);
+    const late = s.sync();
+    expect(await s.flush()).toBeGreaterThanOrEqual(600);
+    await Promise.all([done, late]);
+    expect(committed(s.path)).toBe(601);
   });
 });

@@ -9,10 +9,10 @@
  * Writes are acknowledged by ES's rules: with `index.translog.durability: request` (the default)
  * {@link ShardStore.sync} resolves only after the op's transaction is committed with fsync. Group
  * commit: every op appended before the commit runs (at `setImmediate`, after the bulks read in the
- * same event-loop turn) shares one batch. A batch is written in time slices of `commitSliceMs`
- * (each slice one transaction, one fsync), yielding to the event loop between slices, so a large
- * bulk does not hold the node's event loop (docs/reliability.md); its waiters settle once the whole
- * batch is committed. With `async`, ops are committed every `syncIntervalMs` and acknowledged at
+ * same event-loop turn) shares one batch, one transaction and one fsync. A batch is written in
+ * time slices of `commitSliceMs`, yielding to the event loop between slices inside its transaction,
+ * so a large bulk does not hold the node's event loop (docs/reliability.md); its waiters settle
+ * once the transaction is committed. With `async`, ops are committed every `syncIntervalMs` and acknowledged at
  * once (a crash loses up to that interval, as in ES).
  *
  * Flush folds the translog into `docs` in chunks (each its own transaction, so a crash mid-flush
@@ -150,7 +150,11 @@ export class ShardStore implements Translog {
     } else if (this.pending.length > 0) this.scheduleCommit();
   }
 
-  /** Queues accepted ops; with `request` durability a group commit is scheduled. */
+  /**
+   * Queues accepted ops. With `request` durability they are committed by the group commit that the
+   * next {@link ShardStore.sync} schedules (every write path syncs before it acknowledges), so a
+   * bulk applied in slices is committed once, after its last slice, not once per slice.
+   */
   append(ops: readonly TranslogOp[]): void {
     if (this.closed) throw new Error(`shard store [${this.path}] is closed`);
     for (const op of ops) {
@@ -158,7 +162,6 @@ export class ShardStore implements Translog {
       this.counters.translogOps++;
       this.counters.translogBytes += opBytes(op);
     }
-    if (this.durability === 'request') this.scheduleCommit();
   }
 
   /**
@@ -191,6 +194,8 @@ export class ShardStore implements Translog {
     if (this.closed || fromSeqNo < this.counters.flushedSeqNo) return null;
     const out: TranslogOp[] = [];
     for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM translog WHERE seq_no > ? ORDER BY seq_no').iterate(fromSeqNo)) out.push(rowToOp(r as unknown as Row));
+    // The batch being committed: its ops not written yet are in neither the table nor `pending`.
+    if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) if (this.batch.ops[i].seqNo > fromSeqNo) out.push(this.batch.ops[i]);
     for (const op of this.pending) if (op.seqNo > fromSeqNo) out.push(op);
     return out.sort((a, b) => a.seqNo - b.seqNo);
   }
@@ -232,26 +237,34 @@ export class ShardStore implements Translog {
     return this.batch;
   }
 
-  /** Writes the batch's next ops in one transaction, for about `maxMs` (all of them when `maxMs` is Infinity). */
+  /**
+   * Writes the batch's next ops for about `maxMs` (all of them when `maxMs` is Infinity). A batch is
+   * one transaction, opened by its first slice and committed (one fsync) by its last: the slices
+   * between run across event-loop turns, and every other transaction of this store waits for it
+   * ({@link ShardStore.commitNow} finishes it first), so a batch is durable whole or not at all.
+   */
   private writeSlice(batch: Batch, maxMs: number): void {
     if (batch.pos >= batch.ops.length || this.failure || this.closed) return;
     const started = performance.now();
-    const from = batch.pos;
     try {
-      inTransaction(this.db, () => {
-        let i = batch.pos;
-        const ops = batch.ops;
-        while (i < ops.length) {
-          const op = ops[i++];
-          this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null);
-          if ((i & 63) === 0 && performance.now() - started >= maxMs) break;
+      if (!this.db.isTransaction) this.db.exec('BEGIN IMMEDIATE');
+      const ops = batch.ops;
+      let i = batch.pos;
+      while (i < ops.length) {
+        const op = ops[i++];
+        this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null);
+        if ((i & 63) === 0 && performance.now() - started >= maxMs) break;
+      }
+      batch.pos = i;
+      if (i >= ops.length) {
+        this.db.exec('COMMIT');
+        if (ops.length > 0) {
+          this.counters.commits++;
+          this.counters.committedOps += ops.length;
         }
-        batch.pos = i;
-      });
-      this.counters.commits++;
-      this.counters.committedOps += batch.pos - from;
+      }
     } catch (err) {
-      batch.pos = from;
+      if (this.db.isTransaction) this.db.exec('ROLLBACK');
       this.failure = new Error(`translog commit failed for [${this.path}]: ${(err as Error).message}`);
       this.onError(this.failure);
     }
@@ -266,15 +279,20 @@ export class ShardStore implements Translog {
     }
   }
 
+  /** Writes the rest of the batch being committed in slices, if any, and settles it (its transaction is then closed). */
+  private finishBatch(): void {
+    if (this.batch) {
+      this.writeSlice(this.batch, Infinity);
+      this.settle(this.batch);
+    }
+  }
+
   /**
    * Writes every pending op now, synchronously (the batch being written in slices first, so seq_no
    * order holds), and settles the waiters. Used by flushes, `close` and `async` durability. Never throws.
    */
   commitNow(): void {
-    if (this.batch) {
-      this.writeSlice(this.batch, Infinity);
-      this.settle(this.batch);
-    }
+    this.finishBatch();
     if (this.pending.length > 0 || this.waiters.length > 0) {
       const batch = this.takeBatch();
       this.writeSlice(batch, Infinity);
@@ -329,6 +347,7 @@ export class ShardStore implements Translog {
       const mark = this.db.prepare("INSERT INTO meta (key, value) VALUES ('flushed_seq_no', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
       for (let lo = lowest.lo; lo <= upTo && !this.closed; lo += this.flushChunkOps) {
         const hi = Math.min(lo + this.flushChunkOps - 1, upTo);
+        this.finishBatch(); // a group commit may have opened its transaction while the flush yielded
         inTransaction(this.db, () => {
           fold.run(lo, hi);
           folded += Number(drop.run(lo, hi).changes);
@@ -339,6 +358,7 @@ export class ShardStore implements Translog {
       }
     }
     if (!this.closed) {
+      this.finishBatch();
       this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
       const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as { n: number; b: number };
       let pendingBytes = 0;
