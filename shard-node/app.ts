@@ -52,12 +52,27 @@ import { NodeClusterSettings } from './cluster-settings.ts';
  */
 async function readInternalJson<T>(c: Context, maxBytes: number): Promise<T> {
   const bytes = await readRequestBody(c, maxBytes, () => bodyTooLarge(maxBytes), reservationOf(c));
+  const large = bytes.byteLength >= YIELD_AROUND_PARSE_BYTES;
+  if (large) await yieldToEventLoop();
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  let parsed: T;
   try {
-    return JSON.parse(text) as T;
+    parsed = JSON.parse(text) as T;
   } catch (err) {
     throw new EsError(400, 'x_content_parse_exception', `malformed internal request: ${(err as Error).message}`);
   }
+  // A large body's parse (25-60 ms for 1-2 MB here) and the work on it run as separate event-loop
+  // tasks, so neither adds to the other's pause (docs/reliability.md).
+  if (large) await yieldToEventLoop();
+  return parsed;
+}
+
+/** Internal bodies from this size on are parsed in an event-loop task of their own. */
+const YIELD_AROUND_PARSE_BYTES = 256 * 1024;
+
+/** Lets the event loop run (probes, timers, other requests) before going on. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The shard node's 413 for an internal body over FOLIO_MAX_BODY_BYTES. */
