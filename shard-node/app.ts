@@ -164,6 +164,10 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     let group: ReturnType<typeof registry.replicationGroup> = [];
     const collected: TranslogOp[] = [];
     const items = await shard.applySliced(req.ops, collected, undefined, () => {
+      // A promotion may have landed between slices: a copy that is no longer primary in this term
+      // acknowledges nothing (409; it recovers from the new primary like any demoted copy).
+      registry.primaryShard(req.index, req.shard);
+      registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
       group = registry.replicationGroup(req.index, req.shard);
     });
     const logged: TranslogOp[] | undefined = req.replicate || group.length > 0 ? collected : undefined; // what the replicas apply
