@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EsError } from '../shared/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import { decodeBulkBody, parseBulkBody, trimJsonWhitespace } from './bulk-parse.ts';
+import { decodeBulkBody, parseBulkBody, parseBulkBodySliced, trimJsonWhitespace } from './bulk-parse.ts';
 
 function reject(body: string): EsError {
   return esErr(() => parseBulkBody(body, undefined));
@@ -85,5 +85,33 @@ describe('invalid UTF-8 in a _bulk body', () => {
 
   it('a valid body decodes in one go', () => {
     expect(decodeBulkBody(bytes('{"index":{}}\n{"s":"😀"}\n'))).toEqual({ text: '{"index":{}}\n{"s":"😀"}\n', badLines: new Map() });
+  });
+});
+
+describe('parseBulkBodySliced', () => {
+  it('gives the items and errors of parseBulkBody, yielding to the event loop on a large body', async () => {
+    const lines: string[] = [];
+    for (let i = 0; i < 20_000; i++) {
+      lines.push(JSON.stringify({ index: { _id: `d${i}` } }), `{"n": ${i}.10, "s": "é"}`);
+      if (i % 3 === 0) lines.push(JSON.stringify({ delete: { _id: `x${i}` } }));
+    }
+    const body = lines.join('\n') + '\n';
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 0);
+    const sliced = await parseBulkBodySliced(body, 'idx');
+    clearInterval(ticker);
+    expect(sliced).toEqual(parseBulkBody(body, 'idx'));
+    expect(sliced).toHaveLength(20_000 + 6_667);
+    expect(ticks).toBeGreaterThan(0); // timers ran while it parsed
+    for (const bad of ['', '{"index":{}}', '{"nope":{}}\n', '{"index":{}}\n']) {
+      const syncError = (() => {
+        try {
+          parseBulkBody(bad, 'idx');
+        } catch (e) {
+          return (e as Error).message;
+        }
+      })();
+      await expect(parseBulkBodySliced(bad, 'idx')).rejects.toThrow(syncError);
+    }
   });
 });

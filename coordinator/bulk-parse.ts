@@ -105,9 +105,41 @@ export function trimJsonWhitespace(text: string): string {
  * @throws EsError 400 on an empty body, a malformed action line, an unknown action, or a missing source line.
  */
 export function parseBulkBody(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem> = new Map()): BulkItem[] {
+  const items = [...bulkItems(body, defaultIndex, badLines)];
+  if (items.length === 0) throw noRequests();
+  return items;
+}
+
+/** Bulk items parsed per event-loop slice by {@link parseBulkBodySliced}, in ms. */
+const PARSE_SLICE_MS = 10;
+
+/**
+ * {@link parseBulkBody} in slices of about {@link PARSE_SLICE_MS} that yield to the event loop
+ * (`setImmediate`) between them: a 100,000-line body takes ~200 ms to parse, and one task that long
+ * would hold every other request of the coordinator (docs/reliability.md). Same items, same errors.
+ */
+export async function parseBulkBodySliced(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem> = new Map()): Promise<BulkItem[]> {
+  const items: BulkItem[] = [];
+  let started = performance.now();
+  for (const item of bulkItems(body, defaultIndex, badLines)) {
+    items.push(item);
+    if ((items.length & 255) === 0 && performance.now() - started >= PARSE_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      started = performance.now();
+    }
+  }
+  if (items.length === 0) throw noRequests();
+  return items;
+}
+
+function noRequests(): EsError {
+  return new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no requests added;');
+}
+
+/** The items of an NDJSON bulk body, one per action (the parsing of {@link parseBulkBody}). */
+function* bulkItems(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem>): Generator<BulkItem> {
   if (body.length > 0 && !body.endsWith('\n')) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
   const lines = body.split('\n');
-  const items: BulkItem[] = [];
   let i = 0;
   const next = (): { text: string; no: number } | null => {
     while (i < lines.length) {
@@ -153,7 +185,7 @@ export function parseBulkBody(body: string, defaultIndex: string | undefined, ba
       if (bad && action !== 'update') {
         // ES parses an index/create source on the shard: only this item fails (DocumentParser's error).
         item.failure = new EsError(400, 'document_parsing_exception', `[${bad.line}:${bad.column}] failed to parse: ${bad.message}`);
-        items.push(item);
+        yield item;
         continue;
       }
       if (bad) throw invalidUtf8Error({ ...bad, line: src.no }); // update bodies are parsed by the REST layer
@@ -164,8 +196,6 @@ export function parseBulkBody(body: string, defaultIndex: string | undefined, ba
       item.source = doc as Record<string, unknown>;
       if (action !== 'update') item.sourceText = trimJsonWhitespace(src.text);
     }
-    items.push(item);
+    yield item;
   }
-  if (items.length === 0) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no requests added;');
-  return items;
 }

@@ -10,6 +10,7 @@ import { applyFilterPath, parseFilterPath, type FilterPath } from '../shared/fil
 import type { RawJson } from '../shared/raw-json.ts';
 import { queryStringError, rawQueryString } from './query-string-check.ts';
 import { reservationOf } from '../shared/body-budget.ts';
+import { stringifySliced } from '../shared/sliced-json.ts';
 import { readRequestBody } from '../shared/request-body.ts';
 import { decodeUtf8Strict } from '../shared/utf8.ts';
 import { lazyRawForFilter, writeJson } from './json-writer.ts';
@@ -127,6 +128,18 @@ export function sendJson(c: Context, status: number, body: unknown): Response {
   const out = filter ? applyFilterPath(lazyRawForFilter(body), filter) : body;
   const text = pretty ? writeJson(out, true) + '\n' : writeJson(out);
   return c.body(text, status as 200, { 'content-type': 'application/json; charset=UTF-8' });
+}
+
+/**
+ * {@link sendJson} for a reply with large arrays and no `_source` texts (a `_bulk` reply of
+ * 100,000 items is ~18 MB and one `JSON.stringify` of ~300 ms here): the arrays are serialized in
+ * slices that yield to the event loop (shared/sliced-json.ts). With `?pretty` or `?filter_path` it
+ * is {@link sendJson}. A body holding {@link RawJson} values must go through {@link sendJson}.
+ */
+export async function sendJsonSliced(c: Context, status: number, body: Record<string, unknown>): Promise<Response> {
+  const { pretty, filter } = replyOptions(c);
+  if (pretty || filter) return sendJson(c, status, body);
+  return c.body(await stringifySliced(body), status as 200, { 'content-type': 'application/json; charset=UTF-8' });
 }
 
 /** The path's query parameters as URLSearchParams (repeated keys keep the last value, as ES). */

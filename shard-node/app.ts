@@ -40,7 +40,7 @@ import { registerSearchRoutes } from './search-routes.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, SearchContexts } from './search-contexts.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { replicaOpsOf } from './replica-ops.ts';
-import { stringifySliced } from './sliced-json.ts';
+import { stringifySliced } from '../shared/sliced-json.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
 import { registerRecoveryRoutes } from './recovery-routes.ts';
 import { NodeClusterSettings } from './cluster-settings.ts';

@@ -7,10 +7,10 @@
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument } from '../../shared/errors.ts';
 import { parseJsonBody } from '../../shared/json-body.ts';
-import { decodeBulkBody, parseBulkBody, trimJsonWhitespace, type BulkAction } from '../bulk-parse.ts';
+import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction } from '../bulk-parse.ts';
 import { executeBulk, type WriteDeps } from '../documents.ts';
 import { getDocument, sourceFilterFromParams } from '../get-document.ts';
-import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson } from '../http.ts';
+import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonSliced } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 
 /** Registers the document routes on `app`. */
@@ -19,8 +19,10 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     checkParams(c, ROUTE_PARAMS.bulk);
     const bytes = await readBodyBytes(c, maxBodyBytes);
     const { text, badLines } = bytes === undefined ? { text: '', badLines: new Map() } : decodeBulkBody(bytes);
-    const items = parseBulkBody(text, c.req.param('index'), badLines);
-    return sendJson(c, 200, await executeBulk(items, refreshParam(c), deps));
+    // Parsed and answered in slices that yield to the event loop: a large bulk must not hold the
+    // coordinator (docs/reliability.md, the abuse suite).
+    const items = await parseBulkBodySliced(text, c.req.param('index'), badLines);
+    return sendJsonSliced(c, 200, { ...(await executeBulk(items, refreshParam(c), deps)) });
   };
   app.on(['POST', 'PUT'], '/_bulk', bulk);
   app.on(['POST', 'PUT'], '/:index/_bulk', bulk);
