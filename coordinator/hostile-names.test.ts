@@ -2,35 +2,20 @@
  * Request-controlled names through the whole coordinator + shard-node stack, in process: field names
  * that are `Object.prototype` members, an undecodable query string, and `filter_path` bounds.
  */
-import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
 import { MAX_FILTER_PATH_CHARS } from '../shared/filter-path.ts';
-import { createShardNodeApp } from '../shard-node/app.ts';
-import { loadShardNodeConfig } from '../shard-node/config.ts';
-import { IndexRegistry } from '../shard-node/index-registry.ts';
 import { createCoordinatorApp } from './app.ts';
 import { ClusterView } from './cluster-view.ts';
 import { loadCoordinatorConfig } from './config.ts';
+import { InProcessShardNodes } from '../test/support/in-process-shard-nodes.ts';
 import { ShardClient } from './shard-client.ts';
 
 const silent = createLogger('test', 'silent', {});
-const registries: IndexRegistry[] = [];
-const servers: ServerType[] = [];
+const shardNodes = new InProcessShardNodes();
 let app: Hono;
 let client: ShardClient;
-
-async function listen(i: number): Promise<string> {
-  const config = loadShardNodeConfig({ FOLIO_NODE_ID: `node-${i}`, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
-  const registry = new IndexRegistry(config.nodeId);
-  registries.push(registry);
-  const shardApp = createShardNodeApp(config, registry, silent);
-  return new Promise((resolve) => {
-    const server = serve({ fetch: shardApp.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(`http://127.0.0.1:${info.port}`));
-    servers.push(server);
-  });
-}
 
 async function call(method: string, path: string, body?: string): Promise<{ status: number; text: string; json: any }> {
   const res = await app.request(path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body });
@@ -42,7 +27,7 @@ async function call(method: string, path: string, body?: string): Promise<{ stat
 const HOSTILE_DOC = '{"constructor": "x", "__proto__": {"a": 1}, "toString": 5, "hasOwnProperty": "h", "valueOf": true}';
 
 beforeAll(async () => {
-  const urls = [await listen(0), await listen(1)];
+  const urls = [await shardNodes.start(0), await shardNodes.start(1)];
   const config = loadCoordinatorConfig({ FOLIO_NODES: urls.join(','), FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
   client = new ShardClient(urls, { connectionsPerNode: 4, maxResponseBytes: 1 << 20 });
   app = createCoordinatorApp({ config, view: new ClusterView(client, 5_000), client, log: silent, clusterUuid: 'hostile-names-test' });
@@ -53,8 +38,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.close();
-  for (const s of servers) s.close();
-  await Promise.all(registries.map((r) => r.close()));
+  await shardNodes.close();
 });
 
 describe('field names that are Object.prototype members', () => {

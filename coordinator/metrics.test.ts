@@ -2,15 +2,12 @@
 // (`app.request()`) over two real shard-node apps served on loopback: a search observes every
 // phase histogram and the per-node fan-out histogram; failures count by kind; `/metrics` serves
 // the pool gauges and reply bytes; profile has one entry per shard.
-import { serve, type ServerType } from '@hono/node-server';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
-import { createShardNodeApp } from '../shard-node/app.ts';
-import { loadShardNodeConfig } from '../shard-node/config.ts';
-import { IndexRegistry } from '../shard-node/index-registry.ts';
+import { InProcessShardNodes } from '../test/support/in-process-shard-nodes.ts';
 import { sampleValue } from '../test/support/prom-text.ts';
 import { createCoordinatorApp } from './app.ts';
 import { ClusterView } from './cluster-view.ts';
@@ -20,22 +17,10 @@ import { FUSED_FETCH_DESCRIPTION, type ProfileBody } from './search/profile.ts';
 import { ShardClient } from './shard-client.ts';
 
 const silent = createLogger('test', 'silent', {});
-const registries: IndexRegistry[] = [];
-const servers: ServerType[] = [];
+const shardNodes = new InProcessShardNodes();
 let urls: string[] = [];
 let app: Hono;
 let client: ShardClient;
-
-async function listen(i: number): Promise<string> {
-  const config = loadShardNodeConfig({ FOLIO_NODE_ID: `node-${i}`, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
-  const registry = new IndexRegistry(config.nodeId);
-  registries.push(registry);
-  const shardApp = createShardNodeApp(config, registry, silent);
-  return new Promise((resolve) => {
-    const server = serve({ fetch: shardApp.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(`http://127.0.0.1:${info.port}`));
-    servers.push(server);
-  });
-}
 
 async function json(method: string, path: string, body?: unknown, type = 'application/json'): Promise<{ status: number; body: any }> {
   const res = await app.request(path, { method, headers: body === undefined ? {} : { 'content-type': type }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
@@ -50,7 +35,7 @@ async function scrape(): Promise<string> {
 }
 
 beforeAll(async () => {
-  urls = [await listen(0), await listen(1)];
+  urls = [await shardNodes.start(0), await shardNodes.start(1)];
   const config = loadCoordinatorConfig({ FOLIO_NODES: urls.join(','), FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true', FOLIO_DEEP_PAGE_FROM: '4' });
   client = new ShardClient(urls, { connectionsPerNode: 4, maxResponseBytes: 1 << 20 });
   const view = new ClusterView(client, 5_000);
@@ -62,8 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.close();
-  for (const s of servers) s.close();
-  await Promise.all(registries.map((r) => r.close()));
+  await shardNodes.close();
 });
 
 describe('coordinator metrics', () => {
