@@ -4,6 +4,7 @@
  * `BulkRequestParser` does.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/BulkRequestParser.java
  */
+import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../shared/errors.ts';
 import { findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
 
@@ -120,13 +121,11 @@ const PARSE_SLICE_MS = 10;
  */
 export async function parseBulkBodySliced(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem> = new Map()): Promise<BulkItem[]> {
   const items: BulkItem[] = [];
-  let started = performance.now();
+  const slices = new EventLoopSlices(PARSE_SLICE_MS);
   for (const item of bulkItems(body, defaultIndex, badLines)) {
     items.push(item);
-    if ((items.length & 255) === 0 && performance.now() - started >= PARSE_SLICE_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      started = performance.now();
-    }
+    const pause = slices.tick();
+    if (pause) await pause;
   }
   if (items.length === 0) throw noRequests();
   return items;

@@ -8,6 +8,7 @@
  * have it, replicas that failed).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-bulk.html
  */
+import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { randomBytes } from 'node:crypto';
 import { inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
 import { EsError, toEsError } from '../shared/errors.ts';
@@ -138,8 +139,14 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
  */
 export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps): Promise<BulkResponse> {
   const startedAt = Date.now();
+  // A bulk of 100,000 items is validated, routed and answered in slices that yield to the event loop
+  // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
+  const slices = new EventLoopSlices();
   const failed = new Map<number, unknown>();
-  items.forEach((item, i) => {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const pause = slices.tick();
+    if (pause) await pause;
     if (item.failure) failed.set(i, item.failure);
     else if (!item.index) failed.set(i, new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: index is missing;'));
     else if ((item.action === 'update' || item.action === 'delete') && item.id === undefined) {
@@ -147,17 +154,23 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     } else if (item.id !== undefined && Buffer.byteLength(item.id) > 512) {
       failed.set(i, new EsError(400, 'action_request_validation_exception', `Validation Failed: 1: id [${item.id}] is too long, must be no longer than 512 bytes but was: ${Buffer.byteLength(item.id)};`));
     }
-  });
+  }
   const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
   const views = await ensureIndices(names, deps);
   await applyDynamicMappings(items, views, failed, deps);
 
   const ids = items.map((it) => it.id ?? generateId());
   const groups = new Map<string, { view: IndexView; shard: number; positions: number[]; ops: WriteOp[] }>();
-  items.forEach((item, i) => {
-    if (failed.has(i)) return;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const pause = slices.tick();
+    if (pause) await pause;
+    if (failed.has(i)) continue;
     const view = views.get(item.index!)!;
-    if (view instanceof EsError) return void failed.set(i, view);
+    if (view instanceof EsError) {
+      failed.set(i, view);
+      continue;
+    }
     const m = view.metadata;
     try {
       const op = toWriteOp(item, ids[i]);
@@ -170,7 +183,7 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     } catch (err) {
       failed.set(i, err);
     }
-  });
+  }
 
   const results: (WriteResult | null)[] = items.map(() => null);
   const shardInfos: (ShardInfo | null)[] = items.map(() => null);
@@ -193,7 +206,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
   );
 
   let errors = false;
-  const out: BulkResponseItem[] = items.map((item, i) => {
+  const bulkResponseItem = (i: number): BulkResponseItem => {
+    const item = items[i];
     const index = item.index ?? null;
     const view = index ? views.get(index) : undefined;
     const uuid = view && !(view instanceof EsError) ? view.metadata.uuid : '_na_';
@@ -220,6 +234,12 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
         status: r.status,
       },
     };
-  });
+  };
+  const out: BulkResponseItem[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const pause = slices.tick();
+    if (pause) await pause;
+    out.push(bulkResponseItem(i));
+  }
   return { errors, took: Date.now() - startedAt, items: out };
 }

@@ -5,6 +5,7 @@
  * identity and, for shard calls, the index and shard, so that a mis-wired coordinator is detected.
  * Handlers only translate HTTP to {@link IndexRegistry} and engine calls.
  */
+import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
 import { Hono, type Context } from 'hono';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -70,10 +71,6 @@ async function readInternalJson<T>(c: Context, maxBytes: number): Promise<T> {
 /** Internal bodies from this size on are parsed in an event-loop task of their own. */
 const YIELD_AROUND_PARSE_BYTES = 256 * 1024;
 
-/** Lets the event loop run (probes, timers, other requests) before going on. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** The shard node's 413 for an internal body over FOLIO_MAX_BODY_BYTES. */
 function bodyTooLarge(maxBytes: number): EsError {

@@ -5,9 +5,10 @@
  * `JSON.stringify` gives.
  * @see https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Global_Objects/JSON/stringify
  */
+import { DEFAULT_SLICE_MS, yieldToEventLoop } from './event-loop-slices.ts';
 
 /** Work per slice before yielding, in ms. */
-const SLICE_MS = 10;
+const SLICE_MS = DEFAULT_SLICE_MS;
 /** Array elements serialized per `JSON.stringify` call. */
 const CHUNK_ITEMS = 1000;
 
@@ -36,7 +37,7 @@ export async function stringifySliced(obj: Record<string, unknown>): Promise<str
       const chunk = JSON.stringify(value.slice(i, i + CHUNK_ITEMS));
       parts.push(i > 0 ? ',' : '', chunk.slice(1, -1));
       if (performance.now() - started >= SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await yieldToEventLoop();
         started = performance.now();
       }
     }

@@ -6,6 +6,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
  */
+import { DEFAULT_SLICE_MS, yieldToEventLoop } from '../../shared/event-loop-slices.ts';
 import { hashId } from './storage/id-hash.ts';
 import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
@@ -126,13 +127,6 @@ export function firstGenerationId(nowMs: number): number {
   return Math.floor(nowMs) * 1000;
 }
 
-/** Work per slice of {@link Shard.applySliced}: about what one event-loop turn may take (docs/reliability.md). */
-const DEFAULT_SLICE_MS = 10;
-
-/** Lets the event loop run (I/O, timers, other requests) before the next slice. */
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** A shard engine. All methods are synchronous except the sliced write paths ({@link Shard.applySliced}). */
 export class Shard {
