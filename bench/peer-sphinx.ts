@@ -6,7 +6,7 @@
  * over them with `agent_persistent`. Everything binds 127.0.0.1 and lives in a temporary
  * directory; every searchd runs in the foreground (`--nodetach`, `watchdog = 0`) as our child,
  * so stopping the peer stops all of them. Queries go over SphinxQL with mysql2 `query()` only
- * (prepared statements fail on SphinxQL). See /work/shared/reference/peer-sphinx-notes.md.
+ * (prepared statements fail on SphinxQL). The figures: docs/performance.md (Deep paging benchmark).
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';

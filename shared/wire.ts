@@ -25,7 +25,7 @@
  * A string block is `u32 utf8Bytes, u32 0, u32 offsets[n+1] in UTF-16 units, pad 8, UTF-8, pad 8`
  * (see wire-strings.ts). Bitmap bit i set = value i present. Doubles are stored bit-exact (-0,
  * integers up to 2^53, ±Infinity); NaN is rejected.
- * @see /work/shared/reference/performance-notes.md §3.1 (JSON 24.7 ms vs binary columns 0.09 ms per 100 k entries)
+ * Measured when it was chosen: JSON 24.7 ms against binary columns 0.09 ms to decode 100 k entries.
  */
 import type { ShardHit } from './protocol.ts';
 import type { SortKey, SortValue } from './sort.ts';

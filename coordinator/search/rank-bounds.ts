@@ -9,7 +9,7 @@
  * sample after x (0 and nⱼ at the ends). One sweep over all samples in the global order gives
  * every key's [lo, hi] in O(K·S) after sorting them.
  * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
- * @see /work/shared/reference/performance-notes.md §2.4
+ * @see docs/selection.md
  */
 import type { SelectionBound } from '../../shared/protocol.ts';
 import { sampleRanks } from '../../shared/protocol.ts';

@@ -15,7 +15,7 @@
  * Keys and hits travel in the binary hits format (shared/wire.ts) unless `FOLIO_WIRE=json`.
  * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
  * @see Kuhn, Locher, Wattenhofer, "Distributed Selection", CACM 51(9) (2008)
- * @see /work/shared/reference/performance-notes.md §2.4
+ * @see docs/selection.md
  */
 import { EsError } from '../../shared/errors.ts';
 import {

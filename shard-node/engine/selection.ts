@@ -7,7 +7,7 @@
  *   [lower, upper), at most `limit`.
  * Sorts of field, `_id` and `_doc` clauses, and `_score` clauses when every match scores the same,
  * read the presorted order ({@link liveOrder}); sorts on varying scores collect and sort all matches.
- * @see /work/shared/reference/performance-notes.md §2.4
+ * @see docs/selection.md
  */
 import type { ScoringStatistics, SelectionBound, ShardHit } from '../../shared/protocol.ts';
 import { sampleRanks } from '../../shared/protocol.ts';

@@ -13,7 +13,7 @@
  * - per generation and clause list: the live documents of every segment merged into one order
  *   (a generation's live docs never change either), so deletions cost nothing at query time.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/DocValuesSkipper.java
- * @see /work/shared/reference/performance-notes.md §2.4 (3)
+ * @see docs/selection.md (3: shard cost)
  */
 import type { FieldMapping } from '../../shared/mapping.ts';
 import type { SortField } from '../../shared/sort.ts';
