@@ -20,6 +20,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules-translog.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
  */
+import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
 import { setLongInterval, type LongTimer } from '../../shared/long-timer.ts';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Translog, TranslogOp } from '../engine/translog.ts';
@@ -221,7 +222,7 @@ export class ShardStore implements Translog {
       while (this.batch !== null || this.pending.length > 0 || this.waiters.length > 0) {
         const batch = this.batch ?? this.takeBatch();
         this.writeSlice(batch, this.commitSliceMs);
-        if (batch.pos < batch.ops.length && !this.failure && !this.closed) await new Promise((r) => setImmediate(r));
+        if (batch.pos < batch.ops.length && !this.failure && !this.closed) await yieldToEventLoop();
         // commitNow() may have finished the batch meanwhile (a flush or close).
         if (this.batch === batch && (batch.pos >= batch.ops.length || this.failure || this.closed)) this.settle(batch);
       }
@@ -354,7 +355,7 @@ export class ShardStore implements Translog {
           mark.run(hi);
         });
         this.counters.flushedSeqNo = hi;
-        if (hi < upTo) await new Promise((r) => setImmediate(r));
+        if (hi < upTo) await yieldToEventLoop();
       }
     }
     if (!this.closed) {
