@@ -1,6 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { EsError } from '../shared/errors.ts';
-import { INTERNAL_PREFIX, type InSyncUpdateRequest, type MetadataUpdateRequest, type PutIndexRequest } from '../shared/protocol.ts';
+import { type PutIndexRequest } from '../shared/protocol.ts';
+import { CLUSTER_MANAGER_ELECTION_PREFIX } from '../shared/cluster-state/keys.ts';
+import { Election } from '../shared/state-store/election.ts';
+import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';
 import { IndexRegistry } from '../shard-node/index-registry.ts';
 import { ClusterView } from './cluster-view.ts';
 import { parseCreateIndexBody } from './index-settings.ts';
@@ -39,9 +42,6 @@ class NodesClient extends ShardClient {
         r.deleteIndex(index);
         return { node: id, acknowledged: true } as T;
       }
-      if (m![2] === '_in_sync') return { node: id, metadata: r.markOutOfSync(index, (body as InSyncUpdateRequest).shard, (body as InSyncUpdateRequest).nodes) } as T;
-      if (m![2] === '_metadata') return { node: id, metadata: r.updateMetadata(index, body as MetadataUpdateRequest) } as T;
-      if (m![2] === '_mapping') return { node: id, metadata: r.mergeMapping(index, body as never) } as T;
     } catch (err) {
       if (err instanceof EsError) throw new ShardCallError(url, 'response', err.status, { type: err.type, reason: err.message });
       throw err;
@@ -53,24 +53,49 @@ class NodesClient extends ShardClient {
 /** The in-sync state of shard 0's copies as node `n` holds it in its own metadata. */
 const copiesOn = (client: NodesClient, n: number, index: string) => client.registries[n].list().find((e) => e.metadata.name === index)!.metadata.shardCopies![0];
 
-describe('cluster view: copies and their in-sync state', () => {
-  it('creates every copy on its node, reads in-sync copies only, and rebuilds the same view from the nodes', async () => {
+const states: TestClusterState[] = [];
+/** A fresh stored cluster state (each test its own; two views of one cluster share one). */
+async function clusterState(): Promise<TestClusterState> {
+  const state = await openTestClusterState();
+  states.push(state);
+  return state;
+}
+afterEach(async () => {
+  for (const s of states.splice(0)) await s.close();
+});
+
+describe('cluster view over the stored cluster state', () => {
+  it('creates every copy on its node; another coordinator of the cluster sees the same copies', async () => {
     const client = new NodesClient(3);
-    const view = new ClusterView(client, 1_000);
+    const state = await clusterState();
+    const view = new ClusterView(client, 1_000, state.access);
     const created = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 3, number_of_replicas: 1 } }));
     created.copies.forEach((copies, s) => {
       expect(copies.map((c) => c.primary)).toEqual([true, false]);
       for (const c of copies) expect(client.registries[c.node].list()[0].shards).toContain(s);
     });
-    const fresh = new ClusterView(client, 1_000);
-    await fresh.reload();
-    expect((await fresh.get('idx')).copies).toEqual(created.copies);
-    expect(fresh.targets(await fresh.get('idx')).map((t) => [t.node, ...(t.alternates ?? [])].sort())).toEqual(created.copies.map((l) => l.map((c) => c.node).sort()));
+    const other = new ClusterView(client, 1_000, state.access);
+    await other.reload();
+    expect((await other.get('idx')).copies).toEqual(created.copies);
+    expect(other.targets(await other.get('idx')).map((t) => [t.node, ...(t.alternates ?? [])].sort())).toEqual(created.copies.map((l) => l.map((c) => c.node).sort()));
   });
 
-  it('marks a failed replica out of sync durably on the reachable nodes (majority), and repairs the node that missed it', async () => {
+  it('two coordinators creating one name at once make one index with one uuid on every node (issue 10, scenario 5)', async () => {
     const client = new NodesClient(3);
-    const view = new ClusterView(client, 1_000);
+    const state = await clusterState();
+    const [a, b] = [new ClusterView(client, 1_000, state.access), new ClusterView(client, 1_000, state.access)];
+    const outcomes = await Promise.allSettled([a.create('idx', parseCreateIndexBody({})), b.create('idx', parseCreateIndexBody({}))]);
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { status: 400, type: 'resource_already_exists_exception' } });
+    const uuid = (await a.get('idx')).metadata.uuid;
+    await a.reload(); // pushes to a node that a losing create might have reached first
+    await new Promise((r) => setImmediate(r));
+    for (const r of client.registries) expect(r.list().map((e) => e.metadata.uuid)).toEqual([uuid]);
+  });
+
+  it('stores a failed replica out of sync while its node is down, and repairs that node when it returns', async () => {
+    const client = new NodesClient(3);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
     const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
     const [primary, replica] = v.copies[0].map((c) => c.node);
     client.down.add(replica);
@@ -79,70 +104,108 @@ describe('cluster view: copies and their in-sync state', () => {
     expect(view.targets(marked)[0]).toMatchObject({ node: primary, alternates: [] });
     for (const n of [0, 1, 2].filter((x) => x !== replica)) expect(copiesOn(client, n, 'idx').map((c) => c.inSync)).toEqual([true, false]);
     expect(copiesOn(client, replica, 'idx').map((c) => c.inSync)).toEqual([true, true]); // it was down
-    // It returns: a reload takes the newest version and pushes it to the node that missed it.
     client.down.delete(replica);
     await view.reload();
-    expect((await view.get('idx')).copies[0].map((c) => c.inSync)).toEqual([true, false]);
     await new Promise((r) => setImmediate(r));
     expect(copiesOn(client, replica, 'idx').map((c) => c.inSync)).toEqual([true, false]);
     expect(client.registries[replica].list()[0].copies).toEqual([{ shard: 0, primary: false, inSync: false }]);
   });
 
-  it('refuses to mark without the primary’s node or without a majority: the write must not be acknowledged', async () => {
+  it('never promotes a replica another coordinator has just taken out of sync (issue 10, scenario 1)', async () => {
     const client = new NodesClient(3);
-    const view = new ClusterView(client, 1_000);
-    const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 2 } }));
-    const [primary, r1, r2] = v.copies[0].map((c) => c.node);
-    client.down.add(primary);
-    await expect(view.markOutOfSync('idx', 0, [r1])).rejects.toMatchObject({ status: 503, type: 'cluster_block_exception' });
-    client.down.delete(primary);
-    client.down.add(r1).add(r2);
-    await expect(view.markOutOfSync('idx', 0, [r1, r2])).rejects.toThrow(/1 of 3 shard nodes, 2 needed/);
-    await expect(view.putMapping('idx', { properties: { x: { type: 'keyword' } } })).rejects.toMatchObject({ status: 503 });
-    client.down.delete(r2);
-    const merged = await view.putMapping('idx', { properties: { x: { type: 'keyword' } } });
-    expect(merged.metadata.mappings.properties.x).toEqual({ type: 'keyword' });
+    const state = await clusterState();
+    const [c1, c2] = [new ClusterView(client, 1_000, state.access), new ClusterView(client, 1_000, state.access)];
+    const v = await c1.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 2 } }));
+    const [, r1, r2] = v.copies[0].map((c) => c.node);
+    // Both coordinators act at once: C1 fails r1 (a write failed on it), C2 promotes r1.
+    const [marked, promotedOutcome] = await Promise.allSettled([c1.markOutOfSync('idx', 0, [r1]), c2.promote('idx', 0, r1)]);
+    expect(marked.status).toBe('fulfilled');
+    const stored = state.access.cache.get('idx')!.metadata;
+    if (promotedOutcome.status === 'fulfilled') {
+      // The promotion won the race: r1 is the primary of term 2 and marking it out of sync was a no-op.
+      expect(stored.shardCopies![0].find((c) => c.primary)!.node).toBe(r1);
+      expect(stored.primaryTerms![0]).toBe(2);
+    } else {
+      expect(promotedOutcome.reason).toMatchObject({ status: 400, type: 'illegal_argument_exception' });
+      expect(stored.shardCopies![0].find((c) => c.node === r1)).toMatchObject({ primary: false, inSync: false });
+      expect(stored.primaryTerms?.[0] ?? 1).toBe(1);
+    }
+    // Every node applies the one stored outcome.
+    await c1.reload();
+    await new Promise((r) => setImmediate(r));
+    for (const n of [0, r1, r2]) expect(client.registries[n].list()[0].metadata).toEqual(stored);
   });
 
-  it('never steps back to an older version than it holds, and keeps its view when no node answers', async () => {
-    const client = new NodesClient(3);
-    const view = new ClusterView(client, 1_000);
+  it('a promotion fenced by a cluster manager that lost its election is refused', async () => {
+    const client = new NodesClient(2);
+    const state = await clusterState();
+    const view = new ClusterView(client, 1_000, state.access);
     const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
-    const replica = v.copies[0][1].node;
+    const lease = await state.store.grantLease(30);
+    const leadership = await new Election(state.store, CLUSTER_MANAGER_ELECTION_PREFIX).campaign(lease.id, 'c1');
+    await state.store.revokeLease(lease.id);
+    await expect(view.promote('idx', 0, v.copies[0][1].node, leadership.guard)).rejects.toMatchObject({ status: 503, type: 'cluster_block_exception' });
+    expect(state.access.cache.get('idx')!.metadata.primaryTerms?.[0] ?? 1).toBe(1);
+  });
+
+  it('fails a change with cluster_block_exception when the store is unavailable: the write must not be acknowledged', async () => {
+    const client = new NodesClient(2);
+    const state = await clusterState();
+    const view = new ClusterView(client, 1_000, state.access);
+    const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
+    await state.store.close();
+    await expect(view.markOutOfSync('idx', 0, [v.copies[0][1].node])).rejects.toMatchObject({ status: 503, type: 'cluster_block_exception' });
+    await expect(view.get('nope')).rejects.toMatchObject({ status: 503, type: 'cluster_block_exception' });
+    // Reads of what is known go on.
+    expect((await view.get('idx')).metadata.uuid).toBe(v.metadata.uuid);
+  });
+
+  it('keeps its view when no node answers', async () => {
+    const client = new NodesClient(3);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
+    await view.create('idx', parseCreateIndexBody({}));
     client.down.add(0).add(1).add(2);
     await view.reload();
     expect(view.names()).toEqual(['idx']);
-    client.down.clear();
-    client.down.add(replica);
-    await view.markOutOfSync('idx', 0, [replica]);
-    // Only the stale node answers the reload: the view keeps the newer in-sync state.
-    for (const n of [0, 1, 2]) if (n !== replica) client.down.add(n);
-    client.down.delete(replica);
-    await view.reload();
-    expect((await view.get('idx')).copies[0][1].inSync).toBe(false);
+    expect(view.nodeReplied(0)).toBe(false);
   });
 
-  it('keeps changes made while a reload was reading the nodes: a deleted index stays deleted, a new mapping stays', async () => {
+  it('drops the copy of a node that was away when its index was deleted, and leaves unknown (dangling) indices alone', async () => {
     const client = new NodesClient(3);
-    const view = new ClusterView(client, 1_000);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
+    await view.reload(); // bootstraps the empty store
     await view.create('old', parseCreateIndexBody({}));
-    await view.create('kept', parseCreateIndexBody({}));
-    let open!: () => void;
-    client.gate = new Promise((r) => (open = r));
-    const loading = view.reload(); // reads the nodes before the changes below
-    await new Promise((r) => setImmediate(r));
-    client.gate = null;
+    client.down.add(2);
     await view.delete('old');
-    await view.putMapping('kept', { properties: { x: { type: 'keyword' } } });
-    open();
-    await loading;
-    expect(view.names()).toEqual(['kept']);
-    expect(view.peek('kept')!.metadata.mappings.properties.x).toEqual({ type: 'keyword' });
+    expect(client.registries[2].list().map((e) => e.metadata.name)).toEqual(['old']);
+    const dangling = { ...(await view.create('d', parseCreateIndexBody({}))).metadata, name: 'dangling', uuid: 'never-stored' };
+    client.registries[0].putIndex(dangling, [0], 0);
+    client.down.delete(2);
+    await view.reload();
+    await new Promise((r) => setImmediate(r));
+    expect(client.registries[2].list().map((e) => e.metadata.name)).toEqual(['d']);
+    expect(client.registries[0].list().map((e) => e.metadata.name).sort()).toEqual(['d', 'dangling']);
+    expect(view.names()).toEqual(['d']);
+  });
+
+  it('imports the indices the nodes kept before the store existed, once', async () => {
+    const client = new NodesClient(3);
+    const before = new ClusterView(client, 1_000, (await clusterState()).access);
+    const legacy = (await before.create('legacy', parseCreateIndexBody({ settings: { number_of_shards: 2 } }))).metadata;
+    // A new, empty store (the cluster's first start on the consensus store): the nodes still hold the index.
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
+    await expect(view.get('legacy')).rejects.toMatchObject({ status: 404 });
+    await view.reload();
+    expect((await view.get('legacy')).metadata).toEqual(legacy);
+    await view.delete('legacy');
+    await view.reload();
+    await new Promise((r) => setImmediate(r));
+    expect(view.names()).toEqual([]);
   });
 
   it('places new replicas out of sync on a replicas change, and drops them again', async () => {
     const client = new NodesClient(3);
-    const view = new ClusterView(client, 1_000);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
     await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 0 } }));
     const more = await view.putMetadata('idx', { numberOfReplicas: 2 });
     expect(more.copies[0].map((c) => [c.primary, c.inSync])).toEqual([[true, true], [false, false], [false, false]]);
@@ -150,5 +213,17 @@ describe('cluster view: copies and their in-sync state', () => {
     const fewer = await view.putMetadata('idx', { numberOfReplicas: 0 });
     expect(fewer.copies[0]).toHaveLength(1);
     expect(client.registries.map((r) => r.list()[0].shards.length).reduce((a, b) => a + b)).toBe(1);
+  });
+
+  it('merges mappings on the stored value; a conflicting one is a 400 and changes nothing', async () => {
+    const client = new NodesClient(2);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
+    await view.create('idx', parseCreateIndexBody({}));
+    const merged = await view.putMapping('idx', { properties: { x: { type: 'keyword' } } });
+    expect(merged.metadata.mappings.properties.x).toEqual({ type: 'keyword' });
+    for (const r of client.registries) expect(r.list()[0].metadata.mappings.properties.x).toEqual({ type: 'keyword' });
+    const version = merged.metadata.version;
+    await expect(view.putMapping('idx', { properties: { x: { type: 'long' } } })).rejects.toMatchObject({ status: 400 });
+    expect((await view.putMapping('idx', { properties: { x: { type: 'keyword' } } })).metadata.version).toBe(version);
   });
 });

@@ -1,38 +1,34 @@
 /**
  * The coordinator's view of the cluster: index metadata and every copy of every shard (primary and
- * replicas, with their in-sync state), rebuilt from the shard nodes (which hold it) at start, once
- * a second in the background while it is used, and whenever an index is not found locally, so
- * coordinators stay stateless and several can run side by side.
+ * replicas, with their in-sync state). The metadata is the cluster state in the state store (etcd,
+ * or the embedded store `npm start` serves), followed through an {@link IndexMetadataCache} watch;
+ * every change is one compare-and-swap on it ({@link ClusterStateWriter}), so coordinators stay
+ * stateless, several can run side by side, and two of them can no longer decide differently (ES:
+ * one elected master publishes versioned cluster states).
  *
- * Metadata changes go to every node, which applies them to its own durable copy and bumps the
- * version; the highest version wins when nodes disagree, and a reload pushes it to a node that
- * reports an older one (a node that was down while something changed). Creating and deleting an
- * index needs every node; mapping, settings, in-sync and promotion changes need a majority of the
- * nodes (and, for taking a copy out of sync, every node holding a remaining in-sync copy of the
- * shard; for putting one in sync, the primary's node; for a promotion, the new primary's node), as
- * ES's master needs a quorum to publish a cluster state. Each completed load also tells
- * {@link ClusterView.onLoaded} which nodes missed it, the hook of promotions and recoveries
- * (copy-maintenance.ts). This is not a consensus protocol: see docs/reliability.md.
- * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-discovery-quorums.html
+ * Shard nodes keep a copy of each index's metadata (they need mappings, primary terms and in-sync
+ * sets on every op); this view pushes each new value to them after it is stored, and the node
+ * reload (once a second) pushes it again to a node that reports an older version, a different
+ * incarnation, or nothing (a node that was down meanwhile), and deletes a copy whose index the
+ * graveyard names. A node adopts a value only if its version is at least its own, so a stale push
+ * never goes back. The reload also tells {@link ClusterView.onLoaded} which nodes missed it, the
+ * hook of promotions and recoveries (copy-maintenance.ts), and which copies each node hosts.
+ * @see docs/cluster-state.md
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-state-publishing.html
  */
 import { randomBytes } from 'node:crypto';
-import { EsError, indexAlreadyExists, indexNotFound, type ErrorCause } from '../shared/errors.ts';
+import { ClusterStateWriter, noMasterBlock } from '../shared/cluster-state/cluster-state-writer.ts';
+import type { IndexMetadataCache, StoredIndex } from '../shared/cluster-state/index-metadata-cache.ts';
+import { EsError, indexNotFound } from '../shared/errors.ts';
+import { mergeMappings } from '../shared/dynamic-mapping.ts';
+import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import {
-  INTERNAL_PREFIX,
-  type IndexMetadata,
-  type InSyncUpdateRequest,
-  type MetadataResponse,
-  type MetadataUpdateRequest,
-  type NodeIndexEntry,
-  type NodeIndicesResponse,
-  type PromoteRequest,
-  type PutIndexRequest,
-  type ShardCopy,
-  primaryTermOf,
-} from '../shared/protocol.ts';
+import { INTERNAL_PREFIX, type IndexMetadata, type NodeIndexEntry, type NodeIndicesResponse, type PutIndexRequest, type ShardCopy, primaryTermOf } from '../shared/protocol.ts';
+import { isStateStoreError } from '../shared/state-store/errors.ts';
+import type { Compare } from '../shared/state-store/types.ts';
+import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { defaultRoutingNumShards, nodeForShard } from '../shared/routing.ts';
-import { ShardCallError, type ShardClient } from './shard-client.ts';
+import type { ShardClient } from './shard-client.ts';
 import { allocateCopies, reallocateReplicas } from './shard-allocation.ts';
 
 /** A reload older than this (ms) is refreshed in the background by the next {@link ClusterView.get}. */
@@ -81,11 +77,6 @@ export interface NewIndexSpec {
 /** The dynamic settings `PUT /{index}/_settings` changes. */
 export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs'>>;
 
-/** The shards among `copies` that have a copy on `node`. */
-function shardsOn(copies: readonly (readonly ShardCopy[])[], node: number): number[] {
-  return copies.flatMap((list, s) => (list.some((c) => c.node === node) ? [s] : []));
-}
-
 /**
  * The view of `metadata`; `hosted(shard, node)` says whether a node reports the copy. An index
  * from before replicas (no `shardCopies`) has one in-sync primary per shard, on the node that
@@ -102,41 +93,59 @@ export function viewOf(metadata: IndexMetadata, nodeCount: number, hosted: (shar
   return { metadata, placement, copies };
 }
 
-/** Shared cluster view with refresh-from-nodes on miss and in the background. */
+/** The cluster state a view reads and writes: the cache that follows the store, and its writer. */
+export interface ClusterStateAccess {
+  cache: IndexMetadataCache;
+  writer: ClusterStateWriter;
+}
+
+/** A cache's {@link ClusterStateAccess}: the cache and a writer over it. */
+export function clusterStateAccess(cache: IndexMetadataCache, log?: Logger): ClusterStateAccess {
+  return { cache, writer: new ClusterStateWriter(cache, log) };
+}
+
+/** Cluster view over the stored cluster state, with the shard nodes' reports of what they host. */
 export class ClusterView {
   private readonly client: ShardClient;
   private readonly timeoutMs: number;
-  private indices = new Map<string, IndexView>();
+  private readonly state: ClusterStateAccess;
+  private readonly log: Logger | undefined;
   private loading: Promise<void> | null = null;
   private loadedAt = 0;
-  /** Counts local changes (create, delete, adopted replies); `touched` has each index's last one. */
-  private epoch = 0;
-  /** Indices changed here (name → epoch): a load that read the nodes before the change must not undo it. */
-  private readonly touched = new Map<string, number>();
+  /** `reports[node]`: the node's entries by index name at the last load; null: it did not answer; undefined: never loaded. */
+  private reports: (Map<string, NodeIndexEntry> | null | undefined)[] = [];
+  /** Counts completed loads (a view built before a load is rebuilt after it). */
+  private loadEpoch = 0;
+  /** Views built, by index name, with the stored revision and load they reflect. */
+  private readonly memo = new Map<string, { modRevision: number; epoch: number; view: IndexView }>();
   /** In-sync removals in flight, keyed `index/shard/nodes`: concurrent failed writes share one. */
   private readonly marking = new Map<string, Promise<IndexView>>();
   /** `replied[node]`: the node answered the last load (a node never loaded counts as answering). */
   private replied: boolean[] = [];
   /** `missedLoads[node]`: consecutive loads the node did not answer. */
   private missedLoads: number[] = [];
+  /** Dangling copies already logged (`node/uuid`), so each is reported once. */
+  private readonly danglingLogged = new Set<string>();
   /**
    * Called after each completed load with the nodes that answered it: the hook that starts
    * promotions and recoveries (coordinator/copy-maintenance.ts). Never awaited; must not throw.
    */
   onLoaded: ((missedLoads: readonly number[]) => void) | null = null;
 
-  /** `timeoutMs` bounds each metadata call to a node (FOLIO_INTERNAL_TIMEOUT_MS). */
-  constructor(client: ShardClient, timeoutMs: number) {
+  /** `timeoutMs` bounds each call to a node (FOLIO_INTERNAL_TIMEOUT_MS); `state` is the stored cluster state. */
+  constructor(client: ShardClient, timeoutMs: number, state: ClusterStateAccess, log?: Logger) {
     this.client = client;
     this.timeoutMs = timeoutMs;
+    this.state = state;
+    this.log = log;
   }
 
   /**
-   * Re-reads index metadata from every reachable node: the highest `version` of each index wins
-   * (never older than what this coordinator holds), copies are the metadata's with whether their
-   * node reports them, and nodes that report an older version get the newest pushed. Concurrent
-   * calls share one load. Never slower than {@link VIEW_LOAD_TIMEOUT_MS} per node. Its calls are left
-   * out of the shard call counters (`GET /_folio/stats`).
+   * Asks every reachable node what it hosts (which copies, which metadata version), pushes the
+   * stored metadata to nodes that lag, and deletes copies of indices the graveyard names. On a
+   * store that has never held the cluster's indices, imports the nodes' metadata first (once).
+   * Concurrent calls share one load. Never slower than {@link VIEW_LOAD_TIMEOUT_MS} per node. Its
+   * calls are left out of the shard call counters (`GET /_folio/stats`).
    */
   reload(): Promise<void> {
     this.loading ??= this.load().finally(() => {
@@ -147,7 +156,7 @@ export class ClusterView {
 
   /** Names of all known indices, sorted. */
   names(): string[] {
-    return [...this.indices.keys()].sort();
+    return this.state.cache.names();
   }
 
   /** Whether node `node` answered the last load (true before the first one). */
@@ -155,25 +164,22 @@ export class ClusterView {
     return this.replied[node] ?? true;
   }
 
-  /** The index if known locally (no reload). */
+  /** The index if known locally (no store read). */
   peek(name: string): IndexView | undefined {
-    return this.indices.get(name);
+    const stored = this.state.cache.get(name);
+    return stored && this.viewFor(stored);
   }
 
   /**
-   * The index view; reloads from the nodes once on a miss (another coordinator may have created it),
-   * and starts a background reload when the view is older than {@link VIEW_MAX_AGE_MS}.
-   * @throws EsError 404 index_not_found_exception
+   * The index view. A name the cache does not know is read from the store (another coordinator may
+   * have just created it); starts a background node reload when the last is older than {@link VIEW_MAX_AGE_MS}.
+   * @throws EsError 404 index_not_found_exception; 503 cluster_block_exception when the store cannot be reached
    */
   async get(name: string): Promise<IndexView> {
     if (this.loading === null && Date.now() - this.loadedAt >= VIEW_MAX_AGE_MS) void this.reload().catch(() => undefined);
-    let view = this.indices.get(name);
-    if (!view) {
-      await this.reload();
-      view = this.indices.get(name);
-    }
-    if (!view) throw indexNotFound(name);
-    return view;
+    const stored = this.state.cache.get(name) ?? (await this.readStored(name));
+    if (!stored) throw indexNotFound(name);
+    return this.viewFor(stored);
   }
 
   /**
@@ -199,14 +205,13 @@ export class ClusterView {
   }
 
   /**
-   * Creates an index on every node (each keeps the metadata; each node opens the copies placed on
-   * it: {@link allocateCopies}).
-   * @throws EsError 400 resource_already_exists_exception; 503 when a node cannot be reached
+   * Creates an index: one compare-and-swap that takes the name in the cluster state (so two
+   * coordinators cannot create it twice with two uuids), then the metadata pushed to every node,
+   * each of which opens the copies placed on it ({@link allocateCopies}). A node that cannot be
+   * reached gets it from the next reload (its shards are unassigned until then, as in ES).
+   * @throws EsError 400 resource_already_exists_exception; 503 cluster_block_exception when the store cannot be reached
    */
   async create(name: string, spec: NewIndexSpec): Promise<IndexView> {
-    const existing = this.indices.get(name) ?? (await this.reload(), this.indices.get(name));
-    if (existing) throw indexAlreadyExists(name, existing.metadata.uuid);
-    const nodeCount = this.client.nodes.length;
     const metadata: IndexMetadata = {
       name,
       uuid: randomBytes(16).toString('base64url').slice(0, 22),
@@ -220,200 +225,170 @@ export class ClusterView {
       mappings: spec.mappings,
       creationDate: Date.now(),
       version: 1,
-      shardCopies: allocateCopies(name, spec.numberOfShards, spec.numberOfReplicas, nodeCount),
+      shardCopies: allocateCopies(name, spec.numberOfShards, spec.numberOfReplicas, this.client.nodes.length),
     };
-    await this.broadcastAll((node) => {
-      const body: PutIndexRequest = { metadata, shards: shardsOn(metadata.shardCopies!, node), node };
-      return this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}`, body, { method: 'PUT', timeoutMs: this.timeoutMs });
-    });
-    const view = viewOf(metadata, nodeCount, () => true);
-    this.set(name, view);
-    return view;
-  }
-
-  /** Deletes the index from every node. @throws EsError 404 when unknown; 503 when a node cannot be reached */
-  async delete(name: string): Promise<void> {
-    await this.get(name);
-    await this.broadcastAll((node) =>
-      this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}`, undefined, { method: 'DELETE', timeoutMs: this.timeoutMs }),
-    );
-    this.set(name, undefined);
-  }
-
-  /** Records a local change of an index's view (undefined: deleted), so that a load running meanwhile keeps it. */
-  private set(name: string, view: IndexView | undefined): void {
-    if (view) this.indices.set(name, view);
-    else this.indices.delete(name);
-    this.touched.set(name, ++this.epoch);
+    const stored = await this.state.writer.create(metadata);
+    await this.publish(stored.metadata);
+    return this.viewFor(stored);
   }
 
   /**
-   * Adds fields to the mapping on the nodes (dynamic mapping or `PUT _mapping`), each merging into
-   * its own; returns the new view.
-   * @throws EsError 400 for a conflicting mapping; 503 without a majority of the nodes
+   * Deletes the index from the cluster state (its uuid goes to the graveyard), then from every
+   * node; a node that cannot be reached drops its copies at a later reload.
+   * @throws EsError 404 when unknown; 503 cluster_block_exception when the store cannot be reached
+   */
+  async delete(name: string): Promise<void> {
+    const deleted = await this.state.writer.delete(name);
+    this.memo.delete(name);
+    await Promise.allSettled(
+      this.client.nodes.map((_, node) => this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(deleted.name)}`, undefined, { method: 'DELETE', timeoutMs: this.timeoutMs })),
+    );
+  }
+
+  /**
+   * Adds fields to the mapping (dynamic mapping or `PUT _mapping`), merged into the stored one
+   * (ES's master merging a mapping update), then published to the nodes; returns the new view.
+   * @throws EsError 400 for a conflicting mapping; 503 cluster_block_exception when the store cannot be reached
    */
   async putMapping(name: string, update: Mapping): Promise<IndexView> {
-    await this.get(name);
-    const replies = await this.broadcastQuorum(
-      (node) => this.client.call<MetadataResponse>(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}/_mapping`, update, { method: 'PUT', timeoutMs: this.timeoutMs }),
-      new Set(),
-    );
-    return this.adopt(name, replies);
+    return this.change(name, (m) => {
+      const merged = mergeMappings(m.mappings, update);
+      return JSON.stringify(merged) === JSON.stringify(m.mappings) ? null : { ...m, mappings: merged };
+    });
   }
 
   /**
-   * Writes changed dynamic settings to the nodes. A `number_of_replicas` change also places or
-   * drops replica copies ({@link reallocateReplicas}); new copies start out of sync.
-   * @throws EsError 503 without a majority of the nodes
+   * Writes changed dynamic settings. A `number_of_replicas` change also places or drops replica
+   * copies ({@link reallocateReplicas}); new copies start out of sync.
+   * @throws EsError 503 cluster_block_exception when the store cannot be reached
    */
   async putMetadata(name: string, change: MetadataChange): Promise<IndexView> {
-    const view = await this.get(name);
-    const update: MetadataUpdateRequest = { ...change };
-    if (change.numberOfReplicas !== undefined && change.numberOfReplicas !== view.metadata.numberOfReplicas) {
-      update.shardCopies = reallocateReplicas(view.copies, change.numberOfReplicas, this.client.nodes.length).map((l) => l.map(({ node, primary, inSync }) => ({ node, primary, inSync })));
-    }
-    const replies = await this.broadcastQuorum(
-      (node) =>
-        this.client.call<MetadataResponse>(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}/_metadata`, { ...update, node } satisfies MetadataUpdateRequest, {
-          method: 'PUT',
-          timeoutMs: this.timeoutMs,
-        }),
-      new Set(),
-    );
-    return this.adopt(name, replies);
+    return this.change(name, (m) => {
+      const next: IndexMetadata = { ...m, ...change };
+      if (change.numberOfReplicas !== undefined && change.numberOfReplicas !== m.numberOfReplicas) {
+        const current = viewOf(m, this.client.nodes.length, () => true);
+        next.shardCopies = reallocateReplicas(current.copies, change.numberOfReplicas, this.client.nodes.length).map((l) => l.map(({ node, primary, inSync }) => ({ node, primary, inSync })));
+      }
+      return next;
+    });
   }
 
   /**
-   * Takes the replicas of `shard` on `nodes` out of the in-sync set, durably on the nodes, before
-   * the write that failed on them is acknowledged (ES `ReplicationOperation` → shard failed → the
-   * master removes the allocation id). Needs every node holding a remaining in-sync copy of the
-   * shard and a majority of all nodes. Concurrent calls for the same copies share one.
-   * @throws EsError 503 when the change cannot be made durable (the write must not be acknowledged)
+   * Takes the replicas of `shard` on `nodes` out of the in-sync set in the cluster state before the
+   * write that failed on them is acknowledged (ES `ReplicationOperation` → shard failed → the
+   * master removes the allocation id). Copies that are primaries or out of sync already by the
+   * stored state are left as they are. Concurrent calls for the same copies share one.
+   * @throws EsError 503 when the change cannot be stored (the write must not be acknowledged)
    */
   markOutOfSync(name: string, shard: number, nodes: readonly number[]): Promise<IndexView> {
     const key = `${name}/${shard}/${[...nodes].sort((a, b) => a - b).join(',')}`;
     let running = this.marking.get(key);
     if (!running) {
-      running = this.runMarkOutOfSync(name, shard, nodes).finally(() => this.marking.delete(key));
+      running = this.change(name, (m) => {
+        const copies = m.shardCopies;
+        if (!copies) return null;
+        const failing = nodes.filter((n) => copies[shard]?.some((c) => c.node === n && !c.primary));
+        if (failing.length === 0) return null;
+        const next = withoutInSync(copies, shard, failing);
+        return next === copies ? null : { ...m, shardCopies: next };
+      }).finally(() => this.marking.delete(key));
       this.marking.set(key, running);
     }
     return running;
   }
 
-  private async runMarkOutOfSync(name: string, shard: number, nodes: readonly number[]): Promise<IndexView> {
-    const view = await this.get(name);
-    const copies = view.copies[shard];
-    // A copy out of sync in this view may be in sync on the nodes (a recovery another coordinator
-    // just finished, named in sync by the primary's reply): the nodes decide, a no-op where it is out already.
-    const failing = nodes.filter((n) => copies.some((c) => c.node === n && !c.primary));
-    if (failing.length === 0) return view;
-    const required = new Set(copies.filter((c) => c.inSync && !failing.includes(c.node)).map((c) => c.node));
-    const body: InSyncUpdateRequest = { shard, nodes: failing };
-    const replies = await this.broadcastQuorum(
-      (node) => this.client.call<MetadataResponse>(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}/_in_sync`, body, { method: 'PUT', timeoutMs: this.timeoutMs }),
-      required,
-    );
-    const next = this.adopt(name, replies);
-    if (!next.copies[shard].some((c) => failing.includes(c.node) && c.inSync)) return next;
-    // A concurrent change made the local view as new as the replies: the mark is durable on the
-    // nodes, so apply it here too (the next reload brings the version that has both).
-    const marked = { ...next, copies: next.copies.map((list, s) => (s !== shard ? list : list.map((c) => (failing.includes(c.node) ? { ...c, inSync: false } : c)))) };
-    this.set(name, marked);
-    return marked;
-  }
-
   /**
-   * Puts the recovered copy of `shard` on `node` in sync on the nodes (the primary has it in sync
-   * already: recovery finalize), as ES's master marks a started shard's allocation id in sync.
-   * Needs the primary's node and a majority of all nodes.
-   * @throws EsError 503 when the change cannot be made durable
+   * Puts the recovered copy of `shard` on `node` in sync in the cluster state (the primary has it
+   * in sync already: recovery finalize), as ES's master marks a started shard's allocation id in
+   * sync. `guard`: the cluster manager's election guard.
+   * @throws EsError 503 when the change cannot be stored or the guard no longer holds
    */
-  async markInSync(name: string, shard: number, node: number): Promise<IndexView> {
-    const view = await this.get(name);
-    const body: InSyncUpdateRequest = { shard, nodes: [node], inSync: true };
-    const replies = await this.broadcastQuorum(
-      (n) => this.client.call<MetadataResponse>(n, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}/_in_sync`, body, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted: true }),
-      new Set([view.placement[shard]]),
-    );
-    return this.adopt(name, replies);
+  async markInSync(name: string, shard: number, node: number, guard?: Compare): Promise<IndexView> {
+    return this.change(name, (m) => {
+      if (!m.shardCopies) return null;
+      const next = withInSync(m.shardCopies, shard, [node]);
+      return next === m.shardCopies ? null : { ...m, shardCopies: next };
+    }, guard);
   }
 
   /**
    * Promotes the in-sync replica of `shard` on `node` to primary in the next primary term (ES's
    * master promoting a replica when the primary's node left): every other copy leaves the in-sync
-   * set and will recover by a full copy. Needs the new primary's node and a majority of all nodes.
-   * @throws EsError 503 when the change cannot be made durable; 400 when `node` holds no in-sync copy
+   * set and will recover by a full copy. Decided on the stored state, so a replica another
+   * coordinator has just taken out of sync is never promoted (issue 10, scenario 1). `guard`: the
+   * cluster manager's election guard.
+   * @throws EsError 503 when the change cannot be stored or the guard no longer holds; 400 when `node` holds no in-sync copy
    */
-  async promote(name: string, shard: number, node: number): Promise<IndexView> {
-    const view = await this.get(name);
-    const body: PromoteRequest = { shard, node, term: primaryTermOf(view.metadata, shard) + 1 };
-    const replies = await this.broadcastQuorum(
-      (n) => this.client.call<MetadataResponse>(n, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}/_promote`, body, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted: true }),
-      new Set([node]),
-    );
-    return this.adopt(name, replies);
+  async promote(name: string, shard: number, node: number, guard?: Compare): Promise<IndexView> {
+    const expectedTerm = primaryTermOf((await this.get(name)).metadata, shard);
+    return this.change(name, (m) => {
+      if (!m.shardCopies) return null;
+      const term = primaryTermOf(m, shard);
+      if (term !== expectedTerm) return null; // promoted (or demoted) by someone else meanwhile
+      const terms = Array.from({ length: m.numberOfShards }, (_, s) => (s === shard ? term + 1 : primaryTermOf(m, s)));
+      return { ...m, shardCopies: promoted(m.shardCopies, shard, node), primaryTerms: terms };
+    }, guard);
   }
 
-  /** Takes the highest-version metadata among the nodes' replies (if newer than the local one) as the index's view. */
-  private adopt(name: string, replies: readonly unknown[]): IndexView {
-    const current = this.indices.get(name);
-    let best: IndexMetadata | undefined;
-    for (const r of replies) {
-      const m = (r as Partial<MetadataResponse> | undefined)?.metadata;
-      if (m && m.name === name && (!best || m.version > best.version)) best = m;
-    }
-    if (!best || (current && (current.metadata.uuid !== best.uuid || current.metadata.version >= best.version))) {
-      if (current) return current;
-      throw indexNotFound(name);
-    }
-    const hostedBefore = (s: number, node: number) => current?.copies[s]?.find((c) => c.node === node)?.hosted ?? true;
-    const next = viewOf(best, this.client.nodes.length, hostedBefore, (s) => current?.placement[s]);
-    this.set(name, next);
-    return next;
-  }
-
-  /** Sends to every node; every one must succeed. @throws EsError (the node's 4xx, else 503 cluster_block_exception) */
-  private async broadcastAll(send: (node: number) => Promise<unknown>): Promise<unknown[]> {
-    const results = await Promise.allSettled(this.client.nodes.map((_, node) => send(node)));
-    const failed = results.find((r) => r.status === 'rejected');
-    if (failed) {
-      const err = (failed as PromiseRejectedResult).reason as { cause_?: ErrorCause; status?: number; message?: string };
-      if (err.cause_ && err.status && err.status < 500) throw new EsError(err.status, err.cause_.type, err.cause_.reason ?? '');
-      throw new EsError(503, 'cluster_block_exception', `metadata change could not reach every shard node: ${err.message ?? err}`);
-    }
-    return results.map((r) => (r as PromiseFulfilledResult<unknown>).value);
+  /** Stores a change of one index (`mutate` as {@link ClusterStateWriter.update}), publishes it, and returns the new view. */
+  private async change(name: string, mutate: (m: IndexMetadata) => IndexMetadata | null, guard?: Compare): Promise<IndexView> {
+    const before = this.state.cache.get(name)?.modRevision;
+    const stored = await this.state.writer.update(name, mutate, guard ? { guard } : {});
+    if (stored.modRevision !== before) await this.publish(stored.metadata);
+    return this.viewFor(stored);
   }
 
   /**
-   * Sends to every node; succeeds once a majority (⌊N/2⌋ + 1) answered, `required` among them.
-   * Nodes that cannot be reached, answer 5xx, or do not know the index yet are left to the next
-   * reload's repair; any other error reply is thrown as the node's ES error.
-   * @returns the successful replies.
-   * @throws EsError 503 `cluster_block_exception` without the quorum or a required node
+   * Pushes `metadata` to every node (each keeps the metadata of every index and opens or drops the
+   * copies it names for it), waiting for each answer or failure. Failures are left to the reload's repair.
    */
-  private async broadcastQuorum(send: (node: number) => Promise<unknown>, required: ReadonlySet<number>): Promise<unknown[]> {
-    const results = await Promise.allSettled(this.client.nodes.map((_, node) => send(node)));
-    const ok: unknown[] = [];
-    const missing: string[] = [];
-    results.forEach((r, node) => {
-      if (r.status === 'fulfilled') return void ok.push(r.value);
-      const err = r.reason as unknown;
-      const call = err instanceof ShardCallError ? err : null;
-      const stale = call?.kind === 'response' && call.status === 404 && call.cause_.type === 'index_not_found_exception';
-      if (call?.kind === 'response' && call.status < 500 && !stale) throw new EsError(call.status, call.cause_.type, String(call.cause_.reason ?? ''));
-      if (!call) throw err;
-      missing.push(`[${this.client.nodes[node]}] ${call.message}`);
-      if (required.has(node)) throw new EsError(503, 'cluster_block_exception', `metadata change could not reach the node of an in-sync copy: ${call.message}`);
+  private async publish(metadata: IndexMetadata): Promise<void> {
+    await Promise.allSettled(this.client.nodes.map((_, node) => this.push(node, metadata)));
+  }
+
+  private push(node: number, metadata: IndexMetadata, uncounted = false): Promise<unknown> {
+    const body: PutIndexRequest = { metadata, shards: [], node };
+    return this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(metadata.name)}`, body, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted }).catch((err: Error) => {
+      this.log?.debug({ node: this.client.nodes[node], index: metadata.name, version: metadata.version, err: err.message }, 'metadata push failed; the next reload repeats it');
     });
-    const quorum = Math.floor(this.client.nodes.length / 2) + 1;
-    if (ok.length < quorum) {
-      throw new EsError(503, 'cluster_block_exception', `metadata change reached ${ok.length} of ${this.client.nodes.length} shard nodes, ${quorum} needed: ${missing.join('; ')}`);
+  }
+
+  /** The stored index, read from the store. @throws EsError 503 when the store cannot be reached */
+  private async readStored(name: string): Promise<StoredIndex | undefined> {
+    try {
+      return await this.state.cache.read(name);
+    } catch (err) {
+      if (isStateStoreError(err)) throw noMasterBlock(err.message);
+      throw err;
     }
-    return ok;
+  }
+
+  /** The view of a stored index with the copies the nodes reported at the last load. */
+  private viewFor(stored: StoredIndex): IndexView {
+    const name = stored.metadata.name;
+    const memo = this.memo.get(name);
+    if (memo && memo.modRevision === stored.modRevision && memo.epoch === this.loadEpoch) return memo.view;
+    const uuid = stored.metadata.uuid;
+    const entryOf = (node: number): NodeIndexEntry | null | undefined => {
+      const report = this.reports[node];
+      if (report === undefined || report === null) return report;
+      const entry = report.get(name);
+      return entry && entry.metadata.uuid === uuid ? entry : null;
+    };
+    const hosted = (s: number, node: number) => {
+      const entry = entryOf(node);
+      return entry === undefined ? true : entry !== null && entry.shards.includes(s);
+    };
+    const reportedHost = (s: number) => this.client.nodes.findIndex((_, node) => entryOf(node)?.shards.includes(s));
+    const view = viewOf(stored.metadata, this.client.nodes.length, hosted, (s) => {
+      const host = reportedHost(s);
+      return host >= 0 ? host : undefined;
+    });
+    this.memo.set(name, { modRevision: stored.modRevision, epoch: this.loadEpoch, view });
+    return view;
   }
 
   private async load(): Promise<void> {
-    const since = this.epoch;
     const timeoutMs = Math.min(this.timeoutMs, VIEW_LOAD_TIMEOUT_MS);
     const replies = await Promise.allSettled(
       this.client.nodes.map((_, node) => this.client.call<NodeIndicesResponse>(node, `${INTERNAL_PREFIX}/indices`, undefined, { method: 'GET', timeoutMs, uncounted: true })),
@@ -423,57 +398,56 @@ export class ClusterView {
     this.missedLoads = this.replied.map((ok, node) => (ok ? 0 : (this.missedLoads[node] ?? 0) + 1));
     // No node answered: keep what is known (searches then report shard failures, not missing indices).
     if (replies.every((r) => r.status === 'rejected')) return;
-    const best = new Map<string, IndexMetadata>();
-    const reports = new Map<string, Map<number, NodeIndexEntry>>();
-    replies.forEach((r, node) => {
-      if (r.status !== 'fulfilled') return;
-      for (const entry of r.value.indices) {
-        const m = entry.metadata;
-        const cur = best.get(m.name);
-        if (!cur || m.version > cur.version) best.set(m.name, m);
-        const byNode = reports.get(m.name) ?? new Map<number, NodeIndexEntry>();
-        byNode.set(node, entry);
-        reports.set(m.name, byNode);
-      }
-    });
-    const nodeCount = this.client.nodes.length;
-    const next = new Map<string, IndexView>();
-    for (const [name, reported] of best) {
-      const current = this.indices.get(name);
-      // Never step back: a change this coordinator made may be newer than what a slow reply saw.
-      const metadata = current && current.metadata.uuid === reported.uuid && current.metadata.version > reported.version ? current.metadata : reported;
-      const byNode = reports.get(name)!;
-      const hosted = (s: number, node: number) => byNode.get(node)?.shards.includes(s) ?? false;
-      const reportedHost = (s: number) => [...byNode].find(([, e]) => e.shards.includes(s))?.[0];
-      next.set(name, viewOf(metadata, nodeCount, hosted, reportedHost));
-      this.repair(metadata, byNode);
+    this.reports = replies.map((r) => (r.status === 'fulfilled' ? new Map(r.value.indices.map((e) => [e.metadata.name, e])) : null));
+    this.loadEpoch++;
+    const cache = this.state.cache;
+    if (cache.loaded) {
+      const answered = this.replied.filter(Boolean).length;
+      if (!cache.bootstrapped && answered >= Math.floor(this.client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => this.log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
+      if (cache.bootstrapped) this.repair();
     }
-    // Changes made here while the nodes were read win over what the replies said (created, deleted, marked).
-    for (const [name, at] of this.touched) {
-      if (at <= since) {
-        this.touched.delete(name);
-        continue;
-      }
-      const local = this.indices.get(name);
-      const remote = next.get(name);
-      if (!local) next.delete(name);
-      else if (!remote || remote.metadata.uuid !== local.metadata.uuid || remote.metadata.version < local.metadata.version) next.set(name, local);
-    }
-    this.indices = next;
     this.onLoaded?.(this.missedLoads);
   }
 
-  /**
-   * Pushes `metadata` to the nodes that reported an older version of the same index (they missed
-   * changes while unreachable), in the background; failures wait for the next reload.
-   */
-  private repair(metadata: IndexMetadata, byNode: Map<number, NodeIndexEntry>): void {
-    for (const [node, entry] of byNode) {
-      if (entry.metadata.uuid !== metadata.uuid || entry.metadata.version >= metadata.version) continue;
-      const body: PutIndexRequest = { metadata, shards: metadata.shardCopies ? [] : entry.shards, node };
-      void this.client
-        .call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(metadata.name)}`, body, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted: true })
-        .catch(() => undefined);
+  /** Imports the highest version of each index the nodes report into a store that has never held them. */
+  private async bootstrap(): Promise<void> {
+    const best = new Map<string, IndexMetadata>();
+    for (const report of this.reports) {
+      for (const entry of report?.values() ?? []) {
+        const cur = best.get(entry.metadata.name);
+        if (!cur || entry.metadata.version > cur.version) best.set(entry.metadata.name, entry.metadata);
+      }
     }
+    await this.state.writer.bootstrap([...best.values()]);
+  }
+
+  /**
+   * Brings each answering node in line with the stored state, in the background: pushes an index
+   * the node lacks or holds in an older version or another incarnation, and deletes an index the
+   * node holds whose uuid the graveyard names (deleted while the node was away). An index neither
+   * stored nor in the graveyard is dangling: logged once and left on the node's disk, as ES 8 leaves
+   * dangling indices to an operator (`GET /_dangling`).
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-gateway.html#dangling-indices
+   */
+  private repair(): void {
+    const cache = this.state.cache;
+    this.reports.forEach((report, node) => {
+      if (!report) return;
+      for (const name of cache.names()) {
+        const stored = cache.get(name)!.metadata;
+        const entry = report.get(name);
+        if (!entry || entry.metadata.uuid !== stored.uuid || entry.metadata.version < stored.version) void this.push(node, stored, true);
+      }
+      for (const [name, entry] of report) {
+        if (cache.get(name)) continue;
+        const uuid = entry.metadata.uuid;
+        if (cache.tombstone(uuid)) {
+          void this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}`, undefined, { method: 'DELETE', timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
+        } else if (!this.danglingLogged.has(`${node}/${uuid}`)) {
+          this.danglingLogged.add(`${node}/${uuid}`);
+          this.log?.warn({ node: this.client.nodes[node], index: name, uuid }, 'dangling index: on a shard node but not in the cluster state; left on disk');
+        }
+      }
+    });
   }
 }

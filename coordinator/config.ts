@@ -19,6 +19,14 @@ export interface CoordinatorConfig extends HttpServerLimits {
   nodes: string[];
   /** FOLIO_NODE_NAME: `name` in `GET /`. */
   nodeName: string;
+  /**
+   * FOLIO_ETCD: comma-separated etcd client URLs holding the cluster state (docs/cluster-state.md).
+   * Undefined when unset: the coordinator then keeps the cluster state itself, in an embedded store
+   * in {@link CoordinatorConfig.stateDir} (one coordinator only).
+   */
+  etcdEndpoints?: string[];
+  /** FOLIO_STATE_DIR: the embedded cluster-state store's directory when FOLIO_ETCD is unset (default `data/cluster-state`). */
+  stateDir: string;
   /** FOLIO_CLUSTER_NAME: `cluster_name` in `GET /` (default `folio`). */
   clusterName: string;
   /** FOLIO_LOG_LEVEL: pino level (default info). */
@@ -162,6 +170,8 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     port: envInt(env, 'FOLIO_PORT', 9200),
     nodes,
     nodeName: envStr(env, 'FOLIO_NODE_NAME', 'coordinator'),
+    etcdEndpoints: parseEtcdEndpoints(envStr(env, 'FOLIO_ETCD', '')),
+    stateDir: envStr(env, 'FOLIO_STATE_DIR', 'data/cluster-state'),
     clusterName: envStr(env, 'FOLIO_CLUSTER_NAME', 'folio'),
     logLevel: envStr(env, 'FOLIO_LOG_LEVEL', 'info'),
     searchTimeoutMs: envInt(env, 'FOLIO_SEARCH_TIMEOUT_MS', 30_000),
@@ -184,4 +194,23 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     tlsCertFile,
     tlsKeyFile,
   };
+}
+
+/**
+ * FOLIO_ETCD's endpoints: comma-separated `http(s)://host:port` etcd client URLs; undefined when empty.
+ * @throws Error for a value that is not an http(s) URL
+ */
+export function parseEtcdEndpoints(value: string): string[] | undefined {
+  const list = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  if (list.length === 0) return undefined;
+  for (const url of list) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error(`FOLIO_ETCD: [${url}] is not a URL (expected http://host:port)`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`FOLIO_ETCD: [${url}] must be an http or https URL`);
+  }
+  return list;
 }

@@ -5,11 +5,13 @@
  * out-of-sync copy whose node answers and hosts it from its primary (coordinator/recovery.ts), at
  * most {@link MAX_CONCURRENT_RECOVERIES} at a time (ES
  * `cluster.routing.allocation.node_concurrent_recoveries`, default 2), retrying a failed one after
- * {@link RECOVERY_RETRY_MS}. Several coordinators may do the same at once: promotion is idempotent
- * per term on the nodes, and a second recovery of a copy only repeats idempotent steps.
+ * {@link RECOVERY_RETRY_MS}. Only the elected cluster manager acts (cluster-manager.ts hands it the
+ * election's guard with {@link CopyMaintainer.lead}), and every decision it stores carries that
+ * guard, so two coordinators never promote or recover the same copy at once (issue 10, scenario 4).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-cluster.html#cluster-shard-allocation-settings
  */
 import type { Logger } from '../shared/logger.ts';
+import type { Compare } from '../shared/state-store/types.ts';
 import type { ClusterView, IndexView } from './cluster-view.ts';
 import { recoverCopy, type RecoveryDeps } from './recovery.ts';
 
@@ -65,6 +67,8 @@ export class CopyMaintainer {
   /** Failed actions, by key, with the time (epoch ms) they may be tried again. */
   private readonly backoff = new Map<string, number>();
   private recoveries = 0;
+  /** The cluster manager's election guard while this coordinator leads; null: it does not act. */
+  private guard: Compare | null = null;
   /** Recoveries and promotions finished here (for tests and logs). */
   readonly finished: { recoveries: number; promotions: number } = { recoveries: 0, promotions: 0 };
 
@@ -78,8 +82,18 @@ export class CopyMaintainer {
     view.onLoaded = (missed) => this.tick(missed);
   }
 
-  /** Starts the actions the current views call for that are neither running nor backing off. */
+  /**
+   * Makes this maintainer act (with `guard`, the cluster manager's election guard, in every decision
+   * it stores) or stop acting (null). Actions already running finish; their stored decisions fail
+   * once the guard no longer holds.
+   */
+  lead(guard: Compare | null): void {
+    this.guard = guard;
+  }
+
+  /** Starts the actions the current views call for that are neither running nor backing off (only while leading). */
   tick(missedLoads: readonly number[]): void {
+    if (this.guard === null) return;
     const view = this.deps.view;
     const views = view.names().map((n) => view.peek(n)!).filter((v) => v !== undefined);
     const now = Date.now();
@@ -103,14 +117,16 @@ export class CopyMaintainer {
   }
 
   private async run(action: CopyAction): Promise<void> {
+    const guard = this.guard;
+    if (guard === null) return;
     const view = await this.deps.view.get(action.index);
     if (action.kind === 'promote') {
-      const next = await this.deps.view.promote(action.index, action.shard, action.node);
+      const next = await this.deps.view.promote(action.index, action.shard, action.node, guard);
       this.finished.promotions++;
       this.log?.warn({ ...action, term: next.metadata.primaryTerms?.[action.shard] }, 'replica promoted to primary');
       return;
     }
-    const outcome = await recoverCopy(this.deps, view, action.shard, action.node);
+    const outcome = await recoverCopy({ ...this.deps, guard }, view, action.shard, action.node);
     this.finished.recoveries++;
     this.log?.info({ ...outcome }, 'shard copy recovered');
   }

@@ -5,6 +5,7 @@
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
+import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';
 import { MAX_FILTER_PATH_CHARS } from '../shared/filter-path.ts';
 import { createCoordinatorApp } from './app.ts';
 import { ClusterView } from './cluster-view.ts';
@@ -16,6 +17,7 @@ const silent = createLogger('test', 'silent', {});
 const shardNodes = new InProcessShardNodes();
 let app: Hono;
 let client: ShardClient;
+let state: TestClusterState;
 
 async function call(method: string, path: string, body?: string): Promise<{ status: number; text: string; json: any }> {
   const res = await app.request(path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body });
@@ -30,7 +32,7 @@ beforeAll(async () => {
   const urls = [await shardNodes.start(0), await shardNodes.start(1)];
   const config = loadCoordinatorConfig({ FOLIO_NODES: urls.join(','), FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
   client = new ShardClient(urls, { connectionsPerNode: 4, maxResponseBytes: 1 << 20 });
-  app = createCoordinatorApp({ config, view: new ClusterView(client, 5_000), client, log: silent, clusterUuid: 'hostile-names-test' });
+  app = createCoordinatorApp({ config, view: new ClusterView(client, 5_000, (state = await openTestClusterState()).access), client, log: silent, clusterUuid: 'hostile-names-test' });
   expect((await call('PUT', '/protos', '{"settings": {"number_of_shards": 2}}')).status).toBe(200);
   expect((await call('PUT', '/protos/_doc/1?refresh=true', HOSTILE_DOC)).status).toBe(201);
   expect((await call('PUT', '/protos/_doc/2?refresh=true', '{"constructor": "y", "toString": 6}')).status).toBe(201);
@@ -38,6 +40,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.close();
+  await state.close();
   await shardNodes.close();
 });
 

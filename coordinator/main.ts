@@ -13,7 +13,12 @@ import { capConnections, serverOptions as httpServerOptions } from '../shared/ht
 import { createLogger } from '../shared/logger.ts';
 import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
 import { createCoordinatorApp } from './app.ts';
-import { ClusterView, VIEW_MAX_AGE_MS } from './cluster-view.ts';
+import { IndexMetadataCache } from '../shared/cluster-state/index-metadata-cache.ts';
+import { EmbeddedStore } from '../shared/state-store/embedded-store.ts';
+import { EtcdStore } from '../shared/state-store/etcd-store.ts';
+import type { StateStore } from '../shared/state-store/types.ts';
+import { ClusterManagerRole } from './cluster-manager.ts';
+import { ClusterView, VIEW_MAX_AGE_MS, clusterStateAccess } from './cluster-view.ts';
 import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
 import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
 import { CopyMaintainer } from './copy-maintenance.ts';
@@ -26,15 +31,23 @@ const config = loadCoordinatorConfig();
 const log = createLogger('coordinator', config.logLevel, { node: config.nodeName });
 if (config.clusterSecret === undefined) log.warn('FOLIO_CLUSTER_SECRET is unset: shard nodes answer 401 to this coordinator unless they run with FOLIO_INSECURE=true');
 const client = new ShardClient(config.nodes, { connectionsPerNode: config.connectionsPerNode, maxResponseBytes: config.maxShardResponseBytes, clusterSecret: config.clusterSecret, batchCalls: config.batchShardCalls });
-const view = new ClusterView(client, config.internalTimeoutMs);
+// The cluster state: etcd when FOLIO_ETCD names it, else an embedded store of this coordinator's own.
+const store: StateStore = config.etcdEndpoints ? new EtcdStore({ endpoints: config.etcdEndpoints }) : await EmbeddedStore.open({ dir: config.stateDir });
+if (!config.etcdEndpoints) log.warn({ dir: config.stateDir }, 'FOLIO_ETCD is unset: the cluster state lives in this coordinator\'s embedded store; run one coordinator only');
+const cache = await IndexMetadataCache.open(store, log);
+const view = new ClusterView(client, config.internalTimeoutMs, clusterStateAccess(cache, log), log);
 // The cluster is its ordered node list: the same list gives the same uuid on every coordinator.
 const clusterUuid = createHash('sha256').update(config.nodes.join(',')).digest('base64url').slice(0, 22);
 const settings = new ClusterSettings(new ShardNodeSettingsStore(client, config.internalTimeoutMs));
 const app = createCoordinatorApp({ config, view, client, log, clusterUuid, settings });
 
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an
-// idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts).
-new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs }, log).attach(view);
+// idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts), and only
+// on the coordinator elected cluster manager (cluster-manager.ts).
+const maintainer = new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs }, log);
+maintainer.attach(view);
+const managerRole = new ClusterManagerRole(store, maintainer, `${config.nodeName}@${config.host}:${config.port}`, log);
+managerRole.start();
 await Promise.all([
   view.reload().catch((err) => log.warn({ err }, 'cluster view not loaded at start; retried on demand')),
   settings.refresh().catch((err) => log.warn({ err }, 'cluster settings not loaded at start; retried on demand')),
@@ -60,6 +73,8 @@ async function shutdown(signal: string): Promise<void> {
   if (stopping) return;
   stopping = true;
   coordinatorReadiness.draining = true;
+  // Hand the cluster manager role over at once rather than after the lease's TTL.
+  const resigned = managerRole.stop().catch((err: Error) => log.warn({ err }, 'resigning the cluster manager role failed'));
   // Ctrl-C from a terminal has no load balancer to wait for.
   const delayMs = signal === 'SIGINT' ? 0 : config.shutdownDelayMs;
   log.info({ signal, delayMs, drainTimeoutMs: config.drainTimeoutMs }, 'shutting down: not ready, draining');
@@ -67,6 +82,9 @@ async function shutdown(signal: string): Promise<void> {
   if (delayMs > 0) await sleep(delayMs);
   const outcome = await drainServer(server as Server, config.drainTimeoutMs);
   if (outcome === 'timeout') log.warn({ drainTimeoutMs: config.drainTimeoutMs }, 'in-flight requests cut at the drain deadline');
+  await resigned;
+  await cache.close();
+  await store.close().catch((err: Error) => log.warn({ err }, 'closing the state store failed'));
   await client.close().catch((err: Error) => log.warn({ err }, 'closing the shard pools failed'));
   process.exit(0);
 }

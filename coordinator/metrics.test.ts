@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
+import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';
 import { InProcessShardNodes } from '../test/support/in-process-shard-nodes.ts';
 import { sampleValue } from '../test/support/prom-text.ts';
 import { createCoordinatorApp } from './app.ts';
@@ -21,6 +22,7 @@ const shardNodes = new InProcessShardNodes();
 let urls: string[] = [];
 let app: Hono;
 let client: ShardClient;
+let state: TestClusterState;
 
 async function json(method: string, path: string, body?: unknown, type = 'application/json'): Promise<{ status: number; body: any }> {
   const res = await app.request(path, { method, headers: body === undefined ? {} : { 'content-type': type }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
@@ -38,7 +40,8 @@ beforeAll(async () => {
   urls = [await shardNodes.start(0), await shardNodes.start(1)];
   const config = loadCoordinatorConfig({ FOLIO_NODES: urls.join(','), FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true', FOLIO_DEEP_PAGE_FROM: '4' });
   client = new ShardClient(urls, { connectionsPerNode: 4, maxResponseBytes: 1 << 20 });
-  const view = new ClusterView(client, 5_000);
+  state = await openTestClusterState();
+  const view = new ClusterView(client, 5_000, state.access);
   app = createCoordinatorApp({ config, view, client, log: silent, clusterUuid: 'metrics-test' });
   expect((await json('PUT', '/metered', { settings: { number_of_shards: 2 } })).status).toBe(200);
   const lines = Array.from({ length: 12 }, (_, i) => `{"index":{"_id":"d${i}"}}\n{"n":${i}}\n`).join('');
@@ -47,6 +50,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await client.close();
+  await state.close();
   await shardNodes.close();
 });
 

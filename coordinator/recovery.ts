@@ -18,7 +18,8 @@
  * 5. `recovery/finalize` on the primary: the target joins the in-sync set in the primary's metadata
  *    (from then on a write that fails on it takes it out again), and the primary's max seq_no at
  *    that instant must be reached too (else the copy is marked out of sync again);
- * 6. the in-sync change on a quorum of the nodes (ES: the master marks the allocation id in sync).
+ * 6. the in-sync change in the cluster state, fenced by the cluster manager's guard (ES: the master
+ *    marks the allocation id in sync).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoverySourceHandler.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
  */
@@ -33,6 +34,7 @@ import {
   type RecoveryStartResponse,
   type RecoveryStateResponse,
 } from '../shared/protocol.ts';
+import type { Compare } from '../shared/state-store/types.ts';
 import type { ClusterView, IndexView } from './cluster-view.ts';
 import type { ShardClient } from './shard-client.ts';
 
@@ -49,6 +51,8 @@ export interface RecoveryDeps {
   client: ShardClient;
   /** Deadline of each call (FOLIO_INTERNAL_TIMEOUT_MS). */
   timeoutMs: number;
+  /** The cluster manager's election guard, in the compare of the final in-sync change (cluster-manager.ts). */
+  guard?: Compare;
 }
 
 /** What a finished recovery did. */
@@ -110,7 +114,7 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
     throw err;
   }
   // 6. ... and on a quorum of the nodes.
-  await deps.view.markInSync(index, shard, target);
+  await deps.view.markInSync(index, shard, target, deps.guard);
   return { index, shard, target, mode: start.mode, reset, ops: start.ops.length, tookMs: Date.now() - started };
 }
 

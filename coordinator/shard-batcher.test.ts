@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
+import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';
 import { INTERNAL_PREFIX, type QueryPhaseRequest } from '../shared/protocol.ts';
 import { HITS_CONTENT_TYPE } from '../shared/wire.ts';
 import { createShardNodeApp } from '../shard-node/app.ts';
@@ -22,6 +23,7 @@ const servers: ServerType[] = [];
 let urls: string[] = [];
 let batching: { app: Hono; client: ShardClient };
 let plain: { app: Hono; client: ShardClient };
+let state: TestClusterState | undefined;
 
 async function listen(i: number): Promise<string> {
   const config = loadShardNodeConfig({ FOLIO_NODE_ID: `node-${i}`, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
@@ -31,10 +33,12 @@ async function listen(i: number): Promise<string> {
   });
 }
 
-function coordinator(batchCalls: boolean): { app: Hono; client: ShardClient } {
+async function coordinator(batchCalls: boolean): Promise<{ app: Hono; client: ShardClient }> {
   const config = loadCoordinatorConfig({ FOLIO_NODES: urls.join(','), FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
   const client = new ShardClient(urls, { connectionsPerNode: 4, maxResponseBytes: 1 << 24, batchCalls });
-  return { app: createCoordinatorApp({ config, view: new ClusterView(client, 5_000), client, log: silent, clusterUuid: 'batch-test' }), client };
+  // Both coordinators share one cluster state, as two coordinators of one cluster do.
+  state ??= await openTestClusterState();
+  return { app: createCoordinatorApp({ config, view: new ClusterView(client, 5_000, state.access), client, log: silent, clusterUuid: 'batch-test' }), client };
 }
 
 async function json(app: Hono, method: string, path: string, body?: unknown, type = 'application/json'): Promise<{ status: number; body: any }> {
@@ -44,8 +48,8 @@ async function json(app: Hono, method: string, path: string, body?: unknown, typ
 
 beforeAll(async () => {
   urls = [await listen(0), await listen(1)];
-  batching = coordinator(true);
-  plain = coordinator(false);
+  batching = await coordinator(true);
+  plain = await coordinator(false);
   expect((await json(batching.app, 'PUT', '/batched', { settings: { number_of_shards: 4 } })).status).toBe(200);
   const lines = Array.from({ length: 300 }, (_, i) => `{"index":{"_id":"d${i}"}}\n{"n":${i % 17},"t":"word${i % 5} common"}\n`).join('');
   expect((await json(batching.app, 'POST', '/batched/_bulk?refresh=true', lines, 'application/x-ndjson')).body.errors).toBe(false);
@@ -53,6 +57,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([batching.client.close(), plain.client.close()]);
+  await state?.close();
   for (const s of servers) s.close();
 });
 

@@ -17,7 +17,7 @@ import { Shard } from './engine/shard.ts';
 import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
-import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from './shard-copies.ts';
+import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
 import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
 
@@ -128,14 +128,22 @@ export class IndexRegistry {
       this.deleteIndex(metadata.name);
       hosted = undefined;
     }
+    const adopted = !hosted || metadata.version >= hosted.metadata.version;
     if (!hosted) hosted = this.host(metadata);
-    else if (metadata.version >= hosted.metadata.version) hosted.metadata = metadata;
+    else if (adopted) hosted.metadata = metadata;
     const h = hosted;
+    // Recovered copies the cluster state now has in sync are no longer tracked as recovering.
+    if (adopted) {
+      metadata.shardCopies?.forEach((copies, s) => {
+        for (const c of copies) if (c.inSync && !c.primary) this.recoveries.untrack(metadata.name, s, c.node);
+      });
+    }
     if (ordinal !== undefined) h.ordinal = ordinal;
     this.placeCopies(h, shards);
     this.applyTerms(h);
     this.persist(h);
     this.scheduleRefresh(h);
+    if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
   }
 
   /**
@@ -185,9 +193,13 @@ export class IndexRegistry {
   }
 
   /**
-   * Puts the copies of `shard` on `nodes` back in the in-sync set (a finished peer recovery),
-   * bumping the version; a no-op when they are in sync already. Durable on return. On the primary,
-   * the copies stop being tracked as recovering (they are in its replication group as in-sync copies).
+   * Puts the copies of `shard` on `nodes` back in the in-sync set of this node's copy of the
+   * metadata (recovery finalize on the primary: from now on a write that fails on them fails the
+   * write's copy, ES `ReplicationTracker.markAllocationIdAsInSync`); a no-op when they are in sync
+   * already. The version is not bumped: versions belong to the cluster state, whose own in-sync
+   * change follows (coordinator/recovery.ts). Until a pushed value shows them in sync the copies
+   * also stay tracked as recovering, so a push in between cannot drop them from the replication
+   * group. Durable on return.
    * @throws EsError 400 for an index without a copy list, or a node without a copy of the shard.
    * @returns the resulting metadata.
    */
@@ -197,10 +209,9 @@ export class IndexRegistry {
     if (!copies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
     const next = withInSync(copies, shard, nodes);
     if (next !== copies) {
-      h.metadata = { ...h.metadata, shardCopies: next, version: h.metadata.version + 1 };
+      h.metadata = { ...h.metadata, shardCopies: next };
       this.persist(h);
     }
-    for (const n of nodes) this.recoveries.untrack(index, shard, n);
     return h.metadata;
   }
 

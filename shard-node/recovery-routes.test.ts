@@ -59,7 +59,7 @@ describe('peer recovery routes', () => {
     expect(fin.body.metadata.shardCopies[0][1]).toEqual({ node: 1, primary: false, inSync: true });
     expect((await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1 })).body.replicationGroup).toEqual([{ node: 1, inSync: true }]);
     // Finalizing a copy no recovery tracks is refused.
-    expect((await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 1, primaryTerm: 1 })).status).toBe(409);
+    expect((await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 2, primaryTerm: 1 })).status).toBe(409);
 
     // After a refresh the in-memory translog no longer has the early ops: a full copy, tombstones included.
     await primary.call('/bulk', { index: 'rec', shard: 0, ops: [{ op: 'delete', _id: 'b' }], refresh: 'true', primaryTerm: 1 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexMetadata, ShardCopy } from '../shared/protocol.ts';
 import { IndexRegistry } from './index-registry.ts';
-import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from './shard-copies.ts';
+import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { shardStorePath } from './storage/metadata-store.ts';
 
 const copy = (node: number, primary = false, inSync = true): ShardCopy => ({ node, primary, inSync });
@@ -130,8 +130,15 @@ describe('registry: replica copies on a node', () => {
     expect(r.replicationGroup('idx', 0)).toEqual([]);
     r.recoveries.track('idx', 0, 0);
     expect(r.replicationGroup('idx', 0)).toEqual([{ node: 0, inSync: false }]);
-    expect(r.markInSync('idx', 0, [0]).shardCopies![0]).toEqual([copy(1, true), copy(0)]);
+    const finalized = r.markInSync('idx', 0, [0]);
+    expect(finalized.shardCopies![0]).toEqual([copy(1, true), copy(0)]);
+    expect(finalized.version).toBe(m.version); // versions belong to the cluster state
     expect(r.replicationGroup('idx', 0)).toEqual([{ node: 0, inSync: true }]);
+    // Still tracked until the cluster state's value with the copy in sync arrives.
+    expect(r.recoveries.nodes('idx', 0)).toEqual([0]);
+    r.putIndex({ ...m, shardCopies: [[copy(1, true), copy(0, false, false)]], version: m.version + 1 }, [], 1);
+    expect(r.recoveries.nodes('idx', 0)).toEqual([0]); // a value with it out of sync: still tracked
+    r.putIndex({ ...m, shardCopies: [[copy(1, true), copy(0)]], version: m.version + 2 }, [], 1);
     expect(r.recoveries.nodes('idx', 0)).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
+import { openTestClusterState, type TestClusterState } from '../../test/support/cluster-state.ts';
 import { createCoordinatorApp } from '../app.ts';
 import { ClusterView } from '../cluster-view.ts';
 import { loadCoordinatorConfig } from '../config.ts';
@@ -22,17 +23,21 @@ const CHALLENGES = ['Basic realm="security", charset="UTF-8"', 'ApiKey'];
 const basic = (u: string, p: string) => ({ authorization: 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64') });
 const silent = createLogger('test', 'silent', {});
 const clients: ShardClient[] = [];
+const states: TestClusterState[] = [];
 
 /** A coordinator app over one (never contacted) shard node with `env` on top of the defaults. */
-function appWith(env: Record<string, string>): Hono {
+async function appWith(env: Record<string, string>): Promise<Hono> {
   const config = loadCoordinatorConfig({ FOLIO_NODES: 'http://127.0.0.1:1', ...env });
   const client = new ShardClient(config.nodes, { connectionsPerNode: 1, maxResponseBytes: 1 << 20 });
   clients.push(client);
-  return createCoordinatorApp({ config, view: new ClusterView(client, 1_000), client, log: silent, clusterUuid: 'auth-test' });
+  const state = await openTestClusterState();
+  states.push(state);
+  return createCoordinatorApp({ config, view: new ClusterView(client, 1_000, state.access), client, log: silent, clusterUuid: 'auth-test' });
 }
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.close()));
+  await Promise.all(states.map((s) => s.close()));
 });
 
 describe('authentication on', () => {
@@ -46,7 +51,7 @@ describe('authentication on', () => {
     apiKey = key.created;
     await writeFile(join(dir, 'users'), `alice:${await hashSecret('alice-pw', FAST)}\n`);
     await writeFile(join(dir, 'api_keys'), JSON.stringify(key.record) + '\n');
-    app = appWith({ FOLIO_USERS_FILE: join(dir, 'users'), FOLIO_API_KEYS_FILE: join(dir, 'api_keys') });
+    app = await appWith({ FOLIO_USERS_FILE: join(dir, 'users'), FOLIO_API_KEYS_FILE: join(dir, 'api_keys') });
   });
 
   it('answers ES\'s 401 body and both challenges without credentials, on every path but the probes', async () => {
@@ -152,7 +157,7 @@ describe('authentication on', () => {
   });
 
   it('opens /metrics with FOLIO_METRICS_PUBLIC=true, and only /metrics', async () => {
-    const open = appWith({ FOLIO_USERS_FILE: join(dir, 'users'), FOLIO_METRICS_PUBLIC: 'true' });
+    const open = await appWith({ FOLIO_USERS_FILE: join(dir, 'users'), FOLIO_METRICS_PUBLIC: 'true' });
     expect((await open.request('/metrics')).status).toBe(200);
     expect((await open.request('/')).status).toBe(401);
   });
@@ -160,7 +165,7 @@ describe('authentication on', () => {
 
 describe('authentication off', () => {
   it('serves every path without credentials and answers ES\'s security-disabled error on _security', async () => {
-    const app = appWith({});
+    const app = await appWith({});
     expect((await app.request('/')).status).toBe(200);
     expect((await app.request('/metrics')).status).toBe(200);
     const res = await app.request('/_security/_authenticate');

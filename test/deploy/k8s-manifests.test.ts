@@ -17,7 +17,7 @@ import { Namespace } from 'kubernetes-models/v1/Namespace';
 import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import type { Hono } from 'hono';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCoordinatorApp } from '../../coordinator/app.ts';
 import { ClusterView } from '../../coordinator/cluster-view.ts';
 import { loadCoordinatorConfig } from '../../coordinator/config.ts';
@@ -27,6 +27,7 @@ import { createShardNodeApp } from '../../shard-node/app.ts';
 import { loadShardNodeConfig } from '../../shard-node/config.ts';
 import { IndexRegistry } from '../../shard-node/index-registry.ts';
 import { createLogger } from '../../shared/logger.ts';
+import { openTestClusterState, type TestClusterState } from '../support/cluster-state.ts';
 import { commandOf, containerPortOf, environmentOf, readComposeFile, REPO_ROOT } from '../../scripts/local-services.ts';
 import {
   envNamesRead,
@@ -249,9 +250,15 @@ describe('deploy/k8s: probes and shutdown', () => {
   const shardApp = createShardNodeApp(loadShardNodeConfig({ ...shardEnv, FOLIO_DATA: '' }), registry, silent);
   const coordinatorConfig = loadCoordinatorConfig(coordinatorEnv);
   const client = new ShardClient(coordinatorConfig.nodes, { connectionsPerNode: 1, maxResponseBytes: coordinatorConfig.maxShardResponseBytes, clusterSecret: coordinatorConfig.clusterSecret });
-  const coordinatorApp = createCoordinatorApp({ config: coordinatorConfig, view: new ClusterView(client, 1_000), client, log: silent, clusterUuid: 'manifest-test' });
+  let state: TestClusterState;
+  let coordinatorApp: Hono;
+  beforeAll(async () => {
+    state = await openTestClusterState();
+    coordinatorApp = createCoordinatorApp({ config: coordinatorConfig, view: new ClusterView(client, 1_000, state.access), client, log: silent, clusterUuid: 'manifest-test' });
+  });
   afterAll(async () => {
     await client.close();
+    await state.close();
     await registry.close();
   });
 

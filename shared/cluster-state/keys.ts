@@ -1,0 +1,44 @@
+/**
+ * Where Folio's cluster state lives in the state store (etcd v3 or the embedded store): one key
+ * per index with its whole metadata as JSON, one graveyard key per deleted index, the bootstrap
+ * marker, and the cluster-manager election. Every key starts with {@link CLUSTER_STATE_PREFIX}, so
+ * one watch follows all of it. See docs/cluster-state.md ("Key layout").
+ * @see https://etcd.io/docs/v3.4/learning/data_model/
+ */
+
+/** The prefix of every cluster-state key. */
+export const CLUSTER_STATE_PREFIX = 'folio/';
+
+/** `folio/indices/<name>` → the index's {@link import('../protocol.ts').IndexMetadata} as JSON. */
+export const INDICES_PREFIX = 'folio/indices/';
+
+/**
+ * `folio/graveyard/<uuid>` → `{"name", "deletedAt"}`: a deleted index, so a node that was away when
+ * it was deleted drops its copy when it comes back (ES `IndexGraveyard`, bounded by
+ * `cluster.indices.tombstones.size`, default 500).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/misc-cluster-settings.html#cluster-max-tombstones
+ */
+export const GRAVEYARD_PREFIX = 'folio/graveyard/';
+
+/** ES `cluster.indices.tombstones.size`: deleted indices the graveyard remembers. */
+export const GRAVEYARD_SIZE = 500;
+
+/**
+ * Present once the store holds the cluster's indices: written after the first import of the
+ * metadata that shard nodes kept before the store existed. From then on an index a node reports
+ * and the store lacks is dangling, never imported again.
+ */
+export const BOOTSTRAPPED_KEY = 'folio/bootstrapped';
+
+/** The election of the one coordinator that decides promotions and recoveries (the cluster manager). */
+export const CLUSTER_MANAGER_ELECTION_PREFIX = 'folio/election/cluster-manager/';
+
+/** The key of index `name`. ES index names cannot contain `/`, so the name is used as is. */
+export function indexKey(name: string): string {
+  return INDICES_PREFIX + name;
+}
+
+/** The graveyard key of the deleted index with `uuid`. */
+export function graveyardKey(uuid: string): string {
+  return GRAVEYARD_PREFIX + uuid;
+}
