@@ -66,8 +66,8 @@ describe('trimJsonWhitespace', () => {
 describe('invalid UTF-8 in a _bulk body', () => {
   const bytes = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
 
-  it('fails only the item whose document line is invalid (ES parses sources on the shard)', () => {
-    const { text, badLines } = decodeBulkBody(bytes('{"index":{"_id":"1"}}\n{"s":"', [0xff], '"}\n{"index":{"_id":"2"}}\n{"s":"é"}\n'));
+  it('fails only the item whose document line is invalid (ES parses sources on the shard)', async () => {
+    const { text, badLines } = await decodeBulkBody(bytes('{"index":{"_id":"1"}}\n{"s":"', [0xff], '"}\n{"index":{"_id":"2"}}\n{"s":"é"}\n'));
     expect([...badLines.keys()]).toEqual([2]);
     const items = parseBulkBody(text, 'idx', badLines);
     expect(items[0].failure?.toBody().error).toMatchObject({ type: 'document_parsing_exception', reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff' });
@@ -75,16 +75,16 @@ describe('invalid UTF-8 in a _bulk body', () => {
     expect(items[1].failure).toBeUndefined();
   });
 
-  it('refuses the whole request for a bad action line or update body (parsed by the REST layer)', () => {
-    const action = decodeBulkBody(bytes('{"index":{"_id":"', [0xc3, 0x28], '"}}\n{}\n'));
+  it('refuses the whole request for a bad action line or update body (parsed by the REST layer)', async () => {
+    const action = await decodeBulkBody(bytes('{"index":{"_id":"', [0xc3, 0x28], '"}}\n{}\n'));
     expect(esErr(() => parseBulkBody(action.text, 'idx', action.badLines)).message).toBe('[1:19] Invalid UTF-8 middle byte 0x28');
-    const update = decodeBulkBody(bytes('{"index":{}}\n{}\n{"update":{"_id":"1"}}\n{"doc":{"a":"', [0xff], '"}}\n'));
+    const update = await decodeBulkBody(bytes('{"index":{}}\n{}\n{"update":{"_id":"1"}}\n{"doc":{"a":"', [0xff], '"}}\n'));
     const e = esErr(() => parseBulkBody(update.text, 'idx', update.badLines));
     expect([e.status, e.type, e.message]).toEqual([400, 'x_content_parse_exception', '[4:14] Invalid UTF-8 start byte 0xff']);
   });
 
-  it('a valid body decodes in one go', () => {
-    expect(decodeBulkBody(bytes('{"index":{}}\n{"s":"😀"}\n'))).toEqual({ text: '{"index":{}}\n{"s":"😀"}\n', badLines: new Map() });
+  it('a valid body decodes in one go', async () => {
+    expect(await decodeBulkBody(bytes('{"index":{}}\n{"s":"😀"}\n'))).toEqual({ text: '{"index":{}}\n{"s":"😀"}\n', badLines: new Map() });
   });
 });
 

@@ -6,7 +6,7 @@
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../shared/errors.ts';
-import { findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
+import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
 
 /** The four bulk actions. */
 export type BulkAction = 'index' | 'create' | 'update' | 'delete';
@@ -33,8 +33,6 @@ export interface BulkItem {
   failure?: EsError;
 }
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
 /** A `_bulk` body decoded line by line: the text, and the lines (1-based) that are not valid UTF-8. */
 export interface DecodedBulkBody {
   text: string;
@@ -44,17 +42,20 @@ export interface DecodedBulkBody {
 /**
  * Decodes a `_bulk` body: in one go when it is valid UTF-8, else line by line, so that one bad
  * document fails alone (its line decoded with U+FFFD only to keep the line numbers; the item is
- * refused, never indexed).
+ * refused, never indexed). Either way in slices that yield to the event loop (a 100,000-line body
+ * must not hold the coordinator: docs/reliability.md).
  */
-export function decodeBulkBody(bytes: Uint8Array): DecodedBulkBody {
+export async function decodeBulkBody(bytes: Uint8Array): Promise<DecodedBulkBody> {
   try {
-    return { text: strictUtf8.decode(bytes), badLines: new Map() };
-  } catch {
+    return { text: await decodeUtf8StrictSliced(bytes), badLines: new Map() };
+  } catch (err) {
+    if (!(err instanceof EsError)) throw err;
     // some line is not valid UTF-8: find which, below
   }
   const badLines = new Map<number, Utf8Problem>();
   const lines: string[] = [];
   const lenient = new TextDecoder('utf-8', { ignoreBOM: false });
+  const slices = new EventLoopSlices();
   let start = 0;
   for (let no = 1; start <= bytes.length; no++) {
     let end = bytes.indexOf(0x0a, start);
@@ -64,6 +65,8 @@ export function decodeBulkBody(bytes: Uint8Array): DecodedBulkBody {
     if (bad) badLines.set(no, bad);
     lines.push(lenient.decode(line));
     start = end + 1;
+    const pause = slices.tick();
+    if (pause) await pause;
   }
   return { text: lines.join('\n'), badLines };
 }
@@ -138,12 +141,18 @@ function noRequests(): EsError {
 /** The items of an NDJSON bulk body, one per action (the parsing of {@link parseBulkBody}). */
 function* bulkItems(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem>): Generator<BulkItem> {
   if (body.length > 0 && !body.endsWith('\n')) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
-  const lines = body.split('\n');
-  let i = 0;
+  // Lines are cut one at a time (not with one `split` of the whole body, a task of its own on a 6 MB body).
+  let pos = 0;
+  let no = 0;
   const next = (): { text: string; no: number } | null => {
-    while (i < lines.length) {
-      const text = lines[i++].replace(/\r$/, '');
-      if (text.trim() !== '') return { text, no: i };
+    while (pos <= body.length) {
+      let end = body.indexOf('\n', pos);
+      if (end < 0) end = body.length;
+      const raw = body.slice(pos, end);
+      pos = end + 1;
+      no++;
+      const text = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (text.trim() !== '') return { text, no };
     }
     return null;
   };

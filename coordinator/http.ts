@@ -10,9 +10,11 @@ import { applyFilterPath, parseFilterPath, type FilterPath } from '../shared/fil
 import type { RawJson } from '../shared/raw-json.ts';
 import { queryStringError, rawQueryString } from './query-string-check.ts';
 import { reservationOf } from '../shared/body-budget.ts';
-import { stringifySliced } from '../shared/sliced-json.ts';
+import { stringifySlicedChunks } from '../shared/sliced-json.ts';
 import { readRequestBody } from '../shared/request-body.ts';
-import { decodeUtf8Strict } from '../shared/utf8.ts';
+import { DECODE_PIECE_BYTES, decodeUtf8StrictSliced } from '../shared/utf8.ts';
+import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
+import { isBlankSliced } from '../shared/json-body.ts';
 import { lazyRawForFilter, writeJson } from './json-writer.ts';
 import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
 
@@ -43,7 +45,11 @@ export class SimpleHttpError extends Error {
  */
 export async function readBodyText(c: Context, maxBytes: number): Promise<string | undefined> {
   const bytes = await readBodyBytes(c, maxBytes);
-  return bytes === undefined ? undefined : decodeUtf8Strict(bytes);
+  if (bytes === undefined) return undefined;
+  // Decoded in pieces that yield to the event loop, and not in the task that gathered the bytes:
+  // several 4 MiB bodies finishing together must not hold the coordinator (docs/reliability.md).
+  if (bytes.byteLength > DECODE_PIECE_BYTES) await yieldToEventLoop();
+  return decodeUtf8StrictSliced(bytes);
 }
 
 /**
@@ -83,7 +89,7 @@ function tooLarge(maxBytes: number, got: number): EsError {
 /** Reads and parses a JSON body; undefined when empty. @throws EsError 400 on malformed JSON */
 export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
   const text = await readBodyText(c, maxBytes);
-  if (text === undefined || text.trim() === '') return undefined;
+  if (text === undefined || (await isBlankSliced(text))) return undefined;
   return parseJsonBody(text);
 }
 
@@ -132,14 +138,26 @@ export function sendJson(c: Context, status: number, body: unknown): Response {
 
 /**
  * {@link sendJson} for a reply with large arrays and no `_source` texts (a `_bulk` reply of
- * 100,000 items is ~18 MB and one `JSON.stringify` of ~300 ms here): the arrays are serialized in
- * slices that yield to the event loop (shared/sliced-json.ts). With `?pretty` or `?filter_path` it
+ * 100,000 items is ~18 MB and one `JSON.stringify` of ~300 ms here): the arrays are serialized and
+ * UTF-8 encoded in slices that yield to the event loop (shared/sliced-json.ts), and the chunks
+ * written one at a time. With `?pretty` or `?filter_path` it
  * is {@link sendJson}. A body holding {@link RawJson} values must go through {@link sendJson}.
  */
 export async function sendJsonSliced(c: Context, status: number, body: Record<string, unknown>): Promise<Response> {
   const { pretty, filter } = replyOptions(c);
   if (pretty || filter) return sendJson(c, status, body);
-  return c.body(await stringifySliced(body), status as 200, { 'content-type': 'application/json; charset=UTF-8' });
+  // Written chunk by chunk from a stream (hono's node server waits for the socket to drain between
+  // chunks), each chunk UTF-8 encoded as the text was built: never one 18 MB write.
+  const chunks = await stringifySlicedChunks(body);
+  const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next < chunks.length) controller.enqueue(chunks[next++]);
+      else controller.close();
+    },
+  });
+  return c.body(stream, status as 200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(length) });
 }
 
 /** The path's query parameters as URLSearchParams (repeated keys keep the last value, as ES). */

@@ -38,7 +38,9 @@ import {
   type WriteResult,
 } from '../shared/protocol.ts';
 import type { ClusterView, IndexView } from './cluster-view.ts';
-import { ShardCallError, type ShardClient } from './shard-client.ts';
+import { decodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
+import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
+import { JsonText, ShardCallError, type ShardClient } from './shard-client.ts';
 
 /** One replica that failed a write, as ES's `ReplicationResponse.ShardInfo.Failure` prints it. */
 export interface ShardInfoFailure {
@@ -112,7 +114,13 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   const primaryTerm = primaryTermOf(view.metadata, shard);
   const viewReplicas = view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node);
   const body: ShardBulkRequest = { index, shard, ops, refresh, primaryTerm, ...(viewReplicas.length > 0 ? { replicate: true } : {}) };
-  const res = await deps.client.call<ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, body, { timeoutMs: deps.timeoutMs });
+  // A shard's share of a large bulk is tens of thousands of ops: the request is serialized, and the
+  // reply (NDJSON, shared/shard-bulk-reply.ts) parsed, in slices that yield to the event loop.
+  const reply = await deps.client.call<unknown[] | ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, new JsonText(await stringifySliced({ ...body })), {
+    timeoutMs: deps.timeoutMs,
+    accept: NDJSON_CONTENT_TYPE,
+  });
+  const res = Array.isArray(reply) ? decodeShardBulkReply(reply) : reply;
   if (res.index !== index || res.shard !== shard) throw new Error(`node [${res.node}] answered for the wrong shard`);
   const total = 1 + view.metadata.numberOfReplicas;
   const replicaOps = res.replicaOps ?? [];
@@ -124,8 +132,9 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   if ((replicas.length === 0 && recovering.length === 0) || replicaOps.length === 0) return { items: res.items, shardInfo: { total, successful: 1 + inSync.size, failed: 0 } };
 
   const request: ReplicaBulkRequest = { index, shard, ops: withSources(replicaOps, ops), refresh, primaryTerm };
+  const requestText = new JsonText(await stringifySliced({ ...request }));
   const send = async (node: number) => {
-    const r = await deps.client.call<ReplicaBulkResponse>(node, `${INTERNAL_PREFIX}/replicate`, request, { timeoutMs: deps.timeoutMs });
+    const r = await deps.client.call<ReplicaBulkResponse>(node, `${INTERNAL_PREFIX}/replicate`, requestText, { timeoutMs: deps.timeoutMs });
     if (r.index !== index || r.shard !== shard) throw new Error(`node [${r.node}] answered for [${r.index}][${r.shard}] but [${index}][${shard}] was asked`);
   };
   // Recovering copies are not waited for: the acknowledgement does not depend on them, and one that

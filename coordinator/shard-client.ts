@@ -13,6 +13,19 @@ import { ReplicaSelection } from './replica-selection.ts';
 import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../shared/wire-batch.ts';
 import { INTERNAL_PREFIX } from '../shared/protocol.ts';
 import { isBatchable, ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
+import { isNdjsonContentType, parseNdjsonSliced } from '../shared/sliced-json.ts';
+
+/**
+ * A call body already serialized to JSON text, sent as is: a large body (a shard's share of a bulk)
+ * is serialized in slices by the caller (shared/sliced-json.ts) rather than with one
+ * `JSON.stringify` in the call.
+ */
+export class JsonText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
 
 /** Why a shard call failed: no connection, the deadline passed, cancelled, or an error reply. */
 export type ShardCallFailure = 'connection' | 'timeout' | 'aborted' | 'response';
@@ -107,8 +120,10 @@ export class ShardClient {
   }
 
   /**
-   * Sends `body` as JSON to `path` on node `node` and returns the parsed reply: JSON, or a binary
-   * `application/x-folio-hits` body (asked for with `opts.accept`) decoded by shared/wire.ts.
+   * Sends `body` as JSON to `path` on node `node` (a {@link JsonText} as its text) and returns the
+   * parsed reply: JSON, a binary `application/x-folio-hits` body (asked for with `opts.accept`)
+   * decoded by shared/wire.ts, or for an `application/x-ndjson` reply (asked for the same way) the
+   * array of its parsed lines, parsed in slices as the reply arrives.
    * @throws ShardCallError: `connection` (refused/reset), `timeout` (deadline), `aborted`
    *   (signal), or `response` (non-2xx reply; its ES error body becomes the cause).
    */
@@ -160,13 +175,28 @@ export class ShardClient {
         path,
         method: opts.method ?? 'POST',
         headers,
-        body: body === undefined ? undefined : JSON.stringify(body),
+        body: body === undefined ? undefined : body instanceof JsonText ? body.text : JSON.stringify(body),
         signal,
         headersTimeout: clampTimerDelayMs(opts.timeoutMs),
         bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
       });
     } catch (err) {
       throw this.translate(url, err, deadline, opts.signal);
+    }
+    const ok = res.statusCode >= 200 && res.statusCode < 300;
+    if (ok && isNdjsonContentType(res.headers['content-type'])) {
+      // Parsed line by line as it arrives, in slices (shared/sliced-json.ts): the parsed lines.
+      let parsed;
+      try {
+        parsed = await parseNdjsonSliced(res.body);
+      } catch (err) {
+        throw err instanceof SyntaxError ? err : this.translate(url, err, deadline, opts.signal); // a bad line: as JSON.parse of a JSON reply
+      }
+      if (opts.uncounted !== true) {
+        this.counters.shard_calls++;
+        this.counters.shard_response_bytes += parsed.bytes;
+      }
+      return parsed.values as T;
     }
     let bytes: Uint8Array;
     try {

@@ -41,7 +41,8 @@ import { registerSearchRoutes } from './search-routes.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, SearchContexts } from './search-contexts.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { replicaOpsOf } from './replica-ops.ts';
-import { stringifySliced } from '../shared/sliced-json.ts';
+import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
+import { acceptsNdjson, encodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
 import { registerRecoveryRoutes } from './recovery-routes.ts';
 import { NodeClusterSettings } from './cluster-settings.ts';
@@ -180,8 +181,10 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       forcedRefresh = true;
     }
     const replicaOps = logged ? { replicaOps: replicaOpsOf(req.ops, items, logged), replicationGroup: group } : {};
-    // A reply of tens of thousands of items is serialized in slices (sliced-json.ts).
+    // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON
+    // when the coordinator asks for it, which it then parses line by line (shared/shard-bulk-reply.ts).
     const reply = { node, index: req.index, shard: req.shard, items, forcedRefresh, ...replicaOps } satisfies ShardBulkResponse;
+    if (acceptsNdjson(c.req.header('accept'))) return c.body(await encodeShardBulkReply(reply), 200, { 'content-type': NDJSON_CONTENT_TYPE });
     return c.body(await stringifySliced(reply), 200, { 'content-type': 'application/json' });
   });
 

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import { parseJsonBody } from './json-body.ts';
+import { isBlankSliced, parseJsonBody } from './json-body.ts';
 
 describe('parseJsonBody', () => {
   it('parses objects and treats blank text as no body', () => {
@@ -51,5 +51,14 @@ describe('parseJsonBody', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('isBlankSliced', () => {
+  it('is text.trim() === "", window by window', async () => {
+    const big = ' \t\r\n'.repeat(700_000); // 2.8 M characters: three windows
+    for (const text of ['', ' ', '\u00a0\ufeff\u2028 ', ' x ', big, big + '{}', '{}' + big, big + '\u00a0', big + 'x' + big]) {
+      expect(await isBlankSliced(text), JSON.stringify(text.slice(-5))).toBe(text.trim() === '');
+    }
   });
 });

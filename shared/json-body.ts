@@ -9,6 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/x-content/impl/src/main/java/org/elasticsearch/xcontent/provider/json/JsonXContentParser.java
  */
 import { EsError, parsingException } from './errors.ts';
+import { DEFAULT_SLICE_MS, yieldToEventLoop } from './event-loop-slices.ts';
 import { tokenName } from './params.ts';
 
 /** Jackson's default `StreamReadConstraints.maxNestingDepth`. */
@@ -250,4 +251,26 @@ export function parseJsonBody(text: string): Record<string, unknown> | undefined
     throw parsingException(`Unexpected token [${token}] found after the main object.`, line, col);
   }
   return root as Record<string, unknown>;
+}
+
+/** Characters {@link isBlankSliced} checks per step. */
+const BLANK_CHECK_CHARS = 1 << 20;
+/** Any character `String.prototype.trim` keeps (`\s` is the same WhiteSpace and LineTerminator set). */
+const NOT_WHITESPACE = /\S/;
+
+/**
+ * `text.trim() === ''` a window at a time, yielding to the event loop whenever about
+ * {@link DEFAULT_SLICE_MS} has passed: a body of 4 MiB of blanks (an empty body to ES) is otherwise
+ * scanned in one task, twice. Returns at the first character that is not whitespace.
+ */
+export async function isBlankSliced(text: string): Promise<boolean> {
+  let started = performance.now();
+  for (let i = 0; i < text.length; i += BLANK_CHECK_CHARS) {
+    if (NOT_WHITESPACE.test(text.slice(i, i + BLANK_CHECK_CHARS))) return false;
+    if (performance.now() - started >= DEFAULT_SLICE_MS) {
+      await yieldToEventLoop();
+      started = performance.now();
+    }
+  }
+  return true;
 }

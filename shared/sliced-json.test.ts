@@ -1,16 +1,61 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { stringifySliced } from './sliced-json.ts';
+import { isNdjsonContentType, ndjsonSliced, parseNdjsonSliced, stringifySliced, stringifySlicedChunks } from './sliced-json.ts';
+
+const items = Array.from({ length: 5003 }, (_, i) => ({ _id: `d${i}`, status: i % 2 ? 201 : 404, error: i % 7 ? undefined : { type: 'x', reason: 'é"\n😀' } }));
+const objects = [
+  { node: 'n1', index: 'i', shard: 0, items, forcedRefresh: false, replicaOps: items.slice(0, 1001), skipped: undefined },
+  { items: [] },
+  { a: [1, null, 'x'], b: { c: [undefined] } },
+  {},
+];
+
+/** `text` cut into chunks of `n` bytes, as a stream would deliver it. */
+function chunked(text: string, n: number): Readable {
+  const bytes = Buffer.from(text);
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += n) chunks.push(bytes.subarray(i, i + n));
+  return Readable.from(chunks);
+}
 
 describe('stringifySliced', () => {
   it('gives the text JSON.stringify gives', async () => {
-    const items = Array.from({ length: 5003 }, (_, i) => ({ _id: `d${i}`, status: i % 2 ? 201 : 404, error: i % 7 ? undefined : { type: 'x', reason: 'é"\n' } }));
-    for (const obj of [
-      { node: 'n1', index: 'i', shard: 0, items, forcedRefresh: false, replicaOps: items.slice(0, 1001), skipped: undefined },
-      { items: [] },
-      { a: [1, null, 'x'], b: { c: [undefined] } },
-      {},
-    ]) {
-      expect(await stringifySliced(obj)).toBe(JSON.stringify(obj));
+    for (const obj of objects) expect(await stringifySliced(obj)).toBe(JSON.stringify(obj));
+  });
+
+  it('as UTF-8 chunks: their concatenation is the same text', async () => {
+    for (const obj of objects) expect(Buffer.concat(await stringifySlicedChunks(obj)).toString('utf8')).toBe(JSON.stringify(obj));
+    const big = { items: Array.from({ length: 20_000 }, (_, i) => ({ _id: `é${i}`, status: 200 })) };
+    const chunks = await stringifySlicedChunks(big);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(Buffer.concat(chunks).toString('utf8')).toBe(JSON.stringify(big));
+  });
+});
+
+describe('NDJSON in slices', () => {
+  const values = [{ node: 'n', items: 3 }, ...items, 'x', 7, null, [1, { a: '\n' }]];
+
+  it('ndjsonSliced writes one JSON.stringify per line, each ending with \\n', async () => {
+    expect(await ndjsonSliced(values)).toBe(values.map((v) => JSON.stringify(v) + '\n').join(''));
+    expect(await ndjsonSliced([])).toBe('');
+  });
+
+  it('parseNdjsonSliced gives what one-shot parsing gives, however the chunks cut the lines and characters', async () => {
+    const text = await ndjsonSliced(values);
+    const oneShot = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    for (const n of [1, 3, 7, 64, 1000, 1 << 20]) {
+      const { values: parsed, bytes } = await parseNdjsonSliced(chunked(text, n));
+      expect(parsed).toEqual(oneShot);
+      expect(bytes).toBe(Buffer.byteLength(text));
     }
+  });
+
+  it('parseNdjsonSliced takes CRLF, blank lines and a last line without \\n; refuses a line that is not JSON', async () => {
+    expect((await parseNdjsonSliced(chunked('{"a":1}\r\n\n  \n[2]', 3))).values).toEqual([{ a: 1 }, [2]]);
+    await expect(parseNdjsonSliced(chunked('{"a":1}\n{"a":\n', 4))).rejects.toThrow(SyntaxError);
+  });
+
+  it('isNdjsonContentType', () => {
+    expect([isNdjsonContentType('application/x-ndjson'), isNdjsonContentType('Application/X-NDJSON; charset=utf-8'), isNdjsonContentType('application/json'), isNdjsonContentType(undefined)]).toEqual([true, true, false, false]);
   });
 });

@@ -21,28 +21,133 @@ const CHUNK_ITEMS = 1000;
  * const text = await stringifySliced({ items, took: 3 }); // same text as JSON.stringify
  */
 export async function stringifySliced(obj: Record<string, unknown>): Promise<string> {
-  const parts: string[] = ['{'];
+  const parts: string[] = [];
+  await writeSliced(obj, (part) => parts.push(part));
+  return parts.join('');
+}
+
+/** Bytes per chunk of {@link stringifySlicedChunks}. */
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * {@link stringifySliced} as UTF-8 chunks of about {@link CHUNK_BYTES} each, encoded as they are
+ * built: a reply of 18 MB written as one string is encoded in one task (~20 ms), chunks are not.
+ * Their concatenation is the UTF-8 of `JSON.stringify(obj)`.
+ */
+export async function stringifySlicedChunks(obj: Record<string, unknown>): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  let pending: string[] = [];
+  let pendingLength = 0;
+  const flush = (): void => {
+    if (pending.length > 0) chunks.push(Buffer.from(pending.join('')));
+    pending = [];
+    pendingLength = 0;
+  };
+  await writeSliced(obj, (part) => {
+    pending.push(part);
+    pendingLength += part.length;
+    if (pendingLength >= CHUNK_BYTES) flush();
+  });
+  flush();
+  return chunks;
+}
+
+/** The serialization of {@link stringifySliced}: hands each piece of the text to `out`, in order. */
+async function writeSliced(obj: Record<string, unknown>, out: (part: string) => void): Promise<void> {
+  out('{');
   let started = performance.now();
   let first = true;
   for (const [key, value] of Object.entries(obj)) {
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
-    parts.push(`${first ? '' : ','}${JSON.stringify(key)}:`);
+    out(`${first ? '' : ','}${JSON.stringify(key)}:`);
     first = false;
     if (!Array.isArray(value) || value.length <= CHUNK_ITEMS) {
-      parts.push(JSON.stringify(value));
+      out(JSON.stringify(value));
       continue;
     }
-    parts.push('[');
+    out('[');
     for (let i = 0; i < value.length; i += CHUNK_ITEMS) {
       const chunk = JSON.stringify(value.slice(i, i + CHUNK_ITEMS));
-      parts.push(i > 0 ? ',' : '', chunk.slice(1, -1));
+      if (i > 0) out(',');
+      out(chunk.slice(1, -1));
       if (performance.now() - started >= SLICE_MS) {
         await yieldToEventLoop();
         started = performance.now();
       }
     }
-    parts.push(']');
+    out(']');
   }
-  parts.push('}');
+  out('}');
+}
+
+/** The media type of newline-delimited JSON (one JSON text per line). @see https://github.com/ndjson/ndjson-spec */
+export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
+
+/** Whether a `content-type` header names {@link NDJSON_CONTENT_TYPE} (parameters allowed). */
+export function isNdjsonContentType(type: string | string[] | undefined): boolean {
+  const t = Array.isArray(type) ? type[0] : type;
+  return t !== undefined && t.split(';')[0].trim().toLowerCase() === NDJSON_CONTENT_TYPE;
+}
+
+/**
+ * NDJSON text of `values`, one `JSON.stringify` per line and every line ending with `\n`, built in
+ * slices that yield to the event loop whenever about {@link SLICE_MS} of work has passed.
+ * @example await ndjsonSliced([{ a: 1 }, 2]) // '{"a":1}\n2\n'
+ */
+export async function ndjsonSliced(values: Iterable<unknown>): Promise<string> {
+  const parts: string[] = [];
+  let started = performance.now();
+  let n = 0;
+  for (const value of values) {
+    parts.push(JSON.stringify(value), '\n');
+    if ((++n & 255) === 0 && performance.now() - started >= SLICE_MS) {
+      await yieldToEventLoop();
+      started = performance.now();
+    }
+  }
   return parts.join('');
+}
+
+/**
+ * Parses an NDJSON stream (UTF-8) as it arrives: each complete line is parsed on its own
+ * (`JSON.parse`), a line cut by a chunk boundary when its end arrives, and the work yields to the
+ * event loop whenever about {@link SLICE_MS} of it has passed, so a reply of 50,000 lines is never
+ * parsed in one task. Blank lines are skipped; a last line without `\n` counts.
+ * @returns the parsed lines in order, and the bytes read
+ * @throws SyntaxError for a line that is not JSON; the stream's error
+ */
+export async function parseNdjsonSliced(chunks: AsyncIterable<Uint8Array>): Promise<{ values: unknown[]; bytes: number }> {
+  const values: unknown[] = [];
+  let bytes = 0;
+  let started = performance.now();
+  /** The start of a line whose end has not arrived yet. */
+  let carry: Buffer[] = [];
+  const parseLine = (buf: Buffer, start: number, end: number): void => {
+    if (end > start && buf[end - 1] === 0x0d) end--;
+    const text = buf.toString('utf8', start, end);
+    if (text.trim() !== '') values.push(JSON.parse(text));
+  };
+  for await (const chunk of chunks) {
+    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    bytes += buf.length;
+    let start = 0;
+    for (let nl = buf.indexOf(0x0a); nl >= 0; nl = buf.indexOf(0x0a, start)) {
+      if (carry.length > 0) {
+        const line = Buffer.concat([...carry, buf.subarray(0, nl)]);
+        carry = [];
+        parseLine(line, 0, line.length);
+      } else parseLine(buf, start, nl);
+      start = nl + 1;
+      if (performance.now() - started >= SLICE_MS) {
+        await yieldToEventLoop();
+        started = performance.now();
+      }
+    }
+    if (start < buf.length) carry.push(buf.subarray(start));
+  }
+  if (carry.length > 0) {
+    const line = Buffer.concat(carry);
+    parseLine(line, 0, line.length);
+  }
+  return { values, bytes };
 }

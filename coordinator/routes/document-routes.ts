@@ -18,7 +18,7 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
   const bulk = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.bulk);
     const bytes = await readBodyBytes(c, maxBodyBytes);
-    const { text, badLines } = bytes === undefined ? { text: '', badLines: new Map() } : decodeBulkBody(bytes);
+    const { text, badLines } = bytes === undefined ? { text: '', badLines: new Map() } : await decodeBulkBody(bytes);
     // Parsed and answered in slices that yield to the event loop: a large bulk must not hold the
     // coordinator (docs/reliability.md, the abuse suite).
     const items = await parseBulkBodySliced(text, c.req.param('index'), badLines);

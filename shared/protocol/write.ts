@@ -42,7 +42,10 @@ export interface WriteResult {
   error?: { type: string; reason: string; [k: string]: unknown };
 }
 
-/** Reply to {@link ShardBulkRequest}: one result per op, in order. */
+/**
+ * Reply to {@link ShardBulkRequest}: one result per op, in order. Sent as one JSON object, or as
+ * NDJSON (one line per item, shared/shard-bulk-reply.ts) when the call has `accept: application/x-ndjson`.
+ */
 export interface ShardBulkResponse extends ShardEcho {
   items: WriteResult[];
   /** True when the shard refreshed (or waited for a refresh) before answering. */

@@ -308,7 +308,7 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
           expect(refused.length).toBeGreaterThan(0);
           for (const r of refused) expect(JSON.parse(r.body).error.type).toBe('circuit_breaking_exception');
         },
-        { budgetMs: 10_000, rssBoundBytes: 128 * MiB, extraServices: [own.url], livezBound: { ms: 700, why: 'each admitted 4 MiB body is decoded and scanned in one task on the coordinator, and the admitted bodies finish together' } },
+        { budgetMs: 10_000, rssBoundBytes: 128 * MiB, extraServices: [own.url] },
       );
     } finally {
       own.stop();
@@ -422,7 +422,7 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
         expect(res.status).toBe(200);
         expect(res.body.items).toHaveLength(100_000);
       },
-      { budgetMs: 30_000, rssBoundBytes: 128 * MiB, livezBound: { ms: 700, why: 'the coordinator routes the 100,000 items and reads each shard\'s 33,000-item reply in one task' } },
+      { budgetMs: 30_000, rssBoundBytes: 128 * MiB, livezBound: { ms: 700, why: 'a shard node applies and answers its 50,000 deletes in slices but still stalls up to ~260 ms (sync, reply, GC) under load' } },
     );
   });
 
