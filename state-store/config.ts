@@ -1,6 +1,6 @@
 /**
  * Configuration of the served embedded state store (`node state-store/main.ts`), read once from
- * the environment. Table in the README ("State store service").
+ * the environment. Described in docs/cluster-state.md ("The served embedded store").
  */
 import { resolve } from 'node:path';
 import { envInt, envStr } from '../shared/env.ts';
