@@ -15,6 +15,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY shared ./shared
 COPY shard-node ./shard-node
 COPY coordinator ./coordinator
+COPY state-store ./state-store
 
 # Shard nodes keep their data under /data (a named volume per shard in docker-compose.yml).
 # A new named volume takes the ownership of this directory, so the non-root user can write it.

@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
-          include: ['coordinator/**/*.test.ts', 'shard-node/**/*.test.ts', 'shared/**/*.test.ts', 'scripts/**/*.test.ts', 'test/*.test.ts', 'test/deploy/**/*.test.ts', 'test/cli/**/*.test.ts'],
+          include: ['coordinator/**/*.test.ts', 'shard-node/**/*.test.ts', 'shared/**/*.test.ts', 'state-store/**/*.test.ts', 'scripts/**/*.test.ts', 'test/*.test.ts', 'test/deploy/**/*.test.ts', 'test/cli/**/*.test.ts'],
           testTimeout: 60_000,
         },
       },

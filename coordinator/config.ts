@@ -4,6 +4,7 @@
 import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envBool, envInt, envStr } from '../shared/env.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
+import { etcdEndpointsOf } from '../shared/state-store/open-store.ts';
 import { DEEP_PAGE_FROM, SELECTION_SAMPLES } from './search/select-phase.ts';
 
 /** Typed coordinator settings. Units are in the names. */
@@ -170,7 +171,7 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     port: envInt(env, 'FOLIO_PORT', 9200),
     nodes,
     nodeName: envStr(env, 'FOLIO_NODE_NAME', 'coordinator'),
-    etcdEndpoints: parseEtcdEndpoints(envStr(env, 'FOLIO_ETCD', '')),
+    etcdEndpoints: etcdEndpointsOf(env),
     stateDir: envStr(env, 'FOLIO_STATE_DIR', 'data/cluster-state'),
     clusterName: envStr(env, 'FOLIO_CLUSTER_NAME', 'folio'),
     logLevel: envStr(env, 'FOLIO_LOG_LEVEL', 'info'),
@@ -196,21 +197,3 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   };
 }
 
-/**
- * FOLIO_ETCD's endpoints: comma-separated `http(s)://host:port` etcd client URLs; undefined when empty.
- * @throws Error for a value that is not an http(s) URL
- */
-export function parseEtcdEndpoints(value: string): string[] | undefined {
-  const list = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
-  if (list.length === 0) return undefined;
-  for (const url of list) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new Error(`FOLIO_ETCD: [${url}] is not a URL (expected http://host:port)`);
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`FOLIO_ETCD: [${url}] must be an http or https URL`);
-  }
-  return list;
-}

@@ -14,8 +14,7 @@ import { createLogger } from '../shared/logger.ts';
 import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
 import { createCoordinatorApp } from './app.ts';
 import { IndexMetadataCache } from '../shared/cluster-state/index-metadata-cache.ts';
-import { EmbeddedStore } from '../shared/state-store/embedded-store.ts';
-import { EtcdStore } from '../shared/state-store/etcd-store.ts';
+import { openStateStore } from '../shared/state-store/open-store.ts';
 import type { StateStore } from '../shared/state-store/types.ts';
 import { ClusterManagerRole } from './cluster-manager.ts';
 import { ClusterView, VIEW_MAX_AGE_MS, clusterStateAccess } from './cluster-view.ts';
@@ -32,7 +31,7 @@ const log = createLogger('coordinator', config.logLevel, { node: config.nodeName
 if (config.clusterSecret === undefined) log.warn('FOLIO_CLUSTER_SECRET is unset: shard nodes answer 401 to this coordinator unless they run with FOLIO_INSECURE=true');
 const client = new ShardClient(config.nodes, { connectionsPerNode: config.connectionsPerNode, maxResponseBytes: config.maxShardResponseBytes, clusterSecret: config.clusterSecret, batchCalls: config.batchShardCalls });
 // The cluster state: etcd when FOLIO_ETCD names it, else an embedded store of this coordinator's own.
-const store: StateStore = config.etcdEndpoints ? new EtcdStore({ endpoints: config.etcdEndpoints }) : await EmbeddedStore.open({ dir: config.stateDir });
+const store: StateStore = await openStateStore(config.etcdEndpoints ? { FOLIO_ETCD: config.etcdEndpoints.join(',') } : {}, { embeddedDir: config.stateDir });
 if (!config.etcdEndpoints) log.warn({ dir: config.stateDir }, 'FOLIO_ETCD is unset: the cluster state lives in this coordinator\'s embedded store; run one coordinator only');
 const cache = await IndexMetadataCache.open(store, log);
 const view = new ClusterView(client, config.internalTimeoutMs, clusterStateAccess(cache, log), log);

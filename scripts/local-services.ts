@@ -15,11 +15,19 @@
  *   `http://(127.0.0.1|localhost|<service>):<containerPort>` rewritten to the local port;
  * - `node` as the first word of a command runs `process.execPath` (the repo's pinned Node);
  * - `restart`: the policy is kept for the runner (`npm start` restarts as compose would, scripts/supervisor.ts).
+ * - an etcd service (its command runs `etcd`): the local etcd binary ({@link ETCD_BIN}) with its
+ *   client URLs on the service's loopback port, its peer URLs on a free one, `--data-dir` on the
+ *   volume's directory; when that binary is absent, the served embedded store
+ *   (`node state-store/main.ts`, the same JSON gateway and `/health`) on the same port. Its
+ *   `etcdctl endpoint health` check becomes `etcdctl --endpoints=<url> endpoint health`, or an HTTP
+ *   GET of `/health` (`{"health":"true"}`) when etcdctl is not installed;
+ * - external services (`external`, e.g. `npm start` with FOLIO_ETCD): not started; their URLs in
+ *   other services' environment become the given text, and dependencies on them are dropped.
  * @see https://github.com/compose-spec/compose-spec/blob/main/05-services.md
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { basename, delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
@@ -28,6 +36,12 @@ export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 
 /** Default compose file: `<repo>/docker-compose.yml`. */
 export const DEFAULT_COMPOSE_FILE = join(REPO_ROOT, 'docker-compose.yml');
+
+/** The local etcd binary for an etcd service: `FOLIO_ETCD_BIN`, else Debian's etcd-server (`/usr/bin/etcd`). */
+export const ETCD_BIN = process.env.FOLIO_ETCD_BIN || '/usr/bin/etcd';
+
+/** The command of the served embedded store, which stands in for etcd when {@link ETCD_BIN} is absent. */
+export const EMBEDDED_ETCD_COMMAND = ['node', 'state-store/main.ts'];
 
 /** The part of a compose service that the local runner understands. */
 export interface ComposeService {
@@ -107,6 +121,15 @@ export interface TranslateOptions {
   env?: Record<string, string>;
   /** Services to translate; their dependencies are added. Default: all. */
   services?: string[];
+  /** Loopback peer port per etcd service (see {@link etcdServicesOf}); required for each one run by the etcd binary. */
+  peerPorts?: Record<string, number>;
+  /** Binary for etcd services; null runs the served embedded store instead. Default: {@link ETCD_BIN} when it exists. */
+  etcdBinary?: string | null;
+  /**
+   * Services that run elsewhere, with the text their `http://<name>:<port>` URLs become (e.g.
+   * `{ etcd: 'http://10.0.0.5:2379,http://10.0.0.6:2379' }`): not started, not depended on.
+   */
+  external?: Record<string, string>;
 }
 
 /** Reads and parses a compose file. Throws when it has no `services` mapping. */
@@ -158,20 +181,21 @@ export function commandOf(name: string, service: ComposeService): string[] {
  * dependencies are in earlier levels, as `docker compose up` starts them. Throws on unknown
  * services, on cycles and on an empty selection.
  */
-export function dependencyLevels(compose: ComposeFile, selected?: string[]): string[][] {
+export function dependencyLevels(compose: ComposeFile, selected?: string[], external: string[] = []): string[][] {
   if (selected !== undefined && selected.length === 0) throw new Error('no services selected (omit the list to run all)');
+  const outside = new Set(external);
   const wanted = new Set<string>();
   const visit = (name: string, path: string[]) => {
     if (!(name in compose.services)) throw new Error(`unknown service [${name}]${path.length ? ` (needed by ${path.at(-1)})` : ''}`);
     if (path.includes(name)) throw new Error(`dependency cycle: ${[...path, name].join(' -> ')}`);
-    if (wanted.has(name)) return;
+    if (wanted.has(name) || outside.has(name)) return;
     for (const dep of dependenciesOf(compose.services[name])) visit(dep.service, [...path, name]);
     wanted.add(name);
   };
   for (const name of selected ?? Object.keys(compose.services)) visit(name, []);
   const levels: string[][] = [];
-  const placed = new Set<string>();
-  while (placed.size < wanted.size) {
+  const placed = new Set<string>(outside);
+  while (placed.size < wanted.size + outside.size) {
     const level = [...wanted].filter((n) => !placed.has(n) && dependenciesOf(compose.services[n]).every((d) => placed.has(d.service)));
     for (const n of level) placed.add(n);
     levels.push(level);
@@ -194,8 +218,43 @@ export function parseDurationMs(value: string | undefined, dflt: number): number
   return total;
 }
 
-/** The container port a service listens on: its `FOLIO_PORT`, else the target of its first port mapping. */
+/** True for a service whose command runs etcd (`etcd`, `/usr/local/bin/etcd`, …). */
+export function isEtcdService(service: ComposeService): boolean {
+  const cmd = Array.isArray(service.command) ? service.command[0] : typeof service.command === 'string' ? service.command.trim().split(/\s+/)[0] : undefined;
+  return cmd !== undefined && basename(String(cmd)) === 'etcd';
+}
+
+/** Names of the compose file's etcd services. */
+export function etcdServicesOf(compose: ComposeFile): string[] {
+  return Object.entries(compose.services).filter(([, svc]) => isEtcdService(svc)).map(([name]) => name);
+}
+
+/**
+ * An etcd command's flags as `[name, value]` pairs, in order (`--flag=value` and `--flag value`
+ * forms; a flag without a value gets `''`).
+ * @see https://etcd.io/docs/v3.4/op-guide/configuration/
+ */
+export function etcdFlagsOf(argv: string[]): [string, string][] {
+  const flags: [string, string][] = [];
+  for (let i = 1; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('-')) throw new Error(`etcd argument [${arg}] is not a flag`);
+    const name = arg.replace(/^--?/, '');
+    const eq = name.indexOf('=');
+    if (eq >= 0) flags.push([name.slice(0, eq), name.slice(eq + 1)]);
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('-')) flags.push([name, argv[++i]]);
+    else flags.push([name, '']);
+  }
+  return flags;
+}
+
+/** The container port a service listens on: its `FOLIO_PORT`, an etcd service's advertised client port, else the target of its first port mapping. */
 export function containerPortOf(name: string, service: ComposeService): number {
+  if (isEtcdService(service)) {
+    const flags = new Map(etcdFlagsOf(commandOf(name, service)));
+    const url = (flags.get('advertise-client-urls') || flags.get('listen-client-urls') || 'http://localhost:2379').split(',')[0];
+    return Number(new URL(url).port || 2379);
+  }
   const fromEnv = environmentOf(service).FOLIO_PORT;
   if (fromEnv !== undefined) return Number(fromEnv);
   const first = service.ports?.[0];
@@ -228,51 +287,108 @@ function rewriteUrls(text: string, map: { host: string; port: number; url: strin
  * Throws when a port or volume directory is missing, or a health-check form is unsupported.
  */
 export function translateServices(compose: ComposeFile, opts: TranslateOptions): LocalService[] {
-  const names = dependencyLevels(compose, opts.services).flat();
+  const external = opts.external ?? {};
+  for (const name of Object.keys(external)) if (!(name in compose.services)) throw new Error(`unknown external service [${name}]`);
+  const names = dependencyLevels(compose, opts.services, Object.keys(external)).flat();
   const hostMap = names.flatMap((name) => {
     const port = opts.ports[name];
     if (port === undefined) throw new Error(`no local port assigned to service [${name}]`);
     return [{ host: name, port: containerPortOf(name, compose.services[name]), url: `http://127.0.0.1:${port}` }];
   });
+  for (const [name, url] of Object.entries(external)) hostMap.push({ host: name, port: containerPortOf(name, compose.services[name]), url });
+  const etcdBinary = opts.etcdBinary === undefined ? (existsSync(ETCD_BIN) ? ETCD_BIN : null) : opts.etcdBinary;
   return names.map((name) => {
     const svc = compose.services[name];
     const port = opts.ports[name];
     const containerPort = containerPortOf(name, svc);
     const mounts = volumeMountsOf(svc);
+    const localDir = (source: string) => {
+      const dir = opts.volumeDirs[source];
+      if (dir === undefined) throw new Error(`no local directory for volume [${source}] of service [${name}]`);
+      return dir;
+    };
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(environmentOf(svc))) {
       const mount = mounts.find((m) => m.target === v);
-      if (mount) {
-        const dir = opts.volumeDirs[mount.source];
-        if (dir === undefined) throw new Error(`no local directory for volume [${mount.source}] of service [${name}]`);
-        env[k] = dir;
-      } else {
-        env[k] = rewriteUrls(v, hostMap);
-      }
+      env[k] = mount ? localDir(mount.source) : rewriteUrls(v, hostMap);
     }
     env.FOLIO_HOST = '127.0.0.1';
     env.FOLIO_PORT = String(port);
-    Object.assign(env, opts.env ?? {});
     const url = `http://127.0.0.1:${port}`;
+    let argv = commandOf(name, svc);
+    if (isEtcdService(svc)) {
+      const local = localEtcd(name, argv, mounts, localDir, url, opts.peerPorts?.[name], etcdBinary);
+      argv = local.argv;
+      if (local.dataDir !== undefined) env.FOLIO_DATA = local.dataDir;
+    }
+    Object.assign(env, opts.env ?? {});
     const selfMap = ['127.0.0.1', 'localhost', name].map((host) => ({ host, port: containerPort, url }));
     return {
       name,
-      argv: commandOf(name, svc),
+      argv,
       env,
       port,
       url,
       containerPort,
       published: (svc.ports ?? []).length > 0,
-      dependsOn: dependenciesOf(svc),
-      healthcheck: healthcheckOf(name, svc, selfMap),
+      dependsOn: dependenciesOf(svc).filter((d) => !(d.service in external)),
+      healthcheck: healthcheckOf(name, svc, selfMap, url),
       restart: restartPolicyOf(name, svc),
       stopGraceMs: parseDurationMs(svc.stop_grace_period, 10_000),
     };
   });
 }
 
+/**
+ * An etcd service's local command: the etcd binary with its client URLs on `url`, its peer URLs
+ * on 127.0.0.1:`peerPort` (a one-member `--initial-cluster`) and `--data-dir` on the volume's local
+ * directory; without a binary, the served embedded store, told its data directory through FOLIO_DATA.
+ * Throws for a `--data-dir` that is not on a volume, a multi-member cluster, or a missing peer port.
+ */
+function localEtcd(
+  name: string,
+  argv: string[],
+  mounts: { source: string; target: string }[],
+  localDir: (source: string) => string,
+  url: string,
+  peerPort: number | undefined,
+  binary: string | null,
+): { argv: string[]; dataDir?: string } {
+  const flags = etcdFlagsOf(argv);
+  const dataDirFlag = flags.find(([f]) => f === 'data-dir')?.[1];
+  let dataDir: string | undefined;
+  if (dataDirFlag !== undefined) {
+    const mount = mounts.find((m) => dataDirFlag === m.target || dataDirFlag.startsWith(`${m.target}/`));
+    if (!mount) throw new Error(`service [${name}]: --data-dir ${dataDirFlag} is not on a volume`);
+    dataDir = localDir(mount.source) + dataDirFlag.slice(mount.target.length);
+  }
+  if (binary === null) return { argv: [...EMBEDDED_ETCD_COMMAND], dataDir };
+  if (peerPort === undefined) throw new Error(`no local peer port assigned to etcd service [${name}]`);
+  const member = flags.find(([f]) => f === 'name')?.[1] || 'default';
+  const peer = `http://127.0.0.1:${peerPort}`;
+  const replaced: Record<string, string> = {
+    'listen-client-urls': url,
+    'advertise-client-urls': url,
+    'listen-peer-urls': peer,
+    'initial-advertise-peer-urls': peer,
+    'initial-cluster': `${member}=${peer}`,
+  };
+  const cluster = flags.find(([f]) => f === 'initial-cluster')?.[1];
+  if (cluster !== undefined && cluster.split(',').length !== 1) throw new Error(`service [${name}]: only a one-member --initial-cluster runs locally, got [${cluster}]`);
+  if (dataDir !== undefined) replaced['data-dir'] = dataDir;
+  const out = [binary];
+  for (const [flag, value] of flags) if (!(flag in replaced)) out.push(value === '' ? `--${flag}` : `--${flag}=${value}`);
+  for (const [flag, value] of Object.entries(replaced)) out.push(`--${flag}=${value}`);
+  return { argv: out };
+}
+
+/** True when `cmd` is an executable file in a PATH directory. */
+function onPath(cmd: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((dir) => dir !== '' && existsSync(join(dir, cmd)));
+}
+
 /** The health check of a service with its URLs rewritten; null when it has none or `NONE`. */
-function healthcheckOf(name: string, svc: ComposeService, selfMap: { host: string; port: number; url: string }[]): LocalService['healthcheck'] {
+function healthcheckOf(name: string, svc: ComposeService, selfMap: { host: string; port: number; url: string }[], url: string): LocalService['healthcheck'] {
   const hc = svc.healthcheck;
   if (!hc || hc.test === undefined) return null;
   const test = typeof hc.test === 'string' ? ['CMD-SHELL', hc.test] : hc.test.map(String);
@@ -283,6 +399,13 @@ function healthcheckOf(name: string, svc: ComposeService, selfMap: { host: strin
   else if (form === 'CMD-SHELL') argv = ['/bin/sh', '-c', rewriteUrls(rest.join(' '), selfMap)];
   else throw new Error(`service [${name}]: unsupported healthcheck test form [${form}]`);
   if (argv.length === 0) throw new Error(`service [${name}]: empty healthcheck test`);
+  if (argv[0] === 'etcdctl') {
+    // In the container etcdctl talks to 127.0.0.1:2379; here it is told the local URL, or replaced
+    // by a GET of etcd's /health when not installed (Debian puts it in etcd-client, not etcd-server).
+    argv = onPath('etcdctl')
+      ? ['etcdctl', `--endpoints=${url}`, ...argv.slice(1)]
+      : ['node', '-e', `fetch('${url}/health').then((r) => r.json()).then((b) => process.exit(b.health === 'true' ? 0 : 1), () => process.exit(1))`];
+  }
   return { argv, intervalMs: parseDurationMs(hc.start_interval ?? hc.interval, 5000), timeoutMs: parseDurationMs(hc.timeout, 30_000) };
 }
 

@@ -7,7 +7,9 @@
  * Environment: `FOLIO_PORT` (coordinator port), `FOLIO_SAMPLE` = `all` (default) | `cities` |
  * `mails` | `none`, `FOLIO_COMPOSE_FILE` (default: the repository's docker-compose.yml),
  * `FOLIO_CLUSTER_SECRET` (default: random per run, passed to every service), `FOLIO_HOME` (root of
- * the data, default `<repo>/.folio`).
+ * the data, default `<repo>/.folio`), `FOLIO_ETCD` (etcd endpoints to use instead of starting the
+ * compose file's `etcd` service; that service otherwise runs /usr/bin/etcd, or the served embedded
+ * store when etcd is not installed: scripts/local-services.ts).
  * Data of the shard nodes lives under `<FOLIO_HOME>/<coordinator port>/<volume>/`, so two `npm start`s
  * with different `FOLIO_PORT`s are two separate clusters side by side. `<FOLIO_HOME>/<port>/services.json`
  * lists every running service's name, URL and pid (rewritten on each restart, removed on exit).
@@ -24,7 +26,8 @@ import { dirname, join, resolve } from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import { startProcess, stopProcess, waitHealthy } from './local-process.ts';
 import type { RunningService } from './local-process.ts';
-import { DEFAULT_COMPOSE_FILE, REPO_ROOT, dependencyLevels, freePort, namedVolumesOf, readComposeFile, translateServices } from './local-services.ts';
+import { parseEtcdEndpoints } from '../shared/state-store/open-store.ts';
+import { DEFAULT_COMPOSE_FILE, REPO_ROOT, dependencyLevels, etcdServicesOf, freePort, namedVolumesOf, readComposeFile, translateServices } from './local-services.ts';
 import type { ComposeFile } from './local-services.ts';
 import { Supervisor } from './supervisor.ts';
 import { cities } from './samples/cities.ts';
@@ -155,18 +158,27 @@ async function main(): Promise<void> {
   const root = resolve(process.env.FOLIO_HOME || join(REPO_ROOT, '.folio'));
 
   const compose = readComposeFile(process.env.FOLIO_COMPOSE_FILE || DEFAULT_COMPOSE_FILE);
-  const levels = dependencyLevels(compose);
+  // FOLIO_ETCD: an etcd cluster that runs elsewhere replaces the compose file's etcd service.
+  const external: Record<string, string> = {};
+  if (process.env.FOLIO_ETCD?.trim()) {
+    const endpoints = parseEtcdEndpoints(process.env.FOLIO_ETCD).join(',');
+    for (const name of etcdServicesOf(compose)) external[name] = endpoints;
+    console.log(`[folio] FOLIO_ETCD is set: using etcd at ${endpoints}, not starting ${Object.keys(external).join(', ') || 'a local etcd'}`);
+  }
+  const levels = dependencyLevels(compose, undefined, Object.keys(external));
   // The published service (the coordinator) takes FOLIO_PORT; every other one a free loopback
   // port, kept across its restarts (the coordinator knows the shard nodes by URL).
   const ports: Record<string, number> = {};
   for (const name of levels.flat()) ports[name] = (compose.services[name].ports ?? []).length > 0 ? coordinatorPort : await freePort();
+  const peerPorts: Record<string, number> = {};
+  for (const name of etcdServicesOf(compose)) if (name in ports) peerPorts[name] = await freePort();
   const volumeDirs = volumeDirectories(compose, levels.flat(), root, coordinatorPort);
   servicesFile = join(root, String(coordinatorPort), 'services.json');
   // The parent's FOLIO_PORT names the coordinator port; every child gets its own from the translation.
   // The parent's FOLIO_CLUSTER_SECRET, else a fresh one per run, the same for every child: the
   // compose file's dev default never protects a local cluster.
   const clusterSecret = process.env.FOLIO_CLUSTER_SECRET || randomBytes(32).toString('hex');
-  const services = translateServices(compose, { ports, volumeDirs, env: { FOLIO_CLUSTER_SECRET: clusterSecret } });
+  const services = translateServices(compose, { ports, volumeDirs, peerPorts, external, env: { FOLIO_CLUSTER_SECRET: clusterSecret } });
   const byName = new Map(services.map((s) => [s.name, s]));
 
   process.once('SIGINT', () => void shutdown(0));

@@ -15,23 +15,29 @@ import {
   namedVolumesOf,
   parseDurationMs,
   readComposeFile,
+  etcdFlagsOf,
+  isEtcdService,
   restartPolicyOf,
   translateServices,
   volumeMountsOf,
 } from '../scripts/local-services.ts';
 import { loadShardNodeConfig } from '../shard-node/config.ts';
+import { parseEtcdEndpoints } from '../shared/state-store/open-store.ts';
 
 const compose = readComposeFile();
 const shards = ['shard-0', 'shard-1', 'shard-2'];
+/** The services built from the Dockerfile (all but etcd). */
+const folio = ['coordinator', ...shards];
 const dockerfile = readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8');
 
 describe('docker-compose.yml', () => {
-  it('declares the coordinator and three shard nodes', () => {
-    expect(Object.keys(compose.services).sort()).toEqual(['coordinator', ...shards]);
+  it('declares the coordinator, three shard nodes and etcd', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['coordinator', 'etcd', ...shards]);
   });
 
-  it('builds one image from the Dockerfile for every service', () => {
-    for (const [name, svc] of Object.entries(compose.services)) {
+  it('builds one image from the Dockerfile for every Folio service', () => {
+    for (const name of folio) {
+      const svc = compose.services[name];
       expect([name, svc.build]).toEqual([name, '.']);
       expect([name, svc.image]).toEqual([name, 'folio:dev']);
     }
@@ -48,8 +54,8 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('gives every service the same FOLIO_CLUSTER_SECRET, and the shard nodes a config that loads', () => {
-    const secrets = Object.values(compose.services).map((svc) => environmentOf(svc).FOLIO_CLUSTER_SECRET);
+  it('gives every Folio service the same FOLIO_CLUSTER_SECRET, and the shard nodes a config that loads', () => {
+    const secrets = folio.map((name) => environmentOf(compose.services[name]).FOLIO_CLUSTER_SECRET);
     expect(secrets[0]).toMatch(/\S{16,}/);
     expect(new Set(secrets).size).toBe(1);
     for (const s of shards) expect(loadShardNodeConfig(environmentOf(compose.services[s])).clusterSecret).toBe(secrets[0]);
@@ -61,18 +67,48 @@ describe('docker-compose.yml', () => {
     expect(compose.services.coordinator.ports).toEqual(['9200:9200']);
   });
 
-  it('starts the coordinator only after every shard node is healthy', () => {
-    expect(dependenciesOf(compose.services.coordinator)).toEqual(shards.map((service) => ({ service, condition: 'service_healthy' })));
-    for (const s of shards) expect(dependenciesOf(compose.services[s])).toEqual([]);
-    expect(dependencyLevels(compose)).toEqual([shards, ['coordinator']]);
+  it('starts the shard nodes once etcd is healthy, and the coordinator once etcd and every shard node are', () => {
+    expect(dependenciesOf(compose.services.coordinator)).toEqual(['etcd', ...shards].map((service) => ({ service, condition: 'service_healthy' })));
+    for (const s of shards) expect(dependenciesOf(compose.services[s])).toEqual([{ service: 'etcd', condition: 'service_healthy' }]);
+    expect(dependenciesOf(compose.services.etcd)).toEqual([]);
+    expect(dependencyLevels(compose)).toEqual([['etcd'], shards, ['coordinator']]);
   });
 
-  it('health-checks each service with a node fetch of its own health URL', () => {
+  it('points every Folio service at the etcd service (FOLIO_ETCD, parsed as openStateStore does)', () => {
+    for (const name of folio) expect([name, parseEtcdEndpoints(environmentOf(compose.services[name]).FOLIO_ETCD ?? '')]).toEqual([name, ['http://etcd:2379']]);
+    expect(containerPortOf('etcd', compose.services.etcd)).toBe(2379);
+  });
+
+  it('runs etcd 3.4.23 (the version Debian ships) from the official image, one member, data on its volume', () => {
+    const etcd = compose.services.etcd;
+    expect(etcd.image).toBe('quay.io/coreos/etcd:v3.4.23');
+    expect(etcd.build).toBeUndefined();
+    expect(isEtcdService(etcd)).toBe(true);
+    const flags = new Map(etcdFlagsOf(commandOf('etcd', etcd)));
+    expect(commandOf('etcd', etcd)[0]).toBe('/usr/local/bin/etcd');
+    expect(Object.fromEntries(flags)).toMatchObject({
+      name: 'etcd',
+      'data-dir': '/etcd-data',
+      'listen-client-urls': 'http://0.0.0.0:2379',
+      'advertise-client-urls': 'http://etcd:2379',
+      'listen-peer-urls': 'http://0.0.0.0:2380',
+      'initial-advertise-peer-urls': 'http://etcd:2380',
+      'initial-cluster': 'etcd=http://etcd:2380',
+      'initial-cluster-state': 'new',
+    });
+    expect(volumeMountsOf(etcd)).toEqual([{ source: 'etcd-data', target: '/etcd-data' }]);
+    expect(etcd.ports).toBeUndefined(); // only the compose network reaches it
+    expect(etcd.healthcheck?.test).toEqual(['CMD', 'etcdctl', 'endpoint', 'health']);
+    expect(() => parseDurationMs(etcd.healthcheck?.interval, 0)).not.toThrow();
+  });
+
+  it('health-checks each Folio service with a node fetch of its own health URL', () => {
     const expected: Record<string, string> = {
       coordinator: 'http://127.0.0.1:9200/',
       ...Object.fromEntries(shards.map((s) => [s, 'http://127.0.0.1:9300/_internal/v1/health'])),
     };
-    for (const [name, svc] of Object.entries(compose.services)) {
+    for (const name of folio) {
+      const svc = compose.services[name];
       const test = svc.healthcheck?.test;
       expect(Array.isArray(test)).toBe(true);
       const [form, bin, flag, script] = test as string[];
@@ -85,7 +121,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('gives each shard node its own named volume at /data, and the coordinator none', () => {
-    expect(Object.keys(compose.volumes ?? {}).sort()).toEqual(shards.map((s) => `${s}-data`));
+    expect(Object.keys(compose.volumes ?? {}).sort()).toEqual(['etcd-data', ...shards.map((s) => `${s}-data`)]);
     for (const s of shards) {
       expect(volumeMountsOf(compose.services[s])).toEqual([{ source: `${s}-data`, target: '/data' }]);
       expect(namedVolumesOf(compose, s)).toEqual([`${s}-data`]);
@@ -115,7 +151,7 @@ describe('Dockerfile', () => {
   });
 
   it('copies the sources the entry points need, runs as non-root, exposes both ports', () => {
-    for (const dir of ['shared', 'shard-node', 'coordinator']) expect(instructions).toContain(`COPY ${dir} ./${dir}`);
+    for (const dir of ['shared', 'shard-node', 'coordinator', 'state-store']) expect(instructions).toContain(`COPY ${dir} ./${dir}`);
     const user = instructions.filter((l) => l.startsWith('USER ')).at(-1);
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^USER (root|0)$/);
@@ -125,13 +161,14 @@ describe('Dockerfile', () => {
 });
 
 describe('compose → local translation', () => {
-  const ports = { 'shard-0': 41000, 'shard-1': 41001, 'shard-2': 41002, coordinator: 41003 };
-  const volumeDirs = Object.fromEntries(shards.map((s) => [`${s}-data`, `/tmp/folio/${s}`]));
-  const local = translateServices(compose, { ports, volumeDirs, env: { FOLIO_LOG_LEVEL: 'warn' } });
+  const ports = { 'shard-0': 41000, 'shard-1': 41001, 'shard-2': 41002, coordinator: 41003, etcd: 41004 };
+  const volumeDirs = { ...Object.fromEntries(shards.map((s) => [`${s}-data`, `/tmp/folio/${s}`])), 'etcd-data': '/tmp/folio/etcd' };
+  const local = translateServices(compose, { ports, volumeDirs, peerPorts: { etcd: 41005 }, etcdBinary: '/usr/bin/etcd', env: { FOLIO_LOG_LEVEL: 'warn' } });
   const byName = Object.fromEntries(local.map((s) => [s.name, s]));
 
   it('orders services by depends_on and maps service host names to loopback ports', () => {
-    expect(local.map((s) => s.name)).toEqual([...shards, 'coordinator']);
+    expect(local.map((s) => s.name)).toEqual(['etcd', ...shards, 'coordinator']);
+    for (const name of folio) expect(byName[name].env.FOLIO_ETCD).toBe('http://127.0.0.1:41004');
     expect(byName.coordinator.env.FOLIO_NODES).toBe('http://127.0.0.1:41000,http://127.0.0.1:41001,http://127.0.0.1:41002');
     expect(byName.coordinator.env).toMatchObject({ FOLIO_HOST: '127.0.0.1', FOLIO_PORT: '41003', FOLIO_LOG_LEVEL: 'warn' });
     expect(byName.coordinator.url).toBe('http://127.0.0.1:41003');
@@ -146,9 +183,50 @@ describe('compose → local translation', () => {
     expect(local.map((l) => l.stopGraceMs)).toEqual(local.map(() => 10_000));
   });
 
+  it('runs the etcd service as the local etcd binary: client URLs on its port, peer URLs on the peer port, data on the volume', () => {
+    expect(byName.etcd.argv).toEqual([
+      '/usr/bin/etcd',
+      '--name=etcd',
+      '--initial-cluster-state=new',
+      '--initial-cluster-token=folio',
+      '--logger=zap',
+      '--listen-client-urls=http://127.0.0.1:41004',
+      '--advertise-client-urls=http://127.0.0.1:41004',
+      '--listen-peer-urls=http://127.0.0.1:41005',
+      '--initial-advertise-peer-urls=http://127.0.0.1:41005',
+      '--initial-cluster=etcd=http://127.0.0.1:41005',
+      '--data-dir=/tmp/folio/etcd',
+    ]);
+    expect(byName.etcd).toMatchObject({ port: 41004, url: 'http://127.0.0.1:41004', containerPort: 2379, published: false, restart: 'unless-stopped', dependsOn: [] });
+    // etcdctl is not installed here (Debian's etcd-client): the check is a GET of etcd's /health.
+    const hc = byName.etcd.healthcheck?.argv ?? [];
+    if (hc[0] === 'etcdctl') expect(hc).toEqual(['etcdctl', '--endpoints=http://127.0.0.1:41004', 'endpoint', 'health']);
+    else expect(hc).toEqual(['node', '-e', "fetch('http://127.0.0.1:41004/health').then((r) => r.json()).then((b) => process.exit(b.health === 'true' ? 0 : 1), () => process.exit(1))"]);
+    expect(() => translateServices(compose, { ports, volumeDirs, etcdBinary: '/usr/bin/etcd' })).toThrow(/no local peer port assigned to etcd service \[etcd\]/);
+  });
+
+  it('runs the served embedded store on the same port and volume when there is no etcd binary', () => {
+    const fallback = translateServices(compose, { ports, volumeDirs, etcdBinary: null, services: ['etcd'] });
+    expect(fallback.map((s) => s.name)).toEqual(['etcd']);
+    expect(fallback[0].argv).toEqual(['node', 'state-store/main.ts']);
+    expect(fallback[0].env).toMatchObject({ FOLIO_HOST: '127.0.0.1', FOLIO_PORT: '41004', FOLIO_DATA: '/tmp/folio/etcd' });
+  });
+
+  it('leaves an external etcd out (npm start with FOLIO_ETCD): not started, not depended on, its endpoints in FOLIO_ETCD', () => {
+    const endpoints = 'http://10.0.0.5:2379,http://10.0.0.6:2379';
+    const withExternal = translateServices(compose, { ports, volumeDirs, external: { etcd: endpoints } });
+    expect(withExternal.map((s) => s.name)).toEqual([...shards, 'coordinator']);
+    for (const s of withExternal) {
+      expect(s.env.FOLIO_ETCD).toBe(endpoints);
+      expect(s.dependsOn.map((d) => d.service)).not.toContain('etcd');
+    }
+    expect(dependencyLevels(compose, undefined, ['etcd'])).toEqual([shards, ['coordinator']]);
+    expect(() => translateServices(compose, { ports, volumeDirs, external: { etcd9: endpoints } })).toThrow(/unknown external service \[etcd9\]/);
+  });
+
   it('adds dependencies of selected services and rejects unknown ones', () => {
-    expect(dependencyLevels(compose, ['coordinator'])).toEqual([shards, ['coordinator']]);
-    expect(dependencyLevels(compose, ['shard-2'])).toEqual([['shard-2']]);
+    expect(dependencyLevels(compose, ['coordinator'])).toEqual([['etcd'], shards, ['coordinator']]);
+    expect(dependencyLevels(compose, ['shard-2'])).toEqual([['etcd'], ['shard-2']]);
     expect(() => dependencyLevels(compose, ['shard-9'])).toThrow(/unknown service \[shard-9\]/);
     expect(() => translateServices(compose, { ports: {}, volumeDirs })).toThrow(/no local port/);
   });

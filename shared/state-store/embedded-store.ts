@@ -115,6 +115,11 @@ export class EmbeddedStore implements StateStore {
     return store;
   }
 
+  /** The store revision now (etcd's response `header.revision`): every write applied so far is durable. */
+  get currentRevision(): Revision {
+    return this.revision;
+  }
+
   async get(key: string): Promise<KeyValue | undefined> {
     this.checkOpen();
     checkKey(key);
@@ -131,8 +136,16 @@ export class EmbeddedStore implements StateStore {
   }
 
   async txn(request: TxnRequest): Promise<TxnResult> {
+    return (await this.txnWithDeletes(request)).result;
+  }
+
+  /**
+   * {@link txn}, also returning the keys it deleted (in op order; empty when it failed or deleted
+   * nothing), so the served store (state-store/gateway-server.ts) can answer etcd's per-op `deleted` counts.
+   */
+  async txnWithDeletes(request: TxnRequest): Promise<{ result: TxnResult; deletedKeys: string[] }> {
     checkTxn(request);
-    return this.serialize(async () => {
+    return this.serialize(async (): Promise<{ result: TxnResult; deletedKeys: string[] }> => {
       const holds = request.compare.every((c) => {
         const kv = this.kvs.get(c.key);
         return 'modRevision' in c ? (kv?.modRevision ?? 0) === c.modRevision : (kv?.createRevision ?? 0) === c.createRevision;
@@ -140,7 +153,7 @@ export class EmbeddedStore implements StateStore {
       if (!holds) {
         const current = new Map<string, KeyValue | undefined>();
         for (const c of request.compare) current.set(c.key, this.kvs.get(c.key));
-        return { succeeded: false, revision: this.revision, current };
+        return { result: { succeeded: false, revision: this.revision, current }, deletedKeys: [] };
       }
       const changes: Change[] = [];
       for (const op of request.ops) {
@@ -157,7 +170,7 @@ export class EmbeddedStore implements StateStore {
       // A key deleted twice (overlapping deletes) is one delete event, as in etcd.
       const seen = new Set<string>();
       const unique = changes.filter((c) => !seen.has(c.key) && seen.add(c.key));
-      if (unique.length === 0) return { succeeded: true, revision: this.revision };
+      if (unique.length === 0) return { result: { succeeded: true, revision: this.revision }, deletedKeys: [] };
       const rev = this.revision + 1;
       const puts: Array<[string, string, string | null]> = [];
       const dels: string[] = [];
@@ -167,7 +180,7 @@ export class EmbeddedStore implements StateStore {
       }
       await this.persist({ t: 'txn', rev, puts, dels });
       this.apply(rev, unique);
-      return { succeeded: true, revision: rev };
+      return { result: { succeeded: true, revision: rev }, deletedKeys: dels };
     });
   }
 

@@ -115,7 +115,8 @@ export class EtcdGateway {
         const index = (this.preferred + i) % this.endpoints.length;
         const remaining = deadline - performance.now();
         if (remaining <= 0) break;
-        const outcome = await this.attempt<T>(index, path, json, Math.min(remaining, this.attemptTimeoutMs));
+        // Whole milliseconds: AbortSignal.timeout refuses a fractional delay (it would fail the attempt, not time it).
+        const outcome = await this.attempt<T>(index, path, json, Math.ceil(Math.min(remaining, this.attemptTimeoutMs)));
         if (outcome.ok) {
           this.preferred = index;
           return outcome.value;

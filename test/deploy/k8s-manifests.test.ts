@@ -28,7 +28,8 @@ import { loadShardNodeConfig } from '../../shard-node/config.ts';
 import { IndexRegistry } from '../../shard-node/index-registry.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { openTestClusterState, type TestClusterState } from '../support/cluster-state.ts';
-import { commandOf, containerPortOf, environmentOf, readComposeFile, REPO_ROOT } from '../../scripts/local-services.ts';
+import { parseEtcdEndpoints } from '../../shared/state-store/open-store.ts';
+import { commandOf, containerPortOf, environmentOf, etcdFlagsOf, readComposeFile, REPO_ROOT } from '../../scripts/local-services.ts';
 import {
   envNamesRead,
   find,
@@ -42,7 +43,9 @@ import {
 } from './k8s-manifests.ts';
 
 /** Env names the manifests may set that no loader reads yet, each with its reason. */
-const RESERVED_ENV: Record<string, string> = {};
+const RESERVED_ENV: Record<string, string> = {
+  FOLIO_ETCD: 'the cluster-state store (shared/state-store/open-store.ts); the coordinator reads it, the shard node config once shard nodes follow the cluster state (issue 10)',
+};
 
 /** The kubernetes-models class that schema-validates each kind the base may contain. */
 const MODELS: Record<string, new (data: never) => { validate(): void }> = {
@@ -175,6 +178,81 @@ describe('deploy/k8s: shard nodes', () => {
   });
 });
 
+describe('deploy/k8s: etcd', () => {
+  const etcdSet = find(manifests, 'StatefulSet', 'etcd');
+  const etcdService = find(manifests, 'Service', (etcdSet.spec as { serviceName: string }).serviceName);
+  const etcdContainer = soleContainer(etcdSet);
+  const replicas = (etcdSet.spec as { replicas: number }).replicas;
+  /** The container's command with the kubelet's `$(VAR)` expansion for pod `podName`. */
+  const commandFor = (podName: string) => {
+    const env = resolveEnv(etcdContainer.env, { podName, namespace, secrets });
+    return (etcdContainer.command ?? []).map((arg) => arg.replace(/\$\(([A-Z_]+)\)/g, (_, v: string) => env[v] ?? `$(${v})`));
+  };
+  const flagsFor = (podName: string) => new Map(etcdFlagsOf(commandFor(podName)));
+  const portOf = (name: string) => containerPort(etcdContainer, name);
+
+  it('is a 3-member StatefulSet started in parallel, behind a headless Service that publishes not-ready members', () => {
+    expect(replicas).toBe(3);
+    expect((etcdSet.spec as { podManagementPolicy: string }).podManagementPolicy).toBe('Parallel');
+    expect(etcdService.metadata.name).toBe('etcd');
+    expect((etcdService.spec as { clusterIP: string }).clusterIP).toBe('None');
+    expect((etcdService.spec as { publishNotReadyAddresses: boolean }).publishNotReadyAddresses).toBe(true);
+    const ports = (etcdService.spec as { ports: { name: string; port: number; targetPort: string }[] }).ports;
+    expect(ports.map((p) => [p.name, p.port, portOf(p.targetPort)])).toEqual([['client', 2379, 2379], ['peer', 2380, 2380]]);
+  });
+
+  it('runs the compose file\'s pinned etcd image, one member per host', () => {
+    expect(etcdContainer.image).toBe(compose.services.etcd.image);
+    const anti = podTemplate(etcdSet).spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
+    expect(anti).toHaveLength(1);
+    expect(anti[0].topologyKey).toBe('kubernetes.io/hostname');
+    expect(matches(anti[0].labelSelector?.matchLabels ?? {}, podLabels(etcdSet))).toBe(true);
+  });
+
+  it('bootstraps one cluster from the members\' stable names: every member lists all of etcd-N.etcd:2380 and advertises its own', () => {
+    const members = Array.from({ length: replicas }, (_, i) => `etcd-${i}`);
+    const expected = members.map((m) => `${m}=http://${m}.etcd.${namespace}.svc.cluster.local:2380`).join(',');
+    for (const m of members) {
+      const flags = flagsFor(m);
+      expect(flags.get('name')).toBe(m);
+      expect(flags.get('initial-cluster')).toBe(expected);
+      expect(flags.get('initial-advertise-peer-urls')).toBe(`http://${m}.etcd.${namespace}.svc.cluster.local:2380`);
+      expect(flags.get('advertise-client-urls')).toBe(`http://${m}.etcd.${namespace}.svc.cluster.local:2379`);
+      expect(flags.get('listen-client-urls')).toBe('http://0.0.0.0:2379');
+      expect(flags.get('listen-peer-urls')).toBe('http://0.0.0.0:2380');
+      expect(flags.get('initial-cluster-state')).toBe('new');
+      expect(commandFor(m).join(' ')).not.toContain('$(');
+    }
+  });
+
+  it('keeps each member\'s data on its own PersistentVolumeClaim', () => {
+    const claims = (etcdSet.spec as { volumeClaimTemplates: { metadata: { name: string } }[] }).volumeClaimTemplates;
+    expect(claims.map((c) => c.metadata.name)).toEqual(['data']);
+    const mount = etcdContainer.volumeMounts?.find((v) => v.name === 'data');
+    expect(flagsFor('etcd-0').get('data-dir')?.startsWith(`${mount?.mountPath}/`)).toBe(true);
+  });
+
+  it('probes /health on the client port for startup and readiness, the TCP port for liveness', () => {
+    for (const probe of [etcdContainer.startupProbe, etcdContainer.readinessProbe]) {
+      expect(probe?.httpGet?.path).toBe('/health');
+      expect(portOf(String(probe?.httpGet?.port))).toBe(2379);
+    }
+    expect(portOf(String(etcdContainer.livenessProbe?.tcpSocket?.port))).toBe(2379);
+  });
+
+  it('has a PodDisruptionBudget that keeps the quorum', () => {
+    const pdb = find(manifests, 'PodDisruptionBudget', 'etcd');
+    expect(matches((pdb.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, podLabels(etcdSet))).toBe(true);
+    expect((pdb.spec as { maxUnavailable: number }).maxUnavailable).toBe(Math.floor((replicas - 1) / 2));
+  });
+
+  it('points the coordinators and shard nodes at every member (FOLIO_ETCD)', () => {
+    const members = Array.from({ length: replicas }, (_, i) => `http://etcd-${i}.${etcdService.metadata.name}:2379`);
+    expect(parseEtcdEndpoints(coordinatorEnv.FOLIO_ETCD)).toEqual(members);
+    expect(parseEtcdEndpoints(shardEnv.FOLIO_ETCD)).toEqual(members);
+  });
+});
+
 describe('deploy/k8s: coordinators', () => {
   it('runs at least two replicas', () => {
     expect((coordinator.spec as { replicas: number }).replicas).toBeGreaterThanOrEqual(2);
@@ -200,7 +278,7 @@ describe('deploy/k8s: environment, image and commands', () => {
       coordinator: envNamesRead(loadCoordinatorConfig, coordinatorEnv),
       shard: envNamesRead(loadShardNodeConfig, shardEnv),
     };
-    for (const name of ['FOLIO_NODES', 'FOLIO_NODE_COUNT', 'FOLIO_NODE_URL_TEMPLATE', 'FOLIO_NAMESPACE']) expect(read.coordinator.has(name)).toBe(true);
+    for (const name of ['FOLIO_NODES', 'FOLIO_NODE_COUNT', 'FOLIO_NODE_URL_TEMPLATE', 'FOLIO_NAMESPACE', 'FOLIO_ETCD']) expect(read.coordinator.has(name)).toBe(true);
     for (const [role, env] of [['coordinator', coordinatorEnv], ['shard', shardEnv]] as const) {
       const unknown = Object.keys(env).filter((n) => !read[role].has(n) && RESERVED_ENV[n] === undefined);
       expect([role, unknown]).toEqual([role, []]);

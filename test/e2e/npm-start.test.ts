@@ -1,8 +1,9 @@
 /**
  * `npm start` as a user runs it: two of them side by side (different FOLIO_PORT, each with its own
- * FOLIO_HOME) are two separate clusters; a shard node killed with SIGKILL is restarted by the
- * first one's supervisor and the cluster is green again with no manual step; SIGTERM stops every
- * process each of them started.
+ * FOLIO_HOME) are two separate clusters; the first runs the compose file's etcd service itself, the
+ * second is given FOLIO_ETCD (an etcd the test runs) and starts none; a shard node killed with
+ * SIGKILL is restarted by the first one's supervisor and the cluster is green again with no manual
+ * step; SIGTERM stops every process each of them started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -10,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, freePort } from '../../scripts/local-services.ts';
+import { EtcdStore } from '../../shared/state-store/etcd-store.ts';
+import { startEtcdCluster } from '../support/etcd-process.ts';
+import type { EtcdCluster } from '../support/etcd-process.ts';
 
 /** The whole file's budget. */
 const BUDGET_MS = 90_000;
@@ -29,11 +33,13 @@ interface ServiceEntry {
 }
 
 const clusters: StartedCluster[] = [];
+let externalEtcd: EtcdCluster | undefined;
 
-function npmStart(port: number): StartedCluster {
+function npmStart(port: number, extraEnv: Record<string, string> = {}): StartedCluster {
   const home = mkdtempSync(join(tmpdir(), 'folio-npm-start-'));
   const env: NodeJS.ProcessEnv = { ...process.env, FOLIO_PORT: String(port), FOLIO_SAMPLE: 'none', FOLIO_HOME: home };
-  for (const k of ['FOLIO_CLUSTER_SECRET', 'FOLIO_COMPOSE_FILE', 'FOLIO_NODES', 'FOLIO_DATA']) delete env[k];
+  for (const k of ['FOLIO_CLUSTER_SECRET', 'FOLIO_COMPOSE_FILE', 'FOLIO_NODES', 'FOLIO_DATA', 'FOLIO_ETCD']) delete env[k];
+  Object.assign(env, extraEnv);
   const proc = spawn(process.execPath, ['scripts/start.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
@@ -81,20 +87,32 @@ afterAll(async () => {
     if (c.proc.exitCode === null && c.proc.signalCode === null) c.proc.kill('SIGKILL');
     rmSync(c.home, { recursive: true, force: true });
   }
+  await externalEtcd?.stop();
 });
 
 describe('npm start', () => {
   it('runs two clusters side by side, restarts a killed shard node back to green, and stops every process', { timeout: BUDGET_MS }, async () => {
     const [portA, portB] = [await freePort(), await freePort()];
+    externalEtcd = await startEtcdCluster(1);
     const a = npmStart(portA);
-    const b = npmStart(portB);
+    const b = npmStart(portB, { FOLIO_ETCD: externalEtcd.endpoints[0] });
     for (const c of [a, b]) await until(`[folio] ready on ${c.port}`, () => c.output().includes(`[folio] ready: ${c.url}`) || undefined, 60_000, c);
 
     // Two clusters: their own shard nodes (free ports, not 9301–9303), their own data, their own documents.
     const [svcA, svcB] = [services(a), services(b)];
-    const shardUrls = (l: ServiceEntry[]) => l.filter((s) => s.name !== 'coordinator').map((s) => s.url);
+    const shardUrls = (l: ServiceEntry[]) => l.filter((s) => s.name.startsWith('shard-')).map((s) => s.url);
     expect(shardUrls(svcA)).toHaveLength(3);
     expect(shardUrls(svcA).filter((u) => shardUrls(svcB).includes(u))).toEqual([]);
+    // A runs the compose file's etcd service (healthy, answering a CAS); B, given FOLIO_ETCD, runs none.
+    expect(svcA.map((s) => s.name).sort()).toEqual(['coordinator', 'etcd', 'shard-0', 'shard-1', 'shard-2']);
+    expect(svcB.map((s) => s.name).sort()).toEqual(['coordinator', 'shard-0', 'shard-1', 'shard-2']);
+    expect(b.output()).toContain(`[folio] FOLIO_ETCD is set: using etcd at ${externalEtcd.endpoints[0]}, not starting etcd`);
+    const etcdA = new EtcdStore({ endpoints: [svcA.find((s) => s.name === 'etcd')!.url] });
+    try {
+      expect((await etcdA.txn({ compare: [{ key: 'npm-start', modRevision: 0 }], ops: [{ op: 'put', key: 'npm-start', value: 'a' }] })).succeeded).toBe(true);
+    } finally {
+      await etcdA.close();
+    }
     expect(existsSync(join(a.home, String(portA), 'shard-0-data', 'node.lock'))).toBe(true);
     // Every node holds a copy of every shard: a write while one node is down puts its copies out of sync.
     expect((await http('PUT', `${a.url}/docs`, { settings: { number_of_shards: 3, number_of_replicas: 2 } })).status).toBe(200);

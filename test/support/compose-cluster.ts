@@ -17,6 +17,7 @@ import type { RunningService } from '../../scripts/local-process.ts';
 import {
   DEFAULT_COMPOSE_FILE,
   dependencyLevels,
+  etcdServicesOf,
   freePort,
   namedVolumesOf,
   readComposeFile,
@@ -34,6 +35,8 @@ export interface ComposeClusterOptions {
   env?: Record<string, string>;
   /** Services to start; their dependencies are started too. Default: all. */
   services?: string[];
+  /** Binary for the etcd service; null runs the served embedded store. Default: /usr/bin/etcd when installed. */
+  etcdBinary?: string | null;
 }
 
 /** A running local cluster. */
@@ -79,10 +82,13 @@ export async function startComposeCluster(opts: ComposeClusterOptions = {}): Pro
   const names = levels.flat();
   const ports: Record<string, number> = {};
   for (const name of names) ports[name] = await freePort();
+  // An etcd service run by the etcd binary also needs a peer port.
+  const peerPorts: Record<string, number> = {};
+  for (const name of etcdServicesOf(compose)) if (names.includes(name)) peerPorts[name] = await freePort();
   const dataRoot = await mkdtemp(join(tmpdir(), 'folio-cluster-'));
   const volumeDirs: Record<string, string> = {};
   for (const name of names) for (const v of namedVolumesOf(compose, name)) volumeDirs[v] = join(dataRoot, v);
-  const services = translateServices(compose, { ports, volumeDirs, env: opts.env, services: opts.services });
+  const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: opts.env, services: opts.services, etcdBinary: opts.etcdBinary });
   const byName = new Map(services.map((s) => [s.name, s]));
 
   const running: RunningService[] = [];
