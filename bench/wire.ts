@@ -161,7 +161,7 @@ async function endToEnd(): Promise<void> {
     await loadSample(cluster.coordinatorUrl, cities, { replicas: 0 }); // benches measure one copy per shard
     console.error(`cluster up, cities loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     const nodeUrls = Object.keys(cluster.urls).filter((n) => n.startsWith('shard')).sort().map((n) => cluster.urls[n]);
-    const started = await startCoordinator(nodeUrls, { FOLIO_WIRE: 'json', FOLIO_CLUSTER_SECRET: clusterSecret });
+    const started = await startCoordinator(nodeUrls, { FOLIO_WIRE: 'json', FOLIO_CLUSTER_SECRET: clusterSecret, FOLIO_ETCD: cluster.urls.etcd });
     json = started.child;
     const bases = { json: started.url, binary: cluster.coordinatorUrl };
     const rows = [['search', 'JSON p50 ms', 'binary p50 ms', 'JSON p90', 'binary p90', 'JSON shard bytes', 'binary shard bytes', 'same page']];

@@ -32,8 +32,8 @@ let extraCapped: ExtraCoordinator | undefined;
 
 beforeAll(async () => {
   [extra, extraCapped] = await Promise.all([
-    startExtraCoordinator(nodes, clusterSecret, { FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: String(IN_FLIGHT_LIMIT_BYTES), FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) }),
-    startExtraCoordinator(nodes, clusterSecret, { FOLIO_MAX_CONNECTIONS: String(MAX_CONNECTIONS) }),
+    startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, { FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: String(IN_FLIGHT_LIMIT_BYTES), FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) }),
+    startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, { FOLIO_MAX_CONNECTIONS: String(MAX_CONNECTIONS) }),
   ]);
   own = extra.url;
   capped = extraCapped.url;

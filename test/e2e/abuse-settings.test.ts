@@ -39,7 +39,7 @@ async function resetSettings(base: string): Promise<void> {
 
 beforeAll(async () => {
   await deleteIndices(url, `${PREFIX}*`);
-  extra = await startExtraCoordinator(nodes, clusterSecret);
+  extra = await startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') });
 });
 
 afterAll(async () => {
@@ -198,7 +198,7 @@ describe('_cluster/settings', () => {
     };
     expected((await http(extra!.url, 'GET', '/_cluster/settings')).body);
     extra!.stop();
-    extra = await startExtraCoordinator(nodes, clusterSecret);
+    extra = await startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') });
     const after = await http(extra.url, 'GET', '/_cluster/settings?include_defaults=true');
     expected(after.body);
     expect(after.body.defaults?.cluster?.max_shards_per_node).toBeUndefined();

@@ -286,7 +286,7 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
     // Its own coordinator with a small `network.breaker.inflight_requests.limit`, so that 12 parallel
     // bodies exceed it (the default, an eighth of the heap, needs hundreds of MiB in flight).
     const limitBytes = 24 * MiB;
-    const own = await startExtraCoordinator(nodes, clusterSecret, { FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: String(limitBytes) });
+    const own = await startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, { FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: String(limitBytes) });
     serviceNames.set(own.url, 'coordinator (24 MiB breaker)');
     try {
       // Warm the new process (first requests compile the search path) so the probe measures the case.

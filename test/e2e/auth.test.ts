@@ -73,8 +73,8 @@ beforeAll(async () => {
   const probe = (dispatcher?: Agent) => (u: string) => get(u, '/readyz', undefined, dispatcher).then((r) => r.status === 200);
   const authEnv = { FOLIO_USERS_FILE: usersFile, FOLIO_API_KEYS_FILE: apiKeysFile };
   [plain, tls] = await Promise.all([
-    startExtraCoordinator(nodes, clusterSecret, authEnv, { ready: probe() }),
-    startExtraCoordinator(nodes, clusterSecret, { ...authEnv, FOLIO_TLS_CERT: join(dir, 'cert.pem'), FOLIO_TLS_KEY: join(dir, 'key.pem') }, { scheme: 'https', ready: probe(caAgent) }),
+    startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, authEnv, { ready: probe() }),
+    startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, { ...authEnv, FOLIO_TLS_CERT: join(dir, 'cert.pem'), FOLIO_TLS_KEY: join(dir, 'key.pem') }, { scheme: 'https', ready: probe(caAgent) }),
   ]);
 });
 

@@ -12,7 +12,7 @@ let second = '';
 let extra: ExtraCoordinator | undefined;
 
 beforeAll(async () => {
-  extra = await startExtraCoordinator(inject('nodeUrls'), inject('clusterSecret'));
+  extra = await startExtraCoordinator({ nodes: inject('nodeUrls'), clusterSecret: inject('clusterSecret'), etcd: inject('etcdUrl') });
   second = extra.url;
 });
 

@@ -21,11 +21,21 @@ export interface ExtraCoordinatorOptions {
   ready?: (url: string) => Promise<boolean>;
 }
 
+/** The cluster a coordinator joins: its shard nodes (FOLIO_NODES order), secret, and cluster-state store. */
+export interface ClusterTarget {
+  nodes: readonly string[];
+  clusterSecret: string;
+  /** The etcd client URL of the cluster's state store (FOLIO_ETCD). */
+  etcd: string;
+}
+
 /**
- * Spawns `node coordinator/main.ts` on a free loopback port with `FOLIO_NODES` = `nodes`.
+ * Spawns `node coordinator/main.ts` on a free loopback port with `FOLIO_NODES` = `cluster.nodes` and
+ * `FOLIO_ETCD` = `cluster.etcd` (a coordinator of the same cluster: same state, same election).
  * @throws Error when it does not answer within 10 s.
  */
-export async function startExtraCoordinator(nodes: readonly string[], clusterSecret: string, env: Record<string, string> = {}, opts: ExtraCoordinatorOptions = {}): Promise<ExtraCoordinator> {
+export async function startExtraCoordinator(cluster: ClusterTarget, env: Record<string, string> = {}, opts: ExtraCoordinatorOptions = {}): Promise<ExtraCoordinator> {
+  const { nodes, clusterSecret } = cluster;
   const port = await freePort();
   const url = `${opts.scheme ?? 'http'}://127.0.0.1:${port}`;
   const ready = opts.ready ?? ((u: string) => http(u, 'GET', '/').then((r) => r.status === 200, () => false));
@@ -38,6 +48,7 @@ export async function startExtraCoordinator(nodes: readonly string[], clusterSec
       FOLIO_NODES: nodes.join(','),
       FOLIO_LOG_LEVEL: 'warn',
       FOLIO_CLUSTER_SECRET: clusterSecret,
+      FOLIO_ETCD: cluster.etcd,
       ...env,
     },
     stdio: 'ignore',

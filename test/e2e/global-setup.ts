@@ -17,6 +17,8 @@ declare module 'vitest' {
     nodeUrls: string[];
     /** FOLIO_CLUSTER_SECRET of this cluster (random per run), for tests that start their own coordinator. */
     clusterSecret: string;
+    /** The etcd client URL of the cluster's state store (FOLIO_ETCD), for tests that start their own coordinator. */
+    etcdUrl: string;
   }
 }
 
@@ -33,9 +35,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     process.stdout.write(`e2e cluster ready with samples in ${Date.now() - started} ms at ${url}\n`);
     project.provide('coordinatorUrl', url);
     project.provide('clusterSecret', clusterSecret);
+    project.provide('etcdUrl', cluster.urls.etcd);
     project.provide('nodeUrls', ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]));
   } catch (err) {
-    for (const s of ['coordinator', 'shard-0', 'shard-1', 'shard-2']) process.stderr.write(`--- ${s}\n${cluster.logs(s).slice(-4000)}\n`);
+    for (const s of ['etcd', 'coordinator', 'shard-0', 'shard-1', 'shard-2']) process.stderr.write(`--- ${s}\n${cluster.logs(s).slice(-4000)}\n`);
     await cluster.stop();
     throw err;
   }

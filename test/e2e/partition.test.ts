@@ -49,7 +49,7 @@ beforeAll(async () => {
   cluster = await startComposeCluster({ services: ['shard-0', 'shard-1', 'shard-2'], env: { FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET } });
   proxy = await startFaultProxy(cluster.urls['shard-1']);
   const nodes = [cluster.urls['shard-0'], proxy.url, cluster.urls['shard-2']];
-  coordinator = await startExtraCoordinator(nodes, CLUSTER_SECRET, { FOLIO_SEARCH_TIMEOUT_MS: String(DEADLINE_MS), FOLIO_INTERNAL_TIMEOUT_MS: String(INTERNAL_TIMEOUT_MS) });
+  coordinator = await startExtraCoordinator({ nodes, clusterSecret: CLUSTER_SECRET, etcd: cluster.urls.etcd }, { FOLIO_SEARCH_TIMEOUT_MS: String(DEADLINE_MS), FOLIO_INTERNAL_TIMEOUT_MS: String(INTERNAL_TIMEOUT_MS) });
   url = coordinator.url;
   for (const [index, shards, replicas] of [[WITH_REPLICA, 3, 1], [WITHOUT_REPLICA, 3, 0], [REPLICA_ONLY, 1, 1], [WRITTEN, 1, 1]] as const) {
     const created = await http(url, 'PUT', `/${index}`, { settings: { number_of_shards: shards, number_of_replicas: replicas }, mappings: { properties: { n: { type: 'integer' } } } });

@@ -22,7 +22,7 @@ let own = '';
 let extra: ExtraCoordinator | undefined;
 
 beforeAll(async () => {
-  extra = await startExtraCoordinator(nodes, clusterSecret, {
+  extra = await startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, {
     FOLIO_MAX_CONTENT_LENGTH_BYTES: String(MAX_BYTES),
     FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
   });
