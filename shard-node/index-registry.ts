@@ -506,6 +506,7 @@ export class IndexRegistry {
       updateMapping: (update: Mapping) => this.mergeMapping(name, update),
       translog: store,
       gcDeletesMs: h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS,
+      backgroundMerges: true, // merges run in event-loop slices, not inside a refresh (docs/reliability.md)
     });
     shard.primaryTerm = primaryTermOf(h.metadata, s);
     // The store records the local checkpoint at each flush (ES: a commit's local_checkpoint).

@@ -21,7 +21,7 @@ import {
 } from '../shared/protocol.ts';
 import type { EntriesField } from '../shared/wire.ts';
 import type { Generation } from './engine/generation.ts';
-import { rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
+import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, tooManySnapshotContexts, type SearchContexts } from './search-contexts.ts';
 
@@ -35,8 +35,18 @@ export interface ActionReply {
 /** The internal endpoints (tail after `/_internal/v1/`) served by {@link createSearchActions}. */
 export type SearchActionName = 'dfs' | 'query' | 'select/sample' | 'select/range' | 'fetch';
 
-/** Every search endpoint's handler, keyed by its path tail. */
-export type SearchActions = Record<SearchActionName, (req: never) => ActionReply>;
+/**
+ * Every search endpoint's handler, keyed by its path tail. The phases that may build a presorted
+ * order first build it in event-loop slices (selection.ts `preparePresorted`), so they answer
+ * asynchronously; dfs and fetch answer at once.
+ */
+export interface SearchActions {
+  dfs: (req: DfsRequest) => ActionReply;
+  query: (req: QueryPhaseRequest) => Promise<ActionReply>;
+  'select/sample': (req: SelectSampleRequest) => Promise<ActionReply>;
+  'select/range': (req: SelectRangeRequest) => Promise<ActionReply>;
+  fetch: (req: FetchRequest) => ActionReply;
+}
 
 /** What the actions read: the shards, the open contexts, this node's name, and how long a read generation is retained. */
 export interface SearchActionDeps {
@@ -90,7 +100,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       return { res };
     },
 
-    query: (req: QueryPhaseRequest): ActionReply => {
+    query: async (req: QueryPhaseRequest): Promise<ActionReply> => {
       const shard = registry.shard(req.index, req.shard);
       if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
         const stale: QueryPhaseResponse = {
@@ -100,7 +110,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         return { res: stale, field: 'hits' };
       }
       const gen = reader(req.index, req.shard, req.generation, req.context);
-      const result = gen.query({
+      const input = {
         query: req.query,
         sort: req.sort,
         k: req.k,
@@ -108,7 +118,9 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         trackTotalHits: req.trackTotalHits,
         trackScores: req.trackScores,
         stats: req.stats,
-      });
+      };
+      if (input.k > 0) await preparePresorted(gen, input);
+      const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };
       if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
       return { res, field: 'hits' };
@@ -116,7 +128,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
 
     // Exact distributed selection for deep `from`: the sample round pins a generation, the range
     // round reads that same generation (404 search_context_missing_exception once it expired).
-    'select/sample': (req: SelectSampleRequest): ActionReply => {
+    'select/sample': async (req: SelectSampleRequest): Promise<ActionReply> => {
       const shard = registry.shard(req.index, req.shard);
       const base = { node, index: req.index, shard: req.shard };
       if (req.statsGeneration !== undefined && req.generation === undefined && !req.context && req.statsGeneration !== shard.generation) {
@@ -124,19 +136,23 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         return { res: stale, field: 'keys' };
       }
       const gen = reader(req.index, req.shard, req.generation, req.context);
-      const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
+      const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
+      await preparePresorted(gen, input);
+      const sm = sortedMatches(gen, input);
       const s = sampleMatches(sm, req.samples);
       const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys };
       return { res, field: 'keys' };
     },
 
-    'select/range': (req: SelectRangeRequest): ActionReply => {
+    'select/range': async (req: SelectRangeRequest): Promise<ActionReply> => {
       if (req.requireCurrent && registry.shard(req.index, req.shard).generation !== req.generation) {
         const stale: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: req.generation, before: 0, hits: [], stale: true };
         return { res: stale, field: 'hits' };
       }
       const gen = reader(req.index, req.shard, req.generation, undefined);
-      const sm = sortedMatches(gen, { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores });
+      const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
+      await preparePresorted(gen, input);
+      const sm = sortedMatches(gen, input);
       const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
       const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
       return { res, field: 'hits' };

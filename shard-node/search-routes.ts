@@ -36,9 +36,9 @@ function encodeReply(reply: ActionReply, acceptHits: boolean): { hits: boolean; 
 export function registerSearchRoutes(app: Hono, actions: SearchActions, readJson: JsonReader, log: Logger): void {
   const p = INTERNAL_PREFIX;
   for (const name of Object.keys(actions) as (keyof SearchActions)[]) {
-    const action = actions[name] as (req: unknown) => ActionReply;
+    const action = actions[name] as (req: unknown) => ActionReply | Promise<ActionReply>;
     app.post(`${p}/${name}`, async (c) => {
-      const { hits, body } = encodeReply(action(await readJson<unknown>(c)), acceptsHits(c.req.header('accept')));
+      const { hits, body } = encodeReply(await action(await readJson<unknown>(c)), acceptsHits(c.req.header('accept')));
       return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'content-type': hits ? HITS_CONTENT_TYPE : 'application/json' });
     });
   }
@@ -48,19 +48,23 @@ export function registerSearchRoutes(app: Hono, actions: SearchActions, readJson
     if (!Array.isArray(req?.calls) || req.calls.length > MAX_BATCH_CALLS) {
       throw new EsError(400, 'illegal_argument_exception', `a batch holds 0 to ${MAX_BATCH_CALLS} calls`);
     }
-    const frames: BatchFrame[] = req.calls.map((call): BatchFrame => {
+    // One call after the other, each answered as its single call would be (a call that builds a
+    // presorted order yields to the event loop while it does).
+    const frames: BatchFrame[] = [];
+    for (const call of req.calls) {
       try {
         if (typeof call?.path !== 'string' || !isSearchAction(call.path)) {
-          return errorFrame(400, 'illegal_argument_exception', `[${String(call?.path)}] is not a batchable endpoint`);
+          frames.push(errorFrame(400, 'illegal_argument_exception', `[${String(call?.path)}] is not a batchable endpoint`));
+          continue;
         }
-        const action = actions[call.path] as (req: unknown) => ActionReply;
-        return { status: 200, ...encodeReply(action(call.body), call.hits === true) };
+        const action = actions[call.path] as (req: unknown) => ActionReply | Promise<ActionReply>;
+        frames.push({ status: 200, ...encodeReply(await action(call.body), call.hits === true) });
       } catch (err) {
         const es = toEsError(err);
         if (es.status >= 500) log.error({ err, path: call?.path }, 'batched call failed');
-        return { status: es.status, hits: false, body: utf8.encode(JSON.stringify(es.toBody())) };
+        frames.push({ status: es.status, hits: false, body: utf8.encode(JSON.stringify(es.toBody())) });
       }
-    });
+    }
     return c.body(encodeBatch(frames), 200, { 'content-type': BATCH_CONTENT_TYPE });
   });
 }

@@ -58,6 +58,8 @@ export class Generation {
   /** Doc base of each segment (for `_doc` sort values). */
   readonly bases: readonly number[];
   private readonly getMapping: () => Mapping;
+  /** The last plan compiled per query object, with what it was compiled against (see {@link Generation.plan}). */
+  private readonly plans = new WeakMap<Query, { stats: ScoringStatistics | undefined; mapping: Mapping; plan: Plan }>();
 
   constructor(id: number, views: readonly SegmentView[], getMapping: () => Mapping) {
     this.id = id;
@@ -152,10 +154,21 @@ export class Generation {
 
   /**
    * Compiles `query` against this generation's mapping and statistics (with `stats` from dfs,
-   * those for every scored term they hold; local ones otherwise).
+   * those for every scored term they hold; local ones otherwise). The plan is kept per query object
+   * (weakly), so the phases of one request that compile the same query (a sliced order build, then
+   * the query itself) compile a 60,000-value `terms` list once.
    * @throws EsError 400 for an invalid query.
    */
   plan(query: Query, stats: ScoringStatistics | undefined): Plan {
+    const mapping = this.getMapping();
+    const memo = this.plans.get(query);
+    if (memo && memo.stats === stats && memo.mapping === mapping) return memo.plan;
+    const plan = this.compile(query, stats);
+    this.plans.set(query, { stats, mapping, plan });
+    return plan;
+  }
+
+  private compile(query: Query, stats: ScoringStatistics | undefined): Plan {
     const local = this.localStats();
     const g = stats;
     const source: StatsSource = g

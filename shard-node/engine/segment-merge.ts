@@ -12,6 +12,7 @@ import { Segment } from './segment.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
 import { PostingsBuilder } from './storage/postings-builder.ts';
 import { SourceSlabBuilder } from './storage/source-slab.ts';
+import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** A generation may hold this many segments before a merge is triggered. */
 export const MAX_SEGMENTS = 10;
@@ -50,7 +51,34 @@ function fit(a: Float64Array, n: number): Float64Array {
  * Sources are copied as bytes (decompressed block by block, never decoded to strings) and recompressed;
  * postings are re-accumulated into typed arrays.
  */
-export function mergeSegments(views: readonly SegmentView[]): { segment: Segment; ordMaps: Int32Array[] } {
+export function mergeSegments(views: readonly SegmentView[]): MergedSegment {
+  return runAtOnce((clock) => mergeSteps(views, clock));
+}
+
+/** Output of {@link mergeSegments}. */
+export interface MergedSegment {
+  segment: Segment;
+  /** Per input view, old ordinal → new ordinal (-1 for dropped docs). */
+  ordMaps: Int32Array[];
+}
+
+/** Items of work (documents, postings) between two looks at the slice clock. */
+const WORK_PER_CHECK = 4096;
+
+/**
+ * {@link mergeSegments} as pausable steps (shared/sliced-work.ts): a background merge runs them in
+ * event-loop slices (Shard's background merges). The views must not change meanwhile (they are
+ * a published generation's: copy-on-write live docs).
+ */
+export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): Steps<MergedSegment> {
+  let work = 0;
+  /** Counts `w` items of work; true when the clock should be asked and it is due. */
+  const due = (w: number): boolean => {
+    work += w;
+    if (work < WORK_PER_CHECK) return false;
+    work = 0;
+    return clock.due();
+  };
   const ordMaps: Int32Array[] = [];
   const ids: string[] = [];
   const total = views.reduce((sum, v) => sum + (v.live ? v.liveCount : v.segment.maxDoc), 0);
@@ -67,6 +95,7 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
       seqNos[ids.length] = seg.seqNos[d];
       ids.push(seg.ids[d]);
       sources.addBytes(seg.sources.bytesOf(d));
+      if (due(1)) yield;
     }
     ordMaps.push(m);
   }
@@ -108,10 +137,12 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
           if (withPositions && positions && posStarts) for (let p = posStarts[i]; p < posStarts[i + 1]; p++) pb.add(tid, nd, positions[p]);
           else pb.add(tid, nd, 0);
         }
+        if (due(docs.length + 1)) yield;
       }
+      if (due(m.length)) yield;
     }
     const hasStrings = parts.some((p) => p.sv);
-    const built = pb.build(hasStrings);
+    const built = yield* pb.buildSteps(hasStrings, clock);
     inverted.set(name, { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has), sorted: built.sorted });
     if (!hasStrings) continue;
     const rankOf = built.rankOf!;
@@ -132,6 +163,7 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
         min[nd] = remap[sv.min[d]];
         if (multiValued) max[nd] = remap[sv.max[d]];
       }
+      if (due(m.length + sv.terms.length)) yield;
     }
     strings.set(name, { terms: built.sorted!, min, max });
   }
@@ -146,9 +178,9 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
     const max = multiValued ? new Float64Array(n) : min;
     const has = new Uint8Array(n);
     const multi = new Map<number, number[]>();
-    views.forEach((v, i) => {
+    for (const [i, v] of views.entries()) {
       const f = v.segment.numeric.get(name);
-      if (!f) return;
+      if (!f) continue;
       const m = ordMaps[i];
       for (let d = 0; d < m.length; d++) {
         const nd = m[d];
@@ -159,7 +191,8 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
         const mv = f.multi.get(d);
         if (mv) multi.set(nd, mv);
       }
-    });
+      if (due(m.length)) yield;
+    }
     const nmin = narrowNumbers(min);
     const nf: NumericField = { min: nmin, max: multiValued ? narrowNumbers(max) : nmin, has: pool.share(has), multi };
     numeric.set(name, nf);
@@ -168,13 +201,16 @@ export function mergeSegments(views: readonly SegmentView[]): { segment: Segment
   const exists = new Map<string, Uint8Array>();
   for (const name of fieldNames((s) => s.exists)) {
     const b = new Uint8Array(n);
-    views.forEach((v, i) => {
+    for (const [i, v] of views.entries()) {
       const f = v.segment.exists.get(name);
-      if (!f) return;
+      if (!f) continue;
       const m = ordMaps[i];
       for (let d = 0; d < m.length; d++) if (m[d] >= 0 && f[d]) b[m[d]] = 1;
-    });
+      if (due(m.length)) yield;
+    }
     exists.set(name, pool.share(b));
   }
-  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), sources: sources.build(), inverted, numeric, strings, exists }), ordMaps };
+  const built = sources.build();
+  if (clock.due()) yield;
+  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), sources: built, inverted, numeric, strings, exists }), ordMaps };
 }

@@ -17,7 +17,8 @@ import { compareHits, sortNeedsScores } from '../../shared/sort.ts';
 import { afterKey, collect, getter } from './collector.ts';
 import type { Generation } from './generation.ts';
 import { constantScore, evaluate } from './query-exec.ts';
-import { filterOrder, liveOrder, orderSpec, type DocOrder } from './sort-order.ts';
+import type { Plan } from './query-compile.ts';
+import { filterOrder, liveOrder, liveOrderSliced, orderSpec, type DocOrder, type OrderSpec } from './sort-order.ts';
 
 /** What to select over: the query (with dfs statistics when scoring) and the sort. */
 export interface SelectInput {
@@ -117,21 +118,51 @@ function rememberFiltered(gen: Generation, key: string, order: DocOrder): void {
   }
 }
 
+/** What a presorted order needs to serve a query: its spec, the compiled plan, and the constant score when scoring. */
+interface PresortedPlan {
+  spec: OrderSpec;
+  plan: Plan;
+  constant: number | null;
+}
+
+/**
+ * The order spec, plan and constant score of `input`, or null when no presorted order can serve
+ * it (a `_score` clause or `track_scores` while scores vary per match; a sort with no order spec).
+ * @throws EsError 400 for an invalid query.
+ */
+function presortedPlan(gen: Generation, input: SelectInput): PresortedPlan | null {
+  const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
+  const plan = gen.plan(input.query, input.stats);
+  const constant = scoring ? constantScore(plan, gen.views.map((v) => v.segment)) : null;
+  if (scoring && constant === null) return null;
+  const spec = orderSpec(input.sort, true, gen.fields());
+  return spec ? { spec, plan, constant } : null;
+}
+
+/**
+ * Builds, in event-loop slices, the presorted order {@link presortedQuery} will read for `input`
+ * (nothing when none serves it), so that the synchronous query that follows finds it cached: the
+ * first sort on a field after a refresh then does not hold the shard node's event loop for the
+ * whole build (docs/reliability.md). Concurrent searches for the same order share one build.
+ * @throws EsError 400 for an unsortable field or an invalid query (the promise rejects).
+ */
+export async function preparePresorted(gen: Generation, input: SelectInput): Promise<void> {
+  const pp = presortedPlan(gen, input);
+  if (pp) await liveOrderSliced(gen, gen.views, gen.bases, pp.spec, gen.fields());
+}
+
 /**
  * The presorted fast path for `input`, or null when it cannot serve it: a `_score` sort clause
  * (or `track_scores`) while the query's scores vary per match, or a value without an exact key.
- * The whole order is built (and cached) on first use; `keyOf` reads values with the collector's readers.
+ * The whole order is built (and cached) on first use, in one task unless {@link preparePresorted}
+ * built it first; `keyOf` reads values with the collector's readers.
  * @throws EsError 400 for an unsortable field or an invalid query (as the query phase).
  */
 export function presortedQuery(gen: Generation, input: SelectInput): PresortedQuery | null {
-  const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
+  const pp = presortedPlan(gen, input);
+  if (!pp) return null;
+  const { spec, plan, constant } = pp;
   const fields = gen.fields();
-  const plan = gen.plan(input.query, input.stats);
-  const segs = gen.views.map((v) => v.segment);
-  const constant = scoring ? constantScore(plan, segs) : null;
-  if (scoring && constant === null) return null;
-  const spec = orderSpec(input.sort, true, fields);
-  if (!spec) return null;
   const readers = gen.views.map((v, s) => input.sort.map((sf) => getter(sf, fields, v.segment, gen.bases[s])));
   const order = liveOrder(gen, gen.views, gen.bases, spec, fields);
   if (!order) return null;

@@ -19,7 +19,8 @@ import { Generation } from './generation.ts';
 import type { Segment } from './segment.ts';
 import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
-import { mergeSegments, selectMerge } from './segment-merge.ts';
+import { mergeSegments, mergeSteps, selectMerge, type MergedSegment } from './segment-merge.ts';
+import { runSliced } from '../../shared/sliced-work.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
 import { canPruneTombstone, DEFAULT_GC_DELETES_MS, pruneDue } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
@@ -38,6 +39,14 @@ export interface ShardOptions {
   now?: () => number;
   /** ES `index.gc_deletes` in ms (default 60 s); see {@link Shard.gcDeletesMs}. */
   gcDeletesMs?: number;
+  /**
+   * Merge in the background, in event-loop slices, instead of inside `refresh()` (what the shard
+   * node does: a merge of the sample data took 1.0-1.4 s in one task, docs/reliability.md).
+   * Default false: tests and tools get the merged segments on return from `refresh()`.
+   */
+  backgroundMerges?: boolean;
+  /** Slice length of background merges in ms (default `DEFAULT_SLICE_MS`; tests use 0 to cut them everywhere). */
+  mergeSliceMs?: number;
 }
 
 /** Real-time get result (ES GET `_doc`). */
@@ -162,6 +171,13 @@ export class Shard {
   gcDeletesMs: number;
   /** Epoch ms of the last tombstone pruning pass. */
   private lastPruneAt: number;
+  /** See {@link ShardOptions.backgroundMerges}. */
+  private readonly backgroundMerges: boolean;
+  private readonly mergeSliceMs: number;
+  /** The background merge running, if any (one at a time per shard). */
+  private merging: Promise<void> | null = null;
+  /** The last background merge failure (the merge is dropped; the segments stay as they were). */
+  lastMergeError: unknown = null;
   /** The `_id`s a running file-based (full) peer recovery has sent this copy ({@link Shard.applyRecovery}). */
   private fullRecovery: { id: string; seen: Set<string> } | null = null;
   /**
@@ -185,6 +201,8 @@ export class Shard {
     this.translog = opts.translog ?? new MemoryTranslog();
     this.now = opts.now ?? Date.now;
     this.gcDeletesMs = opts.gcDeletesMs ?? DEFAULT_GC_DELETES_MS;
+    this.backgroundMerges = opts.backgroundMerges ?? false;
+    this.mergeSliceMs = opts.mergeSliceMs ?? DEFAULT_SLICE_MS;
     this.lastPruneAt = this.now();
     this.current = new Generation(firstGenerationId(this.now()), [], this.getMapping);
   }
@@ -605,23 +623,102 @@ export class Shard {
       this.bufferDead = new Set();
     }
     this.segs = this.segs.filter((s) => s.liveCount > 0);
-    for (;;) {
+    while (!this.backgroundMerges) {
       const pick = selectMerge(this.segs.map((s) => this.view(s)));
       if (pick.length < 2) break;
       const chosen = pick.map((i) => this.segs[i]);
       const { segment } = mergeSegments(chosen.map((s) => this.view(s)));
-      const merged: SegState = { segment, live: null, shared: false, liveCount: segment.maxDoc };
-      const set = new Set(chosen);
-      const at = pick[0];
-      this.segs = this.segs.flatMap((s, i) => (i === at ? [merged] : set.has(s) ? [] : [s]));
+      this.replaceMerged(chosen, { segment, live: null, shared: false, liveCount: segment.maxDoc });
     }
+    this.publish();
+    if (this.backgroundMerges) this.maybeMergeInBackground();
+    return this.current.id;
+  }
+
+  /** Publishes the segments as the new current generation (the end of a refresh). */
+  private publish(): void {
     this.translog.trim?.(this.seqNo);
     for (const s of this.segs) s.shared = true;
     this.current = new Generation(this.current.id + 1, this.segs.map((s) => this.view(s)), this.getMapping);
     this.dirty = false;
     this.expire();
     this.maybePruneTombstones();
-    return this.current.id;
+  }
+
+  /** Puts `merged` where the first of `chosen` was and drops the others (the merge policy's picks, in order). */
+  private replaceMerged(chosen: readonly SegState[], merged: SegState): void {
+    const set = new Set(chosen);
+    const at = this.segs.indexOf(chosen[0]);
+    this.segs = this.segs.flatMap((s, i) => (i === at ? [merged] : set.has(s) ? [] : [s]));
+  }
+
+  /**
+   * Starts a background merge when the merge policy picks one and none is running: the picked
+   * segments, as the generation just published holds them, are merged in event-loop slices
+   * (segment-merge.ts `mergeSteps`); searches meanwhile read the published generations, which do
+   * not change. {@link Shard.commitMerge} then swaps the result in, and another merge starts if
+   * the policy still picks one (Lucene's `ConcurrentMergeScheduler`, one thread).
+   */
+  private maybeMergeInBackground(): void {
+    if (this.merging) return;
+    const pick = selectMerge(this.segs.map((s) => this.view(s)));
+    if (pick.length < 2) return;
+    const chosen = pick.map((i) => this.segs[i]);
+    // Live docs marked shared: a delete during the merge copies them, so the merge's stay as they are.
+    for (const s of chosen) s.shared = true;
+    const views = chosen.map((s) => this.view(s));
+    this.merging = runSliced((clock) => mergeSteps(views, clock), this.mergeSliceMs).then(
+      (merged) => {
+        this.merging = null;
+        this.commitMerge(chosen, views, merged);
+        this.maybeMergeInBackground();
+      },
+      (err: unknown) => {
+        this.merging = null;
+        this.lastMergeError = err;
+      },
+    );
+  }
+
+  /**
+   * Swaps a finished background merge in (synchronously, between two writes): dropped when one of
+   * its segments is gone meanwhile (fully deleted, or the copy was recovered), else the documents
+   * deleted or updated since the merge started are deleted in the merged segment too (Lucene's
+   * `IndexWriter.commitMergedDeletes`), so no document is lost or comes back. Published at once
+   * when nothing is pending (a new generation with the same documents), else by the next refresh,
+   * so a search never sees a write before its refresh.
+   */
+  private commitMerge(chosen: readonly SegState[], views: readonly SegmentView[], merged: MergedSegment): void {
+    if (chosen.some((s) => !this.segs.includes(s))) return;
+    const n = merged.segment.maxDoc;
+    let live: Uint8Array | null = null;
+    let liveCount = n;
+    for (const [k, st] of chosen.entries()) {
+      if (st.live === views[k].live) continue; // no delete since the merge started
+      const now = st.live!;
+      const map = merged.ordMaps[k];
+      for (let d = 0; d < map.length; d++) {
+        const nd = map[d];
+        if (nd < 0 || now[d]) continue;
+        live ??= new Uint8Array(n).fill(1);
+        live[nd] = 0;
+        liveCount--;
+      }
+    }
+    const pendingBefore = this.dirty;
+    this.replaceMerged(chosen, { segment: merged.segment, live, shared: false, liveCount });
+    this.segs = this.segs.filter((s) => s.liveCount > 0);
+    if (!pendingBefore) this.publish();
+  }
+
+  /** True while a background merge runs. */
+  get mergeRunning(): boolean {
+    return this.merging !== null;
+  }
+
+  /** Resolves once no background merge is running (tests, and a flush that wants merged segments). */
+  async mergesIdle(): Promise<void> {
+    while (this.merging) await this.merging;
   }
 
   /**

@@ -13,6 +13,7 @@ import { compareCodePoints } from '../../shared/sort.ts';
 import { getter, missingValue } from './collector.ts';
 import type { Segment } from './segment.ts';
 import type { NumericColumn, RankColumn } from './storage/columns.ts';
+import { CLOCK_EVERY, runAtOnce, sortSteps, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /**
  * The doc values one clause reads in one segment: a numeric column (null when the segment has no
@@ -101,7 +102,12 @@ export function stringKeys(col: Extract<Column, { t: 'str' }>, sf: SortField, te
 
 /** Dense ranks of `keys` (0-based, equal keys share a rank) and the number of distinct keys. */
 export function denseRanks(keys: Float64Array): { rank: Int32Array; size: number } {
-  const sorted = keys.slice().sort();
+  return runAtOnce((clock) => denseRanksSteps(keys, clock));
+}
+
+/** {@link denseRanks} as pausable steps (sliced-work.ts). */
+export function* denseRanksSteps(keys: Float64Array, clock: SliceClock): Steps<{ rank: Int32Array; size: number }> {
+  const sorted = yield* sortSteps(keys.slice(), clock);
   let u = 0;
   for (let i = 0; i < sorted.length; i++) if (u === 0 || sorted[i] !== sorted[u - 1]) sorted[u++] = sorted[i];
   const rank = new Int32Array(keys.length);
@@ -115,6 +121,7 @@ export function denseRanks(keys: Float64Array): { rank: Int32Array; size: number
       else hi = mid;
     }
     rank[d] = lo;
+    if ((d & (CLOCK_EVERY - 1)) === 0 && clock.due()) yield;
   }
   return { rank, size: u };
 }
@@ -158,6 +165,11 @@ function encodeIds(ids: readonly string[], lo: number, hi: number, width: number
 
 /** The `_id` ranks of a segment, computed once per segment. */
 export function idKeys(seg: Segment): IdKeys {
+  return idCache.get(seg) ?? runAtOnce((clock) => idKeysSteps(seg, clock));
+}
+
+/** {@link idKeys} as pausable steps (sliced-work.ts); cached per segment like it. */
+export function* idKeysSteps(seg: Segment, clock: SliceClock): Steps<IdKeys> {
   let k = idCache.get(seg);
   if (k) return k;
   const ids = seg.ids;
@@ -170,15 +182,16 @@ export function idKeys(seg: Segment): IdKeys {
   }
   const rank = new Int32Array(n);
   const order = new Int32Array(n);
+  if (clock.due()) yield;
   if (code) {
-    const dense = denseRanks(code);
+    const dense = yield* denseRanksSteps(code, clock);
     if (dense.size === n) for (let d = 0; d < n; d++) order[(rank[d] = dense.rank[d])] = d;
     else code = null; // the same id twice (an update within one refresh): rank by string, ties by ordinal
   }
   if (!code) {
     scheme = 0;
     for (let i = 0; i < n; i++) order[i] = i;
-    order.sort((a, b) => compareCodePoints(ids[a], ids[b]) || a - b);
+    yield* sortSteps(order, clock, (a, b) => compareCodePoints(ids[a], ids[b]) || a - b);
     for (let i = 0; i < n; i++) rank[order[i]] = i;
   }
   k = { rank, order, scheme, code };
@@ -191,6 +204,12 @@ export function idKeys(seg: Segment): IdKeys {
  * `less(a, i, b, j)` says element i of run a sorts before element j of run b (a heap over the runs).
  */
 export function kwayMerge(lengths: readonly number[], less: (a: number, i: number, b: number, j: number) => boolean, emit: (run: number, index: number) => void): void {
+  runAtOnce((clock) => kwayMergeSteps(lengths, less, emit, clock));
+}
+
+/** {@link kwayMerge} as pausable steps (sliced-work.ts). */
+export function* kwayMergeSteps(lengths: readonly number[], less: (a: number, i: number, b: number, j: number) => boolean, emit: (run: number, index: number) => void, clock: SliceClock): Steps<void> {
+  let emitted = 0;
   const pos = new Int32Array(lengths.length);
   const heap: number[] = [];
   const lt = (x: number, y: number): boolean => less(heap[x], pos[heap[x]], heap[y], pos[heap[y]]);
@@ -214,5 +233,6 @@ export function kwayMerge(lengths: readonly number[], less: (a: number, i: numbe
       heap.pop();
     }
     siftDown(0);
+    if ((++emitted & (CLOCK_EVERY - 1)) === 0 && clock.due()) yield;
   }
 }

@@ -6,7 +6,8 @@ import { compareHits, SCORE_SORT, sortNeedsScores } from '../../shared/sort.ts';
 import { afterKey, collect } from './collector.ts';
 import type { Generation } from './generation.ts';
 import { presortedQuery, sortedMatches } from './selection.ts';
-import { cachedOrder, liveOrder, orderSpec, ORDER_SPEC_MAX_KEY_CHARS, ORDERS_PER_SEGMENT, rememberOrder } from './sort-order.ts';
+import { cachedOrder, liveOrder, liveOrderSliced, orderSpec, ORDER_SPEC_MAX_KEY_CHARS, ORDERS_PER_SEGMENT, rememberOrder } from './sort-order.ts';
+import { SORT_RUN } from '../../shared/sliced-work.ts';
 import { idKeys } from './sort-keys.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
 
@@ -179,6 +180,51 @@ describe('presorted orders equal the collector order', () => {
     expect(Array.from(liveOrder(gen, gen.views, gen.bases, a, fields)!.ords)).toEqual([0, 1]); // '10' < '9' by code point
     const seg = gen.views[0].segment;
     expect(idKeys(seg).scheme).toBe(1);
+  });
+});
+
+describe('orders built in event-loop slices', () => {
+  /** The `_id`s of an order, in order. */
+  const idsOf = (gen: Generation, o: { segs: Uint16Array; ords: Int32Array } | null) => (o ? Array.from(o.ords, (d, r) => gen.views[o.segs[r]].segment.ids[d]) : null);
+
+  it('equal the order built in one task (cut at every check point), for any clauses and deletes', async () => {
+    await fc.assert(
+      fc.asyncProperty(batchesArb, fc.array(clauseArb, { maxLength: 3 }), async (batches, sort) => {
+        const once = build(batches); // two shards with the same documents: no segment cache shared
+        const sliced = build(batches);
+        const spec = orderSpec(sort, true, once.fields())!;
+        let expected: string[] | null | Error;
+        try {
+          expected = idsOf(once, liveOrder(once, once.views, once.bases, spec, once.fields()));
+        } catch (err) {
+          expected = err as Error;
+        }
+        const got = liveOrderSliced(sliced, sliced.views, sliced.bases, spec, sliced.fields(), 0);
+        if (expected instanceof Error) await expect(got).rejects.toThrow(expected.message);
+        else {
+          expect(idsOf(sliced, await got)).toEqual(expected);
+          // Cached: the one-task call then finds the sliced build.
+          expect(liveOrder(sliced, sliced.views, sliced.bases, spec, sliced.fields())).toBe(await got);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('large segments: several native sort runs merged in slices give the one-task order; concurrent requests share one build', async () => {
+    const docs = (k: number) => Array.from({ length: 3 * SORT_RUN }, (_, i) => ({ id: `d${(i * 7919) % (3 * SORT_RUN)}`, n: (i * 31) % 1000, x: null, tag: ['a', 'b', 'é'][(i + k) % 3], w: 'a' }));
+    const batches = [{ docs: docs(0), deletes: ['d5', 'd17'] }, { docs: docs(1).slice(0, SORT_RUN + 5), deletes: ['d3'] }];
+    const once = build(batches);
+    const sliced = build(batches);
+    for (const sort of [[byField('n', 'desc'), byField('tag')], [byField('tag', 'desc')], [byField('_id')]]) {
+      const spec = orderSpec(sort, true, once.fields())!;
+      const expected = idsOf(once, liveOrder(once, once.views, once.bases, spec, once.fields()));
+      const a = liveOrderSliced(sliced, sliced.views, sliced.bases, spec, sliced.fields(), 0);
+      const b = liveOrderSliced(sliced, sliced.views, sliced.bases, spec, sliced.fields(), 0);
+      expect(b).toBe(a);
+      expect(idsOf(sliced, await a)).toEqual(expected);
+      expect(expected).toHaveLength(once.docCount);
+    }
   });
 });
 

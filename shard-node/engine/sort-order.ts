@@ -20,7 +20,9 @@ import type { SortField } from '../../shared/sort.ts';
 import { compareCodePoints } from '../../shared/sort.ts';
 import type { Segment } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
-import { clauseColumn, denseRanks, idKeys, kwayMerge, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
+import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
+import { runAtOnce, runSliced, sortSteps, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
+import { clauseColumn, denseRanksSteps, idKeysSteps, kwayMergeSteps, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
 
 /**
  * The clauses that decide an order, normalised: `_score` clauses removed (the caller has proved
@@ -118,7 +120,7 @@ const dirOf = (sf: SortField): number => (sf.order === 'desc' ? -1 : 1);
  * exact key (a non-finite number).
  * @throws EsError 400 for an unsortable field (from the collector's value reader).
  */
-function segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMapping>): SegmentOrder | null {
+function* segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMapping>, clock: SliceClock): Steps<SegmentOrder | null> {
   let bySeg = segmentCache.get(seg);
   if (!bySeg) segmentCache.set(seg, (bySeg = new Map()));
   const hit = cachedOrder(bySeg, spec.key);
@@ -128,7 +130,7 @@ function segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMa
   const keys: (Float64Array | null)[] = [];
   const local: Float64Array[] = [];
   let exact = true;
-  spec.clauses.forEach((sf, c) => {
+  for (const [c, sf] of spec.clauses.entries()) {
     const col = columns[c];
     let k: Float64Array | null;
     if (col.t === 'num') {
@@ -143,8 +145,9 @@ function segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMa
       }
     }
     if (k) local.push(k);
-  });
-  const o = exact ? { perm: sortByKeys(local, idKeys(seg), spec.idDesc, n), keys, columns } : null;
+    if (clock.due()) yield;
+  }
+  const o = exact ? { perm: yield* sortByKeys(local, yield* idKeysSteps(seg, clock), spec.idDesc, n, clock), keys, columns } : null;
   rememberOrder(bySeg, spec.key, o);
   return o;
 }
@@ -154,22 +157,22 @@ function segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMa
  * are folded into one dense rank r (each step ranks `r × size + next` again, which stays below
  * n² < 2^53), then `r × n + idRank` sorts natively and its remainder names the document.
  */
-function sortByKeys(keys: Float64Array[], ids: IdKeys, idDesc: boolean, n: number): Int32Array {
+function* sortByKeys(keys: Float64Array[], ids: IdKeys, idDesc: boolean, n: number, clock: SliceClock): Steps<Int32Array> {
   const perm = new Int32Array(n);
   if (keys.length === 0) {
     for (let i = 0; i < n; i++) perm[i] = ids.order[idDesc ? n - 1 - i : i];
     return perm;
   }
-  let r = keys.length === 1 ? (offsetRanks(keys[0], n) ?? denseRanks(keys[0])) : denseRanks(keys[0]);
+  let r = keys.length === 1 ? (offsetRanks(keys[0], n) ?? (yield* denseRanksSteps(keys[0], clock))) : yield* denseRanksSteps(keys[0], clock);
   for (let c = 1; c < keys.length; c++) {
-    const next = denseRanks(keys[c]);
+    const next = yield* denseRanksSteps(keys[c], clock);
     const comp = new Float64Array(n);
     for (let d = 0; d < n; d++) comp[d] = r.rank[d] * next.size + next.rank[d];
-    r = denseRanks(comp);
+    r = yield* denseRanksSteps(comp, clock);
   }
   const comp = new Float64Array(n);
   for (let d = 0; d < n; d++) comp[d] = r.rank[d] * n + (idDesc ? n - 1 - ids.rank[d] : ids.rank[d]);
-  comp.sort();
+  yield* sortSteps(comp, clock);
   for (let i = 0; i < n; i++) {
     const x = comp[i] % n;
     perm[i] = ids.order[idDesc ? n - 1 - x : x];
@@ -206,10 +209,10 @@ function offsetRanks(keys: Float64Array, n: number): { rank: Float64Array; size:
  * Global keys of one string clause for every view: the views' term dictionaries are merged
  * (k-way, by code point) into one, and each view's ranks are mapped into it.
  */
-function globalStringKeys(sf: SortField, cols: readonly Extract<Column, { t: 'str' }>[]): Float64Array[] {
+function* globalStringKeys(sf: SortField, cols: readonly Extract<Column, { t: 'str' }>[], clock: SliceClock): Steps<Float64Array[]> {
   const tables = cols.map((c) => new Int32Array(c.terms.length + 1));
   const terms: string[] = [];
-  kwayMerge(
+  yield* kwayMergeSteps(
     cols.map((c) => c.terms.length),
     (a, i, b, j) => compareCodePoints(cols[a].terms[i], cols[b].terms[j]) < 0,
     (s, i) => {
@@ -217,15 +220,22 @@ function globalStringKeys(sf: SortField, cols: readonly Extract<Column, { t: 'st
       if (terms.length === 0 || terms[terms.length - 1] !== t) terms.push(t);
       tables[s][i + 1] = terms.length;
     },
+    clock,
   );
-  return cols.map((col, s) => stringKeys(col, sf, terms, tables[s]));
+  const out: Float64Array[] = [];
+  for (const [s, col] of cols.entries()) {
+    out.push(stringKeys(col, sf, terms, tables[s]));
+    if (clock.due()) yield;
+  }
+  return out;
 }
 
 /**
  * The live documents of `views` in the order of `spec`: each view's permutation without its
  * deleted docs, k-way merged on keys comparable across segments (numeric values, global keyword
  * ranks, `base + ord` for `_doc`), then `_id` (numeric codes when every segment has them). Cached
- * per `owner` (the immutable generation holding these views).
+ * per `owner` (the immutable generation holding these views). Built in the calling task: a search
+ * action first builds it in slices with {@link liveOrderSliced}, and this then finds it cached.
  * Null when some value has no exact key (callers then collect).
  * @throws EsError 400 for an unsortable field.
  */
@@ -234,72 +244,119 @@ export function liveOrder(owner: object, views: readonly SegmentView[], bases: r
   if (!byGen) generationCache.set(owner, (byGen = new Map()));
   const hit = cachedOrder(byGen, spec.key);
   if (hit !== undefined) return hit;
-  const maybe = views.map((v) => segmentOrder(v.segment, spec, fields));
-  if (maybe.some((x) => x === null)) {
-    rememberOrder(byGen, spec.key, null);
-    return null;
-  }
-  const orders = maybe as SegmentOrder[];
-  const runs = views.map((v, s) => {
-    const perm = orders[s].perm;
-    if (!v.live) return perm;
-    const out = new Int32Array(v.liveCount);
-    for (let i = 0, j = 0; i < perm.length; i++) if (v.live[perm[i]]) out[j++] = perm[i];
-    return out;
-  });
-  const total = runs.reduce((s, r) => s + r.length, 0);
-  const segs = new Uint16Array(total);
-  let ords: Int32Array;
-  if (views.length === 1) ords = runs[0];
-  else {
-    ords = new Int32Array(total);
-    // Keys and id codes gathered in run order, so the merge reads them sequentially.
-    const gather = (k: Float64Array, run: Int32Array): Float64Array => {
-      const out = new Float64Array(run.length);
-      for (let i = 0; i < run.length; i++) out[i] = k[run[i]];
-      return out;
-    };
-    const gk = globalKeys(views, bases, spec, orders).map((perView) => perView.map((k, s) => gather(k, runs[s])));
-    const ids = views.map((v) => idKeys(v.segment));
-    const codes = ids.every((x) => x.scheme !== 0 && x.scheme === ids[0].scheme) ? ids.map((x, s) => gather(x.code!, runs[s])) : null;
-    const dir = spec.idDesc ? -1 : 1;
-    let r = 0;
-    kwayMerge(
-      runs.map((x) => x.length),
-      (a, i, b, j) => {
-        for (let c = 0; c < gk.length; c++) {
-          const x = gk[c][a][i];
-          const y = gk[c][b][j];
-          if (x !== y) return x < y;
-        }
-        if (codes) return dir * (codes[a][i] - codes[b][j]) < 0;
-        return dir * compareCodePoints(views[a].segment.ids[runs[a][i]], views[b].segment.ids[runs[b][j]]) < 0;
-      },
-      (s, i) => {
-        segs[r] = s;
-        ords[r++] = runs[s][i];
-      },
-    );
-  }
-  const o = { segs, ords };
+  const o = runAtOnce((clock) => buildLiveOrder(views, bases, spec, fields, clock));
   rememberOrder(byGen, spec.key, o);
   return o;
 }
 
-/** Per clause and view, keys that compare across views. */
-function globalKeys(views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, orders: SegmentOrder[]): Float64Array[][] {
-  return spec.clauses.map((sf, c) => {
-    const col0 = orders[0]?.columns[c];
-    if (!col0 || col0.t === 'num') return orders.map((o) => o.keys[c]!);
-    if (col0.t === 'doc') {
-      return views.map((v, s) => {
-        const k = new Float64Array(v.segment.maxDoc);
-        for (let d = 0; d < k.length; d++) k[d] = dirOf(sf) * (bases[s] + d) + 0;
-        return k;
-      });
+/** Orders being built in slices, per owner and spec key: concurrent requests share one build. */
+const building = new WeakMap<object, Map<string, Promise<DocOrder | null>>>();
+
+/**
+ * {@link liveOrder} built in event-loop slices of about `sliceMs` (sliced-work.ts), so that the
+ * first sort on a field after a refresh does not hold the shard node's event loop for the whole
+ * build (docs/reliability.md). The result is cached as {@link liveOrder} caches it, and requests
+ * for the same owner and spec while it is being built wait for that one build.
+ * @throws EsError 400 for an unsortable field (the promise rejects).
+ */
+export function liveOrderSliced(owner: object, views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>, sliceMs = DEFAULT_SLICE_MS): Promise<DocOrder | null> {
+  const hit = generationCache.get(owner)?.get(spec.key);
+  if (hit !== undefined) return Promise.resolve(hit);
+  let inFlight = building.get(owner);
+  if (!inFlight) building.set(owner, (inFlight = new Map()));
+  const running = inFlight.get(spec.key);
+  if (running) return running;
+  const byOwner = inFlight;
+  const build = runSliced((clock) => buildLiveOrder(views, bases, spec, fields, clock), sliceMs)
+    .then((o) => {
+      let byGen = generationCache.get(owner);
+      if (!byGen) generationCache.set(owner, (byGen = new Map()));
+      rememberOrder(byGen, spec.key, o);
+      return o;
+    })
+    .finally(() => byOwner.delete(spec.key));
+  byOwner.set(spec.key, build);
+  return build;
+}
+
+/** The steps of {@link liveOrder} (uncached at this level; segment orders are cached per segment). */
+function* buildLiveOrder(views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>, clock: SliceClock): Steps<DocOrder | null> {
+  const orders: SegmentOrder[] = [];
+  for (const v of views) {
+    const o = yield* segmentOrder(v.segment, spec, fields, clock);
+    if (o === null) return null;
+    orders.push(o);
+  }
+  const runs: Int32Array[] = [];
+  for (const [s, v] of views.entries()) {
+    const perm = orders[s].perm;
+    if (!v.live) {
+      runs.push(perm);
+      continue;
     }
-    return globalStringKeys(sf, orders.map((o) => o.columns[c] as Extract<Column, { t: 'str' }>));
-  });
+    const out = new Int32Array(v.liveCount);
+    for (let i = 0, j = 0; i < perm.length; i++) if (v.live[perm[i]]) out[j++] = perm[i];
+    runs.push(out);
+    if (clock.due()) yield;
+  }
+  const total = runs.reduce((s, r) => s + r.length, 0);
+  const segs = new Uint16Array(total);
+  if (views.length === 1) return { segs, ords: runs[0] };
+  const ords = new Int32Array(total);
+  // Keys and id codes gathered in run order, so the merge reads them sequentially.
+  const gather = (k: Float64Array, run: Int32Array): Float64Array => {
+    const out = new Float64Array(run.length);
+    for (let i = 0; i < run.length; i++) out[i] = k[run[i]];
+    return out;
+  };
+  const gk: Float64Array[][] = [];
+  for (const perView of yield* globalKeys(views, bases, spec, orders, clock)) {
+    gk.push(perView.map((k, s) => gather(k, runs[s])));
+    if (clock.due()) yield;
+  }
+  const ids: IdKeys[] = [];
+  for (const v of views) ids.push(yield* idKeysSteps(v.segment, clock));
+  const codes = ids.every((x) => x.scheme !== 0 && x.scheme === ids[0].scheme) ? ids.map((x, s) => gather(x.code!, runs[s])) : null;
+  const dir = spec.idDesc ? -1 : 1;
+  let r = 0;
+  yield* kwayMergeSteps(
+    runs.map((x) => x.length),
+    (a, i, b, j) => {
+      for (let c = 0; c < gk.length; c++) {
+        const x = gk[c][a][i];
+        const y = gk[c][b][j];
+        if (x !== y) return x < y;
+      }
+      if (codes) return dir * (codes[a][i] - codes[b][j]) < 0;
+      return dir * compareCodePoints(views[a].segment.ids[runs[a][i]], views[b].segment.ids[runs[b][j]]) < 0;
+    },
+    (s, i) => {
+      segs[r] = s;
+      ords[r++] = runs[s][i];
+    },
+    clock,
+  );
+  return { segs, ords };
+}
+
+/** Per clause and view, keys that compare across views. */
+function* globalKeys(views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, orders: SegmentOrder[], clock: SliceClock): Steps<Float64Array[][]> {
+  const out: Float64Array[][] = [];
+  for (const [c, sf] of spec.clauses.entries()) {
+    const col0 = orders[0]?.columns[c];
+    if (!col0 || col0.t === 'num') out.push(orders.map((o) => o.keys[c]!));
+    else if (col0.t === 'doc') {
+      out.push(
+        views.map((v, s) => {
+          const k = new Float64Array(v.segment.maxDoc);
+          for (let d = 0; d < k.length; d++) k[d] = dirOf(sf) * (bases[s] + d) + 0;
+          return k;
+        }),
+      );
+    } else out.push(yield* globalStringKeys(sf, orders.map((o) => o.columns[c] as Extract<Column, { t: 'str' }>), clock));
+    if (clock.due()) yield;
+  }
+  return out;
 }
 
 /**

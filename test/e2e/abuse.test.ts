@@ -42,6 +42,8 @@ interface Measured {
   ms: number;
   worstLivezMs: number;
   slowest: string;
+  /** Each service's worst `/livez` in ms, as text. */
+  byService: string;
   /** The case's own `/livez` bound when the target is not met yet, and why. */
   livezBound?: { ms: number; why: string };
   rssGrowthMiB: number;
@@ -67,6 +69,7 @@ const http = require('node:http');
 const { services, everyMs } = workerData;
 let running = true;
 let worst = { ms: 0, service: '' };
+const worstBy = {};
 let failure;
 const agent = new http.Agent({ keepAlive: true });
 function probe(service) {
@@ -85,6 +88,7 @@ const loops = services.map(async (service) => {
     try {
       const ms = await probe(service);
       if (ms > worst.ms) worst = { ms, service };
+      if (!(ms <= worstBy[service])) worstBy[service] = ms;
     } catch (err) {
       failure = failure ?? err.message;
     }
@@ -95,22 +99,23 @@ parentPort.on('message', async () => {
   running = false;
   await Promise.all(loops);
   agent.destroy();
-  parentPort.postMessage({ worst, failure });
+  parentPort.postMessage({ worst, worstBy, failure });
 });
 parentPort.postMessage('started');
 `;
 
-/** Starts the `/livez` probe worker; `stop()` resolves the worst latency and which service had it. */
-async function startLivezProbe(probed: readonly string[]): Promise<{ stop(): Promise<{ worstMs: number; service: string }> }> {
+/** Starts the `/livez` probe worker; `stop()` resolves the worst latency, which service had it, and each service's worst. */
+async function startLivezProbe(probed: readonly string[]): Promise<{ stop(): Promise<{ worstMs: number; service: string; byService: string }> }> {
   const worker = new Worker(PROBE_WORKER, { eval: true, workerData: { services: probed, everyMs: PROBE_EVERY_MS } });
   await once(worker, 'message'); // 'started'
   return {
     async stop() {
       worker.postMessage('stop');
-      const [{ worst, failure }] = (await once(worker, 'message')) as [{ worst: { ms: number; service: string }; failure?: string }];
+      const [{ worst, worstBy, failure }] = (await once(worker, 'message')) as [{ worst: { ms: number; service: string }; worstBy: Record<string, number>; failure?: string }];
       await worker.terminate();
       if (failure !== undefined) throw new Error(`a /livez failed while the case ran: ${failure}`);
-      return { worstMs: worst.ms, service: serviceNames.get(worst.service) ?? worst.service };
+      const byService = Object.entries(worstBy).map(([s, ms]) => `${serviceNames.get(s) ?? s} ${Math.round(ms)}`).join(', ');
+      return { worstMs: worst.ms, service: serviceNames.get(worst.service) ?? worst.service, byService };
     },
   };
 }
@@ -153,11 +158,11 @@ async function underAbuse(name: string, attack: () => Promise<void>, opts: Abuse
     attackError = err;
   }
   const ms = performance.now() - t0;
-  const { worstMs: worstLivezMs, service: slowest } = await probe.stop();
+  const { worstMs: worstLivezMs, service: slowest, byService } = await probe.stop();
   if (attackError !== undefined) throw attackError;
   const after = await Promise.all(probed.map(rssOf));
   const growth = after.map((a, i) => a - before[i]);
-  table.push({ name, ms: Math.round(ms), worstLivezMs: Math.round(worstLivezMs), slowest, livezBound: opts.livezBound, rssGrowthMiB: Math.round((Math.max(...growth) / MiB) * 10) / 10 });
+  table.push({ name, ms: Math.round(ms), worstLivezMs: Math.round(worstLivezMs), slowest, byService, livezBound: opts.livezBound, rssGrowthMiB: Math.round((Math.max(...growth) / MiB) * 10) / 10 });
   expect(ms, `${name}: took ${ms.toFixed(0)} ms (budget ${budgetMs} ms)`).toBeLessThan(budgetMs);
   const livezBoundMs = opts.livezBound?.ms ?? LIVEZ_TARGET_MS;
   expect(worstLivezMs, `${name}: a /livez of ${slowest} took ${worstLivezMs.toFixed(0)} ms (bound ${livezBoundMs} ms)`).toBeLessThan(livezBoundMs);
@@ -198,7 +203,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await http(url, 'DELETE', `/${SCRATCH}`);
-  process.stdout.write('abuse suite (case | ms | worst /livez ms (service) | max RSS growth MiB):\n' + table.map((r) => `  ${r.name} | ${r.ms} | ${r.worstLivezMs} (${r.slowest})${r.livezBound ? ` [target ${LIVEZ_TARGET_MS} ms not met; bound ${r.livezBound.ms} ms: ${r.livezBound.why}]` : ''} | ${r.rssGrowthMiB}`).join('\n') + '\n');
+  process.stdout.write('abuse suite (case | ms | worst /livez ms (service) | max RSS growth MiB):\n' + table.map((r) => `  ${r.name} | ${r.ms} | ${r.worstLivezMs} (${r.slowest}; ${r.byService})${r.livezBound ? ` [target ${LIVEZ_TARGET_MS} ms not met; bound ${r.livezBound.ms} ms: ${r.livezBound.why}]` : ''} | ${r.rssGrowthMiB}`).join('\n') + '\n');
 });
 
 describe('hostile requests get a bounded answer and the cluster stays up', () => {
@@ -279,7 +284,7 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
       const res = await http(url, 'GET', '/cities/_search?from=130000&size=10&sort=population:desc');
       expect(res.status).toBe(200);
       expect(res.body.hits.hits).toHaveLength(10);
-    }, { livezBound: { ms: 300, why: 'the first sort on a field after a refresh builds its order on each shard in one task (~100 ms for 45k docs)' } });
+    });
   });
 
   it('twelve 4 MiB bodies at once against a 24 MiB in-flight budget: 429s, nothing buffered past it', async () => {
@@ -325,7 +330,7 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
           expect(res.status).toBe(200);
         }
       },
-      { budgetMs: 60_000, rssBoundBytes: 256 * MiB, livezBound: { ms: 900, why: 'a shard parses the 750 KB query with JSON.parse in one task and hashes every value' } },
+      { budgetMs: 60_000, rssBoundBytes: 256 * MiB, livezBound: { ms: 900, why: 'a shard runs the query phase of the 70,000 values in one task (the value set built and probed per segment, ~17 ms unloaded for a 45k-doc shard)' } },
     );
   });
 

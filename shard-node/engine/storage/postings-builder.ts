@@ -9,6 +9,10 @@
 import { compareCodePoints } from '../../../shared/sort.ts';
 import type { PostingList } from '../segment.ts';
 import { IntBuffer } from './growable.ts';
+import { runAtOnce, sortSteps, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
+
+/** Loop iterations between two looks at the slice clock. */
+const ITEMS_PER_CHECK = 65536;
 
 /** Output of {@link PostingsBuilder.build}. */
 export interface BuiltPostings {
@@ -64,6 +68,11 @@ export class PostingsBuilder {
 
   /** Counting-sorts the occurrences by term and builds the posting lists. */
   build(sorted: boolean): BuiltPostings {
+    return runAtOnce((clock) => this.buildSteps(sorted, clock));
+  }
+
+  /** {@link PostingsBuilder.build} as pausable steps (shared/sliced-work.ts), for merges run in slices. */
+  *buildSteps(sorted: boolean, clock: SliceClock): Steps<BuiltPostings> {
     const T = this.names.length;
     const n = this.occTerm.length;
     const occTerm = this.occTerm.a;
@@ -79,17 +88,22 @@ export class PostingsBuilder {
       const j = cursor[occTerm[i]]++;
       sDoc[j] = occDoc[i];
       if (sPos) sPos[j] = occPos![i];
+      if (i % ITEMS_PER_CHECK === 0 && clock.due()) yield;
     }
     let order: Int32Array | undefined;
     let rankOf: Int32Array | undefined;
     let names: string[] | undefined;
     if (sorted) {
-      names = this.names.slice().sort(compareCodePoints);
+      // Term ids sorted by their terms (distinct, so the order is total), then ranked.
+      const all = this.names;
       order = new Int32Array(T);
+      for (let t = 0; t < T; t++) order[t] = t;
+      yield* sortSteps(order, clock, (a, b) => compareCodePoints(all[a], all[b]));
+      names = new Array<string>(T);
       rankOf = new Int32Array(T);
       for (let r = 0; r < T; r++) {
-        const t = this.ids.get(names[r])!;
-        order[r] = t;
+        const t = order[r];
+        names[r] = all[t];
         rankOf[t] = r;
       }
     }
@@ -100,6 +114,7 @@ export class PostingsBuilder {
         const t = order ? order[r] : r;
         const docs = sDoc.subarray(start[t], start[t + 1]);
         terms.set(this.names[t], { docs, freqs: null, posStarts: null, positions: null, totalTermFreq: docs.length });
+        if (r % ITEMS_PER_CHECK === 0 && clock.due()) yield;
       }
       return { terms, sorted: names, rankOf, occurrences: n };
     }
@@ -128,6 +143,7 @@ export class PostingsBuilder {
         freqs[p]++;
       }
       posStarts[ps + pairStart[t + 1] - pairStart[t]] = start[t + 1];
+      if (t % 4096 === 0 && clock.due()) yield;
     }
     for (let r = 0; r < T; r++) {
       const t = order ? order[r] : r;
@@ -140,6 +156,7 @@ export class PostingsBuilder {
         positions: sPos,
         totalTermFreq: start[t + 1] - start[t],
       });
+      if (r % ITEMS_PER_CHECK === 0 && clock.due()) yield;
     }
     return { terms, sorted: names, rankOf, occurrences: n };
   }
