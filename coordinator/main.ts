@@ -34,7 +34,7 @@ const app = createCoordinatorApp({ config, view, client, log, clusterUuid, setti
 
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an
 // idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts).
-new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs }, log).attach(view);
+new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs, chunkBytes: config.recoveryChunkBytes }, log).attach(view);
 await Promise.all([
   view.reload().catch((err) => log.warn({ err }, 'cluster view not loaded at start; retried on demand')),
   settings.refresh().catch((err) => log.warn({ err }, 'cluster settings not loaded at start; retried on demand')),
