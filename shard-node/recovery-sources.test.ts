@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../shared/errors.ts';
 import type { RecoverySnapshot } from './engine/recovery-snapshot.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { RecoverySources } from './recovery-sources.ts';
@@ -33,8 +32,7 @@ describe('RecoverySources: pinned recovery snapshots read in bounded chunks', ()
     expect(seen).toEqual(ops);
     expect(chunks).toBeGreaterThanOrEqual(50 / 7);
     expect([snap.released, sources.size]).toEqual([true, 0]);
-    const gone = await sources.chunk(id, 'i', 0, 1_000, 7).catch((e: EsError) => e);
-    expect([gone.status, gone.type]).toEqual([404, 'resource_not_found_exception']);
+    await expect(sources.chunk(id, 'i', 0, 1_000, 7)).rejects.toMatchObject({ status: 404, type: 'resource_not_found_exception' });
   });
 
   it('an op larger than the byte bound still goes, alone', async () => {
