@@ -46,6 +46,10 @@ export interface ComposeCluster {
   stop(): Promise<void>;
   /** Sends a signal to one service (e.g. to test a shard failure). Throws for an unknown service. */
   kill(service: string, signal?: NodeJS.Signals): void;
+  /** Sends a signal to one service (default SIGTERM) and resolves once its process has exited. */
+  halt(service: string, signal?: NodeJS.Signals): Promise<void>;
+  /** The temporary directory of each named volume (e.g. `shard-1-data`), to inspect or damage a node's data. */
+  volumes: Record<string, string>;
   /** Everything a service has written to stdout/stderr so far. Throws for an unknown service. */
   logs(service: string): string;
   /**
@@ -128,6 +132,13 @@ export async function startComposeCluster(opts: ComposeClusterOptions = {}): Pro
     kill: (service, signal = 'SIGKILL') => {
       find(service).child.kill(signal);
     },
+    halt: async (service, signal = 'SIGTERM') => {
+      const r = find(service);
+      if (r.hasExited()) return;
+      r.child.kill(signal);
+      await r.exited;
+    },
+    volumes: volumeDirs,
     logs: (service) => find(service).logs(),
     restart: async (service) => {
       const old = find(service);
