@@ -48,6 +48,8 @@ export interface ComposeCluster {
   kill(service: string, signal?: NodeJS.Signals): void;
   /** Sends a signal to one service (default SIGTERM) and resolves once its process has exited. */
   halt(service: string, signal?: NodeJS.Signals): Promise<void>;
+  /** The process id of a running service (undefined once it exited). */
+  pid(service: string): number | undefined;
   /** The temporary directory of each named volume (e.g. `shard-1-data`), to inspect or damage a node's data. */
   volumes: Record<string, string>;
   /** Everything a service has written to stdout/stderr so far. Throws for an unknown service. */
@@ -139,6 +141,10 @@ export async function startComposeCluster(opts: ComposeClusterOptions = {}): Pro
       await r.exited;
     },
     volumes: volumeDirs,
+    pid: (service) => {
+      const r = find(service);
+      return r.hasExited() ? undefined : r.child.pid;
+    },
     logs: (service) => find(service).logs(),
     restart: async (service) => {
       const old = find(service);
