@@ -42,6 +42,8 @@ export interface CoordinatorConfig extends HttpServerLimits {
   connectionsPerNode: number;
   /** Largest shard reply accepted (default 256 MiB): a runaway shard cannot exhaust memory. */
   maxShardResponseBytes: number;
+  /** Bytes of encoded ops per peer-recovery chunk (FOLIO_RECOVERY_CHUNK_BYTES, default 4 MiB; coordinator/recovery.ts). */
+  recoveryChunkBytes: number;
   /**
    * FOLIO_BATCH_SHARD_CALLS (default true): search rounds that concurrent searches send to the same
    * node in one event-loop turn travel as one batch request (coordinator/shard-batcher.ts).
@@ -180,6 +182,7 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     maxContentLengthBytes: envInt(env, 'FOLIO_MAX_CONTENT_LENGTH_BYTES', 100 * 1024 * 1024),
     connectionsPerNode: envInt(env, 'FOLIO_CONNECTIONS_PER_NODE', 32),
     maxShardResponseBytes: envInt(env, 'FOLIO_MAX_SHARD_RESPONSE_BYTES', 256 * 1024 * 1024),
+    recoveryChunkBytes: envInt(env, 'FOLIO_RECOVERY_CHUNK_BYTES', 4 * 1024 * 1024),
     batchShardCalls: envBool(env, 'FOLIO_BATCH_SHARD_CALLS', true),
     deepPageFrom: envInt(env, 'FOLIO_DEEP_PAGE_FROM', DEEP_PAGE_FROM),
     selectionSamples: envInt(env, 'FOLIO_SELECTION_SAMPLES', SELECTION_SAMPLES),

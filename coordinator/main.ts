@@ -43,7 +43,7 @@ const app = createCoordinatorApp({ config, view, client, log, clusterUuid, setti
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an
 // idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts), and only
 // on the coordinator elected cluster manager (cluster-manager.ts).
-const maintainer = new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs }, log);
+const maintainer = new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs, chunkBytes: config.recoveryChunkBytes }, log);
 maintainer.attach(view);
 const managerRole = new ClusterManagerRole(store, maintainer, `${config.nodeName}@${config.host}:${config.port}`, log);
 managerRole.start();

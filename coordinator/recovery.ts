@@ -5,16 +5,22 @@
  * 1. read the target's local checkpoint and copy instance (`recovery/state`); a copy left behind by
  *    a promotion (`resync`) is emptied first (`recovery/reset`): it may hold ops of the old term;
  * 2. `recovery/start` on the primary: from now on the primary names the target in every write's
- *    replication group (live writes reach it), and answers, in the same synchronous step, the ops
- *    above the checkpoint when its translog still has them (ES ops-based recovery), else every
- *    document and tombstone with its `_version` and `_seq_no` (ES file-based recovery: a pinned
- *    commit plus the translog above it);
- * 3. `recovery/apply` on the target in chunks of {@link RECOVERY_CHUNK_OPS}, idempotent by seq_no
- *    (so live writes that overtook the copy win, and a retried recovery is safe), refused when the
- *    copy was emptied or reopened since step 1; the last chunk fast-forwards the target's local
- *    checkpoint to the primary's max seq_no at step 2;
- * 4. wait until the target's checkpoint reaches the primary's max seq_no (the live writes have
- *    arrived; a live write the target missed keeps it below, and the recovery fails);
+ *    replication group (live writes reach it), and, in the same synchronous step, pins what the
+ *    target misses: the ops above its checkpoint when the primary's translog still has them (ES
+ *    ops-based recovery; a retention hold keeps them from being flushed away), else a
+ *    point-in-time snapshot of every document and tombstone with its `_version` and `_seq_no` (ES
+ *    file-based recovery: a pinned commit plus the translog above it). It answers a recovery id
+ *    and the primary's max seq_no at that instant (`upTo`);
+ * 3. the copy, chunk by chunk with back-pressure: `recovery/chunk` on the primary reads the pin's
+ *    next ops, at most {@link RecoveryDeps.chunkBytes} encoded, as a binary body that this
+ *    coordinator relays untouched to `recovery/apply` on the target, which applies it idempotently
+ *    by seq_no (so live writes that overtook the copy win, and a retried recovery is safe) and
+ *    fsyncs it before answering; it is refused when the copy was emptied or reopened since step 1.
+ *    The next chunk is read while one is applied, never more: memory is two chunks however large
+ *    the shard is. The last chunk fast-forwards the target's checkpoint to `upTo` and releases the
+ *    pin; a failure releases it (`recovery/cancel`), and the primary releases an idle one itself;
+ * 4. wait until the target's checkpoint reaches `upTo` (the live writes have arrived; a live write
+ *    the target missed keeps it below, and the recovery fails);
  * 5. `recovery/finalize` on the primary: the target joins the in-sync set in the primary's metadata
  *    (from then on a write that fails on it takes it out again), and the primary's max seq_no at
  *    that instant must be reached too (else the copy is marked out of sync again);
@@ -27,7 +33,10 @@ import { randomUUID } from 'node:crypto';
 import {
   INTERNAL_PREFIX,
   primaryTermOf,
+  RECOVERY_CHUNK_DONE_HEADER,
+  RECOVERY_CHUNK_OPS_HEADER,
   type RecoveryApplyRequest,
+  type RecoveryChunkRequest,
   type RecoveryFinalizeRequest,
   type RecoveryFinalizeResponse,
   type RecoveryStartRequest,
@@ -38,12 +47,16 @@ import type { Compare } from '../shared/state-store/types.ts';
 import type { ClusterView, IndexView } from './cluster-view.ts';
 import type { ShardClient } from './shard-client.ts';
 
-/** Ops per `recovery/apply` call: bounds each request body and each pause of the target's event loop. */
-export const RECOVERY_CHUNK_OPS = 2_000;
+/** Default bound (bytes of encoded ops) of one recovery chunk (ES `indices.recovery.chunk_size` is 512 KB of file data). */
+export const RECOVERY_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Ops per recovery chunk at most: bounds each chunk of tiny documents. */
+export const RECOVERY_CHUNK_OPS = 20_000;
 /** How long (ms) step 4 and 5 wait for live writes in flight to reach the target. */
 export const RECOVERY_CATCH_UP_MS = 10_000;
 /** Poll interval (ms) of the target's checkpoint while waiting. */
 const CATCH_UP_POLL_MS = 50;
+/** Content type of a chunk body (shard-node/recovery-wire.ts). */
+const RECOVERY_OPS_CONTENT_TYPE = 'application/x-folio-recovery-ops';
 
 /** Services a recovery uses. */
 export interface RecoveryDeps {
@@ -53,6 +66,10 @@ export interface RecoveryDeps {
   timeoutMs: number;
   /** The cluster manager's election guard, in the compare of the final in-sync change (cluster-manager.ts). */
   guard?: Compare;
+  /** Bytes of encoded ops per chunk (FOLIO_RECOVERY_CHUNK_BYTES; default {@link RECOVERY_CHUNK_BYTES}). */
+  chunkBytes?: number;
+  /** Ops per chunk at most (default {@link RECOVERY_CHUNK_OPS}). */
+  chunkOps?: number;
 }
 
 /** What a finished recovery did. */
@@ -67,7 +84,21 @@ export interface RecoveryOutcome {
   reset: boolean;
   /** Ops sent by the primary (documents and tombstones in `full` mode). */
   ops: number;
+  /** Chunks relayed, and their bytes (encoded ops). */
+  chunks: number;
+  bytes: number;
+  /** The target's local checkpoint it started from (-1: empty). */
+  fromSeqNo: number;
+  /** The primary's max seq_no when the snapshot was pinned. */
+  upTo: number;
   tookMs: number;
+}
+
+/** One chunk read from the primary. */
+interface Chunk {
+  bytes: Uint8Array;
+  ops: number;
+  done: boolean;
 }
 
 /**
@@ -83,7 +114,8 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   const primaryTerm = primaryTermOf(view.metadata, shard);
   const copy = view.copies[shard].find((c) => c.node === target);
   if (!copy || copy.primary || primary === target) throw new Error(`[${index}][${shard}] node [${target}] holds no replica to recover`);
-  const call = <T>(node: number, step: string, body: unknown) => deps.client.call<T>(node, `${INTERNAL_PREFIX}/recovery/${step}`, body, { timeoutMs: deps.timeoutMs, uncounted: true });
+  const callOpts = { timeoutMs: deps.timeoutMs, uncounted: true };
+  const call = <T>(node: number, step: string, body: unknown) => deps.client.call<T>(node, `${INTERNAL_PREFIX}/recovery/${step}`, body, callOpts);
   const state = () => call<RecoveryStateResponse>(target, 'state', { index, shard });
   const checkpoint = () => state().then((r) => r.checkpoint);
 
@@ -91,16 +123,43 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   const reset = copy.resync === true;
   const initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard }) : await state();
   const from = initial.checkpoint;
-  // 2. Track the target on the primary and take what it misses.
+  // 2. Track the target on the primary and pin what it misses.
   const startReq: RecoveryStartRequest = { index, shard, target, fromSeqNo: from, primaryTerm, ...(reset ? { full: true } : {}) };
   const start = await call<RecoveryStartResponse>(primary, 'start', startReq);
-  // 3. Copy, in chunks; the last one fast-forwards the target's checkpoint (and, for a full copy,
-  //    drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
+  // 3. Copy, chunk by chunk; the last one fast-forwards the target's checkpoint (and, for a full
+  //    copy, drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
+  const chunkReq: RecoveryChunkRequest = { index, shard, recoveryId: start.recoveryId, primaryTerm, maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES, maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS };
+  const pull = async (): Promise<Chunk> => {
+    const r = await deps.client.callBytes(primary, `${INTERNAL_PREFIX}/recovery/chunk`, chunkReq, callOpts);
+    return { bytes: r.bytes, ops: Number(r.headers[RECOVERY_CHUNK_OPS_HEADER] ?? 0), done: r.headers[RECOVERY_CHUNK_DONE_HEADER] === 'true' };
+  };
   const full = start.mode === 'full' ? { fullRecoveryId: randomUUID() } : {};
-  for (let i = 0; i === 0 || i < start.ops.length; i += RECOVERY_CHUNK_OPS) {
-    const last = i + RECOVERY_CHUNK_OPS >= start.ops.length;
-    const body: RecoveryApplyRequest = { index, shard, ops: start.ops.slice(i, i + RECOVERY_CHUNK_OPS), primaryTerm, copyId: initial.copyId, ...full, ...(last ? { upTo: start.upTo } : {}) };
-    await call(target, 'apply', body);
+  let ops = 0;
+  let chunks = 0;
+  let bytes = 0;
+  let next: Promise<Chunk> | null = null;
+  try {
+    next = pull();
+    for (;;) {
+      const chunk: Chunk = await next!;
+      next = null;
+      // Back-pressure: one chunk is read ahead while this one is applied, never more.
+      if (!chunk.done) {
+        next = pull();
+        next.catch(() => undefined); // awaited on the next turn; a failure of this apply must not leave it unhandled
+      }
+      const meta: RecoveryApplyRequest = { index, shard, primaryTerm, copyId: initial.copyId, ...full, ...(chunk.done ? { upTo: start.upTo } : {}) };
+      const path = `${INTERNAL_PREFIX}/recovery/apply?meta=${encodeURIComponent(JSON.stringify(meta))}`;
+      await deps.client.callBytes(target, path, chunk.bytes, { ...callOpts, contentType: RECOVERY_OPS_CONTENT_TYPE });
+      ops += chunk.ops;
+      bytes += chunk.bytes.byteLength;
+      chunks++;
+      if (chunk.done) break;
+    }
+  } catch (err) {
+    // Release the pin on the primary now rather than after its idle timeout.
+    await call(primary, 'cancel', { index, shard, recoveryId: start.recoveryId }).catch(() => undefined);
+    throw err;
   }
   // 4. Live writes applied on the primary before now must have reached the target.
   await waitForCheckpoint(checkpoint, start.upTo, `${index}][${shard}`);
@@ -113,9 +172,9 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
     await deps.view.markOutOfSync(index, shard, [target]).catch(() => undefined);
     throw err;
   }
-  // 6. ... and on a quorum of the nodes.
+  // 6. ... and in the cluster state, fenced by the cluster manager's guard.
   await deps.view.markInSync(index, shard, target, deps.guard);
-  return { index, shard, target, mode: start.mode, reset, ops: start.ops.length, tookMs: Date.now() - started };
+  return { index, shard, target, mode: start.mode, reset, ops, chunks, bytes, fromSeqNo: from, upTo: start.upTo, tookMs: Date.now() - started };
 }
 
 /** Polls `checkpoint()` until it reaches `seqNo`. @throws Error after {@link RECOVERY_CATCH_UP_MS} */

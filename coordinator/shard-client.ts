@@ -142,6 +142,56 @@ export class ShardClient {
     }
   }
 
+  /**
+   * Sends raw bytes (`body`, with `contentType`; a JSON value when not bytes) to `path` on node
+   * `node` and answers the reply's bytes and headers unparsed: a peer recovery relays a chunk from
+   * the primary to the target this way, without decoding it (coordinator/recovery.ts). Not
+   * batched, not observed; counted unless `opts.uncounted`.
+   * @throws ShardCallError as {@link ShardClient.call}
+   */
+  async callBytes(node: number, path: string, body: Uint8Array | unknown, opts: CallOptions & { contentType?: string }): Promise<{ bytes: Uint8Array; headers: Record<string, string | string[] | undefined> }> {
+    const url = this.nodes[node];
+    const controller = new AbortController();
+    const deadline = { aborted: false };
+    const timer = setTimeout(() => {
+      deadline.aborted = true;
+      controller.abort();
+    }, clampTimerDelayMs(opts.timeoutMs));
+    const onAbort = (): void => controller.abort();
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) controller.abort();
+    try {
+      const raw = body instanceof Uint8Array;
+      const headers: Record<string, string> = { 'content-type': raw ? (opts.contentType ?? 'application/octet-stream') : 'application/json' };
+      if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
+      let res;
+      let bytes: Uint8Array;
+      try {
+        res = await this.pools[node].request({
+          path,
+          method: opts.method ?? 'POST',
+          headers,
+          body: raw ? body : JSON.stringify(body),
+          signal: controller.signal,
+          headersTimeout: clampTimerDelayMs(opts.timeoutMs),
+          bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
+        });
+        bytes = new Uint8Array(await res.body.arrayBuffer());
+      } catch (err) {
+        throw this.translate(url, err, deadline, opts.signal);
+      }
+      if (opts.uncounted !== true) {
+        this.counters.shard_calls++;
+        this.counters.shard_response_bytes += bytes.byteLength;
+      }
+      if (res.statusCode < 200 || res.statusCode >= 300) throw responseError(url, res.statusCode, Buffer.from(bytes).toString('utf8'));
+      return { bytes, headers: res.headers };
+    } finally {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   /** {@link ShardClient.call} without the observer. */
   private async send<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
     const url = this.nodes[node];

@@ -194,7 +194,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   // Replica writes and in-sync marks (shard-node/replica-routes.ts).
   registerReplicaRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody) });
   // Peer recovery of out-of-sync copies, both ends (shard-node/recovery-routes.ts).
-  registerRecoveryRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody) });
+  registerRecoveryRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody), readBytes: (c) => readRequestBody(c, maxBody, () => bodyTooLarge(maxBody), reservationOf(c)) });
 
   app.post(`${p}/refresh`, async (c) => {
     const req = await readInternalJson<RefreshRequest>(c, maxBody);

@@ -231,7 +231,9 @@ export class IndexRegistry {
     h.metadata = { ...m, shardCopies: promoted(m.shardCopies, shard, node), primaryTerms: terms, version: m.version + 1 };
     this.applyTerms(h);
     this.persist(h);
-    this.log?.info({ index, shard, node, term }, 'primary promoted');
+    // The new primary's gaps (ops of the old primary it never got) become no-ops (ES fillSeqNoGaps).
+    const filled = node === h.ordinal ? (h.shards.get(shard)?.fillSeqNoGaps() ?? 0) : 0;
+    this.log?.info({ index, shard, node, term, filled }, 'primary promoted');
     return h.metadata;
   }
 

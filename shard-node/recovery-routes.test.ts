@@ -3,10 +3,12 @@
 // calls the coordinator's recovery (coordinator/recovery.ts) makes, in its order.
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
-import { INTERNAL_PREFIX, type IndexMetadata, type PutIndexRequest } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX, RECOVERY_CHUNK_DONE_HEADER, RECOVERY_CHUNK_OPS_HEADER, type IndexMetadata, type PutIndexRequest } from '../shared/protocol.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
+import type { TranslogOp } from './engine/translog.ts';
+import { decodeRecoveryOps, RECOVERY_OPS_CONTENT_TYPE } from './recovery-wire.ts';
 
 const metadata: IndexMetadata = {
   name: 'rec', uuid: 'u-rec', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
@@ -22,7 +24,19 @@ function node(id: string) {
     const res = await app.request(`${INTERNAL_PREFIX}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as any };
   };
-  return { registry, call };
+  /** `recovery/chunk`: the ops decoded, with the reply's headers. */
+  const chunk = async (body: Record<string, unknown>) => {
+    const res = await app.request(`${INTERNAL_PREFIX}/recovery/chunk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ maxBytes: 1 << 20, maxOps: 1000, primaryTerm: 1, ...body }) });
+    if (res.status !== 200) return { status: res.status, bytes: new Uint8Array(), ops: [] as TranslogOp[], count: 0, done: false, error: ((await res.json()) as any).error };
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    return { status: res.status, bytes, ops: await decodeRecoveryOps(bytes), count: Number(res.headers.get(RECOVERY_CHUNK_OPS_HEADER)), done: res.headers.get(RECOVERY_CHUNK_DONE_HEADER) === 'true' };
+  };
+  /** `recovery/apply` of a chunk's bytes. */
+  const apply = async (meta: Record<string, unknown>, bytes: Uint8Array) => {
+    const res = await app.request(`${INTERNAL_PREFIX}/recovery/apply?meta=${encodeURIComponent(JSON.stringify(meta))}`, { method: 'POST', headers: { 'content-type': RECOVERY_OPS_CONTENT_TYPE }, body: bytes });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  return { registry, call, chunk, apply };
 }
 
 const doc = (id: string, n: number) => ({ op: 'index', _id: id, source: JSON.stringify({ n }), create: false });
@@ -41,8 +55,8 @@ describe('peer recovery routes', () => {
     expect(initial).toMatchObject({ checkpoint: -1, maxSeqNo: -1, copyId: expect.any(String) });
 
     const start = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 1 });
-    expect(start.body).toMatchObject({ mode: 'ops', upTo: 2 });
-    expect(start.body.ops.map((o: { _id: string; seqNo: number }) => [o._id, o.seqNo])).toEqual([['a', 0], ['b', 1], ['a', 2]]);
+    expect(start.body).toMatchObject({ mode: 'ops', upTo: 2, recoveryId: expect.any(String) });
+    const recoveryId = start.body.recoveryId;
     // From now on writes name the recovering copy.
     const live = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('c', 1)], refresh: 'false', primaryTerm: 1 });
     expect(live.body.replicationGroup).toEqual([{ node: 1, inSync: false }]);
@@ -50,8 +64,17 @@ describe('peer recovery routes', () => {
     // The live write overtakes the copy: the checkpoint waits for the gap below it.
     expect((await target.call('/replicate', { index: 'rec', shard: 0, ops: liveOps, refresh: 'false', primaryTerm: 1 })).status).toBe(200);
     expect((await target.call('/recovery/state', { index: 'rec', shard: 0 })).body.checkpoint).toBe(-1);
-    const applied = await target.call('/recovery/apply', { index: 'rec', shard: 0, ops: start.body.ops, upTo: start.body.upTo, primaryTerm: 1, copyId: initial.copyId });
-    expect(applied.body).toMatchObject({ applied: 3, checkpoint: 3 });
+    // The pinned ops are the state when tracking began (not the live write), read in chunks bounded in bytes.
+    const first = await primary.chunk({ index: 'rec', shard: 0, recoveryId, maxBytes: 1 });
+    expect([first.count, first.done, first.ops.map((o) => [o._id, o.seqNo])]).toEqual([1, false, [['a', 0]]]);
+    const rest = await primary.chunk({ index: 'rec', shard: 0, recoveryId });
+    expect([rest.count, rest.done, rest.ops.map((o) => [o._id, o.seqNo])]).toEqual([2, true, [['b', 1], ['a', 2]]]);
+    // The last chunk released the pin.
+    expect((await primary.chunk({ index: 'rec', shard: 0, recoveryId })).status).toBe(404);
+    const meta = { index: 'rec', shard: 0, primaryTerm: 1, copyId: initial.copyId };
+    expect((await target.apply(meta, first.bytes)).body).toMatchObject({ applied: 1, checkpoint: -1 });
+    const applied = await target.apply({ ...meta, upTo: start.body.upTo }, rest.bytes);
+    expect(applied.body).toMatchObject({ applied: 2, checkpoint: 3 });
     expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'a' })).body).toMatchObject({ found: true, _version: 2, _source: '{"n":2}' });
 
     const fin = await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 1, primaryTerm: 1 });
@@ -65,7 +88,13 @@ describe('peer recovery routes', () => {
     await primary.call('/bulk', { index: 'rec', shard: 0, ops: [{ op: 'delete', _id: 'b' }], refresh: 'true', primaryTerm: 1 });
     const full = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: 0, primaryTerm: 1 });
     expect(full.body.mode).toBe('full');
-    expect(full.body.ops.map((o: { op: string; _id: string; version: number }) => [o.op, o._id, o.version])).toEqual([['index', 'a', 2], ['index', 'c', 1], ['index', 'd', 1], ['delete', 'b', 2]]);
+    const copied = await primary.chunk({ index: 'rec', shard: 0, recoveryId: full.body.recoveryId });
+    expect(copied.ops.map((o) => [o.op, o._id, o.version])).toEqual([['index', 'a', 2], ['index', 'c', 1], ['index', 'd', 1], ['delete', 'b', 2]]);
+    // A cancelled recovery's pin is gone; a chunk of another shard's recovery is refused.
+    const again = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: 0, primaryTerm: 1 });
+    expect((await primary.chunk({ index: 'other', shard: 0, recoveryId: again.body.recoveryId })).status).toBe(404);
+    expect((await primary.call('/recovery/cancel', { index: 'rec', shard: 0, recoveryId: again.body.recoveryId })).status).toBe(200);
+    expect((await primary.chunk({ index: 'rec', shard: 0, recoveryId: again.body.recoveryId })).error.type).toBe('resource_not_found_exception');
   });
 
   it('primary terms: a promoted copy refuses the old term, and a demoted primary can neither write nor recover anyone', async () => {
@@ -93,7 +122,7 @@ describe('peer recovery routes', () => {
     expect(emptied.body.copyId).not.toBe(before);
     expect((await old.call('/get', { index: 'rec', shard: 0, _id: 'y' })).body.found).toBe(false);
     // A recovery that started on the copy before it was emptied cannot declare it complete.
-    const late = await old.call('/recovery/apply', { index: 'rec', shard: 0, ops: [], upTo: 5, primaryTerm: 2, copyId: before });
+    const late = await old.apply({ index: 'rec', shard: 0, upTo: 5, primaryTerm: 2, copyId: before }, new Uint8Array());
     expect([late.status, late.body.error.reason]).toEqual([409, '[rec][0] the recovering copy was emptied or reopened since this recovery started']);
     expect((await old.call('/recovery/state', { index: 'rec', shard: 0 })).body.checkpoint).toBe(-1);
   });

@@ -7,12 +7,17 @@
  * - `POST /_internal/v1/recovery/reset` (target): empties a copy left behind by a promotion, and
  *   answers the new instance's state;
  * - `POST /_internal/v1/recovery/start` (primary): tracks the target in the replication group and
- *   answers its missing ops (ops since its checkpoint when the translog has them, else every
- *   document and tombstone), in one synchronous step;
- * - `POST /_internal/v1/recovery/apply` (target): applies them idempotently, fsynced, on the copy
- *   instance the recovery started on (409 after a reset or a restart);
+ *   pins what it misses in the same synchronous step (ops since its checkpoint when the translog
+ *   has them, else a point-in-time snapshot of every document and tombstone), answering a recovery
+ *   id (shard-node/recovery-sources.ts);
+ * - `POST /_internal/v1/recovery/chunk` (primary): the pin's next ops, bounded in bytes, as a binary
+ *   body (shard-node/recovery-wire.ts) built in event-loop slices; the last one releases the pin;
+ * - `POST /_internal/v1/recovery/cancel` (primary): releases a pin (a failed recovery);
+ * - `POST /_internal/v1/recovery/apply` (target): applies one chunk idempotently, in slices,
+ *   fsynced, on the copy instance the recovery started on (409 after a reset or a restart);
  * - `POST /_internal/v1/recovery/finalize` (primary): puts the target in sync in the primary's own
- *   metadata and answers the primary's max seq_no at that instant (the target must reach it).
+ *   metadata, releases its pins, and answers the primary's max seq_no at that instant (the target
+ *   must reach it).
  * Every primary-side step checks the primary term, so a demoted primary cannot recover anyone.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoverySourceHandler.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
@@ -21,8 +26,12 @@ import type { Context, Hono } from 'hono';
 import { EsError } from '../shared/errors.ts';
 import {
   INTERNAL_PREFIX,
-  type ReplicaOp,
+  RECOVERY_CHUNK_DONE_HEADER,
+  RECOVERY_CHUNK_OPS_HEADER,
   type RecoveryApplyRequest,
+  type RecoveryApplyResponse,
+  type RecoveryCancelRequest,
+  type RecoveryChunkRequest,
   type RecoveryFinalizeRequest,
   type RecoveryFinalizeResponse,
   type RecoveryShardRequest,
@@ -30,9 +39,9 @@ import {
   type RecoveryStartResponse,
   type RecoveryStateResponse,
 } from '../shared/protocol.ts';
-import type { TranslogOp } from './engine/translog.ts';
 import type { IndexRegistry } from './index-registry.ts';
-import { toTranslogOps } from './replica-ops.ts';
+import { RecoverySources } from './recovery-sources.ts';
+import { decodeRecoveryOps, RECOVERY_OPS_CONTENT_TYPE } from './recovery-wire.ts';
 
 /** What the recovery routes need from the node's app. */
 export interface RecoveryRouteDeps {
@@ -41,16 +50,16 @@ export interface RecoveryRouteDeps {
   node: string;
   /** Reads and parses the internal JSON body (the app's reader). */
   readJson: <T>(c: Context) => Promise<T>;
+  /** Reads the raw internal body (the app's reader: its size limit and in-flight budget). */
+  readBytes: (c: Context) => Promise<Uint8Array>;
+  /** The primary's pinned recoveries (default: a new set for this app). */
+  sources?: RecoverySources;
 }
 
-/** A translog op as the target receives it (with its `source` text, byte for byte). */
-export function toRecoveryOp(op: TranslogOp): ReplicaOp {
-  return op.op === 'delete' ? { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version } : { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: op.json };
-}
-
-/** Registers the recovery routes on the node's internal API (behind its cluster-secret check). */
-export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): void {
+/** Registers the recovery routes on the node's internal API (behind its cluster-secret check). @returns the pinned recoveries */
+export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): RecoverySources {
   const { registry, node } = deps;
+  const sources = deps.sources ?? new RecoverySources();
   const p = `${INTERNAL_PREFIX}/recovery`;
 
   app.post(`${p}/state`, async (c) => {
@@ -69,35 +78,79 @@ export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): void
     const req = await deps.readJson<RecoveryStartRequest>(c);
     const shard = registry.primaryShard(req.index, req.shard);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
-    // Synchronous from here to the reply's body: the ops are the state at the instant tracking began.
+    // Synchronous from tracking to the pin: the snapshot is the state at the instant tracking began.
     registry.recoveries.track(req.index, req.shard, req.target);
-    const since = req.full ? null : shard.opsSince(req.fromSeqNo);
-    const ops = since ?? shard.snapshotOps();
-    const res: RecoveryStartResponse = { node, index: req.index, shard: req.shard, mode: since ? 'ops' : 'full', ops: ops.map(toRecoveryOp), upTo: shard.maxSeqNo };
-    return c.json(res);
+    const snapshot = shard.openRecoverySnapshot(req.full ? null : req.fromSeqNo);
+    const recoveryId = sources.open(req.index, req.shard, req.target, snapshot);
+    return c.json({ node, index: req.index, shard: req.shard, mode: snapshot.mode, recoveryId, upTo: snapshot.upTo } satisfies RecoveryStartResponse);
+  });
+
+  app.post(`${p}/chunk`, async (c) => {
+    const req = await deps.readJson<RecoveryChunkRequest>(c);
+    registry.primaryShard(req.index, req.shard);
+    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
+    const chunk = await sources.chunk(req.recoveryId, req.index, req.shard, req.maxBytes, req.maxOps);
+    return c.body(new Uint8Array(chunk.body.buffer as ArrayBuffer, chunk.body.byteOffset, chunk.body.byteLength), 200, {
+      'content-type': RECOVERY_OPS_CONTENT_TYPE,
+      [RECOVERY_CHUNK_OPS_HEADER]: String(chunk.ops),
+      [RECOVERY_CHUNK_DONE_HEADER]: String(chunk.done),
+    });
+  });
+
+  app.post(`${p}/cancel`, async (c) => {
+    const req = await deps.readJson<RecoveryCancelRequest>(c);
+    sources.release(req.recoveryId);
+    return c.json({ node, index: req.index, shard: req.shard, acknowledged: true });
   });
 
   app.post(`${p}/apply`, async (c) => {
-    const req = await deps.readJson<RecoveryApplyRequest>(c);
-    const shard = registry.shard(req.index, req.shard);
-    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
-    if (req.copyId !== shard.copyId) {
-      throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] the recovering copy was emptied or reopened since this recovery started`);
-    }
-    const applied = shard.applyRecovery(toTranslogOps(req.ops), req.upTo, req.fullRecoveryId);
+    const req = parseApplyMeta(c.req.query('meta'));
+    const sameCopy = () => {
+      const shard = registry.shard(req.index, req.shard);
+      registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
+      if (req.copyId !== shard.copyId) {
+        throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] the recovering copy was emptied or reopened since this recovery started`);
+      }
+      return shard;
+    };
+    sameCopy();
+    const ops = await decodeRecoveryOps(await deps.readBytes(c));
+    // Checked again after each wait: a reset while the chunk was read makes it another instance.
+    const shard = sameCopy();
+    const applied = await shard.applyRecoverySliced(ops, req.upTo, req.fullRecoveryId);
     await shard.sync();
+    sameCopy();
     if (req.upTo !== undefined) registry.refresh(req.index, [req.shard]);
-    return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, checkpoint: shard.localCheckpoint });
+    return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, checkpoint: shard.localCheckpoint } satisfies RecoveryApplyResponse);
   });
 
   app.post(`${p}/finalize`, async (c) => {
     const req = await deps.readJson<RecoveryFinalizeRequest>(c);
     const shard = registry.primaryShard(req.index, req.shard);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
+    sources.releaseTarget(req.index, req.shard, req.target);
     if (!registry.recoveries.has(req.index, req.shard, req.target)) {
       throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] no recovery of the copy on node [${req.target}] is running on this primary`);
     }
     const metadata = registry.markInSync(req.index, req.shard, [req.target]);
     return c.json({ node, metadata, maxSeqNo: shard.maxSeqNo } satisfies RecoveryFinalizeResponse);
   });
+  return sources;
+}
+
+/**
+ * The `meta` query parameter of `recovery/apply` (JSON of {@link RecoveryApplyRequest}).
+ * @throws EsError 400 `illegal_argument_exception` when missing or malformed
+ */
+function parseApplyMeta(meta: string | undefined): RecoveryApplyRequest {
+  let req: Partial<RecoveryApplyRequest> | undefined;
+  try {
+    req = meta === undefined ? undefined : (JSON.parse(meta) as Partial<RecoveryApplyRequest>);
+  } catch {
+    req = undefined;
+  }
+  if (!req || typeof req.index !== 'string' || typeof req.shard !== 'number' || typeof req.copyId !== 'string' || typeof req.primaryTerm !== 'number') {
+    throw new EsError(400, 'illegal_argument_exception', 'recovery/apply needs a [meta] parameter with index, shard, primaryTerm and copyId');
+  }
+  return req as RecoveryApplyRequest;
 }

@@ -54,3 +54,73 @@ describe('shard: the two ends of a peer recovery', () => {
     expect([shard.localCheckpoint, shard.get('a')._version]).toEqual([2, 3]);
   });
 });
+
+describe('shard: a recovery snapshot pinned on the primary', () => {
+  const drain = (snap: { next(): TranslogOp | null }) => {
+    const out: TranslogOp[] = [];
+    for (let op = snap.next(); op !== null; op = snap.next()) out.push(op);
+    return out;
+  };
+
+  it('full: the state at the pin, whatever writes, deletes, refreshes and merges come after it', () => {
+    const { shard } = newShard();
+    shard.apply(Array.from({ length: 20 }, (_, i) => index(`d${i}`, i)));
+    shard.refresh();
+    shard.apply([index('d1', 100), { op: 'delete', _id: 'd2' }, index('u', 1)]); // unrefreshed at the pin
+    const expected = shard.snapshotOps();
+    const snap = shard.openRecoverySnapshot(null);
+    expect([snap.mode, snap.upTo]).toEqual(['full', 22]);
+    shard.apply([{ op: 'delete', _id: 'd3' }, index('d4', 400), index('late', 1), { op: 'delete', _id: 'u' }]);
+    for (let i = 0; i < 5; i++) {
+      shard.apply([index(`m${i}`, i)]);
+      shard.refresh(); // new segments, merges: the pinned ones stay as they were
+    }
+    expect(drain(snap).sort((a, b) => a.seqNo - b.seqNo)).toEqual(expected);
+    snap.release();
+    expect(snap.next()).toBeNull();
+  });
+
+  it('ops: the translog above the target checkpoint up to the pin, held against trimming until released', () => {
+    const { shard } = newShard();
+    shard.apply([index('a', 1), index('b', 1), index('a', 2)]);
+    const snap = shard.openRecoverySnapshot(0);
+    expect([snap.mode, snap.upTo]).toEqual(['ops', 2]);
+    shard.apply([index('c', 1)]);
+    shard.refresh(); // would trim the in-memory translog: the hold keeps seq_nos 1 and 2
+    expect(drain(snap).map((o) => [o._id, o.seqNo])).toEqual([['b', 1], ['a', 2]]);
+    snap.release();
+    shard.apply([index('d', 1)]);
+    shard.refresh();
+    expect(shard.openRecoverySnapshot(0).mode).toBe('full'); // released: trimmed since
+    expect(shard.openRecoverySnapshot(shard.maxSeqNo)).toMatchObject({ mode: 'ops', upTo: shard.maxSeqNo });
+  });
+
+  it('a recovery applied in chunks does not keep every copied seq_no in the checkpoint tracker', async () => {
+    const { shard: primary } = newShard();
+    for (let r = 0; r < 3; r++) primary.apply(Array.from({ length: 100 }, (_, i) => index(`d${i}`, r))); // overwrites: gaps in the copy's seq_nos
+    primary.refresh();
+    const snap = primary.openRecoverySnapshot(null);
+    const ops = drain(snap);
+    const { shard: target } = newShard();
+    const id = 'full-1';
+    await target.applyRecoverySliced(ops.slice(0, 50), undefined, id);
+    expect([target.localCheckpoint, (target as unknown as { checkpoints: { pending: number } }).checkpoints.pending]).toEqual([-1, 0]);
+    await target.applyRecoverySliced(ops.slice(50), snap.upTo, id);
+    expect(target.localCheckpoint).toBe(299);
+    target.refresh();
+    for (let i = 0; i < 100; i++) expect(target.get(`d${i}`)).toEqual(primary.get(`d${i}`));
+  });
+
+  it('promotion fills seq_no gaps: the checkpoint reaches the max seq_no and later writes do not pile up above a gap', () => {
+    const { shard } = newShard();
+    const op = (id: string, seqNo: number): TranslogOp => ({ op: 'index', _id: id, json: '{}', seqNo, version: 1 });
+    shard.applyReplicated([op('a', 0), op('c', 2), op('d', 3)]); // seq_no 1 never arrived
+    expect(shard.localCheckpoint).toBe(0);
+    expect(shard.fillSeqNoGaps()).toBe(1);
+    expect(shard.localCheckpoint).toBe(3);
+    shard.apply([index('e', 1)]);
+    expect(shard.localCheckpoint).toBe(4);
+    expect((shard as unknown as { checkpoints: { pending: number } }).checkpoints.pending).toBe(0);
+    expect(shard.fillSeqNoGaps()).toBe(0);
+  });
+});

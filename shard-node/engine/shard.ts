@@ -22,6 +22,7 @@ import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, mergeSteps, selectMerge, type MergedSegment } from './segment-merge.ts';
 import { runSliced } from '../../shared/sliced-work.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
+import { FullSnapshot, OpsSnapshot, type PinnedSegment, type RecoverySnapshot } from './recovery-snapshot.ts';
 import { canPruneTombstone, DEFAULT_GC_DELETES_MS, pruneDue } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
 import { MemoryTranslog } from './translog.ts';
@@ -179,7 +180,7 @@ export class Shard {
   /** The last background merge failure (the merge is dropped; the segments stay as they were). */
   lastMergeError: unknown = null;
   /** The `_id`s a running file-based (full) peer recovery has sent this copy ({@link Shard.applyRecovery}). */
-  private fullRecovery: { id: string; seen: Set<string> } | null = null;
+  private fullRecovery: { id: string; seen: Set<string> | null } | null = null;
   /**
    * The shard's primary term (ES `IndexShard.getOperationPrimaryTerm`), set by the registry from the
    * index metadata; reported as `_primary_term` of writes and gets. Folio keeps no term per
@@ -330,7 +331,8 @@ export class Shard {
     }
   }
 
-  private applyReplicatedSlice(ops: readonly TranslogOp[], from: number, maxMs: number, fresh: TranslogOp[]): number {
+  /** `mark`: record each op's seq_no as processed (live replication); a recovery's copy leaves that to its last chunk's `upTo`. */
+  private applyReplicatedSlice(ops: readonly TranslogOp[], from: number, maxMs: number, fresh: TranslogOp[], mark = true): number {
     const started = performance.now();
     const checkpoint = this.checkpoints.checkpoint;
     const applied: TranslogOp[] = [];
@@ -347,16 +349,19 @@ export class Shard {
       if ((i & 31) === 0 && performance.now() - started >= maxMs) break;
     }
     if (applied.length > 0) this.translog.append(applied);
-    for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+    if (mark) for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
     for (const op of applied) fresh.push(op);
     this.maybePruneTombstones();
     return i;
   }
 
   /**
-   * A peer recovery's ops on the target (ES `RecoveryTarget.indexTranslogOperations`): applied as
-   * {@link Shard.applyReplicated} does (idempotent by seq_no); with `upTo`, the copy holds every op
-   * up to it afterwards (the primary's state when the ops were taken), so the local checkpoint
+   * A peer recovery's ops on the target (ES `RecoveryTarget.indexTranslogOperations`), one chunk of
+   * a paged copy: applied in event-loop slices as {@link Shard.applyReplicatedSliced} does
+   * (idempotent by seq_no). Their seq_nos are not marked processed one by one (a full copy's
+   * seq_nos have gaps where the primary's overwritten versions were, which would sit in the
+   * checkpoint tracker until the end): with `upTo` (the last chunk) the copy holds every op up to
+   * it (the primary's state when the recovery pinned its snapshot), so the local checkpoint
    * fast-forwards there.
    *
    * A file-based recovery (`fullRecoveryId`, the same on every chunk of one recovery) sends the
@@ -365,21 +370,68 @@ export class Shard {
    * or below `upTo` that the primary did not send is dropped: the primary deleted it, and its
    * tombstone may have been pruned since (`index.gc_deletes`), so nothing else would remove it.
    * Documents written above `upTo` (live writes that reached the copy during the recovery) stay.
+   * The `_id`s sent are remembered for that only when the copy held documents at or below `upTo`
+   * when the first chunk came (an emptied or new copy has nothing to drop).
    * @returns the ops applied (not skipped).
    */
+  async applyRecoverySliced(ops: readonly TranslogOp[], upTo?: number, fullRecoveryId?: string, sliceMs = DEFAULT_SLICE_MS): Promise<TranslogOp[]> {
+    if (fullRecoveryId !== undefined) {
+      if (this.fullRecovery?.id !== fullRecoveryId) this.fullRecovery = { id: fullRecoveryId, seen: this.holdsDocsAtOrBelow(upTo ?? Infinity) ? new Set() : null };
+      const seen = this.fullRecovery.seen;
+      if (seen) for (const op of ops) seen.add(op._id);
+    }
+    const fresh: TranslogOp[] = [];
+    let pos = 0;
+    for (;;) {
+      pos = this.applyReplicatedSlice(ops, pos, sliceMs, fresh, false);
+      if (pos >= ops.length) break;
+      await yieldToEventLoop();
+    }
+    if (upTo !== undefined) this.finishRecovery(upTo, fullRecoveryId);
+    return fresh;
+  }
+
+  /** {@link Shard.applyRecoverySliced} in one synchronous step (tests). */
   applyRecovery(ops: readonly TranslogOp[], upTo?: number, fullRecoveryId?: string): TranslogOp[] {
     if (fullRecoveryId !== undefined) {
-      if (this.fullRecovery?.id !== fullRecoveryId) this.fullRecovery = { id: fullRecoveryId, seen: new Set() };
-      for (const op of ops) this.fullRecovery.seen.add(op._id);
+      if (this.fullRecovery?.id !== fullRecoveryId) this.fullRecovery = { id: fullRecoveryId, seen: this.holdsDocsAtOrBelow(upTo ?? Infinity) ? new Set() : null };
+      const seen = this.fullRecovery.seen;
+      if (seen) for (const op of ops) seen.add(op._id);
     }
-    const applied = this.applyReplicated(ops);
-    if (upTo !== undefined) {
-      if (fullRecoveryId !== undefined && this.fullRecovery?.id === fullRecoveryId) this.dropUnsent(this.fullRecovery.seen, upTo);
-      this.fullRecovery = null;
-      this.checkpoints.fastForward(upTo);
-      if (upTo > this.seqNo) this.seqNo = upTo;
-    }
-    return applied;
+    const fresh: TranslogOp[] = [];
+    this.applyReplicatedSlice(ops, 0, Infinity, fresh, false);
+    if (upTo !== undefined) this.finishRecovery(upTo, fullRecoveryId);
+    return fresh;
+  }
+
+  /** The last chunk of a recovery: drops what a full copy did not send, and fast-forwards the checkpoint to `upTo`. */
+  private finishRecovery(upTo: number, fullRecoveryId: string | undefined): void {
+    if (fullRecoveryId !== undefined && this.fullRecovery?.id === fullRecoveryId && this.fullRecovery.seen) this.dropUnsent(this.fullRecovery.seen, upTo);
+    this.fullRecovery = null;
+    this.checkpoints.fastForward(upTo);
+    if (upTo > this.seqNo) this.seqNo = upTo;
+  }
+
+  /** True when this copy holds a document or tombstone with seq_no ≤ `seqNo` (segments are checked by existence only). */
+  private holdsDocsAtOrBelow(seqNo: number): boolean {
+    if (this.segs.length > 0) return true;
+    for (const e of this.entries.values()) if (e.seqNo <= seqNo) return true;
+    return false;
+  }
+
+  /**
+   * ES `IndexShard` on promotion (`fillSeqNoGaps`): a copy promoted to primary with gaps below its
+   * max seq_no (ops of the old primary it never received) counts them as processed no-ops, so its
+   * local checkpoint reaches its max seq_no and the checkpoint tracker does not keep every later
+   * write's seq_no above a gap that can no longer close.
+   * @returns the seq_nos filled (0 when there was no gap).
+   */
+  fillSeqNoGaps(): number {
+    const gap = this.seqNo - this.checkpoints.checkpoint;
+    if (gap <= 0) return 0;
+    const pendingBefore = this.checkpoints.pending;
+    this.checkpoints.fastForward(this.seqNo);
+    return gap - pendingBefore;
   }
 
   /** Removes the live documents with seq_no ≤ `upTo` whose `_id` is not in `sent` (end of a full recovery). */
@@ -431,29 +483,45 @@ export class Shard {
   }
 
   /**
-   * The latest state of every `_id` this copy knows, live documents and delete tombstones, with
-   * their version and seq_no: the current generation's live documents plus what is not refreshed
-   * yet (ES file-based recovery: the files of a pinned commit, then the translog above it). Taken
-   * synchronously, so it is the state at one instant: every later op reaches a tracked target live.
+   * Pins what a peer recovery of another copy reads from this primary ({@link RecoverySnapshot}),
+   * synchronously, so that it is the state at the instant the target starts being tracked: every
+   * later op reaches the target live. With `fromSeqNo` (the target's local checkpoint) and a
+   * translog that still holds every op above it, an `ops` snapshot held by a retention hold (ES
+   * ops-based recovery); else a `full` one: every `_id`'s latest state, live documents and delete
+   * tombstones, with version and seq_no (ES file-based recovery: a pinned commit plus the
+   * translog above it). The caller must {@link RecoverySnapshot.release} it.
+   */
+  openRecoverySnapshot(fromSeqNo: number | null): RecoverySnapshot {
+    const upTo = this.seqNo;
+    if (fromSeqNo !== null) {
+      if (fromSeqNo >= upTo) return new OpsSnapshot(this.translog, upTo, upTo, () => {});
+      const unhold = this.translog.readOps ? (this.translog.retainOps?.(fromSeqNo) ?? null) : null;
+      if (unhold) return new OpsSnapshot(this.translog, fromSeqNo, upTo, unhold);
+    }
+    const pinned: PinnedSegment[] = [];
+    for (const st of this.segs) {
+      st.shared = true; // the next delete copies the bitmap: the pinned one stays as it is now
+      pinned.push({ segment: st.segment, live: st.live });
+    }
+    const extra: TranslogOp[] = [];
+    const superseded = new Set<string>();
+    for (const [id, e] of this.entries) {
+      superseded.add(id);
+      if (e.deleted) extra.push({ op: 'delete', _id: id, seqNo: e.seqNo, version: e.version });
+      else extra.push({ op: 'index', _id: id, json: e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord), seqNo: e.seqNo, version: e.version });
+    }
+    return new FullSnapshot(pinned, extra, superseded, upTo);
+  }
+
+  /**
+   * The latest state of every `_id` this copy knows in seq_no order: a full
+   * {@link Shard.openRecoverySnapshot} read whole (tests and small shards).
    */
   snapshotOps(): TranslogOp[] {
+    const snap = this.openRecoverySnapshot(null);
     const out: TranslogOp[] = [];
-    for (const st of this.segs) {
-      const seg = st.segment;
-      for (let ord = 0; ord < seg.maxDoc; ord++) {
-        if (st.live && !st.live[ord]) continue;
-        const id = seg.ids[ord];
-        if (this.entries.has(id)) continue; // superseded by an unrefreshed write or a tombstone
-        out.push({ op: 'index', _id: id, json: seg.source(ord), seqNo: seg.seqNos[ord], version: seg.versions[ord] });
-      }
-    }
-    for (const [id, e] of this.entries) {
-      if (e.deleted) out.push({ op: 'delete', _id: id, seqNo: e.seqNo, version: e.version });
-      else {
-        const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
-        out.push({ op: 'index', _id: id, json, seqNo: e.seqNo, version: e.version });
-      }
-    }
+    for (let op = snap.next(); op !== null; op = snap.next()) out.push(op);
+    snap.release();
     return out.sort((a, b) => a.seqNo - b.seqNo);
   }
 

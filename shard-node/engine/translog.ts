@@ -36,6 +36,47 @@ export interface Translog {
    * ops-based peer recovery needs them; without them the recovery copies every document).
    */
   opsSince?(fromSeqNo: number): TranslogOp[] | null;
+  /**
+   * Keeps every op above `fromSeqNo` in the log until the returned release is called (ES's
+   * peer-recovery retention lease: flushes and trims leave those ops for a paged ops-based
+   * recovery, {@link Translog.readOps}); null when the log no longer holds them all.
+   */
+  retainOps?(fromSeqNo: number): (() => void) | null;
+  /**
+   * Up to `limit` ops with `afterSeqNo` < seq_no ≤ `upToSeqNo`, in seq_no order (one page of an
+   * ops-based recovery; the range must be retained, {@link Translog.retainOps}).
+   */
+  readOps?(afterSeqNo: number, upToSeqNo: number, limit: number): TranslogOp[];
+}
+
+/**
+ * Retention holds on a translog (ES retention leases): each hold keeps the ops above its seq_no.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules-history-retention.html
+ */
+export class RetentionHolds {
+  private readonly holds = new Map<number, number>();
+  private nextId = 0;
+
+  /** Adds a hold of the ops above `fromSeqNo`; the returned function releases it (idempotent). */
+  add(fromSeqNo: number): () => void {
+    const id = this.nextId++;
+    this.holds.set(id, fromSeqNo);
+    return () => {
+      this.holds.delete(id);
+    };
+  }
+
+  /** The lowest held seq_no (ops above it must stay), or Infinity when nothing is held. */
+  get floor(): number {
+    let min = Infinity;
+    for (const s of this.holds.values()) if (s < min) min = s;
+    return min;
+  }
+
+  /** Holds in force. */
+  get size(): number {
+    return this.holds.size;
+  }
 }
 
 /**
@@ -47,12 +88,23 @@ export class MemoryTranslog implements Translog {
   ops: TranslogOp[] = [];
   /** Ops up to this seq_no were trimmed (-1: none). */
   private trimmedTo = -1;
+  private readonly holds = new RetentionHolds();
   append(ops: readonly TranslogOp[]): void {
     for (const o of ops) this.ops.push(o);
   }
   trim(upToSeqNo: number): void {
-    if (upToSeqNo > this.trimmedTo) this.trimmedTo = upToSeqNo;
-    if (this.ops.length > 0 && this.ops[0].seqNo <= upToSeqNo) this.ops = this.ops.filter((o) => o.seqNo > upToSeqNo);
+    const upTo = Math.min(upToSeqNo, this.holds.floor); // a running recovery's ops stay
+    if (upTo > this.trimmedTo) this.trimmedTo = upTo;
+    if (this.ops.length > 0 && this.ops[0].seqNo <= upTo) this.ops = this.ops.filter((o) => o.seqNo > upTo);
+  }
+  retainOps(fromSeqNo: number): (() => void) | null {
+    return fromSeqNo < this.trimmedTo ? null : this.holds.add(fromSeqNo);
+  }
+  readOps(afterSeqNo: number, upToSeqNo: number, limit: number): TranslogOp[] {
+    const out: TranslogOp[] = [];
+    for (const o of this.ops) if (o.seqNo > afterSeqNo && o.seqNo <= upToSeqNo) out.push(o);
+    out.sort((a, b) => a.seqNo - b.seqNo);
+    return out.length > limit ? out.slice(0, limit) : out;
   }
   opsSince(fromSeqNo: number): TranslogOp[] | null {
     if (fromSeqNo < this.trimmedTo) return null;

@@ -134,6 +134,35 @@ describe('recovery of a shard node from its data directory', () => {
     expect(r.localCheckpoint).toBe(6); // the checkpoint keeps moving (no gap left by the restart)
   });
 
+  for (const how of ['graceful', 'kill'] as const) {
+    it(`a replica's local checkpoint survives a ${how} restart, gaps included: the translog above the checkpoint is kept, not folded`, async () => {
+      const dir = dataDir();
+      const first = registry(dir);
+      first.putIndex(meta({ numberOfShards: 1 }), [0]);
+      const s = first.shard('cities', 0);
+      const op = (id: string, seqNo: number) => ({ op: 'index' as const, _id: id, json: `{"s":${seqNo}}`, seqNo, version: 1 + Math.floor(seqNo / 10) });
+      // Replicated ops out of order: 0..9 and 11..15 arrived, 10 did not (yet); 15 overwrites 11's
+      // document, so a snapshot folded past the checkpoint would lose seq_no 11 and the gap would never close.
+      s.applyReplicated([...Array.from({ length: 10 }, (_, i) => op(`c${i}`, i)), ...[11, 12, 13, 14].map((n) => op(`c${n % 10}`, n)), op('c1', 15)]);
+      await s.sync();
+      expect([s.localCheckpoint, s.maxSeqNo]).toEqual([9, 15]);
+      await first.flush('cities'); // folds up to the checkpoint only
+      if (how === 'graceful') await first.close(); // (a kill leaves the store as the last commit did)
+
+      const second = registry(dir);
+      second.recover();
+      const r = second.shard('cities', 0);
+      expect([r.localCheckpoint, r.maxSeqNo]).toEqual([9, 15]);
+      // Ops-based recovery from the primary fills the gap; the checkpoint then moves past what was replayed.
+      r.applyReplicated([op('c0', 10)]);
+      expect(r.localCheckpoint).toBe(15);
+      expect((r as unknown as { checkpoints: { pending: number } }).checkpoints.pending).toBe(0);
+      r.refresh();
+      expect(r.get('c1')).toMatchObject({ _seq_no: 15, _source: '{"s":15}' });
+      expect(r.get('c0')).toMatchObject({ _seq_no: 10 });
+    });
+  }
+
   it('metadata updates and deletes are durable; a deleted index leaves no files', async () => {
     const dir = dataDir();
     const first = registry(dir);

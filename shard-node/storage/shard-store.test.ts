@@ -126,6 +126,29 @@ describe('ShardStore translog', () => {
     expect(again.stats()).toMatchObject({ translogOps: 1, flushedSeqNo: 30 });
   });
 
+  it('flush folds only up to the local checkpoint and below retention holds; readOps pages the held ops, written or pending', async () => {
+    const s = open({ flushChunkOps: 3 });
+    let checkpoint = 5;
+    s.localCheckpointSource = () => checkpoint;
+    s.append(Array.from({ length: 10 }, (_, i) => idx(`d${i}`, i)));
+    await s.sync();
+    await s.flush();
+    expect(s.stats()).toMatchObject({ flushedSeqNo: 5, translogOps: 4 }); // 6..9 stay: above the checkpoint
+    checkpoint = 9;
+    const release = s.retainOps(6)!;
+    expect(s.retainOps(4)).toBeNull(); // folded already
+    await s.flush();
+    expect(s.stats()).toMatchObject({ flushedSeqNo: 6, translogOps: 3 }); // held above 6
+    s.append([idx('p', 10)]); // pending, not committed yet
+    expect(s.readOps(6, 10, 2).map((o) => o.seqNo)).toEqual([7, 8]);
+    expect(s.readOps(8, 10, 5).map((o) => o.seqNo)).toEqual([9, 10]);
+    expect(s.readOps(8, 9, 5).map((o) => o.seqNo)).toEqual([9]);
+    release();
+    checkpoint = 10;
+    await s.flush();
+    expect(s.stats()).toMatchObject({ flushedSeqNo: 10, translogOps: 0 });
+  });
+
   it('rejects acknowledgements once a commit failed', async () => {
     const s = open();
     s.append([idx('a', 0)]);

@@ -23,7 +23,7 @@
 import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
 import { setLongInterval, type LongTimer } from '../../shared/long-timer.ts';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Translog, TranslogOp } from '../engine/translog.ts';
+import { RetentionHolds, type Translog, type TranslogOp } from '../engine/translog.ts';
 import { inTransaction, openDurableDatabase } from './sqlite.ts';
 
 /** ES `index.translog.durability`: fsync before each acknowledgement, or every sync interval. */
@@ -121,6 +121,8 @@ export class ShardStore implements Translog {
   private readonly counters: ShardStoreStats;
   /** The shard's local checkpoint, recorded at each flush (set by the registry once the shard exists). */
   localCheckpointSource: (() => number) | null = null;
+  /** Ops a running ops-based peer recovery reads (ES retention leases): a flush leaves them in the translog. */
+  private readonly holds = new RetentionHolds();
 
   private constructor(opts: ShardStoreOptions) {
     this.path = opts.path;
@@ -199,6 +201,30 @@ export class ShardStore implements Translog {
     if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) if (this.batch.ops[i].seqNo > fromSeqNo) out.push(this.batch.ops[i]);
     for (const op of this.pending) if (op.seqNo > fromSeqNo) out.push(op);
     return out.sort((a, b) => a.seqNo - b.seqNo);
+  }
+
+  /** Holds the ops above `fromSeqNo` in the translog (flushes fold none of them) until released; null when some were folded already. */
+  retainOps(fromSeqNo: number): (() => void) | null {
+    if (this.closed || fromSeqNo < this.counters.flushedSeqNo) return null;
+    return this.holds.add(fromSeqNo);
+  }
+
+  /**
+   * One page of an ops-based recovery: up to `limit` ops with `afterSeqNo` < seq_no ≤ `upToSeqNo`
+   * in seq_no order, from the table and from the ops not written yet (the batch being committed,
+   * the pending ones), which are disjoint.
+   */
+  readOps(afterSeqNo: number, upToSeqNo: number, limit: number): TranslogOp[] {
+    if (this.closed) return [];
+    const out: TranslogOp[] = [];
+    const rows = this.db.prepare('SELECT id, seq_no, version, source FROM translog WHERE seq_no > ? AND seq_no <= ? ORDER BY seq_no LIMIT ?');
+    for (const r of rows.iterate(afterSeqNo, upToSeqNo, limit)) out.push(rowToOp(r as unknown as Row));
+    const inRange = (op: TranslogOp) => op.seqNo > afterSeqNo && op.seqNo <= upToSeqNo;
+    let memory = false;
+    if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) if (inRange(this.batch.ops[i])) (out.push(this.batch.ops[i]), (memory = true));
+    for (const op of this.pending) if (inRange(op)) (out.push(op), (memory = true));
+    if (memory) out.sort((a, b) => a.seqNo - b.seqNo);
+    return out.length > limit ? out.slice(0, limit) : out;
   }
 
   private scheduleCommit(): void {
@@ -334,9 +360,14 @@ export class ShardStore implements Translog {
       inTransaction(this.db, () => mark.run(checkpoint));
     }
     const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
+    // Folded: the ops at or below the local checkpoint and below every retention hold. Ops above
+    // the checkpoint stay in the translog (ES keeps the translog above the safe commit's local
+    // checkpoint): a restart replays them one by one and marks each processed, so a gap below them
+    // (an op this copy never received) is still a gap, and an op a running recovery reads is kept.
+    const foldable = Math.min(top.hi ?? -1, checkpoint ?? Infinity, this.holds.floor);
     let folded = 0;
-    if (top.hi !== null) {
-      const upTo = top.hi;
+    if (top.hi !== null && foldable >= 0) {
+      const upTo = foldable;
       const lowest = this.db.prepare('SELECT min(seq_no) AS lo FROM translog').get() as { lo: number };
       const fold = this.db.prepare(
         `INSERT INTO docs (id, seq_no, version, source)

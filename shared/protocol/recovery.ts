@@ -4,7 +4,6 @@
  */
 import type { ShardEcho } from './echo.ts';
 import type { IndexMetadata } from './metadata.ts';
-import type { ReplicaOp } from './write.ts';
 
 /** Shard calls of a peer recovery name the index, the shard and the target copy's node ordinal. */
 export interface RecoveryShardRequest {
@@ -23,9 +22,10 @@ export interface RecoveryStateResponse extends ShardEcho {
 
 /**
  * POST /_internal/v1/recovery/start (on the primary): track `target` in the replication group from
- * now on (live writes reach it), and answer what it misses: the ops above `fromSeqNo` when the
- * primary's translog still has them all (unless `full`), else a full copy of the primary's
- * documents and tombstones, with their version and seq_no (ES `RecoverySourceHandler` phase 1 and 2).
+ * now on (live writes reach it), and pin what it misses (ES `RecoverySourceHandler`): the ops above
+ * `fromSeqNo` when the primary's translog still has them all (unless `full`), held there by a
+ * retention hold, else a point-in-time snapshot of the primary's documents and tombstones (ES pins
+ * a safe commit). The coordinator then reads the pin in chunks ({@link RecoveryChunkRequest}).
  */
 export interface RecoveryStartRequest extends RecoveryShardRequest {
   target: number;
@@ -37,15 +37,42 @@ export interface RecoveryStartRequest extends RecoveryShardRequest {
 /** Reply to {@link RecoveryStartRequest}. */
 export interface RecoveryStartResponse extends ShardEcho {
   mode: 'ops' | 'full';
-  /** Each op with its `source` (ops mode: seq_no order; full mode: every `_id`'s latest state). */
-  ops: ReplicaOp[];
-  /** The primary's max seq_no when the ops were taken: the target holds everything up to it once they are applied. */
+  /** Names the pinned snapshot in {@link RecoveryChunkRequest} and {@link RecoveryCancelRequest}. */
+  recoveryId: string;
+  /** The primary's max seq_no when the snapshot was pinned: the target holds everything up to it once every chunk is applied. */
   upTo: number;
 }
 
-/** POST /_internal/v1/recovery/apply (on the target): apply recovery ops idempotently; with `upTo`, the last chunk. */
+/**
+ * POST /_internal/v1/recovery/chunk (on the primary): the next ops of a pinned recovery, at most
+ * `maxBytes` encoded (at least one op) and `maxOps`, as an `application/x-folio-recovery-ops` body
+ * (shard-node/recovery-wire.ts); {@link RECOVERY_CHUNK_OPS_HEADER} counts them and
+ * {@link RECOVERY_CHUNK_DONE_HEADER} is `true` on the last chunk, which releases the pin. 404 once
+ * the pin was released (finished, cancelled, or idle too long).
+ */
+export interface RecoveryChunkRequest extends RecoveryShardRequest {
+  recoveryId: string;
+  primaryTerm: number;
+  maxBytes: number;
+  maxOps: number;
+}
+
+/** Reply header of a recovery chunk: how many ops its body holds. */
+export const RECOVERY_CHUNK_OPS_HEADER = 'x-folio-recovery-ops';
+/** Reply header of a recovery chunk: `true` on the last one. */
+export const RECOVERY_CHUNK_DONE_HEADER = 'x-folio-recovery-done';
+
+/** POST /_internal/v1/recovery/cancel (on the primary): release a pinned recovery (a failed one); idempotent. */
+export interface RecoveryCancelRequest extends RecoveryShardRequest {
+  recoveryId: string;
+}
+
+/**
+ * POST /_internal/v1/recovery/apply?meta=<this, as JSON> (on the target), with a chunk's
+ * `application/x-folio-recovery-ops` body as the primary wrote it: apply the ops idempotently; with
+ * `upTo`, the last chunk.
+ */
 export interface RecoveryApplyRequest extends RecoveryShardRequest {
-  ops: ReplicaOp[];
   upTo?: number;
   primaryTerm: number;
   /** The copy instance the recovery started on ({@link RecoveryStateResponse.copyId}); another one answers 409. */
@@ -56,6 +83,14 @@ export interface RecoveryApplyRequest extends RecoveryShardRequest {
    * tombstones possibly collected after `index.gc_deletes`), as ES's file copy replaces them.
    */
   fullRecoveryId?: string;
+}
+
+/** Reply to {@link RecoveryApplyRequest}. */
+export interface RecoveryApplyResponse extends ShardEcho {
+  /** Ops applied (the others were there already or superseded). */
+  applied: number;
+  /** The target's local checkpoint afterwards. */
+  checkpoint: number;
 }
 
 /** POST /_internal/v1/recovery/finalize (on the primary): put `target` in sync in the primary's metadata. */

@@ -49,6 +49,12 @@ export interface ComposeCluster {
   stop(): Promise<void>;
   /** Sends a signal to one service (e.g. to test a shard failure). Throws for an unknown service. */
   kill(service: string, signal?: NodeJS.Signals): void;
+  /** Sends a signal to one service (default SIGTERM) and resolves once its process has exited. */
+  halt(service: string, signal?: NodeJS.Signals): Promise<void>;
+  /** The process id of a running service (undefined once it exited). */
+  pid(service: string): number | undefined;
+  /** The temporary directory of each named volume (e.g. `shard-1-data`), to inspect or damage a node's data. */
+  volumes: Record<string, string>;
   /** Everything a service has written to stdout/stderr so far. Throws for an unknown service. */
   logs(service: string): string;
   /**
@@ -133,6 +139,17 @@ export async function startComposeCluster(opts: ComposeClusterOptions = {}): Pro
     stop: stopAll,
     kill: (service, signal = 'SIGKILL') => {
       find(service).child.kill(signal);
+    },
+    halt: async (service, signal = 'SIGTERM') => {
+      const r = find(service);
+      if (r.hasExited()) return;
+      r.child.kill(signal);
+      await r.exited;
+    },
+    volumes: volumeDirs,
+    pid: (service) => {
+      const r = find(service);
+      return r.hasExited() ? undefined : r.child.pid;
     },
     logs: (service) => find(service).logs(),
     restart: async (service) => {

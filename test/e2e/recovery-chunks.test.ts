@@ -1,0 +1,165 @@
+/**
+ * Peer recovery with real processes, on a cluster of its own (3 shard nodes, 1 coordinator, its
+ * own data directories), 1 shard with 1 replica, and a recovery chunk of 16 KiB
+ * (FOLIO_RECOVERY_CHUNK_BYTES), so that every copy travels in many chunks:
+ * - after a graceful stop and after a SIGKILL of the replica's node, with writes while it was
+ *   down, the restarted copy comes back with the local checkpoint its store recorded (flush
+ *   checkpoint + translog replay) and recovers by ops above it: only the writes it missed;
+ * - after its shard files are wiped (and the primary flushed, so its translog no longer has the
+ *   whole history), it recovers by a full copy streamed in many chunks;
+ * and every time both copies end with the same documents, each with the same `_version` and
+ * `_seq_no`. The coordinator's log line of each recovery (coordinator/copy-maintenance.ts) gives
+ * its mode, starting checkpoint, ops and chunks.
+ */
+import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
+import type { NodeIndicesResponse, RecoveryStateResponse } from '../../shared/protocol.ts';
+import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
+import { http } from './http.ts';
+
+const CLUSTER_SECRET = randomBytes(32).toString('hex');
+const INDEX = 'recovery-chunks';
+const CHUNK_BYTES = 16 * 1024;
+const DOCS = 3_000;
+/** FOLIO_NODES order of the compose file: ordinal → service. */
+const SERVICES = ['shard-0', 'shard-1', 'shard-2'];
+
+let cluster: ComposeCluster;
+let replica: string;
+let primary: string;
+let uuid: string;
+
+/** A shard node's internal call (cluster secret), JSON in and out. */
+async function internal<T>(service: string, path: string, body?: unknown): Promise<T> {
+  const res = await request(`${cluster.urls[service]}/_internal/v1${path}`, {
+    method: body === undefined ? 'GET' : 'POST',
+    headers: { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await res.body.json()) as T;
+}
+
+/** Bulk-indexes `ops` (NDJSON action + source pairs) and checks no item failed. */
+async function bulk(lines: string[]): Promise<void> {
+  const res = await http(cluster.coordinatorUrl, 'POST', '/_bulk', lines.join('\n') + '\n', 'application/x-ndjson');
+  expect(res.status).toBe(200);
+  expect(res.body.errors).toBe(false);
+}
+
+const indexLine = (id: string, source: Record<string, unknown>) => [JSON.stringify({ index: { _index: INDEX, _id: id } }), JSON.stringify(source)];
+const pad = 'lorem ipsum dolor sit amet '.repeat(6);
+
+/** The coordinator's `shard copy recovered` log entries so far. */
+function recoveries(): { mode: string; fromSeqNo: number; upTo: number; ops: number; chunks: number; bytes: number; target: number }[] {
+  return cluster
+    .logs('coordinator')
+    .split('\n')
+    .filter((l) => l.includes('"shard copy recovered"'))
+    .map((l) => JSON.parse(l) as ReturnType<typeof recoveries>[number]);
+}
+
+async function waitGreen(): Promise<void> {
+  const health = await http(cluster.coordinatorUrl, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=60s`);
+  expect(health.body.status).toBe('green');
+}
+
+/** Every `_id` of the shard on both copies: same `_version`, `_seq_no` and `_source`; and the same live count. */
+async function expectSameCopies(ids: string[]): Promise<void> {
+  for (let i = 0; i < ids.length; i += 200) {
+    const batch = ids.slice(i, i + 200);
+    const read = (service: string) => Promise.all(batch.map((id) => internal<Record<string, unknown>>(service, '/get', { index: INDEX, shard: 0, _id: id })));
+    const [p, r] = await Promise.all([read(primary), read(replica)]);
+    const strip = (g: Record<string, unknown>) => ({ found: g.found, _version: g._version, _seq_no: g._seq_no, _source: g._source });
+    expect(r.map(strip)).toEqual(p.map(strip));
+  }
+  await http(cluster.coordinatorUrl, 'POST', `/${INDEX}/_refresh`);
+  const docs = await http(cluster.coordinatorUrl, 'GET', `/_cat/shards/${INDEX}?format=json&h=prirep,docs`);
+  const counts = (docs.body as { prirep: string; docs: string }[]).map((d) => d.docs);
+  expect(counts).toHaveLength(2);
+  expect(counts[0]).toBe(counts[1]);
+}
+
+const allIds = new Set<string>();
+
+beforeAll(async () => {
+  cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET, FOLIO_INTERNAL_TIMEOUT_MS: '5000', FOLIO_RECOVERY_CHUNK_BYTES: String(CHUNK_BYTES) } });
+  const created = await http(cluster.coordinatorUrl, 'PUT', `/${INDEX}`, { settings: { number_of_shards: 1, number_of_replicas: 1 } });
+  expect(created.status).toBe(200);
+  // History: new documents, overwrites (versions), deletes (tombstones).
+  for (let b = 0; b < DOCS; b += 500) {
+    const lines: string[] = [];
+    for (let i = b; i < b + 500; i++) lines.push(...indexLine(`d${i}`, { i, pad }));
+    await bulk(lines);
+  }
+  for (let i = 0; i < DOCS; i++) allIds.add(`d${i}`);
+  await bulk(Array.from({ length: 300 }, (_, i) => indexLine(`d${i}`, { i, pad, v: 2 })).flat());
+  await bulk(Array.from({ length: 50 }, (_, i) => JSON.stringify({ delete: { _index: INDEX, _id: `d${DOCS - 1 - i}` } })));
+  const meta = await internal<NodeIndicesResponse>('shard-0', '/indices');
+  const m = meta.indices.find((e) => e.metadata.name === INDEX)!.metadata;
+  uuid = m.uuid;
+  const copies = m.shardCopies![0];
+  primary = SERVICES[copies.find((c) => c.primary)!.node];
+  replica = SERVICES[copies.find((c) => !c.primary)!.node];
+  await waitGreen();
+}, 240_000);
+
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** Stops the replica's node with `signal`, writes while it is down, runs `whileDown`, restarts it; answers the recovery that followed. */
+async function downAndBack(signal: NodeJS.Signals, round: number, whileDown: () => void | Promise<void> = () => {}) {
+  const before = await internal<RecoveryStateResponse>(replica, '/recovery/state', { index: INDEX, shard: 0 });
+  const seen = recoveries().length;
+  await cluster.halt(replica, signal);
+  // Missed writes: the copy leaves the in-sync set (a quorum of the other nodes records it).
+  const lines: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const id = `r${round}-${i}`;
+    allIds.add(id);
+    lines.push(...indexLine(id, { round, i, pad }));
+  }
+  lines.push(...indexLine('d1', { i: 1, round }));
+  lines.push(JSON.stringify({ delete: { _index: INDEX, _id: `d${100 + round}` } }));
+  await bulk(lines);
+  await whileDown();
+  await cluster.restart(replica);
+  await waitGreen();
+  const after = recoveries();
+  expect(after.length).toBeGreaterThan(seen);
+  return { before, outcome: after.at(-1)! };
+}
+
+describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 KiB chunks)', () => {
+  it('graceful restart: the copy keeps its checkpoint and recovers by ops above it', async () => {
+    const { before, outcome } = await downAndBack('SIGTERM', 1);
+    expect(outcome.mode).toBe('ops');
+    expect(outcome.fromSeqNo).toBe(before.checkpoint);
+    expect(outcome.ops).toBe(42); // the 42 ops it missed, nothing more
+    await expectSameCopies([...allIds]);
+  }, 120_000);
+
+  it('SIGKILL restart: the checkpoint comes back from the translog replay; recovery by ops above it', async () => {
+    const { before, outcome } = await downAndBack('SIGKILL', 2);
+    expect(outcome.mode).toBe('ops');
+    expect(outcome.fromSeqNo).toBe(before.checkpoint);
+    expect(outcome.ops).toBe(42);
+    await expectSameCopies([...allIds]);
+  }, 120_000);
+
+  it('wiped shard files, primary flushed: a full copy in many chunks; every document with the same _version and _seq_no', async () => {
+    const { outcome } = await downAndBack('SIGTERM', 3, async () => {
+      expect((await http(cluster.coordinatorUrl, 'POST', `/${INDEX}/_flush`)).status).toBe(200);
+      rmSync(join(cluster.volumes[`${replica}-data`], uuid, '0'), { recursive: true, force: true });
+    });
+    expect(outcome.mode).toBe('full');
+    expect(outcome.fromSeqNo).toBe(-1);
+    expect(outcome.chunks).toBeGreaterThan(20);
+    expect(outcome.bytes / outcome.chunks).toBeLessThanOrEqual(CHUNK_BYTES);
+    await expectSameCopies([...allIds]);
+  }, 120_000);
+});
