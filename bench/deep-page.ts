@@ -13,7 +13,7 @@ import { cities } from '../scripts/samples/cities.ts';
 import { loadSample } from '../scripts/samples/load.ts';
 import { startComposeCluster } from '../test/support/compose-cluster.ts';
 import { ClusterView, clusterStateAccess } from '../coordinator/cluster-view.ts';
-import { IndexMetadataCache } from '../shared/cluster-state/index-metadata-cache.ts';
+import { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import { openStateStore } from '../shared/state-store/open-store.ts';
 import { ShardClient, type CallOptions } from '../coordinator/shard-client.ts';
 import { DfsCache } from '../coordinator/search/dfs-cache.ts';
@@ -66,7 +66,7 @@ try {
   const nodes = ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]);
   const client = new CountingClient(nodes, { connectionsPerNode: 8, maxResponseBytes: 512 * 1024 * 1024 });
   // This process follows the cluster's own state store, as a coordinator does.
-  const cache = await IndexMetadataCache.open(await openStateStore({ FOLIO_ETCD: cluster.urls.etcd }));
+  const cache = await ClusterStateCache.open(await openStateStore({ FOLIO_ETCD: cluster.urls.etcd }));
   const base = { view: new ClusterView(client, 30_000, clusterStateAccess(cache)), client, dfsCache: new DfsCache(), defaultTimeoutMs: 60_000 };
   const oldPath: SearchDeps = { ...base, deepPageFrom: Number.POSITIVE_INFINITY };
   const selection = (samples: number): SearchDeps => ({ ...base, deepPageFrom: 0, selectionSamples: samples });

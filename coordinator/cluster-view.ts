@@ -1,7 +1,7 @@
 /**
  * The coordinator's view of the cluster: index metadata and every copy of every shard (primary and
  * replicas, with their in-sync state). The metadata is the cluster state in the state store (etcd,
- * or the embedded store `npm start` serves), followed through an {@link IndexMetadataCache} watch;
+ * or the embedded store `npm start` serves), followed through an {@link ClusterStateCache} watch;
  * every change is one compare-and-swap on it ({@link ClusterStateWriter}), so coordinators stay
  * stateless, several can run side by side, and two of them can no longer decide differently (ES:
  * one elected master publishes versioned cluster states).
@@ -18,7 +18,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { ClusterStateWriter, noMasterBlock } from '../shared/cluster-state/cluster-state-writer.ts';
-import type { IndexMetadataCache, StoredIndex } from '../shared/cluster-state/index-metadata-cache.ts';
+import type { ClusterStateCache, StoredIndex } from '../shared/cluster-state/cluster-state-cache.ts';
 import { EsError, indexNotFound } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
@@ -95,12 +95,12 @@ export function viewOf(metadata: IndexMetadata, nodeCount: number, hosted: (shar
 
 /** The cluster state a view reads and writes: the cache that follows the store, and its writer. */
 export interface ClusterStateAccess {
-  cache: IndexMetadataCache;
+  cache: ClusterStateCache;
   writer: ClusterStateWriter;
 }
 
 /** A cache's {@link ClusterStateAccess}: the cache and a writer over it. */
-export function clusterStateAccess(cache: IndexMetadataCache, log?: Logger): ClusterStateAccess {
+export function clusterStateAccess(cache: ClusterStateCache, log?: Logger): ClusterStateAccess {
   return { cache, writer: new ClusterStateWriter(cache, log) };
 }
 

@@ -13,13 +13,13 @@ import { capConnections, serverOptions as httpServerOptions } from '../shared/ht
 import { createLogger } from '../shared/logger.ts';
 import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
 import { createCoordinatorApp } from './app.ts';
-import { IndexMetadataCache } from '../shared/cluster-state/index-metadata-cache.ts';
+import { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import { openStateStore } from '../shared/state-store/open-store.ts';
 import type { StateStore } from '../shared/state-store/types.ts';
 import { ClusterManagerRole } from './cluster-manager.ts';
 import { ClusterView, VIEW_MAX_AGE_MS, clusterStateAccess } from './cluster-view.ts';
 import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
-import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
+import { StateStoreSettingsStore } from './cluster-settings/state-store-settings.ts';
 import { CopyMaintainer } from './copy-maintenance.ts';
 import { loadCoordinatorConfig } from './config.ts';
 import { drainServer, shutdownBoundMs } from './drain.ts';
@@ -33,11 +33,11 @@ const client = new ShardClient(config.nodes, { connectionsPerNode: config.connec
 // The cluster state: etcd when FOLIO_ETCD names it, else an embedded store of this coordinator's own.
 const store: StateStore = await openStateStore(config.etcdEndpoints ? { FOLIO_ETCD: config.etcdEndpoints.join(',') } : {}, { embeddedDir: config.stateDir });
 if (!config.etcdEndpoints) log.warn({ dir: config.stateDir }, 'FOLIO_ETCD is unset: the cluster state lives in this coordinator\'s embedded store; run one coordinator only');
-const cache = await IndexMetadataCache.open(store, log);
+const cache = await ClusterStateCache.open(store, log);
 const view = new ClusterView(client, config.internalTimeoutMs, clusterStateAccess(cache, log), log);
 // The cluster is its ordered node list: the same list gives the same uuid on every coordinator.
 const clusterUuid = createHash('sha256').update(config.nodes.join(',')).digest('base64url').slice(0, 22);
-const settings = new ClusterSettings(new ShardNodeSettingsStore(client, config.internalTimeoutMs));
+const settings = new ClusterSettings(new StateStoreSettingsStore(cache, client, config.internalTimeoutMs, log));
 const app = createCoordinatorApp({ config, view, client, log, clusterUuid, settings });
 
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an

@@ -1,13 +1,14 @@
 /**
- * Where the coordinators keep the cluster settings, behind one small interface so that the shard
- * nodes (today) can be swapped for a consensus store (etcd) without touching the rest.
+ * Where the coordinators keep the cluster settings, behind one small interface. The cluster state
+ * holds them (state-store-settings.ts, the store the coordinator uses); {@link ShardNodeSettingsStore}
+ * is the shard nodes' copy, which the nodes need because they apply some settings themselves: the
+ * state-store settings push each stored value through its `write`, and import from its `load` the
+ * settings that nodes kept before the cluster state moved to the store.
  *
- * {@link ShardNodeSettingsStore} keeps them the way index metadata is kept (cluster-view.ts): every
- * shard node holds both scopes; a read asks every node and takes, per scope, the highest version
- * (pushing it to nodes that report an older one); a write goes to every node and succeeds once a
- * majority stored it. A node refuses a write at its own version with other settings (409), the sign
- * of a concurrent write from another coordinator: the caller reloads and tries again. This is not a
- * consensus protocol: see docs/reliability.md.
+ * {@link ShardNodeSettingsStore}: every shard node holds both scopes; a read asks every node and
+ * takes, per scope, the highest version (pushing it to nodes that report an older one); a write goes
+ * to every node and succeeds once a majority stored it. A node refuses a write at its own version
+ * with other settings (409).
  */
 import { EsError } from '../../shared/errors.ts';
 import {

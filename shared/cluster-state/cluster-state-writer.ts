@@ -22,7 +22,7 @@ import type { Logger } from '../logger.ts';
 import type { IndexMetadata } from '../protocol.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
 import type { Compare, KeyValue, StateStore, TxnOp, TxnResult } from '../state-store/types.ts';
-import type { IndexMetadataCache, StoredIndex } from './index-metadata-cache.ts';
+import type { ClusterStateCache, StoredIndex } from './cluster-state-cache.ts';
 import { BOOTSTRAPPED_KEY, GRAVEYARD_SIZE, graveyardKey, indexKey } from './keys.ts';
 
 /** Compare-and-swap attempts of one change before it fails as contended. */
@@ -52,11 +52,11 @@ function holds(compare: Compare, kv: KeyValue | undefined): boolean {
 
 /** See the module comment. */
 export class ClusterStateWriter {
-  private readonly cache: IndexMetadataCache;
+  private readonly cache: ClusterStateCache;
   private readonly store: StateStore;
   private readonly log: Logger | undefined;
 
-  constructor(cache: IndexMetadataCache, log?: Logger) {
+  constructor(cache: ClusterStateCache, log?: Logger) {
     this.cache = cache;
     this.store = cache.store;
     this.log = log;

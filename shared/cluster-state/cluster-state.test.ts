@@ -6,7 +6,7 @@ import type { IndexMetadata } from '../protocol.ts';
 import { Election } from '../state-store/election.ts';
 import { EmbeddedStore } from '../state-store/embedded-store.ts';
 import { ClusterStateWriter } from './cluster-state-writer.ts';
-import { IndexMetadataCache } from './index-metadata-cache.ts';
+import { ClusterStateCache } from './cluster-state-cache.ts';
 import { CLUSTER_MANAGER_ELECTION_PREFIX, GRAVEYARD_SIZE, graveyardKey, indexKey } from './keys.ts';
 
 function metadata(name: string, uuid: string, extra: Partial<IndexMetadata> = {}): IndexMetadata {
@@ -27,9 +27,9 @@ async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
 
 let dir: string;
 let store: EmbeddedStore;
-const caches: IndexMetadataCache[] = [];
-async function process(): Promise<{ cache: IndexMetadataCache; writer: ClusterStateWriter }> {
-  const cache = await IndexMetadataCache.open(store);
+const caches: ClusterStateCache[] = [];
+async function process(): Promise<{ cache: ClusterStateCache; writer: ClusterStateWriter }> {
+  const cache = await ClusterStateCache.open(store);
   caches.push(cache);
   return { cache, writer: new ClusterStateWriter(cache) };
 }
@@ -142,7 +142,7 @@ describe('cluster state on the store', () => {
 
   it('a process started while the store is closed knows nothing, and a read says why', async () => {
     await store.close();
-    const cache = await IndexMetadataCache.open(store);
+    const cache = await ClusterStateCache.open(store);
     caches.push(cache);
     expect(cache.loaded).toBe(false);
     await expect(new ClusterStateWriter(cache).update('logs', (m) => m)).rejects.toMatchObject({ status: 503, type: 'cluster_block_exception' });

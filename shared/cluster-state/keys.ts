@@ -1,7 +1,7 @@
 /**
  * Where Folio's cluster state lives in the state store (etcd v3 or the embedded store): one key
- * per index with its whole metadata as JSON, one graveyard key per deleted index, the bootstrap
- * marker, and the cluster-manager election. Every key starts with {@link CLUSTER_STATE_PREFIX}, so
+ * per index with its whole metadata as JSON, one graveyard key per deleted index, the cluster
+ * settings, the bootstrap marker, and the cluster-manager election. Every key starts with {@link CLUSTER_STATE_PREFIX}, so
  * one watch follows all of it. See docs/cluster-state.md ("Key layout").
  * @see https://etcd.io/docs/v3.4/learning/data_model/
  */
@@ -29,6 +29,13 @@ export const GRAVEYARD_SIZE = 500;
  * and the store lacks is dangling, never imported again.
  */
 export const BOOTSTRAPPED_KEY = 'folio/bootstrapped';
+
+/**
+ * `folio/cluster-settings` → both scopes of the cluster settings with their versions
+ * (`ClusterSettingsState`), as `PUT /_cluster/settings` stores them.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html
+ */
+export const CLUSTER_SETTINGS_KEY = 'folio/cluster-settings';
 
 /** The election of the one coordinator that decides promotions and recoveries (the cluster manager). */
 export const CLUSTER_MANAGER_ELECTION_PREFIX = 'folio/election/cluster-manager/';

@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { clusterStateAccess, type ClusterStateAccess } from '../../coordinator/cluster-view.ts';
-import { IndexMetadataCache } from '../../shared/cluster-state/index-metadata-cache.ts';
+import { ClusterStateCache } from '../../shared/cluster-state/cluster-state-cache.ts';
 import { EmbeddedStore } from '../../shared/state-store/embedded-store.ts';
 
 /** An open test cluster state; {@link TestClusterState.close} stops the watch and removes the directory. */
@@ -25,7 +25,7 @@ export interface TestClusterState {
 export async function openTestClusterState(): Promise<TestClusterState> {
   const dir = await mkdtemp(join(tmpdir(), 'folio-test-state-'));
   const store = await EmbeddedStore.open({ dir });
-  const cache = await IndexMetadataCache.open(store);
+  const cache = await ClusterStateCache.open(store);
   return {
     access: clusterStateAccess(cache),
     store,

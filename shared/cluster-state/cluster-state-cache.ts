@@ -1,5 +1,6 @@
 /**
- * A process's cached copy of the cluster state's index metadata (keys.ts): read once with a
+ * A process's cached copy of the cluster state (keys.ts: index metadata, the graveyard, the cluster
+ * settings): read once with a
  * linearizable `range`, then kept current by one watch from the revision after that read, so
  * nothing polls the store (ES nodes apply the cluster states the master publishes; SolrCloud nodes
  * watch `state.json` in ZooKeeper). When the watch's history is compacted away the cache reads the
@@ -13,7 +14,7 @@ import type { Logger } from '../logger.ts';
 import type { IndexMetadata } from '../protocol.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
 import type { KeyValue, Revision, StateStore, WatchEvent } from '../state-store/types.ts';
-import { BOOTSTRAPPED_KEY, CLUSTER_STATE_PREFIX, GRAVEYARD_PREFIX, INDICES_PREFIX, indexKey } from './keys.ts';
+import { BOOTSTRAPPED_KEY, CLUSTER_SETTINGS_KEY, CLUSTER_STATE_PREFIX, GRAVEYARD_PREFIX, INDICES_PREFIX, indexKey } from './keys.ts';
 
 /** First delay (ms) before the watch is opened again after a failure; doubles up to {@link MAX_RETRY_MS}. */
 export const MIN_RETRY_MS = 100;
@@ -47,8 +48,8 @@ function parseIndex(kv: KeyValue, log: Logger | undefined): IndexMetadata | unde
   return undefined;
 }
 
-/** See the module comment. Create with {@link IndexMetadataCache.open}; {@link IndexMetadataCache.close} when done. */
-export class IndexMetadataCache {
+/** See the module comment. Create with {@link ClusterStateCache.open}; {@link ClusterStateCache.close} when done. */
+export class ClusterStateCache {
   /** The store the cache follows (writers use it too: cluster-state-writer.ts). */
   readonly store: StateStore;
   private readonly log: Logger | undefined;
@@ -57,6 +58,7 @@ export class IndexMetadataCache {
   /** Indices deleted at a revision the watch has not reached yet: an older put it still delivers must not bring them back. */
   private readonly deletedAt = new Map<string, Revision>();
   private bootstrappedFlag = false;
+  private settingsKv: KeyValue | undefined;
   private rev: Revision = 0;
   private loadedFlag = false;
   private readonly stop = new AbortController();
@@ -73,8 +75,8 @@ export class IndexMetadataCache {
    * succeeded: a process must start while the store is down (it then answers state reads with
    * `cluster_block_exception` until the store is back, and keeps trying in the background).
    */
-  static async open(store: StateStore, log?: Logger): Promise<IndexMetadataCache> {
-    const cache = new IndexMetadataCache(store, log);
+  static async open(store: StateStore, log?: Logger): Promise<ClusterStateCache> {
+    const cache = new ClusterStateCache(store, log);
     await cache.load().catch((err: Error) => log?.warn({ err: err.message }, 'cluster state not readable at start; retrying in the background'));
     cache.following = cache.follow();
     return cache;
@@ -93,6 +95,11 @@ export class IndexMetadataCache {
   /** Whether the store holds the cluster's indices (keys.ts {@link BOOTSTRAPPED_KEY}). */
   get bootstrapped(): boolean {
     return this.bootstrappedFlag;
+  }
+
+  /** The stored cluster settings key as last seen (its value is a `ClusterSettingsState` as JSON), or undefined. */
+  get clusterSettings(): KeyValue | undefined {
+    return this.settingsKv;
   }
 
   /** The index as last seen, or undefined. */
@@ -159,6 +166,7 @@ export class IndexMetadataCache {
     this.graves = new Map();
     this.deletedAt.clear();
     this.bootstrappedFlag = false;
+    this.settingsKv = undefined;
     for (const kv of r.kvs) this.applyPut(kv);
     this.rev = r.revision;
     this.loadedFlag = true;
@@ -216,6 +224,8 @@ export class IndexMetadataCache {
       this.graves.set(uuid, { uuid, name: String(entry.name ?? ''), deletedAt: Number(entry.deletedAt ?? 0), modRevision: kv.modRevision });
     } else if (kv.key === BOOTSTRAPPED_KEY) {
       this.bootstrappedFlag = true;
+    } else if (kv.key === CLUSTER_SETTINGS_KEY) {
+      if (!this.settingsKv || this.settingsKv.modRevision < kv.modRevision) this.settingsKv = kv;
     }
   }
 
@@ -229,6 +239,8 @@ export class IndexMetadataCache {
       this.graves.delete(key.slice(GRAVEYARD_PREFIX.length));
     } else if (key === BOOTSTRAPPED_KEY) {
       this.bootstrappedFlag = false;
+    } else if (key === CLUSTER_SETTINGS_KEY) {
+      if (this.settingsKv && this.settingsKv.modRevision < revision) this.settingsKv = undefined;
     }
   }
 
