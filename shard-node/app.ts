@@ -9,13 +9,10 @@ import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
 import { Hono, type Context } from 'hono';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { Mapping } from '../shared/mapping.ts';
 import {
   INTERNAL_PREFIX,
   type GetRequest,
   type GetResponse,
-  type MetadataResponse,
-  type MetadataUpdateRequest,
   type NodeIndicesResponse,
   type NodeStats,
   type PutIndexRequest,
@@ -135,17 +132,6 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     registry.putIndex(req.metadata, req.shards, req.node);
     log.info({ index: req.metadata.name, shards: req.shards }, 'index metadata stored');
     return c.json({ node, acknowledged: true });
-  });
-
-  app.put(`${p}/indices/:index/_mapping`, async (c) => {
-    const update = await readInternalJson<Mapping>(c, maxBody);
-    const metadata = registry.mergeMapping(c.req.param('index'), update);
-    return c.json({ node, metadata });
-  });
-
-  app.put(`${p}/indices/:index/_metadata`, async (c) => {
-    const metadata = registry.updateMetadata(c.req.param('index'), await readInternalJson<MetadataUpdateRequest>(c, maxBody));
-    return c.json({ node, metadata } satisfies MetadataResponse);
   });
 
   app.delete(`${p}/indices/:index`, (c) => {

@@ -12,12 +12,12 @@ import { indexNotFound, EsError } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import { primaryTermOf, type GroupMember, type IndexMetadata, type MetadataUpdateRequest, type NodeIndexEntry } from '../shared/protocol.ts';
+import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntry } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
 import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
-import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
+import { hostedCopies, shardsOnNode, withInSync } from '../shared/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
 import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
 
@@ -147,52 +147,6 @@ export class IndexRegistry {
   }
 
   /**
-   * Applies a dynamic settings change (and, for `number_of_replicas`, the new copy list) to this
-   * node's metadata: settings are replaced, copies merged so that a copy out of sync here stays so
-   * ({@link mergeCopies}), copies newly placed here are opened and dropped ones removed. Bumps the
-   * version; durable on return.
-   * @returns the resulting metadata.
-   */
-  updateMetadata(index: string, update: MetadataUpdateRequest): IndexMetadata {
-    this.checkOrdinal(update.node);
-    const h = this.hosted(index);
-    const m = h.metadata;
-    const next: IndexMetadata = { ...m, version: m.version + 1 };
-    if (update.maxResultWindow !== undefined) next.maxResultWindow = update.maxResultWindow;
-    if (update.refreshIntervalMs !== undefined) next.refreshIntervalMs = update.refreshIntervalMs;
-    if (update.numberOfReplicas !== undefined) next.numberOfReplicas = update.numberOfReplicas;
-    if (update.translogDurability !== undefined) next.translogDurability = update.translogDurability;
-    if (update.gcDeletesMs !== undefined) next.gcDeletesMs = update.gcDeletesMs;
-    if (update.shardCopies !== undefined) next.shardCopies = mergeCopies(m.shardCopies, update.shardCopies);
-    if (update.node !== undefined) h.ordinal = update.node;
-    h.metadata = next;
-    this.placeCopies(h, []);
-    this.applyTerms(h);
-    this.persist(h);
-    this.scheduleRefresh(h);
-    if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
-    return next;
-  }
-
-  /**
-   * Takes the replicas of `shard` on the nodes `nodes` (ordinals) out of the in-sync set (ES's
-   * master removing a failed copy's allocation id), bumping the version; a no-op when they are out
-   * already. Durable on return.
-   * @throws EsError 400 for an index without a copy list, or when asked to drop the primary.
-   * @returns the resulting metadata.
-   */
-  markOutOfSync(index: string, shard: number, nodes: readonly number[]): IndexMetadata {
-    const h = this.hosted(index);
-    const copies = h.metadata.shardCopies;
-    if (!copies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
-    const next = withoutInSync(copies, shard, nodes);
-    if (next === copies) return h.metadata;
-    h.metadata = { ...h.metadata, shardCopies: next, version: h.metadata.version + 1 };
-    this.persist(h);
-    return h.metadata;
-  }
-
-  /**
    * Puts the copies of `shard` on `nodes` back in the in-sync set of this node's copy of the
    * metadata (recovery finalize on the primary: from now on a write that fails on them fails the
    * write's copy, ES `ReplicationTracker.markAllocationIdAsInSync`); a no-op when they are in sync
@@ -212,28 +166,6 @@ export class IndexRegistry {
       h.metadata = { ...h.metadata, shardCopies: next };
       this.persist(h);
     }
-    return h.metadata;
-  }
-
-  /**
-   * Promotes the in-sync replica of `shard` on node `node` to primary in term `term` ({@link promoted}),
-   * bumping the version; a no-op when this node's term for the shard is `term` or newer already.
-   * Durable on return; the shard here (if any) takes the new term at once.
-   * @throws EsError 400 for an index without a copy list, or when `node` holds no in-sync copy.
-   * @returns the resulting metadata.
-   */
-  promote(index: string, shard: number, node: number, term: number): IndexMetadata {
-    const h = this.hosted(index);
-    const m = h.metadata;
-    if (!m.shardCopies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
-    if (primaryTermOf(m, shard) >= term) return m;
-    const terms = Array.from({ length: m.numberOfShards }, (_, s) => (s === shard ? term : primaryTermOf(m, s)));
-    h.metadata = { ...m, shardCopies: promoted(m.shardCopies, shard, node), primaryTerms: terms, version: m.version + 1 };
-    this.applyTerms(h);
-    this.persist(h);
-    // The new primary's gaps (ops of the old primary it never got) become no-ops (ES fillSeqNoGaps).
-    const filled = node === h.ordinal ? (h.shards.get(shard)?.fillSeqNoGaps() ?? 0) : 0;
-    this.log?.info({ index, shard, node, term, filled }, 'primary promoted');
     return h.metadata;
   }
 
@@ -291,8 +223,15 @@ export class IndexRegistry {
   /** Gives every shard hosted here its primary term and `index.gc_deletes` from the metadata. */
   private applyTerms(h: HostedIndex): void {
     for (const [s, shard] of h.shards) {
-      shard.primaryTerm = primaryTermOf(h.metadata, s);
+      const term = primaryTermOf(h.metadata, s);
+      const promotedHere = term > shard.primaryTerm && h.metadata.shardCopies?.[s]?.some((c) => c.primary && c.node === h.ordinal) === true;
+      shard.primaryTerm = term;
       shard.gcDeletesMs = h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS;
+      if (promotedHere) {
+        // The new primary's gaps (ops of the old primary it never got) become no-ops (ES fillSeqNoGaps).
+        const filled = shard.fillSeqNoGaps();
+        this.log?.info({ index: h.metadata.name, shard: s, term, filled }, 'primary promoted');
+      }
     }
   }
 

@@ -103,8 +103,9 @@ describe('peer recovery routes', () => {
     const inSync = { ...metadata, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]] };
     await old.call('/indices/rec', { metadata: inSync, shards: [], node: 0 }, 'PUT');
     await heir.call('/indices/rec', { metadata: inSync, shards: [], node: 1 }, 'PUT');
-    const promoted = await heir.call('/indices/rec/_promote', { shard: 0, node: 1, term: 2 }, 'PUT');
-    expect(promoted.body.metadata).toMatchObject({ primaryTerms: [2], shardCopies: [[{ node: 1, primary: true, inSync: true }, { node: 0, primary: false, inSync: false, resync: true }]] });
+    // The cluster state promotes the heir in term 2, and its value reaches the heir first.
+    const promotedMetadata = { ...inSync, version: inSync.version + 1, primaryTerms: [2], shardCopies: [[{ node: 1, primary: true, inSync: true }, { node: 0, primary: false, inSync: false, resync: true }]] };
+    expect((await heir.call('/indices/rec', { metadata: promotedMetadata, shards: [], node: 1 }, 'PUT')).status).toBe(200);
     const w = await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('x', 1)], refresh: 'false', primaryTerm: 2 });
     expect(w.body.items[0]).toMatchObject({ status: 201, _primary_term: 2 });
     // The old primary, still in term 1 by its own metadata, writes; its replication is refused by the new primary.
@@ -114,7 +115,7 @@ describe('peer recovery routes', () => {
     expect(refused.body.error).toMatchObject({ type: 'illegal_state_exception', reason: '[rec][0] operation primary term [1] is too old, current [2]' });
     expect((await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('z', 1)], refresh: 'false', primaryTerm: 1 })).status).toBe(409);
     // Once it has the new metadata (the coordinator's repair), the old primary is a replica that must be emptied and recover.
-    await old.call('/indices/rec', { metadata: promoted.body.metadata, shards: [], node: 0 }, 'PUT');
+    await old.call('/indices/rec', { metadata: promotedMetadata, shards: [], node: 0 }, 'PUT');
     expect((await old.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 2 })).body.error.type).toBe('shard_not_in_primary_mode_exception');
     const before = (await old.call('/recovery/state', { index: 'rec', shard: 0 })).body.copyId;
     const emptied = await old.call('/recovery/reset', { index: 'rec', shard: 0 });

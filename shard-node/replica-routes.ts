@@ -3,16 +3,13 @@
  * - `POST /_internal/v1/replicate`: a replica copy applies the primary's ops (its seq_no and
  *   version, idempotently) and answers once they are fsynced, as a bulk does (ES's replica write,
  *   `TransportShardBulkAction.dispatchedShardOperationOnReplica`);
- * - `PUT /_internal/v1/indices/{index}/_in_sync`: takes replica copies out of a shard's in-sync set
- *   in this node's durable metadata (ES's master applying `ShardStateAction`'s shard-failed task),
- *   or puts recovered ones back (`inSync: true`);
- * - `PUT /_internal/v1/indices/{index}/_promote`: makes an in-sync replica the primary in a new
- *   primary term (ES's master promoting a replica when the primary's node left).
  * Replicated ops carry the primary's term; a copy whose metadata has a newer one refuses them (409).
+ * In-sync changes and promotions are not routes of the node: they are decided in the cluster state
+ * and reach the node as a new metadata value (docs/cluster-state.md).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX, type InSyncUpdateRequest, type MetadataResponse, type PromoteRequest, type ReplicaBulkRequest, type ReplicaBulkResponse } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX, type ReplicaBulkRequest, type ReplicaBulkResponse } from '../shared/protocol.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { toTranslogOps } from './replica-ops.ts';
 
@@ -40,18 +37,5 @@ export function registerReplicaRoutes(app: Hono, deps: ReplicaRouteDeps): void {
     if (req.refresh === 'true') registry.refresh(req.index, [req.shard]);
     else if (req.refresh === 'wait_for' && shard.hasPendingWrites) await registry.waitForRefresh(req.index, req.shard);
     return c.json({ node, index: req.index, shard: req.shard, applied: applied.length } satisfies ReplicaBulkResponse);
-  });
-
-  app.put(`${p}/indices/:index/_in_sync`, async (c) => {
-    const req = await deps.readJson<InSyncUpdateRequest>(c);
-    const index = c.req.param('index');
-    const metadata = req.inSync === true ? registry.markInSync(index, req.shard, req.nodes) : registry.markOutOfSync(index, req.shard, req.nodes);
-    return c.json({ node, metadata } satisfies MetadataResponse);
-  });
-
-  app.put(`${p}/indices/:index/_promote`, async (c) => {
-    const req = await deps.readJson<PromoteRequest>(c);
-    const metadata = registry.promote(c.req.param('index'), req.shard, req.node, req.term);
-    return c.json({ node, metadata } satisfies MetadataResponse);
   });
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { IndexMetadata, ShardCopy } from '../shared/protocol.ts';
 import { IndexRegistry } from './index-registry.ts';
-import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
+import { hostedCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { shardStorePath } from './storage/metadata-store.ts';
 
 const copy = (node: number, primary = false, inSync = true): ShardCopy => ({ node, primary, inSync });
@@ -27,12 +27,6 @@ describe('shard copies in the metadata', () => {
     expect(hostedCopies(meta({ shardCopies: undefined }), null, [1])).toEqual([{ shard: 1, primary: true, inSync: true }]);
   });
 
-  it('keeps a copy out of sync through a replicas change computed from an older view', () => {
-    const local = withoutInSync(COPIES, 0, [1]);
-    const incoming = [[copy(0, true), copy(1), copy(2, false, false)], [copy(1, true), copy(2)]];
-    expect(mergeCopies(local, incoming)).toEqual([[copy(0, true), copy(1, false, false), copy(2, false, false)], [copy(1, true), copy(2)]]);
-  });
-
   it('marks replicas out of sync, idempotently, never the primary', () => {
     const once = withoutInSync(COPIES, 1, [2]);
     expect(once[1]).toEqual([copy(1, true), copy(2, false, false)]);
@@ -53,8 +47,6 @@ describe('shard copies in the metadata', () => {
     const three = [[copy(0, true), copy(1), copy(2)]];
     expect(promoted(three, 0, 2)).toEqual([[copy(2, true), { ...copy(0, false, false), resync: true }, { ...copy(1, false, false), resync: true }]]);
     expect(() => promoted(withoutInSync(three, 0, [1]), 0, 1)).toThrow(/no in-sync copy on node \[1\]/);
-    // A replicas change computed from an older view keeps the resync mark.
-    expect(mergeCopies(promoted(three, 0, 2), [[copy(2, true), copy(0), copy(1)]])[0][1]).toEqual({ ...copy(0, false, false), resync: true });
   });
 });
 
@@ -80,10 +72,11 @@ describe('registry: replica copies on a node', () => {
     // Primary writes only on the primary copy (a mis-addressed bulk must not assign seq_nos on a replica).
     expect(first.primaryShard('idx', 1).shard).toBe(1);
     expect(() => first.primaryShard('idx', 0)).toThrow('CurrentState[STARTED] shard is not in primary mode');
-    const marked = first.markOutOfSync('idx', 0, [1]);
-    expect(marked.version).toBe(2);
-    expect(first.markOutOfSync('idx', 0, [1]).version).toBe(2); // already out: no change
-    expect(() => first.markOutOfSync('idx', 1, [1])).toThrow(/primary/);
+    // The cluster state's next value (a coordinator pushes it) takes the replica out of sync.
+    first.putIndex(meta({ version: 2, shardCopies: withoutInSync(COPIES, 0, [1]) }), [], 1);
+    // A late push of an older value changes nothing.
+    first.putIndex(meta(), [], 1);
+    expect(first.list()[0].metadata.version).toBe(2);
     await first.close();
     open.splice(open.indexOf(first), 1);
 
@@ -98,12 +91,12 @@ describe('registry: replica copies on a node', () => {
     const r = registry(dir);
     r.putIndex(meta(), [], 2);
     expect(r.list()[0].shards).toEqual([1]);
-    const more = r.updateMetadata('idx', { numberOfReplicas: 2, shardCopies: [[copy(0, true), copy(1), copy(2, false, false)], [copy(1, true), copy(2), copy(0, false, false)]], node: 2 });
-    expect(more).toMatchObject({ numberOfReplicas: 2, version: 2 });
+    r.putIndex(meta({ version: 2, numberOfReplicas: 2, shardCopies: [[copy(0, true), copy(1), copy(2, false, false)], [copy(1, true), copy(2), copy(0, false, false)]] }), [], 2);
+    expect(r.list()[0].metadata).toMatchObject({ numberOfReplicas: 2, version: 2 });
     expect(r.list()[0].copies).toEqual([{ shard: 0, primary: false, inSync: false }, { shard: 1, primary: false, inSync: true }]);
     r.shard('idx', 0);
     expect(existsSync(shardStorePath(dir, 'u1', 0))).toBe(true);
-    r.updateMetadata('idx', { numberOfReplicas: 1, shardCopies: COPIES, node: 2 });
+    r.putIndex(meta({ version: 3, numberOfReplicas: 1, shardCopies: COPIES }), [], 2);
     expect(r.list()[0].shards).toEqual([1]);
     expect(() => r.shard('idx', 0)).toThrow(/no such shard/);
     expect(existsSync(shardStorePath(dir, 'u1', 0))).toBe(false);
@@ -116,10 +109,10 @@ describe('registry: replica copies on a node', () => {
     r.putIndex(meta(), [], 1); // node 1: replica of shard 0, primary of shard 1
     expect(r.termOf('idx', 0)).toBe(1);
     expect(() => r.checkTerm('idx', 0, 1, 'replica')).not.toThrow();
-    const m = r.promote('idx', 0, 1, 2);
-    expect(m).toMatchObject({ version: 2, primaryTerms: [2, 1] });
-    expect(m.shardCopies![0]).toEqual([copy(1, true), { ...copy(0, false, false), resync: true }]);
-    expect(r.promote('idx', 0, 1, 2)).toBe(m); // the same term again: no change
+    // The cluster state promotes node 1's replica of shard 0 in term 2 (coordinator/cluster-view.ts).
+    const m = meta({ version: 2, shardCopies: promoted(COPIES, 0, 1), primaryTerms: [2, 1] });
+    r.putIndex(m, [], 1);
+    expect(r.list()[0].metadata.shardCopies![0]).toEqual([copy(1, true), { ...copy(0, false, false), resync: true }]);
     expect(r.primaryShard('idx', 0).primaryTerm).toBe(2);
     expect(r.shard('idx', 0).apply([{ op: 'index', _id: 'a', source: JSON.stringify({}), create: false }])[0]._primary_term).toBe(2);
     expect(() => r.checkTerm('idx', 0, 1, 'primary')).toThrow(/operation primary term \[1\] is too old, current \[2\]/);
@@ -150,7 +143,7 @@ describe('registry: replica copies on a node', () => {
     r.shard('idx', 0).applyReplicated([{ op: 'index', _id: 'x', json: '{}', seqNo: 0, version: 1 }]);
     expect(() => r.resetCopy('idx', 0)).toThrow(/cannot be emptied/); // in sync
     expect(() => r.resetCopy('idx', 1)).toThrow(/cannot be emptied/); // primary
-    r.markOutOfSync('idx', 0, [1]);
+    r.putIndex(meta({ version: 2, shardCopies: withoutInSync(COPIES, 0, [1]) }), [], 1);
     const fresh = r.resetCopy('idx', 0);
     expect([fresh.maxSeqNo, fresh.get('x').found, r.shard('idx', 0) === fresh]).toEqual([-1, false, true]);
   });
@@ -161,7 +154,7 @@ describe('registry: replica copies on a node', () => {
     const r = registry(dir);
     r.putIndex(meta(), [], 2);
     expect(() => r.putIndex(meta({ version: 2 }), [], 0)).toThrow(/FOLIO_NODES\[2\] but was addressed as FOLIO_NODES\[0\]/);
-    expect(() => r.updateMetadata('idx', { maxResultWindow: 5, node: 1 })).toThrow(/must keep its order/);
+    expect(() => r.putIndex(meta({ version: 3, maxResultWindow: 5 }), [], 1)).toThrow(/FOLIO_NODES\[2\] but was addressed as FOLIO_NODES\[1\]/);
     expect(r.list()[0]).toMatchObject({ shards: [1], metadata: { version: 1 } });
   });
 });

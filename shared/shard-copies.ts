@@ -1,7 +1,6 @@
 /**
  * What the index metadata says about the shard copies of one node (pure functions): which shards it
- * hosts and in which role, how a `number_of_replicas` change merges into the node's own copy list,
- * how copies leave and rejoin the in-sync set, and how a replica is promoted. A node is named in `shardCopies` by its ordinal in the
+ * hosts and in which role, how copies leave and rejoin the in-sync set, and how a replica is promoted. A node is named in `shardCopies` by its ordinal in the
  * coordinator's FOLIO_NODES, which the coordinator passes along with the metadata.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (inSyncAllocationIds)
  */
@@ -30,21 +29,6 @@ export function hostedCopies(metadata: IndexMetadata, ordinal: number | null, sh
     const copy = ordinal === null ? undefined : metadata.shardCopies?.[s]?.find((c) => c.node === ordinal);
     return copy ? { shard: s, primary: copy.primary, inSync: copy.inSync } : { shard: s, primary: metadata.shardCopies === undefined, inSync: metadata.shardCopies === undefined };
   });
-}
-
-/**
- * Merges a new copy list (after a `number_of_replicas` change) into the node's own: the allocation
- * is the new one, but a copy that is out of sync in `local` stays out of sync (only a recovery puts
- * a copy back in sync, never a settings change computed from an older view).
- */
-export function mergeCopies(local: readonly ShardCopy[][] | undefined, incoming: readonly ShardCopy[][]): ShardCopy[][] {
-  return incoming.map((copies, s) =>
-    copies.map((c) => {
-      const mine = local?.[s]?.find((l) => l.node === c.node);
-      if (!mine || mine.inSync) return { ...c };
-      return { ...c, inSync: false, ...(mine.resync ? { resync: true } : {}) };
-    }),
-  );
 }
 
 /**

@@ -168,7 +168,8 @@ describe('recovery of a shard node from its data directory', () => {
     const first = registry(dir);
     first.putIndex(meta(), [1]);
     first.putIndex(meta({ name: 'other', uuid: 'uuid-2' }), []);
-    expect(first.updateMetadata('cities', { maxResultWindow: 50 })).toMatchObject({ maxResultWindow: 50, version: 2 });
+    first.putIndex(meta({ maxResultWindow: 50, version: 2 }), [1]);
+    expect(first.list().find((e) => e.metadata.name === 'cities')!.metadata).toMatchObject({ maxResultWindow: 50, version: 2 });
     first.shard('cities', 1).apply([{ op: 'index', _id: 'x', source: JSON.stringify({ name: 'x' }), create: false }]);
     await first.shard('cities', 1).sync();
     first.deleteIndex('other');

@@ -89,41 +89,7 @@ export interface PutIndexRequest {
   node?: number;
 }
 
-/**
- * PUT /_internal/v1/indices/{index}/_metadata: dynamic settings and, when `number_of_replicas`
- * changed, the new copies. The node merges it into its own metadata (mappings and in-sync state
- * stay its own; a copy out of sync there stays out of sync) and bumps the version.
- */
-export type MetadataUpdateRequest = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs' | 'shardCopies'>> & {
-  /** This node's ordinal in FOLIO_NODES. */
-  node?: number;
-};
-
-/**
- * PUT /_internal/v1/indices/{index}/_in_sync: take copies out of a shard's in-sync set (ES
- * `ShardStateAction.remoteShardFailed` → the master's `IndexMetadata.inSyncAllocationIds`), durably.
- */
-export interface InSyncUpdateRequest {
-  shard: number;
-  /** Ordinals of the nodes whose copies leave (or, with `inSync`, join) the in-sync set. */
-  nodes: number[];
-  /** True: the copies join the in-sync set (a finished recovery). Default false. */
-  inSync?: boolean;
-}
-
-/**
- * PUT /_internal/v1/indices/{index}/_promote: the replica of `shard` on node `node` becomes the
- * primary in term `term` (ES `PrimaryShardAllocator` promoting an in-sync replica after the primary
- * failed); every other copy is left out of sync with `resync`. Idempotent: a node whose metadata
- * has the term already answers it unchanged.
- */
-export interface PromoteRequest {
-  shard: number;
-  node: number;
-  term: number;
-}
-
-/** Reply to the metadata calls that change an index: this node's resulting metadata. */
+/** Reply to recovery finalize: the primary node's resulting metadata. */
 export interface MetadataResponse {
   node: string;
   metadata: IndexMetadata;
