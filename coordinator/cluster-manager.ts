@@ -17,17 +17,24 @@ import type { Logger } from '../shared/logger.ts';
 import { Election, type Leadership } from '../shared/state-store/election.ts';
 import { LeaseKeeper } from '../shared/state-store/lease-keeper.ts';
 import type { StateStore } from '../shared/state-store/types.ts';
-import type { CopyMaintainer } from './copy-maintenance.ts';
+import type { Compare } from '../shared/state-store/types.ts';
 
 /** TTL (s) of a candidate's lease: how long a dead manager holds the role before another takes over. */
 export const MANAGER_LEASE_TTL_SECONDS = 5;
 /** Pause (ms) before campaigning again after the store failed. */
 const RETRY_MS = 1_000;
 
+/** What the cluster manager does while it leads: the {@link import('./copy-maintenance.ts').CopyMaintainer}. */
+export interface ManagerDuties {
+  /** Starts acting with the election's guard in every stored decision, or stops (null). */
+  lead(guard: Compare | null): void;
+}
+
 /** See the module comment. */
 export class ClusterManagerRole {
   private readonly store: StateStore;
-  private readonly maintainer: CopyMaintainer;
+  private readonly maintainer: ManagerDuties;
+  private readonly ttlSeconds: number;
   private readonly name: string;
   private readonly log: Logger | undefined;
   private readonly stopping = new AbortController();
@@ -35,10 +42,11 @@ export class ClusterManagerRole {
   private keeper: LeaseKeeper | null = null;
   private leadership: Leadership | null = null;
 
-  /** `name`: what this coordinator proclaims as leader (its node name and address). */
-  constructor(store: StateStore, maintainer: CopyMaintainer, name: string, log?: Logger) {
+  /** `name`: what this coordinator proclaims as leader (its node name and address); `ttlSeconds`: its lease's TTL. */
+  constructor(store: StateStore, maintainer: ManagerDuties, name: string, log?: Logger, ttlSeconds = MANAGER_LEASE_TTL_SECONDS) {
     this.store = store;
     this.maintainer = maintainer;
+    this.ttlSeconds = ttlSeconds;
     this.name = name;
     this.log = log;
   }
@@ -69,7 +77,7 @@ export class ClusterManagerRole {
     const election = new Election(this.store, CLUSTER_MANAGER_ELECTION_PREFIX);
     while (!signal.aborted) {
       try {
-        const lease = await this.store.grantLease(MANAGER_LEASE_TTL_SECONDS);
+        const lease = await this.store.grantLease(this.ttlSeconds);
         const keeper = new LeaseKeeper(this.store, lease);
         this.keeper = keeper;
         const lost = keeper.lost.then((err) => err);
