@@ -40,6 +40,8 @@ export const VIEW_LOAD_TIMEOUT_MS = 3_000;
 export interface CopyView extends ShardCopy {
   /** The node reported this copy at the last reload (true for copies this coordinator just placed). */
   hosted: boolean;
+  /** The node reported this copy failed (its translog commit failed): it serves nothing until reset. */
+  failed?: boolean;
 }
 
 /** An index as the coordinator sees it: metadata plus where each shard's copies are. */
@@ -82,10 +84,16 @@ export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 're
  * from before replicas (no `shardCopies`) has one in-sync primary per shard, on the node that
  * reports it (else where the placement formula put it).
  */
-export function viewOf(metadata: IndexMetadata, nodeCount: number, hosted: (shard: number, node: number) => boolean, reportedHost?: (shard: number) => number | undefined): IndexView {
+export function viewOf(
+  metadata: IndexMetadata,
+  nodeCount: number,
+  hosted: (shard: number, node: number) => boolean,
+  reportedHost?: (shard: number) => number | undefined,
+  failed: (shard: number, node: number) => boolean = () => false,
+): IndexView {
   const copies: CopyView[][] = Array.from({ length: metadata.numberOfShards }, (_, s) => {
     const listed = metadata.shardCopies?.[s];
-    if (listed) return listed.map((c) => ({ ...c, hosted: hosted(s, c.node) }));
+    if (listed) return listed.map((c) => ({ ...c, hosted: hosted(s, c.node), ...(failed(s, c.node) ? { failed: true } : {}) }));
     const node = reportedHost?.(s) ?? nodeForShard(metadata.name, s, nodeCount);
     return [{ node, primary: true, inSync: true, hosted: hosted(s, node) }];
   });
@@ -380,10 +388,17 @@ export class ClusterView {
       return entry === undefined ? true : entry !== null && entry.shards.includes(s);
     };
     const reportedHost = (s: number) => this.client.nodes.findIndex((_, node) => entryOf(node)?.shards.includes(s));
-    const view = viewOf(stored.metadata, this.client.nodes.length, hosted, (s) => {
-      const host = reportedHost(s);
-      return host >= 0 ? host : undefined;
-    });
+    const failed = (s: number, node: number) => entryOf(node)?.failed?.includes(s) === true;
+    const view = viewOf(
+      stored.metadata,
+      this.client.nodes.length,
+      hosted,
+      (s) => {
+        const host = reportedHost(s);
+        return host >= 0 ? host : undefined;
+      },
+      failed,
+    );
     this.memo.set(name, { modRevision: stored.modRevision, epoch: this.loadEpoch, view });
     return view;
   }

@@ -27,6 +27,18 @@ describe('plannedActions', () => {
     expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS, 0, 3])).toEqual([]);
   });
 
+  it('fails over from a copy its node reports failed (a translog commit failed: issue 10, scenario 6)', () => {
+    const failed = (c: CopyView): CopyView => ({ ...c, hosted: false, failed: true });
+    // A failed primary whose node answers: its in-sync replica is promoted at once.
+    const primaryFailed = view([[failed(copy(0, true)), copy(1, false)]]);
+    expect(plannedActions([primaryFailed], [0, 0])).toEqual([{ kind: 'promote', index: 'i', shard: 0, node: 1 }]);
+    // A failed in-sync replica leaves the in-sync set; once out of sync, it is recovered (emptied first).
+    expect(plannedActions([view([[copy(0, true), failed(copy(1, false))]])], [0, 0])).toEqual([{ kind: 'fail', index: 'i', shard: 0, node: 1 }]);
+    expect(plannedActions([view([[copy(0, true), failed(copy(1, false, false))]])], [0, 0])).toEqual([{ kind: 'recover', index: 'i', shard: 0, node: 1 }]);
+    // A failed replica is never the heir.
+    expect(plannedActions([view([[failed(copy(0, true)), failed(copy(1, false))]])], [0, 0])).toEqual([]);
+  });
+
   it('ignores indices from before replicas (no copy list)', () => {
     const v = view([[copy(0, true)]]);
     delete v.metadata.shardCopies;

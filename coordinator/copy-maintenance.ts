@@ -22,9 +22,12 @@ export const MAX_CONCURRENT_RECOVERIES = 2;
 /** Delay (ms) before a failed promotion or recovery of the same copy is tried again. */
 export const RECOVERY_RETRY_MS = 2_000;
 
-/** One thing to do about a shard's copies: promote the replica on `node`, or recover the copy on `node`. */
+/**
+ * One thing to do about a shard's copies: promote the replica on `node`, recover the copy on
+ * `node`, or take the failed in-sync replica on `node` out of the in-sync set (`fail`).
+ */
 export interface CopyAction {
-  kind: 'promote' | 'recover';
+  kind: 'promote' | 'recover' | 'fail';
   index: string;
   shard: number;
   node: number;
@@ -33,9 +36,12 @@ export interface CopyAction {
 /**
  * The promotions and recoveries the views call for (pure). `missedLoads[node]`: consecutive loads
  * the node did not answer (0: it answered the last one). A shard whose primary's node is down
- * promotes its first in-sync replica whose node answers and hosts it (none: the shard stays red);
- * a shard whose primary answers and hosts its copy recovers each out-of-sync replica whose node
- * answers and reports the copy.
+ * promotes its first in-sync replica whose node answers and hosts it (none: the shard stays red),
+ * and so does a shard whose primary's node reports that copy failed (its translog commit failed,
+ * issue 10 scenario 6); an in-sync replica reported failed leaves the in-sync set (ES: the master
+ * removes a failed shard's allocation id); a shard whose primary answers and hosts its copy recovers
+ * each out-of-sync replica whose node answers and reports the copy, hosted or failed (a failed one
+ * is emptied first).
  */
 export function plannedActions(views: readonly IndexView[], missedLoads: readonly number[]): CopyAction[] {
   const up = (node: number) => (missedLoads[node] ?? 0) === 0;
@@ -46,13 +52,14 @@ export function plannedActions(views: readonly IndexView[], missedLoads: readonl
       const primary = copies.find((c) => c.primary);
       if (!primary) return;
       const index = v.metadata.name;
-      if ((missedLoads[primary.node] ?? 0) >= PROMOTE_AFTER_MISSED_LOADS) {
-        const heir = copies.find((c) => !c.primary && c.inSync && c.hosted && up(c.node));
+      if ((missedLoads[primary.node] ?? 0) >= PROMOTE_AFTER_MISSED_LOADS || (primary.failed === true && up(primary.node))) {
+        const heir = copies.find((c) => !c.primary && c.inSync && c.hosted && !c.failed && up(c.node));
         if (heir) out.push({ kind: 'promote', index, shard, node: heir.node });
         return;
       }
+      for (const c of copies) if (!c.primary && c.inSync && c.failed === true && up(c.node)) out.push({ kind: 'fail', index, shard, node: c.node });
       if (!up(primary.node) || !primary.hosted) return;
-      for (const c of copies) if (!c.primary && !c.inSync && c.hosted && up(c.node)) out.push({ kind: 'recover', index, shard, node: c.node });
+      for (const c of copies) if (!c.primary && !c.inSync && (c.hosted || c.failed === true) && up(c.node)) out.push({ kind: 'recover', index, shard, node: c.node });
     });
   }
   return out;
@@ -107,7 +114,7 @@ export class CopyMaintainer {
         .then(() => this.backoff.delete(key))
         .catch((err: Error) => {
           this.backoff.set(key, Date.now() + RECOVERY_RETRY_MS);
-          this.log?.warn({ err: err.message, ...action }, `${action.kind === 'promote' ? 'promotion' : 'recovery'} failed; retried later`);
+          this.log?.warn({ err: err.message, ...action }, `${{ promote: 'promotion', recover: 'recovery', fail: 'failing the copy' }[action.kind]} failed; retried later`);
         })
         .finally(() => {
           this.running.delete(key);
@@ -124,6 +131,11 @@ export class CopyMaintainer {
       const next = await this.deps.view.promote(action.index, action.shard, action.node, guard);
       this.finished.promotions++;
       this.log?.warn({ ...action, term: next.metadata.primaryTerms?.[action.shard] }, 'replica promoted to primary');
+      return;
+    }
+    if (action.kind === 'fail') {
+      await this.deps.view.markOutOfSync(action.index, action.shard, [action.node]);
+      this.log?.warn({ ...action }, 'failed shard copy taken out of sync');
       return;
     }
     const outcome = await recoverCopy({ ...this.deps, guard }, view, action.shard, action.node);

@@ -120,7 +120,8 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   const checkpoint = () => state().then((r) => r.checkpoint);
 
   // 1. Where the target is (or an empty copy, after a promotion).
-  const reset = copy.resync === true;
+  // A copy left behind by a promotion may hold ops of the old term; a failed one holds memory its disk lacks.
+  const reset = copy.resync === true || copy.failed === true;
   const initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard }) : await state();
   const from = initial.checkpoint;
   // 2. Track the target on the primary and pin what it misses.

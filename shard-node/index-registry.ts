@@ -51,6 +51,11 @@ interface HostedIndex {
   timer: LongTimer | null;
   /** Resolvers waiting for the next refresh of a shard (`?refresh=wait_for`). */
   refreshWaiters: Map<number, (() => void)[]>;
+  /**
+   * Copies whose translog commit failed, with why (ES: a shard that hit an engine failure is failed
+   * and reallocated). Their memory is ahead of their disk, so they serve nothing until reopened.
+   */
+  failed: Map<number, string>;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -208,7 +213,7 @@ export class IndexRegistry {
    * @throws EsError 409 `illegal_state_exception` when the copy here is the primary or in sync.
    */
   resetCopy(index: string, shard: number): Shard {
-    this.shard(index, shard);
+    this.hostedShard(index, shard); // a failed copy may be emptied too: that is how it comes back
     const h = this.hosted(index);
     const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
     if (!copy || copy.primary || copy.inSync) {
@@ -259,6 +264,7 @@ export class IndexRegistry {
   /** Closes a copy this node no longer hosts and removes its files. */
   private dropShard(h: HostedIndex, s: number): void {
     h.shards.delete(s);
+    h.failed.delete(s);
     const store = h.stores.get(s);
     h.stores.delete(s);
     store?.close();
@@ -301,8 +307,15 @@ export class IndexRegistry {
   /** Every index this node knows, with the shard copies it hosts, their role and in-sync state. */
   list(): NodeIndexEntry[] {
     return [...this.indices.values()].map((h) => {
-      const shards = [...h.shards.keys()].sort((a, b) => a - b);
-      return { metadata: h.metadata, shards, ...(h.ordinal !== null ? { node: h.ordinal } : {}), copies: hostedCopies(h.metadata, h.ordinal, shards) };
+      const shards = [...h.shards.keys()].filter((s) => !h.failed.has(s)).sort((a, b) => a - b);
+      const failed = [...h.failed.keys()].sort((a, b) => a - b);
+      return {
+        metadata: h.metadata,
+        shards,
+        ...(h.ordinal !== null ? { node: h.ordinal } : {}),
+        copies: hostedCopies(h.metadata, h.ordinal, shards),
+        ...(failed.length > 0 ? { failed } : {}),
+      };
     });
   }
 
@@ -312,14 +325,42 @@ export class IndexRegistry {
    *   exists but this node does not host that shard (a mis-wired coordinator).
    */
   shard(index: string, shard: number): Shard {
-    const h = this.hosted(index);
-    const s = h.shards.get(shard);
+    const s = this.hostedShard(index, shard);
+    const failure = this.hosted(index).failed.get(shard);
+    if (failure !== undefined) {
+      throw new EsError(503, 'no_shard_available_action_exception', `[${index}][${shard}] the copy on node [${this.nodeId}] failed: ${failure}`, {
+        metadata: { index, shard: String(shard) },
+      });
+    }
+    return s;
+  }
+
+  /** The shard object hosted here, failed or not. @throws as {@link IndexRegistry.shard} for a missing one */
+  private hostedShard(index: string, shard: number): Shard {
+    const s = this.hosted(index).shards.get(shard);
     if (!s) {
       throw new EsError(404, 'shard_not_found_exception', `no such shard [${index}][${shard}] on node [${this.nodeId}]`, {
         metadata: { index, shard: String(shard) },
       });
     }
     return s;
+  }
+
+  /**
+   * Fails a copy whose translog commit failed (ES `IndexShard.failShard`): it answers nothing from
+   * then on (its memory holds writes its disk does not), the node reports it failed (coordinators
+   * read elsewhere, and the cluster manager promotes a replica when it was the primary) and not ready.
+   * Reopening it (a recovery's reset, or a restart, which replays what the disk holds) clears it.
+   */
+  private failCopy(h: HostedIndex, shard: number, err: Error): void {
+    if (h.failed.has(shard)) return;
+    h.failed.set(shard, err.message);
+    this.log?.error({ err, index: h.metadata.name, shard }, 'shard copy failed: translog commit failed');
+  }
+
+  /** The copies hosted here that have failed, as `index/shard`. */
+  failedCopies(): string[] {
+    return [...this.indices.values()].flatMap((h) => [...h.failed.keys()].map((s) => `${h.metadata.name}/${s}`));
   }
 
   /**
@@ -415,7 +456,7 @@ export class IndexRegistry {
   }
 
   private host(metadata: IndexMetadata): HostedIndex {
-    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map() };
+    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map() };
     this.indices.set(metadata.name, h);
     return h;
   }
@@ -436,7 +477,7 @@ export class IndexRegistry {
         path: shardStorePath(this.storage.dataDir, h.metadata.uuid, s),
         durability: this.durabilityOf(h),
         syncIntervalMs: this.storage.syncIntervalMs,
-        onError: (err) => this.log?.error({ err, index: name, shard: s }, 'translog write failed'),
+        onError: (err) => this.failCopy(h, s, err),
       });
       h.stores.set(s, store);
     }

@@ -46,8 +46,10 @@ const registry = new IndexRegistry(
   },
   log,
 );
-// Readiness (shard-node/probes.ts, GET /readyz): 503 while `recovering` or `draining`. Recovery runs
-// before listen today; if it moves after listen (async), keep these two flips around it.
+// Readiness (shard-node/probes.ts, GET /readyz): 503 while `recovering` or `draining`, or while a
+// copy here has failed. Recovery runs before listen today; if it moves after listen (async), keep
+// these two flips around it.
+shardReadiness.failedCopies = () => registry.failedCopies();
 shardReadiness.recovering = true;
 const recovered = registry.recover();
 shardReadiness.recovering = false;

@@ -1,6 +1,7 @@
 /**
  * Kubernetes-style probes of a shard node. `GET /livez`: the process serves HTTP. `GET /readyz`: 200
- * only when the node is neither recovering its data nor draining; else 503 with the reason.
+ * only when the node is neither recovering its data nor draining and no copy here has failed (a
+ * translog commit failed: issue 10, scenario 6); else 503 with the reason.
  * The older `/_internal/v1/health` (compose health checks) is unchanged and only says "alive".
  * @see https://kubernetes.io/docs/reference/using-api/health-checks/
  */
@@ -15,15 +16,18 @@ export interface ShardReadiness {
   recovering: boolean;
   /** True from SIGTERM on: the coordinator should stop sending requests here. */
   draining: boolean;
+  /** The failed copies here (`index/shard`), when the node has a registry to ask. */
+  failedCopies?: () => string[];
 }
 
 /** The process-wide readiness that {@link registerShardProbes} reads by default. */
 export const shardReadiness: ShardReadiness = { recovering: false, draining: false };
 
 /** Why the node is not ready, or undefined when it is. */
-export function notReadyReason(readiness: ShardReadiness): 'recovering' | 'draining' | undefined {
+export function notReadyReason(readiness: ShardReadiness): 'recovering' | 'draining' | 'shard_failed' | undefined {
   if (readiness.draining) return 'draining';
   if (readiness.recovering) return 'recovering';
+  if ((readiness.failedCopies?.().length ?? 0) > 0) return 'shard_failed';
   return undefined;
 }
 
@@ -35,6 +39,7 @@ export function registerShardProbes(app: Hono, node: string, readiness: ShardRea
   app.get('/livez', (c) => c.json({ status: 'alive', node }));
   app.get('/readyz', (c) => {
     const reason = notReadyReason(readiness);
-    return reason === undefined ? c.json({ status: 'ready', node }) : c.json({ status: reason, node }, 503);
+    if (reason === undefined) return c.json({ status: 'ready', node });
+    return c.json({ status: reason, node, ...(reason === 'shard_failed' ? { failed: readiness.failedCopies?.() } : {}) }, 503);
   });
 }

@@ -104,6 +104,8 @@ export interface NodeIndexEntry {
   node?: number;
   /** The copies hosted here with their role and in-sync state, from the node's metadata. */
   copies?: HostedCopy[];
+  /** Shards whose copy here has failed (a translog commit failed): not in `shards`, serving nothing. */
+  failed?: number[];
 }
 
 /** A shard copy a node hosts, as `GET /_internal/v1/indices` reports it. */

@@ -1,0 +1,64 @@
+// Issue 10, scenario 6: a copy whose translog commit fails must not go on serving what its disk
+// lacks. The fault is real: a second SQLite connection holds the shard's translog database locked,
+// so the store's next commit fails (SQLITE_BUSY after the store's 5 s busy timeout).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { IndexMetadata } from '../shared/protocol.ts';
+import { promoted } from '../shared/shard-copies.ts';
+import { IndexRegistry } from './index-registry.ts';
+import { notReadyReason } from './probes.ts';
+import { shardStorePath } from './storage/metadata-store.ts';
+
+const meta = (over: Partial<IndexMetadata> = {}): IndexMetadata => ({
+  name: 'idx', uuid: 'u1', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
+  mappings: { properties: {} }, creationDate: 1, version: 1,
+  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]], ...over,
+});
+
+const dirs: string[] = [];
+const registries: IndexRegistry[] = [];
+afterEach(async () => {
+  for (const r of registries.splice(0)) await r.close().catch(() => {});
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('a copy whose translog commit fails', () => {
+  it('refuses reads and writes, is reported failed and not ready, and serves again once emptied by a recovery', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-failed-copy-'));
+    dirs.push(dir);
+    const r = new IndexRegistry('n0', { dataDir: dir, durability: 'request' });
+    registries.push(r);
+    r.putIndex(meta(), [], 0); // node 0: the primary
+    const shard = r.primaryShard('idx', 0);
+    shard.apply([{ op: 'index', _id: 'kept', source: '{"n":1}', create: false }]);
+    await shard.sync();
+
+    const locker = new DatabaseSync(shardStorePath(dir, 'u1', 0));
+    locker.exec('BEGIN EXCLUSIVE');
+    try {
+      shard.apply([{ op: 'index', _id: 'lost', source: '{"n":2}', create: false }]);
+      await expect(shard.sync()).rejects.toThrow(/translog commit failed/);
+    } finally {
+      locker.exec('ROLLBACK');
+      locker.close();
+    }
+
+    // The write was not acknowledged, and nothing is served from the copy's memory any more.
+    expect(() => r.shard('idx', 0)).toThrow(expect.objectContaining({ status: 503, type: 'no_shard_available_action_exception' }));
+    expect(() => r.primaryShard('idx', 0)).toThrow(/failed: translog commit failed/);
+    expect(r.list()[0]).toMatchObject({ shards: [], failed: [0] });
+    expect(r.failedCopies()).toEqual(['idx/0']);
+    expect(notReadyReason({ recovering: false, draining: false, failedCopies: () => r.failedCopies() })).toBe('shard_failed');
+
+    // The cluster state promotes the replica; this copy, now a replica to resync, is emptied by its recovery.
+    r.putIndex(meta({ version: 2, shardCopies: promoted(meta().shardCopies!, 0, 1), primaryTerms: [2] }), [], 0);
+    const fresh = r.resetCopy('idx', 0);
+    expect(r.shard('idx', 0)).toBe(fresh);
+    expect(r.failedCopies()).toEqual([]);
+    expect(r.list()[0]).toMatchObject({ shards: [0] });
+    expect(notReadyReason({ recovering: false, draining: false, failedCopies: () => r.failedCopies() })).toBeUndefined();
+  }, 20_000);
+});
