@@ -22,6 +22,22 @@ describe('SearchContexts', () => {
     expect(c.close([id2, 999])).toBe(1);
   });
 
+  it('keeps a scroll position that only the batch which read it can advance', () => {
+    const c = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 });
+    const id = c.open('scroll', 'i', 0, gen(1), 1000);
+    expect(c.position('i', 0, id)).toEqual({ after: null, seq: 0 });
+    expect(c.advance('i', 0, id, 0, [5, 4294967297])).toBe(true);
+    expect(c.position('i', 0, id)).toEqual({ after: [5, 4294967297], seq: 1 });
+    // A concurrent batch that read position 0 too cannot move the position back.
+    expect(c.advance('i', 0, id, 0, [3, 4294967296])).toBe(false);
+    expect(c.position('i', 0, id)).toEqual({ after: [5, 4294967297], seq: 1 });
+    expect(c.advance('i', 1, id, 1, [9])).toBe(false); // another shard's id
+    expect(esErr(() => c.position('i', 1, id)).type).toBe('search_context_missing_exception');
+    c.close([id]);
+    expect(c.advance('i', 0, id, 1, [9])).toBe(false);
+    expect(esErr(() => c.position('i', 0, id)).status).toBe(404);
+  });
+
   it('enforces the per-kind limits with ES’s and OpenSearch’s errors', () => {
     const c = new SearchContexts({ maxOpenScrollContext: 1, maxOpenPitContext: 1 });
     c.open('scroll', 'i', 0, gen(1), 1000);
