@@ -79,3 +79,29 @@ describe('search.max_open_snapshot_context', () => {
     expect(dfs(pinned[1]).generation).toBe(pinned[1]); // 2 past generations: at the limit, allowed
   });
 });
+
+describe('scroll batches on the shard', () => {
+  it('start after the context’s recorded position, whatever searchAfter the request carries', async () => {
+    const { newShard, load, byField } = await import('./engine/test-helpers.ts');
+    const { createSearchActions } = await import('./search-actions.ts');
+    const { shard } = newShard({ properties: { n: { type: 'integer' } } });
+    load(shard, [1, 2, 3, 4, 5].map((n) => ({ _id: `d${n}`, n })));
+    const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard } as never;
+    const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 });
+    const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
+    const id = contexts.open('scroll', 'i', 0, shard.acquire(), 60_000);
+    const batch = async () => {
+      const req = { index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, sort: [byField('n')], k: 2, trackTotalHits: Number.MAX_SAFE_INTEGER, searchAfter: { sort: [4] }, context: { id, scroll: true } };
+      const res = (await actions.query(req as never)).res as { hits: { _id: string; sort: number[] }[]; scrollSeq: number; total: { value: number } };
+      return { ids: res.hits.map((h) => h._id), last: res.hits.at(-1)?.sort, seq: res.scrollSeq, total: res.total.value };
+    };
+    const first = await batch();
+    expect(first).toMatchObject({ ids: ['d1', 'd2'], seq: 0, total: 5 });
+    expect(await batch()).toMatchObject({ ids: ['d1', 'd2'], seq: 0 }); // nothing recorded yet: the same start
+    contexts.advance('i', 0, id, first.seq, first.last!);
+    const second = await batch();
+    expect(second).toMatchObject({ ids: ['d3', 'd4'], seq: 1, total: 5 });
+    contexts.advance('i', 0, id, second.seq, second.last!);
+    expect((await batch()).ids).toEqual(['d5']);
+  });
+});
