@@ -4,13 +4,17 @@
 #   - chromium: test/e2e/console.test.ts drives it through playwright-core, which downloads no browser;
 #   - etcd-server: the state store's tests (shared/state-store/) start real etcd 3.4 members on free
 #     loopback ports. Where systemd runs, the package also starts its own etcd on 2379; the tests do
-#     not use it.
+#     not use it;
+#   - python3-elasticsearch: test/e2e/client-matrix.test.ts runs Python's elasticsearch client
+#     (bookworm ships 7.17, which accepts an 8.x server that sends X-Elastic-Product) through
+#     /usr/bin/python3.
 # Needs root or password-less sudo when something is missing; does nothing when all is there.
 set -euo pipefail
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/etcd ] || missing+=(etcd-server)
+[ -f /usr/lib/python3/dist-packages/elasticsearch/__init__.py ] || missing+=(python3-elasticsearch)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   as_root=()
@@ -19,4 +23,4 @@ if [ "${#missing[@]}" -gt 0 ]; then
   "${as_root[@]}" apt-get update -q </dev/null
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null
 fi
-echo "test deps: $(/usr/bin/chromium --version 2>/dev/null || echo 'chromium: version unknown'); $(/usr/bin/etcd --version 2>/dev/null | head -n 1 || echo 'etcd: version unknown')"
+echo "test deps: $(/usr/bin/chromium --version 2>/dev/null || echo 'chromium: version unknown'); $(/usr/bin/etcd --version 2>/dev/null | head -n 1 || echo 'etcd: version unknown'); python3-elasticsearch $(/usr/bin/python3 -c 'import elasticsearch; print(elasticsearch.__versionstr__)' 2>/dev/null || echo 'version unknown')"

@@ -20,6 +20,8 @@ import {
   type ShardBulkRequest,
   type ShardBulkResponse,
   type ReplicasOutcome,
+  type AdvanceScrollRequest,
+  type AdvanceScrollResponse,
   type CloseContextsRequest,
   type CloseContextsResponse,
   type ClusterSettingsResponse,
@@ -214,6 +216,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const gen = registry.shard(req.index, req.shard).acquire();
     const id = contexts.open(req.kind, req.index, req.shard, gen, req.keepAliveMs);
     return c.json({ node, index: req.index, shard: req.shard, context: id, generation: gen.id } satisfies OpenContextResponse);
+  });
+
+  // A scroll batch's coordinator records the scroll's new position on each context it read.
+  app.post(`${p}/contexts/advance`, async (c) => {
+    const req = await readInternalJson<AdvanceScrollRequest>(c, maxBody);
+    let advanced = 0;
+    for (const t of req.contexts) if (contexts.advance(t.index, t.shard, t.id, t.seq, req.after)) advanced++;
+    return c.json({ node, advanced } satisfies AdvanceScrollResponse);
   });
 
   app.post(`${p}/contexts/close`, async (c) => {

@@ -110,18 +110,20 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         return { res: stale, field: 'hits' };
       }
       const gen = reader(req.index, req.shard, req.generation, req.context);
+      // A scroll batch starts after the position its context recorded (search-contexts.ts).
+      const position = req.context?.scroll ? contexts.position(req.index, req.shard, req.context.id) : undefined;
       const input = {
         query: req.query,
         sort: req.sort,
         k: req.k,
-        searchAfter: req.searchAfter,
+        searchAfter: position ? (position.after ? { sort: position.after } : undefined) : req.searchAfter,
         trackTotalHits: req.trackTotalHits,
         trackScores: req.trackScores,
         stats: req.stats,
       };
       if (input.k > 0) await preparePresorted(gen, input);
       const result = gen.query(input);
-      const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result };
+      const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
       if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
       return { res, field: 'hits' };
     },

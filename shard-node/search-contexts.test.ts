@@ -22,6 +22,22 @@ describe('SearchContexts', () => {
     expect(c.close([id2, 999])).toBe(1);
   });
 
+  it('keeps a scroll position that only the batch which read it can advance', () => {
+    const c = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 });
+    const id = c.open('scroll', 'i', 0, gen(1), 1000);
+    expect(c.position('i', 0, id)).toEqual({ after: null, seq: 0 });
+    expect(c.advance('i', 0, id, 0, [5, 4294967297])).toBe(true);
+    expect(c.position('i', 0, id)).toEqual({ after: [5, 4294967297], seq: 1 });
+    // A concurrent batch that read position 0 too cannot move the position back.
+    expect(c.advance('i', 0, id, 0, [3, 4294967296])).toBe(false);
+    expect(c.position('i', 0, id)).toEqual({ after: [5, 4294967297], seq: 1 });
+    expect(c.advance('i', 1, id, 1, [9])).toBe(false); // another shard's id
+    expect(esErr(() => c.position('i', 1, id)).type).toBe('search_context_missing_exception');
+    c.close([id]);
+    expect(c.advance('i', 0, id, 1, [9])).toBe(false);
+    expect(esErr(() => c.position('i', 0, id)).status).toBe(404);
+  });
+
   it('enforces the per-kind limits with ES’s and OpenSearch’s errors', () => {
     const c = new SearchContexts({ maxOpenScrollContext: 1, maxOpenPitContext: 1 });
     c.open('scroll', 'i', 0, gen(1), 1000);
@@ -61,5 +77,31 @@ describe('search.max_open_snapshot_context', () => {
     expect(dfs(pinned[3]).generation).toBe(pinned[3]); // the current generation is never refused
     expect(shard.release(pinned[0])).toBe(true);
     expect(dfs(pinned[1]).generation).toBe(pinned[1]); // 2 past generations: at the limit, allowed
+  });
+});
+
+describe('scroll batches on the shard', () => {
+  it('start after the context’s recorded position, whatever searchAfter the request carries', async () => {
+    const { newShard, load, byField } = await import('./engine/test-helpers.ts');
+    const { createSearchActions } = await import('./search-actions.ts');
+    const { shard } = newShard({ properties: { n: { type: 'integer' } } });
+    load(shard, [1, 2, 3, 4, 5].map((n) => ({ _id: `d${n}`, n })));
+    const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard } as never;
+    const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 });
+    const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
+    const id = contexts.open('scroll', 'i', 0, shard.acquire(), 60_000);
+    const batch = async () => {
+      const req = { index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, sort: [byField('n')], k: 2, trackTotalHits: Number.MAX_SAFE_INTEGER, searchAfter: { sort: [4] }, context: { id, scroll: true } };
+      const res = (await actions.query(req as never)).res as { hits: { _id: string; sort: number[] }[]; scrollSeq: number; total: { value: number } };
+      return { ids: res.hits.map((h) => h._id), last: res.hits.at(-1)?.sort, seq: res.scrollSeq, total: res.total.value };
+    };
+    const first = await batch();
+    expect(first).toMatchObject({ ids: ['d1', 'd2'], seq: 0, total: 5 });
+    expect(await batch()).toMatchObject({ ids: ['d1', 'd2'], seq: 0 }); // nothing recorded yet: the same start
+    contexts.advance('i', 0, id, first.seq, first.last!);
+    const second = await batch();
+    expect(second).toMatchObject({ ids: ['d3', 'd4'], seq: 1, total: 5 });
+    contexts.advance('i', 0, id, second.seq, second.last!);
+    expect((await batch()).ids).toEqual(['d5']);
   });
 });

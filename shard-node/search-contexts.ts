@@ -8,11 +8,17 @@
  *   exceeding it is ES's 429 `too_many_scroll_contexts_exception`;
  * - PIT: `search.max_open_pit_context` (OpenSearch default 300; ES has no limit), exceeding it is
  *   OpenSearch's 429 `rejected_execution_exception`.
+ * A scroll context also keeps the scroll's position: the full sort values of the last hit the
+ * scroll returned, which the coordinator records after each batch ({@link SearchContexts.advance})
+ * and every later batch starts after, so a scroll id names a context that moves forward whichever
+ * coordinator serves it and whichever of its ids is sent (ES keeps `lastEmittedDoc` in its
+ * `ScrollContext` and returns the same scroll id for every batch).
  * Expired contexts are dropped lazily, on every call into the registry.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/SearchService.java
  * @see https://github.com/opensearch-project/OpenSearch/blob/main/server/src/main/java/org/opensearch/search/SearchService.java
  */
 import { EsError, searchContextMissing } from '../shared/errors.ts';
+import type { SortValue } from '../shared/sort.ts';
 import type { Generation } from './engine/generation.ts';
 
 /** What a context is for (they are limited separately). */
@@ -58,6 +64,16 @@ interface OpenContext {
   gen: Generation;
   keepAliveMs: number;
   expiresAt: number;
+  /** Scroll position: sort values of the last hit returned (null before the first batch). */
+  after: SortValue[] | null;
+  /** Batches recorded so far; an advance names the one it read, so a stale advance is ignored. */
+  seq: number;
+}
+
+/** A scroll context's position: start after `after` (null: from the start); `seq` numbers it. */
+export interface ScrollPosition {
+  after: SortValue[] | null;
+  seq: number;
 }
 
 /** The registry of open contexts of one shard node. */
@@ -108,7 +124,7 @@ export class SearchContexts {
       );
     }
     const id = this.nextId++;
-    this.contexts.set(id, { id, kind, index, shard, gen, keepAliveMs, expiresAt: this.now() + keepAliveMs });
+    this.contexts.set(id, { id, kind, index, shard, gen, keepAliveMs, expiresAt: this.now() + keepAliveMs, after: null, seq: 0 });
     return id;
   }
 
@@ -124,6 +140,32 @@ export class SearchContexts {
     if (keepAliveMs !== undefined) c.keepAliveMs = keepAliveMs;
     c.expiresAt = this.now() + c.keepAliveMs;
     return c.gen;
+  }
+
+  /**
+   * The scroll position of context `id` (of `index`/`shard`), read by a batch's query phase. Does not renew.
+   * @throws EsError 404 `search_context_missing_exception` for an unknown, expired or foreign id.
+   */
+  position(index: string, shard: number, id: number): ScrollPosition {
+    this.sweep();
+    const c = this.contexts.get(id);
+    if (!c || c.index !== index || c.shard !== shard) throw searchContextMissing(id);
+    return { after: c.after, seq: c.seq };
+  }
+
+  /**
+   * Records that the batch which read position `seq` returned hits up to `after`: the context's
+   * next batch starts after it. A batch that read an older position (a concurrent batch of the
+   * same scroll already advanced it) changes nothing, so the position never moves back.
+   * @returns false when the context is gone or the advance was stale.
+   */
+  advance(index: string, shard: number, id: number, seq: number, after: SortValue[]): boolean {
+    this.sweep();
+    const c = this.contexts.get(id);
+    if (!c || c.index !== index || c.shard !== shard || c.seq !== seq) return false;
+    c.after = after;
+    c.seq++;
+    return true;
   }
 
   /** A generation of `index`/`shard` pinned by some open context, or undefined. Does not renew. */

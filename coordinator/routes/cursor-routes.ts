@@ -114,9 +114,8 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
     const searchParams = new URLSearchParams(state.params);
     const asInt = params.get('rest_total_hits_as_int');
     if (asInt !== null) searchParams.set('rest_total_hits_as_int', asInt);
-    const searchBody = state.after !== null ? { ...((state.body as Record<string, unknown> | undefined) ?? {}), search_after: state.after } : state.body;
     const { body: res, snapshot } = await searchWithSnapshot(
-      { indexExpression: undefined, params: searchParams, body: searchBody, path: state.path, signal: c.req.raw.signal, scroll: { state, keepAliveMs } },
+      { indexExpression: undefined, params: searchParams, body: state.body, path: state.path, signal: c.req.raw.signal, scroll: { id: scrollId, state, keepAliveMs } },
       deps,
     );
     const out = sendJson(c, 200, res);

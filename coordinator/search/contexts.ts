@@ -2,14 +2,23 @@
  * Opening and closing the shard contexts behind a PIT or a scroll: one context per shard, opened
  * in parallel on the shard's node (which pins the shard's current refresh generation), closed in
  * parallel by id. Opening is all-or-nothing: when a shard fails, the contexts already opened are
- * closed again and the failures are returned.
+ * closed again and the failures are returned. After each scroll batch the coordinator records the
+ * scroll's new position on the contexts the batch read ({@link advanceScroll}).
  */
-import { INTERNAL_PREFIX, type CloseContextsResponse, type OpenContextRequest, type OpenContextResponse } from '../../shared/protocol.ts';
+import {
+  INTERNAL_PREFIX,
+  type AdvanceScrollRequest,
+  type AdvanceScrollResponse,
+  type CloseContextsResponse,
+  type OpenContextRequest,
+  type OpenContextResponse,
+} from '../../shared/protocol.ts';
+import type { SortValue } from '../../shared/sort.ts';
 import type { ShardTarget } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';
 import { fanOut, type PhaseContext } from './fan-out.ts';
-import type { ShardFailure } from './shard-failures.ts';
+import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** Contexts opened on every target, or the failures when any shard could not open one. */
 export type OpenOutcome = { shards: CursorShard[]; failures: [] } | { shards: []; failures: ShardFailure[] };
@@ -60,4 +69,39 @@ export async function closeAllScrolls(client: ShardClient, timeoutMs: number): P
     }),
   );
   return freed.reduce((a, b) => a + b, 0);
+}
+
+/** A scroll context a batch read, and the number of the position it started after (the shard's `scrollSeq`). */
+export interface ScrollRead {
+  index: string;
+  shard: number;
+  /** Ordinal of the shard node in FOLIO_NODES. */
+  node: number;
+  context: number;
+  seq: number;
+}
+
+/**
+ * Records a scroll batch's position on the contexts it read, one call per node, before the batch
+ * is answered: the next batch (whichever coordinator serves it, whichever id of the scroll is
+ * sent) starts after `after`, the full sort values of the batch's last hit (implicit `_shard_doc`
+ * included). A context whose position another batch already moved is left as it is.
+ * @returns one failure per shard whose node could not be reached (that shard may repeat hits in
+ *   the next batch; reported in `_shards.failures`).
+ */
+export async function advanceScroll(reads: readonly ScrollRead[], after: SortValue[], client: ShardClient, timeoutMs: number): Promise<ShardFailure[]> {
+  const byNode = new Map<number, ScrollRead[]>();
+  for (const r of reads) byNode.set(r.node, [...(byNode.get(r.node) ?? []), r]);
+  const failures = await Promise.all(
+    [...byNode].map(async ([node, list]) => {
+      const body: AdvanceScrollRequest = { contexts: list.map((r) => ({ index: r.index, shard: r.shard, id: r.context, seq: r.seq })), after };
+      try {
+        await client.call<AdvanceScrollResponse>(node, `${INTERNAL_PREFIX}/contexts/advance`, body, { timeoutMs: Math.max(1000, timeoutMs) });
+        return [];
+      } catch (err) {
+        return list.map((r) => shardFailure(r.index, r.shard, client.nodes[node] ?? null, err));
+      }
+    }),
+  );
+  return failures.flat();
 }

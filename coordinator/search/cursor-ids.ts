@@ -2,15 +2,15 @@
  * The opaque cursor strings Folio hands out, all base64url JSON so that any coordinator can use
  * them (coordinators are stateless; the state is in the string and in the shard nodes' contexts):
  * - PIT id (`POST /{index}/_pit` → `id`): the indices and, per shard, the node and context id;
- * - scroll id (`_scroll_id`): a PIT-like context list plus the original request and the sort
- *   values of the last hit returned (the scroll walks with search_after internally);
+ * - scroll id (`_scroll_id`): a PIT-like context list plus the original request; the walk's
+ *   position lives in the shard nodes' scroll contexts (shard-node/search-contexts.ts), so the id
+ *   is the same for every batch of a scroll, as ES's is (`SearchScrollAsyncAction.sendResponse`);
  * - snapshot token (`Folio-Snapshot` header): per shard, the refresh generation a search read and
  *   the copy (node) it read it on (generations are per copy).
  * ES's own ids are base64 of a binary encoding; clients treat them as opaque strings.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/point-in-time-api.html
  */
 import { illegalArgument } from '../../shared/errors.ts';
-import type { SortValue } from '../../shared/sort.ts';
 
 /** One shard of a PIT or scroll: where its context lives. `shardIndex` is its position in the cursor (for `_shard_doc`). */
 export interface CursorShard {
@@ -29,16 +29,14 @@ export interface PitId {
   shards: CursorShard[];
 }
 
-/** A decoded scroll id: the contexts, the original request, and where the next batch starts. */
+/** A decoded scroll id: the contexts and the original request (each batch re-runs it after the contexts' position). */
 export interface ScrollState extends PitId {
-  /** The original request body (without `search_after`), or undefined. */
+  /** The original request body, or undefined. */
   body: unknown;
   /** The original URL parameters (without `scroll`), as a query string. */
   params: string;
   /** The original request path (error texts). */
   path: string;
-  /** Full sort values (implicit `_shard_doc` included) of the last hit returned; null before the first. */
-  after: SortValue[] | null;
 }
 
 /** One shard of a snapshot token: the generation a search read, and on which copy (node ordinal). */
@@ -95,7 +93,7 @@ export function decodePitId(id: string): PitId {
 
 /** Encodes a scroll id. */
 export function encodeScrollId(s: ScrollState): string {
-  return encode('scroll', { i: s.indices, s: shardsToWire(s.shards), b: s.body ?? null, q: s.params, p: s.path, a: s.after });
+  return encode('scroll', { i: s.indices, s: shardsToWire(s.shards), b: s.body ?? null, q: s.params, p: s.path });
 }
 
 /**
@@ -106,7 +104,7 @@ export function decodeScrollId(id: string): ScrollState {
   const v = decode('scroll', id);
   const shards = v ? shardsFromWire(v.s) : null;
   if (!v || !shards || !Array.isArray(v.i) || typeof v.q !== 'string' || typeof v.p !== 'string') throw illegalArgument('Cannot parse scroll id');
-  return { indices: v.i as string[], shards, body: v.b ?? undefined, params: v.q, path: v.p, after: (v.a as SortValue[] | null) ?? null };
+  return { indices: v.i as string[], shards, body: v.b ?? undefined, params: v.q, path: v.p };
 }
 
 /** Encodes a `Folio-Snapshot` token. */

@@ -2,7 +2,8 @@
  * Plan step for cursors: which indices a search reads and how each shard is pinned.
  * - PIT (`pit: {id, keep_alive}`): the PIT's indices, each shard read through its context (the
  *   keep-alive renewed), implicit `_shard_doc` tiebreaker; an index in the path is ES's error.
- * - scroll continuation: the scroll's indices and contexts, `_shard_doc` kept out of the hits.
+ * - scroll continuation: the scroll's indices and contexts (each batch starting after the position
+ *   its context recorded), `_shard_doc` kept out of the hits.
  * - new scroll (`?scroll=`): the path's indices; contexts are opened once the plan is known.
  * - `Folio-Snapshot` header: the path's indices, each shard the token names read at its generation.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html
@@ -25,14 +26,16 @@ export interface CursorInput {
   indexExpression: string | undefined;
   /** The `Folio-Snapshot` request header. */
   snapshot?: string;
-  /** A scroll continuation: the decoded scroll id and the `scroll` keep-alive renewal (ms). */
-  scroll?: { state: ScrollState; keepAliveMs: number | undefined };
+  /** A scroll continuation: the scroll id as sent, decoded, and the `scroll` keep-alive renewal (ms). */
+  scroll?: { id: string; state: ScrollState; keepAliveMs: number | undefined };
 }
 
-function contextPins(shards: readonly CursorShard[], keepAliveMs: number | undefined): Map<string, ShardPin> {
+/** Pins each shard to its context; a scroll's contexts also give each batch its start (`scroll`). */
+function contextPins(shards: readonly CursorShard[], keepAliveMs: number | undefined, scroll: boolean): Map<string, ShardPin> {
   const pins = new Map<string, ShardPin>();
   for (const s of shards) {
-    pins.set(pinKey(s.index, s.shard), { node: s.node, context: { id: s.context, ...(keepAliveMs !== undefined ? { keepAliveMs } : {}) }, shardIndex: s.shardIndex });
+    const context = { id: s.context, ...(keepAliveMs !== undefined ? { keepAliveMs } : {}), ...(scroll ? { scroll } : {}) };
+    pins.set(pinKey(s.index, s.shard), { node: s.node, context, shardIndex: s.shardIndex });
   }
   return pins;
 }
@@ -45,14 +48,14 @@ function contextPins(shards: readonly CursorShard[], keepAliveMs: number | undef
 export async function resolveCursor(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
   if (input.scroll) {
     const { state, keepAliveMs } = input.scroll;
-    return { indices: state.indices, pinning: { pins: contextPins(state.shards, keepAliveMs), tiebreaker: true, hideTiebreaker: true } };
+    return { indices: state.indices, pinning: { pins: contextPins(state.shards, keepAliveMs, true), tiebreaker: true, hideTiebreaker: true } };
   }
   if (req.pit) {
     if (input.indexExpression !== undefined) {
       throw validationFailed(['[indices] cannot be used with point in time. Do not specify any index with point in time.']);
     }
     const pit = decodePitId(req.pit.id);
-    return { indices: pit.indices, pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined), tiebreaker: true } };
+    return { indices: pit.indices, pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined, false), tiebreaker: true } };
   }
   const indices = await resolveIndices(input.indexExpression, view);
   if (req.scroll !== null) return { indices, pinning: { pins: new Map(), tiebreaker: true, hideTiebreaker: true } };

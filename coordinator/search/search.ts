@@ -10,7 +10,10 @@
  *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from
  *      (fused into the query round for a small page: fetch-phase.ts `fusesFetch`);
  *   6. respond — the ES-shaped body (with `pit_id` / `_scroll_id`), and the snapshot token naming
- *      the generation each shard read (the `Folio-Snapshot` response header).
+ *      the generation each shard read (the `Folio-Snapshot` response header); a scroll batch first
+ *      records its position on the scroll's contexts (contexts.ts `advanceScroll`).
+ * A scroll's id is the same for every batch (ES: `SearchScrollAsyncAction.sendResponse`, "the
+ * scroll ID never changes"): its position lives in the shard nodes' contexts, not in the id.
  * Partial shard failures are data (`_shards.failures`); all shards failing is an error. Each phase
  * is lapped by a {@link PhaseClock} (metrics, and `profile: true`: profile.ts).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
@@ -19,9 +22,9 @@ import type { EsError } from '../../shared/errors.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
-import { openContexts } from './contexts.ts';
+import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
-import { encodeScrollId, encodeSnapshot, type ScrollState } from './cursor-ids.ts';
+import { encodeScrollId, encodeSnapshot } from './cursor-ids.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
@@ -113,7 +116,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   // 2. plan (a new scroll then opens one context per shard)
   const cursor = await resolveCursor(input, req, deps.view);
   const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
-  const scroll = input.scroll?.state ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
+  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
@@ -131,9 +134,10 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx);
   failures.push(...fetched.failures);
   clock.lap('fetch');
+  const last = page.at(-1);
+  if (scrollId !== undefined && last) failures.push(...(await advanceScroll(scrollReads(plan, ranked), last.hit.sort, ctx.client, ctx.deadline - Date.now())));
   // 6. respond
   const onlyScore = req.sort.length === 1 && req.sort[0].kind === 'score' && req.sort[0].order === 'desc';
-  const last = page.at(-1);
   const body = buildSearchResponse({
     startedAt,
     timedOut: ranked.timedOut,
@@ -148,7 +152,8 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     withScores: plan.needScores,
     restTotalHitsAsInt: req.restTotalHitsAsInt,
     shownSortValues: plan.shownSortValues,
-    scrollId: scroll ? encodeScrollId({ ...scroll, after: last ? last.hit.sort : scroll.after }) : undefined,
+    // ES answers a continuation without `scroll` with no `_scroll_id` (SearchScrollAsyncAction.sendResponse).
+    scrollId: input.scroll && input.scroll.keepAliveMs === undefined ? undefined : scrollId,
     pitId: req.pit?.id,
   });
   const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
@@ -159,25 +164,36 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
 
 /**
  * Opens a new scroll: one scroll context per target (keep-alive = the `scroll` parameter), pinned
- * into the plan, and the state its `_scroll_id` carries (the request itself, to re-run per batch).
+ * into the plan. @returns its `_scroll_id`: the contexts and the request itself, re-run per batch.
  * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
  *   `search.max_open_scroll_context`).
  */
-async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext): Promise<ScrollState> {
+async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext): Promise<string> {
   const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
   const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
-  for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context }, shardIndex: s.shardIndex };
+  for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context, scroll: true }, shardIndex: s.shardIndex };
   const params = new URLSearchParams(input.params);
   params.delete('scroll');
-  return {
+  return encodeScrollId({
     indices: [...new Set(plan.targets.map((t) => t.index))],
     shards: opened.shards,
     body: input.body,
     params: params.toString(),
     path: input.path,
-    after: null,
-  };
+  });
+}
+
+/** The scroll contexts a batch's query round read, with the position number each answered. */
+function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
+  const reads: ScrollRead[] = [];
+  for (const r of ranked.generations) {
+    const context = plan.pins[r.shardIndex]?.context;
+    if (context && r.response.scrollSeq !== undefined) {
+      reads.push({ index: r.target.index, shard: r.target.shard, node: r.target.node, context: context.id, seq: r.response.scrollSeq });
+    }
+  }
+  return reads;
 }
 
 /**

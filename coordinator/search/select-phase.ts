@@ -104,8 +104,11 @@ export interface RankedPage {
   /** Per successful shard, its exact match count. */
   totals: ShardTotal[];
   maxScore: number | null;
-  /** Per shard position, the generation its hits were read from (for the fetch phase). */
-  generations: ShardReply<{ generation: number }>[];
+  /**
+   * Per shard position, the generation its hits were read from (for the fetch phase), and for a
+   * scroll batch the number of the position the shard started after (query-phase replies).
+   */
+  generations: ShardReply<{ generation: number; scrollSeq?: number }>[];
   failures: ShardFailure[];
   timedOut: boolean;
   /** The page's documents when the query round fused the fetch (parallel to `page`). */

@@ -34,6 +34,11 @@ export interface ScoringStatistics {
 export interface ContextRef {
   id: number;
   keepAliveMs?: number;
+  /**
+   * A scroll batch: the query phase starts after the context's recorded position (ignoring the
+   * request's `searchAfter`) and answers that position's number as `scrollSeq`.
+   */
+  scroll?: boolean;
 }
 
 /** POST /_internal/v1/dfs: the shard's statistics for the scored terms of a query. */
@@ -111,6 +116,8 @@ export interface QueryPhaseResponse extends ShardEcho {
   sources?: (string | null)[];
   /** Set (with no hits) when `statsGeneration` is no longer this shard's current generation. */
   statsStale?: boolean;
+  /** For a scroll batch ({@link ContextRef.scroll}): the number of the position it started after. */
+  scrollSeq?: number;
 }
 
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
@@ -160,6 +167,22 @@ export interface OpenContextResponse extends ShardEcho {
 export interface CloseContextsRequest {
   ids?: number[];
   allOfKind?: 'pit' | 'scroll';
+}
+
+/**
+ * POST /_internal/v1/contexts/advance: after a scroll batch, record on each listed scroll context
+ * that the scroll has returned hits up to `after` (the full sort values of the batch's last hit),
+ * if the context still holds the position `seq` the batch's query phase read.
+ */
+export interface AdvanceScrollRequest {
+  contexts: { index: string; shard: number; id: number; seq: number }[];
+  after: SortValue[];
+}
+
+/** Reply to {@link AdvanceScrollRequest}: how many contexts moved (the others were gone or already moved on). */
+export interface AdvanceScrollResponse {
+  node: string;
+  advanced: number;
 }
 
 /** Reply to {@link CloseContextsRequest}: how many of them were open. */
