@@ -353,10 +353,13 @@ export class ClusterView {
 
   /**
    * Pushes `metadata` to every node (each keeps the metadata of every index and opens or drops the
-   * copies it names for it), waiting for each answer or failure. Failures are left to the reload's repair.
+   * copies it names for it), waiting for the nodes that answered the last reload; a node that did not
+   * gets the push in the background, so a change (and the write waiting for it) does not wait for an
+   * unreachable node's deadline. Failures are left to the reload's repair.
    */
   private async publish(metadata: IndexMetadata): Promise<void> {
-    await Promise.allSettled(this.client.nodes.map((_, node) => this.push(node, metadata)));
+    const pushes = this.client.nodes.map((_, node) => ({ node, done: this.push(node, metadata) }));
+    await Promise.allSettled(pushes.filter((p) => this.nodeReplied(p.node)).map((p) => p.done));
   }
 
   private push(node: number, metadata: IndexMetadata, uncounted = false): Promise<unknown> {

@@ -14,7 +14,7 @@ const CONNECTIONS_PER_PEER = 8;
 /** Largest peer reply read (a replica's answer is a few hundred bytes). */
 const MAX_REPLY_BYTES = 1 << 20;
 
-/** A failed peer call: the peer's ES error (`status` < 600) or the connection's (`status` 503, `type` of the failure). */
+/** A failed peer call: the peer's ES error, or the call's: 503 `node_not_connected_exception`, 504 `timeout_exception`. */
 export class PeerCallError extends Error {
   readonly status: number;
   readonly type: string;
@@ -53,8 +53,11 @@ export class PeerClient {
     try {
       res = await pool.request({ method: 'POST', path, headers, body, signal: AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))) });
     } catch (err) {
+      // The same errors a coordinator's shard call reports (coordinator/shard-client.ts).
       const e = err as Error & { code?: string };
-      throw new PeerCallError(503, e.name === 'TimeoutError' || e.name === 'AbortError' ? 'receive_timeout_transport_exception' : 'node_not_connected_exception', `[${url}] ${e.code ?? e.name}: ${e.message}`);
+      const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
+      if (timedOut) throw new PeerCallError(504, 'timeout_exception', `shard node [${url}] did not answer in time`);
+      throw new PeerCallError(503, 'node_not_connected_exception', `[${url}] ${e.code ?? e.name}: ${e.message}`);
     }
     const text = await res.body.text();
     let parsed: unknown;
