@@ -42,6 +42,8 @@ export interface CopyView extends ShardCopy {
   hosted: boolean;
   /** The node reported this copy failed (its translog commit failed): it serves nothing until reset. */
   failed?: boolean;
+  /** The shard's primary reported that a write it forwarded failed on this in-sync copy (not yet out of sync). */
+  pendingFailure?: boolean;
 }
 
 /** An index as the coordinator sees it: metadata plus where each shard's copies are. */
@@ -90,10 +92,13 @@ export function viewOf(
   hosted: (shard: number, node: number) => boolean,
   reportedHost?: (shard: number) => number | undefined,
   failed: (shard: number, node: number) => boolean = () => false,
+  pendingFailure: (shard: number, node: number) => boolean = () => false,
 ): IndexView {
   const copies: CopyView[][] = Array.from({ length: metadata.numberOfShards }, (_, s) => {
     const listed = metadata.shardCopies?.[s];
-    if (listed) return listed.map((c) => ({ ...c, hosted: hosted(s, c.node), ...(failed(s, c.node) ? { failed: true } : {}) }));
+    if (listed) {
+      return listed.map((c) => ({ ...c, hosted: hosted(s, c.node), ...(failed(s, c.node) ? { failed: true } : {}), ...(pendingFailure(s, c.node) ? { pendingFailure: true } : {}) }));
+    }
     const node = reportedHost?.(s) ?? nodeForShard(metadata.name, s, nodeCount);
     return [{ node, primary: true, inSync: true, hosted: hosted(s, node) }];
   });
@@ -348,10 +353,13 @@ export class ClusterView {
 
   /**
    * Pushes `metadata` to every node (each keeps the metadata of every index and opens or drops the
-   * copies it names for it), waiting for each answer or failure. Failures are left to the reload's repair.
+   * copies it names for it), waiting for the nodes that answered the last reload; a node that did not
+   * gets the push in the background, so a change (and the write waiting for it) does not wait for an
+   * unreachable node's deadline. Failures are left to the reload's repair.
    */
   private async publish(metadata: IndexMetadata): Promise<void> {
-    await Promise.allSettled(this.client.nodes.map((_, node) => this.push(node, metadata)));
+    const pushes = this.client.nodes.map((_, node) => ({ node, done: this.push(node, metadata) }));
+    await Promise.allSettled(pushes.filter((p) => this.nodeReplied(p.node)).map((p) => p.done));
   }
 
   private push(node: number, metadata: IndexMetadata, uncounted = false): Promise<unknown> {
@@ -389,6 +397,8 @@ export class ClusterView {
     };
     const reportedHost = (s: number) => this.client.nodes.findIndex((_, node) => entryOf(node)?.shards.includes(s));
     const failed = (s: number, node: number) => entryOf(node)?.failed?.includes(s) === true;
+    // A primary reports the replicas its forwarded writes failed on until the cluster state has them out of sync.
+    const pendingFailure = (s: number, node: number) => this.client.nodes.some((_, n) => entryOf(n)?.pendingFailures?.some((p) => p.shard === s && p.node === node) === true);
     const view = viewOf(
       stored.metadata,
       this.client.nodes.length,
@@ -398,6 +408,7 @@ export class ClusterView {
         return host >= 0 ? host : undefined;
       },
       failed,
+      pendingFailure,
     );
     this.memo.set(name, { modRevision: stored.modRevision, epoch: this.loadEpoch, view });
     return view;

@@ -35,6 +35,8 @@ describe('plannedActions', () => {
     // A failed in-sync replica leaves the in-sync set; once out of sync, it is recovered (emptied first).
     expect(plannedActions([view([[copy(0, true), failed(copy(1, false))]])], [0, 0])).toEqual([{ kind: 'fail', index: 'i', shard: 0, node: 1 }]);
     expect(plannedActions([view([[copy(0, true), failed(copy(1, false, false))]])], [0, 0])).toEqual([{ kind: 'recover', index: 'i', shard: 0, node: 1 }]);
+    // A replica the primary's forwarded write failed on leaves the in-sync set, even while its node is down.
+    expect(plannedActions([view([[copy(0, true), { ...copy(1, false), pendingFailure: true }]])], [0, 3])).toEqual([{ kind: 'fail', index: 'i', shard: 0, node: 1 }]);
     // A failed replica is never the heir.
     expect(plannedActions([view([[failed(copy(0, true)), failed(copy(1, false))]])], [0, 0])).toEqual([]);
   });

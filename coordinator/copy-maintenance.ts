@@ -38,8 +38,9 @@ export interface CopyAction {
  * the node did not answer (0: it answered the last one). A shard whose primary's node is down
  * promotes its first in-sync replica whose node answers and hosts it (none: the shard stays red),
  * and so does a shard whose primary's node reports that copy failed (its translog commit failed,
- * issue 10 scenario 6); an in-sync replica reported failed leaves the in-sync set (ES: the master
- * removes a failed shard's allocation id); a shard whose primary answers and hosts its copy recovers
+ * issue 10 scenario 6); an in-sync replica reported failed, by its node or by the primary whose
+ * forwarded write it failed, leaves the in-sync set (ES: the master removes a failed shard's
+ * allocation id, whoever asked); a shard whose primary answers and hosts its copy recovers
  * each out-of-sync replica whose node answers and reports the copy, hosted or failed (a failed one
  * is emptied first).
  */
@@ -57,7 +58,8 @@ export function plannedActions(views: readonly IndexView[], missedLoads: readonl
         if (heir) out.push({ kind: 'promote', index, shard, node: heir.node });
         return;
       }
-      for (const c of copies) if (!c.primary && c.inSync && c.failed === true && up(c.node)) out.push({ kind: 'fail', index, shard, node: c.node });
+      // A replica failed (its own report, wherever its node), or one the primary's forwarded write failed on.
+      for (const c of copies) if (!c.primary && c.inSync && (c.failed === true || c.pendingFailure === true)) out.push({ kind: 'fail', index, shard, node: c.node });
       if (!up(primary.node) || !primary.hosted) return;
       for (const c of copies) if (!c.primary && !c.inSync && (c.hosted || c.failed === true) && up(c.node)) out.push({ kind: 'recover', index, shard, node: c.node });
     });

@@ -1,37 +1,20 @@
 /**
- * A replicated write of one shard's share of a bulk, ES's primary-backup model (ES
- * `ReplicationOperation`), driven by the coordinator: the primary applies the ops (assigning
- * seq_no and version), fsyncs and answers with the ops as it logged them; the coordinator sends
- * those to every in-sync replica, which applies them with the primary's seq_no and version; a
- * replica that fails is taken out of the in-sync set, durably on the nodes, before the write is
- * acknowledged. The items are acknowledged only once every in-sync copy has them.
- *
- * Coordinator-driven rather than ES's primary-driven forwarding: Folio's shard nodes never talk to
- * each other (they know neither the node list nor each other's addresses, and only the coordinator
- * holds the pools and the cluster secret for outbound calls), so the coordinator, which already
- * knows every copy, does the second hop. Hops and latency are the same (coordinator → primary →
- * coordinator → replicas instead of coordinator → primary → replicas → primary → coordinator); the
- * cost is the ops' bytes crossing the coordinator twice, reduced by the primary leaving out the
- * `_source` the coordinator sent it (replica-ops.ts on the node).
- *
- * The replicas are the in-sync copies of the coordinator's view plus the primary's replication
- * group as the primary answers it (its in-sync copies and the copies it is recovering: ES
- * `ReplicationTracker`), so a coordinator with a stale view still reaches a copy that has just
- * joined or started recovering. A failure on a copy that is in sync (by either) takes it out of
- * sync before the acknowledgement; a failure on a recovering copy only stalls its recovery (its
- * local checkpoint does not reach the primary's, so it is not put in sync). Every call carries the
+ * A replicated write of one shard's share of a bulk, primary-driven as in ES
+ * (`ReplicationOperation`): the coordinator sends the ops to the primary only, with the addresses of
+ * the shard nodes and the replicas its cluster state has in sync; the primary applies them (assigning
+ * seq_no and version), fsyncs, forwards them to every copy of its replication group in parallel and
+ * answers once the in-sync ones acknowledged (shard-node/replication-operation.ts). A replica that
+ * failed is taken out of the in-sync set in the cluster state before the write is acknowledged; the
+ * primary keeps reporting it until that is stored, so a coordinator that dies mid-write cannot leave
+ * it silently behind (the cluster manager stores it: copy-maintenance.ts). Every call carries the
  * shard's primary term; a copy of a newer term refuses it (a demoted primary cannot acknowledge).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
-import { toEsError } from '../shared/errors.ts';
 import {
   INTERNAL_PREFIX,
   type RefreshPolicy,
-  type ReplicaBulkRequest,
-  type ReplicaBulkResponse,
   primaryTermOf,
-  type ReplicaOp,
   type ShardBulkRequest,
   type ShardBulkResponse,
   type WriteOp,
@@ -40,7 +23,7 @@ import {
 import type { ClusterView, IndexView } from './cluster-view.ts';
 import { decodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
-import { JsonText, ShardCallError, type ShardClient } from './shard-client.ts';
+import { JsonText, type ShardClient } from './shard-client.ts';
 
 /** One replica that failed a write, as ES's `ReplicationResponse.ShardInfo.Failure` prints it. */
 export interface ShardInfoFailure {
@@ -81,39 +64,23 @@ const REST_STATUS: Record<number, string> = {
   502: 'BAD_GATEWAY', 503: 'SERVICE_UNAVAILABLE', 504: 'GATEWAY_TIMEOUT',
 };
 
-/** The ES cause and HTTP status of a failed replica call. */
-function failureCause(err: unknown): { type: string; reason: string; status: number } {
-  if (err instanceof ShardCallError) return { type: err.cause_.type, reason: String(err.cause_.reason ?? ''), status: err.status };
-  const es = toEsError(err);
-  return { type: es.type, reason: es.message, status: es.status };
-}
-
 /**
- * Fills in the `source` of the replica ops that name a request op (`item`), from the request's ops.
- * @throws Error when an op names no `index` op of the request (a primary bug).
- */
-export function withSources(replicaOps: readonly ReplicaOp[], requestOps: readonly WriteOp[]): ReplicaOp[] {
-  return replicaOps.map((op) => {
-    if (op.op === 'delete' || op.source !== undefined) return op;
-    const from = op.item === undefined ? undefined : requestOps[op.item];
-    if (from?.op !== 'index') throw new Error(`replica op [${op._id}] names no index op of the request (item ${op.item})`);
-    return { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: from.source };
-  });
-}
-
-/**
- * Writes `ops` to shard `shard` of `view`'s index: primary, then every in-sync replica, then the
- * in-sync removal of the replicas that failed.
+ * Writes `ops` to shard `shard` of `view`'s index through its primary, which replicates them; takes
+ * the replicas that failed out of the in-sync set before answering.
  * @throws the primary call's error (no item is acknowledged), or EsError 503 when a failed replica
- *   cannot be taken out of the in-sync set durably (the write is then not acknowledged, though the
- *   primary holds it, as in ES).
+ *   cannot be taken out of the in-sync set (the write is then not acknowledged, though the primary
+ *   holds it, as in ES).
  */
 export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: number, ops: WriteOp[], refresh: RefreshPolicy): Promise<ShardWriteOutcome> {
   const index = view.metadata.name;
   const primary = view.placement[shard];
   const primaryTerm = primaryTermOf(view.metadata, shard);
-  const viewReplicas = view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node);
-  const body: ShardBulkRequest = { index, shard, ops, refresh, primaryTerm, ...(viewReplicas.length > 0 ? { replicate: true } : {}) };
+  const inSyncReplicas = view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node);
+  const body: ShardBulkRequest = {
+    index, shard, ops, refresh, primaryTerm,
+    // The primary's replica calls end before this call's deadline, so their failures come back as data.
+    replication: { nodes: [...deps.client.nodes], inSyncReplicas, timeoutMs: Math.max(1, Math.floor(deps.timeoutMs * 0.8)) },
+  };
   // A shard's share of a large bulk is tens of thousands of ops: the request is serialized, and the
   // reply (NDJSON, shared/shard-bulk-reply.ts) parsed, in slices that yield to the event loop.
   const reply = await deps.client.call<unknown[] | ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, new JsonText(await stringifySliced({ ...body })), {
@@ -123,38 +90,15 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   const res = Array.isArray(reply) ? decodeShardBulkReply(reply) : reply;
   if (res.index !== index || res.shard !== shard) throw new Error(`node [${res.node}] answered for the wrong shard`);
   const total = 1 + view.metadata.numberOfReplicas;
-  const replicaOps = res.replicaOps ?? [];
-  const group = res.replicationGroup ?? [];
-  const inSync = new Set([...viewReplicas, ...group.filter((g) => g.inSync).map((g) => g.node)]);
-  inSync.delete(primary);
-  const recovering = group.filter((g) => !inSync.has(g.node) && g.node !== primary).map((g) => g.node);
-  const replicas = [...inSync];
-  if ((replicas.length === 0 && recovering.length === 0) || replicaOps.length === 0) return { items: res.items, shardInfo: { total, successful: 1 + inSync.size, failed: 0 } };
-
-  const request: ReplicaBulkRequest = { index, shard, ops: withSources(replicaOps, ops), refresh, primaryTerm };
-  const requestText = new JsonText(await stringifySliced({ ...request }));
-  const send = async (node: number) => {
-    const r = await deps.client.call<ReplicaBulkResponse>(node, `${INTERNAL_PREFIX}/replicate`, requestText, { timeoutMs: deps.timeoutMs });
-    if (r.index !== index || r.shard !== shard) throw new Error(`node [${r.node}] answered for [${r.index}][${r.shard}] but [${index}][${shard}] was asked`);
-  };
-  // Recovering copies are not waited for: the acknowledgement does not depend on them, and one that
-  // misses the ops stays below the primary's checkpoint, so its recovery does not finish (recovery.ts).
-  for (const node of recovering) void send(node).catch(() => undefined);
-  const outcomes = await Promise.allSettled(replicas.map(send));
-  const failures: ShardInfoFailure[] = [];
-  const failedNodes: number[] = [];
-  outcomes.forEach((o, i) => {
-    if (o.status === 'fulfilled' || !inSync.has(replicas[i])) return;
-    const cause = failureCause(o.reason);
-    failedNodes.push(replicas[i]);
-    failures.push({
-      _index: index, _shard: shard, _node: deps.client.nodes[replicas[i]], reason: { type: cause.type, reason: cause.reason },
-      status: REST_STATUS[cause.status] ?? 'INTERNAL_SERVER_ERROR', primary: false,
-    });
-  });
+  const outcome = res.replicas ?? { acknowledged: [], failed: [] };
+  const failedNodes = outcome.failed.map((f) => f.node);
+  const failures: ShardInfoFailure[] = outcome.failed.map((f) => ({
+    _index: index, _shard: shard, _node: deps.client.nodes[f.node] ?? String(f.node), reason: { type: f.type, reason: f.reason },
+    status: REST_STATUS[f.status] ?? 'INTERNAL_SERVER_ERROR', primary: false,
+  }));
   if (failedNodes.length > 0) await deps.view.markOutOfSync(index, shard, failedNodes);
   return {
     items: res.items,
-    shardInfo: { total, successful: 1 + inSync.size - failedNodes.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
+    shardInfo: { total, successful: 1 + outcome.acknowledged.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
   };
 }

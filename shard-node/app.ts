@@ -19,6 +19,7 @@ import {
   type RefreshRequest,
   type ShardBulkRequest,
   type ShardBulkResponse,
+  type ReplicasOutcome,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
@@ -39,7 +40,8 @@ import { createSearchActions } from './search-actions.ts';
 import { registerSearchRoutes } from './search-routes.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, SearchContexts } from './search-contexts.ts';
 import type { TranslogOp } from './engine/translog.ts';
-import { replicaOpsOf } from './replica-ops.ts';
+import { PeerClient } from './peer-client.ts';
+import { forwardToReplicas } from './replication-operation.ts';
 import { parseJsonSliced } from '../shared/json-parse-sliced.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
 import { acceptsNdjson, encodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
@@ -101,6 +103,8 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     maxOpenSnapshotContext: config.maxOpenSnapshotContext ?? DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT,
   };
   const contexts = new SearchContexts(defaultLimits);
+  // Calls to other shard nodes: a primary forwarding writes to its replicas (replication-operation.ts).
+  const peers = new PeerClient(config.clusterSecret);
   // The cluster settings that act here: transient over persistent over FOLIO_MAX_OPEN_* over the default.
   clusterSettings.onChange((effective) => {
     contexts.limits.maxOpenScrollContext = countSetting(effective('search.max_open_scroll_context'), defaultLimits.maxOpenScrollContext);
@@ -159,7 +163,6 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
       group = registry.replicationGroup(req.index, req.shard);
     });
-    const logged: TranslogOp[] | undefined = req.replicate || group.length > 0 ? collected : undefined; // what the replicas apply
     // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
     // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
     await shard.sync();
@@ -171,10 +174,17 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       await registry.waitForRefresh(req.index, req.shard);
       forcedRefresh = true;
     }
-    const replicaOps = logged ? { replicaOps: replicaOpsOf(req.ops, items, logged), replicationGroup: group } : {};
+    // Primary-driven replication: forward to the replication group, wait for the in-sync copies
+    // (shard-node/replication-operation.ts); a failed one stays pending until the cluster state has it out of sync.
+    let replicas: ReplicasOutcome | undefined;
+    if (req.replication) {
+      const targets = req.replication;
+      replicas = await forwardToReplicas(peers, { index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets, self: registry.ordinalOf(req.index) });
+      registry.notePendingFailures(req.index, req.shard, replicas.failed.map((f) => f.node));
+    }
     // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON
     // when the coordinator asks for it, which it then parses line by line (shared/shard-bulk-reply.ts).
-    const reply = { node, index: req.index, shard: req.shard, items, forcedRefresh, ...replicaOps } satisfies ShardBulkResponse;
+    const reply = { node, index: req.index, shard: req.shard, items, forcedRefresh, ...(replicas ? { replicas } : {}) } satisfies ShardBulkResponse;
     if (acceptsNdjson(c.req.header('accept'))) return c.body(await encodeShardBulkReply(reply), 200, { 'content-type': NDJSON_CONTENT_TYPE });
     return c.body(await stringifySliced(reply), 200, { 'content-type': 'application/json' });
   });

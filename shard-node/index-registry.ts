@@ -56,6 +56,11 @@ interface HostedIndex {
    * and reallocated). Their memory is ahead of their disk, so they serve nothing until reopened.
    */
   failed: Map<number, string>;
+  /**
+   * In-sync replicas a forwarded write failed on (shard → node ordinals), reported on every node
+   * reload until the cluster state has them out of sync (shard-node/replication-operation.ts).
+   */
+  pendingFailures: Map<number, Set<number>>;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -137,11 +142,19 @@ export class IndexRegistry {
     if (!hosted) hosted = this.host(metadata);
     else if (adopted) hosted.metadata = metadata;
     const h = hosted;
-    // Recovered copies the cluster state now has in sync are no longer tracked as recovering.
+    // Recovered copies the cluster state now has in sync are no longer tracked as recovering, and
+    // failures it has stored (the copy is out of sync, or gone) are no longer pending.
     if (adopted) {
       metadata.shardCopies?.forEach((copies, s) => {
         for (const c of copies) if (c.inSync && !c.primary) this.recoveries.untrack(metadata.name, s, c.node);
       });
+      for (const [s, nodes] of h.pendingFailures) {
+        const copies = metadata.shardCopies?.[s] ?? [];
+        // Only a primary reports them, and only for copies still in-sync replicas.
+        const primaryHere = copies.some((c) => c.primary && c.node === h.ordinal);
+        for (const n of nodes) if (!primaryHere || !copies.some((c) => c.node === n && c.inSync && !c.primary)) nodes.delete(n);
+        if (nodes.size === 0) h.pendingFailures.delete(s);
+      }
     }
     if (ordinal !== undefined) h.ordinal = ordinal;
     this.placeCopies(h, shards);
@@ -205,6 +218,24 @@ export class IndexRegistry {
     const group: GroupMember[] = (h.metadata.shardCopies?.[shard] ?? []).filter((c) => c.node !== h.ordinal && c.inSync).map((c) => ({ node: c.node, inSync: true }));
     for (const node of this.recoveries.nodes(index, shard)) if (node !== h.ordinal && !group.some((g) => g.node === node)) group.push({ node, inSync: false });
     return group;
+  }
+
+  /**
+   * Records in-sync replicas of `shard` that a forwarded write failed on: reported by {@link list}
+   * until a cluster-state value has them out of sync (ES: a shard-failed request the master has not
+   * processed yet).
+   */
+  notePendingFailures(index: string, shard: number, nodes: readonly number[]): void {
+    if (nodes.length === 0) return;
+    const h = this.hosted(index);
+    const set = h.pendingFailures.get(shard) ?? new Set<number>();
+    for (const n of nodes) set.add(n);
+    h.pendingFailures.set(shard, set);
+  }
+
+  /** This node's ordinal as the index's copies name it (null: not known yet). */
+  ordinalOf(index: string): number | null {
+    return this.hosted(index).ordinal;
   }
 
   /**
@@ -309,12 +340,14 @@ export class IndexRegistry {
     return [...this.indices.values()].map((h) => {
       const shards = [...h.shards.keys()].filter((s) => !h.failed.has(s)).sort((a, b) => a - b);
       const failed = [...h.failed.keys()].sort((a, b) => a - b);
+      const pendingFailures = [...h.pendingFailures].flatMap(([shard, nodes]) => [...nodes].map((node) => ({ shard, node })));
       return {
         metadata: h.metadata,
         shards,
         ...(h.ordinal !== null ? { node: h.ordinal } : {}),
         copies: hostedCopies(h.metadata, h.ordinal, shards),
         ...(failed.length > 0 ? { failed } : {}),
+        ...(pendingFailures.length > 0 ? { pendingFailures } : {}),
       };
     });
   }
@@ -456,7 +489,7 @@ export class IndexRegistry {
   }
 
   private host(metadata: IndexMetadata): HostedIndex {
-    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map() };
+    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map(), pendingFailures: new Map() };
     this.indices.set(metadata.name, h);
     return h;
   }

@@ -1,7 +1,9 @@
 // The two ends of a peer recovery and the primary-term checks through real shard-node apps,
-// in-process (`app.request()`): a primary on node 0 and an out-of-sync replica on node 1, with the
-// calls the coordinator's recovery (coordinator/recovery.ts) makes, in its order.
-import { describe, expect, it } from 'vitest';
+// in-process (`app.request()` for the test's own calls; each app also listens on loopback, where a
+// primary forwards its writes to the others): a primary on node 0 and an out-of-sync replica on
+// node 1, with the calls the coordinator's recovery (coordinator/recovery.ts) makes, in its order.
+import { serve, type ServerType } from '@hono/node-server';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
 import { INTERNAL_PREFIX, RECOVERY_CHUNK_DONE_HEADER, RECOVERY_CHUNK_OPS_HEADER, type IndexMetadata, type PutIndexRequest } from '../shared/protocol.ts';
 import { createShardNodeApp } from './app.ts';
@@ -16,10 +18,18 @@ const metadata: IndexMetadata = {
   shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]],
 };
 
-function node(id: string) {
+const servers: ServerType[] = [];
+afterAll(() => {
+  for (const s of servers) s.close();
+});
+
+async function node(id: string) {
   const config = loadShardNodeConfig({ FOLIO_NODE_ID: id, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
   const registry = new IndexRegistry(config.nodeId);
   const app = createShardNodeApp(config, registry, createLogger('shard-node', 'silent', {}));
+  const url = await new Promise<string>((resolve) => {
+    servers.push(serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(`http://127.0.0.1:${info.port}`)));
+  });
   const call = async (path: string, body: unknown, method = 'POST') => {
     const res = await app.request(`${INTERNAL_PREFIX}${path}`, { method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     return { status: res.status, body: (await res.json()) as any };
@@ -36,33 +46,37 @@ function node(id: string) {
     const res = await app.request(`${INTERNAL_PREFIX}/recovery/apply?meta=${encodeURIComponent(JSON.stringify(meta))}`, { method: 'POST', headers: { 'content-type': RECOVERY_OPS_CONTENT_TYPE }, body: bytes });
     return { status: res.status, body: (await res.json()) as any };
   };
-  return { registry, call, chunk, apply };
+  return { registry, url, call, chunk, apply };
 }
+
+/** The `replication` of a bulk to a primary among `nodes` (by ordinal), as the coordinator sends it. */
+const replicationOver = (nodes: { url: string }[], inSyncReplicas: number[] = []) => ({ nodes: nodes.map((n) => n.url), inSyncReplicas, timeoutMs: 2_000 });
 
 const doc = (id: string, n: number) => ({ op: 'index', _id: id, source: JSON.stringify({ n }), create: false });
 
 describe('peer recovery routes', () => {
   it('ops-based, then live writes through the replication group, then in sync on the primary; full copy once the translog is trimmed', async () => {
-    const primary = node('p');
-    const target = node('t');
+    const primary = await node('p');
+    const target = await node('t');
+    const replication = replicationOver([primary, target]);
     for (const [n, ordinal] of [[primary, 0], [target, 1]] as const) {
       expect((await n.call('/indices/rec', { metadata, shards: [], node: ordinal } satisfies PutIndexRequest, 'PUT')).status).toBe(200);
     }
     // Before the recovery, the out-of-sync copy is not in the primary's replication group.
-    const before = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('a', 1), doc('b', 1), doc('a', 2)], refresh: 'false', primaryTerm: 1 });
-    expect(before.body.replicationGroup).toBeUndefined();
+    const before = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('a', 1), doc('b', 1), doc('a', 2)], refresh: 'false', primaryTerm: 1, replication });
+    expect(before.body.replicas).toEqual({ acknowledged: [], failed: [] });
+    expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'a' })).body.found).toBe(false);
     const initial = (await target.call('/recovery/state', { index: 'rec', shard: 0 })).body;
     expect(initial).toMatchObject({ checkpoint: -1, maxSeqNo: -1, copyId: expect.any(String) });
 
     const start = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 1 });
     expect(start.body).toMatchObject({ mode: 'ops', upTo: 2, recoveryId: expect.any(String) });
     const recoveryId = start.body.recoveryId;
-    // From now on writes name the recovering copy.
-    const live = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('c', 1)], refresh: 'false', primaryTerm: 1 });
-    expect(live.body.replicationGroup).toEqual([{ node: 1, inSync: false }]);
-    const liveOps = live.body.replicaOps.map((o: Record<string, unknown>) => ({ ...o, source: '{"n":1}', item: undefined }));
-    // The live write overtakes the copy: the checkpoint waits for the gap below it.
-    expect((await target.call('/replicate', { index: 'rec', shard: 0, ops: liveOps, refresh: 'false', primaryTerm: 1 })).status).toBe(200);
+    // From now on the primary forwards its writes to the recovering copy too (without waiting for it).
+    const live = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('c', 1)], refresh: 'false', primaryTerm: 1, replication });
+    expect(live.body.replicas).toEqual({ acknowledged: [], failed: [] });
+    await expect.poll(async () => (await target.call('/get', { index: 'rec', shard: 0, _id: 'c' })).body).toMatchObject({ found: true, _seq_no: 3 });
+    // The live write overtook the copy: the checkpoint waits for the gap below it.
     expect((await target.call('/recovery/state', { index: 'rec', shard: 0 })).body.checkpoint).toBe(-1);
     // The pinned ops are the state when tracking began (not the live write), read in chunks bounded in bytes.
     const first = await primary.chunk({ index: 'rec', shard: 0, recoveryId, maxBytes: 1 });
@@ -80,12 +94,14 @@ describe('peer recovery routes', () => {
     const fin = await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 1, primaryTerm: 1 });
     expect(fin.body.maxSeqNo).toBe(3);
     expect(fin.body.metadata.shardCopies[0][1]).toEqual({ node: 1, primary: false, inSync: true });
-    expect((await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1 })).body.replicationGroup).toEqual([{ node: 1, inSync: true }]);
+    // Finalized: an in-sync member of the primary's group, which the primary waits for.
+    expect((await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1, replication })).body.replicas).toEqual({ acknowledged: [1], failed: [] });
+    expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'd' })).body).toMatchObject({ found: true, _seq_no: 4 });
     // Finalizing a copy no recovery tracks is refused.
     expect((await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 2, primaryTerm: 1 })).status).toBe(409);
 
     // After a refresh the in-memory translog no longer has the early ops: a full copy, tombstones included.
-    await primary.call('/bulk', { index: 'rec', shard: 0, ops: [{ op: 'delete', _id: 'b' }], refresh: 'true', primaryTerm: 1 });
+    await primary.call('/bulk', { index: 'rec', shard: 0, ops: [{ op: 'delete', _id: 'b' }], refresh: 'true', primaryTerm: 1, replication });
     const full = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: 0, primaryTerm: 1 });
     expect(full.body.mode).toBe('full');
     const copied = await primary.chunk({ index: 'rec', shard: 0, recoveryId: full.body.recoveryId });
@@ -98,8 +114,8 @@ describe('peer recovery routes', () => {
   });
 
   it('primary terms: a promoted copy refuses the old term, and a demoted primary can neither write nor recover anyone', async () => {
-    const old = node('old');
-    const heir = node('heir');
+    const old = await node('old');
+    const heir = await node('heir');
     const inSync = { ...metadata, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]] };
     await old.call('/indices/rec', { metadata: inSync, shards: [], node: 0 }, 'PUT');
     await heir.call('/indices/rec', { metadata: inSync, shards: [], node: 1 }, 'PUT');
@@ -108,14 +124,17 @@ describe('peer recovery routes', () => {
     expect((await heir.call('/indices/rec', { metadata: promotedMetadata, shards: [], node: 1 }, 'PUT')).status).toBe(200);
     const w = await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('x', 1)], refresh: 'false', primaryTerm: 2 });
     expect(w.body.items[0]).toMatchObject({ status: 201, _primary_term: 2 });
-    // The old primary, still in term 1 by its own metadata, writes; its replication is refused by the new primary.
-    const stale = await old.call('/bulk', { index: 'rec', shard: 0, ops: [doc('y', 1)], refresh: 'false', replicate: true, primaryTerm: 1 });
-    const refused = await heir.call('/replicate', { index: 'rec', shard: 0, ops: stale.body.replicaOps.map((o: object) => ({ ...o, source: '{"n":1}' })), refresh: 'false', primaryTerm: 1 });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ type: 'illegal_state_exception', reason: '[rec][0] operation primary term [1] is too old, current [2]' });
+    // The old primary, still in term 1 by its own metadata, writes; the new primary refuses what it forwards.
+    const stale = await old.call('/bulk', { index: 'rec', shard: 0, ops: [doc('y', 1)], refresh: 'false', primaryTerm: 1, replication: replicationOver([old, heir], [1]) });
+    expect(stale.body.replicas.acknowledged).toEqual([]);
+    expect(stale.body.replicas.failed).toEqual([{ node: 1, status: 409, type: 'illegal_state_exception', reason: expect.stringContaining('[rec][0] operation primary term [1] is too old, current [2]') }]);
+    // The old primary reports the failure until the cluster state has the copy out of sync.
+    expect(old.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1 }]);
+    expect((await heir.call('/get', { index: 'rec', shard: 0, _id: 'y' })).body.found).toBe(false);
     expect((await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('z', 1)], refresh: 'false', primaryTerm: 1 })).status).toBe(409);
     // Once it has the new metadata (the coordinator's repair), the old primary is a replica that must be emptied and recover.
     await old.call('/indices/rec', { metadata: promotedMetadata, shards: [], node: 0 }, 'PUT');
+    expect(old.registry.list()[0].pendingFailures).toBeUndefined(); // demoted: it reports nothing any more
     expect((await old.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 2 })).body.error.type).toBe('shard_not_in_primary_mode_exception');
     const before = (await old.call('/recovery/state', { index: 'rec', shard: 0 })).body.copyId;
     const emptied = await old.call('/recovery/reset', { index: 'rec', shard: 0 });

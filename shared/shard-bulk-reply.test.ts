@@ -26,10 +26,9 @@ describe('the NDJSON shard bulk reply', () => {
       { node: 'node-1', index: 'abuse-scratch', shard: 1, items, forcedRefresh: false },
       {
         node: 'node-0', index: 'i', shard: 0, items: items.slice(0, 3), forcedRefresh: true,
-        replicaOps: [{ op: 'index', _id: 'd1', seqNo: 1, version: 1, item: 1 }, { op: 'delete', _id: 'd2', seqNo: 2, version: 3 }, { op: 'index', _id: 'u', seqNo: 3, version: 2, source: '{"a":"\n"}' }],
-        replicationGroup: [{ node: 2, inSync: true }, { node: 1, inSync: false }],
+        replicas: { acknowledged: [2], failed: [{ node: 1, status: 503, type: 'node_not_connected_exception', reason: 'refused, "é"\n' }] },
       },
-      { node: 'n', index: 'i', shard: 2, items: [], forcedRefresh: false, replicaOps: [], replicationGroup: [] },
+      { node: 'n', index: 'i', shard: 2, items: [], forcedRefresh: false, replicas: { acknowledged: [], failed: [] } },
     ];
     for (const reply of replies) {
       const oneShot = JSON.parse(JSON.stringify(reply));

@@ -106,6 +106,8 @@ export interface NodeIndexEntry {
   copies?: HostedCopy[];
   /** Shards whose copy here has failed (a translog commit failed): not in `shards`, serving nothing. */
   failed?: number[];
+  /** In-sync replicas a write forwarded by a primary here failed on, not yet out of sync in the cluster state. */
+  pendingFailures?: { shard: number; node: number }[];
 }
 
 /** A shard copy a node hosts, as `GET /_internal/v1/indices` reports it. */

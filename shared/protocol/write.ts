@@ -25,8 +25,13 @@ export interface ShardBulkRequest {
   shard: number;
   ops: WriteOp[];
   refresh: RefreshPolicy;
-  /** Answer the ops the replicas must apply ({@link ShardBulkResponse.replicaOps}). */
-  replicate?: boolean;
+  /**
+   * Primary-driven replication (ES `ReplicationOperation`): after applying and fsyncing the ops, the
+   * primary forwards them to every copy of its replication group and answers once the in-sync ones
+   * acknowledged ({@link ShardBulkResponse.replicas}). Absent: nothing is forwarded (an index
+   * without replicas).
+   */
+  replication?: ReplicationTargets;
   /** The primary term the coordinator's metadata has for the shard; the node refuses any other (409). */
   primaryTerm?: number;
 }
@@ -50,14 +55,37 @@ export interface ShardBulkResponse extends ShardEcho {
   items: WriteResult[];
   /** True when the shard refreshed (or waited for a refresh) before answering. */
   forcedRefresh: boolean;
-  /** With {@link ShardBulkRequest.replicate}: every op the primary logged, in seq_no order. */
-  replicaOps?: ReplicaOp[];
+  /** With {@link ShardBulkRequest.replication}: which in-sync replicas acknowledged the ops, and which failed. */
+  replicas?: ReplicasOutcome;
+}
+
+/** Where a primary forwards a bulk: its copies' nodes, and the replicas the coordinator's cluster state has in sync. */
+export interface ReplicationTargets {
+  /** Shard-node base URLs by ordinal (the coordinator's FOLIO_NODES): how the primary reaches a copy `shardCopies` names by ordinal. */
+  nodes: string[];
+  /** The replicas in sync by the coordinator's cluster state (the primary adds the ones its own metadata has in sync, and the recovering ones). */
+  inSyncReplicas: number[];
+  /** Deadline (ms) of each replica call. */
+  timeoutMs: number;
+}
+
+/** What a primary's forwarding did (ES `ReplicationResponse.ShardInfo`, by node ordinal). */
+export interface ReplicasOutcome {
+  /** In-sync replicas that applied and fsynced the ops. */
+  acknowledged: number[];
   /**
-   * The primary's replication group when it applied the ops (ES `ReplicationTracker`): every other
-   * copy that must receive them, in sync by the primary's metadata or recovering (tracked). The
-   * coordinator sends the ops to these as well as to the in-sync copies of its own view.
+   * In-sync replicas that failed them: the write must not be acknowledged until each has left the
+   * in-sync set (the coordinator stores that; the primary also reports them until it sees it done).
    */
-  replicationGroup?: GroupMember[];
+  failed: FailedReplica[];
+}
+
+/** One in-sync replica that failed a forwarded write, with the ES error it answered (or the call's). */
+export interface FailedReplica {
+  node: number;
+  status: number;
+  type: string;
+  reason: string;
 }
 
 /** A copy of the primary's replication group: its node ordinal and whether it is in sync. */
@@ -68,13 +96,11 @@ export interface GroupMember {
 
 /**
  * One write as a replica applies it: the primary's outcome (seq_no, version) and the resulting
- * document (ES sends the primary's `IndexRequest` with its seq_no to each replica). For an `index`
- * op, `source` (the stored JSON text, byte for byte) is absent when it is the `_source` of the
- * primary request's op number `item` (the coordinator has it already); updates carry the merged
- * document's text.
+ * document, `source` being the stored JSON text byte for byte (ES sends the primary's `IndexRequest`
+ * with its seq_no to each replica).
  */
 export type ReplicaOp =
-  | { op: 'index'; _id: string; seqNo: number; version: number; source?: string; item?: number }
+  | { op: 'index'; _id: string; seqNo: number; version: number; source: string }
   | { op: 'delete'; _id: string; seqNo: number; version: number };
 
 /**

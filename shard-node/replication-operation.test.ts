@@ -1,0 +1,81 @@
+// Primary-driven replication between real shard-node apps on loopback (issue 10, scenario 2: a
+// coordinator that dies mid-write must not leave a replica silently behind). The primary forwards
+// what it applied to its in-sync replica itself, so the replica gets the op even when the caller of
+// the bulk is gone; a replica that cannot be reached is reported, and stays reported by the primary
+// (its node reload) until the cluster state has it out of sync.
+import { serve, type ServerType } from '@hono/node-server';
+import { connect } from 'node:net';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../shared/logger.ts';
+import { INTERNAL_PREFIX, type IndexMetadata } from '../shared/protocol.ts';
+import { createShardNodeApp } from './app.ts';
+import { loadShardNodeConfig } from './config.ts';
+import { IndexRegistry } from './index-registry.ts';
+
+const metadata: IndexMetadata = {
+  name: 'rep', uuid: 'u-rep', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
+  mappings: { properties: {} }, creationDate: 1, version: 1,
+  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]],
+};
+
+const servers: ServerType[] = [];
+afterAll(() => {
+  for (const s of servers) s.close();
+});
+
+async function node(id: string, ordinal: number) {
+  const config = loadShardNodeConfig({ FOLIO_NODE_ID: id, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
+  const registry = new IndexRegistry(config.nodeId);
+  const app = createShardNodeApp(config, registry, createLogger('shard-node', 'silent', {}));
+  const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+  const { port } = server.address() as { port: number };
+  registry.putIndex(metadata, [], ordinal);
+  const call = async (path: string, body: unknown) => {
+    const res = await app.request(`${INTERNAL_PREFIX}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  return { registry, server, url: `http://127.0.0.1:${port}`, port, call };
+}
+
+const doc = (id: string, n: number) => ({ op: 'index', _id: id, source: JSON.stringify({ n }), create: false });
+
+describe('primary-driven replication', () => {
+  it('the replica gets the write from the primary even when the bulk\'s caller dies mid-write', async () => {
+    const primary = await node('p', 0);
+    const replica = await node('r', 1);
+    const body = JSON.stringify({ index: 'rep', shard: 0, ops: [doc('a', 1), doc('b', 2)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, replica.url], inSyncReplicas: [1], timeoutMs: 2_000 } });
+    // The "coordinator" sends the whole request and is gone before any answer.
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(primary.port, '127.0.0.1', () => {
+        socket.end(`POST ${INTERNAL_PREFIX}/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', reject);
+    });
+    for (const id of ['a', 'b']) {
+      await expect.poll(async () => (await replica.call('/get', { index: 'rep', shard: 0, _id: id })).body).toMatchObject({ found: true, _version: 1 });
+      const onPrimary = (await primary.call('/get', { index: 'rep', shard: 0, _id: id })).body;
+      expect((await replica.call('/get', { index: 'rep', shard: 0, _id: id })).body).toMatchObject({ _seq_no: onPrimary._seq_no, _source: onPrimary._source });
+    }
+  });
+
+  it('a replica that cannot be reached is reported, and stays pending on the primary until the cluster state has it out of sync', async () => {
+    const primary = await node('p2', 0);
+    const replica = await node('r2', 1);
+    replica.server.close();
+    await new Promise((r) => setTimeout(r, 50));
+    const res = await primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc('c', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, replica.url], inSyncReplicas: [1], timeoutMs: 1_000 } });
+    expect(res.status).toBe(200);
+    expect(res.body.items[0]).toMatchObject({ status: 201 });
+    expect(res.body.replicas).toMatchObject({ acknowledged: [], failed: [{ node: 1, status: 503, type: 'node_not_connected_exception' }] });
+    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1 }]);
+    // A value of the cluster state that still has it in sync keeps it pending; one that has it out of sync clears it.
+    primary.registry.putIndex({ ...metadata, version: 2, maxResultWindow: 5 }, [], 0);
+    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1 }]);
+    primary.registry.putIndex({ ...metadata, version: 3, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]] }, [], 0);
+    expect(primary.registry.list()[0].pendingFailures).toBeUndefined();
+  });
+});
