@@ -24,6 +24,17 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The fault suite (issue 10): a cluster of its own (3 etcd members, shard nodes, 2
+        // coordinators behind fault proxies) per file, never the e2e project's shared cluster.
+        test: {
+          name: 'faults',
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

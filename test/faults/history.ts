@@ -64,8 +64,8 @@ export interface SeenDoc {
 export class History {
   readonly ids = new Map<string, IdState>();
   readonly acks: AckedWrite[] = [];
-  /** Operations sent (writes and reads). */
-  ops = 0;
+  /** Writes sent (each bulk item counts). */
+  writes = 0;
   /** Writes with an unknown outcome (their `_id` is frozen). */
   doubtful = 0;
   /** Writes refused before they were sent (connection refused): surely not applied. */
@@ -78,6 +78,7 @@ export class History {
 
   /** Notes a write about to be sent on `id` (routed to `shard`). */
   sending(id: string, shard: number, source: Source | null): IdState {
+    this.writes++;
     let s = this.ids.get(id);
     if (!s) {
       s = { shard, version: 0, seqNo: -1, source: null, doubt: [], everSent: new Set() };

@@ -18,12 +18,23 @@ export interface ScheduleOptions {
   greenTimeoutMs: number;
 }
 
+/** Which check a problem comes from. */
+export type CheckName = 'nemesis' | 'green' | 'lost' | 'divergent' | 'two-primaries' | 'order' | 'not-in-sync' | 'searches' | 'no-writes';
+
+/** One problem of a schedule. */
+export interface Problem {
+  check: CheckName;
+  text: string;
+}
+
 /** What one schedule did and found. */
 export interface ScheduleReport {
   seed: number;
   schedule: Schedule;
   nemesis: NemesisEvent[];
+  /** Writes sent (bulk items counted one by one) and reads. */
   ops: number;
+  /** Writes acknowledged. */
   acknowledged: number;
   doubtful: number;
   refused: number;
@@ -34,7 +45,7 @@ export interface ScheduleReport {
   greenMs: number;
   check?: CheckResult;
   /** Problems that fail the schedule (lost, divergent, two primaries, wrong searches, no green). */
-  problems: string[];
+  problems: Problem[];
 }
 
 /** Waits until `index` is green through `coordinatorUrl`, at most `boundMs`; resolves with the ms taken or -1. */
@@ -65,7 +76,7 @@ export function formatReport(r: ScheduleReport): string {
 export function failureMessage(r: ScheduleReport): string {
   return [
     `fault schedule failed: ${formatReport(r)}`,
-    ...r.problems.map((p) => `  ${p}`),
+    ...r.problems.map((p) => `  ${p.check}: ${p.text}`),
     ...(r.check?.examples ?? []).map((e) => `  ${e}`),
     ...r.staleReads.slice(0, 5).map((e) => `  stale read: ${e}`),
     formatSchedule(r.schedule),
@@ -90,12 +101,13 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
 
   const t0 = performance.now();
   const workload = startWorkload({ index, numberOfShards, coordinatorUrls: cluster.coordinatorUrls, now: () => Math.round(performance.now() - t0) }, seed);
-  const problems: string[] = [];
+  const problems: Problem[] = [];
+  const problem = (check: CheckName, text: string) => problems.push({ check, text });
   let nemesis: NemesisEvent[] = [];
   try {
     nemesis = await runNemesis(cluster, schedule);
   } catch (err) {
-    problems.push(`the nemesis failed: ${(err as Error).message.slice(0, 2000)}`);
+    problem('nemesis', `the nemesis failed: ${(err as Error).message.slice(0, 2000)}`);
   }
   await cluster.heal();
   // Green with the clients still writing (recoveries meet live writes), then again once they stopped.
@@ -103,27 +115,27 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
   await workload.stop();
   const h = workload.history;
   const report: ScheduleReport = {
-    seed, schedule, nemesis, ops: h.ops, acknowledged: h.acks.length, doubtful: h.doubtful, refused: h.refused, reads: h.reads,
+    seed, schedule, nemesis, ops: h.writes + h.reads, acknowledged: h.acks.length, doubtful: h.doubtful, refused: h.refused, reads: h.reads,
     staleReads: h.staleReads, searches: h.searches, greenMs, problems,
   };
   if (greenMs < 0) {
-    problems.push(`${index} not green within ${opts.greenTimeoutMs} ms of healing`);
+    problem('green', `${index} not green within ${opts.greenTimeoutMs} ms of healing`);
     return report;
   }
   for (const url of cluster.coordinatorUrls) {
     const again = await waitGreen(url, index, opts.greenTimeoutMs);
-    if (again < 0) problems.push(`${index} not green through ${url} once the clients stopped`);
+    if (again < 0) problem('green', `${index} not green through ${url} once the clients stopped`);
   }
   await call(c0, 'POST', `/${index}/_refresh`);
   report.check = await checkHistory({ index, nodeUrls: cluster.nodeUrls, etcdEndpoints: cluster.etcd.endpoints, secret: cluster.secret }, h);
   const c = report.check;
-  if (c.lost > 0) problems.push(`lost: ${c.lost} acknowledged writes or deletes missing or wrong on in-sync copies`);
-  if (c.divergentCopies > 0) problems.push(`divergent: ${c.divergentCopies} copies differ from their primary`);
-  if (c.dualPrimaries > 0) problems.push(`two primaries: ${c.dualPrimaries} (shard, term, seq_no) acknowledged twice`);
-  if (c.orderViolations > 0) problems.push(`order: ${c.orderViolations} acknowledged writes went back in version, seq_no or term`);
-  if (c.notInSync > 0) problems.push(`not in sync: ${c.notInSync} copies out of the in-sync set although green`);
-  if (h.searches.wrong.length > 0) problems.push(`searches: ${h.searches.wrong.length} wrong answers, e.g. ${h.searches.wrong.slice(0, 3).join(' | ')}`);
-  if (h.acks.length === 0) problems.push('no write was acknowledged: the schedule proves nothing');
+  if (c.lost > 0) problem('lost', `${c.lost} acknowledged writes or deletes missing or wrong on in-sync copies`);
+  if (c.divergentCopies > 0) problem('divergent', `${c.divergentCopies} copies differ from their primary`);
+  if (c.dualPrimaries > 0) problem('two-primaries', `${c.dualPrimaries} (shard, term, seq_no) acknowledged twice`);
+  if (c.orderViolations > 0) problem('order', `${c.orderViolations} acknowledged writes went back in version, seq_no or term`);
+  if (c.notInSync > 0) problem('not-in-sync', `${c.notInSync} copies out of the in-sync set although green`);
+  if (h.searches.wrong.length > 0) problem('searches', `${h.searches.wrong.length} wrong answers, e.g. ${h.searches.wrong.slice(0, 3).join(' | ')}`);
+  if (h.acks.length === 0) problem('no-writes', 'no write was acknowledged: the schedule proves nothing');
   await call(c0, 'DELETE', `/${index}`);
   return report;
 }

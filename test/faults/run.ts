@@ -6,12 +6,13 @@
  * nemesis log, examples).
  *
  * Usage: node test/faults/run.ts [--schedules 200] [--first-seed 1000] [--seed S] [--fault-ms 10000]
- *        [--per-cluster 20] [--nodes 3]
+ *        [--per-cluster 20] [--nodes 3] [--verbose]
  * `--seed S` replays one schedule.
  */
 import { parseArgs } from 'node:util';
 import { startFaultCluster, type FaultCluster } from './fault-cluster.ts';
 import { failureMessage, formatReport, runSchedule, type ScheduleReport } from './run-schedule.ts';
+import { formatSchedule } from './schedule.ts';
 import { createStableIndex } from './workload.ts';
 
 const { values } = parseArgs({
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     'fault-ms': { type: 'string', default: '10000' },
     'per-cluster': { type: 'string', default: '20' },
     nodes: { type: 'string', default: '3' },
+    verbose: { type: 'boolean', default: false },
   },
 });
 const seeds = values.seed !== undefined ? [Number(values.seed)] : Array.from({ length: Number(values.schedules) }, (_, i) => Number(values['first-seed']) + i);
@@ -41,6 +43,7 @@ try {
     const report = await runSchedule(cluster!, seed, { faultMs, greenTimeoutMs: 60_000 });
     reports.push(report);
     process.stdout.write(`${formatReport(report)}\n`);
+    if (values.verbose) process.stdout.write(`${formatSchedule(report.schedule)}\n${report.nemesis.map((e) => `  +${e.atMs}ms ${e.what}`).join('\n')}\n`);
     if (report.problems.length > 0) process.stdout.write(`${failureMessage(report)}\n`);
   }
 } finally {

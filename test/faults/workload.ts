@@ -103,7 +103,6 @@ async function writer(k: number, rng: Prng, t: WorkloadTarget, h: History, stopp
     const r = rng.next();
     const sentMs = t.now();
     let failed = false;
-    h.ops++;
     if (r < 0.3 || live.length < 4) {
       // A new document (or, now and then, one whose delete was acknowledged, again).
       const id = deleted.length > 0 && rng.chance(0.15) ? rng.pick(deleted) : `c${k}-${next++}`;
