@@ -1,11 +1,12 @@
 /**
  * Runs a {@link Schedule} against a {@link FaultCluster}: each fault starts at its offset and is
  * undone after its duration (a killed process restarted on the same port and data directory, a
- * paused one continued, a link switched back to forwarding). Resolves once every fault is undone,
- * with a log of what was done when.
+ * paused one continued, a link switched back to forwarding). Faults on one resource wait for the
+ * previous one to be undone, so a late restart delays the next fault (the log has the real times).
+ * Resolves once every fault is undone, with a log of what was done when.
  */
 import type { FaultCluster } from './fault-cluster.ts';
-import { formatFault, type Fault, type Schedule } from './schedule.ts';
+import { formatFault, resourceOf, type Fault, type Schedule } from './schedule.ts';
 
 /** One line of the nemesis log: ms since the schedule started, and what happened. */
 export interface NemesisEvent {
@@ -65,15 +66,22 @@ export async function runNemesis(cluster: FaultCluster, schedule: Schedule): Pro
   const events: NemesisEvent[] = [];
   const note = (what: string) => events.push({ atMs: Math.round(performance.now() - t0), what });
   const sleepUntil = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms - (performance.now() - t0))));
-  await Promise.all(
-    schedule.faults.map(async (f) => {
+  // Faults on one resource run one after the other even when a restart takes longer than the gap
+  // the schedule left (a process is never killed while it is still starting).
+  const chains = new Map<string, Promise<void>>();
+  const runs = schedule.faults.map((f) => {
+    const previous = chains.get(resourceOf(f)) ?? Promise.resolve();
+    const run = previous.then(async () => {
       await sleepUntil(f.atMs);
       note(`start ${formatFault(f)}`);
       await inject(cluster, f);
       await sleepUntil(f.atMs + f.durationMs);
       await undo(cluster, f);
       note(`undone ${formatFault(f)}`);
-    }),
-  );
+    });
+    chains.set(resourceOf(f), run);
+    return run;
+  });
+  await Promise.all(runs);
   return events;
 }

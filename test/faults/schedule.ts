@@ -36,8 +36,8 @@ export interface Schedule {
 
 const LINK_MODES: Exclude<ProxyMode, 'forward'>[] = ['blackhole', 'refuse', 'drop-requests', 'drop-replies'];
 
-/** What a fault holds while it runs: two faults on one resource never overlap. */
-function resourceOf(f: Fault): string {
+/** What a fault holds while it runs (e.g. `node:1`, `etcd`): two faults on one resource never overlap. */
+export function resourceOf(f: Fault): string {
   switch (f.kind) {
     case 'kill-node':
     case 'pause-node':
