@@ -48,6 +48,8 @@ export interface CheckResult {
   checkpointsBehind: number;
   /** Up to 10 examples per finding. */
   examples: string[];
+  /** Shards with a lost write, a divergent copy or two primaries. */
+  problemShards: number[];
 }
 
 /** POSTs to a shard node's internal API. */
@@ -79,7 +81,7 @@ export async function storedMetadata(etcdEndpoints: string[], index: string): Pr
 /** Runs every check. Throws only when a copy cannot be read at all. */
 export async function checkHistory(t: CheckTarget, h: History): Promise<CheckResult> {
   const meta = await storedMetadata(t.etcdEndpoints, t.index);
-  const result: CheckResult = { idsChecked: h.ids.size, copiesChecked: 0, lost: 0, divergentCopies: 0, dualPrimaries: 0, orderViolations: 0, notInSync: 0, checkpointsBehind: 0, examples: [] };
+  const result: CheckResult = { idsChecked: h.ids.size, copiesChecked: 0, lost: 0, divergentCopies: 0, dualPrimaries: 0, orderViolations: 0, notInSync: 0, checkpointsBehind: 0, examples: [], problemShards: [] };
   const example = (kind: string, text: string) => {
     if (result.examples.filter((e) => e.startsWith(kind)).length < 10) result.examples.push(`${kind}: ${text}`);
   };
@@ -121,7 +123,9 @@ export async function checkHistory(t: CheckTarget, h: History): Promise<CheckRes
           const problem = h.problemOf(id, d);
           if (problem) {
             result.lost++;
-            example('lost', `[${t.index}][${s}] on shard-${c.node}${c.primary ? ' (primary)' : ''}: ${problem}`);
+            result.problemShards.push(s);
+            const acks = h.acks.filter((a) => a.id === id).map((a) => `${a.op} v${a.version} seq_no ${a.seqNo} term ${a.term} via c${a.coordinator} sent +${a.sentMs}ms acknowledged +${a.ackedMs}ms`);
+            example('lost', `[${t.index}][${s}] on shard-${c.node}${c.primary ? ' (primary)' : ''}: ${problem}; acknowledged writes of ${id}: ${acks.join('; ')}`);
           }
         });
       }
@@ -139,6 +143,7 @@ export async function checkHistory(t: CheckTarget, h: History): Promise<CheckRes
       const differing = ids.filter((id) => f.docs.get(id) !== primary.docs.get(id));
       if (differing.length === 0 && f.maxSeqNo === primary.maxSeqNo && f.count === primary.count) continue;
       result.divergentCopies++;
+      result.problemShards.push(s);
       const first = differing[0];
       example(
         'divergent',
@@ -156,6 +161,7 @@ export async function checkHistory(t: CheckTarget, h: History): Promise<CheckRes
     if (prev === undefined) bySlot.set(slot, what);
     else if (!prev.startsWith(`${a.id} v${a.version} `)) {
       result.dualPrimaries++;
+      result.problemShards.push(a.shard);
       example('two primaries', `[${t.index}][${a.shard}] term ${a.term} seq_no ${a.seqNo} acknowledged for ${prev} and for ${what}`);
     }
   }

@@ -9,6 +9,7 @@ import type { FaultCluster } from './fault-cluster.ts';
 import { checkHistory, type CheckResult } from './checker.ts';
 import { runNemesis, type NemesisEvent } from './nemesis.ts';
 import { formatSchedule, makeSchedule, type Schedule } from './schedule.ts';
+import { recordState } from './state-log.ts';
 
 /** Lengths of one schedule. */
 export interface ScheduleOptions {
@@ -44,6 +45,8 @@ export interface ScheduleReport {
   /** From healing to green (ms); -1 when the bound passed. */
   greenMs: number;
   check?: CheckResult;
+  /** Per shard with a problem: how its metadata changed in the store during the schedule. */
+  stateHistory: string[];
   /** Problems that fail the schedule (lost, divergent, two primaries, wrong searches, no green). */
   problems: Problem[];
 }
@@ -82,6 +85,7 @@ export function failureMessage(r: ScheduleReport): string {
     formatSchedule(r.schedule),
     'nemesis log:',
     ...r.nemesis.map((e) => `  +${e.atMs}ms ${e.what}`),
+    ...r.stateHistory,
   ].join('\n');
 }
 
@@ -100,7 +104,9 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
   if ((await waitGreen(c0, index, 20_000)) < 0) throw new Error(`seed ${seed}: ${index} not green after creation`);
 
   const t0 = performance.now();
-  const workload = startWorkload({ index, numberOfShards, coordinatorUrls: cluster.coordinatorUrls, now: () => Math.round(performance.now() - t0) }, seed);
+  const now = () => Math.round(performance.now() - t0);
+  const stateLog = await recordState(cluster.etcd.endpoints, index, now);
+  const workload = startWorkload({ index, numberOfShards, coordinatorUrls: cluster.coordinatorUrls, now }, seed);
   const problems: Problem[] = [];
   const problem = (check: CheckName, text: string) => problems.push({ check, text });
   let nemesis: NemesisEvent[] = [];
@@ -116,7 +122,10 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
   const h = workload.history;
   const report: ScheduleReport = {
     seed, schedule, nemesis, ops: h.writes + h.reads, acknowledged: h.acks.length, doubtful: h.doubtful, refused: h.refused, reads: h.reads,
-    staleReads: h.staleReads, searches: h.searches, greenMs, problems,
+    staleReads: h.staleReads, searches: h.searches, greenMs, problems, stateHistory: [],
+  };
+  const shardHistory = (shards: Iterable<number>) => {
+    for (const s of [...new Set(shards)].sort()) report.stateHistory.push(`cluster state of [${index}][${s}] (ms since the schedule started):`, ...stateLog.format(s).map((l) => `  ${l}`));
   };
   if (greenMs < 0) {
     problem('green', `${index} not green within ${opts.greenTimeoutMs} ms of healing`);
@@ -128,7 +137,9 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
   }
   await call(c0, 'POST', `/${index}/_refresh`);
   report.check = await checkHistory({ index, nodeUrls: cluster.nodeUrls, etcdEndpoints: cluster.etcd.endpoints, secret: cluster.secret }, h);
+  await stateLog.stop();
   const c = report.check;
+  shardHistory(c.problemShards);
   if (c.lost > 0) problem('lost', `${c.lost} acknowledged writes or deletes missing or wrong on in-sync copies`);
   if (c.divergentCopies > 0) problem('divergent', `${c.divergentCopies} copies differ from their primary`);
   if (c.dualPrimaries > 0) problem('two-primaries', `${c.dualPrimaries} (shard, term, seq_no) acknowledged twice`);
