@@ -89,13 +89,15 @@ export function managedProcess(spec: ProcessSpec): ManagedProcess {
         const c = spawn(process.execPath, [spec.script], { cwd: REPO_ROOT, env: { ...process.env, ...spec.env }, stdio: ['ignore', 'pipe', 'pipe'] });
         c.stdout?.on('data', append);
         c.stderr?.on('data', append);
+        // A spawn that fails (e.g. the node binary missing) ends the start below, not the test process.
+        c.on('error', (err) => append(Buffer.from(`spawn failed: ${err.message}\n`)));
         track(c);
         child = c;
       }
       const deadline = performance.now() + deadlineMs;
       while (performance.now() < deadline) {
         const c = child;
-        if (!c || c.exitCode !== null) throw new Error(`${spec.name} exited (${c?.exitCode}) while starting:\n${log.slice(-4000)}`);
+        if (!c || c.exitCode !== null || c.pid === undefined) throw new Error(`${spec.name} exited (${c?.exitCode}) while starting:\n${log.slice(-4000)}`);
         const ok = await fetch(spec.readyUrl, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
         if (ok) return;
         await new Promise((r) => setTimeout(r, 100));
