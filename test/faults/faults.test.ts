@@ -41,26 +41,11 @@ afterAll(async () => {
 
 describe('fault suite: seeded nemesis on 3 etcd members, 3 shard nodes, 2 coordinators, 1 replica', () => {
   for (const seed of SEEDS) {
-    it(`seed ${seed}: green after healing; no acknowledged write or delete lost on any in-sync copy, no two primaries in a term, no wrong search`, async () => {
+    it(`seed ${seed}: green after healing; no acknowledged write or delete lost, every in-sync copy converged, no two primaries in a term, no wrong search`, async () => {
       const report = await runSchedule(cluster, seed, { faultMs: FAULT_MS, greenTimeoutMs: GREEN_BOUND_MS });
       reports.set(seed, report);
       process.stdout.write(`${formatReport(report)}\n`);
-      // Every check but convergence, which the next test asserts over all schedules (a known issue).
-      expect(report.problems.filter((p) => p.check !== 'divergent'), failureMessage(report)).toEqual([]);
+      expect(report.problems, failureMessage(report)).toEqual([]);
     });
   }
-
-  // Known, being fixed (issue 10 scenario 2, "Replicas silently behind"): replication is driven by
-  // the coordinator, which sends an op to the replicas only after it hears the primary's answer. When
-  // that answer never comes (the primary SIGSTOPped past the coordinator's deadline and then
-  // continued, a drop-replies link, a coordinator SIGKILLed mid-write), the primary holds a write
-  // that was not acknowledged and its in-sync replica never gets it: the copies serve different
-  // documents for one _id, and the replica's local checkpoint stays below its max seq_no. Found by
-  // this suite in 8 of 20 schedules (seeds 2, 7, 10, 12, 14, 15, 18, 20; seed 2 in every run).
-  // Primary-driven replication fixes it; then this test passes, and `it.fails` must become `it`.
-  it.fails('issue 10 scenario 2 (known, being fixed): every in-sync copy converges to its primary’s _seq_no → document state in every schedule', () => {
-    expect(reports.size).toBe(SEEDS.length);
-    const diverged = [...reports.values()].filter((r) => r.problems.some((p) => p.check === 'divergent'));
-    expect(diverged.map((r) => failureMessage(r)), `${diverged.length} of ${reports.size} schedules left divergent copies`).toEqual([]);
-  });
 });
