@@ -6,7 +6,7 @@
  */
 import { call, startWorkload } from './workload.ts';
 import type { FaultCluster } from './fault-cluster.ts';
-import { checkHistory, type CheckResult } from './checker.ts';
+import { checkHistory, storedMetadata, type CheckResult } from './checker.ts';
 import { runNemesis, type NemesisEvent } from './nemesis.ts';
 import { formatSchedule, makeSchedule, type Schedule } from './schedule.ts';
 import { recordState } from './state-log.ts';
@@ -134,6 +134,16 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
   for (const url of cluster.coordinatorUrls) {
     const again = await waitGreen(url, index, opts.greenTimeoutMs);
     if (again < 0) problem('green', `${index} not green through ${url} once the clients stopped`);
+  }
+  // Green is computed by the coordinators; a failed replica that the primary reports late can still be
+  // taken out of sync in the stored state (and then recovered). Wait, within the bound, until the stored
+  // state has every copy in sync, so the checker reads a healed cluster.
+  const syncedBy = performance.now() + opts.greenTimeoutMs;
+  while (performance.now() < syncedBy) {
+    const meta = await storedMetadata(cluster.etcd.endpoints, index).catch(() => undefined);
+    if (meta?.shardCopies?.every((copies) => copies.every((c) => c.inSync))) break;
+    await new Promise((r) => setTimeout(r, 200));
+    await waitGreen(c0, index, Math.max(1, syncedBy - performance.now()));
   }
   await call(c0, 'POST', `/${index}/_refresh`);
   report.check = await checkHistory({ index, nodeUrls: cluster.nodeUrls, etcdEndpoints: cluster.etcd.endpoints, secret: cluster.secret }, h);
