@@ -24,6 +24,20 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The fault suite (issue 10): a cluster of its own (3 etcd members, shard nodes, 2
+        // coordinators behind fault proxies) per file, never the e2e project's shared cluster. It runs
+        // after the other projects (groupOrder 1), so its 8 processes and faults do not load the
+        // e2e cluster's timed tests.
+        test: {
+          name: 'faults',
+          sequence: { groupOrder: 1 },
+          include: ['test/faults/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

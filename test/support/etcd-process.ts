@@ -64,6 +64,11 @@ export interface EtcdCluster {
   endpoints: string[];
   /** Sends `signal` (default SIGKILL) to member `index` and waits for it to exit. */
   kill(index: number, signal?: NodeJS.Signals): Promise<void>;
+  /**
+   * Starts member `index` again on its ports with its data directory (after {@link kill}; a running
+   * member is killed first) and resolves once it reports healthy (a leader and a quorum read).
+   */
+  restart(index: number): Promise<void>;
   /** Stops every member (SIGTERM, then SIGKILL) and removes the data directories. */
   stop(): Promise<void>;
 }
@@ -84,36 +89,7 @@ export async function startEtcdCluster(size = 1): Promise<EtcdCluster> {
     members.push({ name: `m${i}`, clientUrl: `http://127.0.0.1:${clientPort}`, peerUrl: `http://127.0.0.1:${peerPort}`, dataDir: join(root, `m${i}`), child: undefined, logs: () => '' });
   }
   const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
-  for (const m of members) {
-    const child = spawn(
-      ETCD_BIN,
-      [
-        '--name', m.name,
-        '--data-dir', m.dataDir,
-        '--listen-client-urls', m.clientUrl,
-        '--advertise-client-urls', m.clientUrl,
-        '--listen-peer-urls', m.peerUrl,
-        '--initial-advertise-peer-urls', m.peerUrl,
-        '--initial-cluster', initialCluster,
-        '--initial-cluster-state', 'new',
-        '--initial-cluster-token', `folio-test-${process.pid}`,
-        '--heartbeat-interval', String(HEARTBEAT_INTERVAL_MS),
-        '--election-timeout', String(ELECTION_TIMEOUT_MS),
-        '--logger', 'zap',
-        '--log-level', 'warn',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    let log = '';
-    const append = (chunk: Buffer) => {
-      log = (log + chunk.toString('utf8')).slice(-MAX_LOG_CHARS);
-    };
-    child.stdout?.on('data', append);
-    child.stderr?.on('data', append);
-    track(child);
-    m.child = child;
-    m.logs = () => log;
-  }
+  for (const m of members) spawnMember(m, initialCluster);
   const cluster: EtcdCluster = {
     members,
     endpoints: members.map((m) => m.clientUrl),
@@ -122,6 +98,13 @@ export async function startEtcdCluster(size = 1): Promise<EtcdCluster> {
       if (!child) return;
       members[index].child = undefined;
       await stopChild(child, signal, STOP_GRACE_MS);
+    },
+    async restart(index) {
+      const m = members[index];
+      if (m.child) await stopChild(m.child, 'SIGKILL', STOP_GRACE_MS);
+      // With its data directory in place the member rejoins as itself; the initial-cluster flags are ignored.
+      spawnMember(m, initialCluster);
+      await waitHealthy(m);
     },
     async stop() {
       await Promise.all(members.map(async (m) => {
@@ -139,6 +122,38 @@ export async function startEtcdCluster(size = 1): Promise<EtcdCluster> {
     throw err;
   }
   return cluster;
+}
+
+/** Spawns member `m` of the cluster `initialCluster` (`name=peerUrl,…`), its output kept for failure messages. */
+function spawnMember(m: EtcdMember, initialCluster: string): void {
+  const child = spawn(
+    ETCD_BIN,
+    [
+      '--name', m.name,
+      '--data-dir', m.dataDir,
+      '--listen-client-urls', m.clientUrl,
+      '--advertise-client-urls', m.clientUrl,
+      '--listen-peer-urls', m.peerUrl,
+      '--initial-advertise-peer-urls', m.peerUrl,
+      '--initial-cluster', initialCluster,
+      '--initial-cluster-state', 'new',
+      '--initial-cluster-token', `folio-test-${process.pid}`,
+      '--heartbeat-interval', String(HEARTBEAT_INTERVAL_MS),
+      '--election-timeout', String(ELECTION_TIMEOUT_MS),
+      '--logger', 'zap',
+      '--log-level', 'warn',
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  let log = '';
+  const append = (chunk: Buffer) => {
+    log = (log + chunk.toString('utf8')).slice(-MAX_LOG_CHARS);
+  };
+  child.stdout?.on('data', append);
+  child.stderr?.on('data', append);
+  track(child);
+  m.child = child;
+  m.logs = () => log;
 }
 
 /** Polls `/health` until it answers `{"health":"true"}`. */

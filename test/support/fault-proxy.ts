@@ -1,10 +1,16 @@
 /**
  * A fault-injecting TCP proxy for partition tests: it listens on a loopback port and forwards every
- * connection to a target, until it is switched to `blackhole`: then it still accepts connections and
- * reads what arrives, but forwards nothing either way and never closes anything, as a network
- * partition (or a hung node) looks to a client: no refusal, no reset, just silence. Connections that
- * were open when the hole opened fall into it too. Switching back to `forward` closes the connections
- * that lost bytes (their HTTP streams are out of step) and forwards new ones again.
+ * connection to a target, until it is switched to another mode:
+ * - `blackhole`: it still accepts connections and reads what arrives, but forwards nothing either way
+ *   and never closes anything, as a network partition (or a hung node) looks to a client: no
+ *   refusal, no reset, just silence. Connections that were open when the hole opened fall into it too.
+ * - `refuse`: every open connection is reset and every new one is reset as soon as it is accepted,
+ *   as a firewall's REJECT (or a node whose port is closed) looks to a client.
+ * - `drop-requests` (one way): bytes from the client are dropped, replies still in flight arrive.
+ * - `drop-replies` (one way): requests reach the target, which acts on them, but its replies are
+ *   dropped: the client never learns the outcome (a write applied whose acknowledgement is lost).
+ * A connection that lost bytes is out of step (HTTP framing), so it drops everything afterwards.
+ * Switching back to `forward` closes the connections that lost bytes and forwards new ones again.
  *
  * @example
  * const proxy = await startFaultProxy('http://127.0.0.1:9301');
@@ -14,8 +20,14 @@
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
-/** What the proxy does with traffic. */
-export type ProxyMode = 'forward' | 'blackhole';
+/** What the proxy does with traffic (see the module comment). */
+export type ProxyMode = 'forward' | 'blackhole' | 'refuse' | 'drop-requests' | 'drop-replies';
+
+/** Every mode, e.g. for a nemesis that picks one. */
+export const PROXY_MODES: readonly ProxyMode[] = ['forward', 'blackhole', 'refuse', 'drop-requests', 'drop-replies'];
+
+const dropsRequests = (mode: ProxyMode): boolean => mode === 'blackhole' || mode === 'drop-requests';
+const dropsReplies = (mode: ProxyMode): boolean => mode === 'blackhole' || mode === 'drop-replies';
 
 /** A running proxy. */
 export interface FaultProxy {
@@ -57,6 +69,11 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
 
   const server: Server = createServer((client) => {
     connections++;
+    if (mode === 'refuse') {
+      client.on('error', () => {});
+      client.resetAndDestroy();
+      return;
+    }
     const pair: Pair = { client, upstream: null, dropped: false };
     pairs.add(pair);
     const close = () => {
@@ -67,18 +84,19 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     client.on('error', close);
     client.on('close', close);
     client.on('data', (chunk: Buffer) => {
-      if (mode === 'blackhole' || pair.dropped) return drop(pair, chunk.length);
+      if (mode === 'refuse') return close();
+      if (dropsRequests(mode) || pair.dropped) return drop(pair, chunk.length);
       if (!pair.upstream) {
         const upstream = connect({ host, port });
         pair.upstream = upstream;
         upstream.on('data', (reply: Buffer) => {
-          if (mode === 'blackhole' || pair.dropped) return drop(pair, reply.length);
+          if (dropsReplies(mode) || pair.dropped) return drop(pair, reply.length);
           client.write(reply);
         });
         upstream.on('error', close);
         upstream.on('close', () => {
-          // In blackhole mode the client must not learn that the upstream went away.
-          if (mode === 'forward' && !pair.dropped) close();
+          // While replies are dropped the client must not learn that the upstream went away.
+          if (!dropsReplies(mode) && !pair.dropped) close();
         });
       }
       pair.upstream.write(chunk);
@@ -95,6 +113,13 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
     mode: () => mode,
     setMode(next) {
       mode = next;
+      if (next === 'refuse') {
+        for (const p of [...pairs]) {
+          pairs.delete(p);
+          p.client.resetAndDestroy();
+          p.upstream?.destroy();
+        }
+      }
       if (next === 'forward') {
         for (const p of [...pairs]) {
           if (!p.dropped) continue;
