@@ -136,6 +136,22 @@ describe('cluster view over the stored cluster state', () => {
     for (const n of [0, r1, r2]) expect(client.registries[n].list()[0].metadata).toEqual(stored);
   });
 
+  it('a recovery cannot put a copy in sync when a write failed on it after the recovery started (fault suite, seed 1005)', async () => {
+    const client = new NodesClient(2);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
+    const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
+    const replica = v.copies[0][1].node;
+    const out = await view.markOutOfSync('idx', 0, [replica]);
+    const atStart = out.copies[0][1].failures ?? 0; // what the recovery reads when it starts
+    // After finalize, a write forwarded to the copy fails: the failure is stored though the copy is out already.
+    await view.markOutOfSync('idx', 0, [replica]);
+    await expect(view.markInSync('idx', 0, replica, undefined, atStart)).rejects.toMatchObject({ status: 409, type: 'illegal_state_exception' });
+    expect((await view.get('idx')).copies[0][1].inSync).toBe(false);
+    // A recovery that started after the failure may finish.
+    const now = (await view.get('idx')).copies[0][1].failures ?? 0;
+    expect((await view.markInSync('idx', 0, replica, undefined, now)).copies[0][1].inSync).toBe(true);
+  });
+
   it('a promotion fenced by a cluster manager that lost its election is refused', async () => {
     const client = new NodesClient(2);
     const state = await clusterState();

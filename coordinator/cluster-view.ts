@@ -313,12 +313,19 @@ export class ClusterView {
   /**
    * Puts the recovered copy of `shard` on `node` in sync in the cluster state (the primary has it
    * in sync already: recovery finalize), as ES's master marks a started shard's allocation id in
-   * sync. `guard`: the cluster manager's election guard.
-   * @throws EsError 503 when the change cannot be stored or the guard no longer holds
+   * sync. `failures` is the copy's {@link ShardCopy.failures} when its recovery started: a copy
+   * failed since then (a write forwarded to it after finalize failed) stays out of sync, as ES
+   * ignores a started-shard message for an allocation id that has failed. `guard`: the cluster
+   * manager's election guard.
+   * @throws EsError 409 when the copy failed during its recovery; 503 when the change cannot be stored or the guard no longer holds
    */
-  async markInSync(name: string, shard: number, node: number, guard?: Compare): Promise<IndexView> {
+  async markInSync(name: string, shard: number, node: number, guard?: Compare, failures?: number): Promise<IndexView> {
     return this.change(name, (m) => {
       if (!m.shardCopies) return null;
+      const copy = m.shardCopies[shard]?.find((c) => c.node === node);
+      if (failures !== undefined && copy && (copy.failures ?? 0) !== failures) {
+        throw new EsError(409, 'illegal_state_exception', `[${name}][${shard}] the copy on node [${node}] failed during its recovery (failures ${copy.failures ?? 0}, ${failures} when it started)`);
+      }
       const next = withInSync(m.shardCopies, shard, [node]);
       return next === m.shardCopies ? null : { ...m, shardCopies: next };
     }, guard);

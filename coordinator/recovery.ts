@@ -174,7 +174,7 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
     throw err;
   }
   // 6. ... and in the cluster state, fenced by the cluster manager's guard.
-  await deps.view.markInSync(index, shard, target, deps.guard);
+  await deps.view.markInSync(index, shard, target, deps.guard, copy.failures ?? 0);
   return { index, shard, target, mode: start.mode, reset, ops, chunks, bytes, fromSeqNo: from, upTo: start.upTo, tookMs: Date.now() - started };
 }
 

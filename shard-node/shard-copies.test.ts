@@ -27,17 +27,18 @@ describe('shard copies in the metadata', () => {
     expect(hostedCopies(meta({ shardCopies: undefined }), null, [1])).toEqual([{ shard: 1, primary: true, inSync: true }]);
   });
 
-  it('marks replicas out of sync, idempotently, never the primary', () => {
+  it('marks replicas out of sync, counting every failure (also of a copy out already), never the primary', () => {
     const once = withoutInSync(COPIES, 1, [2]);
-    expect(once[1]).toEqual([copy(1, true), copy(2, false, false)]);
-    expect(withoutInSync(once, 1, [2])).toBe(once);
+    expect(once[1]).toEqual([copy(1, true), { ...copy(2, false, false), failures: 1 }]);
+    expect(withoutInSync(once, 1, [2])[1][1]).toEqual({ ...copy(2, false, false), failures: 2 });
+    expect(withoutInSync(once, 1, [7])).toBe(once); // no copy of the shard there
     expect(() => withoutInSync(COPIES, 0, [0])).toThrow(/primary/);
   });
 
   it('puts a recovered copy back in sync, clearing its resync mark, idempotently', () => {
     const out = withoutInSync(COPIES, 1, [2]);
     const back = withInSync(out, 1, [2]);
-    expect(back).toEqual(COPIES);
+    expect(back).toEqual([COPIES[0], [copy(1, true), { ...copy(2), failures: 1 }]]); // the count stays
     expect(withInSync(back, 1, [2])).toBe(back);
     expect(withInSync([[copy(0, true), { ...copy(1, false, false), resync: true }]], 0, [1])).toEqual([[copy(0, true), copy(1)]]);
     expect(() => withInSync(COPIES, 0, [2])).toThrow(/no copy on node \[2\]/);
@@ -45,7 +46,7 @@ describe('shard copies in the metadata', () => {
 
   it('promotes an in-sync replica: every other copy, the old primary too, is out of sync and must resync', () => {
     const three = [[copy(0, true), copy(1), copy(2)]];
-    expect(promoted(three, 0, 2)).toEqual([[copy(2, true), { ...copy(0, false, false), resync: true }, { ...copy(1, false, false), resync: true }]]);
+    expect(promoted(three, 0, 2)).toEqual([[copy(2, true), { ...copy(0, false, false), resync: true, failures: 1 }, { ...copy(1, false, false), resync: true, failures: 1 }]]);
     expect(() => promoted(withoutInSync(three, 0, [1]), 0, 1)).toThrow(/no in-sync copy on node \[1\]/);
   });
 });
@@ -112,7 +113,7 @@ describe('registry: replica copies on a node', () => {
     // The cluster state promotes node 1's replica of shard 0 in term 2 (coordinator/cluster-view.ts).
     const m = meta({ version: 2, shardCopies: promoted(COPIES, 0, 1), primaryTerms: [2, 1] });
     r.putIndex(m, [], 1);
-    expect(r.list()[0].metadata.shardCopies![0]).toEqual([copy(1, true), { ...copy(0, false, false), resync: true }]);
+    expect(r.list()[0].metadata.shardCopies![0]).toEqual([copy(1, true), { ...copy(0, false, false), resync: true, failures: 1 }]);
     expect(r.primaryShard('idx', 0).primaryTerm).toBe(2);
     expect(r.shard('idx', 0).apply([{ op: 'index', _id: 'a', source: JSON.stringify({}), create: false }])[0]._primary_term).toBe(2);
     expect(() => r.checkTerm('idx', 0, 1, 'primary')).toThrow(/operation primary term \[1\] is too old, current \[2\]/);
@@ -124,7 +125,7 @@ describe('registry: replica copies on a node', () => {
     r.recoveries.track('idx', 0, 0);
     expect(r.replicationGroup('idx', 0)).toEqual([{ node: 0, inSync: false }]);
     const finalized = r.markInSync('idx', 0, [0]);
-    expect(finalized.shardCopies![0]).toEqual([copy(1, true), copy(0)]);
+    expect(finalized.shardCopies![0]).toEqual([copy(1, true), { ...copy(0), failures: 1 }]);
     expect(finalized.version).toBe(m.version); // versions belong to the cluster state
     expect(r.replicationGroup('idx', 0)).toEqual([{ node: 0, inSync: true }]);
     // Still tracked until the cluster state's value with the copy in sync arrives.

@@ -42,7 +42,7 @@ export function withInSync(copies: ShardCopy[][], shard: number, nodes: readonly
   if (!list) throw illegalArgument(`no shard [${shard}]`);
   for (const n of nodes) if (!list.some((c) => c.node === n)) throw illegalArgument(`shard [${shard}] has no copy on node [${n}]`);
   if (list.every((c) => !nodes.includes(c.node) || (c.inSync && !c.resync))) return copies;
-  return copies.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) ? { node: c.node, primary: c.primary, inSync: true } : c))));
+  return copies.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) ? { node: c.node, primary: c.primary, inSync: true, ...(c.failures ? { failures: c.failures } : {}) } : c))));
 }
 
 /**
@@ -57,19 +57,21 @@ export function promoted(copies: ShardCopy[][], shard: number, node: number): Sh
   const chosen = list?.find((c) => c.node === node);
   if (!chosen || !chosen.inSync) throw illegalArgument(`shard [${shard}] has no in-sync copy on node [${node}] to promote`);
   const next: ShardCopy[] = [{ node, primary: true, inSync: true }];
-  for (const c of list) if (c.node !== node) next.push({ node: c.node, primary: false, inSync: false, resync: true });
+  for (const c of list) if (c.node !== node) next.push({ node: c.node, primary: false, inSync: false, resync: true, failures: (c.failures ?? 0) + 1 });
   return copies.map((l, s) => (s === shard ? next : l));
 }
 
 /**
- * The copy list with the replicas of `shard` on `nodes` out of sync; the same array when nothing
- * changes (they were out of sync already, or not copies of that shard).
+ * The copy list with the replicas of `shard` on `nodes` out of sync, each one's
+ * {@link ShardCopy.failures} raised by one (also for a copy out of sync already: a recovery that
+ * started before this failure must not finish); the same array when `nodes` names no replica of
+ * the shard.
  * @throws EsError 400 when one of them is the primary (a primary leaves only by promotion).
  */
 export function withoutInSync(copies: ShardCopy[][], shard: number, nodes: readonly number[]): ShardCopy[][] {
   const list = copies[shard];
   if (!list) throw illegalArgument(`no shard [${shard}]`);
   if (list.some((c) => c.primary && nodes.includes(c.node))) throw illegalArgument(`the primary of shard [${shard}] cannot be marked out of sync`);
-  if (!list.some((c) => c.inSync && nodes.includes(c.node))) return copies;
-  return copies.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) ? { ...c, inSync: false } : c))));
+  if (!list.some((c) => nodes.includes(c.node))) return copies;
+  return copies.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) ? { ...c, inSync: false, failures: (c.failures ?? 0) + 1 } : c))));
 }

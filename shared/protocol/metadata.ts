@@ -69,6 +69,13 @@ export interface ShardCopy {
    * emptied copy rather than an ops replay. Cleared when the copy is back in sync.
    */
   resync?: boolean;
+  /**
+   * How many times this copy has been failed (taken or kept out of the in-sync set by a write or
+   * a report): bumped on every failure, even of a copy already out of sync, so a recovery that
+   * started before a failure cannot put the copy back in sync (ES gives a failed copy a new
+   * allocation id for the same reason). Absent: 0.
+   */
+  failures?: number;
 }
 
 /** POST /_internal/v1/refresh: refresh shards of an index hosted here. */
