@@ -73,11 +73,11 @@ export function termsMatch(seg: Segment, field: string, terms: ValueList | strin
   const lists: Int32Array[] = [];
   if (inv.terms.size <= list.values.length) {
     const wanted = list.members;
-    for (const [t, pl] of inv.terms) if (wanted.has(t)) lists.push(pl.docs);
+    for (const t of inv.terms.keys()) if (wanted.has(t)) lists.push(inv.terms.docs(t)!);
   } else {
     for (const t of list.members) {
-      const pl = inv.terms.get(t);
-      if (pl) lists.push(pl.docs);
+      const docs = inv.terms.docs(t);
+      if (docs) lists.push(docs);
     }
   }
   return unionDocs(seg, lists);
@@ -88,7 +88,7 @@ export function termScanMatch(seg: Segment, field: string, pred: (term: string) 
   const inv = seg.inverted.get(field);
   if (!inv) return new Int32Array(0);
   const lists: Int32Array[] = [];
-  for (const [t, pl] of inv.terms) if (pred(t)) lists.push(pl.docs);
+  for (const t of inv.terms.keys()) if (pred(t)) lists.push(inv.terms.docs(t)!);
   return unionDocs(seg, lists);
 }
 
@@ -114,7 +114,7 @@ export function termRangeMatch(seg: Segment, field: string, b: Bounds<string>): 
       const c = compareCodePoints(t, b.hi);
       if (c > 0 || (c === 0 && !b.hiInclusive)) break;
     }
-    lists.push(inv.terms.get(t)!.docs);
+    lists.push(inv.terms.docs(t)!);
   }
   return unionDocs(seg, lists);
 }

@@ -12,6 +12,7 @@ import { intToByte4 } from './similarity.ts';
 import { ByteBuffer, FloatBuffer, IntBuffer } from './storage/growable.ts';
 import { PostingsBuilder } from './storage/postings-builder.ts';
 import type { SourceSlab } from './storage/source-slab.ts';
+import type { TermPostings } from './storage/term-postings.ts';
 import { SourceSlabBuilder } from './storage/source-slab.ts';
 import { IdHash } from './storage/id-hash.ts';
 import type { NumericColumn, RankColumn } from './storage/columns.ts';
@@ -34,7 +35,8 @@ export interface PostingList {
 
 /** One field's inverted index in a segment plus its Lucene `Terms` statistics. */
 export interface InvertedField {
-  terms: Map<string, PostingList>;
+  /** Term → postings (flat arrays; a {@link PostingList} is made on each lookup). */
+  terms: TermPostings;
   /** Docs with at least one term. */
   docCount: number;
   /** Sum of field lengths (sum of docFreqs for DOCS-only fields, as Lucene 8+). */
@@ -145,7 +147,7 @@ export class Segment {
     const terms = this.sortedTerms(field);
     fd = { terms, min: rankColumn(this.maxDoc, terms.length), max: rankColumn(this.maxDoc, terms.length) };
     for (let r = 0; r < terms.length; r++) {
-      for (const d of this.inverted.get(field)!.terms.get(terms[r])!.docs) {
+      for (const d of this.inverted.get(field)!.terms.docs(terms[r])!) {
         if (fd.min[d] === 0) fd.min[d] = r + 1;
         fd.max[d] = r + 1;
       }
