@@ -86,7 +86,7 @@ export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): void
     }
     const applied = shard.applyRecovery(toTranslogOps(req.ops), req.upTo, req.fullRecoveryId);
     await shard.sync();
-    if (req.upTo !== undefined) registry.refresh(req.index, [req.shard]);
+    if (req.upTo !== undefined) await registry.refresh(req.index, [req.shard]);
     return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, checkpoint: shard.localCheckpoint });
   });
 

@@ -15,6 +15,7 @@ import type { SourceSlab } from './storage/source-slab.ts';
 import type { TermPostings } from './storage/term-postings.ts';
 import { SourceSlabBuilder } from './storage/source-slab.ts';
 import { IdHash } from './storage/id-hash.ts';
+import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import type { NumericColumn, RankColumn } from './storage/columns.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
 
@@ -114,11 +115,13 @@ export class Segment {
     numeric: Map<string, NumericField>;
     strings: Map<string, StringDocValues>;
     exists: Map<string, Uint8Array>;
+    /** The `_id` table, when built already (in slices); else built here. */
+    idToOrd?: IdHash;
   }) {
     this.maxDoc = parts.ids.length;
     this.ids = parts.ids;
     this.sources = parts.sources;
-    this.idToOrd = new IdHash(parts.ids);
+    this.idToOrd = parts.idToOrd ?? IdHash.build(parts.ids);
     this.versions = parts.versions;
     this.seqNos = parts.seqNos;
     this.inverted = parts.inverted;
@@ -302,15 +305,26 @@ export class SegmentBuilder {
 
   /** Seals the added documents into an immutable segment. */
   build(): Segment {
+    return runAtOnce((clock) => this.buildSteps(clock));
+  }
+
+  /**
+   * {@link SegmentBuilder.build} as pausable steps (shared/sliced-work.ts), for a refresh run in
+   * slices: postings are sorted per field, keyword ranks and numeric columns filled, `_source`
+   * blocks compressed and the `_id` table built, with pauses between pieces. The builder must not
+   * change meanwhile (the shard sends new writes to another builder).
+   */
+  *buildSteps(clock: SliceClock): Steps<Segment> {
     const n = this.ids.length;
     const pool = new PresencePool();
     const inverted = new Map<string, InvertedField>();
     const strings = new Map<string, StringDocValues>();
     for (const [name, f] of this.inv) {
       const s = this.strs.get(name);
-      const built = f.pb.build(s !== undefined);
+      const built = yield* f.pb.buildSteps(s !== undefined, clock);
       const has = pool.share(f.has.seal(n));
       inverted.set(name, { terms: built.terms, docCount: f.docCount, sumTotalTermFreq: f.sttf, norms: f.norms ? f.norms.seal(n) : null, has, sorted: built.sorted });
+      if (clock.due()) yield;
       if (!s) continue;
       const rankOf = built.rankOf!;
       const ranks = (b: IntBuffer): RankColumn => {
@@ -322,15 +336,20 @@ export class SegmentBuilder {
         return out;
       };
       const min = ranks(s.min);
+      if (clock.due()) yield;
       strings.set(name, { terms: built.sorted!, min, max: s.multiValued ? ranks(s.max) : min });
+      if (clock.due()) yield;
     }
     const numeric = new Map<string, NumericField>();
     for (const [name, v] of this.nums) {
       const min = narrowNumbers(v.min.seal(n));
       numeric.set(name, { min, max: v.multiValued ? narrowNumbers(v.max.seal(n)) : min, has: pool.share(v.has.seal(n)), multi: v.multi });
+      if (clock.due()) yield;
     }
     const exists = new Map<string, Uint8Array>();
     for (const [name, e] of this.ex) exists.set(name, pool.share(e.seal(n)));
-    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), sources: this.sources.build(), inverted, numeric, strings, exists });
+    const sources = yield* this.sources.buildSteps(clock);
+    const idToOrd = yield* IdHash.buildSteps(this.ids, clock);
+    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), sources, inverted, numeric, strings, exists, idToOrd });
   }
 }
