@@ -6,6 +6,7 @@
 import { compareCodePoints } from '../../shared/sort.ts';
 import type { Segment } from './segment.ts';
 import { hashId } from './storage/id-hash.ts';
+import { CLOCK_EVERY, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** Ascending ordinals where `bits[d]` is set. */
 export function fromBits(bits: Uint8Array): Int32Array {
@@ -51,6 +52,31 @@ export class ValueList {
   /** Number of distinct values. */
   get size(): number {
     return this.members.size;
+  }
+
+  /**
+   * Builds `members` (and with `hashes`, {@link ValueList.idHashes}) as pausable steps
+   * (shared/sliced-work.ts): a list of 60,000 values otherwise fills its set in one task on the
+   * first segment it runs on (docs/reliability.md, the abuse suite).
+   */
+  *prepareSteps(clock: SliceClock, hashes: boolean): Steps<void> {
+    if (!this.set) {
+      const set = new Set<string>();
+      const values = this.values;
+      for (let i = 0; i < values.length; i++) {
+        set.add(values[i]);
+        if ((i & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && clock.due()) yield;
+      }
+      this.set = set;
+    }
+    if (!hashes || this.hashes) return;
+    const out = new Uint32Array(this.set.size);
+    let i = 0;
+    for (const v of this.set) {
+      out[i++] = hashId(v);
+      if ((i & (CLOCK_EVERY - 1)) === 0 && clock.due()) yield;
+    }
+    this.hashes = out;
   }
 
   /** {@link hashId} of each distinct value, in `members` order (for probing several id tables). */
