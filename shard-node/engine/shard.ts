@@ -259,9 +259,12 @@ export class Shard {
     this.current = new Generation(firstGenerationId(this.now()), [], this.getMapping);
   }
 
-  /** True when writes since the last refresh are not yet searchable. */
+  /**
+   * True when some writes are not searchable yet: made since the last refresh started, or being
+   * sealed by a refresh that runs in slices (a `wait_for` must wait for them too).
+   */
   get hasPendingWrites(): boolean {
-    return this.dirty;
+    return this.dirty || this.sealing;
   }
 
   /** Id of the current (latest published) generation. */
