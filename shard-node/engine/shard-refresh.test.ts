@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
 import type { Mapping } from '../../shared/mapping.ts';
 import type { WriteOp } from '../../shared/protocol.ts';
+import { SegmentBuilder } from './segment.ts';
 import { Shard } from './shard.ts';
 
 /** A shard as the shard node opens it (background merges), cut at every check point. */
@@ -143,5 +144,21 @@ describe('refresh in event-loop slices', () => {
     await shard.refreshSliced(0); // publishes the delete, then prunes (gc_deletes -1: every pass is due)
     expect(liveDocs(shard).has('d5')).toBe(false);
     expect(shard.versionMapStats().tombstones).toBe(0);
+  });
+
+  it('a buffer whose sealing failed is sealed by the next refreshes, nothing lost', async () => {
+    const shard = newShard();
+    shard.apply(Array.from({ length: 50 }, (_, i) => doc(i)));
+    const spy = vi.spyOn(SegmentBuilder.prototype, 'buildSteps').mockImplementationOnce(function* () {
+      throw new Error('seal failed');
+    });
+    await expect(shard.refreshSliced(0)).rejects.toThrow('seal failed');
+    spy.mockRestore();
+    expect([shard.hasPendingWrites, shard.refreshRunning, shard.get('d7').found, liveDocs(shard).size]).toEqual([true, false, true, 0]);
+    shard.apply([doc(100), del(3)]);
+    await shard.refreshSliced(0); // the failed buffer first
+    expect([liveDocs(shard).size, shard.hasPendingWrites]).toEqual([49, true]);
+    await shard.refreshSliced(0);
+    expect([liveDocs(shard).size, liveDocs(shard).has('d100'), liveDocs(shard).has('d3'), shard.hasPendingWrites]).toEqual([50, true, false, false]);
   });
 });

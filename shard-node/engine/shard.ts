@@ -208,6 +208,8 @@ export class Shard {
   private refreshJob: RefreshJob | null = null;
   /** True between the start and the end of a refresh (sealing in slices). */
   private sealing = false;
+  /** Buffers whose sealing failed, sealed first by the next refreshes (one each). */
+  private readonly unsealed: PendingBuffer[] = [];
   private segs: SegState[] = [];
   private dirty = false;
   private seqNo = -1;
@@ -731,17 +733,32 @@ export class Shard {
   private *refreshSteps(clock: SliceClock): Steps<number> {
     if (!this.dirty) return this.current.id;
     const start = this.beginRefresh();
-    const sealed = start.buffer ? yield* sealSteps(start.buffer.builder, start.dead, clock) : null;
+    let sealed: SealedBuffer | null = null;
+    try {
+      if (start.buffer) sealed = yield* sealSteps(start.buffer.builder, start.dead, clock);
+    } catch (err) {
+      // Kept for the next refresh, which seals it first (its docs stay readable by real-time get).
+      this.unsealed.push(start.buffer!);
+      this.sealing = false;
+      this.dirty = true;
+      throw err;
+    }
     return this.finishRefresh(start, sealed);
   }
 
-  /** The start of a refresh: detaches the buffer and freezes the segments' live docs (copy-on-write). */
+  /**
+   * The start of a refresh: detaches the buffer (one whose sealing failed first) and freezes the
+   * segments' live docs (copy-on-write).
+   */
   private beginRefresh(): RefreshStart {
-    const buffer = this.buffer;
-    this.buffer = null;
+    let buffer = this.unsealed.shift() ?? null;
+    if (!buffer) {
+      buffer = this.buffer;
+      this.buffer = null;
+    }
     for (const s of this.segs) s.shared = true;
     const views = this.segs.filter((s) => s.liveCount > 0).map((s) => this.view(s));
-    this.dirty = false;
+    this.dirty = this.unsealed.length > 0 || this.buffer !== null;
     this.sealing = true;
     return { buffer, dead: new Set(buffer?.dead), views, seqNo: this.seqNo };
   }
