@@ -14,7 +14,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import { primaryTermOf, type GroupMember, type IndexMetadata, type MetadataUpdateRequest, type NodeIndexEntry } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
-import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
+import { DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS } from './engine/tombstone-gc.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { hostedCopies, mergeCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
@@ -555,7 +555,7 @@ export class IndexRegistry {
     // sealing from the last tick is awaited first, Shard.refreshSliced).
     h.timer = setLongInterval(() => {
       for (const [id, shard] of h.shards) {
-        if (!shard.hasPendingWrites && !shard.refreshRunning) shard.maybePruneTombstones(); // an idle shard collects its old tombstones too (index.gc_deletes)
+        if (!shard.hasPendingWrites && !shard.refreshRunning) shard.maybePruneTombstones(PRUNE_SLICE_MS); // an idle shard collects its old tombstones too (index.gc_deletes), a slice per tick
         this.refreshAndRelease(h, id, shard).catch((err: unknown) => this.log?.error({ err, index: h.metadata.name, shard: id }, 'periodic refresh failed'));
       }
     }, Math.max(interval, 50)).unref();

@@ -20,9 +20,9 @@ import type { Segment } from './segment.ts';
 import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, mergeSteps, selectMerge, type MergedSegment } from './segment-merge.ts';
-import { runAtOnce, runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
+import { CLOCK_EVERY, runAtOnce, runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
-import { canPruneTombstone, DEFAULT_GC_DELETES_MS, pruneDue } from './tombstone-gc.ts';
+import { canPruneTombstone, DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS, pruneDue, type PruneBounds } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
 import { MemoryTranslog } from './translog.ts';
 
@@ -225,6 +225,8 @@ export class Shard {
   gcDeletesMs: number;
   /** Epoch ms of the last tombstone pruning pass. */
   private lastPruneAt: number;
+  /** The pruning pass in progress when cut in pieces ({@link Shard.maybePruneTombstones} with `maxMs`). */
+  private pruning: { entries: MapIterator<[string, DocEntry]>; bounds: PruneBounds; now: number } | null = null;
   /** See {@link ShardOptions.backgroundMerges}. */
   private readonly backgroundMerges: boolean;
   private readonly mergeSliceMs: number;
@@ -335,7 +337,7 @@ export class Shard {
     if (log.length > 0) this.translog.append(log);
     for (const op of log) this.checkpoints.markProcessed(op.seqNo);
     if (logged) for (const op of log) logged.push(op);
-    this.maybePruneTombstones();
+    this.maybePruneTombstones(PRUNE_SLICE_MS);
     return i;
   }
 
@@ -406,7 +408,7 @@ export class Shard {
     if (applied.length > 0) this.translog.append(applied);
     for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
     for (const op of applied) fresh.push(op);
-    this.maybePruneTombstones();
+    this.maybePruneTombstones(PRUNE_SLICE_MS);
     return i;
   }
 
@@ -819,7 +821,7 @@ export class Shard {
     for (const s of this.segs) s.shared = true;
     this.current = new Generation(this.current.id + 1, views, this.getMapping);
     this.expire();
-    this.maybePruneTombstones();
+    this.maybePruneTombstones(PRUNE_SLICE_MS);
   }
 
   /** The buffer new writes go to (a new one while the previous is being sealed). */
@@ -917,34 +919,72 @@ export class Shard {
   }
 
   /**
-   * ES `InternalEngine.maybePruneDeletes`: runs {@link Shard.pruneTombstones} when more than
-   * `gc_deletes / 4` passed since the last pass (called after writes and refreshes, and by the
-   * registry's refresh timer so that an idle shard prunes too).
-   * @returns the tombstones pruned (0 when no pass was due).
+   * ES `InternalEngine.maybePruneDeletes`: runs a pruning pass ({@link Shard.pruneTombstones}) when
+   * more than `gc_deletes / 4` passed since the last one (called after writes and refreshes, and by
+   * the registry's refresh timer so that an idle shard prunes too). With `maxMs`, the pass scans the
+   * live version map for about that long and goes on at the next call, due or not (a map of
+   * 50,000 tombstones took 20-26 ms in one task on a loaded shard node, docs/reliability.md).
+   * @returns the tombstones pruned by this call (0 when no pass was due).
    */
-  maybePruneTombstones(): number {
-    return pruneDue(this.now(), this.lastPruneAt, this.gcDeletesMs) ? this.pruneTombstones() : 0;
+  maybePruneTombstones(maxMs = Infinity): number {
+    if (!this.pruning) {
+      if (!pruneDue(this.now(), this.lastPruneAt, this.gcDeletesMs)) return 0;
+      this.startPruning();
+    }
+    return this.pruneFor(maxMs);
+  }
+
+  /** True while a pruning pass cut by `maybePruneTombstones(maxMs)` is not finished. */
+  get pruneRunning(): boolean {
+    return this.pruning !== null;
   }
 
   /**
    * ES `InternalEngine.pruneDeletedTombstones`: drops the delete tombstones older than
-   * `index.gc_deletes`, refreshed, and at or below the local checkpoint (tombstone-gc.ts). Afterwards
-   * the shard has no record of those `_id`s: a re-index starts again at version 1 and a delete
-   * answers `not_found` with version 1, as ES does once its tombstone is collected.
+   * `index.gc_deletes`, refreshed, and at or below the local checkpoint (tombstone-gc.ts), in one
+   * full pass now (a pass in progress starts over). Afterwards the shard has no record of those
+   * `_id`s: a re-index starts again at version 1 and a delete answers `not_found` with version 1, as
+   * ES does once its tombstone is collected.
    * @returns the tombstones pruned.
    */
   pruneTombstones(): number {
+    this.startPruning();
+    return this.pruneFor(Infinity);
+  }
+
+  /**
+   * Starts a pass with the bounds of now. A pass cut in pieces keeps them: the local checkpoint and
+   * the generation only grow, so bounds taken at its start are the conservative ones.
+   */
+  private startPruning(): void {
     const now = this.now();
     this.lastPruneAt = now;
-    const bounds = { maxTimestampMs: now - this.gcDeletesMs, maxSeqNo: this.checkpoints.checkpoint, currentGeneration: this.current.id };
+    const bounds: PruneBounds = { maxTimestampMs: now - this.gcDeletesMs, maxSeqNo: this.checkpoints.checkpoint, currentGeneration: this.current.id };
+    this.pruning = { entries: this.entries.entries(), bounds, now };
+  }
+
+  /**
+   * Goes on with the pass for about `maxMs` (a `Map` iterator stays valid while entries are deleted
+   * and added: new ones are visited too, and cannot qualify under the pass's bounds).
+   * @returns the tombstones pruned.
+   */
+  private pruneFor(maxMs: number): number {
+    const pass = this.pruning!;
+    const started = performance.now();
     let pruned = 0;
-    for (const [id, e] of this.entries) {
-      if (e.deleted && canPruneTombstone({ seqNo: e.seqNo, deletedAt: e.deletedAt ?? now, generation: e.generation ?? bounds.currentGeneration }, bounds)) {
+    for (let n = 1; ; n++) {
+      const next = pass.entries.next();
+      if (next.done) {
+        this.pruning = null;
+        return pruned;
+      }
+      const [id, e] = next.value;
+      if (e.deleted && canPruneTombstone({ seqNo: e.seqNo, deletedAt: e.deletedAt ?? pass.now, generation: e.generation ?? pass.bounds.currentGeneration }, pass.bounds)) {
         this.entries.delete(id);
         pruned++;
       }
+      if ((n & (CLOCK_EVERY - 1)) === 0 && performance.now() - started >= maxMs) return pruned;
     }
-    return pruned;
   }
 
   /** Entries and tombstones in the live version map (ES `LiveVersionMap` size), counted. */
