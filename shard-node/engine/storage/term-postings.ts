@@ -82,6 +82,7 @@ export class TermPostings {
     for (const term of this.order) yield [term, this.list(this.ids.get(term)!)];
   }
 
+  /** Same as {@link TermPostings.entries} (`for (const [term, postings] of terms)`, as over a `Map`). */
   [Symbol.iterator](): IterableIterator<[string, PostingList]> {
     return this.entries();
   }
