@@ -14,9 +14,9 @@ import { stringifySlicedChunks } from '../shared/sliced-json.ts';
 import { readRequestBody } from '../shared/request-body.ts';
 import { DECODE_PIECE_BYTES, decodeUtf8StrictSliced } from '../shared/utf8.ts';
 import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
-import { isBlankSliced } from '../shared/json-body.ts';
+import { isBlankSliced, parseJsonBodySliced } from '../shared/json-body.ts';
 import { lazyRawForFilter, writeJson } from './json-writer.ts';
-import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams, parseJsonBody } from '../shared/params.ts';
+import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams } from '../shared/params.ts';
 
 /** Media types ES accepts for JSON bodies (incl. the official clients' versioned ones). */
 const JSON_TYPES = /^(application\/json|application\/x-ndjson|application\/vnd\.elasticsearch\+(json|x-ndjson))\b/i;
@@ -90,7 +90,7 @@ function tooLarge(maxBytes: number, got: number): EsError {
 export async function readJsonBody(c: Context, maxBytes: number): Promise<unknown> {
   const text = await readBodyText(c, maxBytes);
   if (text === undefined || (await isBlankSliced(text))) return undefined;
-  return parseJsonBody(text);
+  return parseJsonBodySliced(text); // large bodies scanned and parsed in event-loop slices (docs/reliability.md)
 }
 
 /**

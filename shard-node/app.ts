@@ -168,7 +168,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     await shard.sync();
     let forcedRefresh = false;
     if (req.refresh === 'true') {
-      registry.refresh(req.index, [req.shard]);
+      await registry.refresh(req.index, [req.shard]);
       forcedRefresh = true;
     } else if (req.refresh === 'wait_for' && shard.hasPendingWrites) {
       await registry.waitForRefresh(req.index, req.shard);
@@ -196,7 +196,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.post(`${p}/refresh`, async (c) => {
     const req = await readInternalJson<RefreshRequest>(c, maxBody);
-    const shards = registry.refresh(req.index, req.shards);
+    const shards = await registry.refresh(req.index, req.shards);
     return c.json({ node, index: req.index, shards });
   });
 

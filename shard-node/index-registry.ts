@@ -14,7 +14,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntry } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
-import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
+import { DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS } from './engine/tombstone-gc.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { hostedCopies, shardsOnNode, withInSync } from '../shared/shard-copies.ts';
@@ -412,14 +412,18 @@ export class IndexRegistry {
     return s;
   }
 
-  /** Refreshes the given shards now (all hosted shards of the index when `shards` is empty). */
-  refresh(index: string, shards: number[] = []): number[] {
+  /**
+   * Refreshes the given shards now (all hosted shards of the index when `shards` is empty), in
+   * event-loop slices (`Shard.refreshSliced`); resolves once every write made before the call is
+   * searchable on each, with the shards refreshed. Each shard's `wait_for` waiters registered
+   * before the call are released then.
+   * @throws EsError 404 for an unknown index or a shard not hosted here (before refreshing any).
+   */
+  async refresh(index: string, shards: number[] = []): Promise<number[]> {
     const h = this.hosted(index);
     const targets = shards.length > 0 ? shards : [...h.shards.keys()];
-    for (const s of targets) {
-      this.timedRefresh(index, this.shard(index, s));
-      this.notifyRefreshed(h, s);
-    }
+    const hosted = targets.map((s) => this.shard(index, s));
+    await Promise.all(hosted.map((shard, i) => this.refreshAndRelease(h, targets[i], shard)));
     return targets;
   }
 
@@ -441,8 +445,7 @@ export class IndexRegistry {
     const h = this.hosted(index);
     if (h.metadata.refreshIntervalMs < 0) {
       // Periodic refresh disabled: nobody would ever refresh, so refresh now as ES's forced refresh does.
-      this.refresh(index, [shard]);
-      return Promise.resolve();
+      return this.refresh(index, [shard]).then(() => undefined);
     }
     return new Promise((resolve) => {
       const list = h.refreshWaiters.get(shard) ?? [];
@@ -465,10 +468,27 @@ export class IndexRegistry {
     this.metaStore?.close();
   }
 
-  private timedRefresh(index: string, shard: Shard): void {
+  /** A sliced refresh, timed (wall time, slices and pauses included). */
+  private async timedRefresh(index: string, shard: Shard): Promise<void> {
     const started = performance.now();
-    shard.refresh();
+    await shard.refreshSliced();
     this.timings?.refreshed(index, (performance.now() - started) / 1000);
+  }
+
+  /**
+   * Refreshes `shard` (a no-op without pending writes) and then releases the `wait_for` waiters
+   * registered before the refresh started: a waiter that arrives while it seals may have written
+   * after its start, so it waits for the next one. Waiters are released even when the refresh
+   * fails (logged), rather than left hanging.
+   */
+  private async refreshAndRelease(h: HostedIndex, id: number, shard: Shard): Promise<void> {
+    const waiters = h.refreshWaiters.get(id) ?? [];
+    h.refreshWaiters.delete(id);
+    try {
+      if (shard.hasPendingWrites || shard.refreshRunning) await this.timedRefresh(h.metadata.name, shard);
+    } finally {
+      for (const w of waiters) w();
+    }
   }
 
   private async timedFlush(index: string, store: ShardStore | undefined): Promise<void> {
@@ -540,24 +560,18 @@ export class IndexRegistry {
     return h;
   }
 
-  private notifyRefreshed(h: HostedIndex, shard: number): void {
-    const waiters = h.refreshWaiters.get(shard);
-    if (!waiters || waiters.length === 0) return;
-    h.refreshWaiters.delete(shard);
-    for (const w of waiters) w();
-  }
-
   private scheduleRefresh(h: HostedIndex): void {
     h.timer?.clear();
     h.timer = null;
     const interval = h.metadata.refreshIntervalMs;
     if (interval < 0 || h.shards.size === 0) return;
     // Any length (`refresh_interval: 25d`): Node's own timers would turn it into 1 ms (shared/long-timer.ts).
+    // Each tick starts a sliced refresh of every shard with pending writes (one that is still
+    // sealing from the last tick is awaited first, Shard.refreshSliced).
     h.timer = setLongInterval(() => {
       for (const [id, shard] of h.shards) {
-        if (shard.hasPendingWrites) this.timedRefresh(h.metadata.name, shard);
-        else shard.maybePruneTombstones(); // an idle shard collects its old tombstones too (index.gc_deletes)
-        this.notifyRefreshed(h, id);
+        if (!shard.hasPendingWrites && !shard.refreshRunning) shard.maybePruneTombstones(PRUNE_SLICE_MS); // an idle shard collects its old tombstones too (index.gc_deletes), a slice per tick
+        this.refreshAndRelease(h, id, shard).catch((err: unknown) => this.log?.error({ err, index: h.metadata.name, shard: id }, 'periodic refresh failed'));
       }
     }, Math.max(interval, 50)).unref();
   }

@@ -120,7 +120,7 @@ export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): Reco
     const applied = await shard.applyRecoverySliced(ops, req.upTo, req.fullRecoveryId);
     await shard.sync();
     sameCopy();
-    if (req.upTo !== undefined) registry.refresh(req.index, [req.shard]);
+    if (req.upTo !== undefined) await registry.refresh(req.index, [req.shard]);
     return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, checkpoint: shard.localCheckpoint } satisfies RecoveryApplyResponse);
   });
 

@@ -34,7 +34,7 @@ export function registerReplicaRoutes(app: Hono, deps: ReplicaRouteDeps): void {
     const applied = await shard.applyReplicatedSliced(toTranslogOps(req.ops)); // in slices: docs/reliability.md
     // Acknowledged only once durable, like the primary's bulk (a failure answers 500: not acknowledged).
     await shard.sync();
-    if (req.refresh === 'true') registry.refresh(req.index, [req.shard]);
+    if (req.refresh === 'true') await registry.refresh(req.index, [req.shard]);
     else if (req.refresh === 'wait_for' && shard.hasPendingWrites) await registry.waitForRefresh(req.index, req.shard);
     return c.json({ node, index: req.index, shard: req.shard, applied: applied.length } satisfies ReplicaBulkResponse);
   });

@@ -122,6 +122,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         stats: req.stats,
       };
       if (input.k > 0) await preparePresorted(gen, input);
+      await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
       const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
       if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);

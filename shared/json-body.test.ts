@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import { isBlankSliced, parseJsonBody } from './json-body.ts';
+import { isBlankSliced, parseJsonBody, parseJsonBodySliced, SLICED_BODY_CHARS } from './json-body.ts';
 
 describe('parseJsonBody', () => {
   it('parses objects and treats blank text as no body', () => {
@@ -60,5 +60,45 @@ describe('isBlankSliced', () => {
     for (const text of ['', ' ', '\u00a0\ufeff\u2028 ', ' x ', big, big + '{}', '{}' + big, big + '\u00a0', big + 'x' + big]) {
       expect(await isBlankSliced(text), JSON.stringify(text.slice(-5))).toBe(text.trim() === '');
     }
+  });
+});
+
+/** The value, or the error's status, type and message. */
+async function outcome(parse: () => unknown): Promise<unknown> {
+  try {
+    return { value: await parse() };
+  } catch (e) {
+    if (!(e instanceof EsError)) throw e;
+    return { status: e.status, type: e.type, message: e.message };
+  }
+}
+
+describe('parseJsonBodySliced', () => {
+  // Large bodies: a 60,000-value list in front, then the case (so errors land deep in the text).
+  const values = JSON.stringify(Array.from({ length: 60_000 }, (_, i) => `v${i}`));
+  const cases = [
+    `{"query":{"terms":{"country":${values}}},"size":3}`,
+    `{"big":${values},"a":1,}`,
+    `{"big":${values},\n  "a" 1}`,
+    `{"big":${values},"a":[1 2]}`,
+    `{"big":${values},"big":2}`,
+    `{"big":${values},"a":tru}`,
+    `{"big":${values}`,
+    `[${values}]`,
+    `{"big":${values}} {}`,
+    `{"big":${values},"deep":${'['.repeat(1200)}${']'.repeat(1200)}}`,
+    `{"big":${values},"s":"\\u12G4"}`,
+    ' '.repeat(SLICED_BODY_CHARS + 10),
+    `${' '.repeat(SLICED_BODY_CHARS)}{"a":{"b":[true,false,null,-1.5e3,"\\u00e9"]}}`,
+  ];
+  for (const [i, text] of cases.entries()) {
+    it(`gives parseJsonBody's value or error, in slices: case ${i}`, async () => {
+      expect(text.length).toBeGreaterThanOrEqual(SLICED_BODY_CHARS);
+      expect(await outcome(() => parseJsonBodySliced(text, 0))).toEqual(await outcome(() => parseJsonBody(text)));
+    });
+  }
+  it('parses small bodies at once, as parseJsonBody', async () => {
+    expect(await parseJsonBodySliced('{"size":3}')).toEqual({ size: 3 });
+    expect(await outcome(() => parseJsonBodySliced('{"a":1,"a":2}'))).toEqual(await outcome(() => parseJsonBody('{"a":1,"a":2}')));
   });
 });

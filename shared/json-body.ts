@@ -10,6 +10,8 @@
  */
 import { EsError, parsingException } from './errors.ts';
 import { DEFAULT_SLICE_MS, yieldToEventLoop } from './event-loop-slices.ts';
+import { parseJsonSliced } from './json-parse-sliced.ts';
+import { CLOCK_EVERY, runAtOnce, runSliced, type SliceClock, type Steps } from './sliced-work.ts';
 import { tokenName } from './params.ts';
 
 /** Jackson's default `StreamReadConstraints.maxNestingDepth`. */
@@ -56,76 +58,78 @@ class Scanner {
     throw new ScanError(this.pos, `${describe(this.text[this.pos])}: ${what}`);
   }
 
-  value(depth: number): void {
-    this.ws();
-    const c = this.text[this.pos];
-    if (c === '{' || c === '[') {
-      if (depth >= MAX_JSON_NESTING_DEPTH) {
-        throw new ScanError(this.pos, `Document nesting depth (${depth + 1}) exceeds the maximum allowed (${MAX_JSON_NESTING_DEPTH}, from \`StreamReadConstraints.getMaxNestingDepth()\`)`);
-      }
-      if (c === '{') this.object(depth + 1);
-      else this.array(depth + 1);
-    } else if (c === '"') this.string();
-    else if (c === '-' || (c >= '0' && c <= '9')) this.number();
-    else if (c !== undefined && /[a-zA-Z]/.test(c)) this.literal();
-    else this.fail(VALUE_EXPECTED, 'expected a value');
+  /** Validates one value (and every value nested in it) at `pos`, in the calling task. */
+  value(): void {
+    runAtOnce((clock) => this.valueSteps(clock));
   }
 
-  object(depth: number): void {
-    this.pos++;
-    const seen = new Set<string>();
-    this.ws();
-    if (this.text[this.pos] === '}') {
-      this.pos++;
-      return;
-    }
+  /**
+   * {@link Scanner.value} as pausable steps (shared/sliced-work.ts): containers are tracked on an
+   * explicit stack rather than by recursion, so the scan can pause between any two values and
+   * resume, with the same errors at the same positions.
+   */
+  *valueSteps(clock: SliceClock): Steps<void> {
+    /** The open containers: an object's keys seen so far, or null for an array. */
+    const stack: (Set<string> | null)[] = [];
+    let count = 0;
     for (;;) {
-      this.ws();
-      if (this.text[this.pos] !== '"') this.fail('was expecting double-quote to start field name', 'expected close marker for Object');
-      const start = this.pos;
-      this.string();
-      const name = JSON.parse(this.text.slice(start, this.pos)) as string;
-      if (seen.has(name)) throw new ScanError(start, `Duplicate field '${name}'`);
-      seen.add(name);
-      this.ws();
-      if (this.text[this.pos] !== ':') this.fail('was expecting a colon to separate field name and value', 'expected a colon');
-      this.pos++;
-      this.value(depth);
+      // A value is expected at `pos`.
       this.ws();
       const c = this.text[this.pos];
-      if (c === ',') {
+      let opened = false;
+      if (c === '{' || c === '[') {
+        if (stack.length >= MAX_JSON_NESTING_DEPTH) {
+          throw new ScanError(this.pos, `Document nesting depth (${stack.length + 1}) exceeds the maximum allowed (${MAX_JSON_NESTING_DEPTH}, from \`StreamReadConstraints.getMaxNestingDepth()\`)`);
+        }
         this.pos++;
-        continue;
+        this.ws();
+        if (this.text[this.pos] === (c === '{' ? '}' : ']')) this.pos++; // empty
+        else {
+          const seen = c === '{' ? new Set<string>() : null;
+          stack.push(seen);
+          if (seen) this.member(seen);
+          opened = true;
+        }
+      } else if (c === '"') this.string();
+      else if (c === '-' || (c >= '0' && c <= '9')) this.number();
+      else if (c !== undefined && /[a-zA-Z]/.test(c)) this.literal();
+      else this.fail(VALUE_EXPECTED, 'expected a value');
+      if ((++count & (CLOCK_EVERY - 1)) === 0 && clock.due()) yield;
+      if (opened) continue;
+      // A value ended: a comma (next member) or the end of enclosing containers.
+      for (;;) {
+        if (stack.length === 0) return;
+        const seen = stack[stack.length - 1];
+        this.ws();
+        const d = this.text[this.pos];
+        if (d === ',') {
+          this.pos++;
+          if (seen) this.member(seen);
+          break;
+        }
+        if (d === (seen ? '}' : ']')) {
+          this.pos++;
+          stack.pop();
+          continue;
+        }
+        if (seen) this.fail('was expecting comma to separate Object entries', 'expected close marker for Object');
+        this.fail('was expecting comma to separate Array entries', 'expected close marker for Array');
       }
-      if (c === '}') {
-        this.pos++;
-        return;
-      }
-      this.fail('was expecting comma to separate Object entries', 'expected close marker for Object');
     }
   }
 
-  array(depth: number): void {
-    this.pos++;
+  /** An object member's name and colon (the value follows), checking for a duplicate name. */
+  private member(seen: Set<string>): void {
     this.ws();
-    if (this.text[this.pos] === ']') {
-      this.pos++;
-      return;
-    }
-    for (;;) {
-      this.value(depth);
-      this.ws();
-      const c = this.text[this.pos];
-      if (c === ',') {
-        this.pos++;
-        continue;
-      }
-      if (c === ']') {
-        this.pos++;
-        return;
-      }
-      this.fail('was expecting comma to separate Array entries', 'expected close marker for Array');
-    }
+    if (this.text[this.pos] !== '"') this.fail('was expecting double-quote to start field name', 'expected close marker for Object');
+    const start = this.pos;
+    this.string();
+    const name = JSON.parse(this.text.slice(start, this.pos)) as string;
+    if (seen.has(name)) throw new ScanError(start, `Duplicate field '${name}'`);
+    seen.add(name);
+    this.ws();
+    if (this.text[this.pos] !== ':') this.fail('was expecting a colon to separate field name and value', 'expected a colon');
+    this.pos++;
   }
 
   string(): void {
@@ -214,12 +218,10 @@ export function parseJsonBody(text: string): Record<string, unknown> | undefined
   if (text.trim() === '') return undefined;
   const sc = new Scanner(text);
   try {
-    sc.value(0);
+    sc.value();
     sc.ws();
   } catch (e) {
-    if (!(e instanceof ScanError)) throw e;
-    const [line, col] = lineCol(text, e.pos);
-    throw new EsError(400, 'x_content_parse_exception', `[${line}:${col}] ${e.msg}`);
+    throw located(text, e);
   }
   let root: unknown;
   try {
@@ -227,6 +229,48 @@ export function parseJsonBody(text: string): Record<string, unknown> | undefined
   } catch (e) {
     throw new EsError(400, 'x_content_parse_exception', `[1:1] ${(e as Error).message}`);
   }
+  return checkRoot(text, sc, root);
+}
+
+/** Bodies from this many characters on are parsed by {@link parseJsonBodySliced} in slices. */
+export const SLICED_BODY_CHARS = 256 * 1024;
+
+/**
+ * {@link parseJsonBody} for the coordinator's request bodies: a body of {@link SLICED_BODY_CHARS}
+ * or more is checked for blanks, scanned and `JSON.parse`d in event-loop slices of about `sliceMs`
+ * (shared/json-parse-sliced.ts), with the same result and the same errors. Scanning and parsing a
+ * 750 KB search with a 60,000-value `terms` list took 15-50 ms per MiB in one task each and held
+ * the coordinator's `/livez` that long (docs/reliability.md, the abuse suite).
+ * @throws EsError as {@link parseJsonBody} (the promise rejects).
+ */
+export async function parseJsonBodySliced(text: string, sliceMs = DEFAULT_SLICE_MS): Promise<Record<string, unknown> | undefined> {
+  if (text.length < SLICED_BODY_CHARS) return parseJsonBody(text);
+  if (await isBlankSliced(text)) return undefined;
+  const sc = new Scanner(text);
+  try {
+    await runSliced((clock) => sc.valueSteps(clock), sliceMs);
+    sc.ws();
+  } catch (e) {
+    throw located(text, e);
+  }
+  let root: unknown;
+  try {
+    root = await parseJsonSliced(text.slice(0, sc.pos), sliceMs);
+  } catch (e) {
+    throw new EsError(400, 'x_content_parse_exception', `[1:1] ${(e as Error).message}`);
+  }
+  return checkRoot(text, sc, root);
+}
+
+/** A scan error as ES's `x_content_parse_exception` at its line and column; anything else as is. */
+function located(text: string, e: unknown): unknown {
+  if (!(e instanceof ScanError)) return e;
+  const [line, col] = lineCol(text, e.pos);
+  return new EsError(400, 'x_content_parse_exception', `[${line}:${col}] ${e.msg}`);
+}
+
+/** The parsed body when it is an object with nothing after it; else ES's `parsing_exception`. */
+function checkRoot(text: string, sc: Scanner, root: unknown): Record<string, unknown> {
   if (typeof root !== 'object' || root === null || Array.isArray(root)) {
     throw parsingException(`Expected [START_OBJECT] but found [${tokenName(root)}]`);
   }
@@ -241,7 +285,7 @@ export function parseJsonBody(text: string): Record<string, unknown> | undefined
     else if (c === ']') token = 'END_ARRAY';
     else {
       try {
-        trailing.value(0);
+        trailing.value();
       } catch (e) {
         if (!(e instanceof ScanError)) throw e;
         throw new EsError(400, 'x_content_parse_exception', `[${line}:${col}] ${e.msg}`);

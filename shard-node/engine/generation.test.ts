@@ -203,3 +203,28 @@ describe('terms and ids lists (matchers.ts ValueList)', () => {
     expect(hits({ kind: 'terms', field: '_id', values: ['e0', 'd0', 'e0'], boost: 1 })).toEqual(['d0', 'e0']);
   });
 });
+
+describe('a query prepared in event-loop slices', () => {
+  const { shard } = newShard();
+  // Several segments, with deletes: the matches are evaluated segment by segment ahead of the query.
+  for (let s = 0; s < 4; s++) load(shard, Array.from({ length: 50 }, (_, i) => ({ _id: `${s}-${i}`, tag: `t${(s * 50 + i) % 7}`, body: `w${i % 5} w${s}`, n: i })));
+  shard.apply([{ op: 'delete', _id: '1-3' }, { op: 'delete', _id: '2-1' }]);
+  shard.refresh();
+  const values = Array.from({ length: 3000 }, (_, i) => (i % 2 ? `t${i % 9}` : `missing-${i}`));
+  const ids = Array.from({ length: 2000 }, (_, i) => `${i % 5}-${i % 60}`);
+  const cases: [string, Query, SortField[], number][] = [
+    ['terms + ids by score', q.bool({ should: [{ kind: 'terms', field: 'tag', values, boost: 1 }, { kind: 'ids', values: ids, boost: 2 }, q.match('body', 'w1')] }), SCORE_SORT.slice(), 15],
+    ['terms by field (presorted)', { kind: 'terms', field: 'tag', values, boost: 1 }, [byField('n', 'desc')], 10],
+    ['ids, size 0', { kind: 'ids', values: ids, boost: 1 }, SCORE_SORT.slice(), 0],
+  ];
+  for (const [name, query, sort, k] of cases) {
+    it(`finds what the query finds in one task: ${name}`, async () => {
+      const expected = search(shard, structuredClone(query), sort, k);
+      const gen = shard.acquire();
+      const input = { query: structuredClone(query), sort, k, trackTotalHits: Number.MAX_SAFE_INTEGER };
+      await gen.prepareQuery(input, 0);
+      expect(gen.query(input)).toEqual(expected);
+      expect(expected.total.value).toBeGreaterThan(0);
+    });
+  }
+});

@@ -16,7 +16,10 @@ import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
 import { collect, type SegmentMatches } from './collector.ts';
-import { afterRank, presortedQuery } from './selection.ts';
+import { afterRank, presortedQuery, presortedServes } from './selection.ts';
+import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
+import { runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
+import type { ValueList } from './matchers.ts';
 import type { SegmentView } from './segment-merge.ts';
 import type { Plan, StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
@@ -58,8 +61,10 @@ export class Generation {
   /** Doc base of each segment (for `_doc` sort values). */
   readonly bases: readonly number[];
   private readonly getMapping: () => Mapping;
-  /** The last plan compiled per query object, with what it was compiled against (see {@link Generation.plan}). */
-  private readonly plans = new WeakMap<Query, { stats: ScoringStatistics | undefined; mapping: Mapping; plan: Plan }>();
+  /** The last plan compiled per query object, with what it was compiled against and its value lists (see {@link Generation.plan}). */
+  private readonly plans = new WeakMap<Query, { stats: ScoringStatistics | undefined; mapping: Mapping; plan: Plan; lists: { list: ValueList; ids: boolean }[] }>();
+  /** Segment matches computed ahead in slices ({@link Generation.prepareQuery}), per query object, until the query takes them. */
+  private readonly prepared = new WeakMap<Query, { plan: Plan; scoring: boolean; parts: SegmentMatches[] }>();
 
   constructor(id: number, views: readonly SegmentView[], getMapping: () => Mapping) {
     this.id = id;
@@ -149,7 +154,44 @@ export class Generation {
    */
   segmentMatches(query: Query, stats: ScoringStatistics | undefined, scoring: boolean): SegmentMatches[] {
     const plan = this.plan(query, stats);
+    const ahead = this.prepared.get(query);
+    if (ahead && ahead.plan === plan && ahead.scoring === scoring) {
+      this.prepared.delete(query);
+      return ahead.parts;
+    }
     return this.views.map((v, i) => ({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
+  }
+
+  /**
+   * Does the heavy part of {@link Generation.query} ahead, in event-loop slices of about `sliceMs`:
+   * fills the sets of the query's `terms`/`ids` value lists (60,000 values took one task) and, when
+   * the presorted path will not serve it, evaluates the query segment by segment, pausing between
+   * segments; the synchronous query that follows then finds them (docs/reliability.md, the abuse
+   * suite). The results are the ones the query computes itself: the generation does not change.
+   * @throws EsError 400 for an invalid query (the promise rejects).
+   */
+  async prepareQuery(input: QueryInput, sliceMs = DEFAULT_SLICE_MS): Promise<void> {
+    const plan = this.plan(input.query, input.stats);
+    const lists = this.plans.get(input.query)!.lists;
+    const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
+    if (lists.length > 0) {
+      await runSliced(function* (clock) {
+        for (const { list, ids } of lists) yield* list.prepareSteps(clock, ids);
+      }, sliceMs);
+    }
+    if (input.k > 0 && presortedServes(this, input)) return;
+    const parts = await runSliced((clock) => this.matchSteps(plan, scoring, clock), sliceMs);
+    if (this.plan(input.query, input.stats) === plan) this.prepared.set(input.query, { plan, scoring, parts });
+  }
+
+  /** The matches of `plan` in each segment, pausing between segments when the clock is due. */
+  private *matchSteps(plan: Plan, scoring: boolean, clock: SliceClock): Steps<SegmentMatches[]> {
+    const parts: SegmentMatches[] = [];
+    for (const [i, v] of this.views.entries()) {
+      parts.push({ seg: v.segment, base: this.bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) });
+      if (clock.due()) yield;
+    }
+    return parts;
   }
 
   /**
@@ -163,12 +205,12 @@ export class Generation {
     const mapping = this.getMapping();
     const memo = this.plans.get(query);
     if (memo && memo.stats === stats && memo.mapping === mapping) return memo.plan;
-    const plan = this.compile(query, stats);
-    this.plans.set(query, { stats, mapping, plan });
+    const { plan, lists } = this.compile(query, stats);
+    this.plans.set(query, { stats, mapping, plan, lists });
     return plan;
   }
 
-  private compile(query: Query, stats: ScoringStatistics | undefined): Plan {
+  private compile(query: Query, stats: ScoringStatistics | undefined): { plan: Plan; lists: { list: ValueList; ids: boolean }[] } {
     const local = this.localStats();
     const g = stats;
     const source: StatsSource = g
@@ -177,7 +219,8 @@ export class Generation {
           term: (f, t) => ownValue(g.terms, termKey(f, t)) ?? local.term(f, t),
         }
       : local;
-    return new QueryCompiler(this.fields(), source).compile(query);
+    const compiler = new QueryCompiler(this.fields(), source);
+    return { plan: compiler.compile(query), lists: compiler.valueLists };
   }
 
   /**

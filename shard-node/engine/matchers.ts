@@ -6,6 +6,7 @@
 import { compareCodePoints } from '../../shared/sort.ts';
 import type { Segment } from './segment.ts';
 import { hashId } from './storage/id-hash.ts';
+import { CLOCK_EVERY, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** Ascending ordinals where `bits[d]` is set. */
 export function fromBits(bits: Uint8Array): Int32Array {
@@ -53,6 +54,31 @@ export class ValueList {
     return this.members.size;
   }
 
+  /**
+   * Builds `members` (and with `hashes`, {@link ValueList.idHashes}) as pausable steps
+   * (shared/sliced-work.ts): a list of 60,000 values otherwise fills its set in one task on the
+   * first segment it runs on (docs/reliability.md, the abuse suite).
+   */
+  *prepareSteps(clock: SliceClock, hashes: boolean): Steps<void> {
+    if (!this.set) {
+      const set = new Set<string>();
+      const values = this.values;
+      for (let i = 0; i < values.length; i++) {
+        set.add(values[i]);
+        if ((i & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && clock.due()) yield;
+      }
+      this.set = set;
+    }
+    if (!hashes || this.hashes) return;
+    const out = new Uint32Array(this.set.size);
+    let i = 0;
+    for (const v of this.set) {
+      out[i++] = hashId(v);
+      if ((i & (CLOCK_EVERY - 1)) === 0 && clock.due()) yield;
+    }
+    this.hashes = out;
+  }
+
   /** {@link hashId} of each distinct value, in `members` order (for probing several id tables). */
   idHashes(): Uint32Array {
     if (!this.hashes) {
@@ -73,11 +99,11 @@ export function termsMatch(seg: Segment, field: string, terms: ValueList | strin
   const lists: Int32Array[] = [];
   if (inv.terms.size <= list.values.length) {
     const wanted = list.members;
-    for (const [t, pl] of inv.terms) if (wanted.has(t)) lists.push(pl.docs);
+    for (const t of inv.terms.keys()) if (wanted.has(t)) lists.push(inv.terms.docs(t)!);
   } else {
     for (const t of list.members) {
-      const pl = inv.terms.get(t);
-      if (pl) lists.push(pl.docs);
+      const docs = inv.terms.docs(t);
+      if (docs) lists.push(docs);
     }
   }
   return unionDocs(seg, lists);
@@ -88,7 +114,7 @@ export function termScanMatch(seg: Segment, field: string, pred: (term: string) 
   const inv = seg.inverted.get(field);
   if (!inv) return new Int32Array(0);
   const lists: Int32Array[] = [];
-  for (const [t, pl] of inv.terms) if (pred(t)) lists.push(pl.docs);
+  for (const t of inv.terms.keys()) if (pred(t)) lists.push(inv.terms.docs(t)!);
   return unionDocs(seg, lists);
 }
 
@@ -114,7 +140,7 @@ export function termRangeMatch(seg: Segment, field: string, b: Bounds<string>): 
       const c = compareCodePoints(t, b.hi);
       if (c > 0 || (c === 0 && !b.hiInclusive)) break;
     }
-    lists.push(inv.terms.get(t)!.docs);
+    lists.push(inv.terms.docs(t)!);
   }
   return unionDocs(seg, lists);
 }

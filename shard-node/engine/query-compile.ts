@@ -48,9 +48,19 @@ export class QueryCompiler {
   private readonly fields: Map<string, FieldMapping>;
   private readonly stats: StatsSource;
 
+  /** The value lists of `terms` and `ids` queries compiled so far (`ids`: probed by id hash), to prepare in slices. */
+  readonly valueLists: { list: M.ValueList; ids: boolean }[] = [];
+
   constructor(fields: Map<string, FieldMapping>, stats: StatsSource) {
     this.fields = fields;
     this.stats = stats;
+  }
+
+  /** A value list for a `terms` (or, with `ids`, an `ids`) query, recorded in {@link QueryCompiler.valueLists}. */
+  private valueList(values: readonly string[], ids: boolean): M.ValueList {
+    const list = new M.ValueList(values);
+    this.valueLists.push({ list, ids });
+    return list;
   }
 
   /** Compiles `q` with an outer boost (1 at the root). */
@@ -61,7 +71,7 @@ export class QueryCompiler {
     if ('field' in q && q.field === '_id') {
       if (q.kind === 'term') return this.constant(b, (seg) => M.idsMatch(seg, [String(q.value)]));
       if (q.kind === 'terms') {
-        const ids = new M.ValueList(q.values.map(String));
+        const ids = this.valueList(q.values.map(String), true);
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
       }
       if (q.kind === 'match' || q.kind === 'match_phrase') return this.constant(b, (seg) => M.idsMatch(seg, [q.query]));
@@ -108,7 +118,7 @@ export class QueryCompiler {
         return this.constant(b, (seg) => M.termScanMatch(seg, q.field, pred));
       }
       case 'ids': {
-        const ids = new M.ValueList(q.values);
+        const ids = this.valueList(q.values, true);
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
       }
       case 'bool': {
@@ -243,7 +253,7 @@ export class QueryCompiler {
     const fm = this.fields.get(field);
     if (!fm || fm.index === false) return NONE;
     if (fm.type === 'text' || fm.type === 'keyword' || fm.type === 'boolean') {
-      const strs = new M.ValueList(values.map((v) => (fm.type === 'boolean' ? String(parseBoolean(v) ?? v) : String(v))));
+      const strs = this.valueList(values.map((v) => (fm.type === 'boolean' ? String(parseBoolean(v) ?? v) : String(v))), false);
       return this.constant(boost, (seg) => M.termsMatch(seg, field, strs));
     }
     const nums = new Set(values.map((v) => this.number(fm, v, false)));

@@ -11,6 +11,7 @@ import type { InvertedField, NumericField, StringDocValues } from './segment.ts'
 import { Segment } from './segment.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
 import { PostingsBuilder } from './storage/postings-builder.ts';
+import { IdHash } from './storage/id-hash.ts';
 import { SourceSlabBuilder } from './storage/source-slab.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
@@ -210,7 +211,7 @@ export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): S
     }
     exists.set(name, pool.share(b));
   }
-  const built = sources.build();
-  if (clock.due()) yield;
-  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), sources: built, inverted, numeric, strings, exists }), ordMaps };
+  const built = yield* sources.buildSteps(clock);
+  const idToOrd = yield* IdHash.buildSteps(ids, clock);
+  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), sources: built, inverted, numeric, strings, exists, idToOrd }), ordMaps };
 }

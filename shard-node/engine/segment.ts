@@ -12,8 +12,10 @@ import { intToByte4 } from './similarity.ts';
 import { ByteBuffer, FloatBuffer, IntBuffer } from './storage/growable.ts';
 import { PostingsBuilder } from './storage/postings-builder.ts';
 import type { SourceSlab } from './storage/source-slab.ts';
+import type { TermPostings } from './storage/term-postings.ts';
 import { SourceSlabBuilder } from './storage/source-slab.ts';
 import { IdHash } from './storage/id-hash.ts';
+import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import type { NumericColumn, RankColumn } from './storage/columns.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
 
@@ -34,7 +36,8 @@ export interface PostingList {
 
 /** One field's inverted index in a segment plus its Lucene `Terms` statistics. */
 export interface InvertedField {
-  terms: Map<string, PostingList>;
+  /** Term → postings (flat arrays; a {@link PostingList} is made on each lookup). */
+  terms: TermPostings;
   /** Docs with at least one term. */
   docCount: number;
   /** Sum of field lengths (sum of docFreqs for DOCS-only fields, as Lucene 8+). */
@@ -112,11 +115,13 @@ export class Segment {
     numeric: Map<string, NumericField>;
     strings: Map<string, StringDocValues>;
     exists: Map<string, Uint8Array>;
+    /** The `_id` table, when built already (in slices); else built here. */
+    idToOrd?: IdHash;
   }) {
     this.maxDoc = parts.ids.length;
     this.ids = parts.ids;
     this.sources = parts.sources;
-    this.idToOrd = new IdHash(parts.ids);
+    this.idToOrd = parts.idToOrd ?? IdHash.build(parts.ids);
     this.versions = parts.versions;
     this.seqNos = parts.seqNos;
     this.inverted = parts.inverted;
@@ -145,7 +150,7 @@ export class Segment {
     const terms = this.sortedTerms(field);
     fd = { terms, min: rankColumn(this.maxDoc, terms.length), max: rankColumn(this.maxDoc, terms.length) };
     for (let r = 0; r < terms.length; r++) {
-      for (const d of this.inverted.get(field)!.terms.get(terms[r])!.docs) {
+      for (const d of this.inverted.get(field)!.terms.docs(terms[r])!) {
         if (fd.min[d] === 0) fd.min[d] = r + 1;
         fd.max[d] = r + 1;
       }
@@ -300,15 +305,26 @@ export class SegmentBuilder {
 
   /** Seals the added documents into an immutable segment. */
   build(): Segment {
+    return runAtOnce((clock) => this.buildSteps(clock));
+  }
+
+  /**
+   * {@link SegmentBuilder.build} as pausable steps (shared/sliced-work.ts), for a refresh run in
+   * slices: postings are sorted per field, keyword ranks and numeric columns filled, `_source`
+   * blocks compressed and the `_id` table built, with pauses between pieces. The builder must not
+   * change meanwhile (the shard sends new writes to another builder).
+   */
+  *buildSteps(clock: SliceClock): Steps<Segment> {
     const n = this.ids.length;
     const pool = new PresencePool();
     const inverted = new Map<string, InvertedField>();
     const strings = new Map<string, StringDocValues>();
     for (const [name, f] of this.inv) {
       const s = this.strs.get(name);
-      const built = f.pb.build(s !== undefined);
+      const built = yield* f.pb.buildSteps(s !== undefined, clock);
       const has = pool.share(f.has.seal(n));
       inverted.set(name, { terms: built.terms, docCount: f.docCount, sumTotalTermFreq: f.sttf, norms: f.norms ? f.norms.seal(n) : null, has, sorted: built.sorted });
+      if (clock.due()) yield;
       if (!s) continue;
       const rankOf = built.rankOf!;
       const ranks = (b: IntBuffer): RankColumn => {
@@ -320,15 +336,20 @@ export class SegmentBuilder {
         return out;
       };
       const min = ranks(s.min);
+      if (clock.due()) yield;
       strings.set(name, { terms: built.sorted!, min, max: s.multiValued ? ranks(s.max) : min });
+      if (clock.due()) yield;
     }
     const numeric = new Map<string, NumericField>();
     for (const [name, v] of this.nums) {
       const min = narrowNumbers(v.min.seal(n));
       numeric.set(name, { min, max: v.multiValued ? narrowNumbers(v.max.seal(n)) : min, has: pool.share(v.has.seal(n)), multi: v.multi });
+      if (clock.due()) yield;
     }
     const exists = new Map<string, Uint8Array>();
     for (const [name, e] of this.ex) exists.set(name, pool.share(e.seal(n)));
-    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), sources: this.sources.build(), inverted, numeric, strings, exists });
+    const sources = yield* this.sources.buildSteps(clock);
+    const idToOrd = yield* IdHash.buildSteps(this.ids, clock);
+    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), sources, inverted, numeric, strings, exists, idToOrd });
   }
 }

@@ -139,6 +139,11 @@ function presortedPlan(gen: Generation, input: SelectInput): PresortedPlan | nul
   return spec ? { spec, plan, constant } : null;
 }
 
+/** Whether the presorted fast path may serve `input` (what {@link presortedQuery} tries first). @throws EsError 400 for an invalid query. */
+export function presortedServes(gen: Generation, input: SelectInput): boolean {
+  return presortedPlan(gen, input) !== null;
+}
+
 /**
  * Builds, in event-loop slices, the presorted order {@link presortedQuery} will read for `input`
  * (nothing when none serves it), so that the synchronous query that follows finds it cached: the

@@ -20,10 +20,10 @@ import type { Segment } from './segment.ts';
 import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, mergeSteps, selectMerge, type MergedSegment } from './segment-merge.ts';
-import { runSliced } from '../../shared/sliced-work.ts';
+import { CLOCK_EVERY, runAtOnce, runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
 import { FullSnapshot, OpsSnapshot, type PinnedSegment, type RecoverySnapshot } from './recovery-snapshot.ts';
-import { canPruneTombstone, DEFAULT_GC_DELETES_MS, pruneDue } from './tombstone-gc.ts';
+import { canPruneTombstone, DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS, pruneDue, type PruneBounds } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
 import { MemoryTranslog } from './translog.ts';
 
@@ -68,13 +68,15 @@ export interface ShardStats {
   generation: number;
 }
 
-/** Where the live copy of an `_id` is: the unrefreshed buffer (`seg` null, `ord` >= 0) or a segment. */
+/** Where the live copy of an `_id` is: an unrefreshed buffer (`buf`), a segment (`seg`), or nowhere (a tombstone). */
 interface DocEntry {
   version: number;
   seqNo: number;
   deleted: boolean;
   seg: Segment | null;
-  /** Ordinal in `seg`, or in the buffer when `seg` is null; -1 for tombstones. */
+  /** The buffer holding the doc until its refresh (null for segment docs and tombstones). */
+  buf: PendingBuffer | null;
+  /** Ordinal in `seg` or `buf`; -1 for tombstones. */
   ord: number;
   /** Tombstones: epoch ms of the delete (ES `DeleteVersionValue.time`), for `index.gc_deletes`. */
   deletedAt?: number;
@@ -86,6 +88,54 @@ interface DocEntry {
 export interface VersionMapStats {
   entries: number;
   tombstones: number;
+}
+
+/** Unrefreshed docs, already inverted (Lucene's in-memory segment), and which of them died before their refresh. */
+interface PendingBuffer {
+  builder: SegmentBuilder;
+  /** Buffer ordinals overwritten or deleted before the refresh. */
+  dead: Set<number>;
+}
+
+/** What a refresh took at its start ({@link Shard.refreshSteps}). */
+interface RefreshStart {
+  /** The buffer being sealed (writes from now on go to a new one), or null. */
+  buffer: PendingBuffer | null;
+  /** Its dead ordinals at the start (compacted away while sealing). */
+  dead: Set<number>;
+  /** The segments as they were at the start: what the new generation publishes beside the sealed one. */
+  views: SegmentView[];
+  /** The highest seq_no at the start (what the new generation holds). */
+  seqNo: number;
+}
+
+/** A sealed buffer: its segment (dead docs compacted away), and buffer ordinal → segment ordinal when compacted (-1: dropped). */
+interface SealedBuffer {
+  segment: Segment;
+  ordMap: Int32Array | null;
+}
+
+/**
+ * Seals a buffer into a segment, as steps: the docs in `dead` (overwritten or deleted before this
+ * refresh) never reach a published segment, nor its term statistics: they are compacted away, as
+ * if they had never been buffered.
+ */
+function* sealSteps(builder: SegmentBuilder, dead: ReadonlySet<number>, clock: SliceClock): Steps<SealedBuffer> {
+  const segment = yield* builder.buildSteps(clock);
+  if (dead.size === 0) return { segment, ordMap: null };
+  const live = new Uint8Array(segment.maxDoc).fill(1);
+  for (const d of dead) live[d] = 0;
+  const merged = yield* mergeSteps([{ segment, live, liveCount: segment.maxDoc - dead.size }], clock);
+  return { segment: merged.segment, ordMap: merged.ordMaps[0] };
+}
+
+/** A refresh running in event-loop slices ({@link Shard.refreshSliced}). */
+interface RefreshJob {
+  steps: Steps<number>;
+  /** Set once the steps ran to the end (in slices, or drained by a synchronous refresh). */
+  result: { id: number } | { error: unknown } | null;
+  done: Promise<number>;
+  settle: () => void;
 }
 
 interface SegState {
@@ -153,10 +203,14 @@ export class Shard {
    * after `index.gc_deletes` ({@link Shard.pruneTombstones}), so it does not grow with deletes either.
    */
   private readonly entries = new Map<string, DocEntry>();
-  /** Unrefreshed docs, already inverted (Lucene's in-memory segment); null when empty. */
-  private buffer: SegmentBuilder | null = null;
-  /** Buffer ordinals overwritten or deleted before the refresh. */
-  private bufferDead = new Set<number>();
+  /** Unrefreshed docs (Lucene's in-memory segment); null when empty. */
+  private buffer: PendingBuffer | null = null;
+  /** The refresh running in slices, if any (one at a time). */
+  private refreshJob: RefreshJob | null = null;
+  /** True between the start and the end of a refresh (sealing in slices). */
+  private sealing = false;
+  /** Buffers whose sealing failed, sealed first by the next refreshes (one each). */
+  private readonly unsealed: PendingBuffer[] = [];
   private segs: SegState[] = [];
   private dirty = false;
   private seqNo = -1;
@@ -172,6 +226,8 @@ export class Shard {
   gcDeletesMs: number;
   /** Epoch ms of the last tombstone pruning pass. */
   private lastPruneAt: number;
+  /** The pruning pass in progress when cut in pieces ({@link Shard.maybePruneTombstones} with `maxMs`). */
+  private pruning: { entries: MapIterator<[string, DocEntry]>; bounds: PruneBounds; now: number } | null = null;
   /** See {@link ShardOptions.backgroundMerges}. */
   private readonly backgroundMerges: boolean;
   private readonly mergeSliceMs: number;
@@ -208,9 +264,12 @@ export class Shard {
     this.current = new Generation(firstGenerationId(this.now()), [], this.getMapping);
   }
 
-  /** True when writes since the last refresh are not yet searchable. */
+  /**
+   * True when some writes are not searchable yet: made since the last refresh started, or being
+   * sealed by a refresh that runs in slices (a `wait_for` must wait for them too).
+   */
   get hasPendingWrites(): boolean {
-    return this.dirty;
+    return this.dirty || this.sealing;
   }
 
   /** Id of the current (latest published) generation. */
@@ -279,7 +338,7 @@ export class Shard {
     if (log.length > 0) this.translog.append(log);
     for (const op of log) this.checkpoints.markProcessed(op.seqNo);
     if (logged) for (const op of log) logged.push(op);
-    this.maybePruneTombstones();
+    this.maybePruneTombstones(PRUNE_SLICE_MS);
     return i;
   }
 
@@ -351,7 +410,7 @@ export class Shard {
     if (applied.length > 0) this.translog.append(applied);
     if (mark) for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
     for (const op of applied) fresh.push(op);
-    this.maybePruneTombstones();
+    this.maybePruneTombstones(PRUNE_SLICE_MS);
     return i;
   }
 
@@ -448,7 +507,7 @@ export class Shard {
         if (st.live && !st.live[ord]) continue;
         const id = seg.ids[ord];
         if (this.entries.has(id) || sent.has(id) || seg.seqNos[ord] > upTo) continue;
-        this.removeLive({ version: seg.versions[ord], seqNo: seg.seqNos[ord], deleted: false, seg, ord });
+        this.removeLive({ version: seg.versions[ord], seqNo: seg.seqNos[ord], deleted: false, seg, buf: null, ord });
       }
     }
   }
@@ -508,7 +567,7 @@ export class Shard {
     for (const [id, e] of this.entries) {
       superseded.add(id);
       if (e.deleted) extra.push({ op: 'delete', _id: id, seqNo: e.seqNo, version: e.version });
-      else extra.push({ op: 'index', _id: id, json: e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord), seqNo: e.seqNo, version: e.version });
+      else extra.push({ op: 'index', _id: id, json: e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord), seqNo: e.seqNo, version: e.version });
     }
     return new FullSnapshot(pinned, extra, superseded, upTo);
   }
@@ -552,11 +611,11 @@ export class Shard {
         const update = inferMappingUpdate(this.getMapping(), source);
         if (update) this.updateMapping(update);
         const parsed = parseDocument(op._id, source, this.getMapping());
-        this.buffer ??= new SegmentBuilder();
-        const ord = this.buffer.add(op._id, op.json, parsed, op.version, op.seqNo);
-        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, ord });
+        const buf = this.writeBuffer();
+        const ord = buf.builder.add(op._id, op.json, parsed, op.version, op.seqNo);
+        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, buf, ord });
       } else {
-        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, ord: -1, deletedAt: this.now(), generation: this.current.id });
+        this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, buf: null, ord: -1, deletedAt: this.now(), generation: this.tombstoneGeneration() });
       }
       this.dirty = true;
       if (op.seqNo > this.seqNo) this.seqNo = op.seqNo;
@@ -582,9 +641,9 @@ export class Shard {
     if (exists) this.removeLive(e!);
     const version = e ? e.version + 1 : 1;
     const seqNo = ++this.seqNo;
-    this.buffer ??= new SegmentBuilder();
-    const ord = this.buffer.add(id, json, parsed, version, seqNo);
-    this.entries.set(id, { version, seqNo, deleted: false, seg: null, ord });
+    const buf = this.writeBuffer();
+    const ord = buf.builder.add(id, json, parsed, version, seqNo);
+    this.entries.set(id, { version, seqNo, deleted: false, seg: null, buf, ord });
     this.dirty = true;
     log.push({ op: 'index', _id: id, json, seqNo, version });
     const created = forceCreated || !exists;
@@ -600,7 +659,7 @@ export class Shard {
     // Tombstone, even for an id that never existed (ES does the same): a later re-index continues
     // the version sequence, and a replica recognises older ops on the id as stale, until the
     // tombstone is pruned after index.gc_deletes (pruneTombstones).
-    this.entries.set(id, { version, seqNo, deleted: true, seg: null, ord: -1, deletedAt: this.now(), generation: this.current.id });
+    this.entries.set(id, { version, seqNo, deleted: true, seg: null, buf: null, ord: -1, deletedAt: this.now(), generation: this.tombstoneGeneration() });
     this.dirty = true; // a change to refresh even for a missing id (ES writes a tombstone doc): the tombstone is collected only once refreshed
     log.push({ op: 'delete', _id: id, seqNo, version });
     return { _id: id, status: exists ? 200 : 404, result: exists ? 'deleted' : 'not_found', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
@@ -640,7 +699,7 @@ export class Shard {
     for (let i = this.segs.length - 1; i >= 0; i--) {
       const st = this.segs[i];
       const ord = st.segment.idToOrd.get(id, hash);
-      if (ord >= 0 && (!st.live || st.live[ord])) return { version: st.segment.versions[ord], seqNo: st.segment.seqNos[ord], deleted: false, seg: st.segment, ord };
+      if (ord >= 0 && (!st.live || st.live[ord])) return { version: st.segment.versions[ord], seqNo: st.segment.seqNos[ord], deleted: false, seg: st.segment, buf: null, ord };
     }
     return undefined;
   }
@@ -648,8 +707,8 @@ export class Shard {
   /** Removes the live copy of a doc: from the buffer, or from its segment's live docs (copy-on-write). */
   private removeLive(e: DocEntry): void {
     this.dirty = true;
-    if (!e.seg) {
-      this.bufferDead.add(e.ord);
+    if (e.buf) {
+      e.buf.dead.add(e.ord); // a buffer being sealed: its refresh carries the death over (finishRefresh)
       return;
     }
     const st = this.segs.find((s) => s.segment === e.seg);
@@ -670,47 +729,182 @@ export class Shard {
   /**
    * Makes pending writes searchable: seals the buffer into a segment, drops fully deleted segments,
    * runs the merge policy, and publishes a new generation. Without pending writes the current
-   * generation is kept. Returns the current generation id.
+   * generation is kept. Returns the current generation id. A refresh running in slices
+   * ({@link Shard.refreshSliced}) is first run to its end in this task.
    */
   refresh(): number {
+    this.drainRefresh();
+    return runAtOnce((clock) => this.refreshSteps(clock));
+  }
+
+  /**
+   * {@link Shard.refresh} in event-loop slices of about `sliceMs` (what the shard node runs: sealing
+   * a 45k-document buffer took 130-220 ms in one task, docs/reliability.md). Meanwhile searches read
+   * the last published generation, and writes go to a new buffer (Lucene's DocumentsWriter swaps in
+   * a new in-memory segment at a flush): the new generation holds the writes made before the
+   * refresh started, as they were then (a delete or update made while sealing shows in the next
+   * one). Resolves with the generation id once every write made before the call is searchable: a
+   * call while another sliced refresh runs waits for it, then refreshes again when writes are
+   * pending. A synchronous {@link Shard.refresh} meanwhile finishes the running one first.
+   */
+  async refreshSliced(sliceMs = DEFAULT_SLICE_MS): Promise<number> {
+    while (this.refreshJob) await this.refreshJob.done.catch(() => undefined);
     if (!this.dirty) return this.current.id;
-    if (this.buffer) {
-      let segment = this.buffer.build();
-      if (this.bufferDead.size > 0) {
-        // Docs overwritten or deleted before this refresh never reach a published segment (nor
-        // its term statistics): compact them away, as if they had never been buffered.
-        const live = new Uint8Array(segment.maxDoc).fill(1);
-        for (const d of this.bufferDead) live[d] = 0;
-        const liveCount = segment.maxDoc - this.bufferDead.size;
-        segment = mergeSegments([{ segment, live, liveCount }]).segment;
-      }
-      // Refreshed: these docs' versions are now read from the segment (lookup); tombstones stay.
-      for (let ord = 0; ord < segment.maxDoc; ord++) this.entries.delete(segment.ids[ord]);
-      if (segment.maxDoc > 0) this.segs.push({ segment, live: null, shared: false, liveCount: segment.maxDoc });
+    let started = performance.now();
+    const clock: SliceClock = { due: () => performance.now() - started >= sliceMs };
+    let settle!: () => void;
+    const job: RefreshJob = { steps: this.refreshSteps(clock), result: null, done: new Promise<void>((r) => (settle = r)).then(() => this.jobResult(job)), settle };
+    this.refreshJob = job;
+    void job.done.catch(() => undefined);
+    while (job.result === null) {
+      this.stepRefresh(job);
+      if (job.result !== null) break;
+      await yieldToEventLoop();
+      started = performance.now();
+    }
+    return job.done;
+  }
+
+  /** True while a sliced refresh runs. */
+  get refreshRunning(): boolean {
+    return this.refreshJob !== null;
+  }
+
+  /** Runs one slice of `job` (until its clock is due); records its end. */
+  private stepRefresh(job: RefreshJob): void {
+    try {
+      const r = job.steps.next();
+      if (!r.done) return;
+      job.result = { id: r.value };
+    } catch (error) {
+      job.result = { error };
+    }
+    this.refreshJob = null;
+    job.settle();
+  }
+
+  /** Runs the sliced refresh in flight, if any, to its end in this task. */
+  private drainRefresh(): void {
+    const job = this.refreshJob;
+    while (job && job.result === null) this.stepRefresh(job);
+  }
+
+  private jobResult(job: RefreshJob): number {
+    const r = job.result!;
+    if ('error' in r) throw r.error;
+    return r.id;
+  }
+
+  /**
+   * The refresh, as steps (shared/sliced-work.ts): {@link Shard.beginRefresh} and
+   * {@link Shard.finishRefresh} run synchronously; sealing the buffer (inverting postings, ranking
+   * terms, compressing `_source` blocks, compacting dead docs away) may pause between them.
+   */
+  private *refreshSteps(clock: SliceClock): Steps<number> {
+    if (!this.dirty) return this.current.id;
+    const start = this.beginRefresh();
+    let sealed: SealedBuffer | null = null;
+    try {
+      if (start.buffer) sealed = yield* sealSteps(start.buffer.builder, start.dead, clock);
+    } catch (err) {
+      // Kept for the next refresh, which seals it first (its docs stay readable by real-time get).
+      this.unsealed.push(start.buffer!);
+      this.sealing = false;
+      this.dirty = true;
+      throw err;
+    }
+    return this.finishRefresh(start, sealed);
+  }
+
+  /**
+   * The start of a refresh: detaches the buffer (one whose sealing failed first) and freezes the
+   * segments' live docs (copy-on-write).
+   */
+  private beginRefresh(): RefreshStart {
+    let buffer = this.unsealed.shift() ?? null;
+    if (!buffer) {
+      buffer = this.buffer;
       this.buffer = null;
-      this.bufferDead = new Set();
+    }
+    for (const s of this.segs) s.shared = true;
+    const views = this.segs.filter((s) => s.liveCount > 0).map((s) => this.view(s));
+    this.dirty = this.unsealed.length > 0 || this.buffer !== null;
+    this.sealing = true;
+    return { buffer, dead: new Set(buffer?.dead), views, seqNo: this.seqNo };
+  }
+
+  /**
+   * The end of a refresh (synchronous): the sealed segment joins the segments, the docs of the
+   * buffer that died while it was sealed are deleted in it, the live version map forgets the docs
+   * it now holds, and the new generation is published: the segments as they were at the start plus
+   * the sealed one. When nothing was written meanwhile, that is the segments as they are now, and
+   * (without background merges) the merge policy runs first.
+   */
+  private finishRefresh(start: RefreshStart, sealed: SealedBuffer | null): number {
+    this.sealing = false;
+    const views = start.views;
+    if (sealed && sealed.segment.maxDoc > 0) {
+      const { segment, ordMap } = sealed;
+      let live: Uint8Array | null = null;
+      let liveCount = segment.maxDoc;
+      for (const d of start.buffer!.dead) {
+        if (start.dead.has(d)) continue;
+        const nd = ordMap ? ordMap[d] : d;
+        if (nd < 0) continue;
+        live ??= new Uint8Array(segment.maxDoc).fill(1);
+        if (live[nd]) {
+          live[nd] = 0;
+          liveCount--;
+        }
+      }
+      this.segs.push({ segment, live, shared: false, liveCount });
+      views.push({ segment, live: null, liveCount: segment.maxDoc });
+      // Refreshed: these docs' versions are now read from the segment (lookup); tombstones and
+      // writes made since the start (entries of the next buffer) stay.
+      for (let ord = 0; ord < segment.maxDoc; ord++) {
+        const id = segment.ids[ord];
+        if (this.entries.get(id)?.buf === start.buffer) this.entries.delete(id);
+      }
     }
     this.segs = this.segs.filter((s) => s.liveCount > 0);
-    while (!this.backgroundMerges) {
+    const unchanged = !this.dirty;
+    while (unchanged && !this.backgroundMerges) {
       const pick = selectMerge(this.segs.map((s) => this.view(s)));
       if (pick.length < 2) break;
       const chosen = pick.map((i) => this.segs[i]);
       const { segment } = mergeSegments(chosen.map((s) => this.view(s)));
       this.replaceMerged(chosen, { segment, live: null, shared: false, liveCount: segment.maxDoc });
     }
-    this.publish();
+    this.publish(unchanged ? this.segs.map((s) => this.view(s)) : views.filter((v) => v.liveCount > 0), start.seqNo);
     if (this.backgroundMerges) this.maybeMergeInBackground();
     return this.current.id;
   }
 
-  /** Publishes the segments as the new current generation (the end of a refresh). */
-  private publish(): void {
-    this.translog.trim?.(this.seqNo);
+  /**
+   * Publishes `views` as the new current generation (the end of a refresh); ops up to `seqNo` are
+   * in it. Writes made after the refresh started stay pending (`dirty`).
+   */
+  private publish(views: SegmentView[], seqNo: number): void {
+    this.translog.trim?.(seqNo);
     for (const s of this.segs) s.shared = true;
-    this.current = new Generation(this.current.id + 1, this.segs.map((s) => this.view(s)), this.getMapping);
-    this.dirty = false;
+    this.current = new Generation(this.current.id + 1, views, this.getMapping);
     this.expire();
-    this.maybePruneTombstones();
+    this.maybePruneTombstones(PRUNE_SLICE_MS);
+  }
+
+  /** The buffer new writes go to (a new one while the previous is being sealed). */
+  private writeBuffer(): PendingBuffer {
+    this.buffer ??= { builder: new SegmentBuilder(), dead: new Set() };
+    return this.buffer;
+  }
+
+  /**
+   * The generation a new tombstone counts as made under: while a refresh runs, the one it will
+   * publish (which may still show the deleted doc), so that the tombstone counts as refreshed only
+   * once the next refresh is published (tombstone-gc.ts).
+   */
+  private tombstoneGeneration(): number {
+    return this.sealing ? this.current.id + 1 : this.current.id;
   }
 
   /** Puts `merged` where the first of `chosen` was and drops the others (the merge policy's picks, in order). */
@@ -773,10 +967,13 @@ export class Shard {
         liveCount--;
       }
     }
-    const pendingBefore = this.dirty;
+    // Not published while writes are pending (they would show before their refresh) or a refresh
+    // runs (it publishes the segments as they were when it started): the next refresh publishes it.
+    const pendingBefore = this.dirty || this.sealing;
     this.replaceMerged(chosen, { segment: merged.segment, live, shared: false, liveCount });
     this.segs = this.segs.filter((s) => s.liveCount > 0);
-    if (!pendingBefore) this.publish();
+    if (pendingBefore) this.dirty = true;
+    else this.publish(this.segs.map((s) => this.view(s)), this.seqNo);
   }
 
   /** True while a background merge runs. */
@@ -790,34 +987,72 @@ export class Shard {
   }
 
   /**
-   * ES `InternalEngine.maybePruneDeletes`: runs {@link Shard.pruneTombstones} when more than
-   * `gc_deletes / 4` passed since the last pass (called after writes and refreshes, and by the
-   * registry's refresh timer so that an idle shard prunes too).
-   * @returns the tombstones pruned (0 when no pass was due).
+   * ES `InternalEngine.maybePruneDeletes`: runs a pruning pass ({@link Shard.pruneTombstones}) when
+   * more than `gc_deletes / 4` passed since the last one (called after writes and refreshes, and by
+   * the registry's refresh timer so that an idle shard prunes too). With `maxMs`, the pass scans the
+   * live version map for about that long and goes on at the next call, due or not (a map of
+   * 50,000 tombstones took 20-26 ms in one task on a loaded shard node, docs/reliability.md).
+   * @returns the tombstones pruned by this call (0 when no pass was due).
    */
-  maybePruneTombstones(): number {
-    return pruneDue(this.now(), this.lastPruneAt, this.gcDeletesMs) ? this.pruneTombstones() : 0;
+  maybePruneTombstones(maxMs = Infinity): number {
+    if (!this.pruning) {
+      if (!pruneDue(this.now(), this.lastPruneAt, this.gcDeletesMs)) return 0;
+      this.startPruning();
+    }
+    return this.pruneFor(maxMs);
+  }
+
+  /** True while a pruning pass cut by `maybePruneTombstones(maxMs)` is not finished. */
+  get pruneRunning(): boolean {
+    return this.pruning !== null;
   }
 
   /**
    * ES `InternalEngine.pruneDeletedTombstones`: drops the delete tombstones older than
-   * `index.gc_deletes`, refreshed, and at or below the local checkpoint (tombstone-gc.ts). Afterwards
-   * the shard has no record of those `_id`s: a re-index starts again at version 1 and a delete
-   * answers `not_found` with version 1, as ES does once its tombstone is collected.
+   * `index.gc_deletes`, refreshed, and at or below the local checkpoint (tombstone-gc.ts), in one
+   * full pass now (a pass in progress starts over). Afterwards the shard has no record of those
+   * `_id`s: a re-index starts again at version 1 and a delete answers `not_found` with version 1, as
+   * ES does once its tombstone is collected.
    * @returns the tombstones pruned.
    */
   pruneTombstones(): number {
+    this.startPruning();
+    return this.pruneFor(Infinity);
+  }
+
+  /**
+   * Starts a pass with the bounds of now. A pass cut in pieces keeps them: the local checkpoint and
+   * the generation only grow, so bounds taken at its start are the conservative ones.
+   */
+  private startPruning(): void {
     const now = this.now();
     this.lastPruneAt = now;
-    const bounds = { maxTimestampMs: now - this.gcDeletesMs, maxSeqNo: this.checkpoints.checkpoint, currentGeneration: this.current.id };
+    const bounds: PruneBounds = { maxTimestampMs: now - this.gcDeletesMs, maxSeqNo: this.checkpoints.checkpoint, currentGeneration: this.current.id };
+    this.pruning = { entries: this.entries.entries(), bounds, now };
+  }
+
+  /**
+   * Goes on with the pass for about `maxMs` (a `Map` iterator stays valid while entries are deleted
+   * and added: new ones are visited too, and cannot qualify under the pass's bounds).
+   * @returns the tombstones pruned.
+   */
+  private pruneFor(maxMs: number): number {
+    const pass = this.pruning!;
+    const started = performance.now();
     let pruned = 0;
-    for (const [id, e] of this.entries) {
-      if (e.deleted && canPruneTombstone({ seqNo: e.seqNo, deletedAt: e.deletedAt ?? now, generation: e.generation ?? bounds.currentGeneration }, bounds)) {
+    for (let n = 1; ; n++) {
+      const next = pass.entries.next();
+      if (next.done) {
+        this.pruning = null;
+        return pruned;
+      }
+      const [id, e] = next.value;
+      if (e.deleted && canPruneTombstone({ seqNo: e.seqNo, deletedAt: e.deletedAt ?? pass.now, generation: e.generation ?? pass.bounds.currentGeneration }, pass.bounds)) {
         this.entries.delete(id);
         pruned++;
       }
+      if ((n & (CLOCK_EVERY - 1)) === 0 && performance.now() - started >= maxMs) return pruned;
     }
-    return pruned;
   }
 
   /** Entries and tombstones in the live version map (ES `LiveVersionMap` size), counted. */
@@ -870,7 +1105,7 @@ export class Shard {
   get(id: string): GetResult {
     const e = this.lookup(id);
     if (!e || e.deleted) return { found: false };
-    const json = e.seg ? e.seg.source(e.ord) : this.buffer!.source(e.ord);
+    const json = e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord);
     return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, _source: json };
   }
 

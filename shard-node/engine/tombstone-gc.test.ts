@@ -139,6 +139,25 @@ describe('shard: delete tombstones after index.gc_deletes', () => {
     expect(target.get('mine').found).toBe(true);
   });
 
+  it('a pass cut in pieces (maybePruneTombstones with maxMs) goes on at the next calls and prunes exactly what a full pass prunes', () => {
+    const { shard, advance } = clocked();
+    shard.apply([...Array.from({ length: 20_000 }, (_, i) => del(`old-${i}`)), index('live')]);
+    shard.refresh(); // no pass due yet: less than gc_deletes / 4 since the shard opened
+    advance(DEFAULT_GC_DELETES_MS + 1);
+    let pruned = shard.maybePruneTombstones(0);
+    expect([pruned, shard.pruneRunning]).toEqual([1024, true]); // one clock check's worth
+    let calls = 1;
+    while (shard.pruneRunning && calls < 5) {
+      pruned += shard.maybePruneTombstones(0);
+      calls++;
+    }
+    expect([pruned, shard.versionMapStats().tombstones]).toEqual([5 * 1024, 20_000 - 5 * 1024]);
+    shard.apply([del('young')]); // a write goes on with the pass too (for up to PRUNE_SLICE_MS); its tombstone is not refreshed
+    while (shard.pruneRunning) shard.maybePruneTombstones(0);
+    expect(shard.versionMapStats()).toEqual({ entries: 1, tombstones: 1 });
+    expect(shard.maybePruneTombstones(0)).toBe(0); // not due again yet
+  });
+
   it('heap: 200k deletes of never-existing ids, before and after the tombstones are collected', () => {
     setFlagsFromString('--expose_gc');
     const gc = runInNewContext('gc') as () => void;

@@ -15,6 +15,9 @@
 /** ES's default `index.gc_deletes`: 60 s. */
 export const DEFAULT_GC_DELETES_MS = 60_000;
 
+/** How long the shard scans its live version map per call while pruning after writes and refreshes (ms); a pass goes on at the next call. */
+export const PRUNE_SLICE_MS = 5;
+
 /** ES prunes at most once per this fraction of `gc_deletes` (`maybePruneDeletes`: 0.25). */
 export const PRUNE_INTERVAL_FRACTION = 0.25;
 

@@ -5,6 +5,7 @@
  * kept once, in the segment's id list. Lucene finds `_id`s through the terms index of the `_id`
  * field; a segment here is immutable, so a table built once at seal time does the same job.
  */
+import { CLOCK_EVERY, runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 
 /** FNV-1a over the UTF-16 code units of `s`, as a 32-bit unsigned integer. */
 export function hashId(s: string): number {
@@ -23,21 +24,38 @@ export class IdHash {
   private readonly slots: Int32Array;
   private readonly mask: number;
 
-  /** Builds the table over `ids` (ordinal = position; later duplicates are not found). */
-  constructor(ids: readonly string[]) {
+  /** An empty table sized for `ids`: {@link IdHash.build} fills it. */
+  private constructor(ids: readonly string[]) {
     this.ids = ids;
     let cap = 8;
     while (cap < ids.length * 2) cap *= 2;
     this.slots = new Int32Array(cap);
     this.mask = cap - 1;
+  }
+
+  /** The table over `ids` (ordinal = position; later duplicates are not found), built in one go. */
+  static build(ids: readonly string[]): IdHash {
+    return runAtOnce((clock) => IdHash.buildSteps(ids, clock));
+  }
+
+  /** {@link IdHash.build} as pausable steps (shared/sliced-work.ts), checking the clock every {@link CLOCK_EVERY} ids. */
+  static *buildSteps(ids: readonly string[], clock: SliceClock): Steps<IdHash> {
+    const table = new IdHash(ids);
     for (let ord = 0; ord < ids.length; ord++) {
-      let s = hashId(ids[ord]) & this.mask;
-      while (this.slots[s] !== 0) {
-        if (ids[this.slots[s] - 1] === ids[ord]) break;
-        s = (s + 1) & this.mask;
-      }
-      if (this.slots[s] === 0) this.slots[s] = ord + 1;
+      table.insert(ord);
+      if ((ord & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && clock.due()) yield;
     }
+    return table;
+  }
+
+  private insert(ord: number): void {
+    const ids = this.ids;
+    let s = hashId(ids[ord]) & this.mask;
+    while (this.slots[s] !== 0) {
+      if (ids[this.slots[s] - 1] === ids[ord]) return;
+      s = (s + 1) & this.mask;
+    }
+    this.slots[s] = ord + 1;
   }
 
   /** The ordinal of `id`, or -1 when the segment does not hold it; `hash` = {@link hashId}(id) when the caller probes several tables. */

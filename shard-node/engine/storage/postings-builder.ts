@@ -7,8 +7,8 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/FreqProxTermsWriter.java
  */
 import { compareCodePoints } from '../../../shared/sort.ts';
-import type { PostingList } from '../segment.ts';
 import { IntBuffer } from './growable.ts';
+import { TermPostings } from './term-postings.ts';
 import { runAtOnce, sortSteps, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 
 /** Loop iterations between two looks at the slice clock. */
@@ -16,8 +16,8 @@ const ITEMS_PER_CHECK = 65536;
 
 /** Output of {@link PostingsBuilder.build}. */
 export interface BuiltPostings {
-  terms: Map<string, PostingList>;
-  /** Terms by code point, when built with `sorted`; the map is then in this order too. */
+  terms: TermPostings;
+  /** Terms by code point, when built with `sorted`; `terms` then iterates in this order too. */
   sorted: string[] | undefined;
   /** Term id → rank in `sorted` (when sorted). */
   rankOf: Int32Array | undefined;
@@ -107,15 +107,10 @@ export class PostingsBuilder {
         rankOf[t] = r;
       }
     }
-    const terms = new Map<string, PostingList>();
+    const keys = names ?? this.names;
     if (!sPos) {
       // DOCS-only: one occurrence per (term, doc) already, so the sorted docs are the postings.
-      for (let r = 0; r < T; r++) {
-        const t = order ? order[r] : r;
-        const docs = sDoc.subarray(start[t], start[t + 1]);
-        terms.set(this.names[t], { docs, freqs: null, posStarts: null, positions: null, totalTermFreq: docs.length });
-        if (r % ITEMS_PER_CHECK === 0 && clock.due()) yield;
-      }
+      const terms = new TermPostings({ ids: this.ids, keys, pairStart: start, docs: sDoc, freqs: null, posStarts: null, positions: null });
       return { terms, sorted: names, rankOf, occurrences: n };
     }
     // Positional: collapse each term's run of one doc into one entry; positions stay in place.
@@ -125,6 +120,7 @@ export class PostingsBuilder {
       pairStart[t] = pairs;
       let prev = -1;
       for (let j = start[t]; j < start[t + 1]; j++) if (sDoc[j] !== prev) (prev = sDoc[j]), pairs++;
+      if (t % 4096 === 0 && clock.due()) yield;
     }
     pairStart[T] = pairs;
     const docs = new Int32Array(pairs);
@@ -145,19 +141,7 @@ export class PostingsBuilder {
       posStarts[ps + pairStart[t + 1] - pairStart[t]] = start[t + 1];
       if (t % 4096 === 0 && clock.due()) yield;
     }
-    for (let r = 0; r < T; r++) {
-      const t = order ? order[r] : r;
-      const a = pairStart[t];
-      const b = pairStart[t + 1];
-      terms.set(this.names[t], {
-        docs: docs.subarray(a, b),
-        freqs: freqs.subarray(a, b),
-        posStarts: posStarts.subarray(a + t, b + t + 1),
-        positions: sPos,
-        totalTermFreq: start[t + 1] - start[t],
-      });
-      if (r % ITEMS_PER_CHECK === 0 && clock.due()) yield;
-    }
+    const terms = new TermPostings({ ids: this.ids, keys, pairStart, docs, freqs, posStarts, positions: sPos });
     return { terms, sorted: names, rankOf, occurrences: n };
   }
 }

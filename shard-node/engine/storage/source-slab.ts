@@ -11,6 +11,7 @@
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90StoredFieldsFormat.html
  */
 import { compressSync, uncompressSync } from 'lz4-napi';
+import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 
 /** Documents per compressed block. */
 export const SOURCE_BLOCK_DOCS = 16;
@@ -135,6 +136,11 @@ export class SourceSlabBuilder {
 
   /** Compresses every block of {@link SOURCE_BLOCK_DOCS} documents and seals the slab. */
   build(): SourceSlab {
+    return runAtOnce((clock) => this.buildSteps(clock));
+  }
+
+  /** {@link SourceSlabBuilder.build} as pausable steps (shared/sliced-work.ts): the clock is checked every 64 blocks. */
+  *buildSteps(clock: SliceClock): Steps<SourceSlab> {
     const nBlocks = Math.ceil(this.n / SOURCE_BLOCK_DOCS);
     const parts: Buffer[] = new Array(nBlocks);
     const blockOffsets = new Uint32Array(nBlocks + 1);
@@ -145,6 +151,7 @@ export class SourceSlabBuilder {
       parts[b] = compressSync(this.buf.subarray(from, to));
       total += parts[b].byteLength;
       blockOffsets[b + 1] = total;
+      if ((b & 63) === 63 && clock.due()) yield;
     }
     const blocks = new Uint8Array(total);
     for (let b = 0; b < nBlocks; b++) blocks.set(parts[b], blockOffsets[b]);

@@ -108,4 +108,31 @@ describe('compact columns', () => {
     expect([...pbl.positions!.subarray(pbl.posStarts![1], pbl.posStarts![2])]).toEqual([0]);
     expect(pbl.totalTermFreq).toBe(2);
   });
+  it('keeps postings in flat arrays: lookups, docs-only fields, iteration order and misses', () => {
+    const text = new PostingsBuilder(true);
+    const z = text.termId('z');
+    const y = text.termId('y');
+    text.add(z, 1, 0);
+    text.add(y, 1, 1);
+    text.add(z, 1, 2);
+    text.add(z, 4, 0);
+    text.add(y, 5, 3);
+    const t = text.build(false).terms;
+    expect([t.size, [...t.keys()], t.has('z'), t.has('x'), t.get('x'), t.docs('x')]).toEqual([2, ['z', 'y'], true, false, undefined, undefined]);
+    const zl = t.get('z')!;
+    expect([[...zl.docs], [...zl.freqs!], zl.totalTermFreq, [...t.docs('z')!]]).toEqual([[1, 4], [2, 1], 3, [1, 4]]);
+    expect([...zl.docs].map((_, i) => [...zl.positions!.subarray(zl.posStarts![i], zl.posStarts![i + 1])])).toEqual([[0, 2], [0]]);
+    const yl = t.get('y')!;
+    expect([...yl.docs].map((_, i) => [...yl.positions!.subarray(yl.posStarts![i], yl.posStarts![i + 1])])).toEqual([[1], [3]]);
+    expect([...t].map(([term, pl]) => [term, [...pl.docs]])).toEqual([['z', [1, 4]], ['y', [1, 5]]]);
+    const kw = new PostingsBuilder(false);
+    for (const [term, doc] of [['m', 0], ['c', 0], ['m', 2], ['a', 3]] as const) kw.add(kw.termId(term), doc, 0);
+    const k = kw.build(true);
+    expect(k.sorted).toEqual(['a', 'c', 'm']);
+    expect([...k.terms].map(([term, pl]) => [term, [...pl.docs], pl.freqs, pl.positions, pl.totalTermFreq])).toEqual([
+      ['a', [3], null, null, 1],
+      ['c', [0], null, null, 1],
+      ['m', [0, 2], null, null, 2],
+    ]);
+  });
 });
