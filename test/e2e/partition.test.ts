@@ -151,7 +151,7 @@ describe('partition: the coordinator’s link to one shard node becomes a black 
     process.stdout.write(`partition, write with its replica in the hole: acknowledged in ${ms} ms (internal deadline ${INTERNAL_TIMEOUT_MS} ms)\n`);
     // Stored before the acknowledgement, and pushed to the reachable nodes: their metadata has the replica out of sync.
     for (const node of ['shard-0', 'shard-2']) {
-      expect((await nodeEntry(cluster.urls[node], WRITTEN)).metadata.shardCopies).toEqual([[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]]);
+      expect((await nodeEntry(cluster.urls[node], WRITTEN)).metadata.shardCopies).toEqual([[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]]);
     }
   });
 
