@@ -37,7 +37,9 @@ const load = new AcknowledgedWrites({
 
 beforeAll(async () => {
   cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET } });
-  const created = await http(cluster.coordinatorUrl, 'PUT', `/${INDEX}`, { settings: { number_of_shards: 3, number_of_replicas: 0 } });
+  // The check reads every `_id` in one page of `size` = ids + 1000, which passes ES's default window
+  // (10,000) in a fast run: the index raises `max_result_window` so the page is allowed.
+  const created = await http(cluster.coordinatorUrl, 'PUT', `/${INDEX}`, { settings: { number_of_shards: 3, number_of_replicas: 0, max_result_window: 1_000_000 } });
   expect(created.status).toBe(200);
 });
 
@@ -64,6 +66,7 @@ async function checkEverythingAcknowledged(): Promise<void> {
   const got = await settled(() => http(url, 'POST', `/${INDEX}/_mget`, { ids }), (r) => r.status === 200);
   expect(got.status).toBe(200);
   const searched = await settled(() => http(url, 'POST', `/${INDEX}/_search`, { size: load.known.size + 1000, query: { match_all: {} }, _source: true }), (r) => r.status === 200 && r.body._shards.failed === 0);
+  expect(searched.status, JSON.stringify(searched.body).slice(0, 500)).toBe(200);
   expect(searched.body._shards.failed).toBe(0);
   const hits = new Map<string, Record<string, unknown>>(searched.body.hits.hits.map((h: { _id: string; _source: Record<string, unknown> }) => [h._id, h._source]));
   let lost = 0;
