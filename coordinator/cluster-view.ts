@@ -55,6 +55,26 @@ export interface IndexView {
   copies: CopyView[][];
 }
 
+/**
+ * The primary of a write was demoted while its failed replicas were being taken out of sync: the
+ * stored primary term of the shard is newer than the write's (ES `RetryOnPrimaryException`, whose
+ * text this keeps). The write must not be acknowledged; `view` is the stored state that shows the
+ * new primary, on which the write may be retried. An EsError 503, so a caller that does not retry
+ * answers it as is.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
+ */
+export class PrimaryDemotedError extends EsError {
+  /** The stored state that demoted the write's primary. */
+  readonly view: IndexView;
+
+  constructor(index: string, shard: number, primaryTerm: number, view: IndexView) {
+    super(503, 'retry_on_primary_exception', `primary shard [${index}][${shard}] of term [${primaryTerm}] was demoted while failing replica shard (current term [${primaryTermOf(view.metadata, shard)}])`, {
+      metadata: { index, shard: String(shard) },
+    });
+    this.view = view;
+  }
+}
+
 /** A shard to search: which index, which shard, which copy, and the copies to fail over to. */
 export interface ShardTarget {
   index: string;
@@ -291,20 +311,36 @@ export class ClusterView {
    * write that failed on them is acknowledged (ES `ReplicationOperation` → shard failed → the
    * master removes the allocation id). Copies that are primaries or out of sync already by the
    * stored state are left as they are. Concurrent calls for the same copies share one.
-   * @throws EsError 503 when the change cannot be stored (the write must not be acknowledged)
+   *
+   * `primaryTerm`: the term of the write whose replicas failed. When the stored term of the shard
+   * has moved past it, the write's primary was demoted meanwhile (a replica refused its ops with
+   * the newer term, or the promoted copy never got them): its write must not be acknowledged, as
+   * ES's master answers the demoted primary's shard-failed request with
+   * `NoLongerPrimaryShardException` and the write is retried on the new primary
+   * (`ReplicationOperation.onPrimaryDemoted`, `RetryOnPrimaryException`).
+   * @throws PrimaryDemotedError when `primaryTerm` is no longer the shard's stored term (nothing stored);
+   *   EsError 503 when the change cannot be stored (the write must not be acknowledged)
    */
-  markOutOfSync(name: string, shard: number, nodes: readonly number[]): Promise<IndexView> {
-    const key = `${name}/${shard}/${[...nodes].sort((a, b) => a - b).join(',')}`;
+  async markOutOfSync(name: string, shard: number, nodes: readonly number[], primaryTerm?: number): Promise<IndexView> {
+    const key = `${name}/${shard}/${[...nodes].sort((a, b) => a - b).join(',')}/${primaryTerm ?? ''}`;
     let running = this.marking.get(key);
     if (!running) {
+      let storedTerm: number | undefined;
       running = this.change(name, (m) => {
+        storedTerm = primaryTermOf(m, shard);
+        if (primaryTerm !== undefined && storedTerm !== primaryTerm) return null;
         const copies = m.shardCopies;
         if (!copies) return null;
         const failing = nodes.filter((n) => copies[shard]?.some((c) => c.node === n && !c.primary));
         if (failing.length === 0) return null;
         const next = withoutInSync(copies, shard, failing);
         return next === copies ? null : { ...m, shardCopies: next };
-      }).finally(() => this.marking.delete(key));
+      })
+        .then((view) => {
+          if (primaryTerm !== undefined && storedTerm !== undefined && storedTerm !== primaryTerm) throw new PrimaryDemotedError(name, shard, primaryTerm, view);
+          return view;
+        })
+        .finally(() => this.marking.delete(key));
       this.marking.set(key, running);
     }
     return running;

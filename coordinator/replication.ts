@@ -20,7 +20,7 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../shared/protocol.ts';
-import type { ClusterView, IndexView } from './cluster-view.ts';
+import { type ClusterView, type IndexView, PrimaryDemotedError } from './cluster-view.ts';
 import { decodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
 import { JsonText, type ShardClient } from './shard-client.ts';
@@ -66,12 +66,14 @@ const REST_STATUS: Record<number, string> = {
 
 /**
  * Writes `ops` to shard `shard` of `view`'s index through its primary, which replicates them; takes
- * the replicas that failed out of the in-sync set before answering.
+ * the replicas that failed out of the in-sync set before answering. When the primary turns out to
+ * have been demoted (the stored primary term moved past the write's), the write is retried once on
+ * the new primary (`retried`: this is that retry), as ES retries on `RetryOnPrimaryException`.
  * @throws the primary call's error (no item is acknowledged), or EsError 503 when a failed replica
  *   cannot be taken out of the in-sync set (the write is then not acknowledged, though the primary
- *   holds it, as in ES).
+ *   holds it, as in ES), `retry_on_primary_exception` when the retry's primary was demoted too.
  */
-export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: number, ops: WriteOp[], refresh: RefreshPolicy): Promise<ShardWriteOutcome> {
+export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: number, ops: WriteOp[], refresh: RefreshPolicy, retried = false): Promise<ShardWriteOutcome> {
   const index = view.metadata.name;
   const primary = view.placement[shard];
   const primaryTerm = primaryTermOf(view.metadata, shard);
@@ -96,7 +98,20 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
     _index: index, _shard: shard, _node: deps.client.nodes[f.node] ?? String(f.node), reason: { type: f.type, reason: f.reason },
     status: REST_STATUS[f.status] ?? 'INTERNAL_SERVER_ERROR', primary: false,
   }));
-  if (failedNodes.length > 0) await deps.view.markOutOfSync(index, shard, failedNodes);
+  if (failedNodes.length > 0) {
+    try {
+      await deps.view.markOutOfSync(index, shard, failedNodes, primaryTerm);
+    } catch (err) {
+      // The primary was demoted meanwhile (a replica refused its term, or a promotion raced the
+      // write): nothing it applied is acknowledged. ES's reroute phase retries the request on the
+      // new primary (`RetryOnPrimaryException`); the demoted copy's ops are discarded when it
+      // recovers from the new primary (a `resync` copy is emptied first).
+      if (err instanceof PrimaryDemotedError && !retried && primaryTermOf(err.view.metadata, shard) > primaryTerm) {
+        return writeShard(deps, err.view, shard, ops, refresh, true);
+      }
+      throw err;
+    }
+  }
   return {
     items: res.items,
     shardInfo: { total, successful: 1 + outcome.acknowledged.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
