@@ -61,6 +61,16 @@ interface HostedIndex {
    * reload until the cluster state has them out of sync (shard-node/replication-operation.ts).
    */
   pendingFailures: Map<number, Set<number>>;
+  /**
+   * Recovered copies this primary put in sync itself (recovery finalize) that the cluster state
+   * does not show in sync yet (shard → node → the copy's stored failure count and the shard's term
+   * then). A pushed value that predates the stored in-sync change keeps them in sync here, as ES's
+   * `ReplicationTracker.updateFromMaster` keeps an allocation id the primary marked in sync: else
+   * the primary would stop waiting for the copy (and stop reporting its failures) in the window
+   * before the coordinator stores the change, and the copy could then be stored in sync without a
+   * write that was acknowledged without it.
+   */
+  finalized: Map<number, Map<number, { failures: number; term: number }>>;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -140,7 +150,7 @@ export class IndexRegistry {
     }
     const adopted = !hosted || metadata.version >= hosted.metadata.version;
     if (!hosted) hosted = this.host(metadata);
-    else if (adopted) hosted.metadata = metadata;
+    else if (adopted) hosted.metadata = keepFinalized(hosted, metadata);
     const h = hosted;
     // Recovered copies the cluster state now has in sync are no longer tracked as recovering, and
     // failures it has stored (the copy is out of sync, or gone) are no longer pending.
@@ -180,6 +190,13 @@ export class IndexRegistry {
     const copies = h.metadata.shardCopies;
     if (!copies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
     const next = withInSync(copies, shard, nodes);
+    const term = primaryTermOf(h.metadata, shard);
+    const marks = h.finalized.get(shard) ?? new Map<number, { failures: number; term: number }>();
+    for (const n of nodes) {
+      const copy = copies[shard]?.find((c) => c.node === n);
+      if (copy && !copy.inSync) marks.set(n, { failures: copy.failures ?? 0, term });
+    }
+    if (marks.size > 0) h.finalized.set(shard, marks);
     if (next !== copies) {
       h.metadata = { ...h.metadata, shardCopies: next };
       this.persist(h);
@@ -509,7 +526,7 @@ export class IndexRegistry {
   }
 
   private host(metadata: IndexMetadata): HostedIndex {
-    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map(), pendingFailures: new Map() };
+    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map(), pendingFailures: new Map(), finalized: new Map() };
     this.indices.set(metadata.name, h);
     return h;
   }
@@ -575,4 +592,26 @@ export class IndexRegistry {
       }
     }, Math.max(interval, 50)).unref();
   }
+}
+
+/**
+ * `next` (a pushed metadata value being adopted) with the copies this primary finalized itself kept
+ * in sync while the stored value does not show them in sync yet ({@link HostedIndex.finalized}). A
+ * mark ends when the value shows the copy in sync (stored), or shows that it failed since (a higher
+ * failure count), left the shard, or that the shard's term changed (a promotion).
+ */
+function keepFinalized(h: HostedIndex, next: IndexMetadata): IndexMetadata {
+  let copies = next.shardCopies;
+  for (const [s, marks] of h.finalized) {
+    for (const [node, mark] of marks) {
+      const copy = copies?.[s]?.find((c) => c.node === node);
+      if (!copies || !copy || copy.primary || copy.inSync || (copy.failures ?? 0) !== mark.failures || primaryTermOf(next, s) !== mark.term) {
+        marks.delete(node);
+        continue;
+      }
+      copies = withInSync(copies, s, [node]);
+    }
+    if (marks.size === 0) h.finalized.delete(s);
+  }
+  return copies === next.shardCopies ? next : { ...next, shardCopies: copies };
 }
