@@ -17,7 +17,7 @@
 import { request } from 'undici';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import { indexKey } from '../../shared/cluster-state/keys.ts';
-import type { IndexMetadata, NodeStats, RecoveryStateResponse } from '../../shared/protocol.ts';
+import type { IndexMetadata, NodeIndicesResponse, NodeStats, RecoveryStateResponse } from '../../shared/protocol.ts';
 import { EtcdStore } from '../../shared/state-store/etcd-store.ts';
 import { canonical, type History, type SeenDoc } from './history.ts';
 
@@ -76,6 +76,27 @@ export async function storedMetadata(etcdEndpoints: string[], index: string): Pr
   } finally {
     await store.close();
   }
+}
+
+/**
+ * The copies of `index` whose primary reports a forwarded write failed on them and that the
+ * cluster state does not have out of sync yet (`pendingFailures` of `GET /_internal/v1/indices`),
+ * as `[index][shard] on node N` lines; a node that does not answer counts as one line too.
+ */
+export async function pendingReplicaFailures(nodeUrls: readonly string[], secret: string, index: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const url of nodeUrls) {
+    try {
+      const res = await request(`${url}/_internal/v1/indices`, { headers: { [CLUSTER_SECRET_HEADER]: secret }, headersTimeout: 5_000, bodyTimeout: 5_000 });
+      const body = (await res.body.json()) as NodeIndicesResponse;
+      for (const e of body.indices ?? []) {
+        if (e.metadata.name === index) for (const p of e.pendingFailures ?? []) out.push(`[${index}][${p.shard}] on node ${p.node} (reported by ${url})`);
+      }
+    } catch (err) {
+      out.push(`${url} did not answer: ${(err as Error).message}`);
+    }
+  }
+  return out;
 }
 
 /** Runs every check. Throws only when a copy cannot be read at all. */

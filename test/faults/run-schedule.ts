@@ -6,7 +6,7 @@
  */
 import { call, startWorkload } from './workload.ts';
 import type { FaultCluster } from './fault-cluster.ts';
-import { checkHistory, storedMetadata, type CheckResult } from './checker.ts';
+import { checkHistory, pendingReplicaFailures, storedMetadata, type CheckResult } from './checker.ts';
 import { runNemesis, type NemesisEvent } from './nemesis.ts';
 import { formatSchedule, makeSchedule, type Schedule } from './schedule.ts';
 import { recordState } from './state-log.ts';
@@ -136,15 +136,23 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
     if (again < 0) problem('green', `${index} not green through ${url} once the clients stopped`);
   }
   // Green is computed by the coordinators; a failed replica that the primary reports late can still be
-  // taken out of sync in the stored state (and then recovered). Wait, within the bound, until the stored
-  // state has every copy in sync, so the checker reads a healed cluster.
+  // taken out of sync in the stored state (and then recovered). As in ES, a replica that a write failed
+  // on, whose primary has not had the failure stored yet (a write whose coordinator died or timed out:
+  // it was never acknowledged; the cluster manager stores it from the primary's report, after its own
+  // failover when the manager was the coordinator that died), still counts in sync and green. Wait,
+  // within the bound, until no primary reports such a failure and the stored state has every copy in
+  // sync, so the checker reads a cluster that has converged.
   const syncedBy = performance.now() + opts.greenTimeoutMs;
+  let unsettled: string[] = [];
   while (performance.now() < syncedBy) {
     const meta = await storedMetadata(cluster.etcd.endpoints, index).catch(() => undefined);
-    if (meta?.shardCopies?.every((copies) => copies.every((c) => c.inSync))) break;
+    unsettled = await pendingReplicaFailures(cluster.nodeUrls, cluster.secret, index);
+    if (!meta?.shardCopies?.every((copies) => copies.every((c) => c.inSync))) unsettled.push('a copy is out of sync in the stored state');
+    if (unsettled.length === 0) break;
     await new Promise((r) => setTimeout(r, 200));
     await waitGreen(c0, index, Math.max(1, syncedBy - performance.now()));
   }
+  if (unsettled.length > 0) problem('green', `not converged within ${opts.greenTimeoutMs} ms of healing: ${unsettled.slice(0, 5).join('; ')}`);
   await call(c0, 'POST', `/${index}/_refresh`);
   report.check = await checkHistory({ index, nodeUrls: cluster.nodeUrls, etcdEndpoints: cluster.etcd.endpoints, secret: cluster.secret }, h);
   await stateLog.stop();
