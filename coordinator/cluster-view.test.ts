@@ -152,6 +152,32 @@ describe('cluster view over the stored cluster state', () => {
     expect((await view.markInSync('idx', 0, replica, undefined, now)).copies[0][1].inSync).toBe(true);
   });
 
+  it('ignores a primary\'s report of a failure from before the copy\'s last stored failure (a reload that started before it failed and recovered)', async () => {
+    const client = new NodesClient(2);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
+    const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
+    const [primary, replica] = v.copies[0].map((c) => c.node);
+    // A write forwarded to the replica failed; the primary reports it (failure count 0 then).
+    client.registries[primary].notePendingFailures('idx', 0, [replica], client.registries[primary].failureCounts('idx', 0));
+    let release!: () => void;
+    client.gate = new Promise((r) => (release = r));
+    const reload = view.reload(); // the nodes answer now, with the pending failure ...
+    await new Promise((r) => setImmediate(r));
+    // ... while the failure is stored and the copy recovered and put back in sync.
+    await view.markOutOfSync('idx', 0, [replica]);
+    await view.markInSync('idx', 0, replica, undefined, 1);
+    release();
+    client.gate = null;
+    await reload;
+    const copy = (await view.get('idx')).copies[0].find((c) => c.node === replica)!;
+    expect(copy).toMatchObject({ inSync: true, failures: 1 });
+    expect(copy.pendingFailure).toBeUndefined();
+    // A failure of the new in-sync period is reported and seen.
+    client.registries[primary].notePendingFailures('idx', 0, [replica], client.registries[primary].failureCounts('idx', 0));
+    await view.reload();
+    expect((await view.get('idx')).copies[0].find((c) => c.node === replica)!.pendingFailure).toBe(true);
+  });
+
   it('a promotion fenced by a cluster manager that lost its election is refused', async () => {
     const client = new NodesClient(2);
     const state = await clusterState();

@@ -440,8 +440,12 @@ export class ClusterView {
     };
     const reportedHost = (s: number) => this.client.nodes.findIndex((_, node) => entryOf(node)?.shards.includes(s));
     const failed = (s: number, node: number) => entryOf(node)?.failed?.includes(s) === true;
-    // A primary reports the replicas its forwarded writes failed on until the cluster state has them out of sync.
-    const pendingFailure = (s: number, node: number) => this.client.nodes.some((_, n) => entryOf(n)?.pendingFailures?.some((p) => p.shard === s && p.node === node) === true);
+    // A primary reports the replicas its forwarded writes failed on until the cluster state has them
+    // out of sync; a report from before the copy's last stored failure (a node reload that started
+    // before the copy failed and was recovered) is about an in-sync period that has ended.
+    const storedFailures = (s: number, node: number) => stored.metadata.shardCopies?.[s]?.find((c) => c.node === node)?.failures ?? 0;
+    const pendingFailure = (s: number, node: number) =>
+      this.client.nodes.some((_, n) => entryOf(n)?.pendingFailures?.some((p) => p.shard === s && p.node === node && (p.failures === undefined || p.failures >= storedFailures(s, node))) === true);
     const view = viewOf(
       stored.metadata,
       this.client.nodes.length,

@@ -165,7 +165,7 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   // 4. Live writes applied on the primary before now must have reached the target.
   await waitForCheckpoint(checkpoint, start.upTo, `${index}][${shard}`);
   // 5. In sync on the primary (from here on its writes treat the target as in sync) ...
-  const finalizeReq: RecoveryFinalizeRequest = { index, shard, target, primaryTerm };
+  const finalizeReq: RecoveryFinalizeRequest = { index, shard, target, primaryTerm, failures: copy.failures ?? 0 };
   const fin = await call<RecoveryFinalizeResponse>(primary, 'finalize', finalizeReq);
   try {
     await waitForCheckpoint(checkpoint, fin.maxSeqNo, `${index}][${shard}`);

@@ -57,10 +57,13 @@ interface HostedIndex {
    */
   failed: Map<number, string>;
   /**
-   * In-sync replicas a forwarded write failed on (shard → node ordinals), reported on every node
-   * reload until the cluster state has them out of sync (shard-node/replication-operation.ts).
+   * In-sync replicas a forwarded write failed on (shard → node ordinal → the copy's failure count
+   * when the write was forwarded), reported on every node reload until the cluster state has them
+   * out of sync (shard-node/replication-operation.ts). The count tells which in-sync period of the
+   * copy the failure belongs to: once the cluster state has counted a later failure, this one is
+   * about a period that has ended (the copy has been recovered since) and is dropped.
    */
-  pendingFailures: Map<number, Set<number>>;
+  pendingFailures: Map<number, Map<number, number>>;
   /**
    * Recovered copies this primary put in sync itself (recovery finalize) that the cluster state
    * does not show in sync yet (shard → node → the copy's stored failure count and the shard's term
@@ -160,9 +163,11 @@ export class IndexRegistry {
       });
       for (const [s, nodes] of h.pendingFailures) {
         const copies = metadata.shardCopies?.[s] ?? [];
-        // Only a primary reports them, and only for copies still in-sync replicas.
+        // Only a primary reports them, and only for copies still in-sync replicas in the same period.
         const primaryHere = copies.some((c) => c.primary && c.node === h.ordinal);
-        for (const n of nodes) if (!primaryHere || !copies.some((c) => c.node === n && c.inSync && !c.primary)) nodes.delete(n);
+        for (const [n, failures] of nodes) {
+          if (!primaryHere || !copies.some((c) => c.node === n && c.inSync && !c.primary && (c.failures ?? 0) <= failures)) nodes.delete(n);
+        }
         if (nodes.size === 0) h.pendingFailures.delete(s);
       }
     }
@@ -179,22 +184,29 @@ export class IndexRegistry {
    * metadata (recovery finalize on the primary: from now on a write that fails on them fails the
    * write's copy, ES `ReplicationTracker.markAllocationIdAsInSync`); a no-op when they are in sync
    * already. The version is not bumped: versions belong to the cluster state, whose own in-sync
-   * change follows (coordinator/recovery.ts). Until a pushed value shows them in sync the copies
-   * also stay tracked as recovering, so a push in between cannot drop them from the replication
-   * group. Durable on return.
+   * change follows (coordinator/recovery.ts). Until a pushed value shows them in sync they stay in
+   * sync here ({@link HostedIndex.finalized}), so a push in between cannot drop them from the
+   * in-sync group. `failures`: the copy's failure count in the cluster state when its recovery
+   * started (recorded here when higher than this node's: it tags the failures this primary
+   * reports, {@link IndexRegistry.notePendingFailures}). Durable on return.
    * @throws EsError 400 for an index without a copy list, or a node without a copy of the shard.
    * @returns the resulting metadata.
    */
-  markInSync(index: string, shard: number, nodes: readonly number[]): IndexMetadata {
+  markInSync(index: string, shard: number, nodes: readonly number[], failures?: number): IndexMetadata {
     const h = this.hosted(index);
     const copies = h.metadata.shardCopies;
     if (!copies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
-    const next = withInSync(copies, shard, nodes);
+    let next = withInSync(copies, shard, nodes);
+    // The copy's failure count as the cluster state had it when its recovery started: this node may
+    // not have adopted the value that counted its last failure yet.
+    if (failures !== undefined && next[shard]?.some((c) => nodes.includes(c.node) && (c.failures ?? 0) < failures)) {
+      next = next.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) && (c.failures ?? 0) < failures ? { ...c, failures } : c))));
+    }
     const term = primaryTermOf(h.metadata, shard);
     const marks = h.finalized.get(shard) ?? new Map<number, { failures: number; term: number }>();
     for (const n of nodes) {
       const copy = copies[shard]?.find((c) => c.node === n);
-      if (copy && !copy.inSync) marks.set(n, { failures: copy.failures ?? 0, term });
+      if (copy && !copy.inSync) marks.set(n, { failures: Math.max(copy.failures ?? 0, failures ?? 0), term });
     }
     if (marks.size > 0) h.finalized.set(shard, marks);
     if (next !== copies) {
@@ -242,12 +254,21 @@ export class IndexRegistry {
    * until a cluster-state value has them out of sync (ES: a shard-failed request the master has not
    * processed yet).
    */
-  notePendingFailures(index: string, shard: number, nodes: readonly number[]): void {
+  notePendingFailures(index: string, shard: number, nodes: readonly number[], counts: ReadonlyMap<number, number>): void {
     if (nodes.length === 0) return;
     const h = this.hosted(index);
-    const set = h.pendingFailures.get(shard) ?? new Set<number>();
-    for (const n of nodes) set.add(n);
-    h.pendingFailures.set(shard, set);
+    const map = h.pendingFailures.get(shard) ?? new Map<number, number>();
+    for (const n of nodes) map.set(n, Math.max(map.get(n) ?? 0, counts.get(n) ?? 0));
+    h.pendingFailures.set(shard, map);
+  }
+
+  /**
+   * The failure count (ShardCopy.failures) of each copy of `shard` by this node's metadata, read
+   * with the replication group of a write: what {@link IndexRegistry.notePendingFailures} tags a
+   * failure of that write with.
+   */
+  failureCounts(index: string, shard: number): Map<number, number> {
+    return new Map((this.hosted(index).metadata.shardCopies?.[shard] ?? []).map((c) => [c.node, c.failures ?? 0]));
   }
 
   /** This node's ordinal as the index's copies name it (null: not known yet). */
@@ -357,7 +378,7 @@ export class IndexRegistry {
     return [...this.indices.values()].map((h) => {
       const shards = [...h.shards.keys()].filter((s) => !h.failed.has(s)).sort((a, b) => a - b);
       const failed = [...h.failed.keys()].sort((a, b) => a - b);
-      const pendingFailures = [...h.pendingFailures].flatMap(([shard, nodes]) => [...nodes].map((node) => ({ shard, node })));
+      const pendingFailures = [...h.pendingFailures].flatMap(([shard, nodes]) => [...nodes].map(([node, failures]) => ({ shard, node, failures })));
       return {
         metadata: h.metadata,
         shards,

@@ -129,7 +129,7 @@ describe('peer recovery routes', () => {
     expect(stale.body.replicas.acknowledged).toEqual([]);
     expect(stale.body.replicas.failed).toEqual([{ node: 1, status: 409, type: 'illegal_state_exception', reason: expect.stringContaining('[rec][0] operation primary term [1] is too old, current [2]') }]);
     // The old primary reports the failure until the cluster state has the copy out of sync.
-    expect(old.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1 }]);
+    expect(old.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
     expect((await heir.call('/get', { index: 'rec', shard: 0, _id: 'y' })).body.found).toBe(false);
     expect((await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('z', 1)], refresh: 'false', primaryTerm: 1 })).status).toBe(409);
     // Once it has the new metadata (the coordinator's repair), the old primary is a replica that must be emptied and recover.

@@ -132,7 +132,7 @@ export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): Reco
     if (!registry.recoveries.has(req.index, req.shard, req.target)) {
       throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] no recovery of the copy on node [${req.target}] is running on this primary`);
     }
-    const metadata = registry.markInSync(req.index, req.shard, [req.target]);
+    const metadata = registry.markInSync(req.index, req.shard, [req.target], req.failures);
     return c.json({ node, metadata, maxSeqNo: shard.maxSeqNo } satisfies RecoveryFinalizeResponse);
   });
   return sources;

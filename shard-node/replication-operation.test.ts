@@ -71,11 +71,24 @@ describe('primary-driven replication', () => {
     expect(res.status).toBe(200);
     expect(res.body.items[0]).toMatchObject({ status: 201 });
     expect(res.body.replicas).toMatchObject({ acknowledged: [], failed: [{ node: 1, status: 503, type: 'node_not_connected_exception' }] });
-    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1 }]);
+    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
     // A value of the cluster state that still has it in sync keeps it pending; one that has it out of sync clears it.
     primary.registry.putIndex({ ...metadata, version: 2, maxResultWindow: 5 }, [], 0);
-    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1 }]);
+    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
     primary.registry.putIndex({ ...metadata, version: 3, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]] }, [], 0);
     expect(primary.registry.list()[0].pendingFailures).toBeUndefined();
+  });
+
+  it('a failure noted for an in-sync period that has ended (the copy failed and recovered since) is dropped, not reported again', async () => {
+    const primary = await node('p3', 0);
+    primary.registry.notePendingFailures('rep', 0, [1], primary.registry.failureCounts('rep', 0));
+    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
+    // The cluster state counted a later failure and the copy is in sync again (recovered): the
+    // noted failure belongs to the period before, whose ops the recovery copied.
+    primary.registry.putIndex({ ...metadata, version: 2, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true, failures: 1 }]] }, [], 0);
+    expect(primary.registry.list()[0].pendingFailures).toBeUndefined();
+    // A failure in the new period is tagged with its count.
+    primary.registry.notePendingFailures('rep', 0, [1], primary.registry.failureCounts('rep', 0));
+    expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 1 }]);
   });
 });

@@ -113,8 +113,13 @@ export interface NodeIndexEntry {
   copies?: HostedCopy[];
   /** Shards whose copy here has failed (a translog commit failed): not in `shards`, serving nothing. */
   failed?: number[];
-  /** In-sync replicas a write forwarded by a primary here failed on, not yet out of sync in the cluster state. */
-  pendingFailures?: { shard: number; node: number }[];
+  /**
+   * In-sync replicas a write forwarded by a primary here failed on, not yet out of sync in the
+   * cluster state; `failures`: the copy's failure count (ShardCopy.failures) when the write was
+   * forwarded. A report whose count is below the stored one is about an in-sync period that has
+   * ended (the copy failed and recovered since): it is ignored.
+   */
+  pendingFailures?: { shard: number; node: number; failures?: number }[];
 }
 
 /** A shard copy a node hosts, as `GET /_internal/v1/indices` reports it. */

@@ -97,6 +97,8 @@ export interface RecoveryApplyResponse extends ShardEcho {
 export interface RecoveryFinalizeRequest extends RecoveryShardRequest {
   target: number;
   primaryTerm: number;
+  /** The target copy's failure count (ShardCopy.failures) in the cluster state when its recovery started. */
+  failures?: number;
 }
 
 /** Reply to {@link RecoveryFinalizeRequest}: the primary's metadata and its max seq_no at that moment. */
