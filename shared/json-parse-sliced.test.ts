@@ -65,6 +65,12 @@ describe('parseJsonInPieces / parseJsonSliced', () => {
     expect(yields).toBeGreaterThan(10);
   });
 
+  it('keeps the order of an array mixing plain strings (taken as text) with escaped strings and other values', () => {
+    const text = JSON.stringify(['a', 1, 'b\n', { x: 'y' }, 'c', null, '\u2028é', 'd"e', '', 'f\\', [['g']], 'h']);
+    for (const piece of [1, 2, 5, 8, 1000]) sameAsJsonParse(text, piece);
+    for (const bad of ['["a\tb"]', '["a\u0001"]', '["a",]', '["a" "b"]', '["a\\"', '["\\x"]']) sameAsJsonParse(bad, 1);
+  });
+
   it('rejects a large malformed text with a SyntaxError', async () => {
     const text = '[' + Array.from({ length: 20_000 }, (_, i) => `"${i}"`).join(',') + ',]';
     await expect(parseJsonSliced(text)).rejects.toThrow(SyntaxError);

@@ -87,6 +87,24 @@ function skipSpace(text: string, i: number, end: number): number {
   return i;
 }
 
+/**
+ * The value of the JSON string `text[start, end)` (quotes included) when it holds no escape and no
+ * control character, else null. Such a string's value is its text between the quotes, so it is
+ * cut out with `slice` instead of `JSON.parse`: V8's `JSON.parse` internalizes every string value
+ * of at most 10 characters (`JsonParser::kMaxInternalizedStringValueLength`), so a `terms` list of
+ * 60,000 short values put 60,000 strings in the isolate's string table per search, where they stay
+ * until a full garbage collection; its growth made single 16 KB pieces take 60-300 ms
+ * (docs/reliability.md, the abuse suite).
+ * @see https://github.com/v8/v8/blob/main/src/json/json-parser.h
+ */
+function plainString(text: string, start: number, end: number): string | null {
+  for (let j = start + 1; j < end - 1; j++) {
+    const c = text.charCodeAt(j);
+    if (c === BACKSLASH || c < SPACE) return null;
+  }
+  return text.slice(start + 1, end - 1);
+}
+
 /** Copies the own properties of `from` onto `to` as JSON.parse defines them (plain data, `__proto__` included). */
 function assign(to: Record<string, unknown>, from: Record<string, unknown>): void {
   for (const k of Object.keys(from)) Object.defineProperty(to, k, { value: from[k], writable: true, enumerable: true, configurable: true });
@@ -106,6 +124,9 @@ function* parseContainer(text: string, open: number, close: number, depth: numbe
   // The group: consecutive small members in `text[groupStart, groupEnd)` (commas included), none while groupStart < 0.
   let groupStart = -1;
   let groupEnd = -1;
+  /** Characters of plain string elements taken since the last yield check. */
+  let plainChars = 0;
+  let plain: string | null;
   const flush = (): void => {
     if (groupStart < 0) return;
     const part = JSON.parse((isArray ? '[' : '{') + text.slice(groupStart, groupEnd) + (isArray ? ']' : '}'));
@@ -130,6 +151,15 @@ function* parseContainer(text: string, open: number, close: number, depth: numbe
       const value = yield* parseValue(text, valueStart, valueEnd, depth + 1, cut);
       if (isArray) (out as unknown[]).push(value);
       else Object.defineProperty(out, JSON.parse(text.slice(memberStart, skipString(text, memberStart, inner))) as string, { value, writable: true, enumerable: true, configurable: true });
+    } else if (isArray && text.charCodeAt(valueStart) === QUOTE && (plain = plainString(text, valueStart, valueEnd)) !== null) {
+      // A string element without escapes: its text, not an internalized copy (see plainString).
+      flush();
+      (out as unknown[]).push(plain);
+      plainChars += valueEnd - valueStart + 1;
+      if (plainChars >= cut.piece) {
+        plainChars = 0;
+        if (cut.clock.due()) yield;
+      }
     } else {
       if (groupStart < 0) groupStart = memberStart;
       groupEnd = valueEnd;
