@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { sampleValue } from '../support/prom-text.ts';
+import { openContextsByNode } from '../support/open-contexts.ts';
 import { deleteIndices, http } from './http.ts';
 
 const url = inject('coordinatorUrl');
@@ -198,13 +198,7 @@ describe('elasticdump', () => {
 
 /** Open contexts of a kind over every shard node (`folio_search_contexts_open`); throws when a scrape lacks it. */
 async function openContexts(kind: 'pit' | 'scroll'): Promise<number> {
-  let n = 0;
-  for (const node of inject('nodeUrls')) {
-    const v = sampleValue((await http<string>(node, 'GET', '/metrics')).body, 'folio_search_contexts_open', `kind="${kind}"`);
-    if (v === undefined) throw new Error(`no folio_search_contexts_open{kind="${kind}"} on ${node}`);
-    n += v;
-  }
-  return n;
+  return (await openContextsByNode(inject('nodeUrls'), kind)).reduce((a, b) => a + b, 0);
 }
 
 describe('python3-elasticsearch (Debian)', () => {

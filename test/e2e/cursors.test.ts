@@ -4,6 +4,7 @@
  * (`cursors-*`); the shared samples are not touched.
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { openContextsByNode } from '../support/open-contexts.ts';
 import { http, deleteIndices } from './http.ts';
 
 const url = inject('coordinatorUrl');
@@ -174,15 +175,20 @@ describe('point in time', () => {
   });
 
   it('bounds open PITs with search.max_open_pit_context (OpenSearch’s error)', async () => {
-    const set = await http(url, 'PUT', '/_cluster/settings', { persistent: { search: { max_open_pit_context: 1 } } });
-    expect(set.body).toEqual({ acknowledged: true, persistent: { search: { max_open_pit_context: '1' } }, transient: {} });
+    // The limit counts every PIT context of a node, and other files leave PITs to expire (elasticdump
+    // cannot close its own, client-matrix.test.ts): the limit is one above the busiest node's count,
+    // so one PIT over the index's 3 shards (one per node) fits and a second one does not.
+    const busiest = Math.max(...(await openContextsByNode(inject('nodeUrls'), 'pit')));
+    const limit = busiest + 1;
+    const set = await http(url, 'PUT', '/_cluster/settings', { persistent: { search: { max_open_pit_context: limit } } });
+    expect(set.body).toEqual({ acknowledged: true, persistent: { search: { max_open_pit_context: String(limit) } }, transient: {} });
     const one = await http(url, 'POST', `/${INDEX}/_pit?keep_alive=1m`);
     expect(one.status).toBe(200);
     const two = await http(url, 'POST', `/${INDEX}/_pit?keep_alive=1m`);
     expect(two.status).toBe(429);
     expect(two.body.error).toMatchObject({
       type: 'rejected_execution_exception',
-      reason: 'Trying to create too many Point In Time contexts. Must be less than or equal to: [1]. This limit can be set by changing the [search.max_open_pit_context] setting.',
+      reason: `Trying to create too many Point In Time contexts. Must be less than or equal to: [${limit}]. This limit can be set by changing the [search.max_open_pit_context] setting.`,
     });
     await http(url, 'DELETE', '/_pit', { id: one.body.id });
     await http(url, 'PUT', '/_cluster/settings', { persistent: { 'search.max_open_pit_context': null } });
