@@ -222,7 +222,8 @@ export class ClusterView {
    */
   targets(view: IndexView, picks: Map<number, number> = new Map()): ShardTarget[] {
     return view.copies.map((copies, shard) => {
-      const ready = copies.filter((c) => c.inSync).map((c) => c.node);
+      // A copy its node reports failed (a failed translog commit, lost files) serves nothing until recovered.
+      const ready = copies.filter((c) => c.inSync && !c.failed).map((c) => c.node);
       const ranked = this.client.selection.order(ready.length > 0 ? ready : [view.placement[shard]], picks);
       return { index: view.metadata.name, shard, node: ranked[0], alternates: ranked.slice(1) };
     });

@@ -429,6 +429,27 @@ export class IndexRegistry {
     this.log?.error({ err, index: h.metadata.name, shard }, 'shard copy failed: translog commit failed');
   }
 
+  /**
+   * Fails a copy whose files had to be created empty although the metadata has it in sync with
+   * data: its node lost them (a wiped or replaced disk, a data directory removed, shard files
+   * deleted). Only at the index's creation (metadata version 1) is an in-sync copy legitimately
+   * empty; later, an in-sync copy either was created then, or became in sync through a recovery
+   * that filled its files. Serving the empty copy as in sync would hide every acknowledged write
+   * from its searches, and promoting it would lose them all: ES refuses such a copy because its
+   * allocation id is not in the in-sync set. It is reported failed like a copy whose translog
+   * commit failed: a replica is taken out of sync and recovered by a full copy; a primary is
+   * replaced by an in-sync replica, or, with none, its shard stays red (ES asks for
+   * `allocate_empty_primary` with `accept_data_loss`, which Folio does not offer).
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-reroute.html
+   */
+  private checkNotLost(h: HostedIndex, shard: number): void {
+    const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
+    if (!copy?.inSync || h.metadata.version <= 1) return;
+    const reason = `the copy's files are missing: it is in sync in the index metadata (version ${h.metadata.version}) but had to be created empty`;
+    h.failed.set(shard, reason);
+    this.log?.error({ index: h.metadata.name, shard, primary: copy.primary }, `shard copy failed: ${reason}`);
+  }
+
   /** The copies hosted here that have failed, as `index/shard`. */
   failedCopies(): string[] {
     return [...this.indices.values()].flatMap((h) => [...h.failed.keys()].map((s) => `${h.metadata.name}/${s}`));
@@ -571,6 +592,7 @@ export class IndexRegistry {
         onError: (err) => this.failCopy(h, s, err),
       });
       h.stores.set(s, store);
+      if (store.created) this.checkNotLost(h, s);
     }
     const shard = new Shard({
       index: name,

@@ -62,3 +62,59 @@ describe('a copy whose translog commit fails', () => {
     expect(notReadyReason({ recovering: false, draining: false, failedCopies: () => r.failedCopies() })).toBeUndefined();
   }, 20_000);
 });
+
+describe('a copy whose files are lost', () => {
+  /** A registry on a fresh data directory, for node `ordinal`. */
+  function nodeOn(dir: string): IndexRegistry {
+    const r = new IndexRegistry('n', { dataDir: dir, durability: 'request' });
+    registries.push(r);
+    return r;
+  }
+  const tempDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'folio-lost-copy-'));
+    dirs.push(d);
+    return d;
+  };
+
+  it('is failed, not served as in sync, when its node comes back without its files; a restart with them serves it', async () => {
+    const dir = tempDir();
+    const before = nodeOn(dir);
+    before.putIndex(meta(), [], 1); // node 1: the in-sync replica, created with the index (empty, legitimately)
+    expect(before.list()[0]).toMatchObject({ shards: [0] });
+    before.shard('idx', 0).applyReplicated([{ op: 'index', seqNo: 0, _id: 'a', version: 1, json: '{"n":1}' }]);
+    await before.shard('idx', 0).sync();
+    before.putIndex(meta({ version: 3, maxResultWindow: 5 }), [], 1);
+    await before.close();
+
+    // A restart with its files: the copy is served as it was.
+    const again = nodeOn(dir);
+    again.recover();
+    expect(again.list()[0]).toMatchObject({ shards: [0] });
+    expect(again.shard('idx', 0).get('a')).toMatchObject({ found: true });
+    await again.close();
+
+    // Its shard files deleted: the copy would start empty while the metadata has it in sync.
+    rmSync(shardStorePath(dir, 'u1', 0));
+    const wiped = nodeOn(dir);
+    wiped.recover();
+    expect(wiped.list()[0]).toMatchObject({ shards: [], failed: [0] });
+    expect(() => wiped.shard('idx', 0)).toThrow(/files are missing/);
+    expect(notReadyReason({ recovering: false, draining: false, failedCopies: () => wiped.failedCopies() })).toBe('shard_failed');
+
+    // A whole data directory lost: the metadata comes back from a push, the copy does not.
+    const empty = nodeOn(tempDir());
+    empty.putIndex(meta({ version: 3 }), [], 1);
+    expect(empty.list()[0]).toMatchObject({ shards: [], failed: [0] });
+    // Out of sync (the cluster manager failed it), the copy is emptied and recovered as any other.
+    empty.putIndex(meta({ version: 4, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]] }), [], 1);
+    expect(empty.resetCopy('idx', 0)).toBe(empty.shard('idx', 0));
+    expect(empty.failedCopies()).toEqual([]);
+  });
+
+  it('an out-of-sync copy (a new replica, a recovering one) may start empty', () => {
+    const r = nodeOn(tempDir());
+    r.putIndex(meta({ version: 7, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]] }), [], 1);
+    expect(r.list()[0]).toMatchObject({ shards: [0] });
+    expect(r.list()[0].failed).toBeUndefined();
+  });
+});

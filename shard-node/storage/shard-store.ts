@@ -22,6 +22,7 @@
  */
 import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
 import { setLongInterval, type LongTimer } from '../../shared/long-timer.ts';
+import { existsSync } from 'node:fs';
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import { RetentionHolds, type Translog, type TranslogOp } from '../engine/translog.ts';
 import { inTransaction, openDurableDatabase } from './sqlite.ts';
@@ -100,6 +101,12 @@ function rowToOp(r: Row): TranslogOp {
 /** A shard's durable translog and flush snapshot. Implements the engine's {@link Translog}. */
 export class ShardStore implements Translog {
   readonly path: string;
+  /**
+   * True when the file did not exist and was created by this open: the copy starts empty. The
+   * registry refuses to let such a copy pass for one the cluster state has in sync with data
+   * (shard-node/index-registry.ts: a lost copy).
+   */
+  readonly created: boolean;
   private readonly db: DatabaseSync;
   private readonly insert: StatementSync;
   private readonly flushChunkOps: number;
@@ -126,6 +133,7 @@ export class ShardStore implements Translog {
 
   private constructor(opts: ShardStoreOptions) {
     this.path = opts.path;
+    this.created = !existsSync(opts.path);
     this.db = openDurableDatabase(opts.path);
     this.db.exec(SCHEMA);
     this.insert = this.db.prepare('INSERT INTO translog (seq_no, id, version, source) VALUES (?, ?, ?, ?)');

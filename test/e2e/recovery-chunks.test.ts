@@ -164,4 +164,24 @@ describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 K
     expect(outcome.bytes / outcome.chunks).toBeLessThanOrEqual(CHUNK_BYTES);
     await expectSameCopies([...allIds]);
   }, 120_000);
+
+  it('wiped shard files and no write while the copy was away: the empty copy is not taken for an in-sync one; a full copy', async () => {
+    // Nothing takes the copy out of sync while it is down, so the cluster state still has it in
+    // sync when it comes back empty. It must not serve (or be promoted) as if it held the shard.
+    const seen = recoveries().length;
+    await cluster.halt(replica, 'SIGTERM');
+    rmSync(join(cluster.volumes[`${replica}-data`], uuid, '0'), { recursive: true, force: true });
+    await cluster.restart(replica);
+    await expect.poll(() => cluster.logs(replica), { timeout: 10_000 }).toContain('files are missing');
+    // While it is failed, no search reads it: every search of the shard answers the whole count.
+    const total = async () => (await http(cluster.coordinatorUrl, 'GET', `/${INDEX}/_count`)).body.count as number;
+    const expected = await total();
+    for (let i = 0; i < 10; i++) expect(await total()).toBe(expected);
+    await waitGreen();
+    await expect.poll(() => recoveries().length, { timeout: 20_000 }).toBeGreaterThan(seen);
+    const outcome = recoveries().at(-1)!;
+    expect(outcome.mode).toBe('full');
+    expect(outcome.fromSeqNo).toBe(-1);
+    await expectSameCopies([...allIds]);
+  }, 120_000);
 });
