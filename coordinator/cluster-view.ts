@@ -444,9 +444,15 @@ export class ClusterView {
     // A primary reports the replicas its forwarded writes failed on until the cluster state has them
     // out of sync; a report from before the copy's last stored failure (a node reload that started
     // before the copy failed and was recovered) is about an in-sync period that has ended.
+    // Only the shard's primary by the stored state reports them (a restarted node that was demoted
+    // meanwhile may report from its older metadata until it adopts the stored value).
     const storedFailures = (s: number, node: number) => stored.metadata.shardCopies?.[s]?.find((c) => c.node === node)?.failures ?? 0;
-    const pendingFailure = (s: number, node: number) =>
-      this.client.nodes.some((_, n) => entryOf(n)?.pendingFailures?.some((p) => p.shard === s && p.node === node && (p.failures === undefined || p.failures >= storedFailures(s, node))) === true);
+    const storedPrimary = (s: number) => stored.metadata.shardCopies?.[s]?.find((c) => c.primary)?.node;
+    const pendingFailure = (s: number, node: number) => {
+      const primary = storedPrimary(s);
+      if (primary === undefined) return false;
+      return entryOf(primary)?.pendingFailures?.some((p) => p.shard === s && p.node === node && (p.failures === undefined || p.failures >= storedFailures(s, node))) === true;
+    };
     const view = viewOf(
       stored.metadata,
       this.client.nodes.length,

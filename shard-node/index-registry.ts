@@ -131,6 +131,7 @@ export class IndexRegistry {
         report.shards++;
         report.ops += ops;
         this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint }, 'shard recovered');
+        this.suspectReplicasAfterRestart(h, s);
       }
       this.scheduleRefresh(h);
     }
@@ -269,6 +270,26 @@ export class IndexRegistry {
    */
   failureCounts(index: string, shard: number): Map<number, number> {
     return new Map((this.hosted(index).metadata.shardCopies?.[shard] ?? []).map((c) => [c.node, c.failures ?? 0]));
+  }
+
+  /**
+   * A primary copy reopened after its node stopped (a crash, or a stop that cut writes short) may
+   * hold ops it made durable but never got to forward: their writes were not acknowledged, but its
+   * in-sync replicas lack them, and the failures it would have reported died with the process (the
+   * fault suite's seeds 1076 and 1088: a SIGKILLed primary came back as the primary of its term,
+   * nobody promoted meanwhile, and its replica stayed in sync without an op the primary had). Every
+   * in-sync replica of such a primary is therefore reported as a pending failure, as if a forwarded
+   * write had failed on it: the cluster manager takes it out of sync and it recovers by the ops above
+   * its local checkpoint (ES never keeps a restarted copy as primary: the node's return is a new
+   * allocation, and a promoted primary resyncs its replicas, `PrimaryReplicaSyncer`).
+   */
+  private suspectReplicasAfterRestart(h: HostedIndex, shard: number): void {
+    const copies = h.metadata.shardCopies?.[shard];
+    if (h.ordinal === null || !copies?.some((c) => c.primary && c.node === h.ordinal)) return;
+    const replicas = copies.filter((c) => !c.primary && c.inSync).map((c) => c.node);
+    if (replicas.length === 0) return;
+    this.notePendingFailures(h.metadata.name, shard, replicas, this.failureCounts(h.metadata.name, shard));
+    this.log?.info({ index: h.metadata.name, shard, replicas }, 'primary reopened after a stop: its in-sync replicas are reported for recovery');
   }
 
   /** This node's ordinal as the index's copies name it (null: not known yet). */

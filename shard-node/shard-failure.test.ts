@@ -118,3 +118,39 @@ describe('a copy whose files are lost', () => {
     expect(r.list()[0].failed).toBeUndefined();
   });
 });
+
+describe('a primary reopened after its node stopped', () => {
+  it('reports its in-sync replicas for recovery (ops it made durable may never have been forwarded); a replica or a lone primary reports nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-restarted-primary-'));
+    dirs.push(dir);
+    const first = new IndexRegistry('p', { dataDir: dir, durability: 'request' });
+    registries.push(first);
+    first.putIndex(meta({ shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true, failures: 2 }]] }), [], 0);
+    const shard = first.primaryShard('idx', 0);
+    shard.apply([{ op: 'index', _id: 'durable-not-forwarded', source: '{"n":1}', create: false }]);
+    await shard.sync();
+    expect(first.list()[0].pendingFailures).toBeUndefined();
+    await first.close();
+
+    const restarted = new IndexRegistry('p', { dataDir: dir, durability: 'request' });
+    registries.push(restarted);
+    restarted.recover();
+    expect(restarted.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 2 }]);
+    // Once the cluster state has the replica out of sync (a higher failure count), it is no longer pending.
+    restarted.putIndex(meta({ version: 2, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 3 }]] }), [], 0);
+    expect(restarted.list()[0].pendingFailures).toBeUndefined();
+    await restarted.close();
+
+    // The replica's node, restarted, reports nothing.
+    const replicaDir = mkdtempSync(join(tmpdir(), 'folio-restarted-replica-'));
+    dirs.push(replicaDir);
+    const replica = new IndexRegistry('r', { dataDir: replicaDir, durability: 'request' });
+    registries.push(replica);
+    replica.putIndex(meta(), [], 1);
+    await replica.close();
+    const replicaAgain = new IndexRegistry('r', { dataDir: replicaDir, durability: 'request' });
+    registries.push(replicaAgain);
+    replicaAgain.recover();
+    expect(replicaAgain.list()[0].pendingFailures).toBeUndefined();
+  });
+});
