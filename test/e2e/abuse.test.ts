@@ -335,7 +335,14 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
           expect(res.status).toBe(200);
         }
       },
-      { budgetMs: 60_000, rssBoundBytes: 256 * MiB, livezBound: { ms: 900, why: 'every step runs in ~10 ms slices now, but the shard nodes collect the garbage of 40 × 70,000 strings and 750 KB bodies in full GCs of up to ~190 ms on a loaded machine (docs/reliability.md)' } },
+      {
+        budgetMs: 60_000,
+        rssBoundBytes: 256 * MiB,
+        livezBound: {
+          ms: 500,
+          why: 'no piece of Folio\'s own work holds a node past ~10 ms since the parse stopped internalizing the 60,000 short strings (the stalls of 60-313 ms were V8\'s string table); what is left is the coordinator and three shard nodes parsing and matching the same query at once on 2 cores, and their scavenges (docs/reliability.md)',
+        },
+      },
     );
   });
 
@@ -462,7 +469,7 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
       },
       {
         budgetMs: 40_000,
-        livezBound: { ms: 500, why: 'nothing of this case runs on the shard nodes, but their garbage collection after the previous cases (100,000 deletes) lands in its 17 s window: 113–314 ms' },
+        livezBound: { ms: 500, why: 'nothing of this case runs on the shard nodes, but their garbage collection after the previous cases (100,000 deletes) lands in its 17 s window: 113–314 ms with the unit tests beside the e2e suite, 40–50 ms since the suites run one after another' },
       },
     );
   });
