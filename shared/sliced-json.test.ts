@@ -30,6 +30,15 @@ describe('stringifySliced', () => {
     expect(chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(chunks).toString('utf8')).toBe(JSON.stringify(big));
   });
+
+  it('cuts arrays of elements of any size (chunks adapt to the time a call takes) into the same text', async () => {
+    const large = 'x"é\n'.repeat(2_500); // 10 KB with escapes
+    const mixed = Array.from({ length: 1_200 }, (_, i) => (i % 300 < 60 ? { _id: `m${i}`, json: large } : i % 3 ? `s${i}` : undefined));
+    for (const obj of [{ ops: mixed }, { ops: mixed.slice(0, 64) }, { ops: mixed.slice(0, 65) }, { a: 1, ops: mixed.slice(0, 1_000), b: [undefined, null] }]) {
+      expect(await stringifySliced(obj)).toBe(JSON.stringify(obj));
+      expect(Buffer.concat(await stringifySlicedChunks(obj)).toString('utf8')).toBe(JSON.stringify(obj));
+    }
+  });
 });
 
 describe('NDJSON in slices', () => {
