@@ -16,8 +16,9 @@ const MIN_CHUNK_ITEMS = 1;
 const MAX_CHUNK_ITEMS = 4096;
 /**
  * Time (ms) one `JSON.stringify` call of an array's chunk should take: the chunk grows or shrinks
- * towards it, so 1,000 mails of 10 KB (a replica bulk of the `mails` sample: one call took 70-300 ms
- * on a loaded shard node) are cut as finely as 1,000 ids of 20 bytes are not.
+ * towards it, so 1,000 mails of 10 KB (a replica bulk of the `mails` sample: one call held a shard
+ * node for 50-75 ms of CPU, 250-450 ms of wall time on a loaded machine, in a stall log matched
+ * against a CPU profile) are cut as finely as 1,000 ids of 20 bytes are not.
  */
 const CHUNK_TARGET_MS = 2;
 
