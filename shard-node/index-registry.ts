@@ -16,6 +16,7 @@ import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntr
 import { Shard } from './engine/shard.ts';
 import { DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS } from './engine/tombstone-gc.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
+import { PrimaryInSyncState } from './primary-in-sync-state.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { hostedCopies, shardsOnNode, withInSync } from '../shared/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
@@ -56,24 +57,8 @@ interface HostedIndex {
    * and reallocated). Their memory is ahead of their disk, so they serve nothing until reopened.
    */
   failed: Map<number, string>;
-  /**
-   * In-sync replicas a forwarded write failed on (shard → node ordinal → the copy's failure count
-   * when the write was forwarded), reported on every node reload until the cluster state has them
-   * out of sync (shard-node/replication-operation.ts). The count tells which in-sync period of the
-   * copy the failure belongs to: once the cluster state has counted a later failure, this one is
-   * about a period that has ended (the copy has been recovered since) and is dropped.
-   */
-  pendingFailures: Map<number, Map<number, number>>;
-  /**
-   * Recovered copies this primary put in sync itself (recovery finalize) that the cluster state
-   * does not show in sync yet (shard → node → the copy's stored failure count and the shard's term
-   * then). A pushed value that predates the stored in-sync change keeps them in sync here, as ES's
-   * `ReplicationTracker.updateFromMaster` keeps an allocation id the primary marked in sync: else
-   * the primary would stop waiting for the copy (and stop reporting its failures) in the window
-   * before the coordinator stores the change, and the copy could then be stored in sync without a
-   * write that was acknowledged without it.
-   */
-  finalized: Map<number, Map<number, { failures: number; term: number }>>;
+  /** The primary's view of its replicas ahead of the cluster state: pending failures, finalized copies. */
+  inSync: PrimaryInSyncState;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -154,23 +139,14 @@ export class IndexRegistry {
     }
     const adopted = !hosted || metadata.version >= hosted.metadata.version;
     if (!hosted) hosted = this.host(metadata);
-    else if (adopted) hosted.metadata = keepFinalized(hosted, metadata);
+    else if (adopted) hosted.metadata = hosted.inSync.adopt(metadata, hosted.ordinal);
     const h = hosted;
-    // Recovered copies the cluster state now has in sync are no longer tracked as recovering, and
-    // failures it has stored (the copy is out of sync, or gone) are no longer pending.
+    // Recovered copies the cluster state now has in sync are no longer tracked as recovering (the
+    // failures it has stored are no longer pending: PrimaryInSyncState.adopt).
     if (adopted) {
       metadata.shardCopies?.forEach((copies, s) => {
         for (const c of copies) if (c.inSync && !c.primary) this.recoveries.untrack(metadata.name, s, c.node);
       });
-      for (const [s, nodes] of h.pendingFailures) {
-        const copies = metadata.shardCopies?.[s] ?? [];
-        // Only a primary reports them, and only for copies still in-sync replicas in the same period.
-        const primaryHere = copies.some((c) => c.primary && c.node === h.ordinal);
-        for (const [n, failures] of nodes) {
-          if (!primaryHere || !copies.some((c) => c.node === n && c.inSync && !c.primary && (c.failures ?? 0) <= failures)) nodes.delete(n);
-        }
-        if (nodes.size === 0) h.pendingFailures.delete(s);
-      }
     }
     if (ordinal !== undefined) h.ordinal = ordinal;
     this.placeCopies(h, shards);
@@ -186,7 +162,7 @@ export class IndexRegistry {
    * write's copy, ES `ReplicationTracker.markAllocationIdAsInSync`); a no-op when they are in sync
    * already. The version is not bumped: versions belong to the cluster state, whose own in-sync
    * change follows (coordinator/recovery.ts). Until a pushed value shows them in sync they stay in
-   * sync here ({@link HostedIndex.finalized}), so a push in between cannot drop them from the
+   * sync here (shard-node/primary-in-sync-state.ts), so a push in between cannot drop them from the
    * in-sync group. `failures`: the copy's failure count in the cluster state when its recovery
    * started (recorded here when higher than this node's: it tags the failures this primary
    * reports, {@link IndexRegistry.notePendingFailures}). Durable on return.
@@ -203,13 +179,7 @@ export class IndexRegistry {
     if (failures !== undefined && next[shard]?.some((c) => nodes.includes(c.node) && (c.failures ?? 0) < failures)) {
       next = next.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) && (c.failures ?? 0) < failures ? { ...c, failures } : c))));
     }
-    const term = primaryTermOf(h.metadata, shard);
-    const marks = h.finalized.get(shard) ?? new Map<number, { failures: number; term: number }>();
-    for (const n of nodes) {
-      const copy = copies[shard]?.find((c) => c.node === n);
-      if (copy && !copy.inSync) marks.set(n, { failures: Math.max(copy.failures ?? 0, failures ?? 0), term });
-    }
-    if (marks.size > 0) h.finalized.set(shard, marks);
+    h.inSync.noteFinalized(h.metadata, shard, nodes, failures);
     if (next !== copies) {
       h.metadata = { ...h.metadata, shardCopies: next };
       this.persist(h);
@@ -256,11 +226,7 @@ export class IndexRegistry {
    * processed yet).
    */
   notePendingFailures(index: string, shard: number, nodes: readonly number[], counts: ReadonlyMap<number, number>): void {
-    if (nodes.length === 0) return;
-    const h = this.hosted(index);
-    const map = h.pendingFailures.get(shard) ?? new Map<number, number>();
-    for (const n of nodes) map.set(n, Math.max(map.get(n) ?? 0, counts.get(n) ?? 0));
-    h.pendingFailures.set(shard, map);
+    this.hosted(index).inSync.notePending(shard, nodes, counts);
   }
 
   /**
@@ -399,7 +365,7 @@ export class IndexRegistry {
     return [...this.indices.values()].map((h) => {
       const shards = [...h.shards.keys()].filter((s) => !h.failed.has(s)).sort((a, b) => a - b);
       const failed = [...h.failed.keys()].sort((a, b) => a - b);
-      const pendingFailures = [...h.pendingFailures].flatMap(([shard, nodes]) => [...nodes].map(([node, failures]) => ({ shard, node, failures })));
+      const pendingFailures = h.inSync.pendingList();
       return {
         metadata: h.metadata,
         shards,
@@ -589,7 +555,7 @@ export class IndexRegistry {
   }
 
   private host(metadata: IndexMetadata): HostedIndex {
-    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map(), pendingFailures: new Map(), finalized: new Map() };
+    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map(), inSync: new PrimaryInSyncState() };
     this.indices.set(metadata.name, h);
     return h;
   }
@@ -656,26 +622,4 @@ export class IndexRegistry {
       }
     }, Math.max(interval, 50)).unref();
   }
-}
-
-/**
- * `next` (a pushed metadata value being adopted) with the copies this primary finalized itself kept
- * in sync while the stored value does not show them in sync yet ({@link HostedIndex.finalized}). A
- * mark ends when the value shows the copy in sync (stored), or shows that it failed since (a higher
- * failure count), left the shard, or that the shard's term changed (a promotion).
- */
-function keepFinalized(h: HostedIndex, next: IndexMetadata): IndexMetadata {
-  let copies = next.shardCopies;
-  for (const [s, marks] of h.finalized) {
-    for (const [node, mark] of marks) {
-      const copy = copies?.[s]?.find((c) => c.node === node);
-      if (!copies || !copy || copy.primary || copy.inSync || (copy.failures ?? 0) !== mark.failures || primaryTermOf(next, s) !== mark.term) {
-        marks.delete(node);
-        continue;
-      }
-      copies = withInSync(copies, s, [node]);
-    }
-    if (marks.size === 0) h.finalized.delete(s);
-  }
-  return copies === next.shardCopies ? next : { ...next, shardCopies: copies };
 }
