@@ -158,7 +158,7 @@ describe('cluster view over the stored cluster state', () => {
     const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
     const [primary, replica] = v.copies[0].map((c) => c.node);
     // A write forwarded to the replica failed; the primary reports it (failure count 0 then).
-    client.registries[primary].notePendingFailures('idx', 0, [replica], client.registries[primary].failureCounts('idx', 0));
+    client.registries[primary].notePendingFailures('idx', 0, [replica], client.registries[primary].copiesOf('idx', 0));
     let release!: () => void;
     client.gate = new Promise((r) => (release = r));
     const reload = view.reload(); // the nodes answer now, with the pending failure ...
@@ -173,7 +173,7 @@ describe('cluster view over the stored cluster state', () => {
     expect(copy).toMatchObject({ inSync: true, failures: 1 });
     expect(copy.pendingFailure).toBeUndefined();
     // A failure of the new in-sync period is reported and seen.
-    client.registries[primary].notePendingFailures('idx', 0, [replica], client.registries[primary].failureCounts('idx', 0));
+    client.registries[primary].notePendingFailures('idx', 0, [replica], client.registries[primary].copiesOf('idx', 0));
     await view.reload();
     expect((await view.get('idx')).copies[0].find((c) => c.node === replica)!.pendingFailure).toBe(true);
   });

@@ -20,6 +20,7 @@ import {
   type ShardBulkRequest,
   type ShardBulkResponse,
   type ReplicasOutcome,
+  type ShardCopy,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
@@ -155,7 +156,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     // already), and a copy whose recovery starts later gets them in its recovery instead
     // (replication-tracker.ts).
     let group: ReturnType<typeof registry.replicationGroup> = [];
-    let failureCounts = new Map<number, number>();
+    let copies: readonly ShardCopy[] = [];
     const collected: TranslogOp[] = [];
     const items = await shard.applySliced(req.ops, collected, undefined, () => {
       // A promotion may have landed between slices: a copy that is no longer primary in this term
@@ -163,7 +164,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
       registry.primaryShard(req.index, req.shard);
       registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
       group = registry.replicationGroup(req.index, req.shard);
-      failureCounts = registry.failureCounts(req.index, req.shard);
+      copies = registry.copiesOf(req.index, req.shard);
     });
     // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
     // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
@@ -182,7 +183,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     if (req.replication) {
       const targets = req.replication;
       replicas = await forwardToReplicas(peers, { index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets, self: registry.ordinalOf(req.index) });
-      registry.notePendingFailures(req.index, req.shard, replicas.failed.map((f) => f.node), failureCounts);
+      registry.notePendingFailures(req.index, req.shard, replicas.failed.map((f) => f.node), copies);
     }
     // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON
     // when the coordinator asks for it, which it then parses line by line (shared/shard-bulk-reply.ts).

@@ -12,7 +12,7 @@ import { indexNotFound, EsError } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntry } from '../shared/protocol.ts';
+import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntry, type ShardCopy } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
 import { DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS } from './engine/tombstone-gc.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
@@ -225,17 +225,17 @@ export class IndexRegistry {
    * until a cluster-state value has them out of sync (ES: a shard-failed request the master has not
    * processed yet).
    */
-  notePendingFailures(index: string, shard: number, nodes: readonly number[], counts: ReadonlyMap<number, number>): void {
-    this.hosted(index).inSync.notePending(shard, nodes, counts);
+  notePendingFailures(index: string, shard: number, nodes: readonly number[], copies: readonly ShardCopy[]): void {
+    this.hosted(index).inSync.notePending(shard, nodes, copies);
   }
 
   /**
-   * The failure count (ShardCopy.failures) of each copy of `shard` by this node's metadata, read
-   * with the replication group of a write: what {@link IndexRegistry.notePendingFailures} tags a
-   * failure of that write with.
+   * The copies of `shard` by this node's metadata (a value that is replaced, never changed: reading
+   * it costs nothing), read with the replication group of a write: their failure counts are what
+   * {@link IndexRegistry.notePendingFailures} tags a failure of that write with.
    */
-  failureCounts(index: string, shard: number): Map<number, number> {
-    return new Map((this.hosted(index).metadata.shardCopies?.[shard] ?? []).map((c) => [c.node, c.failures ?? 0]));
+  copiesOf(index: string, shard: number): readonly ShardCopy[] {
+    return this.hosted(index).metadata.shardCopies?.[shard] ?? [];
   }
 
   /**
@@ -254,7 +254,7 @@ export class IndexRegistry {
     if (h.ordinal === null || !copies?.some((c) => c.primary && c.node === h.ordinal)) return;
     const replicas = copies.filter((c) => !c.primary && c.inSync).map((c) => c.node);
     if (replicas.length === 0) return;
-    this.notePendingFailures(h.metadata.name, shard, replicas, this.failureCounts(h.metadata.name, shard));
+    this.notePendingFailures(h.metadata.name, shard, replicas, copies);
     this.log?.info({ index: h.metadata.name, shard, replicas }, 'primary reopened after a stop: its in-sync replicas are reported for recovery');
   }
 

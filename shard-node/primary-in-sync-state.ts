@@ -15,7 +15,7 @@
  * One instance per index a node hosts; it holds no metadata of its own.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/seqno/ReplicationTracker.java
  */
-import { primaryTermOf, type IndexMetadata } from '../shared/protocol.ts';
+import { primaryTermOf, type IndexMetadata, type ShardCopy } from '../shared/protocol.ts';
 import { withInSync } from '../shared/shard-copies.ts';
 
 /** A finalized copy: its failure count and the shard's primary term when the primary put it in sync. */
@@ -31,11 +31,15 @@ export class PrimaryInSyncState {
   /** shard → node ordinal → {@link FinalizedMark}. */
   private readonly finalized = new Map<number, Map<number, FinalizedMark>>();
 
-  /** Records in-sync replicas of `shard` a forwarded write failed on, each tagged with its count in `counts` (absent: 0). */
-  notePending(shard: number, nodes: readonly number[], counts: ReadonlyMap<number, number>): void {
+  /**
+   * Records in-sync replicas of `shard` a forwarded write failed on, each tagged with its failure
+   * count in `copies` (the shard's copies as the primary held them when it read the write's
+   * replication group; a copy not listed: 0).
+   */
+  notePending(shard: number, nodes: readonly number[], copies: readonly ShardCopy[]): void {
     if (nodes.length === 0) return;
     const map = this.pending.get(shard) ?? new Map<number, number>();
-    for (const n of nodes) map.set(n, Math.max(map.get(n) ?? 0, counts.get(n) ?? 0));
+    for (const n of nodes) map.set(n, Math.max(map.get(n) ?? 0, copies.find((c) => c.node === n)?.failures ?? 0));
     this.pending.set(shard, map);
   }
 

@@ -81,14 +81,14 @@ describe('primary-driven replication', () => {
 
   it('a failure noted for an in-sync period that has ended (the copy failed and recovered since) is dropped, not reported again', async () => {
     const primary = await node('p3', 0);
-    primary.registry.notePendingFailures('rep', 0, [1], primary.registry.failureCounts('rep', 0));
+    primary.registry.notePendingFailures('rep', 0, [1], primary.registry.copiesOf('rep', 0));
     expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
     // The cluster state counted a later failure and the copy is in sync again (recovered): the
     // noted failure belongs to the period before, whose ops the recovery copied.
     primary.registry.putIndex({ ...metadata, version: 2, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true, failures: 1 }]] }, [], 0);
     expect(primary.registry.list()[0].pendingFailures).toBeUndefined();
     // A failure in the new period is tagged with its count.
-    primary.registry.notePendingFailures('rep', 0, [1], primary.registry.failureCounts('rep', 0));
+    primary.registry.notePendingFailures('rep', 0, [1], primary.registry.copiesOf('rep', 0));
     expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 1 }]);
   });
 });
