@@ -62,7 +62,7 @@ export class Generation {
   readonly bases: readonly number[];
   private readonly getMapping: () => Mapping;
   /** The last plan compiled per query object, with what it was compiled against and its value lists (see {@link Generation.plan}). */
-  private readonly plans = new WeakMap<Query, { stats: ScoringStatistics | undefined; mapping: Mapping; plan: Plan; lists: { list: ValueList; ids: boolean }[] }>();
+  private readonly plans = new WeakMap<Query, { stats: ScoringStatistics | undefined; mapping: Mapping; plan: Plan; lists: ValueList[] }>();
   /** Segment matches computed ahead in slices ({@link Generation.prepareQuery}), per query object, until the query takes them. */
   private readonly prepared = new WeakMap<Query, { plan: Plan; scoring: boolean; parts: SegmentMatches[] }>();
 
@@ -164,7 +164,7 @@ export class Generation {
 
   /**
    * Does the heavy part of {@link Generation.query} ahead, in event-loop slices of about `sliceMs`:
-   * fills the sets of the query's `terms`/`ids` value lists (60,000 values took one task) and, when
+   * builds the hash tables of the query's `terms`/`ids` value lists (60,000 values took one task) and, when
    * the presorted path will not serve it, evaluates the query segment by segment, pausing between
    * segments; the synchronous query that follows then finds them (docs/reliability.md, the abuse
    * suite). The results are the ones the query computes itself: the generation does not change.
@@ -176,7 +176,7 @@ export class Generation {
     const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
     if (lists.length > 0) {
       await runSliced(function* (clock) {
-        for (const { list, ids } of lists) yield* list.prepareSteps(clock, ids);
+        for (const list of lists) yield* list.prepareSteps(clock);
       }, sliceMs);
     }
     if (input.k > 0 && presortedServes(this, input)) return;
@@ -210,7 +210,7 @@ export class Generation {
     return plan;
   }
 
-  private compile(query: Query, stats: ScoringStatistics | undefined): { plan: Plan; lists: { list: ValueList; ids: boolean }[] } {
+  private compile(query: Query, stats: ScoringStatistics | undefined): { plan: Plan; lists: ValueList[] } {
     const local = this.localStats();
     const g = stats;
     const source: StatsSource = g

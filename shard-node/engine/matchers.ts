@@ -5,8 +5,8 @@
  */
 import { compareCodePoints } from '../../shared/sort.ts';
 import type { Segment } from './segment.ts';
-import { hashId } from './storage/id-hash.ts';
-import { CLOCK_EVERY, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
+import { IdHash } from './storage/id-hash.ts';
+import { CLOCK_EVERY, runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** Ascending ordinals where `bits[d]` is set. */
 export function fromBits(bits: Uint8Array): Int32Array {
@@ -29,65 +29,75 @@ export function unionDocs(seg: Segment, lists: Int32Array[]): Int32Array {
 
 /**
  * The values of a `terms` or `ids` query, prepared once per query for every segment it runs on:
- * deduplicated, with a `Set` for membership (built on first use). A segment then pays for the
- * smaller of its term dictionary (or id list) and the value list, so a list of 60,000 values that
- * mostly do not exist costs the dictionary's size per segment, not 60,000 probes (docs/reliability.md).
+ * an open-addressing table over the values ({@link IdHash}: typed arrays sized once, so a list of
+ * 60,000 values costs about 17 bytes per value off the JS heap, where a `Set` cost ~2× that on it,
+ * rehashed as it grew), each value's hash, and the positions of the distinct values. A segment
+ * then pays for the smaller of its term dictionary (or id list) and the distinct values, so a
+ * list of 60,000 values that mostly do not exist costs the dictionary's size per segment, not
+ * 60,000 probes (docs/reliability.md). Lucene's `TermInSetQuery` likewise sorts and deduplicates
+ * the terms once per query and seeks them segment by segment.
+ * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TermInSetQuery.java
  */
 export class ValueList {
   readonly values: readonly string[];
-  private set: Set<string> | null = null;
+  private table: IdHash | null = null;
+  /** The id hash (storage/id-hash.ts `hashId`) of each value, by position. */
   private hashes: Uint32Array | null = null;
+  /** Position in `values` of each distinct value's first occurrence, ascending. */
+  private firsts: Int32Array | null = null;
 
   /** Wraps `values` (duplicates allowed). */
   constructor(values: readonly string[]) {
     this.values = values;
   }
 
-  /** The distinct values as a set. */
-  get members(): Set<string> {
-    this.set ??= new Set(this.values);
-    return this.set;
-  }
-
   /** Number of distinct values. */
   get size(): number {
-    return this.members.size;
+    return this.prepared().firsts.length;
+  }
+
+  /** Whether `value` is one of the values. */
+  has(value: string): boolean {
+    return this.prepared().table.get(value) >= 0;
+  }
+
+  /** Calls `fn` with each distinct value and its id hash, in first-occurrence order. */
+  forEachDistinct(fn: (value: string, hash: number) => void): void {
+    const { firsts, hashes } = this.prepared();
+    const values = this.values;
+    for (let j = 0; j < firsts.length; j++) fn(values[firsts[j]], hashes[firsts[j]]);
   }
 
   /**
-   * Builds `members` (and with `hashes`, {@link ValueList.idHashes}) as pausable steps
-   * (shared/sliced-work.ts): a list of 60,000 values otherwise fills its set in one task on the
-   * first segment it runs on (docs/reliability.md, the abuse suite).
+   * Builds the table, the hashes and the distinct positions as pausable steps
+   * (shared/sliced-work.ts): a list of 60,000 values otherwise builds them in one task on the first
+   * segment it runs on (docs/reliability.md, the abuse suite).
    */
-  *prepareSteps(clock: SliceClock, hashes: boolean): Steps<void> {
-    if (!this.set) {
-      const set = new Set<string>();
-      const values = this.values;
-      for (let i = 0; i < values.length; i++) {
-        set.add(values[i]);
-        if ((i & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && clock.due()) yield;
+  *prepareSteps(clock: SliceClock): Steps<void> {
+    if (this.table) return;
+    const values = this.values;
+    const hashes = new Uint32Array(values.length);
+    const table = yield* IdHash.buildSteps(values, clock, hashes);
+    let distinct = 0;
+    const first = new Uint8Array(values.length);
+    for (let i = 0; i < values.length; i++) {
+      if (table.get(values[i], hashes[i]) === i) {
+        first[i] = 1;
+        distinct++;
       }
-      this.set = set;
+      if ((i & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && clock.due()) yield;
     }
-    if (!hashes || this.hashes) return;
-    const out = new Uint32Array(this.set.size);
-    let i = 0;
-    for (const v of this.set) {
-      out[i++] = hashId(v);
-      if ((i & (CLOCK_EVERY - 1)) === 0 && clock.due()) yield;
-    }
-    this.hashes = out;
+    const firsts = new Int32Array(distinct);
+    for (let i = 0, j = 0; j < distinct; i++) if (first[i] === 1) firsts[j++] = i;
+    this.table = table;
+    this.hashes = hashes;
+    this.firsts = firsts;
   }
 
-  /** {@link hashId} of each distinct value, in `members` order (for probing several id tables). */
-  idHashes(): Uint32Array {
-    if (!this.hashes) {
-      const out = new Uint32Array(this.members.size);
-      let i = 0;
-      for (const v of this.members) out[i++] = hashId(v);
-      this.hashes = out;
-    }
-    return this.hashes;
+  /** The built parts ({@link ValueList.prepareSteps} run to the end now when it has not run). */
+  private prepared(): { table: IdHash; hashes: Uint32Array; firsts: Int32Array } {
+    if (!this.table) runAtOnce((clock) => this.prepareSteps(clock));
+    return { table: this.table!, hashes: this.hashes!, firsts: this.firsts! };
   }
 }
 
@@ -97,14 +107,13 @@ export function termsMatch(seg: Segment, field: string, terms: ValueList | strin
   if (!inv) return new Int32Array(0);
   const list = Array.isArray(terms) ? new ValueList(terms) : terms;
   const lists: Int32Array[] = [];
-  if (inv.terms.size <= list.values.length) {
-    const wanted = list.members;
-    for (const t of inv.terms.keys()) if (wanted.has(t)) lists.push(inv.terms.docs(t)!);
+  if (inv.terms.size <= list.size) {
+    for (const t of inv.terms.keys()) if (list.has(t)) lists.push(inv.terms.docs(t)!);
   } else {
-    for (const t of list.members) {
+    list.forEachDistinct((t) => {
       const docs = inv.terms.docs(t);
       if (docs) lists.push(docs);
-    }
+    });
   }
   return unionDocs(seg, lists);
 }
@@ -183,12 +192,10 @@ export function existsMatch(seg: Segment, field: string): Int32Array {
 export function idsMatch(seg: Segment, ids: ValueList | string[]): Int32Array {
   const list = Array.isArray(ids) ? new ValueList(ids) : ids;
   const out: number[] = [];
-  const hashes = list.idHashes();
-  let i = 0;
-  for (const id of list.members) {
-    const o = seg.idToOrd.get(id, hashes[i++]);
+  list.forEachDistinct((id, hash) => {
+    const o = seg.idToOrd.get(id, hash);
     if (o >= 0) out.push(o);
-  }
+  });
   return Int32Array.from(out).sort();
 }
 

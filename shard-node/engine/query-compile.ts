@@ -48,18 +48,18 @@ export class QueryCompiler {
   private readonly fields: Map<string, FieldMapping>;
   private readonly stats: StatsSource;
 
-  /** The value lists of `terms` and `ids` queries compiled so far (`ids`: probed by id hash), to prepare in slices. */
-  readonly valueLists: { list: M.ValueList; ids: boolean }[] = [];
+  /** The value lists of `terms` and `ids` queries compiled so far, to prepare in slices. */
+  readonly valueLists: M.ValueList[] = [];
 
   constructor(fields: Map<string, FieldMapping>, stats: StatsSource) {
     this.fields = fields;
     this.stats = stats;
   }
 
-  /** A value list for a `terms` (or, with `ids`, an `ids`) query, recorded in {@link QueryCompiler.valueLists}. */
-  private valueList(values: readonly string[], ids: boolean): M.ValueList {
+  /** A value list for a `terms` or `ids` query, recorded in {@link QueryCompiler.valueLists}. */
+  private valueList(values: readonly string[]): M.ValueList {
     const list = new M.ValueList(values);
-    this.valueLists.push({ list, ids });
+    this.valueLists.push(list);
     return list;
   }
 
@@ -71,7 +71,7 @@ export class QueryCompiler {
     if ('field' in q && q.field === '_id') {
       if (q.kind === 'term') return this.constant(b, (seg) => M.idsMatch(seg, [String(q.value)]));
       if (q.kind === 'terms') {
-        const ids = this.valueList(q.values.map(String), true);
+        const ids = this.valueList(asStrings(q.values));
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
       }
       if (q.kind === 'match' || q.kind === 'match_phrase') return this.constant(b, (seg) => M.idsMatch(seg, [q.query]));
@@ -118,7 +118,7 @@ export class QueryCompiler {
         return this.constant(b, (seg) => M.termScanMatch(seg, q.field, pred));
       }
       case 'ids': {
-        const ids = this.valueList(q.values, true);
+        const ids = this.valueList(q.values);
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
       }
       case 'bool': {
@@ -253,7 +253,7 @@ export class QueryCompiler {
     const fm = this.fields.get(field);
     if (!fm || fm.index === false) return NONE;
     if (fm.type === 'text' || fm.type === 'keyword' || fm.type === 'boolean') {
-      const strs = this.valueList(values.map((v) => (fm.type === 'boolean' ? String(parseBoolean(v) ?? v) : String(v))), false);
+      const strs = this.valueList(fm.type === 'boolean' ? values.map((v) => String(parseBoolean(v) ?? v)) : asStrings(values));
       return this.constant(boost, (seg) => M.termsMatch(seg, field, strs));
     }
     const nums = new Set(values.map((v) => this.number(fm, v, false)));
@@ -282,4 +282,10 @@ export class QueryCompiler {
     const pred = M.numericRange(b);
     return this.constant(boost, (seg) => M.numericMatch(seg, q.field, pred));
   }
+}
+
+/** `values` as strings: the array itself when every value is one already (a 60,000-value list is not copied). */
+function asStrings(values: readonly TermValue[]): readonly string[] {
+  for (const v of values) if (typeof v !== 'string') return values.map(String);
+  return values as readonly string[];
 }

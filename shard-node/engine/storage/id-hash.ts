@@ -38,19 +38,25 @@ export class IdHash {
     return runAtOnce((clock) => IdHash.buildSteps(ids, clock));
   }
 
-  /** {@link IdHash.build} as pausable steps (shared/sliced-work.ts), checking the clock every {@link CLOCK_EVERY} ids. */
-  static *buildSteps(ids: readonly string[], clock: SliceClock): Steps<IdHash> {
+  /**
+   * {@link IdHash.build} as pausable steps (shared/sliced-work.ts), checking the clock every
+   * {@link CLOCK_EVERY} ids. With `hashes` (one slot per id), each id's {@link hashId} is also
+   * written there, for callers that probe other tables with it later.
+   */
+  static *buildSteps(ids: readonly string[], clock: SliceClock, hashes?: Uint32Array): Steps<IdHash> {
     const table = new IdHash(ids);
     for (let ord = 0; ord < ids.length; ord++) {
-      table.insert(ord);
+      const h = hashId(ids[ord]);
+      if (hashes) hashes[ord] = h;
+      table.insert(ord, h);
       if ((ord & (CLOCK_EVERY - 1)) === CLOCK_EVERY - 1 && clock.due()) yield;
     }
     return table;
   }
 
-  private insert(ord: number): void {
+  private insert(ord: number, hash: number): void {
     const ids = this.ids;
-    let s = hashId(ids[ord]) & this.mask;
+    let s = hash & this.mask;
     while (this.slots[s] !== 0) {
       if (ids[this.slots[s] - 1] === ids[ord]) return;
       s = (s + 1) & this.mask;
