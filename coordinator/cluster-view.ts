@@ -157,13 +157,16 @@ export class ClusterView {
   private replied: boolean[] = [];
   /** `missedLoads[node]`: consecutive loads the node did not answer. */
   private missedLoads: number[] = [];
+  /** `nodeIds[node]`: the id the node last answered a load with (its FOLIO_NODE_ID), its membership key's name. */
+  private nodeIds: (string | undefined)[] = [];
   /** Dangling copies already logged (`node/uuid`), so each is reported once. */
   private readonly danglingLogged = new Set<string>();
   /**
-   * Called after each completed load with the nodes that answered it: the hook that starts
-   * promotions and recoveries (coordinator/copy-maintenance.ts). Never awaited; must not throw.
+   * Called after each completed load with each node's consecutive missed loads and whether it has
+   * departed ({@link ClusterView.departedNodes}): the hook that starts promotions and recoveries
+   * (coordinator/copy-maintenance.ts). Never awaited; must not throw.
    */
-  onLoaded: ((missedLoads: readonly number[]) => void) | null = null;
+  onLoaded: ((missedLoads: readonly number[], departed: readonly boolean[]) => void) | null = null;
 
   /** `timeoutMs` bounds each call to a node (FOLIO_INTERNAL_TIMEOUT_MS); `state` is the stored cluster state. */
   constructor(client: ShardClient, timeoutMs: number, state: ClusterStateAccess, log?: Logger) {
@@ -190,6 +193,23 @@ export class ClusterView {
   /** Names of all known indices, sorted. */
   names(): string[] {
     return this.state.cache.names();
+  }
+
+  /** Each node's consecutive missed loads (0: it answered the last one, or none has run). */
+  missedLoadCounts(): readonly number[] {
+    return this.client.nodes.map((_, node) => this.missedLoads[node] ?? 0);
+  }
+
+  /**
+   * `departed[node]`: the node has left the cluster by the store, its membership key (its lease:
+   * shard-node/node-membership.ts) gone after this process saw it. A node whose id no load has
+   * told yet, or that keeps no lease, is not departed (missed loads decide about it).
+   */
+  departedNodes(): boolean[] {
+    return this.client.nodes.map((_, node) => {
+      const id = this.nodeIds[node];
+      return id !== undefined && this.state.cache.membership(id) === 'departed';
+    });
   }
 
   /** Whether node `node` answered the last load (true before the first one). */
@@ -476,6 +496,9 @@ export class ClusterView {
     this.loadedAt = Date.now();
     this.replied = replies.map((r) => r.status === 'fulfilled');
     this.missedLoads = this.replied.map((ok, node) => (ok ? 0 : (this.missedLoads[node] ?? 0) + 1));
+    replies.forEach((r, node) => {
+      if (r.status === 'fulfilled' && typeof r.value.node === 'string') this.nodeIds[node] = r.value.node;
+    });
     // No node answered: keep what is known (searches then report shard failures, not missing indices).
     if (replies.every((r) => r.status === 'rejected')) return;
     this.reports = replies.map((r) => (r.status === 'fulfilled' ? new Map(r.value.indices.map((e) => [e.metadata.name, e])) : null));
@@ -486,7 +509,7 @@ export class ClusterView {
       if (!cache.bootstrapped && answered >= Math.floor(this.client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => this.log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
       if (cache.bootstrapped) this.repair();
     }
-    this.onLoaded?.(this.missedLoads);
+    this.onLoaded?.(this.missedLoads, this.departedNodes());
   }
 
   /** Imports the highest version of each index the nodes report into a store that has never held them. */

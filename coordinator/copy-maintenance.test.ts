@@ -27,6 +27,18 @@ describe('plannedActions', () => {
     expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS, 0, 3])).toEqual([]);
   });
 
+  it('promotes at once when the primary\'s node departed (its membership lease ended), and recovers nothing to or from a departed node', () => {
+    const v = view([[copy(0, true), copy(1, false), copy(2, false, false)], [copy(1, true), copy(2, false, false)]]);
+    // Node 0 answered the last load, but its key is gone from the store: it left the cluster.
+    expect(plannedActions([v], [0, 0, 0], [true, false, false])).toEqual([
+      { kind: 'promote', index: 'i', shard: 0, node: 1 },
+      { kind: 'recover', index: 'i', shard: 1, node: 2 },
+    ]);
+    // A departed replica is neither promoted nor recovered into, however its loads went.
+    expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS, 0, 0], [false, true, false])).toEqual([]);
+    expect(plannedActions([v], [0, 0, 0], [false, false, true])).toEqual([]);
+  });
+
   it('fails over from a copy its node reports failed (a translog commit failed: issue 10, scenario 6)', () => {
     const failed = (c: CopyView): CopyView => ({ ...c, hosted: false, failed: true });
     // A failed primary whose node answers: its in-sync replica is promoted at once.

@@ -1,7 +1,10 @@
 /**
  * What the coordinator does about shard copies after each background reload of the cluster view
  * (ES's master reacting to a changed cluster state): it promotes an in-sync replica when a
- * primary's node has missed {@link PROMOTE_AFTER_MISSED_LOADS} loads in a row, and it recovers every
+ * primary's node has left the cluster (its membership lease ended: shard-node/node-membership.ts;
+ * the maintainer reacts to the store's watch at once) or has missed
+ * {@link PROMOTE_AFTER_MISSED_LOADS} loads in a row (ES's master removes a node its follower checks
+ * cannot reach, whatever the node's own view), and it recovers every
  * out-of-sync copy whose node answers and hosts it from its primary (coordinator/recovery.ts), at
  * most {@link MAX_CONCURRENT_RECOVERIES} at a time (ES
  * `cluster.routing.allocation.node_concurrent_recoveries`, default 2), retrying a failed one after
@@ -10,6 +13,7 @@
  * guard, so two coordinators never promote or recover the same copy at once (issue 10, scenario 4).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-cluster.html#cluster-shard-allocation-settings
  */
+import type { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import type { ClusterView, IndexView } from './cluster-view.ts';
@@ -35,7 +39,10 @@ export interface CopyAction {
 
 /**
  * The promotions and recoveries the views call for (pure). `missedLoads[node]`: consecutive loads
- * the node did not answer (0: it answered the last one). A shard whose primary's node is down
+ * the node did not answer (0: it answered the last one); `departed[node]`: the node's membership key
+ * is gone from the store (ClusterView.departedNodes). A node is down when it departed or missed
+ * {@link PROMOTE_AFTER_MISSED_LOADS} loads, up when it answered the last load and has not departed.
+ * A shard whose primary's node is down
  * promotes its first in-sync replica whose node answers and hosts it (none: the shard stays red),
  * and so does a shard whose primary's node reports that copy failed (its translog commit failed,
  * issue 10 scenario 6); an in-sync replica reported failed, by its node or by the primary whose
@@ -44,8 +51,9 @@ export interface CopyAction {
  * each out-of-sync replica whose node answers and reports the copy, hosted or failed (a failed one
  * is emptied first).
  */
-export function plannedActions(views: readonly IndexView[], missedLoads: readonly number[]): CopyAction[] {
-  const up = (node: number) => (missedLoads[node] ?? 0) === 0;
+export function plannedActions(views: readonly IndexView[], missedLoads: readonly number[], departed: readonly boolean[] = []): CopyAction[] {
+  const up = (node: number) => (missedLoads[node] ?? 0) === 0 && departed[node] !== true;
+  const down = (node: number) => (missedLoads[node] ?? 0) >= PROMOTE_AFTER_MISSED_LOADS || departed[node] === true;
   const out: CopyAction[] = [];
   for (const v of views) {
     if (!v.metadata.shardCopies) continue;
@@ -53,7 +61,7 @@ export function plannedActions(views: readonly IndexView[], missedLoads: readonl
       const primary = copies.find((c) => c.primary);
       if (!primary) return;
       const index = v.metadata.name;
-      if ((missedLoads[primary.node] ?? 0) >= PROMOTE_AFTER_MISSED_LOADS || (primary.failed === true && up(primary.node))) {
+      if (down(primary.node) || (primary.failed === true && up(primary.node))) {
         const heir = copies.find((c) => !c.primary && c.inSync && c.hosted && !c.failed && up(c.node));
         if (heir) out.push({ kind: 'promote', index, shard, node: heir.node });
         return;
@@ -86,9 +94,20 @@ export class CopyMaintainer {
     this.log = log;
   }
 
-  /** Hooks the maintainer into the view's reloads ({@link ClusterView.onLoaded}). */
-  attach(view: ClusterView): void {
-    view.onLoaded = (missed) => this.tick(missed);
+  /**
+   * Hooks the maintainer into the view's reloads ({@link ClusterView.onLoaded}) and into the store's
+   * changes: a node that departs (its membership key deleted) is acted on at once, not at the next reload.
+   */
+  attach(view: ClusterView, cache?: ClusterStateCache): void {
+    view.onLoaded = (missed, departed) => this.tick(missed, departed);
+    let before = '';
+    cache?.onChange(() => {
+      const departed = view.departedNodes();
+      const now = departed.join();
+      if (now === before) return;
+      before = now;
+      if (departed.includes(true)) this.tick(view.missedLoadCounts(), departed);
+    });
   }
 
   /**
@@ -101,12 +120,12 @@ export class CopyMaintainer {
   }
 
   /** Starts the actions the current views call for that are neither running nor backing off (only while leading). */
-  tick(missedLoads: readonly number[]): void {
+  tick(missedLoads: readonly number[], departed: readonly boolean[] = []): void {
     if (this.guard === null) return;
     const view = this.deps.view;
     const views = view.names().map((n) => view.peek(n)!).filter((v) => v !== undefined);
     const now = Date.now();
-    for (const action of plannedActions(views, missedLoads)) {
+    for (const action of plannedActions(views, missedLoads, departed)) {
       const key = `${action.kind}/${action.index}/${action.shard}/${action.node}`;
       if (this.running.has(key) || (this.backoff.get(key) ?? 0) > now) continue;
       if (action.kind === 'recover' && this.recoveries >= MAX_CONCURRENT_RECOVERIES) continue;

@@ -44,7 +44,7 @@ const app = createCoordinatorApp({ config, view, client, log, clusterUuid, setti
 // idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts), and only
 // on the coordinator elected cluster manager (cluster-manager.ts).
 const maintainer = new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs, chunkBytes: config.recoveryChunkBytes }, log);
-maintainer.attach(view);
+maintainer.attach(view, cache);
 const managerRole = new ClusterManagerRole(store, maintainer, `${config.nodeName}@${config.host}:${config.port}`, log);
 managerRole.start();
 await Promise.all([

@@ -3,7 +3,9 @@
  * a second node on the same directory refuses to start), recovers its durable state (index
  * metadata, then each shard's flush snapshot and translog, refreshed) before it listens — so the
  * health check passes only once every acknowledged write is searchable — and shuts down gracefully
- * on SIGTERM/SIGINT: stops accepting, flushes and closes every shard, within a bounded delay.
+ * on SIGTERM/SIGINT: leaves the cluster, stops accepting, flushes and closes every shard, within a
+ * bounded delay. With FOLIO_ETCD it registers in the cluster state once it listens, with a lease
+ * of its own (node-membership.ts), and revokes that lease first when it shuts down.
  */
 import { serve } from '@hono/node-server';
 import { capConnections, serverOptions } from '../shared/http-server-limits.ts';
@@ -16,9 +18,14 @@ import { SqlitePersistentSettingsStore } from './storage/cluster-settings-store.
 import { shardReadiness } from './probes.ts';
 import { mkdirDurable } from './storage/durable-dir.ts';
 import { NodeLock, NodeLockedError } from './storage/node-lock.ts';
+import { NodeMembership } from './node-membership.ts';
+import { etcdEndpointsOf } from '../shared/state-store/open-store.ts';
+import { EtcdStore } from '../shared/state-store/etcd-store.ts';
 
 /** Longest graceful shutdown (flush included) before the process exits anyway; compose allows 10 s. */
 const SHUTDOWN_DEADLINE_MS = 8_000;
+/** Longest wait (ms) for the store to delete this node's membership key at shutdown (its lease expires anyway). */
+const LEAVE_DEADLINE_MS = 1_000;
 
 const config = loadShardNodeConfig();
 const log = createLogger('shard-node', config.logLevel, { node: config.nodeId });
@@ -57,9 +64,14 @@ log.info({ dataDir: config.dataDir, durability: config.translogDurability, ...re
 const clusterSettings = new NodeClusterSettings(new SqlitePersistentSettingsStore(config.dataDir));
 const app = createShardNodeApp(config, registry, log, clusterSettings);
 
+// Membership (liveness) in the cluster state, when the node is given the store's endpoints.
+const etcdEndpoints = etcdEndpointsOf(process.env);
+const stateStore = etcdEndpoints ? new EtcdStore({ endpoints: etcdEndpoints }) : null;
+const membership = stateStore ? new NodeMembership(stateStore, config.nodeId, log) : null;
 // Slow and numerous clients: the same bounds as the coordinator's (shared/http-server-limits.ts).
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config) }, (info) => {
   log.info({ host: config.host, port: info.port }, 'shard node listening');
+  if (!stopping) membership?.start();
 });
 capConnections(server, config);
 
@@ -71,12 +83,17 @@ function shutdown(signal: string): void {
   log.info({ signal }, 'shutting down');
   setTimeout(() => process.exit(0), SHUTDOWN_DEADLINE_MS).unref();
   server.close();
-  registry
-    .close()
+  // Leave the cluster first (ES: a stopping node leaves, and its primaries fail over at once), but
+  // never wait on an unreachable store past LEAVE_DEADLINE_MS: the flush comes first.
+  const leaving = membership ? membership.stop().catch((err: Error) => log.warn({ err: err.message }, 'leaving the cluster state failed')) : Promise.resolve();
+  const left = Promise.race([leaving, new Promise<void>((resolve) => setTimeout(resolve, LEAVE_DEADLINE_MS).unref())]);
+  left
+    .then(() => registry.close())
     .then(() => log.info('flushed and closed'))
     .catch((err: Error) => log.error({ err }, 'close failed'))
     .finally(() => {
       clusterSettings.close();
+      void stateStore?.close();
       process.exit(0);
     });
 }

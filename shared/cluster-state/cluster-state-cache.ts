@@ -1,6 +1,6 @@
 /**
  * A process's cached copy of the cluster state (keys.ts: index metadata, the graveyard, the cluster
- * settings): read once with a
+ * settings, the shard nodes' membership keys): read once with a
  * linearizable `range`, then kept current by one watch from the revision after that read, so
  * nothing polls the store (ES nodes apply the cluster states the master publishes; SolrCloud nodes
  * watch `state.json` in ZooKeeper). When the watch's history is compacted away the cache reads the
@@ -14,7 +14,7 @@ import type { Logger } from '../logger.ts';
 import type { IndexMetadata } from '../protocol.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
 import type { KeyValue, Revision, StateStore, WatchEvent } from '../state-store/types.ts';
-import { BOOTSTRAPPED_KEY, CLUSTER_SETTINGS_KEY, CLUSTER_STATE_PREFIX, GRAVEYARD_PREFIX, INDICES_PREFIX, indexKey } from './keys.ts';
+import { BOOTSTRAPPED_KEY, CLUSTER_SETTINGS_KEY, CLUSTER_STATE_PREFIX, GRAVEYARD_PREFIX, INDICES_PREFIX, indexKey, NODES_PREFIX } from './keys.ts';
 
 /** First delay (ms) before the watch is opened again after a failure; doubles up to {@link MAX_RETRY_MS}. */
 export const MIN_RETRY_MS = 100;
@@ -59,6 +59,10 @@ export class ClusterStateCache {
   private readonly deletedAt = new Map<string, Revision>();
   private bootstrappedFlag = false;
   private settingsKv: KeyValue | undefined;
+  /** Node ids whose membership key (keys.ts {@link NODES_PREFIX}) exists now. */
+  private readonly members = new Set<string>();
+  /** Node ids whose membership key this process has seen at least once: nodes that keep one. */
+  private readonly leased = new Set<string>();
   private rev: Revision = 0;
   private loadedFlag = false;
   private readonly stop = new AbortController();
@@ -100,6 +104,17 @@ export class ClusterStateCache {
   /** The stored cluster settings key as last seen (its value is a `ClusterSettingsState` as JSON), or undefined. */
   get clusterSettings(): KeyValue | undefined {
     return this.settingsKv;
+  }
+
+  /**
+   * A shard node's membership (node-membership.ts): `member` while its key exists, `departed` once
+   * its key, seen before by this process, is gone (its lease expired or was revoked), `unknown` for
+   * a node this process has never seen registered (one that keeps no lease, or that was gone before
+   * this process started: other signals decide about it).
+   */
+  membership(nodeId: string): 'member' | 'departed' | 'unknown' {
+    if (this.members.has(nodeId)) return 'member';
+    return this.leased.has(nodeId) ? 'departed' : 'unknown';
   }
 
   /** The index as last seen, or undefined. */
@@ -167,6 +182,7 @@ export class ClusterStateCache {
     this.deletedAt.clear();
     this.bootstrappedFlag = false;
     this.settingsKv = undefined;
+    this.members.clear(); // `leased` stays: a node seen before and absent from this read has departed
     for (const kv of r.kvs) this.applyPut(kv);
     this.rev = r.revision;
     this.loadedFlag = true;
@@ -222,6 +238,10 @@ export class ClusterStateCache {
         // a tombstone without readable details still names the uuid
       }
       this.graves.set(uuid, { uuid, name: String(entry.name ?? ''), deletedAt: Number(entry.deletedAt ?? 0), modRevision: kv.modRevision });
+    } else if (kv.key.startsWith(NODES_PREFIX)) {
+      const nodeId = kv.key.slice(NODES_PREFIX.length);
+      this.members.add(nodeId);
+      this.leased.add(nodeId);
     } else if (kv.key === BOOTSTRAPPED_KEY) {
       this.bootstrappedFlag = true;
     } else if (kv.key === CLUSTER_SETTINGS_KEY) {
@@ -237,6 +257,8 @@ export class ClusterStateCache {
       if (revision > this.rev) this.deletedAt.set(name, Math.max(revision, this.deletedAt.get(name) ?? 0));
     } else if (key.startsWith(GRAVEYARD_PREFIX)) {
       this.graves.delete(key.slice(GRAVEYARD_PREFIX.length));
+    } else if (key.startsWith(NODES_PREFIX)) {
+      this.members.delete(key.slice(NODES_PREFIX.length));
     } else if (key === BOOTSTRAPPED_KEY) {
       this.bootstrappedFlag = false;
     } else if (key === CLUSTER_SETTINGS_KEY) {

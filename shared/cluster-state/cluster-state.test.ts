@@ -8,21 +8,13 @@ import { EmbeddedStore } from '../state-store/embedded-store.ts';
 import { ClusterStateWriter } from './cluster-state-writer.ts';
 import { ClusterStateCache } from './cluster-state-cache.ts';
 import { CLUSTER_MANAGER_ELECTION_PREFIX, GRAVEYARD_SIZE, graveyardKey, indexKey } from './keys.ts';
+import { eventually } from '../../test/support/eventually.ts';
 
 function metadata(name: string, uuid: string, extra: Partial<IndexMetadata> = {}): IndexMetadata {
   return {
     name, uuid, numberOfShards: 1, numberOfReplicas: 0, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: 1_000,
     mappings: { properties: {} }, creationDate: 0, version: 1, shardCopies: [[{ node: 0, primary: true, inSync: true }]], ...extra,
   };
-}
-
-/** Polls `check` until it holds (the watch delivers within milliseconds; the bound only stops a broken test). */
-async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > until) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 let dir: string;

@@ -1,7 +1,7 @@
 /**
  * Where Folio's cluster state lives in the state store (etcd v3 or the embedded store): one key
  * per index with its whole metadata as JSON, one graveyard key per deleted index, the cluster
- * settings, the bootstrap marker, and the cluster-manager election. Every key starts with {@link CLUSTER_STATE_PREFIX}, so
+ * settings, the bootstrap marker, the shard nodes' membership keys, and the cluster-manager election. Every key starts with {@link CLUSTER_STATE_PREFIX}, so
  * one watch follows all of it. See docs/cluster-state.md ("Key layout").
  * @see https://etcd.io/docs/v3.4/learning/data_model/
  */
@@ -37,12 +37,26 @@ export const BOOTSTRAPPED_KEY = 'folio/bootstrapped';
  */
 export const CLUSTER_SETTINGS_KEY = 'folio/cluster-settings';
 
+/**
+ * `folio/nodes/<node id>` → `{"nodeId", "registeredAt"}`, put by each shard node with its own lease
+ * (node-membership.ts): the key exists exactly while the node's lease lives, so its delete (lease
+ * expired, or revoked at shutdown) tells every watcher the node has left. ES's masters detect a
+ * departed node with follower checks; Kubernetes' node controller reads node leases, as here.
+ * @see https://kubernetes.io/docs/concepts/architecture/leases/#node-heart-beats
+ */
+export const NODES_PREFIX = 'folio/nodes/';
+
 /** The election of the one coordinator that decides promotions and recoveries (the cluster manager). */
 export const CLUSTER_MANAGER_ELECTION_PREFIX = 'folio/election/cluster-manager/';
 
 /** The key of index `name`. ES index names cannot contain `/`, so the name is used as is. */
 export function indexKey(name: string): string {
   return INDICES_PREFIX + name;
+}
+
+/** The membership key of the shard node `nodeId` (its FOLIO_NODE_ID). */
+export function nodeKey(nodeId: string): string {
+  return NODES_PREFIX + nodeId;
 }
 
 /** The graveyard key of the deleted index with `uuid`. */

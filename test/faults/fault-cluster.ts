@@ -2,7 +2,8 @@
  * The fault suite's cluster (issue 10, "How it is proven"): real processes on loopback, every one
  * of them under the nemesis's control.
  * - `etcdMembers` real etcd members (test/support/etcd-process.ts), the cluster-state store;
- * - `shardNodes` shard nodes (`node shard-node/main.ts`), each with its own port and data directory;
+ * - `shardNodes` shard nodes (`node shard-node/main.ts`), each with its own port and data directory,
+ *   and FOLIO_ETCD = every member (each keeps its membership key on a lease: shard-node/node-membership.ts);
  * - `coordinators` coordinators (`node coordinator/main.ts`), each with FOLIO_ETCD = every member and
  *   FOLIO_NODES = its own fault proxies: every coordinator→node link goes through a proxy
  *   (test/support/fault-proxy.ts) the nemesis can switch to blackhole, refuse, or drop one way.
@@ -94,7 +95,7 @@ export async function startFaultCluster(opts: FaultClusterOptions = {}): Promise
           name: `shard-${i}`,
           script: 'shard-node/main.ts',
           readyUrl: `${url}/_internal/v1/health`,
-          env: { FOLIO_NODE_ID: `shard-${i}`, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_DATA: join(root, `shard-${i}`), FOLIO_CLUSTER_SECRET: secret, FOLIO_LOG_LEVEL: 'warn' },
+          env: { FOLIO_NODE_ID: `shard-${i}`, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_DATA: join(root, `shard-${i}`), FOLIO_CLUSTER_SECRET: secret, FOLIO_LOG_LEVEL: 'warn', FOLIO_ETCD: etcd.endpoints.join(',') },
         }),
       );
     }
