@@ -360,6 +360,16 @@ export class IndexRegistry {
     }
   }
 
+  /** This node's ordinal in FOLIO_NODES as the coordinators named it, or null before any did. */
+  nodeOrdinal(): number | null {
+    return this.ordinal;
+  }
+
+  /** Each index this node knows with the metadata it holds (no copy details: see {@link IndexRegistry.list}). */
+  metadataList(): IndexMetadata[] {
+    return [...this.indices.values()].map((h) => h.metadata);
+  }
+
   /** Every index this node knows, with the shard copies it hosts, their role and in-sync state. */
   list(): NodeIndexEntry[] {
     return [...this.indices.values()].map((h) => {

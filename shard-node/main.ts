@@ -5,7 +5,8 @@
  * health check passes only once every acknowledged write is searchable — and shuts down gracefully
  * on SIGTERM/SIGINT: leaves the cluster, stops accepting, flushes and closes every shard, within a
  * bounded delay. With FOLIO_ETCD it registers in the cluster state once it listens, with a lease
- * of its own (node-membership.ts), and revokes that lease first when it shuts down.
+ * of its own (node-membership.ts), follows the stored index metadata itself
+ * (cluster-state-follower.ts), and revokes its lease first when it shuts down.
  */
 import { serve } from '@hono/node-server';
 import { capConnections, serverOptions } from '../shared/http-server-limits.ts';
@@ -19,6 +20,8 @@ import { shardReadiness } from './probes.ts';
 import { mkdirDurable } from './storage/durable-dir.ts';
 import { NodeLock, NodeLockedError } from './storage/node-lock.ts';
 import { NodeMembership } from './node-membership.ts';
+import { ClusterStateFollower } from './cluster-state-follower.ts';
+import { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import { etcdEndpointsOf } from '../shared/state-store/open-store.ts';
 import { EtcdStore } from '../shared/state-store/etcd-store.ts';
 
@@ -68,10 +71,20 @@ const app = createShardNodeApp(config, registry, log, clusterSettings);
 const etcdEndpoints = etcdEndpointsOf(process.env);
 const stateStore = etcdEndpoints ? new EtcdStore({ endpoints: etcdEndpoints }) : null;
 const membership = stateStore ? new NodeMembership(stateStore, config.nodeId, log) : null;
+// The node follows the stored cluster state itself too (cluster-state-follower.ts), besides the coordinators' pushes.
+let following: Promise<{ cache: ClusterStateCache; follower: ClusterStateFollower } | null> = Promise.resolve(null);
+async function follow(store: EtcdStore): Promise<{ cache: ClusterStateCache; follower: ClusterStateFollower }> {
+  const cache = await ClusterStateCache.open(store, log);
+  const follower = new ClusterStateFollower(registry, cache, log);
+  if (!stopping) follower.start();
+  return { cache, follower };
+}
 // Slow and numerous clients: the same bounds as the coordinator's (shared/http-server-limits.ts).
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config) }, (info) => {
   log.info({ host: config.host, port: info.port }, 'shard node listening');
-  if (!stopping) membership?.start();
+  if (stopping) return;
+  membership?.start();
+  if (stateStore) following = follow(stateStore).catch((err: Error) => (log.warn({ err: err.message }, 'not following the cluster state'), null));
 });
 capConnections(server, config);
 
@@ -85,7 +98,11 @@ function shutdown(signal: string): void {
   server.close();
   // Leave the cluster first (ES: a stopping node leaves, and its primaries fail over at once), but
   // never wait on an unreachable store past LEAVE_DEADLINE_MS: the flush comes first.
-  const leaving = membership ? membership.stop().catch((err: Error) => log.warn({ err: err.message }, 'leaving the cluster state failed')) : Promise.resolve();
+  const unfollowed = following.then(async (f) => {
+    f?.follower.stop();
+    await f?.cache.close();
+  });
+  const leaving = Promise.all([membership?.stop(), unfollowed]).catch((err: Error) => log.warn({ err: err.message }, 'leaving the cluster state failed'));
   const left = Promise.race([leaving, new Promise<void>((resolve) => setTimeout(resolve, LEAVE_DEADLINE_MS).unref())]);
   left
     .then(() => registry.close())
