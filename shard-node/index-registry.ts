@@ -7,14 +7,14 @@
  * {@link IndexRegistry.recover} reopens them at start; without one, everything is in memory.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  */
-import { setLongInterval, type LongTimer } from '../shared/long-timer.ts';
 import { indexNotFound, EsError } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntry, type ShardCopy } from '../shared/protocol.ts';
 import { Shard } from './engine/shard.ts';
-import { DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS } from './engine/tombstone-gc.ts';
+import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
+import { IndexRefresher } from './index-refresher.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { PrimaryInSyncState } from './primary-in-sync-state.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
@@ -41,7 +41,7 @@ export interface RecoveryReport {
   tookMs: number;
 }
 
-/** One index on this node: its metadata, the shards hosted here, and its refresh timer. */
+/** One index on this node: its metadata, the shards hosted here, and its refresh scheduling. */
 interface HostedIndex {
   metadata: IndexMetadata;
   /** This node's ordinal in the coordinator's FOLIO_NODES (what `shardCopies` names it by); null: unknown. */
@@ -49,9 +49,8 @@ interface HostedIndex {
   shards: Map<number, Shard>;
   /** The durable store of each hosted shard (empty without a data directory). */
   stores: Map<number, ShardStore>;
-  timer: LongTimer | null;
-  /** Resolvers waiting for the next refresh of a shard (`?refresh=wait_for`). */
-  refreshWaiters: Map<number, (() => void)[]>;
+  /** The periodic refresh and the `wait_for` waiters (shard-node/index-refresher.ts). */
+  refresher: IndexRefresher;
   /**
    * Copies whose translog commit failed, with why (ES: a shard that hit an engine failure is failed
    * and reallocated). Their memory is ahead of their disk, so they serve nothing until reopened.
@@ -324,8 +323,7 @@ export class IndexRegistry {
     const store = h.stores.get(s);
     h.stores.delete(s);
     store?.close();
-    for (const w of h.refreshWaiters.get(s) ?? []) w();
-    h.refreshWaiters.delete(s);
+    h.refresher.releaseShard(s);
     if (this.storage) removeShardData(this.storage.dataDir, h.metadata.uuid, s);
     this.log?.info({ index: h.metadata.name, shard: s }, 'shard copy removed');
   }
@@ -479,7 +477,7 @@ export class IndexRegistry {
     const h = this.hosted(index);
     const targets = shards.length > 0 ? shards : [...h.shards.keys()];
     const hosted = targets.map((s) => this.shard(index, s));
-    await Promise.all(hosted.map((shard, i) => this.refreshAndRelease(h, targets[i], shard)));
+    await Promise.all(hosted.map((shard, i) => h.refresher.refreshAndRelease(targets[i], shard)));
     return targets;
   }
 
@@ -503,11 +501,7 @@ export class IndexRegistry {
       // Periodic refresh disabled: nobody would ever refresh, so refresh now as ES's forced refresh does.
       return this.refresh(index, [shard]).then(() => undefined);
     }
-    return new Promise((resolve) => {
-      const list = h.refreshWaiters.get(shard) ?? [];
-      list.push(resolve);
-      h.refreshWaiters.set(shard, list);
-    });
+    return h.refresher.waitForNext(shard);
   }
 
   /**
@@ -522,29 +516,6 @@ export class IndexRegistry {
     for (const st of stores) st.close();
     this.indices.clear();
     this.metaStore?.close();
-  }
-
-  /** A sliced refresh, timed (wall time, slices and pauses included). */
-  private async timedRefresh(index: string, shard: Shard): Promise<void> {
-    const started = performance.now();
-    await shard.refreshSliced();
-    this.timings?.refreshed(index, (performance.now() - started) / 1000);
-  }
-
-  /**
-   * Refreshes `shard` (a no-op without pending writes) and then releases the `wait_for` waiters
-   * registered before the refresh started: a waiter that arrives while it seals may have written
-   * after its start, so it waits for the next one. Waiters are released even when the refresh
-   * fails (logged), rather than left hanging.
-   */
-  private async refreshAndRelease(h: HostedIndex, id: number, shard: Shard): Promise<void> {
-    const waiters = h.refreshWaiters.get(id) ?? [];
-    h.refreshWaiters.delete(id);
-    try {
-      if (shard.hasPendingWrites || shard.refreshRunning) await this.timedRefresh(h.metadata.name, shard);
-    } finally {
-      for (const w of waiters) w();
-    }
   }
 
   private async timedFlush(index: string, store: ShardStore | undefined): Promise<void> {
@@ -565,17 +536,16 @@ export class IndexRegistry {
   }
 
   private host(metadata: IndexMetadata): HostedIndex {
-    const h: HostedIndex = { metadata, ordinal: null, shards: new Map(), stores: new Map(), timer: null, refreshWaiters: new Map(), failed: new Map(), inSync: new PrimaryInSyncState() };
+    const shards = new Map<number, Shard>();
+    const refresher = new IndexRefresher(metadata.name, shards, () => this.timings?.refreshed.bind(this.timings), this.log);
+    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState() };
     this.indices.set(metadata.name, h);
     return h;
   }
 
   /** Stops the refresh timer and releases the `wait_for` waiters. */
   private unhost(h: HostedIndex): void {
-    h.timer?.clear();
-    h.timer = null;
-    for (const waiters of h.refreshWaiters.values()) for (const w of waiters) w();
-    h.refreshWaiters.clear();
+    h.refresher.stop();
   }
 
   private openShard(h: HostedIndex, s: number): Shard {
@@ -618,18 +588,6 @@ export class IndexRegistry {
   }
 
   private scheduleRefresh(h: HostedIndex): void {
-    h.timer?.clear();
-    h.timer = null;
-    const interval = h.metadata.refreshIntervalMs;
-    if (interval < 0 || h.shards.size === 0) return;
-    // Any length (`refresh_interval: 25d`): Node's own timers would turn it into 1 ms (shared/long-timer.ts).
-    // Each tick starts a sliced refresh of every shard with pending writes (one that is still
-    // sealing from the last tick is awaited first, Shard.refreshSliced).
-    h.timer = setLongInterval(() => {
-      for (const [id, shard] of h.shards) {
-        if (!shard.hasPendingWrites && !shard.refreshRunning) shard.maybePruneTombstones(PRUNE_SLICE_MS); // an idle shard collects its old tombstones too (index.gc_deletes), a slice per tick
-        this.refreshAndRelease(h, id, shard).catch((err: unknown) => this.log?.error({ err, index: h.metadata.name, shard: id }, 'periodic refresh failed'));
-      }
-    }, Math.max(interval, 50)).unref();
+    h.refresher.schedule(h.metadata.refreshIntervalMs);
   }
 }
