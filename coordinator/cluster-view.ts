@@ -28,6 +28,7 @@ import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { defaultRoutingNumShards, nodeForShard } from '../shared/routing.ts';
+import { NodeReports } from './node-reports.ts';
 import type { ShardClient } from './shard-client.ts';
 import { allocateCopies, reallocateReplicas } from './shard-allocation.ts';
 
@@ -145,20 +146,12 @@ export class ClusterView {
   private readonly log: Logger | undefined;
   private loading: Promise<void> | null = null;
   private loadedAt = 0;
-  /** `reports[node]`: the node's entries by index name at the last load; null: it did not answer; undefined: never loaded. */
-  private reports: (Map<string, NodeIndexEntry> | null | undefined)[] = [];
-  /** Counts completed loads (a view built before a load is rebuilt after it). */
-  private loadEpoch = 0;
+  /** What the nodes answered the last load (coordinator/node-reports.ts). */
+  private readonly nodes: NodeReports;
   /** Views built, by index name, with the stored revision and load they reflect. */
   private readonly memo = new Map<string, { modRevision: number; epoch: number; view: IndexView }>();
   /** In-sync removals in flight, keyed `index/shard/nodes`: concurrent failed writes share one. */
   private readonly marking = new Map<string, Promise<IndexView>>();
-  /** `replied[node]`: the node answered the last load (a node never loaded counts as answering). */
-  private replied: boolean[] = [];
-  /** `missedLoads[node]`: consecutive loads the node did not answer. */
-  private missedLoads: number[] = [];
-  /** `nodeIds[node]`: the id the node last answered a load with (its FOLIO_NODE_ID), its membership key's name. */
-  private nodeIds: (string | undefined)[] = [];
   /** Dangling copies already logged (`node/uuid`), so each is reported once. */
   private readonly danglingLogged = new Set<string>();
   /**
@@ -174,6 +167,7 @@ export class ClusterView {
     this.timeoutMs = timeoutMs;
     this.state = state;
     this.log = log;
+    this.nodes = new NodeReports(client.nodes.length);
   }
 
   /**
@@ -197,7 +191,7 @@ export class ClusterView {
 
   /** Each node's consecutive missed loads (0: it answered the last one, or none has run). */
   missedLoadCounts(): readonly number[] {
-    return this.client.nodes.map((_, node) => this.missedLoads[node] ?? 0);
+    return this.nodes.missedLoadCounts();
   }
 
   /**
@@ -206,15 +200,12 @@ export class ClusterView {
    * told yet, or that keeps no lease, is not departed (missed loads decide about it).
    */
   departedNodes(): boolean[] {
-    return this.client.nodes.map((_, node) => {
-      const id = this.nodeIds[node];
-      return id !== undefined && this.state.cache.membership(id) === 'departed';
-    });
+    return this.nodes.departed((id) => this.state.cache.membership(id));
   }
 
   /** Whether node `node` answered the last load (true before the first one). */
   nodeReplied(node: number): boolean {
-    return this.replied[node] ?? true;
+    return this.nodes.replied(node);
   }
 
   /** The index if known locally (no store read). */
@@ -447,14 +438,9 @@ export class ClusterView {
   private viewFor(stored: StoredIndex): IndexView {
     const name = stored.metadata.name;
     const memo = this.memo.get(name);
-    if (memo && memo.modRevision === stored.modRevision && memo.epoch === this.loadEpoch) return memo.view;
+    if (memo && memo.modRevision === stored.modRevision && memo.epoch === this.nodes.epoch) return memo.view;
     const uuid = stored.metadata.uuid;
-    const entryOf = (node: number): NodeIndexEntry | null | undefined => {
-      const report = this.reports[node];
-      if (report === undefined || report === null) return report;
-      const entry = report.get(name);
-      return entry && entry.metadata.uuid === uuid ? entry : null;
-    };
+    const entryOf = (node: number): NodeIndexEntry | null | undefined => this.nodes.entry(node, name, uuid);
     const hosted = (s: number, node: number) => {
       const entry = entryOf(node);
       return entry === undefined ? true : entry !== null && entry.shards.includes(s);
@@ -484,7 +470,7 @@ export class ClusterView {
       failed,
       pendingFailure,
     );
-    this.memo.set(name, { modRevision: stored.modRevision, epoch: this.loadEpoch, view });
+    this.memo.set(name, { modRevision: stored.modRevision, epoch: this.nodes.epoch, view });
     return view;
   }
 
@@ -494,29 +480,21 @@ export class ClusterView {
       this.client.nodes.map((_, node) => this.client.call<NodeIndicesResponse>(node, `${INTERNAL_PREFIX}/indices`, undefined, { method: 'GET', timeoutMs, uncounted: true })),
     );
     this.loadedAt = Date.now();
-    this.replied = replies.map((r) => r.status === 'fulfilled');
-    this.missedLoads = this.replied.map((ok, node) => (ok ? 0 : (this.missedLoads[node] ?? 0) + 1));
-    replies.forEach((r, node) => {
-      if (r.status === 'fulfilled' && typeof r.value.node === 'string') this.nodeIds[node] = r.value.node;
-    });
     // No node answered: keep what is known (searches then report shard failures, not missing indices).
-    if (replies.every((r) => r.status === 'rejected')) return;
-    this.reports = replies.map((r) => (r.status === 'fulfilled' ? new Map(r.value.indices.map((e) => [e.metadata.name, e])) : null));
-    this.loadEpoch++;
+    if (!this.nodes.record(replies)) return;
     const cache = this.state.cache;
     if (cache.loaded) {
-      const answered = this.replied.filter(Boolean).length;
-      if (!cache.bootstrapped && answered >= Math.floor(this.client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => this.log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
+      if (!cache.bootstrapped && this.nodes.answered() >= Math.floor(this.client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => this.log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
       if (cache.bootstrapped) this.repair();
     }
-    this.onLoaded?.(this.missedLoads, this.departedNodes());
+    this.onLoaded?.(this.nodes.missedLoadCounts(), this.departedNodes());
   }
 
   /** Imports the highest version of each index the nodes report into a store that has never held them. */
   private async bootstrap(): Promise<void> {
     const best = new Map<string, IndexMetadata>();
-    for (const report of this.reports) {
-      for (const entry of report?.values() ?? []) {
+    for (const [, report] of this.nodes.answeredReports()) {
+      for (const entry of report.values()) {
         const cur = best.get(entry.metadata.name);
         if (!cur || entry.metadata.version > cur.version) best.set(entry.metadata.name, entry.metadata);
       }
@@ -534,8 +512,7 @@ export class ClusterView {
    */
   private repair(): void {
     const cache = this.state.cache;
-    this.reports.forEach((report, node) => {
-      if (!report) return;
+    for (const [node, report] of this.nodes.answeredReports()) {
       for (const name of cache.names()) {
         const stored = cache.get(name)!.metadata;
         const entry = report.get(name);
@@ -551,6 +528,6 @@ export class ClusterView {
           this.log?.warn({ node: this.client.nodes[node], index: name, uuid }, 'dangling index: on a shard node but not in the cluster state; left on disk');
         }
       }
-    });
+    }
   }
 }
