@@ -333,12 +333,14 @@ export class ClusterView {
    * @throws PrimaryDemotedError when `primaryTerm` is no longer the shard's stored term (nothing stored);
    *   EsError 503 when the change cannot be stored (the write must not be acknowledged)
    */
-  async markOutOfSync(name: string, shard: number, nodes: readonly number[], primaryTerm?: number): Promise<IndexView> {
+  async markOutOfSync(name: string, shard: number, nodes: readonly number[], primaryTerm?: number, why?: string): Promise<IndexView> {
     const key = `${name}/${shard}/${[...nodes].sort((a, b) => a - b).join(',')}/${primaryTerm ?? ''}`;
     let running = this.marking.get(key);
     if (!running) {
       let storedTerm: number | undefined;
+      let failed: number[] = [];
       running = this.change(name, (m) => {
+        failed = [];
         storedTerm = primaryTermOf(m, shard);
         if (primaryTerm !== undefined && storedTerm !== primaryTerm) return null;
         const copies = m.shardCopies;
@@ -346,10 +348,14 @@ export class ClusterView {
         const failing = nodes.filter((n) => copies[shard]?.some((c) => c.node === n && !c.primary));
         if (failing.length === 0) return null;
         const next = withoutInSync(copies, shard, failing);
-        return next === copies ? null : { ...m, shardCopies: next };
+        if (next === copies) return null;
+        failed = failing;
+        return { ...m, shardCopies: next };
       })
         .then((view) => {
           if (primaryTerm !== undefined && storedTerm !== undefined && storedTerm !== primaryTerm) throw new PrimaryDemotedError(name, shard, primaryTerm, view);
+          // ES logs a failed shard copy at WARN on the master ("failing shard").
+          if (failed.length > 0) this.log?.warn({ index: name, shard, nodes: failed.map((n) => this.client.nodes[n] ?? n), primaryTerm, why }, 'shard copies taken out of sync');
           return view;
         })
         .finally(() => this.marking.delete(key));

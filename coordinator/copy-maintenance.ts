@@ -155,8 +155,7 @@ export class CopyMaintainer {
       return;
     }
     if (action.kind === 'fail') {
-      await this.deps.view.markOutOfSync(action.index, action.shard, [action.node]);
-      this.log?.warn({ ...action }, 'failed shard copy taken out of sync');
+      await this.deps.view.markOutOfSync(action.index, action.shard, [action.node], undefined, 'reported failed by its node, or by its primary after a forwarded write failed on it');
       return;
     }
     const outcome = await recoverCopy({ ...this.deps, guard }, view, action.shard, action.node);

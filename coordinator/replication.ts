@@ -100,7 +100,7 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   }));
   if (failedNodes.length > 0) {
     try {
-      await deps.view.markOutOfSync(index, shard, failedNodes, primaryTerm);
+      await deps.view.markOutOfSync(index, shard, failedNodes, primaryTerm, `a write failed on them: ${outcome.failed.map((f) => `[${f.node}] ${f.type}: ${f.reason}`).join('; ').slice(0, 500)}`);
     } catch (err) {
       // The primary was demoted meanwhile (a replica refused its term, or a promotion raced the
       // write): nothing it applied is acknowledged. ES's reroute phase retries the request on the

@@ -79,18 +79,21 @@ export async function storedMetadata(etcdEndpoints: string[], index: string): Pr
 }
 
 /**
- * The copies of `index` whose primary reports a forwarded write failed on them and that the
- * cluster state does not have out of sync yet (`pendingFailures` of `GET /_internal/v1/indices`),
- * as `[index][shard] on node N` lines; a node that does not answer counts as one line too.
+ * The copies of `index` that the cluster manager has yet to fail, as lines: those whose primary
+ * reports a forwarded write failed on them and that the cluster state does not have out of sync yet
+ * (`pendingFailures` of `GET /_internal/v1/indices`), and those their own node reports failed (a
+ * translog commit failed, or lost files: `failed`). A node that does not answer counts as one line too.
  */
-export async function pendingReplicaFailures(nodeUrls: readonly string[], secret: string, index: string): Promise<string[]> {
+export async function copiesToFail(nodeUrls: readonly string[], secret: string, index: string): Promise<string[]> {
   const out: string[] = [];
   for (const url of nodeUrls) {
     try {
       const res = await request(`${url}/_internal/v1/indices`, { headers: { [CLUSTER_SECRET_HEADER]: secret }, headersTimeout: 5_000, bodyTimeout: 5_000 });
       const body = (await res.body.json()) as NodeIndicesResponse;
       for (const e of body.indices ?? []) {
-        if (e.metadata.name === index) for (const p of e.pendingFailures ?? []) out.push(`[${index}][${p.shard}] on node ${p.node} (reported by ${url})`);
+        if (e.metadata.name !== index) continue;
+        for (const p of e.pendingFailures ?? []) out.push(`[${index}][${p.shard}] on node ${p.node} (a write failed on it: reported by its primary ${url})`);
+        for (const s of e.failed ?? []) out.push(`[${index}][${s}] on ${url} (reported failed by its node)`);
       }
     } catch (err) {
       out.push(`${url} did not answer: ${(err as Error).message}`);

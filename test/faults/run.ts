@@ -44,7 +44,7 @@ try {
     reports.push(report);
     process.stdout.write(`${formatReport(report)}\n`);
     if (values.verbose) process.stdout.write(`${formatSchedule(report.schedule)}\n${report.nemesis.map((e) => `  +${e.atMs}ms ${e.what}`).join('\n')}\n`);
-    if (report.problems.length > 0) process.stdout.write(`${failureMessage(report)}\n`);
+    if (report.problems.length > 0) process.stdout.write(`${failureMessage(report)}\nprocess logs (tails) after seed ${seed}:\n${cluster!.logs(6_000)}\n`);
   }
 } finally {
   await cluster?.stop();
