@@ -29,10 +29,10 @@ export function unionDocs(seg: Segment, lists: Int32Array[]): Int32Array {
 
 /**
  * The values of a `terms` or `ids` query, prepared once per query for every segment it runs on:
- * an open-addressing table over the values ({@link IdHash}: typed arrays sized once, so a list of
- * 60,000 values costs about 17 bytes per value off the JS heap, where a `Set` cost ~2× that on it,
- * rehashed as it grew), each value's hash, and the positions of the distinct values. A segment
- * then pays for the smaller of its term dictionary (or id list) and the distinct values, so a
+ * an open-addressing table over the values ({@link IdHash}), each value's hash, and the positions
+ * of the distinct values, all in typed arrays sized once: 16–24 bytes per value, off the JS heap.
+ * A `Set` held ~11 bytes per value but allocated about twice that as it rehashed, in large objects
+ * on the heap that the sliced request kept past scavenges until a full GC. A segment then pays for the smaller of its term dictionary (or id list) and the distinct values, so a
  * list of 60,000 values that mostly do not exist costs the dictionary's size per segment, not
  * 60,000 probes (docs/reliability.md). Lucene's `TermInSetQuery` likewise sorts and deduplicates
  * the terms once per query and seeks them segment by segment.
@@ -53,17 +53,21 @@ export class ValueList {
 
   /** Number of distinct values. */
   get size(): number {
-    return this.prepared().firsts.length;
+    this.prepare();
+    return this.firsts!.length;
   }
 
-  /** Whether `value` is one of the values. */
+  /** Whether `value` is one of the values (called once per dictionary term: allocates nothing). */
   has(value: string): boolean {
-    return this.prepared().table.get(value) >= 0;
+    this.prepare();
+    return this.table!.get(value) >= 0;
   }
 
   /** Calls `fn` with each distinct value and its id hash, in first-occurrence order. */
   forEachDistinct(fn: (value: string, hash: number) => void): void {
-    const { firsts, hashes } = this.prepared();
+    this.prepare();
+    const firsts = this.firsts!;
+    const hashes = this.hashes!;
     const values = this.values;
     for (let j = 0; j < firsts.length; j++) fn(values[firsts[j]], hashes[firsts[j]]);
   }
@@ -94,10 +98,9 @@ export class ValueList {
     this.firsts = firsts;
   }
 
-  /** The built parts ({@link ValueList.prepareSteps} run to the end now when it has not run). */
-  private prepared(): { table: IdHash; hashes: Uint32Array; firsts: Int32Array } {
+  /** Runs {@link ValueList.prepareSteps} to the end now when it has not run. */
+  private prepare(): void {
     if (!this.table) runAtOnce((clock) => this.prepareSteps(clock));
-    return { table: this.table!, hashes: this.hashes!, firsts: this.firsts! };
   }
 }
 
