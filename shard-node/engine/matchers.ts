@@ -32,9 +32,10 @@ export function unionDocs(seg: Segment, lists: Int32Array[]): Int32Array {
  * an open-addressing table over the values ({@link IdHash}), each value's hash, and the positions
  * of the distinct values, all in typed arrays sized once: 16–24 bytes per value, off the JS heap.
  * A `Set` held ~11 bytes per value but allocated about twice that as it rehashed, in large objects
- * on the heap that the sliced request kept past scavenges until a full GC. A segment then pays for the smaller of its term dictionary (or id list) and the distinct values, so a
- * list of 60,000 values that mostly do not exist costs the dictionary's size per segment, not
- * 60,000 probes (docs/reliability.md). Lucene's `TermInSetQuery` likewise sorts and deduplicates
+ * on the heap that the sliced request kept past scavenges until a full GC. A segment then pays for
+ * the smaller of its term dictionary (or id list) and the distinct values, so a list of 60,000
+ * values that mostly do not exist costs the dictionary's size per segment, not 60,000 probes
+ * (docs/reliability.md). Lucene's `TermInSetQuery` likewise sorts and deduplicates
  * the terms once per query and seeks them segment by segment.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TermInSetQuery.java
  */
