@@ -147,7 +147,7 @@ export class ClusterView {
   private loading: Promise<void> | null = null;
   private loadedAt = 0;
   /** What the nodes answered the last load (coordinator/node-reports.ts). */
-  private readonly nodes: NodeReports;
+  private readonly reports: NodeReports;
   /** Views built, by index name, with the stored revision and load they reflect. */
   private readonly memo = new Map<string, { modRevision: number; epoch: number; view: IndexView }>();
   /** In-sync removals in flight, keyed `index/shard/nodes`: concurrent failed writes share one. */
@@ -167,7 +167,7 @@ export class ClusterView {
     this.timeoutMs = timeoutMs;
     this.state = state;
     this.log = log;
-    this.nodes = new NodeReports(client.nodes.length);
+    this.reports = new NodeReports(client.nodes.length);
   }
 
   /**
@@ -191,7 +191,7 @@ export class ClusterView {
 
   /** Each node's consecutive missed loads (0: it answered the last one, or none has run). */
   missedLoadCounts(): readonly number[] {
-    return this.nodes.missedLoadCounts();
+    return this.reports.missedLoadCounts();
   }
 
   /**
@@ -200,12 +200,12 @@ export class ClusterView {
    * told yet, or that keeps no lease, is not departed (missed loads decide about it).
    */
   departedNodes(): boolean[] {
-    return this.nodes.departed((id) => this.state.cache.membership(id));
+    return this.reports.departed((id) => this.state.cache.membership(id));
   }
 
   /** Whether node `node` answered the last load (true before the first one). */
   nodeReplied(node: number): boolean {
-    return this.nodes.replied(node);
+    return this.reports.replied(node);
   }
 
   /** The index if known locally (no store read). */
@@ -444,9 +444,9 @@ export class ClusterView {
   private viewFor(stored: StoredIndex): IndexView {
     const name = stored.metadata.name;
     const memo = this.memo.get(name);
-    if (memo && memo.modRevision === stored.modRevision && memo.epoch === this.nodes.epoch) return memo.view;
+    if (memo && memo.modRevision === stored.modRevision && memo.epoch === this.reports.epoch) return memo.view;
     const uuid = stored.metadata.uuid;
-    const entryOf = (node: number): NodeIndexEntry | null | undefined => this.nodes.entry(node, name, uuid);
+    const entryOf = (node: number): NodeIndexEntry | null | undefined => this.reports.entry(node, name, uuid);
     const hosted = (s: number, node: number) => {
       const entry = entryOf(node);
       return entry === undefined ? true : entry !== null && entry.shards.includes(s);
@@ -476,7 +476,7 @@ export class ClusterView {
       failed,
       pendingFailure,
     );
-    this.memo.set(name, { modRevision: stored.modRevision, epoch: this.nodes.epoch, view });
+    this.memo.set(name, { modRevision: stored.modRevision, epoch: this.reports.epoch, view });
     return view;
   }
 
@@ -487,19 +487,19 @@ export class ClusterView {
     );
     this.loadedAt = Date.now();
     // No node answered: keep what is known (searches then report shard failures, not missing indices).
-    if (!this.nodes.record(replies)) return;
+    if (!this.reports.record(replies)) return;
     const cache = this.state.cache;
     if (cache.loaded) {
-      if (!cache.bootstrapped && this.nodes.answered() >= Math.floor(this.client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => this.log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
+      if (!cache.bootstrapped && this.reports.answered() >= Math.floor(this.client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => this.log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
       if (cache.bootstrapped) this.repair();
     }
-    this.onLoaded?.(this.nodes.missedLoadCounts(), this.departedNodes());
+    this.onLoaded?.(this.reports.missedLoadCounts(), this.departedNodes());
   }
 
   /** Imports the highest version of each index the nodes report into a store that has never held them. */
   private async bootstrap(): Promise<void> {
     const best = new Map<string, IndexMetadata>();
-    for (const [, report] of this.nodes.answeredReports()) {
+    for (const [, report] of this.reports.answeredReports()) {
       for (const entry of report.values()) {
         const cur = best.get(entry.metadata.name);
         if (!cur || entry.metadata.version > cur.version) best.set(entry.metadata.name, entry.metadata);
@@ -518,7 +518,7 @@ export class ClusterView {
    */
   private repair(): void {
     const cache = this.state.cache;
-    for (const [node, report] of this.nodes.answeredReports()) {
+    for (const [node, report] of this.reports.answeredReports()) {
       for (const name of cache.names()) {
         const stored = cache.get(name)!.metadata;
         const entry = report.get(name);

@@ -12,21 +12,21 @@ import { setLongInterval, type LongTimer } from '../shared/long-timer.ts';
 import type { Shard } from './engine/shard.ts';
 import { PRUNE_SLICE_MS } from './engine/tombstone-gc.ts';
 
-/** Receives each refresh's duration in seconds (shard-node/metrics.ts), or nothing. */
+/** Receives each refresh's duration in seconds (shard-node/metrics.ts). */
 export type RefreshTiming = (index: string, seconds: number) => void;
 
 /** See the module comment. */
 export class IndexRefresher {
   private readonly index: string;
   private readonly shards: ReadonlyMap<number, Shard>;
-  private readonly timing: () => RefreshTiming | undefined;
+  private readonly timing: RefreshTiming;
   private readonly log: Logger | undefined;
   private timer: LongTimer | null = null;
   /** Resolvers waiting for the next refresh of a shard (`?refresh=wait_for`). */
   private readonly waiters = new Map<number, (() => void)[]>();
 
-  /** `shards`: the index's hosted copies by shard number (the registry's live map); `timing`: read at each refresh. */
-  constructor(index: string, shards: ReadonlyMap<number, Shard>, timing: () => RefreshTiming | undefined, log?: Logger) {
+  /** `shards`: the index's hosted copies by shard number (the registry's live map); `timing`: called after each refresh. */
+  constructor(index: string, shards: ReadonlyMap<number, Shard>, timing: RefreshTiming, log?: Logger) {
     this.index = index;
     this.shards = shards;
     this.timing = timing;
@@ -64,7 +64,7 @@ export class IndexRefresher {
       if (shard.hasPendingWrites || shard.refreshRunning) {
         const started = performance.now();
         await shard.refreshSliced();
-        this.timing()?.(this.index, (performance.now() - started) / 1000);
+        this.timing(this.index, (performance.now() - started) / 1000);
       }
     } finally {
       for (const w of waiters) w();

@@ -117,7 +117,7 @@ export class IndexRegistry {
         this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint }, 'shard recovered');
         this.suspectReplicasAfterRestart(h, s);
       }
-      this.scheduleRefresh(h);
+      h.refresher.schedule(h.metadata.refreshIntervalMs);
     }
     report.tookMs = Date.now() - started;
     return report;
@@ -151,7 +151,7 @@ export class IndexRegistry {
     this.placeCopies(h, shards);
     this.applyTerms(h);
     this.persist(h);
-    this.scheduleRefresh(h);
+    h.refresher.schedule(h.metadata.refreshIntervalMs);
     if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
   }
 
@@ -349,7 +349,7 @@ export class IndexRegistry {
     const h = this.indices.get(index);
     if (!h) return;
     this.recoveries.dropIndex(index);
-    this.unhost(h);
+    h.refresher.stop();
     for (const st of h.stores.values()) st.close();
     this.indices.delete(index);
     if (this.storage) {
@@ -510,7 +510,7 @@ export class IndexRegistry {
    */
   async close(): Promise<void> {
     this.flushPolicy?.stop();
-    for (const h of this.indices.values()) this.unhost(h);
+    for (const h of this.indices.values()) h.refresher.stop();
     const stores = this.allStores();
     await Promise.all(stores.map((st) => st.flush().catch((err: Error) => this.log?.error({ err, path: st.path }, 'flush on close failed'))));
     for (const st of stores) st.close();
@@ -537,15 +537,10 @@ export class IndexRegistry {
 
   private host(metadata: IndexMetadata): HostedIndex {
     const shards = new Map<number, Shard>();
-    const refresher = new IndexRefresher(metadata.name, shards, () => this.timings?.refreshed.bind(this.timings), this.log);
+    const refresher = new IndexRefresher(metadata.name, shards, (index, seconds) => this.timings?.refreshed(index, seconds), this.log);
     const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState() };
     this.indices.set(metadata.name, h);
     return h;
-  }
-
-  /** Stops the refresh timer and releases the `wait_for` waiters. */
-  private unhost(h: HostedIndex): void {
-    h.refresher.stop();
   }
 
   private openShard(h: HostedIndex, s: number): Shard {
@@ -585,9 +580,5 @@ export class IndexRegistry {
     const h = this.indices.get(index);
     if (!h) throw indexNotFound(index);
     return h;
-  }
-
-  private scheduleRefresh(h: HostedIndex): void {
-    h.refresher.schedule(h.metadata.refreshIntervalMs);
   }
 }

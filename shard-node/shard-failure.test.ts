@@ -25,12 +25,24 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
+/** A fresh data directory, removed after the test. */
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'folio-shard-failure-'));
+  dirs.push(d);
+  return d;
+}
+
+/** A registry of node `nodeId` on data directory `dir` (durable writes), closed after the test. */
+function nodeOn(dir: string, nodeId = 'n'): IndexRegistry {
+  const r = new IndexRegistry(nodeId, { dataDir: dir, durability: 'request' });
+  registries.push(r);
+  return r;
+}
+
 describe('a copy whose translog commit fails', () => {
   it('refuses reads and writes, is reported failed and not ready, and serves again once emptied by a recovery', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'folio-failed-copy-'));
-    dirs.push(dir);
-    const r = new IndexRegistry('n0', { dataDir: dir, durability: 'request' });
-    registries.push(r);
+    const dir = tempDir();
+    const r = nodeOn(dir, 'n0');
     r.putIndex(meta(), [], 0); // node 0: the primary
     const shard = r.primaryShard('idx', 0);
     shard.apply([{ op: 'index', _id: 'kept', source: '{"n":1}', create: false }]);
@@ -64,18 +76,6 @@ describe('a copy whose translog commit fails', () => {
 });
 
 describe('a copy whose files are lost', () => {
-  /** A registry on a fresh data directory, for node `ordinal`. */
-  function nodeOn(dir: string): IndexRegistry {
-    const r = new IndexRegistry('n', { dataDir: dir, durability: 'request' });
-    registries.push(r);
-    return r;
-  }
-  const tempDir = () => {
-    const d = mkdtempSync(join(tmpdir(), 'folio-lost-copy-'));
-    dirs.push(d);
-    return d;
-  };
-
   it('is failed, not served as in sync, when its node comes back without its files; a restart with them serves it', async () => {
     const dir = tempDir();
     const before = nodeOn(dir);
@@ -121,10 +121,8 @@ describe('a copy whose files are lost', () => {
 
 describe('a primary reopened after its node stopped', () => {
   it('reports its in-sync replicas for recovery (ops it made durable may never have been forwarded); a replica or a lone primary reports nothing', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'folio-restarted-primary-'));
-    dirs.push(dir);
-    const first = new IndexRegistry('p', { dataDir: dir, durability: 'request' });
-    registries.push(first);
+    const dir = tempDir();
+    const first = nodeOn(dir, 'p');
     first.putIndex(meta({ shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true, failures: 2 }]] }), [], 0);
     const shard = first.primaryShard('idx', 0);
     shard.apply([{ op: 'index', _id: 'durable-not-forwarded', source: '{"n":1}', create: false }]);
@@ -132,8 +130,7 @@ describe('a primary reopened after its node stopped', () => {
     expect(first.list()[0].pendingFailures).toBeUndefined();
     await first.close();
 
-    const restarted = new IndexRegistry('p', { dataDir: dir, durability: 'request' });
-    registries.push(restarted);
+    const restarted = nodeOn(dir, 'p');
     restarted.recover();
     expect(restarted.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 2 }]);
     // Once the cluster state has the replica out of sync (a higher failure count), it is no longer pending.
@@ -142,14 +139,11 @@ describe('a primary reopened after its node stopped', () => {
     await restarted.close();
 
     // The replica's node, restarted, reports nothing.
-    const replicaDir = mkdtempSync(join(tmpdir(), 'folio-restarted-replica-'));
-    dirs.push(replicaDir);
-    const replica = new IndexRegistry('r', { dataDir: replicaDir, durability: 'request' });
-    registries.push(replica);
+    const replicaDir = tempDir();
+    const replica = nodeOn(replicaDir, 'r');
     replica.putIndex(meta(), [], 1);
     await replica.close();
-    const replicaAgain = new IndexRegistry('r', { dataDir: replicaDir, durability: 'request' });
-    registries.push(replicaAgain);
+    const replicaAgain = nodeOn(replicaDir, 'r');
     replicaAgain.recover();
     expect(replicaAgain.list()[0].pendingFailures).toBeUndefined();
   });
