@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRequestBody } from './request-body.ts';
+import { joinChunks, readRequestBody, SLICED_JOIN_BYTES } from './request-body.ts';
 
 const LIMIT = 1024;
 
@@ -59,5 +59,37 @@ describe('readRequestBody in process (the Fetch body stream)', () => {
     expect(await ok.json()).toEqual({ length: LIMIT, text: 'bbbbbbbb' });
     const over = await app.request('/echo', { method: 'POST', body: 'b'.repeat(LIMIT + 1) });
     expect(over.status).toBe(413);
+  });
+});
+
+describe('joinChunks', () => {
+  it('joins chunks of any sizes byte for byte, below and past the sliced size', async () => {
+    for (const total of [10, SLICED_JOIN_BYTES - 1, SLICED_JOIN_BYTES * 3 + 17]) {
+      const bytes = Buffer.alloc(total);
+      for (let i = 0; i < total; i++) bytes[i] = (i * 31 + (i >> 9)) & 0xff;
+      const chunks: Uint8Array[] = [];
+      for (let at = 0, n = 1; at < total; at += n, n = (n * 7 + 3) % 400_000 || 1) chunks.push(bytes.subarray(at, Math.min(total, at + n)));
+      const joined = await joinChunks(chunks, total);
+      expect(joined.byteLength).toBe(total);
+      expect(Buffer.compare(Buffer.from(joined), bytes)).toBe(0);
+    }
+  });
+
+  it('yields to the event loop while it joins a large body', async () => {
+    const chunks = Array.from({ length: 256 }, (_, i) => Buffer.alloc(64 * 1024, i));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 0);
+    const slowNow = performance.now;
+    // Every clock read moves 4 ms on, so the join passes its slice length every few pieces.
+    let skew = 0;
+    performance.now = () => slowNow.call(performance) + (skew += 4);
+    try {
+      const joined = await joinChunks(chunks, 256 * 64 * 1024);
+      expect(joined[64 * 1024 * 255]).toBe(255);
+    } finally {
+      performance.now = slowNow;
+      clearInterval(timer);
+    }
+    expect(ticks).toBeGreaterThan(0);
   });
 });
