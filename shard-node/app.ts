@@ -17,10 +17,6 @@ import {
   type NodeStats,
   type PutIndexRequest,
   type RefreshRequest,
-  type ShardBulkRequest,
-  type ShardBulkResponse,
-  type ReplicasOutcome,
-  type ShardCopy,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
@@ -40,13 +36,10 @@ import { installInFlightBudget, reservationOf } from '../shared/body-budget.ts';
 import { createSearchActions } from './search-actions.ts';
 import { registerSearchRoutes } from './search-routes.ts';
 import { DEFAULT_MAX_OPEN_PIT_CONTEXT, DEFAULT_MAX_OPEN_SCROLL_CONTEXT, DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, SearchContexts } from './search-contexts.ts';
-import type { TranslogOp } from './engine/translog.ts';
 import { PeerClient } from './peer-client.ts';
-import { forwardToReplicas } from './replication-operation.ts';
 import { parseJsonSliced } from '../shared/json-parse-sliced.ts';
-import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
-import { acceptsNdjson, encodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
 import { registerReplicaRoutes } from './replica-routes.ts';
+import { registerPrimaryBulkRoute } from './primary-bulk-route.ts';
 import { registerRecoveryRoutes } from './recovery-routes.ts';
 import { NodeClusterSettings } from './cluster-settings.ts';
 
@@ -146,51 +139,8 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     return c.json({ node, acknowledged: true });
   });
 
-  app.post(`${p}/bulk`, async (c) => {
-    const req = await readInternalJson<ShardBulkRequest>(c, maxBody);
-    const shard = registry.primaryShard(req.index, req.shard);
-    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
-    // The ops are applied in slices that yield to the event loop (a large bulk must not stall the
-    // node, docs/reliability.md). The replication group is read in the same synchronous step as the
-    // last slice: every copy tracked by then gets all of these ops (replicas skip what they hold
-    // already), and a copy whose recovery starts later gets them in its recovery instead
-    // (replication-tracker.ts).
-    let group: ReturnType<typeof registry.replicationGroup> = [];
-    let copies: readonly ShardCopy[] = [];
-    const collected: TranslogOp[] = [];
-    const items = await shard.applySliced(req.ops, collected, undefined, () => {
-      // A promotion may have landed between slices: a copy that is no longer primary in this term
-      // acknowledges nothing (409; it recovers from the new primary like any demoted copy).
-      registry.primaryShard(req.index, req.shard);
-      registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
-      group = registry.replicationGroup(req.index, req.shard);
-      copies = registry.copiesOf(req.index, req.shard);
-    });
-    // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
-    // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
-    await shard.sync();
-    let forcedRefresh = false;
-    if (req.refresh === 'true') {
-      await registry.refresh(req.index, [req.shard]);
-      forcedRefresh = true;
-    } else if (req.refresh === 'wait_for' && shard.hasPendingWrites) {
-      await registry.waitForRefresh(req.index, req.shard);
-      forcedRefresh = true;
-    }
-    // Primary-driven replication: forward to the replication group, wait for the in-sync copies
-    // (shard-node/replication-operation.ts); a failed one stays pending until the cluster state has it out of sync.
-    let replicas: ReplicasOutcome | undefined;
-    if (req.replication) {
-      const targets = req.replication;
-      replicas = await forwardToReplicas(peers, { index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets, self: registry.ordinalOf(req.index) });
-      registry.notePendingFailures(req.index, req.shard, replicas.failed.map((f) => f.node), copies);
-    }
-    // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON
-    // when the coordinator asks for it, which it then parses line by line (shared/shard-bulk-reply.ts).
-    const reply = { node, index: req.index, shard: req.shard, items, forcedRefresh, ...(replicas ? { replicas } : {}) } satisfies ShardBulkResponse;
-    if (acceptsNdjson(c.req.header('accept'))) return c.body(await encodeShardBulkReply(reply), 200, { 'content-type': NDJSON_CONTENT_TYPE });
-    return c.body(await stringifySliced(reply), 200, { 'content-type': 'application/json' });
-  });
+  // A shard bulk on its primary copy, replicated to its replication group (shard-node/primary-bulk-route.ts).
+  registerPrimaryBulkRoute(app, { registry, node, peers, readJson: (c) => readInternalJson(c, maxBody) });
 
   // Replica writes and in-sync marks (shard-node/replica-routes.ts).
   registerReplicaRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody) });

@@ -58,6 +58,8 @@ interface HostedIndex {
   failed: Map<number, string>;
   /** The primary's view of its replicas ahead of the cluster state: pending failures, finalized copies. */
   inSync: PrimaryInSyncState;
+  /** Shard → primary writes in progress here ({@link IndexRegistry.beginPrimaryWrite}); no entry: none. */
+  activeWrites: Map<number, number>;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -229,6 +231,28 @@ export class IndexRegistry {
   }
 
   /**
+   * Counts a write on the primary copy of `shard` from its first op until its reply, replication to
+   * the replicas included (ES `IndexShard.getActiveOperationsCount`, the primary operation permits in
+   * use): {@link list} reports the count while it is above 0, so that a checker can wait until no
+   * write is in flight (ES's test clusters do, `InternalTestCluster.assertNoPendingIndexOperations`)
+   * before it compares copies: a forwarded write still in flight can yet fail on a replica.
+   * @returns the release function (idempotent)
+   * @throws EsError 404 for an unknown index
+   */
+  beginPrimaryWrite(index: string, shard: number): () => void {
+    const writes = this.hosted(index).activeWrites;
+    writes.set(shard, (writes.get(shard) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (writes.get(shard) ?? 1) - 1;
+      if (left > 0) writes.set(shard, left);
+      else writes.delete(shard);
+    };
+  }
+
+  /**
    * The copies of `shard` by this node's metadata (a value that is replaced, never changed: reading
    * it costs nothing), read with the replication group of a write: their failure counts are what
    * {@link IndexRegistry.notePendingFailures} tags a failure of that write with.
@@ -374,6 +398,7 @@ export class IndexRegistry {
       const shards = [...h.shards.keys()].filter((s) => !h.failed.has(s)).sort((a, b) => a - b);
       const failed = [...h.failed.keys()].sort((a, b) => a - b);
       const pendingFailures = h.inSync.pendingList();
+      const activeWrites = [...h.activeWrites].sort(([a], [b]) => a - b).map(([shard, writes]) => ({ shard, writes }));
       return {
         metadata: h.metadata,
         shards,
@@ -381,6 +406,7 @@ export class IndexRegistry {
         copies: hostedCopies(h.metadata, h.ordinal, shards),
         ...(failed.length > 0 ? { failed } : {}),
         ...(pendingFailures.length > 0 ? { pendingFailures } : {}),
+        ...(activeWrites.length > 0 ? { activeWrites } : {}),
       };
     });
   }
@@ -538,7 +564,7 @@ export class IndexRegistry {
   private host(metadata: IndexMetadata): HostedIndex {
     const shards = new Map<number, Shard>();
     const refresher = new IndexRefresher(metadata.name, shards, (index, seconds) => this.timings?.refreshed(index, seconds), this.log);
-    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState() };
+    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState(), activeWrites: new Map() };
     this.indices.set(metadata.name, h);
     return h;
   }

@@ -4,7 +4,7 @@
 // the bulk is gone; a replica that cannot be reached is reported, and stays reported by the primary
 // (its node reload) until the cluster state has it out of sync.
 import { serve, type ServerType } from '@hono/node-server';
-import { connect } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
 import { INTERNAL_PREFIX, type IndexMetadata } from '../shared/protocol.ts';
@@ -77,6 +77,27 @@ describe('primary-driven replication', () => {
     expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
     primary.registry.putIndex({ ...metadata, version: 3, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]] }, [], 0);
     expect(primary.registry.list()[0].pendingFailures).toBeUndefined();
+  });
+
+  it('a write counts as active on its primary until it has answered, replication included (activeWrites)', async () => {
+    const primary = await node('p4', 0);
+    // A replica node that takes the connection and never answers: the forward waits for its timeout.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    const silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      expect(primary.registry.list()[0].activeWrites).toBeUndefined();
+      const bulk = primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, silentUrl], inSyncReplicas: [1], timeoutMs: 600 } });
+      await expect.poll(() => primary.registry.list()[0].activeWrites).toEqual([{ shard: 0, writes: 1 }]);
+      const res = await bulk;
+      expect(res.body.replicas.failed).toMatchObject([{ node: 1 }]);
+      expect(primary.registry.list()[0].activeWrites).toBeUndefined();
+      // A refused write (a term this copy does not hold) releases nothing it did not take.
+      expect((await primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc('e', 1)], refresh: 'false', primaryTerm: 7 })).status).toBe(409);
+      expect(primary.registry.list()[0].activeWrites).toBeUndefined();
+    } finally {
+      silent.close();
+    }
   });
 
   it('a failure noted for an in-sync period that has ended (the copy failed and recovered since) is dropped, not reported again', async () => {

@@ -120,6 +120,11 @@ export interface NodeIndexEntry {
    * ended (the copy failed and recovered since): it is ignored.
    */
   pendingFailures?: { shard: number; node: number; failures?: number }[];
+  /**
+   * Shards whose primary here has writes in progress (from the first op to the reply, replication
+   * included; ES `IndexShard.getActiveOperationsCount`). Absent: none.
+   */
+  activeWrites?: { shard: number; writes: number }[];
 }
 
 /** A shard copy a node hosts, as `GET /_internal/v1/indices` reports it. */

@@ -79,12 +79,15 @@ export async function storedMetadata(etcdEndpoints: string[], index: string): Pr
 }
 
 /**
- * The copies of `index` that the cluster manager has yet to fail, as lines: those whose primary
- * reports a forwarded write failed on them and that the cluster state does not have out of sync yet
- * (`pendingFailures` of `GET /_internal/v1/indices`), and those their own node reports failed (a
- * translog commit failed, or lost files: `failed`). A node that does not answer counts as one line too.
+ * What keeps the copies of `index` from being settled, as lines: copies whose primary reports a
+ * forwarded write failed on them that the cluster state does not have out of sync yet
+ * (`pendingFailures` of `GET /_internal/v1/indices`), copies their own node reports failed (a
+ * translog commit failed, or lost files: `failed`), and primaries with writes still in progress
+ * (`activeWrites`: a write whose client gave up can still be forwarded, and fail on a replica, after
+ * the clients stopped; ES's test clusters wait for no active operations before they compare copies,
+ * `InternalTestCluster.assertNoPendingIndexOperations`). A node that does not answer counts as one line too.
  */
-export async function copiesToFail(nodeUrls: readonly string[], secret: string, index: string): Promise<string[]> {
+export async function unsettledCopies(nodeUrls: readonly string[], secret: string, index: string): Promise<string[]> {
   const out: string[] = [];
   for (const url of nodeUrls) {
     try {
@@ -94,6 +97,7 @@ export async function copiesToFail(nodeUrls: readonly string[], secret: string, 
         if (e.metadata.name !== index) continue;
         for (const p of e.pendingFailures ?? []) out.push(`[${index}][${p.shard}] on node ${p.node} (a write failed on it: reported by its primary ${url})`);
         for (const s of e.failed ?? []) out.push(`[${index}][${s}] on ${url} (reported failed by its node)`);
+        for (const a of e.activeWrites ?? []) out.push(`[${index}][${a.shard}] on ${url}: ${a.writes} writes in progress on the primary`);
       }
     } catch (err) {
       out.push(`${url} did not answer: ${(err as Error).message}`);

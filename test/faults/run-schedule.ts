@@ -6,7 +6,7 @@
  */
 import { call, startWorkload } from './workload.ts';
 import type { FaultCluster } from './fault-cluster.ts';
-import { checkHistory, copiesToFail, storedMetadata, type CheckResult } from './checker.ts';
+import { checkHistory, unsettledCopies, storedMetadata, type CheckResult } from './checker.ts';
 import { runNemesis, type NemesisEvent } from './nemesis.ts';
 import { formatSchedule, makeSchedule, type Schedule } from './schedule.ts';
 import { recordState } from './state-log.ts';
@@ -140,14 +140,15 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
   // on, whose primary has not had the failure stored yet (a write whose coordinator died or timed out:
   // it was never acknowledged; the cluster manager stores it from the primary's report, after its own
   // failover when the manager was the coordinator that died), still counts in sync and green, and so
-  // does a copy its own node reports failed until the manager fails it. Wait, within the bound, until
-  // no node reports such a copy and the stored state has every copy in sync, so the checker reads a
-  // cluster that has converged.
+  // does a copy its own node reports failed until the manager fails it; and a write whose client gave
+  // up can still be in progress on its primary, and fail on a replica, after the clients stopped (the
+  // likely cause of seed 1002's late failure, docs/reliability.md). Wait, within the bound, until no node reports such a copy or write and the stored state has
+  // every copy in sync, so the checker reads a cluster that has converged.
   const syncedBy = performance.now() + opts.greenTimeoutMs;
   let unsettled: string[] = [];
   while (performance.now() < syncedBy) {
     const meta = await storedMetadata(cluster.etcd.endpoints, index).catch(() => undefined);
-    unsettled = await copiesToFail(cluster.nodeUrls, cluster.secret, index);
+    unsettled = await unsettledCopies(cluster.nodeUrls, cluster.secret, index);
     if (!meta?.shardCopies?.every((copies) => copies.every((c) => c.inSync))) unsettled.push('a copy is out of sync in the stored state');
     if (unsettled.length === 0) break;
     await new Promise((r) => setTimeout(r, 200));
