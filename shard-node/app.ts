@@ -140,7 +140,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   });
 
   // A shard bulk on its primary copy, replicated to its replication group (shard-node/primary-bulk-route.ts).
-  registerPrimaryBulkRoute(app, { registry, node, peers, readJson: (c) => readInternalJson(c, maxBody) });
+  registerPrimaryBulkRoute(app, { registry, node, peers, readJson: (c) => readInternalJson(c, maxBody), ...(config.peerUrls ? { peerUrls: config.peerUrls } : {}) });
 
   // Replica writes and in-sync marks (shard-node/replica-routes.ts).
   registerReplicaRoutes(app, { registry, node, readJson: (c) => readInternalJson(c, maxBody) });

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envInt, envStr } from '../shared/env.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
+import { resolveNodeList } from '../shared/node-list.ts';
 import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_FLUSH_THRESHOLD_BYTES } from './storage/flush-policy.ts';
 import type { TranslogDurability } from './storage/shard-store.ts';
 
@@ -55,6 +56,14 @@ export interface ShardNodeConfig extends HttpServerLimits {
    * Undefined only with FOLIO_INSECURE=true, which turns the check off (local experiments only).
    */
   clusterSecret?: string;
+  /**
+   * FOLIO_NODES (or FOLIO_NODE_COUNT + FOLIO_NODE_URL_TEMPLATE), optional: the shard nodes' URLs by
+   * ordinal, in the coordinators' FOLIO_NODES order, as this node reaches them. When set, a primary
+   * forwards its writes to its replicas at these addresses (its own network path to each peer, as
+   * ES nodes use the transport addresses they know); unset, at the addresses the write's
+   * coordinator sent. A replica whose ordinal the list lacks fails the forward (503).
+   */
+  peerUrls?: string[];
 }
 
 /**
@@ -100,5 +109,6 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     maxOpenPitContext: envInt(env, 'FOLIO_MAX_OPEN_PIT_CONTEXT', 300),
     maxOpenSnapshotContext: envInt(env, 'FOLIO_MAX_OPEN_SNAPSHOT_CONTEXT', 1000),
     clusterSecret: clusterSecret(env),
+    ...(['FOLIO_NODES', 'FOLIO_NODE_COUNT', 'FOLIO_NODE_URL_TEMPLATE'].some((k) => envStr(env, k, '') !== '') ? { peerUrls: resolveNodeList(env) } : {}),
   };
 }

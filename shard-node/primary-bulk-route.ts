@@ -29,6 +29,8 @@ export interface PrimaryBulkRouteDeps {
   peers: PeerClient;
   /** Reads and parses the internal JSON body (the app's reader: its size limit, its 400 on bad JSON). */
   readJson: <T>(c: Context) => Promise<T>;
+  /** The node's own addresses of its peers by ordinal (ShardNodeConfig.peerUrls); unset: the coordinator's. */
+  peerUrls?: readonly string[];
 }
 
 /** Registers `POST /_internal/v1/bulk` on the node's internal API (behind its cluster-secret check). */
@@ -49,7 +51,7 @@ export function registerPrimaryBulkRoute(app: Hono, deps: PrimaryBulkRouteDeps):
 
 /** The primary's half of a shard bulk once its permit is held (the route above). */
 async function primaryBulk(deps: PrimaryBulkRouteDeps, c: Context, req: ShardBulkRequest, shard: Shard): Promise<Response> {
-  const { registry, node, peers } = deps;
+  const { registry, node, peers, peerUrls } = deps;
   // The ops are applied in slices that yield to the event loop (a large bulk must not stall the
   // node, docs/reliability.md). The replication group is read in the same synchronous step as the
   // last slice: every copy tracked by then gets all of these ops (replicas skip what they hold
@@ -82,7 +84,7 @@ async function primaryBulk(deps: PrimaryBulkRouteDeps, c: Context, req: ShardBul
   let replicas: ReplicasOutcome | undefined;
   if (req.replication) {
     const targets = req.replication;
-    replicas = await forwardToReplicas(peers, { index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets, self: registry.ordinalOf(req.index) });
+    replicas = await forwardToReplicas(peers, { index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets, self: registry.ordinalOf(req.index), ...(peerUrls ? { peerUrls } : {}) });
     registry.notePendingFailures(req.index, req.shard, replicas.failed.map((f) => f.node), copies);
   }
   // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON

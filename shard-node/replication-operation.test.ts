@@ -23,8 +23,8 @@ afterAll(() => {
   for (const s of servers) s.close();
 });
 
-async function node(id: string, ordinal: number) {
-  const config = loadShardNodeConfig({ FOLIO_NODE_ID: id, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
+async function node(id: string, ordinal: number, env: Record<string, string> = {}) {
+  const config = loadShardNodeConfig({ FOLIO_NODE_ID: id, FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true', ...env });
   const registry = new IndexRegistry(config.nodeId);
   const app = createShardNodeApp(config, registry, createLogger('shard-node', 'silent', {}));
   const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
@@ -98,6 +98,23 @@ describe('primary-driven replication', () => {
     } finally {
       silent.close();
     }
+  });
+
+  it('a primary with its own FOLIO_NODES forwards to the replica at its own address, not the coordinator\'s', async () => {
+    const replica = await node('r5', 1);
+    // The coordinator's address of the replica refuses connections; the primary's own one is right.
+    const dead = createServer();
+    await new Promise<void>((resolve) => dead.listen(0, '127.0.0.1', () => resolve()));
+    const deadUrl = `http://127.0.0.1:${(dead.address() as { port: number }).port}`;
+    dead.close();
+    const primary = await node('p5', 0, { FOLIO_NODES: `http://127.0.0.1:1,${replica.url}` });
+    const res = await primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc('f', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, deadUrl], inSyncReplicas: [1], timeoutMs: 1_000 } });
+    expect(res.body.replicas).toEqual({ acknowledged: [1], failed: [] });
+    expect((await replica.call('/get', { index: 'rep', shard: 0, _id: 'f' })).body).toMatchObject({ found: true });
+    // Without its own list it uses the coordinator's, and the forward fails.
+    const plain = await node('p6', 0);
+    const again = await plain.call('/bulk', { index: 'rep', shard: 0, ops: [doc('g', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [plain.url, deadUrl], inSyncReplicas: [1], timeoutMs: 1_000 } });
+    expect(again.body.replicas.failed).toMatchObject([{ node: 1 }]);
   });
 
   it('a failure noted for an in-sync period that has ended (the copy failed and recovered since) is dropped, not reported again', async () => {

@@ -38,6 +38,8 @@ export interface ForwardedWrite {
   targets: ReplicationTargets;
   /** This node's ordinal (never a target). */
   self: number | null;
+  /** This node's own addresses of the shard nodes by ordinal (its FOLIO_NODES), used instead of `targets.nodes` when set. */
+  peerUrls?: readonly string[];
 }
 
 /**
@@ -53,7 +55,7 @@ export async function forwardToReplicas(peers: PeerClient, write: ForwardedWrite
   const request: ReplicaBulkRequest = { index: write.index, shard: write.shard, ops: replicaOpsOf(write.logged), refresh: write.refresh, ...(write.primaryTerm !== undefined ? { primaryTerm: write.primaryTerm } : {}) };
   const body = await stringifySliced({ ...request });
   const send = async (node: number): Promise<void> => {
-    const url = write.targets.nodes[node];
+    const url = (write.peerUrls ?? write.targets.nodes)[node];
     if (url === undefined) throw new PeerCallError(503, 'node_not_connected_exception', `no address for node [${node}]`);
     const r = await peers.post<ReplicaBulkResponse>(url, `${INTERNAL_PREFIX}/replicate`, body, write.targets.timeoutMs);
     if (r.index !== write.index || r.shard !== write.shard) throw new PeerCallError(502, 'illegal_state_exception', `node [${r.node}] answered for [${r.index}][${r.shard}]`);

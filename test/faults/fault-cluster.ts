@@ -7,9 +7,9 @@
  * - `coordinators` coordinators (`node coordinator/main.ts`), each with FOLIO_ETCD = every member and
  *   FOLIO_NODES = its own fault proxies: every coordinator→node link goes through a proxy
  *   (test/support/fault-proxy.ts) the nemesis can switch to blackhole, refuse, or drop one way.
- * Shard nodes never call each other today (recovery and replication are driven by the coordinators,
- * docs/reliability.md), so there are no node↔node links to cut yet: {@link FaultCluster.nodeLinks}
- * is the hook for them and stays empty until they exist.
+ * - every shard node→shard node link (a primary forwarding its writes to a replica) goes through a
+ *   proxy of its own too: each shard node's FOLIO_NODES names its proxies to the others
+ *   ({@link FaultCluster.nodeLinks}), so a primary can be cut off from one replica alone.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -34,10 +34,7 @@ export interface FaultClusterOptions {
   searchTimeoutMs?: number;
 }
 
-/**
- * A link between two shard nodes, for when shard nodes call each other (primary-driven replication,
- * issue 10): the proxy the caller's requests to the callee go through.
- */
+/** A link between two shard nodes (a primary's forwarded writes): the proxy the caller's requests to the callee go through. */
 export interface NodeLink {
   from: number;
   to: number;
@@ -56,7 +53,7 @@ export interface FaultCluster {
   coordinatorUrls: string[];
   /** `links[c][n]`: the proxy coordinator c reaches shard node n through. */
   links: FaultProxy[][];
-  /** Node↔node links (none yet: shard nodes do not call each other). */
+  /** Node↔node links, one per ordered pair of shard nodes. */
   nodeLinks: NodeLink[];
   /** Removes every fault: SIGCONT, restarts what is down (etcd, shard nodes, coordinators), every link forwarding. */
   heal(): Promise<void>;
@@ -78,24 +75,42 @@ export async function startFaultCluster(opts: FaultClusterOptions = {}): Promise
   const links: FaultProxy[][] = [];
   const coordinators: ManagedProcess[] = [];
   const coordinatorUrls: string[] = [];
+  const nodeLinks: NodeLink[] = [];
   const stop = async () => {
     await Promise.all(coordinators.map((c) => c.stop()));
     await Promise.all(nodes.map((n) => n.stop()));
-    await Promise.all(links.flat().map((p) => p.close()));
+    await Promise.all([...links.flat(), ...nodeLinks.map((l) => l.proxy)].map((p) => p.close()));
     await etcd.stop();
     await rm(root, { recursive: true, force: true });
   };
   try {
+    const ports: number[] = [];
     for (let i = 0; i < shardNodes; i++) {
-      const port = await freePort();
-      const url = `http://127.0.0.1:${port}`;
-      nodeUrls.push(url);
+      ports.push(await freePort());
+      nodeUrls.push(`http://127.0.0.1:${ports[i]}`);
+    }
+    // Each shard node reaches every other one through a proxy of its own (its FOLIO_NODES), so the
+    // nemesis can cut a primary off from one replica while every coordinator still reaches both.
+    for (let from = 0; from < shardNodes; from++) {
+      for (let to = 0; to < shardNodes; to++) if (to !== from) nodeLinks.push({ from, to, proxy: await startFaultProxy(nodeUrls[to]) });
+    }
+    for (let i = 0; i < shardNodes; i++) {
+      const peers = nodeUrls.map((u, to) => (to === i ? u : nodeLinks.find((l) => l.from === i && l.to === to)!.proxy.url));
       nodes.push(
         managedProcess({
           name: `shard-${i}`,
           script: 'shard-node/main.ts',
-          readyUrl: `${url}/_internal/v1/health`,
-          env: { FOLIO_NODE_ID: `shard-${i}`, FOLIO_HOST: '127.0.0.1', FOLIO_PORT: String(port), FOLIO_DATA: join(root, `shard-${i}`), FOLIO_CLUSTER_SECRET: secret, FOLIO_LOG_LEVEL: 'warn', FOLIO_ETCD: etcd.endpoints.join(',') },
+          readyUrl: `${nodeUrls[i]}/_internal/v1/health`,
+          env: {
+            FOLIO_NODE_ID: `shard-${i}`,
+            FOLIO_HOST: '127.0.0.1',
+            FOLIO_PORT: String(ports[i]),
+            FOLIO_DATA: join(root, `shard-${i}`),
+            FOLIO_CLUSTER_SECRET: secret,
+            FOLIO_LOG_LEVEL: 'warn',
+            FOLIO_ETCD: etcd.endpoints.join(','),
+            FOLIO_NODES: peers.join(','),
+          },
         }),
       );
     }
@@ -130,7 +145,6 @@ export async function startFaultCluster(opts: FaultClusterOptions = {}): Promise
     await stop();
     throw err;
   }
-  const nodeLinks: NodeLink[] = [];
   return {
     secret,
     etcd,
