@@ -2,8 +2,11 @@
  * A peer recovery of one out-of-sync shard copy from its primary (ES `RecoverySourceHandler` and
  * `PeerRecoveryTargetService`), driven by the coordinator, since shard nodes never call each other:
  *
- * 1. read the target's local checkpoint and copy instance (`recovery/state`); a copy left behind by
- *    a promotion (`resync`) is emptied first (`recovery/reset`): it may hold ops of the old term;
+ * 1. read the target's checkpoints and copy instance (`recovery/state`, which first raises the
+ *    copy's operation term to the primary's); a copy left behind by a promotion (`resync`) is
+ *    emptied first (`recovery/reset`) when it holds ops above its global checkpoint (ops of the old
+ *    term the new primary may lack: ES rolls such a copy back to the global checkpoint), and keeps
+ *    what it has otherwise; a failed copy is always emptied;
  * 2. `recovery/start` on the primary: from now on the primary names the target in every write's
  *    replication group (live writes reach it), and, in the same synchronous step, pins what the
  *    target misses: the ops above its checkpoint when the primary's translog still has them (ES
@@ -116,13 +119,17 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   if (!copy || copy.primary || primary === target) throw new Error(`[${index}][${shard}] node [${target}] holds no replica to recover`);
   const callOpts = { timeoutMs: deps.timeoutMs, uncounted: true };
   const call = <T>(node: number, step: string, body: unknown) => deps.client.call<T>(node, `${INTERNAL_PREFIX}/recovery/${step}`, body, callOpts);
-  const state = () => call<RecoveryStateResponse>(target, 'state', { index, shard });
-  const checkpoint = () => state().then((r) => r.checkpoint);
+  const checkpoint = () => call<RecoveryStateResponse>(target, 'state', { index, shard }).then((r) => r.checkpoint);
 
-  // 1. Where the target is (or an empty copy, after a promotion).
-  // A copy left behind by a promotion may hold ops of the old term; a failed one holds memory its disk lacks.
-  const reset = copy.resync === true || copy.failed === true;
-  const initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard }) : await state();
+  // 1. Where the target is (or an empty copy). The first read raises the copy's operation term to the
+  //    primary's, so no op of a demoted primary lands after it. A copy left behind by a promotion may
+  //    hold ops of the old term above the global checkpoint, which the new primary may lack or hold
+  //    otherwise: it is emptied, unless it holds nothing above its local and global checkpoints
+  //    (a graceful stop's copy, whose every op its in-sync copies acknowledged). A failed copy holds
+  //    memory its disk lacks: always emptied.
+  const probe = copy.failed === true ? null : await call<RecoveryStateResponse>(target, 'state', { index, shard, primaryTerm });
+  const reset = probe === null || (copy.resync === true && probe.withinGlobalCheckpoint !== true);
+  const initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm }) : probe;
   const from = initial.checkpoint;
   // 2. Track the target on the primary and pin what it misses.
   const startReq: RecoveryStartRequest = { index, shard, target, fromSeqNo: from, primaryTerm, ...(reset ? { full: true } : {}) };

@@ -17,6 +17,7 @@ import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { IndexRefresher } from './index-refresher.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { PrimaryInSyncState } from './primary-in-sync-state.ts';
+import { ReplicaCheckpoints } from './replica-checkpoints.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { hostedCopies, shardsOnNode, withInSync } from '../shared/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
@@ -60,6 +61,15 @@ interface HostedIndex {
   inSync: PrimaryInSyncState;
   /** Shard → primary writes in progress here ({@link IndexRegistry.beginPrimaryWrite}); no entry: none. */
   activeWrites: Map<number, number>;
+  /** The local checkpoints the primaries here know of their replicas (their global checkpoints follow). */
+  replicaCheckpoints: ReplicaCheckpoints;
+  /** Shard → replica writes in progress here ({@link IndexRegistry.beginReplicaWrite}); no entry: none. */
+  replicaWrites: Map<number, number>;
+  /**
+   * Shard → the lowest primary term an op may carry here, raised by a recovery from a newer primary
+   * ({@link IndexRegistry.raiseOperationTerm}) before this node's metadata has the new term.
+   */
+  operationTerms: Map<number, number>;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -112,11 +122,11 @@ export class IndexRegistry {
         const shard = this.openShard(h, s);
         const store = h.stores.get(s)!;
         const translogOps = store.stats().translogOps;
-        const ops = shard.recoverFromStore(store.recoveredOps(), store.recordedLocalCheckpoint());
+        const ops = shard.recoverFromStore(store.recoveredOps(), store.recordedLocalCheckpoint(), store.recordedGlobalCheckpoint());
         shard.refresh();
         report.shards++;
         report.ops += ops;
-        this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint }, 'shard recovered');
+        this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint }, 'shard recovered');
         this.suspectReplicasAfterRestart(h, s);
       }
       h.refresher.schedule(h.metadata.refreshIntervalMs);
@@ -152,6 +162,8 @@ export class IndexRegistry {
     if (ordinal !== undefined) h.ordinal = ordinal;
     this.placeCopies(h, shards);
     this.applyTerms(h);
+    // A replica the cluster state now has out of sync no longer holds the global checkpoint back.
+    for (const s of h.shards.keys()) this.advanceGlobalCheckpoint(h, s);
     this.persist(h);
     h.refresher.schedule(h.metadata.refreshIntervalMs);
     if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
@@ -202,7 +214,7 @@ export class IndexRegistry {
    */
   checkTerm(index: string, shard: number, term: number | undefined, role: 'primary' | 'replica'): void {
     if (term === undefined) return;
-    const mine = this.termOf(index, shard);
+    const mine = Math.max(this.termOf(index, shard), this.hosted(index).operationTerms.get(shard) ?? 0);
     if (term < mine || (role === 'primary' && term !== mine)) {
       throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] operation primary term [${term}] is ${term < mine ? 'too old' : 'newer than this copy\'s'}, current [${mine}]`, {
         metadata: { index, shard: String(shard) },
@@ -240,17 +252,58 @@ export class IndexRegistry {
    * @throws EsError 404 for an unknown index
    */
   beginPrimaryWrite(index: string, shard: number): () => void {
-    const writes = this.hosted(index).activeWrites;
-    writes.set(shard, (writes.get(shard) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (writes.get(shard) ?? 1) - 1;
-      if (left > 0) writes.set(shard, left);
-      else writes.delete(shard);
-    };
+    return countIn(this.hosted(index).activeWrites, shard);
   }
+
+  /**
+   * Counts a replica write (the primary's forwarded ops) on `shard` from its term check until its
+   * reply (ES `IndexShard.acquireReplicaOperationPermit`), so that {@link raiseOperationTerm} can
+   * wait for the ones admitted under an older term. @returns the release function (idempotent)
+   */
+  beginReplicaWrite(index: string, shard: number): () => void {
+    return countIn(this.hosted(index).replicaWrites, shard);
+  }
+
+  /**
+   * Records the local checkpoints in-sync replicas of `shard` answered a forwarded write with, and
+   * moves the primary's global checkpoint on: the lowest local checkpoint of this copy and of the
+   * write's in-sync replicas (`inSync`) and the ones this node's metadata has in sync.
+   */
+  noteReplicaCheckpoints(index: string, shard: number, checkpoints: ReadonlyMap<number, number>, inSync: readonly number[]): void {
+    const h = this.hosted(index);
+    h.replicaCheckpoints.note(shard, checkpoints);
+    this.advanceGlobalCheckpoint(h, shard, inSync);
+  }
+
+  /**
+   * Moves the global checkpoint of the primary copy of `shard` here on (see {@link ReplicaCheckpoints}),
+   * over the in-sync replicas of this node's metadata and `alsoInSync`; a no-op on a replica.
+   */
+  private advanceGlobalCheckpoint(h: HostedIndex, shard: number, alsoInSync: readonly number[] = []): void {
+    const copy = h.shards.get(shard);
+    const copies = h.metadata.shardCopies?.[shard];
+    if (!copy || h.failed.has(shard) || h.ordinal === null || !copies?.some((c) => c.primary && c.node === h.ordinal)) return;
+    const inSync = new Set([...alsoInSync, ...copies.filter((c) => c.inSync && !c.primary).map((c) => c.node)]);
+    inSync.delete(h.ordinal);
+    copy.advanceGlobalCheckpoint(h.replicaCheckpoints.globalCheckpoint(shard, copy.localCheckpoint, inSync));
+  }
+
+  /** Replica writes in progress on `shard` ({@link beginReplicaWrite}). */
+  replicaWritesOf(index: string, shard: number): number {
+    return this.hosted(index).replicaWrites.get(shard) ?? 0;
+  }
+
+  /**
+   * From now on the copy of `shard` here refuses ops of a primary term below `term`, whatever its
+   * metadata holds (ES bumps a replica's operation primary term when an op of a newer primary
+   * arrives, `IndexShard.bumpPrimaryTerm`): a recovery from the new primary calls this before it
+   * reads where the copy is, so that no op of a demoted primary lands after that read.
+   */
+  raiseOperationTerm(index: string, shard: number, term: number): void {
+    const terms = this.hosted(index).operationTerms;
+    if (term > (terms.get(shard) ?? 0)) terms.set(shard, term);
+  }
+
 
   /**
    * The copies of `shard` by this node's metadata (a value that is replaced, never changed: reading
@@ -299,6 +352,7 @@ export class IndexRegistry {
       throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] the copy on node [${this.nodeId}] is not a recovering replica and cannot be emptied`);
     }
     this.dropShard(h, shard);
+    h.replicaCheckpoints.forget(shard);
     const fresh = this.openShard(h, shard);
     this.persist(h);
     return fresh;
@@ -309,6 +363,8 @@ export class IndexRegistry {
     for (const [s, shard] of h.shards) {
       const term = primaryTermOf(h.metadata, s);
       const promotedHere = term > shard.primaryTerm && h.metadata.shardCopies?.[s]?.some((c) => c.primary && c.node === h.ordinal) === true;
+      // What a primary of another term heard from its replicas says nothing of this term's copies.
+      if (term !== shard.primaryTerm) h.replicaCheckpoints.forget(s);
       shard.primaryTerm = term;
       shard.gcDeletesMs = h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS;
       if (promotedHere) {
@@ -564,7 +620,7 @@ export class IndexRegistry {
   private host(metadata: IndexMetadata): HostedIndex {
     const shards = new Map<number, Shard>();
     const refresher = new IndexRefresher(metadata.name, shards, (index, seconds) => this.timings?.refreshed(index, seconds), this.log);
-    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState(), activeWrites: new Map() };
+    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState(), activeWrites: new Map(), replicaCheckpoints: new ReplicaCheckpoints(), replicaWrites: new Map(), operationTerms: new Map() };
     this.indices.set(metadata.name, h);
     return h;
   }
@@ -592,8 +648,8 @@ export class IndexRegistry {
       backgroundMerges: true, // merges run in event-loop slices, not inside a refresh (docs/reliability.md)
     });
     shard.primaryTerm = primaryTermOf(h.metadata, s);
-    // The store records the local checkpoint at each flush (ES: a commit's local_checkpoint).
-    if (store) store.localCheckpointSource = () => shard.localCheckpoint;
+    // The store records the checkpoints at each flush (ES: a commit's local_checkpoint, the translog's global checkpoint).
+    if (store) store.checkpointSource = () => ({ local: shard.localCheckpoint, global: shard.globalCheckpoint });
     h.shards.set(s, shard);
     return shard;
   }
@@ -607,4 +663,17 @@ export class IndexRegistry {
     if (!h) throw indexNotFound(index);
     return h;
   }
+}
+
+/** Adds one to `counts[key]` and returns the idempotent function that takes it off again (the entry goes at 0). */
+function countIn(counts: Map<number, number>, key: number): () => void {
+  counts.set(key, (counts.get(key) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (counts.get(key) ?? 1) - 1;
+    if (left > 0) counts.set(key, left);
+    else counts.delete(key);
+  };
 }

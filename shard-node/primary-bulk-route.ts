@@ -84,8 +84,13 @@ async function primaryBulk(deps: PrimaryBulkRouteDeps, c: Context, req: ShardBul
   let replicas: ReplicasOutcome | undefined;
   if (req.replication) {
     const targets = req.replication;
-    replicas = await forwardToReplicas(peers, { index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets, self: registry.ordinalOf(req.index), ...(peerUrls ? { peerUrls } : {}) });
+    const forwarded = await forwardToReplicas(peers, {
+      index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets,
+      self: registry.ordinalOf(req.index), globalCheckpoint: shard.globalCheckpoint, ...(peerUrls ? { peerUrls } : {}),
+    });
+    replicas = forwarded.replicas;
     registry.notePendingFailures(req.index, req.shard, replicas.failed.map((f) => f.node), copies);
+    registry.noteReplicaCheckpoints(req.index, req.shard, forwarded.checkpoints, forwarded.inSync);
   }
   // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON
   // when the coordinator asks for it, which it then parses line by line (shared/shard-bulk-reply.ts).

@@ -2,8 +2,9 @@
  * The shard node's internal routes of a peer recovery (ES `PeerRecoverySourceService` on the
  * primary, `PeerRecoveryTargetService` on the target), driven step by step by the coordinator
  * (coordinator/recovery.ts), since shard nodes never call each other:
- * - `POST /_internal/v1/recovery/state` (target): the copy's local checkpoint, max seq_no and
- *   instance id;
+ * - `POST /_internal/v1/recovery/state` (target): the copy's local and global checkpoints, max
+ *   seq_no and instance id, and whether it holds nothing above them; with the recovering primary's
+ *   term, it first refuses older terms and waits for the replica writes it admitted before;
  * - `POST /_internal/v1/recovery/reset` (target): empties a copy left behind by a promotion, and
  *   answers the new instance's state;
  * - `POST /_internal/v1/recovery/start` (primary): tracks the target in the replication group and
@@ -39,9 +40,13 @@ import {
   type RecoveryStartResponse,
   type RecoveryStateResponse,
 } from '../shared/protocol.ts';
+import type { Shard } from './engine/shard.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { RecoverySources } from './recovery-sources.ts';
 import { decodeRecoveryOps, RECOVERY_OPS_CONTENT_TYPE } from './recovery-wire.ts';
+
+/** Longest wait (ms) of a `state` call for the replica writes admitted before its term. */
+const DRAIN_REPLICA_WRITES_MS = 5_000;
 
 /** What the recovery routes need from the node's app. */
 export interface RecoveryRouteDeps {
@@ -62,16 +67,30 @@ export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): Reco
   const sources = deps.sources ?? new RecoverySources();
   const p = `${INTERNAL_PREFIX}/recovery`;
 
+  const stateOf = (req: RecoveryShardRequest, shard: Shard): RecoveryStateResponse => ({
+    node, index: req.index, shard: req.shard, checkpoint: shard.localCheckpoint, maxSeqNo: shard.maxSeqNo, copyId: shard.copyId,
+    globalCheckpoint: shard.globalCheckpoint, withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
+  });
+
   app.post(`${p}/state`, async (c) => {
     const req = await deps.readJson<RecoveryShardRequest>(c);
     const shard = registry.shard(req.index, req.shard);
-    return c.json({ node, index: req.index, shard: req.shard, checkpoint: shard.localCheckpoint, maxSeqNo: shard.maxSeqNo, copyId: shard.copyId } satisfies RecoveryStateResponse);
+    if (req.primaryTerm !== undefined) {
+      // No op of an older primary lands here from now on, and none admitted before is still applying.
+      registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
+      const deadline = Date.now() + DRAIN_REPLICA_WRITES_MS;
+      while (registry.replicaWritesOf(req.index, req.shard) > 0) {
+        if (Date.now() >= deadline) throw new EsError(503, 'unavailable_shards_exception', `[${req.index}][${req.shard}] replica writes still in progress after ${DRAIN_REPLICA_WRITES_MS} ms`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    return c.json(stateOf(req, registry.shard(req.index, req.shard)));
   });
 
   app.post(`${p}/reset`, async (c) => {
     const req = await deps.readJson<RecoveryShardRequest>(c);
-    const shard = registry.resetCopy(req.index, req.shard);
-    return c.json({ node, index: req.index, shard: req.shard, checkpoint: shard.localCheckpoint, maxSeqNo: shard.maxSeqNo, copyId: shard.copyId } satisfies RecoveryStateResponse);
+    if (req.primaryTerm !== undefined) registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
+    return c.json(stateOf(req, registry.resetCopy(req.index, req.shard)));
   });
 
   app.post(`${p}/start`, async (c) => {

@@ -2,7 +2,8 @@
  * The shard node's internal routes for replicas:
  * - `POST /_internal/v1/replicate`: a replica copy applies the primary's ops (its seq_no and
  *   version, idempotently) and answers once they are fsynced, as a bulk does (ES's replica write,
- *   `TransportShardBulkAction.dispatchedShardOperationOnReplica`);
+ *   `TransportShardBulkAction.dispatchedShardOperationOnReplica`), with its local checkpoint; it
+ *   takes the primary's global checkpoint that came with them;
  * Replicated ops carry the primary's term; a copy whose metadata has a newer one refuses them (409).
  * In-sync changes and promotions are not routes of the node: they are decided in the cluster state
  * and reach the node as a new metadata value (docs/cluster-state.md).
@@ -31,11 +32,17 @@ export function registerReplicaRoutes(app: Hono, deps: ReplicaRouteDeps): void {
     const req = await deps.readJson<ReplicaBulkRequest>(c);
     const shard = registry.shard(req.index, req.shard);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
-    const applied = await shard.applyReplicatedSliced(toTranslogOps(req.ops)); // in slices: docs/reliability.md
-    // Acknowledged only once durable, like the primary's bulk (a failure answers 500: not acknowledged).
-    await shard.sync();
-    if (req.refresh === 'true') await registry.refresh(req.index, [req.shard]);
-    else if (req.refresh === 'wait_for' && shard.hasPendingWrites) await registry.waitForRefresh(req.index, req.shard);
-    return c.json({ node, index: req.index, shard: req.shard, applied: applied.length } satisfies ReplicaBulkResponse);
+    const release = registry.beginReplicaWrite(req.index, req.shard);
+    try {
+      const applied = await shard.applyReplicatedSliced(toTranslogOps(req.ops)); // in slices: docs/reliability.md
+      // Acknowledged only once durable, like the primary's bulk (a failure answers 500: not acknowledged).
+      await shard.sync();
+      if (req.globalCheckpoint !== undefined) shard.advanceGlobalCheckpoint(req.globalCheckpoint);
+      if (req.refresh === 'true') await registry.refresh(req.index, [req.shard]);
+      else if (req.refresh === 'wait_for' && shard.hasPendingWrites) await registry.waitForRefresh(req.index, req.shard);
+      return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, localCheckpoint: shard.localCheckpoint } satisfies ReplicaBulkResponse);
+    } finally {
+      release();
+    }
   });
 }

@@ -117,6 +117,42 @@ describe('primary-driven replication', () => {
     expect(again.body.replicas.failed).toMatchObject([{ node: 1 }]);
   });
 
+  it('the global checkpoint: the primary takes it from its in-sync replica\'s answers, the replica gets it with the next write, and the cluster state\'s failure of the replica lets it move on', async () => {
+    const primary = await node('p7', 0);
+    const replica = await node('r7', 1);
+    const write = (id: string, nodes = [primary.url, replica.url]) =>
+      primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc(id, 1)], refresh: 'false', primaryTerm: 1, replication: { nodes, inSyncReplicas: [1], timeoutMs: 600 } });
+    const shardOf = (n: typeof primary) => n.registry.shard('rep', 0);
+    expect(shardOf(primary).globalCheckpoint).toBe(-1);
+    await write('g1');
+    expect(shardOf(primary).globalCheckpoint).toBe(0); // both copies hold seq_no 0
+    expect(shardOf(replica).globalCheckpoint).toBe(-1); // it learns it with the next write
+    await write('g2');
+    expect(shardOf(primary).globalCheckpoint).toBe(1);
+    expect(shardOf(replica).globalCheckpoint).toBe(0);
+    expect(shardOf(replica).heldWithinGlobalCheckpoint).toBe(false); // it holds seq_no 1 above it
+    // The replica cannot be reached: the checkpoint stays where both copies were.
+    const gone = createServer();
+    await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', () => resolve()));
+    const goneUrl = `http://127.0.0.1:${(gone.address() as { port: number }).port}`;
+    gone.close();
+    expect((await write('g3', [primary.url, goneUrl])).body.replicas.failed).toMatchObject([{ node: 1 }]);
+    expect(shardOf(primary).globalCheckpoint).toBe(1);
+    expect(shardOf(primary).heldWithinGlobalCheckpoint).toBe(false);
+    // Once the cluster state has it out of sync, the primary's own copy is the whole in-sync set.
+    primary.registry.putIndex({ ...metadata, version: 2, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]] }, [], 0);
+    expect(shardOf(primary).globalCheckpoint).toBe(2);
+    expect(shardOf(primary).heldWithinGlobalCheckpoint).toBe(true);
+  });
+
+  it('a recovery\'s first read raises the copy\'s operation term: ops of an older primary are refused from then on', async () => {
+    const replica = await node('r8', 1);
+    const replicate = (term: number) => replica.call('/replicate', { index: 'rep', shard: 0, ops: [{ op: 'index', _id: 'x', seqNo: 0, version: 1, source: '{}' }], refresh: 'false', primaryTerm: term });
+    expect((await replica.call('/recovery/state', { index: 'rep', shard: 0, primaryTerm: 2 })).body).toMatchObject({ checkpoint: -1, maxSeqNo: -1, globalCheckpoint: -1, withinGlobalCheckpoint: true });
+    expect((await replicate(1)).status).toBe(409);
+    expect((await replicate(2)).status).toBe(200);
+  });
+
   it('a failure noted for an in-sync period that has ended (the copy failed and recovered since) is dropped, not reported again', async () => {
     const primary = await node('p3', 0);
     primary.registry.notePendingFailures('rep', 0, [1], primary.registry.copiesOf('rep', 0));

@@ -218,6 +218,8 @@ export class Shard {
   private readonly retained = new Map<number, { gen: Generation; keepAliveMs: number; expiresAt: number }>();
   /** Processed seq_nos of this copy (ES local checkpoint); a peer recovery waits for it (local-checkpoint.ts). */
   private readonly checkpoints = new LocalCheckpointTracker();
+  /** See {@link Shard.globalCheckpoint}. */
+  private globalCp = -1;
   /**
    * ES `index.gc_deletes` in ms (dynamic: the registry sets it from the index metadata): how long a
    * delete tombstone stays in the live version map at least. -1 (ES's minimum) or 0: as soon as it
@@ -289,6 +291,33 @@ export class Shard {
    */
   get localCheckpoint(): number {
     return this.checkpoints.checkpoint;
+  }
+
+  /**
+   * ES global checkpoint as this copy knows it: every op up to it is processed on every in-sync
+   * copy of the shard, so no promotion ever loses or replaces it (-1: none known). A primary
+   * advances it from its in-sync replicas' acknowledged local checkpoints; a replica learns it with
+   * the primary's forwarded writes; the store records it at each flush. It never goes back.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules-translog.html
+   * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/seqno/ReplicationTracker.java
+   */
+  get globalCheckpoint(): number {
+    return this.globalCp;
+  }
+
+  /** Moves the {@link Shard.globalCheckpoint} on to `seqNo` (an older value changes nothing). */
+  advanceGlobalCheckpoint(seqNo: number): void {
+    if (seqNo > this.globalCp) this.globalCp = seqNo;
+  }
+
+  /**
+   * Whether every op this copy holds is at or below both its local and its global checkpoint: its
+   * history is then a prefix of every in-sync copy's, and after a promotion it can recover by the
+   * new primary's ops above its local checkpoint instead of being emptied (ES: a copy is rolled back
+   * to the global checkpoint, `IndexShard.resetEngineToGlobalCheckpoint`, and needs nothing to roll back).
+   */
+  get heldWithinGlobalCheckpoint(): boolean {
+    return this.seqNo <= this.checkpoints.checkpoint && this.seqNo <= this.globalCp;
   }
 
   /**
@@ -516,11 +545,13 @@ export class Shard {
    * Start-up recovery from this copy's durable store: {@link Shard.restore}s its ops (flush
    * snapshot, then translog) and rebuilds the local checkpoint as ES does from a commit's
    * `local_checkpoint` and the translog replayed above it: `checkpoint` (what the store recorded at
-   * its last flush; every op at or below it is in the store), then every replayed op is processed.
+   * its last flush; every op at or below it is in the store), then every replayed op is processed;
+   * `globalCheckpoint`: the one the store recorded with it.
    * @returns the ops applied.
    */
-  recoverFromStore(ops: Iterable<TranslogOp>, checkpoint: number): number {
+  recoverFromStore(ops: Iterable<TranslogOp>, checkpoint: number, globalCheckpoint = -1): number {
     this.checkpoints.fastForward(checkpoint);
+    this.advanceGlobalCheckpoint(globalCheckpoint);
     const checkpoints = this.checkpoints;
     function* marked(): Generator<TranslogOp> {
       for (const op of ops) {

@@ -129,11 +129,13 @@ describe('ShardStore translog', () => {
   it('flush folds only up to the local checkpoint and below retention holds; readOps pages the held ops, written or pending', async () => {
     const s = open({ flushChunkOps: 3 });
     let checkpoint = 5;
-    s.localCheckpointSource = () => checkpoint;
+    s.checkpointSource = () => ({ local: checkpoint, global: checkpoint - 2 });
+    expect(s.recordedGlobalCheckpoint()).toBe(-1);
     s.append(Array.from({ length: 10 }, (_, i) => idx(`d${i}`, i)));
     await s.sync();
     await s.flush();
     expect(s.stats()).toMatchObject({ flushedSeqNo: 5, translogOps: 4 }); // 6..9 stay: above the checkpoint
+    expect([s.recordedLocalCheckpoint(), s.recordedGlobalCheckpoint()]).toEqual([5, 3]);
     checkpoint = 9;
     const release = s.retainOps(6)!;
     expect(s.retainOps(4)).toBeNull(); // folded already

@@ -126,8 +126,8 @@ export class ShardStore implements Translog {
   private failure: Error | null = null;
   private closed = false;
   private readonly counters: ShardStoreStats;
-  /** The shard's local checkpoint, recorded at each flush (set by the registry once the shard exists). */
-  localCheckpointSource: (() => number) | null = null;
+  /** The shard's local and global checkpoints, recorded at each flush (set by the registry once the shard exists). */
+  checkpointSource: (() => { local: number; global: number }) | null = null;
   /** Ops a running ops-based peer recovery reads (ES retention leases): a flush leaves them in the translog. */
   private readonly holds = new RetentionHolds();
 
@@ -360,12 +360,16 @@ export class ShardStore implements Translog {
   private async runFlush(): Promise<number> {
     if (this.closed) return 0;
     // Taken before the commit: every op processed up to it is appended, so durable once committed.
-    const checkpoint = this.localCheckpointSource?.();
+    const checkpoints = this.checkpointSource?.();
+    const checkpoint = checkpoints?.local;
     this.commitNow();
     if (this.failure) throw this.failure;
-    if (checkpoint !== undefined) {
-      const mark = this.db.prepare("INSERT INTO meta (key, value) VALUES ('local_checkpoint', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
-      inTransaction(this.db, () => mark.run(checkpoint));
+    if (checkpoints !== undefined) {
+      const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+      inTransaction(this.db, () => {
+        mark.run('local_checkpoint', checkpoints.local);
+        mark.run('global_checkpoint', checkpoints.global);
+      });
     }
     const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
     // Folded: the ops at or below the local checkpoint and below every retention hold. Ops above
@@ -416,6 +420,12 @@ export class ShardStore implements Translog {
    */
   recordedLocalCheckpoint(): number {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = 'local_checkpoint'").get() as { value: number } | undefined;
+    return row?.value ?? -1;
+  }
+
+  /** The global checkpoint recorded by the last flush (-1 when none was; ES keeps it in the translog's checkpoint file). */
+  recordedGlobalCheckpoint(): number {
+    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'global_checkpoint'").get() as { value: number } | undefined;
     return row?.value ?? -1;
   }
 

@@ -9,6 +9,12 @@ import type { IndexMetadata } from './metadata.ts';
 export interface RecoveryShardRequest {
   index: string;
   shard: number;
+  /**
+   * `state` and `reset`: the recovering primary's term. The copy first refuses ops of older terms
+   * (IndexRegistry.raiseOperationTerm) and, for `state`, waits for the replica writes it admitted
+   * before, so that what it reports cannot change under a demoted primary's writes.
+   */
+  primaryTerm?: number;
 }
 
 /** Reply of POST /_internal/v1/recovery/state (on the target): how far its copy is. */
@@ -18,6 +24,13 @@ export interface RecoveryStateResponse extends ShardEcho {
   maxSeqNo: number;
   /** This instance of the copy; a reset or a restart changes it. */
   copyId: string;
+  /** ES global checkpoint as the copy knows it (-1: none known; absent from an older node). */
+  globalCheckpoint?: number;
+  /**
+   * Every op the copy holds is at or below its local and global checkpoints (Shard.heldWithinGlobalCheckpoint):
+   * after a promotion it needs no emptying, only the new primary's ops above its local checkpoint.
+   */
+  withinGlobalCheckpoint?: boolean;
 }
 
 /**

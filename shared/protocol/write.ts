@@ -115,12 +115,16 @@ export interface ReplicaBulkRequest {
   refresh: RefreshPolicy;
   /** The term of the primary that assigned the ops; a copy whose metadata has a newer term refuses them (409). */
   primaryTerm?: number;
+  /** The primary's global checkpoint when it forwarded the ops (ES piggybacks it on every replicated op). */
+  globalCheckpoint?: number;
 }
 
 /** Reply to {@link ReplicaBulkRequest}. */
 export interface ReplicaBulkResponse extends ShardEcho {
   /** Ops applied; the others were already there or superseded. */
   applied: number;
+  /** The replica's local checkpoint once the ops are durable (the primary's global checkpoint follows the lowest). */
+  localCheckpoint?: number;
 }
 
 /** POST /_internal/v1/get: real-time get of one document (reads the live buffer, like ES's GET). */

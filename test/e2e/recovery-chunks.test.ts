@@ -7,6 +7,8 @@
  *   checkpoint + translog replay) and recovers by ops above it: only the writes it missed;
  * - after its shard files are wiped (and the primary flushed, so its translog no longer has the
  *   whole history), it recovers by a full copy streamed in many chunks;
+ * - after a graceful stop of the primary's node (the replica is promoted), the old primary holds
+ *   nothing above the global checkpoint, so it is not emptied: it recovers by ops above its checkpoint;
  * and every time both copies end with the same documents, each with the same `_version` and
  * `_seq_no`. The coordinator's log line of each recovery (coordinator/copy-maintenance.ts) gives
  * its mode, starting checkpoint, ops and chunks.
@@ -54,7 +56,7 @@ const indexLine = (id: string, source: Record<string, unknown>) => [JSON.stringi
 const pad = 'lorem ipsum dolor sit amet '.repeat(6);
 
 /** The coordinator's `shard copy recovered` log entries so far. */
-function recoveries(): { mode: string; fromSeqNo: number; upTo: number; ops: number; chunks: number; bytes: number; target: number }[] {
+function recoveries(): { mode: string; reset: boolean; fromSeqNo: number; upTo: number; ops: number; chunks: number; bytes: number; target: number }[] {
   return cluster
     .logs('coordinator')
     .split('\n')
@@ -182,6 +184,31 @@ describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 K
     const outcome = recoveries().at(-1)!;
     expect(outcome.mode).toBe('full');
     expect(outcome.fromSeqNo).toBe(-1);
+    await expectSameCopies([...allIds]);
+  }, 120_000);
+
+  it('graceful stop of the primary\'s node: the replica is promoted, and the old primary, holding nothing above the global checkpoint, recovers by ops instead of being emptied', async () => {
+    const old = await internal<RecoveryStateResponse>(primary, '/recovery/state', { index: INDEX, shard: 0 });
+    expect(old.withinGlobalCheckpoint).toBe(true);
+    expect(old.globalCheckpoint).toBe(old.maxSeqNo);
+    const seen = recoveries().length;
+    await cluster.halt(primary, 'SIGTERM');
+    [primary, replica] = [replica, primary];
+    // Writes to the promoted primary while the old one is away.
+    const lines: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      allIds.add(`p-${i}`);
+      lines.push(...indexLine(`p-${i}`, { i, pad }));
+    }
+    await bulk(lines);
+    await cluster.restart(replica);
+    await waitGreen();
+    await expect.poll(() => recoveries().length, { timeout: 10_000 }).toBeGreaterThan(seen);
+    const outcome = recoveries().at(-1)!;
+    expect(outcome.reset).toBe(false);
+    expect(outcome.mode).toBe('ops');
+    expect(outcome.fromSeqNo).toBe(old.checkpoint);
+    expect(outcome.ops).toBeLessThan(100); // the writes it missed, not the shard's 3,000+ documents
     await expectSameCopies([...allIds]);
   }, 120_000);
 });
