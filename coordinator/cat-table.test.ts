@@ -3,7 +3,7 @@ import { esErr } from '../test/support/es-error.ts';
 import { formatByteSize, renderCatTable, type CatTable } from './cat-table.ts';
 import { catIndicesTable, catShardsTable } from './routes/cat-routes.ts';
 import type { ClusterStats } from './node-probe.ts';
-import type { IndexView } from './cluster-view.ts';
+import type { IndexView } from './index-view.ts';
 import type { IndexMetadata } from '../shared/protocol.ts';
 
 const table: CatTable = {

@@ -14,7 +14,7 @@
  */
 import { illegalArgument } from '../shared/errors.ts';
 import type { IndexMetadata } from '../shared/protocol.ts';
-import type { CopyView } from './cluster-view.ts';
+import type { CopyView } from './index-view.ts';
 
 /** ES `ClusterHealthStatus`, ordered green < yellow < red. */
 export type HealthStatus = 'green' | 'yellow' | 'red';

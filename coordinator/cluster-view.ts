@@ -13,6 +13,8 @@
  * graveyard names. A node adopts a value only if its version is at least its own, so a stale push
  * never goes back. The reload also tells {@link ClusterView.onLoaded} which nodes missed it, the
  * hook of promotions and recoveries (copy-maintenance.ts), and which copies each node hosts.
+ * Each index is handed out as an immutable {@link IndexView} value, with the pure routing over it
+ * (index-view.ts); what each node reported is node-reports.ts.
  * @see docs/cluster-state.md
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-state-publishing.html
  */
@@ -23,11 +25,12 @@ import { EsError, indexNotFound } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import { INTERNAL_PREFIX, type IndexMetadata, type NodeIndexEntry, type NodeIndicesResponse, type PutIndexRequest, type ShardCopy, primaryTermOf } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX, type IndexMetadata, type NodeIndexEntry, type NodeIndicesResponse, type PutIndexRequest, primaryTermOf } from '../shared/protocol.ts';
 import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';
-import { defaultRoutingNumShards, nodeForShard } from '../shared/routing.ts';
+import { defaultRoutingNumShards } from '../shared/routing.ts';
+import { shardTargets, viewOf, type IndexView, type ShardTarget } from './index-view.ts';
 import { NodeReports } from './node-reports.ts';
 import type { ShardClient } from './shard-client.ts';
 import { allocateCopies, reallocateReplicas } from './shard-allocation.ts';
@@ -36,25 +39,6 @@ import { allocateCopies, reallocateReplicas } from './shard-allocation.ts';
 export const VIEW_MAX_AGE_MS = 1_000;
 /** Deadline of one node's `GET /_internal/v1/indices` in a reload (a black-holed node must not stall it). */
 export const VIEW_LOAD_TIMEOUT_MS = 3_000;
-
-/** One copy of a shard as the coordinator sees it: the metadata's copy, and whether its node reports hosting it. */
-export interface CopyView extends ShardCopy {
-  /** The node reported this copy at the last reload (true for copies this coordinator just placed). */
-  hosted: boolean;
-  /** The node reported this copy failed (its translog commit failed): it serves nothing until reset. */
-  failed?: boolean;
-  /** The shard's primary reported that a write it forwarded failed on this in-sync copy (not yet out of sync). */
-  pendingFailure?: boolean;
-}
-
-/** An index as the coordinator sees it: metadata plus where each shard's copies are. */
-export interface IndexView {
-  metadata: IndexMetadata;
-  /** `placement[s]` = node (index into FOLIO_NODES) of shard s's primary. */
-  placement: number[];
-  /** `copies[s]`: every allocated copy of shard s, primary first. */
-  copies: CopyView[][];
-}
 
 /**
  * The primary of a write was demoted while its failed replicas were being taken out of sync: the
@@ -76,16 +60,6 @@ export class PrimaryDemotedError extends EsError {
   }
 }
 
-/** A shard to search: which index, which shard, which copy, and the copies to fail over to. */
-export interface ShardTarget {
-  index: string;
-  shard: number;
-  /** The copy this search reads (node ordinal). The fan-out re-points it when it fails over. */
-  node: number;
-  /** Other in-sync copies, best first, that a failed call retries on (absent or empty: none). */
-  alternates?: number[];
-}
-
 /** Metadata of a new index, before it is written to the nodes. */
 export interface NewIndexSpec {
   numberOfShards: number;
@@ -101,31 +75,6 @@ export interface NewIndexSpec {
 
 /** The dynamic settings `PUT /{index}/_settings` changes. */
 export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs'>>;
-
-/**
- * The view of `metadata`; `hosted(shard, node)` says whether a node reports the copy. An index
- * from before replicas (no `shardCopies`) has one in-sync primary per shard, on the node that
- * reports it (else where the placement formula put it).
- */
-export function viewOf(
-  metadata: IndexMetadata,
-  nodeCount: number,
-  hosted: (shard: number, node: number) => boolean,
-  reportedHost?: (shard: number) => number | undefined,
-  failed: (shard: number, node: number) => boolean = () => false,
-  pendingFailure: (shard: number, node: number) => boolean = () => false,
-): IndexView {
-  const copies: CopyView[][] = Array.from({ length: metadata.numberOfShards }, (_, s) => {
-    const listed = metadata.shardCopies?.[s];
-    if (listed) {
-      return listed.map((c) => ({ ...c, hosted: hosted(s, c.node), ...(failed(s, c.node) ? { failed: true } : {}), ...(pendingFailure(s, c.node) ? { pendingFailure: true } : {}) }));
-    }
-    const node = reportedHost?.(s) ?? nodeForShard(metadata.name, s, nodeCount);
-    return [{ node, primary: true, inSync: true, hosted: hosted(s, node) }];
-  });
-  const placement = copies.map((list) => (list.find((c) => c.primary) ?? list[0]).node);
-  return { metadata, placement, copies };
-}
 
 /** The cluster state a view reads and writes: the cache that follows the store, and its writer. */
 export interface ClusterStateAccess {
@@ -228,25 +177,11 @@ export class ClusterView {
 
   /**
    * Every shard of the index with the in-sync copy to read first (adaptive replica selection:
-   * replica-selection.ts) and the others as alternates. `picks` carries one search's choices
-   * across indices (a pick counts as an outstanding request, as ES's per-search node counts).
+   * replica-selection.ts) and the others as alternates ({@link shardTargets}). `picks` carries one
+   * search's choices across indices (a pick counts as an outstanding request, as ES's per-search node counts).
    */
   targets(view: IndexView, picks: Map<number, number> = new Map()): ShardTarget[] {
-    return view.copies.map((copies, shard) => {
-      // A copy its node reports failed (a failed translog commit, lost files) serves nothing until recovered.
-      const ready = copies.filter((c) => c.inSync && !c.failed).map((c) => c.node);
-      const ranked = this.client.selection.order(ready.length > 0 ? ready : [view.placement[shard]], picks);
-      return { index: view.metadata.name, shard, node: ranked[0], alternates: ranked.slice(1) };
-    });
-  }
-
-  /** The in-sync copies of every shard grouped by node: what `_refresh` and `_flush` address. */
-  copiesByNode(view: IndexView): Map<number, number[]> {
-    const byNode = new Map<number, number[]>();
-    view.copies.forEach((copies, shard) => {
-      for (const c of copies) if (c.inSync) byNode.set(c.node, [...(byNode.get(c.node) ?? []), shard]);
-    });
-    return byNode;
+    return shardTargets(view, (ready) => this.client.selection.order(ready, picks));
   }
 
   /**

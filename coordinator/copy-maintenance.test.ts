@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexMetadata } from '../shared/protocol.ts';
-import type { CopyView, IndexView } from './cluster-view.ts';
+import type { CopyView, IndexView } from './index-view.ts';
 import { PROMOTE_AFTER_MISSED_LOADS, plannedActions } from './copy-maintenance.ts';
 
 const copy = (node: number, primary: boolean, inSync = true, hosted = true): CopyView => ({ node, primary, inSync, hosted });

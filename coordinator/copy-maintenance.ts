@@ -16,7 +16,8 @@
 import type { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Compare } from '../shared/state-store/types.ts';
-import type { ClusterView, IndexView } from './cluster-view.ts';
+import type { ClusterView } from './cluster-view.ts';
+import type { IndexView } from './index-view.ts';
 import { recoverCopy, type RecoveryDeps } from './recovery.ts';
 
 /** Consecutive view loads a primary's node must miss before a replica is promoted (loads run every second: 1–2 s for a dead node). */

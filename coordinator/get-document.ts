@@ -8,7 +8,7 @@
 import { INTERNAL_PREFIX, type GetRequest, type GetResponse, type SourceFilter } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
-import type { IndexView } from './cluster-view.ts';
+import type { IndexView } from './index-view.ts';
 import { ShardCallError, type ShardClient } from './shard-client.ts';
 
 /** ES's get reply for a found document (`_source` absent when filtered out with `_source=false`). */

@@ -47,7 +47,8 @@ import {
   type RecoveryStateResponse,
 } from '../shared/protocol.ts';
 import type { Compare } from '../shared/state-store/types.ts';
-import type { ClusterView, IndexView } from './cluster-view.ts';
+import type { ClusterView } from './cluster-view.ts';
+import type { IndexView } from './index-view.ts';
 import type { ShardClient } from './shard-client.ts';
 
 /** Default bound (bytes of encoded ops) of one recovery chunk (ES `indices.recovery.chunk_size` is 512 KB of file data). */

@@ -6,6 +6,7 @@
  * hits per batch (default 1000), each batch one `_bulk` into the destination.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-reindex.html
  */
+import { inSyncCopiesByNode } from './index-view.ts';
 import { EsError, illegalArgument, parsingException, validationFailed } from '../shared/errors.ts';
 import { INTERNAL_PREFIX } from '../shared/protocol.ts';
 import { isObject, tokenName } from '../shared/params.ts';
@@ -174,7 +175,7 @@ export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; 
   if (spec.refresh) {
     const dest = await search.view.get(spec.destIndex).catch(() => null);
     if (dest) {
-      const byNode = search.view.copiesByNode(dest);
+      const byNode = inSyncCopiesByNode(dest);
       await Promise.all([...byNode].map(([node, shards]) => search.client.call(node, `${INTERNAL_PREFIX}/refresh`, { index: spec.destIndex, shards }, { timeoutMs: 60_000 })));
     }
   }

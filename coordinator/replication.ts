@@ -20,7 +20,8 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../shared/protocol.ts';
-import { type ClusterView, type IndexView, PrimaryDemotedError } from './cluster-view.ts';
+import { type ClusterView, PrimaryDemotedError } from './cluster-view.ts';
+import { type IndexView } from './index-view.ts';
 import { decodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
 import { JsonText, type ShardClient } from './shard-client.ts';

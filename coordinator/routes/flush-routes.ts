@@ -4,6 +4,7 @@
  * whose node fails counts as failed.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
  */
+import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
 import { INTERNAL_PREFIX, type RefreshRequest } from '../../shared/protocol.ts';
 import type { ClusterView } from '../cluster-view.ts';
@@ -35,7 +36,7 @@ export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
         const v = await deps.view.get(name);
         // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not flushed (nor failed).
         total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
-        const byNode = deps.view.copiesByNode(v);
+        const byNode = inSyncCopiesByNode(v);
         for (const shards of byNode.values()) addressed += shards.length;
         await Promise.all(
           [...byNode].map(([node, shards]) => {

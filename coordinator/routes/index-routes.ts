@@ -2,6 +2,7 @@
  * Routes of the index APIs: create, get, exists, delete, `_settings`, `_mapping`, `_refresh`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices.html
  */
+import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
 import type { IndexMetadata } from '../../shared/protocol.ts';
 import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
@@ -136,7 +137,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
         const v = await view.get(name);
         // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not refreshed (nor failed).
         total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
-        const byNode = view.copiesByNode(v);
+        const byNode = inSyncCopiesByNode(v);
         for (const shards of byNode.values()) addressed += shards.length;
         await Promise.all(
           [...byNode].map(([node, shards]) =>

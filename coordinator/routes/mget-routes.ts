@@ -15,7 +15,7 @@ import type { WriteDeps } from '../documents.ts';
 import { getDocument, sourceFilterFromParams } from '../get-document.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
-import type { IndexView } from '../cluster-view.ts';
+import type { IndexView } from '../index-view.ts';
 import { ShardCallError } from '../shard-client.ts';
 
 /** One document to get. `index`/`id` are null when the request left them out (a validation error). */

@@ -14,7 +14,7 @@ import {
   type OpenContextResponse,
 } from '../../shared/protocol.ts';
 import type { SortValue } from '../../shared/sort.ts';
-import type { ShardTarget } from '../cluster-view.ts';
+import type { ShardTarget } from '../index-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';
 import { fanOut, type PhaseContext } from './fan-out.ts';

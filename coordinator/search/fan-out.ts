@@ -19,7 +19,7 @@
  */
 import { INTERNAL_PREFIX, type ShardEcho } from '../../shared/protocol.ts';
 import { HITS_CONTENT_TYPE } from '../../shared/wire.ts';
-import type { ShardTarget } from '../cluster-view.ts';
+import type { ShardTarget } from '../index-view.ts';
 import { ShardCallError, type ShardClient } from '../shard-client.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { endpointOf, type ShardProfiler } from './profile.ts';

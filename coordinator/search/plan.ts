@@ -8,7 +8,8 @@ import { flatFields } from '../../shared/mapping.ts';
 import type { ContextRef } from '../../shared/protocol.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
-import type { ClusterView, ShardTarget } from '../cluster-view.ts';
+import type { ClusterView } from '../cluster-view.ts';
+import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
