@@ -18,6 +18,7 @@ import { IndexRefresher } from './index-refresher.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { PrimaryInSyncState } from './primary-in-sync-state.ts';
 import { ReplicaCheckpoints } from './replica-checkpoints.ts';
+import { OperationPermits } from './operation-permits.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { hostedCopies, shardsOnNode, withInSync } from '../shared/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
@@ -59,17 +60,10 @@ interface HostedIndex {
   failed: Map<number, string>;
   /** The primary's view of its replicas ahead of the cluster state: pending failures, finalized copies. */
   inSync: PrimaryInSyncState;
-  /** Shard → primary writes in progress here ({@link IndexRegistry.beginPrimaryWrite}); no entry: none. */
-  activeWrites: Map<number, number>;
+  /** The writes in progress on its copies here and their operation terms (shard-node/operation-permits.ts). */
+  permits: OperationPermits;
   /** The local checkpoints the primaries here know of their replicas (their global checkpoints follow). */
   replicaCheckpoints: ReplicaCheckpoints;
-  /** Shard → replica writes in progress here ({@link IndexRegistry.beginReplicaWrite}); no entry: none. */
-  replicaWrites: Map<number, number>;
-  /**
-   * Shard → the lowest primary term an op may carry here, raised by a recovery from a newer primary
-   * ({@link IndexRegistry.raiseOperationTerm}) before this node's metadata has the new term.
-   */
-  operationTerms: Map<number, number>;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -214,7 +208,7 @@ export class IndexRegistry {
    */
   checkTerm(index: string, shard: number, term: number | undefined, role: 'primary' | 'replica'): void {
     if (term === undefined) return;
-    const mine = Math.max(this.termOf(index, shard), this.hosted(index).operationTerms.get(shard) ?? 0);
+    const mine = Math.max(this.termOf(index, shard), this.hosted(index).permits.termFloor(shard));
     if (term < mine || (role === 'primary' && term !== mine)) {
       throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] operation primary term [${term}] is ${term < mine ? 'too old' : 'newer than this copy\'s'}, current [${mine}]`, {
         metadata: { index, shard: String(shard) },
@@ -243,25 +237,17 @@ export class IndexRegistry {
   }
 
   /**
-   * Counts a write on the primary copy of `shard` from its first op until its reply, replication to
-   * the replicas included (ES `IndexShard.getActiveOperationsCount`, the primary operation permits in
-   * use): {@link list} reports the count while it is above 0, so that a checker can wait until no
-   * write is in flight (ES's test clusters do, `InternalTestCluster.assertNoPendingIndexOperations`)
-   * before it compares copies: a forwarded write still in flight can yet fail on a replica.
-   * @returns the release function (idempotent)
-   * @throws EsError 404 for an unknown index
+   * Takes a primary write permit on `shard` from the write's first op to its reply, replication
+   * included ({@link OperationPermits}; {@link list} reports the count as `activeWrites`).
+   * @returns the release function (idempotent) @throws EsError 404 for an unknown index
    */
   beginPrimaryWrite(index: string, shard: number): () => void {
-    return countIn(this.hosted(index).activeWrites, shard);
+    return this.hosted(index).permits.beginPrimaryWrite(shard);
   }
 
-  /**
-   * Counts a replica write (the primary's forwarded ops) on `shard` from its term check until its
-   * reply (ES `IndexShard.acquireReplicaOperationPermit`), so that {@link raiseOperationTerm} can
-   * wait for the ones admitted under an older term. @returns the release function (idempotent)
-   */
+  /** Takes a replica write permit on `shard` ({@link OperationPermits}). @returns the release function (idempotent) */
   beginReplicaWrite(index: string, shard: number): () => void {
-    return countIn(this.hosted(index).replicaWrites, shard);
+    return this.hosted(index).permits.beginReplicaWrite(shard);
   }
 
   /**
@@ -290,20 +276,17 @@ export class IndexRegistry {
 
   /** Replica writes in progress on `shard` ({@link beginReplicaWrite}). */
   replicaWritesOf(index: string, shard: number): number {
-    return this.hosted(index).replicaWrites.get(shard) ?? 0;
+    return this.hosted(index).permits.replicaWritesOf(shard);
   }
 
   /**
    * From now on the copy of `shard` here refuses ops of a primary term below `term`, whatever its
-   * metadata holds (ES bumps a replica's operation primary term when an op of a newer primary
-   * arrives, `IndexShard.bumpPrimaryTerm`): a recovery from the new primary calls this before it
-   * reads where the copy is, so that no op of a demoted primary lands after that read.
+   * metadata holds ({@link OperationPermits.raiseTerm}): a recovery from the new primary calls this
+   * before it reads where the copy is, so that no op of a demoted primary lands after that read.
    */
   raiseOperationTerm(index: string, shard: number, term: number): void {
-    const terms = this.hosted(index).operationTerms;
-    if (term > (terms.get(shard) ?? 0)) terms.set(shard, term);
+    this.hosted(index).permits.raiseTerm(shard, term);
   }
-
 
   /**
    * The copies of `shard` by this node's metadata (a value that is replaced, never changed: reading
@@ -454,7 +437,7 @@ export class IndexRegistry {
       const shards = [...h.shards.keys()].filter((s) => !h.failed.has(s)).sort((a, b) => a - b);
       const failed = [...h.failed.keys()].sort((a, b) => a - b);
       const pendingFailures = h.inSync.pendingList();
-      const activeWrites = [...h.activeWrites].sort(([a], [b]) => a - b).map(([shard, writes]) => ({ shard, writes }));
+      const activeWrites = h.permits.activePrimaryWrites();
       return {
         metadata: h.metadata,
         shards,
@@ -620,7 +603,7 @@ export class IndexRegistry {
   private host(metadata: IndexMetadata): HostedIndex {
     const shards = new Map<number, Shard>();
     const refresher = new IndexRefresher(metadata.name, shards, (index, seconds) => this.timings?.refreshed(index, seconds), this.log);
-    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState(), activeWrites: new Map(), replicaCheckpoints: new ReplicaCheckpoints(), replicaWrites: new Map(), operationTerms: new Map() };
+    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState(), permits: new OperationPermits(), replicaCheckpoints: new ReplicaCheckpoints() };
     this.indices.set(metadata.name, h);
     return h;
   }
@@ -663,17 +646,4 @@ export class IndexRegistry {
     if (!h) throw indexNotFound(index);
     return h;
   }
-}
-
-/** Adds one to `counts[key]` and returns the idempotent function that takes it off again (the entry goes at 0). */
-function countIn(counts: Map<number, number>, key: number): () => void {
-  counts.set(key, (counts.get(key) ?? 0) + 1);
-  let released = false;
-  return () => {
-    if (released) return;
-    released = true;
-    const left = (counts.get(key) ?? 1) - 1;
-    if (left > 0) counts.set(key, left);
-    else counts.delete(key);
-  };
 }
