@@ -6,7 +6,8 @@
  *    copy's operation term to the primary's); a copy left behind by a promotion (`resync`) is
  *    emptied first (`recovery/reset`) when it holds ops above its global checkpoint (ops of the old
  *    term the new primary may lack: ES rolls such a copy back to the global checkpoint), and keeps
- *    what it has otherwise; a failed copy is always emptied;
+ *    what it has otherwise; a failed copy is always emptied, and so is a copy that gets a full copy
+ *    (below);
  * 2. `recovery/start` on the primary: from now on the primary names the target in every write's
  *    replication group (live writes reach it), and, in the same synchronous step, pins what the
  *    target misses: the ops above its checkpoint when the primary's translog still has them (ES
@@ -129,12 +130,21 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   //    (a graceful stop's copy, whose every op its in-sync copies acknowledged). A failed copy holds
   //    memory its disk lacks: always emptied.
   const probe = copy.failed === true ? null : await call<RecoveryStateResponse>(target, 'state', { index, shard, primaryTerm });
-  const reset = probe === null || (copy.resync === true && probe.withinGlobalCheckpoint !== true);
-  const initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm }) : probe;
-  const from = initial.checkpoint;
+  let reset = probe === null || (copy.resync === true && probe.withinGlobalCheckpoint !== true);
+  let initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm }) : probe!;
   // 2. Track the target on the primary and pin what it misses.
-  const startReq: RecoveryStartRequest = { index, shard, target, fromSeqNo: from, primaryTerm, ...(reset ? { full: true } : {}) };
-  const start = await call<RecoveryStartResponse>(primary, 'start', startReq);
+  const startOn = (from: number, full: boolean) => call<RecoveryStartResponse>(primary, 'start', { index, shard, target, fromSeqNo: from, primaryTerm, ...(full ? { full: true } : {}) } satisfies RecoveryStartRequest);
+  let start = await startOn(initial.checkpoint, reset);
+  if (start.mode === 'full' && !reset && initial.maxSeqNo >= 0) {
+    // The primary no longer has the ops above the target's checkpoint: a full copy, onto an emptied
+    // copy (ES copies the files into a fresh store), so that nothing the primary deleted meanwhile
+    // (a delete whose tombstone it has pruned, index.gc_deletes) survives on the target's disk.
+    await call(primary, 'cancel', { index, shard, recoveryId: start.recoveryId }).catch(() => undefined);
+    initial = await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm });
+    reset = true;
+    start = await startOn(initial.checkpoint, true);
+  }
+  const from = initial.checkpoint;
   // 3. Copy, chunk by chunk; the last one fast-forwards the target's checkpoint (and, for a full
   //    copy, drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
   const chunkReq: RecoveryChunkRequest = { index, shard, recoveryId: start.recoveryId, primaryTerm, maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES, maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS };

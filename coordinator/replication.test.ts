@@ -73,6 +73,18 @@ describe('a write whose primary was demoted meanwhile', () => {
     expect(stored.shardCopies![0].find((c) => c.node === replica)).toMatchObject({ primary: true, inSync: true });
   });
 
+  it('refused by a copy that knows it is no longer primary: retried on the new primary once the view names it', async () => {
+    const created = await view.create('moved', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
+    const [oldPrimary, replica] = created.copies[0].map((c) => c.node);
+    await writeShard({ view, client, timeoutMs: 2_000 }, created, 0, [doc('m', 1)], 'false');
+    // The promotion reaches both nodes; a coordinator still holding the term-1 view writes through the old primary.
+    await view.promote('moved', 0, replica);
+    client.bulks.length = 0;
+    const out = await writeShard({ view, client, timeoutMs: 2_000 }, created, 0, [doc('m', 2)], 'false');
+    expect(client.bulks).toEqual([oldPrimary, replica]);
+    expect(out.items[0]).toMatchObject({ _id: 'm', _version: 2, _primary_term: 2 });
+  });
+
   it('marking a failed replica out of sync with a term the store has left throws PrimaryDemotedError and stores nothing', async () => {
     const created = await view.create('demoted-mark', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
     const [, replica] = created.copies[0].map((c) => c.node);

@@ -24,7 +24,7 @@ import { type ClusterView, PrimaryDemotedError } from './cluster-view.ts';
 import { type IndexView } from './index-view.ts';
 import { decodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
-import { JsonText, type ShardClient } from './shard-client.ts';
+import { JsonText, ShardCallError, type ShardClient } from './shard-client.ts';
 
 /** One replica that failed a write, as ES's `ReplicationResponse.ShardInfo.Failure` prints it. */
 export interface ShardInfoFailure {
@@ -68,8 +68,9 @@ const REST_STATUS: Record<number, string> = {
 /**
  * Writes `ops` to shard `shard` of `view`'s index through its primary, which replicates them; takes
  * the replicas that failed out of the in-sync set before answering. When the primary turns out to
- * have been demoted (the stored primary term moved past the write's), the write is retried once on
- * the new primary (`retried`: this is that retry), as ES retries on `RetryOnPrimaryException`.
+ * have been demoted (the stored primary term moved past the write's, or the copy refused the write as
+ * no longer primary of its term), the write is retried once on the new primary (`retried`: this is
+ * that retry), as ES retries on `RetryOnPrimaryException` and `ShardNotInPrimaryModeException`.
  * @throws the primary call's error (no item is acknowledged), or EsError 503 when a failed replica
  *   cannot be taken out of the in-sync set (the write is then not acknowledged, though the primary
  *   holds it, as in ES), `retry_on_primary_exception` when the retry's primary was demoted too.
@@ -86,10 +87,22 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   };
   // A shard's share of a large bulk is tens of thousands of ops: the request is serialized, and the
   // reply (NDJSON, shared/shard-bulk-reply.ts) parsed, in slices that yield to the event loop.
-  const reply = await deps.client.call<unknown[] | ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, new JsonText(await stringifySliced({ ...body })), {
-    timeoutMs: deps.timeoutMs,
-    accept: NDJSON_CONTENT_TYPE,
-  });
+  let reply: unknown[] | ShardBulkResponse;
+  try {
+    reply = await deps.client.call<unknown[] | ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, new JsonText(await stringifySliced({ ...body })), {
+      timeoutMs: deps.timeoutMs,
+      accept: NDJSON_CONTENT_TYPE,
+    });
+  } catch (err) {
+    // The copy is no longer the primary of this term (a promotion this view has not seen yet):
+    // nothing was acknowledged. ES's reroute phase waits for the cluster state that names the new
+    // primary and sends the request there (`ShardNotInPrimaryModeException` is retryable).
+    if (!retried && primaryMoved(err)) {
+      const moved = await newPrimaryView(deps, index, shard, primary, primaryTerm);
+      if (moved) return writeShard(deps, moved, shard, ops, refresh, true);
+    }
+    throw err;
+  }
   const res = Array.isArray(reply) ? decodeShardBulkReply(reply) : reply;
   if (res.index !== index || res.shard !== shard) throw new Error(`node [${res.node}] answered for the wrong shard`);
   const total = 1 + view.metadata.numberOfReplicas;
@@ -117,4 +130,28 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
     items: res.items,
     shardInfo: { total, successful: 1 + outcome.acknowledged.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
   };
+}
+
+/** How long (ms) a write whose primary was demoted waits for the view to name the new one. */
+const NEW_PRIMARY_WAIT_MS = 5_000;
+
+/** Whether a primary's refusal says it is no longer the primary of the write's term (a replica now, or another term). */
+function primaryMoved(err: unknown): boolean {
+  if (!(err instanceof ShardCallError)) return false;
+  const { type, reason } = err.cause_;
+  return type === 'shard_not_in_primary_mode_exception' || (err.status === 409 && type === 'illegal_state_exception' && /operation primary term \[\d+\] is/.test(reason ?? ''));
+}
+
+/**
+ * The index's view once the stored state names another primary or a newer term for `shard` than
+ * the write used (polled for at most {@link NEW_PRIMARY_WAIT_MS}, within the call deadline), or null.
+ */
+async function newPrimaryView(deps: ReplicationDeps, index: string, shard: number, primary: number, primaryTerm: number): Promise<IndexView | null> {
+  const deadline = Date.now() + Math.min(NEW_PRIMARY_WAIT_MS, deps.timeoutMs);
+  for (;;) {
+    const view = await deps.view.get(index);
+    if (view.placement[shard] !== primary || primaryTermOf(view.metadata, shard) > primaryTerm) return view;
+    if (Date.now() >= deadline) return null;
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }

@@ -632,7 +632,10 @@ export class IndexRegistry {
     });
     shard.primaryTerm = primaryTermOf(h.metadata, s);
     // The store records the checkpoints at each flush (ES: a commit's local_checkpoint, the translog's global checkpoint).
-    if (store) store.checkpointSource = () => ({ local: shard.localCheckpoint, global: shard.globalCheckpoint });
+    if (store) {
+      store.checkpointSource = () => ({ local: shard.localCheckpoint, global: shard.globalCheckpoint });
+      shard.onCheckpointsMoved = () => store.recordCheckpointsSoon();
+    }
     h.shards.set(s, shard);
     return shard;
   }

@@ -305,9 +305,17 @@ export class Shard {
     return this.globalCp;
   }
 
+  /**
+   * Called after the {@link Shard.globalCheckpoint} moved on, or a recovery fast-forwarded the local
+   * checkpoint (the registry has the store record both soon after).
+   */
+  onCheckpointsMoved: (() => void) | null = null;
+
   /** Moves the {@link Shard.globalCheckpoint} on to `seqNo` (an older value changes nothing). */
   advanceGlobalCheckpoint(seqNo: number): void {
-    if (seqNo > this.globalCp) this.globalCp = seqNo;
+    if (seqNo <= this.globalCp) return;
+    this.globalCp = seqNo;
+    this.onCheckpointsMoved?.();
   }
 
   /**
@@ -498,6 +506,7 @@ export class Shard {
     this.fullRecovery = null;
     this.checkpoints.fastForward(upTo);
     if (upTo > this.seqNo) this.seqNo = upTo;
+    this.onCheckpointsMoved?.();
   }
 
   /** True when this copy holds a document or tombstone with seq_no ≤ `seqNo` (segments are checked by existence only). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { TranslogOp } from '../engine/translog.ts';
-import { ShardStore, type ShardStoreOptions } from './shard-store.ts';
+import { CHECKPOINTS_RECORD_MS, ShardStore, type ShardStoreOptions } from './shard-store.ts';
 import { FlushPolicy, shouldFlush } from './flush-policy.ts';
 
 const dirs: string[] = [];
@@ -149,6 +149,23 @@ describe('ShardStore translog', () => {
     checkpoint = 10;
     await s.flush();
     expect(s.stats()).toMatchObject({ flushedSeqNo: 10, translogOps: 0 });
+  });
+
+  it('records moved checkpoints within a second, after the ops pending by then are committed', async () => {
+    const s = open();
+    let global = 4;
+    s.checkpointSource = () => ({ local: 9, global });
+    s.append(Array.from({ length: 10 }, (_, i) => idx(`g${i}`, i)));
+    s.recordCheckpointsSoon();
+    s.recordCheckpointsSoon(); // shares the pending one
+    expect(s.recordedGlobalCheckpoint()).toBe(-1);
+    await new Promise((r) => setTimeout(r, CHECKPOINTS_RECORD_MS + 200));
+    expect(s.recordedGlobalCheckpoint()).toBe(4);
+    expect(s.recordedLocalCheckpoint()).toBe(9);
+    global = 9;
+    s.recordCheckpointsSoon();
+    await new Promise((r) => setTimeout(r, CHECKPOINTS_RECORD_MS + 200));
+    expect(s.recordedGlobalCheckpoint()).toBe(9);
   });
 
   it('rejects acknowledgements once a commit failed', async () => {

@@ -98,6 +98,9 @@ function rowToOp(r: Row): TranslogOp {
   return { op: 'index', _id: r.id, json: r.source, seqNo: r.seq_no, version: r.version };
 }
 
+/** How soon (ms) moved checkpoints are recorded durably ({@link ShardStore.recordCheckpointsSoon}). */
+export const CHECKPOINTS_RECORD_MS = 1_000;
+
 /** A shard's durable translog and flush snapshot. Implements the engine's {@link Translog}. */
 export class ShardStore implements Translog {
   readonly path: string;
@@ -128,6 +131,8 @@ export class ShardStore implements Translog {
   private readonly counters: ShardStoreStats;
   /** The shard's local and global checkpoints, recorded at each flush (set by the registry once the shard exists). */
   checkpointSource: (() => { local: number; global: number }) | null = null;
+  /** The pending {@link recordCheckpointsSoon}, if any. */
+  private checkpointsTimer: NodeJS.Timeout | null = null;
   /** Ops a running ops-based peer recovery reads (ES retention leases): a flush leaves them in the translog. */
   private readonly holds = new RetentionHolds();
 
@@ -423,6 +428,31 @@ export class ShardStore implements Translog {
     return row?.value ?? -1;
   }
 
+  /**
+   * Records the current local and global checkpoints ({@link checkpointSource}) within
+   * {@link CHECKPOINTS_RECORD_MS}, after committing the ops pending by then (every op at or below
+   * the local checkpoint is then in the store), so that a copy stopped by a crash after its writes
+   * quiesced, or after a recovery, comes back knowing them (ES persists the global checkpoint in the
+   * translog's checkpoint file at each sync, and a recovered copy's commit carries its local
+   * checkpoint). Calls while one is pending share it; a flush records them too.
+   */
+  recordCheckpointsSoon(): void {
+    if (this.checkpointsTimer !== null || this.closed) return;
+    this.checkpointsTimer = setTimeout(() => {
+      this.checkpointsTimer = null;
+      if (this.closed || !this.checkpointSource) return;
+      this.commitNow(); // the ops at or below them are durable first
+      if (this.failure) return;
+      const { local, global } = this.checkpointSource();
+      const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE excluded.value > meta.value');
+      inTransaction(this.db, () => {
+        mark.run('local_checkpoint', local);
+        mark.run('global_checkpoint', global);
+      });
+    }, CHECKPOINTS_RECORD_MS);
+    this.checkpointsTimer.unref();
+  }
+
   /** The global checkpoint recorded by the last flush (-1 when none was; ES keeps it in the translog's checkpoint file). */
   recordedGlobalCheckpoint(): number {
     const row = this.db.prepare("SELECT value FROM meta WHERE key = 'global_checkpoint'").get() as { value: number } | undefined;
@@ -438,6 +468,8 @@ export class ShardStore implements Translog {
   close(): void {
     if (this.closed) return;
     this.syncTimer?.clear();
+    if (this.checkpointsTimer !== null) clearTimeout(this.checkpointsTimer);
+    this.checkpointsTimer = null;
     this.commitNow();
     this.closed = true;
     this.db.close();

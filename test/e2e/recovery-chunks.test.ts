@@ -9,6 +9,8 @@
  *   whole history), it recovers by a full copy streamed in many chunks;
  * - after a graceful stop of the primary's node (the replica is promoted), the old primary holds
  *   nothing above the global checkpoint, so it is not emptied: it recovers by ops above its checkpoint;
+ *   so does the old primary after a SIGKILL a while after the last write (its store recorded the
+ *   global checkpoint within a second);
  * and every time both copies end with the same documents, each with the same `_version` and
  * `_seq_no`. The coordinator's log line of each recovery (coordinator/copy-maintenance.ts) gives
  * its mode, starting checkpoint, ops and chunks.
@@ -209,6 +211,31 @@ describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 K
     expect(outcome.mode).toBe('ops');
     expect(outcome.fromSeqNo).toBe(old.checkpoint);
     expect(outcome.ops).toBeLessThan(100); // the writes it missed, not the shard's 3,000+ documents
+    await expectSameCopies([...allIds]);
+  }, 120_000);
+
+  it('SIGKILL of the primary\'s node a while after the last write: its store has the global checkpoint, so its copy recovers by ops after the promotion too', async () => {
+    // The global checkpoint moved with the last write's acknowledgement; the store records it within a second.
+    await new Promise((r) => setTimeout(r, 2_000));
+    const seen = recoveries().length;
+    await cluster.halt(primary, 'SIGKILL');
+    [primary, replica] = [replica, primary];
+    // Red until the dead node's lease ends and its replica is promoted, then yellow.
+    const health = await http(cluster.coordinatorUrl, 'GET', `/_cluster/health/${INDEX}?wait_for_status=yellow&timeout=30s`);
+    expect(health.body.status).toBe('yellow');
+    const lines: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      allIds.add(`k-${i}`);
+      lines.push(...indexLine(`k-${i}`, { i, pad }));
+    }
+    await bulk(lines);
+    await cluster.restart(replica);
+    await waitGreen();
+    await expect.poll(() => recoveries().length, { timeout: 10_000 }).toBeGreaterThan(seen);
+    const outcome = recoveries().at(-1)!;
+    expect(outcome.reset).toBe(false);
+    expect(outcome.mode).toBe('ops');
+    expect(outcome.ops).toBeLessThan(100);
     await expectSameCopies([...allIds]);
   }, 120_000);
 });
