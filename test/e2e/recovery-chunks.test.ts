@@ -140,6 +140,30 @@ async function downAndBack(signal: NodeJS.Signals, round: number, whileDown: () 
   return { before, outcome: after.at(-1)! };
 }
 
+/**
+ * Stops the primary's node with `signal` (its replica is promoted: at once for a graceful stop, when
+ * its lease ends for a SIGKILL), writes 40 documents `${prefix}-*` to the new primary, restarts the old
+ * one; answers the recovery of its copy that followed. `primary` and `replica` swap.
+ */
+async function primaryDownAndBack(signal: NodeJS.Signals, prefix: string) {
+  const seen = recoveries().length;
+  await cluster.halt(primary, signal);
+  [primary, replica] = [replica, primary];
+  // Red until the replica is promoted, then yellow.
+  const health = await http(cluster.coordinatorUrl, 'GET', `/_cluster/health/${INDEX}?wait_for_status=yellow&timeout=30s`);
+  expect(health.body.status).toBe('yellow');
+  const lines: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    allIds.add(`${prefix}-${i}`);
+    lines.push(...indexLine(`${prefix}-${i}`, { i, pad }));
+  }
+  await bulk(lines);
+  await cluster.restart(replica);
+  await waitGreen();
+  await expect.poll(() => recoveries().length, { timeout: 10_000 }).toBeGreaterThan(seen);
+  return recoveries().at(-1)!;
+}
+
 describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 KiB chunks)', () => {
   it('graceful restart: the copy keeps its checkpoint and recovers by ops above it', async () => {
     const { before, outcome } = await downAndBack('SIGTERM', 1);
@@ -193,20 +217,7 @@ describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 K
     const old = await internal<RecoveryStateResponse>(primary, '/recovery/state', { index: INDEX, shard: 0 });
     expect(old.withinGlobalCheckpoint).toBe(true);
     expect(old.globalCheckpoint).toBe(old.maxSeqNo);
-    const seen = recoveries().length;
-    await cluster.halt(primary, 'SIGTERM');
-    [primary, replica] = [replica, primary];
-    // Writes to the promoted primary while the old one is away.
-    const lines: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      allIds.add(`p-${i}`);
-      lines.push(...indexLine(`p-${i}`, { i, pad }));
-    }
-    await bulk(lines);
-    await cluster.restart(replica);
-    await waitGreen();
-    await expect.poll(() => recoveries().length, { timeout: 10_000 }).toBeGreaterThan(seen);
-    const outcome = recoveries().at(-1)!;
+    const outcome = await primaryDownAndBack('SIGTERM', 'p');
     expect(outcome.reset).toBe(false);
     expect(outcome.mode).toBe('ops');
     expect(outcome.fromSeqNo).toBe(old.checkpoint);
@@ -217,22 +228,7 @@ describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 K
   it('SIGKILL of the primary\'s node a while after the last write: its store has the global checkpoint, so its copy recovers by ops after the promotion too', async () => {
     // The global checkpoint moved with the last write's acknowledgement; the store records it within a second.
     await new Promise((r) => setTimeout(r, 2_000));
-    const seen = recoveries().length;
-    await cluster.halt(primary, 'SIGKILL');
-    [primary, replica] = [replica, primary];
-    // Red until the dead node's lease ends and its replica is promoted, then yellow.
-    const health = await http(cluster.coordinatorUrl, 'GET', `/_cluster/health/${INDEX}?wait_for_status=yellow&timeout=30s`);
-    expect(health.body.status).toBe('yellow');
-    const lines: string[] = [];
-    for (let i = 0; i < 40; i++) {
-      allIds.add(`k-${i}`);
-      lines.push(...indexLine(`k-${i}`, { i, pad }));
-    }
-    await bulk(lines);
-    await cluster.restart(replica);
-    await waitGreen();
-    await expect.poll(() => recoveries().length, { timeout: 10_000 }).toBeGreaterThan(seen);
-    const outcome = recoveries().at(-1)!;
+    const outcome = await primaryDownAndBack('SIGKILL', 'k');
     expect(outcome.reset).toBe(false);
     expect(outcome.mode).toBe('ops');
     expect(outcome.ops).toBeLessThan(100);
