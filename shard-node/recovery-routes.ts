@@ -74,7 +74,7 @@ export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): Reco
 
   app.post(`${p}/state`, async (c) => {
     const req = await deps.readJson<RecoveryShardRequest>(c);
-    const shard = registry.shard(req.index, req.shard);
+    registry.shard(req.index, req.shard); // 404 before any wait for a copy that is not here
     if (req.primaryTerm !== undefined) {
       // No op of an older primary lands here from now on, and none admitted before is still applying.
       registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);

@@ -560,7 +560,7 @@ export class Shard {
    */
   recoverFromStore(ops: Iterable<TranslogOp>, checkpoint: number, globalCheckpoint = -1): number {
     this.checkpoints.fastForward(checkpoint);
-    this.advanceGlobalCheckpoint(globalCheckpoint);
+    this.globalCp = Math.max(this.globalCp, globalCheckpoint); // read from the store: nothing to record again
     const checkpoints = this.checkpoints;
     function* marked(): Generator<TranslogOp> {
       for (const op of ops) {

@@ -369,13 +369,7 @@ export class ShardStore implements Translog {
     const checkpoint = checkpoints?.local;
     this.commitNow();
     if (this.failure) throw this.failure;
-    if (checkpoints !== undefined) {
-      const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
-      inTransaction(this.db, () => {
-        mark.run('local_checkpoint', checkpoints.local);
-        mark.run('global_checkpoint', checkpoints.global);
-      });
-    }
+    if (checkpoints !== undefined) this.writeCheckpoints(checkpoints);
     const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
     // Folded: the ops at or below the local checkpoint and below every retention hold. Ops above
     // the checkpoint stay in the translog (ES keeps the translog above the safe commit's local
@@ -424,8 +418,7 @@ export class ShardStore implements Translog {
    * its checkpoint there and moves it on with the translog it replays (ES store recovery).
    */
   recordedLocalCheckpoint(): number {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'local_checkpoint'").get() as { value: number } | undefined;
-    return row?.value ?? -1;
+    return this.metaValue('local_checkpoint');
   }
 
   /**
@@ -443,20 +436,29 @@ export class ShardStore implements Translog {
       if (this.closed || !this.checkpointSource) return;
       this.commitNow(); // the ops at or below them are durable first
       if (this.failure) return;
-      const { local, global } = this.checkpointSource();
-      const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE excluded.value > meta.value');
-      inTransaction(this.db, () => {
-        mark.run('local_checkpoint', local);
-        mark.run('global_checkpoint', global);
-      });
+      this.writeCheckpoints(this.checkpointSource());
     }, CHECKPOINTS_RECORD_MS);
     this.checkpointsTimer.unref();
   }
 
+  /** Records the checkpoints in `meta` in one transaction (neither ever goes back: a lower value changes nothing). */
+  private writeCheckpoints(checkpoints: { local: number; global: number }): void {
+    const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE excluded.value > meta.value');
+    inTransaction(this.db, () => {
+      mark.run('local_checkpoint', checkpoints.local);
+      mark.run('global_checkpoint', checkpoints.global);
+    });
+  }
+
+  /** A numeric value of `meta`, or -1 when it was never recorded. */
+  private metaValue(key: string): number {
+    const row = this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key) as { value: number } | undefined;
+    return row?.value ?? -1;
+  }
+
   /** The global checkpoint recorded by the last flush (-1 when none was; ES keeps it in the translog's checkpoint file). */
   recordedGlobalCheckpoint(): number {
-    const row = this.db.prepare("SELECT value FROM meta WHERE key = 'global_checkpoint'").get() as { value: number } | undefined;
-    return row?.value ?? -1;
+    return this.metaValue('global_checkpoint');
   }
 
   /** Current counters (a copy). */
