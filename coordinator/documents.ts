@@ -73,7 +73,7 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
   const out = new Map<string, IndexView | EsError>();
   for (const name of names) {
     try {
-      out.set(name, await deps.view.get(name));
+      out.set(name, await deps.view.getOpen(name));
     } catch (err) {
       if (!(err instanceof EsError) || err.type !== 'index_not_found_exception') {
         out.set(name, toEsError(err));
