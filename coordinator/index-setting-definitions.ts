@@ -162,6 +162,8 @@ export const INDEX_SETTINGS: ReadonlyMap<string, IndexSettingDefinition> = new M
     boolSetting('index.mapping.ignore_malformed', false, { dynamic: false }),
     boolSetting('index.mapping.coerce', true, { dynamic: false }),
     stringSetting('index.codec', 'default', { dynamic: false }),
+    // ES 8 refuses `false` at creation; Folio accepts it as ES 7 and OpenSearch do (its writes keep their history by sequence number either way)
+    boolSetting('index.soft_deletes.enabled', true, { dynamic: false, final: true }),
     // private: set by the system only
     stringSetting('index.uuid', null, { dynamic: false, private: true }),
     stringSetting('index.creation_date', null, { dynamic: false, private: true }),

@@ -30,6 +30,16 @@ export interface IndexDeps {
   destructiveRequiresName?: () => Promise<boolean>;
 }
 
+/**
+ * A mapping as `GET /{index}/_mapping` prints it: an index without any mapping (no field, nothing
+ * else set) prints `{}`, as ES does for an index created without mappings.
+ */
+export function mappingsBody(mappings: Mapping): Mapping | Record<string, never> {
+  const keys = Object.keys(mappings);
+  const empty = keys.every((k) => k === 'properties') && Object.keys(mappings.properties ?? {}).length === 0;
+  return empty ? {} : mappings;
+}
+
 /** A boolean URL flag (`?flat_settings`), false when absent. */
 function parseFlag(c: Context, name: string): boolean {
   const v = queryParams(c).get(name);
@@ -44,7 +54,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     checkParams(c, ROUTE_PARAMS.getMapping);
     const out: Record<string, unknown> = {};
     const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen);
-    for (const name of await resolveIndices(c.req.param('index'), view, options)) out[name] = { mappings: (await view.get(name)).metadata.mappings };
+    for (const name of await resolveIndices(c.req.param('index'), view, options)) out[name] = { mappings: mappingsBody((await view.get(name)).metadata.mappings) };
     return sendJson(c, 200, out);
   };
   app.get('/_mapping', getMapping); // before `/:index`, which would match it
@@ -77,7 +87,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     for (const name of await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen))) {
       const m = (await view.get(name)).metadata;
       const { settings, defaults } = getSettingsEntry(m, { flat, includeDefaults })!;
-      out[name] = { aliases: {}, mappings: m.mappings, settings, ...(defaults ? { defaults } : {}) };
+      out[name] = { aliases: {}, mappings: mappingsBody(m.mappings), settings, ...(defaults ? { defaults } : {}) };
     }
     return sendJson(c, 200, out);
   });
