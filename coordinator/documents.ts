@@ -211,7 +211,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const item = items[i];
     const index = item.index ?? null;
     const view = index ? views.get(index) : undefined;
-    const uuid = view && !(view instanceof EsError) ? view.metadata.uuid : '_na_';
+    // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
+    const uuid = view instanceof EsError ? String(view.metadata.index_uuid ?? '_na_') : view ? view.metadata.uuid : '_na_';
     const r = results[i];
     if (failed.has(i) || !r || r.error) {
       errors = true;
