@@ -185,20 +185,24 @@ export function resolveNames(expression: string | undefined, catalog: IndexCatal
  */
 export async function resolveIndices(expression: string | undefined, view: ClusterView, options: IndicesOptions = INDICES_OPTIONS.search): Promise<string[]> {
   const parts = (expression ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
-  if (parts.length === 0 || parts.some((p) => p.includes('*') || p === '_all')) await view.reload();
+  // Only a wildcard or `_all` needs every index; names alone are looked up one by one (the search path).
+  const everyIndex = parts.length === 0 || parts.some((p) => p.includes('*') || p === '_all');
+  if (everyIndex) await view.reload();
   const known = new Map<string, IndexMetadata>();
-  for (const n of view.names()) {
-    const v = view.peek(n);
-    if (v) known.set(n, v.metadata);
+  if (everyIndex) {
+    for (const n of view.names()) {
+      const v = view.peek(n);
+      if (v) known.set(n, v.metadata);
+    }
   }
-  // concrete names not in the cache: read from the store (created through another coordinator)
   for (const p of parts) {
     const name = p.startsWith('-') ? p.slice(1) : p;
     if (name.includes('*') || name === '_all' || known.has(name)) continue;
-    const v = await view.get(name).catch((err: unknown) => {
+    // not in the cache: read from the store (created through another coordinator)
+    const v = view.peek(name) ?? (await view.get(name).catch((err: unknown) => {
       if (err instanceof EsError && err.type === 'index_not_found_exception') return undefined;
       throw err;
-    });
+    }));
     if (v) known.set(name, v.metadata);
   }
   const names = [...known.keys()].sort();
