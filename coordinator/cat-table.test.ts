@@ -136,9 +136,9 @@ describe('cat indices and shards tables', () => {
     });
   });
 
-  it('has the default columns of ES before dataset.size (which h= adds)', () => {
+  it('has the default columns of ES 8.15, dataset.size last', () => {
     const out = renderCatTable(catIndicesTable(views, stats), { v: 'true' });
-    expect(out.kind === 'text' && out.text.split('\n')[0].split(/ +/)).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size']);
+    expect(out.kind === 'text' && out.text.split('\n')[0].split(/ +/)).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
   });
 
   it('lists each primary with its node and each replica as UNASSIGNED', () => {

@@ -49,7 +49,7 @@ export const CAT_INDICES_COLUMNS: readonly CatColumn[] = [
   { name: 'creation.date.string', aliases: ['cds'], desc: 'index creation date (as string)', default: false },
   { name: 'store.size', aliases: ['ss', 'storeSize'], desc: 'store size of primaries & replicas (estimated)', right: true },
   { name: 'pri.store.size', desc: 'store size of primaries (estimated)', right: true },
-  { name: 'dataset.size', desc: 'total size of dataset (estimated)', default: false, right: true },
+  { name: 'dataset.size', desc: 'total size of dataset (estimated)', right: true },
   { name: 'segments.count', aliases: ['sc', 'segmentsCount'], desc: 'number of segments', default: false, right: true },
 ];
 

@@ -72,16 +72,16 @@ describe('_cluster/health', () => {
 });
 
 describe('_cat', () => {
-  it('lists indices as text with the default columns (ES 8 before 8.12; dataset.size on request), and as JSON with string values', async () => {
+  it('lists indices as text with ES 8’s default columns, and as JSON with string values', async () => {
     const text = await http(url, 'GET', '/_cat/indices/clients-*?v&s=index');
     expect(text.headers['content-type']).toMatch(/^text\/plain/);
     const lines = (text.body as string).trimEnd().split('\n');
-    expect(lines[0].split(/\s+/)).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size']);
+    expect(lines[0].split(/\s+/)).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
     expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([['green', 'open', 'clients-http'], ['yellow', 'open', 'clients-yellow']]);
     const json = await http(url, 'GET', '/_cat/indices/clients-http?format=json');
     expect(json.body).toHaveLength(1);
     expect(json.body[0]).toMatchObject({ health: 'green', status: 'open', index: 'clients-http', pri: '3', rep: '0', 'docs.count': '5', 'docs.deleted': '0' });
-    expect(Object.keys(json.body[0])).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size']);
+    expect(Object.keys(json.body[0])).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
     const withDataset = await http(url, 'GET', '/_cat/indices/clients-http?format=json&h=index,dataset.size');
     expect(withDataset.body[0]['dataset.size']).toBe(json.body[0]['store.size']);
     expect(json.body[0]['store.size']).toMatch(/^\d+(\.\d)?[kmgtp]?b$/);
