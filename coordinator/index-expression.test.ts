@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexMetadata } from '../shared/protocol.ts';
 import { esErr } from '../test/support/es-error.ts';
+import { AliasLookup } from './aliases/alias-lookup.ts';
 import type { ClusterView } from './cluster-view.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices, resolveNames, type IndexCatalog, type IndicesOptions } from './index-expression.ts';
 
@@ -132,6 +133,8 @@ describe('resolveIndices over a view', () => {
         if (!m) throw esErr(() => resolveNames(n, catalog([]), search));
         return { metadata: m };
       },
+      aliasLookup: () => new AliasLookup([]),
+      findAlias: async () => undefined,
     } as unknown as ClusterView;
     expect(await resolveIndices('late,cities', view)).toEqual(['cities', 'late']);
     expect(await resolveIndices('*', view)).toEqual(['cities']);

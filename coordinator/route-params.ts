@@ -85,4 +85,10 @@ export const ROUTE_PARAMS = {
   catIndices: [...CAT_COMMON, 'local', 'health', 'master_timeout', 'include_unloaded_segments', ...INDICES_OPTIONS],
   /** `RestShardsAction`: `GET /_cat/shards`, `/_cat/shards/{index}`. */
   catShards: [...CAT_COMMON, 'local', 'master_timeout'],
+  /** `RestIndicesAliasesAction`, `RestIndexPutAliasAction`, `RestIndexDeleteAliasesAction`: `POST /_aliases`, `PUT|DELETE /{index}/_alias/{name}`. */
+  changeAliases: ['timeout', 'master_timeout'],
+  /** `RestGetAliasesAction`: `GET|HEAD /_alias[/{name}]`, `/{index}/_alias[/{name}]`. */
+  getAliases: ['local', 'master_timeout', ...INDICES_OPTIONS],
+  /** `RestAliasAction`: `GET /_cat/aliases[/{alias}]`. */
+  catAliases: [...CAT_COMMON, 'local', 'master_timeout', 'expand_wildcards'],
 } satisfies Record<string, readonly string[]>;

@@ -16,6 +16,9 @@ import { getSettingsEntry } from '../index-settings-response.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { failDestructive, mayBeDestructive } from '../destructive-operations.ts';
 import { createIndex } from '../documents.ts';
+import { checkNewIndexAliases } from '../aliases/alias-actions.ts';
+import { parseCreateIndexAliases } from '../aliases/alias-requests.ts';
+import { aliasesOf } from '../aliases/alias-responses.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
@@ -64,8 +67,18 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     checkParams(c, ROUTE_PARAMS.createIndex);
     const name = c.req.param('index');
     validateIndexName(name);
-    const spec = parseCreateIndexBody(await readJsonBody(c, maxBodyBytes));
-    await createIndex(deps, name, spec);
+    const body = await readJsonBody(c, maxBodyBytes);
+    const spec = parseCreateIndexBody(body);
+    const aliases = parseCreateIndexAliases((body as Record<string, unknown> | undefined)?.aliases);
+    const lookup = view.aliasLookup();
+    checkNewIndexAliases(
+      name,
+      aliases,
+      (n) => view.peek(n) !== undefined,
+      (n) => lookup.targets(n) !== undefined,
+      (a) => (lookup.targets(a) ?? []).map((t) => t.index),
+    );
+    await createIndex(deps, name, { ...spec, aliases });
     return sendJson(c, 200, { acknowledged: true, shards_acknowledged: true, index: name });
   });
 
@@ -87,7 +100,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     for (const name of await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen))) {
       const m = (await view.get(name)).metadata;
       const { settings, defaults } = getSettingsEntry(m, { flat, includeDefaults })!;
-      out[name] = { aliases: {}, mappings: mappingsBody(m.mappings), settings, ...(defaults ? { defaults } : {}) };
+      out[name] = { aliases: aliasesOf(m), mappings: mappingsBody(m.mappings), settings, ...(defaults ? { defaults } : {}) };
     }
     return sendJson(c, 200, out);
   });
@@ -96,7 +109,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     checkParams(c, ROUTE_PARAMS.deleteIndex);
     const expression = c.req.param('index');
     if (mayBeDestructive(expression)) failDestructive(expression, (await deps.destructiveRequiresName?.()) ?? true);
-    for (const name of await resolveIndices(expression, view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.openClosed))) await view.delete(name);
+    for (const name of await resolveIndices(expression, view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.deleteIndex))) await view.delete(name);
     return sendJson(c, 200, { acknowledged: true });
   });
 

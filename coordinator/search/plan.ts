@@ -5,12 +5,15 @@
  */
 import type { ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef } from '../../shared/protocol.ts';
+import type { ContextRef, IndexMetadata } from '../../shared/protocol.ts';
+import type { Query } from '../../shared/query-ast.ts';
+import { shardForRouting } from '../../shared/routing.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
+import { withAliasFilters } from './alias-filters.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
 /**
@@ -56,6 +59,21 @@ export interface SearchPlan {
   shownSortValues: number;
   failures: ShardFailure[];
   totalShards: number;
+  /** Per target, the query it runs when it is not `req.query` (an index reached through filtered aliases); see {@link queryForTarget}. */
+  queries?: Query[];
+}
+
+/** What the index expression gave each index beyond its name: alias filters and search routing (index-expression.ts `SearchScope`). */
+export interface IndexScope {
+  /** Per index reached only through filtered aliases: their filters (ES query DSL). */
+  filters?: ReadonlyMap<string, readonly Record<string, unknown>[]>;
+  /** Per index: the routing values whose shards are read (absent index: every shard). */
+  routing?: ReadonlyMap<string, ReadonlySet<string>> | null;
+}
+
+/** The query target `i` runs: `req.query` with its index's alias filters, or `req.query` itself. */
+export function queryForTarget(plan: SearchPlan, i: number): Query {
+  return plan.queries?.[i] ?? plan.req.query;
 }
 
 /** ES's rejection of a `search_after` whose length differs from the sort's (`SearchAfterBuilder.buildFieldDoc`). */
@@ -142,10 +160,22 @@ export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { t
 }
 
 /**
- * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
- * listed in `failures` and not queried.
+ * The shards of one index a search with `routing` reads (ES `OperationRouting.searchShards`): those
+ * the routing values route to (ES's routing formula, shared/routing.ts), or all without routing.
  */
-export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning): Promise<SearchPlan> {
+export function routedShards<T extends { shard: number }>(shards: T[], m: Pick<IndexMetadata, 'numberOfShards' | 'routingNumShards'>, routing: ReadonlySet<string> | undefined): T[] {
+  if (!routing) return shards;
+  const wanted = new Set([...routing].map((r) => shardForRouting(r, m.numberOfShards, m.routingNumShards)));
+  return shards.filter((t) => wanted.has(t.shard));
+}
+
+/**
+ * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
+ * listed in `failures` and not queried. `scope`: the alias filters each index's shards add to the
+ * query, and the routing that limits which of its shards are read (ES `OperationRouting.searchShards`).
+ * A PIT's or scroll's search reads the shards it pinned, no others.
+ */
+export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning, scope: IndexScope = {}): Promise<SearchPlan> {
   const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
   const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
@@ -154,7 +184,9 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   const picks = new Map<number, number>(); // this search's copy choices so far (adaptive replica selection)
   for (const name of indices) {
     const index = await view.get(name);
-    const shards = view.targets(index, picks);
+    let shards = routedShards(view.targets(index, picks), index.metadata, scope.routing?.get(name));
+    // A cursor's contexts are its shards (a PIT opened with routing holds some shards only).
+    if (pinning?.tiebreaker && pinning.pins.size > 0) shards = shards.filter((t) => pinning.pins.has(pinKey(name, t.shard)));
     const fields = flatFields(index.metadata.mappings);
     let cause = resultWindowCause(req, index.metadata.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
@@ -170,6 +202,8 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     // A cursor reads its own copy (its context or generation lives there): no failover to another.
     if (p) targets[i] = { ...targets[i], ...(p.node !== undefined ? { node: p.node } : {}), alternates: [] };
   });
+  const filters = scope.filters;
+  const queries = filters && filters.size > 0 ? targets.map((t) => (filters.has(t.index) ? withAliasFilters(req.query, filters.get(t.index)!) : req.query)) : undefined;
   return {
     req,
     sort,
@@ -180,5 +214,6 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     shownSortValues: implicit && pinning?.hideTiebreaker ? sort.length - 1 : sort.length,
     failures,
     totalShards: targets.length + failures.length,
+    ...(queries ? { queries } : {}),
   };
 }

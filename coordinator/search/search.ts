@@ -30,7 +30,7 @@ import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
-import { planSearch, type SearchPlan } from './plan.ts';
+import { planSearch, type IndexScope, type SearchPlan } from './plan.ts';
 import { buildProfile, PhaseClock, ShardProfiler, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
@@ -115,8 +115,8 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
   const cursor = await resolveCursor(input, req, deps.view);
-  const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
-  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
+  const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope);
+  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx, cursor.scope?.filters) : undefined);
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
@@ -164,11 +164,13 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
 
 /**
  * Opens a new scroll: one scroll context per target (keep-alive = the `scroll` parameter), pinned
- * into the plan. @returns its `_scroll_id`: the contexts and the request itself, re-run per batch.
+ * into the plan. @returns its `_scroll_id`: the contexts, the alias filters of its indices, and the
+ * request itself, re-run per batch.
  * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
  *   `search.max_open_scroll_context`).
  */
-async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext): Promise<string> {
+async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext, filters?: IndexScope['filters']): Promise<string> {
+  const scopeFilters = filters && filters.size > 0 ? Object.fromEntries([...filters].map(([i, f]) => [i, [...f]])) : undefined;
   const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
   const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
@@ -178,6 +180,7 @@ async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContex
   return encodeScrollId({
     indices: [...new Set(plan.targets.map((t) => t.index))],
     shards: opened.shards,
+    ...(scopeFilters ? { filters: scopeFilters } : {}),
     body: input.body,
     params: params.toString(),
     path: input.path,
