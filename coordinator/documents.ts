@@ -2,7 +2,8 @@
  * The write path: `_bulk` and the single-document APIs, which are one-item bulks. Items are
  * routed with ES's formula, grouped per shard, and sent in parallel; dynamic mapping updates are
  * pushed to every node before the documents that need them (as ES's master applies them first);
- * a missing index is auto-created (`action.auto_create_index: true`). Each shard's ops are written to
+ * an alias stands for its write index; a missing index is auto-created (`action.auto_create_index: true`)
+ * unless the item requires an alias. Each shard's ops are written to
  * its primary and then its in-sync replicas (replication.ts). The reply is ES's, item by item, in
  * request order, each acknowledged item with its shard's `_shards` (copies configured, copies that
  * have it, replicas that failed).
@@ -15,6 +16,7 @@ import { EsError, toEsError } from '../shared/errors.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import type { RefreshPolicy, WriteOp, WriteResult } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
+import { resolveBulkTargets } from './aliases/alias-targets.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import type { ClusterView, NewIndexSpec } from './cluster-view.ts';
 import type { IndexView } from './index-view.ts';
@@ -156,6 +158,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
       failed.set(i, new EsError(400, 'action_request_validation_exception', `Validation Failed: 1: id [${item.id}] is too long, must be no longer than 512 bytes but was: ${Buffer.byteLength(item.id)};`));
     }
   }
+  // Aliases: each item to its alias's write index (and `require_alias` checked) before indices are auto-created.
+  items = await resolveBulkTargets(items, failed, deps.view);
   const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
   const views = await ensureIndices(names, deps);
   await applyDynamicMappings(items, views, failed, deps);

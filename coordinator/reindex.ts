@@ -13,7 +13,8 @@ import { isObject, tokenName } from '../shared/params.ts';
 import type { SortValue } from '../shared/sort.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import { executeBulk, type WriteDeps } from './documents.ts';
-import { resolveIndices } from './index-expression.ts';
+import { writeIndexName } from './aliases/alias-targets.ts';
+import { INDICES_OPTIONS, resolveSearchScope } from './index-expression.ts';
 import { closeContexts, openContexts } from './search/contexts.ts';
 import { encodePitId } from './search/cursor-ids.ts';
 import { searchWithSnapshot, type SearchDeps } from './search/search.ts';
@@ -119,12 +120,13 @@ export function emptyStatus(): ReindexStatus {
 export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; write: WriteDeps }, status: ReindexStatus = emptyStatus()): Promise<ReindexResponse> {
   const startedAt = Date.now();
   const { search } = deps;
-  const indices = await resolveIndices(spec.sourceIndex, search.view);
+  // The source may be an alias: its filters go into the PIT the copy reads through.
+  const { indices, filters } = await resolveSearchScope(spec.sourceIndex, search.view, INDICES_OPTIONS.search);
   const targets = (await Promise.all(indices.map(async (i) => search.view.targets(await search.view.get(i))))).flat();
   const ctx = { client: search.client, dfsCache: search.dfsCache, signal: new AbortController().signal, deadline: Date.now() + search.defaultTimeoutMs };
   const opened = await openContexts(targets, 'pit', 5 * 60_000, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
-  const pitId = encodePitId({ indices, shards: opened.shards });
+  const pitId = encodePitId({ indices, shards: opened.shards, filters: Object.fromEntries(filters) });
   const failures: unknown[] = [];
   try {
     let after: SortValue[] | null = null;
@@ -173,10 +175,10 @@ export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; 
     await closeContexts(opened.shards, search.client, 10_000);
   }
   if (spec.refresh) {
-    const dest = await search.view.get(spec.destIndex).catch(() => null);
+    const dest = await writeIndexName(search.view, spec.destIndex).then((name) => search.view.get(name)).catch(() => null);
     if (dest) {
       const byNode = inSyncCopiesByNode(dest);
-      await Promise.all([...byNode].map(([node, shards]) => search.client.call(node, `${INTERNAL_PREFIX}/refresh`, { index: spec.destIndex, shards }, { timeoutMs: 60_000 })));
+      await Promise.all([...byNode].map(([node, shards]) => search.client.call(node, `${INTERNAL_PREFIX}/refresh`, { index: dest.metadata.name, shards }, { timeoutMs: 60_000 })));
     }
   }
   if (failures.length > 0 && failures.every((f) => (f as { status: number }).status === 409) && spec.proceedOnConflicts) failures.length = 0;

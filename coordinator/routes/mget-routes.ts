@@ -11,6 +11,7 @@ import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../shared/errors.ts';
 import { isObject, tokenName } from '../../shared/params.ts';
 import type { SourceFilter } from '../../shared/protocol.ts';
+import { readTarget } from '../aliases/alias-targets.ts';
 import type { WriteDeps } from '../documents.ts';
 import { getDocument, sourceFilterFromParams } from '../get-document.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
@@ -121,11 +122,13 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
       if (!v) views.set(name, (v = deps.view.getOpen(name)));
       return v;
     };
+    const lookup = deps.view.aliasLookup();
     const docs = await Promise.all(
       items.map(async (it) => {
         try {
-          const view = await viewOf(it.index!);
-          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source: it.source, timeoutMs: deps.timeoutMs });
+          // An alias reads its one index with its index routing (ES `TransportShardMultiGetAction`).
+          const { view, routing } = lookup.targets(it.index!) ? await readTarget(deps.view, it.index!, it.routing) : { view: await viewOf(it.index!), routing: it.routing };
+          return await getDocument(deps.client, view, it.id!, { routing, source: it.source, timeoutMs: deps.timeoutMs });
         } catch (err) {
           return { _index: it.index, _id: it.id, error: errorOf(err) };
         }
