@@ -15,6 +15,7 @@ import {
 } from './params.ts';
 import type { SourceFilter } from './protocol.ts';
 import type { Query } from './query-ast.ts';
+import { parseIndicesBoost, type IndexBoost } from './indices-boost.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
 import type { SortField, SortValue } from './sort.ts';
@@ -63,6 +64,8 @@ export interface SearchRequest {
   pit: { id: string; keepAliveMs: number | null } | null;
   /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
   profile: boolean;
+  /** ES `indices_boost`, in the request's order (absent: none); shared/indices-boost.ts. */
+  indicesBoost?: IndexBoost[];
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -103,6 +106,7 @@ interface Draft {
   minScore: number | null;
   pit: SearchRequest['pit'];
   profile: boolean;
+  indicesBoost?: IndexBoost[];
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -198,6 +202,7 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case '_source': return void (d.source = bodySource(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
     case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
+    case 'indices_boost': return void (d.indicesBoost = parseIndicesBoost(v));
     case 'stored_fields': case 'docvalue_fields': case 'fields': return; // accepted, not honored: hits carry _source only
     case 'stats':
       for (const s of v as unknown[]) {
@@ -358,5 +363,6 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     preference: p.get('preference') ?? null,
     pit: d.pit,
     profile: d.profile,
+    ...(d.indicesBoost ? { indicesBoost: d.indicesBoost } : {}),
   };
 }

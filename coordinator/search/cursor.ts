@@ -6,12 +6,14 @@
  *   its context recorded), `_shard_doc` kept out of the hits.
  * - new scroll (`?scroll=`): the path's indices; contexts are opened once the plan is known.
  * - `Folio-Snapshot` header: the path's indices, each shard the token names read at its generation.
+ * Each index also gets its alias filters and search routing, and its `indices_boost`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html
  */
 import { validationFailed } from '../../shared/errors.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveSearchScope } from '../index-expression.ts';
+import { resolveIndexBoosts } from './index-boosts.ts';
 import { decodePitId, decodeSnapshot, type CursorShard, type ScrollState } from './cursor-ids.ts';
 import { pinKey, type IndexScope, type Pinning, type ShardPin } from './plan.ts';
 
@@ -55,6 +57,14 @@ function contextPins(shards: readonly CursorShard[], keepAliveMs: number | undef
  *   `index_closed_exception` for a closed one (ES's search options refuse closed indices).
  */
 export async function resolveCursor(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
+  const cursor = await resolveCursorIndices(input, req, view);
+  if (!req.indicesBoost) return cursor;
+  const options = input.params ? indicesOptionsFrom(input.params, INDICES_OPTIONS.search) : INDICES_OPTIONS.search;
+  return { ...cursor, scope: { ...cursor.scope, boosts: await resolveIndexBoosts(req.indicesBoost, view, options) } };
+}
+
+/** {@link resolveCursor} before `indices_boost`. */
+async function resolveCursorIndices(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
   if (input.scroll) {
     const { state, keepAliveMs } = input.scroll;
     return { indices: state.indices, pinning: { pins: contextPins(state.shards, keepAliveMs, true), tiebreaker: true, hideTiebreaker: true }, scope: filtersScope(state.filters) };

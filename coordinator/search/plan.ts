@@ -14,6 +14,7 @@ import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
 import { withAliasFilters } from './alias-filters.ts';
+import { boosted } from './index-boosts.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
 /**
@@ -59,7 +60,7 @@ export interface SearchPlan {
   shownSortValues: number;
   failures: ShardFailure[];
   totalShards: number;
-  /** Per target, the query it runs when it is not `req.query` (an index reached through filtered aliases); see {@link queryForTarget}. */
+  /** Per target, the query it runs when it is not `req.query` (an index reached through filtered aliases, or boosted); see {@link queryForTarget}. */
   queries?: Query[];
 }
 
@@ -69,9 +70,11 @@ export interface IndexScope {
   filters?: ReadonlyMap<string, readonly Record<string, unknown>[]>;
   /** Per index: the routing values whose shards are read (absent index: every shard). */
   routing?: ReadonlyMap<string, ReadonlySet<string>> | null;
+  /** Per index: the `indices_boost` its hits' scores are multiplied by (absent index: 1). */
+  boosts?: ReadonlyMap<string, number>;
 }
 
-/** The query target `i` runs: `req.query` with its index's alias filters, or `req.query` itself. */
+/** The query target `i` runs: `req.query` with its index's alias filters and boost, or `req.query` itself. */
 export function queryForTarget(plan: SearchPlan, i: number): Query {
   return plan.queries?.[i] ?? plan.req.query;
 }
@@ -202,8 +205,15 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     // A cursor reads its own copy (its context or generation lives there): no failover to another.
     if (p) targets[i] = { ...targets[i], ...(p.node !== undefined ? { node: p.node } : {}), alternates: [] };
   });
-  const filters = scope.filters;
-  const queries = filters && filters.size > 0 ? targets.map((t) => (filters.has(t.index) ? withAliasFilters(req.query, filters.get(t.index)!) : req.query)) : undefined;
+  const { filters, boosts } = scope;
+  const queryOf = (index: string): Query => {
+    const f = filters?.get(index);
+    const q = f ? withAliasFilters(req.query, f) : req.query;
+    const boost = boosts?.get(index) ?? 1;
+    return boost === 1 ? q : boosted(q, boost);
+  };
+  const perIndex = (filters !== undefined && filters.size > 0) || (boosts !== undefined && boosts.size > 0);
+  const queries = perIndex ? targets.map((t) => queryOf(t.index)) : undefined;
   return {
     req,
     sort,
