@@ -174,7 +174,7 @@ export function applyAliasActions(actions: readonly ResolvedAliasAction[], curre
   }
   const remaining = [...next.values()];
   for (const alias of touched) checkAlias(alias, remaining);
-  return { put: [...changed].filter((n) => next.has(n)).map((n) => next.get(n)!), delete: deleted, results };
+  return { put: [...changed].filter((n) => next.has(n)).sort().map((n) => next.get(n)!), delete: deleted, results };
 }
 
 /**

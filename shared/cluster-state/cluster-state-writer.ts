@@ -265,7 +265,14 @@ export class ClusterStateWriter {
         ops.push({ op: 'delete', key: indexKey(n) }, { op: 'put', key: graveyardKey(was.metadata.uuid), value: JSON.stringify({ name: n, deletedAt: Date.now() }) });
         before.set(n, aliasNamesOf(was.metadata));
       }
-      const reserved = await this.reservationChanges(before, after, change.delete);
+      // An alias whose metadata changes on an index (is_write_index, filter, …) without gaining or
+      // losing it is compared too: its checks across indices were decided on what the others hold.
+      const edited = new Set<string>();
+      for (const m of change.put) {
+        const was = current.get(m.name)!.metadata.aliases ?? {};
+        for (const [alias, md] of Object.entries(m.aliases ?? {})) if (was[alias] && JSON.stringify(was[alias]) !== JSON.stringify(md)) edited.add(alias);
+      }
+      const reserved = await this.reservationChanges(before, after, change.delete, edited);
       compare.push(...reserved.compare.filter((c) => !compare.some((d) => d.key === c.key)));
       ops.push(...reserved.ops);
       if (ops.length > MAX_TXN_OPS) throw illegalArgument(`the change touches ${ops.length} keys of the cluster state, more than one transaction takes (${MAX_TXN_OPS}); split it into smaller requests`);
@@ -301,12 +308,13 @@ export class ClusterStateWriter {
   /**
    * The compares and ops that keep alias name reservations in step with a change whose indices had
    * the aliases `before` and have `after` (a deleted index has none after): each alias that gains or
-   * loses an index gets its reservation rewritten (deleted when no index is left), compared on the
-   * revision read now; each alias that gains an index compares the index key of its name absent,
-   * unless that index is deleted in the same change (`deleting`).
+   * loses an index, or is `edited` on one, gets its reservation rewritten (deleted when no index is
+   * left), compared on the revision read now, so two changes of one alias never both decide on the
+   * same state; each alias that gains an index compares the index key of its name absent, unless
+   * that index is deleted in the same change (`deleting`).
    * @throws EsError 503 when the store cannot be reached
    */
-  private async reservationChanges(before: AliasesByIndex, after: AliasesByIndex, deleting: readonly string[]): Promise<{ compare: Compare[]; ops: TxnOp[] }> {
+  private async reservationChanges(before: AliasesByIndex, after: AliasesByIndex, deleting: readonly string[], edited: ReadonlySet<string> = new Set()): Promise<{ compare: Compare[]; ops: TxnOp[] }> {
     const gained = new Map<string, Set<string>>();
     const lost = new Map<string, Set<string>>();
     for (const index of new Set([...before.keys(), ...after.keys()])) {
@@ -317,7 +325,7 @@ export class ClusterStateWriter {
     }
     const compare: Compare[] = [];
     const ops: TxnOp[] = [];
-    for (const alias of [...new Set([...gained.keys(), ...lost.keys()])].sort()) {
+    for (const alias of [...new Set([...gained.keys(), ...lost.keys(), ...edited])].sort()) {
       let kv: KeyValue | undefined;
       try {
         kv = await this.store.get(aliasKey(alias));
