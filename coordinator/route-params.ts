@@ -2,7 +2,7 @@
  * The URL parameters each non-search endpoint accepts, copied from the parameters the matching ES
  * `Rest*Action` reads (so ES's `did you mean` candidates match). Folio implements some of them and
  * accepts the rest without effect (`timeout`, `master_timeout`, `wait_for_active_shards`,
- * `pipeline`, `require_alias`, `preference`, `realtime`, …); `docs/compatibility.md` says which.
+ * `pipeline`, `preference`, `realtime`, …); `docs/compatibility.md` says which.
  * The always-accepted `pretty`, `human`, `error_trace`, `filter_path` and `format` are added by
  * `checkParams` in http.ts.
  * @see https://github.com/elastic/elasticsearch/tree/main/server/src/main/java/org/elasticsearch/rest/action
