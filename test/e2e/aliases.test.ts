@@ -9,6 +9,7 @@
 import { Client } from '@elastic/elasticsearch';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { citiesIndex } from '../../scripts/samples/cities.ts';
+import { startExtraCoordinator } from './extra-coordinator.ts';
 import { http } from './http.ts';
 
 const url = inject('coordinatorUrl');
@@ -17,14 +18,14 @@ const client = new Client({ node: url });
 const DOCS = 1500;
 
 beforeAll(async () => {
-  for (const name of ['aliases-v1', 'aliases-v2']) await http(url, 'DELETE', `/${name}?ignore_unavailable=true`);
+  await http(url, 'DELETE', '/aliases-v1,aliases-v2,aliases-x1,aliases-x2?ignore_unavailable=true');
   await client.indices.create({ index: 'aliases-v1', settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: citiesIndex.mappings as never, aliases: { 'aliases-live': {} } });
   const copy = await client.reindex({ source: { index: 'cities' }, dest: { index: 'aliases-v1' }, max_docs: DOCS, refresh: true });
   expect(copy.created).toBe(DOCS);
 });
 
 afterAll(async () => {
-  await http(url, 'DELETE', '/aliases-v1,aliases-v2?ignore_unavailable=true');
+  await http(url, 'DELETE', '/aliases-v1,aliases-v2,aliases-x1,aliases-x2?ignore_unavailable=true');
   await client.close();
 });
 
@@ -64,7 +65,8 @@ describe('zero-downtime reindex through an alias', () => {
     let afterSwap = 0;
     const stop = () => swapped && ++afterSwap > 150;
     const loops = seen.map((s) => searchLoop(stop, s, failures));
-    await new Promise((r) => setTimeout(r, 300));
+    // every loop searches v1 a few times first (however loaded the machine is)
+    while (seen.some((s) => s.length < 5) && failures.length === 0) await new Promise((r) => setTimeout(r, 20));
     const swap = await client.indices.updateAliases({
       actions: [{ remove: { index: 'aliases-v1', alias: 'aliases-live' } }, { add: { index: 'aliases-v2', alias: 'aliases-live' } }],
     });
@@ -106,5 +108,27 @@ describe('zero-downtime reindex through an alias', () => {
     expect(hits.hits.hits.every((h) => (h._source as { country: string }).country === 'FR')).toBe(true);
     await client.indices.deleteAlias({ index: 'aliases-v2', name: 'aliases-fr' });
     expect(await client.indices.existsAlias({ name: 'aliases-fr' })).toBe(false);
+  });
+
+  it('an alias added through one coordinator is served at once by another, and its name cannot become an index there', async () => {
+    const other = await startExtraCoordinator({ nodes: inject('nodeUrls'), clusterSecret: inject('clusterSecret'), etcd: inject('etcdUrl') });
+    try {
+      const b = other.url;
+      // b learns of the index before the alias exists, so the alias is the one thing new to it
+      await http(url, 'PUT', '/aliases-x1', { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      expect((await http(b, 'GET', '/aliases-x1/_count')).body.count).toBe(0);
+      await http(url, 'POST', '/_aliases', { actions: [{ add: { index: 'aliases-x1', alias: 'aliases-xa', is_write_index: true } }] });
+      const written = await http(b, 'PUT', '/aliases-xa/_doc/1?refresh=true', { n: 1 });
+      expect([written.status, written.body._index]).toEqual([201, 'aliases-x1']);
+      expect((await http(b, 'GET', '/aliases-xa/_count')).body.count).toBe(1);
+      const taken = await http(b, 'PUT', '/aliases-xa', {});
+      expect([taken.status, taken.body.error?.type]).toEqual([400, 'invalid_index_name_exception']);
+      // and the other way round: an index created through b, an alias of its name through a
+      await http(b, 'PUT', '/aliases-x2', { settings: { number_of_shards: 1, number_of_replicas: 0 } });
+      const clash = await http(url, 'PUT', '/aliases-x1/_alias/aliases-x2');
+      expect([clash.status, clash.body.error?.type]).toEqual([400, 'invalid_alias_name_exception']);
+    } finally {
+      other.stop();
+    }
   });
 });
