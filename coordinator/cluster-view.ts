@@ -31,6 +31,7 @@ import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { defaultRoutingNumShards } from '../shared/routing.ts';
+import { checkAlias } from './aliases/alias-actions.ts';
 import { AliasLookup, type AliasTarget } from './aliases/alias-lookup.ts';
 import { checkOpen } from './index-state.ts';
 import { shardTargets, viewOf, type IndexView, type ShardTarget } from './index-view.ts';
@@ -91,6 +92,11 @@ export interface ClusterStateAccess {
 /** A cache's {@link ClusterStateAccess}: the cache and a writer over it. */
 export function clusterStateAccess(cache: ClusterStateCache, log?: Logger): ClusterStateAccess {
   return { cache, writer: new ClusterStateWriter(cache, log) };
+}
+
+/** ES's checks of each alias of a new index with the indices it already names ({@link checkAlias}). */
+function checkAliasesOfNewIndex(metadata: IndexMetadata, others: readonly IndexMetadata[]): void {
+  for (const alias of Object.keys(metadata.aliases ?? {})) checkAlias(alias, [...others, metadata]);
 }
 
 /** Cluster view over the stored cluster state, with the shard nodes' reports of what they host. */
@@ -227,7 +233,9 @@ export class ClusterView {
       version: 1,
       shardCopies: allocateCopies(name, spec.numberOfShards, spec.numberOfReplicas, this.client.nodes.length),
     };
-    const stored = await this.state.writer.create(metadata);
+    // An alias of the new index must still pass ES's checks with the indices it names when stored.
+    const check = metadata.aliases ? (others: readonly IndexMetadata[]) => checkAliasesOfNewIndex(metadata, others) : undefined;
+    const stored = await this.state.writer.create(metadata, check);
     await this.publish(stored.metadata);
     return this.viewFor(stored);
   }

@@ -119,6 +119,35 @@ describe('alias changes on the store', () => {
     expect(await reserved('w')).toEqual(['i1']);
   });
 
+  it('a decision that did not see every index of a touched alias is made again with them', async () => {
+    const [a, b] = [await process(), await process()];
+    await a.writer.create(metadata('i1', 'u1'));
+    await a.writer.create(metadata('i2', 'u2'));
+    await a.writer.changeIndices(['i1'], (cur) => ({ put: [{ ...cur.get('i1')!, aliases: { w: { is_write_index: true } } }], delete: [] }));
+    // b names only i2 (its lookup did not show w on i1 yet); the reservation lists i1, so b decides again with it
+    const seen: string[][] = [];
+    const adding = b.writer.changeIndices(['i2'], (cur) => {
+      seen.push([...cur.keys()].sort());
+      if ([...cur.values()].some((m) => m.aliases?.w?.is_write_index)) throw new Error('alias [w] has more than one write index');
+      return { put: [{ ...cur.get('i2')!, aliases: { w: { is_write_index: true } } }], delete: [] };
+    });
+    await expect(adding).rejects.toThrow('more than one write index');
+    expect(seen).toEqual([['i2'], ['i1', 'i2']]);
+    expect(await reserved('w')).toEqual(['i1']);
+  });
+
+  it('a new index\'s aliases are checked against the indices their reservations name when it is stored', async () => {
+    const [a, b] = [await process(), await process()];
+    await a.writer.create(metadata('i1', 'u1', { aliases: { w: { is_write_index: true } } }));
+    const check = (others: readonly IndexMetadata[]) => {
+      if (others.some((m) => m.aliases?.w?.is_write_index)) throw new Error(`alias [w] has a write index [${others.map((m) => m.name).join(',')}]`);
+    };
+    await expect(b.writer.create(metadata('i2', 'u2', { aliases: { w: { is_write_index: true } } }), check)).rejects.toThrow('alias [w] has a write index [i1]');
+    expect(await store.get(indexKey('i2'))).toBeUndefined();
+    await b.writer.create(metadata('i3', 'u3', { aliases: { w: {} } }), check);
+    expect(await reserved('w')).toEqual(['i1', 'i3']);
+  });
+
   it('two processes changing one alias at once both land, each decided on the other\'s outcome', async () => {
     const [a, b] = [await process(), await process()];
     await a.writer.create(metadata('i1', 'u1'));

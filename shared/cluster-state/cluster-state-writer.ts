@@ -102,15 +102,27 @@ export class ClusterStateWriter {
   }
 
   /**
-   * Stores a new index. `metadata.version` is kept as given (1 for a new index).
-   * @throws EsError 400 `resource_already_exists_exception` (with the existing uuid) when the name is taken; 503 when the store cannot be reached
+   * Stores a new index. `metadata.version` is kept as given (1 for a new index). With aliases,
+   * `checkAliases` gets the indices their reservations name now (read at the revision compared), so
+   * the checks across an alias's indices see what the txn is decided on.
+   * @throws EsError 400 `resource_already_exists_exception` (with the existing uuid) when the name is
+   *   taken, `invalid_index_name_exception` when an alias holds it; what `checkAliases` throws; 503
+   *   when the store cannot be reached
    */
-  async create(metadata: IndexMetadata): Promise<StoredIndex> {
+  async create(metadata: IndexMetadata, checkAliases?: (others: readonly IndexMetadata[]) => void): Promise<StoredIndex> {
     const key = indexKey(metadata.name);
     const value = JSON.stringify(metadata);
     const aliases = aliasNamesOf(metadata);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
       const names = await this.reservationChanges(new Map(), new Map([[metadata.name, aliases]]), []);
+      if (checkAliases && names.listed.length > 0) {
+        const others: IndexMetadata[] = [];
+        for (const n of new Set(names.listed)) {
+          const st = this.cache.get(n) ?? (await this.readAfterFailure(n, undefined));
+          if (st) others.push(st.metadata);
+        }
+        checkAliases(others);
+      }
       const own = { key: aliasKey(metadata.name), createRevision: 0 };
       let r: TxnResult;
       try {
@@ -219,7 +231,8 @@ export class ClusterStateWriter {
    * actions in one cluster state update, `MetadataIndexAliasesService`): `decide` gets the current
    * metadata of the `names` that exist and returns what to store and delete, only among them (or
    * null: nothing). Every index in `names` is compared, present or absent, so the change is decided
-   * on one consistent state; after a lost race or an unknown outcome `decide` runs again on the
+   * on one consistent state; an index that a touched alias names and `names` lacks (the alias gained
+   * it through another coordinator) is read and compared too, and `decide` runs again with it; after a lost race or an unknown outcome `decide` runs again on the
    * state now stored, so it must decide from its argument (and what it reads of the cache) alone.
    * Alias name reservations follow the change (module comment).
    * @throws EsError what `decide` throws; 400 `invalid_alias_name_exception` when an index took an
@@ -227,7 +240,9 @@ export class ClusterStateWriter {
    *   transaction takes ({@link MAX_TXN_OPS}); 503 when the store cannot be reached or the indices
    *   kept changing for {@link CAS_ATTEMPTS} attempts
    */
-  async changeIndices(names: readonly string[], decide: (current: ReadonlyMap<string, IndexMetadata>) => IndicesChange | null): Promise<IndicesChanged> {
+  async changeIndices(given: readonly string[], decide: (current: ReadonlyMap<string, IndexMetadata>) => IndicesChange | null): Promise<IndicesChanged> {
+    /** The indices read and compared: those given, and any index a touched alias's reservation names. */
+    const names = [...new Set(given)];
     const current = new Map<string, StoredIndex>();
     const readAll = async (err: unknown) => {
       current.clear();
@@ -273,6 +288,17 @@ export class ClusterStateWriter {
         for (const [alias, md] of Object.entries(m.aliases ?? {})) if (was[alias] && JSON.stringify(was[alias]) !== JSON.stringify(md)) edited.add(alias);
       }
       const reserved = await this.reservationChanges(before, after, change.delete, edited);
+      // An index a touched alias names that `decide` did not see (another coordinator added the alias
+      // to it meanwhile): read it and decide again, on every index of the alias.
+      const unseen = [...new Set(reserved.listed)].filter((n) => !names.includes(n));
+      if (unseen.length > 0) {
+        for (const n of unseen) {
+          names.push(n);
+          const st = this.cache.get(n) ?? (await this.readAfterFailure(n, undefined));
+          if (st) current.set(n, st);
+        }
+        continue;
+      }
       compare.push(...reserved.compare.filter((c) => !compare.some((d) => d.key === c.key)));
       ops.push(...reserved.ops);
       if (ops.length > MAX_TXN_OPS) throw illegalArgument(`the change touches ${ops.length} keys of the cluster state, more than one transaction takes (${MAX_TXN_OPS}); split it into smaller requests`);
@@ -311,10 +337,11 @@ export class ClusterStateWriter {
    * loses an index, or is `edited` on one, gets its reservation rewritten (deleted when no index is
    * left), compared on the revision read now, so two changes of one alias never both decide on the
    * same state; each alias that gains an index compares the index key of its name absent, unless
-   * that index is deleted in the same change (`deleting`).
+   * that index is deleted in the same change (`deleting`). `listed`: the indices the reservations
+   * name now (the caller makes sure its decision saw each of them).
    * @throws EsError 503 when the store cannot be reached
    */
-  private async reservationChanges(before: AliasesByIndex, after: AliasesByIndex, deleting: readonly string[], edited: ReadonlySet<string> = new Set()): Promise<{ compare: Compare[]; ops: TxnOp[] }> {
+  private async reservationChanges(before: AliasesByIndex, after: AliasesByIndex, deleting: readonly string[], edited: ReadonlySet<string> = new Set()): Promise<{ compare: Compare[]; ops: TxnOp[]; listed: string[] }> {
     const gained = new Map<string, Set<string>>();
     const lost = new Map<string, Set<string>>();
     for (const index of new Set([...before.keys(), ...after.keys()])) {
@@ -325,6 +352,7 @@ export class ClusterStateWriter {
     }
     const compare: Compare[] = [];
     const ops: TxnOp[] = [];
+    const listed: string[] = [];
     for (const alias of [...new Set([...gained.keys(), ...lost.keys(), ...edited])].sort()) {
       let kv: KeyValue | undefined;
       try {
@@ -334,6 +362,7 @@ export class ClusterStateWriter {
         throw err;
       }
       const next = new Set(reservedIndices(kv));
+      listed.push(...next);
       for (const i of lost.get(alias) ?? []) next.delete(i);
       for (const i of gained.get(alias) ?? []) next.add(i);
       compare.push(kv ? { key: aliasKey(alias), modRevision: kv.modRevision } : { key: aliasKey(alias), createRevision: 0 });
@@ -341,7 +370,7 @@ export class ClusterStateWriter {
       else if (kv) ops.push({ op: 'delete', key: aliasKey(alias) });
       if (gained.has(alias) && !deleting.includes(alias)) compare.push({ key: indexKey(alias), createRevision: 0 });
     }
-    return { compare, ops };
+    return { compare, ops, listed };
   }
 
   /**
