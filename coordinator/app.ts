@@ -28,6 +28,7 @@ import { registerFlushRoutes } from './routes/flush-routes.ts';
 import { registerIndexRoutes } from './routes/index-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
 import { registerMgetRoutes } from './routes/mget-routes.ts';
+import { registerMsearchRoutes } from './routes/msearch-routes.ts';
 import { registerReindexRoutes } from './routes/reindex-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
@@ -102,6 +103,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     maxKeepAliveMs: () => settings.get(MAX_KEEP_ALIVE),
   };
   registerSearchRoutes(app, searchDeps, maxBody);
+  registerMsearchRoutes(app, searchDeps, maxBody); // `_msearch` (before `/:index`)
   const writeDeps = { view, client, timeoutMs: config.internalTimeoutMs, maxShardsPerNode };
   registerReindexRoutes(app, { search: searchDeps, write: writeDeps, nodeName: config.nodeName }, maxBody);
   // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
