@@ -67,7 +67,13 @@ export type Query =
       boost: number;
     }
   | { kind: 'constant_score'; filter: Query; boost: number }
-  | { kind: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number };
+  | { kind: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number }
+  /**
+   * Sub-slice `id` of `max` of one shard's documents (sliced scroll and PIT, shared/slice.ts): those
+   * whose hash of `field` (`_id`, or a numeric field's values) is `id` modulo `max`. Built by the
+   * coordinator for each shard, never parsed from the query DSL.
+   */
+  | { kind: 'slice'; field: string; id: number; max: number; boost: number };
 
 /** The `kind` of a {@link Query} node. */
 export type QueryKind = Query['kind'];

@@ -14,6 +14,7 @@ describe('defaults and precedence', () => {
       from: 0, size: 10, query: { kind: 'match_all', boost: 1 }, sort: [], sortExplicit: false, source: true, trackTotalHits: 10000,
       trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
       searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null, pit: null, profile: false,
+      slice: null,
     });
     expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
   });
@@ -81,6 +82,12 @@ describe('ES error texts', () => {
     expect(err('', { aggs: { a: { terms: { field: 'x' } } } }).message).toBe('aggregations are not supported by Folio yet');
     expect(err('', { post_filter: { match_all: {} } }).type).toBe('illegal_argument_exception');
     expect(err('', { highlight: {} }).message).toBe('[highlight] is not supported by Folio yet');
+  });
+  it('slice: on a scroll or a PIT only', () => {
+    expect(parse('scroll=1m', { slice: { id: 1, max: 3, field: 'n' } }).slice).toEqual({ id: 1, max: 3, field: 'n' });
+    expect(parse('', { pit: { id: 'x' }, slice: { max: 2, id: 0 } }).slice).toEqual({ id: 0, max: 2 });
+    expect(err('', { slice: { id: 0, max: 2 } }).message).toBe('Validation Failed: 1: [slice] can only be used with [scroll] or [point-in-time] requests;');
+    expect(err('scroll=1m', { slice: [] }).message).toBe('Unknown key for a START_ARRAY in [slice].');
   });
   it('track_total_hits and rest_total_hits_as_int', () => {
     expect(err('', { track_total_hits: -2 }).message).toBe('[track_total_hits] parameter must be positive or equals to -1, got -2');

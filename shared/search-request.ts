@@ -18,6 +18,7 @@ import type { Query } from './query-ast.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
 import type { SortField, SortValue } from './sort.ts';
+import { parseSlice, type SliceSpec } from './slice.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
 
 export { parseJsonBody } from './json-body.ts';
@@ -63,6 +64,8 @@ export interface SearchRequest {
   pit: { id: string; keepAliveMs: number | null } | null;
   /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
   profile: boolean;
+  /** ES `slice` of a scroll or PIT search (shared/slice.ts), null when absent. */
+  slice: SliceSpec | null;
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -103,6 +106,7 @@ interface Draft {
   minScore: number | null;
   pit: SearchRequest['pit'];
   profile: boolean;
+  slice: SliceSpec | null;
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -198,6 +202,7 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case '_source': return void (d.source = bodySource(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
     case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
+    case 'slice': return void (d.slice = parseSlice(v as Record<string, unknown>));
     case 'stored_fields': case 'docvalue_fields': case 'fields': return; // accepted, not honored: hits carry _source only
     case 'stats':
       for (const s of v as unknown[]) {
@@ -308,6 +313,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
     searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
+    slice: null,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -326,6 +332,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     if (p.get('request_cache') === 'true' || p.get('request_cache') === '') errors.push('[request_cache] cannot be used in a scroll context');
   }
   if (d.searchAfter !== null && d.from > 0) errors.push('[from] parameter must be set to 0 when [search_after] is used');
+  if (d.slice !== null && d.pit === null && url.scroll === null) errors.push('[slice] can only be used with [scroll] or [point-in-time] requests');
   if (d.pit !== null) {
     if (url.scroll !== null) errors.push('using [point in time] is not allowed in a scroll context');
     if (p.has('routing')) errors.push('[routing] cannot be used with point in time');
@@ -358,5 +365,6 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     preference: p.get('preference') ?? null,
     pit: d.pit,
     profile: d.profile,
+    slice: d.slice,
   };
 }

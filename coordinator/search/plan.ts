@@ -6,12 +6,14 @@
 import type { ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import type { ContextRef } from '../../shared/protocol.ts';
+import type { Query } from '../../shared/query-ast.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
 import type { ShardFailure } from './shard-failures.ts';
+import { sliceCause, slicedQueries } from './slice-plan.ts';
 
 /**
  * How one shard is read when the search is pinned (PIT, scroll, `Folio-Snapshot`): a context or a
@@ -56,6 +58,13 @@ export interface SearchPlan {
   shownSortValues: number;
   failures: ShardFailure[];
   totalShards: number;
+  /** Per target, the query it runs when it is not `req.query` (a sliced search: slice-plan.ts); see {@link queryForTarget}. */
+  queries?: Query[];
+}
+
+/** The query target `i` runs: its slice of `req.query`, or `req.query` itself. */
+export function queryForTarget(plan: SearchPlan, i: number): Query {
+  return plan.queries?.[i] ?? plan.req.query;
 }
 
 /** ES's rejection of a `search_after` whose length differs from the sort's (`SearchAfterBuilder.buildFieldDoc`). */
@@ -159,6 +168,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     let cause = resultWindowCause(req, index.metadata.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
     cause ??= searchAfterCause(req, sort);
+    cause ??= sliceCause(req, fields);
     if (cause) {
       for (const t of shards) failures.push({ shard: t.shard, index: name, node: null, reason: cause, status: 400 });
     } else {
@@ -170,6 +180,9 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     // A cursor reads its own copy (its context or generation lives there): no failover to another.
     if (p) targets[i] = { ...targets[i], ...(p.node !== undefined ? { node: p.node } : {}), alternates: [] };
   });
+  // A slice's shards are numbered by their place in the PIT or scroll (a new scroll's: its targets' order).
+  const numShards = pinning && pinning.pins.size > 0 ? pinning.pins.size : targets.length + failures.length;
+  const queries = req.slice ? slicedQueries(req, pins.map((p, i) => p?.shardIndex ?? i), numShards) : undefined;
   return {
     req,
     sort,
@@ -180,5 +193,6 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     shownSortValues: implicit && pinning?.hideTiebreaker ? sort.length - 1 : sort.length,
     failures,
     totalShards: targets.length + failures.length,
+    ...(queries ? { queries } : {}),
   };
 }

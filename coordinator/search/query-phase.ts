@@ -8,7 +8,7 @@
 import { INTERNAL_PREFIX, type QueryPhaseRequest, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
-import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
+import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 
 /** A shard's query-phase reply with its position in the plan's target list. */
 export type ShardQueryResult = ShardReply<QueryPhaseResponse>;
@@ -29,7 +29,7 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSo
         : {
             index: t.index,
             shard: t.shard,
-            query: plan.req.query,
+            query: queryForTarget(plan, i),
             sort: sortForTarget(plan, i),
             k: plan.k,
             trackTotalHits: plan.req.trackTotalHits,

@@ -173,13 +173,12 @@ async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContex
   const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
   for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context, scroll: true }, shardIndex: s.shardIndex };
-  const params = new URLSearchParams(input.params);
-  params.delete('scroll');
+  // The params keep `scroll`: each batch re-parses the request as a scroll's (a `slice` is only valid there).
   return encodeScrollId({
     indices: [...new Set(plan.targets.map((t) => t.index))],
     shards: opened.shards,
     body: input.body,
-    params: params.toString(),
+    params: input.params.toString(),
     path: input.path,
   });
 }

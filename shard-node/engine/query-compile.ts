@@ -17,6 +17,7 @@ import { parseBoolean, parseDate, parseNumber } from './doc-parser.ts';
 import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
 import type { Segment } from './segment.ts';
+import { sliceMatch } from './slice-match.ts';
 import { avgFieldLength, Bm25Scorer, idf, idfSum } from './similarity.ts';
 
 /** Where term and field statistics come from (the generation, or the request's dfs stats). */
@@ -135,6 +136,8 @@ export class QueryCompiler {
         return { t: 'constant', inner: this.compile(q.filter, 1), score: f(b) };
       case 'dis_max':
         return { t: 'dismax', queries: q.queries.map((c) => this.compile(c, b)), tie: q.tieBreaker };
+      case 'slice':
+        return this.constant(b, (seg) => sliceMatch(seg, q.field, q.id, q.max));
     }
   }
 
