@@ -154,4 +154,16 @@ describe('_reindex with slices', () => {
     const two = await stack.call('POST', '/_reindex?slices=2&refresh=true', { source: { index: 'rs1' }, dest: { index: 'rs1-copy' }, max_docs: 101 });
     expect(two.json).toMatchObject({ total: 100, updated: 100 }); // max_docs split: 50 per slice, rounded down
   });
+
+  it('copies into a new index whose dynamic mapping the slices race to create', async () => {
+    expect((await stack.call('PUT', '/rs2', { settings: { number_of_shards: 4 } })).status).toBe(200);
+    // half the values are integers (long), half fractions (float): parallel slices race to map `v`
+    const bulk = Array.from({ length: 400 }, (_, i) => `{"index":{"_id":"${i}"}}\n{"v":${i % 2 ? i : i + 0.5}}\n`).join('');
+    expect((await stack.call('POST', '/rs2/_bulk?refresh=true', bulk, 'application/x-ndjson')).json.errors).toBe(false);
+    for (let round = 0; round < 3; round++) {
+      const res = await stack.call('POST', '/_reindex?slices=4&refresh=true', { source: { index: 'rs2', size: 10 }, dest: { index: `rs2-copy-${round}` } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.json).toMatchObject({ total: 400, created: 400, failures: [] });
+    }
+  });
 });

@@ -87,7 +87,7 @@ describe('_delete_by_query under concurrent writes', () => {
     await deleteIndices(url, INDEX);
     const created = await http(url, 'PUT', `/${INDEX}`, {
       settings: { number_of_shards: 3, number_of_replicas: 0 },
-      mappings: { properties: { country: { type: 'keyword' }, population: { type: 'long' }, touched: { type: 'integer' } } },
+      mappings: { properties: { country: { type: 'keyword' }, population: { type: 'long' }, location: { type: 'geo_point' }, touched: { type: 'integer' } } },
     });
     expect(created.status).toBe(200);
     const copied = await http(url, 'POST', '/_reindex?refresh=true&slices=auto', { source: { index: 'cities', query: { terms: { country: ['FR', 'IT', 'ES'] } } }, dest: { index: INDEX } });
