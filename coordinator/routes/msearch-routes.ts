@@ -28,7 +28,7 @@ export function registerMsearchRoutes(app: Hono, deps: SearchDeps, maxBodyBytes:
     const text = await readBodyText(c, maxBodyBytes);
     if (text === undefined || (await isBlankSliced(text))) throw new EsError(400, 'parse_exception', 'request body or source parameter is required');
     const items = await parseMsearchBody(text, withIndex ? c.req.param('index') : undefined, params);
-    const refused = validateItems(items, c.req.path);
+    const refused = await validateItems(items, c.req.path);
     const res = await runMultiSearch(items, { maxConcurrent, path: c.req.path, signal: c.req.raw.signal, refused }, deps);
     return sendJson(c, 200, res);
   };

@@ -66,4 +66,23 @@ describe('_msearch body', () => {
     expect([over.status, over.type]).toEqual([400, 'illegal_argument_exception']);
     expect(over.message).toContain(`[${MAX_MSEARCH_ITEMS}]`);
   });
+
+  it('yields to the event loop while it parses a large body', async () => {
+    const body = JSON.stringify({ query: { bool: { must: [{ match: { title: 'a b c' } }], filter: [{ terms: { tag: Array.from({ length: 40 }, (_, i) => `t${i}`) } }] } } });
+    const text = `{"index": "x"}\n${body}\n`.repeat(MAX_MSEARCH_ITEMS);
+    let turns = 0;
+    let done = false;
+    const tick = (): void => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const started = performance.now();
+    const items = await parseMsearchBody(text, undefined, none);
+    done = true;
+    expect(items).toHaveLength(MAX_MSEARCH_ITEMS);
+    // one turn per ~10 ms slice of parsing at least (the parse takes well over one slice)
+    expect(turns).toBeGreaterThanOrEqual(Math.floor((performance.now() - started) / 50));
+    expect(turns).toBeGreaterThan(1);
+  });
 });

@@ -9,6 +9,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { EsError, illegalArgument, toEsError, type ErrorBody } from '../../shared/errors.ts';
+import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import { parseIntParam } from '../../shared/params.ts';
 import { parseSearchRequest } from '../../shared/search-request.ts';
 import type { MsearchItem } from './msearch-parse.ts';
@@ -55,20 +56,26 @@ function isNotYetSupported(err: unknown): boolean {
 }
 
 /**
- * Checks every item's search request before any runs, as ES parses and validates them all first.
+ * Checks every item's search request before any runs, as ES parses and validates them all first,
+ * in event-loop slices (10,000 searches take a while to parse).
  * @returns per item, the refusal to report as its error (Folio's "not supported yet"), or null.
  * @throws EsError the first item's parse or validation error (the whole request fails, as in ES)
  */
-export function validateItems(items: readonly MsearchItem[], path: string): (EsError | null)[] {
-  return items.map((item) => {
+export async function validateItems(items: readonly MsearchItem[], path: string): Promise<(EsError | null)[]> {
+  const slices = new EventLoopSlices();
+  const refused: (EsError | null)[] = [];
+  for (const item of items) {
     try {
       parseSearchRequest(item.params, item.body, path);
-      return null;
+      refused.push(null);
     } catch (err) {
-      if (isNotYetSupported(err)) return err as EsError;
-      throw err;
+      if (!isNotYetSupported(err)) throw err;
+      refused.push(err as EsError);
     }
-  });
+    const pause = slices.tick();
+    if (pause) await pause;
+  }
+  return refused;
 }
 
 /**
