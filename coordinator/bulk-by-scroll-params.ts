@@ -37,32 +37,31 @@ export function parseRequestsPerSecond(raw: string | null): number {
 }
 
 /**
- * `max_docs` from the URL and the body (`max_docs`, or the deprecated `size`), which must agree.
+ * `max_docs` from the body (`max_docs`, or the deprecated `size`) and the URL, which must agree, as
+ * ES sets them (`AbstractBulkByScrollRequest.setMaxDocs`): the body's while `slices` is still 1, the
+ * URL's once the URL's `slices` is set (`auto` counts as 0).
  * @returns the limit, or null for all documents
  * @throws EsError 400 `[max_docs] set to two different values [a] and [b]`, `[max_docs] parameter
- *   cannot be negative, found [n]`, or the int parse error of the URL value
+ *   cannot be negative, found [n]`, `[max_docs] should be >= [slices]`, or the int parse error of the URL value
  */
-export function parseMaxDocs(urlValue: string | null, bodyValue: unknown): number | null {
+export function parseMaxDocs(urlValue: string | null, bodyValue: unknown, slices: number | 'auto'): number | null {
+  const set = (n: number, currentSlices: number): number => {
+    if (n < 0) throw illegalArgument(`[max_docs] parameter cannot be negative, found [${n}]`);
+    if (n < currentSlices) throw illegalArgument('[max_docs] should be >= [slices]');
+    return n;
+  };
   let maxDocs: number | null = null;
   if (bodyValue !== undefined && bodyValue !== null) {
     const n = typeof bodyValue === 'number' ? bodyValue : Number(bodyValue);
     if (!Number.isInteger(n)) throw illegalArgument(`[max_docs] must be an integer but was [${String(bodyValue)}]`);
-    if (n < 0) throw illegalArgument(`[max_docs] parameter cannot be negative, found [${n}]`);
-    maxDocs = n;
+    maxDocs = set(n, 1);
   }
   if (urlValue !== null) {
     const n = parseIntParam('max_docs', urlValue);
     if (maxDocs !== null && maxDocs !== n) throw illegalArgument(`[max_docs] set to two different values [${maxDocs}] and [${n}]`);
-    if (n < 0) throw illegalArgument(`[max_docs] parameter cannot be negative, found [${n}]`);
-    maxDocs = n;
+    maxDocs = set(n, slices === 'auto' ? 0 : slices);
   }
   return maxDocs;
-}
-
-/** ES's validation text of a `max_docs` of 0 (`AbstractBulkByScrollRequest.validate`), or null. */
-export function maxDocsValidation(maxDocs: number | null): string | null {
-  if (maxDocs === null || maxDocs > 0) return null;
-  return `maxDocs should be greater than 0 if the request is limited to some number of documents or -1 if it isn't but it was [${maxDocs}]`;
 }
 
 /**

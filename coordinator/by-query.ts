@@ -18,7 +18,7 @@ import { parseSearchRequest } from '../shared/search-request.ts';
 import { parseSlice, type SliceSpec } from '../shared/slice.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import { DEFAULT_SCROLL_SIZE, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';
-import { maxDocsValidation, parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
+import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
 
 /** The two by-query actions. */
 export type ByQueryKind = 'delete' | 'update';
@@ -101,10 +101,8 @@ export function parseByQueryRequest(kind: ByQueryKind, index: string, params: UR
   const slice: SliceSpec | undefined = isObject(search.slice) ? parseSlice(search.slice) : undefined;
   const errors: string[] = [];
   const proceedOnConflicts = parseConflicts(b.conflicts ?? params.get('conflicts') ?? undefined);
-  const maxDocs = parseMaxDocs(params.get('max_docs'), b.max_docs ?? b.size);
-  const maxDocsError = maxDocsValidation(maxDocs);
-  if (maxDocsError) errors.push(maxDocsError);
   const slices = parseSlicesParam(params.get('slices'));
+  const maxDocs = parseMaxDocs(params.get('max_docs'), b.max_docs ?? b.size, slices);
   if (slice && slices !== 1) errors.push("can't specify both manual and automatic slicing at the same time");
   const scrollSize = params.has('scroll_size') ? parseIntParam('scroll_size', params.get('scroll_size') as string) : DEFAULT_SCROLL_SIZE;
   if (scrollSize < 0) throw illegalArgument(`[size] parameter cannot be negative, found [${scrollSize}]`);

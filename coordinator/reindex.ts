@@ -14,7 +14,7 @@ import type { BulkItem } from './bulk-parse.ts';
 import {
   BulkByScrollProgress, DEFAULT_SCROLL_SIZE, REINDEX_FIELDS, responseBody, runBulkByScroll, type BulkByScrollCounters, type BulkByScrollDeps,
 } from './bulk-by-scroll.ts';
-import { maxDocsValidation, parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
+import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
 import type { SearchHitBody } from './search/respond.ts';
 
 /** ES's default `source.size` (scroll batch size) of a reindex. */
@@ -77,10 +77,8 @@ export function parseReindexBody(body: unknown, params: URLSearchParams): Reinde
   const size = source.size ?? DEFAULT_REINDEX_BATCH;
   if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) errors.push(`search size must be greater than 0 but was [${String(size)}]`);
   const proceedOnConflicts = parseConflicts(body.conflicts ?? params.get('conflicts') ?? undefined);
-  const maxDocs = parseMaxDocs(params.get('max_docs'), body.max_docs ?? body.size);
-  const maxDocsError = maxDocsValidation(maxDocs);
-  if (maxDocsError) errors.push(maxDocsError);
   const slices = parseSlicesParam(params.get('slices'));
+  const maxDocs = parseMaxDocs(params.get('max_docs'), body.max_docs ?? body.size, slices);
   const slice = isObject(source.slice) ? parseSlice(source.slice) : undefined;
   if (source.slice !== undefined && !isObject(source.slice)) throw parsingException(`Unknown key for a ${tokenName(source.slice)} in [slice].`);
   if (slice && slices !== 1) errors.push("can't specify both manual and automatic slicing at the same time");

@@ -98,6 +98,9 @@ describe('_delete_by_query', () => {
     expect(await reason('/dbq5/_delete_by_query?conflicts=maybe')).toBe('conflicts may only be "proceed" or "abort" but was [maybe]');
     expect(await reason('/dbq5/_delete_by_query?requests_per_second=0')).toBe('[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.');
     expect(await reason('/dbq5/_delete_by_query?max_docs=5', { max_docs: 6 })).toBe('[max_docs] set to two different values [6] and [5]');
+    expect(await reason('/dbq5/_delete_by_query?max_docs=2&slices=3')).toBe('[max_docs] should be >= [slices]');
+    expect(await reason('/dbq5/_delete_by_query', { max_docs: 0 })).toBe('[max_docs] should be >= [slices]');
+    expect(await reason('/dbq5/_delete_by_query', { max_docs: -1 })).toBe('[max_docs] parameter cannot be negative, found [-1]');
     expect(await reason('/dbq5/_delete_by_query?slices=2', { slice: { id: 0, max: 2 } })).toBe(
       "Validation Failed: 1: can't specify both manual and automatic slicing at the same time;",
     );
