@@ -11,6 +11,7 @@
  * `slices` (ES's `BulkByScrollParallelizationHelper`). Between batches a walk waits as
  * `requests_per_second` asks (ES's throttle: the next batch starts `batch size / rps` seconds
  * after the previous one started) and stops when its task is cancelled.
+ * See docs/sliced-walks-and-by-query.md.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/reindex/BulkByScrollTask.java
  */

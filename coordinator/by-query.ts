@@ -8,7 +8,7 @@
  *   mapping change" use).
  * Each write is unconditional for now: ES makes it conditional on the `_seq_no` and primary term
  * the snapshot read, so that a document changed since counts as a version conflict instead of
- * being deleted or overwritten (docs/compatibility.md).
+ * being deleted or overwritten (docs/sliced-walks-and-by-query.md).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-update-by-query.html
  */

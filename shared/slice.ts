@@ -10,6 +10,7 @@
  * of its `_id` (ES: `TermsSliceQuery` for a scroll; for a PIT ES cuts Lucene doc-id ranges instead,
  * `DocIdSliceQuery`, which Folio does not, docs/compatibility.md), or with `field`, a hash of that
  * numeric field's values (`DocValuesSliceQuery`: a document without a value is in no slice).
+ * See docs/sliced-walks-and-by-query.md.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html#slice-scroll
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/slice/SliceBuilder.java
  */

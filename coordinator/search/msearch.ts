@@ -4,6 +4,7 @@
  * that fails becomes its item's error (`{"error": {...}, "status": N}`) and the others go on; the
  * request itself fails only when its body cannot be parsed, as ES parses every search body in the
  * REST layer before any runs (`RestMultiSearchAction.parseRequest`, `TransportMultiSearchAction`).
+ * See docs/sliced-walks-and-by-query.md.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-multi-search.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/TransportMultiSearchAction.java
  */
