@@ -197,6 +197,15 @@ export interface BulkByScrollResult {
   failures: BulkFailure[];
 }
 
+/**
+ * The routing a hit was indexed with, which its write must use again (ES: the scroll hit's
+ * `_routing` becomes the request's routing); undefined while hits do not carry `_routing`.
+ */
+export function hitRouting(hit: SearchHitBody): string | undefined {
+  const routing = (hit as { _routing?: unknown })._routing;
+  return typeof routing === 'string' ? routing : undefined;
+}
+
 /** Turns one hit into the bulk item to write (null: nothing to write for it). */
 export type HitToItem = (hit: SearchHitBody) => BulkItem | null;
 

@@ -17,7 +17,7 @@ import { isObject, parseIntParam, tokenName } from '../shared/params.ts';
 import { parseSearchRequest } from '../shared/search-request.ts';
 import { parseSlice, type SliceSpec } from '../shared/slice.ts';
 import type { BulkItem } from './bulk-parse.ts';
-import { DEFAULT_SCROLL_SIZE, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';
+import { DEFAULT_SCROLL_SIZE, hitRouting, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';
 import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
 
 /** The two by-query actions. */
@@ -127,13 +127,13 @@ export function parseByQueryRequest(kind: ByQueryKind, index: string, params: UR
 }
 
 /** delete_by_query: each hit becomes a `delete` of its `_index`/`_id`. */
-export const deleteHit: HitToItem = (h) => ({ action: 'delete', index: h._index, id: h._id, routing: undefined, source: undefined });
+export const deleteHit: HitToItem = (h) => ({ action: 'delete', index: h._index, id: h._id, routing: hitRouting(h), source: undefined });
 
 /**
  * update_by_query without a script: each hit becomes an `index` of its exact `_source` text at its
  * `_index`/`_id`, which the shard parses again with the current mapping.
  */
 export const updateHit: HitToItem = (h): BulkItem => ({
-  action: 'index', index: h._index, id: h._id, routing: undefined,
+  action: 'index', index: h._index, id: h._id, routing: hitRouting(h),
   source: (h._source?.parse() ?? {}) as Record<string, unknown>, sourceText: h._source?.text ?? '{}',
 });

@@ -12,7 +12,7 @@ import { isObject, tokenName } from '../shared/params.ts';
 import { parseSlice, type SliceSpec } from '../shared/slice.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import {
-  BulkByScrollProgress, DEFAULT_SCROLL_SIZE, REINDEX_FIELDS, responseBody, runBulkByScroll, type BulkByScrollCounters, type BulkByScrollDeps,
+  BulkByScrollProgress, DEFAULT_SCROLL_SIZE, hitRouting, REINDEX_FIELDS, responseBody, runBulkByScroll, type BulkByScrollCounters, type BulkByScrollDeps,
 } from './bulk-by-scroll.ts';
 import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
 import type { SearchHitBody } from './search/respond.ts';
@@ -106,8 +106,9 @@ export function parseReindexBody(body: unknown, params: URLSearchParams): Reinde
  */
 export async function runReindex(spec: ReindexSpec, deps: BulkByScrollDeps, progress = new BulkByScrollProgress(REINDEX_FIELDS)): Promise<ReindexResponse> {
   const toItem = (h: SearchHitBody): BulkItem => ({
-    action: spec.opType, index: spec.destIndex, id: h._id, routing: undefined,
-    // The destination stores each source's exact text, as ES's reindex copies the source bytes.
+    action: spec.opType, index: spec.destIndex, id: h._id, routing: hitRouting(h),
+    // The destination stores each source's exact text, as ES's reindex copies the source bytes,
+    // and keeps its routing (ES `dest.routing` defaults to `keep`).
     source: (h._source?.parse() ?? {}) as Record<string, unknown>, sourceText: h._source?.text ?? '{}',
   });
   const result = await runBulkByScroll(
