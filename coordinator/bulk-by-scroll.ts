@@ -245,16 +245,24 @@ export async function runBulkByScroll(spec: BulkByScrollSpec, deps: BulkByScroll
   const written = new Set<string>();
   progress.workers = Array.from({ length: slices }, () => emptyCounters());
   progress.sliced = slices > 1;
+  // When one walk throws, the others stop before their next batch; the first error is the run's.
+  const halt = { stopped: false };
   try {
-    await Promise.all(
+    const outcomes = await Promise.allSettled(
       progress.workers.map((counters, id) => {
         const slice = spec.source.slice ?? (slices > 1 ? { id, max: slices } : undefined);
         const maxDocs = spec.maxDocs === null ? null : slices > 1 ? Math.floor(spec.maxDocs / slices) : spec.maxDocs;
         const rps = spec.requestsPerSecond / slices;
         counters.requests_per_second = Number.isFinite(rps) ? rps : -1;
-        return walk({ ...spec, maxDocs, requestsPerSecond: rps }, pitId, slice, deps, toItem, counters, progress, failures, written);
+        const sliceSpec = { ...spec, maxDocs, requestsPerSecond: rps };
+        return walk(sliceSpec, pitId, slice, deps, toItem, counters, progress, failures, written, halt).catch((err: unknown) => {
+          halt.stopped = true;
+          throw err;
+        });
       }),
     );
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   } finally {
     await closeContexts(opened.shards, search.client, 10_000);
   }
@@ -278,10 +286,11 @@ async function walk(
   progress: BulkByScrollProgress,
   failures: BulkFailure[],
   written: Set<string>,
+  halt: { stopped: boolean },
 ): Promise<void> {
   let after: SortValue[] | null = null;
   let done = 0;
-  while (progress.cancelled === null) {
+  while (progress.cancelled === null && !halt.stopped) {
     const size = spec.maxDocs === null ? spec.source.batchSize : Math.min(spec.source.batchSize, spec.maxDocs - done);
     if (size <= 0) return;
     const batchStartedAt = Date.now();
