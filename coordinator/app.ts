@@ -27,6 +27,8 @@ import { registerDocumentRoutes } from './routes/document-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerFlushRoutes } from './routes/flush-routes.ts';
 import { registerIndexRoutes } from './routes/index-routes.ts';
+import { registerIndexStateRoutes } from './routes/index-state-routes.ts';
+import { registerSettingsRoutes } from './routes/settings-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
 import { registerMgetRoutes } from './routes/mget-routes.ts';
 import { registerMsearchRoutes } from './routes/msearch-routes.ts';
@@ -118,6 +120,9 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerFlushRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs });
   registerDocumentRoutes(app, writeDeps, maxBody);
-  registerIndexRoutes(app, { ...writeDeps, destructiveRequiresName: () => settings.getFresh(DESTRUCTIVE_REQUIRES_NAME) }, maxBody);
+  const destructiveRequiresName = () => settings.getFresh(DESTRUCTIVE_REQUIRES_NAME);
+  registerSettingsRoutes(app, writeDeps, maxBody); // `/_settings` before `/:index`
+  registerIndexStateRoutes(app, { ...writeDeps, destructiveRequiresName });
+  registerIndexRoutes(app, { ...writeDeps, destructiveRequiresName }, maxBody);
   return app;
 }

@@ -73,7 +73,7 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
   const out = new Map<string, IndexView | EsError>();
   for (const name of names) {
     try {
-      out.set(name, await deps.view.get(name));
+      out.set(name, await deps.view.getOpen(name));
     } catch (err) {
       if (!(err instanceof EsError) || err.type !== 'index_not_found_exception') {
         out.set(name, toEsError(err));
@@ -211,7 +211,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const item = items[i];
     const index = item.index ?? null;
     const view = index ? views.get(index) : undefined;
-    const uuid = view && !(view instanceof EsError) ? view.metadata.uuid : '_na_';
+    // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
+    const uuid = view instanceof EsError ? String(view.metadata.index_uuid ?? '_na_') : view ? view.metadata.uuid : '_na_';
     const r = results[i];
     if (failed.has(i) || !r || r.error) {
       errors = true;

@@ -70,6 +70,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
    * some context, else the shard's current or retained one (retained for the search keep-alive).
    */
   const reader = (index: string, shardNo: number, generation: number | undefined, context: ContextRef | undefined): Generation => {
+    registry.checkOpen(index);
     if (context) return contexts.use(index, shardNo, context.id, context.keepAliveMs);
     const shard = registry.shard(index, shardNo);
     if (generation !== undefined) {

@@ -118,7 +118,7 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
     const views = new Map<string, Promise<IndexView>>();
     const viewOf = (name: string) => {
       let v = views.get(name);
-      if (!v) views.set(name, (v = deps.view.get(name)));
+      if (!v) views.set(name, (v = deps.view.getOpen(name)));
       return v;
     };
     const docs = await Promise.all(

@@ -72,7 +72,7 @@ describe('_cluster/health', () => {
 });
 
 describe('_cat', () => {
-  it('lists indices as text with ES’s default columns, and as JSON with string values', async () => {
+  it('lists indices as text with ES 8’s default columns, and as JSON with string values', async () => {
     const text = await http(url, 'GET', '/_cat/indices/clients-*?v&s=index');
     expect(text.headers['content-type']).toMatch(/^text\/plain/);
     const lines = (text.body as string).trimEnd().split('\n');
@@ -82,6 +82,8 @@ describe('_cat', () => {
     expect(json.body).toHaveLength(1);
     expect(json.body[0]).toMatchObject({ health: 'green', status: 'open', index: 'clients-http', pri: '3', rep: '0', 'docs.count': '5', 'docs.deleted': '0' });
     expect(Object.keys(json.body[0])).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
+    const withDataset = await http(url, 'GET', '/_cat/indices/clients-http?format=json&h=index,dataset.size');
+    expect(withDataset.body[0]['dataset.size']).toBe(json.body[0]['store.size']);
     expect(json.body[0]['store.size']).toMatch(/^\d+(\.\d)?[kmgtp]?b$/);
     const cities = await http(url, 'GET', '/_cat/indices/cities?format=json&h=index,dc');
     expect(cities.body).toEqual([{ index: 'cities', dc: String(cities.body[0].dc) }]);
