@@ -120,5 +120,23 @@ describe('sliced scroll', () => {
     expect([plain.status, plain.json.error.reason]).toEqual([400, 'Validation Failed: 1: [slice] can only be used with [scroll] or [point-in-time] requests;']);
     const small = await stack.call('POST', '/sl/_search?scroll=1m', { slice: { id: 0, max: 1 } });
     expect([small.status, small.json.error.caused_by.reason]).toEqual([400, 'max must be greater than 1']);
+    expect((await stack.call('PUT', '/sl/_settings', { 'index.max_slices_per_scroll': 1025 })).status).toBe(200);
+    const allowed = await stack.call('POST', '/sl/_search?scroll=1m', { size: 1, slice: { id: 0, max: 1025 } });
+    expect(allowed.status, allowed.text).toBe(200);
+    await stack.call('DELETE', '/_search/scroll', { scroll_id: allowed.json._scroll_id });
+  });
+
+  it('splits shards as ES does: with number_of_routing_shards 5, ids 2 3 4 on shards 0 2 4, id 1 on shard 3', async () => {
+    // OpenSearch's rest-api-spec scroll/12_slices.yml, "Sliced scroll": 5 shards, 2 slices.
+    expect((await stack.call('PUT', '/sl5', { settings: { number_of_shards: 5, number_of_routing_shards: 5 } })).status).toBe(200);
+    const bulk = [1, 2, 3, 4].map((i) => `{"index":{"_id":"${i}"}}\n{"foo":${i}}\n`).join('');
+    expect((await stack.call('POST', '/sl5/_bulk?refresh=true', bulk, 'application/x-ndjson')).json.errors).toBe(false);
+    const ids = async (id: number) => {
+      const res = await stack.call('POST', '/sl5/_search?scroll=1m&sort=foo', { slice: { id, max: 2 } });
+      await stack.call('DELETE', '/_search/scroll', { scroll_id: res.json._scroll_id });
+      return res.json.hits.hits.map((h: { _id: string }) => h._id);
+    };
+    expect(await ids(0)).toEqual(['2', '3', '4']);
+    expect(await ids(1)).toEqual(['1']);
   });
 });

@@ -13,7 +13,7 @@ import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
 import type { ShardFailure } from './shard-failures.ts';
-import { sliceCause, slicedQueries } from './slice-plan.ts';
+import { maxSlicesPerScroll, sliceCause, slicedQueries } from './slice-plan.ts';
 
 /**
  * How one shard is read when the search is pinned (PIT, scroll, `Folio-Snapshot`): a context or a
@@ -168,7 +168,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     let cause = resultWindowCause(req, index.metadata.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
     cause ??= searchAfterCause(req, sort);
-    cause ??= sliceCause(req, fields);
+    cause ??= sliceCause(req, fields, maxSlicesPerScroll(index.metadata));
     if (cause) {
       for (const t of shards) failures.push({ shard: t.shard, index: name, node: null, reason: cause, status: 400 });
     } else {

@@ -8,9 +8,17 @@
  */
 import type { ErrorCause } from '../../shared/errors.ts';
 import { NUMERIC_TYPES, type FieldMapping } from '../../shared/mapping.ts';
+import type { IndexMetadata } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { DEFAULT_MAX_SLICES_PER_SCROLL, shardSlice, type SliceSpec } from '../../shared/slice.ts';
+
+/** An index's `index.max_slices_per_scroll` (explicit settings, else ES's default, 1024). */
+export function maxSlicesPerScroll(m: Pick<IndexMetadata, 'settings'>): number {
+  const raw = m.settings?.['index.max_slices_per_scroll'];
+  const n = typeof raw === 'string' || typeof raw === 'number' ? Number(raw) : NaN;
+  return Number.isInteger(n) ? n : DEFAULT_MAX_SLICES_PER_SCROLL;
+}
 
 /** Field types with numeric doc values (`IndexNumericFieldData`): numbers, dates, booleans. */
 function numericDocValues(fm: FieldMapping): boolean {
@@ -19,7 +27,7 @@ function numericDocValues(fm: FieldMapping): boolean {
 
 /**
  * ES's rejection of a request's `slice` on one index's shards, or null: a scroll's `max` over
- * `index.max_slices_per_scroll` (1024), `_id` slicing in a PIT, a `field` that is not mapped or has
+ * `index.max_slices_per_scroll` (default 1024: {@link maxSlicesPerScroll}), `_id` slicing in a PIT, a `field` that is not mapped or has
  * no numeric doc values. Reported, as in ES, as a failure of each of the index's shards.
  */
 export function sliceCause(req: SearchRequest, fields: ReadonlyMap<string, FieldMapping>, maxSlicesPerScroll = DEFAULT_MAX_SLICES_PER_SCROLL): ErrorCause | null {
