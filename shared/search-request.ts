@@ -9,6 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/builder/SearchSourceBuilder.java
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
+import { commaList, parseFieldAndFormats, parseStoredFields, storedFieldsFromList, type FieldAndFormat, type StoredFields } from './field-and-format.ts';
 import {
   checkUnrecognizedParams, isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, tokenName,
   xContentBoolean, xContentFloat, xContentInt,
@@ -39,7 +40,17 @@ export interface SearchRequest {
   /** The explicit sort (body clauses then URL clauses); `[]` when none was given (ES default `_score` desc applies). */
   sort: SortField[];
   sortExplicit: boolean;
+  /**
+   * The `_source` each hit carries: the body or URL `_source`; without one, none when
+   * `stored_fields` is given without `_source` among its names (ES `FetchContext`), or is `_none_`.
+   */
   source: SourceFilter;
+  /** ES `fields`: values read from `_source` and printed by the mapping (null: not asked). */
+  fields: FieldAndFormat[] | null;
+  /** ES `docvalue_fields` (body entries, then the URL's names). */
+  docvalueFields: FieldAndFormat[] | null;
+  /** ES `stored_fields` (the URL's replaces the body's). */
+  storedFields: StoredFields | null;
   /** -1 disabled, `Number.MAX_SAFE_INTEGER` accurate, else count up to N (default 10000). */
   trackTotalHits: number;
   trackScores: boolean;
@@ -103,6 +114,9 @@ interface Draft {
   minScore: number | null;
   pit: SearchRequest['pit'];
   profile: boolean;
+  fields: FieldAndFormat[] | null;
+  docvalueFields: FieldAndFormat[] | null;
+  storedFields: StoredFields | null;
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -198,7 +212,9 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case '_source': return void (d.source = bodySource(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
     case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
-    case 'stored_fields': case 'docvalue_fields': case 'fields': return; // accepted, not honored: hits carry _source only
+    case 'stored_fields': return void (d.storedFields = parseStoredFields(v));
+    case 'docvalue_fields': return void (d.docvalueFields = parseFieldAndFormats(v as unknown[]));
+    case 'fields': return void (d.fields = parseFieldAndFormats(v as unknown[]));
     case 'stats':
       for (const s of v as unknown[]) {
         if (typeof s !== 'string') throw parsingException(`Expected [VALUE_STRING] in [stats] but found [${tokenName(s)}]`);
@@ -219,6 +235,17 @@ function indicesOptionBoolean(name: string, value: string): void {
   } catch (e) {
     throw illegalArgument(`Could not convert [${name}] to boolean`, (e as EsError).toCause());
   }
+}
+
+/**
+ * The `_source` hits carry (ES `FetchContext.buildFetchSourceContext`): the one asked for; else
+ * none when `stored_fields` is `_none_`, or names fields without `_source`; else all of it.
+ */
+function effectiveSource(source: SourceFilter | null, stored: StoredFields | null): SourceFilter {
+  if (stored?.none) return false;
+  if (source !== null) return source;
+  if (stored !== null) return stored.names.includes('_source');
+  return true;
 }
 
 /** `RestSearchAction` parameters in ES's order; returns the options that do not live in the Draft. */
@@ -252,6 +279,10 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string) {
   if (has('seq_no_primary_term')) d.seqNoPrimaryTerm = parseBooleanParam(get('seq_no_primary_term'));
   if (has('timeout')) d.timeoutMs = timeoutOf(parseTimeValue(get('timeout'), 'timeout'));
   if (has('terminate_after')) throw notYet('[terminate_after]');
+  if (has('stored_fields')) d.storedFields = storedFieldsFromList(commaList(get('stored_fields')));
+  if (has('docvalue_fields') && get('docvalue_fields').trim() !== '') {
+    d.docvalueFields = [...(d.docvalueFields ?? []), ...commaList(get('docvalue_fields')).map((field) => ({ field }))];
+  }
   if (has('_source') || has('_source_includes') || has('_source_excludes')) {
     const split = (s: string) => s.split(',').filter((x) => x !== '');
     const raw = p.get('_source');
@@ -308,6 +339,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
     searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
+    fields: null, docvalueFields: null, storedFields: null,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -326,6 +358,10 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     if (p.get('request_cache') === 'true' || p.get('request_cache') === '') errors.push('[request_cache] cannot be used in a scroll context');
   }
   if (d.searchAfter !== null && d.from > 0) errors.push('[from] parameter must be set to 0 when [search_after] is used');
+  if (d.storedFields?.none) {
+    if (d.source !== null && d.source !== false) errors.push('[stored_fields] cannot be disabled if [_source] is requested');
+    if (d.fields !== null) errors.push('[stored_fields] cannot be disabled when using the [fields] option');
+  }
   if (d.pit !== null) {
     if (url.scroll !== null) errors.push('using [point in time] is not allowed in a scroll context');
     if (p.has('routing')) errors.push('[routing] cannot be used with point in time');
@@ -340,7 +376,10 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     query: d.query ?? { kind: 'match_all', boost: 1 },
     sort: d.sort ?? [],
     sortExplicit: d.sort !== null,
-    source: d.source ?? true,
+    source: effectiveSource(d.source, d.storedFields),
+    fields: d.fields,
+    docvalueFields: d.docvalueFields,
+    storedFields: d.storedFields,
     // ES tracks the exact total in a scroll (clients such as elasticdump stop after `hits.total` documents).
     trackTotalHits: d.trackTotalHits ?? (url.scroll !== null ? TRACK_TOTAL_HITS_ACCURATE : DEFAULT_TRACK_TOTAL_HITS),
     trackScores: d.trackScores,

@@ -11,6 +11,7 @@ import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../sh
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
+import { fetchOptionsCause } from './fetch-options.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
 /**
@@ -159,6 +160,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     let cause = resultWindowCause(req, index.metadata.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
     cause ??= searchAfterCause(req, sort);
+    cause ??= fetchOptionsCause(req, index.metadata);
     if (cause) {
       for (const t of shards) failures.push({ shard: t.shard, index: name, node: null, reason: cause, status: 400 });
     } else {

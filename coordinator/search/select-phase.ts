@@ -108,7 +108,7 @@ export interface RankedPage {
    * Per shard position, the generation its hits were read from (for the fetch phase), and for a
    * scroll batch the number of the position the shard started after (query-phase replies).
    */
-  generations: ShardReply<{ generation: number; scrollSeq?: number }>[];
+  generations: ShardReply<{ generation: number; scrollSeq?: number; routed?: boolean }>[];
   failures: ShardFailure[];
   timedOut: boolean;
   /** The page's documents when the query round fused the fetch (parallel to `page`). */

@@ -10,7 +10,7 @@
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { FetchedDoc, FieldStatistics, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
+import type { FetchedDoc, FieldStatistics, HitExtras, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
@@ -24,6 +24,7 @@ import type { SegmentView } from './segment-merge.ts';
 import type { Plan, StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
 import { evaluate } from './query-exec.ts';
+import { hitExtras, type HitFetch } from './hit-fetch.ts';
 
 /** Input of {@link Generation.query} (the shard part of `QueryPhaseRequest`). */
 export interface QueryInput {
@@ -76,6 +77,13 @@ export class Generation {
       return base;
     });
     this.getMapping = getMapping;
+  }
+
+  private routedMemo: boolean | undefined;
+
+  /** True when some document of this generation was indexed with a custom routing (its hits show `_routing`). */
+  get hasRouting(): boolean {
+    return (this.routedMemo ??= this.views.some((v) => v.segment.routings !== null));
   }
 
   /** Live documents. */
@@ -140,6 +148,11 @@ export class Generation {
     };
     new QueryCompiler(flat(this.getMapping()), recorder).compile(query);
     return out;
+  }
+
+  /** The index mapping as it is now (what a fetch compiles its `fields` against). */
+  mapping(): Mapping {
+    return this.getMapping();
   }
 
   /** The index mapping flattened to field paths (cached per mapping object). */
@@ -277,16 +290,38 @@ export class Generation {
 
   /**
    * The fetch phase: `_source` text of each id (the stored text as is when unfiltered, else filtered
-   * as ES `_source`: see {@link filterSourceText}), null for ids not live here.
+   * as ES `_source`: see {@link filterSourceText}), with what `hit` adds (`_routing`, `_version`,
+   * `fields`…: hit-fetch.ts), null for ids not live here.
    */
-  fetch(ids: readonly string[], sourceFilter: SourceFilter = true): (FetchedDoc | null)[] {
+  fetch(ids: readonly string[], sourceFilter: SourceFilter = true, hit?: HitFetch): (FetchedDoc | null)[] {
     return ids.map((id) => {
       const loc = this.locate(id);
       if (!loc) return null;
-      if (sourceFilter === false) return { _id: id };
-      const src = filterSourceText(loc.view.segment.source(loc.ord), sourceFilter);
-      return src === undefined ? { _id: id } : { _id: id, _source: src };
+      const seg = loc.view.segment;
+      const extras = hit ? hitExtras(hit, seg, loc.ord, () => JSON.parse(seg.source(loc.ord)) as Record<string, unknown>) : null;
+      const doc: FetchedDoc = extras ? { _id: id, ...extras } : { _id: id };
+      if (sourceFilter === false) return doc;
+      const src = filterSourceText(seg.source(loc.ord), sourceFilter);
+      if (src !== undefined) doc._source = src;
+      return doc;
     });
+  }
+
+  /**
+   * The fused fetch's {@link HitExtras} of each id (null: none, or not live here), or undefined
+   * when no hit has any (the reply then carries no `extras`).
+   */
+  extrasOf(ids: readonly string[], hit: HitFetch): (HitExtras | null)[] | undefined {
+    let any = false;
+    const out = ids.map((id) => {
+      const loc = this.locate(id);
+      if (!loc) return null;
+      const seg = loc.view.segment;
+      const e = hitExtras(hit, seg, loc.ord, () => JSON.parse(seg.source(loc.ord)) as Record<string, unknown>);
+      if (e) any = true;
+      return e;
+    });
+    return any ? out : undefined;
   }
 
   /**
