@@ -42,16 +42,26 @@ export function fetchesHits(req: SearchRequest): boolean {
   return req.source !== false || hitFetchOptions(req) !== undefined;
 }
 
+/** Index metadata as the checks read it: the explicit settings are ES's flat `index.` keys with string values. */
+type CheckedIndex = Pick<IndexMetadata, 'name' | 'mappings'> & { settings?: Readonly<Record<string, string | readonly string[]>> };
+
+/** The index's `index.max_docvalue_fields_search` (dynamic; {@link DEFAULT_MAX_DOCVALUE_FIELDS_SEARCH} when not set). */
+export function maxDocvalueFieldsSearch(metadata: CheckedIndex): number {
+  const raw = metadata.settings?.['index.max_docvalue_fields_search'];
+  const n = typeof raw === 'string' ? Number(raw) : NaN;
+  return Number.isInteger(n) ? n : DEFAULT_MAX_DOCVALUE_FIELDS_SEARCH;
+}
+
 /**
  * ES's rejection of the request's fetch options for one index, or null: more `docvalue_fields`
  * than `index.max_docvalue_fields_search`, a `format` the field does not take, `docvalue_fields` on a
  * text field without fielddata or on a field without doc values.
  */
-export function fetchOptionsCause(req: SearchRequest, metadata: Pick<IndexMetadata, 'name' | 'mappings'> & { maxDocvalueFieldsSearch?: number }): ErrorCause | null {
+export function fetchOptionsCause(req: SearchRequest, metadata: CheckedIndex): ErrorCause | null {
   const o = hitFetchOptions(req);
   if (!o || (!o.fields && !o.docvalueFields && !o.storedFields)) return null;
   if (o.docvalueFields) {
-    const limit = metadata.maxDocvalueFieldsSearch ?? DEFAULT_MAX_DOCVALUE_FIELDS_SEARCH;
+    const limit = maxDocvalueFieldsSearch(metadata);
     const count = docvalueFieldCount(metadata.mappings, o.docvalueFields);
     if (count > limit) return { type: 'illegal_argument_exception', reason: tooManyDocvalueFields(limit, count) };
   }

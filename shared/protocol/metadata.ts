@@ -14,8 +14,6 @@ export interface IndexMetadata {
   routingNumShards: number;
   /** ES `index.max_result_window` (Folio default 10,000,000; see index-settings.ts). */
   maxResultWindow: number;
-  /** ES `index.max_docvalue_fields_search` (dynamic): most `docvalue_fields` a search may ask; absent = 100. */
-  maxDocvalueFieldsSearch?: number;
   /** ES `index.refresh_interval` in ms; -1 disables periodic refresh. */
   refreshIntervalMs: number;
   /** ES `index.translog.durability` (dynamic); absent = the shard node's `FOLIO_TRANSLOG_DURABILITY`. */
