@@ -18,6 +18,8 @@ const mapping = {
     loc: { type: 'geo_point' },
     nv: { type: 'keyword', null_value: 'NULL' },
     nodv: { type: 'keyword', doc_values: false },
+    tc: { type: 'token_count', analyzer: 'standard' },
+    tcnodv: { type: 'token_count', analyzer: 'standard', doc_values: false },
     obj: { properties: { x: { type: 'long' }, y: { type: 'keyword' } } },
   },
 } as unknown as Mapping;
@@ -66,6 +68,10 @@ describe('fields (the fields API)', () => {
   it('include_unmapped returns the raw source leaves no mapped field covers', () => {
     expect(fields({ fields: [{ field: 'u*', includeUnmapped: true }] }, { u1: 'x', u2: { deep: [1, 2] }, kw: 'a' })).toEqual({ u1: ['x'], 'u2.deep': [1, 2] });
     expect(fields({ fields: [{ field: 'u*' }] }, { u1: 'x' })).toBeUndefined();
+  });
+  it('shows token_count values as token counts, none without doc values', () => {
+    expect(fields({ fields: [{ field: 'tc' }, { field: 'tcnodv' }], docvalueFields: [{ field: 'tc' }] }, { tc: 'some text', tcnodv: 'a b c' })).toEqual({ tc: [2] });
+    expect(fields({ docvalueFields: [{ field: 'tc' }] }, { tc: ['one two three', 'x'] })).toEqual({ tc: [1, 3] });
   });
   it('refuses a format on a field that takes none (ES text)', () => {
     const e = esErr(() => fields({ fields: [{ field: 'kw', format: 'yyyy' }] }, {}));

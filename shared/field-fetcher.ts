@@ -100,9 +100,12 @@ interface FieldReader {
   read: (source: Record<string, unknown>) => unknown[];
 }
 
-/** Fields API reader of one field (null values take the mapping's `null_value`). */
-function fetchReader(f: FetchableField, format: string | undefined): FieldReader {
-  const print = fetchValueFn(f.name, f.fm, format);
+/**
+ * Fields API reader of one field (null values take the mapping's `null_value`). A `token_count`
+ * field shows its values' token counts (ES reads them from its doc values: none without them).
+ */
+function fetchReader(f: FetchableField, format: string | undefined, analyze?: (text: string) => string[]): FieldReader {
+  const print = typeOf(f.fm) === 'token_count' ? tokenCountFn(f, analyze) : fetchValueFn(f.name, f.fm, format);
   const pairs = typeOf(f.fm) === 'geo_point';
   const nullValue = f.fm.null_value;
   return {
@@ -118,6 +121,12 @@ function fetchReader(f: FetchableField, format: string | undefined): FieldReader
       return out;
     },
   };
+}
+
+/** `token_count` values: the number of tokens of each value (nothing without doc values or an analyzer). */
+function tokenCountFn(f: FetchableField, analyze: ((text: string) => string[]) | undefined): (v: unknown) => unknown {
+  if (f.fm.doc_values === false || !analyze) return () => undefined;
+  return (v) => (typeof v === 'object' ? undefined : analyze(String(v)).length);
 }
 
 /** Doc-values reader of one field: values as indexed, sorted (keywords as a set). */
@@ -144,6 +153,17 @@ function docValueReader(f: FetchableField, format: string | undefined, index: st
   }
   if (f.fm.doc_values === false) {
     throw illegalArgument(`Can't load fielddata on [${f.name}] because fielddata is unsupported on fields of type [${t}]. Use doc values instead.`);
+  }
+  if (t === 'token_count') {
+    const count = tokenCountFn(f, analyze);
+    const dec = format !== undefined ? docValueFns(f.name, { type: 'integer' } as FetchMapping, format) : null;
+    return {
+      name: f.name,
+      read: (source) => {
+        const counts = sourceValues(source, f.sourcePath).map(count).filter((n): n is number => typeof n === 'number').sort((a, b) => a - b);
+        return dec ? counts.map((n) => dec.print({ key: n, value: n })) : counts;
+      },
+    };
   }
   const fns = docValueFns(f.name, f.fm, format);
   const pairs = t === 'geo_point';
@@ -240,7 +260,7 @@ export function compileFieldFetch(mapping: Mapping, req: FieldFetchRequest, inde
   }
   const unmappedPatterns: string[] = [];
   for (const r of req.fields ?? []) {
-    for (const f of matching(fields, r.field)) readers.set(`f:${f.name}`, fetchReader(f, r.format));
+    for (const f of matching(fields, r.field)) readers.set(`f:${f.name}`, fetchReader(f, r.format, analyze));
     if (r.includeUnmapped) unmappedPatterns.push(r.field);
   }
   const list = [...readers.values()];

@@ -36,6 +36,14 @@ describe('per-index checks', () => {
     expect(maxDocvalueFieldsSearch(index({ 'index.max_docvalue_fields_search': '2' }))).toBe(2);
     expect(fetchOptionsCause(req({ docvalue_fields: ['one', 'two', 'three'] }), index({ 'index.max_docvalue_fields_search': '2' }))?.reason).toMatch(/^Trying to retrieve too many docvalue_fields\. Must be less than or equal to: \[2\] but was \[3\]/);
   });
+  it('refuse fields when the mapping disables _source (ES text)', () => {
+    const noSource = { name: 'i', mappings: { ...mappings, _source: { enabled: false } } as Mapping };
+    expect(fetchOptionsCause(req({ fields: ['k'] }), noSource)).toEqual({
+      type: 'illegal_argument_exception',
+      reason: 'Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [i]',
+    });
+    expect(fetchOptionsCause(req({ docvalue_fields: ['k'] }), noSource)).toBeNull();
+  });
   it('refuse docvalue_fields on text and formats a field does not take', () => {
     expect(fetchOptionsCause(req({ docvalue_fields: ['t'] }), index())?.reason).toMatch(/^Fielddata is disabled on \[t\] in \[i\]\./);
     expect(fetchOptionsCause(req({ fields: [{ field: 'k', format: 'x' }] }), index())?.reason).toBe("Field [k] of type [keyword] doesn't support formats.");
