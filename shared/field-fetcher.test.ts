@@ -77,6 +77,8 @@ describe('fields (the fields API)', () => {
     const e = esErr(() => fields({ fields: [{ field: 'kw', format: 'yyyy' }] }, {}));
     expect([e.status, e.type, e.message]).toEqual([400, 'illegal_argument_exception', "Field [kw] of type [keyword] doesn't support formats."]);
     expect(() => fields({ fields: [{ field: 'n', format: '#.0' }] }, {})).toThrow("Field [n] of type [integer] doesn't support formats.");
+    const bad = esErr(() => fields({ fields: [{ field: 'd', format: 'yyyy-bb' }] }, {}));
+    expect([bad.status, bad.type, bad.message]).toEqual([400, 'illegal_argument_exception', 'Invalid format: [yyyy-bb]: Unknown pattern letter: b']);
   });
 });
 

@@ -13,7 +13,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/mapper/NumberFieldMapper.java
  */
-import { DateFormat, DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, type Instant } from './date-format.ts';
+import { dateFormatter, DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, InvalidDateFormat, parseDateInstant, type DateFormatter, type DateInstant } from './date-format.ts';
 import { DecimalFormat } from './decimal-format.ts';
 import { illegalArgument } from './errors.ts';
 import type { FieldMapping } from './mapping.ts';
@@ -123,14 +123,32 @@ export function geoPointOf(v: unknown): { lat: number; lon: number } | null {
   return { lat, lon };
 }
 
+/** The format text of a date field (its `format`, or ES's default for the type). */
+function fieldFormatText(fm: FieldMapping): string {
+  return fm.format ?? (typeOf(fm) === 'date_nanos' ? DEFAULT_DATE_NANOS_FORMAT : DEFAULT_DATE_FORMAT);
+}
+
+/**
+ * A compiled date format (shared/date-format.ts).
+ * @throws EsError 400 `Invalid format: [x]: Unknown pattern letter: b` (ES `DateFormatter.forPattern`)
+ */
+export function dateFormatOf(format: string): DateFormatter {
+  try {
+    return dateFormatter(format);
+  } catch (e) {
+    if (e instanceof InvalidDateFormat) throw illegalArgument(`Invalid format: [${format}]: ${e.message}`);
+    throw e;
+  }
+}
+
 /** The mapping's own date format (its `format`, or ES's default for the type). */
-export function fieldDateFormat(fm: FieldMapping): DateFormat {
-  return DateFormat.of(fm.format ?? (typeOf(fm) === 'date_nanos' ? DEFAULT_DATE_NANOS_FORMAT : DEFAULT_DATE_FORMAT));
+export function fieldDateFormat(fm: FieldMapping): DateFormatter {
+  return dateFormatOf(fieldFormatText(fm));
 }
 
 /** A date source value as an instant (parsed by the mapping's format), or null. */
-export function dateValue(fm: FieldMapping, v: unknown): Instant | null {
-  const t = fieldDateFormat(fm).parse(v);
+export function dateValue(fm: FieldMapping, v: unknown): DateInstant | null {
+  const t = parseDateInstant(v, fieldFormatText(fm));
   if (t === null) return null;
   return typeOf(fm) === 'date' ? { ms: t.ms, nanos: 0 } : t; // a `date` keeps milliseconds
 }
@@ -158,7 +176,7 @@ export function noFormat(name: string, fm: FieldMapping): never {
 export function fetchValueFn(name: string, fm: FetchMapping, format: string | undefined): (v: unknown) => unknown {
   const t = typeOf(fm);
   if (DATES.has(t)) {
-    const out = format !== undefined ? DateFormat.of(format) : fieldDateFormat(fm);
+    const out = format !== undefined ? dateFormatOf(format) : fieldDateFormat(fm);
     return (v) => {
       const instant = dateValue(fm, v);
       return instant === null ? undefined : out.format(instant);
@@ -209,14 +227,14 @@ export interface DocValue {
 export function docValueFns(name: string, fm: FetchMapping, format: string | undefined): { read: (v: unknown) => DocValue | null; unique: boolean; print: (d: DocValue) => unknown } {
   const t = typeOf(fm);
   if (DATES.has(t)) {
-    const out = format !== undefined ? DateFormat.of(format) : fieldDateFormat(fm);
+    const out = format !== undefined ? dateFormatOf(format) : fieldDateFormat(fm);
     return {
       read: (v) => {
         const i = dateValue(fm, v);
         return i === null ? null : { key: i.ms, nanos: i.nanos, value: i };
       },
       unique: false,
-      print: (d) => out.format(d.value as Instant),
+      print: (d) => out.format(d.value as DateInstant),
     };
   }
   if (isNumericType(t)) {
