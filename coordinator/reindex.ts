@@ -149,9 +149,10 @@ export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; 
       const hits = res.hits.hits;
       if (hits.length === 0) break;
       after = hits[hits.length - 1].sort ?? null;
-      // The destination stores each source's exact text, as ES's reindex copies the source bytes.
+      // The destination stores each source's exact text, as ES's reindex copies the source bytes,
+      // and keeps its routing (ES `dest.routing` defaults to `keep`).
       const items: BulkItem[] = hits.map((h) => ({
-        action: spec.opType, index: spec.destIndex, id: h._id, routing: undefined,
+        action: spec.opType, index: spec.destIndex, id: h._id, routing: h._routing,
         source: (h._source?.parse() ?? {}) as Record<string, unknown>, sourceText: h._source?.text ?? '{}',
       }));
       const bulk = await executeBulk(items, 'false', deps.write);
