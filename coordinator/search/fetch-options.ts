@@ -12,9 +12,10 @@ import { METADATA_FIELDS } from '../../shared/field-and-format.ts';
 import { compileFieldFetch, docvalueFieldCount, tooManyDocvalueFields } from '../../shared/field-fetcher.ts';
 import type { HitFetchOptions, IndexMetadata } from '../../shared/protocol.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
+import { INDEX_SETTINGS, intValue } from '../index-setting-definitions.ts';
 
-/** ES's default `index.max_docvalue_fields_search`. */
-export const DEFAULT_MAX_DOCVALUE_FIELDS_SEARCH = 100;
+/** The index setting bounding `docvalue_fields` (ES `IndexSettings.MAX_DOCVALUE_FIELDS_SEARCH_SETTING`, default 100). */
+const MAX_DOCVALUE_FIELDS_KEY = 'index.max_docvalue_fields_search';
 
 const memo = new WeakMap<SearchRequest, HitFetchOptions | undefined>();
 
@@ -42,14 +43,12 @@ export function fetchesHits(req: SearchRequest): boolean {
   return req.source !== false || hitFetchOptions(req) !== undefined;
 }
 
-/** Index metadata as the checks read it: the explicit settings are ES's flat `index.` keys with string values. */
-type CheckedIndex = Pick<IndexMetadata, 'name' | 'mappings'> & { settings?: Readonly<Record<string, string | readonly string[]>> };
+/** Index metadata as the checks read it (explicit settings: ES's flat `index.` keys). */
+type CheckedIndex = Pick<IndexMetadata, 'name' | 'mappings' | 'settings'>;
 
-/** The index's `index.max_docvalue_fields_search` (dynamic; {@link DEFAULT_MAX_DOCVALUE_FIELDS_SEARCH} when not set). */
+/** The index's `index.max_docvalue_fields_search` (dynamic; its definition's default, 100, when not set). */
 export function maxDocvalueFieldsSearch(metadata: CheckedIndex): number {
-  const raw = metadata.settings?.['index.max_docvalue_fields_search'];
-  const n = typeof raw === 'string' ? Number(raw) : NaN;
-  return Number.isInteger(n) ? n : DEFAULT_MAX_DOCVALUE_FIELDS_SEARCH;
+  return intValue(metadata.settings?.[MAX_DOCVALUE_FIELDS_KEY], Number(INDEX_SETTINGS.get(MAX_DOCVALUE_FIELDS_KEY)?.defaultValue ?? 100));
 }
 
 /**
