@@ -7,7 +7,7 @@ import type { ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import type { ContextRef } from '../../shared/protocol.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
-import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
+import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
@@ -137,6 +137,10 @@ export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { t
   }
   if (fm.type === 'geo_point') {
     return { type: 'illegal_argument_exception', reason: "can't sort on geo_point field without using specific sorting feature, like geo_distance" };
+  }
+  if (fm.type === 'keyword' || fm.type === 'text') {
+    const cause = nonNumericSortCause(field, fm.type);
+    if (cause) return { ...cause, index_uuid: uuid, index };
   }
   return null;
 }
