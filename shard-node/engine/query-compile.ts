@@ -43,6 +43,30 @@ function badValue(v: unknown): EsError {
   return new EsError(400, 'query_shard_exception', `failed to create query: For input string: "${String(v)}"`);
 }
 
+/**
+ * ES's `exists` on a metadata field (`MetadataFieldMapper` field types' `existsQuery`): every
+ * document has an `_id`, an `_index`, a `_seq_no` and a `_version` (match all); `_routing` exists
+ * on routed documents only, and Folio's shards do not keep a document's routing value, so it
+ * matches none (docs/compatibility.md); `_source` is not searchable (400). Undefined for other names.
+ * @throws EsError 400 `query_shard_exception` `The _source field is not searchable`.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/mapper/SourceFieldMapper.java
+ */
+function metadataExists(field: string): 'all' | 'none' | undefined {
+  switch (field) {
+    case '_id':
+    case '_index':
+    case '_seq_no':
+    case '_version':
+      return 'all';
+    case '_routing':
+      return 'none';
+    case '_source':
+      throw new EsError(400, 'query_shard_exception', 'The _source field is not searchable');
+    default:
+      return undefined;
+  }
+}
+
 /** Compiles queries against one mapping and one statistics source. */
 export class QueryCompiler {
   private readonly fields: Map<string, FieldMapping>;
@@ -75,7 +99,11 @@ export class QueryCompiler {
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
       }
       if (q.kind === 'match' || q.kind === 'match_phrase') return this.constant(b, (seg) => M.idsMatch(seg, [q.query]));
-      if (q.kind === 'exists') return this.constant(b, M.allDocs);
+    }
+    if (q.kind === 'exists' && q.field.startsWith('_')) {
+      const meta = metadataExists(q.field);
+      if (meta === 'all') return this.constant(b, M.allDocs);
+      if (meta === 'none') return NONE;
     }
     switch (q.kind) {
       case 'match_all':
