@@ -70,11 +70,16 @@ export interface NewIndexSpec {
   translogDurability?: 'request' | 'async';
   /** ES `index.gc_deletes` in ms; absent = the shard nodes' default (60 s). */
   gcDeletesMs?: number;
+  /** Search limits set at creation (`index.max_regex_length`, …); absent = ES's defaults. */
+  searchLimits?: SearchLimitSettings;
   mappings: Mapping;
 }
 
+/** The search-limit settings an index may set (each absent = ES's default). */
+export type SearchLimitSettings = Partial<Pick<IndexMetadata, 'maxRegexLength' | 'maxRescoreWindow' | 'maxScriptFields'>>;
+
 /** The dynamic settings `PUT /{index}/_settings` changes. */
-export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs'>>;
+export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs'>> & SearchLimitSettings;
 
 /** The cluster state a view reads and writes: the cache that follows the store, and its writer. */
 export interface ClusterStateAccess {
@@ -202,6 +207,7 @@ export class ClusterView {
       refreshIntervalMs: spec.refreshIntervalMs,
       ...(spec.translogDurability ? { translogDurability: spec.translogDurability } : {}),
       ...(spec.gcDeletesMs !== undefined ? { gcDeletesMs: spec.gcDeletesMs } : {}),
+      ...spec.searchLimits,
       mappings: spec.mappings,
       creationDate: Date.now(),
       version: 1,

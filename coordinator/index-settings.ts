@@ -8,7 +8,7 @@
 import { EsError, illegalArgument } from '../shared/errors.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import { parseTimeValue } from '../shared/params.ts';
-import type { NewIndexSpec } from './cluster-view.ts';
+import type { NewIndexSpec, SearchLimitSettings } from './cluster-view.ts';
 
 /**
  * Folio's default `index.max_result_window`: 10,000,000 instead of ES's 10,000. ES caps the window
@@ -96,6 +96,20 @@ export function gcDeletesSetting(settings: Record<string, unknown>): number | un
   return parseTimeValue(String(raw), 'index.gc_deletes');
 }
 
+/**
+ * The search-limit settings in `settings` (`index.max_regex_length` ≥ 1, `index.max_rescore_window`
+ * ≥ 1, `index.max_script_fields` ≥ 0; ES int settings), only those present.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules.html#dynamic-index-settings
+ */
+export function searchLimitSettings(settings: Record<string, unknown>): SearchLimitSettings {
+  const out: SearchLimitSettings = {};
+  const present = (key: string) => readSetting(settings, key) !== undefined && readSetting(settings, key) !== null;
+  if (present('max_regex_length')) out.maxRegexLength = intSetting(settings, 'max_regex_length', 0, 1);
+  if (present('max_rescore_window')) out.maxRescoreWindow = intSetting(settings, 'max_rescore_window', 0, 1);
+  if (present('max_script_fields')) out.maxScriptFields = intSetting(settings, 'max_script_fields', 0, 0);
+  return out;
+}
+
 /** The index spec of a `PUT /{index}` body (or an auto-created index when `body` is empty). */
 export function parseCreateIndexBody(body: unknown): NewIndexSpec {
   const b = (body ?? {}) as Record<string, unknown>;
@@ -117,12 +131,13 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
     refreshIntervalMs: refreshIntervalSetting(settings, 1000),
     translogDurability: translogDurabilitySetting(settings),
     gcDeletesMs: gcDeletesSetting(settings),
+    searchLimits: searchLimitSettings(settings),
     mappings: { ...mappings, properties: mappings.properties ?? {} },
   };
 }
 
 /** The dynamic settings a `PUT /{index}/_settings` changes. */
-export interface SettingsUpdate {
+export interface SettingsUpdate extends SearchLimitSettings {
   maxResultWindow?: number;
   refreshIntervalMs?: number;
   numberOfReplicas?: number;
@@ -142,6 +157,7 @@ export function parseSettingsUpdate(body: unknown): SettingsUpdate {
   if (readSetting(settings, 'max_result_window') !== undefined) out.maxResultWindow = intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1);
   if (readSetting(settings, 'refresh_interval') !== undefined) out.refreshIntervalMs = refreshIntervalSetting(settings, 1000);
   if (readSetting(settings, 'number_of_replicas') !== undefined) out.numberOfReplicas = intSetting(settings, 'number_of_replicas', 1, 0);
+  Object.assign(out, searchLimitSettings(settings));
   if (readSetting(settings, 'number_of_shards') !== undefined) {
     throw illegalArgument('Can\'t update non dynamic settings [[index.number_of_shards]] for open indices');
   }

@@ -57,6 +57,19 @@ export type Query =
   | { kind: 'prefix'; field: string; value: string; caseInsensitive: boolean; boost: number }
   | { kind: 'ids'; values: string[]; boost: number }
   | {
+      kind: 'regexp';
+      field: string;
+      /** A Lucene regular expression, matched against whole terms. */
+      value: string;
+      /** Syntax flag bits (ES `flags`/`flags_value`, Lucene `RegExp` flags; default ALL = 0xffff). */
+      flags: number;
+      /** ES `case_insensitive`: ASCII letters match either case. */
+      caseInsensitive: boolean;
+      /** ES `max_determinized_states` (default 10,000). */
+      maxDeterminizedStates: number;
+      boost: number;
+    }
+  | {
       kind: 'bool';
       must: Query[];
       should: Query[];

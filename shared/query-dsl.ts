@@ -9,6 +9,7 @@
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
 import type { Operator, Query, TermValue } from './query-ast.ts';
+import { resolveRegexpFlags } from './regexp-flags.ts';
 import {
   boostOf, didYouMean, isObject, javaParseDouble, numberFormat, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat,
   xContentInt,
@@ -212,6 +213,48 @@ function parseTermLike(name: 'term' | 'prefix', body: Obj): Query {
   return { kind: 'term', field, value, caseInsensitive, boost };
 }
 
+/** ES `RegexpQueryBuilder.DEFAULT_MAX_DETERMINIZED_STATES`. */
+export const DEFAULT_MAX_DETERMINIZED_STATES = 10_000;
+
+/** ES `RegexpFlag.resolveValue`; an unknown name is a 400 `Unknown regexp flag [x]`. */
+function regexpFlagsOf(flags: string): number {
+  try {
+    return resolveRegexpFlags(flags);
+  } catch (e) {
+    throw illegalArgument((e as Error).message);
+  }
+}
+
+/**
+ * `regexp` (`RegexpQueryBuilder.fromXContent`): `{"f": "a.*"}` or `{"f": {"value": …, "flags": "ALL",
+ * "case_insensitive": …, "max_determinized_states": …, "flags_value": …, "rewrite": …}}`. The
+ * pattern is compiled on the shards (bounded by `index.max_regex_length`, checked by the coordinator).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-regexp-query.html
+ */
+function parseRegexpQuery(body: Obj): Query {
+  let value: string | undefined;
+  let flags = 0xffff;
+  let caseInsensitive = false;
+  let maxDeterminizedStates = DEFAULT_MAX_DETERMINIZED_STATES;
+  let boost = 1;
+  const field = singleField('regexp', body, (_f, params) => eachParam('regexp', params, (k, v) => {
+    if (k === 'value') value = scalarText(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'flags') flags = regexpFlagsOf(scalarText(v));
+    else if (k === 'flags_value') flags = xContentInt(v);
+    else if (k === 'max_determinized_states') maxDeterminizedStates = xContentInt(v);
+    else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
+    else return k === 'rewrite' || k === '_name';
+    return true;
+  }), (f, v) => {
+    if (!isValue(v)) throw unknownToken('regexp', v, f);
+    value = scalarText(v);
+  });
+  if (!field) throw illegalArgument('field name is null or empty');
+  if (value === undefined) throw illegalArgument('value cannot be null');
+  return { kind: 'regexp', field, value, flags, caseInsensitive, maxDeterminizedStates, boost };
+}
+
 function parseTerms(body: Obj): Query {
   let field: string | undefined;
   let values: TermValue[] = [];
@@ -392,5 +435,5 @@ const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
   match_all: (b) => parseMatchAllNone('match_all', b), match_none: (b) => parseMatchAllNone('match_none', b),
   match: (b) => parseText('match', b), match_phrase: (b) => parseText('match_phrase', b), multi_match: parseMultiMatch,
   term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
-  exists: parseExists, ids: parseIds, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
+  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
 };

@@ -17,6 +17,7 @@ import type { SourceFilter } from './protocol.ts';
 import type { Query } from './query-ast.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
+import { parseRescore, type Rescore } from './rescore.ts';
 import type { SortField, SortValue } from './sort.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
 
@@ -63,6 +64,10 @@ export interface SearchRequest {
   pit: { id: string; keepAliveMs: number | null } | null;
   /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
   profile: boolean;
+  /** ES `rescore`: the `query` rescorers, applied in order on each shard's top hits (`[]` when none). */
+  rescore: Rescore[];
+  /** Number of ES `script_fields` asked for (Folio has no scripting: the plan refuses any, after ES's limit check). */
+  scriptFields: number;
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -103,6 +108,8 @@ interface Draft {
   minScore: number | null;
   pit: SearchRequest['pit'];
   profile: boolean;
+  rescore: Rescore[];
+  scriptFields: number;
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -198,6 +205,8 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case '_source': return void (d.source = bodySource(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
     case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
+    case 'rescore': return void (d.rescore = parseRescore(v));
+    case 'script_fields': return void (d.scriptFields = Object.keys(v as object).length);
     case 'stored_fields': case 'docvalue_fields': case 'fields': return; // accepted, not honored: hits carry _source only
     case 'stats':
       for (const s of v as unknown[]) {
@@ -308,6 +317,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
     searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
+    rescore: [], scriptFields: 0,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -322,6 +332,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     if (d.trackTotalHits !== null && d.trackTotalHits !== TRACK_TOTAL_HITS_ACCURATE) errors.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (d.from > 0) errors.push('using [from] is not allowed in a scroll context');
     if (d.size === 0) errors.push('[size] cannot be [0] in a scroll context');
+    if (d.rescore.length > 0) errors.push('using [rescore] is not allowed in a scroll context');
     if (d.searchAfter !== null) errors.push('[search_after] cannot be used in a scroll context');
     if (p.get('request_cache') === 'true' || p.get('request_cache') === '') errors.push('[request_cache] cannot be used in a scroll context');
   }
@@ -358,5 +369,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     preference: p.get('preference') ?? null,
     pit: d.pit,
     profile: d.profile,
+    rescore: d.rescore,
+    scriptFields: d.scriptFields,
   };
 }

@@ -41,6 +41,9 @@ export function settingsBody(m: IndexMetadata): Record<string, unknown> {
       provided_name: m.name,
       ...(m.translogDurability ? { translog: { durability: m.translogDurability.toUpperCase() } } : {}),
       ...(m.gcDeletesMs !== undefined ? { gc_deletes: m.gcDeletesMs < 0 ? '-1' : `${m.gcDeletesMs}ms` } : {}),
+      ...(m.maxRegexLength !== undefined ? { max_regex_length: String(m.maxRegexLength) } : {}),
+      ...(m.maxRescoreWindow !== undefined ? { max_rescore_window: String(m.maxRescoreWindow) } : {}),
+      ...(m.maxScriptFields !== undefined ? { max_script_fields: String(m.maxScriptFields) } : {}),
       version: { created: '8500000' },
     },
   };

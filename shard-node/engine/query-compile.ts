@@ -16,6 +16,8 @@ import { analyzeTerms } from './analyzer.ts';
 import { parseBoolean, parseDate, parseNumber } from './doc-parser.ts';
 import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
+import { RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
+import { parseRegexp, RegexpSyntaxError } from './regexp-parse.ts';
 import type { Segment } from './segment.ts';
 import { avgFieldLength, Bm25Scorer, idf, idfSum } from './similarity.ts';
 
@@ -64,6 +66,24 @@ function metadataExists(field: string): 'all' | 'none' | undefined {
       throw new EsError(400, 'query_shard_exception', 'The _source field is not searchable');
     default:
       return undefined;
+  }
+}
+
+/**
+ * A Lucene regular expression as a deterministic automaton, with ES's errors: a syntax error or an
+ * automaton past `max_determinized_states` is a `query_shard_exception` (`SearchExecutionContext.toQuery`
+ * wraps the Lucene exception as `failed to create query: …`).
+ */
+function compileRegexp(pattern: string, flags: number, caseInsensitive: boolean, maxStates: number): RegexpAutomaton {
+  const failed = (type: string, reason: string) =>
+    new EsError(400, 'query_shard_exception', `failed to create query: ${reason}`, { causedBy: { type, reason } });
+  try {
+    return RegexpAutomaton.build(parseRegexp(pattern, flags, caseInsensitive), maxStates);
+  } catch (e) {
+    if (e instanceof RegexpSyntaxError) throw failed('illegal_argument_exception', e.message);
+    if (e instanceof TooComplexError) throw failed('too_complex_to_determinize_exception', e.message);
+    if (e instanceof RangeError) throw failed('too_complex_to_determinize_exception', `Regular expression [${pattern.length}] characters long is nested too deeply.`);
+    throw e;
   }
 }
 
@@ -145,6 +165,8 @@ export class QueryCompiler {
         const pred = q.caseInsensitive ? (t: string) => t.toLowerCase().startsWith(p) : (t: string) => t.startsWith(p);
         return this.constant(b, (seg) => M.termScanMatch(seg, q.field, pred));
       }
+      case 'regexp':
+        return this.regexp(q, b);
       case 'ids': {
         const ids = this.valueList(q.values);
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
@@ -274,6 +296,23 @@ export class QueryCompiler {
       return this.termPlan(field, s, boost);
     }
     return this.exact(field, fm, value, boost, false);
+  }
+
+  /**
+   * ES `regexp`: constant score `boost` for docs with a term of `field` the whole pattern matches,
+   * through a deterministic automaton (regexp-automaton.ts: linear in each term, whatever the pattern).
+   * @throws EsError 400 `query_shard_exception` on a field that is not keyword or text, or for a
+   *   pattern Lucene refuses (`failed to create query: …`).
+   */
+  private regexp(q: Extract<Query, { kind: 'regexp' }>, boost: number): Plan {
+    const fm = this.fields.get(q.field);
+    if (!fm) return NONE;
+    if (fm.type !== 'keyword' && fm.type !== 'text') {
+      throw new EsError(400, 'query_shard_exception', `Can only use regexp queries on keyword and text fields - not on [${q.field}] which is of type [${fm.type}]`);
+    }
+    if (fm.index === false) return NONE;
+    const automaton = compileRegexp(q.value, q.flags, q.caseInsensitive, q.maxDeterminizedStates);
+    return this.constant(boost, (seg) => M.termScanMatch(seg, q.field, (t) => automaton.matches(t)));
   }
 
   /** ES `terms`: constant score `boost` for docs with any of the values. */

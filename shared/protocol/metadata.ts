@@ -14,6 +14,12 @@ export interface IndexMetadata {
   routingNumShards: number;
   /** ES `index.max_result_window` (Folio default 10,000,000; see index-settings.ts). */
   maxResultWindow: number;
+  /** ES `index.max_regex_length` (dynamic): longest `regexp` pattern; absent = ES's default, 1,000. */
+  maxRegexLength?: number;
+  /** ES `index.max_rescore_window` (dynamic): largest rescore `window_size`; absent = `max_result_window`'s ES value (plan.ts). */
+  maxRescoreWindow?: number;
+  /** ES `index.max_script_fields` (dynamic): most `script_fields` in a search; absent = ES's default, 32. */
+  maxScriptFields?: number;
   /** ES `index.refresh_interval` in ms; -1 disables periodic refresh. */
   refreshIntervalMs: number;
   /** ES `index.translog.durability` (dynamic); absent = the shard node's `FOLIO_TRANSLOG_DURABILITY`. */
