@@ -39,6 +39,16 @@ describe('leaf queries', () => {
     expect(parseQuery({ exists: { field: 'f' } })).toEqual({ kind: 'exists', field: 'f', boost: 1 });
     expect(parseQuery({ ids: { values: ['1', 2] } })).toEqual({ kind: 'ids', values: ['1', '2'], boost: 1 });
   });
+  it('parses regexp short and long forms, with flags', () => {
+    expect(parseQuery({ regexp: { k: 'a.*' } })).toEqual({ kind: 'regexp', field: 'k', value: 'a.*', flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: 10000, boost: 1 });
+    const long = parseQuery({ regexp: { k: { value: 'A.*', flags: 'INTERSECTION|COMPLEMENT', case_insensitive: true, max_determinized_states: 20, rewrite: 'constant_score', boost: 2, _name: 'n' } } });
+    expect(long).toEqual({ kind: 'regexp', field: 'k', value: 'A.*', flags: 3, caseInsensitive: true, maxDeterminizedStates: 20, boost: 2 });
+    expect(parseQuery({ regexp: { k: { value: 'a', flags_value: 4 } } })).toMatchObject({ flags: 4 });
+    expect(esErr(() => parseQuery({ regexp: { k: { value: 'a', flags: 'FOO' } } })).message).toBe('Unknown regexp flag [FOO]');
+    expect(reason({ regexp: { k: { value: 'a', foo: 1 } } })).toBe('[regexp] query does not support [foo]');
+    expect(reason({ regexp: { k: { flags: 'ALL' } } })).toBe('value cannot be null');
+    expect(reason({ regexp: { k: 'a', j: 'b' } })).toBe("[regexp] query doesn't support multiple fields, found [k] and [j]");
+  });
   it('parses range including the legacy from/to form', () => {
     expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x' } } })).toEqual({ kind: 'range', field: 'age', gte: 10, lt: 20, boost: 1 });
     expect(parseQuery({ range: { age: { from: 1, to: 5, include_lower: false } } })).toEqual({ kind: 'range', field: 'age', gt: 1, lte: 5, boost: 1 });

@@ -9,7 +9,7 @@
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
 import type { Operator, Query, TermValue } from './query-ast.ts';
-import { resolveRegexpFlags } from './regexp-flags.ts';
+import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from './regexp-flags.ts';
 import {
   boostOf, didYouMean, isObject, javaParseDouble, numberFormat, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat,
   xContentInt,
@@ -212,9 +212,6 @@ function parseTermLike(name: 'term' | 'prefix', body: Obj): Query {
   if (name === 'prefix') return { kind: 'prefix', field, value: scalarText(value), caseInsensitive, boost };
   return { kind: 'term', field, value, caseInsensitive, boost };
 }
-
-/** ES `RegexpQueryBuilder.DEFAULT_MAX_DETERMINIZED_STATES`. */
-export const DEFAULT_MAX_DETERMINIZED_STATES = 10_000;
 
 /** ES `RegexpFlag.resolveValue`; an unknown name is a 400 `Unknown regexp flag [x]`. */
 function regexpFlagsOf(flags: string): number {

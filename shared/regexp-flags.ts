@@ -45,3 +45,6 @@ export function resolveRegexpFlags(flags: string): number {
   }
   return value;
 }
+
+/** ES `RegexpQueryBuilder.DEFAULT_MAX_DETERMINIZED_STATES` (Lucene's determinize budget). */
+export const DEFAULT_MAX_DETERMINIZED_STATES = 10_000;
