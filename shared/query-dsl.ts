@@ -8,7 +8,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/AbstractQueryBuilder.java
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
-import type { Operator, Query, TermValue } from './query-ast.ts';
+import type { MultiMatchType, Operator, Query, TermValue } from './query-ast.ts';
 import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from './regexp-flags.ts';
 import {
   boostOf, didYouMean, isObject, javaParseDouble, numberFormat, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat,
@@ -151,10 +151,12 @@ function fieldAndBoost(spec: string): { field: string; boost: number } {
   return { field: spec.slice(0, i), boost: Math.fround(b) };
 }
 
+const MULTI_MATCH_TYPES: readonly MultiMatchType[] = ['best_fields', 'most_fields', 'phrase', 'cross_fields', 'bool_prefix'];
+
 function parseMultiMatch(body: Obj): Query {
   let query: string | undefined;
   const fields: { field: string; boost: number }[] = [];
-  let type: 'best_fields' | 'most_fields' | 'phrase' = 'best_fields';
+  let type: MultiMatchType = 'best_fields';
   let tieBreaker = 0;
   let operator: Operator = 'or';
   let msm: string | number | undefined;
@@ -172,8 +174,9 @@ function parseMultiMatch(body: Obj): Query {
     else if (k === 'fields') fields.push(fieldAndBoost(scalarText(v)));
     else if (k === 'type') {
       const t = scalarText(v).toLowerCase();
-      if (t === 'best_fields' || t === 'most_fields' || t === 'phrase') type = t;
-      else if (['cross_fields', 'phrase_prefix', 'bool_prefix'].includes(t)) throw illegalArgument(`[multi_match] query type [${t}] is not supported by Folio yet`);
+      const known = MULTI_MATCH_TYPES.find((x) => x === t);
+      if (known) type = known;
+      else if (t === 'phrase_prefix') throw illegalArgument(`[multi_match] query type [${t}] is not supported by Folio yet`);
       else throw new EsError(400, 'parse_exception', `failed to parse [multi_match] query type [${scalarText(v)}]. unknown type.`);
     } else if (k === 'tie_breaker') tieBreaker = xContentFloat(v);
     else if (k === 'operator') operator = operatorOf(v);

@@ -135,19 +135,22 @@ export class QueryCompiler {
       case 'match_phrase':
         return this.phrase(q.field, q.query, q.slop, b, q.field === '*');
       case 'multi_match': {
+        if (q.type === 'cross_fields') return this.crossFields(q, b);
         const parts: Plan[] = [];
         for (const { field, boost: fb } of q.fields) {
           for (const name of this.expand(field)) {
             parts.push(
               q.type === 'phrase'
                 ? this.phrase(name, q.query, 0, b * fb, false)
-                : this.match(name, q.query, q.operator, q.minimumShouldMatch, b * fb, false),
+                : q.type === 'bool_prefix'
+                  ? this.boolPrefix(name, q.query, q.operator, q.minimumShouldMatch, b * fb)
+                  : this.match(name, q.query, q.operator, q.minimumShouldMatch, b * fb, false),
             );
           }
         }
         const live = parts.filter((p) => p.t !== 'none');
         if (live.length === 0) return NONE;
-        if (q.type === 'most_fields') return { t: 'bool', must: [], should: live, filter: [], mustNot: [], msm: 1 };
+        if (q.type === 'most_fields' || q.type === 'bool_prefix') return { t: 'bool', must: [], should: live, filter: [], mustNot: [], msm: 1 };
         return live.length === 1 ? live[0] : { t: 'dismax', queries: live, tie: q.tieBreaker };
       }
       case 'term':
@@ -232,6 +235,93 @@ export class QueryCompiler {
       return { t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm };
     }
     return this.exact(field, fm, text, boost, lenient);
+  }
+
+  /**
+   * ES `match_bool_prefix` on one field: the analyzed terms as SHOULD (or MUST with `operator: and`)
+   * clauses, the last one a constant-score prefix query (ES's default `constant_score` rewrite);
+   * non-text fields run their exact `match`.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-match-bool-prefix-query.html
+   */
+  private boolPrefix(field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number): Plan {
+    const fm = this.fields.get(field);
+    if (!fm || fm.index === false) return NONE;
+    if (fm.type !== 'text') return this.match(field, text, op, msmSpec, boost, false);
+    const terms = analyzeTerms(text);
+    if (terms.length === 0) return NONE;
+    const last = terms[terms.length - 1];
+    const plans = terms.slice(0, -1).map((t) => this.termPlan(field, t, boost));
+    plans.push(this.constant(boost, (seg) => M.termScanMatch(seg, field, (t) => t.startsWith(last))));
+    if (plans.length === 1) return plans[0];
+    if (op === 'and') return { t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 };
+    const msm = Math.max(1, resolveMinimumShouldMatch(msmSpec, plans.length, 1));
+    return { t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm };
+  }
+
+  /**
+   * ES `multi_match` `cross_fields` (`MultiMatchQueryParser.CrossFieldsQueryBuilder`): term-centric.
+   * The text fields form one group: each analyzed term becomes one blended term over them
+   * (Lucene/ES `BlendedTermQuery.dismaxBlendedQuery`: per field a term query whose document
+   * frequency is blended, dis_max'ed with `tie_breaker`), and the terms combine with `operator` and
+   * `minimum_should_match` as one `match` would. Every other field is its own group (its exact
+   * `match`); the groups combine by dis_max with `tie_breaker`.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-multi-match-query.html#type-cross-fields
+   */
+  private crossFields(q: Extract<Query, { kind: 'multi_match' }>, boost: number): Plan {
+    const text: { field: string; boost: number }[] = [];
+    const groups: Plan[] = [];
+    for (const { field, boost: fb } of q.fields) {
+      for (const name of this.expand(field)) {
+        const fm = this.fields.get(name);
+        if (!fm || fm.index === false) continue;
+        if (fm.type === 'text') text.push({ field: name, boost: boost * fb });
+        else groups.push(this.match(name, q.query, q.operator, q.minimumShouldMatch, boost * fb, true));
+      }
+    }
+    if (text.length > 0) {
+      const terms = analyzeTerms(q.query);
+      const plans = terms.map((t) => this.blendedTerm(t, text, q.tieBreaker));
+      if (plans.length === 1) groups.push(plans[0]);
+      else if (plans.length > 1) {
+        if (q.operator === 'and') groups.push({ t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 });
+        else groups.push({ t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm: Math.max(1, resolveMinimumShouldMatch(q.minimumShouldMatch, plans.length, 1)) });
+      }
+    }
+    const live = groups.filter((p) => p.t !== 'none');
+    if (live.length === 0) return NONE;
+    return live.length === 1 ? live[0] : { t: 'dismax', queries: live, tie: q.tieBreaker };
+  }
+
+  /**
+   * One term over several text fields with blended statistics (Lucene `BlendedTermQuery.blend`): every
+   * field scores the term as if its document frequency were the largest among the fields, plus one
+   * for each step down to a rarer field (a bias towards the more frequent fields), never above the
+   * field's own document count (so no idf is negative). Dis_max over the fields with `tie`.
+   * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/apache/lucene/queries/BlendedTermQuery.java
+   */
+  private blendedTerm(term: string, fields: readonly { field: string; boost: number }[], tie: number): Plan {
+    const dfs = fields.map(({ field }) => this.stats.term(field, term).docFreq);
+    const fieldStats = fields.map(({ field }) => this.stats.field(field));
+    const max = Math.max(...dfs);
+    const adjusted = dfs.slice();
+    if (max > 0 && fields.length > 1) {
+      const minSumTtf = Math.min(...fieldStats.map((fs) => fs.sumTotalTermFreq));
+      const order = dfs.map((_, i) => i).sort((a, b) => dfs[b] - dfs[a]);
+      let prev = dfs[order[0]];
+      let actual = Math.min(minSumTtf, max);
+      for (const i of order) {
+        if (dfs[i] === 0) break;
+        if (prev > dfs[i]) actual++;
+        adjusted[i] = Math.min(minSumTtf, actual);
+        prev = dfs[i];
+      }
+    }
+    const plans: Plan[] = fields.map(({ field, boost }, i) => {
+      const fs = fieldStats[i];
+      const df = Math.min(adjusted[i], fs.docCount);
+      return { t: 'term', field, term, scorer: new Bm25Scorer(boost, idf(df, fs.docCount), avgFieldLength(fs.sumTotalTermFreq, fs.docCount)) };
+    });
+    return plans.length === 1 ? plans[0] : { t: 'dismax', queries: plans, tie };
   }
 
   /** Exact-value query of a non-text field (ES `term` semantics for keyword/boolean/numeric/date). */
