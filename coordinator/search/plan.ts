@@ -57,6 +57,28 @@ export interface SearchPlan {
   shownSortValues: number;
   failures: ShardFailure[];
   totalShards: number;
+  /**
+   * Per index, which sort clauses ES renders as doubles (`1.0`, not `1`): `_score`, floating fields,
+   * `numeric_type: double`. Null when no clause does in any index (the common case: no per-hit work).
+   */
+  doubleSortValues: Map<string, boolean[]> | null;
+}
+
+/** Field types ES sorts as doubles (`NumericType.DOUBLE`/`FLOAT`/`HALF_FLOAT`, scaled floats). */
+const FLOATING_SORT_TYPES: ReadonlySet<string> = new Set(['double', 'float', 'half_float', 'scaled_float']);
+
+/**
+ * Which clauses of `sort` have double sort values in an index with these fields, as ES's
+ * `DocValueFormat.RAW` prints them: a Java `Double`/`Float` keeps its `.0`, a `Long` does not.
+ */
+export function doubleSortClauses(sort: readonly SortField[], fields: ReadonlyMap<string, { type: string }>): boolean[] {
+  return sort.map((f) => {
+    if (f.kind === 'score') return true;
+    if (f.kind === 'doc' || f.field === '_id') return false;
+    if (f.numericType !== undefined) return f.numericType === 'double';
+    const type = fields.get(f.field)?.type ?? f.unmappedType;
+    return type !== undefined && FLOATING_SORT_TYPES.has(type);
+  });
 }
 
 /** ES's rejection of a `search_after` whose length differs from the sort's (`SearchAfterBuilder.buildFieldDoc`). */
@@ -227,6 +249,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   const targets: ShardTarget[] = [];
   const failures: ShardFailure[] = [];
   const picks = new Map<number, number>(); // this search's copy choices so far (adaptive replica selection)
+  let doubleSortValues: Map<string, boolean[]> | null = null;
   for (const name of indices) {
     const index = await view.get(name);
     const shards = view.targets(index, picks);
@@ -242,6 +265,8 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
       for (const t of shards) failures.push({ shard: t.shard, index: name, node: null, reason: cause, status: 400 });
     } else {
       targets.push(...shards);
+      const doubles = doubleSortClauses(sort, fields);
+      if (doubles.some((d) => d)) (doubleSortValues ??= new Map()).set(name, doubles);
     }
   }
   if (req.scriptFields > 0 && req.size > 0 && targets.length > 0) {
@@ -262,5 +287,6 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     shownSortValues: implicit && pinning?.hideTiebreaker ? sort.length - 1 : sort.length,
     failures,
     totalShards: targets.length + failures.length,
+    doubleSortValues,
   };
 }

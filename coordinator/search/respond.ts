@@ -16,7 +16,8 @@ export interface SearchHitBody {
   _score: number | null;
   /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
-  sort?: SortValue[];
+  /** Sort values; a double's integral value is written `2.0` (a RawJson), as ES writes a Java double. */
+  sort?: (SortValue | RawJson)[];
 }
 
 /** The `_search` response body. */
@@ -49,9 +50,17 @@ export interface ResponseParts {
   restTotalHitsAsInt: boolean;
   /** How many leading sort values hits show (a scroll's implicit tiebreaker is hidden). */
   shownSortValues?: number;
+  /** Per index, the sort clauses whose values are doubles (plan.ts `doubleSortClauses`); null: none. */
+  doubleSortValues?: ReadonlyMap<string, readonly boolean[]> | null;
   /** ES `_scroll_id` (first key) and `pit_id` (next), when the search is a scroll or uses a PIT. */
   scrollId?: string;
   pitId?: string;
+}
+
+/** A double sort value as ES writes it: an integral value keeps a `.0` (`2.0`, `-0.0`). */
+function asDouble(v: SortValue): SortValue | RawJson {
+  if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) >= 1e21) return v;
+  return new RawJson(Object.is(v, -0) ? '-0.0' : `${v}.0`);
 }
 
 /**
@@ -64,7 +73,11 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     const hit: SearchHitBody = { _index: m.index, _id: m.hit._id, _score: p.withScores ? m.hit._score : null };
     const doc = p.docs[i];
     if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
-    if (p.withSortValues) hit.sort = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+    if (p.withSortValues) {
+      const values = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+      const doubles = p.doubleSortValues?.get(m.index);
+      hit.sort = doubles ? values.map((v, c) => (doubles[c] ? asDouble(v) : v)) : values;
+    }
     return hit;
   });
   const failed = p.failures.length;
