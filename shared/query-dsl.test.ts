@@ -49,6 +49,16 @@ describe('leaf queries', () => {
     expect(reason({ regexp: { k: { flags: 'ALL' } } })).toBe('value cannot be null');
     expect(reason({ regexp: { k: 'a', j: 'b' } })).toBe("[regexp] query doesn't support multiple fields, found [k] and [j]");
   });
+  it('parses query_string with a default field and operator (the q= syntax)', () => {
+    expect(parseQuery({ query_string: { query: 'a b', default_field: 'title', default_operator: 'AND' } })).toEqual({
+      kind: 'bool', must: [{ kind: 'match', field: 'title', query: 'a', operator: 'and', boost: 1 }, { kind: 'match', field: 'title', query: 'b', operator: 'and', boost: 1 }],
+      should: [], filter: [], mustNot: [], boost: 1,
+    });
+    expect(parseQuery({ query_string: { query: '/a.c/' } })).toMatchObject({ kind: 'regexp', field: '*', value: 'a.c' });
+    expect(reason({ query_string: { default_field: 'x' } })).toBe('[query_string] must be provided with a [query]');
+    expect(reason({ query_string: { query: 'a', foo: 1 } })).toBe('[query_string] query does not support [foo]');
+    expect(esErr(() => parseQuery({ query_string: { query: 'a', fields: 'x' } })).type).toBe('illegal_argument_exception');
+  });
   it('parses range including the legacy from/to form', () => {
     expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x' } } })).toEqual({ kind: 'range', field: 'age', gte: 10, lt: 20, boost: 1 });
     expect(parseQuery({ range: { age: { from: 1, to: 5, include_lower: false } } })).toEqual({ kind: 'range', field: 'age', gt: 1, lte: 5, boost: 1 });

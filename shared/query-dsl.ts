@@ -9,6 +9,7 @@
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
 import type { MultiMatchType, Operator, Query, TermValue } from './query-ast.ts';
+import { parseQueryString } from './query-string.ts';
 import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from './regexp-flags.ts';
 import {
   boostOf, didYouMean, isObject, javaParseDouble, numberFormat, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat,
@@ -255,6 +256,34 @@ function parseRegexpQuery(body: Obj): Query {
   return { kind: 'regexp', field, value, flags, caseInsensitive, maxDeterminizedStates, boost };
 }
 
+const QUERY_STRING_IGNORED = ['_name', 'lenient', 'analyze_wildcard', 'allow_leading_wildcard', 'auto_generate_synonyms_phrase_query', 'escape', 'max_determinized_states'];
+
+/**
+ * `query_string` with one default field (`QueryStringQueryBuilder.fromXContent`): the Lucene query
+ * syntax of `q=` (query-string.ts) with `default_field` (default every field) and `default_operator`;
+ * `fields`, `type` and the fuzzy options are refused as not supported yet.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-query-string-query.html
+ */
+function parseQueryStringQuery(body: Obj): Query {
+  let query: string | undefined;
+  let df: string | undefined;
+  let operator: Operator = 'or';
+  let boost = 1;
+  eachParam('query_string', body, (k, v) => {
+    if (k === 'query') query = scalarText(v);
+    else if (k === 'default_field') df = scalarText(v);
+    else if (k === 'default_operator') operator = operatorOf(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (['fields', 'type', 'tie_breaker', 'fuzziness', 'phrase_slop', 'minimum_should_match', 'quote_field_suffix', 'analyzer', 'quote_analyzer', 'rewrite', 'time_zone', 'fuzzy_max_expansions', 'fuzzy_prefix_length', 'fuzzy_transpositions', 'fuzzy_rewrite', 'enable_position_increments'].includes(k)) {
+      throw notYet('query_string', k);
+    } else return QUERY_STRING_IGNORED.includes(k);
+    return true;
+  });
+  if (query === undefined) throw parsingException('[query_string] must be provided with a [query]');
+  const q = parseQueryString(query, { defaultOperator: operator, df: df === '*' ? undefined : df });
+  return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], boost };
+}
+
 function parseTerms(body: Obj): Query {
   let field: string | undefined;
   let values: TermValue[] = [];
@@ -435,5 +464,5 @@ const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
   match_all: (b) => parseMatchAllNone('match_all', b), match_none: (b) => parseMatchAllNone('match_none', b),
   match: (b) => parseText('match', b), match_phrase: (b) => parseText('match_phrase', b), multi_match: parseMultiMatch,
   term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
-  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
+  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, query_string: parseQueryStringQuery, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
 };
