@@ -49,6 +49,14 @@ describe('leaf queries', () => {
     expect(reason({ regexp: { k: { flags: 'ALL' } } })).toBe('value cannot be null');
     expect(reason({ regexp: { k: 'a', j: 'b' } })).toBe("[regexp] query doesn't support multiple fields, found [k] and [j]");
   });
+  it('parses match_bool_prefix as a one-field bool_prefix multi_match; slop is refused for bool_prefix', () => {
+    expect(parseQuery({ match_bool_prefix: { f: { query: 'a b', operator: 'AND', minimum_should_match: 2, analyzer: 'x' } } })).toEqual({
+      kind: 'multi_match', fields: [{ field: 'f', boost: 1 }], query: 'a b', operator: 'and', type: 'bool_prefix', tieBreaker: 0, boost: 1, minimumShouldMatch: 2,
+    });
+    expect(parseQuery({ match_bool_prefix: { f: 'a b' } })).toMatchObject({ query: 'a b', operator: 'or' });
+    expect(reason({ match_bool_prefix: { f: { operator: 'or' } } })).toBe('[match_bool_prefix] requires query value');
+    expect(reason({ multi_match: { query: 'a', type: 'bool_prefix', slop: 2 } })).toBe('[slop] not allowed for type [bool_prefix]');
+  });
   it('parses query_string with a default field and operator (the q= syntax)', () => {
     expect(parseQuery({ query_string: { query: 'a b', default_field: 'title', default_operator: 'AND' } })).toEqual({
       kind: 'bool', must: [{ kind: 'match', field: 'title', query: 'a', operator: 'and', boost: 1 }, { kind: 'match', field: 'title', query: 'b', operator: 'and', boost: 1 }],

@@ -158,6 +158,7 @@ function parseMultiMatch(body: Obj): Query {
   let query: string | undefined;
   const fields: { field: string; boost: number }[] = [];
   let type: MultiMatchType = 'best_fields';
+  let slop = 0;
   let tieBreaker = 0;
   let operator: Operator = 'or';
   let msm: string | number | undefined;
@@ -183,11 +184,12 @@ function parseMultiMatch(body: Obj): Query {
     else if (k === 'operator') operator = operatorOf(v);
     else if (k === 'minimum_should_match') msm = msmOf(v);
     else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'slop') xContentInt(v);
+    else if (k === 'slop') slop = xContentInt(v);
     else if (k === 'fuzziness') throw notYet('multi_match', k);
     else if (!MATCH_IGNORED.includes(k)) throw unsupportedParam('multi_match', k);
   }
   if (query === undefined) throw parsingException('No text specified for multi_match query');
+  if (slop !== 0 && type === 'bool_prefix') throw parsingException(`[slop] not allowed for type [${type}]`);
   if (fields.length === 0) fields.push({ field: '*', boost: 1 });
   const q: Query = { kind: 'multi_match', fields, query, operator, type, tieBreaker, boost };
   if (msm !== undefined) q.minimumShouldMatch = msm;
@@ -254,6 +256,37 @@ function parseRegexpQuery(body: Obj): Query {
   if (!field) throw illegalArgument('field name is null or empty');
   if (value === undefined) throw illegalArgument('value cannot be null');
   return { kind: 'regexp', field, value, flags, caseInsensitive, maxDeterminizedStates, boost };
+}
+
+const BOOL_PREFIX_IGNORED = ['analyzer', 'prefix_length', 'max_expansions', 'fuzzy_transpositions', 'fuzzy_rewrite', '_name'];
+
+/**
+ * `match_bool_prefix` (`MatchBoolPrefixQueryBuilder`): the analyzed terms as a bool of term queries,
+ * the last one a prefix query; run as a one-field `multi_match` of type `bool_prefix`.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-match-bool-prefix-query.html
+ */
+function parseMatchBoolPrefix(body: Obj): Query {
+  let query: string | undefined;
+  let operator: Operator = 'or';
+  let msm: string | number | undefined;
+  let boost = 1;
+  const field = singleField('match_bool_prefix', body, (_f, params) => eachParam('match_bool_prefix', params, (k, v) => {
+    if (k === 'query') query = scalarText(v);
+    else if (k === 'operator') operator = operatorOf(v);
+    else if (k === 'minimum_should_match') msm = msmOf(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'fuzziness') throw notYet('match_bool_prefix', k);
+    else return BOOL_PREFIX_IGNORED.includes(k);
+    return true;
+  }), (f, v) => {
+    if (!isValue(v)) throw unknownToken('match_bool_prefix', v, f);
+    query = scalarText(v);
+  });
+  if (!field) throw illegalArgument('[match_bool_prefix] requires fieldName');
+  if (query === undefined) throw illegalArgument('[match_bool_prefix] requires query value');
+  const q: Query = { kind: 'multi_match', fields: [{ field, boost: 1 }], query, operator, type: 'bool_prefix', tieBreaker: 0, boost };
+  if (msm !== undefined) q.minimumShouldMatch = msm;
+  return q;
 }
 
 const QUERY_STRING_IGNORED = ['_name', 'lenient', 'analyze_wildcard', 'allow_leading_wildcard', 'auto_generate_synonyms_phrase_query', 'escape', 'max_determinized_states'];
@@ -464,5 +497,6 @@ const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
   match_all: (b) => parseMatchAllNone('match_all', b), match_none: (b) => parseMatchAllNone('match_none', b),
   match: (b) => parseText('match', b), match_phrase: (b) => parseText('match_phrase', b), multi_match: parseMultiMatch,
   term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
-  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, query_string: parseQueryStringQuery, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
+  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, query_string: parseQueryStringQuery,
+  match_bool_prefix: parseMatchBoolPrefix, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
 };
