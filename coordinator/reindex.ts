@@ -148,7 +148,7 @@ export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; 
       if (status.batches === 0 && total !== undefined) status.total = Math.min(typeof total === 'number' ? total : total.value, spec.maxDocs ?? Infinity);
       const hits = res.hits.hits;
       if (hits.length === 0) break;
-      after = hits[hits.length - 1].sort ?? null;
+      after = (hits[hits.length - 1].sort as SortValue[] | undefined) ?? null; // `_shard_doc` values: plain numbers
       // The destination stores each source's exact text, as ES's reindex copies the source bytes,
       // and keeps its routing (ES `dest.routing` defaults to `keep`).
       const items: BulkItem[] = hits.map((h) => ({

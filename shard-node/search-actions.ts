@@ -122,6 +122,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         trackTotalHits: req.trackTotalHits,
         trackScores: req.trackScores,
         stats: req.stats,
+        ...(req.rescore ? { rescore: req.rescore } : {}),
       };
       if (input.k > 0) await preparePresorted(gen, input);
       await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)

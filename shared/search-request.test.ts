@@ -14,7 +14,7 @@ describe('defaults and precedence', () => {
       from: 0, size: 10, query: { kind: 'match_all', boost: 1 }, sort: [], sortExplicit: false, source: true, trackTotalHits: 10000,
       trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
       searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null, pit: null, profile: false,
-      fields: null, docvalueFields: null, storedFields: null,
+      fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
     });
     expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
   });

@@ -18,6 +18,7 @@ import type { SourceFilter } from './protocol.ts';
 import type { Query } from './query-ast.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
+import { parseRescore, type Rescore } from './rescore.ts';
 import type { SortField, SortValue } from './sort.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
 
@@ -74,6 +75,10 @@ export interface SearchRequest {
   pit: { id: string; keepAliveMs: number | null } | null;
   /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
   profile: boolean;
+  /** ES `rescore`: the `query` rescorers, applied in order on each shard's top hits (`[]` when none). */
+  rescore: Rescore[];
+  /** Number of ES `script_fields` asked for (Folio has no scripting: the plan refuses any, after ES's limit check). */
+  scriptFields: number;
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -117,6 +122,8 @@ interface Draft {
   fields: FieldAndFormat[] | null;
   docvalueFields: FieldAndFormat[] | null;
   storedFields: StoredFields | null;
+  rescore: Rescore[];
+  scriptFields: number;
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -215,6 +222,8 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case 'stored_fields': return void (d.storedFields = parseStoredFields(v));
     case 'docvalue_fields': return void (d.docvalueFields = parseFieldAndFormats(v as unknown[]));
     case 'fields': return void (d.fields = parseFieldAndFormats(v as unknown[]));
+    case 'rescore': return void (d.rescore = parseRescore(v));
+    case 'script_fields': return void (d.scriptFields = Object.keys(v as object).length);
     case 'stats':
       for (const s of v as unknown[]) {
         if (typeof s !== 'string') throw parsingException(`Expected [VALUE_STRING] in [stats] but found [${tokenName(s)}]`);
@@ -339,7 +348,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
     searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
-    fields: null, docvalueFields: null, storedFields: null,
+    fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -354,6 +363,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     if (d.trackTotalHits !== null && d.trackTotalHits !== TRACK_TOTAL_HITS_ACCURATE) errors.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (d.from > 0) errors.push('using [from] is not allowed in a scroll context');
     if (d.size === 0) errors.push('[size] cannot be [0] in a scroll context');
+    if (d.rescore.length > 0) errors.push('using [rescore] is not allowed in a scroll context');
     if (d.searchAfter !== null) errors.push('[search_after] cannot be used in a scroll context');
     if (p.get('request_cache') === 'true' || p.get('request_cache') === '') errors.push('[request_cache] cannot be used in a scroll context');
   }
@@ -397,5 +407,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     preference: p.get('preference') ?? null,
     pit: d.pit,
     profile: d.profile,
+    rescore: d.rescore,
+    scriptFields: d.scriptFields,
   };
 }

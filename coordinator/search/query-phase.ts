@@ -35,6 +35,7 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSo
             trackTotalHits: plan.req.trackTotalHits,
             ...(plan.needScores ? { trackScores: true } : {}),
             ...(plan.req.searchAfter ? { searchAfter: { sort: plan.req.searchAfter } } : {}),
+            ...(plan.req.rescore.length > 0 ? { rescore: plan.req.rescore } : {}),
             ...extras[i],
             ...pinFields(plan, i),
             ...(fetchSource !== undefined ? { fetchSource } : {}),

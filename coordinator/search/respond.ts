@@ -23,7 +23,8 @@ export interface SearchHitBody {
   /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
   fields?: Record<string, unknown[]>;
-  sort?: SortValue[];
+  /** Sort values; a double's integral value is written `2.0` (a RawJson), as ES writes a Java double. */
+  sort?: (SortValue | RawJson)[];
 }
 
 /** The `_search` response body. */
@@ -56,11 +57,19 @@ export interface ResponseParts {
   restTotalHitsAsInt: boolean;
   /** How many leading sort values hits show (a scroll's implicit tiebreaker is hidden). */
   shownSortValues?: number;
+  /** Per index, the sort clauses whose values are doubles (plan.ts `doubleSortClauses`); null: none. */
+  doubleSortValues?: ReadonlyMap<string, readonly boolean[]> | null;
   /** ES `_scroll_id` (first key) and `pit_id` (next), when the search is a scroll or uses a PIT. */
   scrollId?: string;
   pitId?: string;
   /** False with `stored_fields: _none_`: hits carry no `_id` (default true). */
   withIds?: boolean;
+}
+
+/** A double sort value as ES writes it: an integral value keeps a `.0` (`2.0`, `-0.0`). */
+function asDouble(v: SortValue): SortValue | RawJson {
+  if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) >= 1e21) return v;
+  return new RawJson(Object.is(v, -0) ? '-0.0' : `${v}.0`);
 }
 
 /**
@@ -83,7 +92,11 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     if (doc?._routing !== undefined) hit._routing = doc._routing;
     if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
     if (doc?.fields !== undefined) hit.fields = doc.fields;
-    if (p.withSortValues) hit.sort = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+    if (p.withSortValues) {
+      const values = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+      const doubles = p.doubleSortValues?.get(m.index);
+      hit.sort = doubles ? values.map((v, c) => (doubles[c] ? asDouble(v) : v)) : values;
+    }
     return hit;
   });
   const failed = p.failures.length;

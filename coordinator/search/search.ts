@@ -153,6 +153,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     withScores: plan.needScores,
     restTotalHitsAsInt: req.restTotalHitsAsInt,
     shownSortValues: plan.shownSortValues,
+    doubleSortValues: plan.doubleSortValues,
     // ES answers a continuation without `scroll` with no `_scroll_id` (SearchScrollAsyncAction.sendResponse).
     scrollId: input.scroll && input.scroll.keepAliveMs === undefined ? undefined : scrollId,
     pitId: req.pit?.id,

@@ -118,7 +118,7 @@ export interface RankedPage {
 /** True when the request should page by selection: a deep `from`, a page to return, no cursor. */
 export function selectsDeepPage(plan: SearchPlan, fromThreshold: number): boolean {
   const { req } = plan;
-  return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null;
+  return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null && req.rescore.length === 0;
 }
 
 /** Runs the sample and range rounds and merges the page; restarts when a pinned generation expired. */

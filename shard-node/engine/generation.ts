@@ -16,6 +16,8 @@ import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
 import { collect, type SegmentMatches } from './collector.ts';
+import { rescoreHits } from './rescore.ts';
+import type { Rescore } from '../../shared/rescore.ts';
 import { afterRank, presortedQuery, presortedServes } from './selection.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
 import { runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
@@ -36,6 +38,8 @@ export interface QueryInput {
   stats?: ScoringStatistics;
   /** ES `track_scores`: compute scores (and `max_score`) even when the sort has no `_score`. */
   trackScores?: boolean;
+  /** ES `rescore` (the sort is `_score` first: the coordinator's plan checked it). */
+  rescore?: readonly Rescore[];
 }
 
 /** Output of {@link Generation.query}. */
@@ -247,6 +251,7 @@ export class Generation {
    * binary search; `_score` sorts on varying scores collect.
    */
   query(input: QueryInput): QueryOutput {
+    if (input.rescore && input.rescore.length > 0 && input.k > 0) return this.rescoredQuery(input, input.rescore);
     const pq = input.k > 0 ? presortedQuery(this, input) : null;
     if (pq) {
       const order = pq.filtered();
@@ -263,6 +268,18 @@ export class Generation {
     const parts = this.segmentMatches(input.query, input.stats, scoring);
     const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, this.fields());
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };
+  }
+
+  /**
+   * The query phase with ES's rescore phase after it: the top max(k, window_size) hits, rescored
+   * (rescore.ts), then the top k of those; `max_score` is the best rescored score (ES takes the
+   * first rescored hit's).
+   */
+  private rescoredQuery(input: QueryInput, rescores: readonly Rescore[]): QueryOutput {
+    const window = Math.max(input.k, ...rescores.map((r) => r.windowSize));
+    const first = this.query({ ...input, k: window, rescore: undefined });
+    const hits = rescoreHits(first.hits, rescores, input.sort, input.k, (q) => this.segmentMatches(q, input.stats, true));
+    return { total: first.total, max_score: hits.length > 0 ? hits[0]._score : first.max_score, hits };
   }
 
   /** Number of live documents matching `query` (all live docs when absent). */

@@ -57,7 +57,11 @@ export interface NumericField {
   /** Per doc its largest value; the same array as `min` when no doc has two or more values. */
   max: NumericColumn;
   has: Uint8Array;
-  /** All values of docs that have more than two values (min and max already cover two). */
+  /**
+   * All values, ascending (Lucene `SORTED_NUMERIC` order, duplicates kept), of the docs whose min
+   * and max do not tell them: more than two values, or two equal ones. A doc absent here has one
+   * value (min = max) or two (min and max).
+   */
   multi: Map<number, number[]>;
 }
 
@@ -298,7 +302,7 @@ export class SegmentBuilder {
       n.max.set(ord, hi);
       n.has.set(ord, 1);
       if (values.length > 1) n.multiValued = true;
-      if (values.length > 2) n.multi.set(ord, values.slice());
+      if (values.length > 2 || (values.length === 2 && lo === hi)) n.multi.set(ord, values.slice().sort((a, b) => a - b));
     }
     for (const field of doc.exists) {
       let e = this.ex.get(field);

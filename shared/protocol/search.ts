@@ -4,6 +4,7 @@
  */
 import type { FieldAndFormat } from '../field-and-format.ts';
 import type { Query } from '../query-ast.ts';
+import type { Rescore } from '../rescore.ts';
 import type { SortField, SortKey, SortValue } from '../sort.ts';
 import type { ShardEcho } from './echo.ts';
 
@@ -77,6 +78,11 @@ export interface QueryPhaseRequest {
   trackScores?: boolean;
   /** Global statistics (dfs). Without them the shard scores with its local statistics. */
   stats?: ScoringStatistics;
+  /**
+   * ES `rescore`: rescore the shard's top hits with these `query` rescorers in order (the shard
+   * collects max(k, window_size) hits first, then returns its top k by the new scores).
+   */
+  rescore?: Rescore[];
   /** Search this retained refresh generation (the one a dfs reply named); absent = the current one. */
   generation?: number;
   /** Search this context's generation (PIT, scroll); takes precedence over `generation`. */
