@@ -199,11 +199,10 @@ export interface BulkByScrollResult {
 
 /**
  * The routing a hit was indexed with, which its write must use again (ES: the scroll hit's
- * `_routing` becomes the request's routing); undefined while hits do not carry `_routing`.
+ * `_routing` becomes the request's routing; reindex's `dest.routing` defaults to `keep`).
  */
 export function hitRouting(hit: SearchHitBody): string | undefined {
-  const routing = (hit as { _routing?: unknown })._routing;
-  return typeof routing === 'string' ? routing : undefined;
+  return hit._routing;
 }
 
 /** Turns one hit into the bulk item to write (null: nothing to write for it). */
@@ -310,7 +309,7 @@ async function walk(
     if (counters.batches === 0 && total !== undefined) counters.total = Math.min(typeof total === 'number' ? total : total.value, spec.maxDocs ?? Infinity);
     const hits = res.hits.hits;
     if (hits.length === 0) return;
-    after = hits[hits.length - 1].sort ?? null;
+    after = (hits[hits.length - 1].sort as SortValue[] | undefined) ?? null; // `_shard_doc` values: plain numbers
     done += hits.length;
     const items: BulkItem[] = [];
     for (const h of hits) {
