@@ -165,6 +165,8 @@ export interface ScrollSource {
   withSource: boolean;
   /** Manual slicing (`slice` in the body): this walk reads only that slice. */
   slice?: SliceSpec;
+  /** Hits carry `_seq_no` and `_primary_term` (for writes conditional on them, as ES's by-query writes). */
+  seqNoPrimaryTerm?: boolean;
 }
 
 /** A bulk-by-scroll request as the engine runs it. */
@@ -299,6 +301,7 @@ async function walk(
       sort: [{ _shard_doc: 'asc' }],
       track_total_hits: counters.batches === 0,
       _source: spec.source.withSource,
+      ...(spec.source.seqNoPrimaryTerm ? { seq_no_primary_term: true } : {}),
       pit: { id: pitId, keep_alive: PIT_KEEP_ALIVE },
       ...(slice ? { slice } : {}),
       ...(after ? { search_after: after } : {}),

@@ -8,7 +8,8 @@
  *   mapping change" use).
  * Each write is unconditional for now: ES makes it conditional on the `_seq_no` and primary term
  * the snapshot read, so that a document changed since counts as a version conflict instead of
- * being deleted or overwritten (docs/sliced-walks-and-by-query.md).
+ * being deleted or overwritten (docs/sliced-walks-and-by-query.md). The walk's hits already carry
+ * both; {@link deleteHit} and {@link updateHit} pass them on once bulk items take `if_seq_no`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-update-by-query.html
  */
@@ -115,7 +116,8 @@ export function parseByQueryRequest(kind: ByQueryKind, index: string, params: UR
     query,
     run: {
       source: {
-        index, query, batchSize: scrollSize, withSource: kind === 'update', searchParams: Object.fromEntries(searchParams), ...(slice ? { slice } : {}),
+        index, query, batchSize: scrollSize, withSource: kind === 'update', searchParams: Object.fromEntries(searchParams), seqNoPrimaryTerm: true,
+        ...(slice ? { slice } : {}),
       },
       maxDocs,
       proceedOnConflicts,
