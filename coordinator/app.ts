@@ -19,6 +19,7 @@ import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
 import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
 import { registerAliasRoutes } from './routes/alias-routes.ts';
+import { registerByQueryRoutes } from './routes/by-query-routes.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
 import { registerClusterSettingsRoutes } from './routes/cluster-settings-routes.ts';
@@ -31,11 +32,13 @@ import { registerIndexStateRoutes } from './routes/index-state-routes.ts';
 import { registerSettingsRoutes } from './routes/settings-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
 import { registerMgetRoutes } from './routes/mget-routes.ts';
+import { registerMsearchRoutes } from './routes/msearch-routes.ts';
 import { registerReindexRoutes } from './routes/reindex-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
 import { SampleCache } from './search/select-phase.ts';
 import type { ShardClient } from './shard-client.ts';
+import { Tasks } from './tasks.ts';
 
 /** What the app needs from the process: config, the cluster view, the shard pools, a logger. */
 export interface CoordinatorDeps {
@@ -105,8 +108,11 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     maxKeepAliveMs: () => settings.get(MAX_KEEP_ALIVE),
   };
   registerSearchRoutes(app, searchDeps, maxBody);
+  registerMsearchRoutes(app, searchDeps, maxBody); // `_msearch` (before `/:index`)
   const writeDeps = { view, client, timeoutMs: config.internalTimeoutMs, maxShardsPerNode };
-  registerReindexRoutes(app, { search: searchDeps, write: writeDeps, nodeName: config.nodeName }, maxBody);
+  const tasks = new Tasks(config.nodeName); // background tasks of `wait_for_completion=false`
+  registerReindexRoutes(app, { search: searchDeps, write: writeDeps, tasks }, maxBody);
+  registerByQueryRoutes(app, { search: searchDeps, write: writeDeps, tasks }, maxBody); // before `/:index`
   // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
   registerSecurityRoutes(app, auth, maxBody); // `/_security/_authenticate`, `/_security/api_key`
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });

@@ -117,7 +117,7 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
   switch (item.action) {
     case 'index':
     case 'create':
-      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create' };
+      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create', ...routingOf(item) };
     case 'delete':
       return { op: 'delete', _id: id };
     case 'update': {
@@ -130,9 +130,15 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
         doc: (body.doc ?? {}) as Record<string, unknown>,
         docAsUpsert: body.doc_as_upsert === true,
         ...(body.upsert !== undefined ? { upsert: body.upsert as Record<string, unknown> } : {}),
+        ...routingOf(item),
       };
     }
   }
+}
+
+/** The item's custom routing, kept with the document as its `_routing` (ES `RoutingFieldMapper`). */
+function routingOf(item: BulkItem): { routing?: string } {
+  return item.routing !== undefined ? { routing: item.routing } : {};
 }
 
 /**

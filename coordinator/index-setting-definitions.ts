@@ -130,7 +130,7 @@ const TRANSLOG_DURABILITY: IndexSettingDefinition = {
 /**
  * Every index setting Folio knows, by key. Those Folio applies: `number_of_shards`,
  * `number_of_replicas`, `number_of_routing_shards`, `refresh_interval`, `max_result_window`,
- * `translog.durability`, `gc_deletes`, `hidden`. The others are stored and printed only.
+ * `translog.durability`, `gc_deletes`, `hidden`, `max_slices_per_scroll`. The others are stored and printed only.
  */
 export const INDEX_SETTINGS: ReadonlyMap<string, IndexSettingDefinition> = new Map(
   [

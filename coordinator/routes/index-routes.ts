@@ -63,6 +63,33 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   app.get('/_mapping', getMapping); // before `/:index`, which would match it
   app.get('/:index/_mapping', getMapping);
 
+  const refresh = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.refresh);
+    const names = await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.search));
+    let total = 0;
+    let addressed = 0;
+    let failed = 0;
+    await Promise.all(
+      names.map(async (name) => {
+        const v = await view.get(name);
+        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not refreshed (nor failed).
+        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
+        const byNode = inSyncCopiesByNode(v);
+        for (const shards of byNode.values()) addressed += shards.length;
+        await Promise.all(
+          [...byNode].map(([node, shards]) =>
+            deps.client
+              .call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: deps.timeoutMs })
+              .catch(() => (failed += shards.length)),
+          ),
+        );
+      }),
+    );
+    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
+  };
+  app.on(['POST', 'GET'], '/_refresh', refresh); // before `/:index`, which would match `GET /_refresh`
+  app.on(['POST', 'GET'], '/:index/_refresh', refresh);
+
   app.put('/:index', async (c) => {
     checkParams(c, ROUTE_PARAMS.createIndex);
     const name = c.req.param('index');
@@ -121,31 +148,4 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     for (const name of await resolveIndices(c.req.param('index'), view, options)) await view.putMapping(name, { properties: body.properties ?? {} });
     return sendJson(c, 200, { acknowledged: true });
   });
-
-  const refresh = async (c: Context) => {
-    checkParams(c, ROUTE_PARAMS.refresh);
-    const names = await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.search));
-    let total = 0;
-    let addressed = 0;
-    let failed = 0;
-    await Promise.all(
-      names.map(async (name) => {
-        const v = await view.get(name);
-        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not refreshed (nor failed).
-        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
-        const byNode = inSyncCopiesByNode(v);
-        for (const shards of byNode.values()) addressed += shards.length;
-        await Promise.all(
-          [...byNode].map(([node, shards]) =>
-            deps.client
-              .call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: deps.timeoutMs })
-              .catch(() => (failed += shards.length)),
-          ),
-        );
-      }),
-    );
-    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
-  };
-  app.on(['POST', 'GET'], '/_refresh', refresh);
-  app.on(['POST', 'GET'], '/:index/_refresh', refresh);
 }

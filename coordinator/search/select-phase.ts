@@ -108,7 +108,7 @@ export interface RankedPage {
    * Per shard position, the generation its hits were read from (for the fetch phase), and for a
    * scroll batch the number of the position the shard started after (query-phase replies).
    */
-  generations: ShardReply<{ generation: number; scrollSeq?: number }>[];
+  generations: ShardReply<{ generation: number; scrollSeq?: number; routed?: boolean }>[];
   failures: ShardFailure[];
   timedOut: boolean;
   /** The page's documents when the query round fused the fetch (parallel to `page`). */
@@ -118,7 +118,7 @@ export interface RankedPage {
 /** True when the request should page by selection: a deep `from`, a page to return, no cursor. */
 export function selectsDeepPage(plan: SearchPlan, fromThreshold: number): boolean {
   const { req } = plan;
-  return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null;
+  return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null && req.rescore.length === 0;
 }
 
 /** Runs the sample and range rounds and merges the page; restarts when a pinned generation expired. */

@@ -11,7 +11,9 @@ import type { ShardHit } from '../../shared/protocol.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
 import { compareHits, compareSortValue } from '../../shared/sort.ts';
 import type { Matches } from './query-exec.ts';
+import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';
+import { nonNumericSortCause } from '../../shared/sort.ts';
 
 /** One segment's matches with its doc base (for `_doc`) and live docs (null = all live). */
 export interface SegmentMatches {
@@ -53,7 +55,8 @@ export function missingValue(sf: SortField, fm: FieldMapping | undefined): SortV
 }
 
 /**
- * Builds the sort-value reader of one clause for one segment: doc values (min or max per `mode`),
+ * Builds the sort-value reader of one clause for one segment: doc values (per `mode` and
+ * `numeric_type`: multi-value-mode.ts; keywords `min` or `max` only),
  * `missing` substituted, `_score`/`_doc` from the score and the doc base.
  * @throws EsError 400 for an unmapped field without `unmappedType` or an unsortable field (ES's texts).
  */
@@ -73,7 +76,7 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
   if (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean') {
     const nf = seg.numeric.get(sf.field);
     if (!nf) return () => miss;
-    const arr = sf.mode === 'max' ? nf.max : nf.min;
+    const arr = numericSortValues(nf, fm, sf);
     const has = nf.has;
     return (o) => (has[o] ? arr[o] : miss);
   }
@@ -87,6 +90,8 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     }
     sv = seg.textFielddata(sf.field);
   } else throw illegalArgument(`can't sort on field [${sf.field}] of type [${fm.type}]`);
+  const cause = nonNumericSortCause(sf, fm.type);
+  if (cause) throw new EsError(400, cause.type, cause.reason);
   if (!sv) return () => miss;
   const ranks = sf.mode === 'max' ? sv.max : sv.min;
   const terms = sv.terms;
