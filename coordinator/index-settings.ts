@@ -6,7 +6,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataCreateIndexService.java
  */
 import { EsError, illegalArgument } from '../shared/errors.ts';
-import type { Mapping } from '../shared/mapping.ts';
+import { parseMapping, refuseTypedCreateMapping } from '../shared/mapping-parse.ts';
 import { parseTimeValue } from '../shared/params.ts';
 import type { NewIndexSpec } from './cluster-view.ts';
 
@@ -106,8 +106,8 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
     }
   }
   const settings = (b.settings ?? {}) as Record<string, unknown>;
-  const mappings = (b.mappings ?? { properties: {} }) as Mapping;
-  if (typeof mappings !== 'object' || Array.isArray(mappings)) throw new EsError(400, 'mapper_parsing_exception', 'Failed to parse mapping: mappings must be an object');
+  refuseTypedCreateMapping(b.mappings);
+  const mappings = parseMapping(b.mappings);
   const numberOfShards = intSetting(settings, 'number_of_shards', 1, 1);
   if (numberOfShards > 1024) throw illegalArgument(`Failed to parse value [${numberOfShards}] for setting [index.number_of_shards] must be <= 1024`);
   return {
@@ -117,7 +117,7 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
     refreshIntervalMs: refreshIntervalSetting(settings, 1000),
     translogDurability: translogDurabilitySetting(settings),
     gcDeletesMs: gcDeletesSetting(settings),
-    mappings: { ...mappings, properties: mappings.properties ?? {} },
+    mappings,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { EsError, illegalArgument } from './errors.ts';
 import type { FieldMapping, Mapping } from './mapping.ts';
+import { isObjectMapping } from './mapping.ts';
 import { ownValue, setOwn } from './own-keys.ts';
 
 // ES `dynamic_date_formats` default: ["strict_date_optional_time", "yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z"].
@@ -53,9 +54,30 @@ function inferField(value: unknown): FieldMapping | null {
   }
 }
 
-/** Expands dotted keys (`{"a.b": 1}`) into the object path ES treats them as. */
+/**
+ * Expands dotted keys (`{"a.b": 1}`) into the object path ES treats them as.
+ * @throws EsError 400 `document_parsing_exception` for a name ES refuses (empty, only dots)
+ */
 function entriesOf(obj: Record<string, unknown>): [string[], unknown][] {
-  return Object.entries(obj).map(([k, v]) => [k.includes('.') ? k.split('.') : [k], v]);
+  return Object.entries(obj).map(([k, v]) => {
+    if (!k.includes('.')) {
+      if (k === '') throw fieldNameError('field name cannot be an empty string');
+      return [[k], v];
+    }
+    const parts = k.split('.');
+    if (parts.every((p) => p === '')) throw fieldNameError('field name cannot contain only dots');
+    if (parts.some((p) => p === '')) {
+      throw new EsError(400, 'document_parsing_exception', `[1:2] field name starting or ending with a [.] makes object resolution ambiguous: [${k}]`);
+    }
+    return [parts, v];
+  });
+}
+
+/** ES `DocumentParser` wraps a field-name failure as "failed to parse: …" caused by the reason. */
+function fieldNameError(reason: string): EsError {
+  return new EsError(400, 'document_parsing_exception', `[1:2] failed to parse: ${reason}`, {
+    causedBy: { type: 'illegal_argument_exception', reason },
+  });
 }
 
 function strictError(field: string, parent: string): EsError {
@@ -93,15 +115,23 @@ function walk(
     const existing = ownValue(props, name); // `constructor` is a field, not Object.prototype's
     const path = parentPath === '' ? name : `${parentPath}.${name}`;
     if (existing) {
-      if (existing.type === 'object' || (existing.properties && !existing.type)) {
+      if (isObjectMapping(existing)) {
+        if (existing.enabled === false) continue; // kept in `_source` only
         const sub: Record<string, FieldMapping> = {};
         let subAdded = false;
         for (const o of objectsIn(v)) {
           const merged = { ...(existing.properties ?? {}), ...sub };
-          if (walk(merged, o, sub, dynamic, path)) subAdded = true;
+          if (walk(merged, o, sub, existing.dynamic ?? dynamic, path)) subAdded = true;
         }
         if (subAdded) {
-          setOwn(out, name, { type: 'object', properties: sub });
+          setOwn(out, name, { type: existing.type ?? 'object', properties: sub });
+          added = true;
+        }
+      } else if (existing.type === 'constant_keyword' && existing.value === undefined) {
+        // The first document's value becomes the field's value (ES ConstantKeywordFieldMapper).
+        const first = (Array.isArray(v) ? v : [v]).find((x) => typeof x === 'string' || typeof x === 'number');
+        if (first !== undefined && ownValue(out, name) === undefined) {
+          setOwn(out, name, { ...existing, value: String(first) });
           added = true;
         }
       }
@@ -150,10 +180,15 @@ function mergeProps(
       setOwn(out, name, fb);
       continue;
     }
+    const objA = isObjectMapping(fa);
+    const objB = isObjectMapping(fb);
+    // ES ObjectMapper.merge / FieldMapper.merge texts.
+    if (objA && !objB) throw illegalArgument(`can't merge a non object mapping [${path}] with an object mapping`);
     const ta = fa.type ?? 'object';
     const tb = fb.type ?? 'object';
     if (ta !== tb) throw illegalArgument(`mapper [${path}] cannot be changed from type [${ta}] to [${tb}]`);
-    const merged: FieldMapping = { ...fa };
+    // Parameters of `b` (a mapping update) replace those of `a`; sub-fields and properties merge.
+    const merged: FieldMapping = { ...fa, ...fb };
     if (fa.properties || fb.properties) merged.properties = mergeProps(fa.properties ?? {}, fb.properties ?? {}, path + '.');
     if (fa.fields || fb.fields) merged.fields = mergeProps(fa.fields ?? {}, fb.fields ?? {}, path + '.');
     setOwn(out, name, merged);
@@ -162,12 +197,14 @@ function mergeProps(
 }
 
 /**
- * Adds the fields of `b` that `a` lacks (recursively through objects and multi-fields); `a`'s
- * settings win for fields in both. Neither input is modified.
- * @throws EsError 400 `illegal_argument_exception` `mapper [f] cannot be changed from type [x] to [y]`.
+ * Adds the fields of `b` that `a` lacks (recursively through objects and multi-fields); for fields
+ * in both, `b`'s parameters replace `a`'s (a dynamic update only holds new fields; a `PUT _mapping`
+ * was checked by shared/mapping-parse.ts `checkMappingUpdate`). Root settings of `b` (`dynamic`,
+ * `_source`, ...) replace `a`'s. Neither input is modified.
+ * @throws EsError 400 `illegal_argument_exception` `mapper [f] cannot be changed from type [x] to [y]`,
+ *   `can't merge a non object mapping [f] with an object mapping`.
  */
 export function mergeMappings(a: Mapping, b: Mapping): Mapping {
-  const out: Mapping = { ...a, properties: mergeProps(a.properties ?? {}, b.properties ?? {}, '') };
-  if (a.dynamic === undefined && b.dynamic !== undefined) out.dynamic = b.dynamic;
-  return out;
+  const { properties: _p, ...rootB } = b;
+  return { ...a, ...rootB, properties: mergeProps(a.properties ?? {}, b.properties ?? {}, '') };
 }

@@ -6,7 +6,8 @@ import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
 import type { IndexMetadata } from '../../shared/protocol.ts';
 import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
-import type { Mapping } from '../../shared/mapping.ts';
+import { checkMappingUpdate, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';
+import { illegalArgument } from '../../shared/errors.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { resolveIndices } from '../index-expression.ts';
 import { parseCreateIndexBody, parseSettingsUpdate, validateIndexName } from '../index-settings.ts';
@@ -50,6 +51,16 @@ export function settingsBody(m: IndexMetadata): Record<string, unknown> {
 export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number): void {
   const { view } = deps;
 
+  // Before `GET /:index`, which would take `_mapping` for an index name.
+  const getMapping = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.getMapping);
+    const out: Record<string, unknown> = {};
+    for (const name of await resolveIndices(c.req.param('index') ?? '_all', view)) out[name] = { mappings: mappingResponse((await view.get(name)).metadata.mappings) };
+    return sendJson(c, 200, out);
+  };
+  app.get('/_mapping', getMapping);
+  app.get('/:index/_mapping', getMapping);
+
   app.put('/:index', async (c) => {
     checkParams(c, ROUTE_PARAMS.createIndex);
     const name = c.req.param('index');
@@ -74,7 +85,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     const out: Record<string, unknown> = {};
     for (const name of await resolveIndices(c.req.param('index'), view)) {
       const m = (await view.get(name)).metadata;
-      out[name] = { aliases: {}, mappings: m.mappings, settings: settingsBody(m) };
+      out[name] = { aliases: {}, mappings: mappingResponse(m.mappings), settings: settingsBody(m) };
     }
     return sendJson(c, 200, out);
   });
@@ -112,17 +123,18 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     return sendJson(c, 200, { acknowledged: true });
   });
 
-  app.get('/:index/_mapping', async (c) => {
-    checkParams(c, ROUTE_PARAMS.getMapping);
-    const out: Record<string, unknown> = {};
-    for (const name of await resolveIndices(c.req.param('index'), view)) out[name] = { mappings: (await view.get(name)).metadata.mappings };
-    return sendJson(c, 200, out);
-  });
 
-  app.put('/:index/_mapping', async (c) => {
+  app.on(['PUT', 'POST'], '/:index/_mapping', async (c) => {
     checkParams(c, ROUTE_PARAMS.putMapping);
-    const body = ((await readJsonBody(c, maxBodyBytes)) ?? {}) as Mapping;
-    for (const name of await resolveIndices(c.req.param('index'), view)) await view.putMapping(name, { properties: body.properties ?? {} });
+    const body = await readJsonBody(c, maxBodyBytes);
+    if (body !== null && typeof body === 'object' && Object.keys(body).length === 1 && Object.hasOwn(body, '_doc')) {
+      throw illegalArgument('Types cannot be provided in put mapping requests'); // RestPutMappingAction
+    }
+    const update = parseMapping(body);
+    for (const name of await resolveIndices(c.req.param('index'), view)) {
+      checkMappingUpdate((await view.get(name)).metadata.mappings, update);
+      await view.putMapping(name, update);
+    }
     return sendJson(c, 200, { acknowledged: true });
   });
 
