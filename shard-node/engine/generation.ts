@@ -15,7 +15,7 @@ import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
-import { collect, type SegmentMatches } from './collector.ts';
+import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
 import { afterRank, presortedQuery, presortedServes } from './selection.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
 import { runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
@@ -234,6 +234,7 @@ export class Generation {
    * binary search; `_score` sorts on varying scores collect.
    */
   query(input: QueryInput): QueryOutput {
+    if (input.searchAfter) input = { ...input, searchAfter: { ...input.searchAfter, sort: searchAfterValues(input.searchAfter.sort, input.sort, this.fields()) } };
     const pq = input.k > 0 ? presortedQuery(this, input) : null;
     if (pq) {
       const order = pq.filtered();
