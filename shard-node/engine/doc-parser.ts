@@ -32,6 +32,13 @@ export interface ParsedDoc {
   exists: Set<string>;
 }
 
+/**
+ * ES's `_ignored` metadata field: the names of the fields of a document whose values were not
+ * indexed (malformed with `ignore_malformed`, or keywords longer than `ignore_above`).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-ignored-field.html
+ */
+export const IGNORED_FIELD = '_ignored';
+
 /** Keyword fields whose terms also serve as sortable string doc values. */
 export function isKeywordLike(fm: FieldMapping): boolean {
   return KEYWORD_LIKE_TYPES.has(fm.type);
@@ -246,7 +253,7 @@ function indexLeaf(doc: ParsedDoc, id: string, path: string, fm: FieldMapping, v
     doc.exists.add(path);
   } else if (t === 'keyword' || t === 'wildcard') {
     const s = String(v);
-    if (fm.ignore_above !== undefined && s.length > fm.ignore_above) return;
+    if (fm.ignore_above !== undefined && s.length > fm.ignore_above) return ignored(doc, path);
     push(doc.terms, path, s);
     doc.exists.add(path);
   } else if (NUMERIC_TYPES.has(t)) {
@@ -306,8 +313,16 @@ function dateCause(v: unknown, format: string): { type: string; reason: string }
 
 /** A value the field refuses: skipped with `ignore_malformed`, else the document fails (ES `DocumentParser`). */
 function malformed(doc: ParsedDoc, id: string, path: string, fm: FieldMapping, v: unknown, cause?: { type: string; reason: string }): void {
-  if (fm.ignore_malformed === true) return;
-  throw parseError(id, path, fm, v, cause);
+  if (fm.ignore_malformed !== true) throw parseError(id, path, fm, v, cause);
+  ignored(doc, path);
+}
+
+/** Records `path` in the document's `_ignored` metadata field (a keyword: `exists`, `term`). */
+function ignored(doc: ParsedDoc, path: string): void {
+  const names = doc.terms.get(IGNORED_FIELD);
+  if (!names) doc.terms.set(IGNORED_FIELD, [path]);
+  else if (!names.includes(path)) names.push(path);
+  doc.exists.add(IGNORED_FIELD);
 }
 
 /**

@@ -177,3 +177,17 @@ describe('other types', () => {
     expect(mapping().properties.disabled).toEqual({ type: 'object', enabled: false, properties: {} });
   });
 });
+
+describe('_ignored', () => {
+  const { shard } = newShard(parseMapping({ properties: { d: { type: 'date', ignore_malformed: true }, k: { type: 'keyword', ignore_above: 3 } } }));
+  load(shard, [
+    { _id: '1', d: 'bar', k: 'long value' },
+    { _id: '2', d: '2018-05-11', k: 'abc' },
+  ]);
+  it('names the fields whose values were not indexed, searchable as a keyword', () => {
+    expect(ids(shard, { kind: 'exists', field: '_ignored', boost: 1 })).toEqual(['1']);
+    expect(ids(shard, q.term('_ignored', 'd'))).toEqual(['1']);
+    expect(ids(shard, terms('_ignored', ['k']))).toEqual(['1']);
+    expect(ids(shard, q.term('k', 'long value'))).toEqual([]);
+  });
+});

@@ -13,7 +13,7 @@ import type { Query, TermValue } from '../../shared/query-ast.ts';
 import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import { analyzeTerms } from './analyzer.ts';
-import { parseBoolean, parseNumber, toHalfFloat } from './doc-parser.ts';
+import { IGNORED_FIELD, parseBoolean, parseNumber, toHalfFloat } from './doc-parser.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant, parseTimeZone, type TimeZone } from '../../shared/date-format.ts';
 import { DateMathError, parseDateMath } from '../../shared/date-math.ts';
 import { cidrRange, encodeIp } from '../../shared/ip-address.ts';
@@ -39,6 +39,8 @@ export type Plan =
   | { t: 'none' };
 
 const NONE: Plan = { t: 'none' };
+/** `_ignored` is searched as a keyword (ES `IgnoredFieldMapper`). */
+const IGNORED_MAPPING: FieldMapping = { type: 'keyword' };
 const f = Math.fround;
 
 /** 400 `query_shard_exception` for a value the field type cannot parse (ES `failed to create query`). */
@@ -101,6 +103,7 @@ export class QueryCompiler {
   private field(name: string): FieldMapping | undefined {
     const fm = this.fields.get(name);
     if (fm) return fm;
+    if (name === IGNORED_FIELD) return IGNORED_MAPPING;
     for (let dot = name.lastIndexOf('.'); dot > 0; dot = name.lastIndexOf('.', dot - 1)) {
       const parent = this.fields.get(name.slice(0, dot));
       if (parent) return parent.type === 'flattened' || parent.type === 'flat_object' ? { type: 'keyword' } : undefined;
