@@ -6,6 +6,7 @@
  * hits per batch (default 1000), each batch one `_bulk` into the destination.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-reindex.html
  */
+import { RawJson } from '../shared/raw-json.ts';
 import { inSyncCopiesByNode } from './index-view.ts';
 import { EsError, illegalArgument, parsingException, validationFailed } from '../shared/errors.ts';
 import { INTERNAL_PREFIX } from '../shared/protocol.ts';
@@ -148,7 +149,8 @@ export async function runReindex(spec: ReindexSpec, deps: { search: SearchDeps; 
       if (status.batches === 0 && total !== undefined) status.total = Math.min(typeof total === 'number' ? total : total.value, spec.maxDocs ?? Infinity);
       const hits = res.hits.hits;
       if (hits.length === 0) break;
-      after = hits[hits.length - 1].sort ?? null;
+      // An exact sort text (respond.ts) goes back as the double the shards compare.
+      after = hits[hits.length - 1].sort?.map((v) => (v instanceof RawJson ? Number(v.text) : v)) ?? null;
       // The destination stores each source's exact text, as ES's reindex copies the source bytes.
       const items: BulkItem[] = hits.map((h) => ({
         action: spec.opType, index: spec.destIndex, id: h._id, routing: undefined,

@@ -6,6 +6,7 @@
  * them, so a batched call is answered exactly as a single one.
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
+import { sortValueTexts } from './engine/sort-value-texts.ts';
 import {
   type ContextRef,
   type DfsRequest,
@@ -126,6 +127,8 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
       if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
+      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.sourceTexts([id], true)[0]);
+      if (sortTexts) res.sortTexts = sortTexts;
       return { res, field: 'hits' };
     },
 

@@ -2,7 +2,7 @@
  * Respond phase: the ES `_search` response body, field for field and in ES's key order.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
-import type { FetchedDoc } from '../../shared/protocol.ts';
+import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol.ts';
 import { RawJson } from '../../shared/raw-json.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
@@ -16,7 +16,8 @@ export interface SearchHitBody {
   _score: number | null;
   /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
-  sort?: SortValue[];
+  /** Sort values; the texts of {@link ShardHit.sortTexts} as {@link RawJson} numbers. */
+  sort?: (SortValue | RawJson)[];
 }
 
 /** The `_search` response body. */
@@ -55,6 +56,15 @@ export interface ResponseParts {
 }
 
 /**
+ * The hits of a shard's query-phase reply with their sort value texts attached
+ * ({@link QueryPhaseResponse.sortTexts}), for {@link buildSearchResponse} to print.
+ */
+export function withSortTexts(res: QueryPhaseResponse): ShardHit[] {
+  if (res.sortTexts) for (const [i, texts] of Object.entries(res.sortTexts)) if (res.hits[Number(i)]) res.hits[Number(i)].sortTexts = texts;
+  return res.hits;
+}
+
+/**
  * Assembles the body: `_score` and `max_score` are null when scores were not computed, `sort` only
  * when sorting by something other than relevance, `failures` only when non-empty, `hits.total`
  * omitted when tracking is disabled (or an int with `rest_total_hits_as_int`).
@@ -64,7 +74,11 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     const hit: SearchHitBody = { _index: m.index, _id: m.hit._id, _score: p.withScores ? m.hit._score : null };
     const doc = p.docs[i];
     if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
-    if (p.withSortValues) hit.sort = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+    if (p.withSortValues) {
+      const values = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+      const exact = m.hit.sortTexts;
+      hit.sort = exact ? values.map((v, j) => (exact[j] != null ? new RawJson(exact[j]!) : v)) : values;
+    }
     return hit;
   });
   const failed = p.failures.length;

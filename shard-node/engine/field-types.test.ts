@@ -3,6 +3,7 @@ import type { Query } from '../../shared/query-ast.ts';
 import { parseMapping } from '../../shared/mapping-parse.ts';
 import { SCORE_SORT } from '../../shared/sort.ts';
 import { toHalfFloat } from './doc-parser.ts';
+import { sortValueTexts } from './sort-value-texts.ts';
 import type { Shard } from './shard.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
 
@@ -189,5 +190,36 @@ describe('_ignored', () => {
     expect(ids(shard, q.term('_ignored', 'd'))).toEqual(['1']);
     expect(ids(shard, terms('_ignored', ['k']))).toEqual(['1']);
     expect(ids(shard, q.term('k', 'long value'))).toEqual([]);
+  });
+});
+
+describe('exact sort values above 2^53', () => {
+  const { shard } = newShard(parseMapping({ properties: { n: { type: 'long' }, u: { type: 'unsigned_long' }, d: { type: 'date_nanos' } } }));
+  // Source texts as a client sends them: JSON numbers above 2^53 written out exactly.
+  shard.apply([
+    { op: 'index', _id: '1', source: '{"n": [9223372036854775807, 1], "u": 10223372036854775807.23, "d": "2018-10-29T12:12:12.987654321Z"}', create: false },
+    { op: 'index', _id: '2', source: '{"n": 5, "u": 3, "d": "2018-10-29T12:12:12.123456789Z"}', create: false },
+  ]);
+  shard.refresh();
+  const sources = new Map(['1', '2'].map((id) => [id, shard.get(id)._source!]));
+  const texts = (sort: ReturnType<typeof byField>[]) => sortValueTexts(search(shard, q.all(), sort), sort, shard.acquire().fields(), (id) => sources.get(id) ?? null);
+  it('reads the exact values of the hits whose doubles round', () => {
+    expect(texts([byField('n', 'desc'), byField('u', 'desc'), byField('d', 'desc')])).toEqual({
+      0: ['9223372036854775807', '10223372036854775807', '1540815132987654321'],
+      1: [null, null, '1540815132123456789'],
+    });
+    expect(texts([byField('n', 'asc')])).toBeUndefined();
+  });
+});
+
+describe('sort value texts of float fields', () => {
+  const { shard } = newShard(parseMapping({ properties: { x: { type: 'double' } } }));
+  load(shard, [
+    { _id: '1', x: -2 },
+    { _id: '2', x: 1.5 },
+  ]);
+  it('prints integral doubles as doubles, as ES does', () => {
+    const sort = [byField('x')];
+    expect(sortValueTexts(search(shard, q.all(), sort), sort, shard.acquire().fields(), () => null)).toEqual({ 0: ['-2.0'] });
   });
 });

@@ -1,0 +1,130 @@
+/**
+ * The JSON texts of sort values that a JavaScript number would print differently from ES, for the
+ * coordinator to print in their place (coordinator/search/respond.ts):
+ * - integers above 2^53. Folio's numeric doc values are doubles, which order `long`,
+ *   `unsigned_long` and `date_nanos` values correctly except between values closer than a double's
+ *   spacing (2^11 near 2^64, 256 ns near today's dates); ES prints them as exact 64-bit integers
+ *   (`9223372036854775807`, `1540815132987654321`). For the returned hits whose sort value of such a
+ *   field is not a safe integer, the value is re-read from the hit's `_source` (parsed with big
+ *   integers kept exact). Nothing is read when no such value is returned.
+ * - integral values of `double`/`float`/`half_float`/`scaled_float` fields, which ES prints as
+ *   doubles (`-2.0`, where `JSON.stringify` gives `-2`).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/number.html
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/date_nanos.html
+ */
+import { DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
+import type { FieldMapping } from '../../shared/mapping.ts';
+import type { ShardHit } from '../../shared/protocol.ts';
+import type { SortField } from '../../shared/sort.ts';
+
+/** A JSON number kept as its text (its double would round). */
+class NumberText {
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** `JSON.parse` reviver context (ES2025 JSON.parse source text access, Node 22+). */
+type ReviverContext = { source?: string };
+
+/** Parses a `_source` keeping numbers that are not safe integers as their text. */
+function parseKeepingBigNumbers(text: string): unknown {
+  const reviver = (_k: string, v: unknown, ctx?: ReviverContext): unknown =>
+    typeof v === 'number' && !Number.isSafeInteger(v) && ctx?.source !== undefined ? new NumberText(ctx.source) : v;
+  return (JSON.parse as (t: string, r: typeof reviver) => unknown)(text, reviver);
+}
+
+/** The values at a dotted path of a source (through objects, arrays and dotted keys). */
+function valuesAt(node: unknown, path: string, out: unknown[]): void {
+  if (Array.isArray(node)) {
+    for (const x of node) valuesAt(x, path, out);
+    return;
+  }
+  if (node === null || typeof node !== 'object' || node instanceof NumberText) return;
+  for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
+    if (k === path) {
+      if (Array.isArray(v)) out.push(...v.flat(Infinity));
+      else out.push(v);
+    } else if (path.startsWith(k + '.')) valuesAt(v, path.slice(k.length + 1), out);
+  }
+}
+
+/** An integer value as ES's long/unsigned_long parse reads it (a fraction truncated), or null. */
+function integerOf(v: unknown): bigint | null {
+  const text = v instanceof NumberText ? v.text : typeof v === 'string' ? v.trim() : typeof v === 'number' && Number.isFinite(v) ? String(Math.trunc(v)) : null;
+  if (text === null) return null;
+  const m = /^([+-]?\d+)(?:\.\d*)?$/.exec(text);
+  return m ? BigInt(m[1]) : null;
+}
+
+/** A `date_nanos` value as epoch nanoseconds, or null. */
+function nanosOf(v: unknown, fm: FieldMapping): bigint | null {
+  const i = parseDateInstant(v instanceof NumberText ? v.text : v, fm.format ?? DEFAULT_DATE_NANOS_FORMAT);
+  return i ? BigInt(i.ms) * 1_000_000n + BigInt(i.nanos) : null;
+}
+
+/** The exact sort value of one clause from a parsed source (min or max per the clause's mode), or null. */
+function exactValue(source: unknown, sf: SortField, fm: FieldMapping): bigint | null {
+  const values: unknown[] = [];
+  valuesAt(source, sf.field, values);
+  let best: bigint | null = null;
+  for (const v of values) {
+    const x = fm.type === 'date_nanos' ? nanosOf(v, fm) : integerOf(v);
+    if (x === null) continue;
+    if (best === null || (sf.mode === 'max' ? x > best : x < best)) best = x;
+  }
+  return best;
+}
+
+const EXACT_TYPES: ReadonlySet<string> = new Set(['long', 'unsigned_long', 'date_nanos']);
+const FLOAT_TYPES: ReadonlySet<string> = new Set(['double', 'float', 'half_float', 'scaled_float']);
+
+/**
+ * The JSON texts of the sort values of `hits` that ES prints differently from `JSON.stringify`,
+ * keyed by hit position (one entry per clause, null where the number prints as ES prints it);
+ * undefined when there are none. `sourceOf` reads a hit's stored `_source` (called only for hits
+ * with an integer sort value above 2^53).
+ */
+export function sortValueTexts(
+  hits: readonly ShardHit[],
+  sort: readonly SortField[],
+  fields: Map<string, FieldMapping>,
+  sourceOf: (id: string) => string | null,
+): Record<number, (string | null)[]> | undefined {
+  const clauses: number[] = [];
+  const floats: number[] = [];
+  sort.forEach((sf, j) => {
+    const fm = sf.kind === 'field' ? fields.get(sf.field) : undefined;
+    if (fm && EXACT_TYPES.has(fm.type) && (sf.mode === 'min' || sf.mode === 'max')) clauses.push(j);
+    if (fm && FLOAT_TYPES.has(fm.type)) floats.push(j);
+  });
+  if (clauses.length === 0 && floats.length === 0) return undefined;
+  let out: Record<number, (string | null)[]> | undefined;
+  hits.forEach((hit, i) => {
+    let source: unknown;
+    let texts: (string | null)[] | undefined;
+    for (const j of floats) {
+      const v = hit.sort[j];
+      if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) >= 1e21) continue;
+      texts ??= new Array<string | null>(sort.length).fill(null);
+      texts[j] = (Object.is(v, -0) ? '-0' : String(v)) + '.0';
+    }
+    for (const j of clauses) {
+      const v = hit.sort[j];
+      if (typeof v !== 'number' || Number.isSafeInteger(v) || !Number.isFinite(v)) continue;
+      if (source === undefined) {
+        const text = sourceOf(hit._id);
+        source = text === null ? null : parseKeepingBigNumbers(text);
+      }
+      const exact = exactValue(source, sort[j], fields.get(sort[j].field)!);
+      // Not this hit's value (no value, or another double): keep the double. date_nanos doubles are
+      // computed as ms * 1e6 + ns, which may differ from the rounded exact value by an ulp.
+      if (exact === null || Math.abs(Number(exact) - v) > Math.abs(v) * 2 ** -51) continue;
+      texts ??= new Array<string | null>(sort.length).fill(null);
+      texts[j] = exact.toString();
+    }
+    if (texts) (out ??= {})[i] = texts;
+  });
+  return out;
+}
