@@ -11,6 +11,7 @@ import type { ShardHit } from '../../shared/protocol.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
 import { compareHits, compareSortValue } from '../../shared/sort.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
+import { encodeIp } from '../../shared/ip-address.ts';
 import type { Matches } from './query-exec.ts';
 import type { Segment } from './segment.ts';
 
@@ -55,14 +56,15 @@ export function missingValue(sf: SortField, fm: FieldMapping | undefined): SortV
 
 /**
  * `search_after` values as the sort values they stand for: a date given as text is parsed with the
- * field's `format` (epoch ms; `date_nanos` epoch ns), a numeric text read as a number, as ES's
- * `DocValueFormat.parseLong`/`parseDouble` do; other values are unchanged.
+ * field's `format` (epoch ms; `date_nanos` epoch ns), a numeric text read as a number, an IP address
+ * encoded as its sortable form, as ES's `DocValueFormat` parses them; other values are unchanged.
  */
 export function searchAfterValues(values: readonly SortValue[], sort: readonly SortField[], fields: Map<string, FieldMapping>): SortValue[] {
   return values.map((v, i) => {
     const sf = sort[i];
     if (typeof v !== 'string' || !sf || sf.kind !== 'field') return v;
     const fm = fields.get(sf.field);
+    if (fm?.type === 'ip') return encodeIp(v) ?? v;
     if (!fm || !isNumericDocValues(fm)) return v;
     if (fm.type === 'date' || fm.type === 'date_nanos') {
       const i = parseDateInstant(v, fm.format ?? (fm.type === 'date' ? DEFAULT_DATE_FORMAT : DEFAULT_DATE_NANOS_FORMAT));
@@ -99,7 +101,7 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     return (o) => (has[o] ? arr[o] : miss);
   }
   let sv;
-  if (KEYWORD_LIKE_TYPES.has(fm.type)) sv = seg.strings.get(sf.field);
+  if (KEYWORD_LIKE_TYPES.has(fm.type) || fm.type === 'ip') sv = seg.strings.get(sf.field); // ip: the sortable hex form (ip-address.ts)
   else if (fm.type === 'text') {
     if (!fm.fielddata) {
       throw illegalArgument(

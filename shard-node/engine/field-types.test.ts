@@ -116,6 +116,14 @@ describe('ip', () => {
     expect(ids(shard, terms('ip', ['10.1.2.3', '192.168.0.1']))).toEqual(['a', 'b']);
     expect(ids(shard, range('ip', { gte: '10.0.0.0', lt: '192.168.0.1' }))).toEqual(['b']);
   });
+  it('sorts by address and prints addresses, search_after takes one', () => {
+    const sort = [byField('ip')];
+    const hits = search(shard, q.all(), sort);
+    expect(hits.map((h) => h._id)).toEqual(['b', 'a', 'c']);
+    expect(sortValueTexts(hits, sort, shard.acquire().fields(), () => null)).toEqual({ 0: ['"10.1.2.3"'], 1: ['"192.168.0.1"'], 2: ['"2001:db8::1"'] });
+    const after = shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 1e9, searchAfter: { sort: ['10.1.2.3'] } });
+    expect(after.hits.map((h) => h._id)).toEqual(['a', 'c']);
+  });
   it('refuses what is not an address', () => {
     expect(indexError(shard, { ip: 'foo' })).toMatchObject({ type: 'document_parsing_exception', caused_by: { reason: "'foo' is not an IP string literal." } });
   });

@@ -40,7 +40,7 @@ export function clauseColumn(sf: SortField, fields: Map<string, FieldMapping>, s
     const nf = seg.numeric.get(sf.field);
     return { t: 'num', n, values: nf ? (sf.mode === 'max' ? nf.max : nf.min) : null, has: nf ? nf.has : null, miss };
   }
-  const sv = KEYWORD_LIKE_TYPES.has(fm.type) ? seg.strings.get(sf.field) : seg.textFielddata(sf.field);
+  const sv = KEYWORD_LIKE_TYPES.has(fm.type) || fm.type === 'ip' ? seg.strings.get(sf.field) : seg.textFielddata(sf.field);
   return { t: 'str', n, terms: sv ? sv.terms : [], ranks: sv ? (sf.mode === 'max' ? sv.max : sv.min) : null, miss };
 }
 

@@ -9,11 +9,13 @@
  *   integers kept exact). Nothing is read when no such value is returned.
  * - integral values of `double`/`float`/`half_float`/`scaled_float` fields, which ES prints as
  *   doubles (`-2.0`, where `JSON.stringify` gives `-2`).
+ * - `ip` values, sorted in their hex form (shared/ip-address.ts) and printed as addresses.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/number.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/date_nanos.html
  */
 import { DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
+import { decodeIp } from '../../shared/ip-address.ts';
 import type { ShardHit } from '../../shared/protocol.ts';
 import type { SortField } from '../../shared/sort.ts';
 
@@ -94,12 +96,14 @@ export function sortValueTexts(
 ): Record<number, (string | null)[]> | undefined {
   const clauses: number[] = [];
   const floats: number[] = [];
+  const ips: number[] = [];
   sort.forEach((sf, j) => {
     const fm = sf.kind === 'field' ? fields.get(sf.field) : undefined;
+    if (fm?.type === 'ip') ips.push(j);
     if (fm && EXACT_TYPES.has(fm.type) && (sf.mode === 'min' || sf.mode === 'max')) clauses.push(j);
     if (fm && FLOAT_TYPES.has(fm.type)) floats.push(j);
   });
-  if (clauses.length === 0 && floats.length === 0) return undefined;
+  if (clauses.length === 0 && floats.length === 0 && ips.length === 0) return undefined;
   let out: Record<number, (string | null)[]> | undefined;
   hits.forEach((hit, i) => {
     let source: unknown;
@@ -109,6 +113,12 @@ export function sortValueTexts(
       if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) >= 1e21) continue;
       texts ??= new Array<string | null>(sort.length).fill(null);
       texts[j] = (Object.is(v, -0) ? '-0' : String(v)) + '.0';
+    }
+    for (const j of ips) {
+      const v = hit.sort[j];
+      if (typeof v !== 'string' || !/^[0-9a-f]{32}$/.test(v)) continue;
+      texts ??= new Array<string | null>(sort.length).fill(null);
+      texts[j] = JSON.stringify(decodeIp(v));
     }
     for (const j of clauses) {
       const v = hit.sort[j];
