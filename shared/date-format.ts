@@ -704,35 +704,28 @@ const ISO_FAST = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(?:(\d{2})(?::(\d{2})(?::(\d
 function parseIsoFast(text: string, zone: TimeZone | undefined, roundUp: boolean, nanosDigits: number): DateInstant | null | undefined {
   const m = ISO_FAST.exec(text);
   if (!m || (m[7] !== undefined && m[7].length > nanosDigits)) return undefined;
-  const year = Number(m[1]);
+  const year = +m[1];
   if (year < 100) return undefined; // Date.UTC maps years 0-99 to 1900-1999
-  const p: Parsed = { year };
-  if (m[2] !== undefined) p.month = Number(m[2]);
-  if (m[3] !== undefined) p.day = Number(m[3]);
-  if (m[4] !== undefined) p.hour = Number(m[4]);
-  if (m[5] !== undefined) p.minute = Number(m[5]);
-  if (m[6] !== undefined) p.second = Number(m[6]);
-  if (m[7] !== undefined) p.nanoOfSecond = Number(m[7].padEnd(9, '0'));
-  if (m[8] !== undefined) {
-    const z = m[8];
-    if (z === 'Z') p.offsetMinutes = 0;
-    else {
-      const h = Number(z.slice(1, 3));
-      const mi = z.length > 3 ? Number(z.slice(-2)) : 0;
-      if (h > 18 || mi > 59) return null;
-      p.offsetMinutes = (z[0] === '-' ? -1 : 1) * (h * 60 + mi);
-    }
-  }
-  const month = p.month ?? 1;
-  const day = p.day ?? 1;
+  const month = m[2] === undefined ? 1 : +m[2];
+  const day = m[3] === undefined ? 1 : +m[3];
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  const hour = p.hour ?? (roundUp ? 23 : 0);
-  const minute = p.minute ?? (roundUp ? 59 : 0);
-  const second = p.second ?? (roundUp ? 59 : 0);
+  const hour = m[4] === undefined ? (roundUp ? 23 : 0) : +m[4];
+  const minute = m[5] === undefined ? (roundUp ? 59 : 0) : +m[5];
+  const second = m[6] === undefined ? (roundUp ? 59 : 0) : +m[6];
   if (hour > 23 || minute > 59 || second > 59) return null;
-  const nano = p.nanoOfSecond ?? (roundUp ? 999_999_999 : 0);
+  const frac = m[7];
+  const nano = frac === undefined ? (roundUp ? 999_999_999 : 0) : frac.length === 3 ? +frac * 1_000_000 : +frac.padEnd(9, '0');
   const local = Date.UTC(year, month - 1, day, hour, minute, second, Math.floor(nano / 1_000_000));
-  const ms = p.offsetMinutes !== undefined ? local - p.offsetMinutes * 60_000 : localToUtc(local, zone);
+  const z = m[8];
+  let ms: number;
+  if (z === undefined) ms = localToUtc(local, zone);
+  else if (z === 'Z') ms = local;
+  else {
+    const h = +z.slice(1, 3);
+    const mi = z.length > 3 ? +z.slice(-2) : 0;
+    if (h > 18 || mi > 59) return null;
+    ms = local - (z[0] === '-' ? -1 : 1) * (h * 60 + mi) * 60_000;
+  }
   return { ms, nanos: nano % 1_000_000 };
 }
 
@@ -788,8 +781,11 @@ export function parseDateInstant(value: unknown, format: string = DEFAULT_DATE_F
     if (!Number.isFinite(value)) return null;
     text = Number.isInteger(value) ? value.toFixed(0) : String(value);
   } else return null;
-  return dateFormatter(format).parse(text, zone, roundUp);
+  return (format === DEFAULT_DATE_FORMAT ? (defaultFormatter ??= dateFormatter(DEFAULT_DATE_FORMAT)) : dateFormatter(format)).parse(text, zone, roundUp);
 }
+
+/** The formatter of {@link DEFAULT_DATE_FORMAT}, kept for the per-document path. */
+let defaultFormatter: DateFormatter | undefined;
 
 /**
  * {@link parseDateInstant} truncated to epoch milliseconds (a `date` field's resolution).
