@@ -49,7 +49,7 @@ export function generateId(): string {
 
 function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
   const es = toEsError(err);
-  return { type: es.type, reason: es.message, ...es.metadata };
+  return { type: es.type, reason: es.message, ...es.metadata, ...(es.causedBy ? { caused_by: es.causedBy } : {}) };
 }
 
 /**
