@@ -91,3 +91,20 @@ describe('field names that are Object.prototype members', () => {
     }
   });
 });
+
+describe('date and numeric detection', () => {
+  it('follows date_detection, dynamic_date_formats and numeric_detection', () => {
+    expect(inferMappingUpdate({ properties: {}, date_detection: false }, { d: '2015-01-01' })).toEqual({
+      properties: { d: { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } } },
+    });
+    expect(inferMappingUpdate({ properties: {}, dynamic_date_formats: ['MM/dd/yyyy'] }, { d: '12/31/2015', e: '2015-01-01' })!.properties).toMatchObject({
+      d: { type: 'date', format: 'MM/dd/yyyy' },
+      e: { type: 'text' },
+    });
+    expect(inferMappingUpdate({ properties: {}, numeric_detection: true }, { a: '12', b: '1.5', c: 'x' })!.properties).toMatchObject({
+      a: { type: 'long' },
+      b: { type: 'float' },
+      c: { type: 'text' },
+    });
+  });
+});

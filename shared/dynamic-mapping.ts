@@ -7,6 +7,7 @@ import { EsError, illegalArgument } from './errors.ts';
 import type { FieldMapping, Mapping } from './mapping.ts';
 import { isObjectMapping } from './mapping.ts';
 import { ownValue, setOwn } from './own-keys.ts';
+import { parseDate } from './date-format.ts';
 
 // ES `dynamic_date_formats` default: ["strict_date_optional_time", "yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z"].
 const STRICT_DATE_OPTIONAL_TIME =
@@ -29,20 +30,56 @@ export function isDynamicDate(s: string): boolean {
   return true;
 }
 
+/** The root settings of dynamic field detection (ES `date_detection`, `dynamic_date_formats`, `numeric_detection`). */
+interface Detection {
+  date: boolean;
+  /** Custom `dynamic_date_formats`; undefined: ES's defaults ({@link isDynamicDate}). */
+  dateFormats: string[] | undefined;
+  numeric: boolean;
+}
+
+function detectionOf(mapping: Mapping): Detection {
+  const formats = mapping.dynamic_date_formats;
+  return {
+    date: mapping.date_detection !== false && String(mapping.date_detection) !== 'false',
+    dateFormats: Array.isArray(formats) ? formats.map(String) : undefined,
+    numeric: mapping.numeric_detection === true || String(mapping.numeric_detection) === 'true',
+  };
+}
+
+/** The `date` mapping of a string that `dynamic_date_formats` detects, or null. */
+function detectDate(s: string, d: Detection): FieldMapping | null {
+  if (!d.date) return null;
+  if (!d.dateFormats) return isDynamicDate(s) ? { type: 'date' } : null;
+  for (const format of d.dateFormats) {
+    try {
+      if (parseDate(s, format) !== null) return { type: 'date', format };
+    } catch {
+      // an invalid format detects nothing
+    }
+  }
+  return null;
+}
+
 /** The mapping ES creates dynamically for a JSON value, or null for null/empty arrays. */
-function inferField(value: unknown): FieldMapping | null {
+function inferField(value: unknown, d: Detection): FieldMapping | null {
   if (Array.isArray(value)) {
     for (const v of value) {
-      const fm = inferField(v);
+      const fm = inferField(v, d);
       if (fm) return fm;
     }
     return null;
   }
   if (value === null || value === undefined) return null;
   switch (typeof value) {
-    case 'string':
-      if (isDynamicDate(value)) return { type: 'date' };
+    case 'string': {
+      const date = detectDate(value, d);
+      if (date) return date;
+      // numeric_detection: Long.parseLong, then Double.parseDouble.
+      if (d.numeric && /^[+-]?\d+$/.test(value.trim())) return { type: 'long' };
+      if (d.numeric && value.trim() !== '' && Number.isFinite(Number(value))) return { type: 'float' };
       return { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
+    }
     case 'number':
       return Number.isInteger(value) ? { type: 'long' } : { type: 'float' };
     case 'boolean':
@@ -105,6 +142,7 @@ function walk(
   out: Record<string, FieldMapping>,
   dynamic: Mapping['dynamic'],
   parentPath: string,
+  detect: Detection,
 ): boolean {
   let added = false;
   for (const [keys, value] of entriesOf(obj)) {
@@ -121,7 +159,7 @@ function walk(
         let subAdded = false;
         for (const o of objectsIn(v)) {
           const merged = { ...(existing.properties ?? {}), ...sub };
-          if (walk(merged, o, sub, existing.dynamic ?? dynamic, path)) subAdded = true;
+          if (walk(merged, o, sub, existing.dynamic ?? dynamic, path, detect)) subAdded = true;
         }
         if (subAdded) {
           setOwn(out, name, { type: existing.type ?? 'object', properties: sub });
@@ -138,13 +176,13 @@ function walk(
       continue;
     }
     const already = ownValue(out, name);
-    const fm = already ?? inferField(v);
+    const fm = already ?? inferField(v, detect);
     if (!fm) continue;
     if (dynamic === false || dynamic === 'runtime') continue;
     if (dynamic === 'strict') throw strictError(name, parentPath === '' ? '_doc' : parentPath);
     if (fm.type === 'object') {
       const sub = fm.properties ?? {};
-      for (const o of objectsIn(v)) walk(sub, o, sub, dynamic, path);
+      for (const o of objectsIn(v)) walk(sub, o, sub, dynamic, path, detect);
       fm.properties = sub;
     }
     setOwn(out, name, fm);
@@ -156,14 +194,15 @@ function walk(
 /**
  * The dynamic mapping update a document causes: only the NEW fields, as a `Mapping`, or null when
  * the document introduces none. Follows ES's defaults: strings → `text` + `keyword` sub-field
- * (`ignore_above: 256`) unless date-detected → `date`; integers → `long`; other numbers → `float`;
+ * (`ignore_above: 256`) unless date-detected → `date` (`date_detection`, `dynamic_date_formats`), or
+ * numeric with `numeric_detection` → `long`/`float`; integers → `long`; other numbers → `float`;
  * booleans → `boolean`; objects → `object`; arrays → type of the first non-null element; null → nothing.
  * @throws EsError 400 `strict_dynamic_mapping_exception` when `mapping.dynamic` is `'strict'`.
  * @example inferMappingUpdate({properties:{}}, {n: 1}) // {properties: {n: {type: 'long'}}}
  */
 export function inferMappingUpdate(mapping: Mapping, source: object): Mapping | null {
   const out: Record<string, FieldMapping> = {};
-  const added = walk(mapping.properties ?? {}, source as Record<string, unknown>, out, mapping.dynamic, '');
+  const added = walk(mapping.properties ?? {}, source as Record<string, unknown>, out, mapping.dynamic, '', detectionOf(mapping));
   return added ? { properties: out } : null;
 }
 

@@ -351,6 +351,19 @@ export function parseMapping(raw: unknown): Mapping {
       else if (METADATA_FIELDS.has(k)) setOwn<unknown>(out as unknown as Obj, k, parseMetadataField(k, v));
       else if (ROOT_PARAMS.has(k)) {
         if ((k === 'date_detection' || k === 'numeric_detection' || k === 'enabled') && v !== null) parseNamedBool(v, k);
+        if (k === 'dynamic_date_formats') {
+          const formats = Array.isArray(v) ? v : [v];
+          for (const f of formats) {
+            try {
+              dateFormatter(javaString(f));
+            } catch (e) {
+              if (!(e instanceof InvalidDateFormat)) throw e;
+              throw illegal(`Invalid format: [${javaString(f)}]: ${e.message}`);
+            }
+          }
+          setOwn<unknown>(out as unknown as Obj, k, formats.map(javaString));
+          continue;
+        }
         setOwn<unknown>(out as unknown as Obj, k, v);
       } else unsupported.push(` [${k} : ${javaString(v)}]`);
     }

@@ -69,6 +69,12 @@ export interface FieldMapping {
 /** The top-level `mappings` object of an index. */
 export interface Mapping {
   dynamic?: boolean | 'strict' | 'runtime';
+  /** false: strings are never mapped as dates dynamically (ES default true). */
+  date_detection?: boolean;
+  /** The formats that make a new string field a `date` (ES default: ISO and `yyyy/MM/dd HH:mm:ss`). */
+  dynamic_date_formats?: string[];
+  /** true: numeric strings map as `long`/`float` (ES default false). */
+  numeric_detection?: boolean;
   properties: Record<string, FieldMapping>;
 }
 
