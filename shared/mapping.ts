@@ -58,6 +58,8 @@ export interface FieldMapping {
   ignore_malformed?: boolean;
   /** false: numeric strings and fractions for integer types are refused. */
   coerce?: boolean;
+  /** ES `copy_to`: target fields that also index this field's values. */
+  copy_to?: string | string[];
   /** constant_keyword: the value of every document (set by the mapping or the first document). */
   value?: string | number;
   /** object/nested: `dynamic` of the fields below (inherits the parent's when absent). */

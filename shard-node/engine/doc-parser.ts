@@ -6,7 +6,7 @@
  */
 import { EsError } from '../../shared/errors.ts';
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
-import { INTEGER_TYPES, isObjectMapping, KEYWORD_LIKE_TYPES, NUMERIC_TYPES } from '../../shared/mapping.ts';
+import { flatFields, INTEGER_TYPES, isObjectMapping, KEYWORD_LIKE_TYPES, NUMERIC_TYPES } from '../../shared/mapping.ts';
 import { ownValue } from '../../shared/own-keys.ts';
 import { DEFAULT_DATE_NANOS_FORMAT, parseDate as parseDateWithFormat, parseDateInstant } from '../../shared/date-format.ts';
 import { encodeIp } from '../../shared/ip-address.ts';
@@ -350,12 +350,12 @@ function indexFlattened(doc: ParsedDoc, path: string, fm: FieldMapping, raw: unk
   }
 }
 
-function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: Record<string, FieldMapping>, prefix: string): void {
+function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: Record<string, FieldMapping>, prefix: string, root: Mapping): void {
   for (const [key, raw] of Object.entries(obj)) {
     const dot = key.indexOf('.');
     if (dot > 0) {
       // `{"a.b": v}` is `{"a": {"b": v}}`.
-      walk(doc, id, { [key.slice(0, dot)]: { [key.slice(dot + 1)]: raw } }, props, prefix);
+      walk(doc, id, { [key.slice(0, dot)]: { [key.slice(dot + 1)]: raw } }, props, prefix, root);
       continue;
     }
     const fm = ownValue(props, key); // never an inherited Object.prototype member
@@ -373,7 +373,7 @@ function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: R
         if (typeof o !== 'object') {
           throw new EsError(400, 'document_parsing_exception', `[1:2] object mapping for [${path}] tried to parse field [${key}] as object, but found a concrete value`);
         }
-        walk(doc, id, o as Record<string, unknown>, fm.properties ?? {}, path + '.');
+        walk(doc, id, o as Record<string, unknown>, fm.properties ?? {}, path + '.', root);
       }
       continue;
     }
@@ -387,6 +387,24 @@ function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: R
       indexLeaf(doc, id, path, fm, v);
       if (fm.fields) for (const [sub, sfm] of Object.entries(fm.fields)) indexLeaf(doc, id, `${path}.${sub}`, sfm, v);
     }
+    if (fm.copy_to !== undefined) copyTo(doc, id, fm.copy_to, values, root);
+  }
+}
+
+/**
+ * ES `copy_to`: the field's values are also indexed as values of each target field (with the
+ * target's type and multi-fields). Targets must be mapped (ES would map a missing one dynamically).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/copy-to.html
+ */
+function copyTo(doc: ParsedDoc, id: string, targets: string | string[], values: unknown[], root: Mapping): void {
+  const fields = flatFields(root);
+  for (const target of Array.isArray(targets) ? targets : [targets]) {
+    const tfm = fields.get(target);
+    if (!tfm) continue;
+    for (const v of values) {
+      indexLeaf(doc, id, target, tfm, v);
+      if (tfm.fields) for (const [sub, sfm] of Object.entries(tfm.fields)) indexLeaf(doc, id, `${target}.${sub}`, sfm, v);
+    }
   }
 }
 
@@ -397,6 +415,6 @@ function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: R
  */
 export function parseDocument(id: string, source: Record<string, unknown>, mapping: Mapping): ParsedDoc {
   const doc: ParsedDoc = { text: new Map(), terms: new Map(), numbers: new Map(), exists: new Set() };
-  walk(doc, id, source, mapping.properties ?? {}, '');
+  walk(doc, id, source, mapping.properties ?? {}, '', mapping);
   return doc;
 }

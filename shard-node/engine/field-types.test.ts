@@ -231,3 +231,14 @@ describe('sort value texts of float fields', () => {
     expect(sortValueTexts(search(shard, q.all(), sort), sort, shard.acquire().fields(), () => null)).toEqual({ 0: ['-2.0'] });
   });
 });
+
+describe('copy_to', () => {
+  const { shard } = newShard(
+    parseMapping({ properties: { first: { type: 'text', copy_to: 'full' }, last: { type: 'text', copy_to: ['full', 'tags'] }, full: { type: 'text' }, tags: { type: 'keyword' } } }),
+  );
+  load(shard, [{ _id: '1', first: 'John', last: 'Smith' }]);
+  it('indexes the values in the target fields too', () => {
+    expect(ids(shard, q.match('full', 'john smith', { operator: 'and' }))).toEqual(['1']);
+    expect(ids(shard, q.term('tags', 'Smith'))).toEqual(['1']);
+  });
+});
