@@ -30,6 +30,8 @@ export const ROUTE_PARAMS = {
   putSettings: ['timeout', 'master_timeout', 'preserve_existing', 'reopen', 'flat_settings', ...INDICES_OPTIONS],
   /** `RestGetMappingAction`: `GET /{index}/_mapping`. */
   getMapping: ['local', 'master_timeout', ...INDICES_OPTIONS],
+  /** `RestGetFieldMappingAction`: `GET /_mapping/field/{fields}`, `/{index}/_mapping/field/{fields}`. */
+  getFieldMapping: ['include_defaults', 'local', ...INDICES_OPTIONS],
   /** `RestPutMappingAction`: `PUT /{index}/_mapping`. */
   putMapping: ['timeout', 'master_timeout', 'write_index_only', ...INDICES_OPTIONS],
   /** `RestRefreshAction`: `POST|GET /_refresh`, `/{index}/_refresh`. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
-import { checkMappingUpdate, javaString, parseMapping, refuseTypedCreateMapping } from './mapping-parse.ts';
+import { checkMappingUpdate, fieldMappings, javaString, parseMapping, refuseTypedCreateMapping } from './mapping-parse.ts';
 import { mergeMappings } from './dynamic-mapping.ts';
 
 function fail(fn: () => unknown): EsError {
@@ -124,5 +124,18 @@ describe('checkMappingUpdate', () => {
     const merged = mergeMappings(current, update);
     expect(merged.properties.k).toEqual({ type: 'keyword', index: false, ignore_above: 5 });
     expect(Object.keys(merged.properties.o.properties!)).toEqual(['x', 'y']);
+  });
+});
+
+describe('fieldMappings', () => {
+  it('lists the matching leaf fields and multi-fields with their full names', () => {
+    const m = parseMapping({ properties: { title: { type: 'text', fields: { raw: { type: 'keyword' } } }, o: { properties: { n: { type: 'long' } } }, t2: { type: 'date' } } });
+    const glob = (p: string, s: string) => new RegExp('^' + p.replace(/\*/g, '.*') + '$').test(s);
+    expect(fieldMappings(m, ['title*', 'o.n'], glob)).toEqual({
+      title: { full_name: 'title', mapping: { title: { type: 'text', fields: { raw: { type: 'keyword' } } } } },
+      'title.raw': { full_name: 'title.raw', mapping: { raw: { type: 'keyword' } } },
+      'o.n': { full_name: 'o.n', mapping: { n: { type: 'long' } } },
+    });
+    expect(fieldMappings(m, ['nope'], glob)).toEqual({});
   });
 });

@@ -499,3 +499,30 @@ export function mappingResponse(m: Mapping): Record<string, unknown> {
   if (properties && Object.keys(properties).length > 0) out.properties = sortedProperties(properties);
   return out;
 }
+
+/**
+ * The body of one index in `GET /{index}/_mapping/field/{fields}` (ES `GetFieldMappingsResponse`):
+ * for each mapped leaf field or multi-field whose full path matches one of `patterns` (`*`
+ * wildcards), `{full_name, mapping: {leafName: fieldMapping}}`; objects are not listed.
+ * @example fieldMappings(m, ['title*']) // {title: {full_name: 'title', mapping: {title: {type: 'text'}}}, ...}
+ */
+export function fieldMappings(m: Mapping, patterns: readonly string[], matches: (pattern: string, path: string) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const visit = (props: Record<string, FieldMapping>, prefix: string): void => {
+    for (const name of Object.keys(props).sort()) {
+      const fm = props[name];
+      const path = prefix + name;
+      if (isObjectType(fm)) {
+        visit(fm.properties ?? {}, path + '.');
+        continue;
+      }
+      if (patterns.some((p) => matches(p, path))) setOwn(out, path, { full_name: path, mapping: { [name]: fieldResponse(fm) } });
+      for (const sub of Object.keys(fm.fields ?? {}).sort()) {
+        const subPath = `${path}.${sub}`;
+        if (patterns.some((p) => matches(p, subPath))) setOwn(out, subPath, { full_name: subPath, mapping: { [sub]: fieldResponse(fm.fields![sub]) } });
+      }
+    }
+  };
+  visit(m.properties ?? {}, '');
+  return out;
+}

@@ -6,7 +6,8 @@ import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
 import type { IndexMetadata } from '../../shared/protocol.ts';
 import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
-import { checkMappingUpdate, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';
+import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';
+import { wildcardMatch } from '../../shared/wildcard.ts';
 import { illegalArgument } from '../../shared/errors.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { resolveIndices } from '../index-expression.ts';
@@ -60,6 +61,18 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   };
   app.get('/_mapping', getMapping);
   app.get('/:index/_mapping', getMapping);
+
+  const getFieldMapping = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.getFieldMapping);
+    const patterns = c.req.param('fields')!.split(',');
+    const out: Record<string, unknown> = {};
+    for (const name of await resolveIndices(c.req.param('index') ?? '_all', view)) {
+      out[name] = { mappings: fieldMappings((await view.get(name)).metadata.mappings, patterns, wildcardMatch) };
+    }
+    return sendJson(c, 200, out);
+  };
+  app.get('/_mapping/field/:fields', getFieldMapping);
+  app.get('/:index/_mapping/field/:fields', getFieldMapping);
 
   app.put('/:index', async (c) => {
     checkParams(c, ROUTE_PARAMS.createIndex);
