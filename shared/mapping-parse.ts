@@ -88,6 +88,15 @@ export function javaString(v: unknown): string {
   return String(v);
 }
 
+/** The simple name of the Java class XContent parses a JSON value into (`String`, `Integer`, ...). */
+function javaClassName(v: unknown): string {
+  if (typeof v === 'string') return 'String';
+  if (typeof v === 'boolean') return 'Boolean';
+  if (Array.isArray(v)) return 'ArrayList';
+  if (typeof v === 'number') return Number.isInteger(v) ? 'Integer' : 'Double';
+  return 'Object';
+}
+
 function isObject(v: unknown): v is Obj {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -185,7 +194,7 @@ function parseLeaf(name: string, fullPath: string, type: string, node: Obj): Fie
       }
       setOwn<unknown>(out, k, f);
     } else if (k === 'meta') {
-      if (v !== null && !isObject(v)) throw mapperParsing(`[meta] must be an object, got ${javaString(v)}[${javaString(v)}] for field [${name}]`);
+      if (v !== null && !isObject(v)) throw mapperParsing(`[meta] must be an object, got ${javaClassName(v)}[${javaString(v)}] for field [${name}]`);
       setOwn<unknown>(out, k, v);
     } else setOwn<unknown>(out, k, v);
   }
