@@ -33,6 +33,12 @@ describe('date formats', () => {
       caused_by: { type: 'illegal_argument_exception', reason: 'failed to parse date field [2018-10-29] with format [yyyy-MM-dd HH:mm:ss.SSS||yyyy/MM/dd||epoch_second]' },
     });
   });
+  it('term queries on dates are ranges: a day matches the whole day', () => {
+    expect(ids(shard, q.term('d', '2018/10/29'))).toEqual(['a']);
+    expect(ids(shard, terms('d', ['2018/10/29', '2018/10/30']))).toEqual(['a', 'b']); // c is 2018-10-31T00:00:00Z
+    expect(ids(shard, q.term('d', '2018-10-29 12:12:12.123'))).toEqual(['a']);
+    expect(ids(shard, q.term('d', '2018-10-29 12:12:12.124'))).toEqual([]);
+  });
   it('parses range bounds with the field format, the query format, date math and time zones', () => {
     expect(ids(shard, range('d', { gte: '2018/10/30' }))).toEqual(['b', 'c']);
     expect(ids(shard, range('d', { gte: '30.10.2018', format: 'dd.MM.yyyy' }))).toEqual(['b', 'c']);

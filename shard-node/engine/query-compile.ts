@@ -275,9 +275,21 @@ export class QueryCompiler {
       }
       return this.termPlan(field, String(bv), boost);
     }
+    if (fm.type === 'date' || fm.type === 'date_nanos') {
+      // ES DateFieldType.termQuery is rangeQuery(value, value) inclusive: the upper bound rounds up,
+      // so `2015-01-01` matches the whole day and `now/d` today.
+      let plan: Plan;
+      try {
+        plan = this.dateRange({ kind: 'range', field, gte: value, lte: value, boost }, fm, boost);
+      } catch (e) {
+        if (lenient && e instanceof EsError) return NONE;
+        throw e;
+      }
+      return plan;
+    }
     const n = this.number(fm, value, lenient);
     if (n === null) return NONE;
-    if (fm.type === 'date' || fm.type === 'date_nanos' || NUMERIC_TYPES.has(fm.type)) return this.constant(boost, (seg) => M.numericMatch(seg, field, (v) => v === n));
+    if (NUMERIC_TYPES.has(fm.type)) return this.constant(boost, (seg) => M.numericMatch(seg, field, (v) => v === n));
     return NONE;
   }
 
@@ -360,6 +372,10 @@ export class QueryCompiler {
     if (fm.type === 'constant_keyword' || fm.type === 'ip' || fm.type === 'binary') {
       const parts = values.map((v) => this.exact(field, fm, v, 1, false)).filter((p) => p.t !== 'none');
       if (parts.length === 0) return NONE;
+      return { t: 'constant', inner: { t: 'bool', must: [], should: parts, filter: [], mustNot: [], msm: 1 }, score: f(boost) };
+    }
+    if (fm.type === 'date' || fm.type === 'date_nanos') {
+      const parts = values.map((v) => this.exact(field, fm, v, 1, false));
       return { t: 'constant', inner: { t: 'bool', must: [], should: parts, filter: [], mustNot: [], msm: 1 }, score: f(boost) };
     }
     const nums = new Set(values.map((v) => this.number(fm, v, false)));
