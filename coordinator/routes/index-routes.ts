@@ -52,7 +52,32 @@ export function settingsBody(m: IndexMetadata): Record<string, unknown> {
 export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number): void {
   const { view } = deps;
 
-  // Before `GET /:index`, which would take `_mapping` for an index name.
+  const refresh = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.refresh);
+    const names = await resolveIndices(c.req.param('index'), view);
+    let total = 0;
+    let addressed = 0;
+    let failed = 0;
+    await Promise.all(
+      names.map(async (name) => {
+        const v = await view.get(name);
+        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not refreshed (nor failed).
+        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
+        const byNode = inSyncCopiesByNode(v);
+        for (const shards of byNode.values()) addressed += shards.length;
+        await Promise.all(
+          [...byNode].map(([node, shards]) =>
+            deps.client
+              .call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: deps.timeoutMs })
+              .catch(() => (failed += shards.length)),
+          ),
+        );
+      }),
+    );
+    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
+  };
+  // Before `GET /:index`, which would take `_refresh` or `_mapping` for an index name.
+  app.on(['POST', 'GET'], '/_refresh', refresh);
   const getMapping = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.getMapping);
     const out: Record<string, unknown> = {};
@@ -151,30 +176,5 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     return sendJson(c, 200, { acknowledged: true });
   });
 
-  const refresh = async (c: Context) => {
-    checkParams(c, ROUTE_PARAMS.refresh);
-    const names = await resolveIndices(c.req.param('index'), view);
-    let total = 0;
-    let addressed = 0;
-    let failed = 0;
-    await Promise.all(
-      names.map(async (name) => {
-        const v = await view.get(name);
-        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not refreshed (nor failed).
-        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
-        const byNode = inSyncCopiesByNode(v);
-        for (const shards of byNode.values()) addressed += shards.length;
-        await Promise.all(
-          [...byNode].map(([node, shards]) =>
-            deps.client
-              .call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: deps.timeoutMs })
-              .catch(() => (failed += shards.length)),
-          ),
-        );
-      }),
-    );
-    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
-  };
-  app.on(['POST', 'GET'], '/_refresh', refresh);
   app.on(['POST', 'GET'], '/:index/_refresh', refresh);
 }
