@@ -30,6 +30,7 @@ import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { defaultRoutingNumShards } from '../shared/routing.ts';
+import { checkOpen } from './index-state.ts';
 import { shardTargets, viewOf, type IndexView, type ShardTarget } from './index-view.ts';
 import { NodeReports } from './node-reports.ts';
 import type { ShardClient } from './shard-client.ts';
@@ -60,21 +61,22 @@ export class PrimaryDemotedError extends EsError {
   }
 }
 
-/** Metadata of a new index, before it is written to the nodes. */
+/** Metadata of a new index, before it is written to the nodes (coordinator/index-settings.ts builds it). */
 export interface NewIndexSpec {
   numberOfShards: number;
   numberOfReplicas: number;
+  /** ES `index.number_of_routing_shards`; absent = ES's default for the shard count. */
+  routingNumShards?: number;
   maxResultWindow: number;
   refreshIntervalMs: number;
   /** ES `index.translog.durability`; absent = the shard nodes' default. */
   translogDurability?: 'request' | 'async';
   /** ES `index.gc_deletes` in ms; absent = the shard nodes' default (60 s). */
   gcDeletesMs?: number;
+  /** The explicit settings as ES stores them (`IndexMetadata.settings`). */
+  settings?: IndexMetadata['settings'];
   mappings: Mapping;
 }
-
-/** The dynamic settings `PUT /{index}/_settings` changes. */
-export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs'>>;
 
 /** The cluster state a view reads and writes: the cache that follows the store, and its writer. */
 export interface ClusterStateAccess {
@@ -176,6 +178,16 @@ export class ClusterView {
   }
 
   /**
+   * The view of an open index, for the document APIs (read or write one index by name).
+   * @throws EsError 400 `index_closed_exception` for a closed index; else as {@link ClusterView.get}
+   */
+  async getOpen(name: string): Promise<IndexView> {
+    const view = await this.get(name);
+    checkOpen(view.metadata);
+    return view;
+  }
+
+  /**
    * Every shard of the index with the in-sync copy to read first (adaptive replica selection:
    * replica-selection.ts) and the others as alternates ({@link shardTargets}). `picks` carries one
    * search's choices across indices (a pick counts as an outstanding request, as ES's per-search node counts).
@@ -197,11 +209,12 @@ export class ClusterView {
       uuid: randomBytes(16).toString('base64url').slice(0, 22),
       numberOfShards: spec.numberOfShards,
       numberOfReplicas: spec.numberOfReplicas,
-      routingNumShards: defaultRoutingNumShards(spec.numberOfShards),
+      routingNumShards: spec.routingNumShards ?? defaultRoutingNumShards(spec.numberOfShards),
       maxResultWindow: spec.maxResultWindow,
       refreshIntervalMs: spec.refreshIntervalMs,
       ...(spec.translogDurability ? { translogDurability: spec.translogDurability } : {}),
       ...(spec.gcDeletesMs !== undefined ? { gcDeletesMs: spec.gcDeletesMs } : {}),
+      ...(spec.settings ? { settings: spec.settings } : {}),
       mappings: spec.mappings,
       creationDate: Date.now(),
       version: 1,
@@ -238,18 +251,21 @@ export class ClusterView {
   }
 
   /**
-   * Writes changed dynamic settings. A `number_of_replicas` change also places or drops replica
-   * copies ({@link reallocateReplicas}); new copies start out of sync.
-   * @throws EsError 503 cluster_block_exception when the store cannot be reached
+   * Stores a settings change of one index: `next` gives the new metadata from the stored one (null:
+   * nothing to change). A `number_of_replicas` change also places or drops replica copies
+   * ({@link reallocateReplicas}); new copies start out of sync. An `index.hidden` or `state`
+   * change is one of these too: every coordinator and node then sees it.
+   * @throws EsError 503 cluster_block_exception when the store cannot be reached; whatever `next` throws
    */
-  async putMetadata(name: string, change: MetadataChange): Promise<IndexView> {
+  async updateMetadata(name: string, next: (m: IndexMetadata) => IndexMetadata | null): Promise<IndexView> {
     return this.change(name, (m) => {
-      const next: IndexMetadata = { ...m, ...change };
-      if (change.numberOfReplicas !== undefined && change.numberOfReplicas !== m.numberOfReplicas) {
+      const out = next(m);
+      if (out === null) return null;
+      if (out.numberOfReplicas !== m.numberOfReplicas) {
         const current = viewOf(m, this.client.nodes.length, () => true);
-        next.shardCopies = reallocateReplicas(current.copies, change.numberOfReplicas, this.client.nodes.length).map((l) => l.map(({ node, primary, inSync }) => ({ node, primary, inSync })));
+        out.shardCopies = reallocateReplicas(current.copies, out.numberOfReplicas, this.client.nodes.length).map((l) => l.map(({ node, primary, inSync }) => ({ node, primary, inSync })));
       }
-      return next;
+      return out;
     });
   }
 

@@ -73,7 +73,7 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
   const out = new Map<string, IndexView | EsError>();
   for (const name of names) {
     try {
-      out.set(name, await deps.view.get(name));
+      out.set(name, await deps.view.getOpen(name));
     } catch (err) {
       if (!(err instanceof EsError) || err.type !== 'index_not_found_exception') {
         out.set(name, toEsError(err));
@@ -115,7 +115,7 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
   switch (item.action) {
     case 'index':
     case 'create':
-      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create' };
+      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create', ...routingOf(item) };
     case 'delete':
       return { op: 'delete', _id: id };
     case 'update': {
@@ -128,9 +128,15 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
         doc: (body.doc ?? {}) as Record<string, unknown>,
         docAsUpsert: body.doc_as_upsert === true,
         ...(body.upsert !== undefined ? { upsert: body.upsert as Record<string, unknown> } : {}),
+        ...routingOf(item),
       };
     }
   }
+}
+
+/** The item's custom routing, kept with the document as its `_routing` (ES `RoutingFieldMapper`). */
+function routingOf(item: BulkItem): { routing?: string } {
+  return item.routing !== undefined ? { routing: item.routing } : {};
 }
 
 /**
@@ -211,7 +217,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const item = items[i];
     const index = item.index ?? null;
     const view = index ? views.get(index) : undefined;
-    const uuid = view && !(view instanceof EsError) ? view.metadata.uuid : '_na_';
+    // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
+    const uuid = view instanceof EsError ? String(view.metadata.index_uuid ?? '_na_') : view ? view.metadata.uuid : '_na_';
     const r = results[i];
     if (failed.has(i) || !r || r.error) {
       errors = true;

@@ -28,6 +28,10 @@ export const ROUTE_PARAMS = {
   getSettings: ['include_defaults', 'local', 'master_timeout', 'flat_settings', ...INDICES_OPTIONS],
   /** `RestUpdateSettingsAction`: `PUT /{index}/_settings`. */
   putSettings: ['timeout', 'master_timeout', 'preserve_existing', 'reopen', 'flat_settings', ...INDICES_OPTIONS],
+  /** `RestCloseIndexAction`: `POST /{index}/_close`. */
+  closeIndex: ['timeout', 'master_timeout', 'wait_for_active_shards', ...INDICES_OPTIONS],
+  /** `RestOpenIndexAction`: `POST /{index}/_open`. */
+  openIndex: ['timeout', 'master_timeout', 'wait_for_active_shards', ...INDICES_OPTIONS],
   /** `RestGetMappingAction`: `GET /{index}/_mapping`. */
   getMapping: ['local', 'master_timeout', ...INDICES_OPTIONS],
   /** `RestGetFieldMappingAction`: `GET /_mapping/field/{fields}`, `/{index}/_mapping/field/{fields}`. */

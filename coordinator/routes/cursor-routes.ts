@@ -11,7 +11,7 @@ import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, validationFailed } from '../../shared/errors.ts';
 import { isObject, parseTimeValue, tokenName } from '../../shared/params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
-import { resolveIndices } from '../index-expression.ts';
+import { INDICES_OPTIONS as RESOLVE_DEFAULTS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { closeAllScrolls, closeContexts, openContexts } from '../search/contexts.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from '../search/keep-alive.ts';
 import { decodePitId, decodeScrollId, encodePitId, type CursorShard } from '../search/cursor-ids.ts';
@@ -49,7 +49,7 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
   /** Opens a PIT context on every shard of the path's indices. @throws EsError 429 over the limit (OpenSearch's error) */
   const openPit = async (c: Context, keepAliveMs: number): Promise<{ id: string; total: number }> => {
     checkKeepAlive(keepAliveMs, deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS);
-    const indices = await resolveIndices(c.req.param('index'), deps.view);
+    const indices = await resolveIndices(c.req.param('index'), deps.view, indicesOptionsFrom(queryParams(c), RESOLVE_DEFAULTS.search));
     const targets = (await Promise.all(indices.map(async (i) => deps.view.targets(await deps.view.get(i))))).flat();
     const ctx = { client: deps.client, dfsCache: deps.dfsCache, signal: c.req.raw.signal, deadline: Date.now() + deps.defaultTimeoutMs };
     const opened = await openContexts(targets, 'pit', keepAliveMs, ctx);

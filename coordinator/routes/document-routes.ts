@@ -9,9 +9,17 @@ import { EsError, illegalArgument } from '../../shared/errors.ts';
 import { parseJsonBody } from '../../shared/json-body.ts';
 import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction } from '../bulk-parse.ts';
 import { executeBulk, type WriteDeps } from '../documents.ts';
-import { getDocument, sourceFilterFromParams } from '../get-document.ts';
+import { commaList } from '../../shared/field-and-format.ts';
+import { getDocument, getSourceFilter, sourceFilterFromParams, sourceParams } from '../get-document.ts';
+import { parseReadVersion } from '../read-version.ts';
 import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonSliced } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
+
+/** A HEAD request answers a missing index with a bare 404 (any other error, e.g. a closed index, as usual); other methods rethrow. */
+const headMiss = (c: Context) => (err: unknown): null => {
+  if (c.req.method === 'HEAD' && !(err instanceof EsError && err.type === 'index_closed_exception')) return null;
+  throw err;
+};
 
 /** Registers the document routes on `app`. */
 export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
@@ -65,19 +73,19 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
   app.delete('/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.delete);
     const index = c.req.param('index');
-    await deps.view.get(index);
+    await deps.view.getOpen(index);
     return single(c, 'delete', c.req.param('id'), undefined);
   });
 
   app.on(['GET', 'HEAD'], '/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.get);
-    const view = await deps.view.get(c.req.param('index')).catch((err) => {
-      if (c.req.method === 'HEAD') return null;
-      throw err;
-    });
+    const view = await deps.view.getOpen(c.req.param('index')).catch(headMiss(c));
     if (!view) return c.body(null, 404);
-    const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
-    const doc = await getDocument(deps.client, view, c.req.param('id'), { routing: c.req.query('routing'), source, timeoutMs: deps.timeoutMs });
+    const storedParam = c.req.query('stored_fields');
+    const storedFields = storedParam !== undefined ? commaList(storedParam) : undefined;
+    const source = getSourceFilter(sourceParams((k) => c.req.query(k)), storedFields);
+    const version = parseReadVersion(c.req.query('version'), c.req.query('version_type'));
+    const doc = await getDocument(deps.client, view, c.req.param('id'), { routing: c.req.query('routing'), source, storedFields, version, timeoutMs: deps.timeoutMs });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     return sendJson(c, doc.found ? 200 : 404, doc);
   });
@@ -87,13 +95,11 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     checkParams(c, ROUTE_PARAMS.getSource);
     const index = c.req.param('index');
     const id = c.req.param('id');
-    const view = await deps.view.get(index).catch((err) => {
-      if (c.req.method === 'HEAD') return null;
-      throw err;
-    });
+    const view = await deps.view.getOpen(index).catch(headMiss(c));
     if (!view) return c.body(null, 404);
     const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
-    const doc = await getDocument(deps.client, view, id, { routing: c.req.query('routing'), source, timeoutMs: deps.timeoutMs });
+    const version = parseReadVersion(c.req.query('version'), c.req.query('version_type'));
+    const doc = await getDocument(deps.client, view, id, { routing: c.req.query('routing'), source, version, timeoutMs: deps.timeoutMs });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     if (!doc.found) throw new EsError(404, 'resource_not_found_exception', `Document not found [${view.metadata.name}]/[${id}]`);
     if (doc._source === undefined) throw new EsError(404, 'resource_not_found_exception', `Source not found [${view.metadata.name}]/[${id}]`);

@@ -33,7 +33,7 @@ export interface PitId {
 export interface ScrollState extends PitId {
   /** The original request body, or undefined. */
   body: unknown;
-  /** The original URL parameters (without `scroll`), as a query string. */
+  /** The original URL parameters (its `scroll` included), as a query string. */
   params: string;
   /** The original request path (error texts). */
   path: string;

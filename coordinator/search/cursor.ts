@@ -11,7 +11,7 @@
 import { validationFailed } from '../../shared/errors.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
-import { resolveIndices } from '../index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { decodePitId, decodeSnapshot, type CursorShard, type ScrollState } from './cursor-ids.ts';
 import { pinKey, type Pinning, type ShardPin } from './plan.ts';
 
@@ -24,6 +24,8 @@ export interface ResolvedCursor {
 /** What the HTTP layer knows about cursors of one search call. */
 export interface CursorInput {
   indexExpression: string | undefined;
+  /** The URL parameters: `ignore_unavailable`, `allow_no_indices`, `expand_wildcards` shape the path's resolution. */
+  params?: URLSearchParams;
   /** The `Folio-Snapshot` request header. */
   snapshot?: string;
   /** A scroll continuation: the scroll id as sent, decoded, and the `scroll` keep-alive renewal (ms). */
@@ -43,7 +45,8 @@ function contextPins(shards: readonly CursorShard[], keepAliveMs: number | undef
 /**
  * Resolves the cursor of a search.
  * @throws EsError 400 `action_request_validation_exception` for a PIT with indices in the path
- *   (ES's text), 400 for an undecodable PIT id or snapshot token, 404 for a missing index.
+ *   (ES's text), 400 for an undecodable PIT id or snapshot token, 404 for a missing index, 400
+ *   `index_closed_exception` for a closed one (ES's search options refuse closed indices).
  */
 export async function resolveCursor(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
   if (input.scroll) {
@@ -57,7 +60,8 @@ export async function resolveCursor(input: CursorInput, req: SearchRequest, view
     const pit = decodePitId(req.pit.id);
     return { indices: pit.indices, pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined, false), tiebreaker: true } };
   }
-  const indices = await resolveIndices(input.indexExpression, view);
+  const options = input.params ? indicesOptionsFrom(input.params, INDICES_OPTIONS.search) : INDICES_OPTIONS.search;
+  const indices = await resolveIndices(input.indexExpression, view, options);
   if (req.scroll !== null) return { indices, pinning: { pins: new Map(), tiebreaker: true, hideTiebreaker: true } };
   if (input.snapshot !== undefined && input.snapshot !== '') {
     const pins = new Map<string, ShardPin>();

@@ -27,6 +27,7 @@ import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
 import { encodeScrollId, encodeSnapshot } from './cursor-ids.ts';
 import type { DfsCache } from './dfs-cache.ts';
+import { hitFetchOptions } from './fetch-options.ts';
 import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import type { PhaseContext } from './fan-out.ts';
@@ -132,7 +133,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const { page, maxScore } = ranked;
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   // 5. fetch (already done by the query round when it fused the fetch)
-  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx);
+  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx, hitFetchOptions(req));
   failures.push(...fetched.failures);
   clock.lap('fetch');
   const last = page.at(-1);
@@ -153,9 +154,11 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     withScores: plan.needScores,
     restTotalHitsAsInt: req.restTotalHitsAsInt,
     shownSortValues: plan.shownSortValues,
+    doubleSortValues: plan.doubleSortValues,
     // ES answers a continuation without `scroll` with no `_scroll_id` (SearchScrollAsyncAction.sendResponse).
     scrollId: input.scroll && input.scroll.keepAliveMs === undefined ? undefined : scrollId,
     pitId: req.pit?.id,
+    withIds: req.storedFields?.none !== true,
   });
   const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
   clock.lap('respond');
@@ -174,13 +177,12 @@ async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContex
   const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
   for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context, scroll: true }, shardIndex: s.shardIndex };
-  const params = new URLSearchParams(input.params);
-  params.delete('scroll');
+  // The params keep `scroll`: each batch re-parses the request as a scroll's (a `slice` is only valid there).
   return encodeScrollId({
     indices: [...new Set(plan.targets.map((t) => t.index))],
     shards: opened.shards,
     body: input.body,
-    params: params.toString(),
+    params: input.params.toString(),
     path: input.path,
   });
 }
@@ -203,7 +205,7 @@ function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
  * with it (`fusedDocs`), unless some shard replied without them.
  */
 async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
-  const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined);
+  const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
   clock.lap('query');
   const page = mergeTopHits(
     queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: withSortTexts(r.response) })),

@@ -13,7 +13,9 @@ import { compareHits, compareSortValue } from '../../shared/sort.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
 import { encodeIp } from '../../shared/ip-address.ts';
 import type { Matches } from './query-exec.ts';
+import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';
+import { nonNumericSortCause } from '../../shared/sort.ts';
 
 /** One segment's matches with its doc base (for `_doc`) and live docs (null = all live). */
 export interface SegmentMatches {
@@ -76,7 +78,8 @@ export function searchAfterValues(values: readonly SortValue[], sort: readonly S
 }
 
 /**
- * Builds the sort-value reader of one clause for one segment: doc values (min or max per `mode`),
+ * Builds the sort-value reader of one clause for one segment: doc values (per `mode` and
+ * `numeric_type`: multi-value-mode.ts; keywords `min` or `max` only),
  * `missing` substituted, `_score`/`_doc` from the score and the doc base.
  * @throws EsError 400 for an unmapped field without `unmappedType` or an unsortable field (ES's texts).
  */
@@ -96,7 +99,7 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
   if (isNumericDocValues(fm)) {
     const nf = seg.numeric.get(sf.field);
     if (!nf) return () => miss;
-    const arr = sf.mode === 'max' ? nf.max : nf.min;
+    const arr = numericSortValues(nf, fm, sf);
     const has = nf.has;
     return (o) => (has[o] ? arr[o] : miss);
   }
@@ -110,6 +113,8 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     }
     sv = seg.textFielddata(sf.field);
   } else throw illegalArgument(`can't sort on field [${sf.field}] of type [${fm.type}]`);
+  const cause = nonNumericSortCause(sf, fm.type);
+  if (cause) throw new EsError(400, cause.type, cause.reason);
   if (!sv) return () => miss;
   const ranks = sf.mode === 'max' ? sv.max : sv.min;
   const terms = sv.terms;

@@ -226,18 +226,6 @@ describe('exact sort values above 2^53', () => {
   });
 });
 
-describe('sort value texts of float fields', () => {
-  const { shard } = newShard(parseMapping({ properties: { x: { type: 'double' } } }));
-  load(shard, [
-    { _id: '1', x: -2 },
-    { _id: '2', x: 1.5 },
-  ]);
-  it('prints integral doubles as doubles, as ES does', () => {
-    const sort = [byField('x')];
-    expect(sortValueTexts(search(shard, q.all(), sort), sort, shard.acquire().fields(), () => null)).toEqual({ 0: ['-2.0'] });
-  });
-});
-
 describe('copy_to', () => {
   const { shard } = newShard(
     parseMapping({ properties: { first: { type: 'text', copy_to: 'full' }, last: { type: 'text', copy_to: ['full', 'tags'] }, full: { type: 'text' }, tags: { type: 'keyword' } } }),

@@ -19,7 +19,10 @@ import { DateMathError, parseDateMath } from '../../shared/date-math.ts';
 import { cidrRange, encodeIp } from '../../shared/ip-address.ts';
 import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
+import { RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
+import { parseRegexp, RegexpSyntaxError } from './regexp-parse.ts';
 import type { Segment } from './segment.ts';
+import { sliceMatch } from './slice-match.ts';
 import { avgFieldLength, Bm25Scorer, idf, idfSum } from './similarity.ts';
 
 /** Where term and field statistics come from (the generation, or the request's dfs stats). */
@@ -83,6 +86,48 @@ function isExactTermType(t: string): boolean {
   return t === 'keyword' || t === 'wildcard' || t === 'flattened' || t === 'flat_object';
 }
 
+/**
+ * ES's `exists` on a metadata field (`MetadataFieldMapper` field types' `existsQuery`): every
+ * document has an `_id`, an `_index`, a `_seq_no` and a `_version` (match all); `_routing` exists
+ * on routed documents only, and Folio's shards do not keep a document's routing value, so it
+ * matches none (docs/compatibility.md); `_source` is not searchable (400). Undefined for other names.
+ * @throws EsError 400 `query_shard_exception` `The _source field is not searchable`.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/mapper/SourceFieldMapper.java
+ */
+function metadataExists(field: string): 'all' | 'none' | undefined {
+  switch (field) {
+    case '_id':
+    case '_index':
+    case '_seq_no':
+    case '_version':
+      return 'all';
+    case '_routing':
+      return 'none';
+    case '_source':
+      throw new EsError(400, 'query_shard_exception', 'The _source field is not searchable');
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * A Lucene regular expression as a deterministic automaton, with ES's errors: a syntax error or an
+ * automaton past `max_determinized_states` is a `query_shard_exception` (`SearchExecutionContext.toQuery`
+ * wraps the Lucene exception as `failed to create query: …`).
+ */
+function compileRegexp(pattern: string, flags: number, caseInsensitive: boolean, maxStates: number): RegexpAutomaton {
+  const failed = (type: string, reason: string) =>
+    new EsError(400, 'query_shard_exception', `failed to create query: ${reason}`, { causedBy: { type, reason } });
+  try {
+    return RegexpAutomaton.build(parseRegexp(pattern, flags, caseInsensitive), maxStates);
+  } catch (e) {
+    if (e instanceof RegexpSyntaxError) throw failed('illegal_argument_exception', e.message);
+    if (e instanceof TooComplexError) throw failed('too_complex_to_determinize_exception', e.message);
+    if (e instanceof RangeError) throw failed('too_complex_to_determinize_exception', `Regular expression [${pattern.length}] characters long is nested too deeply.`);
+    throw e;
+  }
+}
+
 /** Compiles queries against one mapping and one statistics source. */
 export class QueryCompiler {
   private readonly fields: Map<string, FieldMapping>;
@@ -130,7 +175,11 @@ export class QueryCompiler {
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
       }
       if (q.kind === 'match' || q.kind === 'match_phrase') return this.constant(b, (seg) => M.idsMatch(seg, [q.query]));
-      if (q.kind === 'exists') return this.constant(b, M.allDocs);
+    }
+    if (q.kind === 'exists' && q.field.startsWith('_')) {
+      const meta = metadataExists(q.field);
+      if (meta === 'all') return this.constant(b, M.allDocs);
+      if (meta === 'none') return NONE;
     }
     switch (q.kind) {
       case 'match_all':
@@ -142,19 +191,22 @@ export class QueryCompiler {
       case 'match_phrase':
         return this.phrase(q.field, q.query, q.slop, b, q.field === '*');
       case 'multi_match': {
+        if (q.type === 'cross_fields') return this.crossFields(q, b);
         const parts: Plan[] = [];
         for (const { field, boost: fb } of q.fields) {
           for (const name of this.expand(field)) {
             parts.push(
               q.type === 'phrase'
                 ? this.phrase(name, q.query, 0, b * fb, false)
-                : this.match(name, q.query, q.operator, q.minimumShouldMatch, b * fb, false),
+                : q.type === 'bool_prefix'
+                  ? this.boolPrefix(name, q.query, q.operator, q.minimumShouldMatch, b * fb)
+                  : this.match(name, q.query, q.operator, q.minimumShouldMatch, b * fb, false),
             );
           }
         }
         const live = parts.filter((p) => p.t !== 'none');
         if (live.length === 0) return NONE;
-        if (q.type === 'most_fields') return { t: 'bool', must: [], should: live, filter: [], mustNot: [], msm: 1 };
+        if (q.type === 'most_fields' || q.type === 'bool_prefix') return { t: 'bool', must: [], should: live, filter: [], mustNot: [], msm: 1 };
         return live.length === 1 ? live[0] : { t: 'dismax', queries: live, tie: q.tieBreaker };
       }
       case 'term':
@@ -178,6 +230,8 @@ export class QueryCompiler {
         checkSearchable(q.field, fm);
         return this.constant(b, (seg) => M.termScanMatch(seg, q.field, pred));
       }
+      case 'regexp':
+        return this.regexp(q, b);
       case 'ids': {
         const ids = this.valueList(q.values);
         return this.constant(b, (seg) => M.idsMatch(seg, ids));
@@ -196,6 +250,8 @@ export class QueryCompiler {
         return { t: 'constant', inner: this.compile(q.filter, 1), score: f(b) };
       case 'dis_max':
         return { t: 'dismax', queries: q.queries.map((c) => this.compile(c, b)), tie: q.tieBreaker };
+      case 'slice':
+        return this.constant(b, (seg) => sliceMatch(seg, q.field, q.id, q.max));
     }
   }
 
@@ -246,6 +302,93 @@ export class QueryCompiler {
       return { t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm };
     }
     return this.exact(field, fm, text, boost, lenient);
+  }
+
+  /**
+   * ES `match_bool_prefix` on one field: the analyzed terms as SHOULD (or MUST with `operator: and`)
+   * clauses, the last one a constant-score prefix query (ES's default `constant_score` rewrite);
+   * non-text fields run their exact `match`.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-match-bool-prefix-query.html
+   */
+  private boolPrefix(field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number): Plan {
+    const fm = this.fields.get(field);
+    if (!fm || fm.index === false) return NONE;
+    if (fm.type !== 'text') return this.match(field, text, op, msmSpec, boost, false);
+    const terms = analyzeTerms(text);
+    if (terms.length === 0) return NONE;
+    const last = terms[terms.length - 1];
+    const plans = terms.slice(0, -1).map((t) => this.termPlan(field, t, boost));
+    plans.push(this.constant(boost, (seg) => M.termScanMatch(seg, field, (t) => t.startsWith(last))));
+    if (plans.length === 1) return plans[0];
+    if (op === 'and') return { t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 };
+    const msm = Math.max(1, resolveMinimumShouldMatch(msmSpec, plans.length, 1));
+    return { t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm };
+  }
+
+  /**
+   * ES `multi_match` `cross_fields` (`MultiMatchQueryParser.CrossFieldsQueryBuilder`): term-centric.
+   * The text fields form one group: each analyzed term becomes one blended term over them
+   * (Lucene/ES `BlendedTermQuery.dismaxBlendedQuery`: per field a term query whose document
+   * frequency is blended, dis_max'ed with `tie_breaker`), and the terms combine with `operator` and
+   * `minimum_should_match` as one `match` would. Every other field is its own group (its exact
+   * `match`); the groups combine by dis_max with `tie_breaker`.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-multi-match-query.html#type-cross-fields
+   */
+  private crossFields(q: Extract<Query, { kind: 'multi_match' }>, boost: number): Plan {
+    const text: { field: string; boost: number }[] = [];
+    const groups: Plan[] = [];
+    for (const { field, boost: fb } of q.fields) {
+      for (const name of this.expand(field)) {
+        const fm = this.fields.get(name);
+        if (!fm || fm.index === false) continue;
+        if (fm.type === 'text') text.push({ field: name, boost: boost * fb });
+        else groups.push(this.match(name, q.query, q.operator, q.minimumShouldMatch, boost * fb, true));
+      }
+    }
+    if (text.length > 0) {
+      const terms = analyzeTerms(q.query);
+      const plans = terms.map((t) => this.blendedTerm(t, text, q.tieBreaker));
+      if (plans.length === 1) groups.push(plans[0]);
+      else if (plans.length > 1) {
+        if (q.operator === 'and') groups.push({ t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 });
+        else groups.push({ t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm: Math.max(1, resolveMinimumShouldMatch(q.minimumShouldMatch, plans.length, 1)) });
+      }
+    }
+    const live = groups.filter((p) => p.t !== 'none');
+    if (live.length === 0) return NONE;
+    return live.length === 1 ? live[0] : { t: 'dismax', queries: live, tie: q.tieBreaker };
+  }
+
+  /**
+   * One term over several text fields with blended statistics (Lucene `BlendedTermQuery.blend`): every
+   * field scores the term as if its document frequency were the largest among the fields, plus one
+   * for each step down to a rarer field (a bias towards the more frequent fields), never above the
+   * field's own document count (so no idf is negative). Dis_max over the fields with `tie`.
+   * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/apache/lucene/queries/BlendedTermQuery.java
+   */
+  private blendedTerm(term: string, fields: readonly { field: string; boost: number }[], tie: number): Plan {
+    const dfs = fields.map(({ field }) => this.stats.term(field, term).docFreq);
+    const fieldStats = fields.map(({ field }) => this.stats.field(field));
+    const max = Math.max(...dfs);
+    const adjusted = dfs.slice();
+    if (max > 0 && fields.length > 1) {
+      const minSumTtf = Math.min(...fieldStats.map((fs) => fs.sumTotalTermFreq));
+      const order = dfs.map((_, i) => i).sort((a, b) => dfs[b] - dfs[a]);
+      let prev = dfs[order[0]];
+      let actual = Math.min(minSumTtf, max);
+      for (const i of order) {
+        if (dfs[i] === 0) break;
+        if (prev > dfs[i]) actual++;
+        adjusted[i] = Math.min(minSumTtf, actual);
+        prev = dfs[i];
+      }
+    }
+    const plans: Plan[] = fields.map(({ field, boost }, i) => {
+      const fs = fieldStats[i];
+      const df = Math.min(adjusted[i], fs.docCount);
+      return { t: 'term', field, term, scorer: new Bm25Scorer(boost, idf(df, fs.docCount), avgFieldLength(fs.sumTotalTermFreq, fs.docCount)) };
+    });
+    return plans.length === 1 ? plans[0] : { t: 'dismax', queries: plans, tie };
   }
 
   /** Exact-value query of a non-text field (ES `term` semantics for keyword/boolean/numeric/date). */
@@ -358,6 +501,31 @@ export class QueryCompiler {
       return fm.value !== undefined && String(fm.value).toLowerCase() === String(value).toLowerCase() ? this.constant(boost, M.allDocs) : NONE;
     }
     return this.exact(field, fm, value, boost, false);
+  }
+
+  /**
+   * ES `regexp`: constant score `boost` for docs with a term of `field` the whole pattern matches,
+   * through a deterministic automaton (regexp-automaton.ts: linear in each term, whatever the pattern).
+   * @throws EsError 400 `query_shard_exception` on a field that is not keyword or text, or for a
+   *   pattern Lucene refuses (`failed to create query: …`).
+   */
+  private regexp(q: Extract<Query, { kind: 'regexp' }>, boost: number): Plan {
+    let names: string[];
+    if (q.field === '*') {
+      // `q=/re/` without a field: every keyword and text field (ES `index.query.default_field: *`, lenient).
+      names = [...this.fields].filter(([, fm]) => (fm.type === 'keyword' || fm.type === 'text') && fm.index !== false).map(([name]) => name);
+    } else {
+      const fm = this.field(q.field);
+      if (!fm) return NONE;
+      if (fm.type !== 'text' && fm.type !== 'match_only_text' && !isExactTermType(fm.type)) {
+        throw new EsError(400, 'query_shard_exception', `Can only use regexp queries on keyword and text fields - not on [${q.field}] which is of type [${fm.type}]`);
+      }
+      names = fm.index === false ? [] : [q.field];
+    }
+    if (names.length === 0) return NONE;
+    const automaton = compileRegexp(q.value, q.flags, q.caseInsensitive, q.maxDeterminizedStates);
+    const parts = names.map((field) => this.constant(boost, (seg) => M.termScanMatch(seg, field, (t) => automaton.matches(t))));
+    return parts.length === 1 ? parts[0] : { t: 'dismax', queries: parts, tie: 0 };
   }
 
   /** ES `terms`: constant score `boost` for docs with any of the values. */

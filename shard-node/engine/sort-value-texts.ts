@@ -1,14 +1,13 @@
 /**
  * The JSON texts of sort values that a JavaScript number would print differently from ES, for the
- * coordinator to print in their place (coordinator/search/respond.ts):
+ * coordinator to print in their place (coordinator/search/respond.ts; integral doubles it prints
+ * itself from the mapping, plan.ts `doubleSortClauses`):
  * - integers above 2^53. Folio's numeric doc values are doubles, which order `long`,
  *   `unsigned_long` and `date_nanos` values correctly except between values closer than a double's
  *   spacing (2^11 near 2^64, 256 ns near today's dates); ES prints them as exact 64-bit integers
  *   (`9223372036854775807`, `1540815132987654321`). For the returned hits whose sort value of such a
  *   field is not a safe integer, the value is re-read from the hit's `_source` (parsed with big
  *   integers kept exact). Nothing is read when no such value is returned.
- * - integral values of `double`/`float`/`half_float`/`scaled_float` fields, which ES prints as
- *   doubles (`-2.0`, where `JSON.stringify` gives `-2`).
  * - `ip` values, sorted in their hex form (shared/ip-address.ts) and printed as addresses.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/number.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/date_nanos.html
@@ -80,7 +79,6 @@ function exactValue(source: unknown, sf: SortField, fm: FieldMapping): bigint | 
 }
 
 const EXACT_TYPES: ReadonlySet<string> = new Set(['long', 'unsigned_long', 'date_nanos']);
-const FLOAT_TYPES: ReadonlySet<string> = new Set(['double', 'float', 'half_float', 'scaled_float']);
 
 /**
  * The JSON texts of the sort values of `hits` that ES prints differently from `JSON.stringify`,
@@ -95,25 +93,18 @@ export function sortValueTexts(
   sourceOf: (id: string) => string | null,
 ): Record<number, (string | null)[]> | undefined {
   const clauses: number[] = [];
-  const floats: number[] = [];
   const ips: number[] = [];
   sort.forEach((sf, j) => {
     const fm = sf.kind === 'field' ? fields.get(sf.field) : undefined;
     if (fm?.type === 'ip') ips.push(j);
-    if (fm && EXACT_TYPES.has(fm.type) && (sf.mode === 'min' || sf.mode === 'max')) clauses.push(j);
-    if (fm && FLOAT_TYPES.has(fm.type)) floats.push(j);
+    // Other modes (sum, avg, median) and a numeric_type cast keep their doubles.
+    if (fm && EXACT_TYPES.has(fm.type) && (sf.mode === 'min' || sf.mode === 'max') && sf.numericType === undefined) clauses.push(j);
   });
-  if (clauses.length === 0 && floats.length === 0 && ips.length === 0) return undefined;
+  if (clauses.length === 0 && ips.length === 0) return undefined;
   let out: Record<number, (string | null)[]> | undefined;
   hits.forEach((hit, i) => {
     let source: unknown;
     let texts: (string | null)[] | undefined;
-    for (const j of floats) {
-      const v = hit.sort[j];
-      if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) >= 1e21) continue;
-      texts ??= new Array<string | null>(sort.length).fill(null);
-      texts[j] = (Object.is(v, -0) ? '-0' : String(v)) + '.0';
-    }
     for (const j of ips) {
       const v = hit.sort[j];
       if (typeof v !== 'string' || !/^[0-9a-f]{32}$/.test(v)) continue;

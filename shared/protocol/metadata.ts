@@ -21,6 +21,21 @@ export interface IndexMetadata {
   /** ES `index.gc_deletes` in ms (dynamic, ≥ -1): how long delete tombstones are kept; absent = 60 s. */
   gcDeletesMs?: number;
   mappings: Mapping;
+  /**
+   * The index settings as ES stores and prints them: flat keys with the `index.` prefix, values as
+   * given (strings, or lists of strings), only those set explicitly (at creation or by
+   * `PUT /{index}/_settings`) plus `index.number_of_shards` and `index.number_of_replicas`, which ES
+   * always stores. The typed fields above are derived from it (coordinator/index-settings.ts).
+   * Absent on indices created before it existed: rebuilt from the typed fields.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules.html
+   */
+  settings?: Record<string, IndexSettingValue>;
+  /**
+   * ES `IndexMetadata.State`: `close` after `POST /{index}/_close`, when the index refuses reads and
+   * writes (400 `index_closed_exception`) and its shard copies stay where they are; absent = open.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-close.html
+   */
+  state?: 'close';
   /** Epoch ms, as ES `index.creation_date`. */
   creationDate: number;
   /** Bumped on every metadata change; the highest version wins when nodes disagree. */
@@ -39,6 +54,9 @@ export interface IndexMetadata {
    */
   primaryTerms?: number[];
 }
+
+/** One index setting's value as ES's `Settings` holds it: a string, or a list of strings. */
+export type IndexSettingValue = string | string[];
 
 /**
  * The primary term of shard `s` of an index (1 when the metadata predates primary terms), ES
