@@ -93,6 +93,13 @@ describe('field names that are Object.prototype members', () => {
 });
 
 describe('date and numeric detection', () => {
+  it('keeps the slash format on a field detected from a yyyy/MM/dd date, as ES', () => {
+    expect(inferMappingUpdate({ properties: {} }, { a: '2015/01/01', b: '2015/01/01 12:10:30', c: '2015-01-01' })!.properties).toEqual({
+      a: { type: 'date', format: 'yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis' },
+      b: { type: 'date', format: 'yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis' },
+      c: { type: 'date' },
+    });
+  });
   it('follows date_detection, dynamic_date_formats and numeric_detection', () => {
     expect(inferMappingUpdate({ properties: {}, date_detection: false }, { d: '2015-01-01' })).toEqual({
       properties: { d: { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } } },

@@ -14,6 +14,9 @@ const STRICT_DATE_OPTIONAL_TIME =
   /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const SLASH_DATE = /^(\d{4})\/(\d{2})\/(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
+/** The `format` ES gives a field it detected from a `yyyy/MM/dd` date. */
+const SLASH_DATE_FORMAT = 'yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis';
+
 /**
  * True when `s` matches ES's default date detection formats (`2015-01-01`, `2015-01-01T12:10:30Z`,
  * `2015/01/01 12:10:30`), with month 1-12, day 1-31, hour < 24, minute/second < 60.
@@ -50,7 +53,11 @@ function detectionOf(mapping: Mapping): Detection {
 /** The `date` mapping of a string that `dynamic_date_formats` detects, or null. */
 function detectDate(s: string, d: Detection): FieldMapping | null {
   if (!d.date) return null;
-  if (!d.dateFormats) return isDynamicDate(s) ? { type: 'date' } : null;
+  if (!d.dateFormats) {
+    if (!isDynamicDate(s)) return null;
+    // ES's second default dynamic date format (RootObjectMapper DYNAMIC_DATE_TIME_FORMATTERS) is kept on the field.
+    return STRICT_DATE_OPTIONAL_TIME.test(s) ? { type: 'date' } : { type: 'date', format: SLASH_DATE_FORMAT };
+  }
   for (const format of d.dateFormats) {
     try {
       if (parseDate(s, format) !== null) return { type: 'date', format };
