@@ -223,6 +223,9 @@ describe('exact sort values above 2^53', () => {
       1: [null, null, '1540815132123456789'],
     });
     expect(texts([byField('n', 'asc')])).toBeUndefined();
+    // Computed as ES computes on longs: median rounds the doubles' mean, sum wraps around 64 bits.
+    expect(texts([byField('n', 'desc', { mode: 'median' })])).toEqual({ 0: ['4611686018427387904'] });
+    expect(texts([byField('n', 'asc', { mode: 'sum' })])).toEqual({ 0: ['-9223372036854775808'] });
   });
 });
 

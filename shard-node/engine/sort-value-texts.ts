@@ -8,12 +8,15 @@
  *   (`9223372036854775807`, `1540815132987654321`). For the returned hits whose sort value of such a
  *   field is not a safe integer, the value is re-read from the hit's `_source` (parsed with big
  *   integers kept exact). Nothing is read when no such value is returned.
+ * - computed integer sort values above 2^53 (`median`, `sum` of longs), printed with every digit of
+ *   their double, as Java prints a long (`461168601842738880`, where JS prints `461168601842738900`).
  * - `ip` values, sorted in their hex form (shared/ip-address.ts) and printed as addresses.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/number.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/date_nanos.html
  */
 import { DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
+import { INTEGER_TYPES } from '../../shared/mapping.ts';
 import { decodeIp } from '../../shared/ip-address.ts';
 import type { ShardHit } from '../../shared/protocol.ts';
 import type { SortField } from '../../shared/sort.ts';
@@ -65,20 +68,42 @@ function nanosOf(v: unknown, fm: FieldMapping): bigint | null {
   return i ? BigInt(i.ms) * 1_000_000n + BigInt(i.nanos) : null;
 }
 
-/** The exact sort value of one clause from a parsed source (min or max per the clause's mode), or null. */
+/**
+ * The exact sort value of one clause from a parsed source, as ES computes it on longs
+ * (`MultiValueMode`): min or max; `sum` wraps around 64 bits; `avg` is `Math.round((double) sum / n)`;
+ * `median` the middle value, or `Math.round(((double) a + b) / 2)` of the two middle ones. Null
+ * when the document has no value.
+ */
 function exactValue(source: unknown, sf: SortField, fm: FieldMapping): bigint | null {
-  const values: unknown[] = [];
-  valuesAt(source, sf.field, values);
-  let best: bigint | null = null;
-  for (const v of values) {
+  const raw: unknown[] = [];
+  valuesAt(source, sf.field, raw);
+  const values: bigint[] = [];
+  for (const v of raw) {
     const x = fm.type === 'date_nanos' ? nanosOf(v, fm) : integerOf(v);
-    if (x === null) continue;
-    if (best === null || (sf.mode === 'max' ? x > best : x < best)) best = x;
+    if (x !== null) values.push(x);
   }
-  return best;
+  if (values.length === 0) return null;
+  values.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const n = values.length;
+  switch (sf.mode) {
+    case 'min':
+      return values[0];
+    case 'max':
+      return values[n - 1];
+    case 'sum':
+      return BigInt.asIntN(64, values.reduce((a, b) => a + b, 0n));
+    case 'avg':
+      return BigInt(Math.round(Number(BigInt.asIntN(64, values.reduce((a, b) => a + b, 0n))) / n));
+    case 'median':
+      return n % 2 === 1 ? values[(n - 1) / 2] : BigInt(Math.round((Number(values[n / 2 - 1]) + Number(values[n / 2])) / 2));
+    default:
+      return null;
+  }
 }
 
 const EXACT_TYPES: ReadonlySet<string> = new Set(['long', 'unsigned_long', 'date_nanos']);
+/** Types whose sort values ES prints as Java longs (every digit, where a JS number prints its shortest form). */
+const LONG_SORT_TYPES: ReadonlySet<string> = new Set([...INTEGER_TYPES, 'date', 'date_nanos']);
 
 /**
  * The JSON texts of the sort values of `hits` that ES prints differently from `JSON.stringify`,
@@ -93,18 +118,30 @@ export function sortValueTexts(
   sourceOf: (id: string) => string | null,
 ): Record<number, (string | null)[]> | undefined {
   const clauses: number[] = [];
+  const longs: number[] = [];
   const ips: number[] = [];
   sort.forEach((sf, j) => {
     const fm = sf.kind === 'field' ? fields.get(sf.field) : undefined;
     if (fm?.type === 'ip') ips.push(j);
-    // Other modes (sum, avg, median) and a numeric_type cast keep their doubles.
-    if (fm && EXACT_TYPES.has(fm.type) && (sf.mode === 'min' || sf.mode === 'max') && sf.numericType === undefined) clauses.push(j);
+    if (!fm || (sf.numericType !== undefined && sf.numericType !== 'long' && sf.numericType !== 'date' && sf.numericType !== 'date_nanos')) return;
+    // Values of the document, read back exactly: min and max; for signed longs also the long
+    // arithmetic of sum, avg and median (unsigned_long's is unsigned: its computed values keep their doubles).
+    const exactMode = sf.mode === 'min' || sf.mode === 'max' || (fm.type !== 'unsigned_long' && fm.type !== 'date_nanos');
+    if (EXACT_TYPES.has(fm.type) && exactMode && sf.numericType === undefined) clauses.push(j);
+    else if (LONG_SORT_TYPES.has(fm.type)) longs.push(j);
   });
-  if (clauses.length === 0 && ips.length === 0) return undefined;
+  if (clauses.length === 0 && longs.length === 0 && ips.length === 0) return undefined;
   let out: Record<number, (string | null)[]> | undefined;
   hits.forEach((hit, i) => {
     let source: unknown;
     let texts: (string | null)[] | undefined;
+    for (const j of longs) {
+      // A computed long above 2^53 (a median, a sum) printed with every digit of its double, as Java prints the long.
+      const v = hit.sort[j];
+      if (typeof v !== 'number' || !Number.isInteger(v) || Number.isSafeInteger(v)) continue;
+      texts ??= new Array<string | null>(sort.length).fill(null);
+      texts[j] = BigInt(v).toString();
+    }
     for (const j of ips) {
       const v = hit.sort[j];
       if (typeof v !== 'string' || !/^[0-9a-f]{32}$/.test(v)) continue;
@@ -121,9 +158,8 @@ export function sortValueTexts(
       const exact = exactValue(source, sort[j], fields.get(sort[j].field)!);
       // Not this hit's value (no value, or another double): keep the double. date_nanos doubles are
       // computed as ms * 1e6 + ns, which may differ from the rounded exact value by an ulp.
-      if (exact === null || Math.abs(Number(exact) - v) > Math.abs(v) * 2 ** -51) continue;
       texts ??= new Array<string | null>(sort.length).fill(null);
-      texts[j] = exact.toString();
+      texts[j] = exact === null || Math.abs(Number(exact) - v) > Math.abs(v) * 2 ** -51 ? BigInt(v).toString() : exact.toString();
     }
     if (texts) (out ??= {})[i] = texts;
   });
