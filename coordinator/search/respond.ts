@@ -20,6 +20,8 @@ export interface SearchHitBody {
   _score: number | null;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES's `_ignored` metadata field: the fields whose values were not indexed. */
+  _ignored?: string[];
   /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
   fields?: Record<string, unknown[]>;
@@ -102,6 +104,7 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     }
     hit._score = p.withScores ? m.hit._score : null;
     if (doc?._routing !== undefined) hit._routing = doc._routing;
+    if (doc?._ignored !== undefined) hit._ignored = doc._ignored;
     if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
     if (doc?.fields !== undefined) hit.fields = doc.fields;
     if (p.withSortValues) {

@@ -3,6 +3,7 @@ import type { Query } from '../../shared/query-ast.ts';
 import { parseMapping } from '../../shared/mapping-parse.ts';
 import { SCORE_SORT } from '../../shared/sort.ts';
 import { toHalfFloat } from './doc-parser.ts';
+import { compileHitFetch } from './hit-fetch.ts';
 import { sortValueTexts } from './sort-value-texts.ts';
 import type { Shard } from './shard.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
@@ -204,6 +205,11 @@ describe('_ignored', () => {
     expect(ids(shard, q.term('_ignored', 'd'))).toEqual(['1']);
     expect(ids(shard, terms('_ignored', ['k']))).toEqual(['1']);
     expect(ids(shard, q.term('k', 'long value'))).toEqual([]);
+  });
+  it('are shown in the hit of the document', () => {
+    const gen = shard.acquire();
+    expect(gen.hasHitMetadata).toBe(true);
+    expect(gen.extrasOf(['1', '2'], compileHitFetch(undefined, gen.mapping(), 'idx', 1))).toEqual([{ _ignored: ['d', 'k'] }, null]);
   });
 });
 

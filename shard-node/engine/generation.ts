@@ -16,6 +16,7 @@ import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
 import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
+import { IGNORED_FIELD } from './doc-parser.ts';
 import { rescoreHits } from './rescore.ts';
 import type { Rescore } from '../../shared/rescore.ts';
 import { afterRank, presortedQuery, presortedServes } from './selection.ts';
@@ -84,10 +85,19 @@ export class Generation {
   }
 
   private routedMemo: boolean | undefined;
+  private hitMetadataMemo: boolean | undefined;
 
   /** True when some document of this generation was indexed with a custom routing (its hits show `_routing`). */
   get hasRouting(): boolean {
     return (this.routedMemo ??= this.views.some((v) => v.segment.routings !== null));
+  }
+
+  /**
+   * True when some document's hit shows metadata beyond `_id`: a custom routing (`_routing`) or
+   * fields whose values were not indexed (`_ignored`, doc-parser.ts).
+   */
+  get hasHitMetadata(): boolean {
+    return (this.hitMetadataMemo ??= this.hasRouting || this.views.some((v) => v.segment.inverted.has(IGNORED_FIELD)));
   }
 
   /** Live documents. */

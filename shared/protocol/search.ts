@@ -174,6 +174,8 @@ export interface HitExtras {
   _primary_term?: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** The fields whose values were not indexed (ES's `_ignored` metadata field). */
+  _ignored?: string[];
   /** `fields`, `docvalue_fields` and `stored_fields` values by field name; absent when none has a value. */
   fields?: Record<string, unknown[]>;
 }
