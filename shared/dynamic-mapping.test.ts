@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
-import { inferMappingUpdate, isDynamicDate, mergeMappings } from './dynamic-mapping.ts';
+import { checkNestedObjectsLimit, inferMappingUpdate, isDynamicDate, mergeMappings } from './dynamic-mapping.ts';
 import type { Mapping } from './mapping.ts';
 
 const KW = { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
@@ -115,3 +115,14 @@ describe('date and numeric detection', () => {
     });
   });
 });
+
+describe('index.mapping.nested_objects.limit', () => {
+  it('refuses a document with more nested objects than the limit, over every level', () => {
+    const m: Mapping = { properties: { n: { type: 'nested', properties: { m: { type: 'nested', properties: {} } } }, o: { type: 'object', properties: {} } } };
+    checkNestedObjectsLimit(m, { n: [{ a: 1 }, { a: 2 }], o: [{}, {}, {}] }, 2);
+    expect(() => checkNestedObjectsLimit(m, { n: [{ m: [{}, {}] }] }, 2)).toThrow(
+      '[1:2] The number of nested documents has exceeded the allowed limit of [2]. This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting.',
+    );
+  });
+});
+

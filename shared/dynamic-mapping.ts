@@ -254,3 +254,50 @@ export function mergeMappings(a: Mapping, b: Mapping): Mapping {
   const { properties: _p, ...rootB } = b;
   return { ...a, ...rootB, properties: mergeProps(a.properties ?? {}, b.properties ?? {}, '') };
 }
+
+/** ES's default `index.mapping.nested_objects.limit`. */
+export const DEFAULT_NESTED_OBJECTS_LIMIT = 10_000;
+
+/** The nested objects of `source` under the `nested` fields of `props` (each level counted, as ES's nested documents). */
+function countNested(props: Record<string, FieldMapping>, obj: Record<string, unknown>): number {
+  let n = 0;
+  for (const [keys, value] of entriesOf(obj)) {
+    let v: unknown = value;
+    for (let i = keys.length - 1; i > 0; i--) v = { [keys[i]]: v };
+    const fm = ownValue(props, keys[0]);
+    if (!fm || !isObjectMapping(fm)) continue;
+    for (const o of objectsIn(v)) {
+      if (fm.type === 'nested') n++;
+      n += countNested(fm.properties ?? {}, o);
+    }
+  }
+  return n;
+}
+
+/**
+ * ES's `index.mapping.nested_objects.limit`: a document with more nested objects (over all its
+ * `nested` fields and levels) than `limit` is refused.
+ * @throws EsError 400 `document_parsing_exception` with ES's text
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-settings-limit.html
+ */
+export function checkNestedObjectsLimit(mapping: Mapping, source: object, limit: number): void {
+  let nested = nestedCache.get(mapping);
+  if (nested === undefined) nestedCache.set(mapping, (nested = hasNested(mapping.properties ?? {})));
+  if (!nested) return;
+  if (countNested(mapping.properties ?? {}, source as Record<string, unknown>) > limit) {
+    throw new EsError(
+      400,
+      'document_parsing_exception',
+      `[1:2] The number of nested documents has exceeded the allowed limit of [${limit}]. This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting.`,
+    );
+  }
+}
+
+/** Whether a mapping has a `nested` field, once per mapping object (mappings are replaced, not mutated). */
+const nestedCache = new WeakMap<Mapping, boolean>();
+
+function hasNested(props: Record<string, FieldMapping>): boolean {
+  for (const fm of Object.values(props)) if (fm.type === 'nested' || (fm.properties && hasNested(fm.properties))) return true;
+  return false;
+}
+
