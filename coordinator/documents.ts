@@ -11,7 +11,8 @@
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { randomBytes } from 'node:crypto';
-import { inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
+import { checkNestedObjectsLimit, DEFAULT_NESTED_OBJECTS_LIMIT, inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
+import { intValue } from './index-setting-definitions.ts';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import type { RefreshPolicy, WriteOp, WriteResult } from '../shared/protocol.ts';
@@ -51,7 +52,7 @@ export function generateId(): string {
 
 function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
   const es = toEsError(err);
-  return { type: es.type, reason: es.message, ...es.metadata };
+  return { type: es.type, reason: es.message, ...es.metadata, ...(es.causedBy ? { caused_by: es.causedBy } : {}) };
 }
 
 /**
@@ -103,6 +104,8 @@ async function applyDynamicMappings(items: readonly BulkItem[], views: Map<strin
     if (!doc || typeof doc !== 'object') return;
     const base = updates.has(item.index!) ? mergeMappings(view.metadata.mappings, updates.get(item.index!)!) : view.metadata.mappings;
     try {
+      const nestedLimit = view.metadata.settings?.['index.mapping.nested_objects.limit'];
+      checkNestedObjectsLimit(base, doc, nestedLimit === undefined ? DEFAULT_NESTED_OBJECTS_LIMIT : intValue(nestedLimit, DEFAULT_NESTED_OBJECTS_LIMIT));
       const update = inferMappingUpdate(base, doc as Record<string, unknown>);
       if (update) updates.set(item.index!, updates.has(item.index!) ? mergeMappings(updates.get(item.index!)!, update) : update);
     } catch (err) {

@@ -34,6 +34,8 @@ export const ROUTE_PARAMS = {
   openIndex: ['timeout', 'master_timeout', 'wait_for_active_shards', ...INDICES_OPTIONS],
   /** `RestGetMappingAction`: `GET /{index}/_mapping`. */
   getMapping: ['local', 'master_timeout', ...INDICES_OPTIONS],
+  /** `RestGetFieldMappingAction`: `GET /_mapping/field/{fields}`, `/{index}/_mapping/field/{fields}`. */
+  getFieldMapping: ['include_defaults', 'local', ...INDICES_OPTIONS],
   /** `RestPutMappingAction`: `PUT /{index}/_mapping`. */
   putMapping: ['timeout', 'master_timeout', 'write_index_only', ...INDICES_OPTIONS],
   /** `RestRefreshAction`: `POST|GET /_refresh`, `/{index}/_refresh`. */

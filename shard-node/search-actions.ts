@@ -6,6 +6,7 @@
  * them, so a batched call is answered exactly as a single one.
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
+import { sortValueTexts } from './engine/sort-value-texts.ts';
 import {
   type ContextRef,
   type DfsRequest,
@@ -131,12 +132,14 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       if (req.fetchSource !== undefined) {
         const ids = result.hits.map((h) => h._id);
         res.sources = gen.sourceTexts(ids, req.fetchSource);
-        if (req.fetchOptions !== undefined || gen.hasRouting) {
+        if (req.fetchOptions !== undefined || gen.hasHitMetadata) {
           const extras = gen.extrasOf(ids, compileHitFetch(req.fetchOptions, gen.mapping(), req.index, shard.primaryTerm));
           if (extras) res.extras = extras;
         }
       }
-      if (gen.hasRouting) res.routed = true;
+      if (gen.hasHitMetadata) res.routed = true;
+      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.sourceTexts([id], true)[0]);
+      if (sortTexts) res.sortTexts = sortTexts;
       return { res, field: 'hits' };
     },
 
@@ -154,7 +157,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       await preparePresorted(gen, input);
       const sm = sortedMatches(gen, input);
       const s = sampleMatches(sm, req.samples);
-      const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasRouting ? { routed: true } : {}) };
+      const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasHitMetadata ? { routed: true } : {}) };
       return { res, field: 'keys' };
     },
 
@@ -174,7 +177,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
 
     fetch: (req: FetchRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, undefined);
-      const hit = req.options !== undefined || gen.hasRouting ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm) : undefined;
+      const hit = req.options !== undefined || gen.hasHitMetadata ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm) : undefined;
       const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source, hit) };
       return { res };
     },

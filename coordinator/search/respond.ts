@@ -2,7 +2,7 @@
  * Respond phase: the ES `_search` response body, field for field and in ES's key order.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
-import type { FetchedDoc } from '../../shared/protocol.ts';
+import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol.ts';
 import { RawJson } from '../../shared/raw-json.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
@@ -20,10 +20,15 @@ export interface SearchHitBody {
   _score: number | null;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES's `_ignored` metadata field: the fields whose values were not indexed. */
+  _ignored?: string[];
   /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
   fields?: Record<string, unknown[]>;
-  /** Sort values; a double's integral value is written `2.0` (a RawJson), as ES writes a Java double. */
+  /**
+   * Sort values; a double's integral value is written `2.0` and the texts of
+   * {@link ShardHit.sortTexts} (integers above 2^53, addresses) as they are (RawJson), as ES writes them.
+   */
   sort?: (SortValue | RawJson)[];
 }
 
@@ -73,6 +78,15 @@ function asDouble(v: SortValue): SortValue | RawJson {
 }
 
 /**
+ * The hits of a shard's query-phase reply with their sort value texts attached
+ * ({@link QueryPhaseResponse.sortTexts}), for {@link buildSearchResponse} to print.
+ */
+export function withSortTexts(res: QueryPhaseResponse): ShardHit[] {
+  if (res.sortTexts) for (const [i, texts] of Object.entries(res.sortTexts)) if (res.hits[Number(i)]) res.hits[Number(i)].sortTexts = texts;
+  return res.hits;
+}
+
+/**
  * Assembles the body: `_score` and `max_score` are null when scores were not computed, `sort` only
  * when sorting by something other than relevance, `failures` only when non-empty, `hits.total`
  * omitted when tracking is disabled (or an int with `rest_total_hits_as_int`).
@@ -90,12 +104,17 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     }
     hit._score = p.withScores ? m.hit._score : null;
     if (doc?._routing !== undefined) hit._routing = doc._routing;
+    if (doc?._ignored !== undefined) hit._ignored = doc._ignored;
     if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
     if (doc?.fields !== undefined) hit.fields = doc.fields;
     if (p.withSortValues) {
       const values = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
       const doubles = p.doubleSortValues?.get(m.index);
-      hit.sort = doubles ? values.map((v, c) => (doubles[c] ? asDouble(v) : v)) : values;
+      const texts = m.hit.sortTexts;
+      hit.sort =
+        doubles || texts
+          ? values.map((v, c) => (texts?.[c] != null ? new RawJson(texts[c]!) : doubles?.[c] ? asDouble(v) : v))
+          : values;
     }
     return hit;
   });

@@ -19,6 +19,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
 import type { EsError } from '../../shared/errors.ts';
+import { withSortTexts } from './respond.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
@@ -210,7 +211,7 @@ async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseC
   const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
   clock.lap('query');
   const page = mergeTopHits(
-    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
+    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: withSortTexts(r.response) })),
     plan.sort,
     plan.req.from,
     plan.req.size,

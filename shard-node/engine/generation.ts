@@ -15,7 +15,8 @@ import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
-import { collect, type SegmentMatches } from './collector.ts';
+import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
+import { IGNORED_FIELD } from './doc-parser.ts';
 import { rescoreHits } from './rescore.ts';
 import type { Rescore } from '../../shared/rescore.ts';
 import { afterRank, presortedQuery, presortedServes } from './selection.ts';
@@ -84,10 +85,19 @@ export class Generation {
   }
 
   private routedMemo: boolean | undefined;
+  private hitMetadataMemo: boolean | undefined;
 
   /** True when some document of this generation was indexed with a custom routing (its hits show `_routing`). */
   get hasRouting(): boolean {
     return (this.routedMemo ??= this.views.some((v) => v.segment.routings !== null));
+  }
+
+  /**
+   * True when some document's hit shows metadata beyond `_id`: a custom routing (`_routing`) or
+   * fields whose values were not indexed (`_ignored`, doc-parser.ts).
+   */
+  get hasHitMetadata(): boolean {
+    return (this.hitMetadataMemo ??= this.hasRouting || this.views.some((v) => v.segment.inverted.has(IGNORED_FIELD)));
   }
 
   /** Live documents. */
@@ -251,6 +261,7 @@ export class Generation {
    * binary search; `_score` sorts on varying scores collect.
    */
   query(input: QueryInput): QueryOutput {
+    if (input.searchAfter) input = { ...input, searchAfter: { ...input.searchAfter, sort: searchAfterValues(input.searchAfter.sort, input.sort, this.fields()) } };
     if (input.rescore && input.rescore.length > 0 && input.k > 0) return this.rescoredQuery(input, input.rescore);
     const pq = input.k > 0 ? presortedQuery(this, input) : null;
     if (pq) {

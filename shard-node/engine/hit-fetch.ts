@@ -7,6 +7,7 @@
  * options cost one property read.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/FetchPhase.java
  */
+import { IGNORED_FIELD } from './doc-parser.ts';
 import { compileFieldFetch, type FieldFetch } from '../../shared/field-fetcher.ts';
 import type { Mapping } from '../../shared/mapping.ts';
 import type { HitExtras, HitFetchOptions } from '../../shared/protocol.ts';
@@ -40,13 +41,36 @@ export function compileHitFetch(options: HitFetchOptions | undefined, mapping: M
   };
 }
 
+/** The `_ignored` field names of document `ord` (doc-parser.ts), sorted; undefined when none. */
+function ignoredFields(seg: Segment, ord: number): string[] | undefined {
+  const inv = seg.inverted.get(IGNORED_FIELD);
+  if (!inv || !inv.has[ord]) return undefined;
+  const out: string[] = [];
+  for (const name of inv.terms.keys()) {
+    const docs = inv.terms.docs(name)!;
+    let lo = 0;
+    let hi = docs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (docs[mid] === ord) {
+        out.push(name);
+        break;
+      }
+      if (docs[mid] < ord) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
+  return out.length > 0 ? out.sort() : undefined;
+}
+
 /**
  * What document `ord` of `seg` adds to its hit, or null when nothing (no option asked, no routing).
  * `parsed` gives its `_source` parsed (called only when fields are asked for).
  */
 export function hitExtras(f: HitFetch, seg: Segment, ord: number, parsed: () => Record<string, unknown>): HitExtras | null {
   const routing = f.metadata ? seg.routings?.get(ord) : undefined;
-  if (!f.version && !f.seqNo && !f.fields && routing === undefined) return null;
+  const ignored = f.metadata ? ignoredFields(seg, ord) : undefined;
+  if (!f.version && !f.seqNo && !f.fields && routing === undefined && ignored === undefined) return null;
   const e: HitExtras = {};
   if (f.version) e._version = seg.versions[ord];
   if (f.seqNo) {
@@ -54,6 +78,7 @@ export function hitExtras(f: HitFetch, seg: Segment, ord: number, parsed: () => 
     e._primary_term = f.primaryTerm;
   }
   if (routing !== undefined) e._routing = routing;
+  if (ignored !== undefined) e._ignored = ignored;
   if (f.fields) {
     const fields = f.fields.fields(parsed());
     if (fields) e.fields = fields;

@@ -388,7 +388,8 @@ export class Shard {
       return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log, op.routing);
     } catch (e) {
       if (!(e instanceof EsError)) throw e;
-      return { _id: op._id, status: e.status, error: { type: e.type, reason: e.message, shard: String(this.shard), index: this.index } };
+      const error = { type: e.type, reason: e.message, shard: String(this.shard), index: this.index, ...(e.causedBy ? { caused_by: e.causedBy } : {}) };
+      return { _id: op._id, status: e.status, error };
     }
   }
 

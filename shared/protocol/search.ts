@@ -109,6 +109,12 @@ export interface ShardHit {
   _score: number | null;
   /** One value per SortField. */
   sort: SortValue[];
+  /**
+   * Coordinator only (from {@link QueryPhaseResponse.sortTexts}, never sent per hit): the JSON text
+   * of sort values ES prints differently from `JSON.stringify` (integers above 2^53, ip addresses),
+   * null where `sort` prints as is.
+   */
+  sortTexts?: (string | null)[];
 }
 
 /** Reply to {@link QueryPhaseRequest}: exactly this shard's top k in the requested order. */
@@ -134,6 +140,11 @@ export interface QueryPhaseResponse extends ShardEcho {
   statsStale?: boolean;
   /** For a scroll batch ({@link ContextRef.scroll}): the number of the position it started after. */
   scrollSeq?: number;
+  /**
+   * JSON texts of sort values ES prints differently from `JSON.stringify`, by hit position
+   * (shard-node/engine/sort-value-texts.ts); absent when there are none.
+   */
+  sortTexts?: Record<number, (string | null)[]>;
 }
 
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
@@ -163,6 +174,8 @@ export interface HitExtras {
   _primary_term?: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** The fields whose values were not indexed (ES's `_ignored` metadata field). */
+  _ignored?: string[];
   /** `fields`, `docvalue_fields` and `stored_fields` values by field name; absent when none has a value. */
   fields?: Record<string, unknown[]>;
 }
