@@ -5,7 +5,7 @@
  */
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef } from '../../shared/protocol.ts';
+import type { ContextRef, ShardCollapse } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
@@ -67,6 +67,8 @@ export interface SearchPlan {
   doubleSortValues: Map<string, boolean[]> | null;
   /** Per target, the query it runs when it is not `req.query` (a sliced search: slice-plan.ts); see {@link queryForTarget}. */
   queries?: Query[];
+  /** A collapsed search: what each shard groups by (collapse-plan.ts; `sort` then ends with the key clause). */
+  collapse?: ShardCollapse;
 }
 
 /** The query target `i` runs: its slice of `req.query`, or `req.query` itself. */
