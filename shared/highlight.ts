@@ -12,7 +12,7 @@ import { parseQuery } from './query-dsl.ts';
 
 /** Options a field may set (each absent = inherit the global one, then the default). */
 export interface HighlightOptions {
-  /** `unified` (default), `plain` or `fvh` (refused: Folio keeps no term vectors). */
+  /** `unified` (default), `plain` or `fvh` (on fields mapped with `term_vector: with_positions_offsets` only). */
   type?: string;
   preTags?: string[];
   postTags?: string[];
@@ -59,7 +59,7 @@ const STYLED_PRE_TAGS = Array.from({ length: 10 }, (_, i) => `<em class="hlt${i 
 /** Keys both the top level and a field accept; the rest are accepted and have no effect in Folio. */
 const COMMON_KEYS = [
   'pre_tags', 'post_tags', 'fragment_size', 'number_of_fragments', 'no_match_size', 'require_field_match', 'highlight_query',
-  'order', 'type', 'fragmenter', 'max_analyzed_offset', 'highlight_filter', 'boundary_scanner', 'boundary_max_scan',
+  'order', 'type', 'fragmenter', 'max_analyzed_offset', 'max_analyzer_offset', 'highlight_filter', 'boundary_scanner', 'boundary_max_scan',
   'boundary_chars', 'boundary_scanner_locale', 'force_source', 'phrase_limit', 'options',
 ];
 const TOP_KEYS = [...COMMON_KEYS, 'tags_schema', 'encoder', 'fields'];
@@ -89,7 +89,8 @@ function applyCommon(o: HighlightOptions, parser: string, k: string, v: unknown)
       o.order = s === 'score' ? 'score' : 'none'; // ES `Order.fromString`: anything but `score` is NONE
       return true;
     }
-    case 'max_analyzed_offset': {
+    case 'max_analyzed_offset':
+    case 'max_analyzer_offset': { // OpenSearch's name of the same option
       const n = xContentInt(v);
       if (n < -1 || n === 0) throw illegalArgument('[max_analyzed_offset] must be a positive integer, or -1');
       o.maxAnalyzedOffset = n;

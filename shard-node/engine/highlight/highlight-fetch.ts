@@ -21,6 +21,8 @@ export const DEFAULT_MAX_ANALYZED_OFFSET = 1_000_000;
 /** One field to highlight, ready for every hit. */
 interface CompiledField {
   name: string;
+  /** The field's mapping gives offsets (`index_options: offsets`, term vectors with offsets): ES reads them instead of analyzing, so `max_analyzed_offset` does not apply (unified, fvh). */
+  indexedOffsets: boolean;
   sourcePath: string;
   keyword: boolean;
   ignoreAbove: number | undefined;
@@ -43,9 +45,11 @@ const HIGHLIGHTABLE = new Set(['text', 'keyword', 'match_only_text']);
 /**
  * Compiles a request's highlight against the index mapping: patterns expand to the mapped text and
  * keyword fields they match (in mapping order), a name the mapping lacks highlights nothing.
+ * `fvh` serves fields mapped with `term_vector: with_positions_offsets` (with the same highlighter:
+ * Folio stores no term vectors, it analyzes the value) and skips the others of a pattern.
  * @throws EsError 400 `illegal_argument_exception` for an unknown highlighter `type`
- *   (`unknown highlighter type [x] for the field [f]`) or `fvh` on a field named explicitly (Folio
- *   keeps no term vectors: ES's text for a field without them).
+ *   (`unknown highlighter type [x] for the field [f]`) or `fvh` on a field named explicitly that
+ *   has no term vectors with offsets (ES's text).
  */
 export function compileHighlight(h: ShardHighlight, mapping: Mapping, index: string, maxAnalyzedOffset = DEFAULT_MAX_ANALYZED_OFFSET): HighlightFetch {
   const leaves = fetchableFields(mapping);
@@ -64,7 +68,9 @@ export function compileHighlight(h: ShardHighlight, mapping: Mapping, index: str
       }
       const type = leaf.fm.type as string;
       if (!HIGHLIGHTABLE.has(type)) continue;
-      if (options.type === 'fvh') {
+      const indexing = leaf.fm as { index_options?: unknown; term_vector?: unknown };
+      const vectors = indexing.term_vector === 'with_positions_offsets' || indexing.term_vector === 'with_positions_offsets_payloads';
+      if (options.type === 'fvh' && !vectors) {
         if (pattern) continue;
         throw illegalArgument(`the field [${name}] should be indexed with term vector with position offsets to be used with fast vector highlighter`);
       }
@@ -72,7 +78,8 @@ export function compileHighlight(h: ShardHighlight, mapping: Mapping, index: str
       const query = options.highlightQuery ?? h.query;
       const clauses = highlightClauses(query, { field: name, requireFieldMatch: options.requireFieldMatch, fields: flat });
       if (clauses.length === 0 && options.noMatchSize <= 0) continue;
-      fields.push({ name, sourcePath: leaf.sourcePath, keyword: type === 'keyword', ignoreAbove: leaf.fm.ignore_above, options, clauses });
+      const indexedOffsets = indexing.index_options === 'offsets' || vectors || indexing.term_vector === 'with_offsets';
+      fields.push({ name, indexedOffsets, sourcePath: leaf.sourcePath, keyword: type === 'keyword', ignoreAbove: leaf.fm.ignore_above, options, clauses });
     }
   }
   return { fields, encoder: h.spec.encoder, index, maxAnalyzedOffset };
@@ -101,7 +108,8 @@ export function highlightDoc(h: HighlightFetch, source: Record<string, unknown>,
     if (values.length === 0) continue;
     const length = f.options.type === 'plain' ? Math.max(...values.map((v) => v.length)) : values.reduce((s, v) => s + v.length + 1, -1);
     const asked = f.options.maxAnalyzedOffset;
-    if (length > h.maxAnalyzedOffset && (asked === undefined || asked > h.maxAnalyzedOffset)) {
+    const analyzed = f.options.type === 'plain' || !f.indexedOffsets;
+    if (analyzed && length > h.maxAnalyzedOffset && (asked === undefined || asked > h.maxAnalyzedOffset)) {
       throw illegalArgument(
         `The length [${length}] of field [${f.name}] in doc[${doc}]/index[${h.index}] exceeds the [index.highlight.max_analyzed_offset] limit [${h.maxAnalyzedOffset}]. ` +
           `To avoid this error, set the query parameter [max_analyzed_offset] to a value less than index setting [${h.maxAnalyzedOffset}] and this will tolerate long field values by truncating them.`,

@@ -135,6 +135,10 @@ describe('compileHighlight and highlightDoc', () => {
     ]);
     expect(highlightDoc(compileHighlight(spec({ maxAnalyzedOffset: 20 }), mapping, 'idx', 30), long, 7)).toEqual({ body: ['The quick brown <em>fox</em> went to the forest and saw another fox.'] });
     expect(esErr(() => compileHighlight(spec({ type: 'fvh' }), mapping, 'idx')).message).toBe('the field [body] should be indexed with term vector with position offsets to be used with fast vector highlighter');
+    const withOffsets = { properties: { body: { type: 'text' as const, index_options: 'offsets', term_vector: 'with_positions_offsets' } } } as unknown as typeof mapping;
+    expect(highlightDoc(compileHighlight(spec({}), withOffsets, 'idx', 10), long, 7)).toEqual({ body: ['The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>.'] });
+    expect(highlightDoc(compileHighlight(spec({ type: 'fvh' }), withOffsets, 'idx', 10), long, 7)).toEqual({ body: ['The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>.'] });
+    expect(esErr(() => highlightDoc(compileHighlight(spec({ type: 'plain' }), withOffsets, 'idx', 10), long, 7)).type).toBe('illegal_argument_exception');
     expect(esErr(() => compileHighlight(spec({ type: 'magic' }), mapping, 'idx')).message).toBe('unknown highlighter type [magic] for the field [body]');
   });
 });
