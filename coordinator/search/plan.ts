@@ -5,7 +5,7 @@
  */
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef, IndexMetadata } from '../../shared/protocol.ts';
+import type { ContextRef, IndexMetadata, ShardCollapse } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import { shardForRouting } from '../../shared/routing.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
@@ -73,6 +73,8 @@ export interface SearchPlan {
    * index reached through filtered aliases, or boosted); see {@link queryForTarget}.
    */
   queries?: Query[];
+  /** A collapsed search: what each shard groups by (collapse-plan.ts; `sort` then ends with the key clause). */
+  collapse?: ShardCollapse;
 }
 
 /** What the index expression gave each index beyond its name: alias filters and search routing (index-expression.ts `SearchScope`). */
