@@ -40,7 +40,7 @@ describe('the shard query phase of a collapsed search', () => {
     expect(r.groups?.count).toBe(4);
   });
 
-  it('fails a document with several values with ES's type and text (400)', () => {
+  it('fails a document with several values with ES\'s type and text (400)', () => {
     const gen = shardWith([{ _id: 'm', k: ['p', 'q'], n: [1, 2] }]);
     for (const field of ['k', 'n']) {
       const e = esErr(() => gen.query({ query: q.all(), sort: [byField('v'), KEY(field)], k: 10, trackTotalHits: 10_000, collapse: { field, groupKeysUpTo: 0 } }));
