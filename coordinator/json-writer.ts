@@ -16,6 +16,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/common-options.html#common-options-response-filtering
  */
 import { randomUUID } from 'node:crypto';
+import { parseExact } from '../shared/exact-json.ts';
 import { RawJson, withRawJsonCollector } from '../shared/raw-json.ts';
 
 /** Spaces per level of `?pretty` output (JSON.stringify's and ES's pretty printer's). */
@@ -122,16 +123,17 @@ export function lazyRawForFilter(body: unknown): unknown {
 }
 
 /**
- * The lazy view of one RawJson: enumerating it parses the text (once); until then, `toJSON` is the
- * RawJson's own (the exact text). A raw array or scalar is parsed at once (`_source` is an object).
+ * The lazy view of one RawJson: enumerating it parses the text (once, numbers kept exact:
+ * shared/exact-json.ts); until then, `toJSON` is the RawJson's own (the exact text). A raw array or scalar is parsed at once (`_source` is an object).
  */
 function rawView(raw: RawJson): unknown {
   if (raw.text.trimStart()[0] !== '{') return raw.parse();
   let enumerated = false;
   const fields = (): Record<string, unknown> => {
     enumerated = true;
-    return raw.parse() as Record<string, unknown>;
+    return (parsed ??= parseExact(raw.text) as Record<string, unknown>);
   };
+  let parsed: Record<string, unknown> | undefined;
   return new Proxy({} as Record<string, unknown>, {
     get: (_t, key) => (key === 'toJSON' && !enumerated ? () => raw.toJSON() : typeof key === 'string' && Object.hasOwn(fields(), key) ? fields()[key] : undefined),
     has: (_t, key) => typeof key === 'string' && Object.hasOwn(fields(), key),

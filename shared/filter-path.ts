@@ -23,6 +23,7 @@
  * @example applyFilterPath({ took: 1, hits: { total: 2 } }, parseFilterPath('hits.total')) // { hits: { total: 2 } }
  */
 import { illegalArgument } from './errors.ts';
+import { isJsonContainer } from './exact-json.ts';
 import { setOwn } from './own-keys.ts';
 import { wildcardMatch } from './wildcard.ts';
 
@@ -173,7 +174,7 @@ function include(value: unknown, live: Live): unknown {
     const out = value.map((v) => include(v, live)).filter((v) => v !== undefined);
     return out.length > 0 ? out : undefined;
   }
-  if (value === null || typeof value !== 'object') return undefined;
+  if (!isJsonContainer(value)) return undefined;
   const out: Record<string, unknown> = {};
   let kept = 0;
   for (const [k, v] of Object.entries(value)) {
@@ -190,7 +191,7 @@ function include(value: unknown, live: Live): unknown {
 /** Drops what the live nodes select in `value`; containers left empty are kept (only matched fields go). */
 function exclude(value: unknown, live: Live): unknown {
   if (Array.isArray(value)) return value.map((v) => exclude(v, live));
-  if (value === null || typeof value !== 'object') return value;
+  if (!isJsonContainer(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
     const { full, next } = step(live, k);

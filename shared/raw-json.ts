@@ -7,6 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-source-field.html
  */
 import type { SourceFilter } from './protocol.ts';
+import { parseExact } from './exact-json.ts';
 import { filterSource } from './source-filter.ts';
 
 /** What a {@link RawJson} gives `JSON.stringify` while a writer collects raw texts (coordinator/json-writer.ts). */
@@ -74,12 +75,13 @@ export function sourceValue(source: unknown): unknown {
 /**
  * Applies an ES `_source` filter to a stored `_source` text: the text itself (no parse) for `true`
  * or a filter without patterns, undefined for `false`, else the filtered document re-serialized
- * (correct, not byte-exact, as ES re-renders a filtered source).
+ * with every kept number written as it was sent ({@link parseExact}; key order kept, whitespace not,
+ * as ES re-renders a filtered source from its parsed map).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html#source-filtering
  */
 export function filterSourceText(text: string, filter: SourceFilter): string | undefined {
   if (filter === false) return undefined;
   if (filter === true || ((filter.includes ?? []).length === 0 && (filter.excludes ?? []).length === 0)) return text;
-  const src = filterSource(JSON.parse(text) as Record<string, unknown>, filter);
+  const src = filterSource(parseExact(text) as Record<string, unknown>, filter);
   return src === undefined ? undefined : JSON.stringify(src);
 }

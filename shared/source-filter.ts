@@ -12,6 +12,7 @@ import { isObject, tokenName } from './params.ts';
 import type { SourceFilter } from './protocol.ts';
 import { setOwn } from './own-keys.ts';
 import { wildcardCanMatchPrefix, wildcardMatch } from './wildcard.ts';
+import { isJsonContainer as isContainer } from './exact-json.ts';
 
 interface Compiled {
   includes: string[];
@@ -22,14 +23,14 @@ function filterValue(value: unknown, path: string, c: Compiled, included: boolea
   if (Array.isArray(value)) {
     const out: unknown[] = [];
     for (const v of value) {
-      if (v !== null && typeof v === 'object') {
+      if (isContainer(v)) {
         const fv = filterValue(v, path, c, included);
         if (fv !== undefined && (included || Object.keys(fv as object).length > 0 || Array.isArray(fv))) out.push(fv);
       } else if (included) out.push(v);
     }
     return out.length > 0 || included ? out : undefined;
   }
-  if (value !== null && typeof value === 'object') {
+  if (isContainer(value)) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const p = path === '' ? k : `${path}.${k}`;
@@ -40,7 +41,7 @@ function filterValue(value: unknown, path: string, c: Compiled, included: boolea
         if (fv !== undefined) setOwn(out, k, fv);
         continue;
       }
-      if (v === null || typeof v !== 'object') continue;
+      if (!isContainer(v)) continue;
       if (!c.includes.some((i) => wildcardCanMatchPrefix(i, p + '.'))) continue;
       const fv = filterValue(v, p, c, false);
       if (fv === undefined) continue;
