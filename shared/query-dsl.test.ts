@@ -15,7 +15,7 @@ describe('leaf queries', () => {
     expect(parseQuery({ match: { title: 'quick fox' } })).toEqual({ kind: 'match', field: 'title', query: 'quick fox', operator: 'or', boost: 1 });
     expect(parseQuery({ match: { n: 5 } })).toMatchObject({ query: '5' });
     expect(parseQuery({ match: { title: { query: 'a b', operator: 'AnD', minimum_should_match: '75%', boost: 2, analyzer: 'standard' } } })).toEqual({
-      kind: 'match', field: 'title', query: 'a b', operator: 'and', minimumShouldMatch: '75%', boost: 2,
+      kind: 'match', field: 'title', query: 'a b', operator: 'and', minimumShouldMatch: '75%', analyzer: 'standard', boost: 2,
     });
   });
   it('parses match_phrase with slop', () => {
@@ -79,7 +79,7 @@ describe('ES error texts', () => {
     expect(reason({ match: 'x' })).toBe('[match] query malformed, no start_object after query name');
     expect(reason({})).toBe('query malformed, empty clause found at [1:1]');
     expect(reason('x')).toBe('[_na] query malformed, must start with start_object');
-    expect(esErr(() => parseQuery({ wildcard: { a: 'b*' } })).type).toBe('illegal_argument_exception');
+    expect(esErr(() => parseQuery({ more_like_this: { like: 'x' } })).type).toBe('illegal_argument_exception');
   });
   it('unknown parameters and tokens', () => {
     expect(reason({ match: { f: { query: 'x', foo: 1 } } })).toBe('[match] query does not support [foo]');

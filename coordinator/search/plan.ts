@@ -152,6 +152,7 @@ function regexpPatterns(q: Query, out: string[] = []): string[] {
   else if (q.kind === 'bool') for (const c of [...q.must, ...q.should, ...q.filter, ...q.mustNot]) regexpPatterns(c, out);
   else if (q.kind === 'dis_max') for (const c of q.queries) regexpPatterns(c, out);
   else if (q.kind === 'constant_score') regexpPatterns(q.filter, out);
+  else if (q.kind === 'multi_field') regexpPatterns(q.query, out);
   return out;
 }
 
