@@ -76,7 +76,7 @@ export interface NewIndexSpec {
 }
 
 /** The search-limit settings an index may set (each absent = ES's default). */
-export type SearchLimitSettings = Partial<Pick<IndexMetadata, 'maxRegexLength' | 'maxRescoreWindow' | 'maxScriptFields'>>;
+export type SearchLimitSettings = Partial<Pick<IndexMetadata, 'maxRegexLength' | 'maxRescoreWindow' | 'maxScriptFields' | 'maxTermsCount'>>;
 
 /** The dynamic settings `PUT /{index}/_settings` changes. */
 export type MetadataChange = Partial<Pick<IndexMetadata, 'maxResultWindow' | 'refreshIntervalMs' | 'numberOfReplicas' | 'translogDurability' | 'gcDeletesMs'>> & SearchLimitSettings;

@@ -98,7 +98,7 @@ export function gcDeletesSetting(settings: Record<string, unknown>): number | un
 
 /**
  * The search-limit settings in `settings` (`index.max_regex_length` ≥ 1, `index.max_rescore_window`
- * ≥ 1, `index.max_script_fields` ≥ 0; ES int settings), only those present.
+ * ≥ 1, `index.max_script_fields` ≥ 0, `index.max_terms_count` ≥ 1; ES int settings), only those present.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules.html#dynamic-index-settings
  */
 export function searchLimitSettings(settings: Record<string, unknown>): SearchLimitSettings {
@@ -107,6 +107,7 @@ export function searchLimitSettings(settings: Record<string, unknown>): SearchLi
   if (present('max_regex_length')) out.maxRegexLength = intSetting(settings, 'max_regex_length', 0, 1);
   if (present('max_rescore_window')) out.maxRescoreWindow = intSetting(settings, 'max_rescore_window', 0, 1);
   if (present('max_script_fields')) out.maxScriptFields = intSetting(settings, 'max_script_fields', 0, 0);
+  if (present('max_terms_count')) out.maxTermsCount = intSetting(settings, 'max_terms_count', 0, 1);
   return out;
 }
 

@@ -189,3 +189,19 @@ export function resolveMinimumShouldMatch(spec: string | number | undefined, opt
   if (!Number.isFinite(n)) n = dflt;
   return Math.max(0, Math.min(optionalCount, n));
 }
+
+/** The queries directly inside `q` (bool clauses, dis_max queries, a constant_score filter, a multi_field's leaf); none for a leaf. */
+export function subQueries(q: Query): readonly Query[] {
+  switch (q.kind) {
+    case 'bool':
+      return [...q.must, ...q.should, ...q.filter, ...q.mustNot];
+    case 'dis_max':
+      return q.queries;
+    case 'constant_score':
+      return [q.filter];
+    case 'multi_field':
+      return [q.query];
+    default:
+      return [];
+  }
+}

@@ -44,6 +44,7 @@ export function settingsBody(m: IndexMetadata): Record<string, unknown> {
       ...(m.maxRegexLength !== undefined ? { max_regex_length: String(m.maxRegexLength) } : {}),
       ...(m.maxRescoreWindow !== undefined ? { max_rescore_window: String(m.maxRescoreWindow) } : {}),
       ...(m.maxScriptFields !== undefined ? { max_script_fields: String(m.maxScriptFields) } : {}),
+      ...(m.maxTermsCount !== undefined ? { max_terms_count: String(m.maxTermsCount) } : {}),
       version: { created: '8500000' },
     },
   };

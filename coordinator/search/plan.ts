@@ -6,7 +6,7 @@
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import type { ContextRef } from '../../shared/protocol.ts';
-import type { Query } from '../../shared/query-ast.ts';
+import { subQueries, type Query } from '../../shared/query-ast.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
@@ -143,8 +143,17 @@ export function resultWindowCause(req: SearchRequest, maxResultWindow: number): 
 
 /** ES's default `index.max_regex_length` (`IndexSettings.MAX_REGEX_LENGTH_SETTING`). */
 export const DEFAULT_MAX_REGEX_LENGTH = 1000;
+/** ES's default `index.max_terms_count` (`IndexSettings.MAX_TERMS_COUNT_SETTING`). */
+export const DEFAULT_MAX_TERMS_COUNT = 65_536;
 /** ES's default `index.max_script_fields`. */
 export const DEFAULT_MAX_SCRIPT_FIELDS = 32;
+
+/** The most values any `terms` query of a query tree has (0 without one). */
+function largestTermsQuery(q: Query): number {
+  let n = q.kind === 'terms' ? q.values.length : 0;
+  for (const c of subQueries(q)) n = Math.max(n, largestTermsQuery(c));
+  return n;
+}
 
 /** Every `regexp` pattern of a query tree, in the order ES builds them. */
 function regexpPatterns(q: Query, out: string[] = []): string[] {
@@ -170,6 +179,23 @@ export function regexpLengthCause(req: SearchRequest, maxRegexLength: number, in
         'This maximum can be set by changing the [index.max_regex_length] index level setting.';
       return { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, index_uuid: uuid, index, caused_by: { type: 'illegal_argument_exception', reason } };
     }
+  }
+  return null;
+}
+
+/**
+ * ES's rejection of a `terms` query (in the query or a rescore query, terms lookups resolved) with
+ * more values than `index.max_terms_count` (`TermsQueryBuilder.doToQuery`, wrapped by the shard's
+ * query building as `failed to create query: …`), or null.
+ */
+export function termsCountCause(req: SearchRequest, maxTermsCount: number, index: string, uuid: string): ErrorCause | null {
+  for (const q of [req.query, ...req.rescore.map((r) => r.query)]) {
+    const count = largestTermsQuery(q);
+    if (count <= maxTermsCount) continue;
+    const reason =
+      `The number of terms [${count}] used in the Terms Query request has exceeded the allowed maximum of [${maxTermsCount}]. ` +
+      'This maximum can be set by changing the [index.max_terms_count] index level setting.';
+    return { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, index_uuid: uuid, index, caused_by: { type: 'illegal_argument_exception', reason } };
   }
   return null;
 }
@@ -257,6 +283,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     const fields = flatFields(index.metadata.mappings);
     const m = index.metadata;
     let cause = regexpLengthCause(req, m.maxRegexLength ?? DEFAULT_MAX_REGEX_LENGTH, name, m.uuid);
+    cause ??= termsCountCause(req, m.maxTermsCount ?? DEFAULT_MAX_TERMS_COUNT, name, m.uuid);
     cause ??= scriptFieldsCause(req, m.maxScriptFields ?? DEFAULT_MAX_SCRIPT_FIELDS);
     cause ??= resultWindowCause(req, m.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, m.uuid);

@@ -20,6 +20,8 @@ export interface IndexMetadata {
   maxRescoreWindow?: number;
   /** ES `index.max_script_fields` (dynamic): most `script_fields` in a search; absent = ES's default, 32. */
   maxScriptFields?: number;
+  /** ES `index.max_terms_count` (dynamic): most values of one `terms` query; absent = ES's default, 65,536. */
+  maxTermsCount?: number;
   /** ES `index.refresh_interval` in ms; -1 disables periodic refresh. */
   refreshIntervalMs: number;
   /** ES `index.translog.durability` (dynamic); absent = the shard node's `FOLIO_TRANSLOG_DURABILITY`. */
