@@ -14,6 +14,15 @@ export type TermValue = string | number | boolean;
 /** The `multi_match` types Folio runs (ES's `phrase_prefix` is refused as not supported yet). */
 export type MultiMatchType = 'best_fields' | 'most_fields' | 'phrase' | 'cross_fields' | 'bool_prefix';
 
+/**
+ * How a `query_string` term that is not analyzed (a prefix, wildcard or fuzzy term) is normalized on
+ * the shard, as ES's `QueryStringQueryParser` does: through the `normalize` form of `analyzer` when
+ * given, else of the field's search analyzer (text fields lower-case, keyword fields keep the value).
+ */
+export interface QueryStringNormalize {
+  analyzer?: string;
+}
+
 /** `operator` of `match`/`multi_match`/`query_string`. */
 export type Operator = 'or' | 'and';
 
@@ -76,6 +85,8 @@ export type Query =
       caseInsensitive: boolean;
       /** ES `rewrite` as given (absent: constant score); checked on the shard. */
       rewrite?: string;
+      /** From a query string: the value goes through the analyzer's normalize form first (see `normalize`). */
+      normalize?: QueryStringNormalize;
       boost: number;
     }
   | {
@@ -85,9 +96,10 @@ export type Query =
       value: string;
       caseInsensitive: boolean;
       rewrite?: string;
+      normalize?: QueryStringNormalize;
       boost: number;
     }
-  | { kind: 'fuzzy'; field: string; value: string; fuzzy: FuzzyOptions; boost: number }
+  | { kind: 'fuzzy'; field: string; value: string; fuzzy: FuzzyOptions; normalize?: QueryStringNormalize; boost: number }
   | {
       /** ES `match_bool_prefix`: the analyzed terms as a bool, the last one a prefix query. */
       kind: 'match_bool_prefix';

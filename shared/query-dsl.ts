@@ -16,6 +16,8 @@ import {
 import {
   eachParam, fieldAndBoost, isValue, msmOf, multipleFields, notYet, singleField, unknownToken, unsupportedParam, type Obj,
 } from './query-dsl-params.ts';
+import { parseQueryStringQuery } from './query-string-query.ts';
+import { parseSimpleQueryStringQuery } from './simple-query-string.ts';
 import { FuzzyParams, parseFuzzy, parseMatchBoolPrefix, parseMatchPhrasePrefix, parseWildcard, zeroTermsQuery } from './query-dsl-text.ts';
 
 /** ES `indices.query.bool.max_nested_depth` (default 30): query objects allowed along one path. */
@@ -456,4 +458,5 @@ const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
   term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
   exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
   match_bool_prefix: parseMatchBoolPrefix, match_phrase_prefix: parseMatchPhrasePrefix, fuzzy: parseFuzzy, wildcard: parseWildcard,
+  query_string: parseQueryStringQuery, simple_query_string: parseSimpleQueryStringQuery,
 };

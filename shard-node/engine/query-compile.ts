@@ -10,7 +10,7 @@ import type { FieldMapping } from '../../shared/mapping.ts';
 import { NUMERIC_TYPES } from '../../shared/mapping.ts';
 import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
 import type { FuzzyOptions } from '../../shared/fuzziness.ts';
-import type { Query, TermValue } from '../../shared/query-ast.ts';
+import type { Query, QueryStringNormalize, TermValue } from '../../shared/query-ast.ts';
 import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import { analyzeTerms } from './analyzer.ts';
@@ -19,8 +19,8 @@ import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
 import { CONSTANT, fuzzyPlan, phrasePrefixPlan, prefixAcceptor, rewritePlan, type MultiTermContext, type TermDictionary } from './multi-term.ts';
 import { parseRewriteMethod } from './rewrite-method.ts';
-import { searchAnalyzer } from './search-analyzers.ts';
-import { compileWildcard } from './wildcard-automaton.ts';
+import { KEYWORD, searchAnalyzer, STANDARD, type SearchAnalyzer } from './search-analyzers.ts';
+import { compileWildcard, normalizeWildcardPattern } from './wildcard-automaton.ts';
 import { RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
 import { parseRegexp, RegexpSyntaxError } from './regexp-parse.ts';
 import type { Segment } from './segment.ts';
@@ -106,6 +106,15 @@ interface TextOptions {
 /** `failed to create query: …` (ES's `SearchExecutionContext.toQuery` around an `IllegalArgumentException`). */
 function failedToCreate(reason: string): EsError {
   return new EsError(400, 'query_shard_exception', `failed to create query: ${reason}`, { causedBy: { type: 'illegal_argument_exception', reason } });
+}
+
+/**
+ * The analyzer whose `normalize` a query-string term goes through (ES `QueryStringQueryParser`: the
+ * forced `analyzer`, else the field's search analyzer: `standard` on text, none on keyword).
+ */
+function normalizerOf(fm: FieldMapping, n: QueryStringNormalize): SearchAnalyzer {
+  if (n.analyzer !== undefined) return searchAnalyzer(n.analyzer, 'query_string');
+  return fm.type === 'text' ? STANDARD : KEYWORD;
 }
 
 /** Builds a wildcard automaton, a pattern past `max_determinized_states` being ES's `query_shard_exception`. */
@@ -198,17 +207,25 @@ export class QueryCompiler {
       case 'exists':
         return this.constant(b, (seg) => M.existsMatch(seg, q.field));
       case 'prefix': {
-        if (!this.multiTermField('prefix', q.field)) return NONE;
-        return rewritePlan(this.multiTerm, q.field, prefixAcceptor(q.value, q.caseInsensitive), parseRewriteMethod(q.rewrite, CONSTANT), b);
+        const fm = this.multiTermField('prefix', q.field);
+        if (!fm) return NONE;
+        const value = q.normalize ? normalizerOf(fm, q.normalize).normalize(q.value) : q.value;
+        return rewritePlan(this.multiTerm, q.field, prefixAcceptor(value, q.caseInsensitive), parseRewriteMethod(q.rewrite, CONSTANT), b);
       }
       case 'wildcard': {
-        if (!this.multiTermField('wildcard', q.field)) return NONE;
-        const automaton = compileAutomaton(() => compileWildcard(q.value, q.caseInsensitive));
+        const fm = this.multiTermField('wildcard', q.field);
+        if (!fm) return NONE;
+        const normalizer = q.normalize ? normalizerOf(fm, q.normalize) : null;
+        const pattern = normalizer ? normalizeWildcardPattern(q.value, (s) => normalizer.normalize(s)) : q.value;
+        const automaton = compileAutomaton(() => compileWildcard(pattern, q.caseInsensitive));
         return rewritePlan(this.multiTerm, q.field, (t) => (automaton.matches(t) ? 1 : null), parseRewriteMethod(q.rewrite, CONSTANT), b);
       }
-      case 'fuzzy':
-        if (!this.multiTermField('fuzzy', q.field)) return NONE;
-        return fuzzyPlan(this.multiTerm, q.field, q.value, q.fuzzy, b);
+      case 'fuzzy': {
+        const fm = this.multiTermField('fuzzy', q.field);
+        if (!fm) return NONE;
+        const value = q.normalize ? normalizerOf(fm, q.normalize).normalize(q.value) : q.value;
+        return fuzzyPlan(this.multiTerm, q.field, value, q.fuzzy, b);
+      }
       case 'match_bool_prefix':
         return this.boolPrefix(q.field, q.query, q.operator, q.minimumShouldMatch, b, { analyzer: q.analyzer, fuzzy: q.fuzzy, query: 'match_bool_prefix' });
       case 'match_phrase_prefix':

@@ -57,6 +57,8 @@ const ANALYZERS: Record<string, SearchAnalyzer> = {
 
 /** The default search analyzer of text fields (`standard`). */
 export const STANDARD: SearchAnalyzer = ANALYZERS.standard;
+/** The search analyzer of keyword fields without a normalizer: the value as one term, unchanged. */
+export const KEYWORD: SearchAnalyzer = ANALYZERS.keyword;
 
 /**
  * The analyzer `name` names, or the standard analyzer when `name` is undefined.
