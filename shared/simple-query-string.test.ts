@@ -53,6 +53,25 @@ describe('SimpleQueryParser grammar', () => {
     });
     expect(p('a', { fields: [{ field: '*', boost: 1 }] })).toMatchObject({ kind: 'multi_field', lenient: true });
   });
+  it('parses parentheses in place exactly as by copying the unescaped text (Lucene)', () => {
+    // A backslash anywhere sends the parser down Lucene's copying path; `\\x` reads as `x`.
+    const chars = fc.constantFrom(...'ab "()+|-*~1'.split(''));
+    fc.assert(
+      fc.property(fc.string({ unit: chars, maxLength: 25 }), (text) => {
+        expect(p(`${text} \\x`)).toEqual(p(`${text} x`));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+  it('stays linear: 100,000 terms and 200 nested groups parse fast; deeper nesting is refused', () => {
+    const t0 = performance.now();
+    const wide = p('a '.repeat(100_000));
+    expect(wide.kind === 'bool' && wide.should.length).toBe(100_000);
+    p(`${'('.repeat(200)}a${')'.repeat(200)}`.repeat(50));
+    expect(performance.now() - t0).toBeLessThan(3000);
+    const e = esErr(() => p(`${'('.repeat(20_000)}a`));
+    expect([e.status, e.message]).toEqual([400, '[simple_query_string] query nests more than 256 parentheses, which Folio does not parse']);
+  });
   it('never fails, whatever the input', () => {
     const chars = fc.constantFrom(...'ab "()+|-*~\\1'.split(''));
     fc.assert(

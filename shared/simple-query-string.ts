@@ -56,10 +56,18 @@ type Occur = 'must' | 'should' | 'mustNot';
 const MATCH_ALL: Query = { kind: 'match_all', boost: 1 };
 const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 
-/** One level of `SimpleQueryParser`'s state: the tree so far and the pending operator. */
+/** Parenthesis nesting Folio parses before refusing the query (Lucene recurses without a bound). */
+export const MAX_SIMPLE_DEPTH = 256;
+
+/**
+ * One level of `SimpleQueryParser`'s state: the characters `data[index..end)`, the tree so far and
+ * the pending operator.
+ */
 interface State {
   data: string[];
   index: number;
+  end: number;
+  depth: number;
   top: Query | null;
   current: Occur | null;
   previous: Occur | null;
@@ -70,6 +78,9 @@ interface State {
 class SimpleParser {
   private readonly opts: SimpleQueryOptions;
   private readonly defaultOccur: Occur;
+  /** The query's characters, and (when it has no escapes) each `(`'s matching `)` position or -1. */
+  private root: string[] = [];
+  private closeOf: Int32Array | null = null;
 
   constructor(opts: SimpleQueryOptions) {
     this.opts = opts;
@@ -82,14 +93,16 @@ class SimpleParser {
 
   parse(text: string): Query {
     if (text.trim() === '*') return MATCH_ALL;
-    const state: State = { data: Array.from(text), index: 0, top: null, current: null, previous: null, not: 0 };
+    this.root = Array.from(text);
+    if (this.has(SimpleFlags.PRECEDENCE) && !(this.has(SimpleFlags.ESCAPE) && text.includes('\\'))) this.closeOf = matchParens(this.root);
+    const state: State = { data: this.root, index: 0, end: this.root.length, depth: 0, top: null, current: null, previous: null, not: 0 };
     this.parseSubQuery(state);
     return state.top ?? { kind: 'match_none', boost: 1 };
   }
 
   private parseSubQuery(state: State): void {
     const F = SimpleFlags;
-    while (state.index < state.data.length) {
+    while (state.index < state.end) {
       const c = state.data[state.index];
       if (c === '(' && this.has(F.PRECEDENCE)) this.consumeSubQuery(state);
       else if (c === ')' && this.has(F.PRECEDENCE)) state.index++; // an extraneous ')' is ignored
@@ -110,12 +123,31 @@ class SimpleParser {
     }
   }
 
+  /**
+   * `( … )`: parsed as a query of its own. Lucene copies the text between the parentheses without
+   * its escape backslashes and parses the copy; a query without escapes is parsed in place instead,
+   * its parentheses matched once up front, so nesting costs no copies.
+   * @throws EsError 400 past {@link MAX_SIMPLE_DEPTH} nested parentheses.
+   */
   private consumeSubQuery(state: State): void {
+    if (state.depth >= MAX_SIMPLE_DEPTH) throw illegalArgument(`[${NAME}] query nests more than ${MAX_SIMPLE_DEPTH} parentheses, which Folio does not parse`);
+    if (state.data === this.root && this.closeOf) {
+      const open = state.index;
+      const close = this.closeOf[open];
+      const stop = close < 0 || close > state.end ? state.end : close;
+      if (stop > open + 1) {
+        const sub: State = { data: state.data, index: open + 1, end: stop, depth: state.depth + 1, top: null, current: null, previous: null, not: 0 };
+        this.parseSubQuery(sub);
+        this.buildQueryTree(state, sub.top);
+      }
+      state.index = stop + 1;
+      return;
+    }
     state.index++;
     let precedence = 1;
     let escaped = false;
     const buf: string[] = [];
-    while (state.index < state.data.length) {
+    while (state.index < state.end) {
       const c = state.data[state.index];
       if (!escaped) {
         if (c === '\\' && this.has(SimpleFlags.ESCAPE)) {
@@ -133,7 +165,7 @@ class SimpleParser {
       state.index++;
     }
     if (buf.length > 0) {
-      const sub: State = { data: buf, index: 0, top: null, current: null, previous: null, not: 0 };
+      const sub: State = { data: buf, index: 0, end: buf.length, depth: state.depth + 1, top: null, current: null, previous: null, not: 0 };
       this.parseSubQuery(sub);
       this.buildQueryTree(state, sub.top);
     }
@@ -146,7 +178,7 @@ class SimpleParser {
     let escaped = false;
     let hasSlop = false;
     const buf: string[] = [];
-    while (state.index < state.data.length) {
+    while (state.index < state.end) {
       const c = state.data[state.index];
       if (!escaped) {
         if (c === '\\' && this.has(SimpleFlags.ESCAPE)) {
@@ -154,9 +186,9 @@ class SimpleParser {
           state.index++;
           continue;
         } else if (c === '"') {
-          if (state.data.length > state.index + 1 && state.data[state.index + 1] === '~' && this.has(SimpleFlags.NEAR)) {
+          if (state.end > state.index + 1 && state.data[state.index + 1] === '~' && this.has(SimpleFlags.NEAR)) {
             state.index++;
-            if (state.data.length > state.index + 1) hasSlop = true;
+            if (state.end > state.index + 1) hasSlop = true;
           }
           break;
         }
@@ -165,7 +197,7 @@ class SimpleParser {
       buf.push(c);
       state.index++;
     }
-    if (state.index === state.data.length) {
+    if (state.index === state.end) {
       state.index = start; // no closing quote: the opening one is read as escaped
     } else if (buf.length > 0) {
       const slop = hasSlop ? this.parseFuzziness(state) : 0;
@@ -188,7 +220,7 @@ class SimpleParser {
     let escaped = false;
     let prefix = false;
     let fuzzy = false;
-    while (state.index < state.data.length) {
+    while (state.index < state.end) {
       const c = state.data[state.index];
       if (!escaped) {
         if (c === '\\' && this.has(SimpleFlags.ESCAPE)) {
@@ -223,9 +255,9 @@ class SimpleParser {
   private parseFuzziness(state: State): number {
     if (state.data[state.index] !== '~') return 0;
     let text = '';
-    while (state.index < state.data.length) {
+    while (state.index < state.end) {
       state.index++;
-      if (state.index < state.data.length) {
+      if (state.index < state.end) {
         if (this.tokenFinished(state)) break;
         text += state.data[state.index];
       }
@@ -288,10 +320,26 @@ function boolOf(occur: Occur, qs: Query[]): Query {
   return { kind: 'bool', must: occur === 'must' ? qs : [], should: occur === 'should' ? qs : [], filter: [], mustNot: occur === 'mustNot' ? qs : [], boost: 1 };
 }
 
-/** `SimpleQueryParser.addClause`: a copy of the bool `top` with `q` added under `occur`. */
+/**
+ * `SimpleQueryParser.addClause`: `q` added to the bool `top` under `occur`. `top` is always a bool
+ * this parser created for the current level (see `buildQueryTree`), so it grows in place: a query of
+ * n terms costs O(n), not a copy per term.
+ */
 function addClause(top: Query, occur: Occur, q: Query): Query {
   if (top.kind !== 'bool') return boolOf(occur, [top, q]);
-  return { ...top, [occur]: [...top[occur], q] };
+  top[occur].push(q);
+  return top;
+}
+
+/** For each `(` of `chars`, the position of its matching `)` (nesting counted, as Lucene counts it), or -1. */
+function matchParens(chars: readonly string[]): Int32Array {
+  const close = new Int32Array(chars.length).fill(-1);
+  const open: number[] = [];
+  for (let i = 0; i < chars.length; i++) {
+    if (chars[i] === '(') open.push(i);
+    else if (chars[i] === ')' && open.length > 0) close[open.pop()!] = i;
+  }
+  return close;
 }
 
 /**

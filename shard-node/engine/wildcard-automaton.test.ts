@@ -39,6 +39,9 @@ describe('compileWildcard', () => {
   });
   it('refuses a pattern whose automaton is too large, as Lucene does', () => {
     expect(() => compileWildcard(`*a${'?'.repeat(20)}`, false, 1000)).toThrow(TooComplexError);
+    const t0 = performance.now();
+    expect(() => compileWildcard('a'.repeat(100_000), false)).toThrow('more than 10000 states');
+    expect(performance.now() - t0).toBeLessThan(100);
   });
   it('matches a pathological pattern against a long term in linear time', () => {
     const m = compileWildcard('*a*a*a*a*a*a*a*a*b', false);

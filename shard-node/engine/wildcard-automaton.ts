@@ -8,7 +8,7 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/WildcardQuery.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/lucene/search/AutomatonQueries.java
  */
-import { DEFAULT_MAX_DETERMINIZED_STATES, RegexpAutomaton } from './regexp-automaton.ts';
+import { DEFAULT_MAX_DETERMINIZED_STATES, RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
 import { MAX_CODE_POINT, type Rx } from './regexp-parse.ts';
 
 const ANY_CHAR: Rx = { t: 'set', ranges: [0, MAX_CODE_POINT] };
@@ -57,6 +57,11 @@ export function wildcardRx(pattern: string, caseInsensitive: boolean): Rx {
  * @example compileWildcard('qu?ck*', false).matches('quickly') // true
  */
 export function compileWildcard(pattern: string, caseInsensitive: boolean, maxStates = DEFAULT_MAX_DETERMINIZED_STATES): RegexpAutomaton {
+  // Every character but `*` is one more step of progress, so one more state: refuse a pattern past
+  // the budget before building anything (a 100,000-character pattern took half a second to refuse).
+  let steps = 0;
+  for (let i = 0; i < pattern.length; i++) if (pattern.charCodeAt(i) !== 0x2a) steps++;
+  if (steps >= maxStates) throw new TooComplexError(`Determinizing automaton with ${steps + 1} states would result in more than ${maxStates} states.`);
   return RegexpAutomaton.build(wildcardRx(pattern, caseInsensitive), maxStates);
 }
 
