@@ -14,6 +14,12 @@
 /** The code points of `s` (a string's UTF-16 units, surrogate pairs joined). */
 export function codePoints(s: string): Int32Array {
   const out = new Int32Array(s.length);
+  const n = fillCodePoints(s, out);
+  return n === s.length ? out : out.subarray(0, n);
+}
+
+/** Writes the code points of `s` into `out` (at least `s.length` long); returns how many. */
+export function fillCodePoints(s: string, out: Int32Array): number {
   let n = 0;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
@@ -27,19 +33,20 @@ export function codePoints(s: string): Int32Array {
     }
     out[n++] = c;
   }
-  return n === s.length ? out : out.subarray(0, n);
+  return n;
 }
 
 /** Reusable rows of the band, grown as needed (one comparison allocates nothing). */
 let rows: Int32Array[] = [new Int32Array(64), new Int32Array(64), new Int32Array(64)];
 
 /**
- * The edit distance between `a[aFrom..]` and `b[bFrom..]` when it is at most `k`, else `k + 1`.
+ * The edit distance between `a[aFrom..aEnd)` and `b[bFrom..]` when it is at most `k`, else `k + 1`.
  * @param transpositions whether an adjacent swap counts as one edit (optimal string alignment).
+ * @param aEnd where `a` ends (default its length: a reused buffer may be longer).
  * @example boundedEditDistance(codePoints('xylophoen'), 0, codePoints('xylophone'), 0, 1, true) // 1
  */
-export function boundedEditDistance(a: Int32Array, aFrom: number, b: Int32Array, bFrom: number, k: number, transpositions: boolean): number {
-  const n = a.length - aFrom;
+export function boundedEditDistance(a: Int32Array, aFrom: number, b: Int32Array, bFrom: number, k: number, transpositions: boolean, aEnd = a.length): number {
+  const n = aEnd - aFrom;
   const m = b.length - bFrom;
   const over = k + 1;
   if (Math.abs(n - m) > k) return over;

@@ -25,7 +25,7 @@ import type { ValueList } from './matchers.ts';
 import type { SegmentView } from './segment-merge.ts';
 import type { Plan, StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
-import type { TermDictionary } from './multi-term.ts';
+import { prefixRange, type TermDictionary } from './multi-term.ts';
 import { evaluate } from './query-exec.ts';
 
 /** Input of {@link Generation.query} (the shard part of `QueryPhaseRequest`). */
@@ -128,6 +128,18 @@ export class Generation {
         const inv = v.segment.inverted.get(field);
         if (inv) for (const t of inv.terms.keys()) fn(t);
       }
+    },
+    forEachWithPrefix: (field, prefix, fn) => {
+      for (const v of this.views) {
+        const sorted = v.segment.sortedTerms(field);
+        const [from, to] = prefixRange(sorted, prefix);
+        for (let i = from; i < to; i++) fn(sorted[i]);
+      }
+    },
+    size: (field) => {
+      let n = 0;
+      for (const v of this.views) n += v.segment.inverted.get(field)?.terms.size ?? 0;
+      return n;
     },
   };
 

@@ -125,3 +125,19 @@ describe('match_phrase_prefix', () => {
     expect(ids({ match_phrase_prefix: { tag: 'alpha' } })).toEqual(['2']);
   });
 });
+
+describe('the scan budget', () => {
+  it('refuses a query whose fuzzy and wildcard terms would read more than 2,000,000 dictionary terms', async () => {
+    const { MAX_SCANNED_TERMS, ScanBudget } = await import('./multi-term.ts');
+    expect(MAX_SCANNED_TERMS).toBe(2_000_000);
+    const budget = new ScanBudget();
+    const dict = { forEachTerm: () => {}, forEachWithPrefix: () => {}, size: () => 1_000_000 };
+    budget.charge(dict, 'a');
+    budget.charge(dict, 'b');
+    const e = esErr(() => budget.charge(dict, 'c'));
+    expect([e.status, e.type]).toEqual([400, 'query_shard_exception']);
+    expect(e.message).toBe(
+      "failed to create query: the fuzzy, wildcard and case-insensitive prefix terms of this query would read [3000000] dictionary terms on this shard, more than Folio's limit of [2000000]",
+    );
+  });
+});

@@ -14,7 +14,7 @@
 import { EsError } from '../../shared/errors.ts';
 import { maxEdits, type FuzzyOptions } from '../../shared/fuzziness.ts';
 import { compareCodePoints } from '../../shared/sort.ts';
-import { boundedEditDistance, codePoints } from './edit-distance.ts';
+import { boundedEditDistance, codePoints, fillCodePoints } from './edit-distance.ts';
 import * as M from './matchers.ts';
 import type { Plan, StatsSource } from './query-compile.ts';
 import { parseRewriteMethod, termLimit, type RewriteMethod } from './rewrite-method.ts';
@@ -24,6 +24,43 @@ import { avgFieldLength, Bm25Scorer, idf, idfSum } from './similarity.ts';
 /** The terms of a field over a shard's segments (a term held by two segments is seen twice). */
 export interface TermDictionary {
   forEachTerm(field: string, fn: (term: string) => void): void;
+  /** The terms starting with `prefix`, found by binary search in each segment's sorted terms. */
+  forEachWithPrefix(field: string, prefix: string, fn: (term: string) => void): void;
+  /** How many terms {@link TermDictionary.forEachTerm} visits for `field`. */
+  size(field: string): number;
+}
+
+/**
+ * The most dictionary terms the scanning multi-term queries of one search (fuzzy, wildcard, a
+ * case-insensitive prefix) may read on one shard, summed over their fields. Lucene intersects an
+ * automaton with its term dictionary; Folio reads each term, at 50–600 ns a term, so a query string
+ * of a thousand fuzzy terms over every field took minutes of one shard node's event loop. Past this
+ * bound the query is refused (docs/compatibility.md).
+ */
+export const MAX_SCANNED_TERMS = 2_000_000;
+
+/**
+ * Counts the dictionary terms a query's scanning leaves will read.
+ * @throws EsError 400 `query_shard_exception` past {@link MAX_SCANNED_TERMS}.
+ */
+export class ScanBudget {
+  private scanned = 0;
+
+  /** Charges a scan of `field`'s dictionary. */
+  charge(dict: TermDictionary, field: string): void {
+    this.scanned += dict.size(field);
+    if (this.scanned > MAX_SCANNED_TERMS) throw new ScanBudgetExceeded(this.scanned);
+  }
+}
+
+/** The refusal of a query past {@link MAX_SCANNED_TERMS}: never dropped by a lenient multi-field query. */
+export class ScanBudgetExceeded extends EsError {
+  constructor(scanned: number) {
+    const reason =
+      `the fuzzy, wildcard and case-insensitive prefix terms of this query would read [${scanned}] dictionary terms ` +
+      `on this shard, more than Folio's limit of [${MAX_SCANNED_TERMS}]`;
+    super(400, 'query_shard_exception', `failed to create query: ${reason}`, { causedBy: { type: 'illegal_argument_exception', reason } });
+  }
 }
 
 /** What the multi-term builders read: statistics (local or dfs) and the shard's dictionary. */
@@ -49,6 +86,45 @@ const byBoostThenTerm = (a: Expansion, b: Expansion) => b.boost - a.boost || com
 /** Lucene's default rewrite of prefix, wildcard and regexp queries (constant score). */
 export const CONSTANT: RewriteMethod = { kind: 'constant' };
 
+/** The positions `[from, to)` of the terms of `sorted` (code point order) that start with `prefix`. */
+export function prefixRange(sorted: readonly string[], prefix: string): [number, number] {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareCodePoints(sorted[mid], prefix) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  let to = lo;
+  while (to < sorted.length && sorted[to].startsWith(prefix)) to++;
+  return [lo, to];
+}
+
+/** Docs having a term of `field` that starts with `prefix` (binary search in the sorted terms). */
+function prefixDocs(seg: Segment, field: string, prefix: string): Int32Array {
+  const inv = seg.inverted.get(field);
+  if (!inv) return EMPTY;
+  const sorted = seg.sortedTerms(field);
+  const [from, to] = prefixRange(sorted, prefix);
+  const lists: Int32Array[] = [];
+  for (let i = from; i < to; i++) lists.push(inv.terms.docs(sorted[i])!);
+  return M.unionDocs(seg, lists);
+}
+
+/**
+ * ES `prefix` (case-sensitive) on one field: the terms starting with `prefix`, found by binary search
+ * in each segment's sorted terms (no dictionary scan), scored as `method` says.
+ */
+export function prefixPlan(ctx: MultiTermContext, field: string, prefix: string, method: RewriteMethod, boost: number): Plan {
+  if (method.kind === 'constant') return { t: 'const', score: f(boost), match: (seg) => prefixDocs(seg, field, prefix) };
+  const prefixed: TermDictionary = {
+    forEachTerm: (fld, fn) => ctx.dictionary.forEachWithPrefix(fld, prefix, fn),
+    forEachWithPrefix: (fld, p, fn) => ctx.dictionary.forEachWithPrefix(fld, p, fn),
+    size: (fld) => ctx.dictionary.size(fld),
+  };
+  return rewritePlan({ ...ctx, dictionary: prefixed }, field, () => 1, method, boost);
+}
+
 /** The docs of one term in a segment. */
 function termDocs(seg: Segment, field: string, term: string): Int32Array {
   return seg.inverted.get(field)?.terms.docs(term) ?? EMPTY;
@@ -63,9 +139,8 @@ export function expandTerms(dict: TermDictionary, field: string, accept: TermAcc
   let out: Expansion[] = [];
   const keep = Number.isFinite(limit) ? limit : Number.POSITIVE_INFINITY;
   dict.forEachTerm(field, (term) => {
-    if (seen.has(term)) return;
     const boost = accept(term);
-    if (boost === null) return;
+    if (boost === null || seen.has(term)) return; // only accepted terms are hashed
     seen.add(term);
     out.push({ term, boost });
     if (out.length > 2 * keep + 64) out = out.sort(byBoostThenTerm).slice(0, keep); // bounded memory for a small limit
@@ -128,30 +203,45 @@ export function fuzzyAcceptor(value: string, opts: FuzzyOptions): TermAcceptor {
   if (opts.prefixLength < 0) throw failed('prefixLength cannot be negative.');
   if (opts.maxExpansions <= 0) throw failed('maxExpansions must be positive.');
   const k = maxEdits(opts.fuzziness, value);
-  if (k === 0 || opts.prefixLength >= value.length) return (t) => (t === value ? 1 : null);
+  if (fuzzyIsExact(value, opts)) return (t) => (t === value ? 1 : null);
   const q = codePoints(value);
   const p = Math.min(opts.prefixLength, q.length);
+  const prefix = String.fromCodePoint(...q.subarray(0, p));
   const transpositions = opts.transpositions;
+  let scratch = new Int32Array(64);
   return (t) => {
     // A code point is one or two UTF-16 units: a term whose length rules out |Δ| ≤ k is skipped unread.
     if (t.length < q.length - k || (t.length + 1) >> 1 > q.length + k) return null;
-    const c = codePoints(t);
-    for (let i = 0; i < p; i++) if (c[i] !== q[i]) return null;
-    if (c.length < p) return null;
-    const ed = boundedEditDistance(c, p, q, p, k, transpositions);
+    if (p > 0 && !t.startsWith(prefix)) return null;
+    if (scratch.length < t.length) scratch = new Int32Array(t.length * 2);
+    const n = fillCodePoints(t, scratch);
+    if (n - q.length > k || q.length - n > k) return null;
+    const ed = boundedEditDistance(scratch, p, q, p, k, transpositions, n);
     if (ed > k) return null;
-    return ed === 0 ? 1 : f(1 - ed / Math.min(c.length, q.length));
+    return ed === 0 ? 1 : f(1 - ed / Math.min(n, q.length));
   };
+}
+
+/** Lucene `FuzzyQuery.getTermsEnum`'s exact case: no edits allowed, or a prefix as long as the value. */
+export function fuzzyIsExact(value: string, opts: FuzzyOptions): boolean {
+  return maxEdits(opts.fuzziness, value) === 0 || opts.prefixLength >= value.length;
 }
 
 /**
  * ES `fuzzy` on one keyword or text field: Lucene `FuzzyQuery` with the rewrite given (default
- * `top_terms_blended_freqs_{max_expansions}`).
+ * `top_terms_blended_freqs_{max_expansions}`). The exact case looks the value up, without a scan.
  */
 export function fuzzyPlan(ctx: MultiTermContext, field: string, value: string, opts: FuzzyOptions, boost: number): Plan {
   const accept = fuzzyAcceptor(value, opts);
   const method = parseRewriteMethod(opts.rewrite, { kind: 'blended', size: opts.maxExpansions });
-  return rewritePlan(ctx, field, accept, method, boost);
+  if (!fuzzyIsExact(value, opts)) return rewritePlan(ctx, field, accept, method, boost);
+  const exact: TermDictionary = {
+    forEachTerm: (fld, fn) => ctx.dictionary.forEachWithPrefix(fld, value, (t) => t === value && fn(t)),
+    forEachWithPrefix: (fld, p, fn) => ctx.dictionary.forEachWithPrefix(fld, p, fn),
+    size: () => 1,
+  };
+  if (method.kind === 'constant') return { t: 'const', score: f(boost), match: (seg) => termDocs(seg, field, value) };
+  return rewritePlan({ ...ctx, dictionary: exact }, field, accept, method, boost);
 }
 
 /**
@@ -165,8 +255,8 @@ export function phrasePrefixPlan(ctx: MultiTermContext, field: string, terms: re
   const lead = terms.slice(0, -1);
   const found: string[] = [];
   const seen = new Set<string>();
-  ctx.dictionary.forEachTerm(field, (t) => {
-    if (t.startsWith(last) && !seen.has(t)) {
+  ctx.dictionary.forEachWithPrefix(field, last, (t) => {
+    if (!seen.has(t)) {
       seen.add(t);
       found.push(t);
     }

@@ -47,3 +47,12 @@ describe('query_string and simple_query_string on a shard', () => {
     expect(ids({ simple_query_string: { query: 'fox dog', default_operator: 'and', fields: ['title', 'body'] } }).sort()).toEqual(['1', '2']);
   });
 });
+
+describe('bounds on expanded queries', () => {
+  it('refuses more than 4,096 field copies, as ES counts the leaves of the rewritten query', () => {
+    const many = Array.from({ length: 1100 }, (_, i) => `t${i}*`).join(' '); // 1,100 terms × 4 fields
+    const e = esErr(() => search({ query_string: { query: many } }));
+    expect([e.type, e.message]).toEqual(['too_many_nested_clauses', 'Query contains too many nested clauses; maxClauseCount is set to 4096']);
+    expect(search({ query_string: { query: Array.from({ length: 1000 }, (_, i) => `t${i}*`).join(' ') } }).total.value).toBe(0);
+  });
+});

@@ -10,6 +10,7 @@ import type { FieldMapping } from '../../shared/mapping.ts';
 import { NUMERIC_TYPES } from '../../shared/mapping.ts';
 import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
 import type { FuzzyOptions } from '../../shared/fuzziness.ts';
+import { MAX_CLAUSE_COUNT } from '../../shared/query-dsl.ts';
 import type { Query, QueryStringNormalize, TermValue } from '../../shared/query-ast.ts';
 import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
@@ -17,7 +18,9 @@ import { analyzeTerms } from './analyzer.ts';
 import { parseBoolean, parseDate, parseNumber } from './doc-parser.ts';
 import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
-import { CONSTANT, fuzzyPlan, phrasePrefixPlan, prefixAcceptor, rewritePlan, type MultiTermContext, type TermDictionary } from './multi-term.ts';
+import {
+  CONSTANT, fuzzyIsExact, fuzzyPlan, phrasePrefixPlan, prefixAcceptor, prefixPlan, rewritePlan, ScanBudget, ScanBudgetExceeded, type MultiTermContext, type TermDictionary,
+} from './multi-term.ts';
 import { parseRewriteMethod } from './rewrite-method.ts';
 import { KEYWORD, searchAnalyzer, STANDARD, type SearchAnalyzer } from './search-analyzers.ts';
 import { compileWildcard, normalizeWildcardPattern } from './wildcard-automaton.ts';
@@ -93,7 +96,7 @@ function compileRegexp(pattern: string, flags: number, caseInsensitive: boolean,
 }
 
 /** A dictionary with no terms (a compiler given none expands multi-term queries to nothing). */
-const NO_TERMS: TermDictionary = { forEachTerm: () => {} };
+const NO_TERMS: TermDictionary = { forEachTerm: () => {}, forEachWithPrefix: () => {}, size: () => 0 };
 
 /** The text options of `match`-family queries: a named analyzer and fuzziness. */
 interface TextOptions {
@@ -133,6 +136,10 @@ export class QueryCompiler {
   private readonly stats: StatsSource;
   /** What multi-term queries (prefix, wildcard, fuzzy) expand against: the shard's term dictionary. */
   private readonly multiTerm: MultiTermContext;
+  /** The dictionary terms this query's scanning leaves will read (bounded: multi-term.ts). */
+  private readonly scans = new ScanBudget();
+  /** Field copies made by `multi_field` nodes so far (bounded by the clause limit, as ES counts the rewritten query). */
+  private fieldCopies = 0;
 
   /** The value lists of `terms` and `ids` queries compiled so far, to prepare in slices. */
   readonly valueLists: M.ValueList[] = [];
@@ -210,7 +217,10 @@ export class QueryCompiler {
         const fm = this.multiTermField('prefix', q.field);
         if (!fm) return NONE;
         const value = q.normalize ? normalizerOf(fm, q.normalize).normalize(q.value) : q.value;
-        return rewritePlan(this.multiTerm, q.field, prefixAcceptor(value, q.caseInsensitive), parseRewriteMethod(q.rewrite, CONSTANT), b);
+        const method = parseRewriteMethod(q.rewrite, CONSTANT);
+        if (!q.caseInsensitive) return prefixPlan(this.multiTerm, q.field, value, method, b);
+        this.scans.charge(this.multiTerm.dictionary, q.field);
+        return rewritePlan(this.multiTerm, q.field, prefixAcceptor(value, true), method, b);
       }
       case 'wildcard': {
         const fm = this.multiTermField('wildcard', q.field);
@@ -218,13 +228,14 @@ export class QueryCompiler {
         const normalizer = q.normalize ? normalizerOf(fm, q.normalize) : null;
         const pattern = normalizer ? normalizeWildcardPattern(q.value, (s) => normalizer.normalize(s)) : q.value;
         const automaton = compileAutomaton(() => compileWildcard(pattern, q.caseInsensitive));
+        this.scans.charge(this.multiTerm.dictionary, q.field);
         return rewritePlan(this.multiTerm, q.field, (t) => (automaton.matches(t) ? 1 : null), parseRewriteMethod(q.rewrite, CONSTANT), b);
       }
       case 'fuzzy': {
         const fm = this.multiTermField('fuzzy', q.field);
         if (!fm) return NONE;
         const value = q.normalize ? normalizerOf(fm, q.normalize).normalize(q.value) : q.value;
-        return fuzzyPlan(this.multiTerm, q.field, value, q.fuzzy, b);
+        return this.fuzzy(q.field, value, q.fuzzy, b);
       }
       case 'match_bool_prefix':
         return this.boolPrefix(q.field, q.query, q.operator, q.minimumShouldMatch, b, { analyzer: q.analyzer, fuzzy: q.fuzzy, query: 'match_bool_prefix' });
@@ -292,7 +303,7 @@ export class QueryCompiler {
     const analyzer = opts.analyzer === undefined ? undefined : searchAnalyzer(opts.analyzer, opts.query ?? 'match');
     const fm = this.fields.get(field);
     if (!fm || fm.index === false) return NONE;
-    if (opts.fuzzy && fm.type === 'keyword') return fuzzyPlan(this.multiTerm, field, text, opts.fuzzy, boost);
+    if (opts.fuzzy && fm.type === 'keyword') return this.fuzzy(field, text, opts.fuzzy, boost);
     if (opts.fuzzy && fm.type !== 'text') {
       if (lenient) return NONE;
       throw failedToCreate(`Can only use fuzzy queries on keyword and text fields - not on [${field}] which is of type [${fm.type}]`);
@@ -301,7 +312,7 @@ export class QueryCompiler {
       const terms = analyzer ? analyzer.analyze(text) : analyzeTerms(text);
       if (terms.length === 0) return NONE;
       const fuzzy = opts.fuzzy;
-      const plans = terms.map((t) => (fuzzy ? fuzzyPlan(this.multiTerm, field, t, fuzzy, boost) : this.termPlan(field, t, boost)));
+      const plans = terms.map((t) => (fuzzy ? this.fuzzy(field, t, fuzzy, boost) : this.termPlan(field, t, boost)));
       if (plans.length === 1) return plans[0];
       if (op === 'and') return { t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 };
       const msm = Math.max(1, resolveMinimumShouldMatch(msmSpec, plans.length, 1));
@@ -323,14 +334,14 @@ export class QueryCompiler {
     const analyzer = opts.analyzer === undefined ? undefined : searchAnalyzer(opts.analyzer, opts.query ?? 'match_bool_prefix');
     const fm = this.fields.get(field);
     if (!fm || fm.index === false) return NONE;
-    if (fm.type === 'keyword' && !analyzer) return rewritePlan(this.multiTerm, field, prefixAcceptor(text, false), CONSTANT, boost);
+    if (fm.type === 'keyword' && !analyzer) return prefixPlan(this.multiTerm, field, text, CONSTANT, boost);
     if (fm.type !== 'text' && fm.type !== 'keyword') return this.match(field, text, op, msmSpec, boost, false);
     const terms = analyzer ? analyzer.analyze(text) : analyzeTerms(text);
     if (terms.length === 0) return NONE;
     const last = terms[terms.length - 1];
     const fuzzy = opts.fuzzy;
-    const plans = terms.slice(0, -1).map((t) => (fuzzy ? fuzzyPlan(this.multiTerm, field, t, fuzzy, boost) : this.termPlan(field, t, boost)));
-    plans.push(rewritePlan(this.multiTerm, field, prefixAcceptor(last, false), CONSTANT, boost));
+    const plans = terms.slice(0, -1).map((t) => (fuzzy ? this.fuzzy(field, t, fuzzy, boost) : this.termPlan(field, t, boost)));
+    plans.push(prefixPlan(this.multiTerm, field, last, CONSTANT, boost));
     if (plans.length === 1) return plans[0];
     if (op === 'and') return { t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 };
     const msm = Math.max(1, resolveMinimumShouldMatch(msmSpec, plans.length, 1));
@@ -357,22 +368,33 @@ export class QueryCompiler {
    * A leaf query on every field of a `query_string`'s field list (`QueryStringQueryParser`'s
    * multi-field queries): one copy per resolved field, boosted by its weight, dis_max'ed with
    * `tieBreaker`. With `lenient`, a field the query cannot run on is left out instead of failing.
+   * @throws EsError 400 `too_many_nested_clauses` past 4,096 field copies in the query (ES counts
+   *   the leaves of the rewritten query against `indices.query.bool.max_clause_count`).
    */
   private multiField(q: Extract<Query, { kind: 'multi_field' }>, boost: number): Plan {
     const parts: Plan[] = [];
     for (const { field, boost: fb } of q.fields) {
       for (const name of field === '*' ? [...this.fields.keys()] : this.expand(field)) {
+        if (++this.fieldCopies > MAX_CLAUSE_COUNT) {
+          throw new EsError(400, 'too_many_nested_clauses', `Query contains too many nested clauses; maxClauseCount is set to ${MAX_CLAUSE_COUNT}`);
+        }
         const copy = { ...q.query, field: name } as Query;
         try {
           parts.push(this.compile(copy, boost * fb));
         } catch (e) {
-          if (!(q.lenient && e instanceof EsError && e.status === 400)) throw e;
+          if (!(q.lenient && e instanceof EsError && e.status === 400) || e instanceof ScanBudgetExceeded) throw e;
         }
       }
     }
     const live = parts.filter((p) => p.t !== 'none');
     if (live.length === 0) return NONE;
     return live.length === 1 ? live[0] : { t: 'dismax', queries: live, tie: q.tieBreaker };
+  }
+
+  /** A fuzzy term query (multi-term.ts), its dictionary scan charged to the query's budget. */
+  private fuzzy(field: string, value: string, opts: FuzzyOptions, boost: number): Plan {
+    if (!fuzzyIsExact(value, opts)) this.scans.charge(this.multiTerm.dictionary, field);
+    return fuzzyPlan(this.multiTerm, field, value, opts, boost);
   }
 
   /**
