@@ -130,7 +130,8 @@ export function allShardsFailed(
   return new EsError(status, 'search_phase_execution_exception', message, {
     metadata: { phase, grouped: true, failed_shards: grouped },
     causedBy: grouped[0]?.reason,
-    rootCauses: grouped.map((f) => ({ ...f.reason, index_uuid: f.index, index: f.index })),
+    // Root causes are written without their own `caused_by` (ES `REST_EXCEPTION_SKIP_CAUSE`).
+    rootCauses: grouped.map(({ reason: { caused_by: _cause, ...cause }, index }) => ({ ...cause, index_uuid: index, index })),
   });
 }
 

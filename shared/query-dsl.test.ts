@@ -49,6 +49,24 @@ describe('leaf queries', () => {
     expect(reason({ regexp: { k: { flags: 'ALL' } } })).toBe('value cannot be null');
     expect(reason({ regexp: { k: 'a', j: 'b' } })).toBe("[regexp] query doesn't support multiple fields, found [k] and [j]");
   });
+  it('parses match_bool_prefix; slop is refused for multi_match bool_prefix', () => {
+    expect(parseQuery({ match_bool_prefix: { f: { query: 'a b', operator: 'AND', minimum_should_match: 2, analyzer: 'x' } } })).toEqual({
+      kind: 'match_bool_prefix', field: 'f', query: 'a b', operator: 'and', minimumShouldMatch: 2, analyzer: 'x', boost: 1,
+    });
+    expect(parseQuery({ match_bool_prefix: { f: 'a b' } })).toMatchObject({ query: 'a b', operator: 'or' });
+    expect(reason({ match_bool_prefix: { f: { operator: 'or' } } })).toBe('[match_bool_prefix] requires query value');
+    expect(reason({ multi_match: { query: 'a', type: 'bool_prefix', slop: 2 } })).toBe('[slop] not allowed for type [bool_prefix]');
+  });
+  it('parses query_string with a default field and operator (the q= syntax)', () => {
+    expect(parseQuery({ query_string: { query: 'a b', default_field: 'title', default_operator: 'AND' } })).toEqual({
+      kind: 'bool', must: [{ kind: 'match', field: 'title', query: 'a', operator: 'and', boost: 1 }, { kind: 'match', field: 'title', query: 'b', operator: 'and', boost: 1 }],
+      should: [], filter: [], mustNot: [], boost: 1,
+    });
+    expect(parseQuery({ query_string: { query: '/a.c/' } })).toMatchObject({ kind: 'multi_field', fields: [{ field: '*', boost: 1 }], lenient: true, query: { kind: 'regexp', value: 'a.c' } });
+    expect(reason({ query_string: { default_field: 'x' } })).toBe('[query_string] must be provided with a [query]');
+    expect(reason({ query_string: { query: 'a', foo: 1 } })).toBe('[query_string] query does not support [foo]');
+    expect(reason({ query_string: { query: 'a', fields: 'x' } })).toBe('[query_string] query does not support [fields]');
+  });
   it('parses range including the legacy from/to form', () => {
     expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x' } } })).toEqual({ kind: 'range', field: 'age', gte: 10, lt: 20, boost: 1 });
     expect(parseQuery({ range: { age: { from: 1, to: 5, include_lower: false } } })).toEqual({ kind: 'range', field: 'age', gt: 1, lte: 5, boost: 1 });

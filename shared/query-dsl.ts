@@ -133,11 +133,11 @@ function parseMultiMatch(body: Obj): Query {
   let query: string | undefined;
   const fields: { field: string; boost: number }[] = [];
   let type: MultiMatchType = 'best_fields';
+  let slop = 0;
   let tieBreaker = 0;
   let operator: Operator = 'or';
   let msm: string | number | undefined;
   let analyzer: string | undefined;
-  let slop = 0;
   let boost = 1;
   const fuzzy = new FuzzyParams();
   for (const [k, v] of Object.entries(body)) {
@@ -245,6 +245,7 @@ function parseRegexpQuery(body: Obj): Query {
   if (value === undefined) throw illegalArgument('value cannot be null');
   return { kind: 'regexp', field, value, flags, caseInsensitive, maxDeterminizedStates, boost };
 }
+
 
 function parseTerms(body: Obj): Query {
   let field: string | undefined;

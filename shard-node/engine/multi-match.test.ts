@@ -40,6 +40,9 @@ describe('multi_match types', () => {
     const r = run(mm('cross_fields', 'will smith', [['tag', 1], ['first', 1]], { operator: 'and' }));
     expect(r.hits.map((h) => h._id)).toEqual(['w']);
   });
+  it('bool_prefix honours minimum_should_match over its clauses (the prefix counts as one)', () => {
+    expect(run(mm('bool_prefix', 'orange red pur', [['color', 1]], { minimumShouldMatch: 3 })).hits.map((h) => h._id).sort()).toEqual(['2', '3']);
+  });
   it('bool_prefix treats the last term as a prefix and sums the fields', () => {
     expect(run(mm('bool_prefix', 'orange pur', [['color', 1]], { operator: 'and' })).hits.map((h) => h._id).sort()).toEqual(['2', '3']);
     const r = run(mm('bool_prefix', 'squ', [['color', 1], ['shape', 1]]));

@@ -549,14 +549,22 @@ export class QueryCompiler {
    *   pattern Lucene refuses (`failed to create query: …`).
    */
   private regexp(q: Extract<Query, { kind: 'regexp' }>, boost: number): Plan {
-    const fm = this.fields.get(q.field);
-    if (!fm) return NONE;
-    if (fm.type !== 'keyword' && fm.type !== 'text') {
-      throw new EsError(400, 'query_shard_exception', `Can only use regexp queries on keyword and text fields - not on [${q.field}] which is of type [${fm.type}]`);
+    let names: string[];
+    if (q.field === '*') {
+      // `q=/re/` without a field: every keyword and text field (ES `index.query.default_field: *`, lenient).
+      names = [...this.fields].filter(([, fm]) => (fm.type === 'keyword' || fm.type === 'text') && fm.index !== false).map(([name]) => name);
+    } else {
+      const fm = this.fields.get(q.field);
+      if (!fm) return NONE;
+      if (fm.type !== 'keyword' && fm.type !== 'text') {
+        throw new EsError(400, 'query_shard_exception', `Can only use regexp queries on keyword and text fields - not on [${q.field}] which is of type [${fm.type}]`);
+      }
+      names = fm.index === false ? [] : [q.field];
     }
-    if (fm.index === false) return NONE;
+    if (names.length === 0) return NONE;
     const automaton = compileRegexp(q.value, q.flags, q.caseInsensitive, q.maxDeterminizedStates);
-    return this.constant(boost, (seg) => M.termScanMatch(seg, q.field, (t) => automaton.matches(t)));
+    const parts = names.map((field) => this.constant(boost, (seg) => M.termScanMatch(seg, field, (t) => automaton.matches(t))));
+    return parts.length === 1 ? parts[0] : { t: 'dismax', queries: parts, tie: 0 };
   }
 
   /** ES `terms`: constant score `boost` for docs with any of the values. */

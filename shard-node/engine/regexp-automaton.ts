@@ -16,10 +16,10 @@ import { MAX_CODE_POINT, type Rx } from './regexp-parse.ts';
 /** ES `max_determinized_states` default (Lucene `Operations.DEFAULT_DETERMINIZE_WORK_LIMIT / 10`). */
 export const DEFAULT_MAX_DETERMINIZED_STATES = 10_000;
 /**
- * Derivative nodes one automaton may create or visit while it is built: about 100 ms of work. Past
+ * Derivative nodes one automaton may create or visit while it is built: about 50–150 ms of work. Past
  * it the pattern is refused as too complex, like a pattern over `max_determinized_states`.
  */
-export const MAX_DERIVATIVE_WORK = 2_000_000;
+export const MAX_DERIVATIVE_WORK = 1_000_000;
 
 /** Lucene's `TooComplexToDeterminizeException`: the automaton would exceed its state budget. */
 export class TooComplexError extends Error {}
