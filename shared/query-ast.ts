@@ -6,11 +6,22 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl.html
  */
 
+import type { FuzzyOptions } from './fuzziness.ts';
+
 /** A term value as ES accepts it in `term`, `terms` and `range`. */
 export type TermValue = string | number | boolean;
 
 /** The `multi_match` types Folio runs (ES's `phrase_prefix` is refused as not supported yet). */
 export type MultiMatchType = 'best_fields' | 'most_fields' | 'phrase' | 'cross_fields' | 'bool_prefix';
+
+/**
+ * How a `query_string` term that is not analyzed (a prefix, wildcard or fuzzy term) is normalized on
+ * the shard, as ES's `QueryStringQueryParser` does: through the `normalize` form of `analyzer` when
+ * given, else of the field's search analyzer (text fields lower-case, keyword fields keep the value).
+ */
+export interface QueryStringNormalize {
+  analyzer?: string;
+}
 
 /** `operator` of `match`/`multi_match`/`query_string`. */
 export type Operator = 'or' | 'and';
@@ -30,6 +41,10 @@ export type Query =
       operator: Operator;
       /** ES `minimum_should_match` in its raw form (`2`, `"75%"`, `"-1"`), applied to the analyzed terms. */
       minimumShouldMatch?: string | number;
+      /** ES `analyzer`: a built-in analyzer name (absent: the field's, `standard`); checked on the shard. */
+      analyzer?: string;
+      /** ES `fuzziness` and its options: each analyzed term is a fuzzy query. */
+      fuzzy?: FuzzyOptions;
       /** `lenient` is implied for `field: '*'`. */
       boost: number;
     }
@@ -47,6 +62,8 @@ export type Query =
       type: MultiMatchType;
       tieBreaker: number;
       minimumShouldMatch?: string | number;
+      analyzer?: string;
+      fuzzy?: FuzzyOptions;
       boost: number;
     }
   | { kind: 'term'; field: string; value: TermValue; caseInsensitive: boolean; boost: number }
@@ -65,7 +82,78 @@ export type Query =
       boost: number;
     }
   | { kind: 'exists'; field: string; boost: number }
-  | { kind: 'prefix'; field: string; value: string; caseInsensitive: boolean; boost: number }
+  | {
+      kind: 'prefix';
+      field: string;
+      value: string;
+      caseInsensitive: boolean;
+      /** ES `rewrite` as given (absent: constant score); checked on the shard. */
+      rewrite?: string;
+      /** From a query string: the value goes through the analyzer's normalize form first (see `normalize`). */
+      normalize?: QueryStringNormalize;
+      boost: number;
+    }
+  | {
+      kind: 'wildcard';
+      field: string;
+      /** A Lucene wildcard pattern: `*` any string, `?` one character, `\\` escapes the next one. */
+      value: string;
+      caseInsensitive: boolean;
+      rewrite?: string;
+      normalize?: QueryStringNormalize;
+      boost: number;
+    }
+  | { kind: 'fuzzy'; field: string; value: string; fuzzy: FuzzyOptions; normalize?: QueryStringNormalize; boost: number }
+  | {
+      /** ES `match_bool_prefix`: the analyzed terms as a bool, the last one a prefix query. */
+      kind: 'match_bool_prefix';
+      field: string;
+      query: string;
+      operator: Operator;
+      minimumShouldMatch?: string | number;
+      analyzer?: string;
+      /** Fuzziness of every term but the last. */
+      fuzzy?: FuzzyOptions;
+      boost: number;
+    }
+  | {
+      /** ES `match_phrase_prefix`: a phrase whose last term is a prefix (at most `maxExpansions` terms). */
+      kind: 'match_phrase_prefix';
+      field: string;
+      query: string;
+      slop: number;
+      maxExpansions: number;
+      analyzer?: string;
+      boost: number;
+    }
+  | {
+      /**
+       * One leaf query run on several fields, as `query_string` runs a term without a field
+       * (`QueryStringQueryParser`'s multi-field queries): `query`'s own `field` is ignored; each field
+       * (a name or a `*` pattern, resolved against the mapping on the shard) gets a copy boosted by its
+       * weight, and the copies combine by dis_max with `tieBreaker`. With `lenient`, a field that
+       * cannot run the query (a number for a text) matches nothing instead of failing.
+       */
+      kind: 'multi_field';
+      fields: { field: string; boost: number }[];
+      query: Query;
+      tieBreaker: number;
+      lenient: boolean;
+      boost: number;
+    }
+  | {
+      /**
+       * A `terms` query whose values come from a document (ES terms lookup): the coordinator fetches
+       * `index/id` and replaces this node with a `terms` node before any shard sees it.
+       */
+      kind: 'terms_lookup';
+      field: string;
+      index: string;
+      id: string;
+      path: string;
+      routing?: string;
+      boost: number;
+    }
   | { kind: 'ids'; values: string[]; boost: number }
   | {
       kind: 'regexp';
@@ -122,4 +210,20 @@ export function resolveMinimumShouldMatch(spec: string | number | undefined, opt
   }
   if (!Number.isFinite(n)) n = dflt;
   return Math.max(0, Math.min(optionalCount, n));
+}
+
+/** The queries directly inside `q` (bool clauses, dis_max queries, a constant_score filter, a multi_field's leaf); none for a leaf. */
+export function subQueries(q: Query): readonly Query[] {
+  switch (q.kind) {
+    case 'bool':
+      return [...q.must, ...q.should, ...q.filter, ...q.mustNot];
+    case 'dis_max':
+      return q.queries;
+    case 'constant_score':
+      return [q.filter];
+    case 'multi_field':
+      return [q.query];
+    default:
+      return [];
+  }
 }

@@ -9,19 +9,21 @@
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
 import type { MultiMatchType, Operator, Query, TermValue } from './query-ast.ts';
-import { parseQueryString } from './query-string.ts';
 import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from './regexp-flags.ts';
 import {
-  boostOf, didYouMean, isObject, javaParseDouble, numberFormat, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat,
-  xContentInt,
+  boostOf, didYouMean, isObject, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat, xContentInt,
 } from './params.ts';
+import {
+  eachParam, fieldAndBoost, isValue, msmOf, multipleFields, notYet, singleField, unknownToken, unsupportedParam, type Obj,
+} from './query-dsl-params.ts';
+import { parseQueryStringQuery } from './query-string-query.ts';
+import { parseSimpleQueryStringQuery } from './simple-query-string.ts';
+import { FuzzyParams, parseFuzzy, parseMatchBoolPrefix, parseMatchPhrasePrefix, parseWildcard, zeroTermsQuery } from './query-dsl-text.ts';
 
 /** ES `indices.query.bool.max_nested_depth` (default 30): query objects allowed along one path. */
 export const MAX_NESTED_DEPTH = 30;
 /** ES `indices.query.bool.max_clause_count` (4096 in ES 8 unless derived from heap). */
 export const MAX_CLAUSE_COUNT = 4096;
-
-type Obj = Record<string, unknown>;
 
 /** Every query name ES 8 registers, for `did you mean` and to tell "unknown" from "not supported yet". */
 const ES_QUERIES = (
@@ -33,15 +35,6 @@ const ES_QUERIES = (
   'span_multi span_near span_not span_or span_term span_within sparse_vector term terms terms_set ' +
   'text_expansion weighted_tokens wildcard wrapper'
 ).split(' ');
-
-const isValue = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-const unsupportedParam = (q: string, key: string) => parsingException(`[${q}] query does not support [${key}]`);
-const unknownToken = (q: string, v: unknown, key: string) => parsingException(`[${q}] unknown token [${tokenName(v)}] after [${key}]`);
-const multipleFields = (q: string, a: string, b: string) => parsingException(`[${q}] query doesn't support multiple fields, found [${a}] and [${b}]`);
-const notYet = (q: string, key: string) => illegalArgument(`[${q}] query parameter [${key}] is not supported by Folio yet`);
-
-/** `minimum_should_match` kept raw (number or string). */
-const msmOf = (v: unknown): string | number => (typeof v === 'number' ? v : scalarText(v));
 
 /** Parses a whole query tree, then enforces Lucene's clause limits. */
 export function parseQuery(json: unknown): Query {
@@ -63,6 +56,7 @@ function countLeaves(q: Query): number {
   }
   if (q.kind === 'dis_max') return sum(q.queries);
   if (q.kind === 'constant_score') return countLeaves(q.filter);
+  if (q.kind === 'multi_field') return q.fields.length * countLeaves(q.query);
   return q.kind === 'multi_match' ? q.fields.length : 1;
 }
 
@@ -92,44 +86,29 @@ function parseInner(json: unknown, depth: number): Query {
   return q;
 }
 
-/** Walks a single-field query body: `{"f": value}` (short) or `{"f": {...}}` (long); one field only. */
-function singleField(q: string, body: Obj, long: (field: string, params: Obj) => void, short: (field: string, v: unknown) => void): string | undefined {
-  let field: string | undefined;
-  for (const [k, v] of Object.entries(body)) {
-    if (field !== undefined) throw multipleFields(q, field, k);
-    field = k;
-    if (isObject(v)) long(k, v);
-    else short(k, v);
-  }
-  return field;
-}
-
-/** Walks the parameters of a long form: `on(key, value)` returns false for an unknown key. */
-function eachParam(q: string, params: Obj, on: (key: string, v: string | number | boolean) => boolean): void {
-  for (const [k, v] of Object.entries(params)) {
-    if (!isValue(v)) throw unknownToken(q, v, k);
-    if (!on(k, v)) throw unsupportedParam(q, k);
-  }
-}
-
-const MATCH_IGNORED = ['analyzer', 'lenient', 'zero_terms_query', 'auto_generate_synonyms_phrase_query', 'fuzzy_transpositions', 'prefix_length', 'max_expansions', 'fuzzy_rewrite', '_name'];
+/** Parameters ES accepts on `match`/`multi_match` that Folio accepts and does not apply. */
+const MATCH_IGNORED = ['lenient', 'auto_generate_synonyms_phrase_query', '_name'];
 
 /** `match` and `match_phrase`: short `{"f": "text"}` or long `{"f": {"query": …, …}}`. */
 function parseText(name: 'match' | 'match_phrase', body: Obj): Query {
   let query: string | undefined;
   let operator: Operator = 'or';
   let msm: string | number | undefined;
+  let analyzer: string | undefined;
   let slop = 0;
   let boost = 1;
   const phrase = name === 'match_phrase';
+  const fuzzy = new FuzzyParams();
   const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
     if (k === 'query') query = scalarText(v);
     else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'zero_terms_query') zeroTermsQuery(v);
     else if (phrase && k === 'slop') slop = xContentInt(v);
     else if (!phrase && k === 'operator') operator = operatorOf(v);
     else if (!phrase && k === 'minimum_should_match') msm = msmOf(v);
-    else if (!phrase && k === 'fuzziness') throw notYet(name, k);
-    else return (phrase ? ['analyzer', 'zero_terms_query', '_name'] : MATCH_IGNORED).includes(k);
+    else if (!phrase && k === 'analyzer') analyzer = scalarText(v);
+    else if (!phrase && fuzzy.take(k, v)) return true;
+    else return (phrase ? ['analyzer', '_name'] : MATCH_IGNORED).includes(k);
     return true;
   }), (f, v) => {
     if (Array.isArray(v)) throw unknownToken(name, v, f);
@@ -140,16 +119,12 @@ function parseText(name: 'match' | 'match_phrase', body: Obj): Query {
     if (slop < 0) throw illegalArgument('No negative slop allowed.');
     return { kind: 'match_phrase', field, query, slop, boost };
   }
-  return msm === undefined ? { kind: 'match', field, query, operator, boost } : { kind: 'match', field, query, operator, minimumShouldMatch: msm, boost };
-}
-
-/** `field^2.5` → field and boost (`Float.parseFloat` of the text after the first `^`). */
-function fieldAndBoost(spec: string): { field: string; boost: number } {
-  const i = spec.indexOf('^');
-  if (i < 0) return { field: spec, boost: 1 };
-  const b = javaParseDouble(spec.slice(i + 1));
-  if (b === null) throw numberFormat(spec.slice(i + 1));
-  return { field: spec.slice(0, i), boost: Math.fround(b) };
+  const q: Query = { kind: 'match', field, query, operator, boost };
+  if (msm !== undefined) q.minimumShouldMatch = msm;
+  if (analyzer !== undefined) q.analyzer = analyzer;
+  const fo = fuzzy.options();
+  if (fo) q.fuzzy = fo;
+  return q;
 }
 
 const MULTI_MATCH_TYPES: readonly MultiMatchType[] = ['best_fields', 'most_fields', 'phrase', 'cross_fields', 'bool_prefix'];
@@ -162,7 +137,9 @@ function parseMultiMatch(body: Obj): Query {
   let tieBreaker = 0;
   let operator: Operator = 'or';
   let msm: string | number | undefined;
+  let analyzer: string | undefined;
   let boost = 1;
+  const fuzzy = new FuzzyParams();
   for (const [k, v] of Object.entries(body)) {
     if (k === 'fields' && Array.isArray(v)) {
       for (const f of v) {
@@ -185,14 +162,19 @@ function parseMultiMatch(body: Obj): Query {
     else if (k === 'minimum_should_match') msm = msmOf(v);
     else if (k === 'boost') boost = boostOf(v);
     else if (k === 'slop') slop = xContentInt(v);
-    else if (k === 'fuzziness') throw notYet('multi_match', k);
-    else if (!MATCH_IGNORED.includes(k)) throw unsupportedParam('multi_match', k);
+    else if (k === 'analyzer') analyzer = scalarText(v);
+    else if (k === 'zero_terms_query') zeroTermsQuery(v);
+    else if (!fuzzy.take(k, v) && !MATCH_IGNORED.includes(k)) throw unsupportedParam('multi_match', k);
   }
   if (query === undefined) throw parsingException('No text specified for multi_match query');
+  const fo = fuzzy.options();
+  if (fo && (type === 'cross_fields' || type === 'phrase')) throw parsingException(`Fuzziness not allowed for type [${type}]`);
   if (slop !== 0 && type === 'bool_prefix') throw parsingException(`[slop] not allowed for type [${type}]`);
   if (fields.length === 0) fields.push({ field: '*', boost: 1 });
   const q: Query = { kind: 'multi_match', fields, query, operator, type, tieBreaker, boost };
   if (msm !== undefined) q.minimumShouldMatch = msm;
+  if (analyzer !== undefined) q.analyzer = analyzer;
+  if (fo) q.fuzzy = fo;
   return q;
 }
 
@@ -201,12 +183,14 @@ function parseTermLike(name: 'term' | 'prefix', body: Obj): Query {
   let value: TermValue | undefined;
   let boost = 1;
   let caseInsensitive = false;
+  let rewrite: string | undefined;
   const valueKeys = name === 'term' ? ['value', 'term'] : ['value', 'prefix'];
   const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
     if (valueKeys.includes(k)) value = v;
     else if (k === 'boost') boost = boostOf(v);
     else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
-    else return k === '_name' || (name === 'prefix' && k === 'rewrite');
+    else if (name === 'prefix' && k === 'rewrite') rewrite = scalarText(v);
+    else return k === '_name';
     return true;
   }), (f, v) => {
     if (Array.isArray(v) && name === 'term') throw parsingException('[term] query does not support array of values');
@@ -215,7 +199,11 @@ function parseTermLike(name: 'term' | 'prefix', body: Obj): Query {
   });
   if (!field) throw illegalArgument('field name is null or empty');
   if (value === undefined) throw illegalArgument('value cannot be null');
-  if (name === 'prefix') return { kind: 'prefix', field, value: scalarText(value), caseInsensitive, boost };
+  if (name === 'prefix') {
+    const q: Query = { kind: 'prefix', field, value: scalarText(value), caseInsensitive, boost };
+    if (rewrite !== undefined) q.rewrite = rewrite;
+    return q;
+  }
   return { kind: 'term', field, value, caseInsensitive, boost };
 }
 
@@ -258,68 +246,11 @@ function parseRegexpQuery(body: Obj): Query {
   return { kind: 'regexp', field, value, flags, caseInsensitive, maxDeterminizedStates, boost };
 }
 
-const BOOL_PREFIX_IGNORED = ['analyzer', 'prefix_length', 'max_expansions', 'fuzzy_transpositions', 'fuzzy_rewrite', '_name'];
-
-/**
- * `match_bool_prefix` (`MatchBoolPrefixQueryBuilder`): the analyzed terms as a bool of term queries,
- * the last one a prefix query; run as a one-field `multi_match` of type `bool_prefix`.
- * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-match-bool-prefix-query.html
- */
-function parseMatchBoolPrefix(body: Obj): Query {
-  let query: string | undefined;
-  let operator: Operator = 'or';
-  let msm: string | number | undefined;
-  let boost = 1;
-  const field = singleField('match_bool_prefix', body, (_f, params) => eachParam('match_bool_prefix', params, (k, v) => {
-    if (k === 'query') query = scalarText(v);
-    else if (k === 'operator') operator = operatorOf(v);
-    else if (k === 'minimum_should_match') msm = msmOf(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'fuzziness') throw notYet('match_bool_prefix', k);
-    else return BOOL_PREFIX_IGNORED.includes(k);
-    return true;
-  }), (f, v) => {
-    if (!isValue(v)) throw unknownToken('match_bool_prefix', v, f);
-    query = scalarText(v);
-  });
-  if (!field) throw illegalArgument('[match_bool_prefix] requires fieldName');
-  if (query === undefined) throw illegalArgument('[match_bool_prefix] requires query value');
-  const q: Query = { kind: 'multi_match', fields: [{ field, boost: 1 }], query, operator, type: 'bool_prefix', tieBreaker: 0, boost };
-  if (msm !== undefined) q.minimumShouldMatch = msm;
-  return q;
-}
-
-const QUERY_STRING_IGNORED = ['_name', 'lenient', 'analyze_wildcard', 'allow_leading_wildcard', 'auto_generate_synonyms_phrase_query', 'escape', 'max_determinized_states'];
-
-/**
- * `query_string` with one default field (`QueryStringQueryBuilder.fromXContent`): the Lucene query
- * syntax of `q=` (query-string.ts) with `default_field` (default every field) and `default_operator`;
- * `fields`, `type` and the fuzzy options are refused as not supported yet.
- * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-query-string-query.html
- */
-function parseQueryStringQuery(body: Obj): Query {
-  let query: string | undefined;
-  let df: string | undefined;
-  let operator: Operator = 'or';
-  let boost = 1;
-  eachParam('query_string', body, (k, v) => {
-    if (k === 'query') query = scalarText(v);
-    else if (k === 'default_field') df = scalarText(v);
-    else if (k === 'default_operator') operator = operatorOf(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else if (['fields', 'type', 'tie_breaker', 'fuzziness', 'phrase_slop', 'minimum_should_match', 'quote_field_suffix', 'analyzer', 'quote_analyzer', 'rewrite', 'time_zone', 'fuzzy_max_expansions', 'fuzzy_prefix_length', 'fuzzy_transpositions', 'fuzzy_rewrite', 'enable_position_increments'].includes(k)) {
-      throw notYet('query_string', k);
-    } else return QUERY_STRING_IGNORED.includes(k);
-    return true;
-  });
-  if (query === undefined) throw parsingException('[query_string] must be provided with a [query]');
-  const q = parseQueryString(query, { defaultOperator: operator, df: df === '*' ? undefined : df });
-  return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], boost };
-}
 
 function parseTerms(body: Obj): Query {
   let field: string | undefined;
   let values: TermValue[] = [];
+  let lookup: TermsLookup | undefined;
   let boost = 1;
   for (const [k, v] of Object.entries(body)) {
     if (Array.isArray(v)) {
@@ -331,7 +262,9 @@ function parseTerms(body: Obj): Query {
         return x;
       });
     } else if (isObject(v)) {
-      throw illegalArgument('[terms] query terms lookup is not supported by Folio yet');
+      if (field !== undefined) throw parsingException(`[terms] query does not support more than one field. Already got: [${field}] but also found [${k}]`);
+      field = k;
+      lookup = parseTermsLookup(v);
     } else if (isValue(v)) {
       if (k === 'boost') boost = boostOf(v);
       else if (k !== '_name') throw unsupportedParam('terms', k);
@@ -340,7 +273,34 @@ function parseTerms(body: Obj): Query {
   if (field === undefined) {
     throw parsingException('[terms] query requires a field name, followed by array of terms or a document lookup specification');
   }
+  if (lookup) return { kind: 'terms_lookup', field, ...lookup, boost };
   return { kind: 'terms', field, values, boost };
+}
+
+/** The document a terms lookup reads its values from. */
+type TermsLookup = { index: string; id: string; path: string; routing?: string };
+
+/**
+ * ES `TermsLookup` (a `ConstructingObjectParser` named `terms_lookup`): string `index`, `id`, `path`
+ * (required) and `routing`.
+ * @throws EsError 400 `x_content_parse_exception` `[1:1] [terms_lookup] unknown field [x]` or
+ *   `[1:1] [terms_lookup] id doesn't support values of type: VALUE_NUMBER`; `illegal_argument_exception`
+ *   `Required [index, path]` for missing ones.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-terms-query.html#query-dsl-terms-lookup
+ */
+function parseTermsLookup(spec: Obj): TermsLookup {
+  const known = ['index', 'id', 'path', 'routing'];
+  const got: Record<string, string> = {};
+  for (const [k, v] of Object.entries(spec)) {
+    if (!known.includes(k)) throw xContentError(`[terms_lookup] unknown field [${k}]${didYouMean(k, known)}`);
+    if (typeof v !== 'string') throw xContentError(`[terms_lookup] ${k} doesn't support values of type: ${tokenName(v)}`);
+    got[k] = v;
+  }
+  const missing = ['index', 'id', 'path'].filter((k) => got[k] === undefined);
+  if (missing.length > 0) throw illegalArgument(`Required [${missing.join(', ')}]`);
+  const out: TermsLookup = { index: got.index, id: got.id, path: got.path };
+  if (got.routing !== undefined) out.routing = got.routing;
+  return out;
 }
 
 function parseRange(body: Obj): Query {
@@ -503,6 +463,7 @@ const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
   match_all: (b) => parseMatchAllNone('match_all', b), match_none: (b) => parseMatchAllNone('match_none', b),
   match: (b) => parseText('match', b), match_phrase: (b) => parseText('match_phrase', b), multi_match: parseMultiMatch,
   term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
-  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, query_string: parseQueryStringQuery,
-  match_bool_prefix: parseMatchBoolPrefix, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
+  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
+  match_bool_prefix: parseMatchBoolPrefix, match_phrase_prefix: parseMatchPhrasePrefix, fuzzy: parseFuzzy, wildcard: parseWildcard,
+  query_string: parseQueryStringQuery, simple_query_string: parseSimpleQueryStringQuery,
 };

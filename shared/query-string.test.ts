@@ -44,7 +44,7 @@ describe('Lucene classic occurrence rules', () => {
     expect(parseQueryString('*', { defaultOperator: 'or', df: 'f' })).toEqual({ kind: 'exists', field: 'f', boost: 1 });
     expect(parseQueryString('f:*', OR)).toEqual({ kind: 'exists', field: 'f', boost: 1 });
     expect(parseQueryString('_exists_:f', OR)).toEqual({ kind: 'exists', field: 'f', boost: 1 });
-    expect(parseQueryString('name:jo*', OR)).toEqual({ kind: 'prefix', field: 'name', value: 'jo', caseInsensitive: false, boost: 1 });
+    expect(parseQueryString('name:Jo*', OR)).toEqual({ kind: 'prefix', field: 'name', value: 'Jo', caseInsensitive: false, normalize: {}, boost: 1 });
     expect(parseQueryString('age:[1 TO 5}', OR)).toEqual({ kind: 'range', field: 'age', gte: '1', lt: '5', boost: 1 });
     expect(parseQueryString('age:{* TO 5]', OR)).toEqual({ kind: 'range', field: 'age', lte: '5', boost: 1 });
     expect(parseQueryString('age:>=18', OR)).toEqual({ kind: 'range', field: 'age', gte: '18', boost: 1 });
@@ -70,18 +70,26 @@ describe('errors', () => {
       expect(esErr(() => parseQueryString(q, OR)).type).toBe('query_shard_exception');
     }
   });
-  it('rejects unsupported constructs with a clear 400', () => {
-    for (const q of ['te?t', 'a*b', 'foo~', 'foo~2', 'foo*', '[1 TO 2]']) {
-      const e = esErr(() => parseQueryString(q, OR));
-      expect([e.status, e.type]).toEqual([400, 'illegal_argument_exception']);
-    }
+  it('reads wildcard, fuzzy and all-fields terms (multi_field, lenient on *)', () => {
+    expect(parseQueryString('f:te?t*', OR)).toEqual({ kind: 'wildcard', field: 'f', value: 'te?t*', caseInsensitive: false, normalize: {}, boost: 1 });
+    const fuzzy = (fuzziness: unknown) => ({ fuzziness, prefixLength: 0, maxExpansions: 50, transpositions: true });
+    expect(parseQueryString('f:foo~', OR)).toEqual({ kind: 'fuzzy', field: 'f', value: 'foo', fuzzy: fuzzy({ auto: true, low: 3, high: 6 }), normalize: {}, boost: 1 });
+    expect(parseQueryString('f:foo~1^2', OR)).toMatchObject({ kind: 'fuzzy', fuzzy: fuzzy({ auto: false, edits: 1 }), boost: 2 });
+    expect(parseQueryString('f:foo^2~1', OR)).toMatchObject({ kind: 'fuzzy', fuzzy: fuzzy({ auto: false, edits: 1 }), boost: 2 });
+    expect(parseQueryString('foo*', OR)).toEqual({
+      kind: 'multi_field', fields: [{ field: '*', boost: 1 }], tieBreaker: 0, lenient: true, boost: 1,
+      query: { kind: 'prefix', field: '', value: 'foo', caseInsensitive: false, normalize: {}, boost: 1 },
+    });
+    expect(parseQueryString('[1 TO 2]', OR)).toMatchObject({ kind: 'multi_field', query: { kind: 'range', gte: '1', lte: '2' } });
+    expect(parseQueryString('/ab+/', OR)).toMatchObject({ kind: 'multi_field', query: { kind: 'regexp', value: 'ab+' } });
+    const e = esErr(() => parseQueryString('f:foo~1.5', OR));
+    expect([e.type, e.message]).toEqual(['query_shard_exception', 'failed to create query: fuzziness needs to be one of 0.0, 1.0 or 2.0 but was 1.5']);
   });
   it('reads field:/regex/ as a regexp query (the pattern as written)', () => {
     expect(parseQueryString('tag:/re+d|b\\/x/', OR)).toEqual({
       kind: 'regexp', field: 'tag', value: 're+d|b\\/x', flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: 10000, boost: 1,
     });
     expect(parseQueryString('/ab+/', { defaultOperator: 'or', df: 'tag' })).toMatchObject({ kind: 'regexp', field: 'tag', value: 'ab+' });
-    expect(parseQueryString('/ab+/', OR)).toMatchObject({ kind: 'regexp', field: '*', value: 'ab+' });
   });
   it('never throws anything but a 400 EsError', () => {
     const chars = fc.constantFrom(...'ab :()[]{}"\\*?~^+-!&|/<>=TOANDORNOT 12.'.split(''));

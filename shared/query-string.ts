@@ -1,23 +1,50 @@
 /**
- * The `q=` URI search: a subset of Lucene's classic query parser (the grammar of ES `query_string`)
+ * The Lucene classic query parser (the grammar of ES `query_string` and of the `q=` URI search)
  * turned into the shared {@link Query} AST. Clause occurrence follows `QueryParserBase.addClause`
  * exactly: with default operator OR plain clauses are SHOULD, `+` MUST, `-`/`!`/`NOT` MUST_NOT, and
  * `AND` makes both neighbours MUST; with default operator AND clauses are MUST unless joined by `OR`.
  * Terms become `match` (with the default operator), quoted text `match_phrase` (`"a b"~2` = slop),
- * `foo*` `prefix`, `*` match_all (or `exists` on a concrete field), `field:*` and `_exists_:field`
- * `exists`, `[a TO b]`/`{a TO b}`/`>=5` ranges, `/regex/` `regexp`. Wildcards and fuzzy terms are rejected.
+ * `foo*` `prefix`, `f?o*` `wildcard`, `foo~1` `fuzzy`, `/re/` `regexp`, `*` match_all (or `exists`
+ * on a concrete field), `field:*` and `_exists_:field` `exists`, `[a TO b]`/`{a TO b}`/`>=5` ranges.
+ * A term runs on its `field:`, else on the default fields (`fields`, `df`, or every field); several
+ * fields or a pattern make a `multi_field` node the shard resolves against its mapping, as ES's
+ * `QueryStringQueryParser` does per shard. Prefix, wildcard and fuzzy terms are normalized there.
  * @see https://github.com/apache/lucene/blob/main/lucene/queryparser/src/java/org/apache/lucene/queryparser/classic/QueryParser.jj
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/search/QueryStringQueryParser.java
  */
 import { EsError, illegalArgument } from './errors.ts';
-import type { Operator, Query } from './query-ast.ts';
+import { AUTO, fuzzyDefaults, parseFuzziness, type Fuzziness, type FuzzyOptions } from './fuzziness.ts';
+import type { Operator, Query, QueryStringNormalize } from './query-ast.ts';
 import { DEFAULT_MAX_DETERMINIZED_STATES } from './regexp-flags.ts';
 
-/** Options of the URI search: ES `default_operator` and `df`. */
+/** Options of the URI search (`default_operator`, `df`, …) and of the `query_string` query. */
 export interface QueryStringOptions {
   defaultOperator: Operator;
-  /** Default field; without it unfielded terms search every field (`*`). */
+  /** Default field (`df`, `default_field`; a name or a `*` pattern); without it unfielded terms search every field (`*`). */
   df?: string;
+  /** The `query_string` `fields` (names or `*` patterns, with boosts): where terms without a field run. */
+  fields?: { field: string; boost: number }[];
+  /**
+   * ES `lenient`: a field that cannot run a term (text into a number) is left out instead of failing.
+   * Unset, it is true when the fields include `*` (ES's all-fields rule), else false.
+   */
+  lenient?: boolean;
+  /** ES `analyzer`: forced on every field (match terms analyze with it, prefix/wildcard/fuzzy terms normalize with it). */
+  analyzer?: string;
+  /** ES `analyze_wildcard`: a prefix term is analyzed, its last token a prefix (default false). */
+  analyzeWildcard?: boolean;
+  /** ES `allow_leading_wildcard` (default true): false refuses `*x`/`?x` terms. */
+  allowLeadingWildcard?: boolean;
+  /** `fuzziness` (default AUTO), `fuzzy_prefix_length`, `fuzzy_max_expansions`, `fuzzy_transpositions`, `fuzzy_rewrite` of `term~`. */
+  fuzzy?: FuzzyOptions;
+  /** ES `phrase_slop`: the slop of quoted phrases without `~N` (default 0). */
+  phraseSlop?: number;
+  /** How one term over several fields combines: dis_max with this tie breaker (best_fields 0, most_fields 1). */
+  tieBreaker?: number;
+  /** ES `rewrite` of prefix and wildcard terms. */
+  rewrite?: string;
+  /** ES `max_determinized_states` of regexp terms (default 10,000). */
+  maxDeterminizedStates?: number;
 }
 
 type Kind =
@@ -262,52 +289,102 @@ class Parser {
 
   term(field: string | null): Query | null {
     const t = this.peek();
-    const f = field ?? this.opts.df ?? '*';
-    if (t.kind === 'RANGEIN_START' || t.kind === 'RANGEEX_START') return this.range(f);
+    if (t.kind === 'RANGEIN_START' || t.kind === 'RANGEEX_START') return this.range(field);
     const termKinds: Kind[] = ['TERM', 'STAR', 'PREFIXTERM', 'WILDTERM', 'REGEXPTERM', 'NUMBER', 'BAREOPER', 'QUOTED'];
     if (!termKinds.includes(t.kind)) this.unexpected();
     this.next();
-    let slop: string | null = null;
-    if (this.peek().kind === 'FUZZY_SLOP') slop = this.next().image.slice(1);
-    let q: Query | null;
-    if (t.kind === 'QUOTED') {
-      const text = unescape(t.image.slice(1, -1));
-      q = f === '_exists_' ? { kind: 'exists', field: text, boost: 1 } : { kind: 'match_phrase', field: f, query: text, slop: slop ? Math.trunc(Number(slop)) : 0, boost: 1 };
-    } else {
-      if (slop !== null) throw unsupported(`fuzzy query [${t.image}~${slop}]`);
-      q = this.termQuery(t, f);
+    // `term [~fuzzy] [^boost [~fuzzy]]`, as the grammar's Term production.
+    let fuzzy: string | null = null;
+    if (this.peek().kind === 'FUZZY_SLOP') fuzzy = this.next().image.slice(1);
+    let boost: number | null = null;
+    if (this.peek().kind === 'CARAT') {
+      this.next();
+      boost = Number(this.expect('NUMBER').image);
+      if (this.peek().kind === 'FUZZY_SLOP') fuzzy = this.next().image.slice(1);
     }
-    const boosted = this.boost(q);
-    if (this.peek().kind === 'FUZZY_SLOP') throw unsupported(`fuzzy query [${t.image}]`);
-    return boosted;
+    const q = t.kind === 'QUOTED' ? this.phraseQuery(t, field, fuzzy) : this.termQuery(t, field, fuzzy);
+    return q === null || boost === null ? q : { ...q, boost };
   }
 
-  termQuery(t: Token, f: string): Query | null {
+  /** The fields a term without `field:` runs on: `fields`, else `df`, else every field. */
+  defaultFields(): { field: string; boost: number }[] {
+    return this.opts.fields ?? [{ field: this.opts.df ?? '*', boost: 1 }];
+  }
+
+  /**
+   * `make(f)` on the term's fields (ES `QueryStringQueryParser`'s multi-field queries): one concrete
+   * field directly; several fields, a pattern or `lenient` as a `multi_field` node the shard resolves
+   * (match and phrase terms on `*` alone keep the all-fields form of `q=`).
+   */
+  onFields(field: string | null, make: (f: string) => Query): Query {
+    const fields = field !== null ? [{ field, boost: 1 }] : this.defaultFields();
+    const single = fields.length === 1 && fields[0].boost === 1 ? fields[0].field : null;
+    if (single !== null && !single.includes('*') && this.opts.lenient !== true) return make(single);
+    const template = make('');
+    if (single === '*' && (template.kind === 'match' || template.kind === 'match_phrase') && this.opts.lenient !== false) return make('*');
+    const lenient = this.opts.lenient ?? fields.some((f) => f.field === '*');
+    return { kind: 'multi_field', fields, query: template, tieBreaker: this.opts.tieBreaker ?? 0, lenient, boost: 1 };
+  }
+
+  /** How prefix, wildcard and fuzzy terms are normalized on the shard. */
+  normalize(): QueryStringNormalize {
+    return this.opts.analyzer === undefined ? {} : { analyzer: this.opts.analyzer };
+  }
+
+  /** A quoted phrase (`"a b"~2`; `phrase_slop` without `~N`), or `_exists_:"f"`. */
+  phraseQuery(t: Token, field: string | null, slop: string | null): Query | null {
+    const text = unescape(t.image.slice(1, -1));
+    if (field === '_exists_') return { kind: 'exists', field: text, boost: 1 };
+    const n = slop !== null && slop !== '' ? Math.trunc(Number(slop)) : (this.opts.phraseSlop ?? 0);
+    return this.onFields(field, (f) => ({ kind: 'match_phrase', field: f, query: text, slop: n, boost: 1 }));
+  }
+
+  termQuery(t: Token, field: string | null, fuzzy: string | null): Query | null {
     if (t.kind === 'BAREOPER') return null; // a lone operator analyzes to no terms
-    if (t.kind === 'WILDTERM') throw unsupported(`wildcard query [${t.image}]`);
     if (t.kind === 'REGEXPTERM') {
       // `field:/pattern/`: Lucene's `getRegexpQuery` with every syntax flag (the pattern is not unescaped).
-      if (f === '_exists_') throw unsupported(`regexp query [${t.image}] on [_exists_]`);
-      return { kind: 'regexp', field: f, value: t.image.slice(1, -1), flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: DEFAULT_MAX_DETERMINIZED_STATES, boost: 1 };
+      if (field === '_exists_') throw unsupported(`regexp query [${t.image}] on [_exists_]`);
+      const maxDeterminizedStates = this.opts.maxDeterminizedStates ?? DEFAULT_MAX_DETERMINIZED_STATES;
+      return this.onFields(field, (f) => ({ kind: 'regexp', field: f, value: t.image.slice(1, -1), flags: 0xffff, caseInsensitive: false, maxDeterminizedStates, boost: 1 }));
     }
     const text = unescape(t.image);
-    if (f === '_exists_') return { kind: 'exists', field: text, boost: 1 };
-    if (t.kind === 'STAR') return f === '*' ? { kind: 'match_all', boost: 1 } : { kind: 'exists', field: f, boost: 1 };
+    if (field === '_exists_') return { kind: 'exists', field: text, boost: 1 };
+    if (t.kind === 'STAR') {
+      const f = field ?? (this.opts.fields ? null : (this.opts.df ?? '*'));
+      if (f === '*') return { kind: 'match_all', boost: 1 };
+      return this.onFields(f, (x) => ({ kind: 'exists', field: x, boost: 1 }));
+    }
+    const rewrite = this.opts.rewrite === undefined ? {} : { rewrite: this.opts.rewrite };
     if (t.kind === 'PREFIXTERM') {
-      if (f === '*') throw unsupported(`prefix query [${t.image}] on all fields (give a field or [df])`);
-      return { kind: 'prefix', field: f, value: unescape(t.image.slice(0, -1)), caseInsensitive: false, boost: 1 };
+      const value = unescape(t.image.slice(0, -1));
+      if (this.opts.analyzeWildcard) {
+        const analyzer = this.opts.analyzer === undefined ? {} : { analyzer: this.opts.analyzer };
+        return this.onFields(field, (f) => ({ kind: 'match_bool_prefix', field: f, query: value, operator: this.opts.defaultOperator, ...analyzer, boost: 1 }));
+      }
+      return this.onFields(field, (f) => ({ kind: 'prefix', field: f, value, caseInsensitive: false, ...rewrite, normalize: this.normalize(), boost: 1 }));
+    }
+    if (t.kind === 'WILDTERM') {
+      if (this.opts.allowLeadingWildcard === false && (t.image.startsWith('*') || t.image.startsWith('?'))) {
+        throw new SyntaxError_("'*' or '?' not allowed as first character in WildcardQuery");
+      }
+      return this.onFields(field, (f) => ({ kind: 'wildcard', field: f, value: t.image, caseInsensitive: false, ...rewrite, normalize: this.normalize(), boost: 1 }));
+    }
+    if (fuzzy !== null) {
+      const base = this.opts.fuzzy ?? fuzzyDefaults(AUTO);
+      const opts = fuzzy === '' ? base : { ...base, fuzziness: slopFuzziness(fuzzy) };
+      return this.onFields(field, (f) => ({ kind: 'fuzzy', field: f, value: text, fuzzy: opts, normalize: this.normalize(), boost: 1 }));
     }
     const m = /^([<>])(=?)(.+)$/s.exec(text);
     if (m) {
-      if (f === '*') throw unsupported(`range query [${text}] on all fields (give a field or [df])`);
       const op = (m[1] === '>' ? 'gt' : 'lt') + (m[2] ? 'e' : '');
-      return { kind: 'range', field: f, [op]: m[3], boost: 1 };
+      return this.onFields(field, (f) => ({ kind: 'range', field: f, [op]: m[3], boost: 1 }));
     }
-    return { kind: 'match', field: f, query: text, operator: this.opts.defaultOperator, boost: 1 };
+    const analyzer = this.opts.analyzer === undefined ? {} : { analyzer: this.opts.analyzer };
+    return this.onFields(field, (f) => ({ kind: 'match', field: f, query: text, operator: this.opts.defaultOperator, ...analyzer, boost: 1 }));
   }
 
   /** `("[" | "{") goop ["TO"] goop ("]" | "}") ["^" NUMBER]`; `*` is an open end. */
-  range(f: string): Query | null {
+  range(field: string | null): Query | null {
     const inclLower = this.next().kind === 'RANGEIN_START';
     const goop = (): string | null => {
       const t = this.peek();
@@ -322,11 +399,26 @@ class Parser {
     const end = this.peek();
     if (end.kind !== 'RANGEIN_END' && end.kind !== 'RANGEEX_END') this.unexpected();
     this.next();
-    if (f === '*') throw unsupported('range query on all fields (give a field or [df])');
-    const q: Query = { kind: 'range', field: f, boost: 1 };
-    if (lower !== null) q[inclLower ? 'gte' : 'gt'] = lower;
-    if (upper !== null) q[end.kind === 'RANGEIN_END' ? 'lte' : 'lt'] = upper;
+    const q = this.onFields(field, (f) => {
+      const r: Query = { kind: 'range', field: f, boost: 1 };
+      if (lower !== null) r[inclLower ? 'gte' : 'gt'] = lower;
+      if (upper !== null) r[end.kind === 'RANGEIN_END' ? 'lte' : 'lt'] = upper;
+      return r;
+    });
     return this.boost(q);
+  }
+}
+
+/**
+ * The fuzziness of `term~N` (ES `QueryStringQueryParser.handleBareFuzzy`: `Fuzziness.fromString`).
+ * @throws EsError 400 `query_shard_exception` `failed to create query: …` for a value ES refuses (`~1.5`, `~3`).
+ */
+function slopFuzziness(text: string): Fuzziness {
+  try {
+    return parseFuzziness(text);
+  } catch (e) {
+    if (!(e instanceof EsError)) throw e;
+    throw new EsError(400, 'query_shard_exception', `failed to create query: ${e.message}`, { causedBy: e.toCause() });
   }
 }
 
@@ -335,11 +427,12 @@ function unsupported(what: string): EsError {
 }
 
 /**
- * Parses a `q=` query string. Empty or blank input matches nothing (ES `QueryStringQueryParser`).
+ * Parses a query string (`q=`, or a `query_string` query's `query`). Empty or blank input matches
+ * nothing (ES `QueryStringQueryParser`).
  * @throws EsError 400 `query_shard_exception` `Failed to parse query [q]` caused by `parse_exception`
  *   `Cannot parse 'q': Encountered "<EOF>" at line 1, column N.` (Lucene's text, without the
- *   `Was expecting one of:` list) for a syntax error; 400 `illegal_argument_exception` for
- *   wildcard, regexp, fuzzy, and unfielded prefix/range queries, which Folio does not support yet.
+ *   `Was expecting one of:` list) for a syntax error or a leading wildcard that
+ *   `allowLeadingWildcard: false` refuses; `failed to create query: …` for a bad `term~N`.
  * @example parseQueryString('title:"quick fox" -draft', { defaultOperator: 'or' })
  */
 export function parseQueryString(q: string, opts: QueryStringOptions): Query {

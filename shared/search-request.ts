@@ -271,8 +271,14 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string) {
   // parseSearchSource
   if (has('q')) {
     const op = operatorOf(p.get('default_operator') ?? 'or');
-    for (const b of ['analyze_wildcard', 'lenient']) if (has(b)) parseBooleanParam(get(b));
-    d.query = parseQueryString(get('q'), { defaultOperator: op, df: p.get('df') });
+    // RestActions.urlParamsToQueryBuilder: q becomes a query_string query with these options.
+    d.query = parseQueryString(get('q'), {
+      defaultOperator: op,
+      df: p.get('df') ?? undefined,
+      ...(has('lenient') ? { lenient: parseBooleanParam(get('lenient')) } : {}),
+      ...(has('analyze_wildcard') ? { analyzeWildcard: parseBooleanParam(get('analyze_wildcard')) } : {}),
+      ...(has('analyzer') ? { analyzer: get('analyzer') } : {}),
+    });
   } else {
     const stray = ['df', 'analyzer', 'analyze_wildcard', 'lenient', 'default_operator'].filter(has);
     if (stray.length > 0) {

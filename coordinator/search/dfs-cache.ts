@@ -26,7 +26,16 @@ export function queryUsesTermStatistics(q: Query): boolean {
     case 'match_phrase':
     case 'multi_match':
     case 'term':
+    case 'match_bool_prefix':
+    case 'match_phrase_prefix':
       return true;
+    case 'fuzzy':
+      return !['constant_score', 'constant_score_boolean', 'constant_score_blended'].includes(q.fuzzy.rewrite ?? '');
+    case 'prefix':
+    case 'wildcard':
+      return q.rewrite !== undefined && /^(scoring_boolean|top_terms_[0-9]|top_terms_blended_freqs_)/.test(q.rewrite);
+    case 'multi_field':
+      return queryUsesTermStatistics(q.query);
     case 'bool':
       return [...q.must, ...q.should].some(queryUsesTermStatistics);
     case 'dis_max':

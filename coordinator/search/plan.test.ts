@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseSearchRequest } from '../../shared/search-request.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
 import { SCORE_SORT, type SortField } from '../../shared/sort.ts';
-import { doubleSortClauses, MAX_SIZE_WITH_DEFAULT_WINDOW, regexpLengthCause, rescoreCause, resultWindowCause, scriptFieldsCause } from './plan.ts';
+import { doubleSortClauses, MAX_SIZE_WITH_DEFAULT_WINDOW, regexpLengthCause, rescoreCause, resultWindowCause, scriptFieldsCause, termsCountCause } from './plan.ts';
 
 const req = (qs: string) => parseSearchRequest(new URLSearchParams(qs), undefined, '/i/_search');
 const tail =
@@ -51,6 +51,18 @@ describe('regexpLengthCause', () => {
     expect(cause).toEqual({ type: 'query_shard_exception', reason: `failed to create query: ${text}`, index_uuid: 'u', index: 'i', caused_by: { type: 'illegal_argument_exception', reason: text } });
     const inRescore = bodyReq({ rescore: { query: { rescore_query: { regexp: { k: 'abc' } } } } });
     expect(regexpLengthCause(inRescore, 2, 'i', 'u')?.caused_by?.reason).toContain('[3]');
+  });
+});
+
+describe('termsCountCause', () => {
+  it("refuses a terms query over index.max_terms_count with ES's text, nested or in a rescore query", () => {
+    const terms = (n: number) => ({ terms: { k: Array.from({ length: n }, (_, i) => `v${i}`) } });
+    expect(termsCountCause(bodyReq({ query: terms(3) }), 3, 'i', 'u')).toBeNull();
+    const text = 'The number of terms [4] used in the Terms Query request has exceeded the allowed maximum of [3]. This maximum can be set by changing the [index.max_terms_count] index level setting.';
+    expect(termsCountCause(bodyReq({ query: { bool: { filter: [{ constant_score: { filter: terms(4) } }] } } }), 3, 'i', 'u')).toEqual({
+      type: 'query_shard_exception', reason: `failed to create query: ${text}`, index_uuid: 'u', index: 'i', caused_by: { type: 'illegal_argument_exception', reason: text },
+    });
+    expect(termsCountCause(bodyReq({ rescore: { query: { rescore_query: terms(5) } } }), 3, 'i', 'u')?.caused_by?.reason).toContain('[5]');
   });
 });
 

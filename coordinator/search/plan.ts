@@ -6,7 +6,7 @@
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import type { ContextRef, IndexMetadata, ShardCollapse } from '../../shared/protocol.ts';
-import type { Query } from '../../shared/query-ast.ts';
+import { subQueries, type Query } from '../../shared/query-ast.ts';
 import { shardForRouting } from '../../shared/routing.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
@@ -171,8 +171,17 @@ export function resultWindowCause(req: SearchRequest, maxResultWindow: number): 
 
 /** ES's default `index.max_regex_length` (`IndexSettings.MAX_REGEX_LENGTH_SETTING`). */
 export const DEFAULT_MAX_REGEX_LENGTH = 1000;
+/** ES's default `index.max_terms_count` (`IndexSettings.MAX_TERMS_COUNT_SETTING`). */
+export const DEFAULT_MAX_TERMS_COUNT = 65_536;
 /** ES's default `index.max_script_fields`. */
 export const DEFAULT_MAX_SCRIPT_FIELDS = 32;
+
+/** The most values any `terms` query of a query tree has (0 without one). */
+function largestTermsQuery(q: Query): number {
+  let n = q.kind === 'terms' ? q.values.length : 0;
+  for (const c of subQueries(q)) n = Math.max(n, largestTermsQuery(c));
+  return n;
+}
 
 /** Every `regexp` pattern of a query tree, in the order ES builds them. */
 function regexpPatterns(q: Query, out: string[] = []): string[] {
@@ -180,6 +189,7 @@ function regexpPatterns(q: Query, out: string[] = []): string[] {
   else if (q.kind === 'bool') for (const c of [...q.must, ...q.should, ...q.filter, ...q.mustNot]) regexpPatterns(c, out);
   else if (q.kind === 'dis_max') for (const c of q.queries) regexpPatterns(c, out);
   else if (q.kind === 'constant_score') regexpPatterns(q.filter, out);
+  else if (q.kind === 'multi_field') regexpPatterns(q.query, out);
   return out;
 }
 
@@ -197,6 +207,23 @@ export function regexpLengthCause(req: SearchRequest, maxRegexLength: number, in
         'This maximum can be set by changing the [index.max_regex_length] index level setting.';
       return { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, index_uuid: uuid, index, caused_by: { type: 'illegal_argument_exception', reason } };
     }
+  }
+  return null;
+}
+
+/**
+ * ES's rejection of a `terms` query (in the query or a rescore query, terms lookups resolved) with
+ * more values than `index.max_terms_count` (`TermsQueryBuilder.doToQuery`, wrapped by the shard's
+ * query building as `failed to create query: …`), or null.
+ */
+export function termsCountCause(req: SearchRequest, maxTermsCount: number, index: string, uuid: string): ErrorCause | null {
+  for (const q of [req.query, ...req.rescore.map((r) => r.query)]) {
+    const count = largestTermsQuery(q);
+    if (count <= maxTermsCount) continue;
+    const reason =
+      `The number of terms [${count}] used in the Terms Query request has exceeded the allowed maximum of [${maxTermsCount}]. ` +
+      'This maximum can be set by changing the [index.max_terms_count] index level setting.';
+    return { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, index_uuid: uuid, index, caused_by: { type: 'illegal_argument_exception', reason } };
   }
   return null;
 }
@@ -300,6 +327,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     const settings = m.settings ?? {};
     let cause = regexpLengthCause(req, intValue(settings['index.max_regex_length'], DEFAULT_MAX_REGEX_LENGTH), name, m.uuid);
     cause ??= scriptFieldsCause(req, intValue(settings['index.max_script_fields'], DEFAULT_MAX_SCRIPT_FIELDS));
+    cause ??= termsCountCause(req, intValue(settings['index.max_terms_count'], DEFAULT_MAX_TERMS_COUNT), name, m.uuid);
     cause ??= resultWindowCause(req, m.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, m.uuid);
     const rescoreWindow = settings['index.max_rescore_window'];

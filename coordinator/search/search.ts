@@ -1,6 +1,7 @@
 /**
  * `_search`, as a numbered recipe of its phases:
- *   1. parse   — the request (URL on top of body) into a normalized SearchRequest;
+ *   1. parse   — the request (URL on top of body) into a normalized SearchRequest, then rewrite its
+ *      terms lookups into plain terms queries (terms-lookup.ts);
  *   2. plan    — resolve indices and shards (pinned by a PIT, a scroll or a Folio-Snapshot token:
  *      cursor.ts), check windows and sorts before any fan-out; a new scroll opens its contexts;
  *   3. query   — every shard returns its top `from + size` keys (dfs statistics when scoring);
@@ -45,6 +46,8 @@ import { planCollapse } from './collapse-plan.ts';
 import { expandInnerHits } from './inner-hits.ts';
 import { defaultMaxConcurrentSearches } from './msearch.ts';
 import { allFailedError } from './shard-failures.ts';
+import { resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
+import { getDocument } from '../get-document.ts';
 
 /** Services a search uses. */
 export interface SearchDeps {
@@ -113,7 +116,9 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   // 1. parse. A scroll continuation tracks the exact total as its first batch did: ES resolves
   // track_total_hits to accurate for any scroll (SearchRequest.resolveTrackTotalHitsUpTo).
   const parsed = input.request ?? parseSearchRequest(input.params, input.body, input.path);
-  const req: SearchRequest = input.scroll ? { ...parsed, trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : parsed;
+  const tracked: SearchRequest = input.scroll ? { ...parsed, trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : parsed;
+  // 1b. rewrite on the coordinator: terms lookups fetch their documents once (terms-lookup.ts).
+  const req = await resolveTermsLookups(tracked, (l) => fetchLookupSource(l, deps, startedAt + (tracked.timeoutMs ?? deps.defaultTimeoutMs)));
   const ctx: PhaseContext = {
     client: deps.client,
     dfsCache: deps.dfsCache,
@@ -185,6 +190,17 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   clock.lap('respond');
   if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
   return { body, snapshot };
+}
+
+/**
+ * The `_source` of a terms lookup's document through the real-time GET path (ES's lookup is a
+ * `GetRequest` with the lookup's routing), or undefined when it does not exist.
+ * @throws EsError 404 `index_not_found_exception` for a missing index.
+ */
+async function fetchLookupSource(l: TermsLookupQuery, deps: SearchDeps, deadline: number): Promise<unknown> {
+  const view = await deps.view.get(l.index);
+  const doc = await getDocument(deps.client, view, l.id, { routing: l.routing, source: true, timeoutMs: Math.max(1, deadline - Date.now()) });
+  return doc.found ? doc._source?.parse() : undefined;
 }
 
 /**

@@ -27,6 +27,7 @@ import type { ValueList } from './matchers.ts';
 import type { SegmentView } from './segment-merge.ts';
 import type { Plan, StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
+import { prefixRange, type TermDictionary } from './multi-term.ts';
 import { evaluate } from './query-exec.ts';
 import { hitExtras, type HitFetch } from './hit-fetch.ts';
 
@@ -143,6 +144,28 @@ export class Generation {
     return { docFreq, totalTermFreq };
   }
 
+  /** The terms of each field over this generation's segments, for multi-term queries (multi-term.ts). */
+  private readonly dictionary: TermDictionary = {
+    forEachTerm: (field, fn) => {
+      for (const v of this.views) {
+        const inv = v.segment.inverted.get(field);
+        if (inv) for (const t of inv.terms.keys()) fn(t);
+      }
+    },
+    forEachWithPrefix: (field, prefix, fn) => {
+      for (const v of this.views) {
+        const sorted = v.segment.sortedTerms(field);
+        const [from, to] = prefixRange(sorted, prefix);
+        for (let i = from; i < to; i++) fn(sorted[i]);
+      }
+    },
+    size: (field) => {
+      let n = 0;
+      for (const v of this.views) n += v.segment.inverted.get(field)?.terms.size ?? 0;
+      return n;
+    },
+  };
+
   private localStats(): StatsSource {
     return { field: (f) => this.fieldStats(f), term: (f, t) => this.termStats(f, t) };
   }
@@ -165,7 +188,7 @@ export class Generation {
         return stats;
       },
     };
-    new QueryCompiler(flat(this.getMapping()), recorder).compile(query);
+    new QueryCompiler(flat(this.getMapping()), recorder, this.dictionary).compile(query);
     return out;
   }
 
@@ -251,7 +274,7 @@ export class Generation {
           term: (f, t) => ownValue(g.terms, termKey(f, t)) ?? local.term(f, t),
         }
       : local;
-    const compiler = new QueryCompiler(this.fields(), source);
+    const compiler = new QueryCompiler(this.fields(), source, this.dictionary);
     return { plan: compiler.compile(query), lists: compiler.valueLists };
   }
 
@@ -310,7 +333,7 @@ export class Generation {
   /** Number of live documents matching `query` (all live docs when absent). */
   count(query?: Query): number {
     if (!query) return this.docCount;
-    const plan = new QueryCompiler(flat(this.getMapping()), this.localStats()).compile(query);
+    const plan = new QueryCompiler(flat(this.getMapping()), this.localStats(), this.dictionary).compile(query);
     let n = 0;
     for (const v of this.views) {
       const { docs } = evaluate(plan, v.segment, false);

@@ -9,7 +9,9 @@ import { EsError } from '../../shared/errors.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
 import { NUMERIC_TYPES } from '../../shared/mapping.ts';
 import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
-import type { Query, TermValue } from '../../shared/query-ast.ts';
+import type { FuzzyOptions } from '../../shared/fuzziness.ts';
+import { MAX_CLAUSE_COUNT } from '../../shared/query-dsl.ts';
+import type { Query, QueryStringNormalize, TermValue } from '../../shared/query-ast.ts';
 import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import { analyzeTerms } from './analyzer.ts';
@@ -19,6 +21,12 @@ import { DateMathError, parseDateMath } from '../../shared/date-math.ts';
 import { cidrRange, encodeIp } from '../../shared/ip-address.ts';
 import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
+import {
+  CONSTANT, fuzzyIsExact, fuzzyPlan, phrasePrefixPlan, prefixAcceptor, prefixPlan, rewritePlan, ScanBudget, ScanBudgetExceeded, type MultiTermContext, type TermDictionary,
+} from './multi-term.ts';
+import { parseRewriteMethod } from './rewrite-method.ts';
+import { KEYWORD, searchAnalyzer, STANDARD, type SearchAnalyzer } from './search-analyzers.ts';
+import { compileWildcard, normalizeWildcardPattern } from './wildcard-automaton.ts';
 import { RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
 import { parseRegexp, RegexpSyntaxError } from './regexp-parse.ts';
 import type { Segment } from './segment.ts';
@@ -128,17 +136,59 @@ function compileRegexp(pattern: string, flags: number, caseInsensitive: boolean,
   }
 }
 
+/** A dictionary with no terms (a compiler given none expands multi-term queries to nothing). */
+const NO_TERMS: TermDictionary = { forEachTerm: () => {}, forEachWithPrefix: () => {}, size: () => 0 };
+
+/** The text options of `match`-family queries: a named analyzer and fuzziness. */
+interface TextOptions {
+  analyzer?: string;
+  fuzzy?: FuzzyOptions;
+  /** The query name ES puts in the analyzer error (`[match] analyzer [x] not found`). */
+  query?: string;
+}
+
+/** `failed to create query: …` (ES's `SearchExecutionContext.toQuery` around an `IllegalArgumentException`). */
+function failedToCreate(reason: string): EsError {
+  return new EsError(400, 'query_shard_exception', `failed to create query: ${reason}`, { causedBy: { type: 'illegal_argument_exception', reason } });
+}
+
+/**
+ * The analyzer whose `normalize` a query-string term goes through (ES `QueryStringQueryParser`: the
+ * forced `analyzer`, else the field's search analyzer: `standard` on text, none on keyword).
+ */
+function normalizerOf(fm: FieldMapping, n: QueryStringNormalize): SearchAnalyzer {
+  if (n.analyzer !== undefined) return searchAnalyzer(n.analyzer, 'query_string');
+  return fm.type === 'text' ? STANDARD : KEYWORD;
+}
+
+/** Builds a wildcard automaton, a pattern past `max_determinized_states` being ES's `query_shard_exception`. */
+function compileAutomaton<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (e) {
+    if (!(e instanceof TooComplexError)) throw e;
+    throw new EsError(400, 'query_shard_exception', `failed to create query: ${e.message}`, { causedBy: { type: 'too_complex_to_determinize_exception', reason: e.message } });
+  }
+}
+
 /** Compiles queries against one mapping and one statistics source. */
 export class QueryCompiler {
   private readonly fields: Map<string, FieldMapping>;
   private readonly stats: StatsSource;
+  /** What multi-term queries (prefix, wildcard, fuzzy) expand against: the shard's term dictionary. */
+  private readonly multiTerm: MultiTermContext;
+  /** The dictionary terms this query's scanning leaves will read (bounded: multi-term.ts). */
+  private readonly scans = new ScanBudget();
+  /** Field copies made by `multi_field` nodes so far (bounded by the clause limit, as ES counts the rewritten query). */
+  private fieldCopies = 0;
 
   /** The value lists of `terms` and `ids` queries compiled so far, to prepare in slices. */
   readonly valueLists: M.ValueList[] = [];
 
-  constructor(fields: Map<string, FieldMapping>, stats: StatsSource) {
+  constructor(fields: Map<string, FieldMapping>, stats: StatsSource, dictionary: TermDictionary = NO_TERMS) {
     this.fields = fields;
     this.stats = stats;
+    this.multiTerm = { stats, dictionary };
   }
 
   /**
@@ -187,11 +237,13 @@ export class QueryCompiler {
       case 'match_none':
         return NONE;
       case 'match':
-        return this.match(q.field, q.query, q.operator, q.minimumShouldMatch, b, q.field === '*');
+        return this.match(q.field, q.query, q.operator, q.minimumShouldMatch, b, q.field === '*', { analyzer: q.analyzer, fuzzy: q.fuzzy, query: 'match' });
       case 'match_phrase':
         return this.phrase(q.field, q.query, q.slop, b, q.field === '*');
       case 'multi_match': {
         if (q.type === 'cross_fields') return this.crossFields(q, b);
+        const opts: TextOptions = { analyzer: q.analyzer, fuzzy: q.fuzzy, query: 'multi_match' };
+        if (q.analyzer !== undefined) searchAnalyzer(q.analyzer, 'multi_match');
         const parts: Plan[] = [];
         for (const { field, boost: fb } of q.fields) {
           for (const name of this.expand(field)) {
@@ -199,8 +251,8 @@ export class QueryCompiler {
               q.type === 'phrase'
                 ? this.phrase(name, q.query, 0, b * fb, false)
                 : q.type === 'bool_prefix'
-                  ? this.boolPrefix(name, q.query, q.operator, q.minimumShouldMatch, b * fb)
-                  : this.match(name, q.query, q.operator, q.minimumShouldMatch, b * fb, false),
+                  ? this.boolPrefix(name, q.query, q.operator, q.minimumShouldMatch, b * fb, opts)
+                  : this.match(name, q.query, q.operator, q.minimumShouldMatch, b * fb, false, opts),
             );
           }
         }
@@ -221,15 +273,43 @@ export class QueryCompiler {
         return this.constant(b, (seg) => M.existsMatch(seg, q.field));
       }
       case 'prefix': {
-        const fm = this.field(q.field);
+        const cfm = this.field(q.field);
+        if (cfm?.type === 'constant_keyword') {
+          const v = String(cfm.value ?? '');
+          const matches = q.caseInsensitive ? v.toLowerCase().startsWith(q.value.toLowerCase()) : v.startsWith(q.value);
+          return cfm.value !== undefined && matches ? this.constant(b, M.allDocs) : NONE;
+        }
+        const fm = this.multiTermField('prefix', q.field);
         if (!fm) return NONE;
-        const p = q.caseInsensitive ? q.value.toLowerCase() : q.value;
-        const pred = q.caseInsensitive ? (t: string) => t.toLowerCase().startsWith(p) : (t: string) => t.startsWith(p);
-        if (fm.type === 'constant_keyword') return fm.value !== undefined && pred(String(fm.value)) ? this.constant(b, M.allDocs) : NONE;
-        if (!isExactTermType(fm.type) && fm.type !== 'text' && fm.type !== 'match_only_text') return NONE;
-        checkSearchable(q.field, fm);
-        return this.constant(b, (seg) => M.termScanMatch(seg, q.field, pred));
+        const value = q.normalize ? normalizerOf(fm, q.normalize).normalize(q.value) : q.value;
+        const method = parseRewriteMethod(q.rewrite, CONSTANT);
+        if (!q.caseInsensitive) return prefixPlan(this.multiTerm, q.field, value, method, b);
+        this.scans.charge(this.multiTerm.dictionary, q.field);
+        return rewritePlan(this.multiTerm, q.field, prefixAcceptor(value, true), method, b);
       }
+      case 'wildcard': {
+        const fm = this.multiTermField('wildcard', q.field);
+        if (!fm) return NONE;
+        const normalizer = q.normalize ? normalizerOf(fm, q.normalize) : null;
+        const pattern = normalizer ? normalizeWildcardPattern(q.value, (s) => normalizer.normalize(s)) : q.value;
+        const automaton = compileAutomaton(() => compileWildcard(pattern, q.caseInsensitive));
+        this.scans.charge(this.multiTerm.dictionary, q.field);
+        return rewritePlan(this.multiTerm, q.field, (t) => (automaton.matches(t) ? 1 : null), parseRewriteMethod(q.rewrite, CONSTANT), b);
+      }
+      case 'fuzzy': {
+        const fm = this.multiTermField('fuzzy', q.field);
+        if (!fm) return NONE;
+        const value = q.normalize ? normalizerOf(fm, q.normalize).normalize(q.value) : q.value;
+        return this.fuzzy(q.field, value, q.fuzzy, b);
+      }
+      case 'match_bool_prefix':
+        return this.boolPrefix(q.field, q.query, q.operator, q.minimumShouldMatch, b, { analyzer: q.analyzer, fuzzy: q.fuzzy, query: 'match_bool_prefix' });
+      case 'match_phrase_prefix':
+        return this.phrasePrefix(q, b);
+      case 'multi_field':
+        return this.multiField(q, b);
+      case 'terms_lookup':
+        throw new Error('a terms lookup reached a shard: the coordinator resolves it before the query phase');
       case 'regexp':
         return this.regexp(q, b);
       case 'ids': {
@@ -279,23 +359,30 @@ export class QueryCompiler {
    * the whole value, numeric/date fields an exact (constant-score) query; `*` is a dis_max over all
    * fields with lenient parsing, as `index.query.default_field: *`.
    */
-  private match(field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number, lenient: boolean): Plan {
+  private match(field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number, lenient: boolean, opts: TextOptions = {}): Plan {
     if (field === '*') {
       const parts = [...this.fields.keys()]
-        .map((name) => this.match(name, text, op, msmSpec, boost, true))
+        .map((name) => this.match(name, text, op, msmSpec, boost, true, opts))
         .filter((p) => p.t !== 'none');
       if (parts.length === 0) return NONE;
       return parts.length === 1 ? parts[0] : { t: 'dismax', queries: parts, tie: 0 };
     }
+    const analyzer = opts.analyzer === undefined ? undefined : searchAnalyzer(opts.analyzer, opts.query ?? 'match');
     const fm = this.field(field);
     if (!fm) return NONE;
     if (lenient && fm.index === false) return NONE;
     checkSearchable(field, fm);
+    if (opts.fuzzy && fm.type === 'keyword') return this.fuzzy(field, text, opts.fuzzy, boost);
+    if (opts.fuzzy && fm.type !== 'text') {
+      if (lenient) return NONE;
+      throw failedToCreate(`Can only use fuzzy queries on keyword and text fields - not on [${field}] which is of type [${fm.type}]`);
+    }
     if (fm.type === 'text' || fm.type === 'match_only_text') {
-      const terms = analyzeTerms(text);
+      const terms = analyzer ? analyzer.analyze(text) : analyzeTerms(text);
       if (terms.length === 0) return NONE;
+      const fuzzy = opts.fuzzy;
       // match_only_text: each term scores its boost (ES wraps its term queries in constant_score).
-      const plans = terms.map((t) => this.unscored(fm, this.termPlan(field, t, boost), boost));
+      const plans = terms.map((t) => this.unscored(fm, fuzzy ? this.fuzzy(field, t, fuzzy, boost) : this.termPlan(field, t, boost), boost));
       if (plans.length === 1) return plans[0];
       if (op === 'and') return { t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 };
       const msm = Math.max(1, resolveMinimumShouldMatch(msmSpec, plans.length, 1));
@@ -305,24 +392,97 @@ export class QueryCompiler {
   }
 
   /**
-   * ES `match_bool_prefix` on one field: the analyzed terms as SHOULD (or MUST with `operator: and`)
-   * clauses, the last one a constant-score prefix query (ES's default `constant_score` rewrite);
-   * non-text fields run their exact `match`.
+   * ES `match_bool_prefix` on one field (`MatchQueryParser` type `BOOLEAN_PREFIX`): the analyzed terms
+   * as SHOULD (or MUST with `operator: and`) clauses with `minimum_should_match`, every term but the
+   * last a term query (fuzzy with `fuzziness`), the last a constant-score prefix query. A keyword
+   * field without an `analyzer` is one prefix query on the whole value; numeric, date and boolean
+   * fields run their exact `match`.
+   * @throws EsError 400 `query_shard_exception` `[match_bool_prefix] analyzer [x] not found`.
    * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-match-bool-prefix-query.html
    */
-  private boolPrefix(field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number): Plan {
+  private boolPrefix(field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number, opts: TextOptions = {}): Plan {
+    const analyzer = opts.analyzer === undefined ? undefined : searchAnalyzer(opts.analyzer, opts.query ?? 'match_bool_prefix');
     const fm = this.fields.get(field);
     if (!fm || fm.index === false) return NONE;
-    if (fm.type !== 'text') return this.match(field, text, op, msmSpec, boost, false);
-    const terms = analyzeTerms(text);
+    if (fm.type === 'keyword' && !analyzer) return prefixPlan(this.multiTerm, field, text, CONSTANT, boost);
+    if (fm.type !== 'text' && fm.type !== 'keyword') return this.match(field, text, op, msmSpec, boost, false);
+    const terms = analyzer ? analyzer.analyze(text) : analyzeTerms(text);
     if (terms.length === 0) return NONE;
     const last = terms[terms.length - 1];
-    const plans = terms.slice(0, -1).map((t) => this.termPlan(field, t, boost));
-    plans.push(this.constant(boost, (seg) => M.termScanMatch(seg, field, (t) => t.startsWith(last))));
+    const fuzzy = opts.fuzzy;
+    const plans = terms.slice(0, -1).map((t) => (fuzzy ? this.fuzzy(field, t, fuzzy, boost) : this.termPlan(field, t, boost)));
+    plans.push(prefixPlan(this.multiTerm, field, last, CONSTANT, boost));
     if (plans.length === 1) return plans[0];
     if (op === 'and') return { t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 };
     const msm = Math.max(1, resolveMinimumShouldMatch(msmSpec, plans.length, 1));
     return { t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm };
+  }
+
+  /**
+   * ES `match_phrase_prefix` (`MatchQueryParser` type `PHRASE_PREFIX`): on a text field the analyzed
+   * phrase with its last term expanded (multi-term.ts `phrasePrefixPlan`); on a keyword field the
+   * whole value is that last term; other fields run their exact `match`.
+   * @throws EsError 400 `query_shard_exception` `[match_phrase_prefix] analyzer [x] not found`.
+   */
+  private phrasePrefix(q: Extract<Query, { kind: 'match_phrase_prefix' }>, boost: number): Plan {
+    const analyzer = q.analyzer === undefined ? undefined : searchAnalyzer(q.analyzer, 'match_phrase_prefix');
+    const fm = this.fields.get(q.field);
+    if (!fm || fm.index === false) return NONE;
+    if (fm.type !== 'text' && fm.type !== 'keyword') return this.exact(q.field, fm, q.query, boost, false);
+    const terms = fm.type === 'keyword' && !analyzer ? [q.query] : analyzer ? analyzer.analyze(q.query) : analyzeTerms(q.query);
+    if (terms.length === 0) return NONE;
+    return phrasePrefixPlan(this.multiTerm, q.field, terms, q.slop, q.maxExpansions, boost);
+  }
+
+  /**
+   * A leaf query on every field of a `query_string`'s field list (`QueryStringQueryParser`'s
+   * multi-field queries): one copy per resolved field, boosted by its weight, dis_max'ed with
+   * `tieBreaker`. With `lenient`, a field the query cannot run on is left out instead of failing.
+   * @throws EsError 400 `too_many_nested_clauses` past 4,096 field copies in the query (ES counts
+   *   the leaves of the rewritten query against `indices.query.bool.max_clause_count`).
+   */
+  private multiField(q: Extract<Query, { kind: 'multi_field' }>, boost: number): Plan {
+    const parts: Plan[] = [];
+    for (const { field, boost: fb } of q.fields) {
+      for (const name of field === '*' ? [...this.fields.keys()] : this.expand(field)) {
+        if (++this.fieldCopies > MAX_CLAUSE_COUNT) {
+          throw new EsError(400, 'too_many_nested_clauses', `Query contains too many nested clauses; maxClauseCount is set to ${MAX_CLAUSE_COUNT}`);
+        }
+        const copy = { ...q.query, field: name } as Query;
+        try {
+          parts.push(this.compile(copy, boost * fb));
+        } catch (e) {
+          if (!(q.lenient && e instanceof EsError && e.status === 400) || e instanceof ScanBudgetExceeded) throw e;
+        }
+      }
+    }
+    const live = parts.filter((p) => p.t !== 'none');
+    if (live.length === 0) return NONE;
+    return live.length === 1 ? live[0] : { t: 'dismax', queries: live, tie: q.tieBreaker };
+  }
+
+  /** A fuzzy term query (multi-term.ts), its dictionary scan charged to the query's budget. */
+  private fuzzy(field: string, value: string, opts: FuzzyOptions, boost: number): Plan {
+    if (!fuzzyIsExact(value, opts)) this.scans.charge(this.multiTerm.dictionary, field);
+    return fuzzyPlan(this.multiTerm, field, value, opts, boost);
+  }
+
+  /**
+   * The mapping of a keyword or text field a multi-term query (`prefix`, `wildcard`, `fuzzy`) can run
+   * on; null for an unmapped or unindexed field (no match, as ES rewrites it).
+   * @throws EsError 400 `query_shard_exception` `Can only use prefix queries on keyword, text and
+   *   wildcard fields - not on [f] which is of type [long]` (wildcard alike; fuzzy's
+   *   `IllegalArgumentException` as `failed to create query: …`), ES's texts.
+   */
+  private multiTermField(kind: 'prefix' | 'wildcard' | 'fuzzy', field: string): FieldMapping | null {
+    const fm = this.field(field);
+    if (!fm) return null;
+    if (isExactTermType(fm.type) || fm.type === 'text' || fm.type === 'match_only_text') {
+      checkSearchable(field, fm);
+      return fm.index === false ? null : fm;
+    }
+    if (kind === 'fuzzy') throw failedToCreate(`Can only use fuzzy queries on keyword and text fields - not on [${field}] which is of type [${fm.type}]`);
+    throw new EsError(400, 'query_shard_exception', `Can only use ${kind} queries on keyword, text and wildcard fields - not on [${field}] which is of type [${fm.type}]`);
   }
 
   /**
