@@ -7,6 +7,8 @@
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
 import {
+  type AggsRequest,
+  type AggsResponse,
   type ContextRef,
   type DfsRequest,
   type DfsResponse,
@@ -20,6 +22,7 @@ import {
   type SelectSampleResponse,
 } from '../shared/protocol.ts';
 import type { EntriesField } from '../shared/wire.ts';
+import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import type { IndexRegistry } from './index-registry.ts';
@@ -33,7 +36,7 @@ export interface ActionReply {
 }
 
 /** The internal endpoints (tail after `/_internal/v1/`) served by {@link createSearchActions}. */
-export type SearchActionName = 'dfs' | 'query' | 'select/sample' | 'select/range' | 'fetch';
+export type SearchActionName = 'dfs' | 'query' | 'select/sample' | 'select/range' | 'fetch' | 'aggs';
 
 /**
  * Every search endpoint's handler, keyed by its path tail. The phases that may build a presorted
@@ -46,6 +49,8 @@ export interface SearchActions {
   'select/sample': (req: SelectSampleRequest) => Promise<ActionReply>;
   'select/range': (req: SelectRangeRequest) => Promise<ActionReply>;
   fetch: (req: FetchRequest) => ActionReply;
+  /** Aggregations on a generation the query phase read: the whole tree, or the exact terms refinement tasks. */
+  aggs: (req: AggsRequest) => ActionReply;
 }
 
 /** What the actions read: the shards, the open contexts, this node's name, and how long a read generation is retained. */
@@ -58,7 +63,7 @@ export interface SearchActionDeps {
 
 /** True when `name` is one of the search endpoints. */
 export function isSearchAction(name: string): name is SearchActionName {
-  return name === 'dfs' || name === 'query' || name === 'select/sample' || name === 'select/range' || name === 'fetch';
+  return name === 'dfs' || name === 'query' || name === 'select/sample' || name === 'select/range' || name === 'fetch' || name === 'aggs';
 }
 
 /** Builds the search actions over a registry and its contexts. */
@@ -126,6 +131,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
       if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
+      if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query);
       return { res, field: 'hits' };
     },
 
@@ -159,6 +165,14 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
       const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
       return { res, field: 'hits' };
+    },
+
+    aggs: (req: AggsRequest): ActionReply => {
+      const gen = reader(req.index, req.shard, req.generation, req.context);
+      const res: AggsResponse = { node, index: req.index, shard: req.shard, generation: gen.id };
+      if (req.tasks) res.results = refineShardAggs(gen, req.nodes, req.query, req.tasks);
+      else res.partials = collectShardAggs(gen, req.nodes, req.query);
+      return { res };
     },
 
     fetch: (req: FetchRequest): ActionReply => {

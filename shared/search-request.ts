@@ -8,6 +8,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/action/search/RestSearchAction.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/builder/SearchSourceBuilder.java
  */
+import type { AggNode } from './aggs/agg-request.ts';
+import { parseAggregations } from './aggs/agg-parse.ts';
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
 import {
   checkUnrecognizedParams, isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, tokenName,
@@ -63,6 +65,12 @@ export interface SearchRequest {
   pit: { id: string; keepAliveMs: number | null } | null;
   /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
   profile: boolean;
+  /** The body `aggs`/`aggregations` (shared/aggs/agg-parse.ts); null when absent or empty. */
+  aggs: AggNode[] | null;
+  /** ES `post_filter`: narrows the hits, not the aggregations; null when absent. */
+  postFilter: Query | null;
+  /** ES `typed_keys`: aggregation names in the response are prefixed with their type (`sterms#name`). */
+  typedKeys: boolean;
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -103,6 +111,8 @@ interface Draft {
   minScore: number | null;
   pit: SearchRequest['pit'];
   profile: boolean;
+  aggs: AggNode[] | null;
+  postFilter: Query | null;
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -204,9 +214,11 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
         if (typeof s !== 'string') throw parsingException(`Expected [VALUE_STRING] in [stats] but found [${tokenName(s)}]`);
       }
       return;
-    case 'aggs': case 'aggregations':
-      if (Object.keys(v as object).length > 0) throw illegalArgument('aggregations are not supported by Folio yet');
-      return;
+    case 'aggs': case 'aggregations': {
+      const nodes = parseAggregations(v as Record<string, unknown>);
+      return void (d.aggs = nodes.length > 0 ? nodes : null);
+    }
+    case 'post_filter': return void (d.postFilter = parseQuery(v));
     default: throw notYet(`[${k}]`);
   }
 }
@@ -307,7 +319,7 @@ function checkUnrecognized(p: Map<string, string>, path: string): void {
 export function parseSearchRequest(params: URLSearchParams, body: unknown | undefined, path: string): SearchRequest {
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
-    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
+    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false, aggs: null, postFilter: null,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -358,5 +370,8 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     preference: p.get('preference') ?? null,
     pit: d.pit,
     profile: d.profile,
+    aggs: d.aggs,
+    postFilter: d.postFilter,
+    typedKeys: p.has('typed_keys') ? parseBooleanParam(p.get('typed_keys') as string) : false,
   };
 }

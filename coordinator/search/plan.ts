@@ -5,7 +5,7 @@
  */
 import type { ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef } from '../../shared/protocol.ts';
+import type { ContextRef, QueryAggs } from '../../shared/protocol.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
@@ -56,6 +56,8 @@ export interface SearchPlan {
   shownSortValues: number;
   failures: ShardFailure[];
   totalShards: number;
+  /** Aggregations the query phase collects beside the hits (set by the search when asked: aggs-phase.ts). */
+  aggs?: QueryAggs;
 }
 
 /** ES's rejection of a `search_after` whose length differs from the sort's (`SearchAfterBuilder.buildFieldDoc`). */

@@ -38,6 +38,7 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSo
             ...extras[i],
             ...pinFields(plan, i),
             ...(fetchSource !== undefined ? { fetchSource } : {}),
+            ...(plan.aggs ? { aggs: plan.aggs } : {}),
           },
       HITS_ACCEPT,
     ),

@@ -27,6 +27,8 @@ export interface SearchResponseBody {
   timed_out: boolean;
   _shards: { total: number; successful: number; skipped: number; failed: number; failures?: ReturnType<typeof failuresForResponse> };
   hits: { total?: ShardTotal | number; max_score: number | null; hits: SearchHitBody[] };
+  /** The reduced `aggs` (coordinator/search/aggs-phase.ts), absent when none were asked (or on a scroll's later batches). */
+  aggregations?: Record<string, unknown>;
   /** With `profile: true`: per-shard call times and the merge (coordinator/search/profile.ts). */
   profile?: ProfileBody;
 }

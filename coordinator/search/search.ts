@@ -4,7 +4,9 @@
  *   2. plan    — resolve indices and shards (pinned by a PIT, a scroll or a Folio-Snapshot token:
  *      cursor.ts), check windows and sorts before any fan-out; a new scroll opens its contexts;
  *   3. query   — every shard returns its top `from + size` keys (dfs statistics when scoring);
- *   4. merge   — k-way merge of the shard lists, skipping `from`;
+ *   4. merge   — k-way merge of the shard lists, skipping `from`; beside it, the reduce of the
+ *      aggregations the query round collected, with the refinement rounds of exact `terms`
+ *      (aggs-phase.ts; `post_filter` narrows the hits only, and a scroll aggregates on its first batch);
  *   3–4 for a deep `from` (≥ {@link DEEP_PAGE_FROM}): exact distributed selection instead, a sample
  *      round and a range round whose traffic does not grow with `from` (select-phase.ts);
  *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from
@@ -22,6 +24,9 @@ import type { EsError } from '../../shared/errors.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
+import { flatFields, type FieldMapping } from '../../shared/mapping.ts';
+import type { Query } from '../../shared/query-ast.ts';
+import { runAggsPhase } from './aggs-phase.ts';
 import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
 import { encodeScrollId, encodeSnapshot } from './cursor-ids.ts';
@@ -53,6 +58,8 @@ export interface SearchDeps {
   observePhase?: PhaseObserver;
   /** The cluster's `search.max_keep_alive` in ms (absent: ES's default, 24 h). */
   maxKeepAliveMs?: () => number;
+  /** The cluster's `search.max_buckets` (absent: ES's default, 65,536). */
+  maxBuckets?: () => number;
 }
 
 /**
@@ -101,8 +108,11 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const clock = new PhaseClock(deps.observePhase);
   // 1. parse. A scroll continuation tracks the exact total as its first batch did: ES resolves
   // track_total_hits to accurate for any scroll (SearchRequest.resolveTrackTotalHitsUpTo).
+  // `post_filter` narrows the hits (the query phase reads query AND post_filter), not the aggregations.
   const parsed = parseSearchRequest(input.params, input.body, input.path);
-  const req: SearchRequest = input.scroll ? { ...parsed, trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : parsed;
+  const aggsQuery = parsed.query;
+  const hitsQuery: Query = parsed.postFilter ? { kind: 'bool', must: [parsed.query], should: [], filter: [parsed.postFilter], mustNot: [], boost: 1 } : parsed.query;
+  const req: SearchRequest = { ...parsed, query: hitsQuery, ...(input.scroll ? { trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : {}) };
   const ctx: PhaseContext = {
     client: deps.client,
     dfsCache: deps.dfsCache,
@@ -117,6 +127,8 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const cursor = await resolveCursor(input, req, deps.view);
   const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
   const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
+  const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
+  if (withAggs) plan.aggs = { nodes: req.aggs!, ...(parsed.postFilter ? { query: aggsQuery } : {}) };
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
@@ -130,6 +142,16 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   }
   const { page, maxScore } = ranked;
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
+  const aggs = withAggs
+    ? await runAggsPhase(
+        { nodes: req.aggs!, query: aggsQuery, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
+        ctx,
+      )
+    : null;
+  if (aggs) {
+    failures.push(...aggs.failures);
+    clock.lap('aggregate');
+  }
   // 5. fetch (already done by the query round when it fused the fetch)
   const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx);
   failures.push(...fetched.failures);
@@ -156,10 +178,24 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     scrollId: input.scroll && input.scroll.keepAliveMs === undefined ? undefined : scrollId,
     pitId: req.pit?.id,
   });
+  if (aggs) body.aggregations = aggs.aggregations;
   const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
   clock.lap('respond');
   if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
   return { body, snapshot };
+}
+
+/** A field's mapping in the searched indices (the first index that maps it), for rendering aggregation keys. */
+async function fieldMappings(plan: SearchPlan, deps: SearchDeps): Promise<(field: string) => FieldMapping | undefined> {
+  const names = [...new Set(plan.targets.map((t) => t.index))];
+  const maps = await Promise.all(names.map(async (n) => flatFields((await deps.view.get(n)).metadata.mappings)));
+  return (field) => {
+    for (const m of maps) {
+      const fm = m.get(field);
+      if (fm) return fm;
+    }
+    return undefined;
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { Query } from '../query-ast.ts';
 import type { SortField, SortKey, SortValue } from '../sort.ts';
+import type { AggPartial, QueryAggs } from './aggs.ts';
 import type { ShardEcho } from './echo.ts';
 
 /** Per-term statistics for distributed scoring (ES `dfs_query_then_fetch`). */
@@ -91,6 +92,8 @@ export interface QueryPhaseRequest {
    * `SearchService.executeQueryPhase` → `QueryFetchSearchResult`). Absent: keys only.
    */
   fetchSource?: SourceFilter;
+  /** Aggregations to collect over the matches (of `aggs.query` when given: `post_filter`), from the same generation. */
+  aggs?: QueryAggs;
 }
 
 /** One query-phase entry: no `_source`, just what the merge needs. */
@@ -118,6 +121,8 @@ export interface QueryPhaseResponse extends ShardEcho {
   statsStale?: boolean;
   /** For a scroll batch ({@link ContextRef.scroll}): the number of the position it started after. */
   scrollSeq?: number;
+  /** With {@link QueryPhaseRequest.aggs}: the partial result of each aggregation, in request order. */
+  aggs?: AggPartial[];
 }
 
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
