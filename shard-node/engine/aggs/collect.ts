@@ -29,6 +29,8 @@ import { TDigest } from '../../../shared/aggs/tdigest.ts';
 export interface AggContext {
   gen: Generation;
   fields: Map<string, FieldMapping>;
+  /** Terms a top-level `count` list carries (default {@link TOP_LEVEL_CANDIDATES}; tests make it small). */
+  candidates?: number;
 }
 
 const scratch: number[] = [];
@@ -223,7 +225,7 @@ function collectTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext, topLevel
     const cmp = countKeyComparator(node.order);
     entries.sort((a, b) => cmp(a[0], a[1], b[0], b[1]));
     listed = Math.min(entries.length, shardListSize(node));
-    candidates = mode === 'count' && topLevel ? Math.min(entries.length, Math.max(listed, TOP_LEVEL_CANDIDATES)) : listed;
+    candidates = mode === 'count' && topLevel ? Math.min(entries.length, Math.max(listed, ctx.candidates ?? TOP_LEVEL_CANDIDATES)) : listed;
   } else entries.sort((a, b) => compareKeys(a[0], b[0]));
   const head = entries.slice(0, listed);
   const subs = node.aggs.length > 0 ? termBucketAggs(node, docs, head.map((e) => e[0]), ctx) : null;

@@ -13,12 +13,13 @@ import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collec
 
 /**
  * Every aggregation's partial result over the live matches of `query` in `gen`.
+ * @param candidates terms a top-level count-ordered list carries (default: shared/aggs/terms-plan.ts)
  * @throws EsError 400 for an aggregation the mapping rejects (agg-check.ts)
  */
-export function collectShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query): AggPartial[] {
+export function collectShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, candidates?: number): AggPartial[] {
   const fields = gen.fields();
   checkAggs(nodes, fields);
-  const ctx: AggContext = { gen, fields };
+  const ctx: AggContext = { gen, fields, ...(candidates !== undefined ? { candidates } : {}) };
   return collectAggs(nodes, matchingDocs(gen, query), ctx, true);
 }
 
