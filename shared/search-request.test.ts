@@ -14,6 +14,7 @@ describe('defaults and precedence', () => {
       from: 0, size: 10, query: { kind: 'match_all', boost: 1 }, sort: [], sortExplicit: false, source: true, trackTotalHits: 10000,
       trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
       searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null, pit: null, profile: false,
+      aggs: null, postFilter: null, typedKeys: false,
     });
     expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
   });
@@ -78,9 +79,15 @@ describe('ES error texts', () => {
     expect(err('', [1]).message).toBe('Expected [START_OBJECT] but found [START_ARRAY]');
   });
   it('unsupported features are clear 400s', () => {
-    expect(err('', { aggs: { a: { terms: { field: 'x' } } } }).message).toBe('aggregations are not supported by Folio yet');
-    expect(err('', { post_filter: { match_all: {} } }).type).toBe('illegal_argument_exception');
+    expect(err('', { aggs: { a: { composite: { sources: [] } } } }).message).toBe('aggregation type [composite] is not supported by Folio yet');
     expect(err('', { highlight: {} }).message).toBe('[highlight] is not supported by Folio yet');
+  });
+  it('aggs, post_filter and typed_keys', () => {
+    const r = parse('typed_keys=true', { aggs: { a: { terms: { field: 'x' } } }, post_filter: { term: { t: 'v' } } });
+    expect(r.aggs).toMatchObject([{ type: 'terms', name: 'a', field: 'x', size: 10 }]);
+    expect(r.postFilter).toMatchObject({ kind: 'term', field: 't', value: 'v' });
+    expect(r.typedKeys).toBe(true);
+    expect(parse('', { aggregations: {} }).aggs).toBeNull();
   });
   it('track_total_hits and rest_total_hits_as_int', () => {
     expect(err('', { track_total_hits: -2 }).message).toBe('[track_total_hits] parameter must be positive or equals to -1, got -2');

@@ -181,8 +181,13 @@ function applyMath(t: number, math: string, zone: Zone, original: string): numbe
       else throw illegalArgument(`rounding /${unit} is not supported`);
       t = localToUtc(start, zone);
     } else if (unit === 'y' || unit === 'M') {
+      // Java's plusMonths/plusYears: the day of month is clamped to the target month's length.
+      const day = local.getUTCDate();
+      local.setUTCDate(1);
       if (unit === 'y') local.setUTCFullYear(local.getUTCFullYear() + n);
       else local.setUTCMonth(local.getUTCMonth() + n);
+      const days = new Date(Date.UTC(local.getUTCFullYear(), local.getUTCMonth() + 1, 0)).getUTCDate();
+      local.setUTCDate(Math.min(day, days));
       t = localToUtc(local.getTime(), zone);
     } else if (UNIT_MS[unit]) t += n * UNIT_MS[unit];
     else throw illegalArgument(`unit [${unit}] not supported for date math [${math}]`);
