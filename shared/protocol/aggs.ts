@@ -99,14 +99,14 @@ export interface BucketStep {
 
 /**
  * A `terms` refinement on one shard: for the `terms` node at position `agg` below the bucket at
- * `path`, either every term counted at least `threshold.min` past the first `threshold.skip`
- * terms of the shard's order (counts only), or the exact counts of the terms `include` (with their
+ * `path`, either every term with `threshold.min` to `threshold.max` docs (counts only: `max` is
+ * the shard's first-round cut-off, above which it listed every term), or the exact counts of the terms `include` (with their
  * sub-aggregations when `subAggs`). A term of `include` absent from the reply has 0 docs.
  */
 export interface TermsRefineTask {
   path: BucketStep[];
   agg: number;
-  threshold?: { min: number; skip: number };
+  threshold?: { min: number; max: number };
   include?: BucketKey[];
   subAggs?: boolean;
 }

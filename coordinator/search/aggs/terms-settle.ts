@@ -54,12 +54,13 @@ interface Knowledge {
   subs: Map<string, AggPartial[]>;
   bound: number;
   total: number;
-  listed: number;
+  /** The first-round cut-off: every term above it was listed. */
+  cutoff: number;
 }
 
 /** Folds a shard's first list and replies into exact counts, sub-aggregations, and its bound on unlisted terms. */
 function know(input: ShardTermsInput, keys: Map<string, BucketKey>): Knowledge {
-  const k: Knowledge = { counts: new Map(), subs: new Map(), bound: 0, total: 0, listed: 0 };
+  const k: Knowledge = { counts: new Map(), subs: new Map(), bound: 0, total: 0, cutoff: 0 };
   const first = input.first;
   if (!first) return k;
   k.total = first.total;
@@ -76,8 +77,8 @@ function know(input: ShardTermsInput, keys: Map<string, BucketKey>): Knowledge {
       k.counts.set(id, first.more!.counts[i]);
     });
   }
-  k.listed = first.buckets.length + (first.more?.keys.length ?? 0);
   k.bound = first.complete ? 0 : first.cutoff;
+  k.cutoff = k.bound;
   for (const { task, reply } of input.replies) {
     for (const b of reply.buckets) {
       const id = mk(b.key);
@@ -166,7 +167,7 @@ export function settleTerms(
       const open = ks.filter((k) => k.bound > 0).length;
       const t = Math.max(1, Math.ceil(tau / open));
       ks.forEach((k, i) => {
-        if (k.bound >= t) addTask(i, { threshold: { min: t, skip: k.listed } });
+        if (k.bound >= t) addTask(i, { threshold: { min: t, max: k.cutoff } });
       });
     }
   }
