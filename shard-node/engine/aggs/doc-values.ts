@@ -133,3 +133,85 @@ export function readValues(col: ValuesColumn, d: number, out: number[]): number 
 export function keyOf(col: ValuesColumn, v: number): string | number {
   return col.kind === 'ords' ? col.terms[v] : v;
 }
+
+/**
+ * Global ordinals of a string field over one generation (ES `GlobalOrdinalsStringTermsAggregator`):
+ * the union of the segments' sorted dictionaries as one sorted `terms` list, and per segment the
+ * global ordinal of each of its ordinals. Built once per generation and field (a k-way merge of
+ * the dictionaries), so counting terms at query time is array indexing, with no string compared.
+ */
+export interface GlobalOrdinals {
+  terms: string[];
+  /** Per segment: segment ordinal → global ordinal. */
+  bySegment: Map<Segment, Int32Array>;
+}
+
+const globalCache = new WeakMap<object, Map<string, GlobalOrdinals>>();
+
+/** Code-point order of two strings (shared/sort.ts `compareCodePoints`, inlined for the merge). */
+function cmpTerms(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let ca = a.charCodeAt(i);
+    let cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    if (ca >= 0xd800 && ca <= 0xdfff) ca += 0x10000;
+    if (cb >= 0xd800 && cb <= 0xdfff) cb += 0x10000;
+    return ca - cb;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * The global ordinals of a string field over `segments` (a generation's, cached on `owner`).
+ * @param owner the generation the segments belong to (the cache key)
+ */
+export function globalOrdinals(owner: object, segments: readonly Segment[], field: string, fm: FieldMapping): GlobalOrdinals {
+  let perField = globalCache.get(owner);
+  if (!perField) globalCache.set(owner, (perField = new Map()));
+  const hit = perField.get(field);
+  if (hit) return hit;
+  const dicts: { seg: Segment; terms: readonly string[] }[] = [];
+  for (const seg of segments) {
+    const col = valuesColumn(seg, field, fm);
+    if (col?.kind === 'ords') dicts.push({ seg, terms: col.terms });
+  }
+  const terms: string[] = [];
+  const bySegment = new Map<Segment, Int32Array>();
+  const maps = dicts.map((d) => new Int32Array(d.terms.length));
+  dicts.forEach((d, i) => bySegment.set(d.seg, maps[i]));
+  if (dicts.length === 1) {
+    terms.push(...dicts[0].terms);
+    for (let r = 0; r < terms.length; r++) maps[0][r] = r;
+  } else {
+    const pos = new Int32Array(dicts.length);
+    const heap: number[] = [];
+    const less = (a: number, b: number) => cmpTerms(dicts[heap[a]].terms[pos[heap[a]]], dicts[heap[b]].terms[pos[heap[b]]]) < 0;
+    const down = (i: number) => {
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= heap.length) return;
+        const m = l + 1 < heap.length && less(l + 1, l) ? l + 1 : l;
+        if (!less(m, i)) return;
+        [heap[m], heap[i]] = [heap[i], heap[m]];
+        i = m;
+      }
+    };
+    dicts.forEach((d, i) => d.terms.length > 0 && heap.push(i));
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
+    while (heap.length > 0) {
+      const p = heap[0];
+      const term = dicts[p].terms[pos[p]];
+      if (terms.length === 0 || terms[terms.length - 1] !== term) terms.push(term);
+      maps[p][pos[p]] = terms.length - 1;
+      if (++pos[p] >= dicts[p].terms.length) {
+        heap[0] = heap[heap.length - 1];
+        heap.pop();
+      }
+      down(0);
+    }
+  }
+  const built = { terms, bySegment };
+  perField.set(field, built);
+  return built;
+}

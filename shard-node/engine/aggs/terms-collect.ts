@@ -1,8 +1,9 @@
 /**
  * Shard-side `terms`: exact counts per term, the first-round list the coordinator's exact rounds
  * start from (shared/aggs/terms-plan.ts), and the answers to refinement tasks. String terms are
- * counted per segment by ordinal and the segments' sorted dictionaries merged, so the counts come
- * out in key order with no hashing of terms; only the listed terms are ever sorted by count.
+ * counted by global ordinal (doc-values.ts `globalOrdinals`, built once per generation), so the
+ * counts come out in key order with no term hashed or compared; only the listed terms are ever
+ * sorted by count.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/bucket/terms/GlobalOrdinalsStringTermsAggregator.java
  * @see docs/aggregations.md
  */
@@ -10,9 +11,9 @@ import type { TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { simpleRegex } from '../../../shared/aggs/simple-regex.ts';
 import { compareKeys, countKeyComparator, shardListSize, termsMode, TOP_LEVEL_CANDIDATES } from '../../../shared/aggs/terms-plan.ts';
 import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
-import { column, forEachKey, liveDocs, numericMissing, scratch, type AggContext } from './agg-context.ts';
+import { column, forEachKey, liveDocs, numericMissing, type AggContext } from './agg-context.ts';
 import { collectAggs } from './collect.ts';
-import { readValues, valuesKind, type OrdinalColumn, type SegDocs } from './doc-values.ts';
+import { globalOrdinals, valuesKind, type SegDocs } from './doc-values.ts';
 
 /** Exact counts per term, keys ascending (code points for strings, numeric for numbers). */
 export interface TermCounts {
@@ -34,66 +35,6 @@ function termAcceptor(node: TermsAgg, numeric: boolean): ((key: BucketKey) => bo
   const inc = node.include ? test(node.include, 'include') : null;
   const exc = node.exclude ? test(node.exclude, 'exclude') : null;
   return (k) => (!inc || inc(k)) && !(exc && exc(k));
-}
-
-/** Per-ordinal counts of one segment's docs (every term of each doc counted once). */
-function ordinalCounts(col: OrdinalColumn, ds: Int32Array): Int32Array {
-  const per = new Int32Array(col.terms.length);
-  if (col.single) {
-    const r = col.single;
-    for (let i = 0; i < ds.length; i++) {
-      const v = r[ds[i]];
-      if (v !== 0) per[v - 1]++;
-    }
-  } else {
-    const st = col.starts!;
-    const os = col.ords!;
-    for (let i = 0; i < ds.length; i++) for (let j = st[ds[i]]; j < st[ds[i] + 1]; j++) per[os[j]]++;
-  }
-  return per;
-}
-
-/**
- * Merges the segments' sorted dictionaries, keeping the terms with a count (or all of them when
- * `zeros`), summing equal terms: keys come out sorted by code point.
- */
-function mergeDictionaries(parts: { terms: readonly string[]; per: Int32Array }[], zeros: boolean): TermCounts {
-  const keys: string[] = [];
-  const counts: number[] = [];
-  if (parts.length === 1) {
-    const { terms, per } = parts[0];
-    for (let r = 0; r < per.length; r++) {
-      if (per[r] > 0 || zeros) {
-        keys.push(terms[r]);
-        counts.push(per[r]);
-      }
-    }
-    return { keys, counts };
-  }
-  const pos = parts.map(() => 0);
-  const skip = (p: number) => {
-    const { per } = parts[p];
-    while (!zeros && pos[p] < per.length && per[pos[p]] === 0) pos[p]++;
-  };
-  parts.forEach((_, p) => skip(p));
-  for (;;) {
-    let best = -1;
-    for (let p = 0; p < parts.length; p++) {
-      if (pos[p] >= parts[p].per.length) continue;
-      if (best === -1 || compareKeys(parts[p].terms[pos[p]], parts[best].terms[pos[best]]) < 0) best = p;
-    }
-    if (best === -1) return { keys, counts };
-    const term = parts[best].terms[pos[best]];
-    let n = 0;
-    for (let p = 0; p < parts.length; p++) {
-      if (pos[p] < parts[p].per.length && parts[p].terms[pos[p]] === term) {
-        n += parts[p].per[pos[p]++];
-        skip(p);
-      }
-    }
-    keys.push(term);
-    counts.push(n);
-  }
 }
 
 /** Inserts (or adds to) `key` in sorted counts. */
@@ -121,28 +62,43 @@ export function countTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext): Te
   const numeric = fm !== undefined && valuesKind(fm) === 'number';
   let tc: TermCounts;
   if (fm !== undefined && !numeric) {
-    const zeros = node.minDocCount === 0;
-    const parts: { terms: readonly string[]; per: Int32Array }[] = [];
+    // Global ordinals: count per global ordinal, which is already key order.
+    const go = globalOrdinals(ctx.gen, ctx.gen.views.map((v) => v.segment), node.field, fm);
+    const global = new Int32Array(go.terms.length);
     let missing = 0;
-    const seen = new Set<unknown>();
     for (const { seg, docs: ds } of docs) {
-      seen.add(seg);
       const col = column(ctx, node.field, seg);
-      if (!col || col.kind !== 'ords') {
+      const map = go.bySegment.get(seg);
+      if (!col || col.kind !== 'ords' || !map) {
         missing += ds.length;
         continue;
       }
-      const per = ordinalCounts(col, ds);
-      if (node.missing !== undefined) for (let i = 0; i < ds.length; i++) if (readValues(col, ds[i], scratch) === 0) missing++;
-      parts.push({ terms: col.terms, per });
-    }
-    if (zeros) {
-      for (const v of ctx.gen.views) {
-        const col = column(ctx, node.field, v.segment);
-        if (!seen.has(v.segment) && col?.kind === 'ords') parts.push({ terms: col.terms, per: new Int32Array(col.terms.length) });
+      if (col.single) {
+        const r = col.single;
+        for (let i = 0; i < ds.length; i++) {
+          const v = r[ds[i]];
+          if (v !== 0) global[map[v - 1]]++;
+          else missing++;
+        }
+      } else {
+        const st = col.starts!;
+        const os = col.ords!;
+        for (let i = 0; i < ds.length; i++) {
+          const from = st[ds[i]];
+          const to = st[ds[i] + 1];
+          if (from === to) missing++;
+          for (let j = from; j < to; j++) global[map[os[j]]]++;
+        }
       }
     }
-    tc = mergeDictionaries(parts, zeros);
+    const zeros = node.minDocCount === 0;
+    tc = { keys: [], counts: [] };
+    for (let g = 0; g < global.length; g++) {
+      if (global[g] > 0 || zeros) {
+        tc.keys.push(go.terms[g]);
+        tc.counts.push(global[g]);
+      }
+    }
     if (node.missing !== undefined && missing > 0) addSorted(tc, String(node.missing), missing);
   } else {
     const m = new Map<BucketKey, number>();
@@ -208,23 +164,33 @@ function termBucketDocs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKe
     });
     return lists;
   }
+  const go = globalOrdinals(ctx.gen, ctx.gen.views.map((v) => v.segment), node.field, fm);
+  const globalSlot = new Int32Array(go.terms.length).fill(-1);
+  keys.forEach((k, i) => {
+    const g = typeof k === 'string' ? ordinalOf(go.terms, k) : -1;
+    if (g >= 0) globalSlot[g] = i;
+  });
   docs.forEach(({ seg, docs: ds }, s) => {
     const col = column(ctx, node.field, seg);
-    if (!col || col.kind !== 'ords') return;
-    const slot = new Int32Array(col.terms.length).fill(-1);
-    keys.forEach((k, i) => {
-      const r = typeof k === 'string' ? ordinalOf(col.terms, k) : -1;
-      if (r >= 0) slot[r] = i;
-    });
+    const map = go.bySegment.get(seg);
+    if (!col || col.kind !== 'ords' || !map) return;
     if (col.single) {
       for (let j = 0; j < ds.length; j++) {
         const v = col.single[ds[j]];
-        if (v !== 0 && slot[v - 1] >= 0) lists[slot[v - 1]][s].push(ds[j]);
+        if (v !== 0) {
+          const b = globalSlot[map[v - 1]];
+          if (b >= 0) lists[b][s].push(ds[j]);
+        }
       }
     } else {
       const st = col.starts!;
       const os = col.ords!;
-      for (let j = 0; j < ds.length; j++) for (let x = st[ds[j]]; x < st[ds[j] + 1]; x++) if (slot[os[x]] >= 0) lists[slot[os[x]]][s].push(ds[j]);
+      for (let j = 0; j < ds.length; j++) {
+        for (let x = st[ds[j]]; x < st[ds[j] + 1]; x++) {
+          const b = globalSlot[map[os[x]]];
+          if (b >= 0) lists[b][s].push(ds[j]);
+        }
+      }
     }
   });
   return lists;
