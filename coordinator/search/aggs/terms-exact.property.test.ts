@@ -23,16 +23,19 @@ const MAPPING: Mapping = { properties: { tag: { type: 'keyword' }, n: { type: 'l
 interface Doc { tags: string[]; n: number; v: number }
 
 /** Puts each doc on its key's favourite shard most of the time (strong per-key affinity), else anywhere. */
-function shardsOf(docs: Doc[], count: number, affinity: number[]): Generation[] {
+function shardsOf(docs: Doc[], count: number, affinity: number[], refreshEvery = 0): Generation[] {
   let mapping = MAPPING;
   const shards = Array.from({ length: count }, (_, s) => new Shard({ index: 't', shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }));
   docs.forEach((d, i) => {
     const key = d.tags[0] ?? '';
-    const fav = (key.charCodeAt(0) || 0) % count;
+    let h = 0;
+    for (let c = 0; c < key.length; c++) h = (h * 31 + key.charCodeAt(c)) >>> 0;
+    const fav = h % count;
     const s = affinity[i] < 0.8 ? fav : Math.floor(affinity[i] * 1000) % count;
     const source = { tag: d.tags.length === 1 ? d.tags[0] : d.tags, n: d.n, v: d.v };
     const [r] = shards[s].apply([{ op: 'index', _id: `d${i}`, source: JSON.stringify(source), create: false }]);
     if (r.error) throw new Error(JSON.stringify(r.error));
+    if (refreshEvery > 0 && i % refreshEvery === refreshEvery - 1) shards[s].refresh(); // several segments per shard
   });
   for (const s of shards) s.refresh();
   return shards.map((s) => s.acquire());
@@ -95,7 +98,7 @@ describe('exact distributed terms through real shard engines', () => {
   it('counts, order, sub-aggregations and sum_other_doc_count equal the single-list oracle', () => {
     fc.assert(
       fc.property(
-        fc.array(docArb, { minLength: 1, maxLength: 400 }),
+        fc.array(docArb, { minLength: 1, maxLength: 400, size: 'max' }),
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 400, maxLength: 400 }),
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 2, max: 120 }),
@@ -105,7 +108,8 @@ describe('exact distributed terms through real shard engines', () => {
         fc.constantFrom<Order>({ _count: 'desc' }, { _count: 'desc' }, { _key: 'asc' }, { _key: 'desc' }, { _count: 'asc' }, { s: 'desc' }),
         fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
         fc.boolean(),
-        (raw, affinity, shardCount, keys, size, minDocCount, shardSize, order, candidates, flat) => {
+        fc.constantFrom(0, 0, 13, 41),
+        (raw, affinity, shardCount, keys, size, minDocCount, shardSize, order, candidates, flat, refreshEvery) => {
           // Skewed keys (a few hold most docs), or flat ones, where shards' cut-offs bound many unseen keys.
           const key = (u: number) => (flat ? `k${String(Math.floor(u * keys)).padStart(3, '0')}` : skewedKey(u, keys));
           const docs: Doc[] = raw.map((r) => ({
@@ -113,7 +117,7 @@ describe('exact distributed terms through real shard engines', () => {
             n: r.n,
             v: r.v,
           }));
-          const gens = shardsOf(docs, shardCount, affinity);
+          const gens = shardsOf(docs, shardCount, affinity, refreshEvery);
           const body = { t: { terms: { field: 'tag', size, min_doc_count: minDocCount, order, ...(shardSize ? { shard_size: shardSize } : {}) }, aggs: { s: { sum: { field: 'v' } } } } };
           const { aggs, rounds } = aggregate(gens, body, candidates);
           const t = aggs.t as { doc_count_error_upper_bound: number; sum_other_doc_count: number; buckets: unknown[] };
@@ -132,7 +136,7 @@ describe('exact distributed terms through real shard engines', () => {
   it('nested terms under terms are exact in every parent bucket', () => {
     fc.assert(
       fc.property(
-        fc.array(docArb, { minLength: 1, maxLength: 300 }),
+        fc.array(docArb, { minLength: 1, maxLength: 300, size: 'max' }),
         fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 300, maxLength: 300 }),
         fc.integer({ min: 1, max: 8 }),
         fc.integer({ min: 1, max: 5 }),
