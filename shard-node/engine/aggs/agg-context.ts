@@ -18,7 +18,12 @@ export interface AggContext {
   fields: Map<string, FieldMapping>;
   /** Terms a top-level `count` list carries (default: shared/aggs/terms-plan.ts `TOP_LEVEL_CANDIDATES`; tests make it small). */
   candidates?: number;
+  /** The index the shard belongs to: the value of the `_index` metadata field of every doc. */
+  index?: string;
 }
+
+/** The metadata field whose value is the index name (aggregatable like a keyword, as in ES). */
+export const INDEX_FIELD = '_index';
 
 /** A reusable buffer for {@link readValues}. */
 export const scratch: number[] = [];
@@ -94,6 +99,11 @@ export function forEachKey(ctx: AggContext, field: string, missing: unknown, doc
   const fm = ctx.fields.get(field);
   const numeric = fm !== undefined && valuesKind(fm) === 'number';
   const miss: BucketKey | undefined = missing === undefined ? undefined : numeric ? numericMissing(missing, fm) : String(missing);
+  if (field === INDEX_FIELD && ctx.index !== undefined) {
+    const index = ctx.index;
+    docs.forEach(({ docs: ds }, s) => ds.forEach((d) => fn(index, s, d)));
+    return;
+  }
   docs.forEach(({ seg, docs: ds }, s) => {
     const col = column(ctx, field, seg);
     for (let i = 0; i < ds.length; i++) {

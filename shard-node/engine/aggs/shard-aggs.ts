@@ -14,17 +14,18 @@ import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collec
 /**
  * Every aggregation's partial result over the live matches of `query` in `gen`.
  * @param candidates terms a top-level count-ordered list carries (default: shared/aggs/terms-plan.ts)
+ * @param index the shard's index (the `_index` value aggregations read)
  * @throws EsError 400 for an aggregation the mapping rejects (agg-check.ts)
  */
-export function collectShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, candidates?: number): AggPartial[] {
+export function collectShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, candidates?: number, index?: string): AggPartial[] {
   const fields = gen.fields();
   checkAggs(nodes, fields);
-  const ctx: AggContext = { gen, fields, ...(candidates !== undefined ? { candidates } : {}) };
+  const ctx: AggContext = { gen, fields, ...(candidates !== undefined ? { candidates } : {}), ...(index !== undefined ? { index } : {}) };
   return collectAggs(nodes, matchingDocs(gen, query), ctx, true);
 }
 
 /** One {@link TermsPartial} per refinement task, over the live matches of `query` in `gen`. */
-export function refineShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, tasks: readonly TermsRefineTask[]): TermsPartial[] {
-  const ctx: AggContext = { gen, fields: gen.fields() };
+export function refineShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, tasks: readonly TermsRefineTask[], index?: string): TermsPartial[] {
+  const ctx: AggContext = { gen, fields: gen.fields(), ...(index !== undefined ? { index } : {}) };
   return refineAggs(nodes, tasks, matchingDocs(gen, query), ctx);
 }
