@@ -8,6 +8,7 @@
  * @see docs/performance.md (Aggregations)
  */
 import { parseAggregations } from '../shared/aggs/agg-parse.ts';
+import { candidatesPerShard } from '../shared/aggs/terms-plan.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import { defaultRoutingNumShards, shardForRouting } from '../shared/routing.ts';
@@ -52,7 +53,7 @@ for (const [label, body] of [
   let refine = 0;
   for (let run = 0; run < 20; run++) {
     const t0 = performance.now();
-    const parts = gens.map((g) => collectShardAggs(g, nodes, query));
+    const parts = gens.map((g) => collectShardAggs(g, nodes, query, candidatesPerShard(count)));
     first = bytes(parts);
     refine = 0;
     const log: ReplyLog = new Map();

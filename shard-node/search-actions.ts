@@ -131,7 +131,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
       if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
-      if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query, undefined, req.index);
+      if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
       return { res, field: 'hits' };
     },
 
@@ -171,7 +171,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       const gen = reader(req.index, req.shard, req.generation, req.context);
       const res: AggsResponse = { node, index: req.index, shard: req.shard, generation: gen.id };
       if (req.tasks) res.results = refineShardAggs(gen, req.nodes, req.query, req.tasks, req.index);
-      else res.partials = collectShardAggs(gen, req.nodes, req.query, undefined, req.index);
+      else res.partials = collectShardAggs(gen, req.nodes, req.query, req.candidates, req.index);
       return { res };
     },
 

@@ -26,6 +26,8 @@ export interface AggsPhaseInput {
   nodes: AggNode[];
   /** The query the aggregations run on (the request's `query`, without `post_filter`). */
   query: Query;
+  /** Top-level terms candidates per shard for the whole-tree round (shared/aggs/terms-plan.ts). */
+  candidates?: number;
   /** The shards that answered the query round, with the generation each read and its partials (when sent). */
   replies: readonly ShardReply<{ generation: number; aggs?: AggPartial[] }>[];
   fieldMapping(field: string): FieldMapping | undefined;
@@ -67,7 +69,7 @@ export async function runAggsPhase(input: AggsPhaseInput, ctx: PhaseContext): Pr
     input.replies.map(async (r, p) => {
       if (shards[p] !== undefined) return;
       try {
-        shards[p] = (await callAggs(r, { query, nodes }, ctx)).partials;
+        shards[p] = (await callAggs(r, { query, nodes, ...(input.candidates !== undefined ? { candidates: input.candidates } : {}) }, ctx)).partials;
       } catch (err) {
         fail(p, err);
       }

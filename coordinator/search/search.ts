@@ -26,6 +26,7 @@ import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import { flatFields, type FieldMapping } from '../../shared/mapping.ts';
 import type { Query } from '../../shared/query-ast.ts';
+import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
 import { runAggsPhase } from './aggs-phase.ts';
 import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
@@ -128,7 +129,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
   const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
   const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
-  if (withAggs) plan.aggs = { nodes: req.aggs!, ...(parsed.postFilter ? { query: aggsQuery } : {}) };
+  if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length), ...(parsed.postFilter ? { query: aggsQuery } : {}) };
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
@@ -144,7 +145,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   const aggs = withAggs
     ? await runAggsPhase(
-        { nodes: req.aggs!, query: aggsQuery, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
+        { nodes: req.aggs!, query: aggsQuery, candidates: plan.aggs!.candidates, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
         ctx,
       )
     : null;

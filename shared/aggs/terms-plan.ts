@@ -43,6 +43,18 @@ export function shardListSize(node: TermsAgg): number {
  */
 export const TOP_LEVEL_CANDIDATES = 1000;
 
+/**
+ * The first-round candidates of all shards together (about 45 KB of terms): each of n shards lists
+ * ⌈budget / n⌉, at least 100, at most {@link TOP_LEVEL_CANDIDATES}, so the first round stays under
+ * 100 KB whatever the shard count (docs/performance.md, Aggregations).
+ */
+export const CANDIDATE_BUDGET = 3000;
+
+/** Top-level candidates per shard for a search over `shards` shards (see {@link CANDIDATE_BUDGET}). */
+export function candidatesPerShard(shards: number): number {
+  return Math.min(TOP_LEVEL_CANDIDATES, Math.max(100, Math.ceil(CANDIDATE_BUDGET / Math.max(1, shards))));
+}
+
 /** Orders two bucket keys: numbers numerically, strings by code point (Lucene's byte order). */
 export function compareKeys(a: BucketKey, b: BucketKey): number {
   if (typeof a === 'number' && typeof b === 'number') return a - b;

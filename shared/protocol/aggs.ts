@@ -86,6 +86,8 @@ export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | Single
 export interface QueryAggs {
   nodes: AggNode[];
   query?: Query;
+  /** Terms a top-level count-ordered `terms` list carries (shared/aggs/terms-plan.ts `candidatesPerShard`). */
+  candidates?: number;
 }
 
 /**
@@ -121,6 +123,8 @@ export interface AggsRequest {
   shard: number;
   query: Query;
   nodes: AggNode[];
+  /** As {@link QueryAggs.candidates}. */
+  candidates?: number;
   generation?: number;
   context?: ContextRef;
   tasks?: TermsRefineTask[];

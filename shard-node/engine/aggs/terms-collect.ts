@@ -15,6 +15,9 @@ import { column, forEachKey, liveDocs, numericMissing, type AggContext } from '.
 import { collectAggs } from './collect.ts';
 import { globalOrdinals, valuesKind, type SegDocs } from './doc-values.ts';
 
+/** Most candidates a large `size` asks a shard to list in the first round (10 × size, capped). */
+const MAX_SIZED_CANDIDATES = 5000;
+
 /** Exact counts per term, keys ascending (code points for strings, numeric for numbers). */
 export interface TermCounts {
   keys: BucketKey[];
@@ -213,7 +216,9 @@ export function collectTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext, t
   if (mode === 'count') {
     const order = countKeyComparator(node.order);
     listed = Math.min(distinct, shardListSize(node));
-    const candidates = topLevel ? Math.min(distinct, Math.max(listed, ctx.candidates ?? TOP_LEVEL_CANDIDATES)) : listed;
+    // Deeper for a larger `size`: on flat distributions a threshold round costs more than a deeper list.
+    const depth = Math.max(ctx.candidates ?? TOP_LEVEL_CANDIDATES, Math.min(10 * node.size, MAX_SIZED_CANDIDATES));
+    const candidates = topLevel ? Math.min(distinct, Math.max(listed, depth)) : listed;
     chosen = topByCount(tc, candidates, (a, b) => order(tc.keys[a], tc.counts[a], tc.keys[b], tc.counts[b]));
   } else if (mode === 'key') {
     listed = Math.min(distinct, shardListSize(node));
