@@ -13,7 +13,7 @@ import { EsError, illegalArgument, parsingException } from '../errors.ts';
 import { didYouMean, isObject, javaParseDouble, numberFormat, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
 import type {
-  AggNode, AggRange, AggValue, BucketOrder, CardinalityAgg, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, SingleBucketAgg,
+  AggNode, AggRange, AggValue, BucketOrder, CardinalityAgg, CompositeAgg, CompositeSource, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, SingleBucketAgg,
   StatsMetricAgg, TermFilter, TermsAgg,
 } from './agg-request.ts';
 import { parseDateValue } from './date-format.ts';
@@ -405,6 +405,102 @@ function parseSingle(type: 'missing' | 'global', name: string, body: Obj): Singl
   return n;
 }
 
+/** One `composite` source: `{name: {terms|histogram|date_histogram: {...}}}`. */
+function compositeSource(v: unknown): CompositeSource {
+  if (!isObject(v) || Object.keys(v).length !== 1) throw parsingException(`Expected [START_OBJECT] with one source name in [sources]`);
+  const [name, def] = Object.entries(v)[0];
+  if (!isObject(def) || Object.keys(def).length !== 1) throw parsingException(`Expected one source type under [${name}]`);
+  const [kind, body] = Object.entries(def)[0];
+  if (kind !== 'terms' && kind !== 'histogram' && kind !== 'date_histogram') {
+    if (kind === 'geotile_grid') throw illegalArgument('[composite] source [geotile_grid] is not supported by Folio yet');
+    throw parsingException(`Invalid source config for [${name}]: unknown source type [${kind}]`);
+  }
+  const src: CompositeSource = { name, kind, field: '', asc: true, missingBucket: false, missingFirst: true };
+  let missingOrder = 'default';
+  const specs: Record<string, Spec> = {
+    field: ['V', (x) => (src.field = str(x))],
+    order: ['V', (x) => {
+      const o = str(x).toLowerCase();
+      if (o !== 'asc' && o !== 'desc') throw illegalArgument(`Unknown order direction [${String(x)}]`);
+      src.asc = o === 'asc';
+    }],
+    missing_bucket: ['V', (x) => (src.missingBucket = xContentBoolean(x))],
+    missing_order: ['V', (x) => {
+      missingOrder = str(x).toLowerCase();
+      if (!['first', 'last', 'default'].includes(missingOrder)) throw illegalArgument(`Unknown MissingOrder [${String(x)}]`);
+    }],
+    value_type: ['V', () => undefined],
+    format: ['V', (x) => (src.format = str(x))],
+    script: ['VO', () => { throw illegalArgument('[script] in aggregations is not supported by Folio yet'); }],
+  };
+  if (kind === 'histogram') {
+    specs.interval = ['V', (x) => {
+      const i = dbl(x);
+      if (!(i > 0)) throw illegalArgument(`[interval] must be greater than 0 for [histogram] source`);
+      src.interval = i;
+    }];
+  }
+  if (kind === 'date_histogram') {
+    const one = (iv: DateInterval) => {
+      if (src.dateInterval) throw illegalArgument('Cannot use [fixed_interval] with [calendar_interval] configuration option.');
+      src.dateInterval = iv;
+    };
+    specs.calendar_interval = ['V', (x) => {
+      const unit = Object.hasOwn(CALENDAR_UNITS, str(x)) ? CALENDAR_UNITS[str(x)] : undefined;
+      if (!unit) throw illegalArgument(`The supplied interval [${str(x)}] could not be parsed as a calendar interval.`);
+      one({ calendar: unit });
+    }];
+    specs.fixed_interval = ['V', (x) => one({ fixedMs: parseTimeValue(str(x), 'date_histogram.fixedInterval') })];
+    specs.time_zone = ['V', (x) => (src.timeZone = zoneOf(str(x)).id)];
+    specs.offset = ['V', (x) => {
+      if (typeof x === 'number') return void (src.offset = Math.trunc(x));
+      const t = str(x).trim();
+      src.offset = (t.startsWith('-') ? -1 : 1) * parseTimeValue(t.replace(/^[+-]/, ''), 'date_histogram.offset');
+    }];
+  }
+  walk(kind, body as Obj, specs);
+  src.missingFirst = missingOrder === 'default' ? src.asc : missingOrder === 'first';
+  if (kind === 'date_histogram' && !src.dateInterval) throw illegalArgument('Invalid interval specified, must be non-null and non-empty');
+  if (kind === 'histogram' && src.interval === undefined) throw illegalArgument(`[interval] must be greater than 0 for [histogram] source`);
+  return src;
+}
+
+/** `composite` (ES `CompositeAggregationBuilder`): sources, `size` (10), `after` keyed by source name. */
+function parseComposite(name: string, body: Obj): CompositeAgg {
+  const n: CompositeAgg = { type: 'composite', name, sources: [], size: 10, after: null, aggs: [] };
+  let rawSources: unknown[] | null = null;
+  let rawAfter: Obj | null = null;
+  walk('composite', body, {
+    sources: ['A', (v) => (rawSources = v as unknown[])],
+    size: ['V', (v) => {
+      const s = xContentInt(v);
+      if (s <= 0) throw illegalArgument(`[size] must be greater than 0. Found [${s}] in [${name}]`);
+      n.size = s;
+    }],
+    after: ['O', (v) => (rawAfter = v as Obj)],
+  });
+  if (rawSources === null) throw illegalArgument('Composite [sources] cannot be null');
+  if ((rawSources as unknown[]).length === 0) throw illegalArgument('Composite [sources] cannot be empty');
+  n.sources = (rawSources as unknown[]).map(compositeSource);
+  const names = n.sources.map((s) => s.name);
+  const dup = names.filter((x, i) => names.indexOf(x) !== i);
+  if (dup.length > 0) throw illegalArgument(`Composite source names must be unique, found duplicates: [${[...new Set(dup)].join(', ')}]`);
+  if (rawAfter !== null) {
+    const after = rawAfter as Obj;
+    if (Object.keys(after).length !== n.sources.length) throw illegalArgument(`[after] has ${Object.keys(after).length} value(s) but [sources] has ${n.sources.length}`);
+    n.after = n.sources.map((src) => {
+      if (!Object.hasOwn(after, src.name)) throw illegalArgument(`Missing value for [after.${src.name}]`);
+      const v = after[src.name];
+      if (v === null) return null;
+      if (typeof v === 'boolean') return v ? 1 : 0;
+      if (src.kind === 'date_histogram' && typeof v === 'string') return parseDateValue(v, src.timeZone ? zoneOf(src.timeZone) : UTC);
+      if (typeof v === 'string' || typeof v === 'number') return v;
+      throw illegalArgument(`Invalid value for [after.${src.name}]: ${tokenName(v)}`);
+    });
+  }
+  return n;
+}
+
 /** Builds one aggregation of a supported type from its body. */
 function parseTyped(type: string, name: string, body: unknown): AggNode {
   if (type === 'filter') return { type: 'filter', name, query: parseQuery(body), aggs: [] } satisfies FilterAgg;
@@ -420,6 +516,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
     case 'min': case 'max': case 'sum': case 'avg': case 'value_count': case 'stats': case 'extended_stats': return parseMetric(type, name, o);
     case 'cardinality': return parseCardinality(name, o);
     case 'percentiles': return parsePercentiles(name, o);
+    case 'composite': return parseComposite(name, o);
   }
   if (ES_AGGREGATIONS.includes(type)) throw illegalArgument(`aggregation type [${type}] is not supported by Folio yet`);
   throw new EsError(400, 'parsing_exception', `Unknown aggregation type [${type}]${didYouMean(type, ES_AGGREGATIONS)}`, {
@@ -441,7 +538,7 @@ const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 
  *   Folio does not support yet.
  * @example parseAggregations({ by_tag: { terms: { field: 'tag' }, aggs: { avg_price: { avg: { field: 'price' } } } } })
  */
-export function parseAggregations(json: Record<string, unknown>, level = 0): AggNode[] {
+export function parseAggregations(json: Record<string, unknown>, level = 0, parentType?: string): AggNode[] {
   const out: AggNode[] = [];
   for (const [name, def] of Object.entries(json)) {
     if (!VALID_NAME.test(name)) {
@@ -450,14 +547,14 @@ export function parseAggregations(json: Record<string, unknown>, level = 0): Agg
     if (!isObject(def)) throw parsingException(`Aggregation definition for [${name} starts with a [${tokenName(def)}], expected a [START_OBJECT].`);
     let node: AggNode | null = null;
     let typeName = '';
-    let subs: AggNode[] | null = null;
+    let subs: Record<string, unknown> | null = null;
     let meta: Record<string, unknown> | undefined;
     for (const [key, v] of Object.entries(def)) {
       if (!isObject(v)) throw parsingException(`Expected [START_OBJECT] under [${key}], but got a [${tokenName(v)}] in [${name}]`);
       if (key === 'meta') meta = v;
       else if (key === 'aggs' || key === 'aggregations') {
         if (subs !== null) throw parsingException(`Found two sub aggregation definitions under [${name}]`);
-        subs = parseAggregations(v, level + 1);
+        subs = v; // parsed once the type is known (for the composite parent check)
       } else {
         if (node !== null) throw parsingException(`Found two aggregation type definitions in [${name}]: [${typeName}] and [${key}]`);
         node = parseTyped(key, name, v);
@@ -465,11 +562,15 @@ export function parseAggregations(json: Record<string, unknown>, level = 0): Agg
       }
     }
     if (node === null) throw parsingException(`Missing definition for aggregation [${name}]`);
-    if (subs !== null && (subs as AggNode[]).length > 0) {
+    const children = subs === null ? [] : parseAggregations(subs, level + 1, node.type);
+    if (children.length > 0) {
       if (LEAF_TYPES.has(node.type)) {
         throw new EsError(400, 'aggregation_initialization_exception', `Aggregator [${name}] of type [${node.type}] cannot accept sub-aggregations`);
       }
-      node.aggs = subs;
+      node.aggs = children;
+    }
+    if (level > 0 && node.type === 'composite') {
+      throw illegalArgument(`[composite] aggregation cannot be used with a parent aggregation of type: [${parentType ?? 'unknown'}]`);
     }
     if (level > 0 && node.type === 'global') {
       throw new EsError(400, 'aggregation_execution_exception', `Aggregation [${name}] cannot be a sub-aggregation: global aggregations can only be defined as top level aggregations`);

@@ -138,11 +138,37 @@ export interface PercentilesAgg extends AggBase {
   format?: string;
 }
 
+/** One source of a `composite`: its name, kind, field, order, and the bucketing of histogram sources. */
+export interface CompositeSource {
+  name: string;
+  kind: 'terms' | 'histogram' | 'date_histogram';
+  field: string;
+  asc: boolean;
+  /** `missing_bucket`: docs without a value get a null key (else they are skipped). */
+  missingBucket: boolean;
+  /** Where null keys sort: ES's default is first for ascending, last for descending. */
+  missingFirst: boolean;
+  interval?: number;
+  dateInterval?: DateInterval;
+  timeZone?: string | null;
+  offset?: number;
+  format?: string;
+}
+
+/** `composite`: buckets keyed by one value per source, paged forward with `after` in source order. */
+export interface CompositeAgg extends AggBase {
+  type: 'composite';
+  sources: CompositeSource[];
+  size: number;
+  /** The key to start strictly after (one value per source, null for a missing bucket). */
+  after: (string | number | null)[] | null;
+}
+
 /** One node of the aggregation tree. */
-export type AggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg;
+export type AggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg;
 
 /** The bucket aggregations (those that may hold sub-aggregations). */
-export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg;
+export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | CompositeAgg;
 
 /** The metric aggregations. */
 export type MetricAggNode = StatsMetricAgg | CardinalityAgg | PercentilesAgg;

@@ -79,8 +79,14 @@ export interface PercentilesPartial {
   centroids: number[];
 }
 
+/** `composite`: the shard's first `size` keys after `after`, in composite order (one value per source, null for a missing bucket). */
+export interface CompositePartial {
+  t: 'comp';
+  buckets: { key: (BucketKey | null)[]; n: number; aggs?: AggPartial[] }[];
+}
+
 /** One aggregation's partial result on one shard. */
-export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | SinglePartial | StatsPartial | CardinalityPartial | PercentilesPartial;
+export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | SinglePartial | StatsPartial | CardinalityPartial | PercentilesPartial | CompositePartial;
 
 /** The aggregations a query phase collects: the tree, and the query they run on when it is not the hits' query (`post_filter`). */
 export interface QueryAggs {
@@ -92,7 +98,8 @@ export interface QueryAggs {
 
 /**
  * One step of a path to a bucket: the aggregation's position among its siblings and the bucket's
- * key (for `range`/`date_range`/`filters`, the bucket's position; ignored for single-bucket aggs).
+ * key (for `range`/`date_range`/`filters`, the bucket's position; for `composite`, the JSON of its
+ * key array; ignored for single-bucket aggs).
  */
 export interface BucketStep {
   agg: number;

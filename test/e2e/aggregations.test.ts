@@ -74,6 +74,22 @@ describe('terms over all cities', () => {
   });
 });
 
+describe('composite', () => {
+  it('a walk with after_key over every country returns each once with its count', async () => {
+    const oracle = countBy(all, (c) => c.country).sort((a, b) => compareCodePoints(a[0], b[0]));
+    const walked: [string, number][] = [];
+    let after: unknown;
+    for (let page = 0; page < 100; page++) {
+      const res = await search('/cities/_search', { size: 0, aggs: { c: { composite: { size: 37, sources: [{ country: { terms: { field: 'country' } } }], ...(after ? { after } : {}) } } } });
+      const c = res.aggregations.c;
+      for (const b of c.buckets) walked.push([b.key.country, b.doc_count]);
+      if (c.buckets.length < 37) break;
+      after = c.after_key;
+    }
+    expect(walked).toEqual(oracle);
+  });
+});
+
 describe('histograms, ranges and filters', () => {
   it('a date_histogram over the mails dates equals the package, in 3 shards and in 1', async () => {
     const years = new Map<number, number>();

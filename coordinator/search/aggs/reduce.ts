@@ -9,7 +9,8 @@
  * @see docs/aggregations.md
  */
 import { EsError } from '../../../shared/errors.ts';
-import type { AggNode, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, CompositeAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../shared/aggs/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
@@ -44,7 +45,8 @@ export type Reduced =
   | { t: 'single'; node: AggNode; n: number; aggs: Reduced[] }
   | { t: 'stats'; node: MetricAggNode; stats: ReducedStats }
   | { t: 'card'; node: MetricAggNode; value: number }
-  | { t: 'pct'; node: PercentilesAgg; values: (number | null)[] };
+  | { t: 'pct'; node: PercentilesAgg; values: (number | null)[] }
+  | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] };
 
 /** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
 export type ReplyLog = Map<string, Map<number, RefineReply[]>>;
@@ -126,6 +128,7 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
         });
         return { t: 'buckets', node, buckets };
       }
+      case 'composite': return reduceComposite(node, parts, step, ctx);
       case 'filter': case 'missing': case 'global': {
         const n = parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
         return { t: 'single', node, n, aggs: reduceLevel(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), step(0), ctx) as Reduced[] };
@@ -154,6 +157,28 @@ function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[
   countBuckets(ctx, outcome.buckets.length);
   const buckets = outcome.buckets.map((b) => ({ key: b.key, n: b.n, aggs: reduceLevel(node.aggs, b.subs, [...path, { agg: a, key: b.key }], ctx) as Reduced[] }));
   return { t: 'terms', node, buckets, sumOther: outcome.sumOther };
+}
+
+/**
+ * `composite` (ES `InternalComposite.reduce`): the union of the shards' first `size` keys, counts
+ * summed, the first `size` of them in composite order. Exact: a key among the global first `size`
+ * is among the first `size` of every shard that holds it.
+ */
+function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undefined)[], step: (key: BucketKey) => BucketStep[], ctx: Ctx): Reduced {
+  const merged = new Map<string, { key: CompositeKey; n: number; subs: (AggPartial[] | undefined)[] }>();
+  parts.forEach((p, i) => {
+    if (p?.t !== 'comp') return;
+    for (const b of p.buckets) {
+      const id = JSON.stringify(b.key);
+      let m = merged.get(id);
+      if (!m) merged.set(id, (m = { key: b.key, n: 0, subs: parts.map(() => undefined) }));
+      m.n += b.n;
+      m.subs[i] = b.aggs;
+    }
+  });
+  const top = [...merged.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
+  countBuckets(ctx, top.length);
+  return { t: 'comp', node, buckets: top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] })) };
 }
 
 /** Keys of a histogram from `from` to `to` inclusive (the empty buckets of `min_doc_count: 0`). */

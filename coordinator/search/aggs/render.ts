@@ -30,6 +30,7 @@ function typeName(r: Reduced, opts: RenderOptions): string {
     return INTEGER_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean' ? 'lterms' : 'dterms';
   }
   if (node.type === 'percentiles') return 'tdigest_percentiles';
+  if (node.type === 'composite') return 'composite';
   return node.type;
 }
 
@@ -90,6 +91,25 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       return out;
     }
     case 'stats': return renderStats(r, opts, out);
+    case 'comp': {
+      const values = r.node.sources.map((src) => {
+        const fm = opts.fieldMapping(src.field);
+        if (fm?.type === 'boolean') return (v: unknown) => (v === null ? null : v === 1);
+        if (src.kind === 'date_histogram' && src.format !== undefined) {
+          const zone = src.timeZone ? zoneOf(src.timeZone) : UTC;
+          return (v: unknown) => (v === null ? null : formatDate(v as number, src.format, zone));
+        }
+        return (v: unknown) => v;
+      });
+      const keyObject = (key: readonly unknown[]): Json => {
+        const o: Json = {};
+        r.node.sources.forEach((src, i) => setOwn<unknown>(o, src.name, values[i](key[i])));
+        return o;
+      };
+      if (r.buckets.length > 0) out.after_key = keyObject(r.buckets[r.buckets.length - 1].key);
+      out.buckets = r.buckets.map((b) => renderAggs(b.aggs, opts, { key: keyObject(b.key), doc_count: b.n }));
+      return out;
+    }
   }
 }
 

@@ -88,6 +88,18 @@ export function checkAggs(nodes: readonly AggNode[], fields: ReadonlyMap<string,
         }
       }
     }
+    if (node.type === 'composite') {
+      for (const src of node.sources) {
+        if (src.field === '') throw illegalArgument('Required one of fields [field, script], but none were specified. ');
+        const fm = fields.get(src.field);
+        if (!fm) continue;
+        const kind = valuesKind(fm);
+        if (kind === null && fm.type === 'text') throw textFielddata(src.field);
+        if (kind === null || (src.kind !== 'terms' && kind !== 'number')) {
+          throw illegalArgument(`Field [${src.field}] of type [${fm.type}] is not supported for aggregation [${src.kind}]`);
+        }
+      }
+    }
     if (node.type === 'date_histogram') {
       if (!node.dateInterval) throw illegalArgument('Invalid interval specified, must be non-null and non-empty');
       if ('fixedMs' in node.dateInterval && node.dateInterval.fixedMs <= 0) throw illegalArgument('Zero or negative time interval not supported');

@@ -16,6 +16,7 @@ import {
   asSegDocs, column, countDocs, filterDocs, forEachKey, groupDocs, liveDocs, numericMissing, scratch, subtractDocs, type AggContext,
 } from './agg-context.ts';
 import { readValues, valuesKind, type SegDocs } from './doc-values.ts';
+import { collectComposite, compositeBucketDocs } from './composite-collect.ts';
 import { collectTerms, refineTerms } from './terms-collect.ts';
 
 export { liveDocs, matchingDocs, type AggContext } from './agg-context.ts';
@@ -199,6 +200,7 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
         const sub = bucketDocs(node, 0, docs, ctx);
         return node.aggs.length > 0 ? { t: 'single', n: countDocs(sub), aggs: collectAggs(node.aggs, sub, ctx, false) } : { t: 'single', n: countDocs(sub) };
       }
+      case 'composite': return collectComposite(node, docs, ctx);
       case 'cardinality': return collectCardinality(node, docs, ctx);
       case 'percentiles': return collectPercentiles(node, docs, ctx);
       default: return collectStats(node, docs, ctx);
@@ -229,6 +231,7 @@ function bucketDocs(node: AggNode, key: BucketKey, docs: SegDocs[], ctx: AggCont
       const g = groupDocs(docs, (fn) => forEachRange(node, docs, ctx, fn), (k) => k === Number(key)).get(Number(key));
       return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
     }
+    case 'composite': return compositeBucketDocs(node, String(key), docs, ctx);
     default: return docs;
   }
 }
