@@ -9,11 +9,12 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/bucket/terms/TermsAggregationBuilder.java
  * @see docs/aggregations.md
  */
-import { EsError, illegalArgument, parsingException } from '../errors.ts';
+import { EsError, illegalArgument, parsingException, validationFailed } from '../errors.ts';
 import { didYouMean, isObject, javaParseDouble, numberFormat, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
+import { parseSortBody } from '../sort-parse.ts';
 import type {
-  AggNode, AggRange, AggValue, BucketOrder, CardinalityAgg, CompositeAgg, CompositeSource, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, SingleBucketAgg,
+  AggNode, AggRange, AggValue, BucketOrder, BucketSortAgg, CardinalityAgg, CompositeAgg, CompositeSource, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, SingleBucketAgg,
   StatsMetricAgg, TermFilter, TermsAgg,
 } from './agg-request.ts';
 import { parseDateValue } from './date-format.ts';
@@ -501,6 +502,30 @@ function parseComposite(name: string, body: Obj): CompositeAgg {
   return n;
 }
 
+/** `bucket_sort` (ES `BucketSortPipelineAggregationBuilder`): `sort`, `from` (0), `size`, `gap_policy` (`skip`). */
+function parseBucketSort(name: string, body: Obj): BucketSortAgg {
+  const n: BucketSortAgg = { type: 'bucket_sort', name, sort: [], from: 0, size: null, gapPolicy: 'skip', aggs: [] };
+  walk('bucket_sort', body, {
+    sort: ['VOA', (v) => (n.sort = parseSortBody(v).map((f) => ({ path: f.field, asc: f.order === 'asc' })))],
+    from: ['V', (v) => {
+      const f = xContentInt(v);
+      if (f < 0) throw illegalArgument(`[from] must be a non-negative integer: [${f}]`);
+      n.from = f;
+    }],
+    size: ['V', (v) => {
+      const s = xContentInt(v);
+      if (s <= 0) throw illegalArgument(`[size] must be a positive integer: [${s}]`);
+      n.size = s;
+    }],
+    gap_policy: ['V', (v) => {
+      const g = str(v).toLowerCase();
+      if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values') throw illegalArgument(`Unknown GapPolicy: [${String(v)}]`);
+      n.gapPolicy = g;
+    }],
+  });
+  return n;
+}
+
 /** Builds one aggregation of a supported type from its body. */
 function parseTyped(type: string, name: string, body: unknown): AggNode {
   if (type === 'filter') return { type: 'filter', name, query: parseQuery(body), aggs: [] } satisfies FilterAgg;
@@ -517,6 +542,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
     case 'cardinality': return parseCardinality(name, o);
     case 'percentiles': return parsePercentiles(name, o);
     case 'composite': return parseComposite(name, o);
+    case 'bucket_sort': return parseBucketSort(name, o);
   }
   if (ES_AGGREGATIONS.includes(type)) throw illegalArgument(`aggregation type [${type}] is not supported by Folio yet`);
   throw new EsError(400, 'parsing_exception', `Unknown aggregation type [${type}]${didYouMean(type, ES_AGGREGATIONS)}`, {
@@ -526,7 +552,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
 }
 
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles']);
+const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'bucket_sort']);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.
@@ -568,6 +594,9 @@ export function parseAggregations(json: Record<string, unknown>, level = 0, pare
         throw new EsError(400, 'aggregation_initialization_exception', `Aggregator [${name}] of type [${node.type}] cannot accept sub-aggregations`);
       }
       node.aggs = children;
+    }
+    if (level === 0 && node.type === 'bucket_sort') {
+      throw validationFailed([`bucket_sort aggregation [${name}] must be declared inside of another aggregation`]);
     }
     if (level > 0 && node.type === 'composite') {
       throw illegalArgument(`[composite] aggregation cannot be used with a parent aggregation of type: [${parentType ?? 'unknown'}]`);

@@ -164,8 +164,20 @@ export interface CompositeAgg extends AggBase {
   after: (string | number | null)[] | null;
 }
 
+/**
+ * `bucket_sort`, a parent pipeline: sorts and pages its parent's reduced buckets (`_key`,
+ * `_count` or sub-aggregation paths), after the parent's own `size`, as ES does.
+ */
+export interface BucketSortAgg extends AggBase {
+  type: 'bucket_sort';
+  sort: { path: string; asc: boolean }[];
+  from: number;
+  size: number | null;
+  gapPolicy: 'skip' | 'insert_zeros' | 'keep_values';
+}
+
 /** One node of the aggregation tree. */
-export type AggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg;
+export type AggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
 
 /** The bucket aggregations (those that may hold sub-aggregations). */
 export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | CompositeAgg;
@@ -175,6 +187,9 @@ export type MetricAggNode = StatsMetricAgg | CardinalityAgg | PercentilesAgg;
 
 /** The `type`s of {@link MetricAggNode}. */
 export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles']);
+
+/** The pipeline aggregations: computed on the coordinator from reduced buckets; shards skip them. */
+export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort']);
 
 /** True for a metric node. */
 export function isMetric(n: AggNode): n is MetricAggNode {

@@ -85,8 +85,13 @@ export interface CompositePartial {
   buckets: { key: (BucketKey | null)[]; n: number; aggs?: AggPartial[] }[];
 }
 
+/** A pipeline aggregation's place in a shard's partials (pipelines run on the coordinator). */
+export interface PipelinePartial {
+  t: 'pipe';
+}
+
 /** One aggregation's partial result on one shard. */
-export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | SinglePartial | StatsPartial | CardinalityPartial | PercentilesPartial | CompositePartial;
+export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | SinglePartial | StatsPartial | CardinalityPartial | PercentilesPartial | CompositePartial | PipelinePartial;
 
 /** The aggregations a query phase collects: the tree, and the query they run on when it is not the hits' query (`post_filter`). */
 export interface QueryAggs {

@@ -126,4 +126,13 @@ describe('bucket reducers', () => {
     expect(o.tasks.get(0)).toEqual(expect.arrayContaining([{ path: [], agg: 0, include: ['y'] }]));
     expect(o.tasks.get(1)).toEqual(expect.arrayContaining([{ path: [], agg: 0, include: ['x'] }]));
   });
+  it('bucket_sort sorts and pages the parent buckets; gap_policy skip drops buckets without a value', () => {
+    const b = (key: string, n: number, sum: number | null) => ({ key, n, aggs: [sum === null ? stats(0, 0, null, null, 0) : stats(1, sum, sum, sum, sum * sum), { t: 'pipe' as const }] });
+    const p: AggPartial = { t: 'terms', buckets: [b('a', 3, 5), b('b', 2, 9), b('c', 1, 7), b('d', 1, null)], complete: true, cutoff: 0, total: 7 };
+    const out = reduceOne({ terms: { field: 'tag' }, aggs: { m: { max: { field: 'n' } }, s: { bucket_sort: { sort: [{ m: { order: 'desc' } }], from: 1, size: 2 } } } }, [p]) as { buckets: { key: string }[] };
+    expect(out.buckets.map((x) => x.key)).toEqual(['c', 'a']);
+    const keyed = reduceOne({ terms: { field: 'tag' }, aggs: { m: { max: { field: 'n' } }, s: { bucket_sort: { size: 1 } } } }, [p]) as { buckets: { key: string }[] };
+    expect(keyed.buckets.map((x) => x.key)).toEqual(['a']);
+    expect(() => parseAggregations({ s: { bucket_sort: {} } })).toThrow('Validation Failed: 1: bucket_sort aggregation [s] must be declared inside of another aggregation;');
+  });
 });

@@ -9,7 +9,7 @@
  * @see docs/aggregations.md
  */
 import { EsError } from '../../../shared/errors.ts';
-import type { AggNode, CompositeAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, BucketSortAgg, CompositeAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../shared/aggs/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
@@ -46,7 +46,8 @@ export type Reduced =
   | { t: 'stats'; node: MetricAggNode; stats: ReducedStats }
   | { t: 'card'; node: MetricAggNode; value: number }
   | { t: 'pct'; node: PercentilesAgg; values: (number | null)[] }
-  | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] };
+  | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] }
+  | { t: 'pipe'; node: BucketSortAgg };
 
 /** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
 export type ReplyLog = Map<string, Map<number, RefineReply[]>>;
@@ -129,6 +130,7 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
         return { t: 'buckets', node, buckets };
       }
       case 'composite': return reduceComposite(node, parts, step, ctx);
+      case 'bucket_sort': return { t: 'pipe', node };
       case 'filter': case 'missing': case 'global': {
         const n = parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
         return { t: 'single', node, n, aggs: reduceLevel(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), step(0), ctx) as Reduced[] };
@@ -156,7 +158,7 @@ function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[
   }
   countBuckets(ctx, outcome.buckets.length);
   const buckets = outcome.buckets.map((b) => ({ key: b.key, n: b.n, aggs: reduceLevel(node.aggs, b.subs, [...path, { agg: a, key: b.key }], ctx) as Reduced[] }));
-  return { t: 'terms', node, buckets, sumOther: outcome.sumOther };
+  return { t: 'terms', node, buckets: applyBucketSorts(node.aggs, buckets), sumOther: outcome.sumOther };
 }
 
 /**
@@ -178,7 +180,42 @@ function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undef
   });
   const top = [...merged.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
   countBuckets(ctx, top.length);
-  return { t: 'comp', node, buckets: top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] })) };
+  return { t: 'comp', node, buckets: applyBucketSorts(node.aggs, top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }))) };
+}
+
+/**
+ * Applies the `bucket_sort` pipelines among `subs` to reduced buckets (ES
+ * `BucketSortPipelineAggregator`): sort by `_key`, `_count` or sub-aggregation values (stable, so
+ * no criteria keeps the parent's order), a bucket missing a value skipped under `gap_policy: skip`
+ * (0 under `insert_zeros`), then `from` and `size`.
+ */
+function applyBucketSorts<B extends { key: unknown; n: number; aggs: Reduced[] }>(subs: readonly AggNode[], buckets: B[]): B[] {
+  let out = buckets;
+  for (const node of subs) {
+    if (node.type !== 'bucket_sort') continue;
+    const values = (b: B): (number | string | null)[] =>
+      node.sort.map((s) => {
+        if (s.path === '_count') return b.n;
+        if (s.path === '_key') return typeof b.key === 'number' || typeof b.key === 'string' ? b.key : JSON.stringify(b.key);
+        const v = reducedPathValue(subs, b.aggs, parseOrderPath(s.path));
+        return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
+      });
+    let rows = out.map((b) => ({ b, v: values(b) }));
+    if (node.gapPolicy === 'skip') rows = rows.filter((r) => r.v.every((x) => x !== null));
+    rows.sort((x, y) => {
+      for (let i = 0; i < node.sort.length; i++) {
+        const a = x.v[i];
+        const b = y.v[i];
+        if (a === b) continue;
+        if (a === null || b === null) return a === null ? 1 : -1;
+        const c = typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : 1;
+        return node.sort[i].asc ? c : -c;
+      }
+      return 0;
+    });
+    out = rows.slice(node.from, node.size === null ? undefined : node.from + node.size).map((r) => r.b);
+  }
+  return out;
 }
 
 /** Keys of a histogram from `from` to `to` inclusive (the empty buckets of `min_doc_count: 0`). */
@@ -238,7 +275,7 @@ function reduceHistogram(node: HistogramAgg, parts: readonly (AggPartial | undef
   });
   const first = node.order[0];
   if (first.key !== '_key' || !first.asc) buckets = sortBuckets(buckets, node);
-  return { t: 'buckets', node, buckets };
+  return { t: 'buckets', node, buckets: applyBucketSorts(node.aggs, buckets) };
 }
 
 /** Orders reduced histogram buckets by `order` (`_count`, `_key`, or a sub-aggregation value). */

@@ -36,7 +36,10 @@ function typeName(r: Reduced, opts: RenderOptions): string {
 
 /** Renders reduced aggregations as the response's `aggregations` object (or a bucket's sub-aggregations into `into`). */
 export function renderAggs(reduced: readonly Reduced[], opts: RenderOptions, into: Json = {}): Json {
-  for (const r of reduced) setOwn<unknown>(into, opts.typedKeys ? `${typeName(r, opts)}#${r.node.name}` : r.node.name, renderOne(r, opts));
+  for (const r of reduced) {
+    if (r.t === 'pipe') continue; // bucket_sort shapes its parent's buckets and has no output of its own
+    setOwn<unknown>(into, opts.typedKeys ? `${typeName(r, opts)}#${r.node.name}` : r.node.name, renderOne(r, opts));
+  }
   return into;
 }
 
@@ -91,6 +94,7 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       return out;
     }
     case 'stats': return renderStats(r, opts, out);
+    case 'pipe': return out;
     case 'comp': {
       const values = r.node.sources.map((src) => {
         const fm = opts.fieldMapping(src.field);

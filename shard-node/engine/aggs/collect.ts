@@ -201,6 +201,7 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
         return node.aggs.length > 0 ? { t: 'single', n: countDocs(sub), aggs: collectAggs(node.aggs, sub, ctx, false) } : { t: 'single', n: countDocs(sub) };
       }
       case 'composite': return collectComposite(node, docs, ctx);
+      case 'bucket_sort': return { t: 'pipe' };
       case 'cardinality': return collectCardinality(node, docs, ctx);
       case 'percentiles': return collectPercentiles(node, docs, ctx);
       default: return collectStats(node, docs, ctx);
