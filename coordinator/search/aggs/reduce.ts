@@ -8,7 +8,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/InternalAggregation.java
  * @see docs/aggregations.md
  */
-import { EsError } from '../../../shared/errors.ts';
+import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
 import type { AggNode, BucketSortAgg, CompositeAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../shared/aggs/agg-request.ts';
@@ -19,8 +19,7 @@ import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-p
 import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
 import { settleTerms, type RefineReply } from './terms-settle.ts';
 
-/** ES's default `search.max_buckets`. */
-export const DEFAULT_MAX_BUCKETS = 65_536;
+export { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
 
 /** A reduced bucket: key, doc count, reduced sub-aggregations. */
 export interface ReducedBucket {
@@ -74,16 +73,6 @@ export function recordReplies(log: ReplyLog, p: number, tasks: readonly TermsRef
 
 /** Outcome of {@link reduceAggs}: the reduced tree when every terms aggregation is settled, else the tasks. */
 export type ReduceOutcome = { done: true; reduced: Reduced[] } | { done: false; tasks: PendingTasks };
-
-/** The too-many-buckets rejection (HTTP 400 since ES 8.8, PR #95304). */
-export function tooManyBuckets(max: number): EsError {
-  return new EsError(
-    400,
-    'too_many_buckets_exception',
-    `Trying to create too many buckets. Must be less than or equal to: [${max}] but this number of buckets was exceeded. This limit can be set by changing the [search.max_buckets] cluster level setting.`,
-    { metadata: { max_buckets: max } },
-  );
-}
 
 interface Ctx {
   log: ReplyLog;

@@ -61,21 +61,40 @@ function forEachCompositeKey(node: CompositeAgg, docs: SegDocs[], ctx: AggContex
   });
 }
 
-/** The shard's first `size` composite buckets after `after`. */
+/**
+ * The shard's first `size` composite buckets after `after`, kept in a bounded sorted list while the
+ * docs are read (memory O(size), as ES's `CompositeValuesCollectorQueue`): once the list is full,
+ * its last key only moves down, so a key it dropped or refused can never belong again and every
+ * kept key's count is complete.
+ */
 export function collectComposite(node: CompositeAgg, docs: SegDocs[], ctx: AggContext): CompositePartial {
-  const groups = new Map<string, { key: CompositeKey; lists: number[][] }>();
+  const kept: { id: string; key: CompositeKey; lists: number[][] }[] = [];
+  const byId = new Map<string, (typeof kept)[number]>();
   const after = node.after;
+  const cmp = (a: CompositeKey, b: CompositeKey) => compareCompositeKeys(node.sources, a, b);
   forEachCompositeKey(node, docs, ctx, (key, s, d) => {
-    if (after && compareCompositeKeys(node.sources, key, after) <= 0) return;
+    if (after && cmp(key, after) <= 0) return;
+    if (kept.length >= node.size && cmp(key, kept[kept.length - 1].key) > 0) return;
     const id = JSON.stringify(key);
-    let g = groups.get(id);
-    if (!g) groups.set(id, (g = { key, lists: docs.map(() => []) }));
+    let g = byId.get(id);
+    if (!g) {
+      g = { id, key, lists: docs.map(() => []) };
+      let lo = 0;
+      let hi = kept.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (cmp(kept[mid].key, key) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      kept.splice(lo, 0, g);
+      byId.set(id, g);
+      if (kept.length > node.size) byId.delete(kept.pop()!.id);
+    }
     g.lists[s].push(d);
   });
-  const top = [...groups.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
   return {
     t: 'comp',
-    buckets: top.map((g) => {
+    buckets: kept.map((g) => {
       const sd = docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(g.lists[s]) }));
       const n = g.lists.reduce((x, l) => x + l.length, 0);
       return node.aggs.length > 0 ? { key: [...g.key], n, aggs: collectAggs(node.aggs, sd, ctx, false) } : { key: [...g.key], n };

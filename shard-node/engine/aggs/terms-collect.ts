@@ -9,6 +9,7 @@
  */
 import type { TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { simpleRegex } from '../../../shared/aggs/simple-regex.ts';
+import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
 import { compareKeys, countKeyComparator, shardListSize, termsMode, TOP_LEVEL_CANDIDATES } from '../../../shared/aggs/terms-plan.ts';
 import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
 import { column, forEachKey, liveDocs, numericMissing, type AggContext } from './agg-context.ts';
@@ -224,7 +225,11 @@ export function collectTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext, t
     listed = Math.min(distinct, shardListSize(node));
     const asc = node.order[0].asc;
     chosen = Array.from({ length: listed }, (_, i) => (asc ? i : distinct - 1 - i));
-  } else chosen = Array.from({ length: distinct }, (_, i) => i);
+  } else {
+    // Orders other than count and key list every term with its sub-aggregations: bounded like ES's buckets.
+    if (distinct > DEFAULT_MAX_BUCKETS) throw tooManyBuckets(DEFAULT_MAX_BUCKETS);
+    chosen = Array.from({ length: distinct }, (_, i) => i);
+  }
   const head = chosen.slice(0, listed);
   const subs = node.aggs.length > 0 ? termBucketAggs(node, docs, head.map((i) => tc.keys[i]), ctx) : null;
   const complete = chosen.length === distinct;
