@@ -13,8 +13,9 @@ import { EsError, illegalArgument, parsingException, validationFailed } from '..
 import { didYouMean, isObject, javaParseDouble, numberFormat, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
 import { parseSortBody } from '../sort-parse.ts';
+import type { SourceFilter } from '../protocol/search.ts';
 import type {
-  AggNode, AggRange, AggValue, BucketOrder, BucketSortAgg, CardinalityAgg, CompositeAgg, CompositeSource, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, SingleBucketAgg,
+  AggNode, AggRange, AggValue, BucketOrder, BucketSortAgg, TopHitsAgg, CardinalityAgg, CompositeAgg, CompositeSource, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, SingleBucketAgg,
   StatsMetricAgg, TermFilter, TermsAgg,
 } from './agg-request.ts';
 import { parseDateValue } from './date-format.ts';
@@ -526,6 +527,46 @@ function parseBucketSort(name: string, body: Obj): BucketSortAgg {
   return n;
 }
 
+/** ES's default `index.max_inner_result_window`: `from + size` of `top_hits` at most this. */
+export const MAX_INNER_RESULT_WINDOW = 100;
+
+/** `_source` of `top_hits` (as the search body's: bool, pattern, list, or includes/excludes). */
+function topHitsSource(v: unknown): SourceFilter {
+  if (typeof v === 'boolean') return v;
+  const list = (x: unknown): string[] => (Array.isArray(x) ? x : [x]).map((p) => str(p));
+  if (typeof v === 'string' || Array.isArray(v)) return { includes: list(v), excludes: [] };
+  const f = { includes: [] as string[], excludes: [] as string[] };
+  walk('_source', v as Obj, {
+    includes: ['VA', (x) => (f.includes = list(x))], include: ['VA', (x) => (f.includes = list(x))],
+    excludes: ['VA', (x) => (f.excludes = list(x))], exclude: ['VA', (x) => (f.excludes = list(x))],
+  });
+  return f;
+}
+
+/** `top_hits` (ES `TopHitsAggregationBuilder`): `from` 0, `size` 3, `sort`, `_source`. */
+function parseTopHits(name: string, body: Obj): TopHitsAgg {
+  const n: TopHitsAgg = { type: 'top_hits', name, from: 0, size: 3, sort: [], source: true, aggs: [] };
+  const ignored: Spec = ['VOA', () => undefined];
+  const notYet = (k: string): Spec => ['VOA', () => { throw illegalArgument(`[top_hits] [${k}] is not supported by Folio yet`); }];
+  walk('top_hits', body, {
+    from: ['V', (v) => {
+      const f = xContentInt(v);
+      if (f < 0) throw illegalArgument(`[from] must be greater than or equal to 0. Found [${f}] in [${name}]`);
+      n.from = f;
+    }],
+    size: ['V', (v) => {
+      const s = xContentInt(v);
+      if (s < 0) throw illegalArgument(`[size] must be greater than or equal to 0. Found [${s}] in [${name}]`);
+      n.size = s;
+    }],
+    sort: ['VOA', (v) => (n.sort = parseSortBody(v))],
+    _source: ['VOA', (v) => (n.source = topHitsSource(v))],
+    version: ignored, seq_no_primary_term: ignored, explain: ignored, track_scores: ignored, stored_fields: ignored, docvalue_fields: ignored, fields: ignored,
+    highlight: notYet('highlight'), script_fields: notYet('script_fields'),
+  });
+  return n;
+}
+
 /** Builds one aggregation of a supported type from its body. */
 function parseTyped(type: string, name: string, body: unknown): AggNode {
   if (type === 'filter') return { type: 'filter', name, query: parseQuery(body), aggs: [] } satisfies FilterAgg;
@@ -543,6 +584,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
     case 'percentiles': return parsePercentiles(name, o);
     case 'composite': return parseComposite(name, o);
     case 'bucket_sort': return parseBucketSort(name, o);
+    case 'top_hits': return parseTopHits(name, o);
   }
   if (ES_AGGREGATIONS.includes(type)) throw illegalArgument(`aggregation type [${type}] is not supported by Folio yet`);
   throw new EsError(400, 'parsing_exception', `Unknown aggregation type [${type}]${didYouMean(type, ES_AGGREGATIONS)}`, {
@@ -552,7 +594,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
 }
 
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'bucket_sort']);
+const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'bucket_sort', 'top_hits']);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.

@@ -7,7 +7,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations.html
  * @see docs/aggregations.md
  */
+import type { SourceFilter } from '../protocol/search.ts';
 import type { Query } from '../query-ast.ts';
+import type { SortField } from '../sort.ts';
 
 /** A value of a `missing` substitute or of an `include`/`exclude` list (as the JSON gave it). */
 export type AggValue = string | number | boolean;
@@ -176,14 +178,27 @@ export interface BucketSortAgg extends AggBase {
   gapPolicy: 'skip' | 'insert_zeros' | 'keep_values';
 }
 
+/** `top_hits`: the best `from + size` docs of the bucket by `sort` (default `_score`), with `_source`. */
+export interface TopHitsAgg extends AggBase {
+  type: 'top_hits';
+  from: number;
+  size: number;
+  /** The explicit sort; empty = `_score` descending. */
+  sort: SortField[];
+  source: SourceFilter;
+}
+
 /** One node of the aggregation tree. */
-export type AggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
+export type AggNode = TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
 
 /** The bucket aggregations (those that may hold sub-aggregations). */
 export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | CompositeAgg;
 
 /** The metric aggregations. */
 export type MetricAggNode = StatsMetricAgg | CardinalityAgg | PercentilesAgg;
+
+/** Types whose results are neither buckets nor a number (no order path may end there). */
+export const HITS_TYPES: ReadonlySet<string> = new Set(['top_hits']);
 
 /** The `type`s of {@link MetricAggNode}. */
 export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles']);

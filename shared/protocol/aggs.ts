@@ -85,13 +85,21 @@ export interface CompositePartial {
   buckets: { key: (BucketKey | null)[]; n: number; aggs?: AggPartial[] }[];
 }
 
+/** `top_hits`: the shard's best `from + size` docs of the bucket, with their `_source` texts, and the bucket's doc count. */
+export interface TopHitsPartial {
+  t: 'top';
+  total: number;
+  maxScore: number | null;
+  hits: { _index: string; _id: string; _score: number | null; sort: (string | number | null)[]; _source: string | null }[];
+}
+
 /** A pipeline aggregation's place in a shard's partials (pipelines run on the coordinator). */
 export interface PipelinePartial {
   t: 'pipe';
 }
 
 /** One aggregation's partial result on one shard. */
-export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | SinglePartial | StatsPartial | CardinalityPartial | PercentilesPartial | CompositePartial | PipelinePartial;
+export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | SinglePartial | StatsPartial | CardinalityPartial | PercentilesPartial | CompositePartial | PipelinePartial | TopHitsPartial;
 
 /** The aggregations a query phase collects: the tree, and the query they run on when it is not the hits' query (`post_filter`). */
 export interface QueryAggs {

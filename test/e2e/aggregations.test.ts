@@ -60,6 +60,15 @@ describe('terms over all cities', () => {
     }
   });
 
+  it('top_hits: the most populous city of each of the top countries', async () => {
+    const res = await search('/cities/_search', { size: 0, aggs: { c: { terms: { field: 'country', size: 5 }, aggs: { top: { top_hits: { size: 1, sort: [{ population: 'desc' }], _source: ['name', 'population'] } } } } } });
+    for (const b of res.aggregations.c.buckets as { key: string; doc_count: number; top: { hits: { total: { value: number }; hits: { _source: { population: number } }[] } } }[]) {
+      const max = Math.max(...all.filter((c) => c.country === b.key).map((c) => c.population));
+      expect(b.top.hits.total.value).toBe(b.doc_count);
+      expect(b.top.hits.hits[0]._source.population).toBe(max);
+    }
+  });
+
   it('orders by a metric and by key, exactly', async () => {
     const res = await search('/cities/_search', {
       size: 0,

@@ -135,4 +135,12 @@ describe('bucket reducers', () => {
     expect(keyed.buckets.map((x) => x.key)).toEqual(['a']);
     expect(() => parseAggregations({ s: { bucket_sort: {} } })).toThrow('Validation Failed: 1: bucket_sort aggregation [s] must be declared inside of another aggregation;');
   });
+  it('top_hits merges the shards lists in sort order, skips from, sums totals', () => {
+    const hit = (id: string, v: number) => ({ _index: 'i', _id: id, _score: null, sort: [v], _source: `{"v":${v}}` });
+    const p1: AggPartial = { t: 'top', total: 3, maxScore: null, hits: [hit('a', 9), hit('b', 5), hit('c', 1)] };
+    const p2: AggPartial = { t: 'top', total: 2, maxScore: null, hits: [hit('d', 7), hit('e', 6)] };
+    const out = reduceOne({ top_hits: { from: 1, size: 2, sort: [{ v: 'desc' }] } }, [p1, p2]) as { hits: { total: unknown; hits: { _id: string; sort: number[] }[] } };
+    expect(out.hits.total).toEqual({ value: 5, relation: 'eq' });
+    expect(out.hits.hits.map((h) => [h._id, h.sort[0]])).toEqual([['d', 7], ['e', 6]]);
+  });
 });

@@ -9,14 +9,16 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, BucketSortAgg, CompositeAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../shared/aggs/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
 import { TDigest } from '../../../shared/aggs/tdigest.ts';
 import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
-import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
+import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../shared/protocol/aggs.ts';
+import { SCORE_SORT } from '../../../shared/sort.ts';
+import { mergeTopHits } from '../merge.ts';
 import { settleTerms, type RefineReply } from './terms-settle.ts';
 
 export { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
@@ -46,7 +48,8 @@ export type Reduced =
   | { t: 'card'; node: MetricAggNode; value: number }
   | { t: 'pct'; node: PercentilesAgg; values: (number | null)[] }
   | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] }
-  | { t: 'pipe'; node: BucketSortAgg };
+  | { t: 'pipe'; node: BucketSortAgg }
+  | { t: 'top'; node: TopHitsAgg; total: number; maxScore: number | null; hits: TopHitsPartial['hits'] };
 
 /** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
 export type ReplyLog = Map<string, Map<number, RefineReply[]>>;
@@ -120,6 +123,7 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
       }
       case 'composite': return reduceComposite(node, parts, step, ctx);
       case 'bucket_sort': return { t: 'pipe', node };
+      case 'top_hits': return reduceTopHits(node, parts);
       case 'filter': case 'missing': case 'global': {
         const n = parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
         return { t: 'single', node, n, aggs: reduceLevel(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), step(0), ctx) as Reduced[] };
@@ -205,6 +209,28 @@ function applyBucketSorts<B extends { key: unknown; n: number; aggs: Reduced[] }
     out = rows.slice(node.from, node.size === null ? undefined : node.from + node.size).map((r) => r.b);
   }
   return out;
+}
+
+/**
+ * `top_hits` (ES `InternalTopHits.reduce`): the shards' lists merged in the sort's order (the hit
+ * merge of the search itself, ties on `_id`), `from` skipped, `size` kept; totals summed.
+ */
+function reduceTopHits(node: TopHitsAgg, parts: readonly (AggPartial | undefined)[]): Reduced {
+  const lists = parts.map((p, i) => ({ i, p: p?.t === 'top' ? (p as TopHitsPartial) : undefined })).filter((x) => x.p !== undefined);
+  const merged = mergeTopHits(
+    lists.map(({ i, p }) => ({ shardIndex: i, index: p!.hits[0]?._index ?? '', hits: p!.hits })),
+    node.sort.length > 0 ? node.sort : SCORE_SORT,
+    node.from,
+    node.size,
+  );
+  let maxScore: number | null = null;
+  let total = 0;
+  for (const { p } of lists) {
+    total += p!.total;
+    if (p!.maxScore !== null && (maxScore === null || p!.maxScore > maxScore)) maxScore = p!.maxScore;
+  }
+  const byShard = new Map(lists.map(({ i, p }) => [i, p!]));
+  return { t: 'top', node, total, maxScore, hits: merged.map((m) => byShard.get(m.shardIndex)!.hits[m.position]) };
 }
 
 /** Keys of a histogram from `from` to `to` inclusive (the empty buckets of `min_doc_count: 0`). */

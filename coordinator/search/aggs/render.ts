@@ -11,6 +11,7 @@ import type { AggNode, AggRange } from '../../../shared/aggs/agg-request.ts';
 import { formatDate } from '../../../shared/aggs/date-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';
 import { setOwn } from '../../../shared/own-keys.ts';
+import { RawJson } from '../../../shared/raw-json.ts';
 import { metricValue, type Reduced, type ReducedBucket } from './reduce.ts';
 
 /** What rendering needs: the mapping of a field (first index that maps it), and `typed_keys`. */
@@ -95,6 +96,21 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
     }
     case 'stats': return renderStats(r, opts, out);
     case 'pipe': return out;
+    case 'top': {
+      const withSort = r.node.sort.length > 0;
+      out.hits = {
+        total: { value: r.total, relation: 'eq' },
+        max_score: r.maxScore,
+        hits: r.hits.map((h) => ({
+          _index: h._index,
+          _id: h._id,
+          _score: h._score,
+          ...(h._source !== null ? { _source: new RawJson(h._source) } : {}),
+          ...(withSort ? { sort: h.sort } : {}),
+        })),
+      };
+      return out;
+    }
     case 'comp': {
       const values = r.node.sources.map((src) => {
         const fm = opts.fieldMapping(src.field);

@@ -20,6 +20,8 @@ export interface AggContext {
   candidates?: number;
   /** The index the shard belongs to: the value of the `_index` metadata field of every doc. */
   index?: string;
+  /** The query the aggregations run on (for `top_hits` scores). */
+  query?: Query;
 }
 
 /** The metadata field whose value is the index name (aggregatable like a keyword, as in ES). */

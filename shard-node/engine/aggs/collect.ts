@@ -18,6 +18,7 @@ import {
 import { readValues, valuesKind, type SegDocs } from './doc-values.ts';
 import { collectComposite, compositeBucketDocs } from './composite-collect.ts';
 import { collectTerms, refineTerms } from './terms-collect.ts';
+import { collectTopHits } from './top-hits-collect.ts';
 
 export { liveDocs, matchingDocs, type AggContext } from './agg-context.ts';
 
@@ -202,6 +203,7 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
       }
       case 'composite': return collectComposite(node, docs, ctx);
       case 'bucket_sort': return { t: 'pipe' };
+      case 'top_hits': return collectTopHits(node, docs, ctx);
       case 'cardinality': return collectCardinality(node, docs, ctx);
       case 'percentiles': return collectPercentiles(node, docs, ctx);
       default: return collectStats(node, docs, ctx);

@@ -20,12 +20,12 @@ import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collec
 export function collectShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, candidates?: number, index?: string): AggPartial[] {
   const fields = gen.fields();
   checkAggs(nodes, fields);
-  const ctx: AggContext = { gen, fields, ...(candidates !== undefined ? { candidates } : {}), ...(index !== undefined ? { index } : {}) };
+  const ctx: AggContext = { gen, fields, query, ...(candidates !== undefined ? { candidates } : {}), ...(index !== undefined ? { index } : {}) };
   return collectAggs(nodes, matchingDocs(gen, query), ctx, true);
 }
 
 /** One {@link TermsPartial} per refinement task, over the live matches of `query` in `gen`. */
 export function refineShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, tasks: readonly TermsRefineTask[], index?: string): TermsPartial[] {
-  const ctx: AggContext = { gen, fields: gen.fields(), ...(index !== undefined ? { index } : {}) };
+  const ctx: AggContext = { gen, fields: gen.fields(), query, ...(index !== undefined ? { index } : {}) };
   return refineAggs(nodes, tasks, matchingDocs(gen, query), ctx);
 }
