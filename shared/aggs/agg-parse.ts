@@ -10,17 +10,18 @@
  * @see docs/aggregations.md
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from '../errors.ts';
-import { didYouMean, isObject, javaParseDouble, numberFormat, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
+import { didYouMean, isObject, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
-import { parseSortBody } from '../sort-parse.ts';
-import type { SourceFilter } from '../protocol/search.ts';
-import type {
-  AggNode, AggRange, AggValue, BucketOrder, BucketSortAgg, TopHitsAgg, CardinalityAgg, CompositeAgg, CompositeSource, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, SingleBucketAgg,
-  StatsMetricAgg, TermFilter, TermsAgg,
-} from './agg-request.ts';
+import type { AggNode, AggRange, BucketOrder, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, RangeAgg, SingleBucketAgg, TermFilter, TermsAgg } from './agg-request.ts';
+import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseDateValue } from './date-format.ts';
 import { UTC, zoneOf, type Zone } from './date-zone.ts';
+import { parseCardinality, parseMetric, parsePercentiles, parseTopHits } from './metric-parse.ts';
+import { CALENDAR_UNITS, dbl, lng, scalar, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 import { simpleRegex } from './simple-regex.ts';
+
+export { DEFAULT_PERCENTS, MAX_INNER_RESULT_WINDOW, MAX_PRECISION_THRESHOLD } from './metric-parse.ts';
+export { javaDoubleText } from './param-parse.ts';
 
 /** Every aggregation type ES 8 registers (for the suggestion, and "not supported by Folio yet"). */
 export const ES_AGGREGATIONS: readonly string[] = [
@@ -37,60 +38,6 @@ export const ES_AGGREGATIONS: readonly string[] = [
 
 /** ES `AggregatorFactories.VALID_AGG_NAME`: any name without `[`, `]` or `>`. */
 const VALID_NAME = /^[^[\]>]+$/;
-
-/** ES's default `percents`. */
-export const DEFAULT_PERCENTS: readonly number[] = [1, 5, 25, 50, 75, 95, 99];
-
-type Obj = Record<string, unknown>;
-/** Token kinds a parameter accepts (ObjectParser `ValueType`): V scalar, O object, A array. */
-type Spec = [tokens: string, set: (v: unknown) => void];
-
-/**
- * Walks one builder's parameters as ES's `ObjectParser`: an unknown key, a value of the wrong token
- * kind, and a failing setter each give ES's `x_content_parse_exception`.
- */
-function walk(type: string, body: Obj, specs: Record<string, Spec>): void {
-  for (const [k, v] of Object.entries(body)) {
-    const spec = Object.hasOwn(specs, k) ? specs[k] : undefined;
-    if (!spec) throw xContentError(`[${type}] unknown field [${k}]${didYouMean(k, Object.keys(specs))}`);
-    const t = Array.isArray(v) ? 'A' : isObject(v) ? 'O' : v === null ? 'N' : 'V';
-    if (!spec[0].includes(t)) throw xContentError(`[${type}] ${k} doesn't support values of type: ${tokenName(v)}`);
-    try {
-      spec[1](v);
-    } catch (e) {
-      if (e instanceof EsError && !e.message.startsWith('[1:1]')) throw xContentError(`[${type}] failed to parse field [${k}]`, e.toCause());
-      throw e;
-    }
-  }
-}
-
-/** `parser.text()` of a string-only parameter. */
-function str(v: unknown): string {
-  if (typeof v !== 'string') throw illegalArgument(`expected a string but found [${tokenName(v)}]`);
-  return v;
-}
-
-/** `parser.doubleValue()`: numbers, or numeric strings. */
-function dbl(v: unknown): number {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string') {
-    const d = javaParseDouble(v);
-    if (d === null) throw numberFormat(v);
-    return d;
-  }
-  throw xContentError(`Current token (${tokenName(v)}) not numeric, cannot use numeric value accessors`);
-}
-
-/** `parser.longValue()`: numbers truncate, numeric strings parse. */
-function lng(v: unknown): number {
-  return Math.trunc(dbl(v)) + 0;
-}
-
-/** A scalar `missing`/term value as given. */
-function scalar(v: unknown): AggValue {
-  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return v;
-  throw illegalArgument(`expected a value but found [${tokenName(v)}]`);
-}
 
 /** `InternalOrder.Parser.parseOrderParam` for one `{"key": "asc|desc"}` object. */
 function orderOf(v: unknown): BucketOrder {
@@ -125,17 +72,6 @@ function termFilterOf(v: unknown, param: 'include' | 'exclude'): TermFilter {
   if (Array.isArray(v)) return { values: v.map(scalar) };
   if (isObject(v)) throw illegalArgument(`[${param}] partitions are not supported by Folio yet`);
   throw illegalArgument(`Unrecognized token for an ${param} [${tokenName(v)}]`);
-}
-
-/** Fields every values-source aggregation declares (`ValuesSourceAggregationBuilder.declareFields`). */
-function valuesSource(n: { field: string; missing?: AggValue; format?: string }, numericMissing = false): Record<string, Spec> {
-  return {
-    field: ['V', (v) => (n.field = str(v))],
-    missing: ['V', (v) => (n.missing = numericMissing ? dbl(v) : scalar(v))],
-    format: ['V', (v) => (n.format = str(v))],
-    value_type: ['V', () => undefined],
-    script: ['VO', () => { throw illegalArgument('[script] in aggregations is not supported by Folio yet'); }],
-  };
 }
 
 function parseTerms(name: string, body: Obj): TermsAgg {
@@ -183,12 +119,6 @@ function boundsOf(v: unknown, type: string, field: string, date: Zone | null): {
   void type;
   return b;
 }
-
-/** ES 8 `calendar_interval` units (`DateHistogramAggregationBuilder.DATE_FIELD_UNITS`). */
-const CALENDAR_UNITS: Record<string, Extract<DateInterval, { calendar: string }>['calendar']> = {
-  '1m': 'minute', minute: 'minute', '1h': 'hour', hour: 'hour', '1d': 'day', day: 'day', '1w': 'week', week: 'week',
-  '1M': 'month', month: 'month', '1q': 'quarter', quarter: 'quarter', '1y': 'year', year: 'year',
-};
 
 function parseHistogram(name: string, body: Obj, date: boolean): HistogramAgg {
   const type = date ? 'date_histogram' : 'histogram';
@@ -319,83 +249,6 @@ function parseFilters(name: string, body: Obj): FiltersAgg {
   return n;
 }
 
-function parseMetric(type: StatsMetricAgg['type'], name: string, body: Obj): StatsMetricAgg {
-  const n: StatsMetricAgg = { type, name, field: '', aggs: [] };
-  const specs = valuesSource(n);
-  if (type === 'extended_stats') {
-    specs.sigma = ['V', (v) => {
-      const s = dbl(v);
-      if (s < 0) throw illegalArgument(`[sigma] must be greater than or equal to 0. Found [${s}] in [${name}]`);
-      n.sigma = s;
-    }];
-  }
-  walk(type, body, specs);
-  return n;
-}
-
-/** ES's cap on `precision_threshold` (`HyperLogLogPlusPlus.MAX_PRECISION` ⇒ 40,000 distinct values). */
-export const MAX_PRECISION_THRESHOLD = 40_000;
-
-function parseCardinality(name: string, body: Obj): CardinalityAgg {
-  const n: CardinalityAgg = { type: 'cardinality', name, field: '', precisionThreshold: 3000, aggs: [] };
-  walk('cardinality', body, {
-    ...valuesSource(n),
-    precision_threshold: ['V', (v) => {
-      const t = lng(v);
-      if (t < 0) throw illegalArgument(`[precisionThreshold] must be greater than or equal to 0. Found [${t}] in [${name}]`);
-      n.precisionThreshold = Math.min(t, MAX_PRECISION_THRESHOLD);
-    }],
-    execution_hint: ['V', (v) => void str(v)],
-    rehash: ['V', (v) => void xContentBoolean(v)],
-  });
-  return n;
-}
-
-function parsePercentiles(name: string, body: Obj): PercentilesAgg {
-  const n: PercentilesAgg = { type: 'percentiles', name, field: '', percents: [...DEFAULT_PERCENTS], keyed: true, compression: 100, aggs: [] };
-  let percents: number[] | null = null;
-  const specs = valuesSource(n as { field: string; missing?: AggValue; format?: string }, true);
-  walk('percentiles', body, {
-    ...specs,
-    percents: ['A', (v) => (percents = (v as unknown[]).map(dbl))],
-    keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
-    tdigest: ['O', (v) => walk('tdigest', v as Obj, {
-      compression: ['V', (x) => {
-        const c = dbl(x);
-        if (c < 0) throw illegalArgument(`[compression] must be greater than or equal to 0. Found [${c}] in [${name}]`);
-        n.compression = c;
-      }],
-      execution_hint: ['V', (x) => void str(x)],
-    })],
-    hdr: ['O', () => { throw illegalArgument('[hdr] percentiles are not supported by Folio yet'); }],
-  });
-  if (percents !== null) {
-    const ps = percents as number[];
-    if (ps.length === 0) throw xContentError('Failed to build [percentiles] after last required field arrived', illegalArgument(`[percents] must not be empty: [${name}]`).toCause());
-    for (const p of ps) {
-      if (!(p >= 0 && p <= 100)) {
-        throw xContentError('Failed to build [percentiles] after last required field arrived', illegalArgument(`percent must be in [0,100], got [${javaDoubleText(p)}]: [${name}]`).toCause());
-      }
-    }
-    n.percents = [...new Set(ps)];
-  }
-  return n;
-}
-
-/** Java's `Double.toString` for the numbers ES prints in messages and keys (`150.0`, `1.5`, `1.0E7`). */
-export function javaDoubleText(d: number): string {
-  if (Number.isNaN(d)) return 'NaN';
-  if (!Number.isFinite(d)) return d > 0 ? 'Infinity' : '-Infinity';
-  if (d === 0) return Object.is(d, -0) ? '-0.0' : '0.0';
-  const abs = Math.abs(d);
-  if (abs >= 1e-3 && abs < 1e7) {
-    const s = String(d);
-    return s.includes('.') ? s : s + '.0';
-  }
-  const [mant, exp] = d.toExponential().split('e');
-  return `${mant.includes('.') ? mant : mant + '.0'}E${Number(exp)}`;
-}
-
 function parseSingle(type: 'missing' | 'global', name: string, body: Obj): SingleBucketAgg {
   const n: SingleBucketAgg = { type, name, aggs: [] };
   if (type === 'global') walk('global', body, {});
@@ -404,166 +257,6 @@ function parseSingle(type: 'missing' | 'global', name: string, body: Obj): Singl
     walk('missing', body, { ...valuesSource(holder), missing: ['V', () => undefined] });
     n.field = holder.field;
   }
-  return n;
-}
-
-/** One `composite` source: `{name: {terms|histogram|date_histogram: {...}}}`. */
-function compositeSource(v: unknown): CompositeSource {
-  if (!isObject(v) || Object.keys(v).length !== 1) throw parsingException(`Expected [START_OBJECT] with one source name in [sources]`);
-  const [name, def] = Object.entries(v)[0];
-  if (!isObject(def) || Object.keys(def).length !== 1) throw parsingException(`Expected one source type under [${name}]`);
-  const [kind, body] = Object.entries(def)[0];
-  if (kind !== 'terms' && kind !== 'histogram' && kind !== 'date_histogram') {
-    if (kind === 'geotile_grid') throw illegalArgument('[composite] source [geotile_grid] is not supported by Folio yet');
-    throw parsingException(`Invalid source config for [${name}]: unknown source type [${kind}]`);
-  }
-  const src: CompositeSource = { name, kind, field: '', asc: true, missingBucket: false, missingFirst: true };
-  let missingOrder = 'default';
-  const specs: Record<string, Spec> = {
-    field: ['V', (x) => (src.field = str(x))],
-    order: ['V', (x) => {
-      const o = str(x).toLowerCase();
-      if (o !== 'asc' && o !== 'desc') throw illegalArgument(`Unknown order direction [${String(x)}]`);
-      src.asc = o === 'asc';
-    }],
-    missing_bucket: ['V', (x) => (src.missingBucket = xContentBoolean(x))],
-    missing_order: ['V', (x) => {
-      missingOrder = str(x).toLowerCase();
-      if (!['first', 'last', 'default'].includes(missingOrder)) throw illegalArgument(`Unknown MissingOrder [${String(x)}]`);
-    }],
-    value_type: ['V', () => undefined],
-    format: ['V', (x) => (src.format = str(x))],
-    script: ['VO', () => { throw illegalArgument('[script] in aggregations is not supported by Folio yet'); }],
-  };
-  if (kind === 'histogram') {
-    specs.interval = ['V', (x) => {
-      const i = dbl(x);
-      if (!(i > 0)) throw illegalArgument(`[interval] must be greater than 0 for [histogram] source`);
-      src.interval = i;
-    }];
-  }
-  if (kind === 'date_histogram') {
-    const one = (iv: DateInterval) => {
-      if (src.dateInterval) throw illegalArgument('Cannot use [fixed_interval] with [calendar_interval] configuration option.');
-      src.dateInterval = iv;
-    };
-    specs.calendar_interval = ['V', (x) => {
-      const unit = Object.hasOwn(CALENDAR_UNITS, str(x)) ? CALENDAR_UNITS[str(x)] : undefined;
-      if (!unit) throw illegalArgument(`The supplied interval [${str(x)}] could not be parsed as a calendar interval.`);
-      one({ calendar: unit });
-    }];
-    specs.fixed_interval = ['V', (x) => one({ fixedMs: parseTimeValue(str(x), 'date_histogram.fixedInterval') })];
-    specs.time_zone = ['V', (x) => (src.timeZone = zoneOf(str(x)).id)];
-    specs.offset = ['V', (x) => {
-      if (typeof x === 'number') return void (src.offset = Math.trunc(x));
-      const t = str(x).trim();
-      src.offset = (t.startsWith('-') ? -1 : 1) * parseTimeValue(t.replace(/^[+-]/, ''), 'date_histogram.offset');
-    }];
-  }
-  walk(kind, body as Obj, specs);
-  src.missingFirst = missingOrder === 'default' ? src.asc : missingOrder === 'first';
-  if (kind === 'date_histogram' && !src.dateInterval) throw illegalArgument('Invalid interval specified, must be non-null and non-empty');
-  if (kind === 'histogram' && src.interval === undefined) throw illegalArgument(`[interval] must be greater than 0 for [histogram] source`);
-  return src;
-}
-
-/** `composite` (ES `CompositeAggregationBuilder`): sources, `size` (10), `after` keyed by source name. */
-function parseComposite(name: string, body: Obj): CompositeAgg {
-  const n: CompositeAgg = { type: 'composite', name, sources: [], size: 10, after: null, aggs: [] };
-  let rawSources: unknown[] | null = null;
-  let rawAfter: Obj | null = null;
-  walk('composite', body, {
-    sources: ['A', (v) => (rawSources = v as unknown[])],
-    size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s <= 0) throw illegalArgument(`[size] must be greater than 0. Found [${s}] in [${name}]`);
-      n.size = s;
-    }],
-    after: ['O', (v) => (rawAfter = v as Obj)],
-  });
-  if (rawSources === null) throw illegalArgument('Composite [sources] cannot be null');
-  if ((rawSources as unknown[]).length === 0) throw illegalArgument('Composite [sources] cannot be empty');
-  n.sources = (rawSources as unknown[]).map(compositeSource);
-  const names = n.sources.map((s) => s.name);
-  const dup = names.filter((x, i) => names.indexOf(x) !== i);
-  if (dup.length > 0) throw illegalArgument(`Composite source names must be unique, found duplicates: [${[...new Set(dup)].join(', ')}]`);
-  if (rawAfter !== null) {
-    const after = rawAfter as Obj;
-    if (Object.keys(after).length !== n.sources.length) throw illegalArgument(`[after] has ${Object.keys(after).length} value(s) but [sources] has ${n.sources.length}`);
-    n.after = n.sources.map((src) => {
-      if (!Object.hasOwn(after, src.name)) throw illegalArgument(`Missing value for [after.${src.name}]`);
-      const v = after[src.name];
-      if (v === null) return null;
-      if (typeof v === 'boolean') return v ? 1 : 0;
-      if (src.kind === 'date_histogram' && typeof v === 'string') return parseDateValue(v, src.timeZone ? zoneOf(src.timeZone) : UTC);
-      if (typeof v === 'string' || typeof v === 'number') return v;
-      throw illegalArgument(`Invalid value for [after.${src.name}]: ${tokenName(v)}`);
-    });
-  }
-  return n;
-}
-
-/** `bucket_sort` (ES `BucketSortPipelineAggregationBuilder`): `sort`, `from` (0), `size`, `gap_policy` (`skip`). */
-function parseBucketSort(name: string, body: Obj): BucketSortAgg {
-  const n: BucketSortAgg = { type: 'bucket_sort', name, sort: [], from: 0, size: null, gapPolicy: 'skip', aggs: [] };
-  walk('bucket_sort', body, {
-    sort: ['VOA', (v) => (n.sort = parseSortBody(v).map((f) => ({ path: f.field, asc: f.order === 'asc' })))],
-    from: ['V', (v) => {
-      const f = xContentInt(v);
-      if (f < 0) throw illegalArgument(`[from] must be a non-negative integer: [${f}]`);
-      n.from = f;
-    }],
-    size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s <= 0) throw illegalArgument(`[size] must be a positive integer: [${s}]`);
-      n.size = s;
-    }],
-    gap_policy: ['V', (v) => {
-      const g = str(v).toLowerCase();
-      if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values') throw illegalArgument(`Unknown GapPolicy: [${String(v)}]`);
-      n.gapPolicy = g;
-    }],
-  });
-  return n;
-}
-
-/** ES's default `index.max_inner_result_window`: `from + size` of `top_hits` at most this. */
-export const MAX_INNER_RESULT_WINDOW = 100;
-
-/** `_source` of `top_hits` (as the search body's: bool, pattern, list, or includes/excludes). */
-function topHitsSource(v: unknown): SourceFilter {
-  if (typeof v === 'boolean') return v;
-  const list = (x: unknown): string[] => (Array.isArray(x) ? x : [x]).map((p) => str(p));
-  if (typeof v === 'string' || Array.isArray(v)) return { includes: list(v), excludes: [] };
-  const f = { includes: [] as string[], excludes: [] as string[] };
-  walk('_source', v as Obj, {
-    includes: ['VA', (x) => (f.includes = list(x))], include: ['VA', (x) => (f.includes = list(x))],
-    excludes: ['VA', (x) => (f.excludes = list(x))], exclude: ['VA', (x) => (f.excludes = list(x))],
-  });
-  return f;
-}
-
-/** `top_hits` (ES `TopHitsAggregationBuilder`): `from` 0, `size` 3, `sort`, `_source`. */
-function parseTopHits(name: string, body: Obj): TopHitsAgg {
-  const n: TopHitsAgg = { type: 'top_hits', name, from: 0, size: 3, sort: [], source: true, aggs: [] };
-  const ignored: Spec = ['VOA', () => undefined];
-  const notYet = (k: string): Spec => ['VOA', () => { throw illegalArgument(`[top_hits] [${k}] is not supported by Folio yet`); }];
-  walk('top_hits', body, {
-    from: ['V', (v) => {
-      const f = xContentInt(v);
-      if (f < 0) throw illegalArgument(`[from] must be greater than or equal to 0. Found [${f}] in [${name}]`);
-      n.from = f;
-    }],
-    size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s < 0) throw illegalArgument(`[size] must be greater than or equal to 0. Found [${s}] in [${name}]`);
-      n.size = s;
-    }],
-    sort: ['VOA', (v) => (n.sort = parseSortBody(v))],
-    _source: ['VOA', (v) => (n.source = topHitsSource(v))],
-    version: ignored, seq_no_primary_term: ignored, explain: ignored, track_scores: ignored, stored_fields: ignored, docvalue_fields: ignored, fields: ignored,
-    highlight: notYet('highlight'), script_fields: notYet('script_fields'),
-  });
   return n;
 }
 
