@@ -79,7 +79,7 @@ describe('ES error texts', () => {
     expect(err('', [1]).message).toBe('Expected [START_OBJECT] but found [START_ARRAY]');
   });
   it('unsupported features are clear 400s', () => {
-    expect(err('', { aggs: { a: { top_hits: {} } } }).message).toBe('aggregation type [top_hits] is not supported by Folio yet');
+    expect(err('', { aggs: { a: { rare_terms: {} } } }).message).toBe('aggregation type [rare_terms] is not supported by Folio yet');
     expect(err('', { highlight: {} }).message).toBe('[highlight] is not supported by Folio yet');
   });
   it('aggs, post_filter and typed_keys', () => {
