@@ -139,6 +139,21 @@ function collectStats(node: StatsMetricAgg, docs: SegDocs[], ctx: AggContext): S
   const countOnly = fm !== undefined && valuesKind(fm) === 'string';
   for (const { seg, docs: ds } of docs) {
     const col = column(ctx, node.field, seg);
+    if (col?.kind === 'nums' && col.single && node.missing === undefined) {
+      // Single-valued numbers: read the column directly (the common case, e.g. `sum` of population).
+      const { has, min: values } = col.nf;
+      for (let i = 0; i < ds.length; i++) {
+        const d = ds[i];
+        if (!has[d]) continue;
+        const v = values[d];
+        count++;
+        sum += v;
+        sumSq += v * v;
+        if (v < min) min = v;
+        if (v > max) max = v;
+      }
+      continue;
+    }
     for (let i = 0; i < ds.length; i++) {
       const n = col ? readValues(col, ds[i], scratch) : 0;
       if (n === 0) {

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-ma
 import { compareKeys, countKeyComparator, shardListSize, termsMode, TOP_LEVEL_CANDIDATES } from '../../../shared/aggs/terms-plan.ts';
 import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
 import { column, forEachKey, liveDocs, numericMissing, type AggContext } from './agg-context.ts';
+import { bucketedStats, bucketedStatsApply } from './bucketed-stats.ts';
 import { collectAggs } from './collect.ts';
 import { globalOrdinals, valuesKind, type SegDocs } from './doc-values.ts';
 
@@ -202,6 +203,7 @@ function termBucketDocs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKe
 
 /** Sub-aggregations of the buckets `keys` of a terms node. */
 function termBucketAggs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKey[], ctx: AggContext): AggPartial[][] {
+  if (bucketedStatsApply(node, ctx)) return bucketedStats(node, docs, keys, ctx, ordinalOf);
   return termBucketDocs(node, docs, keys, ctx).map((perSeg) => collectAggs(node.aggs, docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(perSeg[s]) })), ctx, false));
 }
 
