@@ -59,6 +59,16 @@ describe('parseAggregations', () => {
     const [r] = parseAggregations({ r: { range: { field: 'n', ranges: [{ from: 10 }, { to: 5 }, { from: 5, to: 10 }] } } });
     expect(r.type === 'range' && r.ranges).toEqual([{ to: 5 }, { from: 5, to: 10 }, { from: 10 }]);
   });
+  it('composite: sources, after by source name, ES errors', () => {
+    const [c] = parseAggregations({ c: { composite: { size: 2, sources: [{ t: { terms: { field: 'tag', order: 'desc' } } }, { h: { histogram: { field: 'n', interval: 5, missing_bucket: true } } }], after: { t: 'b', h: null } } } });
+    expect(c).toMatchObject({ type: 'composite', size: 2, after: ['b', null], sources: [{ name: 't', kind: 'terms', asc: false, missingFirst: false }, { name: 'h', kind: 'histogram', interval: 5, missingBucket: true, missingFirst: true }] });
+    expect(err({ c: { composite: { sources: [] } } }).message).toBe('Composite [sources] cannot be empty');
+    expect(err({ c: { composite: { sources: [{ t: { terms: { field: 'a' } } }], after: {} } } }).message).toBe('[after] has 0 value(s) but [sources] has 1');
+    expect(err({ c: { composite: { size: 70000, sources: [{ t: { terms: { field: 'a' } } }] } } }).type).toBe('too_many_buckets_exception');
+    expect(err({ t: { terms: { field: 'a' }, aggs: { c: { composite: { sources: [{ t: { terms: { field: 'b' } } }] } } } } }).message).toBe(
+      '[composite] aggregation cannot be used with a parent aggregation of type: [terms]',
+    );
+  });
   it('prints doubles as Java does', () => {
     expect([javaDoubleText(150), javaDoubleText(1.5), javaDoubleText(1e7), javaDoubleText(-0.25), javaDoubleText(0)]).toEqual(['150.0', '1.5', '1.0E7', '-0.25', '0.0']);
   });

@@ -11,6 +11,7 @@ import type { BucketSortAgg, CompositeAgg, CompositeSource, DateInterval } from 
 import { parseDateValue } from './date-format.ts';
 import { UTC, zoneOf } from './date-zone.ts';
 import { CALENDAR_UNITS, dbl, str, walk, type Obj, type Spec } from './param-parse.ts';
+import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from './too-many-buckets.ts';
 
 /** One `composite` source: `{name: {terms|histogram|date_histogram: {...}}}`. */
 export function compositeSource(v: unknown): CompositeSource {
@@ -86,6 +87,8 @@ export function parseComposite(name: string, body: Obj): CompositeAgg {
     }],
     after: ['O', (v) => (rawAfter = v as Obj)],
   });
+  // ES refuses a page larger than the bucket limit up front (CompositeAggregationBuilder.doBuild).
+  if (n.size > DEFAULT_MAX_BUCKETS) throw tooManyBuckets(DEFAULT_MAX_BUCKETS);
   if (rawSources === null) throw illegalArgument('Composite [sources] cannot be null');
   if ((rawSources as unknown[]).length === 0) throw illegalArgument('Composite [sources] cannot be empty');
   n.sources = (rawSources as unknown[]).map(compositeSource);
