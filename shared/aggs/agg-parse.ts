@@ -97,7 +97,7 @@ function parseTerms(name: string, body: Obj): TermsAgg {
       const c = lng(v);
       if (c < 0) throw illegalArgument(`[shardMinDocCount] must be greater than or equal to 0. Found [${c}] in [${name}]`);
     }],
-    show_term_doc_count_error: ['V', (v) => void xContentBoolean(v)],
+    show_term_doc_count_error: ['V', (v) => (n.showTermDocCountError = xContentBoolean(v))],
     execution_hint: ['V', (v) => void str(v)],
     collect_mode: ['V', (v) => {
       if (!['depth_first', 'breadth_first'].includes(str(v))) throw illegalArgument(`No ${'SubAggCollectionMode'} found for [${String(v)}]`);

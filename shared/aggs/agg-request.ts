@@ -48,6 +48,8 @@ export interface TermsAgg extends AggBase {
   include?: TermFilter;
   exclude?: TermFilter;
   format?: string;
+  /** ES `show_term_doc_count_error`: each bucket shows its `doc_count_error_upper_bound` (always 0 here). */
+  showTermDocCountError?: boolean;
 }
 
 /** A `calendar_interval` unit or a `fixed_interval` in ms. */

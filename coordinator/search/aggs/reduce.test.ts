@@ -143,4 +143,10 @@ describe('bucket reducers', () => {
     expect(out.hits.total).toEqual({ value: 5, relation: 'eq' });
     expect(out.hits.hits.map((h) => [h._id, h.sort[0]])).toEqual([['d', 7], ['e', 6]]);
   });
+  it('numeric format gives *_as_string through DecimalFormat; show_term_doc_count_error adds 0 per bucket', () => {
+    expect(reduceOne({ avg: { field: 'x', format: '0.00' } }, [stats(3, 10, 1, 5, 40)])).toEqual({ value: 10 / 3, value_as_string: '3.33' });
+    expect(reduceOne({ histogram: { field: 'x', interval: 1000, format: '#,##0' } }, [{ t: 'hist', buckets: [{ key: 1000, n: 1 }] }])).toEqual({ buckets: [{ key_as_string: '1,000', key: 1000, doc_count: 1 }] });
+    const t: AggPartial = { t: 'terms', buckets: [{ key: 'a', n: 1 }], complete: true, cutoff: 0, total: 1 };
+    expect(reduceOne({ terms: { field: 'tag', show_term_doc_count_error: true } }, [t])).toEqual({ doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'a', doc_count: 1, doc_count_error_upper_bound: 0 }] });
+  });
 });

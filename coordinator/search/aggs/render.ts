@@ -9,6 +9,7 @@ import { INTEGER_TYPES } from '../../../shared/mapping.ts';
 import { javaDoubleText } from '../../../shared/aggs/agg-parse.ts';
 import type { AggNode, AggRange } from '../../../shared/aggs/agg-request.ts';
 import { formatDate } from '../../../shared/aggs/date-format.ts';
+import { formatDecimal } from '../../../shared/aggs/decimal-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';
 import { setOwn } from '../../../shared/own-keys.ts';
 import { RawJson } from '../../../shared/raw-json.ts';
@@ -49,7 +50,11 @@ function dateText(node: AggNode, opts: RenderOptions): ((ms: number) => string) 
   const field = (node as { field?: string }).field;
   const fm = field ? opts.fieldMapping(field) : undefined;
   const isDate = fm?.type === 'date' || node.type === 'date_histogram' || node.type === 'date_range';
-  if (!isDate) return null;
+  if (!isDate) {
+    // A numeric field with a `format`: Java DecimalFormat text (`value_as_string`, `key_as_string`).
+    const format = (node as { format?: string }).format;
+    return format !== undefined ? (v) => formatDecimal(v, format) : null;
+  }
   const format = (node as { format?: string }).format ?? fm?.format;
   const tz = (node as { timeZone?: string | null }).timeZone;
   const zone: Zone = tz ? zoneOf(tz) : UTC;
@@ -61,7 +66,7 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
   switch (r.t) {
     case 'terms': {
       const fm = opts.fieldMapping(r.node.field);
-      const asDate = fm?.type === 'date' ? dateText(r.node, opts) : null;
+      const asDate = fm !== undefined && fm.type !== 'boolean' && fm.type !== 'keyword' && fm.type !== 'text' ? dateText(r.node, opts) : null;
       const bool = fm?.type === 'boolean';
       out.doc_count_error_upper_bound = 0;
       out.sum_other_doc_count = r.sumOther;
@@ -70,6 +75,7 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
         if (asDate) o.key_as_string = asDate(b.key as number);
         else if (bool) o.key_as_string = b.key === 1 ? 'true' : 'false';
         o.doc_count = b.n;
+        if (r.node.showTermDocCountError) o.doc_count_error_upper_bound = 0;
         return renderAggs(b.aggs, opts, o);
       });
       return out;
@@ -213,7 +219,7 @@ function renderBuckets(node: AggNode, buckets: readonly ReducedBucket[], opts: R
     return out;
   }
   // histogram, date_histogram
-  const asDate = node.type === 'date_histogram' ? dateText(node, opts) : null;
+  const asDate = dateText(node, opts);
   const list = buckets.map((b) => {
     const o: Json = asDate ? { key_as_string: asDate(b.key as number) } : {};
     o.key = b.key;
