@@ -12,11 +12,13 @@
 import { EsError, illegalArgument, parsingException, validationFailed } from '../errors.ts';
 import { didYouMean, isObject, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
-import type { AggNode, AggRange, BucketOrder, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, RangeAgg, SingleBucketAgg, TermFilter, TermsAgg } from './agg-request.ts';
+import { BUCKET_METRIC_TYPES } from './agg-request.ts';
+import type { AggNode, AggRange, BucketMetricAgg, BucketOrder, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, RangeAgg, SingleBucketAgg, TermFilter, TermsAgg } from './agg-request.ts';
 import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseDateValue } from './date-format.ts';
 import { UTC, zoneOf, type Zone } from './date-zone.ts';
 import { parseCardinality, parseMetric, parsePercentiles, parseTopHits } from './metric-parse.ts';
+import { bucketsPathProblem, parseBucketMetric } from './pipeline-parse.ts';
 import { CALENDAR_UNITS, dbl, lng, scalar, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 import { simpleRegex } from './simple-regex.ts';
 
@@ -277,6 +279,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
     case 'percentiles': return parsePercentiles(name, o);
     case 'composite': return parseComposite(name, o);
     case 'bucket_sort': return parseBucketSort(name, o);
+    case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return parseBucketMetric(type, name, o);
     case 'top_hits': return parseTopHits(name, o);
   }
   if (ES_AGGREGATIONS.includes(type)) throw illegalArgument(`aggregation type [${type}] is not supported by Folio yet`);
@@ -287,7 +290,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
 }
 
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'bucket_sort', 'top_hits']);
+const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'bucket_sort', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.
@@ -342,5 +345,7 @@ export function parseAggregations(json: Record<string, unknown>, level = 0, pare
     if (meta !== undefined) node.meta = meta;
     out.push(node);
   }
+  const problems = out.filter((n): n is BucketMetricAgg => BUCKET_METRIC_TYPES.has(n.type)).map((n) => bucketsPathProblem(n, out)).filter((p): p is string => p !== null);
+  if (problems.length > 0) throw validationFailed(problems);
   return out;
 }

@@ -190,8 +190,20 @@ export interface TopHitsAgg extends AggBase {
   source: SourceFilter;
 }
 
+/**
+ * The sibling bucket-metric pipelines (`avg_bucket`, `max_bucket`, `min_bucket`, `sum_bucket`,
+ * `stats_bucket`): a metric over the values a `buckets_path` (`sibling>metric`, `sibling>_count`)
+ * reads in every bucket of a sibling multi-bucket aggregation.
+ */
+export interface BucketMetricAgg extends AggBase {
+  type: 'avg_bucket' | 'max_bucket' | 'min_bucket' | 'sum_bucket' | 'stats_bucket';
+  bucketsPath: string;
+  gapPolicy: 'skip' | 'insert_zeros' | 'keep_values';
+  format?: string;
+}
+
 /** One node of the aggregation tree. */
-export type AggNode = TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
+export type AggNode = BucketMetricAgg | TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
 
 /** The bucket aggregations (those that may hold sub-aggregations). */
 export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | CompositeAgg;
@@ -206,7 +218,10 @@ export const HITS_TYPES: ReadonlySet<string> = new Set(['top_hits']);
 export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles']);
 
 /** The pipeline aggregations: computed on the coordinator from reduced buckets; shards skip them. */
-export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort']);
+export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);
+
+/** The sibling bucket-metric pipelines ({@link BucketMetricAgg}). */
+export const BUCKET_METRIC_TYPES: ReadonlySet<string> = new Set(['avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);
 
 /** True for a metric node. */
 export function isMetric(n: AggNode): n is MetricAggNode {

@@ -149,4 +149,17 @@ describe('bucket reducers', () => {
     const t: AggPartial = { t: 'terms', buckets: [{ key: 'a', n: 1 }], complete: true, cutoff: 0, total: 1 };
     expect(reduceOne({ terms: { field: 'tag', show_term_doc_count_error: true } }, [t])).toEqual({ doc_count_error_upper_bound: 0, sum_other_doc_count: 0, buckets: [{ key: 'a', doc_count: 1, doc_count_error_upper_bound: 0 }] });
   });
+  it('sibling bucket metrics over reduced buckets, gaps skipped', () => {
+    const nodes = parseAggregations({ t: { terms: { field: 'tag' }, aggs: { m: { max: { field: 'n' } } } }, a: { avg_bucket: { buckets_path: 't>m' } }, mx: { max_bucket: { buckets_path: 't>m' } }, c: { stats_bucket: { buckets_path: 't>_count' } } });
+    const b = (key: string, n: number, m: number | null) => ({ key, n, aggs: [m === null ? stats(0, 0, null, null, 0) : stats(1, m, m, m, m * m)] });
+    const p: AggPartial = { t: 'terms', buckets: [b('x', 3, 2), b('y', 2, 8), b('z', 1, null)], complete: true, cutoff: 0, total: 6 };
+    const o = reduceAggs(nodes, [[p, { t: 'pipe' }, { t: 'pipe' }, { t: 'pipe' }]]);
+    if (!o.done) throw new Error('unsettled');
+    const out = renderAggs(o.reduced, { fieldMapping: (f) => FIELDS[f], typedKeys: false });
+    expect(out.a).toEqual({ value: 5 });
+    expect(out.mx).toEqual({ value: 8, keys: ['y'] });
+    expect(out.c).toEqual({ count: 3, min: 1, max: 3, avg: 2, sum: 6 });
+    expect(() => parseAggregations({ t: { terms: { field: 'tag' } }, m: { max_bucket: { buckets_path: 'nope>x' } } })).toThrow('Validation Failed: 1: No aggregation found for path [nope>x];');
+    expect(() => parseAggregations({ m: { max_bucket: {} } })).toThrow('Missing required field [buckets_path] for aggregation [m]');
+  });
 });

@@ -9,7 +9,7 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../shared/aggs/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
@@ -49,7 +49,8 @@ export type Reduced =
   | { t: 'pct'; node: PercentilesAgg; values: (number | null)[] }
   | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] }
   | { t: 'pipe'; node: BucketSortAgg }
-  | { t: 'top'; node: TopHitsAgg; total: number; maxScore: number | null; hits: TopHitsPartial['hits'] };
+  | { t: 'top'; node: TopHitsAgg; total: number; maxScore: number | null; hits: TopHitsPartial['hits'] }
+  | { t: 'bm'; node: BucketMetricAgg; values: number[]; value: number | null; target: Reduced; keys: unknown[] };
 
 /** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
 export type ReplyLog = Map<string, Map<number, RefineReply[]>>;
@@ -105,7 +106,7 @@ const subsOf = <P extends { aggs?: AggPartial[] }>(p: P | undefined): AggPartial
 
 /** Reduces one level; a terms aggregation not yet settled adds its tasks and reduces to null. */
 function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] | undefined)[], path: BucketStep[], ctx: Ctx): (Reduced | null)[] {
-  return nodes.map((node, a) => {
+  const level = nodes.map((node, a): Reduced | null => {
     const parts = shards.map((s) => s?.[a]);
     const step = (key: BucketKey): BucketStep[] => [...path, { agg: a, key }];
     switch (node.type) {
@@ -123,6 +124,7 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
       }
       case 'composite': return reduceComposite(node, parts, step, ctx);
       case 'bucket_sort': return { t: 'pipe', node };
+      case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return null; // below, once its sibling is reduced
       case 'top_hits': return reduceTopHits(node, parts);
       case 'filter': case 'missing': case 'global': {
         const n = parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
@@ -131,6 +133,45 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
       default: return reduceMetric(node, parts);
     }
   });
+  nodes.forEach((node, i) => {
+    if (node.type === 'avg_bucket' || node.type === 'max_bucket' || node.type === 'min_bucket' || node.type === 'sum_bucket' || node.type === 'stats_bucket') {
+      level[i] = bucketMetric(node, nodes, level);
+    }
+  });
+  return level;
+}
+
+/**
+ * A sibling bucket-metric pipeline over its sibling's reduced buckets (ES `BucketMetricsPipelineAggregator`):
+ * each bucket's value at the rest of `buckets_path` (`_count`, a metric, through single buckets),
+ * gaps skipped (or 0 with `insert_zeros`). Null while the sibling is not settled.
+ */
+function bucketMetric(node: BucketMetricAgg, nodes: readonly AggNode[], level: readonly (Reduced | null)[]): Reduced | null {
+  const [first, ...rest] = node.bucketsPath.split('>');
+  const target = level[nodes.findIndex((n) => n.name === first)];
+  if (!target || !('buckets' in target)) return null;
+  const steps = parseOrderPath(rest.join('>'));
+  const values: number[] = [];
+  const keys: unknown[] = [];
+  for (const b of target.buckets as { key: unknown; n: number; aggs: Reduced[] }[]) {
+    let v: number | null = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(target.node.aggs, b.aggs, steps);
+    if (v === null || Number.isNaN(v)) {
+      if (node.gapPolicy === 'skip') continue;
+      v = 0;
+    }
+    values.push(v);
+    keys.push(b.key);
+  }
+  let value: number | null = null;
+  let at: unknown[] = [];
+  if (values.length > 0) {
+    if (node.type === 'max_bucket' || node.type === 'min_bucket') {
+      value = node.type === 'max_bucket' ? Math.max(...values) : Math.min(...values);
+      at = keys.filter((_, i) => values[i] === value);
+    } else if (node.type === 'sum_bucket') value = values.reduce((x, y) => x + y, 0);
+    else if (node.type === 'avg_bucket') value = values.reduce((x, y) => x + y, 0) / values.length;
+  } else if (node.type === 'sum_bucket') value = 0;
+  return { t: 'bm', node, values, value, target, keys: at };
 }
 
 function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[], path: BucketStep[], a: number, ctx: Ctx): Reduced | null {

@@ -33,6 +33,8 @@ function typeName(r: Reduced, opts: RenderOptions): string {
   }
   if (node.type === 'percentiles') return 'tdigest_percentiles';
   if (node.type === 'composite') return 'composite';
+  if (node.type === 'avg_bucket' || node.type === 'sum_bucket') return 'simple_value';
+  if (node.type === 'max_bucket' || node.type === 'min_bucket') return 'bucket_metric_value';
   return node.type;
 }
 
@@ -102,6 +104,19 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
     }
     case 'stats': return renderStats(r, opts, out);
     case 'pipe': return out;
+    case 'bm': {
+      const num = r.node.format !== undefined ? (v: number) => formatDecimal(v, r.node.format!) : null;
+      if (r.node.type === 'stats_bucket') {
+        const c = r.values.length;
+        const sum = r.values.reduce((x, y) => x + y, 0);
+        Object.assign(out, { count: c, min: c ? Math.min(...r.values) : null, max: c ? Math.max(...r.values) : null, avg: c ? sum / c : null, sum });
+        return out;
+      }
+      out.value = r.value;
+      if (num && r.value !== null) out.value_as_string = num(r.value);
+      if (r.node.type === 'max_bucket' || r.node.type === 'min_bucket') out.keys = r.keys.map((k) => bucketKeyText(r.target, k, opts));
+      return out;
+    }
     case 'top': {
       const withSort = r.node.sort.length > 0;
       out.hits = {
@@ -174,6 +189,20 @@ function renderStats(r: Extract<Reduced, { t: 'stats' }>, opts: RenderOptions, o
     };
   }
   return out;
+}
+
+/** A bucket's key as ES's `getKeyAsString()` prints it (the `keys` of `max_bucket`/`min_bucket`). */
+function bucketKeyText(target: Reduced, key: unknown, opts: RenderOptions): string {
+  const node = target.node;
+  if (node.type === 'range' || node.type === 'date_range') {
+    const r = node.ranges[key as number];
+    return r.key ?? rangeKey(r, dateText(node, opts) ?? javaDoubleText);
+  }
+  if (node.type === 'filters') return (key as number) < node.filters.length ? node.filters[key as number].key : node.otherBucketKey!;
+  if (typeof key !== 'number') return typeof key === 'string' ? key : JSON.stringify(key);
+  const asText = dateText(node, opts);
+  if (asText) return asText(key);
+  return node.type === 'histogram' ? javaDoubleText(key) : String(key);
 }
 
 /** ES's key of a range bucket: `from-to` with `*` for an open end (doubles as Java prints them, dates formatted). */
