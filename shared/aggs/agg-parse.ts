@@ -17,7 +17,7 @@ import type { AggNode, AggRange, BucketMetricAgg, BucketOrder, DateInterval, Fil
 import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseDateValue } from './date-format.ts';
 import { UTC, zoneOf, type Zone } from './date-zone.ts';
-import { parseCardinality, parseMetric, parsePercentiles, parseTopHits } from './metric-parse.ts';
+import { parseCardinality, parseMetric, parsePercentileRanks, parsePercentiles, parseTopHits } from './metric-parse.ts';
 import { bucketsPathProblem, parseBucketMetric } from './pipeline-parse.ts';
 import { CALENDAR_UNITS, dbl, lng, scalar, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 import { simpleRegex } from './simple-regex.ts';
@@ -277,6 +277,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
     case 'min': case 'max': case 'sum': case 'avg': case 'value_count': case 'stats': case 'extended_stats': return parseMetric(type, name, o);
     case 'cardinality': return parseCardinality(name, o);
     case 'percentiles': return parsePercentiles(name, o);
+    case 'percentile_ranks': return parsePercentileRanks(name, o);
     case 'composite': return parseComposite(name, o);
     case 'bucket_sort': return parseBucketSort(name, o);
     case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return parseBucketMetric(type, name, o);
@@ -290,7 +291,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
 }
 
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'bucket_sort', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);
+const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks', 'bucket_sort', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.

@@ -131,9 +131,9 @@ export interface CardinalityAgg extends AggBase {
   missing?: AggValue;
 }
 
-/** `percentiles` from a t-digest of `compression`. */
+/** `percentiles` (and `percentile_ranks`, whose `percents` are the values to rank) from a t-digest of `compression`. */
 export interface PercentilesAgg extends AggBase {
-  type: 'percentiles';
+  type: 'percentiles' | 'percentile_ranks';
   field: string;
   percents: number[];
   keyed: boolean;
@@ -215,7 +215,7 @@ export type MetricAggNode = StatsMetricAgg | CardinalityAgg | PercentilesAgg;
 export const HITS_TYPES: ReadonlySet<string> = new Set(['top_hits']);
 
 /** The `type`s of {@link MetricAggNode}. */
-export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles']);
+export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks']);
 
 /** The pipeline aggregations: computed on the coordinator from reduced buckets; shards skip them. */
 export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);

@@ -76,6 +76,23 @@ export function parsePercentiles(name: string, body: Obj): PercentilesAgg {
   return n;
 }
 
+/** `percentile_ranks` (ES `PercentileRanksAggregationBuilder`): `values` (required), `keyed`, `tdigest`. */
+export function parsePercentileRanks(name: string, body: Obj): PercentilesAgg {
+  const n: PercentilesAgg = { type: 'percentile_ranks', name, field: '', percents: [], keyed: true, compression: 100, aggs: [] };
+  let values: number[] | null = null;
+  walk('percentile_ranks', body, {
+    ...valuesSource(n as { field: string; missing?: AggValue; format?: string }, true),
+    values: ['A', (v) => (values = (v as unknown[]).map(dbl))],
+    keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
+    tdigest: ['O', (v) => walk('tdigest', v as Obj, { compression: ['V', (x) => (n.compression = dbl(x))], execution_hint: ['V', (x) => void str(x)] })],
+    hdr: ['O', () => { throw illegalArgument('[hdr] percentile_ranks are not supported by Folio yet'); }],
+  });
+  if (values === null) throw illegalArgument(`[values] must not be null: [${name}]`);
+  if ((values as number[]).length === 0) throw illegalArgument(`[values] must not be an empty array: [${name}]`);
+  n.percents = [...new Set(values as number[])].sort((a, b) => a - b);
+  return n;
+}
+
 /** ES's default `index.max_inner_result_window`: `from + size` of `top_hits` at most this. */
 export const MAX_INNER_RESULT_WINDOW = 100;
 

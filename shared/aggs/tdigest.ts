@@ -18,6 +18,8 @@ export interface TDigestLike {
   toArray(): { mean: number; n: number }[];
   /** The value at quantile `p` ∈ [0, 1] (undefined for an empty digest). */
   percentile(p: number): number | undefined;
+  /** The quantile ∈ [0, 1] of value `x` (the share of the mass at or below it). */
+  p_rank(x: number): number;
   /** Number of values pushed. */
   n: number;
 }

@@ -4,8 +4,8 @@
  *   - `count`: `_count` descending (ES's default). Each shard lists its top terms with counts and
  *     the count at its cut-off, which bounds every term it did not list; the coordinator fetches
  *     exact counts and deepens (TPUT: Cao and Wang, PODC 2004) until no unseen term can enter.
- *   - `key`: `_key` first. The first `size` keys of each shard hold the first `size` keys of the
- *     union, with every count exact, in one round.
+ *   - `key`: `_key` first (and `min_doc_count` ≤ 1). The first `size` keys of each shard hold the
+ *     first `size` keys of the union, with every count exact, in one round.
  *   - `full`: any other order (`_count` ascending, a sub-aggregation metric) and `min_doc_count: 0`:
  *     each shard lists every term with its sub-aggregations. Exact; its bytes grow with the terms.
  * @see http://crypto.stanford.edu/~cao/topk.html
@@ -21,7 +21,8 @@ export type TermsMode = 'count' | 'key' | 'full';
 export function termsMode(node: TermsAgg): TermsMode {
   if (node.minDocCount === 0) return 'full';
   const first = node.order[0];
-  if (first.key === '_key') return 'key';
+  // The first `size` keys of each shard hold the union's first `size` only when every listed key qualifies.
+  if (first.key === '_key') return node.minDocCount <= 1 ? 'key' : 'full';
   if (first.key === '_count' && !first.asc) return 'count';
   return 'full';
 }

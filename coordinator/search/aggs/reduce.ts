@@ -390,22 +390,52 @@ export function mergeCardinality(threshold: number, parts: readonly (AggPartial 
   return hll.estimate();
 }
 
-/** Merges t-digest partials and reads the percentiles (null without values). */
+/** Below this many values the shards' centroids are the values themselves, and percentiles are read exactly. */
+export const EXACT_PERCENTILES_MAX_VALUES = 1000;
+
+/**
+ * Merges t-digest partials and reads the percentiles (or, for `percentile_ranks`, the percent of
+ * values at or below each value); null without values. With few values the centroids are the
+ * values, and the answer is exact: the value at rank ⌊p × n⌋, and the share of values ≤ x, as the
+ * peer's digests answer for small samples.
+ */
 export function mergePercentiles(node: PercentilesAgg, parts: readonly (AggPartial | undefined)[]): (number | null)[] {
-  const digest = new TDigest(node.compression > 0 ? 1 / node.compression : 0.01);
+  const pairs: [number, number][] = [];
+  let total = 0;
   for (const p of parts) {
     if (p?.t !== 'pct') continue;
     const c = (p as PercentilesPartial).centroids;
-    for (let i = 0; i < c.length; i += 2) digest.push(c[i], c[i + 1]);
+    for (let i = 0; i < c.length; i += 2) {
+      pairs.push([c[i], c[i + 1]]);
+      total += c[i + 1];
+    }
   }
-  if (digest.n === 0) return node.percents.map(() => null);
+  if (total === 0) return node.percents.map(() => null);
+  if (total <= EXACT_PERCENTILES_MAX_VALUES && pairs.every(([, n]) => Number.isInteger(n))) {
+    pairs.sort((a, b) => a[0] - b[0]);
+    if (node.type === 'percentile_ranks') {
+      return node.percents.map((x) => (100 * pairs.reduce((acc, [v, n]) => acc + (v <= x ? n : 0), 0)) / total);
+    }
+    return node.percents.map((q) => {
+      const k = Math.min(total - 1, Math.floor((q / 100) * total));
+      let seen = 0;
+      for (const [v, n] of pairs) {
+        seen += n;
+        if (seen > k) return v;
+      }
+      return pairs[pairs.length - 1][0];
+    });
+  }
+  const digest = new TDigest(node.compression > 0 ? 1 / node.compression : 0.01);
+  for (const [mean, n] of pairs) digest.push(mean, n);
   digest.compress();
+  if (node.type === 'percentile_ranks') return node.percents.map((v) => digest.p_rank(v) * 100);
   return node.percents.map((q) => digest.percentile(q / 100) ?? null);
 }
 
 function reduceMetric(node: MetricAggNode, parts: readonly (AggPartial | undefined)[]): Reduced {
   if (node.type === 'cardinality') return { t: 'card', node, value: mergeCardinality(node.precisionThreshold, parts) };
-  if (node.type === 'percentiles') return { t: 'pct', node, values: mergePercentiles(node, parts) };
+  if (node.type === 'percentiles' || node.type === 'percentile_ranks') return { t: 'pct', node, values: mergePercentiles(node, parts) };
   return { t: 'stats', node, stats: mergeStats(parts) };
 }
 

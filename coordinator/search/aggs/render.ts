@@ -32,6 +32,7 @@ function typeName(r: Reduced, opts: RenderOptions): string {
     return INTEGER_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean' ? 'lterms' : 'dterms';
   }
   if (node.type === 'percentiles') return 'tdigest_percentiles';
+  if (node.type === 'percentile_ranks') return 'tdigest_percentile_ranks';
   if (node.type === 'composite') return 'composite';
   if (node.type === 'avg_bucket' || node.type === 'sum_bucket') return 'simple_value';
   if (node.type === 'max_bucket' || node.type === 'min_bucket') return 'bucket_metric_value';

@@ -133,6 +133,12 @@ describe('exact distributed terms through real shard engines', () => {
     );
   });
 
+  it('a key order with min_doc_count above 1 looks past keys that do not qualify (found by the property above)', () => {
+    const docs: Doc[] = [{ tags: ['k001'], n: 0, v: 0 }, { tags: ['k000'], n: 0, v: 0 }, { tags: ['k000'], n: 0, v: 0 }];
+    const { aggs } = aggregate(shardsOf(docs, 1, [0, 0, 0]), { t: { terms: { field: 'tag', size: 1, min_doc_count: 2, order: { _key: 'desc' } } } });
+    expect((aggs.t as { buckets: unknown[] }).buckets).toEqual([{ key: 'k000', doc_count: 2 }]);
+  });
+
   it('nested terms under terms are exact in every parent bucket', () => {
     fc.assert(
       fc.property(

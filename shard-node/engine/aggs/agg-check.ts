@@ -16,13 +16,13 @@ import { parseOrderPath } from '../../../shared/aggs/terms-plan.ts';
 import { valuesKind } from './doc-values.ts';
 
 /** Metrics with several values (`stats.avg`), which an order path must name a value of. */
-const MULTI_VALUE = new Set(['stats', 'extended_stats', 'percentiles']);
+const MULTI_VALUE = new Set(['stats', 'extended_stats', 'percentiles', 'percentile_ranks']);
 
 /** Field kinds each aggregation type reads: `any` (strings or numbers) or `number` (numeric, date, boolean). */
 const READS: Record<string, 'any' | 'number'> = {
   terms: 'any', value_count: 'any', cardinality: 'any', missing: 'any',
   histogram: 'number', date_histogram: 'number', range: 'number', date_range: 'number',
-  min: 'number', max: 'number', sum: 'number', avg: 'number', stats: 'number', extended_stats: 'number', percentiles: 'number',
+  min: 'number', max: 'number', sum: 'number', avg: 'number', stats: 'number', extended_stats: 'number', percentiles: 'number', percentile_ranks: 'number',
 };
 
 const orderError = (path: string, why: string) => new EsError(400, 'aggregation_execution_exception', `Invalid aggregation order path [${path}]. ${why}`);

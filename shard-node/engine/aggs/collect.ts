@@ -220,7 +220,7 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
       case 'bucket_sort': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return { t: 'pipe' };
       case 'top_hits': return collectTopHits(node, docs, ctx);
       case 'cardinality': return collectCardinality(node, docs, ctx);
-      case 'percentiles': return collectPercentiles(node, docs, ctx);
+      case 'percentiles': case 'percentile_ranks': return collectPercentiles(node, docs, ctx);
       default: return collectStats(node, docs, ctx);
     }
   });
