@@ -18,7 +18,7 @@ import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseDateValue } from './date-format.ts';
 import { UTC, zoneOf, type Zone } from './date-zone.ts';
 import { parseCardinality, parseMetric, parsePercentileRanks, parsePercentiles, parseTopHits } from './metric-parse.ts';
-import { bucketsPathProblem, parseBucketMetric } from './pipeline-parse.ts';
+import { bucketsPathProblem, parseBucketMetric, parseParentPipeline } from './pipeline-parse.ts';
 import { CALENDAR_UNITS, dbl, lng, scalar, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 import { simpleRegex } from './simple-regex.ts';
 
@@ -280,6 +280,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
     case 'percentile_ranks': return parsePercentileRanks(name, o);
     case 'composite': return parseComposite(name, o);
     case 'bucket_sort': return parseBucketSort(name, o);
+    case 'cumulative_sum': case 'derivative': return parseParentPipeline(type, name, o);
     case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return parseBucketMetric(type, name, o);
     case 'top_hits': return parseTopHits(name, o);
   }
@@ -291,7 +292,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
 }
 
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks', 'bucket_sort', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);
+const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks', 'bucket_sort', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.
@@ -333,6 +334,9 @@ export function parseAggregations(json: Record<string, unknown>, level = 0, pare
         throw new EsError(400, 'aggregation_initialization_exception', `Aggregator [${name}] of type [${node.type}] cannot accept sub-aggregations`);
       }
       node.aggs = children;
+    }
+    if ((node.type === 'cumulative_sum' || node.type === 'derivative') && parentType !== 'histogram' && parentType !== 'date_histogram') {
+      throw validationFailed([`${node.type} aggregation [${name}] must have a histogram, date_histogram or auto_date_histogram as parent`]);
     }
     if (level === 0 && node.type === 'bucket_sort') {
       throw validationFailed([`bucket_sort aggregation [${name}] must be declared inside of another aggregation`]);

@@ -202,8 +202,16 @@ export interface BucketMetricAgg extends AggBase {
   format?: string;
 }
 
+/** `cumulative_sum` and `derivative`: parent pipelines adding a value to each bucket of a histogram. */
+export interface ParentPipelineAgg extends AggBase {
+  type: 'cumulative_sum' | 'derivative';
+  bucketsPath: string;
+  gapPolicy: 'skip' | 'insert_zeros' | 'keep_values';
+  format?: string;
+}
+
 /** One node of the aggregation tree. */
-export type AggNode = BucketMetricAgg | TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
+export type AggNode = ParentPipelineAgg | BucketMetricAgg | TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
 
 /** The bucket aggregations (those that may hold sub-aggregations). */
 export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | CompositeAgg;
@@ -218,7 +226,7 @@ export const HITS_TYPES: ReadonlySet<string> = new Set(['top_hits']);
 export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks']);
 
 /** The pipeline aggregations: computed on the coordinator from reduced buckets; shards skip them. */
-export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);
+export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
 
 /** The sibling bucket-metric pipelines ({@link BucketMetricAgg}). */
 export const BUCKET_METRIC_TYPES: ReadonlySet<string> = new Set(['avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);

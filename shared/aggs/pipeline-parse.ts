@@ -5,8 +5,14 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-pipeline.html
  */
 import { illegalArgument, parsingException } from '../errors.ts';
-import type { AggNode, BucketMetricAgg } from './agg-request.ts';
+import type { AggNode, BucketMetricAgg, ParentPipelineAgg } from './agg-request.ts';
 import { str, walk, type Obj } from './param-parse.ts';
+
+/** Parses `cumulative_sum` or `derivative` (`buckets_path` to a sibling metric or `_count` in each bucket). */
+export function parseParentPipeline(type: ParentPipelineAgg['type'], name: string, body: Obj): ParentPipelineAgg {
+  const m = parseBucketMetric('sum_bucket', name, body);
+  return { type, name, bucketsPath: m.bucketsPath, gapPolicy: m.gapPolicy, ...(m.format !== undefined ? { format: m.format } : {}), aggs: [] };
+}
 
 /** Parses one bucket-metric pipeline. @throws EsError 400 `parsing_exception` `Missing required field [buckets_path] for aggregation [x]` */
 export function parseBucketMetric(type: BucketMetricAgg['type'], name: string, body: Obj): BucketMetricAgg {

@@ -162,4 +162,14 @@ describe('bucket reducers', () => {
     expect(() => parseAggregations({ t: { terms: { field: 'tag' } }, m: { max_bucket: { buckets_path: 'nope>x' } } })).toThrow('Validation Failed: 1: No aggregation found for path [nope>x];');
     expect(() => parseAggregations({ m: { max_bucket: {} } })).toThrow('Missing required field [buckets_path] for aggregation [m]');
   });
+  it('cumulative_sum and derivative over histogram buckets; a gap gives a null derivative', () => {
+    const bucket = (key: number, m: number | null) => ({ key, n: 1, aggs: [m === null ? stats(0, 0, null, null, 0) : stats(1, m, m, m, m * m), { t: 'pipe' as const }, { t: 'pipe' as const }] });
+    const p: AggPartial = { t: 'hist', buckets: [bucket(0, 1), bucket(1, 3), bucket(2, null), bucket(3, 6)] };
+    const out = reduceOne({ histogram: { field: 'x', interval: 1 }, aggs: { m: { max: { field: 'n' } }, c: { cumulative_sum: { buckets_path: 'm' } }, d: { derivative: { buckets_path: 'm' } } } }, [p]) as { buckets: Record<string, unknown>[] };
+    expect(out.buckets.map((b) => (b.c as { value: number }).value)).toEqual([1, 4, 4, 10]);
+    expect(out.buckets.map((b) => (b.d as { value: number | null } | undefined)?.value)).toEqual([undefined, 2, null, null]);
+    expect(() => parseAggregations({ t: { terms: { field: 'tag' }, aggs: { c: { cumulative_sum: { buckets_path: '_count' } } } } })).toThrow(
+      'Validation Failed: 1: cumulative_sum aggregation [c] must have a histogram, date_histogram or auto_date_histogram as parent;',
+    );
+  });
 });

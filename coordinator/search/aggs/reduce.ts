@@ -9,7 +9,7 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../shared/aggs/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
@@ -48,8 +48,9 @@ export type Reduced =
   | { t: 'card'; node: MetricAggNode; value: number }
   | { t: 'pct'; node: PercentilesAgg; values: (number | null)[] }
   | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] }
-  | { t: 'pipe'; node: BucketSortAgg }
+  | { t: 'pipe'; node: AggNode }
   | { t: 'top'; node: TopHitsAgg; total: number; maxScore: number | null; hits: TopHitsPartial['hits'] }
+  | { t: 'simple'; node: ParentPipelineAgg; value: number | null }
   | { t: 'bm'; node: BucketMetricAgg; values: number[]; value: number | null; target: Reduced; keys: unknown[] };
 
 /** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
@@ -124,6 +125,7 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
       }
       case 'composite': return reduceComposite(node, parts, step, ctx);
       case 'bucket_sort': return { t: 'pipe', node };
+      case 'cumulative_sum': case 'derivative': return { t: 'pipe', node };
       case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return null; // below, once its sibling is reduced
       case 'top_hits': return reduceTopHits(node, parts);
       case 'filter': case 'missing': case 'global': {
@@ -215,6 +217,42 @@ function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undef
   const top = [...merged.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
   countBuckets(ctx, top.length);
   return { t: 'comp', node, buckets: applyBucketSorts(node.aggs, top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }))) };
+}
+
+/**
+ * `cumulative_sum` and `derivative` over a histogram's buckets in key order (ES
+ * `CumulativeSumPipelineAggregator`, `DerivativePipelineAggregator`): each bucket gets the running
+ * sum, or the difference with the previous bucket (none on the first; null across a gap).
+ */
+function applyHistogramPipelines(subs: readonly AggNode[], buckets: ReducedBucket[]): ReducedBucket[] {
+  subs.forEach((node, i) => {
+    if (node.type !== 'cumulative_sum' && node.type !== 'derivative') return;
+    const steps = parseOrderPath(node.bucketsPath);
+    const valueOf = (b: ReducedBucket): number | null => {
+      const v = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(subs, b.aggs, steps);
+      return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
+    };
+    let sum = 0;
+    let prev: number | null | undefined;
+    buckets.forEach((b, k) => {
+      const v = valueOf(b);
+      let value: number | null;
+      if (node.type === 'cumulative_sum') {
+        sum += v ?? 0;
+        value = sum;
+      } else {
+        value = k === 0 ? null : prev === null || prev === undefined || v === null ? null : v - prev;
+        if (k === 0) {
+          prev = v;
+          b.aggs[i] = { t: 'pipe', node }; // no derivative on the first bucket
+          return;
+        }
+        prev = v;
+      }
+      b.aggs[i] = { t: 'simple', node, value };
+    });
+  });
+  return buckets;
 }
 
 /**
@@ -331,7 +369,7 @@ function reduceHistogram(node: HistogramAgg, parts: readonly (AggPartial | undef
   });
   const first = node.order[0];
   if (first.key !== '_key' || !first.asc) buckets = sortBuckets(buckets, node);
-  return { t: 'buckets', node, buckets: applyBucketSorts(node.aggs, buckets) };
+  return { t: 'buckets', node, buckets: applyBucketSorts(node.aggs, applyHistogramPipelines(node.aggs, buckets)) };
 }
 
 /** Orders reduced histogram buckets by `order` (`_count`, `_key`, or a sub-aggregation value). */

@@ -34,7 +34,8 @@ function typeName(r: Reduced, opts: RenderOptions): string {
   if (node.type === 'percentiles') return 'tdigest_percentiles';
   if (node.type === 'percentile_ranks') return 'tdigest_percentile_ranks';
   if (node.type === 'composite') return 'composite';
-  if (node.type === 'avg_bucket' || node.type === 'sum_bucket') return 'simple_value';
+  if (node.type === 'avg_bucket' || node.type === 'sum_bucket' || node.type === 'cumulative_sum') return 'simple_value';
+  if (node.type === 'derivative') return 'derivative';
   if (node.type === 'max_bucket' || node.type === 'min_bucket') return 'bucket_metric_value';
   return node.type;
 }
@@ -105,6 +106,10 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
     }
     case 'stats': return renderStats(r, opts, out);
     case 'pipe': return out;
+    case 'simple':
+      out.value = r.value;
+      if (r.node.format !== undefined && r.value !== null) out.value_as_string = formatDecimal(r.value, r.node.format);
+      return out;
     case 'bm': {
       const num = r.node.format !== undefined ? (v: number) => formatDecimal(v, r.node.format!) : null;
       if (r.node.type === 'stats_bucket') {
