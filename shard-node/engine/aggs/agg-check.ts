@@ -75,6 +75,7 @@ export function checkAggs(nodes: readonly AggNode[], fields: ReadonlyMap<string,
     if (reads !== undefined) {
       const field = (node as { field?: string }).field ?? '';
       if (field === '') throw illegalArgument('Required one of fields [field, script], but none were specified. ');
+      if (field === '_index' && reads === 'number') throw illegalArgument(`Field [_index] of type [_index] is not supported for aggregation [${node.type}]`);
       const fm = fields.get(field);
       if (fm) {
         const kind = valuesKind(fm);
@@ -91,6 +92,7 @@ export function checkAggs(nodes: readonly AggNode[], fields: ReadonlyMap<string,
     if (node.type === 'composite') {
       for (const src of node.sources) {
         if (src.field === '') throw illegalArgument('Required one of fields [field, script], but none were specified. ');
+        if (src.field === '_index' && src.kind !== 'terms') throw illegalArgument(`Field [_index] of type [_index] is not supported for aggregation [${src.kind}]`);
         const fm = fields.get(src.field);
         if (!fm) continue;
         const kind = valuesKind(fm);
