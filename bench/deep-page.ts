@@ -38,7 +38,7 @@ async function measure(deps: SearchDeps, client: CountingClient, query: string):
       { indexExpression: 'cities', params: new URLSearchParams(query), body: undefined, path: '/cities/_search', signal: new AbortController().signal },
       deps,
     );
-    return body.hits.hits.map((h) => h._id);
+    return body.hits.hits.map((h) => h._id as string);
   };
   for (let i = 0; i < 3; i++) await one();
   const times: number[] = [];

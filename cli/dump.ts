@@ -1,7 +1,8 @@
 /**
  * `folio dump`: writes an index (or the hits of a query) as NDJSON, one `_source` per line, or
  * `{"_id", "_source"}` with `--with-id` (which `folio load` reads back with the same ids).
- * Walks with a point in time and `search_after` ({@link walkIndex}).
+ * Walks with a point in time and `search_after` ({@link walkIndex}), with `--slices N` as N sliced
+ * walks of the PIT in parallel.
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -22,6 +23,8 @@ export interface DumpCommandOptions {
   out?: string;
   withId?: boolean;
   pageSize?: number;
+  /** Sliced PIT walks run in parallel (`--slices`); the lines then come in no overall order. */
+  slices?: number;
   quiet?: boolean;
 }
 
@@ -41,7 +44,7 @@ async function write(out: Writable, text: string): Promise<void> {
 /** Runs `folio dump`. */
 export async function runDump(o: DumpCommandOptions): Promise<DumpSummary> {
   const base = trimUrl(o.url);
-  const dispatcher = new Agent({ connections: 2 });
+  const dispatcher = new Agent({ connections: Math.max(2, o.slices ?? 1) });
   const toFile = o.out !== undefined && o.out !== '-';
   const out: Writable = toFile ? createWriteStream(o.out as string) : process.stdout;
   const progress = createProgress(`dump ${o.index}`, !o.quiet && toFile);
@@ -49,7 +52,7 @@ export async function runDump(o: DumpCommandOptions): Promise<DumpSummary> {
   let docs = 0;
   try {
     let chunk = '';
-    for await (const hit of walkIndex(dispatcher, base, { index: o.index, query: o.query, sort: o.sort, pageSize: o.pageSize, onTotal: (t) => (total = t) })) {
+    for await (const hit of walkIndex(dispatcher, base, { index: o.index, query: o.query, sort: o.sort, pageSize: o.pageSize, slices: o.slices, onTotal: (t) => (total = t) })) {
       chunk += JSON.stringify(o.withId ? { _id: hit._id, _source: hit._source } : hit._source) + '\n';
       docs++;
       if (chunk.length >= 1 << 16) {

@@ -119,9 +119,12 @@ function buildProgram(io: Io, result: { code: number }): Command {
     .option('-o, --out <file>', 'output file (default stdout)')
     .option('--with-id', 'write {"_id", "_source"} lines (folio load reads them back with their ids)')
     .option('--size <n>', 'hits per page', positiveInt, 1000)
+    .option('--slices <n>', 'walk the index in n sliced walks at once (lines then come in no overall order)', positiveInt, 1)
     .action(async (opts: Record<string, any>, cmd: Command) => {
       const g = cmd.optsWithGlobals();
-      const s = await runDump({ url: g.url, index: opts.index, query: opts.query, sort: opts.sort, out: opts.out, withId: opts.withId, pageSize: opts.size, quiet: g.quiet });
+      const s = await runDump({
+        url: g.url, index: opts.index, query: opts.query, sort: opts.sort, out: opts.out, withId: opts.withId, pageSize: opts.size, slices: opts.slices, quiet: g.quiet,
+      });
       io.err(`dumped ${s.docs} docs from [${opts.index}] in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)\n`);
       result.code = EXIT_CODES.ok;
     });
@@ -134,10 +137,14 @@ function buildProgram(io: Io, result: { code: number }): Command {
     .option('--stream', 'copy through the CLI (PIT + search_after into _bulk) even on one cluster')
     .option('--query <json>', 'copy only the hits of this query clause', queryFlag)
     .option('--batch <n>', 'documents per batch', positiveInt, 1000)
+    .option('--slices <n>', 'copy in n slices at once (the server\'s _reindex?slices=n, or n sliced walks of a streamed copy)', positiveInt, 1)
     .option('--errors <file>', 'failed documents of a streamed copy (default <dest>.errors.ndjson)')
     .action(async (opts: Record<string, any>, cmd: Command) => {
       const g = cmd.optsWithGlobals();
-      const s = await runReindex({ url: g.url, source: opts.source, dest: opts.dest, destUrl: opts.destUrl, stream: opts.stream, query: opts.query, batch: opts.batch, errorsFile: opts.errors, quiet: g.quiet });
+      const s = await runReindex({
+        url: g.url, source: opts.source, dest: opts.dest, destUrl: opts.destUrl, stream: opts.stream, query: opts.query, batch: opts.batch,
+        slices: opts.slices, errorsFile: opts.errors, quiet: g.quiet,
+      });
       io.err(`reindexed ${s.docs} docs from [${opts.source}] to [${opts.dest}] (${s.mode === 'server' ? `task ${s.task}` : 'streamed'}) in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)`
         + `${s.errors ? `, ${s.errors} failed` : ''}\n`);
       result.code = outcome(s.errors);

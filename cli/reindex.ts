@@ -26,6 +26,8 @@ export interface ReindexCommandOptions {
   query?: unknown;
   /** Documents per batch (server `source.size`, or CLI `_bulk` size). */
   batch: number;
+  /** Parallel slices: the server's `?slices=`, or sliced PIT walks of a streamed copy. */
+  slices?: number;
   /** Errors file of a cross-cluster copy (default `<dest>.errors.ndjson`). */
   errorsFile?: string;
   /** Milliseconds between task polls (default 500). */
@@ -66,7 +68,7 @@ async function serverReindex(o: ReindexCommandOptions): Promise<ReindexSummary> 
   try {
     const source: Record<string, unknown> = { index: o.source, size: o.batch };
     if (o.query !== undefined) source.query = o.query;
-    const { task } = await callOk<{ task: string }>(dispatcher, 'POST', base, '/_reindex?wait_for_completion=false&refresh=true', { source, dest: { index: o.dest } });
+    const { task } = await callOk<{ task: string }>(dispatcher, 'POST', base, `/_reindex?wait_for_completion=false&refresh=true${o.slices && o.slices > 1 ? `&slices=${o.slices}` : ''}`, { source, dest: { index: o.dest } });
     for (;;) {
       const rec = await callOk<{ completed: boolean; task: { status?: TaskStatus }; response?: { created?: number; updated?: number; failures?: unknown[] }; error?: unknown }>(
         dispatcher, 'GET', base, `/_tasks/${encodeURIComponent(task)}`,
@@ -92,7 +94,7 @@ async function serverReindex(o: ReindexCommandOptions): Promise<ReindexSummary> 
 async function streamReindex(o: ReindexCommandOptions): Promise<ReindexSummary> {
   const base = trimUrl(o.url);
   const destBase = trimUrl(o.destUrl ?? o.url);
-  const sourceAgent = new Agent({ connections: 2 });
+  const sourceAgent = new Agent({ connections: Math.max(2, o.slices ?? 1) });
   const destAgent = new Agent({ connections: BULK_CONCURRENCY + 1 });
   const errorsFile = new ErrorsFile(o.errorsFile ?? `${o.dest}.errors.ndjson`, false);
   const progress = createProgress(`reindex ${o.source} → ${o.dest}`, !o.quiet);
@@ -111,7 +113,7 @@ async function streamReindex(o: ReindexCommandOptions): Promise<ReindexSummary> 
         progress.update({ docs, totalDocs: total, errors: errorsFile.written });
       });
     };
-    for await (const hit of walkIndex(sourceAgent, base, { index: o.source, query: o.query, pageSize: o.batch, onTotal: (t) => (total = t) })) {
+    for await (const hit of walkIndex(sourceAgent, base, { index: o.source, query: o.query, pageSize: o.batch, slices: o.slices, onTotal: (t) => (total = t) })) {
       batch.push({ _id: hit._id, source: hit._source ?? {} });
       if (batch.length >= o.batch) await flush();
     }

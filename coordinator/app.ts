@@ -18,6 +18,8 @@ import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
 import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
+import { registerAliasRoutes } from './routes/alias-routes.ts';
+import { registerByQueryRoutes } from './routes/by-query-routes.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
 import { registerClusterSettingsRoutes } from './routes/cluster-settings-routes.ts';
@@ -26,13 +28,17 @@ import { registerDocumentRoutes } from './routes/document-routes.ts';
 import { registerHealthRoutes } from './routes/health-routes.ts';
 import { registerFlushRoutes } from './routes/flush-routes.ts';
 import { registerIndexRoutes } from './routes/index-routes.ts';
+import { registerIndexStateRoutes } from './routes/index-state-routes.ts';
+import { registerSettingsRoutes } from './routes/settings-routes.ts';
 import { registerInfoRoutes } from './routes/info-routes.ts';
 import { registerMgetRoutes } from './routes/mget-routes.ts';
+import { registerMsearchRoutes } from './routes/msearch-routes.ts';
 import { registerReindexRoutes } from './routes/reindex-routes.ts';
 import { registerSearchRoutes } from './routes/search-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
 import { SampleCache } from './search/select-phase.ts';
 import type { ShardClient } from './shard-client.ts';
+import { Tasks } from './tasks.ts';
 
 /** What the app needs from the process: config, the cluster view, the shard pools, a logger. */
 export interface CoordinatorDeps {
@@ -103,16 +109,23 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     maxBuckets: () => settings.get(MAX_BUCKETS),
   };
   registerSearchRoutes(app, searchDeps, maxBody);
+  registerMsearchRoutes(app, searchDeps, maxBody); // `_msearch` (before `/:index`)
   const writeDeps = { view, client, timeoutMs: config.internalTimeoutMs, maxShardsPerNode };
-  registerReindexRoutes(app, { search: searchDeps, write: writeDeps, nodeName: config.nodeName }, maxBody);
+  const tasks = new Tasks(config.nodeName); // background tasks of `wait_for_completion=false`
+  registerReindexRoutes(app, { search: searchDeps, write: writeDeps, tasks }, maxBody);
+  registerByQueryRoutes(app, { search: searchDeps, write: writeDeps, tasks }, maxBody); // before `/:index`
   // `/_cluster`, `/_cat` and `/_mget` go before the index routes, whose `/:index` would match them.
   registerSecurityRoutes(app, auth, maxBody); // `/_security/_authenticate`, `/_security/api_key`
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerClusterSettingsRoutes(app, settings, maxBody); // GET|PUT /_cluster/settings
   registerCatRoutes(app, { view, client });
+  registerAliasRoutes(app, { view }, maxBody); // `/_alias`, `/_aliases` before `/:index`
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerFlushRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs });
   registerDocumentRoutes(app, writeDeps, maxBody);
-  registerIndexRoutes(app, { ...writeDeps, destructiveRequiresName: () => settings.getFresh(DESTRUCTIVE_REQUIRES_NAME) }, maxBody);
+  const destructiveRequiresName = () => settings.getFresh(DESTRUCTIVE_REQUIRES_NAME);
+  registerSettingsRoutes(app, writeDeps, maxBody); // `/_settings` before `/:index`
+  registerIndexStateRoutes(app, { ...writeDeps, destructiveRequiresName });
+  registerIndexRoutes(app, { ...writeDeps, destructiveRequiresName }, maxBody);
   return app;
 }

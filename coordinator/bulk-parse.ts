@@ -6,6 +6,7 @@
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../shared/errors.ts';
+import { xContentBoolean } from '../shared/params.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
 
 /** The four bulk actions. */
@@ -26,6 +27,8 @@ export interface BulkItem {
    * the item was built from a parsed value; the write then serializes `source`.
    */
   sourceText?: string;
+  /** ES `require_alias`: the item's `_index` must be an alias (else 404, and no index is auto-created). */
+  requireAlias?: boolean;
   /**
    * Set when the item's document line is not valid UTF-8: the item fails with this error (ES parses
    * an `index`/`create` source on the shard, so the rest of the request goes on).
@@ -186,6 +189,7 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       routing: str(p.routing ?? p._routing),
       source: undefined,
     };
+    if (p.require_alias !== undefined && p.require_alias !== null) item.requireAlias = xContentBoolean(p.require_alias);
     if (action !== 'delete') {
       const src = next();
       if (src === null) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');

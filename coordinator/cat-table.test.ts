@@ -127,6 +127,20 @@ describe('cat indices and shards tables', () => {
     expect(catIndicesTable(views, stats, 'green').rows).toEqual([]);
   });
 
+  it('shows a closed index as `close` with its health, shards and replicas, and empty stats (as ES)', () => {
+    const closed: IndexView = { ...views[0], metadata: { ...views[0].metadata, state: 'close' } };
+    const out = renderCatTable(catIndicesTable([closed], stats), { format: 'json', h: 'health,status,index,pri,rep,docs.count,docs.deleted,store.size,pri.store.size' });
+    expect(out).toEqual({
+      kind: 'json',
+      rows: [{ health: 'red', status: 'close', index: 'a', pri: '2', rep: '0', 'docs.count': null, 'docs.deleted': null, 'store.size': null, 'pri.store.size': null }],
+    });
+  });
+
+  it('has the default columns of ES 8.15, dataset.size last', () => {
+    const out = renderCatTable(catIndicesTable(views, stats), { v: 'true' });
+    expect(out.kind === 'text' && out.text.split('\n')[0].split(/ +/)).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
+  });
+
   it('lists each primary with its node and each replica as UNASSIGNED', () => {
     const out = renderCatTable(catShardsTable(views, stats), { format: 'json' });
     expect(out.kind === 'json' && out.rows).toEqual([

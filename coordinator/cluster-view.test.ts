@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EsError } from '../shared/errors.ts';
-import { type PutIndexRequest } from '../shared/protocol.ts';
+import { type IndexMetadata, type PutIndexRequest } from '../shared/protocol.ts';
 import { CLUSTER_MANAGER_ELECTION_PREFIX } from '../shared/cluster-state/keys.ts';
 import { Election } from '../shared/state-store/election.ts';
 import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';
 import { IndexRegistry } from '../shard-node/index-registry.ts';
 import { ClusterView } from './cluster-view.ts';
-import { parseCreateIndexBody } from './index-settings.ts';
+import { applySettingsChanges, parseCreateIndexBody, parseSettingsUpdate } from './index-settings.ts';
 import { ShardCallError, ShardClient, type CallOptions } from './shard-client.ts';
 
 /** A ShardClient whose nodes are in-memory registries answering the metadata calls; a node can be down. */
@@ -249,10 +249,11 @@ describe('cluster view over the stored cluster state', () => {
     const client = new NodesClient(3);
     const view = new ClusterView(client, 1_000, (await clusterState()).access);
     await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 0 } }));
-    const more = await view.putMetadata('idx', { numberOfReplicas: 2 });
+    const replicas = (n: number) => (m: IndexMetadata) => applySettingsChanges(m, parseSettingsUpdate({ number_of_replicas: n }));
+    const more = await view.updateMetadata('idx', replicas(2));
     expect(more.copies[0].map((c) => [c.primary, c.inSync])).toEqual([[true, true], [false, false], [false, false]]);
     for (const c of more.copies[0]) expect(client.registries[c.node].list()[0].shards).toEqual([0]);
-    const fewer = await view.putMetadata('idx', { numberOfReplicas: 0 });
+    const fewer = await view.updateMetadata('idx', replicas(0));
     expect(fewer.copies[0]).toHaveLength(1);
     expect(client.registries.map((r) => r.list()[0].shards.length).reduce((a, b) => a + b)).toBe(1);
   });

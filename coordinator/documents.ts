@@ -2,7 +2,8 @@
  * The write path: `_bulk` and the single-document APIs, which are one-item bulks. Items are
  * routed with ES's formula, grouped per shard, and sent in parallel; dynamic mapping updates are
  * pushed to every node before the documents that need them (as ES's master applies them first);
- * a missing index is auto-created (`action.auto_create_index: true`). Each shard's ops are written to
+ * an alias stands for its write index; a missing index is auto-created (`action.auto_create_index: true`)
+ * unless the item requires an alias. Each shard's ops are written to
  * its primary and then its in-sync replicas (replication.ts). The reply is ES's, item by item, in
  * request order, each acknowledged item with its shard's `_shards` (copies configured, copies that
  * have it, replicas that failed).
@@ -10,11 +11,13 @@
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { randomBytes } from 'node:crypto';
-import { inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
+import { checkNestedObjectsLimit, DEFAULT_NESTED_OBJECTS_LIMIT, inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
+import { intValue } from './index-setting-definitions.ts';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import type { RefreshPolicy, WriteOp, WriteResult } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
+import { resolveBulkTargets } from './aliases/alias-targets.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import type { ClusterView, NewIndexSpec } from './cluster-view.ts';
 import type { IndexView } from './index-view.ts';
@@ -49,7 +52,7 @@ export function generateId(): string {
 
 function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
   const es = toEsError(err);
-  return { type: es.type, reason: es.message, ...es.metadata };
+  return { type: es.type, reason: es.message, ...es.metadata, ...(es.causedBy ? { caused_by: es.causedBy } : {}) };
 }
 
 /**
@@ -73,7 +76,7 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
   const out = new Map<string, IndexView | EsError>();
   for (const name of names) {
     try {
-      out.set(name, await deps.view.get(name));
+      out.set(name, await deps.view.getOpen(name));
     } catch (err) {
       if (!(err instanceof EsError) || err.type !== 'index_not_found_exception') {
         out.set(name, toEsError(err));
@@ -101,6 +104,8 @@ async function applyDynamicMappings(items: readonly BulkItem[], views: Map<strin
     if (!doc || typeof doc !== 'object') return;
     const base = updates.has(item.index!) ? mergeMappings(view.metadata.mappings, updates.get(item.index!)!) : view.metadata.mappings;
     try {
+      const nestedLimit = view.metadata.settings?.['index.mapping.nested_objects.limit'];
+      checkNestedObjectsLimit(base, doc, nestedLimit === undefined ? DEFAULT_NESTED_OBJECTS_LIMIT : intValue(nestedLimit, DEFAULT_NESTED_OBJECTS_LIMIT));
       const update = inferMappingUpdate(base, doc as Record<string, unknown>);
       if (update) updates.set(item.index!, updates.has(item.index!) ? mergeMappings(updates.get(item.index!)!, update) : update);
     } catch (err) {
@@ -115,7 +120,7 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
   switch (item.action) {
     case 'index':
     case 'create':
-      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create' };
+      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create', ...routingOf(item) };
     case 'delete':
       return { op: 'delete', _id: id };
     case 'update': {
@@ -128,9 +133,15 @@ function toWriteOp(item: BulkItem, id: string): WriteOp {
         doc: (body.doc ?? {}) as Record<string, unknown>,
         docAsUpsert: body.doc_as_upsert === true,
         ...(body.upsert !== undefined ? { upsert: body.upsert as Record<string, unknown> } : {}),
+        ...routingOf(item),
       };
     }
   }
+}
+
+/** The item's custom routing, kept with the document as its `_routing` (ES `RoutingFieldMapper`). */
+function routingOf(item: BulkItem): { routing?: string } {
+  return item.routing !== undefined ? { routing: item.routing } : {};
 }
 
 /**
@@ -156,6 +167,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
       failed.set(i, new EsError(400, 'action_request_validation_exception', `Validation Failed: 1: id [${item.id}] is too long, must be no longer than 512 bytes but was: ${Buffer.byteLength(item.id)};`));
     }
   }
+  // Aliases: each item to its alias's write index (and `require_alias` checked) before indices are auto-created.
+  items = await resolveBulkTargets(items, failed, deps.view);
   const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
   const views = await ensureIndices(names, deps);
   await applyDynamicMappings(items, views, failed, deps);
@@ -211,7 +224,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const item = items[i];
     const index = item.index ?? null;
     const view = index ? views.get(index) : undefined;
-    const uuid = view && !(view instanceof EsError) ? view.metadata.uuid : '_na_';
+    // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
+    const uuid = view instanceof EsError ? String(view.metadata.index_uuid ?? '_na_') : view ? view.metadata.uuid : '_na_';
     const r = results[i];
     if (failed.has(i) || !r || r.error) {
       errors = true;

@@ -1,27 +1,28 @@
 /**
- * Validation of index names and of the `PUT /{index}` body (`settings`, `mappings`), with ES's
- * defaults (`number_of_shards` 1, `number_of_replicas` 1, `refresh_interval` 1s) and error texts;
- * `max_result_window` defaults higher than ES's 10,000 (see {@link DEFAULT_MAX_RESULT_WINDOW}).
+ * Index names and index settings as ES's create-index and update-settings services handle them:
+ * the `PUT /{index}` body (`settings`, `mappings`), the `PUT /{index}/_settings` body and its
+ * application to one index (dynamic settings on open indices, any non-final setting on closed
+ * ones, `null` resets, `preserve_existing`), with ES's defaults and error texts. The settings are
+ * kept as ES keeps them (flat `index.` keys, string values) in `IndexMetadata.settings`, and the
+ * typed fields the shard nodes use are derived from them ({@link typedSettings}).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-create-index.html
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-update-settings.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataCreateIndexService.java
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataUpdateSettingsService.java
  */
 import { EsError, illegalArgument } from '../shared/errors.ts';
-import type { Mapping } from '../shared/mapping.ts';
+import { parseMapping, refuseTypedCreateMapping } from '../shared/mapping-parse.ts';
 import { parseTimeValue } from '../shared/params.ts';
+import type { IndexMetadata, IndexSettingValue } from '../shared/protocol.ts';
+import { defaultRoutingNumShards } from '../shared/routing.ts';
 import type { NewIndexSpec } from './cluster-view.ts';
+import { checkSettingKey, checkSettingValue, DEFAULT_MAX_RESULT_WINDOW, flattenIndexSettings, INDEX_SETTINGS, intValue, knownSetting, normalizeIndexKey } from './index-setting-definitions.ts';
+import { wildcardMatch } from '../shared/wildcard.ts';
 
-/**
- * Folio's default `index.max_result_window`: 10,000,000 instead of ES's 10,000. ES caps the window
- * because every shard sends its top `from + size` and the coordinator merges K × (from + size)
- * entries. Folio pages past `from` ≥ DEEP_PAGE_FROM by exact distributed selection, whose traffic
- * and coordinator memory do not grow with `from` (coordinator/search/select-phase.ts), so the cap
- * only has to bound `size` and the shard-side rank work: 10 M is above any realistic page depth
- * yet still rejects absurd values. Set the setting to 10000 to get ES's limit and its exact error.
- */
-export const DEFAULT_MAX_RESULT_WINDOW = 10_000_000;
+export { DEFAULT_MAX_RESULT_WINDOW };
 
-/** Java's `Integer.MAX_VALUE`, the largest value of an int setting. */
-const JAVA_INT_MAX = 2_147_483_647;
+/** Explicit index settings: flat `index.` keys → values as ES stores them. */
+export type IndexSettings = Record<string, IndexSettingValue>;
 
 function invalidName(name: string, why: string): EsError {
   return new EsError(400, 'invalid_index_name_exception', `Invalid index name [${name}], ${why}`, {
@@ -44,59 +45,85 @@ export function validateIndexName(name: string): void {
  * `{"translog.durability":…}` all name `translog.durability`.
  */
 export function readSetting(settings: Record<string, unknown>, key: string): unknown {
-  const flat = new Map<string, unknown>();
-  const walk = (obj: Record<string, unknown>, prefix: string): void => {
-    for (const [k, v] of Object.entries(obj)) {
-      const path = prefix + k;
-      if (v !== null && typeof v === 'object' && !Array.isArray(v)) walk(v as Record<string, unknown>, path + '.');
-      else flat.set(path.startsWith('index.') ? path.slice(6) : path, v);
-    }
+  const want = normalizeIndexKey(key);
+  for (const [k, v] of flattenIndexSettings(settings)) if (normalizeIndexKey(k) === want) return v;
+  return undefined;
+}
+
+/** The text of a single-valued setting, or undefined. */
+function text(settings: IndexSettings, key: string): string | undefined {
+  const v = settings[key];
+  return v === undefined || Array.isArray(v) ? undefined : v;
+}
+
+/** The typed fields of `IndexMetadata` that explicit `settings` give (defaults where absent). */
+export type TypedSettings = Pick<IndexMetadata, 'numberOfShards' | 'numberOfReplicas' | 'routingNumShards' | 'maxResultWindow' | 'refreshIntervalMs' | 'translogDurability' | 'gcDeletesMs'>;
+
+/**
+ * The typed fields of explicit (already checked) settings: ES's defaults where a setting is absent
+ * (`number_of_shards` 1, `number_of_replicas` 1, `refresh_interval` 1s, Folio's
+ * {@link DEFAULT_MAX_RESULT_WINDOW}); `translogDurability` and `gcDeletesMs` stay undefined when
+ * absent (the shard nodes' defaults then apply).
+ */
+export function typedSettings(settings: IndexSettings): TypedSettings {
+  const numberOfShards = intValue(settings['index.number_of_shards'], 1);
+  const refresh = text(settings, 'index.refresh_interval');
+  const durability = text(settings, 'index.translog.durability');
+  const gcDeletes = text(settings, 'index.gc_deletes');
+  return {
+    numberOfShards,
+    numberOfReplicas: intValue(settings['index.number_of_replicas'], 1),
+    routingNumShards: intValue(settings['index.number_of_routing_shards'], defaultRoutingNumShards(numberOfShards)),
+    maxResultWindow: intValue(settings['index.max_result_window'], DEFAULT_MAX_RESULT_WINDOW),
+    refreshIntervalMs: refresh === undefined ? 1000 : parseTimeValue(refresh, 'index.refresh_interval'),
+    translogDurability: durability === undefined ? undefined : (durability.toLowerCase() as 'request' | 'async'),
+    gcDeletesMs: gcDeletes === undefined ? undefined : parseTimeValue(gcDeletes, 'index.gc_deletes'),
   };
-  walk(settings, '');
-  return flat.get(key);
-}
-
-/** ES `index.translog.durability`: `request` or `async` (case-insensitive), undefined when absent. */
-export function translogDurabilitySetting(settings: Record<string, unknown>): 'request' | 'async' | undefined {
-  const raw = readSetting(settings, 'translog.durability');
-  if (raw === undefined || raw === null) return undefined;
-  const v = String(raw).toLowerCase();
-  if (v !== 'request' && v !== 'async') {
-    throw illegalArgument(`No enum constant org.elasticsearch.index.translog.Translog.Durability.${String(raw).toUpperCase()}`);
-  }
-  return v;
-}
-
-function intSetting(settings: Record<string, unknown>, key: string, dflt: number, min: number): number {
-  const raw = readSetting(settings, key);
-  if (raw === undefined || raw === null) return dflt;
-  const n = typeof raw === 'number' ? raw : Number(raw);
-  // ES int settings are Java ints (`Integer.parseInt`): anything else fails to parse.
-  if (!Number.isInteger(n) || n > JAVA_INT_MAX || n < -JAVA_INT_MAX - 1) throw illegalArgument(`Failed to parse value [${raw}] for setting [index.${key}]`);
-  if (n < min) throw illegalArgument(`Failed to parse value [${raw}] for setting [index.${key}] must be >= ${min}`);
-  return n;
-}
-
-/** Parses `index.refresh_interval` (`1s`, `-1`, `500ms`) into ms; -1 disables. */
-export function refreshIntervalSetting(settings: Record<string, unknown>, dflt: number): number {
-  const raw = readSetting(settings, 'refresh_interval');
-  if (raw === undefined || raw === null) return dflt;
-  if (String(raw) === '-1') return -1;
-  return parseTimeValue(String(raw), 'index.refresh_interval');
 }
 
 /**
- * Parses `index.gc_deletes` (a time value, ≥ -1 ms as in ES; `-1` collects tombstones as soon as
- * they may go) into ms; undefined when absent (the shard nodes then keep ES's default, 60 s).
- * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules.html#dynamic-index-settings
+ * The explicit settings of an index: `metadata.settings`, or for an index created before Folio kept
+ * them, the ones its typed fields imply (shards, replicas, and the others where they differ from the default).
  */
-export function gcDeletesSetting(settings: Record<string, unknown>): number | undefined {
-  const raw = readSetting(settings, 'gc_deletes');
-  if (raw === undefined || raw === null) return undefined;
-  return parseTimeValue(String(raw), 'index.gc_deletes');
+export function explicitSettings(m: IndexMetadata): IndexSettings {
+  if (m.settings) return m.settings;
+  const out: IndexSettings = { 'index.number_of_shards': String(m.numberOfShards), 'index.number_of_replicas': String(m.numberOfReplicas) };
+  if (m.maxResultWindow !== DEFAULT_MAX_RESULT_WINDOW) out['index.max_result_window'] = String(m.maxResultWindow);
+  if (m.refreshIntervalMs !== 1000) out['index.refresh_interval'] = m.refreshIntervalMs < 0 ? '-1' : `${m.refreshIntervalMs}ms`;
+  if (m.translogDurability) out['index.translog.durability'] = m.translogDurability;
+  if (m.gcDeletesMs !== undefined) out['index.gc_deletes'] = m.gcDeletesMs < 0 ? '-1' : `${m.gcDeletesMs}ms`;
+  return out;
 }
 
-/** The index spec of a `PUT /{index}` body (or an auto-created index when `body` is empty). */
+/** Whether the index has `index.hidden: true` (ES's hidden indices, left out of wildcards by default). */
+export function isHidden(m: IndexMetadata): boolean {
+  return m.settings?.['index.hidden'] === 'true';
+}
+
+/** Sorted copy of a settings object (ES's `Settings` are a sorted map). */
+function sorted(settings: IndexSettings): IndexSettings {
+  return Object.fromEntries(Object.entries(settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/**
+ * `number_of_routing_shards` against `number_of_shards` (ES `INDEX_NUMBER_OF_ROUTING_SHARDS_SETTING`'s
+ * validator and `IndexMetadata.getRoutingFactor`).
+ * @throws EsError 400 `illegal_argument_exception`
+ */
+function checkRoutingShards(settings: IndexSettings): void {
+  if (settings['index.number_of_routing_shards'] === undefined) return;
+  const shards = intValue(settings['index.number_of_shards'], 1);
+  const routing = intValue(settings['index.number_of_routing_shards'], shards);
+  if (routing < shards) throw illegalArgument(`index.number_of_routing_shards [${routing}] must be >= index.number_of_shards [${shards}]`);
+  if (routing % shards !== 0) throw illegalArgument(`the number of source shards [${shards}] must be a factor of [${routing}]`);
+}
+
+/**
+ * The index spec of a `PUT /{index}` body (or an auto-created index when `body` is empty): settings
+ * normalized to `index.` keys, each key known (ES's `unknown setting` text otherwise) and not
+ * private, each value checked; `number_of_shards` and `number_of_replicas` always stored, as ES does.
+ * @throws EsError 400 `parsing_exception` for an unknown top-level key, `illegal_argument_exception` for a bad setting
+ */
 export function parseCreateIndexBody(body: unknown): NewIndexSpec {
   const b = (body ?? {}) as Record<string, unknown>;
   if (typeof b !== 'object' || Array.isArray(b)) throw illegalArgument('index creation body must be an object');
@@ -105,46 +132,115 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
       throw new EsError(400, 'parsing_exception', `unknown key [${k}] for create index`, { metadata: { line: 1, col: 1 } });
     }
   }
-  const settings = (b.settings ?? {}) as Record<string, unknown>;
-  const mappings = (b.mappings ?? { properties: {} }) as Mapping;
-  if (typeof mappings !== 'object' || Array.isArray(mappings)) throw new EsError(400, 'mapper_parsing_exception', 'Failed to parse mapping: mappings must be an object');
-  const numberOfShards = intSetting(settings, 'number_of_shards', 1, 1);
-  if (numberOfShards > 1024) throw illegalArgument(`Failed to parse value [${numberOfShards}] for setting [index.number_of_shards] must be <= 1024`);
-  return {
-    numberOfShards,
-    numberOfReplicas: intSetting(settings, 'number_of_replicas', 1, 0),
-    maxResultWindow: intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1),
-    refreshIntervalMs: refreshIntervalSetting(settings, 1000),
-    translogDurability: translogDurabilitySetting(settings),
-    gcDeletesMs: gcDeletesSetting(settings),
-    mappings: { ...mappings, properties: mappings.properties ?? {} },
-  };
-}
-
-/** The dynamic settings a `PUT /{index}/_settings` changes. */
-export interface SettingsUpdate {
-  maxResultWindow?: number;
-  refreshIntervalMs?: number;
-  numberOfReplicas?: number;
-  translogDurability?: 'request' | 'async';
-  gcDeletesMs?: number;
-}
-
-/** Dynamic settings accepted by `PUT /{index}/_settings`. */
-export function parseSettingsUpdate(body: unknown): SettingsUpdate {
-  const b = (body ?? {}) as Record<string, unknown>;
-  const settings = (b.settings ?? b) as Record<string, unknown>;
-  const out: SettingsUpdate = {};
-  const durability = translogDurabilitySetting(settings);
-  if (durability !== undefined) out.translogDurability = durability;
-  const gcDeletes = gcDeletesSetting(settings);
-  if (gcDeletes !== undefined) out.gcDeletesMs = gcDeletes;
-  if (readSetting(settings, 'max_result_window') !== undefined) out.maxResultWindow = intSetting(settings, 'max_result_window', DEFAULT_MAX_RESULT_WINDOW, 1);
-  if (readSetting(settings, 'refresh_interval') !== undefined) out.refreshIntervalMs = refreshIntervalSetting(settings, 1000);
-  if (readSetting(settings, 'number_of_replicas') !== undefined) out.numberOfReplicas = intSetting(settings, 'number_of_replicas', 1, 0);
-  if (readSetting(settings, 'number_of_shards') !== undefined) {
-    throw illegalArgument('Can\'t update non dynamic settings [[index.number_of_shards]] for open indices');
+  const rawSettings = b.settings ?? {};
+  if (typeof rawSettings !== 'object' || rawSettings === null || Array.isArray(rawSettings)) throw illegalArgument('index settings must be an object');
+  refuseTypedCreateMapping(b.mappings);
+  const mappings = parseMapping(b.mappings);
+  const settings: IndexSettings = {};
+  for (const [rawKey, value] of flattenIndexSettings(rawSettings as Record<string, unknown>)) {
+    const key = normalizeIndexKey(rawKey);
+    checkSettingKey(key, 'create');
+    if (value !== null) settings[key] = checkSettingValue(key, value);
   }
-  if (Object.keys(out).length === 0) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no settings to update;');
+  settings['index.number_of_shards'] ??= '1';
+  settings['index.number_of_replicas'] ??= '1';
+  checkRoutingShards(settings);
+  return { ...typedSettings(settings), settings: sorted(settings), mappings };
+}
+
+/** The changes of a `PUT /{index}/_settings` body: normalized keys → new value, or null to reset. */
+export type SettingsChanges = Map<string, IndexSettingValue | null>;
+
+/**
+ * Reads a `PUT /{index}/_settings` body (the settings, or `{"settings": {…}}`, as ES's
+ * `RestUpdateSettingsAction`): keys normalized to `index.…` and checked (unknown or private keys are
+ * refused); values are checked when applied ({@link applySettingsChanges}). A key with a `*` and a
+ * null value resets every setting it matches.
+ * @throws EsError 400 `action_request_validation_exception` `no settings to update`; `illegal_argument_exception` for a bad key
+ */
+export function parseSettingsUpdate(body: unknown): SettingsChanges {
+  if (body === undefined) throw new EsError(400, 'parse_exception', 'request body is required');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no settings to update;');
+  const b = body as Record<string, unknown>;
+  const inner = b.settings !== null && typeof b.settings === 'object' && !Array.isArray(b.settings) ? (b.settings as Record<string, unknown>) : b;
+  const changes: SettingsChanges = new Map();
+  for (const [rawKey, value] of flattenIndexSettings(inner)) {
+    const key = normalizeIndexKey(rawKey);
+    if (!(key.includes('*') && value === null)) checkSettingKey(key, 'update');
+    changes.set(key, value);
+  }
+  if (changes.size === 0) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no settings to update;');
+  return changes;
+}
+
+/** ES's `Index.toString()` in messages: `[name/uuid]`. */
+function indexRef(m: IndexMetadata): string {
+  return `[${m.name}/${m.uuid}]`;
+}
+
+/**
+ * ES `MetadataUpdateSettingsService`'s refusal of non-dynamic settings while any target is open
+ * (`reopen` not asked): `Can't update non dynamic settings [[index.number_of_shards]] for open indices [[i/uuid]]`.
+ * @throws EsError 400 `illegal_argument_exception` when `changes` holds a static setting and `open` is not empty
+ */
+export function checkStaticOnOpen(changes: SettingsChanges, open: readonly IndexMetadata[]): void {
+  if (open.length === 0) return;
+  const statics = [...changes.keys()].filter((k) => !k.includes('*') && knownSetting(k)?.dynamic === false).sort();
+  if (statics.length === 0) return;
+  throw illegalArgument(`Can't update non dynamic settings [[${statics.join(', ')}]] for open indices [${open.map(indexRef).join(', ')}]`);
+}
+
+/** Options of {@link applySettingsChanges}. */
+export interface ApplyOptions {
+  /** ES `preserve_existing`: settings the index already has keep their value. */
+  preserveExisting?: boolean;
+  /** The index is open (and not reopened): only dynamic settings change (ES `updateDynamicSettings`). */
+  onlyDynamic?: boolean;
+}
+
+/**
+ * One index's settings after `changes` (ES `IndexScopedSettings.updateDynamicSettings` for an open
+ * index, `updateSettings` for a closed one): a null resets a setting to its default (a key with `*`
+ * every setting it matches that may be reset), `number_of_replicas` is stored again with its default
+ * when reset, a final setting (`number_of_shards`) refuses any change, values are checked. Static
+ * settings on an open index must have been refused before ({@link checkStaticOnOpen}).
+ * @returns the next metadata (typed fields derived from the settings), or null when nothing changes
+ * @throws EsError 400 `illegal_argument_exception` `final i setting [index.number_of_shards], not updateable`, or a value's error
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/settings/AbstractScopedSettings.java (updateSettings)
+ */
+export function applySettingsChanges(m: IndexMetadata, changes: SettingsChanges, opts: ApplyOptions = {}): IndexMetadata | null {
+  const current = explicitSettings(m);
+  const next: IndexSettings = { ...current };
+  const deletable = (k: string) => {
+    const known = knownSetting(k);
+    return known !== undefined && !known.final && !known.private && (!opts.onlyDynamic || known.dynamic);
+  };
+  for (const [key, value] of changes) {
+    if (key.includes('*') && value === null) {
+      for (const k of Object.keys(next)) if (wildcardMatch(key, k) && deletable(k)) delete next[k];
+      continue;
+    }
+    if (knownSetting(key)?.final) throw illegalArgument(`final ${m.name} setting [${key}], not updateable`);
+    if (opts.preserveExisting && current[key] !== undefined) continue;
+    if (value === null) delete next[key];
+    else next[key] = checkSettingValue(key, value);
+  }
+  next['index.number_of_replicas'] ??= String(INDEX_SETTINGS.get('index.number_of_replicas')!.defaultValue);
+  if (JSON.stringify(sorted(next)) === JSON.stringify(sorted(current)) && m.settings) return null;
+  const typed = typedSettings(next);
+  // number_of_shards and number_of_routing_shards are final: the stored values stay
+  const out: IndexMetadata = { ...m, ...typed, numberOfShards: m.numberOfShards, routingNumShards: m.routingNumShards, settings: sorted(next) };
+  if (typed.translogDurability === undefined) delete out.translogDurability;
+  if (typed.gcDeletesMs === undefined) delete out.gcDeletesMs;
   return out;
+}
+
+/**
+ * The `number_of_replicas` a change asks for (its default, 1, when reset), or undefined when it does
+ * not touch it: what the shard limit is checked against (ES `validateShardLimitOnReplicaUpdate`).
+ */
+export function replicasChange(changes: SettingsChanges): number | undefined {
+  if (!changes.has('index.number_of_replicas')) return undefined;
+  const v = changes.get('index.number_of_replicas');
+  return v === null || v === undefined ? 1 : intValue(checkSettingValue('index.number_of_replicas', v), 1);
 }

@@ -22,4 +22,23 @@ describe('Tasks', () => {
     expect(tasks.get(running)).toMatchObject({ completed: false });
     finish();
   });
+
+  it('cancels a running cancellable task, and refuses one that cannot be cancelled', async () => {
+    const tasks = new Tasks('n');
+    let stop = (): void => undefined;
+    const stopped = new Promise<void>((r) => (stop = r));
+    const id = tasks.start('a', 'd', () => ({}), async () => {
+      await stopped;
+      return { done: true };
+    }, stop);
+    expect(tasks.get(id)?.task.cancellable).toBe(true);
+    expect(tasks.cancel(id)?.task.cancelled).toBe(true);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(tasks.get(id)).toMatchObject({ completed: true, response: { done: true } });
+    expect(tasks.cancel(id)).toBeUndefined(); // completed
+    expect(tasks.cancel('n:999')).toBeUndefined();
+    const plain = tasks.start('a', 'd', () => ({}), () => new Promise(() => undefined));
+    expect(tasks.get(plain)?.task.cancellable).toBe(false);
+    expect(() => tasks.cancel(plain)).toThrow(`task [${plain}] doesn't support cancellation`);
+  });
 });

@@ -4,7 +4,7 @@
  * kept in memory until the process exits (ES stores results in the `.tasks` index).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/tasks.html
  */
-import { toEsError } from '../shared/errors.ts';
+import { illegalArgument, toEsError } from '../shared/errors.ts';
 
 /** One task as `GET /_tasks/{id}` reports it. */
 export interface TaskRecord {
@@ -37,7 +37,7 @@ export const MAX_COMPLETED_TASKS = 1000;
 export class Tasks {
   private readonly node: string;
   private next = 1;
-  private readonly tasks = new Map<string, { record: TaskRecord; status: () => unknown }>();
+  private readonly tasks = new Map<string, { record: TaskRecord; status: () => unknown; cancel?: () => void }>();
   /** Ids of completed tasks, oldest first. */
   private readonly completed: string[] = [];
 
@@ -47,19 +47,19 @@ export class Tasks {
 
   /**
    * Starts `run` in the background and returns its id (`{node}:{n}`). `status` is read on every
-   * `get` while the task runs.
+   * `get` while the task runs; `cancel`, when given, makes the task cancellable ({@link Tasks.cancel}).
    */
-  start(action: string, description: string, status: () => unknown, run: () => Promise<unknown>): string {
+  start(action: string, description: string, status: () => unknown, run: () => Promise<unknown>, cancel?: () => void): string {
     const n = this.next++;
     const id = `${this.node}:${n}`;
     const record: TaskRecord = {
       completed: false,
       task: {
         node: this.node, id: n, type: 'transport', action, status: status(), description, start_time_in_millis: Date.now(),
-        running_time_in_nanos: 0, cancellable: true, cancelled: false, headers: {},
+        running_time_in_nanos: 0, cancellable: cancel !== undefined, cancelled: false, headers: {},
       },
     };
-    this.tasks.set(id, { record, status });
+    this.tasks.set(id, { record, status, cancel });
     run().then(
       (response) => {
         record.completed = true;
@@ -76,6 +76,21 @@ export class Tasks {
       while (this.completed.length > MAX_COMPLETED_TASKS) this.tasks.delete(this.completed.shift()!);
     });
     return id;
+  }
+
+  /**
+   * Cancels a running task (ES `POST /_tasks/{id}/_cancel`): marks it `cancelled` and asks it to stop;
+   * it completes once its run returns.
+   * @returns the task's record, or undefined for an unknown or completed task
+   * @throws EsError 400 `illegal_argument_exception` `task [id] doesn't support cancellation` (ES's text)
+   */
+  cancel(id: string): TaskRecord | undefined {
+    const t = this.tasks.get(id);
+    if (!t || t.record.completed) return undefined;
+    if (!t.cancel) throw illegalArgument(`task [${id}] doesn't support cancellation`);
+    t.record.task.cancelled = true;
+    t.cancel();
+    return this.get(id);
   }
 
   /** The task's current record, or undefined for an unknown id. */

@@ -166,6 +166,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   // Explicit search contexts (PIT, scroll): open pins the shard's current generation.
   app.post(`${p}/contexts/open`, async (c) => {
     const req = await readInternalJson<OpenContextRequest>(c, maxBody);
+    registry.checkOpen(req.index);
     const gen = registry.shard(req.index, req.shard).acquire();
     const id = contexts.open(req.kind, req.index, req.shard, gen, req.keepAliveMs);
     return c.json({ node, index: req.index, shard: req.shard, context: id, generation: gen.id } satisfies OpenContextResponse);
@@ -194,6 +195,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
 
   app.post(`${p}/get`, async (c) => {
     const req = await readInternalJson<GetRequest>(c, maxBody);
+    registry.checkOpen(req.index);
     const doc = registry.shard(req.index, req.shard).get(req._id);
     const res: GetResponse = { node, index: req.index, shard: req.shard, ...doc };
     return c.json(res);

@@ -466,6 +466,17 @@ export class IndexRegistry {
     return s;
   }
 
+  /**
+   * Refuses a read or a primary write on a closed index (ES `IndexClosedException`), by this node's
+   * copy of the metadata: a coordinator whose view is older than the close cannot reach the data
+   * through this node. Replica ops and recoveries still run (a closed index keeps its copies).
+   * @throws EsError 400 `index_closed_exception`; 404 index_not_found_exception for an unknown index
+   */
+  checkOpen(index: string): void {
+    const m = this.hosted(index).metadata;
+    if (m.state === 'close') throw new EsError(400, 'index_closed_exception', 'closed', { metadata: { index_uuid: m.uuid, index } });
+  }
+
   /** The shard object hosted here, failed or not. @throws as {@link IndexRegistry.shard} for a missing one */
   private hostedShard(index: string, shard: number): Shard {
     const s = this.hosted(index).shards.get(shard);

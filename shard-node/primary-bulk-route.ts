@@ -39,6 +39,7 @@ export function registerPrimaryBulkRoute(app: Hono, deps: PrimaryBulkRouteDeps):
   app.post(`${INTERNAL_PREFIX}/bulk`, async (c) => {
     const req = await deps.readJson<ShardBulkRequest>(c);
     const shard = registry.primaryShard(req.index, req.shard);
+    registry.checkOpen(req.index);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
     const release = registry.beginPrimaryWrite(req.index, req.shard);
     try {

@@ -9,6 +9,7 @@ describe('recovery chunk wire format', () => {
       { op: 'index', _id: 'é-1', json: '{"name":"Zürich 東京 🙂","q":"a\\"b"}', seqNo: 0, version: 1 },
       { op: 'delete', _id: 'gone', seqNo: 1, version: 7 },
       { op: 'index', _id: '', json: '{}', seqNo: 2 ** 40, version: 2 ** 31 + 5 },
+      { op: 'index', _id: 'r', json: '{"n":2}', seqNo: 2 ** 40 + 1, version: 1, routing: 'user-ü' },
     ];
     const total = ops.reduce((n, o) => n + encodedSize(o), 0);
     const bytes = await encodeRecoveryOps(ops, total);

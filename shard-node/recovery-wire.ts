@@ -1,7 +1,8 @@
 /**
  * The body of one peer-recovery chunk (`application/x-folio-recovery-ops`): ops back to back, each
- * `kind` (u8: 0 index, 1 delete), `seqNo` and `version` (f64 LE), `_id` (u32 LE byte length + UTF-8),
- * and for an index op its `_source` text (u32 LE byte length + UTF-8, byte for byte as stored).
+ * `kind` (u8: 0 index, 1 delete, 2 index with a custom routing), `seqNo` and `version` (f64 LE), `_id`
+ * (u32 LE byte length + UTF-8), for an index op its `_source` text (u32 LE byte length + UTF-8, byte
+ * for byte as stored), and for kind 2 its `_routing` (u32 LE byte length + UTF-8).
  * The primary writes it, the coordinator relays it untouched, the target reads it: no JSON escaping
  * of every `_source` and no JSON parse of megabytes in one event-loop task (ES sends recovery chunks
  * as binary transport messages too). Both ends work in slices that yield to the event loop.
@@ -18,7 +19,8 @@ const HEAD_BYTES = 1 + 8 + 8 + 4;
 
 /** Bytes `op` takes in a chunk. */
 export function encodedSize(op: TranslogOp): number {
-  return HEAD_BYTES + Buffer.byteLength(op._id, 'utf8') + (op.op === 'index' ? 4 + Buffer.byteLength(op.json, 'utf8') : 0);
+  if (op.op !== 'index') return HEAD_BYTES + Buffer.byteLength(op._id, 'utf8');
+  return HEAD_BYTES + Buffer.byteLength(op._id, 'utf8') + 4 + Buffer.byteLength(op.json, 'utf8') + (op.routing !== undefined ? 4 + Buffer.byteLength(op.routing, 'utf8') : 0);
 }
 
 /** Writes `ops` (whose {@link encodedSize}s add up to `total`) into one buffer, yielding between slices. */
@@ -27,7 +29,7 @@ export async function encodeRecoveryOps(ops: readonly TranslogOp[], total: numbe
   const slices = new EventLoopSlices();
   let at = 0;
   for (const op of ops) {
-    buf.writeUInt8(op.op === 'index' ? 0 : 1, at);
+    buf.writeUInt8(op.op === 'delete' ? 1 : op.routing !== undefined ? 2 : 0, at);
     buf.writeDoubleLE(op.seqNo, at + 1);
     buf.writeDoubleLE(op.version, at + 9);
     const idBytes = buf.write(op._id, at + HEAD_BYTES, 'utf8');
@@ -37,6 +39,11 @@ export async function encodeRecoveryOps(ops: readonly TranslogOp[], total: numbe
       const srcBytes = buf.write(op.json, at + 4, 'utf8');
       buf.writeUInt32LE(srcBytes, at);
       at += 4 + srcBytes;
+      if (op.routing !== undefined) {
+        const routingBytes = buf.write(op.routing, at + 4, 'utf8');
+        buf.writeUInt32LE(routingBytes, at);
+        at += 4 + routingBytes;
+      }
     }
     await slices.tick();
   }
@@ -63,7 +70,7 @@ export async function decodeRecoveryOps(bytes: Uint8Array): Promise<TranslogOp[]
     const version = buf.readDoubleLE(at + 9);
     const idBytes = buf.readUInt32LE(at + 17);
     const idEnd = at + HEAD_BYTES + idBytes;
-    if (idEnd > buf.length || kind > 1) bad();
+    if (idEnd > buf.length || kind > 2) bad();
     const _id = buf.toString('utf8', at + HEAD_BYTES, idEnd);
     at = idEnd;
     if (kind === 1) ops.push({ op: 'delete', _id, seqNo, version });
@@ -71,8 +78,15 @@ export async function decodeRecoveryOps(bytes: Uint8Array): Promise<TranslogOp[]
       if (at + 4 > buf.length) bad();
       const end = at + 4 + buf.readUInt32LE(at);
       if (end > buf.length) bad();
-      ops.push({ op: 'index', _id, json: buf.toString('utf8', at + 4, end), seqNo, version });
+      const json = buf.toString('utf8', at + 4, end);
       at = end;
+      if (kind === 2) {
+        if (at + 4 > buf.length) bad();
+        const routingEnd = at + 4 + buf.readUInt32LE(at);
+        if (routingEnd > buf.length) bad();
+        ops.push({ op: 'index', _id, json, seqNo, version, routing: buf.toString('utf8', at + 4, routingEnd) });
+        at = routingEnd;
+      } else ops.push({ op: 'index', _id, json, seqNo, version });
     }
     await slices.tick();
   }

@@ -95,3 +95,18 @@ function shardOver(translog: MemoryTranslog): Shard {
   let m: Mapping = { properties: {} };
   return new Shard({ index: 'idx', shard: 0, getMapping: () => m, updateMapping: (u) => (m = mergeMappings(m, u)), translog });
 }
+
+describe('custom routing on replicas', () => {
+  it('the ops a primary forwards carry each document\'s routing, and the replica stores it', () => {
+    const { shard: primary } = newShard();
+    const { shard: replica } = newShard();
+    const forwarded = primaryBulk(primary, [
+      { op: 'index', _id: 'a', source: '{"n":1}', create: false, routing: 'r1' },
+      { op: 'index', _id: 'b', source: '{"n":2}', create: false },
+      { op: 'update', _id: 'a', doc: { n: 3 }, docAsUpsert: false },
+    ]);
+    expect(forwarded.map((o) => (o.op === 'index' ? o.routing : null))).toEqual(['r1', undefined, 'r1']);
+    replica.applyReplicated(toTranslogOps(forwarded));
+    expect([replica.get('a')._routing, replica.get('b')._routing]).toEqual(['r1', undefined]);
+  });
+});

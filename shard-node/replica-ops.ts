@@ -16,7 +16,11 @@ import type { TranslogOp } from './engine/translog.ts';
  * update's merged document).
  */
 export function replicaOpsOf(logged: readonly TranslogOp[]): ReplicaOp[] {
-  return logged.map((op): ReplicaOp => (op.op === 'delete' ? { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version } : { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: op.json }));
+  return logged.map((op): ReplicaOp =>
+    op.op === 'delete'
+      ? { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version }
+      : { op: 'index', _id: op._id, seqNo: op.seqNo, version: op.version, source: op.json, ...(op.routing !== undefined ? { routing: op.routing } : {}) },
+  );
 }
 
 /**
@@ -27,6 +31,6 @@ export function toTranslogOps(ops: readonly ReplicaOp[]): TranslogOp[] {
   return ops.map((op): TranslogOp => {
     if (op.op === 'delete') return { op: 'delete', _id: op._id, seqNo: op.seqNo, version: op.version };
     if (op.source === undefined) throw new EsError(400, 'illegal_argument_exception', `replicated index op [${op._id}] has no source`);
-    return { op: 'index', _id: op._id, json: op.source, seqNo: op.seqNo, version: op.version };
+    return { op: 'index', _id: op._id, json: op.source, seqNo: op.seqNo, version: op.version, ...(op.routing !== undefined ? { routing: op.routing } : {}) };
   });
 }

@@ -6,6 +6,7 @@
  * them, so a batched call is answered exactly as a single one.
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
+import { sortValueTexts } from './engine/sort-value-texts.ts';
 import {
   type AggsRequest,
   type AggsResponse,
@@ -25,6 +26,7 @@ import type { EntriesField } from '../shared/wire.ts';
 import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
+import { compileHitFetch } from './engine/hit-fetch.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, tooManySnapshotContexts, type SearchContexts } from './search-contexts.ts';
 
@@ -75,6 +77,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
    * some context, else the shard's current or retained one (retained for the search keep-alive).
    */
   const reader = (index: string, shardNo: number, generation: number | undefined, context: ContextRef | undefined): Generation => {
+    registry.checkOpen(index);
     if (context) return contexts.use(index, shardNo, context.id, context.keepAliveMs);
     const shard = registry.shard(index, shardNo);
     if (generation !== undefined) {
@@ -125,13 +128,24 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         trackTotalHits: req.trackTotalHits,
         trackScores: req.trackScores,
         stats: req.stats,
+        ...(req.rescore ? { rescore: req.rescore } : {}),
       };
       if (input.k > 0) await preparePresorted(gen, input);
       await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
       const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
-      if (req.fetchSource !== undefined) res.sources = gen.sourceTexts(result.hits.map((h) => h._id), req.fetchSource);
       if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
+      if (req.fetchSource !== undefined) {
+        const ids = result.hits.map((h) => h._id);
+        res.sources = gen.sourceTexts(ids, req.fetchSource);
+        if (req.fetchOptions !== undefined || gen.hasHitMetadata) {
+          const extras = gen.extrasOf(ids, compileHitFetch(req.fetchOptions, gen.mapping(), req.index, shard.primaryTerm));
+          if (extras) res.extras = extras;
+        }
+      }
+      if (gen.hasHitMetadata) res.routed = true;
+      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.sourceTexts([id], true)[0]);
+      if (sortTexts) res.sortTexts = sortTexts;
       return { res, field: 'hits' };
     },
 
@@ -149,7 +163,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       await preparePresorted(gen, input);
       const sm = sortedMatches(gen, input);
       const s = sampleMatches(sm, req.samples);
-      const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys };
+      const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasHitMetadata ? { routed: true } : {}) };
       return { res, field: 'keys' };
     },
 
@@ -177,7 +191,8 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
 
     fetch: (req: FetchRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, undefined);
-      const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source) };
+      const hit = req.options !== undefined || gen.hasHitMetadata ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm) : undefined;
+      const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source, hit) };
       return { res };
     },
   };

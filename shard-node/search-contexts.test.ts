@@ -58,7 +58,7 @@ describe('search.max_open_snapshot_context', () => {
     const { newShard, load } = await import('./engine/test-helpers.ts');
     const { createSearchActions } = await import('./search-actions.ts');
     const { shard } = newShard();
-    const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard } as never;
+    const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard, checkOpen: () => undefined } as never;
     const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5, maxOpenSnapshotContext: 2 });
     const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
     const dfs = (generation?: number) => actions.dfs({ index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, ...(generation !== undefined ? { generation } : {}) } as never).res as { generation: number };
@@ -86,7 +86,7 @@ describe('scroll batches on the shard', () => {
     const { createSearchActions } = await import('./search-actions.ts');
     const { shard } = newShard({ properties: { n: { type: 'integer' } } });
     load(shard, [1, 2, 3, 4, 5].map((n) => ({ _id: `d${n}`, n })));
-    const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard } as never;
+    const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard, checkOpen: () => undefined } as never;
     const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 });
     const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
     const id = contexts.open('scroll', 'i', 0, shard.acquire(), 60_000);

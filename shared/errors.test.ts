@@ -37,6 +37,14 @@ describe('the ES error envelope', () => {
     expect(body.status).toBe(400);
   });
 
+  it('writes root causes without their caused_by, and keeps it in the shard failure', () => {
+    const inner = { type: 'illegal_argument_exception', reason: 'bad' };
+    const cause = { type: 'query_shard_exception', reason: 'failed to create query: bad', caused_by: inner };
+    const body = allShardsFailed('query', [{ shard: 0, index: 'i', node: null, reason: cause }], 400).toBody();
+    expect(body.error.root_cause).toEqual([{ type: 'query_shard_exception', reason: 'failed to create query: bad', index_uuid: 'i', index: 'i' }]);
+    expect((body.error.failed_shards as { reason: unknown }[])[0].reason).toEqual(cause);
+  });
+
   it('turns unknown throwables into a 500 exception, and passes EsErrors through', () => {
     const es = new EsError(409, 'version_conflict_engine_exception', 'x');
     expect(toEsError(es)).toBe(es);

@@ -9,6 +9,9 @@
 /** A term value as ES accepts it in `term`, `terms` and `range`. */
 export type TermValue = string | number | boolean;
 
+/** The `multi_match` types Folio runs (ES's `phrase_prefix` is refused as not supported yet). */
+export type MultiMatchType = 'best_fields' | 'most_fields' | 'phrase' | 'cross_fields' | 'bool_prefix';
+
 /** `operator` of `match`/`multi_match`/`query_string`. */
 export type Operator = 'or' | 'and';
 
@@ -36,8 +39,12 @@ export type Query =
       fields: { field: string; boost: number }[];
       query: string;
       operator: Operator;
-      /** `best_fields` = dis_max with `tieBreaker` (default 0); `most_fields` = sum; `phrase` = best of match_phrase. */
-      type: 'best_fields' | 'most_fields' | 'phrase';
+      /**
+       * `best_fields` = dis_max with `tieBreaker` (default 0); `most_fields` = sum; `phrase` = best of
+       * match_phrase; `cross_fields` = per term, one blended term over the fields; `bool_prefix` = sum
+       * of match_bool_prefix (the last term a prefix).
+       */
+      type: MultiMatchType;
       tieBreaker: number;
       minimumShouldMatch?: string | number;
       boost: number;
@@ -51,11 +58,28 @@ export type Query =
       gte?: TermValue;
       lt?: TermValue;
       lte?: TermValue;
+      /** Date fields: the `format` of the bounds (default: the field's). */
+      format?: string;
+      /** Date fields: ES `time_zone` of bounds without an offset, and of date-math rounding. */
+      timeZone?: string;
       boost: number;
     }
   | { kind: 'exists'; field: string; boost: number }
   | { kind: 'prefix'; field: string; value: string; caseInsensitive: boolean; boost: number }
   | { kind: 'ids'; values: string[]; boost: number }
+  | {
+      kind: 'regexp';
+      field: string;
+      /** A Lucene regular expression, matched against whole terms. */
+      value: string;
+      /** Syntax flag bits (ES `flags`/`flags_value`, Lucene `RegExp` flags; default ALL = 0xffff). */
+      flags: number;
+      /** ES `case_insensitive`: ASCII letters match either case. */
+      caseInsensitive: boolean;
+      /** ES `max_determinized_states` (default 10,000). */
+      maxDeterminizedStates: number;
+      boost: number;
+    }
   | {
       kind: 'bool';
       must: Query[];
@@ -67,7 +91,13 @@ export type Query =
       boost: number;
     }
   | { kind: 'constant_score'; filter: Query; boost: number }
-  | { kind: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number };
+  | { kind: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number }
+  /**
+   * Sub-slice `id` of `max` of one shard's documents (sliced scroll and PIT, shared/slice.ts): those
+   * whose hash of `field` (`_id`, or a numeric field's values) is `id` modulo `max`. Built by the
+   * coordinator for each shard, never parsed from the query DSL.
+   */
+  | { kind: 'slice'; field: string; id: number; max: number; boost: number };
 
 /** The `kind` of a {@link Query} node. */
 export type QueryKind = Query['kind'];

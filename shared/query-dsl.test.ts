@@ -39,8 +39,38 @@ describe('leaf queries', () => {
     expect(parseQuery({ exists: { field: 'f' } })).toEqual({ kind: 'exists', field: 'f', boost: 1 });
     expect(parseQuery({ ids: { values: ['1', 2] } })).toEqual({ kind: 'ids', values: ['1', '2'], boost: 1 });
   });
+  it('parses regexp short and long forms, with flags', () => {
+    expect(parseQuery({ regexp: { k: 'a.*' } })).toEqual({ kind: 'regexp', field: 'k', value: 'a.*', flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: 10000, boost: 1 });
+    const long = parseQuery({ regexp: { k: { value: 'A.*', flags: 'INTERSECTION|COMPLEMENT', case_insensitive: true, max_determinized_states: 20, rewrite: 'constant_score', boost: 2, _name: 'n' } } });
+    expect(long).toEqual({ kind: 'regexp', field: 'k', value: 'A.*', flags: 3, caseInsensitive: true, maxDeterminizedStates: 20, boost: 2 });
+    expect(parseQuery({ regexp: { k: { value: 'a', flags_value: 4 } } })).toMatchObject({ flags: 4 });
+    expect(esErr(() => parseQuery({ regexp: { k: { value: 'a', flags: 'FOO' } } })).message).toBe('Unknown regexp flag [FOO]');
+    expect(reason({ regexp: { k: { value: 'a', foo: 1 } } })).toBe('[regexp] query does not support [foo]');
+    expect(reason({ regexp: { k: { flags: 'ALL' } } })).toBe('value cannot be null');
+    expect(reason({ regexp: { k: 'a', j: 'b' } })).toBe("[regexp] query doesn't support multiple fields, found [k] and [j]");
+  });
+  it('parses match_bool_prefix as a one-field bool_prefix multi_match; slop is refused for bool_prefix', () => {
+    expect(parseQuery({ match_bool_prefix: { f: { query: 'a b', operator: 'AND', minimum_should_match: 2, analyzer: 'x' } } })).toEqual({
+      kind: 'multi_match', fields: [{ field: 'f', boost: 1 }], query: 'a b', operator: 'and', type: 'bool_prefix', tieBreaker: 0, boost: 1, minimumShouldMatch: 2,
+    });
+    expect(parseQuery({ match_bool_prefix: { f: 'a b' } })).toMatchObject({ query: 'a b', operator: 'or' });
+    expect(reason({ match_bool_prefix: { f: { operator: 'or' } } })).toBe('[match_bool_prefix] requires query value');
+    expect(reason({ multi_match: { query: 'a', type: 'bool_prefix', slop: 2 } })).toBe('[slop] not allowed for type [bool_prefix]');
+  });
+  it('parses query_string with a default field and operator (the q= syntax)', () => {
+    expect(parseQuery({ query_string: { query: 'a b', default_field: 'title', default_operator: 'AND' } })).toEqual({
+      kind: 'bool', must: [{ kind: 'match', field: 'title', query: 'a', operator: 'and', boost: 1 }, { kind: 'match', field: 'title', query: 'b', operator: 'and', boost: 1 }],
+      should: [], filter: [], mustNot: [], boost: 1,
+    });
+    expect(parseQuery({ query_string: { query: '/a.c/' } })).toMatchObject({ kind: 'regexp', field: '*', value: 'a.c' });
+    expect(reason({ query_string: { default_field: 'x' } })).toBe('[query_string] must be provided with a [query]');
+    expect(reason({ query_string: { query: 'a', foo: 1 } })).toBe('[query_string] query does not support [foo]');
+    expect(esErr(() => parseQuery({ query_string: { query: 'a', fields: 'x' } })).type).toBe('illegal_argument_exception');
+  });
   it('parses range including the legacy from/to form', () => {
-    expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x' } } })).toEqual({ kind: 'range', field: 'age', gte: 10, lt: 20, boost: 1 });
+    expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x', time_zone: '+01:00' } } })).toEqual({
+      kind: 'range', field: 'age', gte: 10, lt: 20, format: 'x', timeZone: '+01:00', boost: 1,
+    });
     expect(parseQuery({ range: { age: { from: 1, to: 5, include_lower: false } } })).toEqual({ kind: 'range', field: 'age', gt: 1, lte: 5, boost: 1 });
     expect(parseQuery({ range: { age: { gt: null, lte: 'now' } } })).toEqual({ kind: 'range', field: 'age', lte: 'now', boost: 1 });
   });

@@ -8,7 +8,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/AbstractQueryBuilder.java
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
-import type { Operator, Query, TermValue } from './query-ast.ts';
+import type { MultiMatchType, Operator, Query, TermValue } from './query-ast.ts';
+import { parseQueryString } from './query-string.ts';
+import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from './regexp-flags.ts';
 import {
   boostOf, didYouMean, isObject, javaParseDouble, numberFormat, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat,
   xContentInt,
@@ -150,10 +152,13 @@ function fieldAndBoost(spec: string): { field: string; boost: number } {
   return { field: spec.slice(0, i), boost: Math.fround(b) };
 }
 
+const MULTI_MATCH_TYPES: readonly MultiMatchType[] = ['best_fields', 'most_fields', 'phrase', 'cross_fields', 'bool_prefix'];
+
 function parseMultiMatch(body: Obj): Query {
   let query: string | undefined;
   const fields: { field: string; boost: number }[] = [];
-  let type: 'best_fields' | 'most_fields' | 'phrase' = 'best_fields';
+  let type: MultiMatchType = 'best_fields';
+  let slop = 0;
   let tieBreaker = 0;
   let operator: Operator = 'or';
   let msm: string | number | undefined;
@@ -171,18 +176,20 @@ function parseMultiMatch(body: Obj): Query {
     else if (k === 'fields') fields.push(fieldAndBoost(scalarText(v)));
     else if (k === 'type') {
       const t = scalarText(v).toLowerCase();
-      if (t === 'best_fields' || t === 'most_fields' || t === 'phrase') type = t;
-      else if (['cross_fields', 'phrase_prefix', 'bool_prefix'].includes(t)) throw illegalArgument(`[multi_match] query type [${t}] is not supported by Folio yet`);
+      const known = MULTI_MATCH_TYPES.find((x) => x === t);
+      if (known) type = known;
+      else if (t === 'phrase_prefix') throw illegalArgument(`[multi_match] query type [${t}] is not supported by Folio yet`);
       else throw new EsError(400, 'parse_exception', `failed to parse [multi_match] query type [${scalarText(v)}]. unknown type.`);
     } else if (k === 'tie_breaker') tieBreaker = xContentFloat(v);
     else if (k === 'operator') operator = operatorOf(v);
     else if (k === 'minimum_should_match') msm = msmOf(v);
     else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'slop') xContentInt(v);
+    else if (k === 'slop') slop = xContentInt(v);
     else if (k === 'fuzziness') throw notYet('multi_match', k);
     else if (!MATCH_IGNORED.includes(k)) throw unsupportedParam('multi_match', k);
   }
   if (query === undefined) throw parsingException('No text specified for multi_match query');
+  if (slop !== 0 && type === 'bool_prefix') throw parsingException(`[slop] not allowed for type [${type}]`);
   if (fields.length === 0) fields.push({ field: '*', boost: 1 });
   const q: Query = { kind: 'multi_match', fields, query, operator, type, tieBreaker, boost };
   if (msm !== undefined) q.minimumShouldMatch = msm;
@@ -210,6 +217,104 @@ function parseTermLike(name: 'term' | 'prefix', body: Obj): Query {
   if (value === undefined) throw illegalArgument('value cannot be null');
   if (name === 'prefix') return { kind: 'prefix', field, value: scalarText(value), caseInsensitive, boost };
   return { kind: 'term', field, value, caseInsensitive, boost };
+}
+
+/** ES `RegexpFlag.resolveValue`; an unknown name is a 400 `Unknown regexp flag [x]`. */
+function regexpFlagsOf(flags: string): number {
+  try {
+    return resolveRegexpFlags(flags);
+  } catch (e) {
+    throw illegalArgument((e as Error).message);
+  }
+}
+
+/**
+ * `regexp` (`RegexpQueryBuilder.fromXContent`): `{"f": "a.*"}` or `{"f": {"value": …, "flags": "ALL",
+ * "case_insensitive": …, "max_determinized_states": …, "flags_value": …, "rewrite": …}}`. The
+ * pattern is compiled on the shards (bounded by `index.max_regex_length`, checked by the coordinator).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-regexp-query.html
+ */
+function parseRegexpQuery(body: Obj): Query {
+  let value: string | undefined;
+  let flags = 0xffff;
+  let caseInsensitive = false;
+  let maxDeterminizedStates = DEFAULT_MAX_DETERMINIZED_STATES;
+  let boost = 1;
+  const field = singleField('regexp', body, (_f, params) => eachParam('regexp', params, (k, v) => {
+    if (k === 'value') value = scalarText(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'flags') flags = regexpFlagsOf(scalarText(v));
+    else if (k === 'flags_value') flags = xContentInt(v);
+    else if (k === 'max_determinized_states') maxDeterminizedStates = xContentInt(v);
+    else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
+    else return k === 'rewrite' || k === '_name';
+    return true;
+  }), (f, v) => {
+    if (!isValue(v)) throw unknownToken('regexp', v, f);
+    value = scalarText(v);
+  });
+  if (!field) throw illegalArgument('field name is null or empty');
+  if (value === undefined) throw illegalArgument('value cannot be null');
+  return { kind: 'regexp', field, value, flags, caseInsensitive, maxDeterminizedStates, boost };
+}
+
+const BOOL_PREFIX_IGNORED = ['analyzer', 'prefix_length', 'max_expansions', 'fuzzy_transpositions', 'fuzzy_rewrite', '_name'];
+
+/**
+ * `match_bool_prefix` (`MatchBoolPrefixQueryBuilder`): the analyzed terms as a bool of term queries,
+ * the last one a prefix query; run as a one-field `multi_match` of type `bool_prefix`.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-match-bool-prefix-query.html
+ */
+function parseMatchBoolPrefix(body: Obj): Query {
+  let query: string | undefined;
+  let operator: Operator = 'or';
+  let msm: string | number | undefined;
+  let boost = 1;
+  const field = singleField('match_bool_prefix', body, (_f, params) => eachParam('match_bool_prefix', params, (k, v) => {
+    if (k === 'query') query = scalarText(v);
+    else if (k === 'operator') operator = operatorOf(v);
+    else if (k === 'minimum_should_match') msm = msmOf(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (k === 'fuzziness') throw notYet('match_bool_prefix', k);
+    else return BOOL_PREFIX_IGNORED.includes(k);
+    return true;
+  }), (f, v) => {
+    if (!isValue(v)) throw unknownToken('match_bool_prefix', v, f);
+    query = scalarText(v);
+  });
+  if (!field) throw illegalArgument('[match_bool_prefix] requires fieldName');
+  if (query === undefined) throw illegalArgument('[match_bool_prefix] requires query value');
+  const q: Query = { kind: 'multi_match', fields: [{ field, boost: 1 }], query, operator, type: 'bool_prefix', tieBreaker: 0, boost };
+  if (msm !== undefined) q.minimumShouldMatch = msm;
+  return q;
+}
+
+const QUERY_STRING_IGNORED = ['_name', 'lenient', 'analyze_wildcard', 'allow_leading_wildcard', 'auto_generate_synonyms_phrase_query', 'escape', 'max_determinized_states'];
+
+/**
+ * `query_string` with one default field (`QueryStringQueryBuilder.fromXContent`): the Lucene query
+ * syntax of `q=` (query-string.ts) with `default_field` (default every field) and `default_operator`;
+ * `fields`, `type` and the fuzzy options are refused as not supported yet.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-query-string-query.html
+ */
+function parseQueryStringQuery(body: Obj): Query {
+  let query: string | undefined;
+  let df: string | undefined;
+  let operator: Operator = 'or';
+  let boost = 1;
+  eachParam('query_string', body, (k, v) => {
+    if (k === 'query') query = scalarText(v);
+    else if (k === 'default_field') df = scalarText(v);
+    else if (k === 'default_operator') operator = operatorOf(v);
+    else if (k === 'boost') boost = boostOf(v);
+    else if (['fields', 'type', 'tie_breaker', 'fuzziness', 'phrase_slop', 'minimum_should_match', 'quote_field_suffix', 'analyzer', 'quote_analyzer', 'rewrite', 'time_zone', 'fuzzy_max_expansions', 'fuzzy_prefix_length', 'fuzzy_transpositions', 'fuzzy_rewrite', 'enable_position_increments'].includes(k)) {
+      throw notYet('query_string', k);
+    } else return QUERY_STRING_IGNORED.includes(k);
+    return true;
+  });
+  if (query === undefined) throw parsingException('[query_string] must be provided with a [query]');
+  const q = parseQueryString(query, { defaultOperator: operator, df: df === '*' ? undefined : df });
+  return boost === 1 ? q : { kind: 'bool', must: [q], should: [], filter: [], mustNot: [], boost };
 }
 
 function parseTerms(body: Obj): Query {
@@ -245,6 +350,8 @@ function parseRange(body: Obj): Query {
   let includeLower = true;
   let includeUpper = true;
   let boost = 1;
+  let format: string | undefined;
+  let timeZone: string | undefined;
   const bound = (v: unknown): TermValue | null => (v === null ? null : (v as TermValue));
   for (const [k, v] of Object.entries(body)) {
     if (isObject(v)) {
@@ -261,7 +368,9 @@ function parseRange(body: Obj): Query {
         else if (p === 'include_lower') includeLower = xContentBoolean(pv);
         else if (p === 'include_upper') includeUpper = xContentBoolean(pv);
         else if (p === 'boost') boost = boostOf(pv);
-        else if (!['format', 'time_zone', 'relation', '_name'].includes(p)) throw unsupportedParam('range', p);
+        else if (p === 'format') format = pv === null ? undefined : String(pv);
+        else if (p === 'time_zone') timeZone = pv === null ? undefined : String(pv);
+        else if (!['relation', '_name'].includes(p)) throw unsupportedParam('range', p);
       }
     } else if (isValue(v)) {
       if (k !== '_name') throw unsupportedParam('range', k);
@@ -269,6 +378,8 @@ function parseRange(body: Obj): Query {
   }
   if (!field) throw illegalArgument('field name is null or empty');
   const q: Query = { kind: 'range', field, boost };
+  if (format !== undefined) q.format = format;
+  if (timeZone !== undefined) q.timeZone = timeZone;
   if (from !== null) q[includeLower ? 'gte' : 'gt'] = from;
   if (to !== null) q[includeUpper ? 'lte' : 'lt'] = to;
   return q;
@@ -392,5 +503,6 @@ const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
   match_all: (b) => parseMatchAllNone('match_all', b), match_none: (b) => parseMatchAllNone('match_none', b),
   match: (b) => parseText('match', b), match_phrase: (b) => parseText('match_phrase', b), multi_match: parseMultiMatch,
   term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
-  exists: parseExists, ids: parseIds, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
+  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, query_string: parseQueryStringQuery,
+  match_bool_prefix: parseMatchBoolPrefix, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
 };

@@ -71,10 +71,17 @@ describe('errors', () => {
     }
   });
   it('rejects unsupported constructs with a clear 400', () => {
-    for (const q of ['te?t', 'a*b', 'foo~', 'foo~2', '/ab+/', 'foo*', '[1 TO 2]']) {
+    for (const q of ['te?t', 'a*b', 'foo~', 'foo~2', 'foo*', '[1 TO 2]']) {
       const e = esErr(() => parseQueryString(q, OR));
       expect([e.status, e.type]).toEqual([400, 'illegal_argument_exception']);
     }
+  });
+  it('reads field:/regex/ as a regexp query (the pattern as written)', () => {
+    expect(parseQueryString('tag:/re+d|b\\/x/', OR)).toEqual({
+      kind: 'regexp', field: 'tag', value: 're+d|b\\/x', flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: 10000, boost: 1,
+    });
+    expect(parseQueryString('/ab+/', { defaultOperator: 'or', df: 'tag' })).toMatchObject({ kind: 'regexp', field: 'tag', value: 'ab+' });
+    expect(parseQueryString('/ab+/', OR)).toMatchObject({ kind: 'regexp', field: '*', value: 'ab+' });
   });
   it('never throws anything but a 400 EsError', () => {
     const chars = fc.constantFrom(...'ab :()[]{}"\\*?~^+-!&|/<>=TOANDORNOT 12.'.split(''));

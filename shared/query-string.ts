@@ -5,12 +5,13 @@
  * `AND` makes both neighbours MUST; with default operator AND clauses are MUST unless joined by `OR`.
  * Terms become `match` (with the default operator), quoted text `match_phrase` (`"a b"~2` = slop),
  * `foo*` `prefix`, `*` match_all (or `exists` on a concrete field), `field:*` and `_exists_:field`
- * `exists`, `[a TO b]`/`{a TO b}`/`>=5` ranges. Wildcards, regexps and fuzzy terms are rejected.
+ * `exists`, `[a TO b]`/`{a TO b}`/`>=5` ranges, `/regex/` `regexp`. Wildcards and fuzzy terms are rejected.
  * @see https://github.com/apache/lucene/blob/main/lucene/queryparser/src/java/org/apache/lucene/queryparser/classic/QueryParser.jj
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/search/QueryStringQueryParser.java
  */
 import { EsError, illegalArgument } from './errors.ts';
 import type { Operator, Query } from './query-ast.ts';
+import { DEFAULT_MAX_DETERMINIZED_STATES } from './regexp-flags.ts';
 
 /** Options of the URI search: ES `default_operator` and `df`. */
 export interface QueryStringOptions {
@@ -284,7 +285,11 @@ class Parser {
   termQuery(t: Token, f: string): Query | null {
     if (t.kind === 'BAREOPER') return null; // a lone operator analyzes to no terms
     if (t.kind === 'WILDTERM') throw unsupported(`wildcard query [${t.image}]`);
-    if (t.kind === 'REGEXPTERM') throw unsupported(`regexp query [${t.image}]`);
+    if (t.kind === 'REGEXPTERM') {
+      // `field:/pattern/`: Lucene's `getRegexpQuery` with every syntax flag (the pattern is not unescaped).
+      if (f === '_exists_') throw unsupported(`regexp query [${t.image}] on [_exists_]`);
+      return { kind: 'regexp', field: f, value: t.image.slice(1, -1), flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: DEFAULT_MAX_DETERMINIZED_STATES, boost: 1 };
+    }
     const text = unescape(t.image);
     if (f === '_exists_') return { kind: 'exists', field: text, boost: 1 };
     if (t.kind === 'STAR') return f === '*' ? { kind: 'match_all', boost: 1 } : { kind: 'exists', field: f, boost: 1 };

@@ -14,7 +14,8 @@ describe('defaults and precedence', () => {
       from: 0, size: 10, query: { kind: 'match_all', boost: 1 }, sort: [], sortExplicit: false, source: true, trackTotalHits: 10000,
       trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
       searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null, pit: null, profile: false,
-      aggs: null, postFilter: null, typedKeys: false,
+      fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
+      slice: null, aggs: null, postFilter: null, typedKeys: false,
     });
     expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
   });
@@ -89,6 +90,12 @@ describe('ES error texts', () => {
     expect(r.typedKeys).toBe(true);
     expect(parse('', { aggregations: {} }).aggs).toBeNull();
   });
+  it('slice: on a scroll or a PIT only', () => {
+    expect(parse('scroll=1m', { slice: { id: 1, max: 3, field: 'n' } }).slice).toEqual({ id: 1, max: 3, field: 'n' });
+    expect(parse('', { pit: { id: 'x' }, slice: { max: 2, id: 0 } }).slice).toEqual({ id: 0, max: 2 });
+    expect(err('', { slice: { id: 0, max: 2 } }).message).toBe('Validation Failed: 1: [slice] can only be used with [scroll] or [point-in-time] requests;');
+    expect(err('scroll=1m', { slice: [] }).message).toBe('Unknown key for a START_ARRAY in [slice].');
+  });
   it('track_total_hits and rest_total_hits_as_int', () => {
     expect(err('', { track_total_hits: -2 }).message).toBe('[track_total_hits] parameter must be positive or equals to -1, got -2');
     expect(err('track_total_hits=abc').message).toBe('Failed to parse int parameter [track_total_hits] with value [abc]');
@@ -141,5 +148,37 @@ describe('robustness', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('fields, docvalue_fields, stored_fields', () => {
+  it('reads names, patterns and {field, format, include_unmapped} objects; use_field_mapping means the mapping format', () => {
+    const r = parse('', { fields: ['a', 'b.*', { field: 'd', format: 'yyyy/MM/dd' }, { field: 'u*', include_unmapped: true }], docvalue_fields: [{ field: 'n', format: 'use_field_mapping' }, 7] });
+    expect(r.fields).toEqual([{ field: 'a' }, { field: 'b.*' }, { field: 'd', format: 'yyyy/MM/dd' }, { field: 'u*', includeUnmapped: true }]);
+    expect(r.docvalueFields).toEqual([{ field: 'n' }, { field: '7' }]);
+  });
+  it('appends URL docvalue_fields to the body ones; a URL stored_fields replaces the body one', () => {
+    const r = parse('docvalue_fields=x,y&stored_fields=s1,s2', { docvalue_fields: ['a'], stored_fields: 'b' });
+    expect(r.docvalueFields).toEqual([{ field: 'a' }, { field: 'x' }, { field: 'y' }]);
+    expect(r.storedFields).toEqual({ none: false, names: ['s1', 's2'] });
+  });
+  it('stored_fields without _source drops _source; with _source, or an explicit _source, keeps it; _none_ drops it', () => {
+    expect(parse('', { stored_fields: ['x'] }).source).toBe(false);
+    expect(parse('', { stored_fields: [] }).source).toBe(false);
+    expect(parse('', { stored_fields: ['x', '_source'] }).source).toBe(true);
+    expect(parse('', { stored_fields: ['x'], _source: ['a'] }).source).toEqual({ includes: ['a'], excludes: [] });
+    expect(parse('stored_fields=_none_').source).toBe(false);
+    expect(parse('', { stored_fields: '_none_', _source: false })).toMatchObject({ source: false, storedFields: { none: true, names: [] } });
+  });
+  it('refuses _none_ with other names, with a requested _source, and with fields (ES texts)', () => {
+    expect(() => parse('', { stored_fields: ['_none_', 'a'] })).toThrow('cannot combine _none_ with other fields');
+    expect(() => parse('', { stored_fields: '_none_', _source: true })).toThrow('Validation Failed: 1: [stored_fields] cannot be disabled if [_source] is requested;');
+    expect(() => parse('', { stored_fields: '_none_', fields: ['a'] })).toThrow('Validation Failed: 1: [stored_fields] cannot be disabled when using the [fields] option;');
+  });
+  it('refuses malformed entries as ES parsers do', () => {
+    expect(() => parse('', { fields: [{ field: 'a', foo: 1 }] })).toThrow('[1:1] [fetch_field_and_format] unknown field [foo]');
+    expect(() => parse('', { fields: [{ format: 'x' }] })).toThrow('[1:1] Required [field]');
+    expect(() => parse('', { fields: 'a' })).toThrow('Unknown key for a VALUE_STRING in [fields].');
+    expect(() => parse('', { stored_fields: { a: 1 } })).toThrow('Unknown key for a START_OBJECT in [stored_fields].');
   });
 });

@@ -11,15 +11,19 @@
 import type { AggNode } from './aggs/agg-request.ts';
 import { parseAggregations } from './aggs/agg-parse.ts';
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
+import { commaList, parseFieldAndFormats, parseStoredFields, storedFieldsFromList, type FieldAndFormat, type StoredFields } from './field-and-format.ts';
 import {
   checkUnrecognizedParams, isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, tokenName,
   xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
 import type { SourceFilter } from './protocol.ts';
 import type { Query } from './query-ast.ts';
+import { parseIndicesBoost, type IndexBoost } from './indices-boost.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
+import { parseRescore, type Rescore } from './rescore.ts';
 import type { SortField, SortValue } from './sort.ts';
+import { parseSlice, type SliceSpec } from './slice.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
 
 export { parseJsonBody } from './json-body.ts';
@@ -41,7 +45,17 @@ export interface SearchRequest {
   /** The explicit sort (body clauses then URL clauses); `[]` when none was given (ES default `_score` desc applies). */
   sort: SortField[];
   sortExplicit: boolean;
+  /**
+   * The `_source` each hit carries: the body or URL `_source`; without one, none when
+   * `stored_fields` is given without `_source` among its names (ES `FetchContext`), or is `_none_`.
+   */
   source: SourceFilter;
+  /** ES `fields`: values read from `_source` and printed by the mapping (null: not asked). */
+  fields: FieldAndFormat[] | null;
+  /** ES `docvalue_fields` (body entries, then the URL's names). */
+  docvalueFields: FieldAndFormat[] | null;
+  /** ES `stored_fields` (the URL's replaces the body's). */
+  storedFields: StoredFields | null;
   /** -1 disabled, `Number.MAX_SAFE_INTEGER` accurate, else count up to N (default 10000). */
   trackTotalHits: number;
   trackScores: boolean;
@@ -71,6 +85,14 @@ export interface SearchRequest {
   postFilter: Query | null;
   /** ES `typed_keys`: aggregation names in the response are prefixed with their type (`sterms#name`). */
   typedKeys: boolean;
+  /** ES `rescore`: the `query` rescorers, applied in order on each shard's top hits (`[]` when none). */
+  rescore: Rescore[];
+  /** Number of ES `script_fields` asked for (Folio has no scripting: the plan refuses any, after ES's limit check). */
+  scriptFields: number;
+  /** ES `slice` of a scroll or PIT search (shared/slice.ts), null when absent. */
+  slice: SliceSpec | null;
+  /** ES `indices_boost`, in the request's order (absent: none); shared/indices-boost.ts. */
+  indicesBoost?: IndexBoost[];
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -113,6 +135,13 @@ interface Draft {
   profile: boolean;
   aggs: AggNode[] | null;
   postFilter: Query | null;
+  fields: FieldAndFormat[] | null;
+  docvalueFields: FieldAndFormat[] | null;
+  storedFields: StoredFields | null;
+  rescore: Rescore[];
+  scriptFields: number;
+  slice: SliceSpec | null;
+  indicesBoost?: IndexBoost[];
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -208,7 +237,13 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case '_source': return void (d.source = bodySource(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
     case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
-    case 'stored_fields': case 'docvalue_fields': case 'fields': return; // accepted, not honored: hits carry _source only
+    case 'indices_boost': return void (d.indicesBoost = parseIndicesBoost(v));
+    case 'slice': return void (d.slice = parseSlice(v as Record<string, unknown>));
+    case 'stored_fields': return void (d.storedFields = parseStoredFields(v));
+    case 'docvalue_fields': return void (d.docvalueFields = parseFieldAndFormats(v as unknown[]));
+    case 'fields': return void (d.fields = parseFieldAndFormats(v as unknown[]));
+    case 'rescore': return void (d.rescore = parseRescore(v));
+    case 'script_fields': return void (d.scriptFields = Object.keys(v as object).length);
     case 'stats':
       for (const s of v as unknown[]) {
         if (typeof s !== 'string') throw parsingException(`Expected [VALUE_STRING] in [stats] but found [${tokenName(s)}]`);
@@ -231,6 +266,17 @@ function indicesOptionBoolean(name: string, value: string): void {
   } catch (e) {
     throw illegalArgument(`Could not convert [${name}] to boolean`, (e as EsError).toCause());
   }
+}
+
+/**
+ * The `_source` hits carry (ES `FetchContext.buildFetchSourceContext`): the one asked for; else
+ * none when `stored_fields` is `_none_`, or names fields without `_source`; else all of it.
+ */
+function effectiveSource(source: SourceFilter | null, stored: StoredFields | null): SourceFilter {
+  if (stored?.none) return false;
+  if (source !== null) return source;
+  if (stored !== null) return stored.names.includes('_source');
+  return true;
 }
 
 /** `RestSearchAction` parameters in ES's order; returns the options that do not live in the Draft. */
@@ -264,6 +310,10 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string) {
   if (has('seq_no_primary_term')) d.seqNoPrimaryTerm = parseBooleanParam(get('seq_no_primary_term'));
   if (has('timeout')) d.timeoutMs = timeoutOf(parseTimeValue(get('timeout'), 'timeout'));
   if (has('terminate_after')) throw notYet('[terminate_after]');
+  if (has('stored_fields')) d.storedFields = storedFieldsFromList(commaList(get('stored_fields')));
+  if (has('docvalue_fields') && get('docvalue_fields').trim() !== '') {
+    d.docvalueFields = [...(d.docvalueFields ?? []), ...commaList(get('docvalue_fields')).map((field) => ({ field }))];
+  }
   if (has('_source') || has('_source_includes') || has('_source_excludes')) {
     const split = (s: string) => s.split(',').filter((x) => x !== '');
     const raw = p.get('_source');
@@ -320,6 +370,8 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
     searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false, aggs: null, postFilter: null,
+    fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
+    slice: null,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -334,10 +386,16 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     if (d.trackTotalHits !== null && d.trackTotalHits !== TRACK_TOTAL_HITS_ACCURATE) errors.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (d.from > 0) errors.push('using [from] is not allowed in a scroll context');
     if (d.size === 0) errors.push('[size] cannot be [0] in a scroll context');
+    if (d.rescore.length > 0) errors.push('using [rescore] is not allowed in a scroll context');
     if (d.searchAfter !== null) errors.push('[search_after] cannot be used in a scroll context');
     if (p.get('request_cache') === 'true' || p.get('request_cache') === '') errors.push('[request_cache] cannot be used in a scroll context');
   }
   if (d.searchAfter !== null && d.from > 0) errors.push('[from] parameter must be set to 0 when [search_after] is used');
+  if (d.storedFields?.none) {
+    if (d.source !== null && d.source !== false) errors.push('[stored_fields] cannot be disabled if [_source] is requested');
+    if (d.fields !== null) errors.push('[stored_fields] cannot be disabled when using the [fields] option');
+  }
+  if (d.slice !== null && d.pit === null && url.scroll === null) errors.push('[slice] can only be used with [scroll] or [point-in-time] requests');
   if (d.pit !== null) {
     if (url.scroll !== null) errors.push('using [point in time] is not allowed in a scroll context');
     if (p.has('routing')) errors.push('[routing] cannot be used with point in time');
@@ -352,7 +410,10 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     query: d.query ?? { kind: 'match_all', boost: 1 },
     sort: d.sort ?? [],
     sortExplicit: d.sort !== null,
-    source: d.source ?? true,
+    source: effectiveSource(d.source, d.storedFields),
+    fields: d.fields,
+    docvalueFields: d.docvalueFields,
+    storedFields: d.storedFields,
     // ES tracks the exact total in a scroll (clients such as elasticdump stop after `hits.total` documents).
     trackTotalHits: d.trackTotalHits ?? (url.scroll !== null ? TRACK_TOTAL_HITS_ACCURATE : DEFAULT_TRACK_TOTAL_HITS),
     trackScores: d.trackScores,
@@ -373,5 +434,9 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     aggs: d.aggs,
     postFilter: d.postFilter,
     typedKeys: p.has('typed_keys') ? parseBooleanParam(p.get('typed_keys') as string) : false,
+    rescore: d.rescore,
+    scriptFields: d.scriptFields,
+    slice: d.slice,
+    ...(d.indicesBoost ? { indicesBoost: d.indicesBoost } : {}),
   };
 }

@@ -27,6 +27,12 @@ describe('parseSortBody', () => {
     ]);
     expect(parseSortBody({ a: { missing: 5 }, b: 'asc' })).toEqual([{ ...f('a'), missing: 5 }, f('b')]);
   });
+  it('reads every sort mode and numeric_type (case-insensitive)', () => {
+    for (const mode of ['min', 'max', 'sum', 'avg', 'median'] as const) expect(parseSortBody({ a: { mode: mode.toUpperCase() } })[0].mode).toBe(mode);
+    expect(parseSortBody({ a: { order: 'desc' } })[0].mode).toBe('max');
+    expect(parseSortBody({ a: { numeric_type: 'Date_Nanos' } })[0].numericType).toBe('date_nanos');
+    expect(parseSortBody({ a: 'asc' })[0].numericType).toBeUndefined();
+  });
   it('rejects bad orders and options with ES texts', () => {
     const short = esErr(() => parseSortBody({ a: 'up' }));
     expect([short.type, short.message]).toEqual(['illegal_argument_exception', 'No enum constant org.elasticsearch.search.sort.SortOrder.UP']);
@@ -38,6 +44,7 @@ describe('parseSortBody', () => {
     expect(esErr(() => parseSortBody({ a: 5 })).message).toBe('[1:1] [field_sort] Expected START_OBJECT but was: VALUE_NUMBER');
     expect(esErr(() => parseSortBody({ _score: { mode: 'max' } })).message).toBe('[1:1] [_score] unknown field [mode]');
     expect(esErr(() => parseSortBody({ a: { mode: 'foo' } })).causedBy?.reason).toBe('Unknown SortMode [foo]');
+    expect(esErr(() => parseSortBody({ a: { numeric_type: 'int' } })).causedBy?.reason).toBe('invalid value for [numeric_type], must be [long, double, date, date_nanos], got int');
     expect(esErr(() => parseSortBody([5])).message).toBe('malformed sort format, within the sort array, an object, or an actual string are allowed');
     expect(esErr(() => parseSortBody(null)).message).toBe('malformed sort format, either start with array, object, or an actual string');
     expect(esErr(() => parseSortBody({ _script: {} })).type).toBe('illegal_argument_exception');

@@ -9,7 +9,7 @@
  */
 import { EsError, illegalArgument } from './errors.ts';
 import { didYouMean, isObject, scalarText, tokenName, xContentError } from './params.ts';
-import type { SortField } from './sort.ts';
+import type { NumericSortType, SortField, SortMode } from './sort.ts';
 
 type Order = 'asc' | 'desc';
 
@@ -68,7 +68,8 @@ const FIELD_SORT_FIELDS = ['missing', 'unmapped_type', 'order', 'mode', 'numeric
 function fieldSort(name: string, opts: unknown): SortField {
   if (!isObject(opts)) throw xContentError(`[field_sort] Expected START_OBJECT but was: ${tokenName(opts)}`);
   let order: Order | undefined;
-  let mode: 'min' | 'max' | undefined;
+  let mode: SortMode | undefined;
+  let numericType: NumericSortType | undefined;
   let missing: string | number | undefined;
   let unmappedType: string | undefined;
   for (const [k, v] of Object.entries(opts)) {
@@ -83,21 +84,37 @@ function fieldSort(name: string, opts: unknown): SortField {
       missing = typeof v === 'number' ? v : scalarText(v);
     } else if (k === 'mode') {
       const raw = stringOnly('field_sort', k, v);
-      mode = inField('field_sort', k, () => {
-        const s = raw.toLowerCase();
-        if (s === 'min' || s === 'max') return s;
-        if (['sum', 'avg', 'median'].includes(s)) throw illegalArgument(`sort mode [${s}] is not supported by Folio yet`);
-        throw illegalArgument(`Unknown SortMode [${raw}]`);
-      });
-    } else if (k === 'numeric_type') stringOnly('field_sort', k, v);
+      mode = inField('field_sort', k, () => sortModeOf(raw));
+    } else if (k === 'numeric_type') {
+      const raw = stringOnly('field_sort', k, v);
+      numericType = inField('field_sort', k, () => numericTypeOf(raw));
+    }
     else if (k === 'nested') throw illegalArgument('[nested] sort is not supported by Folio yet');
     else throw xContentError(`[field_sort] unknown field [${k}]${didYouMean(k, FIELD_SORT_FIELDS)}`);
   }
   const c = clause(name, order);
   if (mode) c.mode = mode;
+  if (numericType) c.numericType = numericType;
   if (missing !== undefined) c.missing = missing;
   if (unmappedType !== undefined) c.unmappedType = unmappedType;
   return c;
+}
+
+const SORT_MODES: readonly SortMode[] = ['min', 'max', 'sum', 'avg', 'median'];
+
+/** `SortMode.fromString`: case-insensitive, else `Unknown SortMode [x]`. */
+function sortModeOf(raw: string): SortMode {
+  const s = raw.toLowerCase();
+  const mode = SORT_MODES.find((m) => m === s);
+  if (!mode) throw illegalArgument(`Unknown SortMode [${raw}]`);
+  return mode;
+}
+
+/** `FieldSortBuilder.setNumericType`: `long`, `double`, `date` or `date_nanos` (case-insensitive). */
+function numericTypeOf(raw: string): NumericSortType {
+  const s = raw.toLowerCase();
+  if (s === 'long' || s === 'double' || s === 'date' || s === 'date_nanos') return s;
+  throw illegalArgument(`invalid value for [numeric_type], must be [long, double, date, date_nanos], got ${s}`);
 }
 
 /** `ScoreSortBuilder` options object: only `order`. */

@@ -12,6 +12,12 @@
 /** A sort value on the wire and in responses: number, string (keyword), or null (missing). */
 export type SortValue = number | string | null;
 
+/** ES `SortMode` of a field sort clause. */
+export type SortMode = 'min' | 'max' | 'sum' | 'avg' | 'median';
+
+/** ES `numeric_type` values (`FieldSortBuilder.setNumericType`). */
+export type NumericSortType = 'long' | 'double' | 'date' | 'date_nanos';
+
 /** One normalized sort clause. */
 export interface SortField {
   /** `field`: a mapped field; `score`: `_score`; `doc`: index order (`_doc`). */
@@ -21,8 +27,16 @@ export interface SortField {
   order: 'asc' | 'desc';
   /** Where documents without a value go: `_last` (default, both orders), `_first`, or a substitute value. */
   missing: '_last' | '_first' | number | string;
-  /** Multi-valued fields: ES default is `min` for asc, `max` for desc. */
-  mode: 'min' | 'max';
+  /**
+   * ES `mode`, how a multi-valued field picks its sort value (`MultiValueMode`): default `min` for
+   * asc, `max` for desc; `sum`, `avg` and `median` on numeric, date and boolean fields only.
+   */
+  mode: SortMode;
+  /**
+   * ES `numeric_type`: the numeric type the field's values are read as, so that indices mapping
+   * the field differently sort together (`long` truncates, `date_nanos` reads a `date` in ns).
+   */
+  numericType?: NumericSortType;
   /** ES `unmapped_type`: treat an unmapped field as this type instead of failing. */
   unmappedType?: string;
   /**
@@ -101,4 +115,20 @@ export function compareHits(a: SortKey, b: SortKey, sort: readonly SortField[]):
 /** True when the sort contains `_score` (scores must be computed, and `max_score` reported). */
 export function sortNeedsScores(sort: readonly SortField[]): boolean {
   return sort.some((s) => s.kind === 'score');
+}
+
+/**
+ * ES's rejection of a field sort clause on a field whose values are not numbers (keyword, text
+ * fielddata) in `FieldSortBuilder.build`: `sum`, `avg` and `median` need numbers, and so does
+ * `numeric_type`. Null when the clause is fine for a field of `type`.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/sort/FieldSortBuilder.java
+ */
+export function nonNumericSortCause(field: SortField, type: string): { type: 'query_shard_exception'; reason: string } | null {
+  if (field.mode === 'sum' || field.mode === 'avg' || field.mode === 'median') {
+    return { type: 'query_shard_exception', reason: 'we only support AVG, MEDIAN and SUM on number based fields' };
+  }
+  if (field.numericType !== undefined) {
+    return { type: 'query_shard_exception', reason: `[numeric_type] option cannot be set on a non-numeric field, got ${type}` };
+  }
+  return null;
 }

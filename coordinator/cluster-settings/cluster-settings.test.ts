@@ -46,6 +46,21 @@ describe('ClusterSettings', () => {
     expect(s.get(MAX_KEEP_ALIVE)).toBe(3_600_000);
   });
 
+  it('keeps search.default_keep_alive at most search.max_keep_alive, checked on the settings an update leaves (ES validateKeepAlives)', async () => {
+    const store = new MemoryStore();
+    const s = new ClusterSettings(store);
+    const reason = (d: string, m: string) => `Default keep alive setting for request [search.default_keep_alive] should be smaller than max keep alive [search.max_keep_alive], was (${d} > ${m})`;
+    await expect(s.update(parseSettingsChanges({ transient: { 'search.max_keep_alive': '1m' } }))).rejects.toMatchObject({ status: 400, type: 'illegal_argument_exception', message: reason('5m', '1m') });
+    await expect(s.update(parseSettingsChanges({ persistent: { 'search.default_keep_alive': '2d' } }))).rejects.toMatchObject({ message: reason('2d', '1d') });
+    expect(store.state.transient.version + store.state.persistent.version).toBe(0);
+    // both at once, and a reset of both, are fine; a transient max below a persistent default is not
+    await s.update(parseSettingsChanges({ transient: { 'search.default_keep_alive': '1m', 'search.max_keep_alive': '1m' } }));
+    await expect(s.update(parseSettingsChanges({ persistent: { 'search.default_keep_alive': '2m' } }))).resolves.toBeDefined();
+    await expect(s.update(parseSettingsChanges({ transient: { 'search.default_keep_alive': null } }))).rejects.toMatchObject({ message: reason('2m', '1m') });
+    await s.update(parseSettingsChanges({ transient: { 'search.default_keep_alive': null, 'search.max_keep_alive': null } }));
+    expect(s.get(MAX_KEEP_ALIVE)).toBe(86_400_000);
+  });
+
   it('reloads and applies its change again after losing a race, keeping the other writer\'s change', async () => {
     const store = new MemoryStore();
     store.conflicts = 2;

@@ -7,7 +7,7 @@
  */
 import { EsError } from '../../shared/errors.ts';
 import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../shared/protocol.ts';
-import type { SettingDefinition } from './setting-definitions.ts';
+import { checkKeepAliveSettings, type SettingDefinition } from './setting-definitions.ts';
 import { SettingsConflict, type ClusterSettingsStore } from './settings-store.ts';
 import { applyScopeChanges, type SettingsChanges } from './settings-update.ts';
 
@@ -81,6 +81,8 @@ export class ClusterSettings {
         applied[scope] = updated;
         request[scope] = { version: current[scope].version + 1, settings: next };
       }
+      const after = (scope: 'persistent' | 'transient') => request[scope]?.settings ?? current[scope].settings;
+      checkKeepAliveSettings((key) => after('transient')[key] ?? after('persistent')[key]);
       try {
         this.adopt(await this.store.write(request));
         this.writes++;

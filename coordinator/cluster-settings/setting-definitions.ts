@@ -6,6 +6,7 @@
  */
 import { illegalArgument } from '../../shared/errors.ts';
 import { javaParseInt, parseJavaBoolean, parseTimeValue } from '../../shared/params.ts';
+import { formatTimeValue } from '../../shared/time-value.ts';
 
 /** One known cluster setting. */
 export interface SettingDefinition<T> {
@@ -58,6 +59,13 @@ export const DESTRUCTIVE_REQUIRES_NAME = boolSetting('action.destructive_require
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-settings.html
  */
 export const MAX_KEEP_ALIVE = positiveTimeSetting('search.max_keep_alive', '24h');
+/**
+ * `search.default_keep_alive` (5m): ES's keep-alive of a search context opened without one; must
+ * not exceed `search.max_keep_alive` ({@link checkKeepAliveSettings}). Folio's cursors always carry
+ * their own keep-alive (a scroll's `scroll`, a PIT's `keep_alive`), so only the bound applies.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-settings.html
+ */
+export const DEFAULT_KEEP_ALIVE = positiveTimeSetting('search.default_keep_alive', '5m');
 /** `search.max_open_scroll_context` (500): open scroll shard contexts per shard node (applied by the nodes). */
 export const MAX_OPEN_SCROLL_CONTEXT = intSetting('search.max_open_scroll_context', 500, 0);
 /** `search.max_open_pit_context` (OpenSearch, 300): open PIT shard contexts per shard node (applied by the nodes). */
@@ -77,5 +85,24 @@ export const MAX_BUCKETS = intSetting('search.max_buckets', 65_536, 0);
 
 /** Every known cluster setting, by key. */
 export const KNOWN_SETTINGS: ReadonlyMap<string, SettingDefinition<unknown>> = new Map(
-  [DESTRUCTIVE_REQUIRES_NAME, MAX_KEEP_ALIVE, MAX_OPEN_SCROLL_CONTEXT, MAX_OPEN_PIT_CONTEXT, MAX_SHARDS_PER_NODE, MAX_BUCKETS].map((d) => [d.key, d as SettingDefinition<unknown>]),
+  [DESTRUCTIVE_REQUIRES_NAME, DEFAULT_KEEP_ALIVE, MAX_KEEP_ALIVE, MAX_OPEN_SCROLL_CONTEXT, MAX_OPEN_PIT_CONTEXT, MAX_SHARDS_PER_NODE, MAX_BUCKETS].map((d) => [d.key, d as SettingDefinition<unknown>]),
 );
+
+/**
+ * ES `SearchService.validateKeepAlives`, run on the settings a `PUT /_cluster/settings` would leave
+ * (each key: transient, else persistent, else its default): `search.default_keep_alive` may not
+ * exceed `search.max_keep_alive`, whichever of the two the request changes.
+ * @throws EsError 400 `illegal_argument_exception` `Default keep alive setting for request
+ *   [search.default_keep_alive] should be smaller than max keep alive [search.max_keep_alive], was (5m > 1m)`
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/SearchService.java (validateKeepAlives)
+ */
+export function checkKeepAliveSettings(value: (key: string) => string | undefined): void {
+  const defaultMs = DEFAULT_KEEP_ALIVE.parse(value(DEFAULT_KEEP_ALIVE.key) ?? DEFAULT_KEEP_ALIVE.defaultValue);
+  const maxMs = MAX_KEEP_ALIVE.parse(value(MAX_KEEP_ALIVE.key) ?? MAX_KEEP_ALIVE.defaultValue);
+  if (defaultMs > maxMs) {
+    throw illegalArgument(
+      `Default keep alive setting for request [${DEFAULT_KEEP_ALIVE.key}] should be smaller than max keep alive [${MAX_KEEP_ALIVE.key}], ` +
+        `was (${formatTimeValue(defaultMs)} > ${formatTimeValue(maxMs)})`,
+    );
+  }
+}

@@ -1,5 +1,5 @@
 /**
- * `GET /_cat/indices[/{index}]` and `GET /_cat/shards[/{index}]`: ES's default columns, aliases
+ * `GET /_cat/indices[/{index}]`, `GET /_cat/shards[/{index}]` and `GET /_cat/aliases[/{alias}]`: ES's default columns, aliases
  * and formats (text, `?v`, `?h=`, `?s=`, `?bytes=`, `?help`, `?format=json`), built from the index
  * metadata and the shard nodes' `GET /_internal/v1/stats`.
  *
@@ -15,12 +15,14 @@
  */
 import type { Context, Hono } from 'hono';
 import { illegalArgument } from '../../shared/errors.ts';
+import { CAT_ALIASES_COLUMNS, catAliasesRows } from '../aliases/alias-responses.ts';
 import { renderCatTable, type CatCell, type CatColumn, type CatTable } from '../cat-table.ts';
 import { copyActive, copyInitializing, indexHealth } from '../cluster-health.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { IndexView } from '../index-view.ts';
-import { checkParams, sendJson } from '../http.ts';
-import { resolveIndices } from '../index-expression.ts';
+import { checkParams, queryParams, sendJson } from '../http.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
+import { isClosed } from '../index-state.ts';
 import { fetchClusterStats, shardKey, type ClusterStats, type ShardStatsEntry } from '../node-probe.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
@@ -86,12 +88,14 @@ export function catIndicesTable(views: readonly IndexView[], stats: ClusterStats
     const m = v.metadata;
     const health = indexHealth(m, v.copies, reachable).status;
     if (healthFilter !== undefined && health !== healthFilter) continue;
-    const prim = primaryStats(v, stats).filter((s): s is ShardStatsEntry => s !== null);
+    // A closed index shows its health, state, shards and replicas; its stats columns stay empty, as ES's.
+    const closed = isClosed(m);
+    const prim = closed ? [] : primaryStats(v, stats).filter((s): s is ShardStatsEntry => s !== null);
     const sum = (f: (s: ShardStatsEntry) => number): number | null => (prim.length === 0 ? null : prim.reduce((n, s) => n + f(s), 0));
     const bytes = sum(bytesOfDocs);
     const size = bytes === null ? null : { bytes };
     rows.push([
-      health, 'open', m.name, m.uuid, m.numberOfShards, m.numberOfReplicas, sum((s) => s.docs), sum((s) => s.deleted),
+      health, closed ? 'close' : 'open', m.name, m.uuid, m.numberOfShards, m.numberOfReplicas, sum((s) => s.docs), sum((s) => s.deleted),
       m.creationDate, new Date(m.creationDate).toISOString(), size, size, size, sum((s) => s.segments),
     ]);
   }
@@ -145,10 +149,14 @@ function sendCat(c: Context, table: CatTable): Response {
   return c.body(out.text, 200, { 'content-type': 'text/plain; charset=UTF-8' });
 }
 
-/** The views of the indices an expression names (all when absent), sorted by name, after a reload (copies and what nodes report). */
-async function freshViewsOf(deps: CatRouteDeps, expression: string | undefined): Promise<IndexView[]> {
+/**
+ * The views of the indices an expression names (all when absent) under `_cat/indices`' indices
+ * options (open and closed; hidden ones only with `expand_wildcards` `hidden` or `all`), sorted by
+ * name, after a reload (copies and what nodes report).
+ */
+async function freshViewsOf(deps: CatRouteDeps, expression: string | undefined, params: URLSearchParams): Promise<IndexView[]> {
   await deps.view.reload();
-  const names = await resolveIndices(expression, deps.view);
+  const names = await resolveIndices(expression, deps.view, indicesOptionsFrom(params, INDICES_OPTIONS.catIndices));
   return Promise.all(names.map((n) => deps.view.get(n)));
 }
 
@@ -158,7 +166,7 @@ export function registerCatRoutes(app: Hono, deps: CatRouteDeps): void {
     checkParams(c, ROUTE_PARAMS.catIndices);
     const health = c.req.query('health');
     if (health !== undefined && !['green', 'yellow', 'red'].includes(health.toLowerCase())) throw illegalArgument(`unknown cluster health status [${health}]`);
-    const [views, stats] = await Promise.all([freshViewsOf(deps, c.req.param('index')), fetchClusterStats(deps.client)]);
+    const [views, stats] = await Promise.all([freshViewsOf(deps, c.req.param('index'), queryParams(c)), fetchClusterStats(deps.client)]);
     return sendCat(c, catIndicesTable(views, stats, health?.toLowerCase()));
   };
   app.get('/_cat/indices', indices);
@@ -166,9 +174,21 @@ export function registerCatRoutes(app: Hono, deps: CatRouteDeps): void {
 
   const shards = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.catShards);
-    const [views, stats] = await Promise.all([freshViewsOf(deps, c.req.param('index')), fetchClusterStats(deps.client)]);
+    const [views, stats] = await Promise.all([freshViewsOf(deps, c.req.param('index'), new URLSearchParams()), fetchClusterStats(deps.client)]);
     return sendCat(c, catShardsTable(views, stats));
   };
   app.get('/_cat/shards', shards);
   app.get('/_cat/shards/:index', shards);
+
+  // ES `RestAliasAction`: every index (open, closed, hidden) with the aliases the names select.
+  const aliases = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.catAliases);
+    const name = c.req.param('alias');
+    const names = name === undefined ? null : name.split(',').filter((s) => s !== '');
+    const indices = await resolveIndices(undefined, deps.view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.getAliases));
+    const metadata = indices.flatMap((n) => deps.view.peek(n)?.metadata ?? []);
+    return sendCat(c, { columns: CAT_ALIASES_COLUMNS, rows: catAliasesRows(metadata, names) });
+  };
+  app.get('/_cat/aliases', aliases);
+  app.get('/_cat/aliases/:alias', aliases);
 }

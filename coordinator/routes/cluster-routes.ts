@@ -13,7 +13,7 @@ import { parseBooleanParam, parseTimeValue } from '../../shared/params.ts';
 import { clusterHealthBody, indexHealth, parseHealthStatus, satisfies, type HealthStatus, type IndexHealth } from '../cluster-health.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';
-import { resolveIndices } from '../index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices, type IndicesOptions } from '../index-expression.ts';
 import { probeNodes } from '../node-probe.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
@@ -77,9 +77,10 @@ export function registerClusterRoutes(app: Hono, deps: ClusterRouteDeps): void {
     const expression = c.req.param('index');
     const level = p.get('level') ?? 'cluster';
     const deadline = Date.now() + Math.max(0, timeoutMs);
+    const options = indicesOptionsFrom(p, INDICES_OPTIONS.health);
 
     for (;;) {
-      const { body, ready } = await evaluate(expression, wait, level);
+      const { body, ready } = await evaluate(expression, wait, level, options);
       const aborted = c.req.raw.signal.aborted;
       if (ready || aborted || Date.now() >= deadline) {
         body.timed_out = !ready;
@@ -90,13 +91,13 @@ export function registerClusterRoutes(app: Hono, deps: ClusterRouteDeps): void {
   };
 
   /** One look at the cluster: the body, and whether every requested condition holds. */
-  async function evaluate(expression: string | undefined, wait: WaitFor, level: string): Promise<{ body: Record<string, unknown>; ready: boolean }> {
+  async function evaluate(expression: string | undefined, wait: WaitFor, level: string, options: IndicesOptions): Promise<{ body: Record<string, unknown>; ready: boolean }> {
     const [nodes] = await Promise.all([probeNodes(deps.client), deps.view.reload().catch(() => undefined)]);
     const reachable = nodes.map((n) => n.reachable);
     let names: string[];
     let missingIndex = false;
     try {
-      names = await resolveIndices(expression, deps.view);
+      names = await resolveIndices(expression, deps.view, options);
     } catch (err) {
       if (!(err instanceof EsError) || err.type !== 'index_not_found_exception') throw err;
       names = [];

@@ -8,10 +8,26 @@ import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument } from '../../shared/errors.ts';
 import { parseJsonBody } from '../../shared/json-body.ts';
 import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction } from '../bulk-parse.ts';
+import { readTarget, writeIndexName } from '../aliases/alias-targets.ts';
 import { executeBulk, type WriteDeps } from '../documents.ts';
-import { getDocument, sourceFilterFromParams } from '../get-document.ts';
+import { commaList } from '../../shared/field-and-format.ts';
+import { getDocument, getSourceFilter, sourceFilterFromParams, sourceParams } from '../get-document.ts';
+import { parseReadVersion } from '../read-version.ts';
 import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonSliced } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
+import { parseBooleanParam } from '../../shared/params.ts';
+
+/** The request's `require_alias` (ES `RestRequest.paramAsBoolean`), or undefined when absent. */
+const requireAliasParam = (c: Context): boolean | undefined => {
+  const v = c.req.query('require_alias');
+  return v === undefined ? undefined : parseBooleanParam(v);
+};
+
+/** A HEAD request answers a missing index with a bare 404 (any other error, e.g. a closed index, as usual); other methods rethrow. */
+const headMiss = (c: Context) => (err: unknown): null => {
+  if (c.req.method === 'HEAD' && !(err instanceof EsError && err.type === 'index_closed_exception')) return null;
+  throw err;
+};
 
 /** Registers the document routes on `app`. */
 export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
@@ -22,6 +38,8 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     // Parsed and answered in slices that yield to the event loop: a large bulk must not hold the
     // coordinator (docs/reliability.md, the abuse suite).
     const items = await parseBulkBodySliced(text, c.req.param('index'), badLines);
+    // The URL's `require_alias` is the default of every item that does not set its own (ES `BulkRequest.requireAlias`).
+    if (requireAliasParam(c) === true) for (const item of items) item.requireAlias ??= true;
     return sendJsonSliced(c, 200, { ...(await executeBulk(items, refreshParam(c), deps)) });
   };
   app.on(['POST', 'PUT'], '/_bulk', bulk);
@@ -30,7 +48,7 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
   /** Runs one write as a bulk item and answers in the single-document shape with its status. */
   const single = async (c: Context, action: BulkAction, id: string | undefined, body: DocBody | undefined) => {
     const index = c.req.param('index')!;
-    const item = { action, index, id, routing: c.req.query('routing'), source: body?.source, ...(action === 'update' ? {} : { sourceText: body?.text }) };
+    const item = { action, index, id, routing: c.req.query('routing'), source: body?.source, ...(action === 'update' ? {} : { sourceText: body?.text }), requireAlias: requireAliasParam(c) };
     const res = await executeBulk([item], refreshParam(c), deps);
     const out = res.items[0][action] as Record<string, unknown> & { status: number; error?: Record<string, unknown> };
     if (out.error) {
@@ -64,20 +82,20 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
   app.post('/:index/_update/:id', async (c) => (checkParams(c, ROUTE_PARAMS.update), single(c, 'update', c.req.param('id'), await docBody(c))));
   app.delete('/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.delete);
-    const index = c.req.param('index');
-    await deps.view.get(index);
+    // A delete never creates its index: a missing one is a 404 here (an alias: its write index).
+    await deps.view.getOpen(await writeIndexName(deps.view, c.req.param('index')));
     return single(c, 'delete', c.req.param('id'), undefined);
   });
 
   app.on(['GET', 'HEAD'], '/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.get);
-    const view = await deps.view.get(c.req.param('index')).catch((err) => {
-      if (c.req.method === 'HEAD') return null;
-      throw err;
-    });
-    if (!view) return c.body(null, 404);
-    const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
-    const doc = await getDocument(deps.client, view, c.req.param('id'), { routing: c.req.query('routing'), source, timeoutMs: deps.timeoutMs });
+    const target = await readTarget(deps.view, c.req.param('index'), c.req.query('routing')).catch(headMiss(c));
+    if (!target) return c.body(null, 404);
+    const storedParam = c.req.query('stored_fields');
+    const storedFields = storedParam !== undefined ? commaList(storedParam) : undefined;
+    const source = getSourceFilter(sourceParams((k) => c.req.query(k)), storedFields);
+    const version = parseReadVersion(c.req.query('version'), c.req.query('version_type'));
+    const doc = await getDocument(deps.client, target.view, c.req.param('id'), { routing: target.routing, source, storedFields, version, timeoutMs: deps.timeoutMs });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     return sendJson(c, doc.found ? 200 : 404, doc);
   });
@@ -87,13 +105,12 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     checkParams(c, ROUTE_PARAMS.getSource);
     const index = c.req.param('index');
     const id = c.req.param('id');
-    const view = await deps.view.get(index).catch((err) => {
-      if (c.req.method === 'HEAD') return null;
-      throw err;
-    });
-    if (!view) return c.body(null, 404);
+    const target = await readTarget(deps.view, index, c.req.query('routing')).catch(headMiss(c));
+    if (!target) return c.body(null, 404);
+    const { view } = target;
     const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
-    const doc = await getDocument(deps.client, view, id, { routing: c.req.query('routing'), source, timeoutMs: deps.timeoutMs });
+    const version = parseReadVersion(c.req.query('version'), c.req.query('version_type'));
+    const doc = await getDocument(deps.client, view, id, { routing: target.routing, source, version, timeoutMs: deps.timeoutMs });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     if (!doc.found) throw new EsError(404, 'resource_not_found_exception', `Document not found [${view.metadata.name}]/[${id}]`);
     if (doc._source === undefined) throw new EsError(404, 'resource_not_found_exception', `Source not found [${view.metadata.name}]/[${id}]`);

@@ -8,8 +8,8 @@ import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
 import { INTERNAL_PREFIX, type RefreshRequest } from '../../shared/protocol.ts';
 import type { ClusterView } from '../cluster-view.ts';
-import { checkParams, sendJson } from '../http.ts';
-import { resolveIndices } from '../index-expression.ts';
+import { checkParams, queryParams, sendJson } from '../http.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
@@ -27,7 +27,7 @@ const FLUSH_PARAMS = [...ROUTE_PARAMS.refresh, 'force', 'wait_if_ongoing'];
 export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
   const flush = async (c: Context) => {
     checkParams(c, FLUSH_PARAMS);
-    const names = await resolveIndices(c.req.param('index') ?? '_all', deps.view);
+    const names = await resolveIndices(c.req.param('index') ?? '_all', deps.view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.search));
     let total = 0;
     let addressed = 0;
     let failed = 0;

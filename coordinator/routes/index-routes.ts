@@ -1,19 +1,27 @@
 /**
- * Routes of the index APIs: create, get, exists, delete, `_settings`, `_mapping`, `_refresh`.
+ * Routes of the index APIs: create, get, exists, delete, `_mapping`, `_refresh` (`_settings`:
+ * settings-routes.ts; `_close`, `_open`: index-state-routes.ts), each resolving its `{index}`
+ * under ES's default indices options for that API and the request's own.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices.html
  */
 import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
-import type { IndexMetadata } from '../../shared/protocol.ts';
 import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
+import { parseBooleanParam } from '../../shared/params.ts';
 import type { Mapping } from '../../shared/mapping.ts';
+import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';
+import { wildcardMatch } from '../../shared/wildcard.ts';
+import { illegalArgument } from '../../shared/errors.ts';
 import type { ClusterView } from '../cluster-view.ts';
-import { resolveIndices } from '../index-expression.ts';
-import { parseCreateIndexBody, parseSettingsUpdate, validateIndexName } from '../index-settings.ts';
-import { checkParams, readJsonBody, sendJson } from '../http.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
+import { parseCreateIndexBody, validateIndexName } from '../index-settings.ts';
+import { getSettingsEntry } from '../index-settings-response.ts';
+import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { failDestructive, mayBeDestructive } from '../destructive-operations.ts';
 import { createIndex } from '../documents.ts';
-import { checkShardLimit, DEFAULT_MAX_SHARDS_PER_NODE, replicaIncrease, totalShards } from '../shard-limit.ts';
+import { checkNewIndexAliases } from '../aliases/alias-actions.ts';
+import { parseCreateIndexAliases } from '../aliases/alias-requests.ts';
+import { aliasesOf } from '../aliases/alias-responses.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
@@ -28,107 +36,51 @@ export interface IndexDeps {
   destructiveRequiresName?: () => Promise<boolean>;
 }
 
-/** `GET /{index}/_settings` shape of one index's settings (ES prints them as strings). */
-export function settingsBody(m: IndexMetadata): Record<string, unknown> {
-  return {
-    index: {
-      number_of_shards: String(m.numberOfShards),
-      number_of_replicas: String(m.numberOfReplicas),
-      max_result_window: String(m.maxResultWindow),
-      refresh_interval: m.refreshIntervalMs < 0 ? '-1' : `${m.refreshIntervalMs}ms`,
-      uuid: m.uuid,
-      creation_date: String(m.creationDate),
-      provided_name: m.name,
-      ...(m.translogDurability ? { translog: { durability: m.translogDurability.toUpperCase() } } : {}),
-      ...(m.gcDeletesMs !== undefined ? { gc_deletes: m.gcDeletesMs < 0 ? '-1' : `${m.gcDeletesMs}ms` } : {}),
-      version: { created: '8500000' },
-    },
-  };
+/**
+ * A mapping as `GET /{index}/_mapping` prints it (shared/mapping-parse.ts `mappingResponse`): an
+ * index without any mapping prints `{}`, as ES does for an index created without mappings;
+ * properties sorted by name, objects with properties without `"type": "object"`.
+ */
+export function mappingsBody(mappings: Mapping): Record<string, unknown> {
+  return mappingResponse(mappings);
+}
+
+/** A boolean URL flag (`?flat_settings`), false when absent. */
+function parseFlag(c: Context, name: string): boolean {
+  const v = queryParams(c).get(name);
+  return v !== null && parseBooleanParam(v);
 }
 
 /** Registers the index routes on `app`. */
 export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number): void {
   const { view } = deps;
 
-  app.put('/:index', async (c) => {
-    checkParams(c, ROUTE_PARAMS.createIndex);
-    const name = c.req.param('index');
-    validateIndexName(name);
-    const spec = parseCreateIndexBody(await readJsonBody(c, maxBodyBytes));
-    await createIndex(deps, name, spec);
-    return sendJson(c, 200, { acknowledged: true, shards_acknowledged: true, index: name });
-  });
-
-  app.on('HEAD', '/:index', async (c) => {
-    checkParams(c, ROUTE_PARAMS.getIndex);
-    try {
-      const names = await resolveIndices(c.req.param('index'), view);
-      return c.body(null, names.length > 0 ? 200 : 404);
-    } catch {
-      return c.body(null, 404);
-    }
-  });
-
-  app.get('/:index', async (c) => {
-    checkParams(c, ROUTE_PARAMS.getIndex);
-    const out: Record<string, unknown> = {};
-    for (const name of await resolveIndices(c.req.param('index'), view)) {
-      const m = (await view.get(name)).metadata;
-      out[name] = { aliases: {}, mappings: m.mappings, settings: settingsBody(m) };
-    }
-    return sendJson(c, 200, out);
-  });
-
-  app.delete('/:index', async (c) => {
-    checkParams(c, ROUTE_PARAMS.deleteIndex);
-    const expression = c.req.param('index');
-    if (mayBeDestructive(expression)) failDestructive(expression, (await deps.destructiveRequiresName?.()) ?? true);
-    for (const name of await resolveIndices(expression, view)) await view.delete(name);
-    return sendJson(c, 200, { acknowledged: true });
-  });
-
-  app.get('/:index/_settings', async (c) => {
-    checkParams(c, ROUTE_PARAMS.getSettings);
-    const out: Record<string, unknown> = {};
-    for (const name of await resolveIndices(c.req.param('index'), view)) out[name] = { settings: settingsBody((await view.get(name)).metadata) };
-    return sendJson(c, 200, out);
-  });
-
-  app.put('/:index/_settings', async (c) => {
-    checkParams(c, ROUTE_PARAMS.putSettings);
-    const change = parseSettingsUpdate(await readJsonBody(c, maxBodyBytes));
-    const names = await resolveIndices(c.req.param('index'), view);
-    if (change.numberOfReplicas !== undefined) {
-      // ES ShardLimitValidator.validateShardLimitOnReplicaUpdate: the copies added across the targets.
-      const targets = await Promise.all(names.map(async (n) => (await view.get(n)).metadata));
-      checkShardLimit({
-        newShards: replicaIncrease(targets, change.numberOfReplicas),
-        currentShards: totalShards(view.names().flatMap((n) => view.peek(n)?.metadata ?? [])),
-        maxShardsPerNode: deps.maxShardsPerNode?.() ?? DEFAULT_MAX_SHARDS_PER_NODE,
-        dataNodes: deps.client.nodes.length,
-      });
-    }
-    for (const name of names) await view.putMetadata(name, change);
-    return sendJson(c, 200, { acknowledged: true });
-  });
-
-  app.get('/:index/_mapping', async (c) => {
+  const getMapping = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.getMapping);
     const out: Record<string, unknown> = {};
-    for (const name of await resolveIndices(c.req.param('index'), view)) out[name] = { mappings: (await view.get(name)).metadata.mappings };
+    const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen);
+    for (const name of await resolveIndices(c.req.param('index'), view, options)) out[name] = { mappings: mappingsBody((await view.get(name)).metadata.mappings) };
     return sendJson(c, 200, out);
-  });
+  };
+  app.get('/_mapping', getMapping); // before `/:index`, which would match it
+  app.get('/:index/_mapping', getMapping);
 
-  app.put('/:index/_mapping', async (c) => {
-    checkParams(c, ROUTE_PARAMS.putMapping);
-    const body = ((await readJsonBody(c, maxBodyBytes)) ?? {}) as Mapping;
-    for (const name of await resolveIndices(c.req.param('index'), view)) await view.putMapping(name, { properties: body.properties ?? {} });
-    return sendJson(c, 200, { acknowledged: true });
-  });
+  const getFieldMapping = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.getFieldMapping);
+    const patterns = c.req.param('fields')!.split(',');
+    const out: Record<string, unknown> = {};
+    const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen);
+    for (const name of await resolveIndices(c.req.param('index'), view, options)) {
+      out[name] = { mappings: fieldMappings((await view.get(name)).metadata.mappings, patterns, wildcardMatch) };
+    }
+    return sendJson(c, 200, out);
+  };
+  app.get('/_mapping/field/:fields', getFieldMapping);
+  app.get('/:index/_mapping/field/:fields', getFieldMapping);
 
   const refresh = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.refresh);
-    const names = await resolveIndices(c.req.param('index'), view);
+    const names = await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.search));
     let total = 0;
     let addressed = 0;
     let failed = 0;
@@ -150,6 +102,72 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     );
     return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
   };
-  app.on(['POST', 'GET'], '/_refresh', refresh);
+  app.on(['POST', 'GET'], '/_refresh', refresh); // before `/:index`, which would match `GET /_refresh`
   app.on(['POST', 'GET'], '/:index/_refresh', refresh);
+
+  app.put('/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.createIndex);
+    const name = c.req.param('index');
+    validateIndexName(name);
+    const body = await readJsonBody(c, maxBodyBytes);
+    const spec = parseCreateIndexBody(body);
+    const aliases = parseCreateIndexAliases((body as Record<string, unknown> | undefined)?.aliases);
+    const lookup = view.aliasLookup();
+    checkNewIndexAliases(
+      name,
+      aliases,
+      (n) => view.peek(n) !== undefined,
+      (n) => lookup.targets(n) !== undefined,
+      (a) => (lookup.targets(a) ?? []).map((t) => t.index),
+    );
+    await createIndex(deps, name, { ...spec, aliases });
+    return sendJson(c, 200, { acknowledged: true, shards_acknowledged: true, index: name });
+  });
+
+  app.on('HEAD', '/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.getIndex);
+    try {
+      const names = await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen));
+      return c.body(null, names.length > 0 ? 200 : 404);
+    } catch {
+      return c.body(null, 404);
+    }
+  });
+
+  app.get('/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.getIndex);
+    const flat = parseFlag(c, 'flat_settings');
+    const includeDefaults = parseFlag(c, 'include_defaults');
+    const out: Record<string, unknown> = {};
+    for (const name of await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen))) {
+      const m = (await view.get(name)).metadata;
+      const { settings, defaults } = getSettingsEntry(m, { flat, includeDefaults })!;
+      out[name] = { aliases: aliasesOf(m), mappings: mappingsBody(m.mappings), settings, ...(defaults ? { defaults } : {}) };
+    }
+    return sendJson(c, 200, out);
+  });
+
+  app.delete('/:index', async (c) => {
+    checkParams(c, ROUTE_PARAMS.deleteIndex);
+    const expression = c.req.param('index');
+    if (mayBeDestructive(expression)) failDestructive(expression, (await deps.destructiveRequiresName?.()) ?? true);
+    for (const name of await resolveIndices(expression, view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.deleteIndex))) await view.delete(name);
+    return sendJson(c, 200, { acknowledged: true });
+  });
+
+
+  app.on(['PUT', 'POST'], '/:index/_mapping', async (c) => {
+    checkParams(c, ROUTE_PARAMS.putMapping);
+    const body = await readJsonBody(c, maxBodyBytes);
+    if (body !== null && typeof body === 'object' && Object.keys(body).length === 1 && Object.hasOwn(body, '_doc')) {
+      throw illegalArgument('Types cannot be provided in put mapping requests'); // RestPutMappingAction
+    }
+    const update = parseMapping(body);
+    const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpenClosed);
+    for (const name of await resolveIndices(c.req.param('index'), view, options)) {
+      checkMappingUpdate((await view.get(name)).metadata.mappings, update);
+      await view.putMapping(name, update);
+    }
+    return sendJson(c, 200, { acknowledged: true });
+  });
 }

@@ -2,7 +2,9 @@
  * `GET|POST /_mget` and `/{index}/_mget`: many real-time gets in one request. Each item is routed
  * and fetched like `GET /{index}/_doc/{id}` (shared get-document.ts); the reply lists one entry per
  * item in request order: the document, `found: false`, or an `error` (a missing index, an
- * unreachable shard) that does not fail the other items. Body parsing and error texts follow
+ * unreachable shard, a `version` that is not the document's) that does not fail the other items.
+ * Each item may name its `stored_fields`, `_source`, `routing` and `version`; the URL's
+ * `stored_fields`, `_source*` and `routing` are the defaults. Body parsing and error texts follow
  * ES `MultiGetRequest`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-multi-get.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/get/MultiGetRequest.java
@@ -11,8 +13,11 @@ import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../shared/errors.ts';
 import { isObject, tokenName } from '../../shared/params.ts';
 import type { SourceFilter } from '../../shared/protocol.ts';
+import { readTarget } from '../aliases/alias-targets.ts';
 import type { WriteDeps } from '../documents.ts';
-import { getDocument, sourceFilterFromParams } from '../get-document.ts';
+import { commaList } from '../../shared/field-and-format.ts';
+import { getDocument, getSourceFilter, sourceParams } from '../get-document.ts';
+import { parseReadVersion, type ReadVersion } from '../read-version.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { IndexView } from '../index-view.ts';
@@ -23,14 +28,18 @@ export interface MgetItem {
   index: string | null;
   id: string | null;
   routing: string | undefined;
-  source: SourceFilter;
+  /** The `_source` asked for; null: none given (then `stored_fields` decides, get-document.ts `getSourceFilter`). */
+  source: SourceFilter | null;
+  storedFields?: string[];
+  version?: ReadVersion;
 }
 
-/** Request-level defaults: the path index and the URL `routing` and `_source*` parameters. */
+/** Request-level defaults: the path index and the URL `routing`, `_source*` and `stored_fields` parameters. */
 export interface MgetDefaults {
   index: string | null;
   routing: string | undefined;
-  source: SourceFilter;
+  source: SourceFilter | null;
+  storedFields?: string[];
 }
 
 const text = (v: unknown): string => (typeof v === 'string' ? v : String(v));
@@ -55,16 +64,23 @@ function itemSource(v: unknown): SourceFilter {
 /** One element of `docs`. */
 function parseDoc(v: unknown, d: MgetDefaults): MgetItem {
   if (!isObject(v)) throw illegalArgument('docs array element should include an object');
-  const item: MgetItem = { index: d.index, id: null, routing: d.routing, source: d.source };
+  const item: MgetItem = { index: d.index, id: null, routing: d.routing, source: d.source, ...(d.storedFields ? { storedFields: d.storedFields } : {}) };
+  let version: string | number | undefined;
+  let versionType: string | undefined;
   for (const [k, val] of Object.entries(v)) {
     if (k === '_index') item.index = text(val);
     else if (k === '_id') item.id = text(val);
     else if (k === 'routing') item.routing = text(val);
     else if (k === '_source') item.source = itemSource(val);
     else if (k === 'fields') throw parsingException('Unsupported field [fields] used, expected [stored_fields] instead');
-    else if (k === 'stored_fields' || k === 'version' || k === 'version_type' || k === '_type') continue;
+    else if (k === 'stored_fields') item.storedFields = (Array.isArray(val) ? val : [val]).map(text);
+    else if (k === 'version') version = typeof val === 'number' || typeof val === 'string' ? val : text(val);
+    else if (k === 'version_type') versionType = text(val);
+    else if (k === '_type') continue;
     else throw new EsError(400, 'parse_exception', `failed to parse multi get request. unknown field [${k}]`);
   }
+  const expected = parseReadVersion(version, versionType);
+  if (expected) item.version = expected;
   return item;
 }
 
@@ -84,7 +100,7 @@ export function parseMgetBody(body: unknown, d: MgetDefaults): MgetItem[] {
       else if (k === 'ids') {
         for (const id of v) {
           if (id === null || typeof id === 'object') throw illegalArgument('ids array element should only contain ids');
-          items.push({ index: d.index, id: text(id), routing: d.routing, source: d.source });
+          items.push({ index: d.index, id: text(id), routing: d.routing, source: d.source, ...(d.storedFields ? { storedFields: d.storedFields } : {}) });
         }
       } else throw parsingException(`unknown key [${k}] for a START_ARRAY, expected [docs] or [ids]`);
     }
@@ -109,23 +125,28 @@ function errorOf(err: unknown): ErrorCause {
 export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
   const mget = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.mget);
+    const stored = c.req.query('stored_fields');
     const defaults: MgetDefaults = {
       index: c.req.param('index') ?? null,
       routing: c.req.query('routing'),
-      source: sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes')),
+      source: sourceParams((k) => c.req.query(k)),
+      ...(stored !== undefined ? { storedFields: commaList(stored) } : {}),
     };
     const items = parseMgetBody(await readJsonBody(c, maxBodyBytes), defaults);
     const views = new Map<string, Promise<IndexView>>();
     const viewOf = (name: string) => {
       let v = views.get(name);
-      if (!v) views.set(name, (v = deps.view.get(name)));
+      if (!v) views.set(name, (v = deps.view.getOpen(name)));
       return v;
     };
+    const lookup = deps.view.aliasLookup();
     const docs = await Promise.all(
       items.map(async (it) => {
         try {
-          const view = await viewOf(it.index!);
-          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source: it.source, timeoutMs: deps.timeoutMs });
+          // An alias reads its one index with its index routing (ES `TransportShardMultiGetAction`).
+          const { view, routing } = lookup.targets(it.index!) ? await readTarget(deps.view, it.index!, it.routing) : { view: await viewOf(it.index!), routing: it.routing };
+          const source = getSourceFilter(it.source, it.storedFields);
+          return await getDocument(deps.client, view, it.id!, { routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs });
         } catch (err) {
           return { _index: it.index, _id: it.id, error: errorOf(err) };
         }

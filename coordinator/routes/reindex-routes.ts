@@ -1,16 +1,16 @@
 /**
- * Routes of `POST /_reindex` (synchronous by default; `wait_for_completion=false` → `{task}`) and
- * `GET /_tasks/{id}`.
+ * Routes of `POST /_reindex` (synchronous by default; `wait_for_completion=false` → `{task}`),
+ * `GET /_tasks/{id}` and `POST /_tasks/{id}/_cancel`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-reindex.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/tasks.html
  */
 import type { Hono } from 'hono';
-import { parseBooleanParam } from '../../shared/params.ts';
-import type { WriteDeps } from '../documents.ts';
+import { EsError } from '../../shared/errors.ts';
+import { BulkByScrollProgress, REINDEX_FIELDS, responseStatus, type BulkByScrollDeps } from '../bulk-by-scroll.ts';
+import { parseWaitForCompletion } from '../bulk-by-scroll-params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
-import { emptyStatus, parseReindexBody, runReindex, taskNotFound } from '../reindex.ts';
-import type { SearchDeps } from '../search/search.ts';
-import { Tasks } from '../tasks.ts';
+import { parseReindexBody, runReindex, taskNotFound } from '../reindex.ts';
+import type { Tasks } from '../tasks.ts';
 
 /** `RestReindexAction` parameters. */
 const REINDEX_PARAMS = [
@@ -18,16 +18,24 @@ const REINDEX_PARAMS = [
 ];
 
 /** Registers `_reindex` and `_tasks` (before the index routes, whose `/:index` would match them). */
-export function registerReindexRoutes(app: Hono, deps: { search: SearchDeps; write: WriteDeps; nodeName: string }, maxBodyBytes: number): void {
-  const tasks = new Tasks(deps.nodeName);
+export function registerReindexRoutes(app: Hono, deps: BulkByScrollDeps & { tasks: Tasks }, maxBodyBytes: number): void {
+  const { tasks } = deps;
   app.post('/_reindex', async (c) => {
     checkParams(c, REINDEX_PARAMS);
     const params = queryParams(c);
     const spec = parseReindexBody(await readJsonBody(c, maxBodyBytes), params);
-    const wait = params.has('wait_for_completion') ? parseBooleanParam(params.get('wait_for_completion') as string) : true;
-    if (wait) return sendJson(c, 200, await runReindex(spec, deps));
-    const status = emptyStatus();
-    const task = tasks.start('indices:data/write/reindex', `reindex from [${spec.sourceIndex}] to [${spec.destIndex}]`, () => ({ ...status }), () => runReindex(spec, deps, status));
+    const progress = new BulkByScrollProgress(REINDEX_FIELDS);
+    if (parseWaitForCompletion(params.get('wait_for_completion'))) {
+      const res = await runReindex(spec, deps, progress);
+      return sendJson(c, responseStatus({ timedOut: res.timed_out, failures: res.failures as { status: number }[] }), res);
+    }
+    const task = tasks.start(
+      'indices:data/write/reindex',
+      `reindex from [${spec.sourceIndex}] to [${spec.destIndex}]`,
+      () => progress.status(),
+      () => runReindex(spec, deps, progress),
+      () => progress.cancel(),
+    );
     return sendJson(c, 200, { task });
   });
 
@@ -44,5 +52,15 @@ export function registerReindexRoutes(app: Hono, deps: { search: SearchDeps; wri
       }
     }
     return sendJson(c, 200, record);
+  });
+
+  // POST /_tasks/{id}/_cancel → ES's ListTasksResponse: {nodes: {node: {name, tasks: {id: task}}}}
+  app.post('/_tasks/:id/_cancel', async (c) => {
+    checkParams(c, ['actions', 'nodes', 'parent_task_id', 'wait_for_completion']);
+    const id = c.req.param('id');
+    const record = tasks.cancel(id);
+    if (!record) throw new EsError(404, 'resource_not_found_exception', `task [${id}] is not found`);
+    const { node } = record.task;
+    return sendJson(c, 200, { nodes: { [node]: { name: node, tasks: { [id]: record.task } } } });
   });
 }

@@ -24,8 +24,8 @@ export const MAX_REFINE_ROUNDS = 16;
 /** What the phase needs beside the shard replies. */
 export interface AggsPhaseInput {
   nodes: AggNode[];
-  /** The query the aggregations run on (the request's `query`, without `post_filter`). */
-  query: Query;
+  /** The query the aggregations run on at each shard position (its target's query; without `post_filter`). */
+  queryFor(shardIndex: number): Query;
   /** Top-level terms candidates per shard for the whole-tree round (shared/aggs/terms-plan.ts). */
   candidates?: number;
   /** The shards that answered the query round, with the generation each read and its partials (when sent). */
@@ -54,7 +54,7 @@ async function callAggs(r: ShardReply<{ generation: number }>, body: Omit<AggsRe
  * @throws EsError 400 `too_many_buckets_exception`; 500 when the rounds do not settle (a bug)
  */
 export async function runAggsPhase(input: AggsPhaseInput, ctx: PhaseContext): Promise<AggsPhaseOutcome> {
-  const { nodes, query } = input;
+  const { nodes } = input;
   const failures: ShardFailure[] = [];
   const shards: (AggPartial[] | undefined)[] = input.replies.map((r) => r.response.aggs);
   const alive = input.replies.map(() => true);
@@ -69,7 +69,7 @@ export async function runAggsPhase(input: AggsPhaseInput, ctx: PhaseContext): Pr
     input.replies.map(async (r, p) => {
       if (shards[p] !== undefined) return;
       try {
-        shards[p] = (await callAggs(r, { query, nodes, ...(input.candidates !== undefined ? { candidates: input.candidates } : {}) }, ctx)).partials;
+        shards[p] = (await callAggs(r, { query: input.queryFor(r.shardIndex), nodes, ...(input.candidates !== undefined ? { candidates: input.candidates } : {}) }, ctx)).partials;
       } catch (err) {
         fail(p, err);
       }
@@ -85,7 +85,7 @@ export async function runAggsPhase(input: AggsPhaseInput, ctx: PhaseContext): Pr
       [...outcome.tasks].map(async ([p, tasks]) => {
         if (!alive[p]) return;
         try {
-          const res = await callAggs(input.replies[p], { query, nodes, tasks }, ctx);
+          const res = await callAggs(input.replies[p], { query: input.queryFor(input.replies[p].shardIndex), nodes, tasks }, ctx);
           recordReplies(log, p, tasks, res.results ?? []);
         } catch (err) {
           fail(p, err);

@@ -5,7 +5,8 @@
  * top hits' `_source` with their keys, and the page takes its documents from those replies.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/FetchSearchPhase.java
  */
-import { INTERNAL_PREFIX, type FetchRequest, type FetchResponse, type FetchedDoc, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX, type FetchRequest, type FetchResponse, type FetchedDoc, type HitFetchOptions, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
+import { fetchesHits } from './fetch-options.ts';
 import type { MergedHit } from './merge.ts';
 import { callShard, type FailedShardCall, type PhaseContext, type ShardReply } from './fan-out.ts';
 import type { SearchPlan } from './plan.ts';
@@ -27,45 +28,58 @@ export const FUSED_FETCH_MAX_SOURCES = 128;
 /**
  * Whether the query round also fetches (ES does this for a single shard: query_and_fetch): a
  * single shard at `from` 0 (every returned document is on the page), or at most
- * {@link FUSED_FETCH_MAX_SOURCES} documents in all. Never with `_source: false` or `size` 0,
- * which need no fetch at all.
+ * {@link FUSED_FETCH_MAX_SOURCES} documents in all. Never with `size` 0, nor with `_source: false`
+ * and no fetch option, which need no fetch at all.
  */
 export function fusesFetch(plan: SearchPlan): boolean {
-  if (plan.req.source === false || plan.req.size === 0 || plan.targets.length === 0) return false;
+  if (!fetchesHits(plan.req) || plan.req.size === 0 || plan.targets.length === 0) return false;
   return (plan.targets.length === 1 && plan.req.from === 0) || plan.targets.length * plan.k <= FUSED_FETCH_MAX_SOURCES;
 }
 
 /**
  * The page's documents from a fused query round: each hit's `_source` text from its shard's reply
- * (kept as text: the reply splices it in as sent). A reply without `sources` (a shard that does not fuse) yields null
- * documents, which the caller fetches with {@link runFetchPhase}.
+ * (kept as text: the reply splices it in as sent), with its `extras` (`_routing`, `fields`…). A
+ * reply without `sources` (a shard that does not fuse) yields null documents, which the caller
+ * fetches with {@link runFetchPhase}.
  */
 export function fusedDocs(page: readonly MergedHit[], results: readonly ShardReply<QueryPhaseResponse>[]): (FetchedDoc | null)[] {
-  const byShard = new Map(results.map((r) => [r.shardIndex, r.response.sources]));
+  const byShard = new Map(results.map((r) => [r.shardIndex, r.response]));
   return page.map((h) => {
-    const sources = byShard.get(h.shardIndex);
-    if (sources === undefined) return null;
-    const text = sources[h.position];
-    return text === null ? { _id: h.hit._id } : { _id: h.hit._id, _source: text };
+    const res = byShard.get(h.shardIndex);
+    if (res?.sources === undefined) return null;
+    const text = res.sources[h.position];
+    const extras = res.extras?.[h.position];
+    const doc: FetchedDoc = extras ? { _id: h.hit._id, ...extras } : { _id: h.hit._id };
+    if (text !== null) doc._source = text;
+    return doc;
   });
 }
 
 /**
- * Fetches the page. `_source: false` skips the round trip entirely (ids are known from the query phase).
+ * Fetches the page. `_source: false` without `options` fetches only from the shards whose
+ * documents have custom routings (their replies say `routed`), for `_routing`; when none does the
+ * round trip is skipped entirely (ids are known from the query phase).
  * `results` name, per shard position, the generation its hits were read from (query phase or
  * selection range round).
  */
 export async function runFetchPhase(
   page: readonly MergedHit[],
-  results: readonly ShardReply<{ generation: number }>[],
+  results: readonly ShardReply<{ generation: number; routed?: boolean }>[],
   source: SourceFilter,
   ctx: PhaseContext,
+  options?: HitFetchOptions,
 ): Promise<FetchOutcome> {
   const docs: (FetchedDoc | null)[] = page.map(() => null);
-  if (source === false) return { docs: page.map((h) => ({ _id: h.hit._id })), failures: [] };
+  const idsOnly = source === false && options === undefined;
+  const routed = idsOnly ? new Set(results.filter((r) => r.response.routed).map((r) => r.shardIndex)) : null;
+  if (routed && routed.size === 0) return { docs: page.map((h) => ({ _id: h.hit._id })), failures: [] };
 
   const byShard = new Map<number, number[]>();
   page.forEach((h, pos) => {
+    if (routed && !routed.has(h.shardIndex)) {
+      docs[pos] = { _id: h.hit._id };
+      return;
+    }
     const list = byShard.get(h.shardIndex) ?? [];
     list.push(pos);
     byShard.set(h.shardIndex, list);
@@ -82,6 +96,7 @@ export async function runFetchPhase(
         generation: r.response.generation,
         ids: positions.map((p) => page[p].hit._id),
         _source: source,
+        ...(options !== undefined ? { options } : {}),
       };
       try {
         // A copy gone since the query round: fetched from another copy's current generation (fan-out.ts).

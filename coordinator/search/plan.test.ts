@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseSearchRequest } from '../../shared/search-request.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
-import { MAX_SIZE_WITH_DEFAULT_WINDOW, resultWindowCause } from './plan.ts';
+import { SCORE_SORT, type SortField } from '../../shared/sort.ts';
+import { doubleSortClauses, MAX_SIZE_WITH_DEFAULT_WINDOW, regexpLengthCause, rescoreCause, resultWindowCause, scriptFieldsCause } from './plan.ts';
 
 const req = (qs: string) => parseSearchRequest(new URLSearchParams(qs), undefined, '/i/_search');
 const tail =
@@ -35,5 +36,57 @@ describe('resultWindowCause', () => {
     );
     expect(batch(20_000, 20_000)).toBeNull();
     expect(batch(501, 500)).toContain('[500] but was [501]');
+  });
+});
+
+const bodyReq = (body: unknown, qs = '') => parseSearchRequest(new URLSearchParams(qs), body, '/i/_search');
+const rescore = (window_size?: number) => ({ ...(window_size !== undefined ? { window_size } : {}), query: { rescore_query: { match_all: {} } } });
+
+describe('regexpLengthCause', () => {
+  it("refuses a pattern over index.max_regex_length with ES's text, in the query or a rescore query", () => {
+    const long = 'a'.repeat(1001);
+    expect(regexpLengthCause(bodyReq({ query: { regexp: { k: 'a'.repeat(1000) } } }), 1000, 'i', 'u')).toBeNull();
+    const cause = regexpLengthCause(bodyReq({ query: { bool: { filter: [{ regexp: { k: long } }] } } }), 1000, 'i', 'u');
+    const text = 'The length of regex [1001] used in the Regexp Query request has exceeded the allowed maximum of [1000]. This maximum can be set by changing the [index.max_regex_length] index level setting.';
+    expect(cause).toEqual({ type: 'query_shard_exception', reason: `failed to create query: ${text}`, index_uuid: 'u', index: 'i', caused_by: { type: 'illegal_argument_exception', reason: text } });
+    const inRescore = bodyReq({ rescore: { query: { rescore_query: { regexp: { k: 'abc' } } } } });
+    expect(regexpLengthCause(inRescore, 2, 'i', 'u')?.caused_by?.reason).toContain('[3]');
+  });
+});
+
+describe('rescoreCause and scriptFieldsCause', () => {
+  const meta = { maxResultWindow: DEFAULT_MAX_RESULT_WINDOW };
+  it('bounds window_size by max_rescore_window (10,000 while Folio keeps its default result window)', () => {
+    expect(rescoreCause(bodyReq({ rescore: rescore(10_000) }), SCORE_SORT, meta)).toBeNull();
+    expect(rescoreCause(bodyReq({ rescore: [rescore(), rescore(10_001)] }), SCORE_SORT, meta)?.reason).toBe(
+      'Rescore window [10001] is too large. It must be less than [10000]. This prevents allocating massive heaps for storing the results to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting.',
+    );
+    expect(rescoreCause(bodyReq({ rescore: rescore(60) }), SCORE_SORT, { maxResultWindow: 50 })?.reason).toContain('less than [50]');
+    expect(rescoreCause(bodyReq({ rescore: rescore(60) }), SCORE_SORT, { maxResultWindow: 50, maxRescoreWindow: 100 })).toBeNull();
+  });
+  it('allows _score (then _shard_doc asc) only', () => {
+    const shardDoc: SortField = { kind: 'doc', field: '_shard_doc', order: 'asc', missing: '_last', mode: 'min' };
+    const byField: SortField = { kind: 'field', field: 'n', order: 'asc', missing: '_last', mode: 'min' };
+    expect(rescoreCause(bodyReq({ rescore: rescore() }), [SCORE_SORT[0], shardDoc], meta)).toBeNull();
+    for (const sort of [[byField], [SCORE_SORT[0], byField], [{ ...SCORE_SORT[0], order: 'asc' as const }]]) {
+      expect(rescoreCause(bodyReq({ rescore: rescore() }), sort, meta)?.reason).toBe('Cannot use [sort] option in conjunction with [rescore].');
+    }
+  });
+  it('counts script_fields against max_script_fields unless size is 0', () => {
+    const three = { script_fields: { a: {}, b: {}, c: {} } };
+    expect(scriptFieldsCause(bodyReq(three), 2)?.reason).toBe(
+      'Trying to retrieve too many script_fields. Must be less than or equal to: [2] but was [3]. This limit can be set by changing the [index.max_script_fields] index level setting.',
+    );
+    expect(scriptFieldsCause(bodyReq({ ...three, size: 0 }), 2)).toBeNull();
+    expect(scriptFieldsCause(bodyReq(three), 32)).toBeNull();
+  });
+});
+
+describe('doubleSortClauses', () => {
+  it('marks _score, floating fields and numeric_type double', () => {
+    const f = (field: string, extra: Partial<SortField> = {}): SortField => ({ kind: 'field', field, order: 'asc', missing: '_last', mode: 'min', ...extra });
+    const fields = new Map([['d', { type: 'double' }], ['l', { type: 'long' }], ['h', { type: 'half_float' }], ['k', { type: 'keyword' }]]);
+    expect(doubleSortClauses([SCORE_SORT[0], f('d'), f('l'), f('h'), f('k'), f('l', { numericType: 'double' }), f('d', { numericType: 'long' }), f('u', { unmappedType: 'float' })], fields))
+      .toEqual([true, true, false, true, false, true, false, true]);
   });
 });

@@ -3,15 +3,22 @@
  * per index, the shards whose index rejects the request (result window, sort field), exactly where
  * ES would fail them on the shard (`DefaultSearchContext.preProcess`, `SortBuilder`).
  */
-import type { ErrorCause } from '../../shared/errors.ts';
+import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef, QueryAggs } from '../../shared/protocol.ts';
+import type { ContextRef, IndexMetadata, QueryAggs } from '../../shared/protocol.ts';
+import type { Query } from '../../shared/query-ast.ts';
+import { shardForRouting } from '../../shared/routing.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
-import { SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
+import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
+import { intValue } from '../index-setting-definitions.ts';
+import { withAliasFilters } from './alias-filters.ts';
+import { fetchOptionsCause } from './fetch-options.ts';
+import { boosted } from './index-boosts.ts';
 import type { ShardFailure } from './shard-failures.ts';
+import { maxSlicesPerScroll, sliceCause, slicedQueries } from './slice-plan.ts';
 
 /**
  * How one shard is read when the search is pinned (PIT, scroll, `Folio-Snapshot`): a context or a
@@ -56,8 +63,50 @@ export interface SearchPlan {
   shownSortValues: number;
   failures: ShardFailure[];
   totalShards: number;
+  /**
+   * Per index, which sort clauses ES renders as doubles (`1.0`, not `1`): `_score`, floating fields,
+   * `numeric_type: double`. Null when no clause does in any index (the common case: no per-hit work).
+   */
+  doubleSortValues: Map<string, boolean[]> | null;
+  /**
+   * Per target, the query it runs when it is not `req.query` (a sliced search: slice-plan.ts; an
+   * index reached through filtered aliases, or boosted); see {@link queryForTarget}.
+   */
+  queries?: Query[];
   /** Aggregations the query phase collects beside the hits (set by the search when asked: aggs-phase.ts). */
   aggs?: QueryAggs;
+}
+
+/** What the index expression gave each index beyond its name: alias filters and search routing (index-expression.ts `SearchScope`). */
+export interface IndexScope {
+  /** Per index reached only through filtered aliases: their filters (ES query DSL). */
+  filters?: ReadonlyMap<string, readonly Record<string, unknown>[]>;
+  /** Per index: the routing values whose shards are read (absent index: every shard). */
+  routing?: ReadonlyMap<string, ReadonlySet<string>> | null;
+  /** Per index: the `indices_boost` its hits' scores are multiplied by (absent index: 1). */
+  boosts?: ReadonlyMap<string, number>;
+}
+
+/** The query target `i` runs: its slice of `req.query` with its index's alias filters and boost, or `req.query` itself. */
+export function queryForTarget(plan: SearchPlan, i: number): Query {
+  return plan.queries?.[i] ?? plan.req.query;
+}
+
+/** Field types ES sorts as doubles (`NumericType.DOUBLE`/`FLOAT`/`HALF_FLOAT`, scaled floats). */
+const FLOATING_SORT_TYPES: ReadonlySet<string> = new Set(['double', 'float', 'half_float', 'scaled_float']);
+
+/**
+ * Which clauses of `sort` have double sort values in an index with these fields, as ES's
+ * `DocValueFormat.RAW` prints them: a Java `Double`/`Float` keeps its `.0`, a `Long` does not.
+ */
+export function doubleSortClauses(sort: readonly SortField[], fields: ReadonlyMap<string, { type: string }>): boolean[] {
+  return sort.map((f) => {
+    if (f.kind === 'score') return true;
+    if (f.kind === 'doc' || f.field === '_id') return false;
+    if (f.numericType !== undefined) return f.numericType === 'double';
+    const type = fields.get(f.field)?.type ?? f.unmappedType;
+    return type !== undefined && FLOATING_SORT_TYPES.has(type);
+  });
 }
 
 /** ES's rejection of a `search_after` whose length differs from the sort's (`SearchAfterBuilder.buildFieldDoc`). */
@@ -120,6 +169,76 @@ export function resultWindowCause(req: SearchRequest, maxResultWindow: number): 
   };
 }
 
+/** ES's default `index.max_regex_length` (`IndexSettings.MAX_REGEX_LENGTH_SETTING`). */
+export const DEFAULT_MAX_REGEX_LENGTH = 1000;
+/** ES's default `index.max_script_fields`. */
+export const DEFAULT_MAX_SCRIPT_FIELDS = 32;
+
+/** Every `regexp` pattern of a query tree, in the order ES builds them. */
+function regexpPatterns(q: Query, out: string[] = []): string[] {
+  if (q.kind === 'regexp') out.push(q.value);
+  else if (q.kind === 'bool') for (const c of [...q.must, ...q.should, ...q.filter, ...q.mustNot]) regexpPatterns(c, out);
+  else if (q.kind === 'dis_max') for (const c of q.queries) regexpPatterns(c, out);
+  else if (q.kind === 'constant_score') regexpPatterns(q.filter, out);
+  return out;
+}
+
+/**
+ * ES's rejection of a `regexp` pattern (in the query or a rescore query) longer than
+ * `index.max_regex_length` (`RegexpQueryBuilder.doToQuery`; the shard's query building wraps it as
+ * `failed to create query: …`), or null.
+ */
+export function regexpLengthCause(req: SearchRequest, maxRegexLength: number, index: string, uuid: string): ErrorCause | null {
+  for (const q of [req.query, ...req.rescore.map((r) => r.query)]) {
+    for (const pattern of regexpPatterns(q)) {
+      if (pattern.length <= maxRegexLength) continue;
+      const reason =
+        `The length of regex [${pattern.length}] used in the Regexp Query request has exceeded the allowed maximum of [${maxRegexLength}]. ` +
+        'This maximum can be set by changing the [index.max_regex_length] index level setting.';
+      return { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, index_uuid: uuid, index, caused_by: { type: 'illegal_argument_exception', reason } };
+    }
+  }
+  return null;
+}
+
+/**
+ * ES's rejection of more `script_fields` than `index.max_script_fields` (`SearchService.parseSource`,
+ * only when `size` is not 0), or null.
+ */
+export function scriptFieldsCause(req: SearchRequest, maxScriptFields: number): ErrorCause | null {
+  if (req.size === 0 || req.scriptFields <= maxScriptFields) return null;
+  return {
+    type: 'illegal_argument_exception',
+    reason:
+      `Trying to retrieve too many script_fields. Must be less than or equal to: [${maxScriptFields}] but was [${req.scriptFields}]. ` +
+      'This limit can be set by changing the [index.max_script_fields] index level setting.',
+  };
+}
+
+/**
+ * ES's rejection of a `rescore` for one index (`DefaultSearchContext.preProcess`): a sort other than
+ * `_score` (optionally then `_shard_doc` ascending, `RescorePhase.validateSort`), or a `window_size`
+ * over `index.max_rescore_window` (which defaults to `index.max_result_window`: ES's 10,000 while
+ * Folio's default window applies). Null when there is no rescore or it is fine.
+ */
+export function rescoreCause(req: SearchRequest, sort: readonly SortField[], metadata: { maxResultWindow: number; maxRescoreWindow?: number }): ErrorCause | null {
+  if (req.rescore.length === 0) return null;
+  const byScore = sort.length > 0 && sort[0].kind === 'score' && sort[0].order === 'desc';
+  const tiebreak = sort.length === 1 || (sort.length === 2 && sort[1].field === SHARD_DOC && sort[1].order === 'asc');
+  if (!byScore || !tiebreak) return { type: 'illegal_argument_exception', reason: 'Cannot use [sort] option in conjunction with [rescore].' };
+  const maxWindow = metadata.maxRescoreWindow ?? (metadata.maxResultWindow === DEFAULT_MAX_RESULT_WINDOW ? MAX_SIZE_WITH_DEFAULT_WINDOW : metadata.maxResultWindow);
+  for (const r of req.rescore) {
+    if (r.windowSize <= maxWindow) continue;
+    return {
+      type: 'illegal_argument_exception',
+      reason:
+        `Rescore window [${r.windowSize}] is too large. It must be less than [${maxWindow}]. This prevents allocating massive heaps for storing the results ` +
+        'to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting.',
+    };
+  }
+  return null;
+}
+
 /** ES's rejection of a sort clause for one index's mapping, or null when the clause is fine. */
 export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { type: string; fielddata?: boolean }>, index: string, uuid: string): ErrorCause | null {
   if (field.kind !== 'field' || field.field === '_id') return null; // `_id` is sortable in Folio
@@ -140,38 +259,83 @@ export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { t
   if (fm.type === 'geo_point') {
     return { type: 'illegal_argument_exception', reason: "can't sort on geo_point field without using specific sorting feature, like geo_distance" };
   }
+  if (fm.type === 'keyword' || fm.type === 'text') {
+    const cause = nonNumericSortCause(field, fm.type);
+    if (cause) return { ...cause, index_uuid: uuid, index };
+  }
   return null;
 }
 
 /**
- * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
- * listed in `failures` and not queried.
+ * The shards of one index a search with `routing` reads (ES `OperationRouting.searchShards`): those
+ * the routing values route to (ES's routing formula, shared/routing.ts), or all without routing.
  */
-export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning): Promise<SearchPlan> {
+export function routedShards<T extends { shard: number }>(shards: T[], m: Pick<IndexMetadata, 'numberOfShards' | 'routingNumShards'>, routing: ReadonlySet<string> | undefined): T[] {
+  if (!routing) return shards;
+  const wanted = new Set([...routing].map((r) => shardForRouting(r, m.numberOfShards, m.routingNumShards)));
+  return shards.filter((t) => wanted.has(t.shard));
+}
+
+/**
+ * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
+ * listed in `failures` and not queried. `scope`: the alias filters each index's shards add to the
+ * query, and the routing that limits which of its shards are read (ES `OperationRouting.searchShards`).
+ * A PIT's or scroll's search reads the shards it pinned, no others.
+ */
+export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning, scope: IndexScope = {}): Promise<SearchPlan> {
   const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
   const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
   const targets: ShardTarget[] = [];
   const failures: ShardFailure[] = [];
   const picks = new Map<number, number>(); // this search's copy choices so far (adaptive replica selection)
+  let doubleSortValues: Map<string, boolean[]> | null = null;
   for (const name of indices) {
     const index = await view.get(name);
-    const shards = view.targets(index, picks);
+    let shards = routedShards(view.targets(index, picks), index.metadata, scope.routing?.get(name));
+    // A cursor's contexts are its shards (a PIT opened with routing holds some shards only).
+    if (pinning?.tiebreaker && pinning.pins.size > 0) shards = shards.filter((t) => pinning.pins.has(pinKey(name, t.shard)));
     const fields = flatFields(index.metadata.mappings);
-    let cause = resultWindowCause(req, index.metadata.maxResultWindow);
-    for (const f of sort) cause ??= sortFieldCause(f, fields, name, index.metadata.uuid);
+    const m = index.metadata;
+    const settings = m.settings ?? {};
+    let cause = regexpLengthCause(req, intValue(settings['index.max_regex_length'], DEFAULT_MAX_REGEX_LENGTH), name, m.uuid);
+    cause ??= scriptFieldsCause(req, intValue(settings['index.max_script_fields'], DEFAULT_MAX_SCRIPT_FIELDS));
+    cause ??= resultWindowCause(req, m.maxResultWindow);
+    for (const f of sort) cause ??= sortFieldCause(f, fields, name, m.uuid);
+    const rescoreWindow = settings['index.max_rescore_window'];
+    cause ??= rescoreCause(req, sort, { maxResultWindow: m.maxResultWindow, ...(rescoreWindow !== undefined ? { maxRescoreWindow: intValue(rescoreWindow, m.maxResultWindow) } : {}) });
     cause ??= searchAfterCause(req, sort);
+    cause ??= fetchOptionsCause(req, index.metadata);
+    cause ??= sliceCause(req, fields, maxSlicesPerScroll(index.metadata));
     if (cause) {
       for (const t of shards) failures.push({ shard: t.shard, index: name, node: null, reason: cause, status: 400 });
     } else {
       targets.push(...shards);
+      const doubles = doubleSortClauses(sort, fields);
+      if (doubles.some((d) => d)) (doubleSortValues ??= new Map()).set(name, doubles);
     }
+  }
+  if (req.scriptFields > 0 && req.size > 0 && targets.length > 0) {
+    throw illegalArgument('[script_fields] are not supported by Folio: it has no scripting (docs/compatibility.md)');
   }
   const pins = targets.map((t) => pinning?.pins.get(pinKey(t.index, t.shard)));
   pins.forEach((p, i) => {
     // A cursor reads its own copy (its context or generation lives there): no failover to another.
     if (p) targets[i] = { ...targets[i], ...(p.node !== undefined ? { node: p.node } : {}), alternates: [] };
   });
+  // A slice's shards are numbered by their place in the PIT or scroll (a new scroll's: its targets' order).
+  const numShards = pinning && pinning.pins.size > 0 ? pinning.pins.size : targets.length + failures.length;
+  const sliced = req.slice ? slicedQueries(req, pins.map((p, i) => p?.shardIndex ?? i), numShards) : undefined;
+  // Then each index's alias filters and `indices_boost` around its target's query.
+  const { filters, boosts } = scope;
+  const queryOf = (index: string, base: Query): Query => {
+    const f = filters?.get(index);
+    const q = f ? withAliasFilters(base, f) : base;
+    const boost = boosts?.get(index) ?? 1;
+    return boost === 1 ? q : boosted(q, boost);
+  };
+  const perIndex = (filters !== undefined && filters.size > 0) || (boosts !== undefined && boosts.size > 0);
+  const queries = perIndex ? targets.map((t, i) => queryOf(t.index, sliced?.[i] ?? req.query)) : sliced;
   return {
     req,
     sort,
@@ -182,5 +346,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     shownSortValues: implicit && pinning?.hideTiebreaker ? sort.length - 1 : sort.length,
     failures,
     totalShards: targets.length + failures.length,
+    doubleSortValues,
+    ...(queries ? { queries } : {}),
   };
 }

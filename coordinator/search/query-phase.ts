@@ -5,10 +5,10 @@
  * With scoring, a dfs round supplies global term statistics first, unless they are cached for the
  * shards' current refresh generations (then the query phase is the only round trip).
  */
-import { INTERNAL_PREFIX, type QueryPhaseRequest, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX, type HitFetchOptions, type QueryPhaseRequest, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
-import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
+import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 
 /** A shard's query-phase reply with its position in the plan's target list. */
 export type ShardQueryResult = ShardReply<QueryPhaseResponse>;
@@ -19,9 +19,9 @@ export type QueryPhaseOutcome = RoundOutcome<QueryPhaseResponse>;
 /**
  * Runs the query phase (with dfs when scores need term statistics) over the plan's targets. With
  * `fetchSource`, every shard also returns its hits' `_source` texts (the fused fetch: see
- * fetch-phase.ts {@link fusesFetch}).
+ * fetch-phase.ts {@link fusesFetch}), with what `fetchOptions` adds to each.
  */
-export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSource?: SourceFilter): Promise<QueryPhaseOutcome> {
+export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSource?: SourceFilter, fetchOptions?: HitFetchOptions): Promise<QueryPhaseOutcome> {
   return withGlobalStatistics<QueryPhaseResponse>(plan, ctx, (extras, skip) =>
     fanOut<QueryPhaseResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/query`, (t, i): QueryPhaseRequest | null =>
       skip.has(i)
@@ -29,16 +29,18 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSo
         : {
             index: t.index,
             shard: t.shard,
-            query: plan.req.query,
+            query: queryForTarget(plan, i),
             sort: sortForTarget(plan, i),
             k: plan.k,
             trackTotalHits: plan.req.trackTotalHits,
             ...(plan.needScores ? { trackScores: true } : {}),
             ...(plan.req.searchAfter ? { searchAfter: { sort: plan.req.searchAfter } } : {}),
+            ...(plan.req.rescore.length > 0 ? { rescore: plan.req.rescore } : {}),
             ...extras[i],
             ...pinFields(plan, i),
             ...(fetchSource !== undefined ? { fetchSource } : {}),
             ...(plan.aggs ? { aggs: plan.aggs } : {}),
+            ...(fetchSource !== undefined && fetchOptions !== undefined ? { fetchOptions } : {}),
           },
       HITS_ACCEPT,
     ),

@@ -2,21 +2,34 @@
  * Respond phase: the ES `_search` response body, field for field and in ES's key order.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
-import type { FetchedDoc } from '../../shared/protocol.ts';
+import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol.ts';
 import { RawJson } from '../../shared/raw-json.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
 import type { ProfileBody } from './profile.ts';
 import { failuresForResponse, type ShardFailure } from './shard-failures.ts';
 
-/** One hit of `hits.hits`. */
+/** One hit of `hits.hits`, keys in ES's order (`SearchHit.toInnerXContent`). */
 export interface SearchHitBody {
   _index: string;
-  _id: string;
+  /** Absent with `stored_fields: _none_`. */
+  _id?: string;
+  _version?: number;
+  _seq_no?: number;
+  _primary_term?: number;
   _score: number | null;
+  /** The custom routing the document was indexed with. */
+  _routing?: string;
+  /** ES's `_ignored` metadata field: the fields whose values were not indexed. */
+  _ignored?: string[];
   /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
-  sort?: SortValue[];
+  fields?: Record<string, unknown[]>;
+  /**
+   * Sort values; a double's integral value is written `2.0` and the texts of
+   * {@link ShardHit.sortTexts} (integers above 2^53, addresses) as they are (RawJson), as ES writes them.
+   */
+  sort?: (SortValue | RawJson)[];
 }
 
 /** The `_search` response body. */
@@ -51,9 +64,28 @@ export interface ResponseParts {
   restTotalHitsAsInt: boolean;
   /** How many leading sort values hits show (a scroll's implicit tiebreaker is hidden). */
   shownSortValues?: number;
+  /** Per index, the sort clauses whose values are doubles (plan.ts `doubleSortClauses`); null: none. */
+  doubleSortValues?: ReadonlyMap<string, readonly boolean[]> | null;
   /** ES `_scroll_id` (first key) and `pit_id` (next), when the search is a scroll or uses a PIT. */
   scrollId?: string;
   pitId?: string;
+  /** False with `stored_fields: _none_`: hits carry no `_id` (default true). */
+  withIds?: boolean;
+}
+
+/** A double sort value as ES writes it: an integral value keeps a `.0` (`2.0`, `-0.0`). */
+function asDouble(v: SortValue): SortValue | RawJson {
+  if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) >= 1e21) return v;
+  return new RawJson(Object.is(v, -0) ? '-0.0' : `${v}.0`);
+}
+
+/**
+ * The hits of a shard's query-phase reply with their sort value texts attached
+ * ({@link QueryPhaseResponse.sortTexts}), for {@link buildSearchResponse} to print.
+ */
+export function withSortTexts(res: QueryPhaseResponse): ShardHit[] {
+  if (res.sortTexts) for (const [i, texts] of Object.entries(res.sortTexts)) if (res.hits[Number(i)]) res.hits[Number(i)].sortTexts = texts;
+  return res.hits;
 }
 
 /**
@@ -62,11 +94,30 @@ export interface ResponseParts {
  * omitted when tracking is disabled (or an int with `rest_total_hits_as_int`).
  */
 export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
+  const withIds = p.withIds !== false;
   const hits: SearchHitBody[] = p.page.map((m, i) => {
-    const hit: SearchHitBody = { _index: m.index, _id: m.hit._id, _score: p.withScores ? m.hit._score : null };
     const doc = p.docs[i];
+    // Keys are added in ES's order; `_score` comes after the metadata that precedes it.
+    const hit = (withIds ? { _index: m.index, _id: m.hit._id } : { _index: m.index }) as SearchHitBody;
+    if (doc?._version !== undefined) hit._version = doc._version;
+    if (doc?._seq_no !== undefined) {
+      hit._seq_no = doc._seq_no;
+      hit._primary_term = doc._primary_term;
+    }
+    hit._score = p.withScores ? m.hit._score : null;
+    if (doc?._routing !== undefined) hit._routing = doc._routing;
+    if (doc?._ignored !== undefined) hit._ignored = doc._ignored;
     if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
-    if (p.withSortValues) hit.sort = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+    if (doc?.fields !== undefined) hit.fields = doc.fields;
+    if (p.withSortValues) {
+      const values = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
+      const doubles = p.doubleSortValues?.get(m.index);
+      const texts = m.hit.sortTexts;
+      hit.sort =
+        doubles || texts
+          ? values.map((v, c) => (texts?.[c] != null ? new RawJson(texts[c]!) : doubles?.[c] ? asDouble(v) : v))
+          : values;
+    }
     return hit;
   });
   const failed = p.failures.length;

@@ -21,6 +21,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
 import type { EsError } from '../../shared/errors.ts';
+import { withSortTexts } from './respond.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
@@ -32,11 +33,12 @@ import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
 import { encodeScrollId, encodeSnapshot } from './cursor-ids.ts';
 import type { DfsCache } from './dfs-cache.ts';
+import { hitFetchOptions } from './fetch-options.ts';
 import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
-import { planSearch, type SearchPlan } from './plan.ts';
+import { planSearch, queryForTarget, type IndexScope, type SearchPlan } from './plan.ts';
 import { buildProfile, PhaseClock, ShardProfiler, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
@@ -126,9 +128,10 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
   const cursor = await resolveCursor(input, req, deps.view);
-  const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
-  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
+  const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope);
+  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx, cursor.scope?.filters) : undefined);
   const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
+  // Aggregations read each target's query (alias filters, slice); with `post_filter`, the query without it.
   if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length), ...(parsed.postFilter ? { query: aggsQuery } : {}) };
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
@@ -145,7 +148,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   const aggs = withAggs
     ? await runAggsPhase(
-        { nodes: req.aggs!, query: aggsQuery, candidates: plan.aggs!.candidates, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
+        { nodes: req.aggs!, queryFor: (i) => (parsed.postFilter ? aggsQuery : queryForTarget(plan, i)), candidates: plan.aggs!.candidates, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
         ctx,
       )
     : null;
@@ -154,7 +157,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     clock.lap('aggregate');
   }
   // 5. fetch (already done by the query round when it fused the fetch)
-  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx);
+  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx, hitFetchOptions(req));
   failures.push(...fetched.failures);
   clock.lap('fetch');
   const last = page.at(-1);
@@ -175,9 +178,11 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     withScores: plan.needScores,
     restTotalHitsAsInt: req.restTotalHitsAsInt,
     shownSortValues: plan.shownSortValues,
+    doubleSortValues: plan.doubleSortValues,
     // ES answers a continuation without `scroll` with no `_scroll_id` (SearchScrollAsyncAction.sendResponse).
     scrollId: input.scroll && input.scroll.keepAliveMs === undefined ? undefined : scrollId,
     pitId: req.pit?.id,
+    withIds: req.storedFields?.none !== true,
   });
   if (aggs) body.aggregations = aggs.aggregations;
   const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
@@ -201,22 +206,24 @@ async function fieldMappings(plan: SearchPlan, deps: SearchDeps): Promise<(field
 
 /**
  * Opens a new scroll: one scroll context per target (keep-alive = the `scroll` parameter), pinned
- * into the plan. @returns its `_scroll_id`: the contexts and the request itself, re-run per batch.
+ * into the plan. @returns its `_scroll_id`: the contexts, the alias filters of its indices, and the
+ * request itself, re-run per batch.
  * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
  *   `search.max_open_scroll_context`).
  */
-async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext): Promise<string> {
+async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext, filters?: IndexScope['filters']): Promise<string> {
+  const scopeFilters = filters && filters.size > 0 ? Object.fromEntries([...filters].map(([i, f]) => [i, [...f]])) : undefined;
   const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
   const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
   for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context, scroll: true }, shardIndex: s.shardIndex };
-  const params = new URLSearchParams(input.params);
-  params.delete('scroll');
+  // The params keep `scroll`: each batch re-parses the request as a scroll's (a `slice` is only valid there).
   return encodeScrollId({
     indices: [...new Set(plan.targets.map((t) => t.index))],
     shards: opened.shards,
+    ...(scopeFilters ? { filters: scopeFilters } : {}),
     body: input.body,
-    params: params.toString(),
+    params: input.params.toString(),
     path: input.path,
   });
 }
@@ -239,10 +246,10 @@ function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
  * with it (`fusedDocs`), unless some shard replied without them.
  */
 async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
-  const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined);
+  const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
   clock.lap('query');
   const page = mergeTopHits(
-    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
+    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: withSortTexts(r.response) })),
     plan.sort,
     plan.req.from,
     plan.req.size,

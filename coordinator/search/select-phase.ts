@@ -33,7 +33,7 @@ import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache
 import { preferCopies } from './copy-affinity.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
-import { pinFields, sortForTarget, type SearchPlan } from './plan.ts';
+import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type ShardSample } from './rank-bounds.ts';
 import type { ShardFailure } from './shard-failures.ts';
 import type { SortField } from '../../shared/sort.ts';
@@ -92,7 +92,7 @@ export class SampleCache extends LRUCache<string, CachedSample> {
 /** Cache key of a sample round: targets, query, per-target sort and scoring. */
 function sampleCacheKey(plan: SearchPlan): string {
   const sorts = plan.targets.map((_, i) => sortForTarget(plan, i));
-  return JSON.stringify([plan.targets.map((t) => `${t.index}/${t.shard}`), plan.req.query, sorts, plan.needScores]);
+  return JSON.stringify([plan.targets.map((t) => `${t.index}/${t.shard}`), plan.queries ?? plan.req.query, sorts, plan.needScores]);
 }
 
 /** Restarts of the whole selection after a shard lost its pinned generation. */
@@ -108,7 +108,7 @@ export interface RankedPage {
    * Per shard position, the generation its hits were read from (for the fetch phase), and for a
    * scroll batch the number of the position the shard started after (query-phase replies).
    */
-  generations: ShardReply<{ generation: number; scrollSeq?: number }>[];
+  generations: ShardReply<{ generation: number; scrollSeq?: number; routed?: boolean }>[];
   failures: ShardFailure[];
   timedOut: boolean;
   /** The page's documents when the query round fused the fetch (parallel to `page`). */
@@ -118,7 +118,7 @@ export interface RankedPage {
 /** True when the request should page by selection: a deep `from`, a page to return, no cursor. */
 export function selectsDeepPage(plan: SearchPlan, fromThreshold: number): boolean {
   const { req } = plan;
-  return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null;
+  return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null && req.rescore.length === 0;
 }
 
 /** Runs the sample and range rounds and merges the page; restarts when a pinned generation expired. */
@@ -156,7 +156,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
         fanOut<SelectSampleResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/sample`, (t, i): SelectSampleRequest | null =>
           skip.has(i)
             ? null
-            : { index: t.index, shard: t.shard, query: req.query, sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
+            : { index: t.index, shard: t.shard, query: queryForTarget(plan, i), sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
           HITS_ACCEPT,
         ),
       );
@@ -190,7 +190,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
     return {
       index: t.index,
       shard: t.shard,
-      query: req.query,
+      query: queryForTarget(plan, i),
       sort: sortForTarget(plan, i),
       generation: s.generation,
       ...(lower ? { lower } : {}),

@@ -6,12 +6,16 @@
  */
 import { EsError, illegalArgument } from '../../shared/errors.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
-import { NUMERIC_TYPES } from '../../shared/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../shared/mapping.ts';
 import type { ShardHit } from '../../shared/protocol.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
 import { compareHits, compareSortValue } from '../../shared/sort.ts';
+import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
+import { encodeIp } from '../../shared/ip-address.ts';
 import type { Matches } from './query-exec.ts';
+import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';
+import { nonNumericSortCause } from '../../shared/sort.ts';
 
 /** One segment's matches with its doc base (for `_doc`) and live docs (null = all live). */
 export interface SegmentMatches {
@@ -45,7 +49,7 @@ export type Getter = (ord: number, score: number) => SortValue;
 export function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
   const m = sf.missing;
   if (m === '_last' || m === '_first') return null;
-  if (typeof m === 'string' && fm && (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean')) {
+  if (typeof m === 'string' && fm && isNumericDocValues(fm)) {
     const n = Number(m);
     return Number.isFinite(n) ? n : m;
   }
@@ -53,7 +57,29 @@ export function missingValue(sf: SortField, fm: FieldMapping | undefined): SortV
 }
 
 /**
- * Builds the sort-value reader of one clause for one segment: doc values (min or max per `mode`),
+ * `search_after` values as the sort values they stand for: a date given as text is parsed with the
+ * field's `format` (epoch ms; `date_nanos` epoch ns), a numeric text read as a number, an IP address
+ * encoded as its sortable form, as ES's `DocValueFormat` parses them; other values are unchanged.
+ */
+export function searchAfterValues(values: readonly SortValue[], sort: readonly SortField[], fields: Map<string, FieldMapping>): SortValue[] {
+  return values.map((v, i) => {
+    const sf = sort[i];
+    if (typeof v !== 'string' || !sf || sf.kind !== 'field') return v;
+    const fm = fields.get(sf.field);
+    if (fm?.type === 'ip') return encodeIp(v) ?? v;
+    if (!fm || !isNumericDocValues(fm)) return v;
+    if (fm.type === 'date' || fm.type === 'date_nanos') {
+      const i = parseDateInstant(v, fm.format ?? (fm.type === 'date' ? DEFAULT_DATE_FORMAT : DEFAULT_DATE_NANOS_FORMAT));
+      if (i) return fm.type === 'date' ? i.ms : i.ms * 1e6 + i.nanos;
+    }
+    const n = Number(v);
+    return v.trim() !== '' && Number.isFinite(n) ? n : v;
+  });
+}
+
+/**
+ * Builds the sort-value reader of one clause for one segment: doc values (per `mode` and
+ * `numeric_type`: multi-value-mode.ts; keywords `min` or `max` only),
  * `missing` substituted, `_score`/`_doc` from the score and the doc base.
  * @throws EsError 400 for an unmapped field without `unmappedType` or an unsortable field (ES's texts).
  */
@@ -70,15 +96,15 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     if (sf.unmappedType) return () => miss;
     throw new EsError(400, 'query_shard_exception', `No mapping found for [${sf.field}] in order to sort on`);
   }
-  if (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean') {
+  if (isNumericDocValues(fm)) {
     const nf = seg.numeric.get(sf.field);
     if (!nf) return () => miss;
-    const arr = sf.mode === 'max' ? nf.max : nf.min;
+    const arr = numericSortValues(nf, fm, sf);
     const has = nf.has;
     return (o) => (has[o] ? arr[o] : miss);
   }
   let sv;
-  if (fm.type === 'keyword') sv = seg.strings.get(sf.field);
+  if (KEYWORD_LIKE_TYPES.has(fm.type) || fm.type === 'ip') sv = seg.strings.get(sf.field); // ip: the sortable hex form (ip-address.ts)
   else if (fm.type === 'text') {
     if (!fm.fielddata) {
       throw illegalArgument(
@@ -87,6 +113,8 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     }
     sv = seg.textFielddata(sf.field);
   } else throw illegalArgument(`can't sort on field [${sf.field}] of type [${fm.type}]`);
+  const cause = nonNumericSortCause(sf, fm.type);
+  if (cause) throw new EsError(400, cause.type, cause.reason);
   if (!sv) return () => miss;
   const ranks = sf.mode === 'max' ? sv.max : sv.min;
   const terms = sv.terms;

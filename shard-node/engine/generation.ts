@@ -10,12 +10,15 @@
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { FetchedDoc, FieldStatistics, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
+import type { FetchedDoc, FieldStatistics, HitExtras, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
-import { collect, type SegmentMatches } from './collector.ts';
+import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
+import { IGNORED_FIELD } from './doc-parser.ts';
+import { rescoreHits } from './rescore.ts';
+import type { Rescore } from '../../shared/rescore.ts';
 import { afterRank, presortedQuery, presortedServes } from './selection.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
 import { runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
@@ -24,6 +27,7 @@ import type { SegmentView } from './segment-merge.ts';
 import type { Plan, StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
 import { evaluate } from './query-exec.ts';
+import { hitExtras, type HitFetch } from './hit-fetch.ts';
 
 /** Input of {@link Generation.query} (the shard part of `QueryPhaseRequest`). */
 export interface QueryInput {
@@ -35,6 +39,8 @@ export interface QueryInput {
   stats?: ScoringStatistics;
   /** ES `track_scores`: compute scores (and `max_score`) even when the sort has no `_score`. */
   trackScores?: boolean;
+  /** ES `rescore` (the sort is `_score` first: the coordinator's plan checked it). */
+  rescore?: readonly Rescore[];
 }
 
 /** Output of {@link Generation.query}. */
@@ -76,6 +82,22 @@ export class Generation {
       return base;
     });
     this.getMapping = getMapping;
+  }
+
+  private routedMemo: boolean | undefined;
+  private hitMetadataMemo: boolean | undefined;
+
+  /** True when some document of this generation was indexed with a custom routing (its hits show `_routing`). */
+  get hasRouting(): boolean {
+    return (this.routedMemo ??= this.views.some((v) => v.segment.routings !== null));
+  }
+
+  /**
+   * True when some document's hit shows metadata beyond `_id`: a custom routing (`_routing`) or
+   * fields whose values were not indexed (`_ignored`, doc-parser.ts).
+   */
+  get hasHitMetadata(): boolean {
+    return (this.hitMetadataMemo ??= this.hasRouting || this.views.some((v) => v.segment.inverted.has(IGNORED_FIELD)));
   }
 
   /** Live documents. */
@@ -140,6 +162,11 @@ export class Generation {
     };
     new QueryCompiler(flat(this.getMapping()), recorder).compile(query);
     return out;
+  }
+
+  /** The index mapping as it is now (what a fetch compiles its `fields` against). */
+  mapping(): Mapping {
+    return this.getMapping();
   }
 
   /** The index mapping flattened to field paths (cached per mapping object). */
@@ -234,6 +261,8 @@ export class Generation {
    * binary search; `_score` sorts on varying scores collect.
    */
   query(input: QueryInput): QueryOutput {
+    if (input.searchAfter) input = { ...input, searchAfter: { ...input.searchAfter, sort: searchAfterValues(input.searchAfter.sort, input.sort, this.fields()) } };
+    if (input.rescore && input.rescore.length > 0 && input.k > 0) return this.rescoredQuery(input, input.rescore);
     const pq = input.k > 0 ? presortedQuery(this, input) : null;
     if (pq) {
       const order = pq.filtered();
@@ -250,6 +279,18 @@ export class Generation {
     const parts = this.segmentMatches(input.query, input.stats, scoring);
     const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, this.fields());
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };
+  }
+
+  /**
+   * The query phase with ES's rescore phase after it: the top max(k, window_size) hits, rescored
+   * (rescore.ts), then the top k of those; `max_score` is the best rescored score (ES takes the
+   * first rescored hit's).
+   */
+  private rescoredQuery(input: QueryInput, rescores: readonly Rescore[]): QueryOutput {
+    const window = Math.max(input.k, ...rescores.map((r) => r.windowSize));
+    const first = this.query({ ...input, k: window, rescore: undefined });
+    const hits = rescoreHits(first.hits, rescores, input.sort, input.k, (q) => this.segmentMatches(q, input.stats, true));
+    return { total: first.total, max_score: hits.length > 0 ? hits[0]._score : first.max_score, hits };
   }
 
   /** Number of live documents matching `query` (all live docs when absent). */
@@ -277,16 +318,38 @@ export class Generation {
 
   /**
    * The fetch phase: `_source` text of each id (the stored text as is when unfiltered, else filtered
-   * as ES `_source`: see {@link filterSourceText}), null for ids not live here.
+   * as ES `_source`: see {@link filterSourceText}), with what `hit` adds (`_routing`, `_version`,
+   * `fields`…: hit-fetch.ts), null for ids not live here.
    */
-  fetch(ids: readonly string[], sourceFilter: SourceFilter = true): (FetchedDoc | null)[] {
+  fetch(ids: readonly string[], sourceFilter: SourceFilter = true, hit?: HitFetch): (FetchedDoc | null)[] {
     return ids.map((id) => {
       const loc = this.locate(id);
       if (!loc) return null;
-      if (sourceFilter === false) return { _id: id };
-      const src = filterSourceText(loc.view.segment.source(loc.ord), sourceFilter);
-      return src === undefined ? { _id: id } : { _id: id, _source: src };
+      const seg = loc.view.segment;
+      const extras = hit ? hitExtras(hit, seg, loc.ord, () => JSON.parse(seg.source(loc.ord)) as Record<string, unknown>) : null;
+      const doc: FetchedDoc = extras ? { _id: id, ...extras } : { _id: id };
+      if (sourceFilter === false) return doc;
+      const src = filterSourceText(seg.source(loc.ord), sourceFilter);
+      if (src !== undefined) doc._source = src;
+      return doc;
     });
+  }
+
+  /**
+   * The fused fetch's {@link HitExtras} of each id (null: none, or not live here), or undefined
+   * when no hit has any (the reply then carries no `extras`).
+   */
+  extrasOf(ids: readonly string[], hit: HitFetch): (HitExtras | null)[] | undefined {
+    let any = false;
+    const out = ids.map((id) => {
+      const loc = this.locate(id);
+      if (!loc) return null;
+      const seg = loc.view.segment;
+      const e = hitExtras(hit, seg, loc.ord, () => JSON.parse(seg.source(loc.ord)) as Record<string, unknown>);
+      if (e) any = true;
+      return e;
+    });
+    return any ? out : undefined;
   }
 
   /**

@@ -100,7 +100,8 @@ export class FullSnapshot implements RecoverySnapshot {
         if (live && !live[ord]) continue;
         const id = segment.ids[ord];
         if (this.superseded.has(id)) continue;
-        return { op: 'index', _id: id, json: segment.source(ord), seqNo: segment.seqNos[ord], version: segment.versions[ord] };
+        const routing = segment.routings?.get(ord);
+        return { op: 'index', _id: id, json: segment.source(ord), seqNo: segment.seqNos[ord], version: segment.versions[ord], ...(routing !== undefined ? { routing } : {}) };
       }
       this.seg++;
       this.ord = 0;

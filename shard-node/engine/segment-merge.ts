@@ -86,12 +86,15 @@ export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): S
   const versions = new Float64Array(total);
   const seqNos = new Float64Array(total);
   const sources = new SourceSlabBuilder();
+  const routings = new Map<number, string>();
   for (const v of views) {
     const seg = v.segment;
     const m = new Int32Array(seg.maxDoc).fill(-1);
     for (let d = 0; d < seg.maxDoc; d++) {
       if (v.live && !v.live[d]) continue;
       m[d] = ids.length;
+      const routing = seg.routings?.get(d);
+      if (routing !== undefined) routings.set(ids.length, routing);
       versions[ids.length] = seg.versions[d];
       seqNos[ids.length] = seg.seqNos[d];
       ids.push(seg.ids[d]);
@@ -213,5 +216,5 @@ export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): S
   }
   const built = yield* sources.buildSteps(clock);
   const idToOrd = yield* IdHash.buildSteps(ids, clock);
-  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), sources: built, inverted, numeric, strings, exists, idToOrd }), ordMaps };
+  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), routings, sources: built, inverted, numeric, strings, exists, idToOrd }), ordMaps };
 }

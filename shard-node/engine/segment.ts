@@ -57,7 +57,11 @@ export interface NumericField {
   /** Per doc its largest value; the same array as `min` when no doc has two or more values. */
   max: NumericColumn;
   has: Uint8Array;
-  /** All values of docs that have more than two values (min and max already cover two). */
+  /**
+   * All values, ascending (Lucene `SORTED_NUMERIC` order, duplicates kept), of the docs whose min
+   * and max do not tell them: more than two values, or two equal ones. A doc absent here has one
+   * value (min = max) or two (min and max).
+   */
   multi: Map<number, number[]>;
 }
 
@@ -98,6 +102,8 @@ export class Segment {
    */
   readonly versions: Float64Array;
   readonly seqNos: Float64Array;
+  /** Per doc ordinal, the custom `_routing` it was indexed with; null when no doc of the segment has one (the usual case). */
+  readonly routings: ReadonlyMap<number, string> | null;
   readonly inverted: Map<string, InvertedField>;
   readonly numeric: Map<string, NumericField>;
   readonly strings: Map<string, StringDocValues>;
@@ -110,6 +116,7 @@ export class Segment {
     ids: string[];
     versions: Float64Array;
     seqNos: Float64Array;
+    routings?: ReadonlyMap<number, string> | null;
     sources: SourceSlab;
     inverted: Map<string, InvertedField>;
     numeric: Map<string, NumericField>;
@@ -124,6 +131,7 @@ export class Segment {
     this.idToOrd = parts.idToOrd ?? IdHash.build(parts.ids);
     this.versions = parts.versions;
     this.seqNos = parts.seqNos;
+    this.routings = parts.routings && parts.routings.size > 0 ? parts.routings : null;
     this.inverted = parts.inverted;
     this.numeric = parts.numeric;
     this.strings = parts.strings;
@@ -216,6 +224,7 @@ export class SegmentBuilder {
   private readonly ids: string[] = [];
   private readonly versions = new FloatBuffer();
   private readonly seqNos = new FloatBuffer();
+  private readonly routings = new Map<number, string>();
   private readonly sources = new SourceSlabBuilder();
   private readonly inv = new Map<string, InvBuild>();
   private readonly nums = new Map<string, NumBuild>();
@@ -232,10 +241,16 @@ export class SegmentBuilder {
     return this.sources.get(ord);
   }
 
-  /** Adds one document; `source` is its `_source` JSON text. Returns its ordinal. */
-  add(id: string, source: string, doc: ParsedDoc, version: number, seqNo: number): number {
+  /** The custom routing of a doc added earlier (undefined: none). */
+  routing(ord: number): string | undefined {
+    return this.routings.get(ord);
+  }
+
+  /** Adds one document; `source` is its `_source` JSON text, `routing` its custom routing. Returns its ordinal. */
+  add(id: string, source: string, doc: ParsedDoc, version: number, seqNo: number, routing?: string): number {
     const ord = this.ids.length;
     this.ids.push(id);
+    if (routing !== undefined) this.routings.set(ord, routing);
     this.versions.set(ord, version);
     this.seqNos.set(ord, seqNo);
     this.sources.add(source);
@@ -287,7 +302,7 @@ export class SegmentBuilder {
       n.max.set(ord, hi);
       n.has.set(ord, 1);
       if (values.length > 1) n.multiValued = true;
-      if (values.length > 2) n.multi.set(ord, values.slice());
+      if (values.length > 2 || (values.length === 2 && lo === hi)) n.multi.set(ord, values.slice().sort((a, b) => a - b));
     }
     for (const field of doc.exists) {
       let e = this.ex.get(field);
@@ -350,6 +365,6 @@ export class SegmentBuilder {
     for (const [name, e] of this.ex) exists.set(name, pool.share(e.seal(n)));
     const sources = yield* this.sources.buildSteps(clock);
     const idToOrd = yield* IdHash.buildSteps(this.ids, clock);
-    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), sources, inverted, numeric, strings, exists, idToOrd });
+    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), routings: this.routings, sources, inverted, numeric, strings, exists, idToOrd });
   }
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SCORE_SORT } from '../../shared/sort.ts';
 import { MemoryTranslog, type TranslogOp } from './translog.ts';
+import { mergeSegments } from './segment-merge.ts';
 import { Shard } from './shard.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
 
@@ -171,5 +172,38 @@ describe('sliced writes (docs/reliability.md: no request holds the event loop)',
     expect(ids(r2)).toEqual(ids(r1));
     expect(r2.localCheckpoint).toBe(1999);
     expect(await r2.applyReplicatedSliced(logged, 0)).toEqual([]); // all stale now
+  });
+});
+
+describe('custom routing (_routing)', () => {
+  it('is kept with the document through refresh, merge, update, the translog and a recovery snapshot', () => {
+    const translog = new MemoryTranslog();
+    let m = { properties: {} };
+    const shard = new Shard({ index: 'idx', shard: 0, getMapping: () => m, updateMapping: (u) => (m = { properties: { ...m.properties, ...u.properties } }), translog });
+    const logged: TranslogOp[] = [];
+    shard.apply([
+      { op: 'index', _id: 'a', source: '{"n":1}', create: false, routing: 'u1' },
+      { op: 'index', _id: 'b', source: '{"n":2}', create: false },
+    ], logged);
+    expect(logged.map((o) => (o.op === 'index' ? o.routing : null))).toEqual(['u1', undefined]);
+    expect(shard.get('a')).toMatchObject({ found: true, _routing: 'u1' });
+    expect(shard.get('b')._routing).toBeUndefined();
+    shard.refresh();
+    shard.apply([{ op: 'index', _id: 'c', source: '{"n":3}', create: false, routing: 'u3' }]);
+    shard.refresh();
+    const merged = mergeSegments(shard.acquire().views).segment;
+    expect([...merged.ids].map((id) => merged.routings?.get(merged.idToOrd.get(id)))).toEqual(['u1', undefined, 'u3']);
+    expect(shard.get('a')._routing).toBe('u1');
+    expect(shard.get('c')._routing).toBe('u3');
+    // An update without routing keeps the document's routing (as ES requires the same routing to reach it).
+    shard.apply([{ op: 'update', _id: 'a', doc: { n: 5 }, docAsUpsert: false }]);
+    expect(shard.get('a')).toMatchObject({ _version: 2, _routing: 'u1' });
+    const snap = shard.snapshotOps().filter((o) => o.op === 'index');
+    expect(Object.fromEntries(snap.map((o) => [o._id, o.op === 'index' ? o.routing : null]))).toEqual({ a: 'u1', b: undefined, c: 'u3' });
+    // A copy restored from those ops (peer recovery, store recovery) shows the same routings.
+    const copy = newShard().shard;
+    copy.restore(snap);
+    copy.refresh();
+    expect([copy.get('a')._routing, copy.get('b')._routing, copy.get('c')._routing]).toEqual(['u1', undefined, 'u3']);
   });
 });

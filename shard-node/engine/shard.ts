@@ -56,6 +56,8 @@ export interface GetResult {
   _version?: number;
   _seq_no?: number;
   _primary_term?: number;
+  /** The custom routing the document was indexed with. */
+  _routing?: string;
   /** The stored `_source` JSON text, exactly as indexed. */
   _source?: string;
 }
@@ -381,12 +383,13 @@ export class Shard {
 
   private applyOne(op: WriteOp, log: TranslogOp[]): WriteResult {
     try {
-      if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log);
+      if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op.routing);
       if (op.op === 'delete') return this.deleteDoc(op._id, log);
-      return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log);
+      return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log, op.routing);
     } catch (e) {
       if (!(e instanceof EsError)) throw e;
-      return { _id: op._id, status: e.status, error: { type: e.type, reason: e.message, shard: String(this.shard), index: this.index } };
+      const error = { type: e.type, reason: e.message, shard: String(this.shard), index: this.index, ...(e.causedBy ? { caused_by: e.causedBy } : {}) };
+      return { _id: op._id, status: e.status, error };
     }
   }
 
@@ -607,7 +610,10 @@ export class Shard {
     for (const [id, e] of this.entries) {
       superseded.add(id);
       if (e.deleted) extra.push({ op: 'delete', _id: id, seqNo: e.seqNo, version: e.version });
-      else extra.push({ op: 'index', _id: id, json: e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord), seqNo: e.seqNo, version: e.version });
+      else {
+        const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
+        extra.push({ op: 'index', _id: id, json: e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord), seqNo: e.seqNo, version: e.version, ...(routing !== undefined ? { routing } : {}) });
+      }
     }
     return new FullSnapshot(pinned, extra, superseded, upTo);
   }
@@ -652,7 +658,7 @@ export class Shard {
         if (update) this.updateMapping(update);
         const parsed = parseDocument(op._id, source, this.getMapping());
         const buf = this.writeBuffer();
-        const ord = buf.builder.add(op._id, op.json, parsed, op.version, op.seqNo);
+        const ord = buf.builder.add(op._id, op.json, parsed, op.version, op.seqNo, op.routing);
         this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, buf, ord });
       } else {
         this.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, buf: null, ord: -1, deletedAt: this.now(), generation: this.tombstoneGeneration() });
@@ -668,8 +674,8 @@ export class Shard {
     throw new EsError(status, type, reason);
   }
 
-  /** Indexes `source` (parsed from, or serialized as, `json`) and stores `json` as its `_source`. */
-  private indexDoc(id: string, source: Record<string, unknown>, json: string, create: boolean, log: TranslogOp[], forceCreated = false): WriteResult {
+  /** Indexes `source` (parsed from, or serialized as, `json`) and stores `json` as its `_source`, and `routing` as its `_routing`. */
+  private indexDoc(id: string, source: Record<string, unknown>, json: string, create: boolean, log: TranslogOp[], forceCreated = false, routing?: string): WriteResult {
     const e = this.lookup(id);
     const exists = e !== undefined && !e.deleted;
     if (create && exists) {
@@ -682,10 +688,10 @@ export class Shard {
     const version = e ? e.version + 1 : 1;
     const seqNo = ++this.seqNo;
     const buf = this.writeBuffer();
-    const ord = buf.builder.add(id, json, parsed, version, seqNo);
+    const ord = buf.builder.add(id, json, parsed, version, seqNo, routing);
     this.entries.set(id, { version, seqNo, deleted: false, seg: null, buf, ord });
     this.dirty = true;
-    log.push({ op: 'index', _id: id, json, seqNo, version });
+    log.push({ op: 'index', _id: id, json, seqNo, version, ...(routing !== undefined ? { routing } : {}) });
     const created = forceCreated || !exists;
     return { _id: id, status: created ? 201 : 200, result: created ? 'created' : 'updated', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
   }
@@ -711,11 +717,12 @@ export class Shard {
     docAsUpsert: boolean,
     upsert: Record<string, unknown> | undefined,
     log: TranslogOp[],
+    routing?: string,
   ): WriteResult {
     const cur = this.get(id);
     if (!cur.found) {
-      if (upsert) return this.indexDoc(id, upsert, JSON.stringify(upsert), false, log, true);
-      if (docAsUpsert) return this.indexDoc(id, doc, JSON.stringify(doc), false, log, true);
+      if (upsert) return this.indexDoc(id, upsert, JSON.stringify(upsert), false, log, true, routing);
+      if (docAsUpsert) return this.indexDoc(id, doc, JSON.stringify(doc), false, log, true, routing);
       this.fail(404, 'document_missing_exception', `[${id}]: document missing`);
     }
     const current = parseSource(cur._source!);
@@ -724,7 +731,7 @@ export class Shard {
       return { _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm };
     }
     // ES re-serializes an updated document too (UpdateHelper builds a new source from the merged map).
-    return this.indexDoc(id, merged, JSON.stringify(merged), false, log);
+    return this.indexDoc(id, merged, JSON.stringify(merged), false, log, false, routing ?? cur._routing);
   }
 
   /**
@@ -1146,7 +1153,8 @@ export class Shard {
     const e = this.lookup(id);
     if (!e || e.deleted) return { found: false };
     const json = e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord);
-    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, _source: json };
+    const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
+    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, ...(routing !== undefined ? { _routing: routing } : {}), _source: json };
   }
 
   /** Doc counts of the current generation. */

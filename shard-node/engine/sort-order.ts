@@ -64,7 +64,7 @@ export function orderSpec(sort: readonly SortField[], scoreConstant: boolean, fi
     const fm = fields.get(sf.field);
     if (!fm && sf.unmappedType) continue;
     clauses.push(sf);
-    parts.push([sf.field, sf.order, sf.mode, sf.missing, fm?.type ?? null, fm?.fielddata ?? null]);
+    parts.push([sf.field, sf.order, sf.mode, sf.numericType ?? null, sf.missing, fm?.type ?? null, fm?.fielddata ?? null]);
   }
   return { clauses, idDesc, key: JSON.stringify([parts, idDesc]) };
 }

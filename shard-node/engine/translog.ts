@@ -8,11 +8,12 @@
 
 /**
  * One accepted operation as the translog records it. `json` is the document's `_source` text
- * exactly as it was indexed (the client's bytes, or an update's merged document serialized once):
+ * exactly as it was indexed (the client's bytes, or an update's merged document serialized once), and
+ * `routing` the custom routing it was indexed with (absent: none):
  * the durable store writes it as is, and recovery parses it to index it again.
  */
 export type TranslogOp =
-  | { op: 'index'; _id: string; json: string; seqNo: number; version: number }
+  | { op: 'index'; _id: string; json: string; seqNo: number; version: number; routing?: string }
   | { op: 'delete'; _id: string; seqNo: number; version: number };
 
 /** Storage for accepted operations. */

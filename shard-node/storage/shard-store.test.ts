@@ -249,3 +249,34 @@ describe('sliced group commit and readers', () => {
     expect(committed(s.path)).toBe(601);
   });
 });
+
+describe('ShardStore custom routing', () => {
+  it('keeps each document\'s routing through the translog, a flush and a reopen', async () => {
+    const s = open();
+    s.append([{ ...idx('a', 0), routing: 'u1' } as TranslogOp, idx('b', 1)]);
+    await s.sync();
+    await s.flush();
+    s.append([{ ...idx('c', 2), routing: 'u3' } as TranslogOp]);
+    await s.sync();
+    const path = s.path;
+    s.close();
+    stores.splice(stores.indexOf(s), 1);
+    const reopened = open({}, path);
+    const ops = [...reopened.recoveredOps()];
+    expect(ops.map((o) => [o._id, o.op === 'index' ? o.routing : null])).toEqual([['a', 'u1'], ['b', undefined], ['c', 'u3']]);
+  });
+
+  it('opens a store written before routings were kept (no routing column) and adds the column', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'folio-store-'));
+    dirs.push(dir);
+    const path = join(dir, 'old.sqlite');
+    const db = new DatabaseSync(path);
+    db.exec(`CREATE TABLE translog (seq_no INTEGER PRIMARY KEY, id TEXT NOT NULL, version INTEGER NOT NULL, source TEXT);
+      CREATE TABLE docs (id TEXT PRIMARY KEY, seq_no INTEGER NOT NULL, version INTEGER NOT NULL, source TEXT);
+      CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      INSERT INTO translog VALUES (0, 'old', 1, '{"n":1}');`);
+    db.close();
+    const s = open({}, path);
+    expect([...s.recoveredOps()]).toEqual([{ op: 'index', _id: 'old', json: '{"n":1}', seqNo: 0, version: 1 }]);
+  });
+});

@@ -63,8 +63,8 @@ export interface ShardStoreStats {
 }
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS translog (seq_no INTEGER PRIMARY KEY, id TEXT NOT NULL, version INTEGER NOT NULL, source TEXT);
-CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, seq_no INTEGER NOT NULL, version INTEGER NOT NULL, source TEXT);
+CREATE TABLE IF NOT EXISTS translog (seq_no INTEGER PRIMARY KEY, id TEXT NOT NULL, version INTEGER NOT NULL, source TEXT, routing TEXT);
+CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, seq_no INTEGER NOT NULL, version INTEGER NOT NULL, source TEXT, routing TEXT);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
 `;
 
@@ -78,6 +78,19 @@ interface Row {
   seq_no: number;
   version: number;
   source: string | null;
+  /** The document's custom routing (null: none, or a delete). */
+  routing: string | null;
+}
+
+/**
+ * Adds the `routing` column to the tables of a store written before documents kept their custom
+ * routing (their documents had none recorded: they read back without one).
+ */
+function addRoutingColumns(db: DatabaseSync): void {
+  for (const table of ['translog', 'docs']) {
+    const cols = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+    if (!cols.some((c) => c.name === 'routing')) db.exec(`ALTER TABLE ${table} ADD COLUMN routing TEXT`);
+  }
 }
 
 /** A caller of {@link ShardStore.sync} waiting for a batch to be committed. */
@@ -95,7 +108,7 @@ interface Batch {
 
 function rowToOp(r: Row): TranslogOp {
   if (r.source === null) return { op: 'delete', _id: r.id, seqNo: r.seq_no, version: r.version };
-  return { op: 'index', _id: r.id, json: r.source, seqNo: r.seq_no, version: r.version };
+  return { op: 'index', _id: r.id, json: r.source, seqNo: r.seq_no, version: r.version, ...(r.routing !== null ? { routing: r.routing } : {}) };
 }
 
 /** How soon (ms) moved checkpoints are recorded durably ({@link ShardStore.recordCheckpointsSoon}). */
@@ -141,7 +154,8 @@ export class ShardStore implements Translog {
     this.created = !existsSync(opts.path);
     this.db = openDurableDatabase(opts.path);
     this.db.exec(SCHEMA);
-    this.insert = this.db.prepare('INSERT INTO translog (seq_no, id, version, source) VALUES (?, ?, ?, ?)');
+    addRoutingColumns(this.db);
+    this.insert = this.db.prepare('INSERT INTO translog (seq_no, id, version, source, routing) VALUES (?, ?, ?, ?, ?)');
     this.flushChunkOps = opts.flushChunkOps ?? 2_000;
     this.commitSliceMs = opts.commitSliceMs ?? 10;
     this.onError = opts.onError ?? (() => {});
@@ -209,7 +223,7 @@ export class ShardStore implements Translog {
   opsSince(fromSeqNo: number): TranslogOp[] | null {
     if (this.closed || fromSeqNo < this.counters.flushedSeqNo) return null;
     const out: TranslogOp[] = [];
-    for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM translog WHERE seq_no > ? ORDER BY seq_no').iterate(fromSeqNo)) out.push(rowToOp(r as unknown as Row));
+    for (const r of this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog WHERE seq_no > ? ORDER BY seq_no').iterate(fromSeqNo)) out.push(rowToOp(r as unknown as Row));
     // The batch being committed: its ops not written yet are in neither the table nor `pending`.
     if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) if (this.batch.ops[i].seqNo > fromSeqNo) out.push(this.batch.ops[i]);
     for (const op of this.pending) if (op.seqNo > fromSeqNo) out.push(op);
@@ -230,7 +244,7 @@ export class ShardStore implements Translog {
   readOps(afterSeqNo: number, upToSeqNo: number, limit: number): TranslogOp[] {
     if (this.closed) return [];
     const out: TranslogOp[] = [];
-    const rows = this.db.prepare('SELECT id, seq_no, version, source FROM translog WHERE seq_no > ? AND seq_no <= ? ORDER BY seq_no LIMIT ?');
+    const rows = this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog WHERE seq_no > ? AND seq_no <= ? ORDER BY seq_no LIMIT ?');
     for (const r of rows.iterate(afterSeqNo, upToSeqNo, limit)) out.push(rowToOp(r as unknown as Row));
     const inRange = (op: TranslogOp) => op.seqNo > afterSeqNo && op.seqNo <= upToSeqNo;
     let memory = false;
@@ -292,7 +306,7 @@ export class ShardStore implements Translog {
       let i = batch.pos;
       while (i < ops.length) {
         const op = ops[i++];
-        this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null);
+        this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null, op.op === 'index' ? (op.routing ?? null) : null);
         if ((i & 63) === 0 && performance.now() - started >= maxMs) break;
       }
       batch.pos = i;
@@ -345,8 +359,8 @@ export class ShardStore implements Translog {
    * (each `_source` text as stored; the shard parses it when it re-indexes the op).
    */
   *recoveredOps(): Generator<TranslogOp> {
-    for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM docs ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);
-    for (const r of this.db.prepare('SELECT id, seq_no, version, source FROM translog ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);
+    for (const r of this.db.prepare('SELECT id, seq_no, version, source, routing FROM docs ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);
+    for (const r of this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);
   }
 
   /**
@@ -381,9 +395,9 @@ export class ShardStore implements Translog {
       const upTo = foldable;
       const lowest = this.db.prepare('SELECT min(seq_no) AS lo FROM translog').get() as { lo: number };
       const fold = this.db.prepare(
-        `INSERT INTO docs (id, seq_no, version, source)
-           SELECT id, seq_no, version, source FROM translog WHERE seq_no BETWEEN ? AND ? ORDER BY seq_no
-         ON CONFLICT (id) DO UPDATE SET seq_no = excluded.seq_no, version = excluded.version, source = excluded.source
+        `INSERT INTO docs (id, seq_no, version, source, routing)
+           SELECT id, seq_no, version, source, routing FROM translog WHERE seq_no BETWEEN ? AND ? ORDER BY seq_no
+         ON CONFLICT (id) DO UPDATE SET seq_no = excluded.seq_no, version = excluded.version, source = excluded.source, routing = excluded.routing
            WHERE excluded.seq_no > docs.seq_no`,
       );
       const drop = this.db.prepare('DELETE FROM translog WHERE seq_no BETWEEN ? AND ?');

@@ -21,6 +21,21 @@ export interface IndexMetadata {
   /** ES `index.gc_deletes` in ms (dynamic, ≥ -1): how long delete tombstones are kept; absent = 60 s. */
   gcDeletesMs?: number;
   mappings: Mapping;
+  /**
+   * The index settings as ES stores and prints them: flat keys with the `index.` prefix, values as
+   * given (strings, or lists of strings), only those set explicitly (at creation or by
+   * `PUT /{index}/_settings`) plus `index.number_of_shards` and `index.number_of_replicas`, which ES
+   * always stores. The typed fields above are derived from it (coordinator/index-settings.ts).
+   * Absent on indices created before it existed: rebuilt from the typed fields.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules.html
+   */
+  settings?: Record<string, IndexSettingValue>;
+  /**
+   * ES `IndexMetadata.State`: `close` after `POST /{index}/_close`, when the index refuses reads and
+   * writes (400 `index_closed_exception`) and its shard copies stay where they are; absent = open.
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-close.html
+   */
+  state?: 'close';
   /** Epoch ms, as ES `index.creation_date`. */
   creationDate: number;
   /** Bumped on every metadata change; the highest version wins when nodes disagree. */
@@ -38,7 +53,35 @@ export interface IndexMetadata {
    * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (primaryTerm)
    */
   primaryTerms?: number[];
+  /**
+   * ES `IndexMetadata.getAliases()`: the aliases that name this index, by alias name. Absent or
+   * empty: none. Changed only through the alias APIs (coordinator/aliases/), each change one
+   * compare-and-swap of every index it touches (docs/cluster-state.md, "Aliases").
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/aliases.html
+   */
+  aliases?: Record<string, AliasMetadata>;
 }
+
+/**
+ * ES `AliasMetadata`: one alias of one index, with ES's field names as `GET /_alias` prints them.
+ * `routing` given to the APIs sets both routings.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/AliasMetadata.java
+ */
+export interface AliasMetadata {
+  /** A query (ES query DSL, as given) that searches through the alias add as a filter. */
+  filter?: Record<string, unknown>;
+  /** The routing of writes and single-document reads through the alias (one value). */
+  index_routing?: string;
+  /** The routing of searches through the alias (comma-separated values). */
+  search_routing?: string;
+  /** Writes through the alias go to this index (true), never to it (false), or, unset, to it when it is the alias's only index. */
+  is_write_index?: boolean;
+  /** A hidden alias is left out of wildcard expressions unless `expand_wildcards` includes `hidden`. */
+  is_hidden?: boolean;
+}
+
+/** One index setting's value as ES's `Settings` holds it: a string, or a list of strings. */
+export type IndexSettingValue = string | string[];
 
 /**
  * The primary term of shard `s` of an index (1 when the metadata predates primary terms), ES

@@ -2,7 +2,9 @@
  * The search phases between coordinator and shard nodes: dfs, query (with the fused fetch), fetch, search contexts (PIT, scroll) and the rounds of exact distributed selection.
  * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
  */
+import type { FieldAndFormat } from '../field-and-format.ts';
 import type { Query } from '../query-ast.ts';
+import type { Rescore } from '../rescore.ts';
 import type { SortField, SortKey, SortValue } from '../sort.ts';
 import type { AggPartial, QueryAggs } from './aggs.ts';
 import type { ShardEcho } from './echo.ts';
@@ -77,6 +79,11 @@ export interface QueryPhaseRequest {
   trackScores?: boolean;
   /** Global statistics (dfs). Without them the shard scores with its local statistics. */
   stats?: ScoringStatistics;
+  /**
+   * ES `rescore`: rescore the shard's top hits with these `query` rescorers in order (the shard
+   * collects max(k, window_size) hits first, then returns its top k by the new scores).
+   */
+  rescore?: Rescore[];
   /** Search this retained refresh generation (the one a dfs reply named); absent = the current one. */
   generation?: number;
   /** Search this context's generation (PIT, scroll); takes precedence over `generation`. */
@@ -94,6 +101,8 @@ export interface QueryPhaseRequest {
   fetchSource?: SourceFilter;
   /** Aggregations to collect over the matches (of `aggs.query` when given: `post_filter`), from the same generation. */
   aggs?: QueryAggs;
+  /** With the fused fetch: what else each hit carries ({@link HitFetchOptions}); the reply's `extras` hold it. */
+  fetchOptions?: HitFetchOptions;
 }
 
 /** One query-phase entry: no `_source`, just what the merge needs. */
@@ -103,6 +112,12 @@ export interface ShardHit {
   _score: number | null;
   /** One value per SortField. */
   sort: SortValue[];
+  /**
+   * Coordinator only (from {@link QueryPhaseResponse.sortTexts}, never sent per hit): the JSON text
+   * of sort values ES prints differently from `JSON.stringify` (integers above 2^53, ip addresses),
+   * null where `sort` prints as is.
+   */
+  sortTexts?: (string | null)[];
 }
 
 /** Reply to {@link QueryPhaseRequest}: exactly this shard's top k in the requested order. */
@@ -117,16 +132,58 @@ export interface QueryPhaseResponse extends ShardEcho {
    * when the filter leaves none), read from the same generation as the hits.
    */
   sources?: (string | null)[];
+  /**
+   * With the fused fetch, parallel to `sources`: each hit's {@link HitExtras} (null: none); absent
+   * when no hit has any (no options asked, no document with a custom routing).
+   */
+  extras?: (HitExtras | null)[];
+  /** True when some document of the generation read has a custom `_routing` (the page then needs its hits' routings). */
+  routed?: boolean;
   /** Set (with no hits) when `statsGeneration` is no longer this shard's current generation. */
   statsStale?: boolean;
   /** For a scroll batch ({@link ContextRef.scroll}): the number of the position it started after. */
   scrollSeq?: number;
   /** With {@link QueryPhaseRequest.aggs}: the partial result of each aggregation, in request order. */
   aggs?: AggPartial[];
+  /**
+   * JSON texts of sort values ES prints differently from `JSON.stringify`, by hit position
+   * (shard-node/engine/sort-value-texts.ts); absent when there are none.
+   */
+  sortTexts?: Record<number, (string | null)[]>;
 }
 
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
 export type SourceFilter = boolean | { includes: string[]; excludes: string[] };
+
+/**
+ * What the fetch phase adds to each hit beyond `_source`, each part only when asked (ES fetch
+ * sub-phases `FetchVersionPhase`, `FetchSeqNoPhase`, `FetchFieldsPhase`, `FetchDocValuesPhase`,
+ * `StoredFieldsPhase`). `_routing` needs no option: a document indexed with a custom routing
+ * always shows it, unless `noMetadata` (`stored_fields: _none_`).
+ */
+export interface HitFetchOptions {
+  version?: boolean;
+  seqNoPrimaryTerm?: boolean;
+  fields?: FieldAndFormat[];
+  docvalueFields?: FieldAndFormat[];
+  /** `stored_fields` names and patterns (fields mapped with `store: true`). */
+  storedFields?: string[];
+  /** `stored_fields: _none_`: no metadata field (`_routing`) either. */
+  noMetadata?: boolean;
+}
+
+/** What a hit carries beside `_id` and `_source` (see {@link HitFetchOptions}). */
+export interface HitExtras {
+  _version?: number;
+  _seq_no?: number;
+  _primary_term?: number;
+  /** The custom routing the document was indexed with. */
+  _routing?: string;
+  /** The fields whose values were not indexed (ES's `_ignored` metadata field). */
+  _ignored?: string[];
+  /** `fields`, `docvalue_fields` and `stored_fields` values by field name; absent when none has a value. */
+  fields?: Record<string, unknown[]>;
+}
 
 /** POST /_internal/v1/fetch: load documents of the final page from the generation the query phase read. */
 export interface FetchRequest {
@@ -135,10 +192,12 @@ export interface FetchRequest {
   generation: number;
   ids: string[];
   _source: SourceFilter;
+  /** Absent: `_source` (and `_routing`) only. */
+  options?: HitFetchOptions;
 }
 
 /** A fetched document; `_source` is omitted when filtered out by `_source: false`. */
-export interface FetchedDoc {
+export interface FetchedDoc extends HitExtras {
   _id: string;
   /** The stored `_source` JSON text, byte for byte when unfiltered (shared/raw-json.ts). */
   _source?: string;
@@ -236,6 +295,8 @@ export interface SelectSampleResponse extends ShardEcho {
   max_score: number | null;
   keys: SortKey[];
   statsStale?: boolean;
+  /** As {@link QueryPhaseResponse.routed} (the fetch phase of a deep page reads this round's generations). */
+  routed?: boolean;
 }
 
 /**

@@ -5,16 +5,17 @@
 import type { ShardEcho } from './echo.ts';
 
 /**
- * One write on one shard. `index`'s `source` is the document's JSON text exactly as the client sent
+ * One write on one shard (`routing`: the custom routing it was sent with, stored with the document
+ * and shown as `_routing`, ES `RoutingFieldMapper`). `index`'s `source` is the document's JSON text exactly as the client sent
  * it: the shard parses it to index it, and stores and returns that text unchanged (ES keeps the
  * `_source` bytes). `update` merges `doc` into the stored `_source` (real-time get) and stores the
  * merged document re-serialized, as ES does.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-source-field.html
  */
 export type WriteOp =
-  | { op: 'index'; _id: string; source: string; create: boolean }
+  | { op: 'index'; _id: string; source: string; create: boolean; routing?: string }
   | { op: 'delete'; _id: string }
-  | { op: 'update'; _id: string; doc: Record<string, unknown>; docAsUpsert: boolean; upsert?: Record<string, unknown> };
+  | { op: 'update'; _id: string; doc: Record<string, unknown>; docAsUpsert: boolean; upsert?: Record<string, unknown>; routing?: string };
 
 /** `?refresh` of write APIs: refresh now, wait for the next refresh, or nothing. */
 export type RefreshPolicy = 'true' | 'wait_for' | 'false';
@@ -100,7 +101,7 @@ export interface GroupMember {
  * with its seq_no to each replica).
  */
 export type ReplicaOp =
-  | { op: 'index'; _id: string; seqNo: number; version: number; source: string }
+  | { op: 'index'; _id: string; seqNo: number; version: number; source: string; routing?: string }
   | { op: 'delete'; _id: string; seqNo: number; version: number };
 
 /**
@@ -140,5 +141,7 @@ export interface GetResponse extends ShardEcho {
   _version?: number;
   _seq_no?: number;
   _primary_term?: number;
+  /** The custom routing the document was indexed with (ES returns it as `_routing`). */
+  _routing?: string;
   _source?: string;
 }

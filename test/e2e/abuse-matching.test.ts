@@ -1,7 +1,7 @@
 /**
  * Pattern matching under attack, end to end (issue 11): the `filter_path` of 120 `**` segments that
  * took the coordinator down with "JavaScript heap out of memory", a backtracking wildcard in an
- * index expression and a `_source` pattern, a 200 KB unknown query name, and `?filter_path=%`. Each
+ * index expression and a `_source` pattern, hostile `regexp` queries, a 200 KB unknown query name, and `?filter_path=%`. Each
  * answers within 1 s, and the coordinator's `/livez` still answers within 100 ms afterwards.
  */
 import { describe, expect, inject, it } from 'vitest';
@@ -62,6 +62,21 @@ describe('hostile patterns and names', () => {
     expect(source.ms).toBeLessThan(REQUEST_BUDGET_MS);
     expect(source.value.status).toBe(200);
     expect(Object.keys(source.value.body.hits.hits[0]._source)).toEqual(['name']);
+    await expectAlive();
+  });
+
+  it('answers hostile regexp queries within 1 s: backtracking patterns run in linear time, an explosive automaton is refused', async () => {
+    for (const value of ['(a+)+b', '(.*a){20}', '(a|aa)*c', `${'a?'.repeat(30)}${'a'.repeat(30)}`]) {
+      const r = await timed(() => http(url, 'POST', '/cities/_search', { size: 1, query: { regexp: { 'name.keyword': value } } }));
+      expect(r.ms, value).toBeLessThan(REQUEST_BUDGET_MS);
+      expect(r.value.status, value).toBe(200);
+    }
+    const explosive = await timed(() =>
+      http(url, 'POST', '/cities/_search', { query: { regexp: { 'name.keyword': { value: '(a|b)*a(a|b){24}', max_determinized_states: 100 } } } }),
+    );
+    expect(explosive.ms).toBeLessThan(REQUEST_BUDGET_MS);
+    expect(explosive.value.status).toBe(400);
+    expect(explosive.value.body.error.root_cause[0].type).toBe('query_shard_exception');
     await expectAlive();
   });
 

@@ -72,7 +72,7 @@ describe('_cluster/health', () => {
 });
 
 describe('_cat', () => {
-  it('lists indices as text with ES’s default columns, and as JSON with string values', async () => {
+  it('lists indices as text with ES 8’s default columns, and as JSON with string values', async () => {
     const text = await http(url, 'GET', '/_cat/indices/clients-*?v&s=index');
     expect(text.headers['content-type']).toMatch(/^text\/plain/);
     const lines = (text.body as string).trimEnd().split('\n');
@@ -82,6 +82,8 @@ describe('_cat', () => {
     expect(json.body).toHaveLength(1);
     expect(json.body[0]).toMatchObject({ health: 'green', status: 'open', index: 'clients-http', pri: '3', rep: '0', 'docs.count': '5', 'docs.deleted': '0' });
     expect(Object.keys(json.body[0])).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
+    const withDataset = await http(url, 'GET', '/_cat/indices/clients-http?format=json&h=index,dataset.size');
+    expect(withDataset.body[0]['dataset.size']).toBe(json.body[0]['store.size']);
     expect(json.body[0]['store.size']).toMatch(/^\d+(\.\d)?[kmgtp]?b$/);
     const cities = await http(url, 'GET', '/_cat/indices/cities?format=json&h=index,dc');
     expect(cities.body).toEqual([{ index: 'cities', dc: String(cities.body[0].dc) }]);
@@ -281,6 +283,26 @@ describe('the official @elastic/elasticsearch 8.x client, unmodified', () => {
     expect(await client.indices.exists({ index })).toBe(false);
   });
 
+  it('manages aliases: updateAliases, putAlias, getAlias, existsAlias, deleteAlias, and searches through them', async () => {
+    await client.indices.create({ index: 'clients-al-1', settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    await client.indices.create({ index: 'clients-al-2', settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    try {
+      expect(await client.indices.updateAliases({ actions: [{ add: { index: 'clients-al-1', alias: 'clients-al' } }] })).toEqual({ acknowledged: true, errors: false });
+      await client.index({ index: 'clients-al', id: 'a', document: { n: 1 }, refresh: true });
+      expect(await client.indices.existsAlias({ name: 'clients-al' })).toBe(true);
+      await client.indices.updateAliases({ actions: [{ remove: { index: 'clients-al-1', alias: 'clients-al' } }, { add: { index: 'clients-al-2', alias: 'clients-al', is_write_index: true } }] });
+      expect(await client.indices.getAlias({ name: 'clients-al' })).toEqual({ 'clients-al-2': { aliases: { 'clients-al': { is_write_index: true } } } });
+      expect((await client.count({ index: 'clients-al' })).count).toBe(0);
+      await client.indices.putAlias({ index: 'clients-al-1', name: 'clients-al-old' });
+      expect((await client.search({ index: 'clients-al-old' })).hits.hits.map((h) => h._id)).toEqual(['a']);
+      await client.indices.deleteAlias({ index: 'clients-al-1', name: 'clients-al-old' });
+      const gone = await client.indices.getAlias({ name: 'clients-al-old' }).catch((e: unknown) => e);
+      expect((gone as InstanceType<typeof errors.ResponseError>).statusCode).toBe(404);
+    } finally {
+      await client.indices.delete({ index: 'clients-al-1,clients-al-2' });
+    }
+  });
+
   it('surfaces ES error bodies as ResponseError', async () => {
     const err = await client.get({ index: 'clients-nope', id: '1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(errors.ResponseError);
@@ -291,5 +313,73 @@ describe('the official @elastic/elasticsearch 8.x client, unmodified', () => {
     expect((bad as InstanceType<typeof errors.ResponseError>).body).toEqual(
       unrecognized('request [/cities/_count] contains unrecognized parameter: [sise]'),
     );
+  });
+});
+
+describe('the official client: msearch, helpers.msearch, deleteByQuery, a sliced point-in-time walk', () => {
+  const client = new Client({ node: url, requestTimeout: 120_000 });
+  const index = 'clients-byquery';
+  const DOCS = 600;
+
+  beforeAll(async () => {
+    await client.indices.create({ index, settings: { number_of_shards: 3, number_of_replicas: 0 }, mappings: { properties: { n: { type: 'long' }, tag: { type: 'keyword' } } } });
+    const operations = Array.from({ length: DOCS }, (_, i) => [{ index: { _index: index, _id: `d${i}` } }, { n: i, tag: i % 2 ? 'odd' : 'even' }]).flat();
+    const bulk = await client.bulk({ operations, refresh: true });
+    expect(bulk.errors).toBe(false);
+  });
+
+  afterAll(async () => {
+    await client.indices.delete({ index, ignore_unavailable: true }).catch(() => undefined);
+    await client.close();
+  });
+
+  it('msearch answers each search, a failing one as its item error', async () => {
+    const res = await client.msearch({
+      searches: [{ index }, { size: 0, query: { term: { tag: 'odd' } } }, { index: 'clients-none' }, { query: { match_all: {} } }, {}, { size: 2, sort: [{ n: 'desc' }] }],
+      index,
+    });
+    expect(res.responses).toHaveLength(3);
+    const [odd, missing, top] = res.responses as any[];
+    expect(odd).toMatchObject({ status: 200, hits: { total: { value: DOCS / 2, relation: 'eq' } } });
+    expect(missing).toMatchObject({ status: 404, error: { type: 'index_not_found_exception' } });
+    expect(top.hits.hits.map((h: { _id: string }) => h._id)).toEqual([`d${DOCS - 1}`, `d${DOCS - 2}`]);
+  });
+
+  it('helpers.msearch batches searches and resolves each with its response', async () => {
+    const m = client.helpers.msearch({ operations: 4, flushInterval: 20 });
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => m.search<{ n: number }>({ index }, { query: { term: { n: i * 7 } } })));
+    expect(results.map((r) => r.documents.map((d) => d.n))).toEqual(Array.from({ length: 10 }, (_, i) => [i * 7]));
+    const failed = await m.search({ index: 'clients-none' }, { query: { match_all: {} } }).catch((e: unknown) => e);
+    expect((failed as InstanceType<typeof errors.ResponseError>).statusCode).toBe(404);
+    m.stop();
+  });
+
+  it('openPointInTime walked by 3 sliced workers reads every document once', async () => {
+    const pit = await client.openPointInTime({ index, keep_alive: '1m' });
+    const worker = async (id: number): Promise<string[]> => {
+      const ids: string[] = [];
+      let after: any[] | undefined;
+      for (;;) {
+        const page = await client.search({ pit: { id: pit.id, keep_alive: '1m' }, slice: { id: String(id), max: 3 }, size: 70, sort: ['_shard_doc'], ...(after ? { search_after: after } : {}) });
+        if (page.hits.hits.length === 0) return ids;
+        ids.push(...page.hits.hits.map((h) => h._id!));
+        after = page.hits.hits.at(-1)!.sort;
+      }
+    };
+    const slices = await Promise.all([0, 1, 2].map(worker));
+    expect(slices.every((s) => s.length > 0)).toBe(true);
+    expect(slices.flat().sort()).toEqual(Array.from({ length: DOCS }, (_, i) => `d${i}`).sort());
+    expect((await client.closePointInTime({ id: pit.id })).succeeded).toBe(true);
+  });
+
+  it('deleteByQuery deletes the matching documents, and runs as a task', async () => {
+    const res = await client.deleteByQuery({ index, query: { range: { n: { gte: 500 } } }, refresh: true, slices: 2 });
+    expect(res).toMatchObject({ total: 100, deleted: 100, version_conflicts: 0, failures: [] });
+    expect((res as { slices?: unknown[] }).slices).toHaveLength(2);
+    const started = await client.deleteByQuery({ index, query: { term: { tag: 'odd' } }, refresh: true, wait_for_completion: false, conflicts: 'proceed' });
+    let task = await client.tasks.get({ task_id: String(started.task) });
+    while (!task.completed) task = await client.tasks.get({ task_id: String(started.task), wait_for_completion: true });
+    expect(task.response).toMatchObject({ total: 250, deleted: 250 });
+    expect((await client.count({ index })).count).toBe(250);
   });
 });

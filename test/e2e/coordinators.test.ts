@@ -44,4 +44,25 @@ describe('a second coordinator', () => {
     expect(write.status).toBe(201);
     expect((await http(first, 'GET', '/late-index/_count')).body.count).toBe(2);
   });
+
+  it('agrees on a closed index and on index.hidden, both stored in the cluster state', async () => {
+    await http(first, 'PUT', '/state-index/_doc/1?refresh=true', { v: 1 });
+    expect((await http(first, 'POST', '/state-index/_close')).body).toEqual({ acknowledged: true, shards_acknowledged: true, indices: { 'state-index': { closed: true } } });
+    // the shard nodes refuse it too, so even a coordinator that has not seen the change yet cannot read it
+    for (const url of [first, second]) {
+      const search = await http(url, 'GET', '/state-index/_search');
+      expect([url, search.status, JSON.stringify(search.body)]).toEqual([url, 400, expect.stringContaining('index_closed_exception')]);
+      expect((await http(url, 'PUT', '/state-index/_doc/2', { v: 2 })).body.error.type).toBe('index_closed_exception');
+    }
+    expect((await http(second, 'POST', '/state-index/_open')).body).toEqual({ acknowledged: true, shards_acknowledged: true });
+    expect((await http(first, 'GET', '/state-index/_count')).body.count).toBe(1);
+    await http(second, 'PUT', '/state-index/_settings', { index: { hidden: true } });
+    const seen = async (url: string) => Object.keys((await http(url, 'GET', '/state-*/_settings')).body);
+    expect(await seen(second)).toEqual([]);
+    // the other coordinator follows the stored change through its watch of the cluster state
+    const deadline = Date.now() + 2_000;
+    while ((await seen(first)).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await seen(first)).toEqual([]);
+    await http(first, 'DELETE', '/state-index');
+  });
 });
