@@ -28,8 +28,8 @@ function typeName(r: Reduced, opts: RenderOptions): string {
   const node = r.node;
   if (node.type === 'terms') {
     const fm = opts.fieldMapping(node.field);
-    if (!fm || fm.type === 'keyword' || fm.type === 'text') return 'sterms';
-    return INTEGER_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean' ? 'lterms' : 'dterms';
+    if (!fm || fm.type === 'keyword' || fm.type === 'text' || fm.type === 'wildcard' || fm.type === 'constant_keyword') return 'sterms';
+    return INTEGER_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'date_nanos' || fm.type === 'boolean' ? 'lterms' : 'dterms';
   }
   if (node.type === 'percentiles') return 'tdigest_percentiles';
   if (node.type === 'percentile_ranks') return 'tdigest_percentile_ranks';
@@ -53,7 +53,7 @@ export function renderAggs(reduced: readonly Reduced[], opts: RenderOptions, int
 function dateText(node: AggNode, opts: RenderOptions): ((ms: number) => string) | null {
   const field = (node as { field?: string }).field;
   const fm = field ? opts.fieldMapping(field) : undefined;
-  const isDate = fm?.type === 'date' || node.type === 'date_histogram' || node.type === 'date_range';
+  const isDate = fm?.type === 'date' || fm?.type === 'date_nanos' || node.type === 'date_histogram' || node.type === 'date_range';
   if (!isDate) {
     // A numeric field with a `format`: Java DecimalFormat text (`value_as_string`, `key_as_string`).
     const format = (node as { format?: string }).format;

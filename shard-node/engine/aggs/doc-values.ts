@@ -7,7 +7,7 @@
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/index/SortedSetDocValues.html
  */
 import type { FieldMapping } from '../../../shared/mapping.ts';
-import { NUMERIC_TYPES } from '../../../shared/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../../shared/mapping.ts';
 import type { NumericField, Segment } from '../segment.ts';
 import type { RankColumn } from '../storage/columns.ts';
 
@@ -35,6 +35,8 @@ export interface NumberColumn {
   nf: NumericField;
   /** True when no doc has two or more values (read `nf.min` alone). */
   single: boolean;
+  /** `date_nanos` doc values are epoch ns; aggregations read them as epoch ms, as ES's date_histogram keys. */
+  nanos?: boolean;
 }
 
 /** A field's values in one segment; null when the segment has none. */
@@ -45,8 +47,8 @@ export type ValuesKind = 'string' | 'number';
 
 /** The kind of values a field type aggregates on (null: not aggregatable, e.g. `geo_point`, text without fielddata). */
 export function valuesKind(fm: FieldMapping): ValuesKind | null {
-  if (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean') return 'number';
-  if (fm.type === 'keyword' || (fm.type === 'text' && fm.fielddata === true)) return 'string';
+  if (isNumericDocValues(fm)) return 'number';
+  if (KEYWORD_LIKE_TYPES.has(fm.type) || (fm.type === 'text' && fm.fielddata === true)) return 'string';
   return null;
 }
 
@@ -83,9 +85,11 @@ function uninvert(seg: Segment, field: string, terms: readonly string[]): { star
 export function valuesColumn(seg: Segment, field: string, fm: FieldMapping): ValuesColumn | null {
   if (valuesKind(fm) === 'number') {
     const nf = seg.numeric.get(field);
-    return nf ? { kind: 'nums', nf, single: nf.max === nf.min } : null;
+    if (!nf) return null;
+    // date_nanos: read through readValues (ms), never the raw column fast paths.
+    return fm.type === 'date_nanos' ? { kind: 'nums', nf, single: false, nanos: true } : { kind: 'nums', nf, single: nf.max === nf.min };
   }
-  if (fm.type === 'keyword') {
+  if (KEYWORD_LIKE_TYPES.has(fm.type)) {
     const sv = seg.strings.get(field);
     if (!sv) return null;
     if (sv.max === sv.min) return { kind: 'ords', terms: sv.terms, single: sv.min, starts: null, ords: null };
@@ -117,8 +121,26 @@ export function readValues(col: ValuesColumn, d: number, out: number[]): number 
   }
   const nf = col.nf;
   if (!nf.has[d]) return 0;
+  if (col.nanos) {
+    const n = readNumbers(nf, d, out);
+    for (let i = 0; i < n; i++) out[i] = Math.floor(out[i] / 1e6);
+    return n;
+  }
   out[0] = nf.min[d];
   if (col.single) return 1;
+  const many = nf.multi.get(d);
+  if (many) {
+    for (let i = 0; i < many.length; i++) out[i] = many[i];
+    return many.length;
+  }
+  if (nf.max[d] === nf.min[d]) return 1;
+  out[1] = nf.max[d];
+  return 2;
+}
+
+/** The numbers of a multi-valued numeric doc (as {@link readValues} reads them). */
+function readNumbers(nf: NumericField, d: number, out: number[]): number {
+  out[0] = nf.min[d];
   const many = nf.multi.get(d);
   if (many) {
     for (let i = 0; i < many.length; i++) out[i] = many[i];
