@@ -12,7 +12,7 @@ import { installAuth } from './auth/auth-middleware.ts';
 import { registerSecurityRoutes } from './auth/security-routes.ts';
 import type { ClusterView } from './cluster-view.ts';
 import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
-import { DESTRUCTIVE_REQUIRES_NAME, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './cluster-settings/setting-definitions.ts';
+import { DESTRUCTIVE_REQUIRES_NAME, MAX_BUCKETS, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './cluster-settings/setting-definitions.ts';
 import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
 import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
@@ -106,6 +106,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
     selectionSamples: config.selectionSamples,
     observePhase: metrics.observePhase,
     maxKeepAliveMs: () => settings.get(MAX_KEEP_ALIVE),
+    maxBuckets: () => settings.get(MAX_BUCKETS),
   };
   registerSearchRoutes(app, searchDeps, maxBody);
   registerMsearchRoutes(app, searchDeps, maxBody); // `_msearch` (before `/:index`)

@@ -12,7 +12,7 @@ import type { CallOptions } from './shard-client.ts';
 
 /** The internal endpoints whose calls may be batched: the search rounds (read-only, per shard). */
 export const BATCHABLE_PATHS: ReadonlySet<string> = new Set(
-  ['dfs', 'query', 'select/sample', 'select/range', 'fetch'].map((tail) => `${INTERNAL_PREFIX}/${tail}`),
+  ['dfs', 'query', 'select/sample', 'select/range', 'fetch', 'aggs'].map((tail) => `${INTERNAL_PREFIX}/${tail}`),
 );
 
 /** True when a call to `path` with `opts` may travel in a batch (POST to a search round). */

@@ -8,6 +8,8 @@
  */
 import { sortValueTexts } from './engine/sort-value-texts.ts';
 import {
+  type AggsRequest,
+  type AggsResponse,
   type ContextRef,
   type DfsRequest,
   type DfsResponse,
@@ -21,6 +23,7 @@ import {
   type SelectSampleResponse,
 } from '../shared/protocol.ts';
 import type { EntriesField } from '../shared/wire.ts';
+import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import { compileHitFetch } from './engine/hit-fetch.ts';
@@ -36,7 +39,7 @@ export interface ActionReply {
 }
 
 /** The internal endpoints (tail after `/_internal/v1/`) served by {@link createSearchActions}. */
-export type SearchActionName = 'dfs' | 'query' | 'select/sample' | 'select/range' | 'fetch';
+export type SearchActionName = 'dfs' | 'query' | 'select/sample' | 'select/range' | 'fetch' | 'aggs';
 
 /**
  * Every search endpoint's handler, keyed by its path tail. The phases that may build a presorted
@@ -49,6 +52,8 @@ export interface SearchActions {
   'select/sample': (req: SelectSampleRequest) => Promise<ActionReply>;
   'select/range': (req: SelectRangeRequest) => Promise<ActionReply>;
   fetch: (req: FetchRequest) => ActionReply;
+  /** Aggregations on a generation the query phase read: the whole tree, or the exact terms refinement tasks. */
+  aggs: (req: AggsRequest) => ActionReply;
 }
 
 /** What the actions read: the shards, the open contexts, this node's name, and how long a read generation is retained. */
@@ -61,7 +66,7 @@ export interface SearchActionDeps {
 
 /** True when `name` is one of the search endpoints. */
 export function isSearchAction(name: string): name is SearchActionName {
-  return name === 'dfs' || name === 'query' || name === 'select/sample' || name === 'select/range' || name === 'fetch';
+  return name === 'dfs' || name === 'query' || name === 'select/sample' || name === 'select/range' || name === 'fetch' || name === 'aggs';
 }
 
 /** Builds the search actions over a registry and its contexts. */
@@ -138,6 +143,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
       const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
+      if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
       if (req.fetchSource !== undefined) {
         const ids = result.hits.map((h) => h._id);
         res.sources = gen.sourceTexts(ids, req.fetchSource);
@@ -182,6 +188,14 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
       const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
       return { res, field: 'hits' };
+    },
+
+    aggs: (req: AggsRequest): ActionReply => {
+      const gen = reader(req.index, req.shard, req.generation, req.context);
+      const res: AggsResponse = { node, index: req.index, shard: req.shard, generation: gen.id };
+      if (req.tasks) res.results = refineShardAggs(gen, req.nodes, req.query, req.tasks, req.index);
+      else res.partials = collectShardAggs(gen, req.nodes, req.query, req.candidates, req.index);
+      return { res };
     },
 
     fetch: (req: FetchRequest): ActionReply => {

@@ -15,7 +15,7 @@ describe('defaults and precedence', () => {
       trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
       searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null, pit: null, profile: false,
       fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
-      slice: null, collapse: null, highlight: null,
+      slice: null, collapse: null, highlight: null, aggs: null, postFilter: null, typedKeys: false,
     });
     expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
   });
@@ -80,8 +80,7 @@ describe('ES error texts', () => {
     expect(err('', [1]).message).toBe('Expected [START_OBJECT] but found [START_ARRAY]');
   });
   it('unsupported features are clear 400s', () => {
-    expect(err('', { aggs: { a: { terms: { field: 'x' } } } }).message).toBe('aggregations are not supported by Folio yet');
-    expect(err('', { post_filter: { match_all: {} } }).type).toBe('illegal_argument_exception');
+    expect(err('', { aggs: { a: { rare_terms: {} } } }).message).toBe('aggregation type [rare_terms] is not supported by Folio yet');
     expect(err('', { suggest: {} }).message).toBe('[suggest] is not supported by Folio yet');
   });
   it('collapse and highlight: parsed, with ES errors', () => {
@@ -95,6 +94,13 @@ describe('ES error texts', () => {
     expect(err('', { highlight: { fields: { b: {} }, pre_tags: ['<b>'] } }).message).toBe('pre_tags are set but post_tags are not set');
     expect(err('', { highlight: { fields: { b: { max_analyzed_offset: 0 } } } }).message).toBe('[max_analyzed_offset] must be a positive integer, or -1');
     expect(err('', { highlight: { fieldz: {} } }).message).toBe('[1:1] [highlight] unknown field [fieldz] did you mean [fields]?');
+  });
+  it('aggs, post_filter and typed_keys', () => {
+    const r = parse('typed_keys=true', { aggs: { a: { terms: { field: 'x' } } }, post_filter: { term: { t: 'v' } } });
+    expect(r.aggs).toMatchObject([{ type: 'terms', name: 'a', field: 'x', size: 10 }]);
+    expect(r.postFilter).toMatchObject({ kind: 'term', field: 't', value: 'v' });
+    expect(r.typedKeys).toBe(true);
+    expect(parse('', { aggregations: {} }).aggs).toBeNull();
   });
   it('slice: on a scroll or a PIT only', () => {
     expect(parse('scroll=1m', { slice: { id: 1, max: 3, field: 'n' } }).slice).toEqual({ id: 1, max: 3, field: 'n' });

@@ -9,6 +9,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/builder/SearchSourceBuilder.java
  */
 import { parseCollapse, type CollapseSpec } from './collapse.ts';
+import type { AggNode } from './aggs/agg-request.ts';
+import { parseAggregations } from './aggs/agg-parse.ts';
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
 import { commaList, parseFieldAndFormats, parseStoredFields, storedFieldsFromList, type FieldAndFormat, type StoredFields } from './field-and-format.ts';
 import {
@@ -80,6 +82,12 @@ export interface SearchRequest {
   pit: { id: string; keepAliveMs: number | null } | null;
   /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
   profile: boolean;
+  /** The body `aggs`/`aggregations` (shared/aggs/agg-parse.ts); null when absent or empty. */
+  aggs: AggNode[] | null;
+  /** ES `post_filter`: narrows the hits, not the aggregations; null when absent. */
+  postFilter: Query | null;
+  /** ES `typed_keys`: aggregation names in the response are prefixed with their type (`sterms#name`). */
+  typedKeys: boolean;
   /** ES `rescore`: the `query` rescorers, applied in order on each shard's top hits (`[]` when none). */
   rescore: Rescore[];
   /** Number of ES `script_fields` asked for (Folio has no scripting: the plan refuses any, after ES's limit check). */
@@ -132,6 +140,8 @@ interface Draft {
   minScore: number | null;
   pit: SearchRequest['pit'];
   profile: boolean;
+  aggs: AggNode[] | null;
+  postFilter: Query | null;
   fields: FieldAndFormat[] | null;
   docvalueFields: FieldAndFormat[] | null;
   storedFields: StoredFields | null;
@@ -227,9 +237,11 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
         if (typeof s !== 'string') throw parsingException(`Expected [VALUE_STRING] in [stats] but found [${tokenName(s)}]`);
       }
       return;
-    case 'aggs': case 'aggregations':
-      if (Object.keys(v as object).length > 0) throw illegalArgument('aggregations are not supported by Folio yet');
-      return;
+    case 'aggs': case 'aggregations': {
+      const nodes = parseAggregations(v as Record<string, unknown>);
+      return void (d.aggs = nodes.length > 0 ? nodes : null);
+    }
+    case 'post_filter': return void (d.postFilter = parseQuery(v));
     default: throw notYet(`[${k}]`);
   }
 }
@@ -351,7 +363,7 @@ function checkUnrecognized(p: Map<string, string>, path: string): void {
 export function parseSearchRequest(params: URLSearchParams, body: unknown | undefined, path: string): SearchRequest {
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
-    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
+    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false, aggs: null, postFilter: null,
     fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
     slice: null, collapse: null, highlight: null,
   };
@@ -414,6 +426,9 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     preference: p.get('preference') ?? null,
     pit: d.pit,
     profile: d.profile,
+    aggs: d.aggs,
+    postFilter: d.postFilter,
+    typedKeys: p.has('typed_keys') ? parseBooleanParam(p.get('typed_keys') as string) : false,
     rescore: d.rescore,
     scriptFields: d.scriptFields,
     slice: d.slice,

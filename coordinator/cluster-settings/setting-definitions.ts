@@ -77,9 +77,15 @@ export const MAX_OPEN_PIT_CONTEXT = intSetting('search.max_open_pit_context', 30
  */
 export const MAX_SHARDS_PER_NODE = intSetting('cluster.max_shards_per_node', 1000, 1);
 
+/**
+ * `search.max_buckets` (65,536): the most buckets one search's aggregations may return
+ * (`too_many_buckets_exception` past it). @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-settings.html
+ */
+export const MAX_BUCKETS = intSetting('search.max_buckets', 65_536, 0);
+
 /** Every known cluster setting, by key. */
 export const KNOWN_SETTINGS: ReadonlyMap<string, SettingDefinition<unknown>> = new Map(
-  [DESTRUCTIVE_REQUIRES_NAME, DEFAULT_KEEP_ALIVE, MAX_KEEP_ALIVE, MAX_OPEN_SCROLL_CONTEXT, MAX_OPEN_PIT_CONTEXT, MAX_SHARDS_PER_NODE].map((d) => [d.key, d as SettingDefinition<unknown>]),
+  [DESTRUCTIVE_REQUIRES_NAME, DEFAULT_KEEP_ALIVE, MAX_KEEP_ALIVE, MAX_OPEN_SCROLL_CONTEXT, MAX_OPEN_PIT_CONTEXT, MAX_SHARDS_PER_NODE, MAX_BUCKETS].map((d) => [d.key, d as SettingDefinition<unknown>]),
 );
 
 /**

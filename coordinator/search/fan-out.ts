@@ -40,8 +40,11 @@ export const HITS_ACCEPT: string = process.env.FOLIO_WIRE === 'json' ? 'applicat
  */
 export const FIRST_ATTEMPT_SHARE = 0.5;
 
-/** Endpoints whose generation pin cannot be dropped on a retry (the request's keys come from that generation). */
-const PINNED_FOR_GOOD = new Set([`${INTERNAL_PREFIX}/select/range`]);
+/**
+ * Endpoints whose generation pin cannot be dropped on a retry (the request's keys come from that
+ * generation; aggregation refinements complete counts read there).
+ */
+const PINNED_FOR_GOOD = new Set([`${INTERNAL_PREFIX}/select/range`, `${INTERNAL_PREFIX}/aggs`]);
 
 /** Shared context of a search's shard calls. */
 export interface PhaseContext {

@@ -5,7 +5,7 @@
  */
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef, IndexMetadata, ShardCollapse } from '../../shared/protocol.ts';
+import type { ContextRef, IndexMetadata, QueryAggs, ShardCollapse } from '../../shared/protocol.ts';
 import { subQueries, type Query } from '../../shared/query-ast.ts';
 import { shardForRouting } from '../../shared/routing.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
@@ -75,6 +75,8 @@ export interface SearchPlan {
   queries?: Query[];
   /** A collapsed search: what each shard groups by (collapse-plan.ts; `sort` then ends with the key clause). */
   collapse?: ShardCollapse;
+  /** Aggregations the query phase collects beside the hits (set by the search when asked: aggs-phase.ts). */
+  aggs?: QueryAggs;
 }
 
 /** What the index expression gave each index beyond its name: alias filters and search routing (index-expression.ts `SearchScope`). */

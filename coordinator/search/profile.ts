@@ -11,7 +11,7 @@
 import type { ShardTarget } from '../index-view.ts';
 
 /** The phases of the search recipe (search.ts); `select` replaces query + merge for a deep page. */
-export type SearchPhase = 'parse' | 'plan' | 'query' | 'select' | 'merge' | 'fetch' | 'respond';
+export type SearchPhase = 'parse' | 'plan' | 'query' | 'select' | 'merge' | 'aggregate' | 'fetch' | 'respond';
 
 /** Receives each phase's duration in seconds (the phase histogram of coordinator/metrics.ts). */
 export type PhaseObserver = (phase: SearchPhase, seconds: number) => void;

@@ -45,6 +45,8 @@ export interface SearchResponseBody {
   _shards: { total: number; successful: number; skipped: number; failed: number; failures?: ReturnType<typeof failuresForResponse> };
   /** `total_groups`: a collapsed search's number of groups (a Folio extension, docs/collapse.md). */
   hits: { total?: ShardTotal | number; total_groups?: ShardTotal | number; max_score: number | null; hits: SearchHitBody[] };
+  /** The reduced `aggs` (coordinator/search/aggs-phase.ts), absent when none were asked (or on a scroll's later batches). */
+  aggregations?: Record<string, unknown>;
   /** With `profile: true`: per-shard call times and the merge (coordinator/search/profile.ts). */
   profile?: ProfileBody;
 }

@@ -5,7 +5,9 @@
  *   2. plan    — resolve indices and shards (pinned by a PIT, a scroll or a Folio-Snapshot token:
  *      cursor.ts), check windows and sorts before any fan-out; a new scroll opens its contexts;
  *   3. query   — every shard returns its top `from + size` keys (dfs statistics when scoring);
- *   4. merge   — k-way merge of the shard lists, skipping `from`;
+ *   4. merge   — k-way merge of the shard lists, skipping `from`; beside it, the reduce of the
+ *      aggregations the query round collected, with the refinement rounds of exact `terms`
+ *      (aggs-phase.ts; `post_filter` narrows the hits only, and a scroll aggregates on its first batch);
  *   3–4 for a deep `from` (≥ {@link DEEP_PAGE_FROM}): exact distributed selection instead, a sample
  *      round and a range round whose traffic does not grow with `from` (select-phase.ts);
  *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from
@@ -27,6 +29,10 @@ import { withSortTexts } from './respond.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
+import { flatFields, type FieldMapping } from '../../shared/mapping.ts';
+import type { Query } from '../../shared/query-ast.ts';
+import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
+import { runAggsPhase } from './aggs-phase.ts';
 import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
 import { encodeScrollId, encodeSnapshot } from './cursor-ids.ts';
@@ -36,7 +42,7 @@ import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
-import { planSearch, type IndexScope, type SearchPlan } from './plan.ts';
+import { planSearch, queryForTarget, type IndexScope, type SearchPlan } from './plan.ts';
 import { buildProfile, PhaseClock, ShardProfiler, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
@@ -65,6 +71,8 @@ export interface SearchDeps {
   observePhase?: PhaseObserver;
   /** The cluster's `search.max_keep_alive` in ms (absent: ES's default, 24 h). */
   maxKeepAliveMs?: () => number;
+  /** The cluster's `search.max_buckets` (absent: ES's default, 65,536). */
+  maxBuckets?: () => number;
 }
 
 /**
@@ -116,9 +124,12 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   // 1. parse. A scroll continuation tracks the exact total as its first batch did: ES resolves
   // track_total_hits to accurate for any scroll (SearchRequest.resolveTrackTotalHitsUpTo).
   const parsed = input.request ?? parseSearchRequest(input.params, input.body, input.path);
-  const tracked: SearchRequest = input.scroll ? { ...parsed, trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : parsed;
   // 1b. rewrite on the coordinator: terms lookups fetch their documents once (terms-lookup.ts).
-  const req = await resolveTermsLookups(tracked, (l) => fetchLookupSource(l, deps, startedAt + (tracked.timeoutMs ?? deps.defaultTimeoutMs)));
+  const resolved = await resolveTermsLookups(parsed, (l) => fetchLookupSource(l, deps, startedAt + (parsed.timeoutMs ?? deps.defaultTimeoutMs)));
+  // `post_filter` narrows the hits (the query phase reads query AND post_filter), not the aggregations.
+  const aggsQuery = resolved.query;
+  const hitsQuery: Query = resolved.postFilter ? { kind: 'bool', must: [resolved.query], should: [], filter: [resolved.postFilter], mustNot: [], boost: 1 } : resolved.query;
+  const req: SearchRequest = { ...resolved, query: hitsQuery, ...(input.scroll ? { trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : {}) };
   const ctx: PhaseContext = {
     client: deps.client,
     dfsCache: deps.dfsCache,
@@ -133,6 +144,9 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const cursor = await resolveCursor(input, req, deps.view);
   const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope), deps.view);
   const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx, cursor.scope?.filters) : undefined);
+  const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
+  // Aggregations read each target's query (alias filters, slice); with `post_filter`, the query without it.
+  if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length), ...(parsed.postFilter ? { query: aggsQuery } : {}) };
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = plan.collapse === undefined && selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
@@ -146,6 +160,16 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   }
   const { page, maxScore } = ranked;
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
+  const aggs = withAggs
+    ? await runAggsPhase(
+        { nodes: req.aggs!, queryFor: (i) => (parsed.postFilter ? aggsQuery : queryForTarget(plan, i)), candidates: plan.aggs!.candidates, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
+        ctx,
+      )
+    : null;
+  if (aggs) {
+    failures.push(...aggs.failures);
+    clock.lap('aggregate');
+  }
   // 5. fetch (already done by the query round when it fused the fetch)
   const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx, hitFetchOptions(req));
   // A request the fetch phase refuses (a highlight over `index.highlight.max_analyzed_offset`) fails the search, as in ES.
@@ -187,9 +211,23 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     withIds: req.storedFields?.none !== true,
     ...(req.collapse ? { collapse: { field: req.collapse.field, keyAt, totalGroups: reduceGroupTotal(ranked.groups ?? [], req.trackTotalHits), ...(innerHits ? { innerHits } : {}) } } : {}),
   });
+  if (aggs) body.aggregations = aggs.aggregations;
   clock.lap('respond');
   if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
   return { body, snapshot };
+}
+
+/** A field's mapping in the searched indices (the first index that maps it), for rendering aggregation keys. */
+async function fieldMappings(plan: SearchPlan, deps: SearchDeps): Promise<(field: string) => FieldMapping | undefined> {
+  const names = [...new Set(plan.targets.map((t) => t.index))];
+  const maps = await Promise.all(names.map(async (n) => flatFields((await deps.view.get(n)).metadata.mappings)));
+  return (field) => {
+    for (const m of maps) {
+      const fm = m.get(field);
+      if (fm) return fm;
+    }
+    return undefined;
+  };
 }
 
 /**

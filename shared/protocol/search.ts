@@ -7,6 +7,7 @@ import type { HighlightSpec } from '../highlight.ts';
 import type { Query } from '../query-ast.ts';
 import type { Rescore } from '../rescore.ts';
 import type { SortField, SortKey, SortValue } from '../sort.ts';
+import type { AggPartial, QueryAggs } from './aggs.ts';
 import type { ShardEcho } from './echo.ts';
 
 /** Per-term statistics for distributed scoring (ES `dfs_query_then_fetch`). */
@@ -99,6 +100,8 @@ export interface QueryPhaseRequest {
    * `SearchService.executeQueryPhase` → `QueryFetchSearchResult`). Absent: keys only.
    */
   fetchSource?: SourceFilter;
+  /** Aggregations to collect over the matches (of `aggs.query` when given: `post_filter`), from the same generation. */
+  aggs?: QueryAggs;
   /** With the fused fetch: what else each hit carries ({@link HitFetchOptions}); the reply's `extras` hold it. */
   fetchOptions?: HitFetchOptions;
   /** ES `collapse`: return the top `k` groups instead of hits (see {@link ShardCollapse}). */
@@ -161,6 +164,8 @@ export interface QueryPhaseResponse extends ShardEcho {
   statsStale?: boolean;
   /** For a scroll batch ({@link ContextRef.scroll}): the number of the position it started after. */
   scrollSeq?: number;
+  /** With {@link QueryPhaseRequest.aggs}: the partial result of each aggregation, in request order. */
+  aggs?: AggPartial[];
   /**
    * JSON texts of sort values ES prints differently from `JSON.stringify`, by hit position
    * (shard-node/engine/sort-value-texts.ts); absent when there are none.

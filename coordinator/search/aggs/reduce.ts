@@ -1,0 +1,523 @@
+/**
+ * The coordinator's reduce of aggregations (pure: no I/O), ES's `InternalAggregation.reduce` for
+ * every supported type: partial results of the shards (shared/protocol/aggs.ts) → one reduced
+ * tree, rendered by render.ts. Each `terms` aggregation is settled exactly (terms-settle.ts): while
+ * one is not, the reduce answers the refinement tasks to send instead, and the aggregation phase
+ * (aggs-phase.ts) runs it again with the replies. Buckets are counted against
+ * `search.max_buckets` (empty histogram buckets included) as ES's `MultiBucketConsumer` does.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/InternalAggregation.java
+ * @see docs/aggregations.md
+ */
+import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
+import type { AggNode, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
+import { isMetric } from '../../../shared/aggs/agg-request.ts';
+import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
+import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
+import { TDigest } from '../../../shared/aggs/tdigest.ts';
+import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
+import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../shared/protocol/aggs.ts';
+import { SCORE_SORT } from '../../../shared/sort.ts';
+import { mergeTopHits } from '../merge.ts';
+import { settleTerms, type RefineReply } from './terms-settle.ts';
+
+export { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
+
+/** A reduced bucket: key, doc count, reduced sub-aggregations. */
+export interface ReducedBucket {
+  key: BucketKey;
+  n: number;
+  aggs: Reduced[];
+}
+
+/** The sufficient statistics of the numeric metrics, summed over shards. */
+export interface ReducedStats {
+  count: number;
+  sum: number;
+  min: number | null;
+  max: number | null;
+  sumSq: number;
+}
+
+/** One reduced aggregation (parallel to the request's nodes). */
+export type Reduced =
+  | { t: 'terms'; node: TermsAgg; buckets: ReducedBucket[]; sumOther: number }
+  | { t: 'buckets'; node: AggNode; buckets: ReducedBucket[] }
+  | { t: 'single'; node: AggNode; n: number; aggs: Reduced[] }
+  | { t: 'stats'; node: MetricAggNode; stats: ReducedStats }
+  | { t: 'card'; node: MetricAggNode; value: number }
+  | { t: 'pct'; node: PercentilesAgg; values: (number | null)[] }
+  | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] }
+  | { t: 'pipe'; node: AggNode }
+  | { t: 'top'; node: TopHitsAgg; total: number; maxScore: number | null; hits: TopHitsPartial['hits'] }
+  | { t: 'simple'; node: ParentPipelineAgg; value: number | null }
+  | { t: 'bm'; node: BucketMetricAgg; values: number[]; value: number | null; target: Reduced; keys: unknown[] };
+
+/** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
+export type ReplyLog = Map<string, Map<number, RefineReply[]>>;
+
+/** What to send next: refinement tasks per shard position. */
+export type PendingTasks = Map<number, TermsRefineTask[]>;
+
+/** The identity of a terms aggregation instance: the path to its bucket and its position there. */
+export function taskKey(path: readonly BucketStep[], agg: number): string {
+  return JSON.stringify([path, agg]);
+}
+
+/** Files each task's reply (`results[i]` answers `tasks[i]`) under its terms aggregation instance and shard position `p`. */
+export function recordReplies(log: ReplyLog, p: number, tasks: readonly TermsRefineTask[], results: readonly TermsPartial[]): void {
+  tasks.forEach((task, i) => {
+    const key = taskKey(task.path, task.agg);
+    let perShard = log.get(key);
+    if (!perShard) log.set(key, (perShard = new Map()));
+    const list = perShard.get(p) ?? [];
+    list.push({ task, reply: results[i] });
+    perShard.set(p, list);
+  });
+}
+
+/** Outcome of {@link reduceAggs}: the reduced tree when every terms aggregation is settled, else the tasks. */
+export type ReduceOutcome = { done: true; reduced: Reduced[] } | { done: false; tasks: PendingTasks };
+
+interface Ctx {
+  log: ReplyLog;
+  tasks: PendingTasks;
+  buckets: number;
+  maxBuckets: number;
+}
+
+/**
+ * Reduces the shards' partials of `nodes` (one entry per shard that answered; undefined when a
+ * shard sent none).
+ * @throws EsError 400 `too_many_buckets_exception` past `maxBuckets`
+ */
+export function reduceAggs(nodes: readonly AggNode[], shards: readonly (AggPartial[] | undefined)[], log: ReplyLog = new Map(), maxBuckets = DEFAULT_MAX_BUCKETS): ReduceOutcome {
+  const ctx: Ctx = { log, tasks: new Map(), buckets: 0, maxBuckets };
+  const reduced = reduceLevel(nodes, shards, [], ctx);
+  if (ctx.tasks.size > 0) return { done: false, tasks: ctx.tasks };
+  return { done: true, reduced: reduced as Reduced[] };
+}
+
+function countBuckets(ctx: Ctx, n: number): void {
+  ctx.buckets += n;
+  if (ctx.buckets > ctx.maxBuckets) throw tooManyBuckets(ctx.maxBuckets);
+}
+
+const subsOf = <P extends { aggs?: AggPartial[] }>(p: P | undefined): AggPartial[] | undefined => p?.aggs;
+
+/** Reduces one level; a terms aggregation not yet settled adds its tasks and reduces to null. */
+function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] | undefined)[], path: BucketStep[], ctx: Ctx): (Reduced | null)[] {
+  const level = nodes.map((node, a): Reduced | null => {
+    const parts = shards.map((s) => s?.[a]);
+    const step = (key: BucketKey): BucketStep[] => [...path, { agg: a, key }];
+    switch (node.type) {
+      case 'terms': return reduceTerms(node, parts as (TermsPartial | undefined)[], path, a, ctx);
+      case 'histogram': case 'date_histogram': return reduceHistogram(node, parts, step, ctx);
+      case 'range': case 'date_range': case 'filters': {
+        const width = node.type === 'filters' ? node.filters.length + (node.otherBucketKey !== null ? 1 : 0) : node.ranges.length;
+        countBuckets(ctx, width);
+        const buckets = Array.from({ length: width }, (_, i): ReducedBucket => {
+          const bs = parts.map((p) => (p?.t === 'multi' ? p.buckets[i] : undefined));
+          const n = bs.reduce((x, b) => x + (b?.n ?? 0), 0);
+          return { key: i, n, aggs: reduceLevel(node.aggs, bs.map(subsOf), step(i), ctx) as Reduced[] };
+        });
+        return { t: 'buckets', node, buckets };
+      }
+      case 'composite': return reduceComposite(node, parts, step, ctx);
+      case 'bucket_sort': return { t: 'pipe', node };
+      case 'cumulative_sum': case 'derivative': return { t: 'pipe', node };
+      case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return null; // below, once its sibling is reduced
+      case 'top_hits': return reduceTopHits(node, parts);
+      case 'filter': case 'missing': case 'global': {
+        const n = parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
+        return { t: 'single', node, n, aggs: reduceLevel(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), step(0), ctx) as Reduced[] };
+      }
+      default: return reduceMetric(node, parts);
+    }
+  });
+  nodes.forEach((node, i) => {
+    if (node.type === 'avg_bucket' || node.type === 'max_bucket' || node.type === 'min_bucket' || node.type === 'sum_bucket' || node.type === 'stats_bucket') {
+      level[i] = bucketMetric(node, nodes, level);
+    }
+  });
+  return level;
+}
+
+/**
+ * A sibling bucket-metric pipeline over its sibling's reduced buckets (ES `BucketMetricsPipelineAggregator`):
+ * each bucket's value at the rest of `buckets_path` (`_count`, a metric, through single buckets),
+ * gaps skipped (or 0 with `insert_zeros`). Null while the sibling is not settled.
+ */
+function bucketMetric(node: BucketMetricAgg, nodes: readonly AggNode[], level: readonly (Reduced | null)[]): Reduced | null {
+  const [first, ...rest] = node.bucketsPath.split('>');
+  const target = level[nodes.findIndex((n) => n.name === first)];
+  if (!target || !('buckets' in target)) return null;
+  const steps = parseOrderPath(rest.join('>'));
+  const values: number[] = [];
+  const keys: unknown[] = [];
+  for (const b of target.buckets as { key: unknown; n: number; aggs: Reduced[] }[]) {
+    let v: number | null = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(target.node.aggs, b.aggs, steps);
+    if (v === null || Number.isNaN(v)) {
+      if (node.gapPolicy === 'skip') continue;
+      v = 0;
+    }
+    values.push(v);
+    keys.push(b.key);
+  }
+  let value: number | null = null;
+  let at: unknown[] = [];
+  if (values.length > 0) {
+    if (node.type === 'max_bucket' || node.type === 'min_bucket') {
+      value = node.type === 'max_bucket' ? Math.max(...values) : Math.min(...values);
+      at = keys.filter((_, i) => values[i] === value);
+    } else if (node.type === 'sum_bucket') value = values.reduce((x, y) => x + y, 0);
+    else if (node.type === 'avg_bucket') value = values.reduce((x, y) => x + y, 0) / values.length;
+  } else if (node.type === 'sum_bucket') value = 0;
+  return { t: 'bm', node, values, value, target, keys: at };
+}
+
+function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[], path: BucketStep[], a: number, ctx: Ctx): Reduced | null {
+  const key = taskKey(path, a);
+  const replies = ctx.log.get(key);
+  const outcome = settleTerms(
+    node,
+    parts.map((first, i) => ({ first, replies: replies?.get(i) ?? [] })),
+    (orderPath, subs) => pathValue(node.aggs, subs, parseOrderPath(orderPath)),
+  );
+  if (!outcome.settled) {
+    for (const [i, list] of outcome.tasks) {
+      const all = ctx.tasks.get(i) ?? [];
+      for (const t of list) all.push({ path, agg: a, ...t });
+      ctx.tasks.set(i, all);
+    }
+    return null;
+  }
+  countBuckets(ctx, outcome.buckets.length);
+  const buckets = outcome.buckets.map((b) => ({ key: b.key, n: b.n, aggs: reduceLevel(node.aggs, b.subs, [...path, { agg: a, key: b.key }], ctx) as Reduced[] }));
+  return { t: 'terms', node, buckets: applyBucketSorts(node.aggs, buckets), sumOther: outcome.sumOther };
+}
+
+/**
+ * `composite` (ES `InternalComposite.reduce`): the union of the shards' first `size` keys, counts
+ * summed, the first `size` of them in composite order. Exact: a key among the global first `size`
+ * is among the first `size` of every shard that holds it.
+ */
+function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undefined)[], step: (key: BucketKey) => BucketStep[], ctx: Ctx): Reduced {
+  const merged = new Map<string, { key: CompositeKey; n: number; subs: (AggPartial[] | undefined)[] }>();
+  parts.forEach((p, i) => {
+    if (p?.t !== 'comp') return;
+    for (const b of p.buckets) {
+      const id = JSON.stringify(b.key);
+      let m = merged.get(id);
+      if (!m) merged.set(id, (m = { key: b.key, n: 0, subs: parts.map(() => undefined) }));
+      m.n += b.n;
+      m.subs[i] = b.aggs;
+    }
+  });
+  const top = [...merged.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
+  countBuckets(ctx, top.length);
+  return { t: 'comp', node, buckets: applyBucketSorts(node.aggs, top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }))) };
+}
+
+/**
+ * `cumulative_sum` and `derivative` over a histogram's buckets in key order (ES
+ * `CumulativeSumPipelineAggregator`, `DerivativePipelineAggregator`): each bucket gets the running
+ * sum, or the difference with the previous bucket (none on the first; null across a gap).
+ */
+function applyHistogramPipelines(subs: readonly AggNode[], buckets: ReducedBucket[]): ReducedBucket[] {
+  subs.forEach((node, i) => {
+    if (node.type !== 'cumulative_sum' && node.type !== 'derivative') return;
+    const steps = parseOrderPath(node.bucketsPath);
+    const valueOf = (b: ReducedBucket): number | null => {
+      const v = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(subs, b.aggs, steps);
+      return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
+    };
+    let sum = 0;
+    let prev: number | null | undefined;
+    buckets.forEach((b, k) => {
+      const v = valueOf(b);
+      let value: number | null;
+      if (node.type === 'cumulative_sum') {
+        sum += v ?? 0;
+        value = sum;
+      } else {
+        value = k === 0 ? null : prev === null || prev === undefined || v === null ? null : v - prev;
+        if (k === 0) {
+          prev = v;
+          b.aggs[i] = { t: 'pipe', node }; // no derivative on the first bucket
+          return;
+        }
+        prev = v;
+      }
+      b.aggs[i] = { t: 'simple', node, value };
+    });
+  });
+  return buckets;
+}
+
+/**
+ * Applies the `bucket_sort` pipelines among `subs` to reduced buckets (ES
+ * `BucketSortPipelineAggregator`): sort by `_key`, `_count` or sub-aggregation values (stable, so
+ * no criteria keeps the parent's order), a bucket missing a value skipped under `gap_policy: skip`
+ * (0 under `insert_zeros`), then `from` and `size`.
+ */
+function applyBucketSorts<B extends { key: unknown; n: number; aggs: Reduced[] }>(subs: readonly AggNode[], buckets: B[]): B[] {
+  let out = buckets;
+  for (const node of subs) {
+    if (node.type !== 'bucket_sort') continue;
+    const values = (b: B): (number | string | null)[] =>
+      node.sort.map((s) => {
+        if (s.path === '_count') return b.n;
+        if (s.path === '_key') return typeof b.key === 'number' || typeof b.key === 'string' ? b.key : JSON.stringify(b.key);
+        const v = reducedPathValue(subs, b.aggs, parseOrderPath(s.path));
+        return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
+      });
+    let rows = out.map((b) => ({ b, v: values(b) }));
+    if (node.gapPolicy === 'skip') rows = rows.filter((r) => r.v.every((x) => x !== null));
+    rows.sort((x, y) => {
+      for (let i = 0; i < node.sort.length; i++) {
+        const a = x.v[i];
+        const b = y.v[i];
+        if (a === b) continue;
+        if (a === null || b === null) return a === null ? 1 : -1;
+        const c = typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : 1;
+        return node.sort[i].asc ? c : -c;
+      }
+      return 0;
+    });
+    out = rows.slice(node.from, node.size === null ? undefined : node.from + node.size).map((r) => r.b);
+  }
+  return out;
+}
+
+/**
+ * `top_hits` (ES `InternalTopHits.reduce`): the shards' lists merged in the sort's order (the hit
+ * merge of the search itself, ties on `_id`), `from` skipped, `size` kept; totals summed.
+ */
+function reduceTopHits(node: TopHitsAgg, parts: readonly (AggPartial | undefined)[]): Reduced {
+  const lists = parts.map((p, i) => ({ i, p: p?.t === 'top' ? (p as TopHitsPartial) : undefined })).filter((x) => x.p !== undefined);
+  const merged = mergeTopHits(
+    lists.map(({ i, p }) => ({ shardIndex: i, index: p!.hits[0]?._index ?? '', hits: p!.hits })),
+    node.sort.length > 0 ? node.sort : SCORE_SORT,
+    node.from,
+    node.size,
+  );
+  let maxScore: number | null = null;
+  let total = 0;
+  for (const { p } of lists) {
+    total += p!.total;
+    if (p!.maxScore !== null && (maxScore === null || p!.maxScore > maxScore)) maxScore = p!.maxScore;
+  }
+  const byShard = new Map(lists.map(({ i, p }) => [i, p!]));
+  return { t: 'top', node, total, maxScore, hits: merged.map((m) => byShard.get(m.shardIndex)!.hits[m.position]) };
+}
+
+/** Keys of a histogram from `from` to `to` inclusive (the empty buckets of `min_doc_count: 0`). */
+function histogramKeys(node: HistogramAgg, from: number, to: number, ctx: Ctx): number[] {
+  const keys: number[] = [];
+  if (node.type === 'histogram') {
+    const count = Math.round((to - from) / node.interval) + 1;
+    countBuckets(ctx, count);
+    ctx.buckets -= count; // counted again once the buckets exist
+    for (let i = 0; i < count; i++) keys.push(from + i * node.interval);
+    return keys;
+  }
+  const zone = node.timeZone ? zoneOf(node.timeZone) : UTC;
+  for (let k = from; k <= to; k = nextDateKey(k, node.dateInterval!, zone, node.offset)) {
+    keys.push(k);
+    if (keys.length > ctx.maxBuckets - ctx.buckets) throw tooManyBuckets(ctx.maxBuckets);
+  }
+  return keys;
+}
+
+/** The histogram key holding `v` (for `extended_bounds`). */
+function keyFor(node: HistogramAgg, v: number): number {
+  if (node.type === 'histogram') return Math.floor((v - node.offset) / node.interval) * node.interval + node.offset;
+  return roundDate(v, node.dateInterval!, node.timeZone ? zoneOf(node.timeZone) : UTC, node.offset);
+}
+
+function reduceHistogram(node: HistogramAgg, parts: readonly (AggPartial | undefined)[], step: (key: BucketKey) => BucketStep[], ctx: Ctx): Reduced {
+  const merged = new Map<number, { n: number; subs: (AggPartial[] | undefined)[] }>();
+  parts.forEach((p, i) => {
+    if (p?.t !== 'hist') return;
+    for (const b of p.buckets) {
+      let m = merged.get(b.key);
+      if (!m) merged.set(b.key, (m = { n: 0, subs: parts.map(() => undefined) }));
+      m.n += b.n;
+      m.subs[i] = b.aggs;
+    }
+  });
+  let keys = [...merged.keys()].filter((k) => merged.get(k)!.n >= node.minDocCount).sort((x, y) => x - y);
+  if (node.minDocCount === 0) {
+    let lo = keys.length > 0 ? keys[0] : Infinity;
+    let hi = keys.length > 0 ? keys[keys.length - 1] : -Infinity;
+    if (node.extendedBounds) {
+      lo = Math.min(lo, keyFor(node, node.extendedBounds.min));
+      hi = Math.max(hi, keyFor(node, node.extendedBounds.max));
+    }
+    if (node.hardBounds) {
+      if (node.hardBounds.min !== undefined) lo = Math.max(lo, keyFor(node, node.hardBounds.min));
+      if (node.hardBounds.max !== undefined) hi = Math.min(hi, node.hardBounds.max);
+    }
+    if (lo <= hi && Number.isFinite(lo) && Number.isFinite(hi)) keys = histogramKeys(node, lo, hi, ctx);
+  }
+  countBuckets(ctx, keys.length);
+  const empty = parts.map(() => undefined);
+  let buckets = keys.map((k): ReducedBucket => {
+    const m = merged.get(k);
+    return { key: k, n: m?.n ?? 0, aggs: reduceLevel(node.aggs, m?.subs ?? empty, step(k), ctx) as Reduced[] };
+  });
+  const first = node.order[0];
+  if (first.key !== '_key' || !first.asc) buckets = sortBuckets(buckets, node);
+  return { t: 'buckets', node, buckets: applyBucketSorts(node.aggs, applyHistogramPipelines(node.aggs, buckets)) };
+}
+
+/** Orders reduced histogram buckets by `order` (`_count`, `_key`, or a sub-aggregation value). */
+function sortBuckets(buckets: ReducedBucket[], node: HistogramAgg): ReducedBucket[] {
+  const value = (b: ReducedBucket, key: string): number | null => {
+    if (key === '_count') return b.n;
+    if (key === '_key') return b.key as number;
+    return reducedPathValue(node.aggs, b.aggs, parseOrderPath(key));
+  };
+  return [...buckets].sort((x, y) => {
+    for (const o of node.order) {
+      const a = value(x, o.key);
+      const b = value(y, o.key);
+      if (a === null || b === null) {
+        if (a !== b) return a === null ? 1 : -1;
+        continue;
+      }
+      if (a !== b) return o.asc ? a - b : b - a;
+    }
+    return (x.key as number) - (y.key as number);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// metrics
+
+/** Sums stats partials. */
+export function mergeStats(parts: readonly (AggPartial | undefined)[]): ReducedStats {
+  const s: ReducedStats = { count: 0, sum: 0, min: null, max: null, sumSq: 0 };
+  for (const p of parts) {
+    if (p?.t !== 'stats') continue;
+    const q = p as StatsPartial;
+    s.count += q.count;
+    s.sum += q.sum;
+    s.sumSq += q.sumSq;
+    if (q.min !== null && (s.min === null || q.min < s.min)) s.min = q.min;
+    if (q.max !== null && (s.max === null || q.max > s.max)) s.max = q.max;
+  }
+  return s;
+}
+
+/** Merges cardinality partials: the exact union while every shard sent values, else the merged sketch's estimate. */
+export function mergeCardinality(threshold: number, parts: readonly (AggPartial | undefined)[]): number {
+  const cards = parts.filter((p): p is CardinalityPartial => p?.t === 'card');
+  if (cards.every((c) => c.values !== undefined)) {
+    const union = new Set<BucketKey>();
+    for (const c of cards) for (const v of c.values!) union.add(v);
+    return union.size;
+  }
+  const p = precisionFor(threshold);
+  const hll = new HyperLogLog(p);
+  for (const c of cards) {
+    if (c.values) for (const v of c.values) hll.add(v);
+    else hll.merge(HyperLogLog.fromBase64(c.precision ?? p, c.registers!));
+  }
+  return hll.estimate();
+}
+
+/** Below this many values the shards' centroids are the values themselves, and percentiles are read exactly. */
+export const EXACT_PERCENTILES_MAX_VALUES = 1000;
+
+/**
+ * Merges t-digest partials and reads the percentiles (or, for `percentile_ranks`, the percent of
+ * values at or below each value); null without values. With few values the centroids are the
+ * values, and the answer is exact: the value at rank ⌊p × n⌋, and the share of values ≤ x, as the
+ * peer's digests answer for small samples.
+ */
+export function mergePercentiles(node: PercentilesAgg, parts: readonly (AggPartial | undefined)[]): (number | null)[] {
+  const pairs: [number, number][] = [];
+  let total = 0;
+  for (const p of parts) {
+    if (p?.t !== 'pct') continue;
+    const c = (p as PercentilesPartial).centroids;
+    for (let i = 0; i < c.length; i += 2) {
+      pairs.push([c[i], c[i + 1]]);
+      total += c[i + 1];
+    }
+  }
+  if (total === 0) return node.percents.map(() => null);
+  if (total <= EXACT_PERCENTILES_MAX_VALUES && pairs.every(([, n]) => Number.isInteger(n))) {
+    pairs.sort((a, b) => a[0] - b[0]);
+    if (node.type === 'percentile_ranks') {
+      return node.percents.map((x) => (100 * pairs.reduce((acc, [v, n]) => acc + (v <= x ? n : 0), 0)) / total);
+    }
+    return node.percents.map((q) => {
+      const k = Math.min(total - 1, Math.floor((q / 100) * total));
+      let seen = 0;
+      for (const [v, n] of pairs) {
+        seen += n;
+        if (seen > k) return v;
+      }
+      return pairs[pairs.length - 1][0];
+    });
+  }
+  const digest = new TDigest(node.compression > 0 ? 1 / node.compression : 0.01);
+  for (const [mean, n] of pairs) digest.push(mean, n);
+  digest.compress();
+  if (node.type === 'percentile_ranks') return node.percents.map((v) => digest.p_rank(v) * 100);
+  return node.percents.map((q) => digest.percentile(q / 100) ?? null);
+}
+
+function reduceMetric(node: MetricAggNode, parts: readonly (AggPartial | undefined)[]): Reduced {
+  if (node.type === 'cardinality') return { t: 'card', node, value: mergeCardinality(node.precisionThreshold, parts) };
+  if (node.type === 'percentiles' || node.type === 'percentile_ranks') return { t: 'pct', node, values: mergePercentiles(node, parts) };
+  return { t: 'stats', node, stats: mergeStats(parts) };
+}
+
+/** Every value of a reduced metric by name (`value`, `avg`, `std_deviation`, a percent, …); null when empty. */
+export function metricValue(r: Reduced, name: string | undefined): number | null {
+  if (r.t === 'card') return r.value;
+  if (r.t === 'pct') {
+    const i = r.node.percents.findIndex((p) => p === Number(name));
+    return i === -1 ? null : r.values[i];
+  }
+  if (r.t !== 'stats') return null;
+  const s = r.stats;
+  const avg = s.count > 0 ? s.sum / s.count : null;
+  const variance = s.count > 0 ? Math.max(0, s.sumSq / s.count - (s.sum / s.count) ** 2) : null;
+  const single: Record<string, number | null> = { min: s.min, max: s.max, sum: s.sum, avg, value_count: s.count };
+  if (name === undefined || name === 'value') return r.node.type in single ? single[r.node.type] : null;
+  const all: Record<string, number | null> = {
+    count: s.count, min: s.min, max: s.max, avg, sum: s.sum, sum_of_squares: s.count > 0 ? s.sumSq : null,
+    variance, variance_population: variance, std_deviation: variance === null ? null : Math.sqrt(variance),
+    std_deviation_population: variance === null ? null : Math.sqrt(variance),
+    variance_sampling: s.count > 1 ? (variance! * s.count) / (s.count - 1) : null,
+    std_deviation_sampling: s.count > 1 ? Math.sqrt((variance! * s.count) / (s.count - 1)) : null,
+  };
+  return Object.hasOwn(all, name) ? all[name] : null;
+}
+
+/** The value at an order path from the sub-aggregation partials of every shard (a metric, or a single bucket's count). */
+function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[] | undefined)[], steps: readonly OrderPathStep[]): number | null {
+  const [first, ...rest] = steps;
+  const a = nodes.findIndex((n) => n.name === first.name);
+  if (a === -1) return null;
+  const node = nodes[a];
+  const parts = subs.map((s) => s?.[a]);
+  if (isMetric(node)) return metricValue(reduceMetric(node, parts), first.metric);
+  if (rest.length > 0) return pathValue(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), rest);
+  return parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
+}
+
+/** {@link pathValue} over already reduced sub-aggregations. */
+function reducedPathValue(nodes: readonly AggNode[], reduced: readonly Reduced[], steps: readonly OrderPathStep[]): number | null {
+  const [first, ...rest] = steps;
+  const a = nodes.findIndex((n) => n.name === first.name);
+  if (a === -1) return null;
+  const r = reduced[a];
+  if (r.t === 'single') return rest.length > 0 ? reducedPathValue(r.node.aggs, r.aggs, rest) : r.n;
+  return metricValue(r, first.metric);
+}
