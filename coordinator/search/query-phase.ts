@@ -40,7 +40,7 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSo
             ...extras[i],
             ...pinFields(plan, i),
             ...(fetchSource !== undefined ? { fetchSource } : {}),
-            ...(plan.aggs ? { aggs: plan.aggs } : {}),
+            ...(plan.aggs ? { aggs: plan.aggsQueries ? { ...plan.aggs, query: plan.aggsQueries[i] } : plan.aggs } : {}),
             ...(fetchSource !== undefined && fetchOptions !== undefined ? { fetchOptions } : {}),
           },
       HITS_ACCEPT,
