@@ -403,10 +403,10 @@ export function mergeStats(parts: readonly (AggPartial | undefined)[]): ReducedS
     if (p?.t !== 'stats') continue;
     const q = p as StatsPartial;
     s.count += q.count;
-    s.sum += q.sum;
-    s.sumSq += q.sumSq;
-    if (q.min !== null && (s.min === null || q.min < s.min)) s.min = q.min;
-    if (q.max !== null && (s.max === null || q.max > s.max)) s.max = q.max;
+    s.sum += q.sum ?? 0;
+    s.sumSq += q.sumSq ?? 0;
+    if (q.min != null && (s.min === null || q.min < s.min)) s.min = q.min;
+    if (q.max != null && (s.max === null || q.max > s.max)) s.max = q.max;
   }
   return s;
 }

@@ -9,6 +9,7 @@ import type { StatsMetricAgg, TermsAgg } from '../../../shared/aggs/agg-request.
 import type { BucketKey, StatsPartial } from '../../../shared/protocol/aggs.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
 import { globalOrdinals, readValues, valuesKind, type SegDocs } from './doc-values.ts';
+import { statsPartial } from './stats-partial.ts';
 
 /** True when every sub-aggregation of `node` is a numeric metric this pass computes (no `missing`), on a string terms field. */
 export function bucketedStatsApply(node: TermsAgg, ctx: AggContext): boolean {
@@ -75,10 +76,9 @@ export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly Bu
     }
   }
   return keys.map((_, b) =>
-    metrics.map((_a, m): StatsPartial => {
+    metrics.map((a, m): StatsPartial => {
       const x = b * M + m;
-      const c = count[x];
-      return { t: 'stats', count: c, sum: sum[x], min: c > 0 ? min[x] : null, max: c > 0 ? max[x] : null, sumSq: sumSq[x] };
+      return statsPartial(a.type, count[x], sum[x], min[x], max[x], sumSq[x]);
     }),
   );
 }

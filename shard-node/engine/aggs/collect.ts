@@ -17,6 +17,7 @@ import {
 } from './agg-context.ts';
 import { readValues, valuesKind, type SegDocs } from './doc-values.ts';
 import { collectComposite, compositeBucketDocs } from './composite-collect.ts';
+import { statsPartial } from './stats-partial.ts';
 import { collectTerms, refineTerms } from './terms-collect.ts';
 import { collectTopHits } from './top-hits-collect.ts';
 
@@ -164,7 +165,7 @@ function collectStats(node: StatsMetricAgg, docs: SegDocs[], ctx: AggContext): S
       else for (let j = 0; j < n; j++) add(scratch[j]);
     }
   }
-  return { t: 'stats', count, sum, min: count > 0 && !countOnly ? min : null, max: count > 0 && !countOnly ? max : null, sumSq };
+  return statsPartial(node.type, count, sum, min, max, sumSq, !countOnly);
 }
 
 function collectCardinality(node: CardinalityAgg, docs: SegDocs[], ctx: AggContext): CardinalityPartial {

@@ -155,6 +155,28 @@ function topByCount(tc: TermCounts, n: number, cmp: (a: number, b: number) => nu
   return out.sort(cmp);
 }
 
+/**
+ * A count-ordered list without the terms tied at its last count (when at least `keep` remain): the
+ * bound on unlisted terms is that count either way, so the ties only cost bytes. On flat
+ * distributions (city names: most terms once per shard) this halves the first round.
+ */
+function withoutEdgeTies(chosen: number[], counts: ArrayLike<number>, keep: number, distinct: number): number[] {
+  if (chosen.length === 0 || chosen.length === distinct) return chosen;
+  const edge = counts[chosen[chosen.length - 1]];
+  let above = chosen.length;
+  while (above > 0 && counts[chosen[above - 1]] === edge) above--;
+  return above >= keep && above > 0 ? chosen.slice(0, above) : chosen;
+}
+
+/** The largest count among the terms not in `chosen` (the bound the coordinator may use for them). */
+function maxUnlisted(counts: ArrayLike<number>, chosen: readonly number[]): number {
+  const listed = new Uint8Array(counts.length);
+  for (const i of chosen) listed[i] = 1;
+  let max = 0;
+  for (let i = 0; i < counts.length; i++) if (listed[i] === 0 && counts[i] > max) max = counts[i];
+  return max;
+}
+
 /** Docs per wanted term (parallel to `keys`), by ordinal slots for string fields. */
 function termBucketDocs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKey[], ctx: AggContext): number[][][] {
   const lists = keys.map(() => docs.map((): number[] => []));
@@ -223,6 +245,7 @@ export function collectTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext, t
     const depth = Math.max(ctx.candidates ?? TOP_LEVEL_CANDIDATES, Math.min(10 * node.size, MAX_SIZED_CANDIDATES));
     const candidates = topLevel ? Math.min(distinct, Math.max(listed, depth)) : listed;
     chosen = topByCount(tc, candidates, (a, b) => order(tc.keys[a], tc.counts[a], tc.keys[b], tc.counts[b]));
+    chosen = withoutEdgeTies(chosen, tc.counts, listed, distinct);
   } else if (mode === 'key') {
     listed = Math.min(distinct, shardListSize(node));
     const asc = node.order[0].asc;
@@ -239,7 +262,7 @@ export function collectTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext, t
     t: 'terms',
     buckets: head.map((i, b) => (subs ? { key: tc.keys[i], n: tc.counts[i], aggs: subs[b] } : { key: tc.keys[i], n: tc.counts[i] })),
     complete,
-    cutoff: complete || chosen.length === 0 ? 0 : tc.counts[chosen[chosen.length - 1]],
+    cutoff: complete ? 0 : mode === 'count' ? maxUnlisted(tc.counts, chosen) : chosen.length === 0 ? 0 : tc.counts[chosen[chosen.length - 1]],
     total,
   };
   if (chosen.length > listed) {
