@@ -8,7 +8,7 @@
 import type { StatsMetricAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import type { BucketKey, StatsPartial } from '../../../shared/protocol/aggs.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
-import { globalOrdinals, readValues, valuesKind, type SegDocs } from './doc-values.ts';
+import { globalOrdinals, readValues, valuesKind, type GlobalOrdinals, type SegDocs } from './doc-values.ts';
 import { statsPartial } from './stats-partial.ts';
 
 /** True when every sub-aggregation of `node` is a numeric metric this pass computes (no `missing`), on a string terms field. */
@@ -81,4 +81,108 @@ export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly Bu
       return statsPartial(a.type, count[x], sum[x], min[x], max[x], sumSq[x]);
     }),
   );
+}
+
+/**
+ * Fields with at most this many distinct terms count docs and collect the metrics of every term in
+ * one pass (arrays of terms × metrics); above it the metrics are collected for the listed terms only.
+ */
+export const ONE_PASS_MAX_TERMS = 4096;
+
+/** Counts per global ordinal and, per ordinal, the metric partials: the result of {@link countAndStats}. */
+export interface OrdinalStats {
+  global: Int32Array;
+  missing: number;
+  /** The metric partials (parallel to the terms node's sub-aggregations) of global ordinal `g`. */
+  partials(g: number): StatsPartial[];
+}
+
+/**
+ * One pass over `docs` counting the terms node's docs per global ordinal and collecting its metric
+ * sub-aggregations per ordinal (ES collects sub-aggregations by bucket ordinal as it counts). For
+ * fields of at most {@link ONE_PASS_MAX_TERMS} terms, when {@link bucketedStatsApply} holds; null otherwise.
+ */
+export function countAndStats(node: TermsAgg, docs: SegDocs[], ctx: AggContext, go: GlobalOrdinals): OrdinalStats | null {
+  if (go.terms.length > ONE_PASS_MAX_TERMS || !bucketedStatsApply(node, ctx)) return null;
+  const metrics = node.aggs as StatsMetricAgg[];
+  const M = metrics.length;
+  const size = go.terms.length * M;
+  const global = new Int32Array(go.terms.length);
+  const count = new Float64Array(size);
+  const sum = new Float64Array(size);
+  const sumSq = new Float64Array(size);
+  const min = new Float64Array(size).fill(Infinity);
+  const max = new Float64Array(size).fill(-Infinity);
+  let missing = 0;
+  const add = (x: number, v: number) => {
+    count[x]++;
+    sum[x] += v;
+    sumSq[x] += v * v;
+    if (v < min[x]) min[x] = v;
+    if (v > max[x]) max[x] = v;
+  };
+  for (const { seg, docs: ds } of docs) {
+    const col = column(ctx, node.field, seg);
+    const map = go.bySegment.get(seg);
+    if (!col || col.kind !== 'ords' || !map) {
+      missing += ds.length;
+      continue;
+    }
+    const cols = metrics.map((a) => column(ctx, a.field, seg));
+    const one = cols[0];
+    if (col.single && M === 1 && one?.kind === 'nums' && one.single) {
+      // Rally's country_agg_uncached: one single-valued keyword, one single-valued number.
+      const r = col.single;
+      const { has, min: values } = one.nf;
+      const type = metrics[0].type;
+      const bounds = type !== 'sum' && type !== 'avg' && type !== 'value_count';
+      const squares = type === 'extended_stats';
+      for (let i = 0; i < ds.length; i++) {
+        const d = ds[i];
+        const o = r[d];
+        if (o === 0) {
+          missing++;
+          continue;
+        }
+        const g = map[o - 1];
+        global[g]++;
+        if (has[d]) {
+          const v = values[d];
+          count[g]++;
+          sum[g] += v;
+          if (squares) sumSq[g] += v * v;
+          if (bounds) {
+            if (v < min[g]) min[g] = v;
+            if (v > max[g]) max[g] = v;
+          }
+        }
+      }
+      continue;
+    }
+    for (let i = 0; i < ds.length; i++) {
+      const d = ds[i];
+      const from = col.single ? 0 : col.starts![d];
+      const to = col.single ? (col.single[d] === 0 ? 0 : 1) : col.starts![d + 1];
+      if (from === to) missing++;
+      for (let j = from; j < to; j++) {
+        const g = map[col.single ? col.single[d] - 1 : col.ords![j]];
+        global[g]++;
+        for (let m = 0; m < M; m++) {
+          const mc = cols[m];
+          if (!mc || mc.kind !== 'nums') continue;
+          if (mc.single) {
+            if (mc.nf.has[d]) add(g * M + m, mc.nf.min[d]);
+          } else {
+            const n = readValues(mc, d, scratch);
+            for (let k = 0; k < n; k++) add(g * M + m, scratch[k]);
+          }
+        }
+      }
+    }
+  }
+  return {
+    global,
+    missing,
+    partials: (g) => metrics.map((a, m) => statsPartial(a.type, count[g * M + m], sum[g * M + m], min[g * M + m], max[g * M + m], sumSq[g * M + m])),
+  };
 }
