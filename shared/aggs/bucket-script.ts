@@ -230,6 +230,15 @@ export function parseBucketScript(source: string, lang: 'painless' | 'expression
   return { source, lang, expr, params };
 }
 
+/**
+ * The error of a script whose result has the wrong type for its pipeline (`bucket_script` must
+ * return a number or null, `bucket_selector` a boolean), as Painless's cast of the returned value fails.
+ */
+export function scriptReturnError(script: BucketScript, got: number | boolean | null, expected: 'java.lang.Number' | 'boolean'): EsError {
+  const type = got === null ? 'null' : typeof got === 'boolean' ? 'java.lang.Boolean' : 'java.lang.Double';
+  return scriptError('runtime error', script.source, script.lang, 0, { type: 'class_cast_exception', reason: `Cannot cast from [${type}] to [${expected}].` });
+}
+
 /** The Java class name Painless prints for a value (in runtime error texts). */
 function javaType(v: Value): string {
   if (v === null) return 'null';

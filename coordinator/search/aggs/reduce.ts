@@ -9,7 +9,7 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../shared/aggs/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
@@ -19,9 +19,12 @@ import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-p
 import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../shared/protocol/aggs.ts';
 import { SCORE_SORT } from '../../../shared/sort.ts';
 import { mergeTopHits } from '../merge.ts';
+import { metricValue, reducedPathValue } from './bucket-path.ts';
+import { applyParentPipelines } from './parent-pipelines.ts';
 import { settleTerms, type RefineReply } from './terms-settle.ts';
 
 export { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
+export { metricValue } from './bucket-path.ts';
 
 /** A reduced bucket: key, doc count, reduced sub-aggregations. */
 export interface ReducedBucket {
@@ -41,8 +44,8 @@ export interface ReducedStats {
 
 /** One reduced aggregation (parallel to the request's nodes). */
 export type Reduced =
-  | { t: 'terms'; node: TermsAgg; buckets: ReducedBucket[]; sumOther: number }
-  | { t: 'buckets'; node: AggNode; buckets: ReducedBucket[] }
+  | { t: 'terms'; node: TermsAgg; buckets: ReducedBucket[]; sumOther: number; totalBuckets: number | null }
+  | { t: 'buckets'; node: AggNode; buckets: ReducedBucket[]; totalBuckets: number | null }
   | { t: 'single'; node: AggNode; n: number; aggs: Reduced[] }
   | { t: 'stats'; node: MetricAggNode; stats: ReducedStats }
   | { t: 'card'; node: MetricAggNode; value: number }
@@ -50,7 +53,7 @@ export type Reduced =
   | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] }
   | { t: 'pipe'; node: AggNode }
   | { t: 'top'; node: TopHitsAgg; total: number; maxScore: number | null; hits: TopHitsPartial['hits'] }
-  | { t: 'simple'; node: ParentPipelineAgg; value: number | null }
+  | { t: 'simple'; node: ParentPipelineAgg | BucketScriptAgg; value: number | null }
   | { t: 'bm'; node: BucketMetricAgg; values: number[]; value: number | null; target: Reduced; keys: unknown[] };
 
 /** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
@@ -121,11 +124,10 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
           const n = bs.reduce((x, b) => x + (b?.n ?? 0), 0);
           return { key: i, n, aggs: reduceLevel(node.aggs, bs.map(subsOf), step(i), ctx) as Reduced[] };
         });
-        return { t: 'buckets', node, buckets };
+        return { t: 'buckets', node, ...applyParentPipelines(node.aggs, buckets) };
       }
       case 'composite': return reduceComposite(node, parts, step, ctx);
-      case 'bucket_sort': return { t: 'pipe', node };
-      case 'cumulative_sum': case 'derivative': return { t: 'pipe', node };
+      case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'cumulative_sum': case 'derivative': return { t: 'pipe', node };
       case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return null; // below, once its sibling is reduced
       case 'top_hits': return reduceTopHits(node, parts);
       case 'filter': case 'missing': case 'global': {
@@ -194,7 +196,7 @@ function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[
   }
   countBuckets(ctx, outcome.buckets.length);
   const buckets = outcome.buckets.map((b) => ({ key: b.key, n: b.n, aggs: reduceLevel(node.aggs, b.subs, [...path, { agg: a, key: b.key }], ctx) as Reduced[] }));
-  return { t: 'terms', node, buckets: applyBucketSorts(node.aggs, buckets), sumOther: outcome.sumOther };
+  return { t: 'terms', node, ...applyParentPipelines(node.aggs, buckets), sumOther: outcome.sumOther };
 }
 
 /**
@@ -216,78 +218,8 @@ function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undef
   });
   const top = [...merged.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
   countBuckets(ctx, top.length);
-  return { t: 'comp', node, buckets: applyBucketSorts(node.aggs, top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }))) };
-}
-
-/**
- * `cumulative_sum` and `derivative` over a histogram's buckets in key order (ES
- * `CumulativeSumPipelineAggregator`, `DerivativePipelineAggregator`): each bucket gets the running
- * sum, or the difference with the previous bucket (none on the first; null across a gap).
- */
-function applyHistogramPipelines(subs: readonly AggNode[], buckets: ReducedBucket[]): ReducedBucket[] {
-  subs.forEach((node, i) => {
-    if (node.type !== 'cumulative_sum' && node.type !== 'derivative') return;
-    const steps = parseOrderPath(node.bucketsPath);
-    const valueOf = (b: ReducedBucket): number | null => {
-      const v = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(subs, b.aggs, steps);
-      return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
-    };
-    let sum = 0;
-    let prev: number | null | undefined;
-    buckets.forEach((b, k) => {
-      const v = valueOf(b);
-      let value: number | null;
-      if (node.type === 'cumulative_sum') {
-        sum += v ?? 0;
-        value = sum;
-      } else {
-        value = k === 0 ? null : prev === null || prev === undefined || v === null ? null : v - prev;
-        if (k === 0) {
-          prev = v;
-          b.aggs[i] = { t: 'pipe', node }; // no derivative on the first bucket
-          return;
-        }
-        prev = v;
-      }
-      b.aggs[i] = { t: 'simple', node, value };
-    });
-  });
-  return buckets;
-}
-
-/**
- * Applies the `bucket_sort` pipelines among `subs` to reduced buckets (ES
- * `BucketSortPipelineAggregator`): sort by `_key`, `_count` or sub-aggregation values (stable, so
- * no criteria keeps the parent's order), a bucket missing a value skipped under `gap_policy: skip`
- * (0 under `insert_zeros`), then `from` and `size`.
- */
-function applyBucketSorts<B extends { key: unknown; n: number; aggs: Reduced[] }>(subs: readonly AggNode[], buckets: B[]): B[] {
-  let out = buckets;
-  for (const node of subs) {
-    if (node.type !== 'bucket_sort') continue;
-    const values = (b: B): (number | string | null)[] =>
-      node.sort.map((s) => {
-        if (s.path === '_count') return b.n;
-        if (s.path === '_key') return typeof b.key === 'number' || typeof b.key === 'string' ? b.key : JSON.stringify(b.key);
-        const v = reducedPathValue(subs, b.aggs, parseOrderPath(s.path));
-        return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
-      });
-    let rows = out.map((b) => ({ b, v: values(b) }));
-    if (node.gapPolicy === 'skip') rows = rows.filter((r) => r.v.every((x) => x !== null));
-    rows.sort((x, y) => {
-      for (let i = 0; i < node.sort.length; i++) {
-        const a = x.v[i];
-        const b = y.v[i];
-        if (a === b) continue;
-        if (a === null || b === null) return a === null ? 1 : -1;
-        const c = typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : 1;
-        return node.sort[i].asc ? c : -c;
-      }
-      return 0;
-    });
-    out = rows.slice(node.from, node.size === null ? undefined : node.from + node.size).map((r) => r.b);
-  }
-  return out;
+  const buckets = top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }));
+  return { t: 'comp', node, buckets: applyParentPipelines(node.aggs, buckets).buckets };
 }
 
 /**
@@ -369,7 +301,7 @@ function reduceHistogram(node: HistogramAgg, parts: readonly (AggPartial | undef
   });
   const first = node.order[0];
   if (first.key !== '_key' || !first.asc) buckets = sortBuckets(buckets, node);
-  return { t: 'buckets', node, buckets: applyBucketSorts(node.aggs, applyHistogramPipelines(node.aggs, buckets)) };
+  return { t: 'buckets', node, ...applyParentPipelines(node.aggs, buckets) };
 }
 
 /** Orders reduced histogram buckets by `order` (`_count`, `_key`, or a sub-aggregation value). */
@@ -477,29 +409,6 @@ function reduceMetric(node: MetricAggNode, parts: readonly (AggPartial | undefin
   return { t: 'stats', node, stats: mergeStats(parts) };
 }
 
-/** Every value of a reduced metric by name (`value`, `avg`, `std_deviation`, a percent, …); null when empty. */
-export function metricValue(r: Reduced, name: string | undefined): number | null {
-  if (r.t === 'card') return r.value;
-  if (r.t === 'pct') {
-    const i = r.node.percents.findIndex((p) => p === Number(name));
-    return i === -1 ? null : r.values[i];
-  }
-  if (r.t !== 'stats') return null;
-  const s = r.stats;
-  const avg = s.count > 0 ? s.sum / s.count : null;
-  const variance = s.count > 0 ? Math.max(0, s.sumSq / s.count - (s.sum / s.count) ** 2) : null;
-  const single: Record<string, number | null> = { min: s.min, max: s.max, sum: s.sum, avg, value_count: s.count };
-  if (name === undefined || name === 'value') return r.node.type in single ? single[r.node.type] : null;
-  const all: Record<string, number | null> = {
-    count: s.count, min: s.min, max: s.max, avg, sum: s.sum, sum_of_squares: s.count > 0 ? s.sumSq : null,
-    variance, variance_population: variance, std_deviation: variance === null ? null : Math.sqrt(variance),
-    std_deviation_population: variance === null ? null : Math.sqrt(variance),
-    variance_sampling: s.count > 1 ? (variance! * s.count) / (s.count - 1) : null,
-    std_deviation_sampling: s.count > 1 ? Math.sqrt((variance! * s.count) / (s.count - 1)) : null,
-  };
-  return Object.hasOwn(all, name) ? all[name] : null;
-}
-
 /** The value at an order path from the sub-aggregation partials of every shard (a metric, or a single bucket's count). */
 function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[] | undefined)[], steps: readonly OrderPathStep[]): number | null {
   const [first, ...rest] = steps;
@@ -510,14 +419,4 @@ function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[] | und
   if (isMetric(node)) return metricValue(reduceMetric(node, parts), first.metric);
   if (rest.length > 0) return pathValue(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), rest);
   return parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
-}
-
-/** {@link pathValue} over already reduced sub-aggregations. */
-function reducedPathValue(nodes: readonly AggNode[], reduced: readonly Reduced[], steps: readonly OrderPathStep[]): number | null {
-  const [first, ...rest] = steps;
-  const a = nodes.findIndex((n) => n.name === first.name);
-  if (a === -1) return null;
-  const r = reduced[a];
-  if (r.t === 'single') return rest.length > 0 ? reducedPathValue(r.node.aggs, r.aggs, rest) : r.n;
-  return metricValue(r, first.metric);
 }

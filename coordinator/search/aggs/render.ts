@@ -34,7 +34,7 @@ function typeName(r: Reduced, opts: RenderOptions): string {
   if (node.type === 'percentiles') return 'tdigest_percentiles';
   if (node.type === 'percentile_ranks') return 'tdigest_percentile_ranks';
   if (node.type === 'composite') return 'composite';
-  if (node.type === 'avg_bucket' || node.type === 'sum_bucket' || node.type === 'cumulative_sum') return 'simple_value';
+  if (node.type === 'avg_bucket' || node.type === 'sum_bucket' || node.type === 'cumulative_sum' || node.type === 'bucket_script') return 'simple_value';
   if (node.type === 'derivative') return 'derivative';
   if (node.type === 'max_bucket' || node.type === 'min_bucket') return 'bucket_metric_value';
   return node.type;
@@ -42,10 +42,13 @@ function typeName(r: Reduced, opts: RenderOptions): string {
 
 /** Renders reduced aggregations as the response's `aggregations` object (or a bucket's sub-aggregations into `into`). */
 export function renderAggs(reduced: readonly Reduced[], opts: RenderOptions, into: Json = {}): Json {
+  const put = (r: Reduced) => setOwn<unknown>(into, opts.typedKeys ? `${typeName(r, opts)}#${r.node.name}` : r.node.name, renderOne(r, opts));
   for (const r of reduced) {
-    if (r.t === 'pipe') continue; // bucket_sort shapes its parent's buckets and has no output of its own
-    setOwn<unknown>(into, opts.typedKeys ? `${typeName(r, opts)}#${r.node.name}` : r.node.name, renderOne(r, opts));
+    if (r.t === 'pipe') continue; // bucket_sort and bucket_selector shape their parent's buckets and have no output of their own
+    if (r.node.type !== 'bucket_script') put(r);
   }
+  // ES appends a bucket_script's value after the bucket's other aggregations (BucketScriptPipelineAggregator).
+  for (const r of reduced) if (r.t === 'simple' && r.node.type === 'bucket_script') put(r);
   return into;
 }
 
@@ -74,6 +77,7 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       const bool = fm?.type === 'boolean';
       out.doc_count_error_upper_bound = 0;
       out.sum_other_doc_count = r.sumOther;
+      if (r.totalBuckets !== null) out.total_buckets = r.totalBuckets; // Folio: the buckets a bucket_sort paged through
       out.buckets = r.buckets.map((b) => {
         const o: Json = { key: b.key };
         if (asDate) o.key_as_string = asDate(b.key as number);
@@ -84,7 +88,9 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       });
       return out;
     }
-    case 'buckets': return renderBuckets(r.node, r.buckets, opts, out);
+    case 'buckets':
+      if (r.totalBuckets !== null) out.total_buckets = r.totalBuckets; // Folio: the buckets a bucket_sort paged through
+      return renderBuckets(r.node, r.buckets, opts, out);
     case 'single':
       out.doc_count = r.n;
       return renderAggs(r.aggs, opts, out);

@@ -5,17 +5,30 @@
  * Used for Rally's `country_agg_uncached` shape (`terms` + `sum`), where gathering each bucket's
  * docs first cost more than the metrics themselves.
  */
-import type { StatsMetricAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
-import type { BucketKey, StatsPartial } from '../../../shared/protocol/aggs.ts';
+import { PIPELINE_TYPES, type AggNode, type StatsMetricAgg, type TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggPartial, BucketKey, StatsPartial } from '../../../shared/protocol/aggs.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
 import { globalOrdinals, readValues, valuesKind, type GlobalOrdinals, type SegDocs } from './doc-values.ts';
 import { statsPartial } from './stats-partial.ts';
+
+/** The metric sub-aggregations (pipelines left out). */
+function metricsOf(aggs: readonly AggNode[]): StatsMetricAgg[] {
+  return aggs.filter((a) => !PIPELINE_TYPES.has(a.type)) as StatsMetricAgg[];
+}
+
+/** Metric partials placed parallel to `aggs`, a `pipe` partial where a pipeline is. */
+function parallel(aggs: readonly AggNode[], partials: StatsPartial[]): AggPartial[] {
+  if (partials.length === aggs.length) return partials;
+  let m = 0;
+  return aggs.map((a): AggPartial => (PIPELINE_TYPES.has(a.type) ? { t: 'pipe' } : partials[m++]));
+}
 
 /** True when every sub-aggregation of `node` is a numeric metric this pass computes (no `missing`), on a string terms field. */
 export function bucketedStatsApply(node: TermsAgg, ctx: AggContext): boolean {
   const fm = ctx.fields.get(node.field);
   if (!fm || valuesKind(fm) !== 'string' || node.missing !== undefined || node.aggs.length === 0) return false;
-  return node.aggs.every((a) => {
+  return node.aggs.some((a) => !PIPELINE_TYPES.has(a.type)) && node.aggs.every((a) => {
+    if (PIPELINE_TYPES.has(a.type)) return true; // computed on the coordinator; a `pipe` partial here
     if (a.type !== 'min' && a.type !== 'max' && a.type !== 'sum' && a.type !== 'avg' && a.type !== 'value_count' && a.type !== 'stats' && a.type !== 'extended_stats') return false;
     const sub = ctx.fields.get(a.field);
     return a.missing === undefined && (sub === undefined || valuesKind(sub) === 'number');
@@ -26,8 +39,8 @@ export function bucketedStatsApply(node: TermsAgg, ctx: AggContext): boolean {
  * Per bucket (parallel to `keys`), the partials of the metric sub-aggregations.
  * Call only when {@link bucketedStatsApply} is true.
  */
-export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKey[], ctx: AggContext, ordinalOf: (terms: readonly string[], key: string) => number): StatsPartial[][] {
-  const metrics = node.aggs as StatsMetricAgg[];
+export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKey[], ctx: AggContext, ordinalOf: (terms: readonly string[], key: string) => number): AggPartial[][] {
+  const metrics = metricsOf(node.aggs);
   const B = keys.length;
   const M = metrics.length;
   const count = new Float64Array(B * M);
@@ -76,10 +89,10 @@ export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly Bu
     }
   }
   return keys.map((_, b) =>
-    metrics.map((a, m): StatsPartial => {
+    parallel(node.aggs, metrics.map((a, m): StatsPartial => {
       const x = b * M + m;
       return statsPartial(a.type, count[x], sum[x], min[x], max[x], sumSq[x]);
-    }),
+    })),
   );
 }
 
@@ -94,7 +107,7 @@ export interface OrdinalStats {
   global: Int32Array;
   missing: number;
   /** The metric partials (parallel to the terms node's sub-aggregations) of global ordinal `g`. */
-  partials(g: number): StatsPartial[];
+  partials(g: number): AggPartial[];
 }
 
 /**
@@ -104,7 +117,7 @@ export interface OrdinalStats {
  */
 export function countAndStats(node: TermsAgg, docs: SegDocs[], ctx: AggContext, go: GlobalOrdinals): OrdinalStats | null {
   if (go.terms.length > ONE_PASS_MAX_TERMS || !bucketedStatsApply(node, ctx)) return null;
-  const metrics = node.aggs as StatsMetricAgg[];
+  const metrics = metricsOf(node.aggs);
   const M = metrics.length;
   const size = go.terms.length * M;
   const global = new Int32Array(go.terms.length);
@@ -183,6 +196,6 @@ export function countAndStats(node: TermsAgg, docs: SegDocs[], ctx: AggContext, 
   return {
     global,
     missing,
-    partials: (g) => metrics.map((a, m) => statsPartial(a.type, count[g * M + m], sum[g * M + m], min[g * M + m], max[g * M + m], sumSq[g * M + m])),
+    partials: (g) => parallel(node.aggs, metrics.map((a, m) => statsPartial(a.type, count[g * M + m], sum[g * M + m], min[g * M + m], max[g * M + m], sumSq[g * M + m]))),
   };
 }

@@ -218,7 +218,7 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
         return node.aggs.length > 0 ? { t: 'single', n: countDocs(sub), aggs: collectAggs(node.aggs, sub, ctx, false) } : { t: 'single', n: countDocs(sub) };
       }
       case 'composite': return collectComposite(node, docs, ctx);
-      case 'bucket_sort': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': case 'cumulative_sum': case 'derivative': return { t: 'pipe' };
+      case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': case 'cumulative_sum': case 'derivative': return { t: 'pipe' };
       case 'top_hits': return collectTopHits(node, docs, ctx);
       case 'cardinality': return collectCardinality(node, docs, ctx);
       case 'percentiles': case 'percentile_ranks': return collectPercentiles(node, docs, ctx);
