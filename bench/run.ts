@@ -5,7 +5,8 @@
  * of issue 12 (bench/agg-tasks.ts), then the same tasks on the Sphinx peer, and prints the tables
  * that it also writes to docs/performance.md.
  *
- * Env: BENCH_QUICK=1 for a smoke run (200 k docs, 1 s per run, ≈ 3 min). Every run is bounded in
+ * Env: BENCH_QUICK=1 for a smoke run (200 k docs, 1 s per run, ≈ 3 min); BENCH_ONLY=aggs runs the
+ * aggregation tasks alone and leaves docs/performance.md as it is. Every run is bounded in
  * time and the whole bench exits by itself after {@link BENCH_DEADLINE_MS}. Figures are never
  * asserted: the machine is shared, so read them as ratios within one run.
  */
@@ -30,6 +31,8 @@ import type { BenchReport, ResultRow } from './report.ts';
 import { FROMS, PAGE_SIZE, PAGED_TASKS, SCROLL_PAGES, SCROLL_PAGE_SIZE, TERM_COUNTRY, scrollBody } from './tasks.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
+/** BENCH_ONLY=aggs: the aggregation tasks alone (a check while working on them; prints, writes nothing). */
+const AGGS_ONLY = process.env.BENCH_ONLY === 'aggs';
 const DOCS = QUICK ? 200_000 : 1_000_000;
 const SHARDS = 4;
 const CLIENTS = 32;
@@ -110,7 +113,7 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
     };
     log(`memory: ${report.memory.rssPerDoc.toFixed(0)} B/doc RSS (raw _source ${corpus.rawSourceBytesPerDoc.toFixed(0)} B/doc)`);
 
-    for (const task of PAGED_TASKS) {
+    for (const task of AGGS_ONLY ? [] : PAGED_TASKS) {
       let matches: number;
       try {
         matches = (await client.search({ ...task.body(0, 0), track_total_hits: true })).hits.total.value;
@@ -144,6 +147,7 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
     }
 
     await runFolioAggs(client, corpus, report);
+    if (AGGS_ONLY) return;
 
     // scroll: search_after needs a unique last sort value; try _id, else the indexed keyword copy `uid`.
     let tie = '_id';
@@ -281,7 +285,7 @@ const report: BenchReport = {
   notes: [],
 };
 await runFolio(corpus, report);
-report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
+if (!AGGS_ONLY) report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
 if (report.memory.engine) log(`engine memory: ${report.memory.engine.excludingInvertedPerDoc.toFixed(0)} B/doc excluding the inverted index (${report.memory.engine.totalPerDoc.toFixed(0)} in all)`);
 await runSphinx(corpus, report);
 report.notes.push(
@@ -300,5 +304,5 @@ for (const row of report.aggRows) {
 }
 const section = renderReport(report);
 console.log(`\n${section}`);
-writeSection(join(REPO_ROOT, 'docs', 'performance.md'), section);
-log(`bench: done in ${elapsed(started)} s; table written to docs/performance.md`);
+if (!AGGS_ONLY) writeSection(join(REPO_ROOT, 'docs', 'performance.md'), section);
+log(`bench: done in ${elapsed(started)} s${AGGS_ONLY ? '' : '; table written to docs/performance.md'}`);
