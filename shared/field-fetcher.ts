@@ -15,7 +15,7 @@
 import { illegalArgument } from './errors.ts';
 import type { FieldAndFormat } from './field-and-format.ts';
 import { docValueFns, fetchValueFn, storedValueFn, typeOf, type DocValue, type FetchMapping } from './field-values.ts';
-import type { FieldMapping, Mapping } from './mapping.ts';
+import { fieldAliases, type FieldMapping, type Mapping } from './mapping.ts';
 import { compareCodePoints } from './sort.ts';
 import { isWildcardPattern, wildcardMatch } from './wildcard.ts';
 
@@ -42,12 +42,38 @@ export function fetchableFields(mapping: Mapping): ReadonlyMap<string, Fetchable
         walk(fm.properties ?? {}, name + '.');
         continue;
       }
+      if (t === 'alias') continue; // aliases: see fetchableFieldsWithAliases
       out!.set(name, { name, fm, sourcePath: name });
       for (const [sub, sfm] of Object.entries(fm.fields ?? {})) out!.set(`${name}.${sub}`, { name: `${name}.${sub}`, fm: sfm, sourcePath: name });
     }
   };
   walk(mapping.properties ?? {}, '');
   leafCache.set(mapping, out);
+  return out;
+}
+
+const aliasedCache = new WeakMap<Mapping, ReadonlyMap<string, FetchableField>>();
+
+/**
+ * {@link fetchableFields} and the mapping's field aliases, each read from its target's source path
+ * with its target's type but named as the alias (ES `FieldFetcher` and `FetchDocValuesPhase` match
+ * alias names too and put the values under them). The same map when there is no alias; cached.
+ */
+export function fetchableFieldsWithAliases(mapping: Mapping): ReadonlyMap<string, FetchableField> {
+  let out = aliasedCache.get(mapping);
+  if (out) return out;
+  const fields = fetchableFields(mapping);
+  const aliases = fieldAliases(mapping);
+  if (aliases.size === 0) out = fields;
+  else {
+    const m = new Map(fields);
+    for (const [alias, path] of aliases) {
+      const target = fields.get(path);
+      if (target) m.set(alias, { name: alias, fm: target.fm, sourcePath: target.sourcePath });
+    }
+    out = m;
+  }
+  aliasedCache.set(mapping, out);
   return out;
 }
 
@@ -224,7 +250,7 @@ export interface FieldFetch {
  * and OpenSearch count; ES 8 counts mapped names only), repeats once.
  */
 export function docvalueFieldCount(mapping: Mapping, requests: readonly FieldAndFormat[]): number {
-  const fields = fetchableFields(mapping);
+  const fields = fetchableFieldsWithAliases(mapping);
   const names = new Set<string>();
   for (const r of requests) {
     if (!isWildcardPattern(r.field)) names.add(r.field);
@@ -250,7 +276,7 @@ export function tooManyDocvalueFields(limit: number, count: number): string {
  *   invalid date format, `docvalue_fields` on a text field without fielddata or a field without doc values.
  */
 export function compileFieldFetch(mapping: Mapping, req: FieldFetchRequest, index: string, analyze?: (text: string) => string[]): FieldFetch {
-  const fields = fetchableFields(mapping);
+  const fields = fetchableFieldsWithAliases(mapping);
   const readers = new Map<string, FieldReader>();
   for (const name of req.storedFields ?? []) {
     for (const f of matching(fields, name)) if (f.fm.store === true) readers.set(`s:${f.name}`, storedReader(f));

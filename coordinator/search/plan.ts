@@ -4,7 +4,7 @@
  * ES would fail them on the shard (`DefaultSearchContext.preProcess`, `SortBuilder`).
  */
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
-import { flatFields } from '../../shared/mapping.ts';
+import { flatFields, withAliasTargets } from '../../shared/mapping.ts';
 import type { ContextRef, IndexMetadata, QueryAggs, ShardCollapse } from '../../shared/protocol.ts';
 import { subQueries, type Query } from '../../shared/query-ast.ts';
 import { shardForRouting } from '../../shared/routing.ts';
@@ -324,7 +324,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     let shards = routedShards(view.targets(index, picks), index.metadata, scope.routing?.get(name));
     // A cursor's contexts are its shards (a PIT opened with routing holds some shards only).
     if (pinning?.tiebreaker && pinning.pins.size > 0) shards = shards.filter((t) => pinning.pins.has(pinKey(name, t.shard)));
-    const fields = flatFields(index.metadata.mappings);
+    const fields = withAliasTargets(flatFields(index.metadata.mappings)); // an alias checks as its target (ES field type lookup)
     const m = index.metadata;
     const settings = m.settings ?? {};
     let cause = regexpLengthCause(req, intValue(settings['index.max_regex_length'], DEFAULT_MAX_REGEX_LENGTH), name, m.uuid);
