@@ -14,7 +14,7 @@ describe('parseBulkBody', () => {
     expect(items).toEqual([
       { action: 'index', index: 'def', id: '1', routing: undefined, source: { a: 1 }, sourceText: '{"a":1}' },
       { action: 'delete', index: 'x', id: '2', routing: undefined, source: undefined },
-      { action: 'update', index: 'def', id: '3', routing: 'r', source: { doc: { b: 2 } } },
+      { action: 'update', index: 'def', id: '3', routing: 'r', source: { doc: { b: 2 } }, update: { doc: { b: 2 }, docAsUpsert: false, detectNoop: true, script: false } },
       { action: 'create', index: 'def', id: undefined, routing: undefined, source: { c: 3 }, sourceText: '{"c":3}' },
     ]);
   });

@@ -9,6 +9,7 @@ import { INTERNAL_PREFIX, type GetRequest, type GetResponse, type SourceFilter }
 import { shardForRouting } from '../shared/routing.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
 import type { IndexView } from './index-view.ts';
+import { checkReadVersion, type ReadVersion } from './write-request.ts';
 import { ShardCallError, type ShardClient } from './shard-client.ts';
 
 /** ES's get reply for a found document (`_source` absent when filtered out with `_source=false`). */
@@ -43,20 +44,36 @@ export function sourceFilterFromParams(source?: string, includes?: string, exclu
   return inc.length === 0 && exc.length === 0 ? true : { includes: inc, excludes: exc };
 }
 
+/** How {@link getDocument} reads. */
+export interface GetOptions {
+  routing?: string;
+  source: SourceFilter;
+  /** Deadline of the shard call (ms). */
+  timeoutMs: number;
+  /** ES `realtime` (default true): false reads what a search sees, not unrefreshed writes. */
+  realtime?: boolean;
+  /** ES `refresh`: refresh the shard before reading. */
+  refresh?: boolean;
+  /** ES `version`/`version_type`: a found document must have exactly this version, else 409. */
+  version?: ReadVersion;
+}
+
 /**
  * Gets `id` from `view`'s index, from the shard that `routing ?? id` routes to.
- * @param timeoutMs deadline of the shard call.
- * @throws ShardCallError when no copy's node answers, or a node answers with an error.
+ * @throws ShardCallError when no copy's node answers, or a node answers with an error; EsError 409
+ *   `version_conflict_engine_exception` when the document's version is not `opts.version`.
  */
 export async function getDocument(
   client: ShardClient,
   view: IndexView,
   id: string,
-  opts: { routing?: string; source: SourceFilter; timeoutMs: number },
+  opts: GetOptions,
 ): Promise<FoundDocument | MissingDocument> {
   const m = view.metadata;
   const shard = shardForRouting(opts.routing ?? id, m.numberOfShards, m.routingNumShards);
   const body: GetRequest = { index: m.name, shard, _id: id };
+  if (opts.realtime === false) body.realtime = false;
+  if (opts.refresh === true) body.refresh = true;
   const copies = [view.placement[shard], ...view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node)];
   let res: GetResponse | undefined;
   for (const [i, node] of copies.entries()) {
@@ -70,6 +87,7 @@ export async function getDocument(
   }
   if (!res) throw new Error(`no copy of [${m.name}][${shard}] to read`);
   if (!res.found) return { _index: m.name, _id: id, found: false };
+  if (opts.version) checkReadVersion(id, opts.version, res._version!, { index_uuid: m.uuid, shard: String(shard), index: m.name });
   const doc: FoundDocument = { _index: m.name, _id: id, _version: res._version!, _seq_no: res._seq_no!, _primary_term: res._primary_term!, found: true };
   const source = filterSourceText(res._source ?? '{}', opts.source);
   if (source !== undefined) doc._source = new RawJson(source);

@@ -9,7 +9,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../shared/errors.ts';
-import { isObject, tokenName } from '../../shared/params.ts';
+import { isObject, parseBooleanParam, tokenName } from '../../shared/params.ts';
 import type { SourceFilter } from '../../shared/protocol.ts';
 import type { WriteDeps } from '../documents.ts';
 import { getDocument, sourceFilterFromParams } from '../get-document.ts';
@@ -114,6 +114,10 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
       routing: c.req.query('routing'),
       source: sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes')),
     };
+    // ES `realtime` (false: what a search sees) and `refresh` (refresh each shard first) apply to every doc.
+    const realtime = c.req.query('realtime');
+    const refresh = c.req.query('refresh');
+    const read = { ...(realtime !== undefined ? { realtime: parseBooleanParam(realtime) } : {}), ...(refresh !== undefined ? { refresh: parseBooleanParam(refresh) } : {}) };
     const items = parseMgetBody(await readJsonBody(c, maxBodyBytes), defaults);
     const views = new Map<string, Promise<IndexView>>();
     const viewOf = (name: string) => {
@@ -125,7 +129,7 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
       items.map(async (it) => {
         try {
           const view = await viewOf(it.index!);
-          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source: it.source, timeoutMs: deps.timeoutMs });
+          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source: it.source, timeoutMs: deps.timeoutMs, ...read });
         } catch (err) {
           return { _index: it.index, _id: it.id, error: errorOf(err) };
         }
