@@ -210,11 +210,15 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
   // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
   const slices = new EventLoopSlices();
   const failed = new Map<number, unknown>();
+  // Items failed before routing by an error that names no index (ES reports it as thrown: `{type, reason}`).
+  const bare = new Set<number>();
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     const pause = slices.tick();
     if (pause) await pause;
-    const failure = item.failure ?? itemFailure(item, opts);
+    const own = item.failure ? undefined : itemFailure(item, opts);
+    if (own) bare.add(i);
+    const failure = item.failure ?? own;
     if (failure) failed.set(i, failure);
   }
   const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
@@ -281,7 +285,7 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
       const es = failed.has(i) ? toEsError(failed.get(i)) : null;
       const status = es?.status ?? r?.status ?? 500;
       const error = es ? errorOf(es) : r!.error!;
-      return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: { ...error, index_uuid: uuid, index } } };
+      return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: bare.has(i) ? error : { ...error, index_uuid: uuid, index } } };
     }
     const replicas = view && !(view instanceof EsError) ? view.metadata.numberOfReplicas : 0;
     const shards = shardInfos[i] ?? { total: 1 + replicas, successful: 1, failed: 0 };
