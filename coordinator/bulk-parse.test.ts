@@ -30,6 +30,26 @@ describe('parseBulkBody', () => {
   });
 });
 
+describe('parseBulkBody: write parameters of action lines', () => {
+  it('reads concurrency, pipeline, retry_on_conflict and _source', () => {
+    const body = '{"index":{"_id":"1","if_seq_no":3,"if_primary_term":"1","pipeline":"p"}}\n{"a":1}\n{"update":{"_id":"2","retry_on_conflict":2,"_source":["a"]}}\n{"doc":{"a":2},"detect_noop":false}\n{"delete":{"_id":"3","version":7,"version_type":"external_gte"}}\n';
+    const items = parseBulkBody(body, 'i');
+    expect(items.map((it) => it.params)).toEqual([
+      { ifSeqNo: 3, ifPrimaryTerm: 1, pipeline: 'p' },
+      { retryOnConflict: 2, fetchSource: { includes: ['a'], excludes: [] } },
+      { version: 7, versionType: 'external_gte' },
+    ]);
+    expect(items[1].update).toEqual({ doc: { a: 2 }, docAsUpsert: false, detectNoop: false, script: false });
+  });
+
+  it('refuses the whole request for a bad version type or update body, as ES parses them in the REST layer', () => {
+    expect(reject('{"index":{"_id":"1","version_type":"force"}}\n{}\n').message).toBe('No version type match [force]');
+    const e = reject('{"update":{"_id":"1"}}\n{"dac":{}}\n');
+    expect([e.status, e.type]).toEqual([400, 'x_content_parse_exception']);
+    expect(e.message).toMatch(/\[UpdateRequest\] unknown field \[dac\] did you mean \[doc\]\?$/);
+  });
+});
+
 describe('parseBulkBody: exact source texts', () => {
   const docs = [
     '{"big": 72057594037927937, "d": 1.10, "s": "é"}',

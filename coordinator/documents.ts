@@ -132,17 +132,22 @@ function updateBodyOf(item: BulkItem): UpdateBody {
 /** The `_source` an update item answers with in its `get` (action line, then the request's, then the body's), or undefined. */
 function fetchSourceOf(item: BulkItem, opts: BulkOptions): SourceFilter | undefined {
   if (item.action !== 'update') return undefined;
-  return item.params?.fetchSource ?? opts.fetchSource ?? updateBodyOf(item).fetchSource;
+  const filter = item.params?.fetchSource ?? opts.fetchSource ?? updateBodyOf(item).fetchSource;
+  return filter === false ? undefined : filter; // ES `UpdateHelper.extractGetResult`: `_source: false` is no `get` at all
 }
 
 /**
  * ES's `validate()` of every item (write-request.ts): a bulk with an invalid item fails as a whole,
  * with every item's messages in order (`BulkRequest.validate`).
- * @throws EsError 400 `action_request_validation_exception`
+ * @throws EsError 400 `action_request_validation_exception` (the promise rejects)
  */
-function validateItems(items: readonly BulkItem[]): void {
+async function validateItems(items: readonly BulkItem[], slices: EventLoopSlices): Promise<void> {
   const messages: string[] = [];
   for (const item of items) {
+    const pause = slices.tick();
+    if (pause) await pause;
+    // The common item (an index or create without parameters, an _id of at most 128 UTF-16 units, so at most 512 bytes) is valid.
+    if (item.params === undefined && item.index !== undefined && (item.action === 'index' || item.action === 'create') && (item.id === undefined || item.id.length <= 128)) continue;
     const u = item.action === 'update' ? updateBodyOf(item) : undefined;
     const update = u && { hasDoc: u.doc !== undefined || u.script, hasUpsert: u.upsert !== undefined, docAsUpsert: u.docAsUpsert };
     messages.push(...validationMessages({ action: item.action, index: item.index, id: item.id, params: item.params ?? {}, ...(update ? { update } : {}) }));
@@ -205,10 +210,10 @@ function updateGet(r: WriteResult, filter: SourceFilter, raw: boolean): Record<s
  */
 export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
   const startedAt = Date.now();
-  validateItems(items);
   // A bulk of 100,000 items is validated, routed and answered in slices that yield to the event loop
   // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
   const slices = new EventLoopSlices();
+  await validateItems(items, slices);
   const failed = new Map<number, unknown>();
   // Items failed before routing by an error that names no index (ES reports it as thrown: `{type, reason}`).
   const bare = new Set<number>();
