@@ -23,6 +23,7 @@ describe('parseBulkBody', () => {
     expect(reject('"x"\n').message).toBe('Malformed action/metadata line [1], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]');
     expect(reject('{"foo":{}}\n').message).toBe('Malformed action/metadata line [1], expected field [create], [delete], [index] or [update] but found [foo]');
     expect(reject('{"index":{"_id":"1","bogus":1}}\n{}\n').message).toBe('Action/metadata line [1] contains an unknown parameter [bogus]');
+    expect(reject('{"index":{}}\n{}\n{}\n').message).toBe('Malformed action/metadata line [3], expected FIELD_NAME but found [END_OBJECT]');
     expect(reject('{"index":{}}').message).toBe('The bulk request must be terminated by a newline [\\n]');
     expect(reject('{"index":{}}\n{bad json}\n').type).toBe('x_content_parse_exception');
     expect(reject('').message).toBe('Validation Failed: 1: no requests added;');
@@ -40,6 +41,11 @@ describe('parseBulkBody: write parameters of action lines', () => {
       { version: 7, versionType: 'external_gte' },
     ]);
     expect(items[1].update).toEqual({ doc: { a: 2 }, docAsUpsert: false, detectNoop: false, script: false });
+  });
+
+  it('an index action with op_type create is a create', () => {
+    const items = parseBulkBody('{"index":{"op_type":"create"}}\n{"f":5}\n{"index":{"op_type":"index"}}\n{"f":6}\n', 'i');
+    expect(items.map((it) => it.action)).toEqual(['create', 'index']);
   });
 
   it('refuses the whole request for a bad version type or update body, as ES parses them in the REST layer', () => {

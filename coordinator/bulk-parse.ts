@@ -171,12 +171,15 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT or END_OBJECT but found [${jsonType(meta)}]`);
     }
     const keys = Object.keys(meta);
+    // `{}`: BulkRequestParser expects the action's FIELD_NAME first.
+    if (keys.length === 0) throw illegalArgument(`Malformed action/metadata line [${line.no}], expected FIELD_NAME but found [END_OBJECT]`);
     if (keys.length !== 1 || !ACTIONS.has(keys[0])) {
-      const found = keys[0] ?? 'END_OBJECT';
-      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected field [create], [delete], [index] or [update] but found [${found}]`);
+      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected field [create], [delete], [index] or [update] but found [${keys[0]}]`);
     }
-    const action = keys[0] as BulkAction;
-    const params = (meta as Record<string, unknown>)[action];
+    // An `index` action with `op_type: create` is a create (ES: `IndexRequest.create(true)`), answered as one.
+    const opType = (meta as Record<string, Record<string, unknown> | null>)[keys[0]]?.op_type;
+    const action = (keys[0] === 'index' && opType === 'create' ? 'create' : keys[0]) as BulkAction;
+    const params = (meta as Record<string, unknown>)[keys[0]];
     if (params === null || typeof params !== 'object' || Array.isArray(params)) {
       throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT but found [${jsonType(params)}]`);
     }
