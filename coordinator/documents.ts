@@ -205,8 +205,10 @@ function updateGet(r: WriteResult, filter: SourceFilter, raw: boolean): Record<s
 
 /**
  * Executes parsed bulk items. Per-item failures (a bad document, a version conflict, an unreachable
- * shard) are reported in their item with `errors: true`; the call itself only throws for failures
- * that concern the whole request.
+ * shard, an unknown pipeline) are reported in their item with `errors: true`; the call itself only
+ * throws for failures that concern the whole request.
+ * @throws EsError 400 `action_request_validation_exception` when an item fails ES's validation
+ *   (write-request.ts): nothing is written, as ES's `BulkRequest.validate`.
  */
 export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
   const startedAt = Date.now();
