@@ -66,6 +66,7 @@ describe('write parameters', () => {
     expect(esErr(() => writeParamsFromQuery(q({ version_type: 'force' }))).message).toBe('No version type match [force]');
     expect(esErr(() => writeParamsFromQuery(q({ version: 'abc' }))).message).toBe('Failed to parse long parameter [version] with value [abc]');
     expect(esErr(() => writeParamsFromQuery(q({ if_seq_no: '-5' }))).message).toBe('sequence numbers must be non negative. got [-5].');
+    expect(writeParamsFromQuery(q({ if_seq_no: '-2', if_primary_term: '0' }))).toEqual({}); // ES's unassigned values: no condition
     expect(esErr(() => writeParamsFromQuery(q({ if_primary_term: '-1' }))).message).toBe('primary term must be non negative. got [-1]');
   });
   it('from a bulk action line: numbers or numeric strings', () => {

@@ -29,7 +29,9 @@ export const MAX_ID_BYTES = 512;
 export interface WriteParams {
   version?: number;
   versionType?: VersionType;
+  /** Absent also when given as ES's "unassigned" value (-2). */
   ifSeqNo?: number;
+  /** Absent also when given as ES's "unassigned" value (0). */
   ifPrimaryTerm?: number;
   /** The ingest pipeline to run (`_none`: none). Folio has no ingest pipelines: any other name is unknown. */
   pipeline?: string;
@@ -76,9 +78,9 @@ export function writeParamsFromQuery(query: (name: string) => string | undefined
   const version = long('version');
   if (version !== undefined) p.version = version;
   const ifSeqNo = long('if_seq_no');
-  if (ifSeqNo !== undefined) p.ifSeqNo = checkSeqNo(ifSeqNo);
+  if (ifSeqNo !== undefined && checkSeqNo(ifSeqNo) !== UNASSIGNED_SEQ_NO) p.ifSeqNo = ifSeqNo;
   const ifPrimaryTerm = long('if_primary_term');
-  if (ifPrimaryTerm !== undefined) p.ifPrimaryTerm = checkPrimaryTerm(ifPrimaryTerm);
+  if (ifPrimaryTerm !== undefined && checkPrimaryTerm(ifPrimaryTerm) !== UNASSIGNED_PRIMARY_TERM) p.ifPrimaryTerm = ifPrimaryTerm;
   const pipeline = query('pipeline');
   if (pipeline !== undefined) p.pipeline = pipeline;
   const retries = query('retry_on_conflict');
@@ -104,18 +106,23 @@ export function writeParamsFromActionLine(meta: Record<string, unknown>, lineNo:
   const version = long('version');
   if (version !== undefined) p.version = version;
   const ifSeqNo = long('if_seq_no');
-  if (ifSeqNo !== undefined) p.ifSeqNo = checkSeqNo(ifSeqNo);
+  if (ifSeqNo !== undefined && checkSeqNo(ifSeqNo) !== UNASSIGNED_SEQ_NO) p.ifSeqNo = ifSeqNo;
   const ifPrimaryTerm = long('if_primary_term');
-  if (ifPrimaryTerm !== undefined) p.ifPrimaryTerm = checkPrimaryTerm(ifPrimaryTerm);
+  if (ifPrimaryTerm !== undefined && checkPrimaryTerm(ifPrimaryTerm) !== UNASSIGNED_PRIMARY_TERM) p.ifPrimaryTerm = ifPrimaryTerm;
   if (meta.pipeline !== undefined && meta.pipeline !== null) p.pipeline = String(meta.pipeline);
   const retries = long('retry_on_conflict');
   if (retries !== undefined) p.retryOnConflict = retries;
   return p;
 }
 
+/** ES `SequenceNumbers.UNASSIGNED_SEQ_NO`: an `if_seq_no` of -2 is no condition. */
+const UNASSIGNED_SEQ_NO = -2;
+/** ES `SequenceNumbers.UNASSIGNED_PRIMARY_TERM`: an `if_primary_term` of 0 is none. */
+const UNASSIGNED_PRIMARY_TERM = 0;
+
 /** ES `IndexRequest.setIfSeqNo`. @throws EsError 400 `sequence numbers must be non negative. got [n].` */
 function checkSeqNo(n: number): number {
-  if (n < 0 && n !== -2) throw illegalArgument(`sequence numbers must be non negative. got [${n}].`);
+  if (n < 0 && n !== UNASSIGNED_SEQ_NO) throw illegalArgument(`sequence numbers must be non negative. got [${n}].`);
   return n;
 }
 
@@ -143,8 +150,8 @@ function casMessages(p: WriteParams, version: number): string[] {
   if (type === 'internal' && version !== MATCH_ANY && version !== MATCH_DELETED) {
     out.push('internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead');
   }
-  const seqNoSet = p.ifSeqNo !== undefined && p.ifSeqNo !== -2;
-  const termSet = p.ifPrimaryTerm !== undefined && p.ifPrimaryTerm !== 0;
+  const seqNoSet = p.ifSeqNo !== undefined;
+  const termSet = p.ifPrimaryTerm !== undefined;
   if (seqNoSet && (type !== 'internal' || version !== MATCH_ANY)) out.push('compare and write operations can not use versioning');
   if (!termSet && seqNoSet) out.push('ifSeqNo is set, but primary term is [0]');
   if (termSet && !seqNoSet) out.push(`ifSeqNo is unassigned, but primary term is [${p.ifPrimaryTerm}]`);
