@@ -6,7 +6,9 @@
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../shared/errors.ts';
+import { bodySource } from '../shared/search-request.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
+import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from './write-request.ts';
 
 /** The four bulk actions. */
 export type BulkAction = 'index' | 'create' | 'update' | 'delete';
@@ -26,6 +28,10 @@ export interface BulkItem {
    * the item was built from a parsed value; the write then serializes `source`.
    */
   sourceText?: string;
+  /** The action line's write parameters: concurrency (`if_seq_no`, `version`, …), `pipeline`, `retry_on_conflict`, `_source`. */
+  params?: WriteParams;
+  /** `update`: its body as ES's `UpdateRequest` parser reads it (`source` keeps the raw body). */
+  update?: UpdateBody;
   /**
    * Set when the item's document line is not valid UTF-8: the item fails with this error (ES parses
    * an `index`/`create` source on the shard, so the rest of the request goes on).
@@ -165,12 +171,15 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT or END_OBJECT but found [${jsonType(meta)}]`);
     }
     const keys = Object.keys(meta);
+    // `{}`: BulkRequestParser expects the action's FIELD_NAME first.
+    if (keys.length === 0) throw illegalArgument(`Malformed action/metadata line [${line.no}], expected FIELD_NAME but found [END_OBJECT]`);
     if (keys.length !== 1 || !ACTIONS.has(keys[0])) {
-      const found = keys[0] ?? 'END_OBJECT';
-      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected field [create], [delete], [index] or [update] but found [${found}]`);
+      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected field [create], [delete], [index] or [update] but found [${keys[0]}]`);
     }
-    const action = keys[0] as BulkAction;
-    const params = (meta as Record<string, unknown>)[action];
+    // An `index` action with `op_type: create` is a create (ES: `IndexRequest.create(true)`), answered as one.
+    const opType = (meta as Record<string, Record<string, unknown> | null>)[keys[0]]?.op_type;
+    const action = (keys[0] === 'index' && opType === 'create' ? 'create' : keys[0]) as BulkAction;
+    const params = (meta as Record<string, unknown>)[keys[0]];
     if (params === null || typeof params !== 'object' || Array.isArray(params)) {
       throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT but found [${jsonType(params)}]`);
     }
@@ -186,6 +195,9 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       routing: str(p.routing ?? p._routing),
       source: undefined,
     };
+    const writeParams = writeParamsFromActionLine(p, line.no);
+    if (p._source !== undefined && p._source !== null) writeParams.fetchSource = bodySource(p._source);
+    if (Object.keys(writeParams).length > 0) item.params = writeParams;
     if (action !== 'delete') {
       const src = next();
       if (src === null) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
@@ -203,6 +215,7 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       }
       item.source = doc as Record<string, unknown>;
       if (action !== 'update') item.sourceText = trimJsonWhitespace(src.text);
+      else item.update = parseUpdateBody(item.source); // the REST layer parses it in ES: a bad body fails the request
     }
     yield item;
   }

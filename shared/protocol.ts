@@ -11,7 +11,7 @@ export type { IndexMetadata, IndexSettingValue, ShardCopy, RefreshRequest, PutIn
 export type { ScopedClusterSettings, ClusterSettingsState, ClusterSettingsUpdateRequest, ClusterSettingsResponse } from './protocol/cluster-settings.ts';
 export { emptyClusterSettings } from './protocol/cluster-settings.ts';
 export { primaryTermOf } from './protocol/metadata.ts';
-export type { WriteOp, RefreshPolicy, ShardBulkRequest, WriteResult, ShardBulkResponse, GroupMember, ReplicationTargets, ReplicasOutcome, FailedReplica, ReplicaOp, ReplicaBulkRequest, ReplicaBulkResponse, GetRequest, GetResponse } from './protocol/write.ts';
+export type { WriteOp, WriteConditions, RefreshPolicy, ShardBulkRequest, WriteResult, ShardBulkResponse, GroupMember, ReplicationTargets, ReplicasOutcome, FailedReplica, ReplicaOp, ReplicaBulkRequest, ReplicaBulkResponse, GetRequest, GetResponse } from './protocol/write.ts';
 export type { TermStatistics, FieldStatistics, ScoringStatistics, ContextRef, DfsRequest, DfsResponse, TrackTotalHits, QueryPhaseRequest, ShardHit, QueryPhaseResponse, SourceFilter, FetchRequest, FetchedDoc, HitFetchOptions, HitExtras, FetchResponse, OpenContextRequest, OpenContextResponse, CloseContextsRequest, CloseContextsResponse, AdvanceScrollRequest, AdvanceScrollResponse, SelectionBound, SelectSampleRequest, SelectSampleResponse, SelectRangeRequest, SelectRangeResponse } from './protocol/search.ts';
 export { sampleRanks } from './protocol/search.ts';
 export type { RecoveryShardRequest, RecoveryStateResponse, RecoveryStartRequest, RecoveryStartResponse, RecoveryChunkRequest, RecoveryCancelRequest, RecoveryApplyRequest, RecoveryApplyResponse, RecoveryFinalizeRequest, RecoveryFinalizeResponse } from './protocol/recovery.ts';

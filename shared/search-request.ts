@@ -163,7 +163,7 @@ function setTrackTotalHitsUpTo(d: Draft, n: number): void {
 const timeoutOf = (ms: number): number | null => (ms < 0 ? null : ms);
 
 /** `FetchSourceContext.fromXContent` for the body `_source`. */
-function bodySource(v: unknown): SourceFilter {
+export function bodySource(v: unknown): SourceFilter {
   const strings = (k: string, x: unknown): string[] => {
     const arr = Array.isArray(x) ? x : [x];
     return arr.map((s) => {

@@ -15,7 +15,7 @@ import { isObject, tokenName } from '../../shared/params.ts';
 import type { SourceFilter } from '../../shared/protocol.ts';
 import type { WriteDeps } from '../documents.ts';
 import { commaList } from '../../shared/field-and-format.ts';
-import { getDocument, getSourceFilter, sourceParams } from '../get-document.ts';
+import { getDocument, getSourceFilter, readOptionsFromQuery, sourceParams } from '../get-document.ts';
 import { parseReadVersion, type ReadVersion } from '../read-version.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
@@ -131,6 +131,9 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
       source: sourceParams((k) => c.req.query(k)),
       ...(stored !== undefined ? { storedFields: commaList(stored) } : {}),
     };
+    // ES `realtime` (false: what a search sees) and `refresh` (refresh each shard first) apply to every doc.
+    const { realtime, refresh } = readOptionsFromQuery((k) => c.req.query(k), false);
+    const read = { ...(realtime !== undefined ? { realtime } : {}), ...(refresh !== undefined ? { refresh } : {}) };
     const items = parseMgetBody(await readJsonBody(c, maxBodyBytes), defaults);
     const views = new Map<string, Promise<IndexView>>();
     const viewOf = (name: string) => {
@@ -143,7 +146,7 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
         try {
           const view = await viewOf(it.index!);
           const source = getSourceFilter(it.source, it.storedFields);
-          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs });
+          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs, ...read });
         } catch (err) {
           return { _index: it.index, _id: it.id, error: errorOf(err) };
         }
