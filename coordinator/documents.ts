@@ -105,23 +105,84 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
   return out;
 }
 
-/** Pushes the union of new dynamic fields of the items' documents to the nodes, per index. */
-async function applyDynamicMappings(items: readonly BulkItem[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, deps: WriteDeps): Promise<void> {
-  const updates = new Map<string, Mapping>();
-  items.forEach((item, i) => {
-    const view = views.get(item.index!);
-    if (!view || view instanceof EsError || failed.has(i) || item.action === 'delete') return;
-    const doc = item.action === 'update' ? (item.source?.doc ?? item.source?.upsert) : item.source;
-    if (!doc || typeof doc !== 'object') return;
-    const base = updates.has(item.index!) ? mergeMappings(view.metadata.mappings, updates.get(item.index!)!) : view.metadata.mappings;
+/** The document whose new fields an item may add to the mapping (an update's `doc`, else its `upsert`), or undefined. */
+function dynamicDocOf(item: BulkItem): Record<string, unknown> | undefined {
+  if (item.action === 'delete') return undefined;
+  const doc = item.action === 'update' ? (item.source?.doc ?? item.source?.upsert) : item.source;
+  return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
+}
+
+/**
+ * The dynamic mapping update of a bulk's items on one index, inferred from `stored` (the mapping as
+ * the cluster state holds it): each item's new fields against `stored` plus the fields of the items
+ * before it, in order. An item whose fields cannot be added (`dynamic: strict`) fails alone, in
+ * `failures`. Fields already mapped are never re-inferred, so the update adds to `stored` without
+ * conflict; a value that does not fit its mapped type (`"abc"` for a `long`; `1.5` is coerced) is
+ * the shard's per-item `document_parsing_exception`, as in ES.
+ * @returns the union of the new fields, or null when there are none
+ */
+export function inferBulkMappingUpdate(stored: Mapping, docs: readonly (readonly [position: number, doc: Record<string, unknown>])[], failures: Map<number, unknown>): Mapping | null {
+  let current = stored;
+  let update: Mapping | null = null;
+  for (const [i, doc] of docs) {
     try {
-      const update = inferMappingUpdate(base, doc as Record<string, unknown>);
-      if (update) updates.set(item.index!, updates.has(item.index!) ? mergeMappings(updates.get(item.index!)!, update) : update);
+      const added = inferMappingUpdate(current, doc);
+      if (!added) continue;
+      update = update ? mergeMappings(update, added) : added;
+      current = mergeMappings(current, added);
     } catch (err) {
-      failed.set(i, err);
+      failures.set(i, err);
     }
-  });
-  for (const [name, update] of updates) views.set(name, await deps.view.putMapping(name, update));
+  }
+  return update;
+}
+
+/**
+ * Adds the new dynamic fields of the items' documents to each index's mapping before they are
+ * routed (ES's primary asks the master for the mapping update, then indexes against it). A first
+ * pass against the coordinator's cached mapping finds the items that may add fields (mappings only
+ * grow: an item that adds nothing to it, or only what an earlier candidate adds, adds nothing to
+ * the stored one), in event-loop slices; the update itself is
+ * inferred inside the cluster-state change from the stored mapping ({@link ClusterView.updateMapping},
+ * again after a lost compare-and-swap), so two bulks adding one field with different types at once
+ * (`1` → long, `1.5` → float) never conflict: the later one finds the field mapped and its value is
+ * coerced on the shard. Items that cannot add their fields fail alone, in `failed`.
+ */
+async function applyDynamicMappings(items: readonly BulkItem[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, deps: WriteDeps, slices: EventLoopSlices): Promise<void> {
+  const candidates = new Map<string, [number, Record<string, unknown>][]>();
+  // Per index, the cached mapping with the fields of the candidates so far: an item whose fields
+  // an earlier candidate adds is no candidate (that candidate adds them in the change too).
+  const seen = new Map<string, Mapping>();
+  for (let i = 0; i < items.length; i++) {
+    const pause = slices.tick();
+    if (pause) await pause;
+    const item = items[i];
+    const view = views.get(item.index!);
+    if (!view || view instanceof EsError || failed.has(i)) continue;
+    const doc = dynamicDocOf(item);
+    if (!doc) continue;
+    const mapping = seen.get(item.index!) ?? view.metadata.mappings;
+    let added: Mapping | null;
+    try {
+      added = inferMappingUpdate(mapping, doc);
+      if (!added) continue;
+      seen.set(item.index!, mergeMappings(mapping, added));
+    } catch {
+      // refused against the cached mapping (`dynamic: strict`): decided again against the stored one
+    }
+    const list = candidates.get(item.index!) ?? [];
+    list.push([i, doc]);
+    candidates.set(item.index!, list);
+  }
+  for (const [name, docs] of candidates) {
+    let failures = new Map<number, unknown>();
+    const view = await deps.view.updateMapping(name, (stored) => {
+      failures = new Map(); // the last run, on the mapping that was stored, decides
+      return inferBulkMappingUpdate(stored, docs, failures);
+    });
+    views.set(name, view);
+    for (const [i, err] of failures) failed.set(i, err);
+  }
 }
 
 /** An update item's body, parsed (items built by the parser carry it; others are parsed here). */
@@ -236,7 +297,7 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
   }
   const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
   const views = await ensureIndices(names, deps);
-  await applyDynamicMappings(items, views, failed, deps);
+  await applyDynamicMappings(items, views, failed, deps, slices);
 
   const ids = items.map((it) => it.id ?? generateId());
   const groups = new Map<string, { view: IndexView; shard: number; positions: number[]; ops: WriteOp[] }>();
