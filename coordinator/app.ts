@@ -18,6 +18,7 @@ import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
 import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './method-not-allowed.ts';
+import { registerAliasRoutes } from './routes/alias-routes.ts';
 import { registerByQueryRoutes } from './routes/by-query-routes.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';
 import { registerClusterRoutes } from './routes/cluster-routes.ts';
@@ -117,6 +118,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerClusterSettingsRoutes(app, settings, maxBody); // GET|PUT /_cluster/settings
   registerCatRoutes(app, { view, client });
+  registerAliasRoutes(app, { view }, maxBody); // `/_alias`, `/_aliases` before `/:index`
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerFlushRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs });
   registerDocumentRoutes(app, writeDeps, maxBody);

@@ -21,7 +21,8 @@ import type { SliceSpec } from '../shared/slice.ts';
 import type { SortValue } from '../shared/sort.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import { executeBulk, type WriteDeps } from './documents.ts';
-import { resolveIndices } from './index-expression.ts';
+import { writeIndexName } from './aliases/alias-targets.ts';
+import { INDICES_OPTIONS, resolveSearchScope } from './index-expression.ts';
 import { inSyncCopiesByNode } from './index-view.ts';
 import { closeContexts, openContexts } from './search/contexts.ts';
 import { encodePitId } from './search/cursor-ids.ts';
@@ -235,14 +236,15 @@ function autoSlices(shardCounts: readonly number[]): number {
 export async function runBulkByScroll(spec: BulkByScrollSpec, deps: BulkByScrollDeps, toItem: HitToItem, progress: BulkByScrollProgress): Promise<BulkByScrollResult> {
   const startedAt = Date.now();
   const { search } = deps;
-  const indices = await resolveIndices(spec.source.index, search.view);
+  // The source may be an alias: the PIT keeps its filters, so every walk reads through them (ES).
+  const { indices, filters } = await resolveSearchScope(spec.source.index, search.view, INDICES_OPTIONS.search);
   const views = await Promise.all(indices.map((i) => search.view.get(i)));
   const targets = views.flatMap((v) => search.view.targets(v));
   const slices = spec.source.slice ? 1 : spec.slices === 'auto' ? autoSlices(views.map((v) => v.metadata.numberOfShards)) : spec.slices;
   const ctx = { client: search.client, dfsCache: search.dfsCache, signal: new AbortController().signal, deadline: Date.now() + search.defaultTimeoutMs };
   const opened = await openContexts(targets, 'pit', 5 * 60_000, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
-  const pitId = encodePitId({ indices, shards: opened.shards });
+  const pitId = encodePitId({ indices, shards: opened.shards, filters: Object.fromEntries(filters) });
   const failures: BulkFailure[] = [];
   const written = new Set<string>();
   progress.workers = Array.from({ length: slices }, () => emptyCounters());
@@ -362,12 +364,13 @@ async function throttle(requestsPerSecond: number, batchStartedAt: number, batch
   counters.throttled_until_millis = 0;
 }
 
-/** Refreshes every in-sync copy of the written indices (ES `?refresh` of a bulk-by-scroll action). */
+/** Refreshes every in-sync copy of the written indices (an alias: its write index), ES `?refresh` of a bulk-by-scroll action. */
 async function refreshIndices(indices: readonly string[], search: SearchDeps): Promise<void> {
   await Promise.all(
-    indices.map(async (name) => {
-      const index = await search.view.get(name).catch(() => null);
+    indices.map(async (written) => {
+      const index = await writeIndexName(search.view, written).then((n) => search.view.get(n)).catch(() => null);
       if (!index) return;
+      const name = index.metadata.name;
       const byNode = inSyncCopiesByNode(index);
       await Promise.all([...byNode].map(([node, shards]) => search.client.call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: 60_000 })));
     }),

@@ -141,3 +141,10 @@ describe('parseBulkBodySliced', () => {
     }
   });
 });
+
+describe('require_alias per item', () => {
+  it('reads the action line\'s require_alias as a boolean', () => {
+    const items = parseBulkBody('{"index":{"_index":"a","require_alias":true}}\n{}\n{"index":{"_index":"b","require_alias":"false"}}\n{}\n{"index":{"_index":"c"}}\n{}\n', undefined);
+    expect(items.map((i) => i.requireAlias)).toEqual([true, false, undefined]);
+  });
+});

@@ -6,7 +6,8 @@
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../shared/errors.ts';
-import { bodySource } from '../shared/search-request.ts';
+import { xContentBoolean } from '../shared/params.ts';
+import { parseSourceFilter } from '../shared/source-filter.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
 import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from './write-request.ts';
 
@@ -32,6 +33,8 @@ export interface BulkItem {
   params?: WriteParams;
   /** `update`: its body as ES's `UpdateRequest` parser reads it (`source` keeps the raw body). */
   update?: UpdateBody;
+  /** ES `require_alias`: the item's `_index` must be an alias (else 404, and no index is auto-created). */
+  requireAlias?: boolean;
   /**
    * Set when the item's document line is not valid UTF-8: the item fails with this error (ES parses
    * an `index`/`create` source on the shard, so the rest of the request goes on).
@@ -196,8 +199,9 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       source: undefined,
     };
     const writeParams = writeParamsFromActionLine(p, line.no);
-    if (p._source !== undefined && p._source !== null) writeParams.fetchSource = bodySource(p._source);
+    if (p._source !== undefined && p._source !== null) writeParams.fetchSource = parseSourceFilter(p._source);
     if (Object.keys(writeParams).length > 0) item.params = writeParams;
+    if (p.require_alias !== undefined && p.require_alias !== null) item.requireAlias = xContentBoolean(p.require_alias);
     if (action !== 'delete') {
       const src = next();
       if (src === null) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');

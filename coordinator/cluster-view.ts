@@ -19,17 +19,20 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-state-publishing.html
  */
 import { randomBytes } from 'node:crypto';
-import { ClusterStateWriter, noMasterBlock } from '../shared/cluster-state/cluster-state-writer.ts';
+import { ClusterStateWriter, noMasterBlock, type IndicesChange } from '../shared/cluster-state/cluster-state-writer.ts';
+import { aliasKey } from '../shared/cluster-state/keys.ts';
 import type { ClusterStateCache, StoredIndex } from '../shared/cluster-state/cluster-state-cache.ts';
 import { EsError, indexNotFound } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import { INTERNAL_PREFIX, type IndexMetadata, type NodeIndexEntry, type NodeIndicesResponse, type PutIndexRequest, primaryTermOf } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX, type AliasMetadata, type IndexMetadata, type NodeIndexEntry, type NodeIndicesResponse, type PutIndexRequest, primaryTermOf } from '../shared/protocol.ts';
 import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';
 import { defaultRoutingNumShards } from '../shared/routing.ts';
+import { checkAlias } from './aliases/alias-actions.ts';
+import { AliasLookup, type AliasTarget } from './aliases/alias-lookup.ts';
 import { checkOpen } from './index-state.ts';
 import { shardTargets, viewOf, type IndexView, type ShardTarget } from './index-view.ts';
 import { NodeReports } from './node-reports.ts';
@@ -76,6 +79,8 @@ export interface NewIndexSpec {
   /** The explicit settings as ES stores them (`IndexMetadata.settings`). */
   settings?: IndexMetadata['settings'];
   mappings: Mapping;
+  /** The `aliases` of the create body (`IndexMetadata.aliases`). */
+  aliases?: Record<string, AliasMetadata>;
 }
 
 /** The cluster state a view reads and writes: the cache that follows the store, and its writer. */
@@ -87,6 +92,11 @@ export interface ClusterStateAccess {
 /** A cache's {@link ClusterStateAccess}: the cache and a writer over it. */
 export function clusterStateAccess(cache: ClusterStateCache, log?: Logger): ClusterStateAccess {
   return { cache, writer: new ClusterStateWriter(cache, log) };
+}
+
+/** ES's checks of each alias of a new index with the indices it already names ({@link checkAlias}). */
+function checkAliasesOfNewIndex(metadata: IndexMetadata, others: readonly IndexMetadata[]): void {
+  for (const alias of Object.keys(metadata.aliases ?? {})) checkAlias(alias, [...others, metadata]);
 }
 
 /** Cluster view over the stored cluster state, with the shard nodes' reports of what they host. */
@@ -105,6 +115,8 @@ export class ClusterView {
   private readonly marking = new Map<string, Promise<IndexView>>();
   /** Per index, the push of the last change this coordinator stored, while it is on its way to the nodes. */
   private readonly publishing = new Map<string, Promise<void>>();
+  /** The alias lookup and the cache's indices generation it was built at. */
+  private aliasMemo: { generation: number; lookup: AliasLookup } | null = null;
   /** Dangling copies already logged (`node/uuid`), so each is reported once. */
   private readonly danglingLogged = new Set<string>();
   /**
@@ -218,13 +230,71 @@ export class ClusterView {
       ...(spec.gcDeletesMs !== undefined ? { gcDeletesMs: spec.gcDeletesMs } : {}),
       ...(spec.settings ? { settings: spec.settings } : {}),
       mappings: spec.mappings,
+      ...(spec.aliases && Object.keys(spec.aliases).length > 0 ? { aliases: spec.aliases } : {}),
       creationDate: Date.now(),
       version: 1,
       shardCopies: allocateCopies(name, spec.numberOfShards, spec.numberOfReplicas, this.client.nodes.length),
     };
-    const stored = await this.state.writer.create(metadata);
+    // An alias of the new index must still pass ES's checks with the indices it names when stored.
+    const check = metadata.aliases ? (others: readonly IndexMetadata[]) => checkAliasesOfNewIndex(metadata, others) : undefined;
+    const stored = await this.state.writer.create(metadata, check);
     await this.publish(stored.metadata);
     return this.viewFor(stored);
+  }
+
+  /**
+   * Every alias of the known indices (coordinator/aliases/alias-lookup.ts), built again only after
+   * an index changed: a search through an alias costs one map lookup.
+   */
+  aliasLookup(): AliasLookup {
+    const generation = this.state.cache.indicesGeneration;
+    if (this.aliasMemo?.generation !== generation) {
+      const indices = this.state.cache.names().map((n) => this.state.cache.get(n)!.metadata);
+      this.aliasMemo = { generation, lookup: new AliasLookup(indices) };
+    }
+    return this.aliasMemo.lookup;
+  }
+
+  /**
+   * The indices alias `name` names, from the store when this process does not know the alias (it may
+   * have just been added through another coordinator: its name reservation lists its indices, read
+   * from the store too). Undefined when there is no such alias.
+   * @throws EsError 503 cluster_block_exception when the store cannot be reached
+   */
+  async findAlias(name: string): Promise<readonly AliasTarget[] | undefined> {
+    const known = this.aliasLookup().targets(name);
+    if (known) return known;
+    let indices: unknown;
+    try {
+      const kv = await this.state.cache.store.get(aliasKey(name));
+      indices = kv ? JSON.parse(kv.value) : undefined;
+    } catch (err) {
+      if (isStateStoreError(err)) throw noMasterBlock(err.message);
+      if (err instanceof SyntaxError) return undefined;
+      throw err;
+    }
+    if (!Array.isArray(indices)) return undefined;
+    for (const i of indices) if (typeof i === 'string' && !this.state.cache.get(i)) await this.readStored(i);
+    return this.aliasLookup().targets(name);
+  }
+
+  /**
+   * Changes and deletes several indices in one compare-and-swap ({@link ClusterStateWriter.changeIndices}:
+   * `decide` gets the stored metadata of the `names` that exist), then publishes the changed indices
+   * to the nodes and drops the deleted ones from them, as {@link ClusterView.delete}.
+   * @returns the changed indices' views and the deleted indices' metadata
+   * @throws EsError what `decide` throws; 503 cluster_block_exception when the store cannot be reached
+   */
+  async changeIndices(names: readonly string[], decide: (current: ReadonlyMap<string, IndexMetadata>) => IndicesChange | null): Promise<{ changed: IndexView[]; deleted: IndexMetadata[] }> {
+    const { stored, deleted } = await this.state.writer.changeIndices(names, decide);
+    for (const m of deleted) this.memo.delete(m.name);
+    await Promise.all([
+      ...stored.map((st) => this.publish(st.metadata)),
+      ...deleted.map((m) =>
+        Promise.allSettled(this.client.nodes.map((_, node) => this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(m.name)}`, undefined, { method: 'DELETE', timeoutMs: this.timeoutMs }))),
+      ),
+    ]);
+    return { changed: stored.map((st) => this.viewFor(st)), deleted };
   }
 
   /**

@@ -2,7 +2,8 @@
  * The write path: `_bulk` and the single-document APIs, which are one-item bulks. Items are
  * routed with ES's formula, grouped per shard, and sent in parallel; dynamic mapping updates are
  * pushed to every node before the documents that need them (as ES's master applies them first);
- * a missing index is auto-created (`action.auto_create_index: true`). Each shard's ops are written to
+ * an alias stands for its write index; a missing index is auto-created (`action.auto_create_index: true`)
+ * unless the item requires an alias. Each shard's ops are written to
  * its primary and then its in-sync replicas (replication.ts). The reply is ES's, item by item, in
  * request order, each acknowledged item with its shard's `_shards` (copies configured, copies that
  * have it, replicas that failed).
@@ -10,12 +11,14 @@
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { randomBytes } from 'node:crypto';
-import { inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
+import { checkNestedObjectsLimit, DEFAULT_NESTED_OBJECTS_LIMIT, inferMappingUpdate, mergeMappings } from '../shared/dynamic-mapping.ts';
+import { intValue } from './index-setting-definitions.ts';
 import { EsError, illegalArgument, toEsError, validationFailed } from '../shared/errors.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import type { RefreshPolicy, SourceFilter, WriteOp, WriteResult } from '../shared/protocol.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
 import { shardForRouting } from '../shared/routing.ts';
+import { resolveBulkTargets } from './aliases/alias-targets.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import type { ClusterView, NewIndexSpec } from './cluster-view.ts';
 import type { IndexView } from './index-view.ts';
@@ -63,7 +66,7 @@ export function generateId(): string {
 
 function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
   const es = toEsError(err);
-  return { type: es.type, reason: es.message, ...es.metadata };
+  return { type: es.type, reason: es.message, ...es.metadata, ...(es.causedBy ? { caused_by: es.causedBy } : {}) };
 }
 
 /**
@@ -137,12 +140,19 @@ export function inferBulkMappingUpdate(stored: Mapping, docs: readonly (readonly
   return update;
 }
 
+/** The index's `index.mapping.nested_objects.limit` (ES's default 10000 when not set). */
+function nestedObjectsLimitOf(view: IndexView): number {
+  const limit = view.metadata.settings?.['index.mapping.nested_objects.limit'];
+  return limit === undefined ? DEFAULT_NESTED_OBJECTS_LIMIT : intValue(limit, DEFAULT_NESTED_OBJECTS_LIMIT);
+}
+
 /**
  * Adds the new dynamic fields of the items' documents to each index's mapping before they are
  * routed (ES's primary asks the master for the mapping update, then indexes against it). A first
- * pass against the coordinator's cached mapping finds the items that may add fields (mappings only
- * grow: an item that adds nothing to it, or only what an earlier candidate adds, adds nothing to
- * the stored one), in event-loop slices; the update itself is
+ * pass against the coordinator's cached mapping checks every document against the index's
+ * `index.mapping.nested_objects.limit` (an item over it fails alone) and finds the items that may
+ * add fields (mappings only grow: an item that adds nothing to it, or only what an earlier
+ * candidate adds, adds nothing to the stored one), in event-loop slices; the update itself is
  * inferred inside the cluster-state change from the stored mapping ({@link ClusterView.updateMapping},
  * again after a lost compare-and-swap), so two bulks adding one field with different types at once
  * (`1` → long, `1.5` → float) never conflict: the later one finds the field mapped and its value is
@@ -153,6 +163,7 @@ async function applyDynamicMappings(items: readonly BulkItem[], views: Map<strin
   // Per index, the cached mapping with the fields of the candidates so far: an item whose fields
   // an earlier candidate adds is no candidate (that candidate adds them in the change too).
   const seen = new Map<string, Mapping>();
+  const nestedLimits = new Map<string, number>();
   for (let i = 0; i < items.length; i++) {
     const pause = slices.tick();
     if (pause) await pause;
@@ -162,6 +173,14 @@ async function applyDynamicMappings(items: readonly BulkItem[], views: Map<strin
     const doc = dynamicDocOf(item);
     if (!doc) continue;
     const mapping = seen.get(item.index!) ?? view.metadata.mappings;
+    let nestedLimit = nestedLimits.get(item.index!);
+    if (nestedLimit === undefined) nestedLimits.set(item.index!, (nestedLimit = nestedObjectsLimitOf(view)));
+    try {
+      checkNestedObjectsLimit(mapping, doc, nestedLimit);
+    } catch (err) {
+      failed.set(i, err);
+      continue;
+    }
     let added: Mapping | null;
     try {
       added = inferMappingUpdate(mapping, doc);
@@ -295,6 +314,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const failure = item.failure ?? own;
     if (failure) failed.set(i, failure);
   }
+  // Aliases: each item to its alias's write index (and `require_alias` checked) before indices are auto-created.
+  items = await resolveBulkTargets(items, failed, deps.view);
   const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
   const views = await ensureIndices(names, deps);
   await applyDynamicMappings(items, views, failed, deps, slices);

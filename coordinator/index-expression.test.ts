@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexMetadata } from '../shared/protocol.ts';
 import { esErr } from '../test/support/es-error.ts';
+import { AliasLookup } from './aliases/alias-lookup.ts';
 import type { ClusterView } from './cluster-view.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices, resolveNames, type IndexCatalog, type IndicesOptions } from './index-expression.ts';
+import { aliasFiltersOf, INDICES_OPTIONS, indicesOptionsFrom, resolveExpression, resolveIndices, resolveNames, searchRoutingOf, type IndexCatalog, type IndicesOptions } from './index-expression.ts';
 
 /** Metadata of an index with the given state and hidden setting. */
 function meta(name: string, o: { closed?: boolean; hidden?: boolean } = {}): IndexMetadata {
@@ -132,9 +133,74 @@ describe('resolveIndices over a view', () => {
         if (!m) throw esErr(() => resolveNames(n, catalog([]), search));
         return { metadata: m };
       },
+      aliasLookup: () => new AliasLookup([]),
+      findAlias: async () => undefined,
     } as unknown as ClusterView;
     expect(await resolveIndices('late,cities', view)).toEqual(['cities', 'late']);
     expect(await resolveIndices('*', view)).toEqual(['cities']);
     await expect(resolveIndices('gone', view)).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('resolveExpression: aliases', () => {
+  const m = (name: string, aliases: IndexMetadata['aliases'], o: { closed?: boolean; hidden?: boolean } = {}) => ({ ...meta(name, o), aliases });
+  const list = [
+    m('v1', { live: {}, red: { filter: { term: { c: 'red' } } }, hot: { search_routing: '1,2' } }),
+    m('v2', { red: { filter: { term: { c: 'red' } } }, hot: { search_routing: '2' }, '.dotted': { is_hidden: true } }),
+    m('old', { live: {}, quiet: { is_hidden: true } }, { closed: true }),
+    m('hid', { shown: {} }, { hidden: true }),
+  ];
+  const byName = new Map(list.map((x) => [x.name, x]));
+  const withAliases: IndexCatalog = { names: () => [...byName.keys()].sort(), metadata: (n) => byName.get(n), aliases: new AliasLookup(list) };
+  const open = withParams('', INDICES_OPTIONS.strictOpen);
+
+  it('stands for its indices, closed ones refused as a name would be', () => {
+    expect(resolveExpression('red', withAliases, search)).toEqual({ indices: ['v1', 'v2'], reached: new Set(['red']) });
+    expect(esErr(() => resolveExpression('live', withAliases, search))).toMatchObject({ status: 400, type: 'index_closed_exception' });
+    expect(resolveExpression('live', withAliases, withParams('ignore_unavailable=true')).indices).toEqual(['v1']);
+    expect(resolveExpression('live', withAliases, open).indices).toEqual(['old', 'v1']);
+  });
+
+  it('matches alias names with wildcards, an alias\'s closed indices only as expand_wildcards says, hidden aliases only with hidden', () => {
+    expect(resolveExpression('li*', withAliases, open).indices).toEqual(['v1']);
+    expect(resolveExpression('li*', withAliases, withParams('expand_wildcards=all', INDICES_OPTIONS.strictOpen)).indices).toEqual(['old', 'v1']);
+    expect(resolveExpression('q*', withAliases, open).indices).toEqual([]);
+    expect(resolveExpression('q*', withAliases, withParams('expand_wildcards=open,closed,hidden', INDICES_OPTIONS.strictOpen)).indices).toEqual(['old']);
+    expect(resolveExpression('.d*', withAliases, open).indices).toEqual(['v2']);
+    // a visible alias reaches a hidden index; `*` alone does not
+    expect(resolveExpression('sh*', withAliases, open).indices).toEqual(['hid']);
+    expect(resolveExpression('*', withAliases, open).indices).toEqual(['v1', 'v2']);
+  });
+
+  it('refuses aliases where only indices are taken', () => {
+    expect(esErr(() => resolveExpression('red', withAliases, INDICES_OPTIONS.aliasActions)).message).toBe(
+      'The provided expression [red] matches an alias, specify the corresponding concrete indices instead.',
+    );
+    expect(esErr(() => resolveExpression('red', withAliases, INDICES_OPTIONS.deleteIndex)).type).toBe('illegal_argument_exception');
+    expect(esErr(() => resolveExpression('re*', withAliases, INDICES_OPTIONS.aliasActions))).toMatchObject({ status: 404, message: 'no such index [re*]' });
+  });
+
+  it('filters an index only when every name that reached it is a filtered alias (ES filteringAliases)', () => {
+    const filters = (expr: string) => {
+      const r = resolveExpression(expr, withAliases, search);
+      return Object.fromEntries(r.indices.map((i) => [i, aliasFiltersOf(byName.get(i)!, r.reached) ?? null]));
+    };
+    expect(filters('red')).toEqual({ v1: [{ term: { c: 'red' } }], v2: [{ term: { c: 'red' } }] });
+    expect(filters('red,v2')).toEqual({ v1: [{ term: { c: 'red' } }], v2: null });
+    expect(filters('red,hot')).toEqual({ v1: null, v2: null });
+    expect(filters('_all')).toEqual({ v1: null, v2: null });
+  });
+
+  it('routes searches through routing aliases, intersected with the request\'s routing (ES resolveSearchRouting)', () => {
+    const routing = (expr: string, r: string | null = null) => {
+      const res = searchRoutingOf(resolveExpression(expr, withAliases, search), withAliases, r);
+      return res && Object.fromEntries([...res].map(([i, s]) => [i, [...s].sort()]));
+    };
+    expect(routing('hot')).toEqual({ v1: ['1', '2'], v2: ['2'] });
+    expect(routing('hot', '1')).toEqual({ v1: ['1'] }); // v2 keeps no value: every shard, as ES
+    expect(routing('hot,v2')).toEqual({ v1: ['1', '2'] });
+    expect(routing('v1', '7')).toEqual({ v1: ['7'] });
+    expect(routing('red')).toBeNull();
+    expect(routing('_all', '3')).toEqual({ v1: ['3'], v2: ['3'] });
   });
 });

@@ -142,6 +142,7 @@ export const INDEX_SETTINGS: ReadonlyMap<string, IndexSettingDefinition> = new M
     TRANSLOG_DURABILITY,
     timeSetting('index.gc_deletes', '60s', -1),
     boolSetting('index.hidden', false),
+    intSetting('index.highlight.max_analyzed_offset', 1_000_000, 1), // read by the shards' highlighter
     // accepted and stored, without effect on Folio (see the module comment)
     intSetting('index.max_inner_result_window', 100, 1),
     intSetting('index.max_rescore_window', 10_000, 1),
@@ -153,7 +154,6 @@ export const INDEX_SETTINGS: ReadonlyMap<string, IndexSettingDefinition> = new M
     intSetting('index.max_regex_length', 1000, 1),
     intSetting('index.max_slices_per_scroll', 1024, 1),
     intSetting('index.max_refresh_listeners', 1000, 0),
-    intSetting('index.highlight.max_analyzed_offset', 1_000_000, 1),
     intSetting('index.priority', 1, 0),
     intSetting('index.mapping.total_fields.limit', 1000, 0),
     intSetting('index.mapping.depth.limit', 20, 1),

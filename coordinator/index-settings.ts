@@ -11,7 +11,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataUpdateSettingsService.java
  */
 import { EsError, illegalArgument } from '../shared/errors.ts';
-import type { Mapping } from '../shared/mapping.ts';
+import { parseMapping, refuseTypedCreateMapping } from '../shared/mapping-parse.ts';
 import { parseTimeValue } from '../shared/params.ts';
 import type { IndexMetadata, IndexSettingValue } from '../shared/protocol.ts';
 import { defaultRoutingNumShards } from '../shared/routing.ts';
@@ -134,8 +134,8 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
   }
   const rawSettings = b.settings ?? {};
   if (typeof rawSettings !== 'object' || rawSettings === null || Array.isArray(rawSettings)) throw illegalArgument('index settings must be an object');
-  const mappings = (b.mappings ?? { properties: {} }) as Mapping;
-  if (typeof mappings !== 'object' || Array.isArray(mappings)) throw new EsError(400, 'mapper_parsing_exception', 'Failed to parse mapping: mappings must be an object');
+  refuseTypedCreateMapping(b.mappings);
+  const mappings = parseMapping(b.mappings);
   const settings: IndexSettings = {};
   for (const [rawKey, value] of flattenIndexSettings(rawSettings as Record<string, unknown>)) {
     const key = normalizeIndexKey(rawKey);
@@ -145,7 +145,7 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
   settings['index.number_of_shards'] ??= '1';
   settings['index.number_of_replicas'] ??= '1';
   checkRoutingShards(settings);
-  return { ...typedSettings(settings), settings: sorted(settings), mappings: { ...mappings, properties: mappings.properties ?? {} } };
+  return { ...typedSettings(settings), settings: sorted(settings), mappings };
 }
 
 /** The changes of a `PUT /{index}/_settings` body: normalized keys → new value, or null to reset. */

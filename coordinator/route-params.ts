@@ -2,7 +2,7 @@
  * The URL parameters each non-search endpoint accepts, copied from the parameters the matching ES
  * `Rest*Action` reads (so ES's `did you mean` candidates match). Folio implements some of them and
  * accepts the rest without effect (`timeout`, `master_timeout`, `wait_for_active_shards`,
- * `pipeline`, `require_alias`, `preference`, `realtime`, …); `docs/compatibility.md` says which.
+ * `pipeline`, `preference`, `realtime`, …); `docs/compatibility.md` says which.
  * The always-accepted `pretty`, `human`, `error_trace`, `filter_path` and `format` are added by
  * `checkParams` in http.ts.
  * @see https://github.com/elastic/elasticsearch/tree/main/server/src/main/java/org/elasticsearch/rest/action
@@ -34,6 +34,8 @@ export const ROUTE_PARAMS = {
   openIndex: ['timeout', 'master_timeout', 'wait_for_active_shards', ...INDICES_OPTIONS],
   /** `RestGetMappingAction`: `GET /{index}/_mapping`. */
   getMapping: ['local', 'master_timeout', ...INDICES_OPTIONS],
+  /** `RestGetFieldMappingAction`: `GET /_mapping/field/{fields}`, `/{index}/_mapping/field/{fields}`. */
+  getFieldMapping: ['include_defaults', 'local', ...INDICES_OPTIONS],
   /** `RestPutMappingAction`: `PUT /{index}/_mapping`. */
   putMapping: ['timeout', 'master_timeout', 'write_index_only', ...INDICES_OPTIONS],
   /** `RestRefreshAction`: `POST|GET /_refresh`, `/{index}/_refresh`. */
@@ -85,4 +87,10 @@ export const ROUTE_PARAMS = {
   catIndices: [...CAT_COMMON, 'local', 'health', 'master_timeout', 'include_unloaded_segments', ...INDICES_OPTIONS],
   /** `RestShardsAction`: `GET /_cat/shards`, `/_cat/shards/{index}`. */
   catShards: [...CAT_COMMON, 'local', 'master_timeout'],
+  /** `RestIndicesAliasesAction`, `RestIndexPutAliasAction`, `RestIndexDeleteAliasesAction`: `POST /_aliases`, `PUT|DELETE /{index}/_alias/{name}`. */
+  changeAliases: ['timeout', 'master_timeout'],
+  /** `RestGetAliasesAction`: `GET|HEAD /_alias[/{name}]`, `/{index}/_alias[/{name}]`. */
+  getAliases: ['local', 'master_timeout', ...INDICES_OPTIONS],
+  /** `RestAliasAction`: `GET /_cat/aliases[/{alias}]`. */
+  catAliases: [...CAT_COMMON, 'local', 'master_timeout', 'expand_wildcards'],
 } satisfies Record<string, readonly string[]>;

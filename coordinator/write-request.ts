@@ -12,7 +12,7 @@
 import { EsError, illegalArgument, validationFailed } from '../shared/errors.ts';
 import { isObject, numberFormatCause, parseIntParam, similarNames, xContentBoolean, xContentError } from '../shared/params.ts';
 import type { SourceFilter, WriteConditions } from '../shared/protocol.ts';
-import { bodySource } from '../shared/search-request.ts';
+import { parseSourceFilter } from '../shared/source-filter.ts';
 
 /** ES `VersionType` names a request may give (`external_gt` is `external`). */
 export type VersionType = 'internal' | 'external' | 'external_gte';
@@ -296,7 +296,7 @@ export function parseUpdateBody(body: Record<string, unknown>): UpdateBody {
       case 'detect_noop': out.detectNoop = bool(k, v); break;
       case 'scripted_upsert': bool(k, v); break;
       case 'script': out.script = true; break;
-      case '_source': out.fetchSource = bodySource(v); break;
+      case '_source': out.fetchSource = parseSourceFilter(v); break;
       default: throw xContentError(`[UpdateRequest] unknown field [${k}]${suggestField(k, UPDATE_FIELDS)}`);
     }
   }

@@ -6,6 +6,7 @@
  * them, so a batched call is answered exactly as a single one.
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
+import { sortValueTexts } from './engine/sort-value-texts.ts';
 import {
   type ContextRef,
   type DfsRequest,
@@ -23,6 +24,7 @@ import type { EntriesField } from '../shared/wire.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import { compileHitFetch } from './engine/hit-fetch.ts';
+import { DEFAULT_MAX_ANALYZED_OFFSET } from './engine/highlight/highlight-fetch.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, tooManySnapshotContexts, type SearchContexts } from './search-contexts.ts';
 
@@ -95,6 +97,13 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
     if (open > limit) throw tooManySnapshotContexts(limit);
   };
 
+  /** The index's `index.highlight.max_analyzed_offset` (read only when a fetch highlights). */
+  const maxAnalyzedOffset = (index: string): number => {
+    const v = registry.metadataList().find((m) => m.name === index)?.settings?.['index.highlight.max_analyzed_offset'];
+    const n = typeof v === 'number' ? v : typeof v === 'string' ? Number.parseInt(v, 10) : NaN;
+    return Number.isFinite(n) ? n : DEFAULT_MAX_ANALYZED_OFFSET;
+  };
+
   return {
     dfs: (req: DfsRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, req.context);
@@ -123,20 +132,23 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         trackScores: req.trackScores,
         stats: req.stats,
         ...(req.rescore ? { rescore: req.rescore } : {}),
+        ...(req.collapse ? { collapse: req.collapse } : {}),
       };
-      if (input.k > 0) await preparePresorted(gen, input);
+      if (input.k > 0 && !req.collapse) await preparePresorted(gen, input);
       await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
       const result = gen.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
       if (req.fetchSource !== undefined) {
         const ids = result.hits.map((h) => h._id);
         res.sources = gen.sourceTexts(ids, req.fetchSource);
-        if (req.fetchOptions !== undefined || gen.hasRouting) {
-          const extras = gen.extrasOf(ids, compileHitFetch(req.fetchOptions, gen.mapping(), req.index, shard.primaryTerm));
+        if (req.fetchOptions !== undefined || gen.hasHitMetadata) {
+          const extras = gen.extrasOf(ids, compileHitFetch(req.fetchOptions, gen.mapping(), req.index, shard.primaryTerm, () => maxAnalyzedOffset(req.index)));
           if (extras) res.extras = extras;
         }
       }
-      if (gen.hasRouting) res.routed = true;
+      if (gen.hasHitMetadata) res.routed = true;
+      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.sourceTexts([id], true)[0]);
+      if (sortTexts) res.sortTexts = sortTexts;
       return { res, field: 'hits' };
     },
 
@@ -154,7 +166,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       await preparePresorted(gen, input);
       const sm = sortedMatches(gen, input);
       const s = sampleMatches(sm, req.samples);
-      const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasRouting ? { routed: true } : {}) };
+      const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasHitMetadata ? { routed: true } : {}) };
       return { res, field: 'keys' };
     },
 
@@ -174,7 +186,10 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
 
     fetch: (req: FetchRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, undefined);
-      const hit = req.options !== undefined || gen.hasRouting ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm) : undefined;
+      const hit =
+        req.options !== undefined || gen.hasHitMetadata
+          ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm, () => maxAnalyzedOffset(req.index))
+          : undefined;
       const res: FetchResponse = { node, index: req.index, shard: req.shard, docs: gen.fetch(req.ids, req._source, hit) };
       return { res };
     },

@@ -76,6 +76,7 @@ describe('explicit formats', () => {
   it('lenient built-ins take fewer digits, strict ones do not', () => {
     expect(parseDate('2018-1-2', 'date')).toBe(Date.UTC(2018, 0, 2));
     expect(parseDate('2018-1-2', 'strict_date')).toBeNull();
+    expect(parseDate('20160101', 'basic_date')).toBe(Date.UTC(2016, 0, 1));
   });
   it('reads nanoseconds with the _nanos format', () => {
     expect(parseDateInstant('2018-10-29T12:12:12.123456789Z', 'strict_date_optional_time_nanos')).toEqual({

@@ -25,8 +25,11 @@ export const DEFAULT_DATE_NANOS_FORMAT = 'strict_date_optional_time_nanos||epoch
 export interface DateFormatter {
   /** The format as written (`yyyy/MM/dd||epoch_millis`). */
   readonly pattern: string;
-  /** Parses `text`; a text without an offset is read in `zone` (default UTC). Null when no alternative matches. */
-  parse(text: string, zone?: TimeZone): DateInstant | null;
+  /**
+   * Parses `text`; a text without an offset is read in `zone` (default UTC). Null when no alternative
+   * matches. `roundUp` (range bounds `gt`/`lte`) fills missing time fields with their largest value.
+   */
+  parse(text: string, zone?: TimeZone, roundUp?: boolean): DateInstant | null;
   /** Prints with the first alternative, in UTC. */
   format(instant: DateInstant): string;
 }
@@ -514,7 +517,7 @@ function isoWeekDay(weekYear: number, week: number, dow: number): number {
 }
 
 /** Resolves parsed fields into an instant; null for an invalid date (month 13, February 30, hour 24). */
-function resolve(p: Parsed, zone: TimeZone | undefined): DateInstant | null {
+function resolve(p: Parsed, zone: TimeZone | undefined, roundUp = false): DateInstant | null {
   if (p.epoch) return p.epoch;
   let day: number;
   if (p.weekYear !== undefined || p.week !== undefined) {
@@ -535,15 +538,15 @@ function resolve(p: Parsed, zone: TimeZone | undefined): DateInstant | null {
       day = epochDay(year, month, d);
     }
   }
-  let hour = p.hour ?? 0;
+  let hour = p.hour ?? (roundUp ? 23 : 0);
   if (p.hour12 !== undefined) {
     if (p.hour12 < 1 || p.hour12 > 12) return null;
     hour = (p.hour12 % 12) + (p.ampm === 1 ? 12 : 0);
   } else if (p.ampm !== undefined && p.hour === undefined) hour = p.ampm === 1 ? 12 : 0;
-  const minute = p.minute ?? 0;
-  const second = p.second ?? 0;
+  const minute = p.minute ?? (roundUp ? 59 : 0);
+  const second = p.second ?? (roundUp ? 59 : 0);
   if (hour > 23 || minute > 59 || second > 59) return null;
-  const nano = p.nanoOfSecond ?? 0;
+  const nano = p.nanoOfSecond ?? (roundUp ? 999_999_999 : 0);
   const local = day * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + Math.floor(nano / 1_000_000);
   let ms: number;
   if (p.offsetMinutes !== undefined) ms = local - p.offsetMinutes * 60_000;
@@ -678,7 +681,8 @@ function compileOne(name: string): Alternative {
   const builtinName = BUILTIN[trimmed] !== undefined ? trimmed : BUILTIN[base] !== undefined ? base : undefined;
   if (builtinName !== undefined) {
     // `strict_date_optional_time` has its own entry; other strict_ names share the lenient pattern.
-    const opts: CompileOptions = { builtin: true, strict: strict || builtinName.startsWith('strict_') };
+    // The basic_ formats have no separators: their fields always take fixed widths.
+    const opts: CompileOptions = { builtin: true, strict: strict || builtinName.startsWith('strict_') || builtinName.startsWith('basic_') };
     const printerPattern = BUILTIN_PRINTERS[builtinName] ?? BUILTIN[builtinName];
     return {
       parser: compilePattern(BUILTIN[builtinName], opts),
@@ -688,6 +692,41 @@ function compileOne(name: string): Alternative {
   if (trimmed === '') throw new InvalidDateFormat('Empty format');
   const tokens = compilePattern(trimmed, { builtin: false, strict: true });
   return { parser: tokens, printer: tokens };
+}
+
+/** `strict_date_optional_time` in one regular expression: the common case of every date field, parsed without tokens. */
+const ISO_FAST = /^(\d{4})(?:-(\d{2})(?:-(\d{2})(?:T(?:(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?)?)?$/;
+
+/**
+ * The ISO fast path of the `*date_optional_time*` formats: the instant, null for an invalid date,
+ * or undefined when the text has another shape (the token parser then decides).
+ */
+function parseIsoFast(text: string, zone: TimeZone | undefined, roundUp: boolean, nanosDigits: number): DateInstant | null | undefined {
+  const m = ISO_FAST.exec(text);
+  if (!m || (m[7] !== undefined && m[7].length > nanosDigits)) return undefined;
+  const year = +m[1];
+  if (year < 100) return undefined; // Date.UTC maps years 0-99 to 1900-1999
+  const month = m[2] === undefined ? 1 : +m[2];
+  const day = m[3] === undefined ? 1 : +m[3];
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  const hour = m[4] === undefined ? (roundUp ? 23 : 0) : +m[4];
+  const minute = m[5] === undefined ? (roundUp ? 59 : 0) : +m[5];
+  const second = m[6] === undefined ? (roundUp ? 59 : 0) : +m[6];
+  if (hour > 23 || minute > 59 || second > 59) return null;
+  const frac = m[7];
+  const nano = frac === undefined ? (roundUp ? 999_999_999 : 0) : frac.length === 3 ? +frac * 1_000_000 : +frac.padEnd(9, '0');
+  const local = Date.UTC(year, month - 1, day, hour, minute, second, Math.floor(nano / 1_000_000));
+  const z = m[8];
+  let ms: number;
+  if (z === undefined) ms = localToUtc(local, zone);
+  else if (z === 'Z') ms = local;
+  else {
+    const h = +z.slice(1, 3);
+    const mi = z.length > 3 ? +z.slice(-2) : 0;
+    if (h > 18 || mi > 59) return null;
+    ms = local - (z[0] === '-' ? -1 : 1) * (h * 60 + mi) * 60_000;
+  }
+  return { ms, nanos: nano % 1_000_000 };
 }
 
 const formatterCache = new Map<string, DateFormatter>();
@@ -700,15 +739,22 @@ const formatterCache = new Map<string, DateFormatter>();
 export function dateFormatter(format: string): DateFormatter {
   let f = formatterCache.get(format);
   if (f) return f;
-  const alternatives = format.split('||').map(compileOne);
+  const names = format.split('||');
+  const alternatives = names.map(compileOne);
+  const first = names[0].trim();
+  const fastNanos = first === 'strict_date_optional_time' || first === 'date_optional_time' || first === 'strict_date_optional_time_nanos' ? 9 : 0;
   f = {
     pattern: format,
-    parse(text: string, zone?: TimeZone): DateInstant | null {
+    parse(text: string, zone?: TimeZone, roundUp?: boolean): DateInstant | null {
+      if (fastNanos > 0) {
+        const r = parseIsoFast(text, zone, roundUp === true, fastNanos);
+        if (r !== undefined) return r;
+      }
       for (const alt of alternatives) {
         const p: Parsed = {};
         const end = parseTokens(alt.parser, text, 0, p);
         if (end !== text.length) continue;
-        const r = resolve(p, zone);
+        const r = resolve(p, zone, roundUp);
         if (r) return r;
       }
       return null;
@@ -724,18 +770,22 @@ export function dateFormatter(format: string): DateFormatter {
 
 /**
  * Parses a date value with an ES `format` (default {@link DEFAULT_DATE_FORMAT}): a string, or a
- * JSON number read as its decimal text (so `epoch_millis` takes it, as ES does).
+ * JSON number read as its decimal text (so `epoch_millis` takes it, as ES does). `roundUp` fills
+ * missing time fields with their largest values (ES's range bounds `gt` and `lte`).
  * @returns the instant, or null when the value matches no alternative.
  */
-export function parseDateInstant(value: unknown, format: string = DEFAULT_DATE_FORMAT, zone?: TimeZone): DateInstant | null {
+export function parseDateInstant(value: unknown, format: string = DEFAULT_DATE_FORMAT, zone?: TimeZone, roundUp?: boolean): DateInstant | null {
   let text: string;
   if (typeof value === 'string') text = value;
   else if (typeof value === 'number') {
     if (!Number.isFinite(value)) return null;
     text = Number.isInteger(value) ? value.toFixed(0) : String(value);
   } else return null;
-  return dateFormatter(format).parse(text, zone);
+  return (format === DEFAULT_DATE_FORMAT ? (defaultFormatter ??= dateFormatter(DEFAULT_DATE_FORMAT)) : dateFormatter(format)).parse(text, zone, roundUp);
 }
+
+/** The formatter of {@link DEFAULT_DATE_FORMAT}, kept for the per-document path. */
+let defaultFormatter: DateFormatter | undefined;
 
 /**
  * {@link parseDateInstant} truncated to epoch milliseconds (a `date` field's resolution).

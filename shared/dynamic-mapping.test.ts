@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
-import { inferMappingUpdate, isDynamicDate, mergeMappings } from './dynamic-mapping.ts';
+import { checkNestedObjectsLimit, inferMappingUpdate, isDynamicDate, mergeMappings } from './dynamic-mapping.ts';
 import type { Mapping } from './mapping.ts';
 
 const KW = { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
@@ -91,3 +91,38 @@ describe('field names that are Object.prototype members', () => {
     }
   });
 });
+
+describe('date and numeric detection', () => {
+  it('keeps the slash format on a field detected from a yyyy/MM/dd date, as ES', () => {
+    expect(inferMappingUpdate({ properties: {} }, { a: '2015/01/01', b: '2015/01/01 12:10:30', c: '2015-01-01' })!.properties).toEqual({
+      a: { type: 'date', format: 'yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis' },
+      b: { type: 'date', format: 'yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis' },
+      c: { type: 'date' },
+    });
+  });
+  it('follows date_detection, dynamic_date_formats and numeric_detection', () => {
+    expect(inferMappingUpdate({ properties: {}, date_detection: false }, { d: '2015-01-01' })).toEqual({
+      properties: { d: { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } } },
+    });
+    expect(inferMappingUpdate({ properties: {}, dynamic_date_formats: ['MM/dd/yyyy'] }, { d: '12/31/2015', e: '2015-01-01' })!.properties).toMatchObject({
+      d: { type: 'date', format: 'MM/dd/yyyy' },
+      e: { type: 'text' },
+    });
+    expect(inferMappingUpdate({ properties: {}, numeric_detection: true }, { a: '12', b: '1.5', c: 'x' })!.properties).toMatchObject({
+      a: { type: 'long' },
+      b: { type: 'float' },
+      c: { type: 'text' },
+    });
+  });
+});
+
+describe('index.mapping.nested_objects.limit', () => {
+  it('refuses a document with more nested objects than the limit, over every level', () => {
+    const m: Mapping = { properties: { n: { type: 'nested', properties: { m: { type: 'nested', properties: {} } } }, o: { type: 'object', properties: {} } } };
+    checkNestedObjectsLimit(m, { n: [{ a: 1 }, { a: 2 }], o: [{}, {}, {}] }, 2);
+    expect(() => checkNestedObjectsLimit(m, { n: [{ m: [{}, {}] }] }, 2)).toThrow(
+      '[1:2] The number of nested documents has exceeded the allowed limit of [2]. This limit can be set by changing the [index.mapping.nested_objects.limit] index level setting.',
+    );
+  });
+});
+

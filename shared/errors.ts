@@ -154,3 +154,24 @@ export function toEsError(err: unknown): EsError {
   const message = err instanceof Error ? err.message : String(err);
   return new EsError(500, 'exception', message);
 }
+
+/**
+ * 400 `invalid_index_name_exception` `Invalid index name [name], {why}` naming the index (ES
+ * `InvalidIndexNameException(String, String)`), e.g. `already exists as alias`.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/InvalidIndexNameException.java
+ */
+export function invalidIndexName(name: string, why: string): EsError {
+  return new EsError(400, 'invalid_index_name_exception', `Invalid index name [${name}], ${why}`, { metadata: { index_uuid: '_na_', index: name } });
+}
+
+/**
+ * 400 `invalid_alias_name_exception` `Invalid alias name [name]: {why}` (ES
+ * `InvalidAliasNameException(String, String)`), e.g. `an index or data stream exists with the same name as the alias`.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/InvalidAliasNameException.java
+ */
+export function invalidAliasName(name: string, why: string): EsError {
+  return new EsError(400, 'invalid_alias_name_exception', `Invalid alias name [${name}]: ${why}`);
+}
+
+/** ES's description when an alias would take an index's name (`AliasValidator.validateAlias`). */
+export const ALIAS_NAMES_INDEX = 'an index or data stream exists with the same name as the alias';

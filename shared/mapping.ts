@@ -4,10 +4,16 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-types.html
  */
 
-/** The field types Folio indexes. Integer types and float types share the numeric doc values. */
+/**
+ * The field types Folio indexes. Integer types and float types share the numeric doc values. A
+ * mapping may also hold other ES types that Folio keeps in `_source` only (shared/mapping-parse.ts).
+ */
 export type FieldType =
   | 'text'
+  | 'match_only_text'
   | 'keyword'
+  | 'constant_keyword'
+  | 'wildcard'
   | 'long'
   | 'integer'
   | 'short'
@@ -19,8 +25,14 @@ export type FieldType =
   | 'unsigned_long'
   | 'boolean'
   | 'date'
+  | 'date_nanos'
+  | 'ip'
+  | 'binary'
+  | 'flattened'
+  | 'flat_object'
   | 'geo_point'
-  | 'object';
+  | 'object'
+  | 'nested';
 
 /** One field's mapping, as in ES (`type`, multi-`fields`, nested `properties` for objects). */
 export interface FieldMapping {
@@ -38,12 +50,33 @@ export interface FieldMapping {
   /** false: keep in `_source` only. */
   index?: boolean;
   doc_values?: boolean;
+  /** scaled_float: values are indexed as `round(value * scaling_factor) / scaling_factor`. */
   scaling_factor?: number;
+  /** Indexed in place of an explicit `null` (keyword, numeric, date, boolean, ip). */
+  null_value?: unknown;
+  /** A value the type cannot parse is skipped (kept in `_source`) instead of failing the document. */
+  ignore_malformed?: boolean;
+  /** false: numeric strings and fractions for integer types are refused. */
+  coerce?: boolean;
+  /** ES `copy_to`: target fields that also index this field's values. */
+  copy_to?: string | string[];
+  /** constant_keyword: the value of every document (set by the mapping or the first document). */
+  value?: string | number;
+  /** object/nested: `dynamic` of the fields below (inherits the parent's when absent). */
+  dynamic?: boolean | 'strict' | 'runtime';
+  /** object: false keeps the object in `_source` only. */
+  enabled?: boolean;
 }
 
 /** The top-level `mappings` object of an index. */
 export interface Mapping {
   dynamic?: boolean | 'strict' | 'runtime';
+  /** false: strings are never mapped as dates dynamically (ES default true). */
+  date_detection?: boolean;
+  /** The formats that make a new string field a `date` (ES default: ISO and `yyyy/MM/dd HH:mm:ss`). */
+  dynamic_date_formats?: string[];
+  /** true: numeric strings map as `long`/`float` (ES default false). */
+  numeric_detection?: boolean;
   properties: Record<string, FieldMapping>;
 }
 
@@ -51,6 +84,19 @@ export interface Mapping {
 export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set<FieldType>([
   'long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float', 'unsigned_long',
 ]);
+
+/** Object-like types: containers of `properties` (`nested` is indexed like `object`; docs/compatibility.md). */
+export function isObjectMapping(fm: FieldMapping): boolean {
+  return fm.type === 'object' || fm.type === 'nested' || (fm.properties !== undefined && !fm.type);
+}
+
+/** Types whose values are indexed as exact terms (keyword doc values: term, terms, prefix, range, sort). */
+export const KEYWORD_LIKE_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['keyword', 'wildcard', 'constant_keyword']);
+
+/** Fields whose doc values are numbers: numeric types, dates (epoch ms; `date_nanos` epoch ns) and booleans (0/1). */
+export function isNumericDocValues(fm: FieldMapping): boolean {
+  return NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'date_nanos' || fm.type === 'boolean';
+}
 
 /** Integral numeric types: values are truncated to integers, and sort values print as integers. */
 export const INTEGER_TYPES: ReadonlySet<FieldType> = new Set<FieldType>(['long', 'integer', 'short', 'byte', 'unsigned_long']);
@@ -65,7 +111,7 @@ export function flattenMapping(mapping: Mapping): Map<string, FieldMapping> {
   const walk = (props: Record<string, FieldMapping>, prefix: string): void => {
     for (const [name, fm] of Object.entries(props)) {
       const path = prefix + name;
-      if (fm.type === 'object' || (fm.properties && !fm.type)) {
+      if (isObjectMapping(fm)) {
         walk(fm.properties ?? {}, path + '.');
         continue;
       }

@@ -7,12 +7,12 @@
  */
 export type { ShardEcho } from './protocol/echo.ts';
 export { INTERNAL_PREFIX } from './protocol/echo.ts';
-export type { IndexMetadata, IndexSettingValue, ShardCopy, RefreshRequest, PutIndexRequest, MetadataResponse, NodeIndexEntry, HostedCopy, NodeIndicesResponse, NodeStats } from './protocol/metadata.ts';
+export type { AliasMetadata, IndexMetadata, IndexSettingValue, ShardCopy, RefreshRequest, PutIndexRequest, MetadataResponse, NodeIndexEntry, HostedCopy, NodeIndicesResponse, NodeStats } from './protocol/metadata.ts';
 export type { ScopedClusterSettings, ClusterSettingsState, ClusterSettingsUpdateRequest, ClusterSettingsResponse } from './protocol/cluster-settings.ts';
 export { emptyClusterSettings } from './protocol/cluster-settings.ts';
 export { primaryTermOf } from './protocol/metadata.ts';
 export type { WriteOp, WriteConditions, RefreshPolicy, ShardBulkRequest, WriteResult, ShardBulkResponse, GroupMember, ReplicationTargets, ReplicasOutcome, FailedReplica, ReplicaOp, ReplicaBulkRequest, ReplicaBulkResponse, GetRequest, GetResponse } from './protocol/write.ts';
-export type { TermStatistics, FieldStatistics, ScoringStatistics, ContextRef, DfsRequest, DfsResponse, TrackTotalHits, QueryPhaseRequest, ShardHit, QueryPhaseResponse, SourceFilter, FetchRequest, FetchedDoc, HitFetchOptions, HitExtras, FetchResponse, OpenContextRequest, OpenContextResponse, CloseContextsRequest, CloseContextsResponse, AdvanceScrollRequest, AdvanceScrollResponse, SelectionBound, SelectSampleRequest, SelectSampleResponse, SelectRangeRequest, SelectRangeResponse } from './protocol/search.ts';
+export type { TermStatistics, FieldStatistics, ScoringStatistics, ContextRef, DfsRequest, DfsResponse, TrackTotalHits, QueryPhaseRequest, ShardHit, QueryPhaseResponse, SourceFilter, FetchRequest, FetchedDoc, HitFetchOptions, HitExtras, ShardCollapse, ShardGroups, ShardHighlight, FetchResponse, OpenContextRequest, OpenContextResponse, CloseContextsRequest, CloseContextsResponse, AdvanceScrollRequest, AdvanceScrollResponse, SelectionBound, SelectSampleRequest, SelectSampleResponse, SelectRangeRequest, SelectRangeResponse } from './protocol/search.ts';
 export { sampleRanks } from './protocol/search.ts';
 export type { RecoveryShardRequest, RecoveryStateResponse, RecoveryStartRequest, RecoveryStartResponse, RecoveryChunkRequest, RecoveryCancelRequest, RecoveryApplyRequest, RecoveryApplyResponse, RecoveryFinalizeRequest, RecoveryFinalizeResponse } from './protocol/recovery.ts';
 export { RECOVERY_CHUNK_OPS_HEADER, RECOVERY_CHUNK_DONE_HEADER } from './protocol/recovery.ts';

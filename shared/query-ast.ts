@@ -58,6 +58,10 @@ export type Query =
       gte?: TermValue;
       lt?: TermValue;
       lte?: TermValue;
+      /** Date fields: the `format` of the bounds (default: the field's). */
+      format?: string;
+      /** Date fields: ES `time_zone` of bounds without an offset, and of date-math rounding. */
+      timeZone?: string;
       boost: number;
     }
   | { kind: 'exists'; field: string; boost: number }

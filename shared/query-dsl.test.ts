@@ -68,7 +68,9 @@ describe('leaf queries', () => {
     expect(esErr(() => parseQuery({ query_string: { query: 'a', fields: 'x' } })).type).toBe('illegal_argument_exception');
   });
   it('parses range including the legacy from/to form', () => {
-    expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x' } } })).toEqual({ kind: 'range', field: 'age', gte: 10, lt: 20, boost: 1 });
+    expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x', time_zone: '+01:00' } } })).toEqual({
+      kind: 'range', field: 'age', gte: 10, lt: 20, format: 'x', timeZone: '+01:00', boost: 1,
+    });
     expect(parseQuery({ range: { age: { from: 1, to: 5, include_lower: false } } })).toEqual({ kind: 'range', field: 'age', gt: 1, lte: 5, boost: 1 });
     expect(parseQuery({ range: { age: { gt: null, lte: 'now' } } })).toEqual({ kind: 'range', field: 'age', lte: 'now', boost: 1 });
   });

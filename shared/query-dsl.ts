@@ -350,6 +350,8 @@ function parseRange(body: Obj): Query {
   let includeLower = true;
   let includeUpper = true;
   let boost = 1;
+  let format: string | undefined;
+  let timeZone: string | undefined;
   const bound = (v: unknown): TermValue | null => (v === null ? null : (v as TermValue));
   for (const [k, v] of Object.entries(body)) {
     if (isObject(v)) {
@@ -366,7 +368,9 @@ function parseRange(body: Obj): Query {
         else if (p === 'include_lower') includeLower = xContentBoolean(pv);
         else if (p === 'include_upper') includeUpper = xContentBoolean(pv);
         else if (p === 'boost') boost = boostOf(pv);
-        else if (!['format', 'time_zone', 'relation', '_name'].includes(p)) throw unsupportedParam('range', p);
+        else if (p === 'format') format = pv === null ? undefined : String(pv);
+        else if (p === 'time_zone') timeZone = pv === null ? undefined : String(pv);
+        else if (!['relation', '_name'].includes(p)) throw unsupportedParam('range', p);
       }
     } else if (isValue(v)) {
       if (k !== '_name') throw unsupportedParam('range', k);
@@ -374,6 +378,8 @@ function parseRange(body: Obj): Query {
   }
   if (!field) throw illegalArgument('field name is null or empty');
   const q: Query = { kind: 'range', field, boost };
+  if (format !== undefined) q.format = format;
+  if (timeZone !== undefined) q.timeZone = timeZone;
   if (from !== null) q[includeLower ? 'gte' : 'gt'] = from;
   if (to !== null) q[includeUpper ? 'lte' : 'lt'] = to;
   return q;

@@ -15,7 +15,7 @@ describe('defaults and precedence', () => {
       trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
       searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null, pit: null, profile: false,
       fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
-      slice: null,
+      slice: null, collapse: null, highlight: null,
     });
     expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
   });
@@ -82,7 +82,19 @@ describe('ES error texts', () => {
   it('unsupported features are clear 400s', () => {
     expect(err('', { aggs: { a: { terms: { field: 'x' } } } }).message).toBe('aggregations are not supported by Folio yet');
     expect(err('', { post_filter: { match_all: {} } }).type).toBe('illegal_argument_exception');
-    expect(err('', { highlight: {} }).message).toBe('[highlight] is not supported by Folio yet');
+    expect(err('', { suggest: {} }).message).toBe('[suggest] is not supported by Folio yet');
+  });
+  it('collapse and highlight: parsed, with ES errors', () => {
+    const r = parse('', { collapse: { field: 'k', inner_hits: [{ name: 'a', size: 2, sort: ['n'] }, { name: 'b' }], max_concurrent_group_searches: 4 }, highlight: { fields: { body: {} } } });
+    expect(r.collapse).toMatchObject({ field: 'k', maxConcurrentGroupSearches: 4, innerHits: [{ name: 'a', from: 0, size: 2 }, { name: 'b', size: 3, sort: null }] });
+    expect(r.highlight).toEqual({ global: {}, encoder: 'default', fields: [{ name: 'body', options: {} }] });
+    expect(err('scroll=1m', { collapse: { field: 'k' } }).message).toBe('Validation Failed: 1: cannot use `collapse` in a scroll context;');
+    expect(err('', { collapse: { field: 'k', foo: 1 } }).message).toBe('[1:1] [collapse] unknown field [foo]');
+    expect(err('', { collapse: { field: 'k', inner_hits: { size: 1 } } }).causedBy?.reason).toBe('inner_hits must have a [name]; set the [name] field in the inner_hits definition');
+    expect(err('', { collapse: { field: 'k', max_concurrent_group_searches: 0 } }).causedBy?.reason).toBe('maxConcurrentGroupRequests` must be positive');
+    expect(err('', { highlight: { fields: { b: {} }, pre_tags: ['<b>'] } }).message).toBe('pre_tags are set but post_tags are not set');
+    expect(err('', { highlight: { fields: { b: { max_analyzed_offset: 0 } } } }).message).toBe('[max_analyzed_offset] must be a positive integer, or -1');
+    expect(err('', { highlight: { fieldz: {} } }).message).toBe('[1:1] [highlight] unknown field [fieldz] did you mean [fields]?');
   });
   it('slice: on a scroll or a PIT only', () => {
     expect(parse('scroll=1m', { slice: { id: 1, max: 3, field: 'n' } }).slice).toEqual({ id: 1, max: 3, field: 'n' });

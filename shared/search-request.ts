@@ -8,20 +8,24 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/action/search/RestSearchAction.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/builder/SearchSourceBuilder.java
  */
+import { parseCollapse, type CollapseSpec } from './collapse.ts';
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
 import { commaList, parseFieldAndFormats, parseStoredFields, storedFieldsFromList, type FieldAndFormat, type StoredFields } from './field-and-format.ts';
 import {
   checkUnrecognizedParams, isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, tokenName,
   xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
+import { parseHighlight, type HighlightSpec } from './highlight.ts';
 import type { SourceFilter } from './protocol.ts';
 import type { Query } from './query-ast.ts';
+import { parseIndicesBoost, type IndexBoost } from './indices-boost.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
 import { parseRescore, type Rescore } from './rescore.ts';
 import type { SortField, SortValue } from './sort.ts';
 import { parseSlice, type SliceSpec } from './slice.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
+import { parseSourceFilter } from './source-filter.ts';
 
 export { parseJsonBody } from './json-body.ts';
 export { parseTimeValue } from './params.ts';
@@ -82,6 +86,12 @@ export interface SearchRequest {
   scriptFields: number;
   /** ES `slice` of a scroll or PIT search (shared/slice.ts), null when absent. */
   slice: SliceSpec | null;
+  /** ES `indices_boost`, in the request's order (absent: none); shared/indices-boost.ts. */
+  indicesBoost?: IndexBoost[];
+  /** ES `collapse` (shared/collapse.ts, docs/collapse.md), null when absent. */
+  collapse: CollapseSpec | null;
+  /** ES `highlight` (shared/highlight.ts, docs/highlight.md), null when absent. */
+  highlight: HighlightSpec | null;
 }
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
@@ -128,6 +138,9 @@ interface Draft {
   rescore: Rescore[];
   scriptFields: number;
   slice: SliceSpec | null;
+  indicesBoost?: IndexBoost[];
+  collapse: CollapseSpec | null;
+  highlight: HighlightSpec | null;
 }
 
 /** `PointInTimeBuilder.fromXContent`: `{"id": "…", "keep_alive": "1m"}`. */
@@ -161,29 +174,6 @@ function setTrackTotalHitsUpTo(d: Draft, n: number): void {
 }
 
 const timeoutOf = (ms: number): number | null => (ms < 0 ? null : ms);
-
-/** `FetchSourceContext.fromXContent` for the body `_source`. */
-export function bodySource(v: unknown): SourceFilter {
-  const strings = (k: string, x: unknown): string[] => {
-    const arr = Array.isArray(x) ? x : [x];
-    return arr.map((s) => {
-      if (typeof s !== 'string') throw parsingException(`Unknown key for a ${tokenName(s)} in [${k}].`);
-      return s;
-    });
-  };
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string' || Array.isArray(v)) return { includes: strings('_source', v), excludes: [] };
-  if (isObject(v)) {
-    const f = { includes: [] as string[], excludes: [] as string[] };
-    for (const [k, x] of Object.entries(v)) {
-      if (k === 'includes' || k === 'include') f.includes = strings(k, x);
-      else if (k === 'excludes' || k === 'exclude') f.excludes = strings(k, x);
-      else throw parsingException(`Unknown key for a ${tokenName(x)} in [${k}].`);
-    }
-    return f;
-  }
-  throw parsingException(`Expected one of [VALUE_BOOLEAN, START_OBJECT] but found [${tokenName(v)}]`);
-}
 
 /** `SearchAfterBuilder.fromXContent`: scalars and nulls only; booleans become 1/0 (their sort values). */
 function searchAfterOf(v: unknown[]): SortValue[] {
@@ -220,10 +210,13 @@ function applyBodyKey(d: Draft, k: string, v: unknown): void {
     case 'min_score': return void (d.minScore = xContentFloat(v));
     case 'profile': return void (d.profile = xContentBoolean(v));
     case 'sort': return void (d.sort = parseSortBody(v));
-    case '_source': return void (d.source = bodySource(v));
+    case '_source': return void (d.source = parseSourceFilter(v));
     case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
     case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
+    case 'indices_boost': return void (d.indicesBoost = parseIndicesBoost(v));
     case 'slice': return void (d.slice = parseSlice(v as Record<string, unknown>));
+    case 'collapse': return void (d.collapse = parseCollapse(v));
+    case 'highlight': return void (d.highlight = parseHighlight(v));
     case 'stored_fields': return void (d.storedFields = parseStoredFields(v));
     case 'docvalue_fields': return void (d.docvalueFields = parseFieldAndFormats(v as unknown[]));
     case 'fields': return void (d.fields = parseFieldAndFormats(v as unknown[]));
@@ -354,7 +347,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
     searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false,
     fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
-    slice: null,
+    slice: null, collapse: null, highlight: null,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -371,6 +364,7 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     if (d.size === 0) errors.push('[size] cannot be [0] in a scroll context');
     if (d.rescore.length > 0) errors.push('using [rescore] is not allowed in a scroll context');
     if (d.searchAfter !== null) errors.push('[search_after] cannot be used in a scroll context');
+    if (d.collapse !== null) errors.push('cannot use `collapse` in a scroll context');
     if (p.get('request_cache') === 'true' || p.get('request_cache') === '') errors.push('[request_cache] cannot be used in a scroll context');
   }
   if (d.searchAfter !== null && d.from > 0) errors.push('[from] parameter must be set to 0 when [search_after] is used');
@@ -417,5 +411,8 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown | unde
     rescore: d.rescore,
     scriptFields: d.scriptFields,
     slice: d.slice,
+    ...(d.indicesBoost ? { indicesBoost: d.indicesBoost } : {}),
+    collapse: d.collapse,
+    highlight: d.highlight,
   };
 }

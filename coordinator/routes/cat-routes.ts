@@ -1,5 +1,5 @@
 /**
- * `GET /_cat/indices[/{index}]` and `GET /_cat/shards[/{index}]`: ES's default columns, aliases
+ * `GET /_cat/indices[/{index}]`, `GET /_cat/shards[/{index}]` and `GET /_cat/aliases[/{alias}]`: ES's default columns, aliases
  * and formats (text, `?v`, `?h=`, `?s=`, `?bytes=`, `?help`, `?format=json`), built from the index
  * metadata and the shard nodes' `GET /_internal/v1/stats`.
  *
@@ -15,6 +15,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { illegalArgument } from '../../shared/errors.ts';
+import { CAT_ALIASES_COLUMNS, catAliasesRows } from '../aliases/alias-responses.ts';
 import { renderCatTable, type CatCell, type CatColumn, type CatTable } from '../cat-table.ts';
 import { copyActive, copyInitializing, indexHealth } from '../cluster-health.ts';
 import type { ClusterView } from '../cluster-view.ts';
@@ -178,4 +179,16 @@ export function registerCatRoutes(app: Hono, deps: CatRouteDeps): void {
   };
   app.get('/_cat/shards', shards);
   app.get('/_cat/shards/:index', shards);
+
+  // ES `RestAliasAction`: every index (open, closed, hidden) with the aliases the names select.
+  const aliases = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.catAliases);
+    const name = c.req.param('alias');
+    const names = name === undefined ? null : name.split(',').filter((s) => s !== '');
+    const indices = await resolveIndices(undefined, deps.view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.getAliases));
+    const metadata = indices.flatMap((n) => deps.view.peek(n)?.metadata ?? []);
+    return sendCat(c, { columns: CAT_ALIASES_COLUMNS, rows: catAliasesRows(metadata, names) });
+  };
+  app.get('/_cat/aliases', aliases);
+  app.get('/_cat/aliases/:alias', aliases);
 }

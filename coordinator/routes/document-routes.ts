@@ -8,12 +8,20 @@ import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, validationFailed } from '../../shared/errors.ts';
 import { parseJsonBody } from '../../shared/json-body.ts';
 import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../bulk-parse.ts';
+import { readTarget, writeIndexName } from '../aliases/alias-targets.ts';
 import { executeBulk, type BulkOptions, type WriteDeps } from '../documents.ts';
 import { commaList } from '../../shared/field-and-format.ts';
 import { getDocument, getSourceFilter, readOptionsFromQuery, sourceFilterFromParams, sourceParams } from '../get-document.ts';
 import { fetchSourceFromQuery, parseUpdateBody, writeParamsFromQuery } from '../write-request.ts';
 import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonSliced } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
+import { parseBooleanParam } from '../../shared/params.ts';
+
+/** The request's `require_alias` (ES `RestRequest.paramAsBoolean`), or undefined when absent. */
+const requireAliasParam = (c: Context): boolean | undefined => {
+  const v = c.req.query('require_alias');
+  return v === undefined ? undefined : parseBooleanParam(v);
+};
 
 /** A HEAD request answers a missing index with a bare 404 (any other error, e.g. a closed index, as usual); other methods rethrow. */
 const headMiss = (c: Context) => (err: unknown): null => {
@@ -35,6 +43,8 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     if (pipeline !== undefined) opts.pipeline = pipeline;
     const fetchSource = fetchSourceFromQuery((name) => c.req.query(name));
     if (fetchSource !== undefined) opts.fetchSource = fetchSource;
+    // The URL's `require_alias` is the default of every item that does not set its own (ES `BulkRequest.requireAlias`).
+    if (requireAliasParam(c) === true) for (const item of items) item.requireAlias ??= true;
     return sendJsonSliced(c, 200, { ...(await executeBulk(items, refreshParam(c), deps, opts)) });
   };
   app.on(['POST', 'PUT'], '/_bulk', bulk);
@@ -51,6 +61,7 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     const item: BulkItem = {
       action, index, id, routing: query('routing'), source: body?.source, params: writeParamsFromQuery(query),
       ...(action === 'update' ? { update: parseUpdateBody(body?.source ?? {}) } : { sourceText: body?.text }),
+      requireAlias: requireAliasParam(c),
     };
     const fetchSource = action === 'update' ? fetchSourceFromQuery(query) : undefined;
     const res = await executeBulk([item], refreshParam(c), deps, { rawSources: true, ...(fetchSource !== undefined ? { fetchSource } : {}) });
@@ -95,19 +106,20 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
   });
   app.delete('/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.delete);
-    const index = c.req.param('index');
-    await deps.view.getOpen(index);
+    // A delete never creates its index: a missing one is a 404 here (an alias: its write index).
+    await deps.view.getOpen(await writeIndexName(deps.view, c.req.param('index')));
     return single(c, 'delete', c.req.param('id'), undefined);
   });
 
   app.on(['GET', 'HEAD'], '/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.get);
-    const view = await deps.view.getOpen(c.req.param('index')).catch(headMiss(c));
-    if (!view) return c.body(null, 404);
+    const target = await readTarget(deps.view, c.req.param('index'), c.req.query('routing')).catch(headMiss(c));
+    if (!target) return c.body(null, 404);
     const storedParam = c.req.query('stored_fields');
     const storedFields = storedParam !== undefined ? commaList(storedParam) : undefined;
     const source = getSourceFilter(sourceParams((k) => c.req.query(k)), storedFields);
-    const doc = await getDocument(deps.client, view, c.req.param('id'), { source, storedFields, timeoutMs: deps.timeoutMs, ...readOptionsFromQuery((k) => c.req.query(k)) });
+    // The routing is the alias's index_routing when read through an alias (readTarget), else the URL's.
+    const doc = await getDocument(deps.client, target.view, c.req.param('id'), { source, storedFields, timeoutMs: deps.timeoutMs, ...readOptionsFromQuery((k) => c.req.query(k)), routing: target.routing });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     return sendJson(c, doc.found ? 200 : 404, doc);
   });
@@ -117,10 +129,11 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
     checkParams(c, ROUTE_PARAMS.getSource);
     const index = c.req.param('index');
     const id = c.req.param('id');
-    const view = await deps.view.getOpen(index).catch(headMiss(c));
-    if (!view) return c.body(null, 404);
+    const target = await readTarget(deps.view, index, c.req.query('routing')).catch(headMiss(c));
+    if (!target) return c.body(null, 404);
+    const { view } = target;
     const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
-    const doc = await getDocument(deps.client, view, id, { source, timeoutMs: deps.timeoutMs, ...readOptionsFromQuery((k) => c.req.query(k)) });
+    const doc = await getDocument(deps.client, view, id, { source, timeoutMs: deps.timeoutMs, ...readOptionsFromQuery((k) => c.req.query(k)), routing: target.routing });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     if (!doc.found) throw new EsError(404, 'resource_not_found_exception', `Document not found [${view.metadata.name}]/[${id}]`);
     if (doc._source === undefined) throw new EsError(404, 'resource_not_found_exception', `Source not found [${view.metadata.name}]/[${id}]`);

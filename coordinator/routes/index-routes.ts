@@ -9,6 +9,9 @@ import type { Context, Hono } from 'hono';
 import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
 import { parseBooleanParam } from '../../shared/params.ts';
 import type { Mapping } from '../../shared/mapping.ts';
+import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';
+import { wildcardMatch } from '../../shared/wildcard.ts';
+import { illegalArgument } from '../../shared/errors.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { parseCreateIndexBody, validateIndexName } from '../index-settings.ts';
@@ -16,6 +19,9 @@ import { getSettingsEntry } from '../index-settings-response.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { failDestructive, mayBeDestructive } from '../destructive-operations.ts';
 import { createIndex } from '../documents.ts';
+import { checkNewIndexAliases } from '../aliases/alias-actions.ts';
+import { parseCreateIndexAliases } from '../aliases/alias-requests.ts';
+import { aliasesOf } from '../aliases/alias-responses.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
@@ -31,13 +37,12 @@ export interface IndexDeps {
 }
 
 /**
- * A mapping as `GET /{index}/_mapping` prints it: an index without any mapping (no field, nothing
- * else set) prints `{}`, as ES does for an index created without mappings.
+ * A mapping as `GET /{index}/_mapping` prints it (shared/mapping-parse.ts `mappingResponse`): an
+ * index without any mapping prints `{}`, as ES does for an index created without mappings;
+ * properties sorted by name, objects with properties without `"type": "object"`.
  */
-export function mappingsBody(mappings: Mapping): Mapping | Record<string, never> {
-  const keys = Object.keys(mappings);
-  const empty = keys.every((k) => k === 'properties') && Object.keys(mappings.properties ?? {}).length === 0;
-  return empty ? {} : mappings;
+export function mappingsBody(mappings: Mapping): Record<string, unknown> {
+  return mappingResponse(mappings);
 }
 
 /** A boolean URL flag (`?flat_settings`), false when absent. */
@@ -59,6 +64,19 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   };
   app.get('/_mapping', getMapping); // before `/:index`, which would match it
   app.get('/:index/_mapping', getMapping);
+
+  const getFieldMapping = async (c: Context) => {
+    checkParams(c, ROUTE_PARAMS.getFieldMapping);
+    const patterns = c.req.param('fields')!.split(',');
+    const out: Record<string, unknown> = {};
+    const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen);
+    for (const name of await resolveIndices(c.req.param('index'), view, options)) {
+      out[name] = { mappings: fieldMappings((await view.get(name)).metadata.mappings, patterns, wildcardMatch) };
+    }
+    return sendJson(c, 200, out);
+  };
+  app.get('/_mapping/field/:fields', getFieldMapping);
+  app.get('/:index/_mapping/field/:fields', getFieldMapping);
 
   const refresh = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.refresh);
@@ -91,8 +109,18 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     checkParams(c, ROUTE_PARAMS.createIndex);
     const name = c.req.param('index');
     validateIndexName(name);
-    const spec = parseCreateIndexBody(await readJsonBody(c, maxBodyBytes));
-    await createIndex(deps, name, spec);
+    const body = await readJsonBody(c, maxBodyBytes);
+    const spec = parseCreateIndexBody(body);
+    const aliases = parseCreateIndexAliases((body as Record<string, unknown> | undefined)?.aliases);
+    const lookup = view.aliasLookup();
+    checkNewIndexAliases(
+      name,
+      aliases,
+      (n) => view.peek(n) !== undefined,
+      (n) => lookup.targets(n) !== undefined,
+      (a) => (lookup.targets(a) ?? []).map((t) => t.index),
+    );
+    await createIndex(deps, name, { ...spec, aliases });
     return sendJson(c, 200, { acknowledged: true, shards_acknowledged: true, index: name });
   });
 
@@ -114,7 +142,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     for (const name of await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen))) {
       const m = (await view.get(name)).metadata;
       const { settings, defaults } = getSettingsEntry(m, { flat, includeDefaults })!;
-      out[name] = { aliases: {}, mappings: mappingsBody(m.mappings), settings, ...(defaults ? { defaults } : {}) };
+      out[name] = { aliases: aliasesOf(m), mappings: mappingsBody(m.mappings), settings, ...(defaults ? { defaults } : {}) };
     }
     return sendJson(c, 200, out);
   });
@@ -123,16 +151,23 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     checkParams(c, ROUTE_PARAMS.deleteIndex);
     const expression = c.req.param('index');
     if (mayBeDestructive(expression)) failDestructive(expression, (await deps.destructiveRequiresName?.()) ?? true);
-    for (const name of await resolveIndices(expression, view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.openClosed))) await view.delete(name);
+    for (const name of await resolveIndices(expression, view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.deleteIndex))) await view.delete(name);
     return sendJson(c, 200, { acknowledged: true });
   });
 
 
-  app.put('/:index/_mapping', async (c) => {
+  app.on(['PUT', 'POST'], '/:index/_mapping', async (c) => {
     checkParams(c, ROUTE_PARAMS.putMapping);
-    const body = ((await readJsonBody(c, maxBodyBytes)) ?? {}) as Mapping;
+    const body = await readJsonBody(c, maxBodyBytes);
+    if (body !== null && typeof body === 'object' && Object.keys(body).length === 1 && Object.hasOwn(body, '_doc')) {
+      throw illegalArgument('Types cannot be provided in put mapping requests'); // RestPutMappingAction
+    }
+    const update = parseMapping(body);
     const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpenClosed);
-    for (const name of await resolveIndices(c.req.param('index'), view, options)) await view.putMapping(name, { properties: body.properties ?? {} });
+    for (const name of await resolveIndices(c.req.param('index'), view, options)) {
+      checkMappingUpdate((await view.get(name)).metadata.mappings, update);
+      await view.putMapping(name, update);
+    }
     return sendJson(c, 200, { acknowledged: true });
   });
 }

@@ -13,6 +13,7 @@ import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../shared/errors.ts';
 import { isObject, tokenName } from '../../shared/params.ts';
 import type { SourceFilter } from '../../shared/protocol.ts';
+import { readTarget } from '../aliases/alias-targets.ts';
 import type { WriteDeps } from '../documents.ts';
 import { commaList } from '../../shared/field-and-format.ts';
 import { getDocument, getSourceFilter, readOptionsFromQuery, sourceParams } from '../get-document.ts';
@@ -141,12 +142,14 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
       if (!v) views.set(name, (v = deps.view.getOpen(name)));
       return v;
     };
+    const lookup = deps.view.aliasLookup();
     const docs = await Promise.all(
       items.map(async (it) => {
         try {
-          const view = await viewOf(it.index!);
+          // An alias reads its one index with its index routing (ES `TransportShardMultiGetAction`).
+          const { view, routing } = lookup.targets(it.index!) ? await readTarget(deps.view, it.index!, it.routing) : { view: await viewOf(it.index!), routing: it.routing };
           const source = getSourceFilter(it.source, it.storedFields);
-          return await getDocument(deps.client, view, it.id!, { routing: it.routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs, ...read });
+          return await getDocument(deps.client, view, it.id!, { routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs, ...read });
         } catch (err) {
           return { _index: it.index, _id: it.id, error: errorOf(err) };
         }

@@ -16,6 +16,15 @@ describe('cursor ids', () => {
     expect(decodeSnapshot(encodeSnapshot([{ index: 'a', shard: 2, generation: 9, node: 1 }]))).toEqual([{ index: 'a', shard: 2, generation: 9, node: 1 }]);
   });
 
+  it('carry the alias filters of the indices a PIT or scroll was opened through', () => {
+    const filters = { a: [{ term: { tag: 'red' } }] };
+    expect(decodePitId(encodePitId({ indices: ['a'], shards, filters }))).toEqual({ indices: ['a'], shards, filters });
+    const state = { indices: ['a'], shards, body: undefined, params: '', path: '/red/_search', filters };
+    expect(decodeScrollId(encodeScrollId(state)).filters).toEqual(filters);
+    // no filters: the id is as before (and an empty map adds nothing)
+    expect(encodePitId({ indices: ['a'], shards, filters: {} })).toBe(encodePitId({ indices: ['a'], shards }));
+  });
+
   it('reject strings of another kind or garbage with ES’s texts', () => {
     const pit = encodePitId({ indices: ['a'], shards });
     expect(esErr(() => decodeScrollId(pit)).message).toBe('Cannot parse scroll id');

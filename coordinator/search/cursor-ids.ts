@@ -1,7 +1,8 @@
 /**
  * The opaque cursor strings Folio hands out, all base64url JSON so that any coordinator can use
  * them (coordinators are stateless; the state is in the string and in the shard nodes' contexts):
- * - PIT id (`POST /{index}/_pit` → `id`): the indices and, per shard, the node and context id;
+ * - PIT id (`POST /{index}/_pit` → `id`): the indices and, per shard, the node and context id, and
+ *   the alias filters of indices opened through filtered aliases;
  * - scroll id (`_scroll_id`): a PIT-like context list plus the original request; the walk's
  *   position lives in the shard nodes' scroll contexts (shard-node/search-contexts.ts), so the id
  *   is the same for every batch of a scroll, as ES's is (`SearchScrollAsyncAction.sendResponse`);
@@ -27,6 +28,8 @@ export interface CursorShard {
 export interface PitId {
   indices: string[];
   shards: CursorShard[];
+  /** The alias filters of the indices reached through filtered aliases when it was opened (ES keeps them per shard in the id). */
+  filters?: Record<string, Record<string, unknown>[]>;
 }
 
 /** A decoded scroll id: the contexts and the original request (each batch re-runs it after the contexts' position). */
@@ -77,7 +80,7 @@ function shardsFromWire(v: unknown): CursorShard[] | null {
 
 /** Encodes a PIT id. */
 export function encodePitId(pit: PitId): string {
-  return encode('pit', { i: pit.indices, s: shardsToWire(pit.shards) });
+  return encode('pit', { i: pit.indices, s: shardsToWire(pit.shards), ...(pit.filters && Object.keys(pit.filters).length > 0 ? { f: pit.filters } : {}) });
 }
 
 /**
@@ -88,12 +91,19 @@ export function decodePitId(id: string): PitId {
   const v = decode('pit', id);
   const shards = v ? shardsFromWire(v.s) : null;
   if (!v || !shards || !Array.isArray(v.i)) throw illegalArgument(`invalid id: [${id}]`);
-  return { indices: v.i as string[], shards };
+  return { indices: v.i as string[], shards, ...filtersFromWire(v.f) };
+}
+
+/** The `f` (alias filters) of a PIT or scroll id, when it has a valid one. */
+function filtersFromWire(f: unknown): { filters?: Record<string, Record<string, unknown>[]> } {
+  if (f === null || typeof f !== 'object' || Array.isArray(f)) return {};
+  const ok = Object.values(f).every((list) => Array.isArray(list) && list.every((q) => q !== null && typeof q === 'object' && !Array.isArray(q)));
+  return ok ? { filters: f as Record<string, Record<string, unknown>[]> } : {};
 }
 
 /** Encodes a scroll id. */
 export function encodeScrollId(s: ScrollState): string {
-  return encode('scroll', { i: s.indices, s: shardsToWire(s.shards), b: s.body ?? null, q: s.params, p: s.path });
+  return encode('scroll', { i: s.indices, s: shardsToWire(s.shards), b: s.body ?? null, q: s.params, p: s.path, ...(s.filters && Object.keys(s.filters).length > 0 ? { f: s.filters } : {}) });
 }
 
 /**
@@ -104,7 +114,7 @@ export function decodeScrollId(id: string): ScrollState {
   const v = decode('scroll', id);
   const shards = v ? shardsFromWire(v.s) : null;
   if (!v || !shards || !Array.isArray(v.i) || typeof v.q !== 'string' || typeof v.p !== 'string') throw illegalArgument('Cannot parse scroll id');
-  return { indices: v.i as string[], shards, body: v.b ?? undefined, params: v.q, path: v.p };
+  return { indices: v.i as string[], shards, body: v.b ?? undefined, params: v.q, path: v.p, ...filtersFromWire(v.f) };
 }
 
 /** Encodes a `Folio-Snapshot` token. */

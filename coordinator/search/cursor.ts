@@ -6,20 +6,28 @@
  *   its context recorded), `_shard_doc` kept out of the hits.
  * - new scroll (`?scroll=`): the path's indices; contexts are opened once the plan is known.
  * - `Folio-Snapshot` header: the path's indices, each shard the token names read at its generation.
+ * Each index also gets its alias filters and search routing, and its `indices_boost`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html
  */
 import { validationFailed } from '../../shared/errors.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveSearchScope } from '../index-expression.ts';
+import { resolveIndexBoosts } from './index-boosts.ts';
 import { decodePitId, decodeSnapshot, type CursorShard, type ScrollState } from './cursor-ids.ts';
-import { pinKey, type Pinning, type ShardPin } from './plan.ts';
+import { pinKey, type IndexScope, type Pinning, type ShardPin } from './plan.ts';
 
-/** The indices to search and, for a cursor, how their shards are pinned. */
+/** The indices to search, their alias filters and routing, and, for a cursor, how their shards are pinned. */
 export interface ResolvedCursor {
   indices: string[];
   pinning?: Pinning;
+  /** Alias filters and search routing per index (a PIT or scroll keeps the filters it was opened with). */
+  scope?: IndexScope;
 }
+
+/** A cursor's stored alias filters as a scope (absent: none). */
+const filtersScope = (filters: Record<string, Record<string, unknown>[]> | undefined): IndexScope | undefined =>
+  filters ? { filters: new Map(Object.entries(filters)) } : undefined;
 
 /** What the HTTP layer knows about cursors of one search call. */
 export interface CursorInput {
@@ -49,24 +57,33 @@ function contextPins(shards: readonly CursorShard[], keepAliveMs: number | undef
  *   `index_closed_exception` for a closed one (ES's search options refuse closed indices).
  */
 export async function resolveCursor(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
+  const cursor = await resolveCursorIndices(input, req, view);
+  if (!req.indicesBoost) return cursor;
+  const options = input.params ? indicesOptionsFrom(input.params, INDICES_OPTIONS.search) : INDICES_OPTIONS.search;
+  return { ...cursor, scope: { ...cursor.scope, boosts: await resolveIndexBoosts(req.indicesBoost, view, options) } };
+}
+
+/** {@link resolveCursor} before `indices_boost`. */
+async function resolveCursorIndices(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
   if (input.scroll) {
     const { state, keepAliveMs } = input.scroll;
-    return { indices: state.indices, pinning: { pins: contextPins(state.shards, keepAliveMs, true), tiebreaker: true, hideTiebreaker: true } };
+    return { indices: state.indices, pinning: { pins: contextPins(state.shards, keepAliveMs, true), tiebreaker: true, hideTiebreaker: true }, scope: filtersScope(state.filters) };
   }
   if (req.pit) {
     if (input.indexExpression !== undefined) {
       throw validationFailed(['[indices] cannot be used with point in time. Do not specify any index with point in time.']);
     }
     const pit = decodePitId(req.pit.id);
-    return { indices: pit.indices, pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined, false), tiebreaker: true } };
+    return { indices: pit.indices, pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined, false), tiebreaker: true }, scope: filtersScope(pit.filters) };
   }
   const options = input.params ? indicesOptionsFrom(input.params, INDICES_OPTIONS.search) : INDICES_OPTIONS.search;
-  const indices = await resolveIndices(input.indexExpression, view, options);
-  if (req.scroll !== null) return { indices, pinning: { pins: new Map(), tiebreaker: true, hideTiebreaker: true } };
+  const { indices, filters, routing } = await resolveSearchScope(input.indexExpression, view, options, req.routing);
+  const scope: IndexScope = { filters, routing };
+  if (req.scroll !== null) return { indices, pinning: { pins: new Map(), tiebreaker: true, hideTiebreaker: true }, scope };
   if (input.snapshot !== undefined && input.snapshot !== '') {
     const pins = new Map<string, ShardPin>();
     for (const s of decodeSnapshot(input.snapshot)) pins.set(pinKey(s.index, s.shard), { generation: s.generation, ...(s.node !== undefined ? { node: s.node } : {}) });
-    return { indices, pinning: { pins, tiebreaker: false } };
+    return { indices, pinning: { pins, tiebreaker: false }, scope };
   }
-  return { indices };
+  return { indices, scope };
 }

@@ -1,6 +1,6 @@
 /**
  * What a search asks the fetch phase for beyond `_source` (`version`, `seq_no_primary_term`,
- * `fields`, `docvalue_fields`, `stored_fields`), as the {@link HitFetchOptions} the shards apply,
+ * `fields`, `docvalue_fields`, `stored_fields`, `highlight`), as the {@link HitFetchOptions} the shards apply,
  * and the per-index checks ES makes of it before fetching: `index.max_docvalue_fields_search`, and
  * each requested field's type against its `format` and its doc values (compiled against the
  * coordinator's mapping, so a bad request fails before any shard is asked).
@@ -30,6 +30,7 @@ export function hitFetchOptions(req: SearchRequest): HitFetchOptions | undefined
   const stored = req.storedFields?.names.filter((n) => !METADATA_FIELDS.has(n)) ?? [];
   if (stored.length > 0) o.storedFields = stored;
   if (req.storedFields?.none) o.noMetadata = true;
+  if (req.highlight) o.highlight = { spec: req.highlight, query: req.query };
   const out = Object.keys(o).length > 0 ? o : undefined;
   memo.set(req, out);
   return out;

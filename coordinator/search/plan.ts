@@ -5,15 +5,18 @@
  */
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef } from '../../shared/protocol.ts';
+import type { ContextRef, IndexMetadata, ShardCollapse } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
+import { shardForRouting } from '../../shared/routing.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
 import { intValue } from '../index-setting-definitions.ts';
+import { withAliasFilters } from './alias-filters.ts';
 import { fetchOptionsCause } from './fetch-options.ts';
+import { boosted } from './index-boosts.ts';
 import type { ShardFailure } from './shard-failures.ts';
 import { maxSlicesPerScroll, sliceCause, slicedQueries } from './slice-plan.ts';
 
@@ -65,11 +68,26 @@ export interface SearchPlan {
    * `numeric_type: double`. Null when no clause does in any index (the common case: no per-hit work).
    */
   doubleSortValues: Map<string, boolean[]> | null;
-  /** Per target, the query it runs when it is not `req.query` (a sliced search: slice-plan.ts); see {@link queryForTarget}. */
+  /**
+   * Per target, the query it runs when it is not `req.query` (a sliced search: slice-plan.ts; an
+   * index reached through filtered aliases, or boosted); see {@link queryForTarget}.
+   */
   queries?: Query[];
+  /** A collapsed search: what each shard groups by (collapse-plan.ts; `sort` then ends with the key clause). */
+  collapse?: ShardCollapse;
 }
 
-/** The query target `i` runs: its slice of `req.query`, or `req.query` itself. */
+/** What the index expression gave each index beyond its name: alias filters and search routing (index-expression.ts `SearchScope`). */
+export interface IndexScope {
+  /** Per index reached only through filtered aliases: their filters (ES query DSL). */
+  filters?: ReadonlyMap<string, readonly Record<string, unknown>[]>;
+  /** Per index: the routing values whose shards are read (absent index: every shard). */
+  routing?: ReadonlyMap<string, ReadonlySet<string>> | null;
+  /** Per index: the `indices_boost` its hits' scores are multiplied by (absent index: 1). */
+  boosts?: ReadonlyMap<string, number>;
+}
+
+/** The query target `i` runs: its slice of `req.query` with its index's alias filters and boost, or `req.query` itself. */
 export function queryForTarget(plan: SearchPlan, i: number): Query {
   return plan.queries?.[i] ?? plan.req.query;
 }
@@ -249,10 +267,22 @@ export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { t
 }
 
 /**
- * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
- * listed in `failures` and not queried.
+ * The shards of one index a search with `routing` reads (ES `OperationRouting.searchShards`): those
+ * the routing values route to (ES's routing formula, shared/routing.ts), or all without routing.
  */
-export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning): Promise<SearchPlan> {
+export function routedShards<T extends { shard: number }>(shards: T[], m: Pick<IndexMetadata, 'numberOfShards' | 'routingNumShards'>, routing: ReadonlySet<string> | undefined): T[] {
+  if (!routing) return shards;
+  const wanted = new Set([...routing].map((r) => shardForRouting(r, m.numberOfShards, m.routingNumShards)));
+  return shards.filter((t) => wanted.has(t.shard));
+}
+
+/**
+ * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
+ * listed in `failures` and not queried. `scope`: the alias filters each index's shards add to the
+ * query, and the routing that limits which of its shards are read (ES `OperationRouting.searchShards`).
+ * A PIT's or scroll's search reads the shards it pinned, no others.
+ */
+export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning, scope: IndexScope = {}): Promise<SearchPlan> {
   const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
   const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
@@ -262,7 +292,9 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   let doubleSortValues: Map<string, boolean[]> | null = null;
   for (const name of indices) {
     const index = await view.get(name);
-    const shards = view.targets(index, picks);
+    let shards = routedShards(view.targets(index, picks), index.metadata, scope.routing?.get(name));
+    // A cursor's contexts are its shards (a PIT opened with routing holds some shards only).
+    if (pinning?.tiebreaker && pinning.pins.size > 0) shards = shards.filter((t) => pinning.pins.has(pinKey(name, t.shard)));
     const fields = flatFields(index.metadata.mappings);
     const m = index.metadata;
     const settings = m.settings ?? {};
@@ -293,7 +325,17 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   });
   // A slice's shards are numbered by their place in the PIT or scroll (a new scroll's: its targets' order).
   const numShards = pinning && pinning.pins.size > 0 ? pinning.pins.size : targets.length + failures.length;
-  const queries = req.slice ? slicedQueries(req, pins.map((p, i) => p?.shardIndex ?? i), numShards) : undefined;
+  const sliced = req.slice ? slicedQueries(req, pins.map((p, i) => p?.shardIndex ?? i), numShards) : undefined;
+  // Then each index's alias filters and `indices_boost` around its target's query.
+  const { filters, boosts } = scope;
+  const queryOf = (index: string, base: Query): Query => {
+    const f = filters?.get(index);
+    const q = f ? withAliasFilters(base, f) : base;
+    const boost = boosts?.get(index) ?? 1;
+    return boost === 1 ? q : boosted(q, boost);
+  };
+  const perIndex = (filters !== undefined && filters.size > 0) || (boosts !== undefined && boosts.size > 0);
+  const queries = perIndex ? targets.map((t, i) => queryOf(t.index, sliced?.[i] ?? req.query)) : sliced;
   return {
     req,
     sort,

@@ -36,6 +36,7 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSo
             ...(plan.needScores ? { trackScores: true } : {}),
             ...(plan.req.searchAfter ? { searchAfter: { sort: plan.req.searchAfter } } : {}),
             ...(plan.req.rescore.length > 0 ? { rescore: plan.req.rescore } : {}),
+            ...(plan.collapse ? { collapse: plan.collapse } : {}),
             ...extras[i],
             ...pinFields(plan, i),
             ...(fetchSource !== undefined ? { fetchSource } : {}),

@@ -2,7 +2,7 @@
  * Respond phase: the ES `_search` response body, field for field and in ES's key order.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
-import type { FetchedDoc } from '../../shared/protocol.ts';
+import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol.ts';
 import { RawJson } from '../../shared/raw-json.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
@@ -20,11 +20,20 @@ export interface SearchHitBody {
   _score: number | null;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES's `_ignored` metadata field: the fields whose values were not indexed. */
+  _ignored?: string[];
   /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
   fields?: Record<string, unknown[]>;
-  /** Sort values; a double's integral value is written `2.0` (a RawJson), as ES writes a Java double. */
+  /** ES `highlight`: fragments by field. */
+  highlight?: Record<string, string[]>;
+  /**
+   * Sort values; a double's integral value is written `2.0` and the texts of
+   * {@link ShardHit.sortTexts} (integers above 2^53, addresses) as they are (RawJson), as ES writes them.
+   */
   sort?: (SortValue | RawJson)[];
+  /** A collapsed search's inner hits, by definition name (inner-hits.ts). */
+  inner_hits?: Record<string, unknown>;
 }
 
 /** The `_search` response body. */
@@ -34,7 +43,8 @@ export interface SearchResponseBody {
   took: number;
   timed_out: boolean;
   _shards: { total: number; successful: number; skipped: number; failed: number; failures?: ReturnType<typeof failuresForResponse> };
-  hits: { total?: ShardTotal | number; max_score: number | null; hits: SearchHitBody[] };
+  /** `total_groups`: a collapsed search's number of groups (a Folio extension, docs/collapse.md). */
+  hits: { total?: ShardTotal | number; total_groups?: ShardTotal | number; max_score: number | null; hits: SearchHitBody[] };
   /** With `profile: true`: per-shard call times and the merge (coordinator/search/profile.ts). */
   profile?: ProfileBody;
 }
@@ -64,12 +74,26 @@ export interface ResponseParts {
   pitId?: string;
   /** False with `stored_fields: _none_`: hits carry no `_id` (default true). */
   withIds?: boolean;
+  /**
+   * A collapsed search: each hit shows its group key (its sort value at `keyAt`) as `fields.<field>`,
+   * and its `inner_hits` (parallel to `page`); `hits.total_groups` as `hits.total` is shown.
+   */
+  collapse?: { field: string; keyAt: number; totalGroups: ShardTotal | null; innerHits?: readonly Record<string, unknown>[] };
 }
 
 /** A double sort value as ES writes it: an integral value keeps a `.0` (`2.0`, `-0.0`). */
 function asDouble(v: SortValue): SortValue | RawJson {
   if (typeof v !== 'number' || !Number.isInteger(v) || Math.abs(v) >= 1e21) return v;
   return new RawJson(Object.is(v, -0) ? '-0.0' : `${v}.0`);
+}
+
+/**
+ * The hits of a shard's query-phase reply with their sort value texts attached
+ * ({@link QueryPhaseResponse.sortTexts}), for {@link buildSearchResponse} to print.
+ */
+export function withSortTexts(res: QueryPhaseResponse): ShardHit[] {
+  if (res.sortTexts) for (const [i, texts] of Object.entries(res.sortTexts)) if (res.hits[Number(i)]) res.hits[Number(i)].sortTexts = texts;
+  return res.hits;
 }
 
 /**
@@ -90,13 +114,21 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     }
     hit._score = p.withScores ? m.hit._score : null;
     if (doc?._routing !== undefined) hit._routing = doc._routing;
+    if (doc?._ignored !== undefined) hit._ignored = doc._ignored;
     if (doc?._source !== undefined) hit._source = new RawJson(doc._source);
     if (doc?.fields !== undefined) hit.fields = doc.fields;
+    if (p.collapse) hit.fields = { ...hit.fields, [p.collapse.field]: [m.hit.sort[p.collapse.keyAt]] };
+    if (doc?.highlight !== undefined) hit.highlight = doc.highlight;
     if (p.withSortValues) {
       const values = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
       const doubles = p.doubleSortValues?.get(m.index);
-      hit.sort = doubles ? values.map((v, c) => (doubles[c] ? asDouble(v) : v)) : values;
+      const texts = m.hit.sortTexts;
+      hit.sort =
+        doubles || texts
+          ? values.map((v, c) => (texts?.[c] != null ? new RawJson(texts[c]!) : doubles?.[c] ? asDouble(v) : v))
+          : values;
     }
+    if (p.collapse?.innerHits) hit.inner_hits = p.collapse.innerHits[i];
     return hit;
   });
   const failed = p.failures.length;
@@ -110,6 +142,7 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
     _shards: shards,
     hits: { max_score: p.withScores ? p.maxScore : null, hits },
   };
+  if (p.collapse?.totalGroups) body.hits = { total_groups: p.restTotalHitsAsInt ? p.collapse.totalGroups.value : p.collapse.totalGroups, ...body.hits };
   if (p.restTotalHitsAsInt) body.hits = { total: p.total?.value ?? -1, ...body.hits };
   else if (p.total) body.hits = { total: p.total, ...body.hits };
   return body;

@@ -9,6 +9,9 @@
  *      round and a range round whose traffic does not grow with `from` (select-phase.ts);
  *   5. fetch   — `_source` for the page only, from the generation each shard's hits were read from
  *      (fused into the query round for a small page: fetch-phase.ts `fusesFetch`);
+ *   2–5 with `collapse`: the plan adds the group key to the sort, each shard returns its best groups,
+ *      the merge keeps one hit per key (collapse-plan.ts, collapse-merge.ts), then the expand phase
+ *      searches each group for its `inner_hits` (inner-hits.ts);
  *   6. respond — the ES-shaped body (with `pit_id` / `_scroll_id`), and the snapshot token naming
  *      the generation each shard read (the `Folio-Snapshot` response header); a scroll batch first
  *      records its position on the scroll's contexts (contexts.ts `advanceScroll`).
@@ -19,6 +22,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
 import type { EsError } from '../../shared/errors.ts';
+import { withSortTexts } from './respond.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
@@ -31,11 +35,15 @@ import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
-import { planSearch, type SearchPlan } from './plan.ts';
+import { planSearch, type IndexScope, type SearchPlan } from './plan.ts';
 import { buildProfile, PhaseClock, ShardProfiler, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
 import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage, type SampleCache } from './select-phase.ts';
+import { mergeTopGroups, reduceGroupTotal } from './collapse-merge.ts';
+import { planCollapse } from './collapse-plan.ts';
+import { expandInnerHits } from './inner-hits.ts';
+import { defaultMaxConcurrentSearches } from './msearch.ts';
 import { allFailedError } from './shard-failures.ts';
 
 /** Services a search uses. */
@@ -75,6 +83,8 @@ export interface SearchInput extends CursorInput {
   path: string;
   /** Aborted when the client disconnects. */
   signal: AbortSignal;
+  /** A request parsed already (a collapsed search's group searches); `params` then only shape the index resolution. */
+  request?: SearchRequest;
 }
 
 /** A search's body and its snapshot token (`Folio-Snapshot`: the generation each shard read). */
@@ -102,7 +112,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const clock = new PhaseClock(deps.observePhase);
   // 1. parse. A scroll continuation tracks the exact total as its first batch did: ES resolves
   // track_total_hits to accurate for any scroll (SearchRequest.resolveTrackTotalHitsUpTo).
-  const parsed = parseSearchRequest(input.params, input.body, input.path);
+  const parsed = input.request ?? parseSearchRequest(input.params, input.body, input.path);
   const req: SearchRequest = input.scroll ? { ...parsed, trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : parsed;
   const ctx: PhaseContext = {
     client: deps.client,
@@ -116,11 +126,11 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
   const cursor = await resolveCursor(input, req, deps.view);
-  const plan = await planSearch(req, cursor.indices, deps.view, cursor.pinning);
-  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx) : undefined);
+  const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope), deps.view);
+  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx, cursor.scope?.filters) : undefined);
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
-  const deep = selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
+  const deep = plan.collapse === undefined && selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
   const fused = !deep && fusesFetch(plan);
   const ranked = deep ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, ctx, clock, fused);
   if (deep) clock.lap('select');
@@ -133,10 +143,22 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   // 5. fetch (already done by the query round when it fused the fetch)
   const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx, hitFetchOptions(req));
+  // A request the fetch phase refuses (a highlight over `index.highlight.max_analyzed_offset`) fails the search, as in ES.
+  const refused = fetched.failures.filter((f) => f.status === 400);
+  if (refused.length > 0) throw allFailedError('fetch', refused);
   failures.push(...fetched.failures);
   clock.lap('fetch');
   const last = page.at(-1);
   if (scrollId !== undefined && last) failures.push(...(await advanceScroll(scrollReads(plan, ranked), last.hit.sort, ctx.client, ctx.deadline - Date.now())));
+  const shown = page.filter((_, i) => fetched.docs[i] !== null || req.source === false);
+  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
+  // 5b. expand: a collapsed search's inner hits, read from the generations this search read
+  const keyAt = plan.sort.length - 1;
+  const innerHits =
+    req.collapse && req.collapse.innerHits.length > 0 && shown.length > 0
+      ? await expandInnerHits(req, req.collapse, shown.map((m) => m.hit.sort[keyAt]), (inner) => search({ ...input, scroll: undefined, request: inner, snapshot }, deps),
+          req.collapse.maxConcurrentGroupSearches ?? defaultMaxConcurrentSearches(deps.client.nodes.length))
+      : undefined;
   // 6. respond
   const onlyScore = req.sort.length === 1 && req.sort[0].kind === 'score' && req.sort[0].order === 'desc';
   const body = buildSearchResponse({
@@ -146,7 +168,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     failures,
     total,
     maxScore: req.size === 0 ? null : maxScore,
-    page: page.filter((_, i) => fetched.docs[i] !== null || req.source === false),
+    page: shown,
     docs: fetched.docs.filter((d) => d !== null || req.source === false),
     sort: plan.sort,
     withSortValues: req.pit !== null || (req.sort.length > 0 && !onlyScore),
@@ -158,8 +180,8 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     scrollId: input.scroll && input.scroll.keepAliveMs === undefined ? undefined : scrollId,
     pitId: req.pit?.id,
     withIds: req.storedFields?.none !== true,
+    ...(req.collapse ? { collapse: { field: req.collapse.field, keyAt, totalGroups: reduceGroupTotal(ranked.groups ?? [], req.trackTotalHits), ...(innerHits ? { innerHits } : {}) } } : {}),
   });
-  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
   clock.lap('respond');
   if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
   return { body, snapshot };
@@ -167,11 +189,13 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
 
 /**
  * Opens a new scroll: one scroll context per target (keep-alive = the `scroll` parameter), pinned
- * into the plan. @returns its `_scroll_id`: the contexts and the request itself, re-run per batch.
+ * into the plan. @returns its `_scroll_id`: the contexts, the alias filters of its indices, and the
+ * request itself, re-run per batch.
  * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
  *   `search.max_open_scroll_context`).
  */
-async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext): Promise<string> {
+async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext, filters?: IndexScope['filters']): Promise<string> {
+  const scopeFilters = filters && filters.size > 0 ? Object.fromEntries([...filters].map(([i, f]) => [i, [...f]])) : undefined;
   const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
   const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
@@ -180,6 +204,7 @@ async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContex
   return encodeScrollId({
     indices: [...new Set(plan.targets.map((t) => t.index))],
     shards: opened.shards,
+    ...(scopeFilters ? { filters: scopeFilters } : {}),
     body: input.body,
     params: input.params.toString(),
     path: input.path,
@@ -206,8 +231,9 @@ function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
 async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
   const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
   clock.lap('query');
-  const page = mergeTopHits(
-    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: r.response.hits })),
+  const merge = plan.collapse ? mergeTopGroups : mergeTopHits;
+  const page = merge(
+    queried.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, hits: withSortTexts(r.response) })),
     plan.sort,
     plan.req.from,
     plan.req.size,
@@ -228,5 +254,6 @@ async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseC
     generations: queried.results,
     failures: queried.failures,
     timedOut: queried.timedOut,
+    ...(plan.collapse ? { groups: queried.results.map((r) => r.response.groups ?? { count: 0, keys: [] }) } : {}),
   };
 }

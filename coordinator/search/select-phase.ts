@@ -26,6 +26,7 @@ import {
   type SelectSampleRequest,
   type SelectSampleResponse,
   type ScoringStatistics,
+  type ShardGroups,
 } from '../../shared/protocol.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { LRUCache } from 'lru-cache';
@@ -113,6 +114,8 @@ export interface RankedPage {
   timedOut: boolean;
   /** The page's documents when the query round fused the fetch (parallel to `page`). */
   fusedDocs?: (FetchedDoc | null)[];
+  /** A collapsed search: each shard's group count and keys (collapse-merge.ts `reduceGroupTotal`). */
+  groups?: ShardGroups[];
 }
 
 /** True when the request should page by selection: a deep `from`, a page to return, no cursor. */

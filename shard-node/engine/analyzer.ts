@@ -67,3 +67,24 @@ export function analyze(text: string, startPosition = 0): Token[] {
   forEachTerm(text, (term) => out.push({ term, position: pos++ }));
   return out;
 }
+
+const OFFSET_TOKEN_RE = new RegExp(TOKEN_RE.source, TOKEN_RE.flags); // its own lastIndex: `emit` may call forEachTerm
+
+/**
+ * Calls `emit(term, start, end)` for each token of `text` with its UTF-16 offsets in `text` (Lucene
+ * `OffsetAttribute`): the same tokens as {@link forEachTerm}, for the highlighter, which marks
+ * matches in the original text. A token split at {@link MAX_TOKEN_LENGTH} gives each piece its own offsets.
+ */
+export function forEachToken(text: string, emit: (term: string, start: number, end: number) => void): void {
+  const re = OFFSET_TOKEN_RE;
+  re.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = re.exec(text)) !== null) {
+    const raw = m[0];
+    const c = raw.charCodeAt(0);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90)) && !HAS_ALNUM.test(raw)) continue;
+    const start = m.index;
+    if (raw.length <= MAX_TOKEN_LENGTH) emit(raw.toLowerCase(), start, start + raw.length);
+    else for (let i = 0; i < raw.length; i += MAX_TOKEN_LENGTH) emit(raw.slice(i, i + MAX_TOKEN_LENGTH).toLowerCase(), start + i, start + Math.min(raw.length, i + MAX_TOKEN_LENGTH));
+  }
+}

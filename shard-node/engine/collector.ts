@@ -6,10 +6,12 @@
  */
 import { EsError, illegalArgument } from '../../shared/errors.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
-import { NUMERIC_TYPES } from '../../shared/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../shared/mapping.ts';
 import type { ShardHit } from '../../shared/protocol.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
 import { compareHits, compareSortValue } from '../../shared/sort.ts';
+import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
+import { encodeIp } from '../../shared/ip-address.ts';
 import type { Matches } from './query-exec.ts';
 import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';
@@ -47,11 +49,32 @@ export type Getter = (ord: number, score: number) => SortValue;
 export function missingValue(sf: SortField, fm: FieldMapping | undefined): SortValue {
   const m = sf.missing;
   if (m === '_last' || m === '_first') return null;
-  if (typeof m === 'string' && fm && (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean')) {
+  if (typeof m === 'string' && fm && isNumericDocValues(fm)) {
     const n = Number(m);
     return Number.isFinite(n) ? n : m;
   }
   return m;
+}
+
+/**
+ * `search_after` values as the sort values they stand for: a date given as text is parsed with the
+ * field's `format` (epoch ms; `date_nanos` epoch ns), a numeric text read as a number, an IP address
+ * encoded as its sortable form, as ES's `DocValueFormat` parses them; other values are unchanged.
+ */
+export function searchAfterValues(values: readonly SortValue[], sort: readonly SortField[], fields: Map<string, FieldMapping>): SortValue[] {
+  return values.map((v, i) => {
+    const sf = sort[i];
+    if (typeof v !== 'string' || !sf || sf.kind !== 'field') return v;
+    const fm = fields.get(sf.field);
+    if (fm?.type === 'ip') return encodeIp(v) ?? v;
+    if (!fm || !isNumericDocValues(fm)) return v;
+    if (fm.type === 'date' || fm.type === 'date_nanos') {
+      const i = parseDateInstant(v, fm.format ?? (fm.type === 'date' ? DEFAULT_DATE_FORMAT : DEFAULT_DATE_NANOS_FORMAT));
+      if (i) return fm.type === 'date' ? i.ms : i.ms * 1e6 + i.nanos;
+    }
+    const n = Number(v);
+    return v.trim() !== '' && Number.isFinite(n) ? n : v;
+  });
 }
 
 /**
@@ -73,7 +96,7 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     if (sf.unmappedType) return () => miss;
     throw new EsError(400, 'query_shard_exception', `No mapping found for [${sf.field}] in order to sort on`);
   }
-  if (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean') {
+  if (isNumericDocValues(fm)) {
     const nf = seg.numeric.get(sf.field);
     if (!nf) return () => miss;
     const arr = numericSortValues(nf, fm, sf);
@@ -81,7 +104,7 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     return (o) => (has[o] ? arr[o] : miss);
   }
   let sv;
-  if (fm.type === 'keyword') sv = seg.strings.get(sf.field);
+  if (KEYWORD_LIKE_TYPES.has(fm.type) || fm.type === 'ip') sv = seg.strings.get(sf.field); // ip: the sortable hex form (ip-address.ts)
   else if (fm.type === 'text') {
     if (!fm.fielddata) {
       throw illegalArgument(

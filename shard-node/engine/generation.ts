@@ -10,12 +10,14 @@
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { FetchedDoc, FieldStatistics, HitExtras, ScoringStatistics, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
+import type { FetchedDoc, FieldStatistics, HitExtras, ScoringStatistics, ShardCollapse, ShardGroups, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
-import { collect, type SegmentMatches } from './collector.ts';
+import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
+import { IGNORED_FIELD } from './doc-parser.ts';
+import { collectGroups } from './collapse-collect.ts';
 import { rescoreHits } from './rescore.ts';
 import type { Rescore } from '../../shared/rescore.ts';
 import { afterRank, presortedQuery, presortedServes } from './selection.ts';
@@ -40,6 +42,8 @@ export interface QueryInput {
   trackScores?: boolean;
   /** ES `rescore` (the sort is `_score` first: the coordinator's plan checked it). */
   rescore?: readonly Rescore[];
+  /** ES `collapse`: the top `k` groups (collapse-collect.ts); the sort ends with the key clause. */
+  collapse?: ShardCollapse;
 }
 
 /** Output of {@link Generation.query}. */
@@ -47,6 +51,8 @@ export interface QueryOutput {
   total: { value: number; relation: 'eq' | 'gte' };
   max_score: number | null;
   hits: ShardHit[];
+  /** With {@link QueryInput.collapse}: the distinct keys counted (and listed when asked). */
+  groups?: ShardGroups;
 }
 
 /** Key of a term in {@link ScoringStatistics.terms}: `field\u0000term`. */
@@ -84,10 +90,19 @@ export class Generation {
   }
 
   private routedMemo: boolean | undefined;
+  private hitMetadataMemo: boolean | undefined;
 
   /** True when some document of this generation was indexed with a custom routing (its hits show `_routing`). */
   get hasRouting(): boolean {
     return (this.routedMemo ??= this.views.some((v) => v.segment.routings !== null));
+  }
+
+  /**
+   * True when some document's hit shows metadata beyond `_id`: a custom routing (`_routing`) or
+   * fields whose values were not indexed (`_ignored`, doc-parser.ts).
+   */
+  get hasHitMetadata(): boolean {
+    return (this.hitMetadataMemo ??= this.hasRouting || this.views.some((v) => v.segment.inverted.has(IGNORED_FIELD)));
   }
 
   /** Live documents. */
@@ -196,7 +211,7 @@ export class Generation {
         for (const list of lists) yield* list.prepareSteps(clock);
       }, sliceMs);
     }
-    if (input.k > 0 && presortedServes(this, input)) return;
+    if (input.k > 0 && !input.collapse && presortedServes(this, input)) return;
     const parts = await runSliced((clock) => this.matchSteps(plan, scoring, clock), sliceMs);
     if (this.plan(input.query, input.stats) === plan) this.prepared.set(input.query, { plan, scoring, parts });
   }
@@ -251,7 +266,9 @@ export class Generation {
    * binary search; `_score` sorts on varying scores collect.
    */
   query(input: QueryInput): QueryOutput {
+    if (input.searchAfter) input = { ...input, searchAfter: { ...input.searchAfter, sort: searchAfterValues(input.searchAfter.sort, input.sort, this.fields()) } };
     if (input.rescore && input.rescore.length > 0 && input.k > 0) return this.rescoredQuery(input, input.rescore);
+    if (input.collapse) return this.collapsedQuery(input, input.collapse);
     const pq = input.k > 0 ? presortedQuery(this, input) : null;
     if (pq) {
       const order = pq.filtered();
@@ -268,6 +285,14 @@ export class Generation {
     const parts = this.segmentMatches(input.query, input.stats, scoring);
     const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, this.fields());
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };
+  }
+
+  /** The query phase of a collapsed search: every match is grouped (collapse-collect.ts), never the presorted path. */
+  private collapsedQuery(input: QueryInput, collapse: ShardCollapse): QueryOutput {
+    const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
+    const parts = this.segmentMatches(input.query, input.stats, scoring);
+    const r = collectGroups(parts, { sort: input.sort, k: input.k, ...(input.searchAfter ? { searchAfter: input.searchAfter } : {}), collapse }, this.fields());
+    return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits, groups: r.groups };
   }
 
   /**

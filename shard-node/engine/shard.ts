@@ -373,7 +373,8 @@ export class Shard {
       return this.updateDoc(op, log);
     } catch (e) {
       if (!(e instanceof EsError)) throw e;
-      return { _id: op._id, status: e.status, error: { type: e.type, reason: e.message, shard: String(this.shard), index: this.index } };
+      const error = { type: e.type, reason: e.message, shard: String(this.shard), index: this.index, ...(e.causedBy ? { caused_by: e.causedBy } : {}) };
+      return { _id: op._id, status: e.status, error };
     }
   }
 

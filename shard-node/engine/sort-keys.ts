@@ -7,7 +7,7 @@
  * @see ../../shared/sort.ts compareSortValue
  */
 import type { FieldMapping } from '../../shared/mapping.ts';
-import { NUMERIC_TYPES } from '../../shared/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../shared/mapping.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { compareCodePoints } from '../../shared/sort.ts';
 import { getter, missingValue } from './collector.ts';
@@ -37,11 +37,11 @@ export function clauseColumn(sf: SortField, fields: Map<string, FieldMapping>, s
   if (sf.kind === 'doc') return { t: 'doc', n };
   const fm = fields.get(sf.field)!;
   const miss = missingValue(sf, fm);
-  if (NUMERIC_TYPES.has(fm.type) || fm.type === 'date' || fm.type === 'boolean') {
+  if (isNumericDocValues(fm)) {
     const nf = seg.numeric.get(sf.field);
     return { t: 'num', n, values: nf ? numericSortValues(nf, fm, sf) : null, has: nf ? nf.has : null, miss };
   }
-  const sv = fm.type === 'keyword' ? seg.strings.get(sf.field) : seg.textFielddata(sf.field);
+  const sv = KEYWORD_LIKE_TYPES.has(fm.type) || fm.type === 'ip' ? seg.strings.get(sf.field) : seg.textFielddata(sf.field);
   return { t: 'str', n, terms: sv ? sv.terms : [], ranks: sv ? (sf.mode === 'max' ? sv.max : sv.min) : null, miss };
 }
 

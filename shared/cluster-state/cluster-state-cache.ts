@@ -64,6 +64,8 @@ export class ClusterStateCache {
   /** Node ids whose membership key this process has seen at least once: nodes that keep one. */
   private readonly leased = new Set<string>();
   private rev: Revision = 0;
+  /** Bumped whenever an index is added, replaced or removed (what {@link indicesGeneration} reports). */
+  private indicesGen = 0;
   private loadedFlag = false;
   private readonly stop = new AbortController();
   private readonly listeners = new Set<() => void>();
@@ -94,6 +96,15 @@ export class ClusterStateCache {
   /** The store revision the cache reflects (every change up to it is applied). */
   get revision(): Revision {
     return this.rev;
+  }
+
+  /**
+   * A number that changes whenever any index's stored value changes (put or delete, by the watch or
+   * by this process's own writes): values derived from every index (the alias lookup) are kept
+   * until it moves.
+   */
+  get indicesGeneration(): number {
+    return this.indicesGen;
   }
 
   /** Whether the store holds the cluster's indices (keys.ts {@link BOOTSTRAPPED_KEY}). */
@@ -178,6 +189,7 @@ export class ClusterStateCache {
   private async load(): Promise<void> {
     const r = await this.store.range(CLUSTER_STATE_PREFIX);
     this.indices = new Map();
+    this.indicesGen++;
     this.graves = new Map();
     this.deletedAt.clear();
     this.bootstrappedFlag = false;
@@ -229,6 +241,7 @@ export class ClusterStateCache {
       if ((current && current.modRevision >= kv.modRevision) || (this.deletedAt.get(name) ?? 0) >= kv.modRevision) return;
       const metadata = parseIndex(kv, this.log);
       if (metadata) this.indices.set(name, { metadata, modRevision: kv.modRevision });
+      this.indicesGen++;
     } else if (kv.key.startsWith(GRAVEYARD_PREFIX)) {
       const uuid = kv.key.slice(GRAVEYARD_PREFIX.length);
       let entry: { name?: unknown; deletedAt?: unknown } = {};
@@ -254,6 +267,7 @@ export class ClusterStateCache {
       const name = key.slice(INDICES_PREFIX.length);
       const current = this.indices.get(name);
       if (current && current.modRevision < revision) this.indices.delete(name);
+      this.indicesGen++;
       if (revision > this.rev) this.deletedAt.set(name, Math.max(revision, this.deletedAt.get(name) ?? 0));
     } else if (key.startsWith(GRAVEYARD_PREFIX)) {
       this.graves.delete(key.slice(GRAVEYARD_PREFIX.length));

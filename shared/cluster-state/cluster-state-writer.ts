@@ -9,6 +9,13 @@
  * - {@link ClusterStateWriter.update}: read-modify-write with the mutation re-evaluated on the
  *   current value after a lost race, optionally fenced by the cluster manager's election guard.
  * - {@link ClusterStateWriter.delete}: removes the key and records the uuid in the graveyard.
+ * - {@link ClusterStateWriter.changeIndices}: several indices changed or deleted in one txn (an
+ *   `_aliases` call: ES applies all its actions in one cluster state update).
+ *
+ * Every write that changes which indices an alias names also rewrites the alias's name reservation
+ * (keys.ts `ALIASES_PREFIX`) in the same txn, comparing its revision; a new index compares
+ * the reservation of its own name absent, and a new alias the index key of its name absent, so an
+ * index and an alias never share a name, even when two coordinators race.
  *
  * A write whose outcome is unknown (the store failed after sending it) is never blindly repeated:
  * the current value is read back and the mutation decides again, so nothing applies twice
@@ -17,13 +24,14 @@
  * @see docs/cluster-state.md
  * @see https://etcd.io/docs/v3.4/learning/api/#transaction
  */
-import { EsError, indexAlreadyExists, indexNotFound } from '../errors.ts';
+import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexAlreadyExists, indexNotFound, invalidAliasName, invalidIndexName } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { IndexMetadata } from '../protocol.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
+import { MAX_TXN_OPS } from '../state-store/request-checks.ts';
 import type { Compare, KeyValue, StateStore, TxnOp, TxnResult } from '../state-store/types.ts';
 import type { ClusterStateCache, StoredIndex } from './cluster-state-cache.ts';
-import { BOOTSTRAPPED_KEY, GRAVEYARD_SIZE, graveyardKey, indexKey } from './keys.ts';
+import { aliasKey, BOOTSTRAPPED_KEY, GRAVEYARD_SIZE, graveyardKey, indexKey, INDICES_PREFIX } from './keys.ts';
 
 /** Compare-and-swap attempts of one change before it fails as contended. */
 export const CAS_ATTEMPTS = 20;
@@ -50,6 +58,37 @@ function holds(compare: Compare, kv: KeyValue | undefined): boolean {
   return 'modRevision' in compare ? (kv?.modRevision ?? 0) === compare.modRevision : (kv?.createRevision ?? 0) === compare.createRevision;
 }
 
+/** A change of several indices stored in one transaction ({@link ClusterStateWriter.changeIndices}). */
+export interface IndicesChange {
+  /** The next metadata of indices that were read (each one's `version` is set by the writer). */
+  put: IndexMetadata[];
+  /** Names of indices that were read to delete (their uuids go to the graveyard). */
+  delete: string[];
+}
+
+/** What {@link ClusterStateWriter.changeIndices} stored. */
+export interface IndicesChanged {
+  stored: StoredIndex[];
+  /** The deleted indices' metadata as they were. */
+  deleted: IndexMetadata[];
+}
+
+/** The aliases of each index (absent: none), before or after a change. */
+type AliasesByIndex = Map<string, readonly string[]>;
+
+const aliasNamesOf = (m: IndexMetadata | undefined): string[] => Object.keys(m?.aliases ?? {});
+
+/** The indices an alias reservation lists (its value: a sorted JSON array of index names). */
+function reservedIndices(kv: KeyValue | undefined): string[] {
+  if (!kv) return [];
+  try {
+    const v = JSON.parse(kv.value) as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
 /** See the module comment. */
 export class ClusterStateWriter {
   private readonly cache: ClusterStateCache;
@@ -63,16 +102,31 @@ export class ClusterStateWriter {
   }
 
   /**
-   * Stores a new index. `metadata.version` is kept as given (1 for a new index).
-   * @throws EsError 400 `resource_already_exists_exception` (with the existing uuid) when the name is taken; 503 when the store cannot be reached
+   * Stores a new index. `metadata.version` is kept as given (1 for a new index). With aliases,
+   * `checkAliases` gets the indices their reservations name now (read at the revision compared), so
+   * the checks across an alias's indices see what the txn is decided on.
+   * @throws EsError 400 `resource_already_exists_exception` (with the existing uuid) when the name is
+   *   taken, `invalid_index_name_exception` when an alias holds it; what `checkAliases` throws; 503
+   *   when the store cannot be reached
    */
-  async create(metadata: IndexMetadata): Promise<StoredIndex> {
+  async create(metadata: IndexMetadata, checkAliases?: (others: readonly IndexMetadata[]) => void): Promise<StoredIndex> {
     const key = indexKey(metadata.name);
     const value = JSON.stringify(metadata);
+    const aliases = aliasNamesOf(metadata);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const names = await this.reservationChanges(new Map(), new Map([[metadata.name, aliases]]), []);
+      if (checkAliases && names.listed.length > 0) {
+        const others: IndexMetadata[] = [];
+        for (const n of new Set(names.listed)) {
+          const st = this.cache.get(n) ?? (await this.readAfterFailure(n, undefined));
+          if (st) others.push(st.metadata);
+        }
+        checkAliases(others);
+      }
+      const own = { key: aliasKey(metadata.name), createRevision: 0 };
       let r: TxnResult;
       try {
-        r = await this.store.txn({ compare: [{ key, createRevision: 0 }], ops: [{ op: 'put', key, value }] });
+        r = await this.store.txn({ compare: [{ key, createRevision: 0 }, own, ...names.compare], ops: [{ op: 'put', key, value }, ...names.ops] });
       } catch (err) {
         const now = await this.readAfterFailure(metadata.name, err);
         if (now?.metadata.uuid === metadata.uuid) return now;
@@ -85,6 +139,8 @@ export class ClusterStateWriter {
         this.cache.noteKv(existing);
         throw indexAlreadyExists(metadata.name, this.cache.get(metadata.name)?.metadata.uuid ?? '_na_');
       }
+      if (r.current.get(own.key)) throw invalidIndexName(metadata.name, 'already exists as alias');
+      this.failOnIndexNamedLikeAlias(r, new Set([metadata.name]));
     }
     throw noMasterBlock(`creating index [${metadata.name}] kept conflicting`);
   }
@@ -141,14 +197,16 @@ export class ClusterStateWriter {
       const uuid = current.metadata.uuid;
       const excess = this.cache.tombstones().filter((t) => t.uuid !== uuid);
       const prune = excess.slice(0, Math.max(0, excess.length + 1 - GRAVEYARD_SIZE));
+      const names = await this.reservationChanges(new Map([[name, aliasNamesOf(current.metadata)]]), new Map(), [name]);
       const ops: TxnOp[] = [
         { op: 'delete', key },
         { op: 'put', key: graveyardKey(uuid), value: JSON.stringify({ name, deletedAt: Date.now() }) },
         ...prune.map((t): TxnOp => ({ op: 'delete', key: graveyardKey(t.uuid) })),
+        ...names.ops,
       ];
       let r: TxnResult;
       try {
-        r = await this.store.txn({ compare: [{ key, modRevision: current.modRevision }], ops });
+        r = await this.store.txn({ compare: [{ key, modRevision: current.modRevision }, ...names.compare], ops });
       } catch (err) {
         const now = await this.readAfterFailure(name, err);
         // Gone, or another incarnation: our delete applied (a later create made the new one).
@@ -166,6 +224,167 @@ export class ClusterStateWriter {
       current = this.cache.get(name);
     }
     throw noMasterBlock(`index [${name}] kept changing concurrently for ${CAS_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * Changes and deletes several indices in one transaction (ES applies an `_aliases` request's
+   * actions in one cluster state update, `MetadataIndexAliasesService`): `decide` gets the current
+   * metadata of the `names` that exist and returns what to store and delete, only among them (or
+   * null: nothing). Every index in `names` is compared, present or absent, so the change is decided
+   * on one consistent state; an index that a touched alias names and `names` lacks (the alias gained
+   * it through another coordinator) is read and compared too, and `decide` runs again with it; after a lost race or an unknown outcome `decide` runs again on the
+   * state now stored, so it must decide from its argument (and what it reads of the cache) alone.
+   * Alias name reservations follow the change (module comment).
+   * @throws EsError what `decide` throws; 400 `invalid_alias_name_exception` when an index took an
+   *   added alias's name meanwhile; 400 when the change touches more keys than one etcd
+   *   transaction takes ({@link MAX_TXN_OPS}); 503 when the store cannot be reached or the indices
+   *   kept changing for {@link CAS_ATTEMPTS} attempts
+   */
+  async changeIndices(given: readonly string[], decide: (current: ReadonlyMap<string, IndexMetadata>) => IndicesChange | null): Promise<IndicesChanged> {
+    /** The indices read and compared: those given, and any index a touched alias's reservation names. */
+    const names = [...new Set(given)];
+    const current = new Map<string, StoredIndex>();
+    const readAll = async (err: unknown) => {
+      current.clear();
+      for (const n of names) {
+        const s = err === undefined ? (this.cache.get(n) ?? (await this.readAfterFailure(n, undefined))) : await this.readAfterFailure(n, err);
+        if (s) current.set(n, s);
+      }
+    };
+    await readAll(undefined);
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const change = decide(new Map([...current].map(([n, s]) => [n, s.metadata])));
+      if (change === null || (change.put.length === 0 && change.delete.length === 0)) return { stored: [], deleted: [] };
+      const compare: Compare[] = names.map((n) => {
+        const s = current.get(n);
+        return s ? { key: indexKey(n), modRevision: s.modRevision } : { key: indexKey(n), createRevision: 0 };
+      });
+      const ops: TxnOp[] = [];
+      const values = new Map<string, string>();
+      const before: AliasesByIndex = new Map();
+      const after: AliasesByIndex = new Map();
+      for (const m of change.put) {
+        const was = current.get(m.name);
+        if (!was) throw indexNotFound(m.name);
+        const value = JSON.stringify({ ...m, version: was.metadata.version + 1 } satisfies IndexMetadata);
+        ops.push({ op: 'put', key: indexKey(m.name), value });
+        values.set(indexKey(m.name), value);
+        before.set(m.name, aliasNamesOf(was.metadata));
+        after.set(m.name, aliasNamesOf(m));
+      }
+      const deleted: IndexMetadata[] = [];
+      for (const n of change.delete) {
+        const was = current.get(n);
+        if (!was) throw indexNotFound(n);
+        deleted.push(was.metadata);
+        ops.push({ op: 'delete', key: indexKey(n) }, { op: 'put', key: graveyardKey(was.metadata.uuid), value: JSON.stringify({ name: n, deletedAt: Date.now() }) });
+        before.set(n, aliasNamesOf(was.metadata));
+      }
+      // An alias whose metadata changes on an index (is_write_index, filter, …) without gaining or
+      // losing it is compared too: its checks across indices were decided on what the others hold.
+      const edited = new Set<string>();
+      for (const m of change.put) {
+        const was = current.get(m.name)!.metadata.aliases ?? {};
+        for (const [alias, md] of Object.entries(m.aliases ?? {})) if (was[alias] && JSON.stringify(was[alias]) !== JSON.stringify(md)) edited.add(alias);
+      }
+      const reserved = await this.reservationChanges(before, after, change.delete, edited);
+      // An index a touched alias names that `decide` did not see (another coordinator added the alias
+      // to it meanwhile): read it and decide again, on every index of the alias.
+      const unseen = [...new Set(reserved.listed)].filter((n) => !names.includes(n));
+      if (unseen.length > 0) {
+        for (const n of unseen) {
+          names.push(n);
+          const st = this.cache.get(n) ?? (await this.readAfterFailure(n, undefined));
+          if (st) current.set(n, st);
+        }
+        continue;
+      }
+      compare.push(...reserved.compare.filter((c) => !compare.some((d) => d.key === c.key)));
+      ops.push(...reserved.ops);
+      if (ops.length > MAX_TXN_OPS) throw illegalArgument(`the change touches ${ops.length} keys of the cluster state, more than one transaction takes (${MAX_TXN_OPS}); split it into smaller requests`);
+      let r: TxnResult;
+      try {
+        r = await this.store.txn({ compare, ops });
+      } catch (err) {
+        // Unknown outcome: read back and decide again (an applied change then decides "nothing").
+        await readAll(err);
+        continue;
+      }
+      if (r.succeeded) {
+        // Applied together (no await between), so a search of this process sees all of it or none.
+        const stored = [...values].map(([key, value]) => this.noteWritten(key, value, r.revision));
+        for (const m of deleted) this.cache.noteDeleted(indexKey(m.name), r.revision);
+        return { stored, deleted };
+      }
+      for (const [key, kv] of r.current) {
+        if (!key.startsWith(INDICES_PREFIX)) continue;
+        if (kv) this.cache.noteKv(kv);
+        else this.cache.noteDeleted(key, r.revision);
+      }
+      this.failOnIndexNamedLikeAlias(r, new Set(names));
+      current.clear();
+      for (const n of names) {
+        const s = this.cache.get(n);
+        if (s) current.set(n, s);
+      }
+    }
+    throw noMasterBlock(`indices [${names.join(', ')}] kept changing concurrently for ${CAS_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * The compares and ops that keep alias name reservations in step with a change whose indices had
+   * the aliases `before` and have `after` (a deleted index has none after): each alias that gains or
+   * loses an index, or is `edited` on one, gets its reservation rewritten (deleted when no index is
+   * left), compared on the revision read now, so two changes of one alias never both decide on the
+   * same state; each alias that gains an index compares the index key of its name absent, unless
+   * that index is deleted in the same change (`deleting`). `listed`: the indices the reservations
+   * name now (the caller makes sure its decision saw each of them).
+   * @throws EsError 503 when the store cannot be reached
+   */
+  private async reservationChanges(before: AliasesByIndex, after: AliasesByIndex, deleting: readonly string[], edited: ReadonlySet<string> = new Set()): Promise<{ compare: Compare[]; ops: TxnOp[]; listed: string[] }> {
+    const gained = new Map<string, Set<string>>();
+    const lost = new Map<string, Set<string>>();
+    for (const index of new Set([...before.keys(), ...after.keys()])) {
+      const b = new Set(before.get(index) ?? []);
+      const a = new Set(after.get(index) ?? []);
+      for (const alias of a) if (!b.has(alias)) gained.set(alias, (gained.get(alias) ?? new Set()).add(index));
+      for (const alias of b) if (!a.has(alias)) lost.set(alias, (lost.get(alias) ?? new Set()).add(index));
+    }
+    const compare: Compare[] = [];
+    const ops: TxnOp[] = [];
+    const listed: string[] = [];
+    for (const alias of [...new Set([...gained.keys(), ...lost.keys(), ...edited])].sort()) {
+      let kv: KeyValue | undefined;
+      try {
+        kv = await this.store.get(aliasKey(alias));
+      } catch (err) {
+        if (isStateStoreError(err)) throw noMasterBlock(err.message);
+        throw err;
+      }
+      const next = new Set(reservedIndices(kv));
+      listed.push(...next);
+      for (const i of lost.get(alias) ?? []) next.delete(i);
+      for (const i of gained.get(alias) ?? []) next.add(i);
+      compare.push(kv ? { key: aliasKey(alias), modRevision: kv.modRevision } : { key: aliasKey(alias), createRevision: 0 });
+      if (next.size > 0) ops.push({ op: 'put', key: aliasKey(alias), value: JSON.stringify([...next].sort()) });
+      else if (kv) ops.push({ op: 'delete', key: aliasKey(alias) });
+      if (gained.has(alias) && !deleting.includes(alias)) compare.push({ key: indexKey(alias), createRevision: 0 });
+    }
+    return { compare, ops, listed };
+  }
+
+  /**
+   * After a failed txn: when an index now holds the name of an alias the txn would have added (an
+   * index key compared absent exists, other than the change's `own` indices), the change fails as
+   * ES's `AliasValidator` fails it.
+   * @throws EsError 400 `invalid_alias_name_exception`
+   */
+  private failOnIndexNamedLikeAlias(r: TxnResult & { succeeded: false }, own: ReadonlySet<string>): void {
+    for (const [key, kv] of r.current) {
+      if (!kv || !key.startsWith(INDICES_PREFIX)) continue;
+      const name = key.slice(INDICES_PREFIX.length);
+      if (!own.has(name)) throw invalidAliasName(name, ALIAS_NAMES_INDEX);
+    }
   }
 
   /**

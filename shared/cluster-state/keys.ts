@@ -1,7 +1,7 @@
 /**
  * Where Folio's cluster state lives in the state store (etcd v3 or the embedded store): one key
- * per index with its whole metadata as JSON, one graveyard key per deleted index, the cluster
- * settings, the bootstrap marker, the shard nodes' membership keys, and the cluster-manager election. Every key starts with {@link CLUSTER_STATE_PREFIX}, so
+ * per index with its whole metadata as JSON, one graveyard key per deleted index, one name
+ * reservation per alias, the cluster settings, the bootstrap marker, the shard nodes' membership keys, and the cluster-manager election. Every key starts with {@link CLUSTER_STATE_PREFIX}, so
  * one watch follows all of it. See docs/cluster-state.md ("Key layout").
  * @see https://etcd.io/docs/v3.4/learning/data_model/
  */
@@ -49,9 +49,24 @@ export const NODES_PREFIX = 'folio/nodes/';
 /** The election of the one coordinator that decides promotions and recoveries (the cluster manager). */
 export const CLUSTER_MANAGER_ELECTION_PREFIX = 'folio/election/cluster-manager/';
 
+/**
+ * `folio/aliases/<alias>` → the sorted names of the indices the alias names, as JSON: a name
+ * reservation kept in the same transaction as every change of the alias (the aliases themselves
+ * live in each index's metadata, as ES's `IndexMetadata.aliases`). Index and alias names share one
+ * namespace in ES: creating index `x` compares this key for `x` absent, adding alias `x` compares
+ * `folio/indices/x` absent, so neither can slip past the other; and every change of one alias
+ * compares this key's revision, so two coordinators' changes of one alias serialize.
+ */
+export const ALIASES_PREFIX = 'folio/aliases/';
+
 /** The key of index `name`. ES index names cannot contain `/`, so the name is used as is. */
 export function indexKey(name: string): string {
   return INDICES_PREFIX + name;
+}
+
+/** The name reservation key of alias `name` (ES alias names cannot contain `/` either). */
+export function aliasKey(name: string): string {
+  return ALIASES_PREFIX + name;
 }
 
 /** The membership key of the shard node `nodeId` (its FOLIO_NODE_ID). */

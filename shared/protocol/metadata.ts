@@ -53,6 +53,31 @@ export interface IndexMetadata {
    * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (primaryTerm)
    */
   primaryTerms?: number[];
+  /**
+   * ES `IndexMetadata.getAliases()`: the aliases that name this index, by alias name. Absent or
+   * empty: none. Changed only through the alias APIs (coordinator/aliases/), each change one
+   * compare-and-swap of every index it touches (docs/cluster-state.md, "Aliases").
+   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/aliases.html
+   */
+  aliases?: Record<string, AliasMetadata>;
+}
+
+/**
+ * ES `AliasMetadata`: one alias of one index, with ES's field names as `GET /_alias` prints them.
+ * `routing` given to the APIs sets both routings.
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/AliasMetadata.java
+ */
+export interface AliasMetadata {
+  /** A query (ES query DSL, as given) that searches through the alias add as a filter. */
+  filter?: Record<string, unknown>;
+  /** The routing of writes and single-document reads through the alias (one value). */
+  index_routing?: string;
+  /** The routing of searches through the alias (comma-separated values). */
+  search_routing?: string;
+  /** Writes through the alias go to this index (true), never to it (false), or, unset, to it when it is the alias's only index. */
+  is_write_index?: boolean;
+  /** A hidden alias is left out of wildcard expressions unless `expand_wildcards` includes `hidden`. */
+  is_hidden?: boolean;
 }
 
 /** One index setting's value as ES's `Settings` holds it: a string, or a list of strings. */

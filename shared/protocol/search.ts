@@ -3,6 +3,7 @@
  * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
  */
 import type { FieldAndFormat } from '../field-and-format.ts';
+import type { HighlightSpec } from '../highlight.ts';
 import type { Query } from '../query-ast.ts';
 import type { Rescore } from '../rescore.ts';
 import type { SortField, SortKey, SortValue } from '../sort.ts';
@@ -100,6 +101,26 @@ export interface QueryPhaseRequest {
   fetchSource?: SourceFilter;
   /** With the fused fetch: what else each hit carries ({@link HitFetchOptions}); the reply's `extras` hold it. */
   fetchOptions?: HitFetchOptions;
+  /** ES `collapse`: return the top `k` groups instead of hits (see {@link ShardCollapse}). */
+  collapse?: ShardCollapse;
+}
+
+/**
+ * The query phase of a collapsed search (coordinator/search/collapse-merge.ts): the shard keeps
+ * its best hit per value of `field` (per `compareHits` on the request's sort), and returns the `k`
+ * best of those hits, each with the group key appended as its last sort value (the request's sort
+ * ends with the key clause). A document without a value is the group of key null.
+ */
+export interface ShardCollapse {
+  field: string;
+  /** Return the shard's distinct keys (`groups.keys`) when there are at most this many (0: never). */
+  groupKeysUpTo: number;
+}
+
+/** A shard's groups of a collapsed query phase: how many distinct keys matched, and the keys when asked and few enough. */
+export interface ShardGroups {
+  count: number;
+  keys?: SortValue[];
 }
 
 /** One query-phase entry: no `_source`, just what the merge needs. */
@@ -109,6 +130,12 @@ export interface ShardHit {
   _score: number | null;
   /** One value per SortField. */
   sort: SortValue[];
+  /**
+   * Coordinator only (from {@link QueryPhaseResponse.sortTexts}, never sent per hit): the JSON text
+   * of sort values ES prints differently from `JSON.stringify` (integers above 2^53, ip addresses),
+   * null where `sort` prints as is.
+   */
+  sortTexts?: (string | null)[];
 }
 
 /** Reply to {@link QueryPhaseRequest}: exactly this shard's top k in the requested order. */
@@ -134,6 +161,13 @@ export interface QueryPhaseResponse extends ShardEcho {
   statsStale?: boolean;
   /** For a scroll batch ({@link ContextRef.scroll}): the number of the position it started after. */
   scrollSeq?: number;
+  /**
+   * JSON texts of sort values ES prints differently from `JSON.stringify`, by hit position
+   * (shard-node/engine/sort-value-texts.ts); absent when there are none.
+   */
+  sortTexts?: Record<number, (string | null)[]>;
+  /** With {@link QueryPhaseRequest.collapse}: the shard's group count (and keys). */
+  groups?: ShardGroups;
 }
 
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
@@ -154,6 +188,14 @@ export interface HitFetchOptions {
   storedFields?: string[];
   /** `stored_fields: _none_`: no metadata field (`_routing`) either. */
   noMetadata?: boolean;
+  /** ES `highlight`, with the query whose terms it marks (the search's, unless it names a `highlight_query`). */
+  highlight?: ShardHighlight;
+}
+
+/** What the shard's highlighter needs (shard-node/engine/highlight/). */
+export interface ShardHighlight {
+  spec: HighlightSpec;
+  query: Query;
 }
 
 /** What a hit carries beside `_id` and `_source` (see {@link HitFetchOptions}). */
@@ -163,8 +205,12 @@ export interface HitExtras {
   _primary_term?: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** The fields whose values were not indexed (ES's `_ignored` metadata field). */
+  _ignored?: string[];
   /** `fields`, `docvalue_fields` and `stored_fields` values by field name; absent when none has a value. */
   fields?: Record<string, unknown[]>;
+  /** ES `highlight`: fragments by field name; absent when no field has any. */
+  highlight?: Record<string, string[]>;
 }
 
 /** POST /_internal/v1/fetch: load documents of the final page from the generation the query phase read. */

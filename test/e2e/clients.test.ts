@@ -283,6 +283,26 @@ describe('the official @elastic/elasticsearch 8.x client, unmodified', () => {
     expect(await client.indices.exists({ index })).toBe(false);
   });
 
+  it('manages aliases: updateAliases, putAlias, getAlias, existsAlias, deleteAlias, and searches through them', async () => {
+    await client.indices.create({ index: 'clients-al-1', settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    await client.indices.create({ index: 'clients-al-2', settings: { number_of_shards: 1, number_of_replicas: 0 } });
+    try {
+      expect(await client.indices.updateAliases({ actions: [{ add: { index: 'clients-al-1', alias: 'clients-al' } }] })).toEqual({ acknowledged: true, errors: false });
+      await client.index({ index: 'clients-al', id: 'a', document: { n: 1 }, refresh: true });
+      expect(await client.indices.existsAlias({ name: 'clients-al' })).toBe(true);
+      await client.indices.updateAliases({ actions: [{ remove: { index: 'clients-al-1', alias: 'clients-al' } }, { add: { index: 'clients-al-2', alias: 'clients-al', is_write_index: true } }] });
+      expect(await client.indices.getAlias({ name: 'clients-al' })).toEqual({ 'clients-al-2': { aliases: { 'clients-al': { is_write_index: true } } } });
+      expect((await client.count({ index: 'clients-al' })).count).toBe(0);
+      await client.indices.putAlias({ index: 'clients-al-1', name: 'clients-al-old' });
+      expect((await client.search({ index: 'clients-al-old' })).hits.hits.map((h) => h._id)).toEqual(['a']);
+      await client.indices.deleteAlias({ index: 'clients-al-1', name: 'clients-al-old' });
+      const gone = await client.indices.getAlias({ name: 'clients-al-old' }).catch((e: unknown) => e);
+      expect((gone as InstanceType<typeof errors.ResponseError>).statusCode).toBe(404);
+    } finally {
+      await client.indices.delete({ index: 'clients-al-1,clients-al-2' });
+    }
+  });
+
   it('surfaces ES error bodies as ResponseError', async () => {
     const err = await client.get({ index: 'clients-nope', id: '1' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(errors.ResponseError);

@@ -4,8 +4,10 @@
  * `cities` sorted by population desc it searches, pages forward and back, jumps to page 5,000,
  * and goes to the last page; each time the `_id`s in the table, in order, must equal what
  * `_search` answers for the same `from`/`size`/sort over plain HTTP, and the total and its
- * relation must match. It also runs a `q` query and a JSON DSL query, shows an API error's
- * `error.reason`, draws one profile bar group per shard, and makes no request off the origin.
+ * relation must match. It also runs a `q` query and a JSON DSL query, groups the hits by a
+ * collapse field (groups, their sizes and the group count as the API's), shows highlighted
+ * snippets, shows an API error's `error.reason`, draws one profile bar group per shard, and makes
+ * no request off the origin.
  *
  * `FOLIO_UPDATE_SCREENSHOT=1` also writes docs/console.png (the README's picture) from the deep
  * page; without it the tree stays clean.
@@ -42,6 +44,7 @@ interface Shown {
   from: string;
   size: string;
   sort: string;
+  collapse: string;
   query: string;
 }
 
@@ -49,8 +52,8 @@ interface Shown {
  * Waits until the page shows the answer of exactly this search (status `ok`), reading every
  * attribute in the same frame. (The function runs in the page; this tsconfig has no DOM types.)
  */
-async function waitShown(want: Omit<Shown, 'status' | 'index' | 'size'> & { size?: number }): Promise<void> {
-  const expected: Shown = { status: 'ok', index: 'cities', size: String(want.size ?? SIZE), from: want.from, sort: want.sort, query: want.query };
+async function waitShown(want: Omit<Shown, 'status' | 'index' | 'size' | 'collapse'> & { size?: number; collapse?: string }): Promise<void> {
+  const expected: Shown = { status: 'ok', index: 'cities', size: String(want.size ?? SIZE), from: want.from, sort: want.sort, collapse: want.collapse ?? '', query: want.query };
   await page.waitForFunction(
     (e: Record<string, string>) => {
       const d: Record<string, string> | undefined = (globalThis as any).document.querySelector('[data-testid=results]')?.dataset;
@@ -233,6 +236,47 @@ describe('search console in chromium', () => {
     await waitShown({ from: '0', sort: 'population:desc', query: text });
     const ids = await expectSameAsApi(0, { query });
     expect(ids).toHaveLength(SIZE);
+  });
+
+  it('groups the hits by a collapse field: one row per country with its size, paged over groups as the API', async () => {
+    await page.fill('textarea[name=query]', '');
+    await page.press('textarea[name=query]', 'Enter');
+    await waitShown({ from: '0', sort: 'population:desc', query: '' });
+    await page.selectOption('select[name=collapse]', 'country');
+    const collapsed = async (from: number) => {
+      await waitShown({ from: String(from), sort: 'population:desc', collapse: 'country', query: '' });
+      const body = { from, size: SIZE, sort: BY_POPULATION, collapse: { field: 'country', inner_hits: { name: 'group', size: 0 } }, _source: false, track_total_hits: true };
+      const api = (await http(url, 'POST', '/cities/_search', body)).body;
+      expect(await tableIds()).toEqual(api.hits.hits.map((h: { _id: string }) => h._id));
+      expect(await page.locator('[data-testid=hits-table] tbody td.group').allTextContents()).toEqual(api.hits.hits.map((h: { fields: { country: string[] } }) => h.fields.country[0]));
+      const sizes = api.hits.hits.map((h: { inner_hits: { group: { hits: { total: { value: number } } } } }) => String(h.inner_hits.group.hits.total.value));
+      expect(await page.locator('[data-testid=hits-table] tbody td.group-size').allTextContents()).toEqual(sizes);
+      expect(await page.getByTestId('groups').getAttribute('data-value')).toBe(String(api.hits.total_groups.value));
+      return api;
+    };
+    const first = await collapsed(0);
+    expect(first.hits.total_groups).toEqual({ value: 246, relation: 'eq' });
+    await page.getByTestId('last').click();
+    const last = await collapsed(240);
+    expect(last.hits.hits).toHaveLength(6);
+    await page.selectOption('select[name=collapse]', '');
+    await waitShown({ from: '0', sort: 'population:desc', query: '' });
+    expect(await page.getByTestId('groups').count()).toBe(0);
+  });
+
+  it('shows highlighted snippets of the query', async () => {
+    const q = 'name:paris';
+    await page.fill('textarea[name=query]', q);
+    await page.press('textarea[name=query]', 'Enter');
+    await waitShown({ from: '0', sort: 'population:desc', query: q });
+    const api = (await http(url, 'POST', `/cities/_search?q=${encodeURIComponent(q)}`, { size: SIZE, sort: BY_POPULATION, _source: false, highlight: { encoder: 'html', number_of_fragments: 1, fragment_size: 150, fields: { '*': {} } } })).body;
+    const fragments: string[] = api.hits.hits.map((h: { highlight: Record<string, string[]> }) => Object.values(h.highlight)[0][0]);
+    expect(fragments.length).toBeGreaterThan(0);
+    const plain = (f: string) => f.replace(/<\/?em>/g, '').replaceAll('&amp;', '&').replaceAll('&#x27;', "'").replaceAll('&#x2F;', '/').replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>');
+    expect(await page.locator('[data-testid=hits-table] tbody td.snippet').allTextContents()).toEqual(fragments.map(plain));
+    const marks = await page.locator('[data-testid=hits-table] tbody td.snippet mark').allTextContents();
+    expect(marks.length).toBeGreaterThanOrEqual(fragments.length);
+    for (const m of marks) expect(m.toLowerCase()).toBe('paris');
   });
 
   it("shows the API's error.reason", async () => {

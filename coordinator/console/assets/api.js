@@ -1,7 +1,7 @@
 /**
  * The console's calls to the coordinator it is served by (same origin, so no CORS and no
  * credentials to configure): `_cat/indices` for the index picker, `_mapping` for the sortable
- * fields, and `_search`. Failures become {@link ApiError}s that carry ES's `error.reason`.
+ * and collapsible fields, and `_search`. Failures become {@link ApiError}s that carry ES's `error.reason`.
  * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-indices.html
  * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/common-options.html (error bodies)
  */
@@ -11,6 +11,9 @@ const SORTABLE_TYPES = new Set([
   'keyword', 'constant_keyword', 'long', 'integer', 'short', 'byte', 'double', 'float', 'half_float',
   'scaled_float', 'unsigned_long', 'date', 'date_nanos', 'boolean', 'ip', 'version',
 ]);
+
+/** Field types ES collapses on (single-valued keyword and numeric fields with doc values). */
+const COLLAPSIBLE_TYPES = new Set(['keyword', 'long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float', 'unsigned_long']);
 
 /** A failed call: HTTP status, ES error `type` (when the body has one) and the reason to show. */
 export class ApiError extends Error {
@@ -87,28 +90,30 @@ export async function listIndices() {
 }
 
 /**
- * The sortable fields of `index` from `GET /{index}/_mapping`, in mapping order: fields with doc
- * values (keyword, numbers, dates, booleans, …), multi-fields (`name.keyword`) and object
- * sub-fields by their dotted path; `text` and `geo_point` are left out, as ES cannot sort them.
+ * The sortable and collapsible fields of `index` from `GET /{index}/_mapping`, in mapping order:
+ * sortable are fields with doc values (keyword, numbers, dates, booleans, …), multi-fields
+ * (`name.keyword`) and object sub-fields by their dotted path (`text` and `geo_point` are left out,
+ * as ES cannot sort them); collapsible are the keyword and numeric ones among them.
  * @param {string} index
- * @returns {Promise<string[]>}
+ * @returns {Promise<{ sortable: string[], collapsible: string[] }>}
  */
-export async function sortableFields(index) {
+export async function indexFields(index) {
   const mappings = await callApi('GET', `/${encodeURIComponent(index)}/_mapping`);
-  const out = new Set();
-  for (const entry of Object.values(mappings)) collectSortable(entry?.mappings?.properties ?? {}, '', out);
-  return [...out];
+  /** @type {Map<string, string>} */
+  const types = new Map();
+  for (const entry of Object.values(mappings)) collectSortable(entry?.mappings?.properties ?? {}, '', types);
+  return { sortable: [...types.keys()], collapsible: [...types].filter(([, t]) => COLLAPSIBLE_TYPES.has(t)).map(([f]) => f) };
 }
 
 /**
  * @param {Record<string, any>} properties
  * @param {string} prefix
- * @param {Set<string>} out
+ * @param {Map<string, string>} out sortable field path → type
  */
 function collectSortable(properties, prefix, out) {
   for (const [name, field] of Object.entries(properties)) {
     const path = prefix + name;
-    if (SORTABLE_TYPES.has(field.type)) out.add(path);
+    if (SORTABLE_TYPES.has(field.type) && !out.has(path)) out.set(path, field.type);
     if (field.fields) collectSortable(field.fields, `${path}.`, out);
     if (field.properties) collectSortable(field.properties, `${path}.`, out);
   }

@@ -7,17 +7,19 @@
  *
  * The results section states what it shows for scripts and tests: `data-status`
  * (`idle`, `loading`, `ok`, `error`) and the shown page's `data-index`, `data-from`, `data-size`,
- * `data-sort` (`field:order`, '' for relevance) and `data-query` (the query box's text).
+ * `data-sort` (`field:order`, '' for relevance), `data-collapse` (the field, '' for none) and
+ * `data-query` (the query box's text). A collapsed page counts and pages groups
+ * (`hits.total_groups`, Folio's exact group count).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, listIndices, runSearch, sortableFields } from './api.js';
+import { ApiError, indexFields, listIndices, runSearch } from './api.js';
 import { HitsTable } from './components/hits-table.js';
 import { Pager } from './components/pager.js';
 import { ProfileChart } from './components/profile-chart.js';
 import { SearchControls } from './components/search-controls.js';
 import { html } from './html.js';
 import { pageCount } from './paging.js';
-import { buildSearchRequest } from './search-request.js';
+import { buildSearchRequest, GROUP_INNER_HITS } from './search-request.js';
 import { DEFAULT_FORM, hashOf, readHashState } from './url-state.js';
 
 const NUMBER = new Intl.NumberFormat('en');
@@ -39,7 +41,7 @@ function messageOf(err) {
 /** The whole console. */
 export function App() {
   const [indices, setIndices] = useState(/** @type {{ index: string, docs: number }[]} */ ([]));
-  const [fields, setFields] = useState(/** @type {string[]} */ ([]));
+  const [fields, setFields] = useState(/** @type {{ sortable: string[], collapsible: string[] }} */ ({ sortable: [], collapsible: [] }));
   const [form, setForm] = useState(() => ({ ...DEFAULT_FORM, ...readHashState(location.hash) }));
   const [draft, setDraft] = useState(form.query);
   const [status, setStatus] = useState(/** @type {'idle' | 'loading' | 'ok' | 'error'} */ ('idle'));
@@ -73,16 +75,17 @@ export function App() {
     }
   }
 
-  /** Loads `index`'s sortable fields, then searches it (keeping `wanted`'s sort when it exists there). */
+  /** Loads `index`'s fields, then searches it (keeping `wanted`'s sort and collapse when they exist there). */
   async function openIndex(/** @type {import('./search-request.js').SearchForm} */ wanted) {
     setForm(wanted);
     const before = started.current;
     try {
-      const sortable = await sortableFields(wanted.index);
-      setFields(sortable);
+      const found = await indexFields(wanted.index);
+      setFields(found);
       if (started.current !== before) return; // the user searched meanwhile
-      const keepSort = wanted.sortField === '' || wanted.sortField === '_id' || sortable.includes(wanted.sortField);
-      await search({ ...wanted, sortField: keepSort ? wanted.sortField : '' });
+      const keepSort = wanted.sortField === '' || wanted.sortField === '_id' || found.sortable.includes(wanted.sortField);
+      const keepCollapse = found.collapsible.includes(wanted.collapse);
+      await search({ ...wanted, sortField: keepSort ? wanted.sortField : '', collapse: keepCollapse ? wanted.collapse : '' });
     } catch (err) {
       setError(messageOf(err));
       setStatus('error');
@@ -112,24 +115,27 @@ export function App() {
 
   const response = shown?.response;
   const total = response?.hits?.total;
-  const pages = shown && total ? pageCount(total, shown.form.size) : null;
+  const groups = response?.hits?.total_groups;
+  const pages = shown && total ? pageCount(groups ?? total, shown.form.size) : null;
   return html`
     <header class="top">
       <h1>Folio <span>search console</span></h1>
-      <${SearchControls} indices=${indices} fields=${fields} form=${form} draft=${draft} onDraft=${setDraft}
+      <${SearchControls} indices=${indices} fields=${fields.sortable} collapsible=${fields.collapsible} form=${form} draft=${draft} onDraft=${setDraft}
         onSubmit=${() => change({})} onChange=${change} />
     </header>
     ${error !== null && html`<div class="error" role="alert" data-testid="error">${error}</div>`}
     <section class="results" data-testid="results" data-status=${status}
       data-index=${shown?.form.index ?? ''} data-from=${shown ? String(shown.request.body.from) : ''}
       data-size=${shown ? String(shown.form.size) : ''} data-sort=${shown?.form.sortField ? `${shown.form.sortField}:${shown.form.order}` : ''}
-      data-query=${shown?.form.query ?? ''}>
+      data-collapse=${shown?.form.collapse ?? ''} data-query=${shown?.form.query ?? ''}>
       ${shown !== null && html`
         <div class="summary">
           <span class="total" data-testid="total" data-value=${String(total.value)} data-relation=${total.relation}>
             ${total.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(total.value)} hits
           </span>
           <span class="badge" title="hits.total.relation">relation: ${total.relation}</span>
+          ${groups && html`<span class="total groups" data-testid="groups" data-value=${String(groups.value)} data-relation=${groups.relation}>
+            in ${groups.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(groups.value)} groups by ${shown.form.collapse}</span>`}
           <span class="muted">took ${response.took} ms · round trip ${Math.round(shown.roundTripMs)} ms</span>
           ${status === 'loading' && html`<span class="muted loading">searching…</span>`}
         </div>
@@ -139,7 +145,7 @@ export function App() {
         <${Pager} page=${shown.form.page} pages=${pages} hasMore=${response.hits.hits.length === shown.form.size}
           onPage=${(/** @type {number} */ page) => search({ ...shown.form, page })} />
         <div class="panes">
-          <${HitsTable} hits=${response.hits.hits} />
+          <${HitsTable} hits=${response.hits.hits} collapse=${shown.form.collapse} groupInnerHits=${GROUP_INNER_HITS} />
           <${ProfileChart} profile=${response.profile} took=${response.took} />
         </div>`}
     </section>`;

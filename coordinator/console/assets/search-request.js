@@ -6,7 +6,12 @@
  * - anything else is Lucene query-string syntax, sent as the `q` URL parameter (ES's URI search).
  * The body always asks for `track_total_hits: true` (an exact `hits.total`) and `profile: true`
  * (the time picture); `from`/`size` come from the pager, `sort` from the sort controls, then
- * Folio's `_id` tiebreak makes every page a slice of one sorted list.
+ * Folio's `_id` tiebreak makes every page a slice of one sorted list. A collapse field groups the
+ * hits (`collapse`, with an inner hit of size 0 that counts each group, and `from`/`size` over
+ * groups); a query asks for highlighted snippets (one fragment per field, HTML-encoded so that
+ * the tags are the only markup).
+ * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/collapse-search-results.html
+ * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/highlighting.html
  * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-query-string-query.html
  */
@@ -19,6 +24,7 @@ import { fromOf } from './paging.js';
  * @property {string} query the query box: empty, JSON DSL, or `q` syntax
  * @property {string} sortField '' for relevance (`_score`), else a sortable field
  * @property {'asc' | 'desc'} order
+ * @property {string} collapse '' for none, else the field the hits are grouped by
  * @property {number} size hits per page
  * @property {number} page 1-based page
  */
@@ -27,6 +33,9 @@ import { fromOf } from './paging.js';
  * One request: `POST path` with a JSON `body`.
  * @typedef {{ method: 'POST', path: string, body: Record<string, unknown> }} SearchRequest
  */
+
+/** Name of the inner hits that count each group's documents. */
+export const GROUP_INNER_HITS = 'group';
 
 /** A query box the console cannot turn into a request; shown in the page like an API error. */
 export class QueryInputError extends Error {
@@ -69,6 +78,8 @@ export function buildSearchRequest(form) {
   const body = { from: fromOf(form.page, form.size), size: form.size };
   if (query !== undefined) body.query = query;
   if (form.sortField !== '') body.sort = [{ [form.sortField]: { order: form.order } }];
+  if (form.collapse) body.collapse = { field: form.collapse, inner_hits: { name: GROUP_INNER_HITS, size: 0 } };
+  if (query !== undefined || q !== undefined) body.highlight = { encoder: 'html', number_of_fragments: 1, fragment_size: 150, fields: { '*': {} } };
   body.track_total_hits = true;
   body.profile = true;
   const path = `/${encodeURIComponent(form.index)}/_search${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`;

@@ -1,11 +1,11 @@
 /**
- * The console's form in the URL fragment (`/_console#index=cities&sort=population:desc&size=20&page=3`),
+ * The console's form in the URL fragment (`/_console#index=cities&sort=population:desc&collapse=country&size=20&page=3`),
  * so a reload keeps the search and a link shows the same page, as Kibana's Discover keeps its
  * state in the URL. Only the fragment is used: it never reaches the server.
  */
 
-/** The form's defaults: relevance order, 20 hits per page, page 1. */
-export const DEFAULT_FORM = Object.freeze({ index: '', query: '', sortField: '', order: 'desc', size: 20, page: 1 });
+/** The form's defaults: relevance order, no collapse, 20 hits per page, page 1. */
+export const DEFAULT_FORM = Object.freeze({ index: '', query: '', sortField: '', order: 'desc', collapse: '', size: 20, page: 1 });
 
 /** Page sizes the size control offers. */
 export const PAGE_SIZES = [10, 20, 50, 100];
@@ -29,6 +29,8 @@ export function readHashState(hash) {
     out.sortField = m ? m[1] : sort;
     if (m) out.order = /** @type {'asc' | 'desc'} */ (m[2]);
   }
+  const collapse = p.get('collapse');
+  if (collapse) out.collapse = collapse;
   const size = Number(p.get('size'));
   if (PAGE_SIZES.includes(size)) out.size = size;
   const page = Number(p.get('page'));
@@ -46,6 +48,7 @@ export function hashOf(form) {
   p.set('index', form.index);
   if (form.query !== '') p.set('q', form.query);
   if (form.sortField !== '') p.set('sort', `${form.sortField}:${form.order}`);
+  if (form.collapse !== '') p.set('collapse', form.collapse);
   if (form.size !== DEFAULT_FORM.size) p.set('size', String(form.size));
   if (form.page !== 1) p.set('page', String(form.page));
   return `#${p.toString()}`;

@@ -1,5 +1,5 @@
 /**
- * The console's controls: index picker, query box, sort field and order, page size, Search.
+ * The console's controls: index picker, query box, sort field and order, collapse field, page size, Search.
  * The query box runs on Search, on Enter (unless it holds JSON, where Enter is a newline) and on
  * Ctrl/⌘+Enter; every other control runs the search at once, from page 1.
  */
@@ -13,13 +13,14 @@ const NUMBER = new Intl.NumberFormat('en');
  * @param {object} props
  * @param {{ index: string, docs: number }[]} props.indices the picker's options
  * @param {string[]} props.fields sortable fields of the selected index (`_id` is always offered: Folio sorts on it)
+ * @param {string[]} props.collapsible keyword and numeric fields of the selected index (hits can be grouped by them)
  * @param {import('../search-request.js').SearchForm} props.form the last searched form
  * @param {string} props.draft the query box's text (searched on submit)
  * @param {(text: string) => void} props.onDraft
  * @param {() => void} props.onSubmit runs the draft from page 1
  * @param {(change: Partial<import('../search-request.js').SearchForm>) => void} props.onChange
  */
-export function SearchControls({ indices, fields, form, draft, onDraft, onSubmit, onChange }) {
+export function SearchControls({ indices, fields, collapsible, form, draft, onDraft, onSubmit, onChange }) {
   const submit = (/** @type {Event} */ e) => {
     e.preventDefault();
     onSubmit();
@@ -53,6 +54,12 @@ export function SearchControls({ indices, fields, form, draft, onDraft, onSubmit
           onChange=${(/** @type {Event} */ e) => onChange({ order: /** @type {'asc' | 'desc'} */ (value(e)) })}>
           <option value="desc">desc</option>
           <option value="asc">asc</option>
+        </select>
+      </label>
+      <label>collapse
+        <select name="collapse" value=${form.collapse} onChange=${(/** @type {Event} */ e) => onChange({ collapse: value(e) })}>
+          <option value="">none</option>
+          ${collapsible.map((f) => html`<option value=${f}>${f}</option>`)}
         </select>
       </label>
       <label>per page
