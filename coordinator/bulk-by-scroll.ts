@@ -49,6 +49,7 @@ export interface BulkByScrollCounters {
   batches: number;
   version_conflicts: number;
   noops: number;
+  /** ES counts batches retried after a rejection; Folio writes each batch once (a dynamic mapping race no longer fails a batch: documents.ts), so both stay 0. */
   retries: { bulk: number; search: number };
   throttled_millis: number;
   /** -1 = unthrottled. */
@@ -325,32 +326,10 @@ async function walk(
     counters.batches++;
     if (items.length > 0) {
       for (const item of items) if (item.index !== undefined) written.add(item.index);
-      countBulk(await writeBatch(items, deps.write, counters), counters, spec.proceedOnConflicts, failures);
+      countBulk(await executeBulk(items, 'false', deps.write), counters, spec.proceedOnConflicts, failures);
     }
     if (failures.length > 0 || hits.length < size) return;
     await throttle(spec.requestsPerSecond, batchStartedAt, hits.length, counters, progress);
-  }
-}
-
-/** Times a batch is written again after its dynamic mapping update lost a race (see {@link writeBatch}). */
-const MAPPING_RACE_RETRIES = 3;
-
-/**
- * Writes a batch through the bulk path. Sliced walks write in parallel, so two batches may add the
- * same new field with different dynamic types at once (`20` → long, `10.5` → float); the mapping
- * update that comes second is refused (`mapper [x] cannot be changed from type [long] to [float]`)
- * and with it the whole bulk. The batch is then written again against the mapping as it now is,
- * counted in `retries.bulk`.
- */
-async function writeBatch(items: BulkItem[], write: WriteDeps, counters: BulkByScrollCounters): Promise<Awaited<ReturnType<typeof executeBulk>>> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await executeBulk(items, 'false', write);
-    } catch (err) {
-      const lostRace = err instanceof EsError && err.status === 400 && /^mapper \[.+\] cannot be changed from type /.test(err.message);
-      if (!lostRace || attempt >= MAPPING_RACE_RETRIES) throw err;
-      counters.retries.bulk++;
-    }
   }
 }
 

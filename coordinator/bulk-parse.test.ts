@@ -14,7 +14,7 @@ describe('parseBulkBody', () => {
     expect(items).toEqual([
       { action: 'index', index: 'def', id: '1', routing: undefined, source: { a: 1 }, sourceText: '{"a":1}' },
       { action: 'delete', index: 'x', id: '2', routing: undefined, source: undefined },
-      { action: 'update', index: 'def', id: '3', routing: 'r', source: { doc: { b: 2 } } },
+      { action: 'update', index: 'def', id: '3', routing: 'r', source: { doc: { b: 2 } }, update: { doc: { b: 2 }, docAsUpsert: false, detectNoop: true, script: false } },
       { action: 'create', index: 'def', id: undefined, routing: undefined, source: { c: 3 }, sourceText: '{"c":3}' },
     ]);
   });
@@ -23,10 +23,36 @@ describe('parseBulkBody', () => {
     expect(reject('"x"\n').message).toBe('Malformed action/metadata line [1], expected START_OBJECT or END_OBJECT but found [VALUE_STRING]');
     expect(reject('{"foo":{}}\n').message).toBe('Malformed action/metadata line [1], expected field [create], [delete], [index] or [update] but found [foo]');
     expect(reject('{"index":{"_id":"1","bogus":1}}\n{}\n').message).toBe('Action/metadata line [1] contains an unknown parameter [bogus]');
+    expect(reject('{"index":{}}\n{}\n{}\n').message).toBe('Malformed action/metadata line [3], expected FIELD_NAME but found [END_OBJECT]');
     expect(reject('{"index":{}}').message).toBe('The bulk request must be terminated by a newline [\\n]');
     expect(reject('{"index":{}}\n{bad json}\n').type).toBe('x_content_parse_exception');
     expect(reject('').message).toBe('Validation Failed: 1: no requests added;');
     for (const b of ['"x"\n', '{"index":{}}\n{bad json}\n', '']) expect(reject(b).status).toBe(400);
+  });
+});
+
+describe('parseBulkBody: write parameters of action lines', () => {
+  it('reads concurrency, pipeline, retry_on_conflict and _source', () => {
+    const body = '{"index":{"_id":"1","if_seq_no":3,"if_primary_term":"1","pipeline":"p"}}\n{"a":1}\n{"update":{"_id":"2","retry_on_conflict":2,"_source":["a"]}}\n{"doc":{"a":2},"detect_noop":false}\n{"delete":{"_id":"3","version":7,"version_type":"external_gte"}}\n';
+    const items = parseBulkBody(body, 'i');
+    expect(items.map((it) => it.params)).toEqual([
+      { ifSeqNo: 3, ifPrimaryTerm: 1, pipeline: 'p' },
+      { retryOnConflict: 2, fetchSource: { includes: ['a'], excludes: [] } },
+      { version: 7, versionType: 'external_gte' },
+    ]);
+    expect(items[1].update).toEqual({ doc: { a: 2 }, docAsUpsert: false, detectNoop: false, script: false });
+  });
+
+  it('an index action with op_type create is a create', () => {
+    const items = parseBulkBody('{"index":{"op_type":"create"}}\n{"f":5}\n{"index":{"op_type":"index"}}\n{"f":6}\n', 'i');
+    expect(items.map((it) => it.action)).toEqual(['create', 'index']);
+  });
+
+  it('refuses the whole request for a bad version type or update body, as ES parses them in the REST layer', () => {
+    expect(reject('{"index":{"_id":"1","version_type":"force"}}\n{}\n').message).toBe('No version type match [force]');
+    const e = reject('{"update":{"_id":"1"}}\n{"dac":{}}\n');
+    expect([e.status, e.type]).toEqual([400, 'x_content_parse_exception']);
+    expect(e.message).toMatch(/\[UpdateRequest\] unknown field \[dac\] did you mean \[doc\]\?$/);
   });
 });
 

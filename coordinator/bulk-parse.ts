@@ -7,7 +7,9 @@
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../shared/errors.ts';
 import { xContentBoolean } from '../shared/params.ts';
+import { parseSourceFilter } from '../shared/source-filter.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
+import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from './write-request.ts';
 
 /** The four bulk actions. */
 export type BulkAction = 'index' | 'create' | 'update' | 'delete';
@@ -27,6 +29,10 @@ export interface BulkItem {
    * the item was built from a parsed value; the write then serializes `source`.
    */
   sourceText?: string;
+  /** The action line's write parameters: concurrency (`if_seq_no`, `version`, …), `pipeline`, `retry_on_conflict`, `_source`. */
+  params?: WriteParams;
+  /** `update`: its body as ES's `UpdateRequest` parser reads it (`source` keeps the raw body). */
+  update?: UpdateBody;
   /** ES `require_alias`: the item's `_index` must be an alias (else 404, and no index is auto-created). */
   requireAlias?: boolean;
   /**
@@ -168,12 +174,15 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT or END_OBJECT but found [${jsonType(meta)}]`);
     }
     const keys = Object.keys(meta);
+    // `{}`: BulkRequestParser expects the action's FIELD_NAME first.
+    if (keys.length === 0) throw illegalArgument(`Malformed action/metadata line [${line.no}], expected FIELD_NAME but found [END_OBJECT]`);
     if (keys.length !== 1 || !ACTIONS.has(keys[0])) {
-      const found = keys[0] ?? 'END_OBJECT';
-      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected field [create], [delete], [index] or [update] but found [${found}]`);
+      throw illegalArgument(`Malformed action/metadata line [${line.no}], expected field [create], [delete], [index] or [update] but found [${keys[0]}]`);
     }
-    const action = keys[0] as BulkAction;
-    const params = (meta as Record<string, unknown>)[action];
+    // An `index` action with `op_type: create` is a create (ES: `IndexRequest.create(true)`), answered as one.
+    const opType = (meta as Record<string, Record<string, unknown> | null>)[keys[0]]?.op_type;
+    const action = (keys[0] === 'index' && opType === 'create' ? 'create' : keys[0]) as BulkAction;
+    const params = (meta as Record<string, unknown>)[keys[0]];
     if (params === null || typeof params !== 'object' || Array.isArray(params)) {
       throw illegalArgument(`Malformed action/metadata line [${line.no}], expected START_OBJECT but found [${jsonType(params)}]`);
     }
@@ -189,6 +198,9 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       routing: str(p.routing ?? p._routing),
       source: undefined,
     };
+    const writeParams = writeParamsFromActionLine(p, line.no);
+    if (p._source !== undefined && p._source !== null) writeParams.fetchSource = parseSourceFilter(p._source);
+    if (Object.keys(writeParams).length > 0) item.params = writeParams;
     if (p.require_alias !== undefined && p.require_alias !== null) item.requireAlias = xContentBoolean(p.require_alias);
     if (action !== 'delete') {
       const src = next();
@@ -207,6 +219,7 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
       }
       item.source = doc as Record<string, unknown>;
       if (action !== 'update') item.sourceText = trimJsonWhitespace(src.text);
+      else item.update = parseUpdateBody(item.source); // the REST layer parses it in ES: a bad body fails the request
     }
     yield item;
   }

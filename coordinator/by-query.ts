@@ -6,10 +6,10 @@
  * - update_by_query (without a script, which Folio refuses) writes each document again with its
  *   exact `_source` text, so that the index's current mapping applies to it (ES's "pick up a
  *   mapping change" use).
- * Each write is unconditional for now: ES makes it conditional on the `_seq_no` and primary term
- * the snapshot read, so that a document changed since counts as a version conflict instead of
- * being deleted or overwritten (docs/sliced-walks-and-by-query.md). The walk's hits already carry
- * both; {@link deleteHit} and {@link updateHit} pass them on once bulk items take `if_seq_no`.
+ * Each write is conditional on the `_seq_no` and primary term the snapshot read (`if_seq_no`,
+ * `if_primary_term`, as ES's `AbstractAsyncBulkByScrollAction` sets them), so that a document
+ * changed or deleted since counts as a version conflict (`version_conflicts`, or a failure unless
+ * `conflicts=proceed`) instead of being deleted or overwritten (docs/sliced-walks-and-by-query.md).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-update-by-query.html
  */
@@ -19,6 +19,7 @@ import { parseSearchRequest } from '../shared/search-request.ts';
 import { parseSlice, type SliceSpec } from '../shared/slice.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import { DEFAULT_SCROLL_SIZE, hitRouting, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';
+import type { SearchHitBody } from './search/respond.ts';
 import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
 
 /** The two by-query actions. */
@@ -128,14 +129,24 @@ export function parseByQueryRequest(kind: ByQueryKind, index: string, params: UR
   };
 }
 
-/** delete_by_query: each hit becomes a `delete` of its `_index`/`_id`. */
-export const deleteHit: HitToItem = (h) => ({ action: 'delete', index: h._index, id: h._id, routing: hitRouting(h), source: undefined });
+/**
+ * The write condition of a hit's write: the `_seq_no` and `_primary_term` the walk read (its
+ * search asks for them, `seqNoPrimaryTerm`); none when a hit lacks them.
+ */
+function readSeqNo(h: SearchHitBody): Pick<BulkItem, 'params'> {
+  return h._seq_no !== undefined && h._primary_term !== undefined ? { params: { ifSeqNo: h._seq_no, ifPrimaryTerm: h._primary_term } } : {};
+}
+
+/** delete_by_query: each hit becomes a `delete` of its `_index`/`_id`, if it is still the version read. */
+export const deleteHit: HitToItem = (h) => ({ action: 'delete', index: h._index, id: h._id, routing: hitRouting(h), source: undefined, ...readSeqNo(h) });
 
 /**
  * update_by_query without a script: each hit becomes an `index` of its exact `_source` text at its
- * `_index`/`_id`, which the shard parses again with the current mapping.
+ * `_index`/`_id`, which the shard parses again with the current mapping; only if it is still the
+ * version read.
  */
 export const updateHit: HitToItem = (h): BulkItem => ({
   action: 'index', index: h._index, id: h._id, routing: hitRouting(h),
   source: (h._source?.parse() ?? {}) as Record<string, unknown>, sourceText: h._source?.text ?? '{}',
+  ...readSeqNo(h),
 });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { EsError } from '../shared/errors.ts';
+import type { FieldMapping, Mapping } from '../shared/mapping.ts';
 import { type IndexMetadata, type PutIndexRequest } from '../shared/protocol.ts';
 import { CLUSTER_MANAGER_ELECTION_PREFIX } from '../shared/cluster-state/keys.ts';
 import { Election } from '../shared/state-store/election.ts';
@@ -15,6 +16,8 @@ class NodesClient extends ShardClient {
   readonly down = new Set<number>();
   /** When set, `GET /indices` replies wait for it (a reload in flight), with what the node held when asked. */
   gate: Promise<void> | null = null;
+  /** When set, metadata pushes (`PUT /indices/{name}`) wait for it (a publication on its way). */
+  hold: Promise<void> | null = null;
   constructor(n: number) {
     super(Array.from({ length: n }, (_, i) => `http://127.0.0.1:${9301 + i}`), { connectionsPerNode: 1, maxResponseBytes: 1 << 20 });
     this.registries = Array.from({ length: n }, (_, i) => new IndexRegistry(`shard-${i}`));
@@ -34,6 +37,7 @@ class NodesClient extends ShardClient {
       }
       const index = decodeURIComponent(m![1]);
       if (m![2] === undefined && opts.method === 'PUT') {
+        if (this.hold) await this.hold;
         const req = body as PutIndexRequest;
         r.putIndex(req.metadata, req.shards, req.node);
         return { node: id, acknowledged: true } as T;
@@ -268,5 +272,38 @@ describe('cluster view over the stored cluster state', () => {
     const version = merged.metadata.version;
     await expect(view.putMapping('idx', { properties: { x: { type: 'long' } } })).rejects.toMatchObject({ status: 400 });
     expect((await view.putMapping('idx', { properties: { x: { type: 'keyword' } } })).metadata.version).toBe(version);
+  });
+
+  it('infers a dynamic mapping update from the stored mapping: two bulks adding one field with different types at once both succeed', async () => {
+    const client = new NodesClient(2);
+    const view = new ClusterView(client, 1_000, (await clusterState()).access);
+    await view.create('idx', parseCreateIndexBody({}));
+    const seen: unknown[] = [];
+    const infer = (type: FieldMapping['type']) => (stored: Mapping) => {
+      seen.push(stored.properties.x);
+      return stored.properties.x ? null : { properties: { x: { type } } };
+    };
+    // Both infer from the mapping without `x`; the second to store loses the compare-and-swap and
+    // infers again from the stored mapping, which has the winner's `x`: nothing to add, no conflict.
+    const [a, b] = await Promise.all([view.updateMapping('idx', infer('long')), view.updateMapping('idx', infer('float'))]);
+    expect(seen).toEqual([undefined, undefined, { type: 'long' }]);
+    expect([a.metadata.mappings.properties.x, b.metadata.mappings.properties.x]).toEqual([{ type: 'long' }, { type: 'long' }]);
+    for (const r of client.registries) expect(r.list()[0].metadata.mappings.properties.x).toEqual({ type: 'long' });
+    // merging a given update instead (PUT _mapping) conflicts, as ES
+    await expect(view.putMapping('idx', { properties: { x: { type: 'float' } } })).rejects.toMatchObject({ status: 400 });
+
+    // A bulk that finds its field stored already still waits until the change that stored it has reached the nodes.
+    let release!: () => void;
+    client.hold = new Promise((r) => (release = r));
+    const first = view.updateMapping('idx', () => ({ properties: { z: { type: 'long' } } }));
+    while (!view.peek('idx')?.metadata.mappings.properties.z) await new Promise((r) => setTimeout(r, 1));
+    let secondDone = false;
+    const second = view.updateMapping('idx', (stored) => (stored.properties.z ? null : { properties: { z: { type: 'float' } } })).then(() => (secondDone = true));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(secondDone).toBe(false);
+    release();
+    client.hold = null;
+    await Promise.all([first, second]);
+    for (const r of client.registries) expect(r.list()[0].metadata.mappings.properties.z).toEqual({ type: 'long' });
   });
 });

@@ -113,6 +113,8 @@ export class ClusterView {
   private readonly memo = new Map<string, { modRevision: number; epoch: number; view: IndexView }>();
   /** In-sync removals in flight, keyed `index/shard/nodes`: concurrent failed writes share one. */
   private readonly marking = new Map<string, Promise<IndexView>>();
+  /** Per index, the push of the last change this coordinator stored, while it is on its way to the nodes. */
+  private readonly publishing = new Map<string, Promise<void>>();
   /** The alias lookup and the cache's indices generation it was built at. */
   private aliasMemo: { generation: number; lookup: AliasLookup } | null = null;
   /** Dangling copies already logged (`node/uuid`), so each is reported once. */
@@ -309,12 +311,28 @@ export class ClusterView {
   }
 
   /**
-   * Adds fields to the mapping (dynamic mapping or `PUT _mapping`), merged into the stored one
-   * (ES's master merging a mapping update), then published to the nodes; returns the new view.
+   * Adds fields to the mapping (`PUT _mapping`), merged into the stored one (ES's master merging a
+   * mapping update), then published to the nodes; returns the new view.
    * @throws EsError 400 for a conflicting mapping; 503 cluster_block_exception when the store cannot be reached
    */
   async putMapping(name: string, update: Mapping): Promise<IndexView> {
+    return this.updateMapping(name, () => update);
+  }
+
+  /**
+   * Adds the fields `updateOf` derives from the stored mapping (dynamic mapping: the new fields of a
+   * bulk's documents), merged into it and published to the nodes; returns the new view (unchanged
+   * when `updateOf` gives null or nothing new). `updateOf` runs on the stored value, and again on
+   * the value now stored after a lost compare-and-swap, so it decides from the freshest mapping: a
+   * field a concurrent change has just added is then already there, never a conflict (ES's primary
+   * parses a document again against the mapping the master now has). It must decide from its
+   * argument alone (idempotent).
+   * @throws EsError 400 for a conflicting update; whatever `updateOf` throws; 503 cluster_block_exception when the store cannot be reached
+   */
+  async updateMapping(name: string, updateOf: (stored: Mapping) => Mapping | null): Promise<IndexView> {
     return this.change(name, (m) => {
+      const update = updateOf(m.mappings);
+      if (update === null) return null;
       const merged = mergeMappings(m.mappings, update);
       return JSON.stringify(merged) === JSON.stringify(m.mappings) ? null : { ...m, mappings: merged };
     });
@@ -429,8 +447,22 @@ export class ClusterView {
   private async change(name: string, mutate: (m: IndexMetadata) => IndexMetadata | null, guard?: Compare): Promise<IndexView> {
     const before = this.state.cache.get(name)?.modRevision;
     const stored = await this.state.writer.update(name, mutate, guard ? { guard } : {});
-    if (stored.modRevision !== before) await this.publish(stored.metadata);
+    if (stored.modRevision !== before) await this.publishChange(name, stored.metadata);
+    // Nothing to change: a change this coordinator has just stored may still be on its way to the
+    // nodes (a dynamic field a concurrent bulk added); wait for it, so a write that follows finds it there.
+    else await this.publishing.get(name);
     return this.viewFor(stored);
+  }
+
+  /** {@link publish}, recorded in {@link publishing} until it is done. */
+  private async publishChange(name: string, metadata: IndexMetadata): Promise<void> {
+    const done = this.publish(metadata);
+    this.publishing.set(name, done);
+    try {
+      await done;
+    } finally {
+      if (this.publishing.get(name) === done) this.publishing.delete(name);
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 /**
- * Real-time get of one document, shared by `GET /{index}/_doc/{id}` and `_mget`: route the id (or
+ * Get of one document, shared by `GET /{index}/_doc/{id}` and `_mget` (real-time unless `realtime`
+ * is false, then what a search sees; `refresh` refreshes the shard first): route the id (or
  * the custom `routing`) with ES's formula to its shard, ask the node of its primary (then, when that
  * node does not answer, its in-sync replicas: every in-sync copy holds every acknowledged write),
  * and shape the reply as ES's `GetResult`: `_routing` when the document has a custom routing,
@@ -13,8 +14,9 @@ import { compileFieldFetch } from '../shared/field-fetcher.ts';
 import { INTERNAL_PREFIX, type GetRequest, type GetResponse, type SourceFilter } from '../shared/protocol.ts';
 import { shardForRouting } from '../shared/routing.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
+import { parseBooleanParam } from '../shared/params.ts';
 import type { IndexView } from './index-view.ts';
-import { readVersionConflict, type ReadVersion } from './read-version.ts';
+import { readVersionConflict, readVersionFromQuery, type ReadVersion } from './read-version.ts';
 import { ShardCallError, type ShardClient } from './shard-client.ts';
 
 /** ES's get reply for a found document, keys in ES's order (`_source` absent when not fetched). */
@@ -63,6 +65,43 @@ export function sourceFilterFromParams(source?: string, includes?: string, exclu
   return inc.length === 0 && exc.length === 0 ? true : { includes: inc, excludes: exc };
 }
 
+/** How {@link getDocument} reads (ES `GetRequest`'s options). */
+export interface GetOptions {
+  /** The custom routing that picks the shard (else the `_id`). */
+  routing?: string;
+  /** The `_source` to return (see {@link getSourceFilter}). */
+  source: SourceFilter;
+  /** ES `stored_fields`: the `store: true` fields to return under `fields` (metadata names are skipped). */
+  storedFields?: readonly string[];
+  /** Deadline of the shard call (ms). */
+  timeoutMs: number;
+  /** ES `realtime` (default true): false reads what a search sees, not unrefreshed writes. */
+  realtime?: boolean;
+  /** ES `refresh`: refresh the shard before reading. */
+  refresh?: boolean;
+  /** ES `version`/`version_type`: a found document must have exactly this version, else 409. */
+  version?: ReadVersion;
+}
+
+/**
+ * The URL parameters of ES's `RestGetAction`, `RestGetSourceAction` and `RestMultiGetAction` that
+ * change how a document is read: `realtime`, `refresh`, `routing`, and (unless `withVersion` is
+ * false, as for `_mget`, whose items carry their own) `version`/`version_type`.
+ * @throws EsError 400 for a value that does not parse, or a version invalid for its type
+ */
+export function readOptionsFromQuery(query: (name: string) => string | undefined, withVersion = true): Pick<GetOptions, 'routing' | 'realtime' | 'refresh' | 'version'> {
+  const out: Pick<GetOptions, 'routing' | 'realtime' | 'refresh' | 'version'> = {};
+  const routing = query('routing');
+  if (routing !== undefined) out.routing = routing;
+  const realtime = query('realtime');
+  if (realtime !== undefined) out.realtime = parseBooleanParam(realtime);
+  const refresh = query('refresh');
+  if (refresh !== undefined) out.refresh = parseBooleanParam(refresh);
+  const version = withVersion ? readVersionFromQuery(query) : undefined;
+  if (version) out.version = version;
+  return out;
+}
+
 /**
  * The `_source*` URL parameters read through `param` as {@link sourceFilterFromParams} reads them,
  * or null when none of them is given (ES `parseFromRestRequest` returns null: the default applies).
@@ -75,18 +114,20 @@ export function sourceParams(param: (name: string) => string | undefined): Sourc
 
 /**
  * Gets `id` from `view`'s index, from the shard that `routing ?? id` routes to.
- * @param timeoutMs deadline of the shard call.
- * @throws ShardCallError when no copy's node answers, or a node answers with an error.
+ * @throws ShardCallError when no copy's node answers, or a node answers with an error; EsError 409
+ *   `version_conflict_engine_exception` when the document's version is not `opts.version`.
  */
 export async function getDocument(
   client: ShardClient,
   view: IndexView,
   id: string,
-  opts: { routing?: string; source: SourceFilter; storedFields?: readonly string[]; version?: ReadVersion; timeoutMs: number },
+  opts: GetOptions,
 ): Promise<FoundDocument | MissingDocument> {
   const m = view.metadata;
   const shard = shardForRouting(opts.routing ?? id, m.numberOfShards, m.routingNumShards);
   const body: GetRequest = { index: m.name, shard, _id: id };
+  if (opts.realtime === false) body.realtime = false;
+  if (opts.refresh === true) body.refresh = true;
   const copies = [view.placement[shard], ...view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node)];
   let res: GetResponse | undefined;
   for (const [i, node] of copies.entries()) {

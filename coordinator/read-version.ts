@@ -7,46 +7,45 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-get.html#docs-get-api-query-params
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/VersionType.java
  */
-import { EsError, illegalArgument, validationFailed } from '../shared/errors.ts';
-import { numberFormatCause } from '../shared/params.ts';
+import { EsError, validationFailed } from '../shared/errors.ts';
+import { parseLongParam, parseVersionType, type VersionType } from './write-request.ts';
 
-/** A read's expected version. */
+/** A read's expected version (ES GET `version`, `version_type`): the document must have exactly it. */
 export interface ReadVersion {
   version: number;
-  type: 'internal' | 'external' | 'external_gte';
+  versionType: VersionType;
 }
 
 /** ES `Versions.MATCH_ANY`: no version given. */
 const MATCH_ANY = -3;
 
 /**
- * Parses the `version` / `version_type` parameters of a read; undefined when no version is given.
+ * Parses the `version` / `version_type` of a read (a URL's texts, or an `_mget` item's number or
+ * text), validated as ES's `VersionType.validateVersionForReads` (`GetRequest.validate`): internal
+ * needs a version > 0, the external types ≥ 0; no version (ES `MATCH_ANY`) is valid for every type
+ * and asks for no check (undefined). `external_gt` is `external` (`VersionType.fromString`).
  * @throws EsError 400: `Failed to parse long parameter [version] with value [x]`, `No version type
- *   match [x]`, or `Validation Failed: 1: illegal version value [v] for version type [EXTERNAL];`
+ *   match [x]`, or `Validation Failed: 1: illegal version value [v] for version type [INTERNAL];`
  */
 export function parseReadVersion(version: string | number | undefined, versionType: string | undefined): ReadVersion | undefined {
-  let v = MATCH_ANY;
-  if (version !== undefined) {
-    const text = String(version);
-    if (!/^[+-]?\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
-      throw illegalArgument(`Failed to parse long parameter [version] with value [${text}]`, numberFormatCause(text));
-    }
-    v = Number(text);
-  }
-  let type: ReadVersion['type'] = 'internal';
-  if (versionType !== undefined) {
-    if (versionType !== 'internal' && versionType !== 'external' && versionType !== 'external_gte') throw illegalArgument(`No version type match [${versionType}]`);
-    type = versionType;
-  }
-  // VersionType.validateVersionForReads: internal also takes MATCH_ANY; the external types need a version ≥ 0.
-  const valid = type === 'internal' ? v >= 0 || v === MATCH_ANY : v >= 0;
+  const type = versionType === undefined ? 'internal' : parseVersionType(versionType);
+  if (version === undefined) return undefined;
+  const v = typeof version === 'number' && Number.isSafeInteger(version) ? version : parseLongParam('version', String(version));
+  const valid = type === 'internal' ? v > 0 || v === MATCH_ANY : v >= 0 || v === MATCH_ANY;
   if (!valid) throw validationFailed([`illegal version value [${v}] for version type [${type.toUpperCase()}]`]);
-  return v === MATCH_ANY ? undefined : { version: v, type };
+  return v === MATCH_ANY ? undefined : { version: v, versionType: type };
+}
+
+/** {@link parseReadVersion} of a URL's `version` and `version_type` (`RestGetAction`, `RestGetSourceAction`, `RestMultiGetAction`). */
+export function readVersionFromQuery(query: (name: string) => string | undefined): ReadVersion | undefined {
+  return parseReadVersion(query('version'), query('version_type'));
 }
 
 /**
- * ES's conflict for a read of a document whose version is `current`, or null when it matches.
- * @returns 409 `version_conflict_engine_exception` `[id]: version conflict, current version [c] is different than the one provided [v]`
+ * ES's conflict for a read of a document whose version is `current`, or null when it matches (or
+ * no version was asked for).
+ * @returns 409 `version_conflict_engine_exception` `[id]: version conflict, current version [c] is different than the one provided [v]`,
+ *   with the index, its uuid and the shard as metadata
  */
 export function readVersionConflict(expected: ReadVersion | undefined, current: number, id: string, index: string, shard: number, uuid: string): EsError | null {
   if (expected === undefined || expected.version === current) return null;

@@ -50,6 +50,8 @@ export interface ShardInfo {
 export interface ShardWriteOutcome {
   items: WriteResult[];
   shardInfo: ShardInfo;
+  /** The primary refreshed because of the write (ES `forced_refresh`: `refresh=true`, or a `wait_for` that had to force one). */
+  forcedRefresh: boolean;
 }
 
 /** Services a replicated write uses. */
@@ -128,6 +130,7 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   }
   return {
     items: res.items,
+    forcedRefresh: res.forcedRefresh === true,
     shardInfo: { total, successful: 1 + outcome.acknowledged.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
   };
 }

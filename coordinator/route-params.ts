@@ -53,7 +53,7 @@ export const ROUTE_PARAMS = {
   /** `RestUpdateAction`: `POST /{index}/_update/{id}`. */
   update: [
     'wait_for_active_shards', 'routing', 'timeout', 'refresh', '_source', '_source_includes', '_source_excludes',
-    'retry_on_conflict', 'if_seq_no', 'if_primary_term', 'require_alias', 'include_source_on_error',
+    'retry_on_conflict', 'if_seq_no', 'if_primary_term', 'require_alias', 'include_source_on_error', 'version', 'version_type',
   ],
   /** `RestDeleteAction`: `DELETE /{index}/_doc/{id}`. */
   delete: ['routing', 'timeout', 'refresh', 'version', 'version_type', 'if_seq_no', 'if_primary_term', 'wait_for_active_shards'],

@@ -196,7 +196,9 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   app.post(`${p}/get`, async (c) => {
     const req = await readInternalJson<GetRequest>(c, maxBody);
     registry.checkOpen(req.index);
-    const doc = registry.shard(req.index, req.shard).get(req._id);
+    const shard = registry.shard(req.index, req.shard);
+    if (req.refresh === true) await registry.refresh(req.index, [req.shard]);
+    const doc = req.realtime === false ? shard.getRefreshed(req._id) : shard.get(req._id);
     const res: GetResponse = { node, index: req.index, shard: req.shard, ...doc };
     return c.json(res);
   });

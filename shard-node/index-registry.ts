@@ -570,14 +570,17 @@ export class IndexRegistry {
     return targets;
   }
 
-  /** Resolves after the next refresh of the shard (ES `refresh=wait_for`). */
-  waitForRefresh(index: string, shard: number): Promise<void> {
+  /**
+   * Resolves after the next refresh of the shard (ES `refresh=wait_for`), with whether it had to
+   * force one (ES `forced_refresh`): true only when the index has periodic refresh disabled.
+   */
+  waitForRefresh(index: string, shard: number): Promise<boolean> {
     const h = this.hosted(index);
     if (h.metadata.refreshIntervalMs < 0) {
       // Periodic refresh disabled: nobody would ever refresh, so refresh now as ES's forced refresh does.
-      return this.refresh(index, [shard]).then(() => undefined);
+      return this.refresh(index, [shard]).then(() => true);
     }
-    return h.refresher.waitForNext(shard);
+    return h.refresher.waitForNext(shard).then(() => false);
   }
 
   /**

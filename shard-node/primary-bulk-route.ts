@@ -72,13 +72,13 @@ async function primaryBulk(deps: PrimaryBulkRouteDeps, c: Context, req: ShardBul
   // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
   // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
   await shard.sync();
+  // ES's `forced_refresh`: refresh=true, or a wait_for that had to force the refresh it waits for.
   let forcedRefresh = false;
   if (req.refresh === 'true') {
     await registry.refresh(req.index, [req.shard]);
     forcedRefresh = true;
   } else if (req.refresh === 'wait_for' && shard.hasPendingWrites) {
-    await registry.waitForRefresh(req.index, req.shard);
-    forcedRefresh = true;
+    forcedRefresh = await registry.waitForRefresh(req.index, req.shard);
   }
   // Primary-driven replication: forward to the replication group, wait for the in-sync copies
   // (shard-node/replication-operation.ts); a failed one stays pending until the cluster state has it out of sync.

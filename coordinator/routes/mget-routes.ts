@@ -16,7 +16,7 @@ import type { SourceFilter } from '../../shared/protocol.ts';
 import { readTarget } from '../aliases/alias-targets.ts';
 import type { WriteDeps } from '../documents.ts';
 import { commaList } from '../../shared/field-and-format.ts';
-import { getDocument, getSourceFilter, sourceParams } from '../get-document.ts';
+import { getDocument, getSourceFilter, readOptionsFromQuery, sourceParams } from '../get-document.ts';
 import { parseReadVersion, type ReadVersion } from '../read-version.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
@@ -132,6 +132,9 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
       source: sourceParams((k) => c.req.query(k)),
       ...(stored !== undefined ? { storedFields: commaList(stored) } : {}),
     };
+    // ES `realtime` (false: what a search sees) and `refresh` (refresh each shard first) apply to every doc.
+    const { realtime, refresh } = readOptionsFromQuery((k) => c.req.query(k), false);
+    const read = { ...(realtime !== undefined ? { realtime } : {}), ...(refresh !== undefined ? { refresh } : {}) };
     const items = parseMgetBody(await readJsonBody(c, maxBodyBytes), defaults);
     const views = new Map<string, Promise<IndexView>>();
     const viewOf = (name: string) => {
@@ -146,7 +149,7 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
           // An alias reads its one index with its index routing (ES `TransportShardMultiGetAction`).
           const { view, routing } = lookup.targets(it.index!) ? await readTarget(deps.view, it.index!, it.routing) : { view: await viewOf(it.index!), routing: it.routing };
           const source = getSourceFilter(it.source, it.storedFields);
-          return await getDocument(deps.client, view, it.id!, { routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs });
+          return await getDocument(deps.client, view, it.id!, { routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs, ...read });
         } catch (err) {
           return { _index: it.index, _id: it.id, error: errorOf(err) };
         }

@@ -354,6 +354,19 @@ export class Generation {
   }
 
   /**
+   * A live document of this generation by `_id`, as a non-real-time GET reads it (ES `realtime=false`
+   * reads the last refreshed searcher): its version, seq_no, custom routing and stored `_source` text; null when
+   * this generation has no live copy.
+   */
+  getDoc(id: string): { version: number; seqNo: number; routing?: string; source: string } | null {
+    const loc = this.locate(id);
+    if (!loc) return null;
+    const seg = loc.view.segment;
+    const routing = seg.routings?.get(loc.ord);
+    return { version: seg.versions[loc.ord], seqNo: seg.seqNos[loc.ord], ...(routing !== undefined ? { routing } : {}), source: seg.source(loc.ord) };
+  }
+
+  /**
    * The fetch phase: `_source` text of each id (the stored text as is when unfiltered, else filtered
    * as ES `_source`: see {@link filterSourceText}), with what `hit` adds (`_routing`, `_version`,
    * `fields`…: hit-fetch.ts), null for ids not live here.

@@ -13,9 +13,39 @@ import type { ShardEcho } from './echo.ts';
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-source-field.html
  */
 export type WriteOp =
-  | { op: 'index'; _id: string; source: string; create: boolean; routing?: string }
-  | { op: 'delete'; _id: string }
-  | { op: 'update'; _id: string; doc: Record<string, unknown>; docAsUpsert: boolean; upsert?: Record<string, unknown>; routing?: string };
+  | ({ op: 'index'; _id: string; source: string; create: boolean; routing?: string } & WriteConditions)
+  | ({ op: 'delete'; _id: string } & WriteConditions)
+  | ({
+      op: 'update';
+      _id: string;
+      doc: Record<string, unknown>;
+      docAsUpsert: boolean;
+      upsert?: Record<string, unknown>;
+      routing?: string;
+      /** ES `detect_noop` (absent: true): a `doc` that changes nothing answers `noop` without a new version. */
+      detectNoop?: boolean;
+      /** Return the document's `_source` text after the update ({@link WriteResult.source}), for the reply's `get`. */
+      fetchSource?: boolean;
+    } & Pick<WriteConditions, 'ifSeqNo' | 'ifPrimaryTerm'>);
+
+/**
+ * The optimistic concurrency conditions of a write, checked by the primary against the live
+ * version map under the shard's per-`_id` serialization (ES `InternalEngine.planIndexingAsPrimary`
+ * and `planDeletionAsPrimary`); a replica never re-checks them (it applies the primary's seq_no and
+ * version). The coordinator has validated the combination (ES `DocWriteRequest.validateSeqNoBasedCASParams`):
+ * `ifSeqNo` and `ifPrimaryTerm` come together, and never with `version`.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/optimistic-concurrency-control.html
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html#index-versioning
+ */
+export interface WriteConditions {
+  /** Write only when the document's last change has this seq_no (and `ifPrimaryTerm`), else 409. */
+  ifSeqNo?: number;
+  ifPrimaryTerm?: number;
+  /** An external version (≥ 0) the document gets, with {@link WriteConditions.versionType}. */
+  version?: number;
+  /** `external`: the write needs `version` > the current one; `external_gte`: ≥. */
+  versionType?: 'external' | 'external_gte';
+}
 
 /** `?refresh` of write APIs: refresh now, wait for the next refresh, or nothing. */
 export type RefreshPolicy = 'true' | 'wait_for' | 'false';
@@ -46,6 +76,8 @@ export interface WriteResult {
   _seq_no?: number;
   _primary_term?: number;
   error?: { type: string; reason: string; [k: string]: unknown };
+  /** An update with `fetchSource`: the document's stored `_source` text after the update (or as it is, for a `noop`). */
+  source?: string;
 }
 
 /**
@@ -54,7 +86,10 @@ export interface WriteResult {
  */
 export interface ShardBulkResponse extends ShardEcho {
   items: WriteResult[];
-  /** True when the shard refreshed (or waited for a refresh) before answering. */
+  /**
+   * True when the shard refreshed because of the request: `refresh=true`, or a `wait_for` that had
+   * to force one (its index has periodic refresh disabled); ES's `forced_refresh`.
+   */
   forcedRefresh: boolean;
   /** With {@link ShardBulkRequest.replication}: which in-sync replicas acknowledged the ops, and which failed. */
   replicas?: ReplicasOutcome;
@@ -128,11 +163,20 @@ export interface ReplicaBulkResponse extends ShardEcho {
   localCheckpoint?: number;
 }
 
-/** POST /_internal/v1/get: real-time get of one document (reads the live buffer, like ES's GET). */
+/**
+ * POST /_internal/v1/get: get of one document. Real-time by default (reads the live buffer, like
+ * ES's GET); with `realtime: false` from the last refreshed generation only, as ES reads its last
+ * refreshed searcher.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-get.html#realtime
+ */
 export interface GetRequest {
   index: string;
   shard: number;
   _id: string;
+  /** False: what a search would see (the current generation), not unrefreshed writes. Absent: true. */
+  realtime?: boolean;
+  /** Refresh the shard before reading (ES GET `refresh=true`). */
+  refresh?: boolean;
 }
 
 /** Reply to {@link GetRequest}; `_source` is the stored JSON text, exactly as indexed. */
