@@ -156,7 +156,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         }
       }
       if (gen.hasHitMetadata) res.routed = true;
-      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.sourceTexts([id], true)[0]);
+      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.storedSourceText(id));
       if (sortTexts) res.sortTexts = sortTexts;
       return { res, field: 'hits' };
     },

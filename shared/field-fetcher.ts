@@ -124,6 +124,8 @@ function matching(fields: ReadonlyMap<string, FetchableField>, pattern: string):
 interface FieldReader {
   name: string;
   read: (source: Record<string, unknown>) => unknown[];
+  /** A `fields` reader: reads the source as the mapping's `_source` shows it (docvalue and stored readers read all of it). */
+  shown?: boolean;
 }
 
 /**
@@ -240,8 +242,12 @@ export interface FieldFetchRequest {
 
 /** A compiled {@link FieldFetchRequest}: {@link FieldFetch.fields} gives one document's `fields`. */
 export interface FieldFetch {
-  /** The document's `fields` (`name → values`), undefined when no field has a value. */
-  fields(source: Record<string, unknown>): Record<string, unknown[]> | undefined;
+  /**
+   * The document's `fields` (`name → values`), undefined when no field has a value. `shown` is the
+   * source as the mapping's `_source` keeps it (shared/source-mapping.ts), what the `fields` option
+   * reads; doc values and stored fields read all of `source`.
+   */
+  fields(source: Record<string, unknown>, shown?: Record<string, unknown>): Record<string, unknown[]> | undefined;
 }
 
 /**
@@ -286,21 +292,21 @@ export function compileFieldFetch(mapping: Mapping, req: FieldFetchRequest, inde
   }
   const unmappedPatterns: string[] = [];
   for (const r of req.fields ?? []) {
-    for (const f of matching(fields, r.field)) readers.set(`f:${f.name}`, fetchReader(f, r.format, analyze));
+    for (const f of matching(fields, r.field)) readers.set(`f:${f.name}`, { ...fetchReader(f, r.format, analyze), shown: true });
     if (r.includeUnmapped) unmappedPatterns.push(r.field);
   }
   const list = [...readers.values()];
   return {
-    fields: (source) => {
+    fields: (source, shown = source) => {
       let out: Record<string, unknown[]> | undefined;
       for (const r of list) {
-        const values = r.read(source);
+        const values = r.read(r.shown ? shown : source);
         if (values.length === 0) continue;
         out ??= {};
         out[r.name] = values;
       }
       if (unmappedPatterns.length > 0) {
-        for (const [name, values] of unmappedValues(source, fields, unmappedPatterns)) {
+        for (const [name, values] of unmappedValues(shown, fields, unmappedPatterns)) {
           out ??= {};
           out[name] = values;
         }

@@ -490,6 +490,26 @@ function checkPropertiesUpdate(a: Record<string, FieldMapping>, b: Record<string
  */
 export function checkMappingUpdate(current: Mapping, update: Mapping): void {
   checkPropertiesUpdate(current.properties ?? {}, update.properties ?? {}, '');
+  if (update._source !== undefined) checkSourceUpdate(current._source ?? {}, update._source);
+}
+
+/**
+ * ES `SourceFieldMapper`'s parameters are not updateable: an update that gives `_source` another
+ * `enabled`, `mode`, `includes` or `excludes` than the index has is refused (ES's conflict text).
+ */
+function checkSourceUpdate(a: NonNullable<Mapping['_source']>, b: NonNullable<Mapping['_source']>): void {
+  const defaults: Obj = { enabled: true, mode: null, includes: [], excludes: [] };
+  const conflicts: string[] = [];
+  for (const p of ['enabled', 'mode', 'includes', 'excludes']) {
+    if (!Object.hasOwn(b, p)) continue;
+    const read = (m: object): unknown => {
+      const v = Object.hasOwn(m, p) ? (m as Obj)[p] : defaults[p];
+      return p === 'enabled' ? v !== false && v !== 'false' : v;
+    };
+    const [av, bv] = [read(a), read(b)];
+    if (JSON.stringify(av) !== JSON.stringify(bv)) conflicts.push(`Cannot update parameter [${p}] from [${javaString(av)}] to [${javaString(bv)}]`);
+  }
+  if (conflicts.length > 0) throw illegalArgument(`Mapper for [_source] conflicts with existing mapper:\n\t${conflicts.join('\n\t')}`);
 }
 
 /** The full path of the innermost `nested` object holding `path` (ES `NestedLookup.getNestedParent`), or null. */

@@ -15,6 +15,8 @@ import type { Mapping } from '../../shared/mapping.ts';
 import type { WriteConditions, WriteOp, WriteResult } from '../../shared/protocol.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
+import { ignoredFields } from './hit-fetch.ts';
+import { visibleSourceText } from '../../shared/source-mapping.ts';
 import type { Segment } from './segment.ts';
 import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
@@ -58,6 +60,8 @@ export interface GetResult {
   _primary_term?: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES `_ignored`: the fields whose values were not indexed (malformed, over `ignore_above`), sorted. */
+  _ignored?: string[];
   /** The stored `_source` JSON text, exactly as indexed. */
   _source?: string;
 }
@@ -724,9 +728,12 @@ export class Shard {
       return withSource(this.indexDoc(id, doc, json, false, log, true, { routing: op.routing }), json);
     }
     checkWriteConditions(id, op, { version: cur._version!, seqNo: cur._seq_no!, deleted: false }, this.primaryTerm);
-    const { merged, modified } = mergeUpdate(parseSource(cur._source!), op.doc, op.detectNoop !== false);
+    // The update reads the source as the mapping's `_source` keeps it (ES stores no more): none when disabled.
+    const shown = visibleSourceText(cur._source!, this.getMapping());
+    if (shown === undefined) this.fail(400, 'document_source_missing_exception', `[${id}]: document source missing`);
+    const { merged, modified } = mergeUpdate(parseSource(shown), op.doc, op.detectNoop !== false);
     if (!modified) {
-      return withSource({ _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm }, cur._source!);
+      return withSource({ _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm }, shown);
     }
     // ES re-serializes an updated document too (UpdateHelper builds a new source from the merged map).
     const json = JSON.stringify(merged);
@@ -1153,7 +1160,11 @@ export class Shard {
     if (!e || e.deleted) return { found: false };
     const json = e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord);
     const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
-    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, ...(routing !== undefined ? { _routing: routing } : {}), _source: json };
+    const ignored = e.seg ? ignoredFields(e.seg, e.ord) : e.buf!.builder.ignored(e.ord);
+    return {
+      found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm,
+      ...(routing !== undefined ? { _routing: routing } : {}), ...(ignored !== undefined ? { _ignored: ignored } : {}), _source: json,
+    };
   }
 
   /**
@@ -1163,7 +1174,10 @@ export class Shard {
   getRefreshed(id: string): GetResult {
     const doc = this.current.getDoc(id);
     if (!doc) return { found: false };
-    return { found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.primaryTerm, ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), _source: doc.source };
+    return {
+      found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.primaryTerm,
+      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
+    };
   }
 
   /** Doc counts of the current generation. */
