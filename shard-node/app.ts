@@ -20,6 +20,8 @@ import {
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
+  type LabelPitRequest,
+  type ListPitsResponse,
   type CloseContextsResponse,
   type ClusterSettingsResponse,
   type ClusterSettingsUpdateRequest,
@@ -179,6 +181,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     for (const t of req.contexts) if (contexts.advance(t.index, t.shard, t.id, t.seq, req.after)) advanced++;
     return c.json({ node, advanced } satisfies AdvanceScrollResponse);
   });
+
+  // OpenSearch's PIT listing: the coordinator names the PIT of contexts it opened; any coordinator lists them.
+  app.post(`${p}/contexts/pit`, async (c) => {
+    const req = await readInternalJson<LabelPitRequest>(c, maxBody);
+    const labelled = contexts.labelPit(req.ids, { pitId: req.pitId, creationTime: req.creationTime, keepAliveMs: req.keepAliveMs });
+    return c.json({ node, labelled });
+  });
+  app.get(`${p}/contexts/pits`, (c) => c.json({ node, pits: contexts.listPits() } satisfies ListPitsResponse));
 
   app.post(`${p}/contexts/close`, async (c) => {
     const req = await readInternalJson<CloseContextsRequest>(c, maxBody);

@@ -18,6 +18,7 @@
  * @see https://github.com/opensearch-project/OpenSearch/blob/main/server/src/main/java/org/opensearch/search/SearchService.java
  */
 import { EsError, searchContextMissing } from '../shared/errors.ts';
+import type { ListedPit } from '../shared/protocol.ts';
 import type { SortValue } from '../shared/sort.ts';
 import type { Generation } from './engine/generation.ts';
 
@@ -68,6 +69,8 @@ interface OpenContext {
   after: SortValue[] | null;
   /** Batches recorded so far; an advance names the one it read, so a stale advance is ignored. */
   seq: number;
+  /** A PIT context: the PIT it belongs to, once the coordinator named it ({@link SearchContexts.labelPit}). */
+  pit?: ListedPit;
 }
 
 /** A scroll context's position: start after `after` (null: from the start); `seq` numbers it. */
@@ -175,6 +178,27 @@ export class SearchContexts {
       if (c.index === index && c.shard === shard && c.gen.id === generation) return c.gen;
     }
     return undefined;
+  }
+
+  /** Records which PIT the listed contexts belong to (unknown ids are skipped). @returns how many were labelled. */
+  labelPit(ids: readonly number[], pit: ListedPit): number {
+    this.sweep();
+    let n = 0;
+    for (const id of ids) {
+      const c = this.contexts.get(id);
+      if (c?.kind !== 'pit') continue;
+      c.pit = pit;
+      n++;
+    }
+    return n;
+  }
+
+  /** The PITs of the open, labelled PIT contexts, once per PIT. */
+  listPits(): ListedPit[] {
+    this.sweep();
+    const out = new Map<string, ListedPit>();
+    for (const c of this.contexts.values()) if (c.kind === 'pit' && c.pit) out.set(c.pit.pitId, c.pit);
+    return [...out.values()];
   }
 
   /** Closes the listed contexts. @returns how many were open. */
