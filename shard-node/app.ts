@@ -217,7 +217,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const shards: NodeStats['shards'] = [];
     for (const entry of registry.list()) {
       for (const s of entry.shards) {
-        shards.push({ index: entry.metadata.name, shard: s, ...registry.shard(entry.metadata.name, s).stats() });
+        const index = entry.metadata.name;
+        const shard = registry.shard(index, s);
+        const copy = entry.copies?.find((x) => x.shard === s);
+        shards.push({
+          index, shard: s, ...shard.stats(), ...(copy ? { primary: copy.primary } : {}),
+          ops: { ...shard.counters, ...contexts.shardStats(index, s) },
+          seqNo: { maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint },
+        });
       }
     }
     return c.json({ node, shards } satisfies NodeStats);

@@ -128,6 +128,8 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         return { res: stale, field: 'hits' };
       }
       const gen = reader(req.index, req.shard, req.generation, req.context);
+      shard.counters.queryTotal++;
+      if (req.fetchSource !== undefined) shard.counters.fetchTotal++;
       // A scroll batch starts after the position its context recorded (search-contexts.ts).
       const position = req.context?.scroll ? contexts.position(req.index, req.shard, req.context.id) : undefined;
       const aliases = aliasesOf(gen.fields());
@@ -203,6 +205,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
 
     fetch: (req: FetchRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, undefined);
+      registry.shard(req.index, req.shard).counters.fetchTotal++;
       const hit =
         req.options !== undefined || gen.hasHitMetadata
           ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm, () => maxAnalyzedOffset(req.index))

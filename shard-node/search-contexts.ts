@@ -91,9 +91,30 @@ export class SearchContexts {
     this.now = now;
   }
 
+  /** Scroll contexts closed or expired so far, per `index\0shard` (ES `scroll_total`). */
+  private readonly scrollsDone = new Map<string, number>();
+
   private sweep(): void {
     const t = this.now();
-    for (const [id, c] of this.contexts) if (c.expiresAt <= t) this.contexts.delete(id);
+    for (const [id, c] of this.contexts) if (c.expiresAt <= t) this.drop(id, c);
+  }
+
+  private drop(id: number, c: OpenContext): void {
+    this.contexts.delete(id);
+    if (c.kind !== 'scroll') return;
+    const key = `${c.index}\u0000${c.shard}`;
+    this.scrollsDone.set(key, (this.scrollsDone.get(key) ?? 0) + 1);
+  }
+
+  /**
+   * A shard's search context figures for `GET /_stats`: its open contexts (PIT and scroll, ES
+   * `open_contexts`) and the scroll contexts it closed or let expire (ES `scroll_total`).
+   */
+  shardStats(index: string, shard: number): { openContexts: number; scrollTotal: number } {
+    this.sweep();
+    let open = 0;
+    for (const c of this.contexts.values()) if (c.index === index && c.shard === shard) open++;
+    return { openContexts: open, scrollTotal: this.scrollsDone.get(`${index}\u0000${shard}`) ?? 0 };
   }
 
   /** Number of open (unexpired) contexts of a kind. */
@@ -205,7 +226,12 @@ export class SearchContexts {
   close(ids: readonly number[]): number {
     this.sweep();
     let n = 0;
-    for (const id of ids) if (this.contexts.delete(id)) n++;
+    for (const id of ids) {
+      const c = this.contexts.get(id);
+      if (!c) continue;
+      this.drop(id, c);
+      n++;
+    }
     return n;
   }
 
@@ -215,7 +241,7 @@ export class SearchContexts {
     let n = 0;
     for (const [id, c] of this.contexts) {
       if (c.kind === kind) {
-        this.contexts.delete(id);
+        this.drop(id, c);
         n++;
       }
     }

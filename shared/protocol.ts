@@ -7,7 +7,7 @@
  */
 export type { ShardEcho } from './protocol/echo.ts';
 export { INTERNAL_PREFIX } from './protocol/echo.ts';
-export type { AliasMetadata, IndexMetadata, IndexSettingValue, ShardCopy, RefreshRequest, PutIndexRequest, MetadataResponse, NodeIndexEntry, HostedCopy, NodeIndicesResponse, NodeStats } from './protocol/metadata.ts';
+export type { AliasMetadata, IndexMetadata, IndexSettingValue, ShardCopy, RefreshRequest, PutIndexRequest, MetadataResponse, NodeIndexEntry, HostedCopy, NodeIndicesResponse, NodeShardStats, NodeStats, ShardCounters } from './protocol/metadata.ts';
 export type { ScopedClusterSettings, ClusterSettingsState, ClusterSettingsUpdateRequest, ClusterSettingsResponse } from './protocol/cluster-settings.ts';
 export { emptyClusterSettings } from './protocol/cluster-settings.ts';
 export { primaryTermOf } from './protocol/metadata.ts';

@@ -23,6 +23,7 @@ import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, mergeSteps, selectMerge, type MergedSegment } from './segment-merge.ts';
 import { CLOCK_EVERY, runAtOnce, runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
+import { newShardCounters, type ShardCounters } from './shard-counters.ts';
 import { FullSnapshot, OpsSnapshot, type PinnedSegment, type RecoverySnapshot } from './recovery-snapshot.ts';
 import { canPruneTombstone, DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS, pruneDue, type PruneBounds } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
@@ -211,6 +212,8 @@ export class Shard {
   private readonly checkpoints = new LocalCheckpointTracker();
   /** See {@link Shard.globalCheckpoint}. */
   private globalCp = -1;
+  /** Operation counters since the node started (`GET /_stats`, shard-counters.ts). */
+  readonly counters: ShardCounters = newShardCounters();
   /**
    * ES `index.gc_deletes` in ms (dynamic: the registry sets it from the index metadata): how long a
    * delete tombstone stays in the live version map at least. -1 (ES's minimum) or 0: as soon as it
@@ -371,12 +374,20 @@ export class Shard {
   }
 
   private applyOne(op: WriteOp, log: TranslogOp[]): WriteResult {
+    const c = this.counters;
     try {
-      if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op);
-      if (op.op === 'delete') return this.deleteDoc(op._id, log, op);
-      return this.updateDoc(op, log);
+      if (op.op === 'delete') {
+        c.deleteTotal++;
+        return this.deleteDoc(op._id, log, op);
+      }
+      const r = op.op === 'index' ? this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op) : this.updateDoc(op, log);
+      if (r.result === 'noop') c.noopUpdateTotal++;
+      else if (r.error) c.indexFailed++;
+      else c.indexTotal++;
+      return r;
     } catch (e) {
       if (!(e instanceof EsError)) throw e;
+      if (op.op !== 'delete') c.indexFailed++;
       const error = { type: e.type, reason: e.message, shard: String(this.shard), index: this.index, ...(e.causedBy ? { caused_by: e.causedBy } : {}) };
       return { _id: op._id, status: e.status, error };
     }
@@ -437,7 +448,14 @@ export class Shard {
       if ((i & 31) === 0 && performance.now() - started >= maxMs) break;
     }
     if (applied.length > 0) this.translog.append(applied);
-    if (mark) for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+    if (mark) {
+      for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+      // Live replication counts as indexing on the replica, a recovery does not (ES `InternalIndexingStats`).
+      for (const op of applied) {
+        if (op.op === 'delete') this.counters.deleteTotal++;
+        else this.counters.indexTotal++;
+      }
+    }
     for (const op of applied) fresh.push(op);
     this.maybePruneTombstones(PRUNE_SLICE_MS);
     return i;
@@ -855,6 +873,7 @@ export class Shard {
    */
   private *refreshSteps(clock: SliceClock): Steps<number> {
     if (!this.dirty) return this.current.id;
+    this.counters.refreshTotal++;
     const start = this.beginRefresh();
     let sealed: SealedBuffer | null = null;
     try {
@@ -1157,7 +1176,12 @@ export class Shard {
   /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`; `_source` is the stored text. */
   get(id: string): GetResult {
     const e = this.lookup(id);
-    if (!e || e.deleted) return { found: false };
+    this.counters.getTotal++;
+    if (!e || e.deleted) {
+      this.counters.getMissing++;
+      return { found: false };
+    }
+    this.counters.getExists++;
     const json = e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord);
     const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
     const ignored = e.seg ? ignoredFields(e.seg, e.ord) : e.buf!.builder.ignored(e.ord);
@@ -1173,7 +1197,12 @@ export class Shard {
    */
   getRefreshed(id: string): GetResult {
     const doc = this.current.getDoc(id);
-    if (!doc) return { found: false };
+    this.counters.getTotal++;
+    if (!doc) {
+      this.counters.getMissing++;
+      return { found: false };
+    }
+    this.counters.getExists++;
     return {
       found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.primaryTerm,
       ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
