@@ -5,7 +5,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/modules/reindex/src/main/java/org/elasticsearch/reindex/AbstractBaseReindexRestHandler.java
  */
 import { illegalArgument } from '../shared/errors.ts';
-import { javaParseDouble, numberFormatCause, parseBooleanParam, parseIntParam } from '../shared/params.ts';
+import { javaParseDouble } from '../shared/java-number.ts';
+import { numberFormatCause, parseBooleanParam, parseIntParam } from '../shared/params.ts';
 
 /**
  * `slices`: a positive integer or `auto` (default 1).

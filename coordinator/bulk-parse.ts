@@ -7,7 +7,7 @@
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../shared/errors.ts';
 import { xContentBoolean } from '../shared/params.ts';
-import { parseSourceFilter } from '../shared/source-filter.ts';
+import { parseSourceFilter } from '../shared/source-filter-parse.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';
 import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from './write-request.ts';
 

@@ -16,7 +16,8 @@
 import { illegalArgument, parsingException, validationFailed } from '../shared/errors.ts';
 import { isObject, parseIntParam, tokenName } from '../shared/params.ts';
 import { parseSearchRequest } from '../shared/search-request.ts';
-import { parseSlice, type SliceSpec } from '../shared/slice.ts';
+import { type SliceSpec } from '../shared/slice.ts';
+import { parseSlice } from '../shared/slice-parse.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import { DEFAULT_SCROLL_SIZE, hitRouting, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';
 import type { SearchHitBody } from './search/respond.ts';

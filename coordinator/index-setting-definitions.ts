@@ -11,7 +11,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/settings/AbstractScopedSettings.java
  */
 import { illegalArgument } from '../shared/errors.ts';
-import { didYouMean, javaParseInt, parseJavaBoolean, parseTimeValue } from '../shared/params.ts';
+import { javaParseInt } from '../shared/java-number.ts';
+import { didYouMean, parseJavaBoolean, parseTimeValue } from '../shared/params.ts';
 import type { IndexSettingValue } from '../shared/protocol.ts';
 
 /**

@@ -9,7 +9,8 @@
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from '../shared/errors.ts';
 import { isObject, tokenName } from '../shared/params.ts';
-import { parseSlice, type SliceSpec } from '../shared/slice.ts';
+import { type SliceSpec } from '../shared/slice.ts';
+import { parseSlice } from '../shared/slice-parse.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import {
   BulkByScrollProgress, DEFAULT_SCROLL_SIZE, hitRouting, REINDEX_FIELDS, responseBody, runBulkByScroll, type BulkByScrollCounters, type BulkByScrollDeps,

@@ -12,7 +12,7 @@
 import { EsError, illegalArgument, validationFailed } from '../shared/errors.ts';
 import { isObject, numberFormatCause, parseIntParam, similarNames, xContentBoolean, xContentError } from '../shared/params.ts';
 import type { SourceFilter, WriteConditions } from '../shared/protocol.ts';
-import { parseSourceFilter } from '../shared/source-filter.ts';
+import { parseSourceFilter } from '../shared/source-filter-parse.ts';
 
 /** ES `VersionType` names a request may give (`external_gt` is `external`). */
 export type VersionType = 'internal' | 'external' | 'external_gte';

@@ -7,13 +7,15 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/InnerHitBuilder.java
  */
 import { illegalArgument, parsingException } from './errors.ts';
-import { parseFieldAndFormats, parseStoredFields, type FieldAndFormat, type StoredFields } from './field-and-format.ts';
-import { parseHighlight, type HighlightSpec } from './highlight.ts';
+import { parseFieldAndFormats, parseStoredFields, type StoredFields } from './field-and-format.ts';
+import type { FieldAndFormat } from './protocol/search.ts';
+import { type HighlightSpec } from './highlight.ts';
+import { parseHighlight } from './highlight-parse.ts';
 import { didYouMean, isObject, tokenName, xContentBoolean, xContentError, xContentInt } from './params.ts';
 import type { SourceFilter } from './protocol.ts';
 import type { SortField } from './sort.ts';
 import { parseSortBody } from './sort-parse.ts';
-import { parseSourceFilter } from './source-filter.ts';
+import { parseSourceFilter } from './source-filter-parse.ts';
 
 /** One `inner_hits` definition: a search of each group's documents. */
 export interface InnerHitsSpec {

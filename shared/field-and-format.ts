@@ -9,15 +9,7 @@
  */
 import { illegalArgument, parsingException } from './errors.ts';
 import { isObject, tokenName, xContentBoolean, xContentError } from './params.ts';
-
-/** One requested field: a name or `*` pattern, with an optional `format` (dates, numbers in `docvalue_fields`). */
-export interface FieldAndFormat {
-  field: string;
-  /** Absent: the mapping's format (ES `use_field_mapping` means the same and is dropped). */
-  format?: string;
-  /** `fields` only: also return `_source` values of unmapped fields the pattern matches. */
-  includeUnmapped?: boolean;
-}
+import type { FieldAndFormat } from './protocol/search.ts';
 
 /**
  * `stored_fields` as parsed: `none` for `_none_` (no stored field and no metadata field: hits lose

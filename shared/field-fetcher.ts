@@ -13,7 +13,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/FetchDocValuesContext.java
  */
 import { illegalArgument } from './errors.ts';
-import type { FieldAndFormat } from './field-and-format.ts';
+import type { FieldAndFormat } from './protocol/search.ts';
 import { docValueFns, fetchValueFn, storedValueFn, typeOf, type DocValue, type FetchMapping } from './field-values.ts';
 import type { FieldMapping, Mapping } from './mapping.ts';
 import { compareCodePoints } from './sort.ts';

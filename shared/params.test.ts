@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { EsError } from './errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import {
-  checkUnrecognizedParams,
-  MAX_SUGGESTION_NAME_CHARS, didYouMean, javaParseDouble, javaParseInt, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue,
-  similarNames, tokenName, xContentBoolean, xContentFloat, xContentInt,
-} from './params.ts';
+import { checkUnrecognizedParams, MAX_SUGGESTION_NAME_CHARS, didYouMean, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue, similarNames, tokenName, xContentBoolean, xContentFloat, xContentInt } from './params.ts';
+import { javaParseDouble, javaParseInt } from './java-number.ts';
 
 /** Runs `fn` and returns the EsError it throws (fails the test otherwise). */
 describe('javaParseInt / javaParseDouble', () => {

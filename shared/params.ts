@@ -9,12 +9,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/core/src/main/java/org/elasticsearch/core/TimeValue.java
  */
 import { EsError, illegalArgument, type ErrorCause } from './errors.ts';
+import { JAVA_INT_MAX, JAVA_INT_MIN, javaParseDouble, javaParseInt } from './java-number.ts';
 import type { Operator } from './query-ast.ts';
-
-/** Largest Java `int` (2^31 - 1). */
-export const JAVA_INT_MAX = 2147483647;
-/** Smallest Java `int` (-2^31). */
-export const JAVA_INT_MIN = -2147483648;
 
 /**
  * The location prefix ES puts on `x_content_parse_exception` reasons. Folio parses JSON before
@@ -56,30 +52,6 @@ export function numberFormat(input: string): EsError {
 /** 400 `x_content_parse_exception` `[1:1] {msg}`, optionally wrapping a cause. */
 export function xContentError(msg: string, cause?: ErrorCause): EsError {
   return new EsError(400, 'x_content_parse_exception', `${NO_LOCATION} ${msg}`, { causedBy: cause });
-}
-
-/**
- * Java `Integer.parseInt(s)` (radix 10): optional sign then ASCII digits, within int range.
- * @returns the integer, or null where Java throws `NumberFormatException`.
- */
-export function javaParseInt(s: string): number | null {
-  if (!/^[+-]?[0-9]+$/.test(s)) return null;
-  const n = Number(s);
-  return n < JAVA_INT_MIN || n > JAVA_INT_MAX ? null : n;
-}
-
-/**
- * Java `Double.parseDouble(s)`: trims ASCII control/space, accepts a sign, `NaN`, `Infinity`,
- * decimal/exponent forms and a trailing `d`/`f` type suffix (hex floats are not supported).
- * @returns the double, or null where Java throws `NumberFormatException`.
- */
-export function javaParseDouble(s: string): number | null {
-  const t = s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
-  const m = /^([+-]?)(NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[fFdD]?$/.exec(t);
-  if (!m) return null;
-  if (m[2] === 'NaN') return Number.NaN;
-  const n = Number(m[2]);
-  return m[1] === '-' ? -n : n;
 }
 
 /**

@@ -8,6 +8,12 @@
 
 import type { FuzzyOptions } from './fuzziness.ts';
 
+/**
+ * ES `indices.query.bool.max_clause_count` (4096 in ES 8 unless derived from heap): the coordinator
+ * refuses a larger query tree, and the shards cap multi-term expansions to it.
+ */
+export const MAX_CLAUSE_COUNT = 4096;
+
 /** A term value as ES accepts it in `term`, `terms` and `range`. */
 export type TermValue = string | number | boolean;
 

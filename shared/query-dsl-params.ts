@@ -5,7 +5,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/AbstractQueryBuilder.java
  */
 import { illegalArgument, parsingException, type EsError } from './errors.ts';
-import { isObject, javaParseDouble, numberFormat, scalarText, tokenName } from './params.ts';
+import { javaParseDouble } from './java-number.ts';
+import { isObject, numberFormat, scalarText, tokenName } from './params.ts';
 
 /** A JSON object of a query body. */
 export type Obj = Record<string, unknown>;

@@ -8,7 +8,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/AbstractQueryBuilder.java
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
-import type { MultiMatchType, Operator, Query, TermValue } from './query-ast.ts';
+import { MAX_CLAUSE_COUNT, type MultiMatchType, type Operator, type Query, type TermValue } from './query-ast.ts';
 import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from './regexp-flags.ts';
 import {
   boostOf, didYouMean, isObject, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat, xContentInt,
@@ -22,8 +22,6 @@ import { FuzzyParams, parseFuzzy, parseMatchBoolPrefix, parseMatchPhrasePrefix, 
 
 /** ES `indices.query.bool.max_nested_depth` (default 30): query objects allowed along one path. */
 export const MAX_NESTED_DEPTH = 30;
-/** ES `indices.query.bool.max_clause_count` (4096 in ES 8 unless derived from heap). */
-export const MAX_CLAUSE_COUNT = 4096;
 
 /** Every query name ES 8 registers, for `did you mean` and to tell "unknown" from "not supported yet". */
 const ES_QUERIES = (

@@ -9,7 +9,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/QueryStringQueryBuilder.java
  */
 import { EsError, illegalArgument, parsingException } from './errors.ts';
-import { AUTO, DEFAULT_MAX_EXPANSIONS, parseFuzziness, type Fuzziness } from './fuzziness.ts';
+import { AUTO, DEFAULT_MAX_EXPANSIONS, type Fuzziness } from './fuzziness.ts';
+import { parseFuzziness } from './fuzziness-parse.ts';
 import type { Operator, Query } from './query-ast.ts';
 import { boostOf, operatorOf, scalarText, xContentBoolean, xContentFloat, xContentInt } from './params.ts';
 import { fieldAndBoost, isValue, msmOf, notYet, type Obj } from './query-dsl-params.ts';

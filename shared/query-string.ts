@@ -13,7 +13,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/search/QueryStringQueryParser.java
  */
 import { EsError, illegalArgument } from './errors.ts';
-import { AUTO, fuzzyDefaults, parseFuzziness, type Fuzziness, type FuzzyOptions } from './fuzziness.ts';
+import { AUTO, fuzzyDefaults, type Fuzziness, type FuzzyOptions } from './fuzziness.ts';
+import { parseFuzziness } from './fuzziness-parse.ts';
 import type { Operator, Query, QueryStringNormalize } from './query-ast.ts';
 import { DEFAULT_MAX_DETERMINIZED_STATES } from './regexp-flags.ts';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../test/support/es-error.ts';
-import { combineRescore, parseRescore } from './rescore.ts';
+import { combineRescore } from './rescore.ts';
+import { parseRescore } from './rescore-parse.ts';
 import { parseSearchRequest } from './search-request.ts';
 
 const rescoreQuery = { rescore_query: { match: { t: 'x' } } };

@@ -12,22 +12,26 @@ import { parseCollapse, type CollapseSpec } from './collapse.ts';
 import type { AggNode } from './aggs/agg-request.ts';
 import { parseAggregations } from './aggs/agg-parse.ts';
 import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
-import { commaList, parseFieldAndFormats, parseStoredFields, storedFieldsFromList, type FieldAndFormat, type StoredFields } from './field-and-format.ts';
+import { commaList, parseFieldAndFormats, parseStoredFields, storedFieldsFromList, type StoredFields } from './field-and-format.ts';
+import type { FieldAndFormat } from './protocol/search.ts';
 import {
   checkUnrecognizedParams, isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, tokenName,
   xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
-import { parseHighlight, type HighlightSpec } from './highlight.ts';
+import { type HighlightSpec } from './highlight.ts';
+import { parseHighlight } from './highlight-parse.ts';
 import type { SourceFilter } from './protocol.ts';
 import type { Query } from './query-ast.ts';
 import { parseIndicesBoost, type IndexBoost } from './indices-boost.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
-import { parseRescore, type Rescore } from './rescore.ts';
+import { type Rescore } from './rescore.ts';
+import { parseRescore } from './rescore-parse.ts';
 import type { SortField, SortValue } from './sort.ts';
-import { parseSlice, type SliceSpec } from './slice.ts';
+import { type SliceSpec } from './slice.ts';
+import { parseSlice } from './slice-parse.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
-import { parseSourceFilter } from './source-filter.ts';
+import { parseSourceFilter } from './source-filter-parse.ts';
 
 export { parseJsonBody } from './json-body.ts';
 export { parseTimeValue } from './params.ts';

@@ -5,7 +5,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/settings/Setting.java
  */
 import { illegalArgument } from '../../shared/errors.ts';
-import { javaParseInt, parseJavaBoolean, parseTimeValue } from '../../shared/params.ts';
+import { javaParseInt } from '../../shared/java-number.ts';
+import { parseJavaBoolean, parseTimeValue } from '../../shared/params.ts';
 import { formatTimeValue } from '../../shared/time-value.ts';
 
 /** One known cluster setting. */

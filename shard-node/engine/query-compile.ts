@@ -10,7 +10,7 @@ import type { FieldMapping } from '../../shared/mapping.ts';
 import { NUMERIC_TYPES } from '../../shared/mapping.ts';
 import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
 import type { FuzzyOptions } from '../../shared/fuzziness.ts';
-import { MAX_CLAUSE_COUNT } from '../../shared/query-dsl.ts';
+import { MAX_CLAUSE_COUNT } from '../../shared/query-ast.ts';
 import type { Query, QueryStringNormalize, TermValue } from '../../shared/query-ast.ts';
 import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';

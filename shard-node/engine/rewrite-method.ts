@@ -6,7 +6,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/support/QueryParsers.java
  */
 import { EsError } from '../../shared/errors.ts';
-import { javaParseInt } from '../../shared/params.ts';
+import { javaParseInt } from '../../shared/java-number.ts';
 
 /**
  * - `constant`: every matching term, one constant score (`constant_score`, `constant_score_boolean`,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EsError } from '../errors.ts';
-import { javaDoubleText, parseAggregations } from './agg-parse.ts';
+import { parseAggregations } from './agg-parse.ts';
+import { javaDoubleText } from './param-parse.ts';
 
 const err = (body: Record<string, unknown>): EsError => {
   try {

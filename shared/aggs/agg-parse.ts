@@ -22,8 +22,6 @@ import { bucketsPathProblem, parseBucketMetric, parseParentPipeline } from './pi
 import { CALENDAR_UNITS, dbl, lng, scalar, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 import { simpleRegex } from './simple-regex.ts';
 
-export { DEFAULT_PERCENTS, MAX_INNER_RESULT_WINDOW, MAX_PRECISION_THRESHOLD } from './metric-parse.ts';
-export { javaDoubleText } from './param-parse.ts';
 
 /** Every aggregation type ES 8 registers (for the suggestion, and "not supported by Folio yet"). */
 export const ES_AGGREGATIONS: readonly string[] = [

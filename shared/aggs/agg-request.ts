@@ -219,6 +219,12 @@ export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | Fil
 /** The metric aggregations. */
 export type MetricAggNode = StatsMetricAgg | CardinalityAgg | PercentilesAgg;
 
+/**
+ * ES's default `index.max_inner_result_window`: `from + size` of `top_hits` at most this (the
+ * shards check it when they collect `top_hits`).
+ */
+export const MAX_INNER_RESULT_WINDOW = 100;
+
 /** Types whose results are neither buckets nor a number (no order path may end there). */
 export const HITS_TYPES: ReadonlySet<string> = new Set(['top_hits']);
 

@@ -93,9 +93,6 @@ export function parsePercentileRanks(name: string, body: Obj): PercentilesAgg {
   return n;
 }
 
-/** ES's default `index.max_inner_result_window`: `from + size` of `top_hits` at most this. */
-export const MAX_INNER_RESULT_WINDOW = 100;
-
 /** `_source` of `top_hits` (as the search body's: bool, pattern, list, or includes/excludes). */
 export function topHitsSource(v: unknown): SourceFilter {
   if (typeof v === 'boolean') return v;

@@ -6,7 +6,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/x-content/src/main/java/org/elasticsearch/xcontent/ObjectParser.java
  */
 import { EsError, illegalArgument } from '../errors.ts';
-import { didYouMean, isObject, javaParseDouble, numberFormat, tokenName, xContentError } from '../params.ts';
+import { javaParseDouble } from '../java-number.ts';
+import { didYouMean, isObject, numberFormat, tokenName, xContentError } from '../params.ts';
 import type { AggValue, DateInterval } from './agg-request.ts';
 
 export type Obj = Record<string, unknown>;

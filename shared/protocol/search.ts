@@ -2,7 +2,6 @@
  * The search phases between coordinator and shard nodes: dfs, query (with the fused fetch), fetch, search contexts (PIT, scroll) and the rounds of exact distributed selection.
  * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
  */
-import type { FieldAndFormat } from '../field-and-format.ts';
 import type { HighlightSpec } from '../highlight.ts';
 import type { Query } from '../query-ast.ts';
 import type { Rescore } from '../rescore.ts';
@@ -177,6 +176,15 @@ export interface QueryPhaseResponse extends ShardEcho {
 
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
 export type SourceFilter = boolean | { includes: string[]; excludes: string[] };
+
+/** One requested `fields` / `docvalue_fields` entry (ES `FieldAndFormat`): a name or `*` pattern, with an optional `format` (dates, numbers in `docvalue_fields`). */
+export interface FieldAndFormat {
+  field: string;
+  /** Absent: the mapping's format (ES `use_field_mapping` means the same and is dropped). */
+  format?: string;
+  /** `fields` only: also return `_source` values of unmapped fields the pattern matches. */
+  includeUnmapped?: boolean;
+}
 
 /**
  * What the fetch phase adds to each hit beyond `_source`, each part only when asked (ES fetch

@@ -6,7 +6,7 @@
  */
 import type { FieldMapping } from '../../../shared/mapping.ts';
 import { INTEGER_TYPES } from '../../../shared/mapping.ts';
-import { javaDoubleText } from '../../../shared/aggs/agg-parse.ts';
+import { javaDoubleText } from '../../../shared/aggs/param-parse.ts';
 import type { AggNode, AggRange } from '../../../shared/aggs/agg-request.ts';
 import { formatDate } from '../../../shared/aggs/date-format.ts';
 import { formatDecimal } from '../../../shared/aggs/decimal-format.ts';

@@ -5,7 +5,7 @@
  * once per shard with local statistics, as ES's `top_hits` without dfs.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/metrics/TopHitsAggregator.java
  */
-import { MAX_INNER_RESULT_WINDOW } from '../../../shared/aggs/agg-parse.ts';
+import { MAX_INNER_RESULT_WINDOW } from '../../../shared/aggs/agg-request.ts';
 import type { TopHitsAgg } from '../../../shared/aggs/agg-request.ts';
 import { illegalArgument } from '../../../shared/errors.ts';
 import type { TopHitsPartial } from '../../../shared/protocol/aggs.ts';
