@@ -21,7 +21,7 @@ import { cities } from '../scripts/samples/cities.ts';
 import { loadSample } from '../scripts/samples/load.ts';
 import { startComposeCluster } from '../test/support/compose-cluster.ts';
 import { mergeTopHits, type ShardTopHits } from '../coordinator/search/merge.ts';
-import type { QueryPhaseResponse, ShardHit } from '../shared/protocol.ts';
+import type { QueryPhaseResponse, ShardHit } from '../shared/protocol/search.ts';
 import { parseSortParam } from '../shared/sort-parse.ts';
 import { decodeHits, encodeHits, readHits } from '../shared/wire.ts';
 

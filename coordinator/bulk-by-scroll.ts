@@ -16,7 +16,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/reindex/BulkByScrollTask.java
  */
 import { EsError, type ErrorCause } from '../shared/errors.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
 import type { SliceSpec } from '../shared/slice.ts';
 import type { SortValue } from '../shared/sort.ts';
 import type { BulkItem } from './bulk-parse.ts';

@@ -13,7 +13,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-health.html
  */
 import { illegalArgument } from '../shared/errors.ts';
-import type { IndexMetadata } from '../shared/protocol.ts';
+import type { IndexMetadata } from '../shared/protocol/metadata.ts';
 import type { CopyView } from './index-view.ts';
 
 /** ES `ClusterHealthStatus`, ordered green < yellow < red. */

@@ -26,7 +26,15 @@ import { EsError, indexNotFound } from '../shared/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import { INTERNAL_PREFIX, type AliasMetadata, type IndexMetadata, type NodeIndexEntry, type NodeIndicesResponse, type PutIndexRequest, primaryTermOf } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import {
+  type AliasMetadata,
+  type IndexMetadata,
+  type NodeIndexEntry,
+  type NodeIndicesResponse,
+  type PutIndexRequest,
+  primaryTermOf,
+} from '../shared/protocol/metadata.ts';
 import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';

@@ -15,7 +15,8 @@ import { checkNestedObjectsLimit, DEFAULT_NESTED_OBJECTS_LIMIT, inferMappingUpda
 import { intValue } from './index-setting-definitions.ts';
 import { EsError, illegalArgument, toEsError, validationFailed } from '../shared/errors.ts';
 import type { Mapping } from '../shared/mapping.ts';
-import type { RefreshPolicy, SourceFilter, WriteOp, WriteResult } from '../shared/protocol.ts';
+import type { SourceFilter } from '../shared/protocol/search.ts';
+import type { RefreshPolicy, WriteOp, WriteResult } from '../shared/protocol/write.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
 import { shardForRouting } from '../shared/routing.ts';
 import { resolveBulkTargets } from './aliases/alias-targets.ts';

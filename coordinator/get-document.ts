@@ -11,7 +11,9 @@
  */
 import { METADATA_FIELDS } from '../shared/field-and-format.ts';
 import { compileFieldFetch } from '../shared/field-fetcher.ts';
-import { INTERNAL_PREFIX, type GetRequest, type GetResponse, type SourceFilter } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { type SourceFilter } from '../shared/protocol/search.ts';
+import { type GetRequest, type GetResponse } from '../shared/protocol/write.ts';
 import { shardForRouting } from '../shared/routing.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
 import { parseBooleanParam } from '../shared/params.ts';

@@ -14,7 +14,7 @@
  */
 import { EsError, illegalArgument, indexNotFound } from '../shared/errors.ts';
 import { parseJavaBoolean } from '../shared/params.ts';
-import type { IndexMetadata } from '../shared/protocol.ts';
+import type { IndexMetadata } from '../shared/protocol/metadata.ts';
 import { wildcardMatch } from '../shared/wildcard.ts';
 import { aliasIsHidden, type AliasCatalog, type AliasTarget } from './aliases/alias-lookup.ts';
 import type { ClusterView } from './cluster-view.ts';

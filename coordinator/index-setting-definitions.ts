@@ -13,7 +13,7 @@
 import { illegalArgument } from '../shared/errors.ts';
 import { javaParseInt } from '../shared/java-number.ts';
 import { didYouMean, parseJavaBoolean, parseTimeValue } from '../shared/params.ts';
-import type { IndexSettingValue } from '../shared/protocol.ts';
+import type { IndexSettingValue } from '../shared/protocol/metadata.ts';
 
 /**
  * Folio's default `index.max_result_window`: 10,000,000 instead of ES's 10,000. ES caps the window

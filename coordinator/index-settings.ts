@@ -13,7 +13,7 @@
 import { EsError, illegalArgument } from '../shared/errors.ts';
 import { parseMapping, refuseTypedCreateMapping } from '../shared/mapping-parse.ts';
 import { parseTimeValue } from '../shared/params.ts';
-import type { IndexMetadata, IndexSettingValue } from '../shared/protocol.ts';
+import type { IndexMetadata, IndexSettingValue } from '../shared/protocol/metadata.ts';
 import { defaultRoutingNumShards } from '../shared/routing.ts';
 import type { NewIndexSpec } from './cluster-view.ts';
 import { checkSettingKey, checkSettingValue, DEFAULT_MAX_RESULT_WINDOW, flattenIndexSettings, INDEX_SETTINGS, intValue, knownSetting, normalizeIndexKey } from './index-setting-definitions.ts';

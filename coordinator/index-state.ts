@@ -7,7 +7,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataIndexStateService.java
  */
 import { EsError } from '../shared/errors.ts';
-import type { IndexMetadata } from '../shared/protocol.ts';
+import type { IndexMetadata } from '../shared/protocol/metadata.ts';
 import { explicitSettings } from './index-settings.ts';
 
 /** Whether the index is closed. */

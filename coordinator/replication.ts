@@ -11,15 +11,15 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { primaryTermOf } from '../shared/protocol/metadata.ts';
 import {
-  INTERNAL_PREFIX,
   type RefreshPolicy,
-  primaryTermOf,
   type ShardBulkRequest,
   type ShardBulkResponse,
   type WriteOp,
   type WriteResult,
-} from '../shared/protocol.ts';
+} from '../shared/protocol/write.ts';
 import { type ClusterView, PrimaryDemotedError } from './cluster-view.ts';
 import { type IndexView } from './index-view.ts';
 import { decodeShardBulkReply } from '../shared/shard-bulk-reply.ts';

@@ -6,7 +6,7 @@
  * index yellow, as in ES. There is no rebalancing: copies stay where they were placed.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-cluster.html#cluster-shard-allocation-settings
  */
-import type { ShardCopy } from '../shared/protocol.ts';
+import type { ShardCopy } from '../shared/protocol/metadata.ts';
 import { nodeForShard } from '../shared/routing.ts';
 
 /** How many replicas of one shard can be placed on `nodeCount` nodes: min(replicas, N − 1). */

@@ -7,7 +7,7 @@
  * Every call keeps its own deadline and cancellation: it settles when its frame arrives, when its
  * `timeoutMs` passes, or when its signal aborts, whichever comes first.
  */
-import { INTERNAL_PREFIX } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
 import type { CallOptions } from './shard-client.ts';
 
 /** The internal endpoints whose calls may be batched: the search rounds (read-only, per shard). */

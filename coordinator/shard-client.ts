@@ -11,7 +11,7 @@ import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
 import { decodeHits, isHitsContentType } from '../shared/wire.ts';
 import { ReplicaSelection } from './replica-selection.ts';
 import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../shared/wire-batch.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
 import { isBatchable, ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
 import { isNdjsonContentType, parseNdjsonSliced } from '../shared/sliced-json.ts';
 

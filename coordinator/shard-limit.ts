@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/misc-cluster-settings.html#cluster-shard-limit
  */
 import { EsError } from '../shared/errors.ts';
-import type { IndexMetadata } from '../shared/protocol.ts';
+import type { IndexMetadata } from '../shared/protocol/metadata.ts';
 
 /** ES's default `cluster.max_shards_per_node`. */
 export const DEFAULT_MAX_SHARDS_PER_NODE = 1000;

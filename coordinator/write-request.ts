@@ -11,7 +11,8 @@
  */
 import { EsError, illegalArgument, validationFailed } from '../shared/errors.ts';
 import { isObject, numberFormatCause, parseIntParam, similarNames, xContentBoolean, xContentError } from '../shared/params.ts';
-import type { SourceFilter, WriteConditions } from '../shared/protocol.ts';
+import type { SourceFilter } from '../shared/protocol/search.ts';
+import type { WriteConditions } from '../shared/protocol/write.ts';
 import { parseSourceFilter } from '../shared/source-filter-parse.ts';
 
 /** ES `VersionType` names a request may give (`external_gt` is `external`). */

@@ -9,23 +9,18 @@ import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
 import { Hono, type Context } from 'hono';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
+import { type ClusterSettingsResponse, type ClusterSettingsUpdateRequest } from '../shared/protocol/cluster-settings.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { type NodeIndicesResponse, type NodeStats, type PutIndexRequest, type RefreshRequest } from '../shared/protocol/metadata.ts';
 import {
-  INTERNAL_PREFIX,
-  type GetRequest,
-  type GetResponse,
-  type NodeIndicesResponse,
-  type NodeStats,
-  type PutIndexRequest,
-  type RefreshRequest,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
   type CloseContextsResponse,
-  type ClusterSettingsResponse,
-  type ClusterSettingsUpdateRequest,
   type OpenContextRequest,
   type OpenContextResponse,
-} from '../shared/protocol.ts';
+} from '../shared/protocol/search.ts';
+import { type GetRequest, type GetResponse } from '../shared/protocol/write.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { registerShardProbes } from './probes.ts';

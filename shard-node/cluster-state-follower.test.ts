@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import { ClusterStateWriter } from '../shared/cluster-state/cluster-state-writer.ts';
-import { primaryTermOf, type IndexMetadata } from '../shared/protocol.ts';
+import { primaryTermOf, type IndexMetadata } from '../shared/protocol/metadata.ts';
 import { promoted } from '../shared/shard-copies.ts';
 import { EmbeddedStore } from '../shared/state-store/embedded-store.ts';
 import { eventually } from '../test/support/eventually.ts';

@@ -11,7 +11,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  */
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX, type ReplicasOutcome, type ShardBulkRequest, type ShardBulkResponse, type ShardCopy } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { type ShardCopy } from '../shared/protocol/metadata.ts';
+import { type ReplicasOutcome, type ShardBulkRequest, type ShardBulkResponse } from '../shared/protocol/write.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
 import { acceptsNdjson, encodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
 import type { Shard } from './engine/shard.ts';

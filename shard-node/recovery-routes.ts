@@ -25,8 +25,8 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError } from '../shared/errors.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
 import {
-  INTERNAL_PREFIX,
   RECOVERY_CHUNK_DONE_HEADER,
   RECOVERY_CHUNK_OPS_HEADER,
   type RecoveryApplyRequest,
@@ -39,7 +39,7 @@ import {
   type RecoveryStartRequest,
   type RecoveryStartResponse,
   type RecoveryStateResponse,
-} from '../shared/protocol.ts';
+} from '../shared/protocol/recovery.ts';
 import type { Shard } from './engine/shard.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { RecoverySources } from './recovery-sources.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ReplicaOp, WriteOp } from '../shared/protocol.ts';
+import type { ReplicaOp, WriteOp } from '../shared/protocol/write.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Mapping } from '../shared/mapping.ts';
 import { Shard } from './engine/shard.ts';

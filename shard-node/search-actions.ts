@@ -7,9 +7,8 @@
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
 import { sortValueTexts } from './engine/sort-value-texts.ts';
+import { type AggsRequest, type AggsResponse } from '../shared/protocol/aggs.ts';
 import {
-  type AggsRequest,
-  type AggsResponse,
   type ContextRef,
   type DfsRequest,
   type DfsResponse,
@@ -21,7 +20,7 @@ import {
   type SelectRangeResponse,
   type SelectSampleRequest,
   type SelectSampleResponse,
-} from '../shared/protocol.ts';
+} from '../shared/protocol/search.ts';
 import type { EntriesField } from '../shared/wire.ts';
 import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';

@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import { EsError, toEsError } from '../shared/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
 import { BATCH_CONTENT_TYPE, encodeBatch, type BatchFrame, type BatchRequest } from '../shared/wire-batch.ts';
 import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError } from '../shared/wire.ts';
 import { isSearchAction, type ActionReply, type SearchActions } from './search-actions.ts';

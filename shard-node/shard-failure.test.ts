@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../shared/protocol.ts';
+import type { IndexMetadata } from '../shared/protocol/metadata.ts';
 import { promoted } from '../shared/shard-copies.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { notReadyReason } from './probes.ts';

@@ -12,7 +12,7 @@ import type { FieldAndFormat } from './protocol/search.ts';
 import { type HighlightSpec } from './highlight.ts';
 import { parseHighlight } from './highlight-parse.ts';
 import { didYouMean, isObject, tokenName, xContentBoolean, xContentError, xContentInt } from './params.ts';
-import type { SourceFilter } from './protocol.ts';
+import type { SourceFilter } from './protocol/search.ts';
 import type { SortField } from './sort.ts';
 import { parseSortBody } from './sort-parse.ts';
 import { parseSourceFilter } from './source-filter-parse.ts';

@@ -20,7 +20,7 @@ import {
 } from './params.ts';
 import { type HighlightSpec } from './highlight.ts';
 import { parseHighlight } from './highlight-parse.ts';
-import type { SourceFilter } from './protocol.ts';
+import type { SourceFilter } from './protocol/search.ts';
 import type { Query } from './query-ast.ts';
 import { parseIndicesBoost, type IndexBoost } from './indices-boost.ts';
 import { parseQuery } from './query-dsl.ts';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ShardBulkResponse } from './protocol.ts';
+import type { ShardBulkResponse } from './protocol/write.ts';
 import { acceptsNdjson, decodeShardBulkReply, encodeShardBulkReply } from './shard-bulk-reply.ts';
 import { parseNdjsonSliced } from './sliced-json.ts';
 

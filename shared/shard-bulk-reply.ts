@@ -12,7 +12,7 @@
  * `_version`, `result`, `status`, `error`) comes back exactly.
  * @see https://github.com/ndjson/ndjson-spec
  */
-import type { ShardBulkResponse, WriteResult } from './protocol.ts';
+import type { ShardBulkResponse, WriteResult } from './protocol/write.ts';
 import { NDJSON_CONTENT_TYPE, ndjsonSliced } from './sliced-json.ts';
 
 /** Whether a bulk call's `accept` header asks for the NDJSON reply. */

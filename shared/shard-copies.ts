@@ -5,7 +5,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (inSyncAllocationIds)
  */
 import { illegalArgument } from './errors.ts';
-import type { HostedCopy, IndexMetadata, ShardCopy } from './protocol.ts';
+import type { HostedCopy, IndexMetadata, ShardCopy } from './protocol/metadata.ts';
 
 /**
  * The shards with a copy on node `ordinal`, ascending, from `metadata.shardCopies`; null when the

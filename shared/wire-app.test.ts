@@ -2,7 +2,10 @@
 // query, sample and range calls answered as JSON and as application/x-folio-hits decode equal.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from './logger.ts';
-import { INTERNAL_PREFIX, type IndexMetadata, type QueryPhaseRequest, type SelectRangeRequest, type SelectSampleRequest, type ShardBulkRequest, type WriteOp } from './protocol.ts';
+import { INTERNAL_PREFIX } from './protocol/echo.ts';
+import { type IndexMetadata } from './protocol/metadata.ts';
+import { type QueryPhaseRequest, type SelectRangeRequest, type SelectSampleRequest } from './protocol/search.ts';
+import { type ShardBulkRequest, type WriteOp } from './protocol/write.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseSortParam } from './sort-parse.ts';
 import { decodeHits, HITS_CONTENT_TYPE } from './wire.ts';

@@ -7,7 +7,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexAbstraction.java
  */
 import { EsError, illegalArgument } from '../../shared/errors.ts';
-import type { AliasMetadata, IndexMetadata } from '../../shared/protocol.ts';
+import type { AliasMetadata, IndexMetadata } from '../../shared/protocol/metadata.ts';
 
 /** One index an alias names, with the alias's metadata on that index. */
 export interface AliasTarget {

@@ -11,7 +11,7 @@
  */
 import { EsError, illegalArgument, invalidAliasName, validationFailed, type ErrorCause } from '../../shared/errors.ts';
 import { isObject, NO_LOCATION, scalarText, tokenName, xContentBoolean } from '../../shared/params.ts';
-import type { AliasMetadata } from '../../shared/protocol.ts';
+import type { AliasMetadata } from '../../shared/protocol/metadata.ts';
 
 /** One action of an `_aliases` request, before its index expressions are resolved. */
 export interface AliasActionSpec {

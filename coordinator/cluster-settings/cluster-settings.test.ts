@@ -2,7 +2,11 @@
 // default), updates that bump each changed scope's version, retries after a lost race, the cache
 // refreshed once stale, and the shard-node store's read (newest version wins) and quorum write.
 import { describe, expect, it } from 'vitest';
-import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../shared/protocol.ts';
+import {
+  emptyClusterSettings,
+  type ClusterSettingsState,
+  type ClusterSettingsUpdateRequest,
+} from '../../shared/protocol/cluster-settings.ts';
 import { ClusterSettings, SETTINGS_MAX_AGE_MS } from './cluster-settings.ts';
 import { DESTRUCTIVE_REQUIRES_NAME, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './setting-definitions.ts';
 import { newestSettings, SettingsConflict, type ClusterSettingsStore } from './settings-store.ts';

@@ -6,7 +6,11 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html#cluster-update-settings-api-desc
  */
 import { EsError } from '../../shared/errors.ts';
-import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../shared/protocol.ts';
+import {
+  emptyClusterSettings,
+  type ClusterSettingsState,
+  type ClusterSettingsUpdateRequest,
+} from '../../shared/protocol/cluster-settings.ts';
 import { checkKeepAliveSettings, type SettingDefinition } from './setting-definitions.ts';
 import { SettingsConflict, type ClusterSettingsStore } from './settings-store.ts';
 import { applyScopeChanges, type SettingsChanges } from './settings-update.ts';

@@ -12,12 +12,12 @@
  */
 import { EsError } from '../../shared/errors.ts';
 import {
-  INTERNAL_PREFIX,
   emptyClusterSettings,
   type ClusterSettingsResponse,
   type ClusterSettingsState,
   type ClusterSettingsUpdateRequest,
-} from '../../shared/protocol.ts';
+} from '../../shared/protocol/cluster-settings.ts';
+import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
 import { ShardCallError, type ShardClient } from '../shard-client.ts';
 
 /** Storage of the cluster settings shared by every coordinator. */

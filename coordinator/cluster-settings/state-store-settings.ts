@@ -15,7 +15,11 @@ import { noMasterBlock } from '../../shared/cluster-state/cluster-state-writer.t
 import type { ClusterStateCache } from '../../shared/cluster-state/cluster-state-cache.ts';
 import { CLUSTER_SETTINGS_KEY } from '../../shared/cluster-state/keys.ts';
 import type { Logger } from '../../shared/logger.ts';
-import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../shared/protocol.ts';
+import {
+  emptyClusterSettings,
+  type ClusterSettingsState,
+  type ClusterSettingsUpdateRequest,
+} from '../../shared/protocol/cluster-settings.ts';
 import { isStateStoreError } from '../../shared/state-store/errors.ts';
 import type { KeyValue, TxnResult } from '../../shared/state-store/types.ts';
 import type { ShardClient } from '../shard-client.ts';

@@ -6,7 +6,7 @@
  */
 import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
 import { parseBooleanParam } from '../../shared/params.ts';
 import type { Mapping } from '../../shared/mapping.ts';
 import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';

@@ -12,7 +12,7 @@
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../shared/errors.ts';
 import { isObject, tokenName } from '../../shared/params.ts';
-import type { SourceFilter } from '../../shared/protocol.ts';
+import type { SourceFilter } from '../../shared/protocol/search.ts';
 import { readTarget } from '../aliases/alias-targets.ts';
 import type { WriteDeps } from '../documents.ts';
 import { commaList } from '../../shared/field-and-format.ts';

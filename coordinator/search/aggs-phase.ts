@@ -11,7 +11,8 @@
 import type { AggNode } from '../../shared/aggs/agg-request.ts';
 import { EsError } from '../../shared/errors.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
-import { INTERNAL_PREFIX, type AggPartial, type AggsRequest, type AggsResponse } from '../../shared/protocol.ts';
+import { type AggPartial, type AggsRequest, type AggsResponse } from '../../shared/protocol/aggs.ts';
+import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import { renderAggs } from './aggs/render.ts';
 import { DEFAULT_MAX_BUCKETS, recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';

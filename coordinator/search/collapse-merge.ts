@@ -12,7 +12,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/lucene/grouping/TopFieldGroups.java
  */
 import { EsError } from '../../shared/errors.ts';
-import type { ShardGroups } from '../../shared/protocol.ts';
+import type { ShardGroups } from '../../shared/protocol/search.ts';
 import { compareCodePoints, compareHits, type SortField, type SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTopHits, ShardTotal } from './merge.ts';
 

@@ -5,14 +5,14 @@
  * closed again and the failures are returned. After each scroll batch the coordinator records the
  * scroll's new position on the contexts the batch read ({@link advanceScroll}).
  */
+import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
 import {
-  INTERNAL_PREFIX,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsResponse,
   type OpenContextRequest,
   type OpenContextResponse,
-} from '../../shared/protocol.ts';
+} from '../../shared/protocol/search.ts';
 import type { SortValue } from '../../shared/sort.ts';
 import type { ShardTarget } from '../index-view.ts';
 import type { ShardClient } from '../shard-client.ts';

@@ -7,7 +7,7 @@
  */
 import type { Query } from '../../shared/query-ast.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { ScoringStatistics } from '../../shared/protocol.ts';
+import type { ScoringStatistics } from '../../shared/protocol/search.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
 

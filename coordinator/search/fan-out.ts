@@ -17,7 +17,7 @@
  * Every attempt feeds the adaptive replica selection's statistics (replica-selection.ts).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/AbstractSearchAsyncAction.java
  */
-import { INTERNAL_PREFIX, type ShardEcho } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX, type ShardEcho } from '../../shared/protocol/echo.ts';
 import { HITS_CONTENT_TYPE } from '../../shared/wire.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { ShardCallError, type ShardClient } from '../shard-client.ts';

@@ -10,7 +10,8 @@
 import { EsError, type ErrorCause } from '../../shared/errors.ts';
 import { METADATA_FIELDS } from '../../shared/field-and-format.ts';
 import { compileFieldFetch, docvalueFieldCount, tooManyDocvalueFields } from '../../shared/field-fetcher.ts';
-import type { HitFetchOptions, IndexMetadata } from '../../shared/protocol.ts';
+import type { IndexMetadata } from '../../shared/protocol/metadata.ts';
+import type { HitFetchOptions } from '../../shared/protocol/search.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { INDEX_SETTINGS, intValue } from '../index-setting-definitions.ts';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ShardHit } from '../../shared/protocol.ts';
+import type { ShardHit } from '../../shared/protocol/search.ts';
 import { compareHits, type SortField } from '../../shared/sort.ts';
 import { mergeTopHits, reduceTotalHits, type ShardTopHits } from './merge.ts';
 

@@ -7,7 +7,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchPhaseController.java
  */
 import { EsError } from '../../shared/errors.ts';
-import type { ShardHit } from '../../shared/protocol.ts';
+import type { ShardHit } from '../../shared/protocol/search.ts';
 import { compareCodePoints, compareHits, type SortField } from '../../shared/sort.ts';
 
 /** One shard's query-phase hits, already in the global order. */

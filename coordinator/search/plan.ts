@@ -5,7 +5,9 @@
  */
 import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
 import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef, IndexMetadata, QueryAggs, ShardCollapse } from '../../shared/protocol.ts';
+import type { QueryAggs } from '../../shared/protocol/aggs.ts';
+import type { IndexMetadata } from '../../shared/protocol/metadata.ts';
+import type { ContextRef, ShardCollapse } from '../../shared/protocol/search.ts';
 import { subQueries, type Query } from '../../shared/query-ast.ts';
 import { shardForRouting } from '../../shared/routing.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sampleRanks } from '../../shared/protocol.ts';
+import { sampleRanks } from '../../shared/protocol/search.ts';
 import type { SortField } from '../../shared/sort.ts';
 import { boundForShard, chooseWindow, rankSampleKeys, type ShardSample } from './rank-bounds.ts';
 

@@ -2,7 +2,7 @@
  * Respond phase: the ES `_search` response body, field for field and in ES's key order.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
-import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol.ts';
+import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol/search.ts';
 import { RawJson } from '../../shared/raw-json.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';

@@ -18,8 +18,8 @@
  * @see docs/selection.md
  */
 import { EsError } from '../../shared/errors.ts';
+import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
 import {
-  INTERNAL_PREFIX,
   type FetchedDoc,
   type SelectRangeRequest,
   type SelectRangeResponse,
@@ -27,7 +27,7 @@ import {
   type SelectSampleResponse,
   type ScoringStatistics,
   type ShardGroups,
-} from '../../shared/protocol.ts';
+} from '../../shared/protocol/search.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';

@@ -8,7 +8,7 @@
  */
 import type { ErrorCause } from '../../shared/errors.ts';
 import { NUMERIC_TYPES, type FieldMapping } from '../../shared/mapping.ts';
-import type { IndexMetadata } from '../../shared/protocol.ts';
+import type { IndexMetadata } from '../../shared/protocol/metadata.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { DEFAULT_MAX_SLICES_PER_SCROLL, shardSlice, type SliceSpec } from '../../shared/slice.ts';

@@ -10,7 +10,7 @@
  */
 import { EsError } from '../../shared/errors.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
-import type { ShardCollapse, ShardGroups, ShardHit } from '../../shared/protocol.ts';
+import type { ShardCollapse, ShardGroups, ShardHit } from '../../shared/protocol/search.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
 import { compareHits } from '../../shared/sort.ts';
 import { afterKey, getter, type SegmentMatches } from './collector.ts';

@@ -7,7 +7,7 @@
 import { EsError, illegalArgument } from '../../shared/errors.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
 import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../shared/mapping.ts';
-import type { ShardHit } from '../../shared/protocol.ts';
+import type { ShardHit } from '../../shared/protocol/search.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
 import { compareHits, compareSortValue } from '../../shared/sort.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField } from '../../shared/sort.ts';
 import { compareHits, SCORE_SORT } from '../../shared/sort.ts';
-import type { ScoringStatistics } from '../../shared/protocol.ts';
+import type { ScoringStatistics } from '../../shared/protocol/search.ts';
 import type { Shard } from './shard.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
 

@@ -10,7 +10,18 @@
 import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
 import { flatFields } from '../../shared/mapping.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { FetchedDoc, FieldStatistics, HitExtras, ScoringStatistics, ShardCollapse, ShardGroups, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
+import type {
+  FetchedDoc,
+  FieldStatistics,
+  HitExtras,
+  ScoringStatistics,
+  ShardCollapse,
+  ShardGroups,
+  ShardHit,
+  SourceFilter,
+  TermStatistics,
+  TrackTotalHits,
+} from '../../shared/protocol/search.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortValue } from '../../shared/sort.ts';
 import { sortNeedsScores } from '../../shared/sort.ts';
@@ -172,7 +183,7 @@ export class Generation {
 
   /**
    * ES's dfs phase: the statistics of every term this query scores, and of their fields, keyed as
-   * in protocol.ts. Merged over shards they make scores independent of the shard layout.
+   * in protocol/search.ts (`ScoringStatistics`). Merged over shards they make scores independent of the shard layout.
    */
   dfs(query: Query): ScoringStatistics {
     const out: ScoringStatistics = { terms: {}, fields: {} };

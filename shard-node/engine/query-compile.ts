@@ -8,7 +8,7 @@
 import { EsError } from '../../shared/errors.ts';
 import type { FieldMapping } from '../../shared/mapping.ts';
 import { NUMERIC_TYPES } from '../../shared/mapping.ts';
-import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
+import type { FieldStatistics, TermStatistics } from '../../shared/protocol/search.ts';
 import type { FuzzyOptions } from '../../shared/fuzziness.ts';
 import { MAX_CLAUSE_COUNT } from '../../shared/query-ast.ts';
 import type { Query, QueryStringNormalize, TermValue } from '../../shared/query-ast.ts';

@@ -6,7 +6,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/rescore/QueryRescorer.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/filter-search-results.html#rescore
  */
-import type { ShardHit } from '../../shared/protocol.ts';
+import type { ShardHit } from '../../shared/protocol/search.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import { combineRescore, type Rescore } from '../../shared/rescore.ts';
 import { compareHits, type SortField } from '../../shared/sort.ts';

@@ -9,8 +9,8 @@
  * read the presorted order ({@link liveOrder}); sorts on varying scores collect and sort all matches.
  * @see docs/selection.md
  */
-import type { ScoringStatistics, SelectionBound, ShardHit } from '../../shared/protocol.ts';
-import { sampleRanks } from '../../shared/protocol.ts';
+import type { ScoringStatistics, SelectionBound, ShardHit } from '../../shared/protocol/search.ts';
+import { sampleRanks } from '../../shared/protocol/search.ts';
 import type { Query } from '../../shared/query-ast.ts';
 import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
 import { compareHits, sortNeedsScores } from '../../shared/sort.ts';

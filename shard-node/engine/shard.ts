@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError, searchContextMissing } from '../../shared/errors.ts';
 import type { Mapping } from '../../shared/mapping.ts';
-import type { WriteConditions, WriteOp, WriteResult } from '../../shared/protocol.ts';
+import type { WriteConditions, WriteOp, WriteResult } from '../../shared/protocol/write.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
 import type { Segment } from './segment.ts';

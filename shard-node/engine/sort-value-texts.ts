@@ -18,7 +18,7 @@ import { DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-f
 import type { FieldMapping } from '../../shared/mapping.ts';
 import { INTEGER_TYPES } from '../../shared/mapping.ts';
 import { decodeIp } from '../../shared/ip-address.ts';
-import type { ShardHit } from '../../shared/protocol.ts';
+import type { ShardHit } from '../../shared/protocol/search.ts';
 import type { SortField } from '../../shared/sort.ts';
 
 /** A JSON number kept as its text (its double would round). */

@@ -11,7 +11,7 @@
  */
 import { EsError } from '../../shared/errors.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { WriteConditions } from '../../shared/protocol.ts';
+import type { WriteConditions } from '../../shared/protocol/write.ts';
 
 /**
  * What the live version map holds for an `_id` when a write is planned: its last change's version

@@ -26,7 +26,7 @@
  */
 import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexAlreadyExists, indexNotFound, invalidAliasName, invalidIndexName } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { IndexMetadata } from '../protocol.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
 import { MAX_TXN_OPS } from '../state-store/request-checks.ts';
 import type { Compare, KeyValue, StateStore, TxnOp, TxnResult } from '../state-store/types.ts';

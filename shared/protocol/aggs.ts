@@ -3,7 +3,7 @@
  * matches (ES's `InternalAggregation`s before the reduce), and the refinement round that makes
  * `terms` exact (docs/aggregations.md, "Exact terms"). Partials are arrays parallel to the request's
  * aggregation nodes (never objects keyed by user-chosen names).
- * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
+ * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
 import type { AggNode } from '../aggs/agg-request.ts';
 import type { Query } from '../query-ast.ts';

@@ -4,8 +4,8 @@
  * scopes; the persistent one is durable on the node (fsynced before the call answers), the
  * transient one lives in the node's memory only, so it is lost once every node has restarted, as
  * ES loses transient settings on a full cluster restart. Each scope carries its own version: the
- * highest version wins when nodes disagree. Part of the internal shard-node protocol;
- * shared/protocol.ts re-exports every piece.
+ * highest version wins when nodes disagree. Part of the internal shard-node protocol
+ * (docs/architecture.md lists its modules).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html
  */
 

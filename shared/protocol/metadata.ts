@@ -1,6 +1,6 @@
 /**
  * Index metadata and shard copies as the nodes hold them, and the internal calls that read or change them (create, mappings, settings, in-sync set, promotion, node stats).
- * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
+ * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
 import type { Mapping } from '../mapping.ts';
 

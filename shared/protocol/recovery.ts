@@ -1,6 +1,6 @@
 /**
  * Peer recovery of a shard copy from its primary, driven by the coordinator (coordinator/recovery.ts).
- * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
+ * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
 import type { ShardEcho } from './echo.ts';
 import type { IndexMetadata } from './metadata.ts';

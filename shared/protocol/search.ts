@@ -1,6 +1,6 @@
 /**
  * The search phases between coordinator and shard nodes: dfs, query (with the fused fetch), fetch, search contexts (PIT, scroll) and the rounds of exact distributed selection.
- * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
+ * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
 import type { HighlightSpec } from '../highlight.ts';
 import type { Query } from '../query-ast.ts';

@@ -1,6 +1,6 @@
 /**
  * The write path between coordinator and shard nodes: the primary's bulk, its replication to the replicas, and the real-time get.
- * Part of the internal shard-node protocol; shared/protocol.ts re-exports every piece.
+ * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
 import type { ShardEcho } from './echo.ts';
 

@@ -15,7 +15,7 @@ import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultRoutingNumShards, nodeForShard, shardForRouting } from '../../shared/routing.ts';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
-import type { NodeIndexEntry, NodeIndicesResponse } from '../../shared/protocol.ts';
+import type { NodeIndexEntry, NodeIndicesResponse } from '../../shared/protocol/metadata.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { startExtraCoordinator, type ExtraCoordinator } from './extra-coordinator.ts';

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
-import type { NodeIndicesResponse, ShardCopy } from '../../shared/protocol.ts';
+import type { NodeIndicesResponse, ShardCopy } from '../../shared/protocol/metadata.ts';
 import { defaultRoutingNumShards, shardForRouting } from '../../shared/routing.ts';
 import { AcknowledgedWrites, type SeenDoc } from '../support/acknowledged-writes.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';

@@ -10,7 +10,7 @@ import { fetchableFields, sourceValues } from '../../../shared/field-fetcher.ts'
 import { resolveHighlightOptions, type ResolvedHighlightOptions } from '../../../shared/highlight.ts';
 import { flatFields, type Mapping } from '../../../shared/mapping.ts';
 import { setOwn } from '../../../shared/own-keys.ts';
-import type { ShardHighlight } from '../../../shared/protocol.ts';
+import type { ShardHighlight } from '../../../shared/protocol/search.ts';
 import { isWildcardPattern, wildcardMatch } from '../../../shared/wildcard.ts';
 import { highlightClauses, type HighlightClause } from './highlight-terms.ts';
 import { highlightField } from './highlighter.ts';
