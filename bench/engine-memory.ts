@@ -10,7 +10,7 @@
 import { buildCorpus } from './corpus.ts';
 import { newShard } from '../shard-node/engine/test-helpers.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
-import type { Mapping } from '../shared/mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 
 /** Bytes per document of one shard engine, by structure (heap + external, after a forced GC). */
 export interface EngineMemory {

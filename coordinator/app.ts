@@ -6,7 +6,7 @@
  */
 import { Hono } from 'hono';
 import { installInFlightBudget } from '../shared/body-budget.ts';
-import { toEsError } from '../shared/errors.ts';
+import { toEsError } from '../protocol/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { installAuth } from './auth/auth-middleware.ts';
 import { registerSecurityRoutes } from './auth/security-routes.ts';

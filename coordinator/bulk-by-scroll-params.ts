@@ -4,7 +4,7 @@
  * `max_docs`, `refresh`, `wait_for_completion`, `conflicts`.
  * @see https://github.com/elastic/elasticsearch/blob/main/modules/reindex/src/main/java/org/elasticsearch/reindex/AbstractBaseReindexRestHandler.java
  */
-import { illegalArgument } from '../shared/errors.ts';
+import { illegalArgument } from '../protocol/errors.ts';
 import { javaParseDouble } from '../shared/java-number.ts';
 import { numberFormatCause, parseBooleanParam, parseIntParam } from '../shared/params.ts';
 

@@ -6,7 +6,7 @@
  *
  * The snapshot is a point in time over the source shards, walked in `_shard_doc` order with
  * `search_after` (constant memory; ES uses a scroll). With `slices` the walk is split into that
- * many sliced walks of the same PIT (shared/slice.ts) run in parallel, each with its share of
+ * many sliced walks of the same PIT (protocol/slice.ts) run in parallel, each with its share of
  * `max_docs` and `requests_per_second`, their counters summed in the response and listed in
  * `slices` (ES's `BulkByScrollParallelizationHelper`). Between batches a walk waits as
  * `requests_per_second` asks (ES's throttle: the next batch starts `batch size / rps` seconds
@@ -15,10 +15,10 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/reindex/BulkByScrollTask.java
  */
-import { EsError, type ErrorCause } from '../shared/errors.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
-import type { SliceSpec } from '../shared/slice.ts';
-import type { SortValue } from '../shared/sort.ts';
+import { EsError, type ErrorCause } from '../protocol/errors.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import type { SliceSpec } from '../protocol/slice.ts';
+import type { SortValue } from '../protocol/sort.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import { executeBulk, type WriteDeps } from './documents.ts';
 import { writeIndexName } from './aliases/alias-targets.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { EsError } from '../shared/errors.ts';
+import type { EsError } from '../protocol/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
 import { decodeBulkBody, parseBulkBody, parseBulkBodySliced, trimJsonWhitespace } from './bulk-parse.ts';
 

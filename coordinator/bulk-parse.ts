@@ -5,7 +5,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/BulkRequestParser.java
  */
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
-import { EsError, illegalArgument } from '../shared/errors.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
 import { xContentBoolean } from '../shared/params.ts';
 import { parseSourceFilter } from '../shared/source-filter-parse.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../shared/utf8.ts';

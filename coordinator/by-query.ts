@@ -13,10 +13,10 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-update-by-query.html
  */
-import { illegalArgument, parsingException, validationFailed } from '../shared/errors.ts';
+import { illegalArgument, parsingException, validationFailed } from '../protocol/errors.ts';
 import { isObject, parseIntParam, tokenName } from '../shared/params.ts';
 import { parseSearchRequest } from '../shared/search-request.ts';
-import { type SliceSpec } from '../shared/slice.ts';
+import { type SliceSpec } from '../protocol/slice.ts';
 import { parseSlice } from '../shared/slice-parse.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import { DEFAULT_SCROLL_SIZE, hitRouting, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';

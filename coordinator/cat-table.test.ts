@@ -4,7 +4,7 @@ import { formatByteSize, renderCatTable, type CatTable } from './cat-table.ts';
 import { catIndicesTable, catShardsTable } from './routes/cat-routes.ts';
 import type { ClusterStats } from './node-probe.ts';
 import type { IndexView } from './index-view.ts';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 
 const table: CatTable = {
   columns: [

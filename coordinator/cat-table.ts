@@ -9,7 +9,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat.html
  */
 import { BYTE_SIZE_UNITS, formatByteSize } from '../shared/byte-size.ts';
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { wildcardMatch } from '../shared/wildcard.ts';
 
 /** A column of a cat table. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../test/support/es-error.ts';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { clusterHealthBody, copyActive, indexHealth, parseHealthStatus, satisfies, type CopyState } from './cluster-health.ts';
 
 const meta = (name: string, shards: number, replicas: number): IndexMetadata => ({

@@ -12,8 +12,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/health/ClusterStateHealth.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-health.html
  */
-import { illegalArgument } from '../shared/errors.ts';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import { illegalArgument } from '../protocol/errors.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import type { CopyView } from './index-view.ts';
 
 /** ES `ClusterHealthStatus`, ordered green < yellow < red. */

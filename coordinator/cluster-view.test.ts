@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { EsError } from '../shared/errors.ts';
-import type { FieldMapping, Mapping } from '../shared/mapping.ts';
-import { type IndexMetadata, type PutIndexRequest } from '../shared/protocol/metadata.ts';
+import { EsError } from '../protocol/errors.ts';
+import type { FieldMapping, Mapping } from '../protocol/mapping.ts';
+import { type IndexMetadata, type PutIndexRequest } from '../protocol/metadata.ts';
 import { CLUSTER_MANAGER_ELECTION_PREFIX } from '../shared/cluster-state/keys.ts';
 import { Election } from '../shared/state-store/election.ts';
 import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';

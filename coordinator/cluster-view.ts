@@ -22,11 +22,11 @@ import { randomBytes } from 'node:crypto';
 import { ClusterStateWriter, noMasterBlock, type IndicesChange } from '../shared/cluster-state/cluster-state-writer.ts';
 import { aliasKey } from '../shared/cluster-state/keys.ts';
 import type { ClusterStateCache, StoredIndex } from '../shared/cluster-state/cluster-state-cache.ts';
-import { EsError, indexNotFound } from '../shared/errors.ts';
+import { EsError, indexNotFound } from '../protocol/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { Mapping } from '../shared/mapping.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import {
   type AliasMetadata,
   type IndexMetadata,
@@ -34,11 +34,11 @@ import {
   type NodeIndicesResponse,
   type PutIndexRequest,
   primaryTermOf,
-} from '../shared/protocol/metadata.ts';
+} from '../protocol/metadata.ts';
 import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { Compare } from '../shared/state-store/types.ts';
-import { promoted, withInSync, withoutInSync } from '../shared/shard-copies.ts';
-import { defaultRoutingNumShards } from '../shared/routing.ts';
+import { promoted, withInSync, withoutInSync } from '../shared/cluster-state/shard-copies.ts';
+import { defaultRoutingNumShards } from './cluster/routing.ts';
 import { checkAlias } from './aliases/alias-actions.ts';
 import { AliasLookup, type AliasTarget } from './aliases/alias-lookup.ts';
 import { checkOpen } from './index-state.ts';

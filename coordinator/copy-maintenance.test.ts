@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import type { CopyView, IndexView } from './index-view.ts';
 import { PROMOTE_AFTER_MISSED_LOADS, plannedActions } from './copy-maintenance.ts';
 

@@ -6,7 +6,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/DestructiveOperations.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-delete-index.html
  */
-import { illegalArgument } from '../shared/errors.ts';
+import { illegalArgument } from '../protocol/errors.ts';
 
 /** Whether an expression part names indices by wildcard or `_all` (ES `hasWildcardUsage`). */
 function hasWildcardUsage(part: string): boolean {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Mapping } from '../shared/mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 import { inferBulkMappingUpdate } from './documents.ts';
 
 describe('inferBulkMappingUpdate (a bulk\'s dynamic mapping, inferred from the stored mapping)', () => {

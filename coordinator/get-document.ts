@@ -11,10 +11,10 @@
  */
 import { METADATA_FIELDS } from '../shared/field-and-format.ts';
 import { compileFieldFetch } from '../shared/field-fetcher.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
-import { type SourceFilter } from '../shared/protocol/search.ts';
-import { type GetRequest, type GetResponse } from '../shared/protocol/write.ts';
-import { shardForRouting } from '../shared/routing.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type SourceFilter } from '../protocol/search.ts';
+import { type GetRequest, type GetResponse } from '../protocol/write.ts';
+import { shardForRouting } from './cluster/routing.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
 import { parseBooleanParam } from '../shared/params.ts';
 import type { IndexView } from './index-view.ts';

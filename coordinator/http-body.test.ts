@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { toEsError } from '../shared/errors.ts';
+import { toEsError } from '../protocol/errors.ts';
 import { readBodyText, SimpleHttpError } from './http.ts';
 
 describe('readBodyText over http.max_content_length', () => {

@@ -5,7 +5,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestController.java
  */
 import type { Context, Next } from 'hono';
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { applyFilterPath, parseFilterPath, type FilterPath } from '../shared/filter-path.ts';
 import type { RawJson } from '../shared/raw-json.ts';
 import { queryStringError, rawQueryString } from './query-string-check.ts';

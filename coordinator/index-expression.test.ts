@@ -1,7 +1,7 @@
 // ES's IndexNameExpressionResolver under IndicesOptions: wildcards and exclusions, hidden and closed
 // indices, ignore_unavailable, allow_no_indices, expand_wildcards, and ES's not-found and closed shapes.
 import { describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { esErr } from '../test/support/es-error.ts';
 import { AliasLookup } from './aliases/alias-lookup.ts';
 import type { ClusterView } from './cluster-view.ts';

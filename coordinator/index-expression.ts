@@ -12,9 +12,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexNameExpressionResolver.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/IndicesOptions.java
  */
-import { EsError, illegalArgument, indexNotFound } from '../shared/errors.ts';
+import { EsError, illegalArgument, indexNotFound } from '../protocol/errors.ts';
 import { parseJavaBoolean } from '../shared/params.ts';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { wildcardMatch } from '../shared/wildcard.ts';
 import { aliasIsHidden, type AliasCatalog, type AliasTarget } from './aliases/alias-lookup.ts';
 import type { ClusterView } from './cluster-view.ts';

@@ -10,10 +10,10 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/settings/IndexScopedSettings.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/settings/AbstractScopedSettings.java
  */
-import { illegalArgument } from '../shared/errors.ts';
+import { illegalArgument } from '../protocol/errors.ts';
 import { javaParseInt } from '../shared/java-number.ts';
 import { didYouMean, parseJavaBoolean, parseTimeValue } from '../shared/params.ts';
-import type { IndexSettingValue } from '../shared/protocol/metadata.ts';
+import type { IndexSettingValue } from '../protocol/metadata.ts';
 
 /**
  * Folio's default `index.max_result_window`: 10,000,000 instead of ES's 10,000. ES caps the window

@@ -1,7 +1,7 @@
 // GET _settings shapes: ES's per-index settings (explicit plus uuid, creation_date, provided_name,
 // version.created), nested or flat, filtered by name patterns, and defaults with include_defaults.
 import { describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { getSettingsEntry, settingNames, settingsTree } from './index-settings-response.ts';
 import { parseCreateIndexBody } from './index-settings.ts';
 

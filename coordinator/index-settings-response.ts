@@ -8,7 +8,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-get-settings.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/admin/indices/settings/get/TransportGetSettingsAction.java
  */
-import type { IndexMetadata, IndexSettingValue } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata, IndexSettingValue } from '../protocol/metadata.ts';
 import { wildcardMatch } from '../shared/wildcard.ts';
 import { INDEX_SETTINGS } from './index-setting-definitions.ts';
 import { explicitSettings } from './index-settings.ts';

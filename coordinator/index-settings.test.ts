@@ -2,7 +2,7 @@
 // unknown and private keys refused with ES's texts, values checked, static settings on open
 // indices, final settings, null resets, preserve_existing, and the typed fields derived from them.
 import { describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { esErr } from '../test/support/es-error.ts';
 import { applySettingsChanges, checkStaticOnOpen, explicitSettings, parseCreateIndexBody, parseSettingsUpdate, readSetting, replicasChange, validateIndexName } from './index-settings.ts';
 

@@ -10,11 +10,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataCreateIndexService.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataUpdateSettingsService.java
  */
-import { EsError, illegalArgument } from '../shared/errors.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
 import { parseMapping, refuseTypedCreateMapping } from '../shared/mapping-parse.ts';
 import { parseTimeValue } from '../shared/params.ts';
-import type { IndexMetadata, IndexSettingValue } from '../shared/protocol/metadata.ts';
-import { defaultRoutingNumShards } from '../shared/routing.ts';
+import type { IndexMetadata, IndexSettingValue } from '../protocol/metadata.ts';
+import { defaultRoutingNumShards } from './cluster/routing.ts';
 import type { NewIndexSpec } from './cluster-view.ts';
 import { checkSettingKey, checkSettingValue, DEFAULT_MAX_RESULT_WINDOW, flattenIndexSettings, INDEX_SETTINGS, intValue, knownSetting, normalizeIndexKey } from './index-setting-definitions.ts';
 import { wildcardMatch } from '../shared/wildcard.ts';

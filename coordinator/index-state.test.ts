@@ -1,7 +1,7 @@
 // The open/closed state in the index metadata: close sets state and ES's verified_before_close,
 // open drops both; a closed index answers ES's IndexClosedException.
 import { describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { esErr } from '../test/support/es-error.ts';
 import { checkOpen, closedMetadata, isClosed, openedMetadata } from './index-state.ts';
 import { parseCreateIndexBody } from './index-settings.ts';

@@ -6,8 +6,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-close.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataIndexStateService.java
  */
-import { EsError } from '../shared/errors.ts';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import { EsError } from '../protocol/errors.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { explicitSettings } from './index-settings.ts';
 
 /** Whether the index is closed. */

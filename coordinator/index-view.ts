@@ -6,8 +6,8 @@
  * (cluster-view.ts) builds one per stored value and node reload; nothing here changes one.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/routing/OperationRouting.java
  */
-import type { IndexMetadata, ShardCopy } from '../shared/protocol/metadata.ts';
-import { nodeForShard } from '../shared/routing.ts';
+import type { IndexMetadata, ShardCopy } from '../protocol/metadata.ts';
+import { nodeForShard } from './cluster/routing.ts';
 
 /** One copy of a shard as the coordinator sees it: the metadata's copy, and whether its node reports hosting it. */
 export interface CopyView extends ShardCopy {

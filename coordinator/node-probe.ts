@@ -4,8 +4,8 @@
  * (`GET /_internal/v1/stats`). A node that does not answer within the deadline counts as down; the
  * calls never throw.
  */
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
-import { type NodeStats } from '../shared/protocol/metadata.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type NodeStats } from '../protocol/metadata.ts';
 import type { ShardClient } from './shard-client.ts';
 
 /** Deadline of one health probe: short, so a dead node makes health red quickly. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { IndexMetadata, NodeIndexEntry, NodeIndicesResponse } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata, NodeIndexEntry, NodeIndicesResponse } from '../protocol/metadata.ts';
 import { NodeReports } from './node-reports.ts';
 
 const entry = (name: string, uuid: string, shards: number[]): NodeIndexEntry => ({ metadata: { name, uuid, version: 1 } as IndexMetadata, shards, copies: [] });

@@ -7,7 +7,7 @@
  * (coordinator/cluster-view.ts), which it only annotates.
  * @see docs/cluster-state.md
  */
-import type { NodeIndexEntry, NodeIndicesResponse } from '../shared/protocol/metadata.ts';
+import type { NodeIndexEntry, NodeIndicesResponse } from '../protocol/metadata.ts';
 
 /** A node's membership by the store (`ClusterStateCache.membership`). */
 export type Membership = (nodeId: string) => 'member' | 'departed' | 'unknown';

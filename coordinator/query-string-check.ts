@@ -9,7 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestUtils.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/RestRequest.java
  */
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
 
 function isHex(c: string | undefined): boolean {
   return c !== undefined && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));

@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-get.html#docs-get-api-query-params
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/VersionType.java
  */
-import { EsError, validationFailed } from '../shared/errors.ts';
+import { EsError, validationFailed } from '../protocol/errors.ts';
 import { parseLongParam, parseVersionType, type VersionType } from './write-request.ts';
 
 /** A read's expected version (ES GET `version`, `version_type`): the document must have exactly it. */

@@ -34,8 +34,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
  */
 import { randomUUID } from 'node:crypto';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
-import { primaryTermOf } from '../shared/protocol/metadata.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { primaryTermOf } from '../protocol/metadata.ts';
 import {
   RECOVERY_CHUNK_DONE_HEADER,
   RECOVERY_CHUNK_OPS_HEADER,
@@ -46,7 +46,7 @@ import {
   type RecoveryStartRequest,
   type RecoveryStartResponse,
   type RecoveryStateResponse,
-} from '../shared/protocol/recovery.ts';
+} from '../protocol/recovery.ts';
 import type { Compare } from '../shared/state-store/types.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { IndexView } from './index-view.ts';

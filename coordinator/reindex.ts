@@ -7,9 +7,9 @@
  * into the destination; `slices` walks of the PIT in parallel, `requests_per_second` throttling.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-reindex.html
  */
-import { EsError, illegalArgument, parsingException, validationFailed } from '../shared/errors.ts';
+import { EsError, illegalArgument, parsingException, validationFailed } from '../protocol/errors.ts';
 import { isObject, tokenName } from '../shared/params.ts';
-import { type SliceSpec } from '../shared/slice.ts';
+import { type SliceSpec } from '../protocol/slice.ts';
 import { parseSlice } from '../shared/slice-parse.ts';
 import type { BulkItem } from './bulk-parse.ts';
 import {

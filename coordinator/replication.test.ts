@@ -7,8 +7,8 @@
 // ES (`ReplicationOperation.onPrimaryDemoted` → `RetryOnPrimaryException`), the write is not
 // acknowledged by the demoted primary: it is retried once on the new one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
-import { type WriteOp } from '../shared/protocol/write.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type WriteOp } from '../protocol/write.ts';
 import { InProcessShardNodes } from '../test/support/in-process-shard-nodes.ts';
 import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';
 import { ClusterView, PrimaryDemotedError } from './cluster-view.ts';

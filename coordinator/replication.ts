@@ -11,18 +11,18 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
-import { primaryTermOf } from '../shared/protocol/metadata.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { primaryTermOf } from '../protocol/metadata.ts';
 import {
   type RefreshPolicy,
   type ShardBulkRequest,
   type ShardBulkResponse,
   type WriteOp,
   type WriteResult,
-} from '../shared/protocol/write.ts';
+} from '../protocol/write.ts';
 import { type ClusterView, PrimaryDemotedError } from './cluster-view.ts';
 import { type IndexView } from './index-view.ts';
-import { decodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
+import { decodeShardBulkReply } from '../protocol/shard-bulk-reply.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
 import { JsonText, ShardCallError, type ShardClient } from './shard-client.ts';
 
@@ -88,7 +88,7 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
     replication: { nodes: [...deps.client.nodes], inSyncReplicas, timeoutMs: Math.max(1, Math.floor(deps.timeoutMs * 0.8)) },
   };
   // A shard's share of a large bulk is tens of thousands of ops: the request is serialized, and the
-  // reply (NDJSON, shared/shard-bulk-reply.ts) parsed, in slices that yield to the event loop.
+  // reply (NDJSON, protocol/shard-bulk-reply.ts) parsed, in slices that yield to the event loop.
   let reply: unknown[] | ShardBulkResponse;
   try {
     reply = await deps.client.call<unknown[] | ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, new JsonText(await stringifySliced({ ...body })), {

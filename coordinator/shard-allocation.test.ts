@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodeForShard } from '../shared/routing.ts';
+import { nodeForShard } from './cluster/routing.ts';
 import { allocateCopies, assignableReplicas, reallocateReplicas } from './shard-allocation.ts';
 
 describe('shard copy allocation', () => {

@@ -6,8 +6,8 @@
  * index yellow, as in ES. There is no rebalancing: copies stay where they were placed.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-cluster.html#cluster-shard-allocation-settings
  */
-import type { ShardCopy } from '../shared/protocol/metadata.ts';
-import { nodeForShard } from '../shared/routing.ts';
+import type { ShardCopy } from '../protocol/metadata.ts';
+import { nodeForShard } from './cluster/routing.ts';
 
 /** How many replicas of one shard can be placed on `nodeCount` nodes: min(replicas, N − 1). */
 export function assignableReplicas(numberOfReplicas: number, nodeCount: number): number {

@@ -1,13 +1,13 @@
 /**
  * Coalescing of shard calls: search rounds that several searches send to the same shard node in
- * the same event-loop turn leave as one `POST /_internal/v1/batch` (shared/wire-batch.ts) instead
+ * the same event-loop turn leave as one `POST /_internal/v1/batch` (protocol/wire-batch.ts) instead
  * of one HTTP exchange each. A call alone in its turn goes out as a plain call, and a search that
  * finds nothing in flight sends its calls at once; under concurrency the per-call HTTP and
  * system-call cost, which dominates a small search on this design, is shared by the batch.
  * Every call keeps its own deadline and cancellation: it settles when its frame arrives, when its
  * `timeoutMs` passes, or when its signal aborts, whichever comes first.
  */
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import type { CallOptions } from './shard-client.ts';
 
 /** The internal endpoints whose calls may be batched: the search rounds (read-only, per shard). */

@@ -6,12 +6,12 @@
  */
 import { clampTimerDelayMs } from '../shared/long-timer.ts';
 import { Pool, errors as undiciErrors } from 'undici';
-import type { ErrorCause } from '../shared/errors.ts';
+import type { ErrorCause } from '../protocol/errors.ts';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
-import { decodeHits, isHitsContentType } from '../shared/wire.ts';
+import { decodeHits, isHitsContentType } from '../protocol/wire.ts';
 import { ReplicaSelection } from './replica-selection.ts';
-import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../shared/wire-batch.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../protocol/wire-batch.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import { isBatchable, ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
 import { isNdjsonContentType, parseNdjsonSliced } from '../shared/sliced-json.ts';
 
@@ -57,7 +57,7 @@ export interface CallOptions {
   /**
    * `accept` header of the call. With `application/x-folio-hits` (query, sample and range rounds),
    * a shard node may answer in the binary hits format, which {@link ShardClient.call} decodes into
-   * the same object as the JSON reply (shared/wire.ts). Absent: the node answers JSON.
+   * the same object as the JSON reply (protocol/wire.ts). Absent: the node answers JSON.
    */
   accept?: string;
   /** Leaves the call out of {@link ShardCallStats} (the cluster view's background reloads: no request's work). */
@@ -122,7 +122,7 @@ export class ShardClient {
   /**
    * Sends `body` as JSON to `path` on node `node` (a {@link JsonText} as its text) and returns the
    * parsed reply: JSON, a binary `application/x-folio-hits` body (asked for with `opts.accept`)
-   * decoded by shared/wire.ts, or for an `application/x-ndjson` reply (asked for the same way) the
+   * decoded by protocol/wire.ts, or for an `application/x-ndjson` reply (asked for the same way) the
    * array of its parsed lines, parsed in slices as the reply arrives.
    * @throws ShardCallError: `connection` (refused/reset), `timeout` (deadline), `aborted`
    *   (signal), or `response` (non-2xx reply; its ES error body becomes the cause).

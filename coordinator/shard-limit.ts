@@ -6,8 +6,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/ShardLimitValidator.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/misc-cluster-settings.html#cluster-shard-limit
  */
-import { EsError } from '../shared/errors.ts';
-import type { IndexMetadata } from '../shared/protocol/metadata.ts';
+import { EsError } from '../protocol/errors.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 
 /** ES's default `cluster.max_shards_per_node`. */
 export const DEFAULT_MAX_SHARDS_PER_NODE = 1000;

@@ -4,7 +4,7 @@
  * kept in memory until the process exits (ES stores results in the `.tasks` index).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/tasks.html
  */
-import { illegalArgument, toEsError } from '../shared/errors.ts';
+import { illegalArgument, toEsError } from '../protocol/errors.ts';
 
 /** One task as `GET /_tasks/{id}` reports it. */
 export interface TaskRecord {

@@ -9,10 +9,10 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/update/UpdateRequest.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/optimistic-concurrency-control.html
  */
-import { EsError, illegalArgument, validationFailed } from '../shared/errors.ts';
+import { EsError, illegalArgument, validationFailed } from '../protocol/errors.ts';
 import { isObject, numberFormatCause, parseIntParam, similarNames, xContentBoolean, xContentError } from '../shared/params.ts';
-import type { SourceFilter } from '../shared/protocol/search.ts';
-import type { WriteConditions } from '../shared/protocol/write.ts';
+import type { SourceFilter } from '../protocol/search.ts';
+import type { WriteConditions } from '../protocol/write.ts';
 import { parseSourceFilter } from '../shared/source-filter-parse.ts';
 
 /** ES `VersionType` names a request may give (`external_gt` is `external`). */

@@ -5,9 +5,9 @@
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
-import { type IndexMetadata, type PutIndexRequest } from '../shared/protocol/metadata.ts';
-import { RECOVERY_CHUNK_DONE_HEADER, RECOVERY_CHUNK_OPS_HEADER } from '../shared/protocol/recovery.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type IndexMetadata, type PutIndexRequest } from '../protocol/metadata.ts';
+import { RECOVERY_CHUNK_DONE_HEADER, RECOVERY_CHUNK_OPS_HEADER } from '../protocol/recovery.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';

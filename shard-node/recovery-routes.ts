@@ -24,8 +24,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
  */
 import type { Context, Hono } from 'hono';
-import { EsError } from '../shared/errors.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { EsError } from '../protocol/errors.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import {
   RECOVERY_CHUNK_DONE_HEADER,
   RECOVERY_CHUNK_OPS_HEADER,
@@ -39,7 +39,7 @@ import {
   type RecoveryStartRequest,
   type RecoveryStartResponse,
   type RecoveryStateResponse,
-} from '../shared/protocol/recovery.ts';
+} from '../protocol/recovery.ts';
 import type { Shard } from './engine/shard.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { RecoverySources } from './recovery-sources.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ReplicaOp, WriteOp } from '../shared/protocol/write.ts';
+import type { ReplicaOp, WriteOp } from '../protocol/write.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
-import type { Mapping } from '../shared/mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 import { Shard } from './engine/shard.ts';
 import { MemoryTranslog, type TranslogOp } from './engine/translog.ts';
 import { newShard } from './engine/test-helpers.ts';

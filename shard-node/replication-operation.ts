@@ -21,7 +21,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  */
-import { INTERNAL_PREFIX } from '../shared/protocol/echo.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import {
   type FailedReplica,
   type GroupMember,
@@ -30,7 +30,7 @@ import {
   type ReplicaBulkResponse,
   type ReplicasOutcome,
   type ReplicationTargets,
-} from '../shared/protocol/write.ts';
+} from '../protocol/write.ts';
 import { stringifySliced } from '../shared/sliced-json.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { PeerCallError, type PeerClient } from './peer-client.ts';

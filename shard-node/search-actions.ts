@@ -7,7 +7,7 @@
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
 import { sortValueTexts } from './engine/sort-value-texts.ts';
-import { type AggsRequest, type AggsResponse } from '../shared/protocol/aggs.ts';
+import { type AggsRequest, type AggsResponse } from '../protocol/aggs.ts';
 import {
   type ContextRef,
   type DfsRequest,
@@ -20,8 +20,8 @@ import {
   type SelectRangeResponse,
   type SelectSampleRequest,
   type SelectSampleResponse,
-} from '../shared/protocol/search.ts';
-import type { EntriesField } from '../shared/wire.ts';
+} from '../protocol/search.ts';
+import type { EntriesField } from '../protocol/wire.ts';
 import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';

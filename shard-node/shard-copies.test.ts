@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IndexMetadata, ShardCopy } from '../shared/protocol/metadata.ts';
+import type { IndexMetadata, ShardCopy } from '../protocol/metadata.ts';
 import { IndexRegistry } from './index-registry.ts';
-import { hostedCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
+import { hostedCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/cluster-state/shard-copies.ts';
 import { shardStorePath } from './storage/metadata-store.ts';
 
 const copy = (node: number, primary = false, inSync = true): ShardCopy => ({ node, primary, inSync });

@@ -6,14 +6,14 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/collapse/CollapseBuilder.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/InnerHitBuilder.java
  */
-import { illegalArgument, parsingException } from './errors.ts';
+import { illegalArgument, parsingException } from '../protocol/errors.ts';
 import { parseFieldAndFormats, parseStoredFields, type StoredFields } from './field-and-format.ts';
-import type { FieldAndFormat } from './protocol/search.ts';
-import { type HighlightSpec } from './highlight.ts';
+import type { FieldAndFormat } from '../protocol/search.ts';
+import { type HighlightSpec } from '../protocol/highlight.ts';
 import { parseHighlight } from './highlight-parse.ts';
 import { didYouMean, isObject, tokenName, xContentBoolean, xContentError, xContentInt } from './params.ts';
-import type { SourceFilter } from './protocol/search.ts';
-import type { SortField } from './sort.ts';
+import type { SourceFilter } from '../protocol/search.ts';
+import type { SortField } from '../protocol/sort.ts';
 import { parseSortBody } from './sort-parse.ts';
 import { parseSourceFilter } from './source-filter-parse.ts';
 

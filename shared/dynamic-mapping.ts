@@ -3,9 +3,9 @@
  * merge. Used by the coordinator (index-level mapping) and by shard engines (on every write).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/dynamic-field-mapping.html
  */
-import { EsError, illegalArgument } from './errors.ts';
-import type { FieldMapping, Mapping } from './mapping.ts';
-import { isObjectMapping } from './mapping.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
+import type { FieldMapping, Mapping } from '../protocol/mapping.ts';
+import { isObjectMapping } from '../protocol/mapping.ts';
 import { ownValue, setOwn } from './own-keys.ts';
 import { parseDate } from './date-format.ts';
 

@@ -7,9 +7,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/FieldAndFormat.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/StoredFieldsContext.java
  */
-import { illegalArgument, parsingException } from './errors.ts';
+import { illegalArgument, parsingException } from '../protocol/errors.ts';
 import { isObject, tokenName, xContentBoolean, xContentError } from './params.ts';
-import type { FieldAndFormat } from './protocol/search.ts';
+import type { FieldAndFormat } from '../protocol/search.ts';
 
 /**
  * `stored_fields` as parsed: `none` for `_none_` (no stored field and no metadata field: hits lose

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_FILTER_PATH_CHARS, applyFilterPath, parseFilterPath } from './filter-path.ts';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 
 const search = {
   took: 3,

@@ -22,7 +22,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/x-content/src/main/java/org/elasticsearch/xcontent/support/filtering/FilterPathBasedFilter.java
  * @example applyFilterPath({ took: 1, hits: { total: 2 } }, parseFilterPath('hits.total')) // { hits: { total: 2 } }
  */
-import { illegalArgument } from './errors.ts';
+import { illegalArgument } from '../protocol/errors.ts';
 import { isJsonContainer } from './exact-json.ts';
 import { setOwn } from './own-keys.ts';
 import { wildcardMatch } from './wildcard.ts';

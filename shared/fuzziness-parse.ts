@@ -1,11 +1,11 @@
 /**
  * Parses ES `fuzziness` (`Fuzziness.parse`) on the coordinator, with ES's errors, into the
- * {@link Fuzziness} the shards resolve per term (shared/fuzziness.ts).
+ * {@link Fuzziness} the shards resolve per term (protocol/fuzziness.ts).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/common-options.html#fuzziness
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/unit/Fuzziness.java
  */
-import { EsError, illegalArgument } from './errors.ts';
-import { AUTO, type Fuzziness } from './fuzziness.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
+import { AUTO, type Fuzziness } from '../protocol/fuzziness.ts';
 import { javaParseDouble, javaParseInt } from './java-number.ts';
 import { tokenName, xContentInt } from './params.ts';
 

@@ -1,12 +1,12 @@
 /**
  * Parses the search body's `highlight` (ES `HighlightBuilder.fromXContent`) into the
- * {@link HighlightSpec} the shards receive in the fetch options (shared/highlight.ts holds the
+ * {@link HighlightSpec} the shards receive in the fetch options (protocol/highlight.ts holds the
  * types and the defaults the highlighter applies).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/highlighting.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/highlight/HighlightBuilder.java
  */
-import { illegalArgument } from './errors.ts';
-import type { HighlightOptions, HighlightSpec } from './highlight.ts';
+import { illegalArgument } from '../protocol/errors.ts';
+import type { HighlightOptions, HighlightSpec } from '../protocol/highlight.ts';
 import { didYouMean, isObject, scalarText, tokenName, xContentBoolean, xContentError, xContentInt } from './params.ts';
 import { parseQuery } from './query-dsl.ts';
 

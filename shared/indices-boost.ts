@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-multiple-indices.html#index-boost
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/builder/SearchSourceBuilder.java (IndexBoost)
  */
-import { parsingException } from './errors.ts';
+import { parsingException } from '../protocol/errors.ts';
 import { isObject, tokenName, xContentFloat } from './params.ts';
 
 /** One entry of `indices_boost`: an index expression and its boost. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
 import { isBlankSliced, parseJsonBody, parseJsonBodySliced, SLICED_BODY_CHARS } from './json-body.ts';
 

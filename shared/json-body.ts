@@ -8,7 +8,7 @@
  * scanner runs first and computes Jackson-style messages with 1-based line and column.
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/x-content/impl/src/main/java/org/elasticsearch/xcontent/provider/json/JsonXContentParser.java
  */
-import { EsError, parsingException } from './errors.ts';
+import { EsError, parsingException } from '../protocol/errors.ts';
 import { DEFAULT_SLICE_MS, yieldToEventLoop } from './event-loop-slices.ts';
 import { parseJsonSliced } from './json-parse-sliced.ts';
 import { CLOCK_EVERY, runAtOnce, runSliced, type SliceClock, type Steps } from './sliced-work.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { checkMappingUpdate, fieldMappings, javaString, parseMapping, refuseTypedCreateMapping } from './mapping-parse.ts';
 import { mergeMappings } from './dynamic-mapping.ts';
 

@@ -8,9 +8,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/ObjectMapper.java
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/FieldMapper.java
  */
-import type { ErrorCause } from './errors.ts';
-import { EsError, illegalArgument } from './errors.ts';
-import type { FieldMapping, Mapping } from './mapping.ts';
+import type { ErrorCause } from '../protocol/errors.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
+import type { FieldMapping, Mapping } from '../protocol/mapping.ts';
 import { dateFormatter, InvalidDateFormat } from './date-format.ts';
 import { ownValue, setOwn } from './own-keys.ts';
 

@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { applyFilterPath, parseFilterPath } from './filter-path.ts';
 import { didYouMean } from './params.ts';
 import { parseQuery } from './query-dsl.ts';

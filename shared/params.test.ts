@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
 import { checkUnrecognizedParams, MAX_SUGGESTION_NAME_CHARS, didYouMean, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue, similarNames, tokenName, xContentBoolean, xContentFloat, xContentInt } from './params.ts';
 import { javaParseDouble, javaParseInt } from './java-number.ts';

@@ -8,9 +8,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/x-content/src/main/java/org/elasticsearch/xcontent/support/AbstractXContentParser.java
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/core/src/main/java/org/elasticsearch/core/TimeValue.java
  */
-import { EsError, illegalArgument, type ErrorCause } from './errors.ts';
+import { EsError, illegalArgument, type ErrorCause } from '../protocol/errors.ts';
 import { JAVA_INT_MAX, JAVA_INT_MIN, javaParseDouble, javaParseInt } from './java-number.ts';
-import type { Operator } from './query-ast.ts';
+import type { Operator } from '../protocol/query-ast.ts';
 
 /**
  * The location prefix ES puts on `x_content_parse_exception` reasons. Folio parses JSON before

@@ -4,7 +4,7 @@
  * and ES's `parsing_exception` texts of the hand-written `fromXContent` parsers.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/AbstractQueryBuilder.java
  */
-import { illegalArgument, parsingException, type EsError } from './errors.ts';
+import { illegalArgument, parsingException, type EsError } from '../protocol/errors.ts';
 import { javaParseDouble } from './java-number.ts';
 import { isObject, numberFormat, scalarText, tokenName } from './params.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../test/support/es-error.ts';
-import { AUTO } from './fuzziness.ts';
+import { AUTO } from '../protocol/fuzziness.ts';
 import { parseQuery } from './query-dsl.ts';
 
 const err = (json: unknown) => {

@@ -6,10 +6,10 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/full-text-queries.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/term-level-queries.html
  */
-import { illegalArgument, parsingException } from './errors.ts';
-import { DEFAULT_MAX_EXPANSIONS, type Fuzziness, type FuzzyOptions } from './fuzziness.ts';
+import { illegalArgument, parsingException } from '../protocol/errors.ts';
+import { DEFAULT_MAX_EXPANSIONS, type Fuzziness, type FuzzyOptions } from '../protocol/fuzziness.ts';
 import { parseFuzziness } from './fuzziness-parse.ts';
-import type { Operator, Query } from './query-ast.ts';
+import type { Operator, Query } from '../protocol/query-ast.ts';
 import { boostOf, operatorOf, scalarText, tokenName, xContentBoolean, xContentInt } from './params.ts';
 import { eachParam, isValue, msmOf, singleField, unknownToken, type Obj } from './query-dsl-params.ts';
 

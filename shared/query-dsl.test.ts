@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import { MAX_CLAUSE_COUNT } from './query-ast.ts';
+import { MAX_CLAUSE_COUNT } from '../protocol/query-ast.ts';
 import { parseQuery } from './query-dsl.ts';
 
 const reason = (json: unknown) => esErr(() => parseQuery(json)).message;

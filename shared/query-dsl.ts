@@ -7,9 +7,9 @@
  * Token positions are not kept, so `line`/`col` are always 1/1.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/AbstractQueryBuilder.java
  */
-import { EsError, illegalArgument, parsingException } from './errors.ts';
-import { MAX_CLAUSE_COUNT, type MultiMatchType, type Operator, type Query, type TermValue } from './query-ast.ts';
-import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from './regexp-flags.ts';
+import { EsError, illegalArgument, parsingException } from '../protocol/errors.ts';
+import { MAX_CLAUSE_COUNT, type MultiMatchType, type Operator, type Query, type TermValue } from '../protocol/query-ast.ts';
+import { DEFAULT_MAX_DETERMINIZED_STATES, resolveRegexpFlags } from '../protocol/regexp-flags.ts';
 import {
   boostOf, didYouMean, isObject, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat, xContentInt,
 } from './params.ts';

@@ -8,10 +8,10 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-query-string-query.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/QueryStringQueryBuilder.java
  */
-import { EsError, illegalArgument, parsingException } from './errors.ts';
-import { AUTO, DEFAULT_MAX_EXPANSIONS, type Fuzziness } from './fuzziness.ts';
+import { EsError, illegalArgument, parsingException } from '../protocol/errors.ts';
+import { AUTO, DEFAULT_MAX_EXPANSIONS, type Fuzziness } from '../protocol/fuzziness.ts';
 import { parseFuzziness } from './fuzziness-parse.ts';
-import type { Operator, Query } from './query-ast.ts';
+import type { Operator, Query } from '../protocol/query-ast.ts';
 import { boostOf, operatorOf, scalarText, xContentBoolean, xContentFloat, xContentInt } from './params.ts';
 import { fieldAndBoost, isValue, msmOf, notYet, type Obj } from './query-dsl-params.ts';
 import { parseQueryString, type QueryStringOptions } from './query-string.ts';

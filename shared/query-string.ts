@@ -12,11 +12,11 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/queryparser/src/java/org/apache/lucene/queryparser/classic/QueryParser.jj
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/search/QueryStringQueryParser.java
  */
-import { EsError, illegalArgument } from './errors.ts';
-import { AUTO, fuzzyDefaults, type Fuzziness, type FuzzyOptions } from './fuzziness.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
+import { AUTO, fuzzyDefaults, type Fuzziness, type FuzzyOptions } from '../protocol/fuzziness.ts';
 import { parseFuzziness } from './fuzziness-parse.ts';
-import type { Operator, Query, QueryStringNormalize } from './query-ast.ts';
-import { DEFAULT_MAX_DETERMINIZED_STATES } from './regexp-flags.ts';
+import type { Operator, Query, QueryStringNormalize } from '../protocol/query-ast.ts';
+import { DEFAULT_MAX_DETERMINIZED_STATES } from '../protocol/regexp-flags.ts';
 
 /** Options of the URI search (`default_operator`, `df`, …) and of the `query_string` query. */
 export interface QueryStringOptions {

@@ -6,7 +6,7 @@
  * writer (coordinator/json-writer.ts) splices a {@link RawJson} into a reply verbatim.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-source-field.html
  */
-import type { SourceFilter } from './protocol/search.ts';
+import type { SourceFilter } from '../protocol/search.ts';
 import { parseExact } from './exact-json.ts';
 import { filterSource } from './source-filter.ts';
 

@@ -6,11 +6,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/rescore/RescorerBuilder.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/rescore/QueryRescorerBuilder.java
  */
-import { EsError, illegalArgument, parsingException } from './errors.ts';
+import { EsError, illegalArgument, parsingException } from '../protocol/errors.ts';
 import { didYouMean, isObject, tokenName, xContentError, xContentFloat, xContentInt } from './params.ts';
-import type { Query } from './query-ast.ts';
+import type { Query } from '../protocol/query-ast.ts';
 import { parseQuery } from './query-dsl.ts';
-import { DEFAULT_RESCORE_WINDOW_SIZE, type Rescore, type RescoreScoreMode } from './rescore.ts';
+import { DEFAULT_RESCORE_WINDOW_SIZE, type Rescore, type RescoreScoreMode } from '../protocol/rescore.ts';
 
 const QUERY_RESCORER_FIELDS = ['rescore_query', 'query_weight', 'rescore_query_weight', 'score_mode'];
 const SCORE_MODES: readonly RescoreScoreMode[] = ['total', 'multiply', 'avg', 'max', 'min'];

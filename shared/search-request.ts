@@ -9,26 +9,26 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/builder/SearchSourceBuilder.java
  */
 import { parseCollapse, type CollapseSpec } from './collapse.ts';
-import type { AggNode } from './aggs/agg-request.ts';
+import type { AggNode } from '../protocol/agg-request.ts';
 import { parseAggregations } from './aggs/agg-parse.ts';
-import { EsError, illegalArgument, parsingException, validationFailed } from './errors.ts';
+import { EsError, illegalArgument, parsingException, validationFailed } from '../protocol/errors.ts';
 import { commaList, parseFieldAndFormats, parseStoredFields, storedFieldsFromList, type StoredFields } from './field-and-format.ts';
-import type { FieldAndFormat } from './protocol/search.ts';
+import type { FieldAndFormat } from '../protocol/search.ts';
 import {
   checkUnrecognizedParams, isObject, operatorOf, parseBooleanParam, parseIntParam, parseJavaBoolean, parseTimeValue, scalarText, tokenName,
   xContentBoolean, xContentFloat, xContentInt,
 } from './params.ts';
-import { type HighlightSpec } from './highlight.ts';
+import { type HighlightSpec } from '../protocol/highlight.ts';
 import { parseHighlight } from './highlight-parse.ts';
-import type { SourceFilter } from './protocol/search.ts';
-import type { Query } from './query-ast.ts';
+import type { SourceFilter } from '../protocol/search.ts';
+import type { Query } from '../protocol/query-ast.ts';
 import { parseIndicesBoost, type IndexBoost } from './indices-boost.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseQueryString } from './query-string.ts';
-import { type Rescore } from './rescore.ts';
+import { type Rescore } from '../protocol/rescore.ts';
 import { parseRescore } from './rescore-parse.ts';
-import type { SortField, SortValue } from './sort.ts';
-import { type SliceSpec } from './slice.ts';
+import type { SortField, SortValue } from '../protocol/sort.ts';
+import { type SliceSpec } from '../protocol/slice.ts';
 import { parseSlice } from './slice-parse.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
 import { parseSourceFilter } from './source-filter-parse.ts';
@@ -96,13 +96,13 @@ export interface SearchRequest {
   rescore: Rescore[];
   /** Number of ES `script_fields` asked for (Folio has no scripting: the plan refuses any, after ES's limit check). */
   scriptFields: number;
-  /** ES `slice` of a scroll or PIT search (shared/slice.ts), null when absent. */
+  /** ES `slice` of a scroll or PIT search (protocol/slice.ts), null when absent. */
   slice: SliceSpec | null;
   /** ES `indices_boost`, in the request's order (absent: none); shared/indices-boost.ts. */
   indicesBoost?: IndexBoost[];
   /** ES `collapse` (shared/collapse.ts, docs/collapse.md), null when absent. */
   collapse: CollapseSpec | null;
-  /** ES `highlight` (shared/highlight.ts, docs/highlight.md), null when absent. */
+  /** ES `highlight` (protocol/highlight.ts, docs/highlight.md), null when absent. */
   highlight: HighlightSpec | null;
 }
 

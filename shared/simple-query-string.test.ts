@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { esErr } from '../test/support/es-error.ts';
-import type { Query } from './query-ast.ts';
+import type { Query } from '../protocol/query-ast.ts';
 import { parseQuery } from './query-dsl.ts';
 import { parseSimpleQueryString, resolveSimpleFlags, SimpleFlags, type SimpleQueryOptions } from './simple-query-string.ts';
 

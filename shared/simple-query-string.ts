@@ -8,9 +8,9 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/queryparser/src/java/org/apache/lucene/queryparser/simple/SimpleQueryParser.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/SimpleQueryStringBuilder.java
  */
-import { illegalArgument, parsingException } from './errors.ts';
-import { DEFAULT_MAX_EXPANSIONS, type FuzzyOptions } from './fuzziness.ts';
-import type { Operator, Query } from './query-ast.ts';
+import { illegalArgument, parsingException } from '../protocol/errors.ts';
+import { DEFAULT_MAX_EXPANSIONS, type FuzzyOptions } from '../protocol/fuzziness.ts';
+import type { Operator, Query } from '../protocol/query-ast.ts';
 import { boostOf, operatorOf, scalarText, tokenName, xContentBoolean, xContentInt } from './params.ts';
 import { fieldAndBoost, isValue, msmOf, notYet, type Obj } from './query-dsl-params.ts';
 

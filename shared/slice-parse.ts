@@ -1,12 +1,12 @@
 /**
  * Parses the search body's `slice: {id, max, field?}` (ES `SliceBuilder.fromXContent`) into the
- * {@link SliceSpec} that shared/slice.ts splits among a search's shards.
+ * {@link SliceSpec} that protocol/slice.ts splits among a search's shards.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html#slice-scroll
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/slice/SliceBuilder.java
  */
-import { illegalArgument } from './errors.ts';
+import { illegalArgument } from '../protocol/errors.ts';
 import { didYouMean, scalarText, tokenName, xContentError, xContentInt } from './params.ts';
-import type { SliceSpec } from './slice.ts';
+import type { SliceSpec } from '../protocol/slice.ts';
 
 const SLICE_FIELDS = ['field', 'id', 'max'];
 

@@ -7,9 +7,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/sort/SortBuilder.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/sort/FieldSortBuilder.java
  */
-import { EsError, illegalArgument } from './errors.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
 import { didYouMean, isObject, scalarText, tokenName, xContentError } from './params.ts';
-import type { NumericSortType, SortField, SortMode } from './sort.ts';
+import type { NumericSortType, SortField, SortMode } from '../protocol/sort.ts';
 
 type Order = 'asc' | 'desc';
 

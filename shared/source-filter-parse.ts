@@ -4,9 +4,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html#source-filtering
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/FetchSourceContext.java
  */
-import { parsingException } from './errors.ts';
+import { parsingException } from '../protocol/errors.ts';
 import { isObject, tokenName } from './params.ts';
-import type { SourceFilter } from './protocol/search.ts';
+import type { SourceFilter } from '../protocol/search.ts';
 
 /**
  * `FetchSourceContext.fromXContent` for a body `_source` (the search's, an inner hit's): a boolean,

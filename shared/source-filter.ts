@@ -8,7 +8,7 @@
  * includes; objects inside arrays are filtered element-wise and dropped when they end up empty.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html#source-filtering
  */
-import type { SourceFilter } from './protocol/search.ts';
+import type { SourceFilter } from '../protocol/search.ts';
 import { setOwn } from './own-keys.ts';
 import { wildcardCanMatchPrefix, wildcardMatch } from './wildcard.ts';
 import { isJsonContainer as isContainer } from './exact-json.ts';

@@ -1,7 +1,7 @@
 // Alias actions applied all or nothing as ES's MetadataIndexAliasesService applies them, and the
 // lookups of one alias (write index, single index, routing) with ES's texts.
 import { describe, expect, it } from 'vitest';
-import type { AliasMetadata, IndexMetadata } from '../../shared/protocol/metadata.ts';
+import type { AliasMetadata, IndexMetadata } from '../../protocol/metadata.ts';
 import { esErr } from '../../test/support/es-error.ts';
 import { applyAliasActions, checkNewIndexAliases, matchAliases, type ResolvedAliasAction } from './alias-actions.ts';
 import { aliasIndexRouting, AliasLookup, singleTargetOf, writeTargetOf } from './alias-lookup.ts';

@@ -8,8 +8,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataIndexAliasesService.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/AliasAction.java
  */
-import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexNotFound, invalidAliasName, invalidIndexName, type ErrorCause } from '../../shared/errors.ts';
-import type { AliasMetadata, IndexMetadata } from '../../shared/protocol/metadata.ts';
+import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexNotFound, invalidAliasName, invalidIndexName, type ErrorCause } from '../../protocol/errors.ts';
+import type { AliasMetadata, IndexMetadata } from '../../protocol/metadata.ts';
 import { parseQuery } from '../../shared/query-dsl.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import { validateAlias, type AliasActionSpec } from './alias-requests.ts';

@@ -6,8 +6,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/aliases.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexAbstraction.java
  */
-import { EsError, illegalArgument } from '../../shared/errors.ts';
-import type { AliasMetadata, IndexMetadata } from '../../shared/protocol/metadata.ts';
+import { EsError, illegalArgument } from '../../protocol/errors.ts';
+import type { AliasMetadata, IndexMetadata } from '../../protocol/metadata.ts';
 
 /** One index an alias names, with the alias's metadata on that index. */
 export interface AliasTarget {

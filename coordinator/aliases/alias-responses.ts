@@ -6,7 +6,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-alias.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/rest/action/admin/indices/RestGetAliasesAction.java
  */
-import type { AliasMetadata, IndexMetadata } from '../../shared/protocol/metadata.ts';
+import type { AliasMetadata, IndexMetadata } from '../../protocol/metadata.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import type { CatCell, CatColumn } from '../cat-table.ts';
 import { matchAliases } from './alias-actions.ts';

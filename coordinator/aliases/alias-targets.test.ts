@@ -1,7 +1,7 @@
 // Bulk items and single-document reads through aliases: the write index with its routing, the one
 // index of a read, require_alias, and a plain bulk left as it is.
 import { describe, expect, it } from 'vitest';
-import type { AliasMetadata, IndexMetadata } from '../../shared/protocol/metadata.ts';
+import type { AliasMetadata, IndexMetadata } from '../../protocol/metadata.ts';
 import type { BulkItem } from '../bulk-parse.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { AliasLookup } from './alias-lookup.ts';

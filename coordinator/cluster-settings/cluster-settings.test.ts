@@ -6,7 +6,7 @@ import {
   emptyClusterSettings,
   type ClusterSettingsState,
   type ClusterSettingsUpdateRequest,
-} from '../../shared/protocol/cluster-settings.ts';
+} from '../../protocol/cluster-settings.ts';
 import { ClusterSettings, SETTINGS_MAX_AGE_MS } from './cluster-settings.ts';
 import { DESTRUCTIVE_REQUIRES_NAME, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './setting-definitions.ts';
 import { newestSettings, SettingsConflict, type ClusterSettingsStore } from './settings-store.ts';

@@ -5,12 +5,12 @@
  * (transient, else persistent, else the default), and ES's update of `PUT /_cluster/settings`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html#cluster-update-settings-api-desc
  */
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import {
   emptyClusterSettings,
   type ClusterSettingsState,
   type ClusterSettingsUpdateRequest,
-} from '../../shared/protocol/cluster-settings.ts';
+} from '../../protocol/cluster-settings.ts';
 import { checkKeepAliveSettings, type SettingDefinition } from './setting-definitions.ts';
 import { SettingsConflict, type ClusterSettingsStore } from './settings-store.ts';
 import { applyScopeChanges, type SettingsChanges } from './settings-update.ts';

@@ -4,7 +4,7 @@
  * as ES stores it, a string; each definition turns it into its typed value.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/settings/Setting.java
  */
-import { illegalArgument } from '../../shared/errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 import { javaParseInt } from '../../shared/java-number.ts';
 import { parseJavaBoolean, parseTimeValue } from '../../shared/params.ts';
 import { formatTimeValue } from '../../shared/time-value.ts';

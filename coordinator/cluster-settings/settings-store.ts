@@ -10,14 +10,14 @@
  * to every node and succeeds once a majority stored it. A node refuses a write at its own version
  * with other settings (409).
  */
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import {
   emptyClusterSettings,
   type ClusterSettingsResponse,
   type ClusterSettingsState,
   type ClusterSettingsUpdateRequest,
-} from '../../shared/protocol/cluster-settings.ts';
-import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
+} from '../../protocol/cluster-settings.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import { ShardCallError, type ShardClient } from '../shard-client.ts';
 
 /** Storage of the cluster settings shared by every coordinator. */

@@ -6,7 +6,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/settings/AbstractScopedSettings.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html
  */
-import { EsError, illegalArgument, parsingException, validationFailed } from '../../shared/errors.ts';
+import { EsError, illegalArgument, parsingException, validationFailed } from '../../protocol/errors.ts';
 import { isObject, tokenName } from '../../shared/params.ts';
 import { KNOWN_SETTINGS } from './setting-definitions.ts';
 

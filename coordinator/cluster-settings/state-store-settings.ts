@@ -19,7 +19,7 @@ import {
   emptyClusterSettings,
   type ClusterSettingsState,
   type ClusterSettingsUpdateRequest,
-} from '../../shared/protocol/cluster-settings.ts';
+} from '../../protocol/cluster-settings.ts';
 import { isStateStoreError } from '../../shared/state-store/errors.ts';
 import type { KeyValue, TxnResult } from '../../shared/state-store/types.ts';
 import type { ShardClient } from '../shard-client.ts';

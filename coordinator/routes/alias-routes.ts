@@ -8,7 +8,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-get-alias.html
  */
 import type { Context, Hono } from 'hono';
-import type { IndexMetadata } from '../../shared/protocol/metadata.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { aliasesNotFound, applyAliasActions, matchAliases, type AliasActionResult, type ResolvedAliasAction } from '../aliases/alias-actions.ts';
 import { deleteAliasAction, parseAliasesBody, parsePutAliasBody, type AliasActionSpec } from '../aliases/alias-requests.ts';
 import { getAliasesAnswer } from '../aliases/alias-responses.ts';

@@ -14,7 +14,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-shards.html
  */
 import type { Context, Hono } from 'hono';
-import { illegalArgument } from '../../shared/errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 import { CAT_ALIASES_COLUMNS, catAliasesRows } from '../aliases/alias-responses.ts';
 import { renderCatTable, type CatCell, type CatColumn, type CatTable } from '../cat-table.ts';
 import { copyActive, copyInitializing, indexHealth } from '../cluster-health.ts';

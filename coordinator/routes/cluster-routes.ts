@@ -8,7 +8,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/admin/cluster/health/TransportClusterHealthAction.java
  */
 import type { Context, Hono } from 'hono';
-import { EsError, illegalArgument } from '../../shared/errors.ts';
+import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import { parseBooleanParam, parseTimeValue } from '../../shared/params.ts';
 import { clusterHealthBody, indexHealth, parseHealthStatus, satisfies, type HealthStatus, type IndexHealth } from '../cluster-health.ts';
 import type { ClusterView } from '../cluster-view.ts';

@@ -8,7 +8,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/clear-scroll-api.html
  */
 import type { Context, Hono } from 'hono';
-import { EsError, illegalArgument, parsingException, validationFailed } from '../../shared/errors.ts';
+import { EsError, illegalArgument, parsingException, validationFailed } from '../../protocol/errors.ts';
 import { isObject, parseTimeValue, tokenName } from '../../shared/params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { INDICES_OPTIONS as RESOLVE_DEFAULTS, indicesOptionsFrom, resolveSearchScope } from '../index-expression.ts';

@@ -5,7 +5,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs.html
  */
 import type { Context, Hono } from 'hono';
-import { EsError, illegalArgument, validationFailed } from '../../shared/errors.ts';
+import { EsError, illegalArgument, validationFailed } from '../../protocol/errors.ts';
 import { parseJsonBody } from '../../shared/json-body.ts';
 import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../bulk-parse.ts';
 import { readTarget, writeIndexName } from '../aliases/alias-targets.ts';

@@ -6,8 +6,8 @@
  */
 import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
-import { type RefreshRequest } from '../../shared/protocol/metadata.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { type RefreshRequest } from '../../protocol/metadata.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';

@@ -6,12 +6,12 @@
  */
 import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import { parseBooleanParam } from '../../shared/params.ts';
-import type { Mapping } from '../../shared/mapping.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
 import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
-import { illegalArgument } from '../../shared/errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { parseCreateIndexBody, validateIndexName } from '../index-settings.ts';

@@ -11,8 +11,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataIndexStateService.java
  */
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
-import { type RefreshRequest } from '../../shared/protocol/metadata.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { type RefreshRequest } from '../../protocol/metadata.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { failDestructive, mayBeDestructive } from '../destructive-operations.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';

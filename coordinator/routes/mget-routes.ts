@@ -10,9 +10,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/get/MultiGetRequest.java
  */
 import type { Context, Hono } from 'hono';
-import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../shared/errors.ts';
+import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../protocol/errors.ts';
 import { isObject, tokenName } from '../../shared/params.ts';
-import type { SourceFilter } from '../../shared/protocol/search.ts';
+import type { SourceFilter } from '../../protocol/search.ts';
 import { readTarget } from '../aliases/alias-targets.ts';
 import type { WriteDeps } from '../documents.ts';
 import { commaList } from '../../shared/field-and-format.ts';

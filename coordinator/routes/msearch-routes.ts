@@ -5,7 +5,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-multi-search.html
  */
 import type { Context, Hono } from 'hono';
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import { isBlankSliced } from '../../shared/json-body.ts';
 import { checkParams, queryParams, readBodyText, sendJson } from '../http.ts';
 import { parseMsearchBody } from '../search/msearch-parse.ts';

@@ -5,7 +5,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/tasks.html
  */
 import type { Hono } from 'hono';
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import { BulkByScrollProgress, REINDEX_FIELDS, responseStatus, type BulkByScrollDeps } from '../bulk-by-scroll.ts';
 import { parseWaitForCompletion } from '../bulk-by-scroll-params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';

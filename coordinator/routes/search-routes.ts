@@ -4,7 +4,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-count.html
  */
 import type { Context, Hono } from 'hono';
-import { parsingException } from '../../shared/errors.ts';
+import { parsingException } from '../../protocol/errors.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../route-params.ts';
 import { search, searchWithSnapshot, type SearchDeps } from '../search/search.ts';

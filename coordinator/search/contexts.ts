@@ -5,15 +5,15 @@
  * closed again and the failures are returned. After each scroll batch the coordinator records the
  * scroll's new position on the contexts the batch read ({@link advanceScroll}).
  */
-import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import {
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsResponse,
   type OpenContextRequest,
   type OpenContextResponse,
-} from '../../shared/protocol/search.ts';
-import type { SortValue } from '../../shared/sort.ts';
+} from '../../protocol/search.ts';
+import type { SortValue } from '../../protocol/sort.ts';
 import type { ShardTarget } from '../index-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';

@@ -9,7 +9,7 @@
  * Each index also gets its alias filters and search routing, and its `indices_boost`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html
  */
-import { validationFailed } from '../../shared/errors.ts';
+import { validationFailed } from '../../protocol/errors.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveSearchScope } from '../index-expression.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { INTERNAL_PREFIX } from '../../shared/protocol/echo.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import type { ShardTarget } from '../index-view.ts';
 import { ShardCallError, ShardClient, type CallOptions } from '../shard-client.ts';
 import { DfsCache } from './dfs-cache.ts';

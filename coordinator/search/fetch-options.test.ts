@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Mapping } from '../../shared/mapping.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
 import { parseSearchRequest } from '../../shared/search-request.ts';
 import { fetchesHits, fetchOptionsCause, hitFetchOptions, maxDocvalueFieldsSearch } from './fetch-options.ts';
 

@@ -7,11 +7,11 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/FetchDocValuesContext.java
  */
-import { EsError, type ErrorCause } from '../../shared/errors.ts';
+import { EsError, type ErrorCause } from '../../protocol/errors.ts';
 import { METADATA_FIELDS } from '../../shared/field-and-format.ts';
 import { compileFieldFetch, docvalueFieldCount, tooManyDocvalueFields } from '../../shared/field-fetcher.ts';
-import type { IndexMetadata } from '../../shared/protocol/metadata.ts';
-import type { HitFetchOptions } from '../../shared/protocol/search.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
+import type { HitFetchOptions } from '../../protocol/search.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 import { INDEX_SETTINGS, intValue } from '../index-setting-definitions.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import { MAX_MSEARCH_ITEMS, parseMsearchBody } from './msearch-parse.ts';
 
 const none = new URLSearchParams();

@@ -9,7 +9,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-multi-search.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/MultiSearchRequest.java
  */
-import { EsError, illegalArgument, parsingException } from '../../shared/errors.ts';
+import { EsError, illegalArgument, parsingException } from '../../protocol/errors.ts';
 import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import { parseJsonBody } from '../../shared/json-body.ts';
 import { tokenName } from '../../shared/params.ts';

@@ -9,7 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/TransportMultiSearchAction.java
  */
 import { availableParallelism } from 'node:os';
-import { EsError, illegalArgument, toEsError, type ErrorBody } from '../../shared/errors.ts';
+import { EsError, illegalArgument, toEsError, type ErrorBody } from '../../protocol/errors.ts';
 import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import { parseIntParam } from '../../shared/params.ts';
 import { parseSearchRequest } from '../../shared/search-request.ts';

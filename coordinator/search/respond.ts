@@ -2,9 +2,9 @@
  * Respond phase: the ES `_search` response body, field for field and in ES's key order.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
-import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol/search.ts';
+import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../protocol/search.ts';
 import { RawJson } from '../../shared/raw-json.ts';
-import type { SortField, SortValue } from '../../shared/sort.ts';
+import type { SortField, SortValue } from '../../protocol/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
 import type { ProfileBody } from './profile.ts';
 import { failuresForResponse, type ShardFailure } from './shard-failures.ts';

@@ -24,13 +24,13 @@
  * is lapped by a {@link PhaseClock} (metrics, and `profile: true`: profile.ts).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
-import type { EsError } from '../../shared/errors.ts';
+import type { EsError } from '../../protocol/errors.ts';
 import { withSortTexts } from './respond.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
-import { flatFields, type FieldMapping } from '../../shared/mapping.ts';
-import type { Query } from '../../shared/query-ast.ts';
+import { flatFields, type FieldMapping } from '../../protocol/mapping.ts';
+import type { Query } from '../../protocol/query-ast.ts';
 import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
 import { runAggsPhase } from './aggs-phase.ts';
 import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';

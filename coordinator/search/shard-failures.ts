@@ -4,7 +4,7 @@
  * not allowed).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/ShardSearchFailure.java
  */
-import { allShardsFailed, type ErrorCause, type EsError } from '../../shared/errors.ts';
+import { allShardsFailed, type ErrorCause, type EsError } from '../../protocol/errors.ts';
 import { ShardCallError } from '../shard-client.ts';
 
 /** One failed shard, in the `_shards.failures[]` shape plus its HTTP status. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { indexNotFound } from '../../shared/errors.ts';
+import { indexNotFound } from '../../protocol/errors.ts';
 import { parseSearchRequest } from '../../shared/search-request.ts';
 import { extractRawValues, resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
 

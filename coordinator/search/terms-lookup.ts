@@ -9,7 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/TermsQueryBuilder.java
  */
 import { isObject } from '../../shared/params.ts';
-import { subQueries, type Query, type TermValue } from '../../shared/query-ast.ts';
+import { subQueries, type Query, type TermValue } from '../../protocol/query-ast.ts';
 import type { SearchRequest } from '../../shared/search-request.ts';
 
 /** A terms lookup node of the query tree. */

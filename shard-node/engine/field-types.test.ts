@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
+import type { Query } from '../../protocol/query-ast.ts';
 import { parseMapping } from '../../shared/mapping-parse.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { toHalfFloat } from './doc-parser.ts';
 import { compileHitFetch } from './hit-fetch.ts';
 import { sortValueTexts } from './sort-value-texts.ts';

@@ -3,7 +3,7 @@
  * (deleted docs included; the collector applies live docs). These are the non-scoring Lucene
  * queries ES builds for `terms`, `range`, `exists`, `prefix`, `ids` and numeric/date `term`.
  */
-import { compareCodePoints } from '../../shared/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import type { Segment } from './segment.ts';
 import { IdHash } from './storage/id-hash.ts';
 import { CLOCK_EVERY, runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard } from './test-helpers.ts';
 
 const mm = (type: Extract<Query, { kind: 'multi_match' }>['type'], query: string, fields: [string, number][], extra: Partial<Extract<Query, { kind: 'multi_match' }>> = {}): Query => ({

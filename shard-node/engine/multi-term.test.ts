@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
 import { parseQuery } from '../../shared/query-dsl.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard } from './test-helpers.ts';
 
 // The documents of the peer suite's match_bool_prefix tests (search/310_match_bool_prefix.yml).

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SortField } from '../../shared/sort.ts';
+import type { SortField } from '../../protocol/sort.ts';
 import { pick } from './multi-value-mode.ts';
 import { byField, load, newShard, q } from './test-helpers.ts';
 

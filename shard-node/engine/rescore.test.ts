@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Rescore } from '../../shared/rescore.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import type { Rescore } from '../../protocol/rescore.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard, q } from './test-helpers.ts';
 
 describe('rescore on a shard', () => {

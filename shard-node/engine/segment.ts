@@ -7,7 +7,7 @@
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/package-summary.html
  */
 import type { ParsedDoc } from './doc-parser.ts';
-import { compareCodePoints } from '../../shared/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import { intToByte4 } from './similarity.ts';
 import { ByteBuffer, FloatBuffer, IntBuffer } from './storage/growable.ts';
 import { PostingsBuilder } from './storage/postings-builder.ts';

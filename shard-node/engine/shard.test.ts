@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { MemoryTranslog, type TranslogOp } from './translog.ts';
 import { mergeSegments } from './segment-merge.ts';
 import { Shard } from './shard.ts';

@@ -6,10 +6,10 @@
  * the orders equal `compareHits` order exactly.
  * @see ../../shared/sort.ts compareSortValue
  */
-import type { FieldMapping } from '../../shared/mapping.ts';
-import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../shared/mapping.ts';
-import type { SortField, SortValue } from '../../shared/sort.ts';
-import { compareCodePoints } from '../../shared/sort.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../protocol/mapping.ts';
+import type { SortField, SortValue } from '../../protocol/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import { getter, missingValue } from './collector.ts';
 import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
-import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
-import { compareHits, SCORE_SORT, sortNeedsScores } from '../../shared/sort.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { SortField, SortKey, SortValue } from '../../protocol/sort.ts';
+import { compareHits, SCORE_SORT, sortNeedsScores } from '../../protocol/sort.ts';
 import { afterKey, collect } from './collector.ts';
 import type { Generation } from './generation.ts';
 import { presortedQuery, sortedMatches } from './selection.ts';

@@ -2,9 +2,9 @@
  * Test helpers: a shard wired to a private mapping, and query/sort builders with ES defaults.
  */
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
-import type { Mapping } from '../../shared/mapping.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import type { SortField } from '../../shared/sort.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { SortField } from '../../protocol/sort.ts';
 import { Shard } from './shard.ts';
 
 /** A shard whose index mapping starts as `mapping` and grows dynamically. */

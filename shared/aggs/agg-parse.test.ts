@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import { parseAggregations } from './agg-parse.ts';
 import { javaDoubleText } from './param-parse.ts';
 

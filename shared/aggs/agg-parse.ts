@@ -9,11 +9,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/bucket/terms/TermsAggregationBuilder.java
  * @see docs/aggregations.md
  */
-import { EsError, illegalArgument, parsingException, validationFailed } from '../errors.ts';
+import { EsError, illegalArgument, parsingException, validationFailed } from '../../protocol/errors.ts';
 import { didYouMean, isObject, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
-import { BUCKET_METRIC_TYPES } from './agg-request.ts';
-import type { AggNode, AggRange, BucketMetricAgg, BucketOrder, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, RangeAgg, SingleBucketAgg, TermFilter, TermsAgg } from './agg-request.ts';
+import { BUCKET_METRIC_TYPES } from '../../protocol/agg-request.ts';
+import type { AggNode, AggRange, BucketMetricAgg, BucketOrder, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, RangeAgg, SingleBucketAgg, TermFilter, TermsAgg } from '../../protocol/agg-request.ts';
 import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseDateValue } from './date-format.ts';
 import { UTC, zoneOf, type Zone } from './date-zone.ts';

@@ -4,10 +4,10 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-bucket-composite-aggregation.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-pipeline-bucket-sort-aggregation.html
  */
-import { illegalArgument, parsingException } from '../errors.ts';
+import { illegalArgument, parsingException } from '../../protocol/errors.ts';
 import { isObject, parseTimeValue, tokenName, xContentBoolean, xContentInt } from '../params.ts';
 import { parseSortBody } from '../sort-parse.ts';
-import type { BucketSortAgg, CompositeAgg, CompositeSource, DateInterval } from './agg-request.ts';
+import type { BucketSortAgg, CompositeAgg, CompositeSource, DateInterval } from '../../protocol/agg-request.ts';
 import { parseDateValue } from './date-format.ts';
 import { UTC, zoneOf } from './date-zone.ts';
 import { CALENDAR_UNITS, dbl, str, walk, type Obj, type Spec } from './param-parse.ts';

@@ -3,11 +3,11 @@
  * `top_hits`) with ES's defaults and setter errors.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-metrics.html
  */
-import { illegalArgument } from '../errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 import { xContentBoolean, xContentError, xContentInt } from '../params.ts';
-import type { SourceFilter } from '../protocol/search.ts';
+import type { SourceFilter } from '../../protocol/search.ts';
 import { parseSortBody } from '../sort-parse.ts';
-import type { AggValue, CardinalityAgg, PercentilesAgg, StatsMetricAgg, TopHitsAgg } from './agg-request.ts';
+import type { AggValue, CardinalityAgg, PercentilesAgg, StatsMetricAgg, TopHitsAgg } from '../../protocol/agg-request.ts';
 import { dbl, javaDoubleText, lng, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 
 /** ES's default `percents`. */

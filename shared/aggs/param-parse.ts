@@ -5,10 +5,10 @@
  * aggregation on a field declares, and Java's number printing.
  * @see https://github.com/elastic/elasticsearch/blob/main/libs/x-content/src/main/java/org/elasticsearch/xcontent/ObjectParser.java
  */
-import { EsError, illegalArgument } from '../errors.ts';
+import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import { javaParseDouble } from '../java-number.ts';
 import { didYouMean, isObject, numberFormat, tokenName, xContentError } from '../params.ts';
-import type { AggValue, DateInterval } from './agg-request.ts';
+import type { AggValue, DateInterval } from '../../protocol/agg-request.ts';
 
 export type Obj = Record<string, unknown>;
 /** Token kinds a parameter accepts (ObjectParser `ValueType`): V scalar, O object, A array. */

@@ -4,8 +4,8 @@
  * against the sibling aggregations (ES's `PipelineAggregationBuilder.validate`).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-pipeline.html
  */
-import { illegalArgument, parsingException } from '../errors.ts';
-import type { AggNode, BucketMetricAgg, ParentPipelineAgg } from './agg-request.ts';
+import { illegalArgument, parsingException } from '../../protocol/errors.ts';
+import type { AggNode, BucketMetricAgg, ParentPipelineAgg } from '../../protocol/agg-request.ts';
 import { str, walk, type Obj } from './param-parse.ts';
 
 /** Parses `cumulative_sum` or `derivative` (`buckets_path` to a sibling metric or `_count` in each bucket). */

@@ -21,8 +21,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
-import type { NodeIndicesResponse } from '../../shared/protocol/metadata.ts';
-import type { RecoveryStateResponse } from '../../shared/protocol/recovery.ts';
+import type { NodeIndicesResponse } from '../../protocol/metadata.ts';
+import type { RecoveryStateResponse } from '../../protocol/recovery.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { http } from './http.ts';
 

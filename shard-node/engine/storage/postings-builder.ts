@@ -6,7 +6,7 @@
  * its freq. Every term's arrays are views into a few shared `Int32Array`s.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/FreqProxTermsWriter.java
  */
-import { compareCodePoints } from '../../../shared/sort.ts';
+import { compareCodePoints } from '../../../protocol/sort.ts';
 import { IntBuffer } from './growable.ts';
 import { TermPostings } from './term-postings.ts';
 import { runAtOnce, sortSteps, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';

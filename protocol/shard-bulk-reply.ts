@@ -12,8 +12,8 @@
  * `_version`, `result`, `status`, `error`) comes back exactly.
  * @see https://github.com/ndjson/ndjson-spec
  */
-import type { ShardBulkResponse, WriteResult } from './protocol/write.ts';
-import { NDJSON_CONTENT_TYPE, ndjsonSliced } from './sliced-json.ts';
+import type { ShardBulkResponse, WriteResult } from './write.ts';
+import { NDJSON_CONTENT_TYPE, ndjsonSliced } from '../shared/sliced-json.ts';
 
 /** Whether a bulk call's `accept` header asks for the NDJSON reply. */
 export function acceptsNdjson(accept: string | undefined): boolean {

@@ -1,13 +1,13 @@
 // The binary hits format through a real shard-node app (in-process, `app.request()`): the same
 // query, sample and range calls answered as JSON and as application/x-folio-hits decode equal.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from './logger.ts';
-import { INTERNAL_PREFIX } from './protocol/echo.ts';
-import { type IndexMetadata } from './protocol/metadata.ts';
-import { type QueryPhaseRequest, type SelectRangeRequest, type SelectSampleRequest } from './protocol/search.ts';
-import { type ShardBulkRequest, type WriteOp } from './protocol/write.ts';
-import { parseQuery } from './query-dsl.ts';
-import { parseSortParam } from './sort-parse.ts';
+import { createLogger } from '../shared/logger.ts';
+import { INTERNAL_PREFIX } from './echo.ts';
+import { type IndexMetadata } from './metadata.ts';
+import { type QueryPhaseRequest, type SelectRangeRequest, type SelectSampleRequest } from './search.ts';
+import { type ShardBulkRequest, type WriteOp } from './write.ts';
+import { parseQuery } from '../shared/query-dsl.ts';
+import { parseSortParam } from '../shared/sort-parse.ts';
 import { decodeHits, HITS_CONTENT_TYPE } from './wire.ts';
 import { createShardNodeApp } from '../shard-node/app.ts';
 import { loadShardNodeConfig } from '../shard-node/config.ts';

@@ -6,8 +6,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/common-options.html#date-math
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/common/time/JavaDateMathParser.java
  */
-import type { DateInstant, TimeZone } from './date-format.ts';
-import { localToUtc, parseDateInstant } from './date-format.ts';
+import type { DateInstant, TimeZone } from '../../shared/date-format.ts';
+import { localToUtc, parseDateInstant } from '../../shared/date-format.ts';
 
 /** Options of one parse: the field's format, `time_zone`, whether to round up, and the current time. */
 export interface DateMathOptions {

@@ -2,7 +2,7 @@
  * Index metadata and shard copies as the nodes hold them, and the internal calls that read or change them (create, mappings, settings, in-sync set, promotion, node stats).
  * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
-import type { Mapping } from '../mapping.ts';
+import type { Mapping } from './mapping.ts';
 
 /** Index metadata, held by every shard node and rebuilt from them by any coordinator. */
 export interface IndexMetadata {

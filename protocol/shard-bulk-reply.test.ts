@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { ShardBulkResponse } from './protocol/write.ts';
+import type { ShardBulkResponse } from './write.ts';
 import { acceptsNdjson, decodeShardBulkReply, encodeShardBulkReply } from './shard-bulk-reply.ts';
-import { parseNdjsonSliced } from './sliced-json.ts';
+import { parseNdjsonSliced } from '../shared/sliced-json.ts';
 
 /** What the coordinator does with an NDJSON reply: parse the lines in slices, then decode them. */
 async function roundTrip(reply: ShardBulkResponse, chunkBytes: number): Promise<ShardBulkResponse> {

@@ -1,5 +1,5 @@
 /**
- * Low-level pieces of the binary hits format (shared/wire.ts): 8-byte alignment, a sequential
+ * Low-level pieces of the binary hits format (protocol/wire.ts): 8-byte alignment, a sequential
  * writer over an exactly sized buffer, and string columns. A string column is one UTF-8 block plus
  * Uint32 offsets counted in UTF-16 code units, so the decoder turns the whole block into one JS
  * string with a single `TextDecoder` call and cuts entries with `slice` (no per-entry decoding).

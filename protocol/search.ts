@@ -2,10 +2,10 @@
  * The search phases between coordinator and shard nodes: dfs, query (with the fused fetch), fetch, search contexts (PIT, scroll) and the rounds of exact distributed selection.
  * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
-import type { HighlightSpec } from '../highlight.ts';
-import type { Query } from '../query-ast.ts';
-import type { Rescore } from '../rescore.ts';
-import type { SortField, SortKey, SortValue } from '../sort.ts';
+import type { HighlightSpec } from './highlight.ts';
+import type { Query } from './query-ast.ts';
+import type { Rescore } from './rescore.ts';
+import type { SortField, SortKey, SortValue } from './sort.ts';
 import type { AggPartial, QueryAggs } from './aggs.ts';
 import type { ShardEcho } from './echo.ts';
 

@@ -187,7 +187,7 @@ export type Query =
   | { kind: 'constant_score'; filter: Query; boost: number }
   | { kind: 'dis_max'; queries: Query[]; tieBreaker: number; boost: number }
   /**
-   * Sub-slice `id` of `max` of one shard's documents (sliced scroll and PIT, shared/slice.ts): those
+   * Sub-slice `id` of `max` of one shard's documents (sliced scroll and PIT, protocol/slice.ts): those
    * whose hash of `field` (`_id`, or a numeric field's values) is `id` modulo `max`. Built by the
    * coordinator for each shard, never parsed from the query DSL.
    */

@@ -82,7 +82,7 @@ export interface WriteResult {
 
 /**
  * Reply to {@link ShardBulkRequest}: one result per op, in order. Sent as one JSON object, or as
- * NDJSON (one line per item, shared/shard-bulk-reply.ts) when the call has `accept: application/x-ndjson`.
+ * NDJSON (one line per item, protocol/shard-bulk-reply.ts) when the call has `accept: application/x-ndjson`.
  */
 export interface ShardBulkResponse extends ShardEcho {
   items: WriteResult[];

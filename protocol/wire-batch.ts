@@ -4,7 +4,7 @@
  * request and one reply instead of one each (coordinator/shard-batcher.ts). The request is JSON
  * ({@link BatchRequest}); the reply is a sequence of frames, one per call in order, each holding
  * exactly the body (and status) the single call would have answered: a binary hits body
- * (shared/wire.ts) or a JSON body, error bodies included.
+ * (protocol/wire.ts) or a JSON body, error bodies included.
  *
  * Reply layout (little-endian; every frame body starts at a multiple of 8 so the hits decoder
  * reads its typed arrays without copying):

@@ -7,9 +7,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations.html
  * @see docs/aggregations.md
  */
-import type { SourceFilter } from '../protocol/search.ts';
-import type { Query } from '../query-ast.ts';
-import type { SortField } from '../sort.ts';
+import type { SourceFilter } from './search.ts';
+import type { Query } from './query-ast.ts';
+import type { SortField } from './sort.ts';
 
 /** A value of a `missing` substitute or of an `include`/`exclude` list (as the JSON gave it). */
 export type AggValue = string | number | boolean;

@@ -5,8 +5,8 @@
  * aggregation nodes (never objects keyed by user-chosen names).
  * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
-import type { AggNode } from '../aggs/agg-request.ts';
-import type { Query } from '../query-ast.ts';
+import type { AggNode } from './agg-request.ts';
+import type { Query } from './query-ast.ts';
 import type { ShardEcho } from './echo.ts';
 import type { ContextRef } from './search.ts';
 

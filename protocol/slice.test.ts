@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../test/support/es-error.ts';
 import { mix32, numberSliceHash, shardSlice, type SliceSpec } from './slice.ts';
-import { parseSlice } from './slice-parse.ts';
+import { parseSlice } from '../shared/slice-parse.ts';
 
 describe('parseSlice', () => {
   it('reads id, max and field', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../test/support/es-error.ts';
 import { combineRescore } from './rescore.ts';
-import { parseRescore } from './rescore-parse.ts';
-import { parseSearchRequest } from './search-request.ts';
+import { parseRescore } from '../shared/rescore-parse.ts';
+import { parseSearchRequest } from '../shared/search-request.ts';
 
 const rescoreQuery = { rescore_query: { match: { t: 'x' } } };
 

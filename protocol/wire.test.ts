@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { QueryPhaseResponse, SelectRangeResponse, SelectSampleResponse, ShardHit } from './protocol/search.ts';
+import type { QueryPhaseResponse, SelectRangeResponse, SelectSampleResponse, ShardHit } from './search.ts';
 import type { SortValue } from './sort.ts';
 import { acceptsHits, decodeHits, encodeHits, isHitsContentType, WireDecodeError, WireEncodeError, HITS_CONTENT_TYPE } from './wire.ts';
 

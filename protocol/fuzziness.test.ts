@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../test/support/es-error.ts';
 import { AUTO, maxEdits } from './fuzziness.ts';
-import { parseFuzziness } from './fuzziness-parse.ts';
+import { parseFuzziness } from '../shared/fuzziness-parse.ts';
 
 const err = (v: unknown) => {
   const e = esErr(() => parseFuzziness(v));

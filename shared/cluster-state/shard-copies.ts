@@ -4,8 +4,8 @@
  * coordinator's FOLIO_NODES, which the coordinator passes along with the metadata.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/IndexMetadata.java (inSyncAllocationIds)
  */
-import { illegalArgument } from './errors.ts';
-import type { HostedCopy, IndexMetadata, ShardCopy } from './protocol/metadata.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
+import type { HostedCopy, IndexMetadata, ShardCopy } from '../../protocol/metadata.ts';
 
 /**
  * The shards with a copy on node `ordinal`, ascending, from `metadata.shardCopies`; null when the
