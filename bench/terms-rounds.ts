@@ -7,7 +7,7 @@
  * cardinality (`name.keyword`, ~100,000 terms). Run: `node bench/terms-rounds.ts`.
  * @see docs/performance.md (Aggregations)
  */
-import { parseAggregations } from '../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../coordinator/rest/aggs/agg-parse.ts';
 import { candidatesPerShard } from '../shared/aggs/terms-plan.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Mapping } from '../protocol/mapping.ts';

@@ -22,7 +22,7 @@ import { loadSample } from '../scripts/samples/load.ts';
 import { startComposeCluster } from '../test/support/compose-cluster.ts';
 import { mergeTopHits, type ShardTopHits } from '../coordinator/search/merge.ts';
 import type { QueryPhaseResponse, ShardHit } from '../protocol/search.ts';
-import { parseSortParam } from '../shared/sort-parse.ts';
+import { parseSortParam } from '../coordinator/rest/sort-parse.ts';
 import { decodeHits, encodeHits, readHits } from '../protocol/wire.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 200);

@@ -17,7 +17,7 @@ import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
 import type { CoordinatorConfig } from './config.ts';
 import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
 import { instrumentCoordinator } from './metrics.ts';
-import { unroutedResponse } from './method-not-allowed.ts';
+import { unroutedResponse } from './rest/method-not-allowed.ts';
 import { registerAliasRoutes } from './routes/alias-routes.ts';
 import { registerByQueryRoutes } from './routes/by-query-routes.ts';
 import { registerCatRoutes } from './routes/cat-routes.ts';

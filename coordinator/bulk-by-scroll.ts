@@ -19,7 +19,7 @@ import { EsError, type ErrorCause } from '../protocol/errors.ts';
 import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import type { SliceSpec } from '../protocol/slice.ts';
 import type { SortValue } from '../protocol/sort.ts';
-import type { BulkItem } from './bulk-parse.ts';
+import type { BulkItem } from './rest/bulk-parse.ts';
 import { executeBulk, type WriteDeps } from './documents.ts';
 import { writeIndexName } from './aliases/alias-targets.ts';
 import { INDICES_OPTIONS, resolveSearchScope } from './index-expression.ts';

@@ -14,14 +14,14 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-update-by-query.html
  */
 import { illegalArgument, parsingException, validationFailed } from '../protocol/errors.ts';
-import { isObject, parseIntParam, tokenName } from '../shared/params.ts';
-import { parseSearchRequest } from '../shared/search-request.ts';
+import { isObject, parseIntParam, tokenName } from './rest/params.ts';
+import { parseSearchRequest } from './rest/search-request.ts';
 import { type SliceSpec } from '../protocol/slice.ts';
-import { parseSlice } from '../shared/slice-parse.ts';
-import type { BulkItem } from './bulk-parse.ts';
+import { parseSlice } from './rest/slice-parse.ts';
+import type { BulkItem } from './rest/bulk-parse.ts';
 import { DEFAULT_SCROLL_SIZE, hitRouting, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';
 import type { SearchHitBody } from './search/respond.ts';
-import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
+import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './rest/bulk-by-scroll-params.ts';
 
 /** The two by-query actions. */
 export type ByQueryKind = 'delete' | 'update';

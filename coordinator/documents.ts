@@ -20,7 +20,7 @@ import type { RefreshPolicy, WriteOp, WriteResult } from '../protocol/write.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
 import { shardForRouting } from './cluster/routing.ts';
 import { resolveBulkTargets } from './aliases/alias-targets.ts';
-import type { BulkItem } from './bulk-parse.ts';
+import type { BulkItem } from './rest/bulk-parse.ts';
 import type { ClusterView, NewIndexSpec } from './cluster-view.ts';
 import type { IndexView } from './index-view.ts';
 import { parseCreateIndexBody, validateIndexName } from './index-settings.ts';

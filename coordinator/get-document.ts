@@ -9,14 +9,14 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-get.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/get/GetResult.java
  */
-import { METADATA_FIELDS } from '../shared/field-and-format.ts';
+import { METADATA_FIELDS } from './rest/field-and-format.ts';
 import { compileFieldFetch } from '../shared/field-fetcher.ts';
 import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import { type SourceFilter } from '../protocol/search.ts';
 import { type GetRequest, type GetResponse } from '../protocol/write.ts';
 import { shardForRouting } from './cluster/routing.ts';
 import { filterSourceText, RawJson } from '../shared/raw-json.ts';
-import { parseBooleanParam } from '../shared/params.ts';
+import { parseBooleanParam } from './rest/params.ts';
 import type { IndexView } from './index-view.ts';
 import { readVersionConflict, readVersionFromQuery, type ReadVersion } from './read-version.ts';
 import { ShardCallError, type ShardClient } from './shard-client.ts';

@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
 import { openTestClusterState, type TestClusterState } from '../test/support/cluster-state.ts';
-import { MAX_FILTER_PATH_CHARS } from '../shared/filter-path.ts';
+import { MAX_FILTER_PATH_CHARS } from './rest/filter-path.ts';
 import { createCoordinatorApp } from './app.ts';
 import { ClusterView } from './cluster-view.ts';
 import { loadCoordinatorConfig } from './config.ts';

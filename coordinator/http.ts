@@ -6,17 +6,17 @@
  */
 import type { Context, Next } from 'hono';
 import { EsError } from '../protocol/errors.ts';
-import { applyFilterPath, parseFilterPath, type FilterPath } from '../shared/filter-path.ts';
+import { applyFilterPath, parseFilterPath, type FilterPath } from './rest/filter-path.ts';
 import type { RawJson } from '../shared/raw-json.ts';
-import { queryStringError, rawQueryString } from './query-string-check.ts';
+import { queryStringError, rawQueryString } from './rest/query-string-check.ts';
 import { reservationOf } from '../shared/body-budget.ts';
 import { stringifySlicedChunks } from '../shared/sliced-json.ts';
 import { readRequestBody } from '../shared/request-body.ts';
 import { DECODE_PIECE_BYTES, decodeUtf8StrictSliced } from '../shared/utf8.ts';
 import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
-import { isBlankSliced, parseJsonBodySliced } from '../shared/json-body.ts';
+import { isBlankSliced, parseJsonBodySliced } from './rest/json-body.ts';
 import { lazyRawForFilter, writeJson } from './json-writer.ts';
-import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams } from '../shared/params.ts';
+import { ALWAYS_ACCEPTED_PARAMS, checkUnrecognizedParams } from './rest/params.ts';
 
 /** Media types ES accepts for JSON bodies (incl. the official clients' versioned ones). */
 const JSON_TYPES = /^(application\/json|application\/x-ndjson|application\/vnd\.elasticsearch\+(json|x-ndjson))\b/i;
@@ -125,7 +125,7 @@ function replyOptions(c: Context): { pretty: boolean; filter: FilterPath | undef
 }
 
 /**
- * Sends a JSON reply: trimmed by `?filter_path` (see shared/filter-path.ts), indented when `?pretty`
+ * Sends a JSON reply: trimmed by `?filter_path` (see coordinator/rest/filter-path.ts), indented when `?pretty`
  * is set, as ES does for every XContent response, error bodies included. Each `_source` held as a
  * {@link RawJson} is written verbatim (coordinator/json-writer.ts).
  */

@@ -13,7 +13,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/IndicesOptions.java
  */
 import { EsError, illegalArgument, indexNotFound } from '../protocol/errors.ts';
-import { parseJavaBoolean } from '../shared/params.ts';
+import { parseJavaBoolean } from './rest/params.ts';
 import type { IndexMetadata } from '../protocol/metadata.ts';
 import { wildcardMatch } from '../shared/wildcard.ts';
 import { aliasIsHidden, type AliasCatalog, type AliasTarget } from './aliases/alias-lookup.ts';

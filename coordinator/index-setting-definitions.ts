@@ -12,7 +12,7 @@
  */
 import { illegalArgument } from '../protocol/errors.ts';
 import { javaParseInt } from '../shared/java-number.ts';
-import { didYouMean, parseJavaBoolean, parseTimeValue } from '../shared/params.ts';
+import { didYouMean, parseJavaBoolean, parseTimeValue } from './rest/params.ts';
 import type { IndexSettingValue } from '../protocol/metadata.ts';
 
 /**

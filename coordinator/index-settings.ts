@@ -11,8 +11,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataUpdateSettingsService.java
  */
 import { EsError, illegalArgument } from '../protocol/errors.ts';
-import { parseMapping, refuseTypedCreateMapping } from '../shared/mapping-parse.ts';
-import { parseTimeValue } from '../shared/params.ts';
+import { parseMapping, refuseTypedCreateMapping } from './rest/mapping-parse.ts';
+import { parseTimeValue } from './rest/params.ts';
 import type { IndexMetadata, IndexSettingValue } from '../protocol/metadata.ts';
 import { defaultRoutingNumShards } from './cluster/routing.ts';
 import type { NewIndexSpec } from './cluster-view.ts';

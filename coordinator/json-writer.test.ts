@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyFilterPath, parseFilterPath } from '../shared/filter-path.ts';
+import { applyFilterPath, parseFilterPath } from './rest/filter-path.ts';
 import { RawJson, sourceValue } from '../shared/raw-json.ts';
 import { lazyRawForFilter, reindentJson, writeJson } from './json-writer.ts';
 

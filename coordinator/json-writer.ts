@@ -109,7 +109,7 @@ export function reindentJson(text: string, baseIndent: number): string {
 }
 
 /**
- * A copy of `body` for `filter_path` (shared/filter-path.ts): each {@link RawJson} object becomes
+ * A copy of `body` for `filter_path` (coordinator/rest/filter-path.ts): each {@link RawJson} object becomes
  * a lazy view that serializes as the raw text while it is kept whole, and parses the text only when
  * a path enumerates its fields. Other values are shared, not copied.
  */

@@ -8,14 +8,14 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-reindex.html
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from '../protocol/errors.ts';
-import { isObject, tokenName } from '../shared/params.ts';
+import { isObject, tokenName } from './rest/params.ts';
 import { type SliceSpec } from '../protocol/slice.ts';
-import { parseSlice } from '../shared/slice-parse.ts';
-import type { BulkItem } from './bulk-parse.ts';
+import { parseSlice } from './rest/slice-parse.ts';
+import type { BulkItem } from './rest/bulk-parse.ts';
 import {
   BulkByScrollProgress, DEFAULT_SCROLL_SIZE, hitRouting, REINDEX_FIELDS, responseBody, runBulkByScroll, type BulkByScrollCounters, type BulkByScrollDeps,
 } from './bulk-by-scroll.ts';
-import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './bulk-by-scroll-params.ts';
+import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from './rest/bulk-by-scroll-params.ts';
 import type { SearchHitBody } from './search/respond.ts';
 
 /** ES's default `source.size` (scroll batch size) of a reindex. */

@@ -10,10 +10,10 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/optimistic-concurrency-control.html
  */
 import { EsError, illegalArgument, validationFailed } from '../protocol/errors.ts';
-import { isObject, numberFormatCause, parseIntParam, similarNames, xContentBoolean, xContentError } from '../shared/params.ts';
+import { isObject, numberFormatCause, parseIntParam, similarNames, xContentBoolean, xContentError } from './rest/params.ts';
 import type { SourceFilter } from '../protocol/search.ts';
 import type { WriteConditions } from '../protocol/write.ts';
-import { parseSourceFilter } from '../shared/source-filter-parse.ts';
+import { parseSourceFilter } from './rest/source-filter-parse.ts';
 
 /** ES `VersionType` names a request may give (`external_gt` is `external`). */
 export type VersionType = 'internal' | 'external' | 'external_gte';
@@ -260,7 +260,7 @@ export interface UpdateBody {
 
 /**
  * ES `SuggestingErrorOnUnknown.suggest`, an object parser's did-you-mean: the candidates more than
- * 0.5 similar (Lucene Levenshtein), unlike a URL parameter's 0.7 (shared/params.ts `didYouMean`).
+ * 0.5 similar (Lucene Levenshtein), unlike a URL parameter's 0.7 (coordinator/rest/params.ts `didYouMean`).
  */
 function suggestField(unknown: string, candidates: readonly string[]): string {
   const keys = similarNames(unknown, candidates, 0.5);

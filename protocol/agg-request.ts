@@ -1,6 +1,6 @@
 /**
  * The parsed aggregation tree that both services share: the coordinator parses the ES `aggs`
- * object into it once (shared/aggs/agg-parse.ts), sends it with the query phase, each shard
+ * object into it once (coordinator/rest/aggs/agg-parse.ts), sends it with the query phase, each shard
  * collects it over its matches (shard-node/engine/aggs/), and the coordinator reduces the shards'
  * partial results (coordinator/search/aggs/). Dates are already epoch ms, intervals ms or a
  * calendar unit, so a shard never parses a date.

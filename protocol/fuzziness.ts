@@ -1,7 +1,7 @@
 /**
  * ES `fuzziness` (the `Fuzziness` unit) and the options every fuzzy term query carries (`fuzzy`,
  * and the `fuzziness` of `match`, `match_bool_prefix`, `multi_match` and `query_string`'s `term~`):
- * parsed on the coordinator with ES's errors (shared/fuzziness-parse.ts), resolved per term on the shard.
+ * parsed on the coordinator with ES's errors (coordinator/rest/fuzziness-parse.ts), resolved per term on the shard.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/common-options.html#fuzziness
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/unit/Fuzziness.java
  */

@@ -1,7 +1,7 @@
 /**
  * The search body's `highlight` (ES `HighlightBuilder.fromXContent`): global options, per-field
  * options that override them, and the defaults the highlighter applies (docs/highlight.md).
- * Parsed once on the coordinator (shared/highlight-parse.ts); the shards receive the parsed form in
+ * Parsed once on the coordinator (coordinator/rest/highlight-parse.ts); the shards receive the parsed form in
  * the fetch options.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/highlighting.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/highlight/HighlightBuilder.java

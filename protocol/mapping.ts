@@ -6,7 +6,7 @@
 
 /**
  * The field types Folio indexes. Integer types and float types share the numeric doc values. A
- * mapping may also hold other ES types that Folio keeps in `_source` only (shared/mapping-parse.ts).
+ * mapping may also hold other ES types that Folio keeps in `_source` only (coordinator/rest/mapping-parse.ts).
  */
 export type FieldType =
   | 'text'

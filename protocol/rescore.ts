@@ -1,6 +1,6 @@
 /**
  * A `query` rescorer as the shards receive it ({@link Rescore}, parsed from the search body by
- * shared/rescore-parse.ts), and {@link combineRescore}, the score a `query` rescorer gives one hit
+ * coordinator/rest/rescore-parse.ts), and {@link combineRescore}, the score a `query` rescorer gives one hit
  * (`QueryRescorer.combine` with `QueryRescoreMode`). Only the `query` rescorer exists (Folio has no
  * scripting, so a `script` rescorer is refused).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/filter-search-results.html#rescore

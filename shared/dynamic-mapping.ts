@@ -245,7 +245,7 @@ function mergeProps(
 /**
  * Adds the fields of `b` that `a` lacks (recursively through objects and multi-fields); for fields
  * in both, `b`'s parameters replace `a`'s (a dynamic update only holds new fields; a `PUT _mapping`
- * was checked by shared/mapping-parse.ts `checkMappingUpdate`). Root settings of `b` (`dynamic`,
+ * was checked by coordinator/rest/mapping-parse.ts `checkMappingUpdate`). Root settings of `b` (`dynamic`,
  * `_source`, ...) replace `a`'s. Neither input is modified.
  * @throws EsError 400 `illegal_argument_exception` `mapper [f] cannot be changed from type [x] to [y]`,
  *   `can't merge a non object mapping [f] with an object mapping`.

@@ -1,6 +1,6 @@
 /**
  * Java's number parsing as Elasticsearch applies it to request values (`Integer.parseInt`,
- * `Double.parseDouble`), shared by the coordinator's request parsing (shared/params.ts) and the
+ * `Double.parseDouble`), shared by the coordinator's request parsing (coordinator/rest/params.ts) and the
  * shard nodes (the `rewrite` parameter's `top_terms_N`, shard-node/engine/rewrite-method.ts).
  * @see https://docs.oracle.com/en/java/javase/21/docs/api/java.base/java/lang/Integer.html#parseInt(java.lang.String)
  * @see https://docs.oracle.com/en/java/javase/21/docs/api/java.base/java/lang/Double.html#valueOf(java.lang.String)

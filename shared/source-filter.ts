@@ -1,7 +1,7 @@
 /**
  * ES `_source` filtering (`_source: false`, `_source: ["a.*"]`, `{includes, excludes}`), shared by
  * the shard fetch phase and the coordinator's GET _doc (the request's `_source` is parsed by
- * shared/source-filter-parse.ts).
+ * coordinator/rest/source-filter-parse.ts).
  *
  * Semantics (ES `XContentMapValues.filter`): patterns match full dotted paths, `*` matches any run
  * of characters (dots included, ES `Regex.simpleMatch`, see shared/wildcard.ts); an included object keeps its whole subtree; excludes win over

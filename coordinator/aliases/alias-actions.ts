@@ -10,7 +10,7 @@
  */
 import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexNotFound, invalidAliasName, invalidIndexName, type ErrorCause } from '../../protocol/errors.ts';
 import type { AliasMetadata, IndexMetadata } from '../../protocol/metadata.ts';
-import { parseQuery } from '../../shared/query-dsl.ts';
+import { parseQuery } from '../rest/query-dsl.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import { validateAlias, type AliasActionSpec } from './alias-requests.ts';
 

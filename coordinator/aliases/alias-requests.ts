@@ -10,7 +10,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/admin/indices/alias/Alias.java
  */
 import { EsError, illegalArgument, invalidAliasName, validationFailed, type ErrorCause } from '../../protocol/errors.ts';
-import { isObject, NO_LOCATION, scalarText, tokenName, xContentBoolean } from '../../shared/params.ts';
+import { isObject, NO_LOCATION, scalarText, tokenName, xContentBoolean } from '../rest/params.ts';
 import type { AliasMetadata } from '../../protocol/metadata.ts';
 
 /** One action of an `_aliases` request, before its index expressions are resolved. */

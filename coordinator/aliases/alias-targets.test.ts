@@ -2,7 +2,7 @@
 // index of a read, require_alias, and a plain bulk left as it is.
 import { describe, expect, it } from 'vitest';
 import type { AliasMetadata, IndexMetadata } from '../../protocol/metadata.ts';
-import type { BulkItem } from '../bulk-parse.ts';
+import type { BulkItem } from '../rest/bulk-parse.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { AliasLookup } from './alias-lookup.ts';
 import { readTarget, resolveBulkTargets, writeIndexName } from './alias-targets.ts';

@@ -8,7 +8,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/aliases.html#write-index
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html#index-api-query-params (require_alias)
  */
-import type { BulkItem } from '../bulk-parse.ts';
+import type { BulkItem } from '../rest/bulk-parse.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { IndexView } from '../index-view.ts';
 import { aliasIndexRouting, requireAliasFailure, singleTargetOf, writeTargetOf, type AliasTarget } from './alias-lookup.ts';

@@ -10,7 +10,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, validationFailed } from '../../protocol/errors.ts';
-import { isObject, parseTimeValue } from '../../shared/params.ts';
+import { isObject, parseTimeValue } from '../rest/params.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
 import { principalOf, type AuthSetup } from './auth-middleware.ts';
 import type { Principal } from './authenticator.ts';

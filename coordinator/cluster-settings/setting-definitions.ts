@@ -6,7 +6,7 @@
  */
 import { illegalArgument } from '../../protocol/errors.ts';
 import { javaParseInt } from '../../shared/java-number.ts';
-import { parseJavaBoolean, parseTimeValue } from '../../shared/params.ts';
+import { parseJavaBoolean, parseTimeValue } from '../rest/params.ts';
 import { formatTimeValue } from '../../shared/time-value.ts';
 
 /** One known cluster setting. */

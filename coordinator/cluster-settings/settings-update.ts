@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from '../../protocol/errors.ts';
-import { isObject, tokenName } from '../../shared/params.ts';
+import { isObject, tokenName } from '../rest/params.ts';
 import { KNOWN_SETTINGS } from './setting-definitions.ts';
 
 /** A cluster settings scope. */

@@ -15,7 +15,7 @@ import { getAliasesAnswer } from '../aliases/alias-responses.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 
 /** Services the alias routes use. */
 export interface AliasRouteDeps {

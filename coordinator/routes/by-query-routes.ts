@@ -8,7 +8,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { BulkByScrollProgress, responseBody, responseStatus, runBulkByScroll, type BulkByScrollDeps } from '../bulk-by-scroll.ts';
-import { parseWaitForCompletion } from '../bulk-by-scroll-params.ts';
+import { parseWaitForCompletion } from '../rest/bulk-by-scroll-params.ts';
 import { BY_QUERY_ACTIONS, BY_QUERY_FIELDS, BY_QUERY_PARAMS, deleteHit, parseByQueryRequest, updateHit, type ByQueryKind } from '../by-query.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import type { Tasks } from '../tasks.ts';

@@ -24,7 +24,7 @@ import { checkParams, queryParams, sendJson } from '../http.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { isClosed } from '../index-state.ts';
 import { fetchClusterStats, shardKey, type ClusterStats, type ShardStatsEntry } from '../node-probe.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
 /** Rough on-disk bytes per document used for the estimated `store.size` columns. */

@@ -9,13 +9,13 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
-import { parseBooleanParam, parseTimeValue } from '../../shared/params.ts';
+import { parseBooleanParam, parseTimeValue } from '../rest/params.ts';
 import { clusterHealthBody, indexHealth, parseHealthStatus, satisfies, type HealthStatus, type IndexHealth } from '../cluster-health.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices, type IndicesOptions } from '../index-expression.ts';
 import { probeNodes } from '../node-probe.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
 /** ES's default health `timeout`. */

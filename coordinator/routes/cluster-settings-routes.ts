@@ -8,12 +8,12 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html
  */
 import type { Hono } from 'hono';
-import { parseBooleanParam } from '../../shared/params.ts';
+import { parseBooleanParam } from '../rest/params.ts';
 import type { ClusterSettings } from '../cluster-settings/cluster-settings.ts';
 import { KNOWN_SETTINGS } from '../cluster-settings/setting-definitions.ts';
 import { parseSettingsChanges, settingsObject } from '../cluster-settings/settings-update.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 
 /** Registers the cluster settings routes (before the index routes, whose `/:index` would match). */
 export function registerClusterSettingsRoutes(app: Hono, settings: ClusterSettings, maxBodyBytes: number): void {

@@ -9,7 +9,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, validationFailed } from '../../protocol/errors.ts';
-import { isObject, parseTimeValue, tokenName } from '../../shared/params.ts';
+import { isObject, parseTimeValue, tokenName } from '../rest/params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { INDICES_OPTIONS as RESOLVE_DEFAULTS, indicesOptionsFrom, resolveSearchScope } from '../index-expression.ts';
 import { closeAllScrolls, closeContexts, openContexts } from '../search/contexts.ts';

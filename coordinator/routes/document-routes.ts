@@ -6,16 +6,16 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, validationFailed } from '../../protocol/errors.ts';
-import { parseJsonBody } from '../../shared/json-body.ts';
-import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../bulk-parse.ts';
+import { parseJsonBody } from '../rest/json-body.ts';
+import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../rest/bulk-parse.ts';
 import { readTarget, writeIndexName } from '../aliases/alias-targets.ts';
 import { executeBulk, type BulkOptions, type WriteDeps } from '../documents.ts';
-import { commaList } from '../../shared/field-and-format.ts';
+import { commaList } from '../rest/field-and-format.ts';
 import { getDocument, getSourceFilter, readOptionsFromQuery, sourceFilterFromParams, sourceParams } from '../get-document.ts';
 import { fetchSourceFromQuery, parseUpdateBody, writeParamsFromQuery } from '../write-request.ts';
 import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonSliced } from '../http.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
-import { parseBooleanParam } from '../../shared/params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
+import { parseBooleanParam } from '../rest/params.ts';
 
 /** The request's `require_alias` (ES `RestRequest.paramAsBoolean`), or undefined when absent. */
 const requireAliasParam = (c: Context): boolean | undefined => {

@@ -11,7 +11,7 @@ import { type RefreshRequest } from '../../protocol/metadata.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
 /** Services the flush routes use. */

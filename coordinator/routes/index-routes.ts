@@ -7,9 +7,9 @@
 import { inSyncCopiesByNode } from '../index-view.ts';
 import type { Context, Hono } from 'hono';
 import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
-import { parseBooleanParam } from '../../shared/params.ts';
+import { parseBooleanParam } from '../rest/params.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
-import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../shared/mapping-parse.ts';
+import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../rest/mapping-parse.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import { illegalArgument } from '../../protocol/errors.ts';
 import type { ClusterView } from '../cluster-view.ts';
@@ -22,7 +22,7 @@ import { createIndex } from '../documents.ts';
 import { checkNewIndexAliases } from '../aliases/alias-actions.ts';
 import { parseCreateIndexAliases } from '../aliases/alias-requests.ts';
 import { aliasesOf } from '../aliases/alias-responses.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
 /** Services the index routes use. */
@@ -37,7 +37,7 @@ export interface IndexDeps {
 }
 
 /**
- * A mapping as `GET /{index}/_mapping` prints it (shared/mapping-parse.ts `mappingResponse`): an
+ * A mapping as `GET /{index}/_mapping` prints it (coordinator/rest/mapping-parse.ts `mappingResponse`): an
  * index without any mapping prints `{}`, as ES does for an index created without mappings;
  * properties sorted by name, objects with properties without `"type": "object"`.
  */

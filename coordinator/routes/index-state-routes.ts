@@ -19,7 +19,7 @@ import { checkParams, queryParams, sendJson } from '../http.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { closedMetadata, isClosed, openedMetadata } from '../index-state.ts';
 import { inSyncCopiesByNode } from '../index-view.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 
 /** Services the index state routes use. */

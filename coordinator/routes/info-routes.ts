@@ -4,7 +4,7 @@
  */
 import type { Hono } from 'hono';
 import { checkParams, sendJson } from '../http.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 
 /** The ES version Folio presents: 8.x, so the official 8.x clients accept it. */
 export const ES_COMPAT_VERSION = '8.15.0';

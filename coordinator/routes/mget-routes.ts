@@ -11,15 +11,15 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, parsingException, toEsError, validationFailed, type ErrorCause } from '../../protocol/errors.ts';
-import { isObject, tokenName } from '../../shared/params.ts';
+import { isObject, tokenName } from '../rest/params.ts';
 import type { SourceFilter } from '../../protocol/search.ts';
 import { readTarget } from '../aliases/alias-targets.ts';
 import type { WriteDeps } from '../documents.ts';
-import { commaList } from '../../shared/field-and-format.ts';
+import { commaList } from '../rest/field-and-format.ts';
 import { getDocument, getSourceFilter, readOptionsFromQuery, sourceParams } from '../get-document.ts';
 import { parseReadVersion, type ReadVersion } from '../read-version.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import type { IndexView } from '../index-view.ts';
 import { ShardCallError } from '../shard-client.ts';
 

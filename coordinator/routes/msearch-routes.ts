@@ -6,9 +6,9 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError } from '../../protocol/errors.ts';
-import { isBlankSliced } from '../../shared/json-body.ts';
+import { isBlankSliced } from '../rest/json-body.ts';
 import { checkParams, queryParams, readBodyText, sendJson } from '../http.ts';
-import { parseMsearchBody } from '../search/msearch-parse.ts';
+import { parseMsearchBody } from '../rest/msearch-parse.ts';
 import { defaultMaxConcurrentSearches, parseMaxConcurrentSearches, runMultiSearch, validateItems } from '../search/msearch.ts';
 import type { SearchDeps } from '../search/search.ts';
 

@@ -7,7 +7,7 @@
 import type { Hono } from 'hono';
 import { EsError } from '../../protocol/errors.ts';
 import { BulkByScrollProgress, REINDEX_FIELDS, responseStatus, type BulkByScrollDeps } from '../bulk-by-scroll.ts';
-import { parseWaitForCompletion } from '../bulk-by-scroll-params.ts';
+import { parseWaitForCompletion } from '../rest/bulk-by-scroll-params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { parseReindexBody, runReindex, taskNotFound } from '../reindex.ts';
 import type { Tasks } from '../tasks.ts';

@@ -6,7 +6,7 @@
 import type { Context, Hono } from 'hono';
 import { parsingException } from '../../protocol/errors.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import { search, searchWithSnapshot, type SearchDeps } from '../search/search.ts';
 import { registerCursorRoutes, SNAPSHOT_HEADER } from './cursor-routes.ts';
 

@@ -9,14 +9,14 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataUpdateSettingsService.java
  */
 import type { Context, Hono } from 'hono';
-import { parseBooleanParam } from '../../shared/params.ts';
+import { parseBooleanParam } from '../rest/params.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../index-expression.ts';
 import { isClosed } from '../index-state.ts';
 import { getSettingsEntry, settingNames } from '../index-settings-response.ts';
 import { applySettingsChanges, checkStaticOnOpen, parseSettingsUpdate, replicasChange } from '../index-settings.ts';
-import { ROUTE_PARAMS } from '../route-params.ts';
+import { ROUTE_PARAMS } from '../rest/route-params.ts';
 import type { ShardClient } from '../shard-client.ts';
 import { checkShardLimit, DEFAULT_MAX_SHARDS_PER_NODE, replicaIncrease, totalShards } from '../shard-limit.ts';
 

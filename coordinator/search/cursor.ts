@@ -10,7 +10,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html
  */
 import { validationFailed } from '../../protocol/errors.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom, resolveSearchScope } from '../index-expression.ts';
 import { resolveIndexBoosts } from './index-boosts.ts';

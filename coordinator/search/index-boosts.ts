@@ -4,7 +4,7 @@
  * entry that reaches an index giving its boost; and the query a boosted index's shards run.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-multiple-indices.html#index-boost
  */
-import type { IndexBoost } from '../../shared/indices-boost.ts';
+import type { IndexBoost } from '../rest/indices-boost.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import { resolveIndices, type IndicesOptions } from '../index-expression.ts';

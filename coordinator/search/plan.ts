@@ -10,7 +10,7 @@ import type { IndexMetadata } from '../../protocol/metadata.ts';
 import type { ContextRef, ShardCollapse } from '../../protocol/search.ts';
 import { subQueries, type Query } from '../../protocol/query-ast.ts';
 import { shardForRouting } from '../cluster/routing.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
 import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../protocol/sort.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardTarget } from '../index-view.ts';

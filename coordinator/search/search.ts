@@ -26,7 +26,7 @@
  */
 import type { EsError } from '../../protocol/errors.ts';
 import { withSortTexts } from './respond.ts';
-import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
+import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { ShardClient } from '../shard-client.ts';
 import { flatFields, type FieldMapping } from '../../protocol/mapping.ts';

@@ -10,7 +10,7 @@ import type { ErrorCause } from '../../protocol/errors.ts';
 import { NUMERIC_TYPES, type FieldMapping } from '../../protocol/mapping.ts';
 import type { IndexMetadata } from '../../protocol/metadata.ts';
 import type { Query } from '../../protocol/query-ast.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
 import { DEFAULT_MAX_SLICES_PER_SCROLL, shardSlice, type SliceSpec } from '../../protocol/slice.ts';
 
 /** An index's `index.max_slices_per_scroll` (explicit settings, else ES's default, 1024). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Query } from '../../protocol/query-ast.ts';
-import { parseMapping } from '../../shared/mapping-parse.ts';
+import { parseMapping } from '../../coordinator/rest/mapping-parse.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
 import { toHalfFloat } from './doc-parser.ts';
 import { compileHitFetch } from './hit-fetch.ts';

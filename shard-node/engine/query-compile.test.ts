@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
-import { parseQuery } from '../../shared/query-dsl.ts';
+import { parseQuery } from '../../coordinator/rest/query-dsl.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard } from './test-helpers.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseAggregations } from '../../../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../../rest/aggs/agg-parse.ts';
 import { HyperLogLog } from '../../../shared/aggs/hyperloglog.ts';
 import type { FieldMapping } from '../../../protocol/mapping.ts';
 import type { AggPartial } from '../../../protocol/aggs.ts';

@@ -6,7 +6,7 @@
  */
 import type { FieldMapping } from '../../../protocol/mapping.ts';
 import { INTEGER_TYPES } from '../../../protocol/mapping.ts';
-import { javaDoubleText } from '../../../shared/aggs/param-parse.ts';
+import { javaDoubleText } from '../../rest/aggs/param-parse.ts';
 import type { AggNode, AggRange } from '../../../protocol/agg-request.ts';
 import { formatDate } from '../../../shared/aggs/date-format.ts';
 import { formatDecimal } from '../../../shared/aggs/decimal-format.ts';

@@ -8,7 +8,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAggregations } from '../../../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../../rest/aggs/agg-parse.ts';
 import { mergeMappings } from '../../../shared/dynamic-mapping.ts';
 import { flatFields, type Mapping } from '../../../protocol/mapping.ts';
 import type { Query } from '../../../protocol/query-ast.ts';
