@@ -25,7 +25,7 @@ export interface IndexMetadata {
    * The index settings as ES stores and prints them: flat keys with the `index.` prefix, values as
    * given (strings, or lists of strings), only those set explicitly (at creation or by
    * `PUT /{index}/_settings`) plus `index.number_of_shards` and `index.number_of_replicas`, which ES
-   * always stores. The typed fields above are derived from it (coordinator/index-settings.ts).
+   * always stores. The typed fields above are derived from it (coordinator/cluster/index-settings.ts).
    * Absent on indices created before it existed: rebuilt from the typed fields.
    * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules.html
    */
@@ -55,7 +55,7 @@ export interface IndexMetadata {
   primaryTerms?: number[];
   /**
    * ES `IndexMetadata.getAliases()`: the aliases that name this index, by alias name. Absent or
-   * empty: none. Changed only through the alias APIs (coordinator/aliases/), each change one
+   * empty: none. Changed only through the alias APIs (coordinator/cluster/aliases/), each change one
    * compare-and-swap of every index it touches (docs/cluster-state.md, "Aliases").
    * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/aliases.html
    */
@@ -103,7 +103,7 @@ export interface ShardCopy {
   /**
    * ES's in-sync set: the copy holds every acknowledged write, so it takes writes and serves
    * searches. A replica that failed a write is taken out of it before the write is acknowledged,
-   * and comes back into it only through a peer recovery from its primary (coordinator/recovery.ts).
+   * and comes back into it only through a peer recovery from its primary (coordinator/cluster/recovery.ts).
    */
   inSync: boolean;
   /**

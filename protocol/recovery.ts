@@ -1,5 +1,5 @@
 /**
- * Peer recovery of a shard copy from its primary, driven by the coordinator (coordinator/recovery.ts).
+ * Peer recovery of a shard copy from its primary, driven by the coordinator (coordinator/cluster/recovery.ts).
  * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
 import type { ShardEcho } from './echo.ts';

@@ -1,7 +1,7 @@
 /**
  * Batched shard calls (`POST /_internal/v1/batch`): when several searches on the coordinator ask
  * the same shard node for search rounds in the same event-loop turn, they travel as one HTTP
- * request and one reply instead of one each (coordinator/shard-batcher.ts). The request is JSON
+ * request and one reply instead of one each (coordinator/transport/shard-batcher.ts). The request is JSON
  * ({@link BatchRequest}); the reply is a sequence of frames, one per call in order, each holding
  * exactly the body (and status) the single call would have answered: a binary hits body
  * (protocol/wire.ts) or a JSON body, error bodies included.

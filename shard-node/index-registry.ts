@@ -169,7 +169,7 @@ export class IndexRegistry {
    * metadata (recovery finalize on the primary: from now on a write that fails on them fails the
    * write's copy, ES `ReplicationTracker.markAllocationIdAsInSync`); a no-op when they are in sync
    * already. The version is not bumped: versions belong to the cluster state, whose own in-sync
-   * change follows (coordinator/recovery.ts). Until a pushed value shows them in sync they stay in
+   * change follows (coordinator/cluster/recovery.ts). Until a pushed value shows them in sync they stay in
    * sync here (shard-node/primary-in-sync-state.ts), so a push in between cannot drop them from the
    * in-sync group. `failures`: the copy's failure count in the cluster state when its recovery
    * started (recorded here when higher than this node's: it tags the failures this primary

@@ -1,7 +1,7 @@
 /**
  * The shard node's internal routes of a peer recovery (ES `PeerRecoverySourceService` on the
  * primary, `PeerRecoveryTargetService` on the target), driven step by step by the coordinator
- * (coordinator/recovery.ts), since shard nodes never call each other:
+ * (coordinator/cluster/recovery.ts), since shard nodes never call each other:
  * - `POST /_internal/v1/recovery/state` (target): the copy's local and global checkpoints, max
  *   seq_no and instance id, and whether it holds nothing above them; with the recovering primary's
  *   term, it first refuses older terms and waits for the replica writes it admitted before;

@@ -11,7 +11,7 @@
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, validationFailed } from '../../protocol/errors.ts';
 import { isObject, parseTimeValue } from '../rest/params.ts';
-import { checkParams, readJsonBody, sendJson } from '../http.ts';
+import { checkParams, readJsonBody, sendJson } from '../http/http.ts';
 import { principalOf, type AuthSetup } from './auth-middleware.ts';
 import type { Principal } from './authenticator.ts';
 

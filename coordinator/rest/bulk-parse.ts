@@ -9,7 +9,7 @@ import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import { xContentBoolean } from './params.ts';
 import { parseSourceFilter } from './source-filter-parse.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../../shared/utf8.ts';
-import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from '../write-request.ts';
+import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from '../write/write-request.ts';
 
 /** The four bulk actions. */
 export type BulkAction = 'index' | 'create' | 'update' | 'delete';

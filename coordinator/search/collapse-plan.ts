@@ -11,7 +11,7 @@ import type { ErrorCause } from '../../protocol/errors.ts';
 import { flatFields, NUMERIC_TYPES, type FieldMapping } from '../../protocol/mapping.ts';
 import type { SearchRequest } from '../rest/search-request.ts';
 import type { SortField } from '../../protocol/sort.ts';
-import type { ClusterView } from '../cluster-view.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
 import type { SearchPlan } from './plan.ts';
 import type { ShardFailure } from './shard-failures.ts';
 

@@ -14,8 +14,8 @@ import {
   type OpenContextResponse,
 } from '../../protocol/search.ts';
 import type { SortValue } from '../../protocol/sort.ts';
-import type { ShardTarget } from '../index-view.ts';
-import type { ShardClient } from '../shard-client.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';
 import { fanOut, type PhaseContext } from './fan-out.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';

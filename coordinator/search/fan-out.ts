@@ -19,8 +19,8 @@
  */
 import { INTERNAL_PREFIX, type ShardEcho } from '../../protocol/echo.ts';
 import { HITS_CONTENT_TYPE } from '../../protocol/wire.ts';
-import type { ShardTarget } from '../index-view.ts';
-import { ShardCallError, type ShardClient } from '../shard-client.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
+import { ShardCallError, type ShardClient } from '../transport/shard-client.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { endpointOf, type ShardProfiler } from './profile.ts';
 import type { SampleCache } from './select-phase.ts';

@@ -13,7 +13,7 @@ import { compileFieldFetch, docvalueFieldCount, tooManyDocvalueFields } from '..
 import type { IndexMetadata } from '../../protocol/metadata.ts';
 import type { HitFetchOptions } from '../../protocol/search.ts';
 import type { SearchRequest } from '../rest/search-request.ts';
-import { INDEX_SETTINGS, intValue } from '../index-setting-definitions.ts';
+import { INDEX_SETTINGS, intValue } from '../cluster/index-setting-definitions.ts';
 
 /** The index setting bounding `docvalue_fields` (ES `IndexSettings.MAX_DOCVALUE_FIELDS_SEARCH_SETTING`, default 100). */
 const MAX_DOCVALUE_FIELDS_KEY = 'index.max_docvalue_fields_search';

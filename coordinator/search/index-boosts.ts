@@ -6,8 +6,8 @@
  */
 import type { IndexBoost } from '../rest/indices-boost.ts';
 import type { Query } from '../../protocol/query-ast.ts';
-import type { ClusterView } from '../cluster-view.ts';
-import { resolveIndices, type IndicesOptions } from '../index-expression.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import { resolveIndices, type IndicesOptions } from '../cluster/index-expression.ts';
 
 /**
  * The boost of each concrete index the entries reach (first entry wins), or undefined without entries.

@@ -22,7 +22,7 @@ export interface SearchHitBody {
   _routing?: string;
   /** ES's `_ignored` metadata field: the fields whose values were not indexed. */
   _ignored?: string[];
-  /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
+  /** The stored text, written verbatim (coordinator/http/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
   fields?: Record<string, unknown[]>;
   /** ES `highlight`: fragments by field. */

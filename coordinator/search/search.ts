@@ -27,8 +27,8 @@
 import type { EsError } from '../../protocol/errors.ts';
 import { withSortTexts } from './respond.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
-import type { ClusterView } from '../cluster-view.ts';
-import type { ShardClient } from '../shard-client.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
 import { flatFields, type FieldMapping } from '../../protocol/mapping.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
@@ -53,7 +53,7 @@ import { expandInnerHits } from './inner-hits.ts';
 import { defaultMaxConcurrentSearches } from './msearch.ts';
 import { allFailedError } from './shard-failures.ts';
 import { resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
-import { getDocument } from '../get-document.ts';
+import { getDocument } from '../write/get-document.ts';
 
 /** Services a search uses. */
 export interface SearchDeps {

@@ -12,7 +12,7 @@
  *   so does the old primary after a SIGKILL a while after the last write (its store recorded the
  *   global checkpoint within a second);
  * and every time both copies end with the same documents, each with the same `_version` and
- * `_seq_no`. The coordinator's log line of each recovery (coordinator/copy-maintenance.ts) gives
+ * `_seq_no`. The coordinator's log line of each recovery (coordinator/cluster/copy-maintenance.ts) gives
  * its mode, starting checkpoint, ops and chunks.
  */
 import { randomBytes } from 'node:crypto';
