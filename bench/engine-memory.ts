@@ -8,7 +8,7 @@
  * not an estimate. Prints one JSON line ({@link EngineMemory}).
  */
 import { buildCorpus } from './corpus.ts';
-import { newShard } from '../shard-node/engine/test-helpers.ts';
+import { newShard } from '../test/support/engine-shard.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 

@@ -4,7 +4,7 @@ import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 import { Shard } from './engine/shard.ts';
 import { MemoryTranslog, type TranslogOp } from './engine/translog.ts';
-import { newShard } from './engine/test-helpers.ts';
+import { newShard } from '../test/support/engine-shard.ts';
 import { replicaOpsOf, toTranslogOps } from './replica-ops.ts';
 
 /** The live documents of a shard as `_id → [version, seq_no, source]`, for comparing copies. */

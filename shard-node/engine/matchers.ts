@@ -5,7 +5,7 @@
  */
 import { compareCodePoints } from '../../protocol/sort.ts';
 import type { Segment } from './segment.ts';
-import { IdHash } from './storage/id-hash.ts';
+import { IdHash } from './columns/id-hash.ts';
 import { CLOCK_EVERY, runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** Ascending ordinals where `bits[d]` is set. */

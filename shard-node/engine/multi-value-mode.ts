@@ -16,7 +16,7 @@
 import type { FieldMapping } from '../../protocol/mapping.ts';
 import type { SortField } from '../../protocol/sort.ts';
 import type { NumericField } from './segment.ts';
-import type { NumericColumn } from './storage/columns.ts';
+import type { NumericColumn } from './columns/columns.ts';
 
 /** Field types whose doc values are doubles in ES (`NumericType.DOUBLE`, `FLOAT`, `HALF_FLOAT`, scaled floats). */
 const FLOATING_TYPES: ReadonlySet<string> = new Set(['double', 'float', 'half_float', 'scaled_float']);

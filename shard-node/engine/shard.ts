@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
  */
 import { DEFAULT_SLICE_MS, yieldToEventLoop } from '../../shared/event-loop-slices.ts';
-import { hashId } from './storage/id-hash.ts';
+import { hashId } from './columns/id-hash.ts';
 import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError, searchContextMissing } from '../../protocol/errors.ts';

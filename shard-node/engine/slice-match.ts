@@ -10,7 +10,7 @@
  */
 import { mix32, numberSliceHash } from '../../protocol/slice.ts';
 import type { Segment } from './segment.ts';
-import { hashId } from './storage/id-hash.ts';
+import { hashId } from './columns/id-hash.ts';
 
 /** Per segment, each document's `_id` slice hash. */
 const idHashes = new WeakMap<Segment, Uint32Array>();

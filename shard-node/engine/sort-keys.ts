@@ -13,7 +13,7 @@ import { compareCodePoints } from '../../protocol/sort.ts';
 import { getter, missingValue } from './collector.ts';
 import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';
-import type { NumericColumn, RankColumn } from './storage/columns.ts';
+import type { NumericColumn, RankColumn } from './columns/columns.ts';
 import { CLOCK_EVERY, runAtOnce, sortSteps, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /**

@@ -9,7 +9,7 @@
 import type { FieldMapping } from '../../../protocol/mapping.ts';
 import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../../protocol/mapping.ts';
 import type { NumericField, Segment } from '../segment.ts';
-import type { RankColumn } from '../storage/columns.ts';
+import type { RankColumn } from '../columns/columns.ts';
 
 /** The live docs one bucket holds in one segment (ascending ordinals). */
 export interface SegDocs {

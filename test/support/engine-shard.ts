@@ -5,7 +5,7 @@ import { mergeMappings } from '../../shared/dynamic-mapping.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import type { SortField } from '../../protocol/sort.ts';
-import { Shard } from './shard.ts';
+import { Shard } from '../../shard-node/engine/shard.ts';
 
 /** A shard whose index mapping starts as `mapping` and grows dynamically. */
 export function newShard(mapping: Mapping = { properties: {} }, now?: () => number): { shard: Shard; mapping: () => Mapping } {

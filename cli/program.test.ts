@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/program.ts';
+import { main } from './program.ts';
 
 const run = async (...args: string[]) => {
   let err = '';
@@ -53,11 +53,11 @@ describe('folio command line', () => {
   });
 
   it('runs this checkout as `npx --offline folio` and `npm run folio --`, with the pinned Node', async () => {
-    const { stdout } = await promisify(execFile)('npx', ['--offline', 'folio', '--help'], { cwd: join(import.meta.dirname, '../..'), timeout: 30_000 });
+    const { stdout } = await promisify(execFile)('npx', ['--offline', 'folio', '--help'], { cwd: join(import.meta.dirname, '..'), timeout: 30_000 });
     expect(stdout).toContain('Usage: folio [options] [command]');
-    const viaScript = await promisify(execFile)('npm', ['run', '--silent', 'folio', '--', '--help'], { cwd: join(import.meta.dirname, '../..'), timeout: 30_000 });
+    const viaScript = await promisify(execFile)('npm', ['run', '--silent', 'folio', '--', '--help'], { cwd: join(import.meta.dirname, '..'), timeout: 30_000 });
     expect(viaScript.stdout).toContain('Usage: folio [options] [command]');
-    const version = await promisify(execFile)('npx', ['--offline', 'node', '--version'], { cwd: join(import.meta.dirname, '../..'), timeout: 30_000 });
+    const version = await promisify(execFile)('npx', ['--offline', 'node', '--version'], { cwd: join(import.meta.dirname, '..'), timeout: 30_000 });
     expect(version.stdout.trim()).toMatch(/^v24\./);
   });
 });

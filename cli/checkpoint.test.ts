@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AckTracker, checkResumable, defaultCheckpointPath, readCheckpoint, writeCheckpoint } from '../../cli/checkpoint.ts';
-import type { Checkpoint } from '../../cli/checkpoint.ts';
+import { AckTracker, checkResumable, defaultCheckpointPath, readCheckpoint, writeCheckpoint } from './checkpoint.ts';
+import type { Checkpoint } from './checkpoint.ts';
 
 describe('AckTracker', () => {
   it('moves only over a prefix of acknowledged batches', () => {

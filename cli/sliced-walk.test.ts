@@ -8,10 +8,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runDump } from '../../cli/dump.ts';
-import { walkIndex } from '../../cli/pit-walk.ts';
-import { runReindex } from '../../cli/reindex.ts';
-import { startInProcessStack, type InProcessStack } from '../support/in-process-coordinator.ts';
+import { runDump } from './dump.ts';
+import { walkIndex } from './pit-walk.ts';
+import { runReindex } from './reindex.ts';
+import { startInProcessStack, type InProcessStack } from '../test/support/in-process-coordinator.ts';
 
 const DOCS = 1234;
 let stack: InProcessStack;

@@ -6,8 +6,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { backoffMs, bulkBody, BulkSender } from '../../cli/bulk-sender.ts';
-import type { BatchResult } from '../../cli/bulk-sender.ts';
+import { backoffMs, bulkBody, BulkSender } from './bulk-sender.ts';
+import type { BatchResult } from './bulk-sender.ts';
 
 type Handler = (lines: any[]) => { status: number; body: unknown; delayMs?: number };
 const closers: (() => Promise<void>)[] = [];

@@ -7,10 +7,10 @@ import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inferCell } from '../../cli/input/csv.ts';
-import { detectFormat, readRecords } from '../../cli/input/index.ts';
-import type { InputFormat, InputRecord } from '../../cli/input/index.ts';
-import { bulkAction } from '../../cli/input/ndjson.ts';
+import { inferCell } from './csv.ts';
+import { detectFormat, readRecords } from './index.ts';
+import type { InputFormat, InputRecord } from './index.ts';
+import { bulkAction } from './ndjson.ts';
 
 async function read(text: string | string[], format: InputFormat, opts: Parameters<typeof readRecords>[2] = {}): Promise<InputRecord[]> {
   const out: InputRecord[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byField, load, newShard, q } from '../test-helpers.ts';
+import { byField, load, newShard, q } from '../../../test/support/engine-shard.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './columns.ts';
 import { PostingsBuilder } from './postings-builder.ts';
 import { BLOCK_CACHE_BLOCKS, SOURCE_BLOCK_DOCS, SourceSlabBuilder } from './source-slab.ts';

@@ -9,13 +9,13 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseApiKeysFile } from '../../coordinator/auth/api-keys-file.ts';
-import { parseAuthorization } from '../../coordinator/auth/credentials.ts';
-import { verifySecret } from '../../coordinator/auth/password-hash.ts';
-import { parseUsersFile } from '../../coordinator/auth/users-file.ts';
-import { splitCredentials } from '../../cli/http.ts';
-import { main } from '../../cli/program.ts';
-import { REPO_ROOT } from '../../scripts/local-services.ts';
+import { parseApiKeysFile } from '../coordinator/auth/api-keys-file.ts';
+import { parseAuthorization } from '../coordinator/auth/credentials.ts';
+import { verifySecret } from '../coordinator/auth/password-hash.ts';
+import { parseUsersFile } from '../coordinator/auth/users-file.ts';
+import { splitCredentials } from './http.ts';
+import { main } from './program.ts';
+import { REPO_ROOT } from '../scripts/local-services.ts';
 
 const run = async (...args: string[]) => {
   let err = '';
