@@ -41,8 +41,8 @@ const settings = new ClusterSettings(new StateStoreSettingsStore(cache, client, 
 const app = createCoordinatorApp({ config, view, client, log, clusterUuid, settings });
 
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an
-// idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts), and only
-// on the coordinator elected cluster manager (cluster-manager.ts).
+// idle coordinator still notices a dead primary or a returning copy (coordinator/cluster/copy-maintenance.ts), and only
+// on the coordinator elected cluster manager (coordinator/cluster/cluster-manager.ts).
 const maintainer = new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs, chunkBytes: config.recoveryChunkBytes }, log);
 maintainer.attach(view, cache);
 const managerRole = new ClusterManagerRole(store, maintainer, `${config.nodeName}@${config.host}:${config.port}`, log);

@@ -177,7 +177,10 @@ export interface QueryPhaseResponse extends ShardEcho {
 /** ES `_source` filtering: false, true, or include/exclude patterns (with `*` wildcards). */
 export type SourceFilter = boolean | { includes: string[]; excludes: string[] };
 
-/** One requested `fields` / `docvalue_fields` entry (ES `FieldAndFormat`): a name or `*` pattern, with an optional `format` (dates, numbers in `docvalue_fields`). */
+/**
+ * One requested `fields` / `docvalue_fields` entry (ES `FieldAndFormat`): a name or `*` pattern, with
+ * an optional `format` (dates, numbers in `docvalue_fields`).
+ */
 export interface FieldAndFormat {
   field: string;
   /** Absent: the mapping's format (ES `use_field_mapping` means the same and is dropped). */

@@ -165,7 +165,8 @@ describe('Dockerfile', () => {
     const walk = (file: string): void => {
       if (seen.has(file)) return;
       seen.add(file);
-      for (const m of readFileSync(join(REPO_ROOT, file), 'utf8').matchAll(/^(?:import|export)[^'";]*?from '(\.{1,2}\/[^']+)'/gm)) walk(join(dirname(file), m[1]));
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+      for (const m of text.matchAll(/^(?:import|export)[^'";]*?from '(\.{1,2}\/[^']+)'/gm)) walk(join(dirname(file), m[1]));
     };
     for (const main of ['coordinator/main.ts', 'shard-node/main.ts', 'state-store/main.ts']) walk(main);
     const folders = new Set([...seen].map((f) => f.split('/')[0]));

@@ -211,7 +211,7 @@ export class ClusterView {
 
   /**
    * Every shard of the index with the in-sync copy to read first (adaptive replica selection:
-   * replica-selection.ts) and the others as alternates ({@link shardTargets}). `picks` carries one
+   * coordinator/transport/replica-selection.ts) and the others as alternates ({@link shardTargets}). `picks` carries one
    * search's choices across indices (a pick counts as an outstanding request, as ES's per-search node counts).
    */
   targets(view: IndexView, picks: Map<number, number> = new Map()): ShardTarget[] {

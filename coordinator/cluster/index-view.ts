@@ -66,7 +66,7 @@ export function viewOf(
 /**
  * Every shard of `view` with the in-sync copy to read first and the others, best first, as
  * alternates: `rank` orders the ready copies (in sync, not reported failed; none: the primary's
- * node) by preference (adaptive replica selection, replica-selection.ts).
+ * node) by preference (adaptive replica selection, coordinator/transport/replica-selection.ts).
  */
 export function shardTargets(view: IndexView, rank: (ready: number[]) => number[]): ShardTarget[] {
   return view.copies.map((copies, shard) => {

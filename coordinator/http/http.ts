@@ -95,7 +95,7 @@ export async function readJsonBody(c: Context, maxBytes: number): Promise<unknow
 
 /**
  * Middleware that refuses, before any handler runs, the URL parameters no handler may see: a query
- * string ES cannot URL-decode (400 `bad_parameter_exception`, see query-string-check.ts) and a
+ * string ES cannot URL-decode (400 `bad_parameter_exception`, see coordinator/rest/query-string-check.ts) and a
  * `filter_path` over its length limit (400 `illegal_argument_exception`).
  */
 export async function checkCommonParams(c: Context, next: Next): Promise<void> {

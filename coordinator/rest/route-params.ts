@@ -4,7 +4,7 @@
  * accepts the rest without effect (`timeout`, `master_timeout`, `wait_for_active_shards`,
  * `pipeline`, `preference`, `realtime`, …); `docs/compatibility.md` says which.
  * The always-accepted `pretty`, `human`, `error_trace`, `filter_path` and `format` are added by
- * `checkParams` in http.ts.
+ * `checkParams` in coordinator/http/http.ts.
  * @see https://github.com/elastic/elasticsearch/tree/main/server/src/main/java/org/elasticsearch/rest/action
  */
 

@@ -71,7 +71,7 @@ function errorOf(err: unknown): { type: string; reason: string; [k: string]: unk
 }
 
 /**
- * Creates an index after ES's shard limit check (shard-limit.ts) against the indices this
+ * Creates an index after ES's shard limit check (coordinator/cluster/shard-limit.ts) against the indices this
  * coordinator knows (its view is at most about a second old).
  * @throws EsError 400 `validation_exception` over `cluster.max_shards_per_node`; else as {@link ClusterView.create}
  */

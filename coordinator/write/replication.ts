@@ -6,7 +6,7 @@
  * answers once the in-sync ones acknowledged (shard-node/replication-operation.ts). A replica that
  * failed is taken out of the in-sync set in the cluster state before the write is acknowledged; the
  * primary keeps reporting it until that is stored, so a coordinator that dies mid-write cannot leave
- * it silently behind (the cluster manager stores it: copy-maintenance.ts). Every call carries the
+ * it silently behind (the cluster manager stores it: coordinator/cluster/copy-maintenance.ts). Every call carries the
  * shard's primary term; a copy of a newer term refuses it (a demoted primary cannot acknowledge).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java

@@ -75,7 +75,7 @@ function parseError(id: string, path: string, fm: FieldMapping, v: unknown, caus
  * Parses a date as a `date` field with `format` (ES default `strict_date_optional_time||epoch_millis`):
  * ISO strings (UTC when no zone is given) or epoch milliseconds (number or digit string), or the
  * given format's alternatives. Returns epoch ms, or null.
- * @see ../../shared/date-format.ts
+ * @see shared/date-format.ts
  */
 export function parseDate(v: unknown, format?: string): number | null {
   return parseDateWithFormat(v, format);

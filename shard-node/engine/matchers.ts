@@ -42,7 +42,7 @@ export function unionDocs(seg: Segment, lists: Int32Array[]): Int32Array {
 export class ValueList {
   readonly values: readonly string[];
   private table: IdHash | null = null;
-  /** The id hash (storage/id-hash.ts `hashId`) of each value, by position. */
+  /** The id hash (columns/id-hash.ts `hashId`) of each value, by position. */
   private hashes: Uint32Array | null = null;
   /** Position in `values` of each distinct value's first occurrence, ascending. */
   private firsts: Int32Array | null = null;

@@ -4,7 +4,7 @@
  * `missing` placed), `_id` ranks from numeric codes where the ids allow it, dense ranks, and the
  * k-way merge of sorted runs. Every key mirrors the collector's value reader ({@link getter}), so
  * the orders equal `compareHits` order exactly.
- * @see ../../shared/sort.ts compareSortValue
+ * @see protocol/sort.ts compareSortValue
  */
 import type { FieldMapping } from '../../protocol/mapping.ts';
 import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../protocol/mapping.ts';

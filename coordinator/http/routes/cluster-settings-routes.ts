@@ -2,7 +2,7 @@
  * `GET /_cluster/settings` and `PUT /_cluster/settings`, in ES's shapes: settings nested by their
  * dotted keys unless `flat_settings=true`; `include_defaults=true` adds every known setting not set
  * under `defaults`; a PUT answers `{"acknowledged": true, "persistent": {…}, "transient": {…}}`
- * with the keys it set. The settings live on the shard nodes (cluster-settings/settings-store.ts),
+ * with the keys it set. The settings live on the shard nodes (coordinator/cluster/cluster-settings/settings-store.ts),
  * so every coordinator sees them and persistent ones survive restarts.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-get-settings.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html

@@ -127,7 +127,8 @@ describe('sliced scroll', () => {
   });
 
   it('splits shards as ES does: with number_of_routing_shards 5, ids 2 3 4 on shards 0 2 4, id 1 on shard 3', async () => {
-    // OpenSearch's rest-api-spec scroll/12_slices.yml, "Sliced scroll": 5 shards, 2 slices.
+    // OpenSearch's rest-api-spec test "Sliced scroll" (5 shards, 2 slices):
+    // https://github.com/opensearch-project/OpenSearch/blob/main/rest-api-spec/src/main/resources/rest-api-spec/test/scroll/12_slices.yml
     expect((await stack.call('PUT', '/sl5', { settings: { number_of_shards: 5, number_of_routing_shards: 5 } })).status).toBe(200);
     const bulk = [1, 2, 3, 4].map((i) => `{"index":{"_id":"${i}"}}\n{"foo":${i}}\n`).join('');
     expect((await stack.call('POST', '/sl5/_bulk?refresh=true', bulk, 'application/x-ndjson')).json.errors).toBe(false);

@@ -3,7 +3,7 @@
  * `AggregatorFactories.parseAggregators` for the tree (names, one type per aggregation, `aggs`,
  * `meta`), and each builder's `ObjectParser` for its parameters (`[terms] unknown field [x]`,
  * `[terms] failed to parse field [size]` around the setter's `IllegalArgumentException`).
- * Checks that need the mapping (field types, order paths) are the shard's (engine/aggs/agg-check.ts),
+ * Checks that need the mapping (field types, order paths) are the shard's (shard-node/engine/aggs/agg-check.ts),
  * as ES runs them when each shard builds its aggregators.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/AggregatorFactories.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/bucket/terms/TermsAggregationBuilder.java
