@@ -2,14 +2,13 @@
  * The shard node's search phases as plain functions of a parsed request: dfs, query (with the
  * fused fetch), the selection's sample and range rounds, and fetch. Each returns the reply object
  * and, for the rounds that carry entries, which field holds them (for the binary hits format).
- * The HTTP routes (shard-node/app.ts) and the batch route (shard-node/batch-route.ts) both call
- * them, so a batched call is answered exactly as a single one.
+ * The single-action routes and the batch route (`POST /_internal/v1/batch`), both in
+ * shard-node/search-routes.ts, call them, so a batched call is answered exactly as a single one.
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
 import { sortValueTexts } from './engine/sort-value-texts.ts';
+import { type AggsRequest, type AggsResponse } from '../protocol/aggs.ts';
 import {
-  type AggsRequest,
-  type AggsResponse,
   type ContextRef,
   type DfsRequest,
   type DfsResponse,
@@ -21,8 +20,8 @@ import {
   type SelectRangeResponse,
   type SelectSampleRequest,
   type SelectSampleResponse,
-} from '../shared/protocol.ts';
-import type { EntriesField } from '../shared/wire.ts';
+} from '../protocol/search.ts';
+import type { EntriesField } from '../protocol/wire.ts';
 import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';

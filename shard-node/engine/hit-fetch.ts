@@ -9,8 +9,8 @@
  */
 import { IGNORED_FIELD } from './doc-parser.ts';
 import { compileFieldFetch, type FieldFetch } from '../../shared/field-fetcher.ts';
-import type { Mapping } from '../../shared/mapping.ts';
-import type { HitExtras, HitFetchOptions } from '../../shared/protocol.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { HitExtras, HitFetchOptions } from '../../protocol/search.ts';
 import { analyzeTerms } from './analyzer.ts';
 import { compileHighlight, highlightDoc, type HighlightFetch } from './highlight/highlight-fetch.ts';
 import type { Segment } from './segment.ts';

@@ -3,7 +3,7 @@
  * the same documents (sort values, then `_id`) must equal every page walk.
  */
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { compareCodePoints } from '../../shared/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import { cities } from '../../scripts/samples/cities.ts';
 import { http } from './http.ts';
 
