@@ -1,33 +1,28 @@
 /**
  * The shard node's internal HTTP API (`/_internal/v1/…`, JSON; query-phase entries optionally in
- * the binary `application/x-folio-hits` format, see shared/wire.ts; the search endpoints and their
+ * the binary `application/x-folio-hits` format, see protocol/wire.ts; the search endpoints and their
  * batch are in shard-node/search-routes.ts). Every reply echoes this node's
  * identity and, for shard calls, the index and shard, so that a mis-wired coordinator is detected.
  * Handlers only translate HTTP to {@link IndexRegistry} and engine calls.
  */
 import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
 import { Hono, type Context } from 'hono';
-import { EsError, toEsError } from '../shared/errors.ts';
+import { EsError, toEsError } from '../protocol/errors.ts';
 import type { Logger } from '../shared/logger.ts';
+import { type ClusterSettingsResponse, type ClusterSettingsUpdateRequest } from '../protocol/cluster-settings.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type NodeIndicesResponse, type NodeStats, type PutIndexRequest, type RefreshRequest } from '../protocol/metadata.ts';
 import {
-  INTERNAL_PREFIX,
-  type GetRequest,
-  type GetResponse,
-  type NodeIndicesResponse,
-  type NodeStats,
-  type PutIndexRequest,
-  type RefreshRequest,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
   type LabelPitRequest,
   type ListPitsResponse,
   type CloseContextsResponse,
-  type ClusterSettingsResponse,
-  type ClusterSettingsUpdateRequest,
   type OpenContextRequest,
   type OpenContextResponse,
-} from '../shared/protocol.ts';
+} from '../protocol/search.ts';
+import { type GetRequest, type GetResponse } from '../protocol/write.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { registerShardProbes } from './probes.ts';
@@ -196,7 +191,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     return c.json({ node, freed } satisfies CloseContextsResponse);
   });
 
-  // Cluster settings (shared/protocol/cluster-settings.ts): every coordinator reads and writes them here.
+  // Cluster settings (protocol/cluster-settings.ts): every coordinator reads and writes them here.
   app.get(`${p}/cluster_settings`, (c) => c.json({ node, state: clusterSettings.current() } satisfies ClusterSettingsResponse));
   app.put(`${p}/cluster_settings`, async (c) => {
     const state = clusterSettings.apply(await readInternalJson<ClusterSettingsUpdateRequest>(c, maxBody));

@@ -7,11 +7,12 @@
  * {@link IndexRegistry.recover} reopens them at start; without one, everything is in memory.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  */
-import { indexNotFound, EsError } from '../shared/errors.ts';
+import { indexNotFound, EsError } from '../protocol/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { Mapping } from '../shared/mapping.ts';
-import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntry, type ShardCopy } from '../shared/protocol.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import { primaryTermOf, type IndexMetadata, type NodeIndexEntry, type ShardCopy } from '../protocol/metadata.ts';
+import { type GroupMember } from '../protocol/write.ts';
 import { Shard } from './engine/shard.ts';
 import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { IndexRefresher } from './index-refresher.ts';
@@ -20,7 +21,7 @@ import { PrimaryInSyncState } from './primary-in-sync-state.ts';
 import { ReplicaCheckpoints } from './replica-checkpoints.ts';
 import { OperationPermits } from './operation-permits.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
-import { hostedCopies, shardsOnNode, withInSync } from '../shared/shard-copies.ts';
+import { hostedCopies, shardsOnNode, withInSync } from '../shared/cluster-state/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
 import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
 
@@ -171,7 +172,7 @@ export class IndexRegistry {
    * metadata (recovery finalize on the primary: from now on a write that fails on them fails the
    * write's copy, ES `ReplicationTracker.markAllocationIdAsInSync`); a no-op when they are in sync
    * already. The version is not bumped: versions belong to the cluster state, whose own in-sync
-   * change follows (coordinator/recovery.ts). Until a pushed value shows them in sync they stay in
+   * change follows (coordinator/cluster/recovery.ts). Until a pushed value shows them in sync they stay in
    * sync here (shard-node/primary-in-sync-state.ts), so a push in between cannot drop them from the
    * in-sync group. `failures`: the copy's failure count in the cluster state when its recovery
    * started (recorded here when higher than this node's: it tags the failures this primary

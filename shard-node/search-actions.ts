@@ -2,14 +2,13 @@
  * The shard node's search phases as plain functions of a parsed request: dfs, query (with the
  * fused fetch), the selection's sample and range rounds, and fetch. Each returns the reply object
  * and, for the rounds that carry entries, which field holds them (for the binary hits format).
- * The HTTP routes (shard-node/app.ts) and the batch route (shard-node/batch-route.ts) both call
- * them, so a batched call is answered exactly as a single one.
+ * The single-action routes and the batch route (`POST /_internal/v1/batch`), both in
+ * shard-node/search-routes.ts, call them, so a batched call is answered exactly as a single one.
  * Errors are thrown as EsError (missing index or shard 404, expired context 404, …).
  */
 import { sortValueTexts } from './engine/sort-value-texts.ts';
+import { type AggsRequest, type AggsResponse } from '../protocol/aggs.ts';
 import {
-  type AggsRequest,
-  type AggsResponse,
   type ContextRef,
   type DfsRequest,
   type DfsResponse,
@@ -21,14 +20,14 @@ import {
   type SelectRangeResponse,
   type SelectSampleRequest,
   type SelectSampleResponse,
-} from '../shared/protocol.ts';
-import type { EntriesField } from '../shared/wire.ts';
+} from '../protocol/search.ts';
+import type { EntriesField } from '../protocol/wire.ts';
 import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import { compileHitFetch } from './engine/hit-fetch.ts';
 import { resolveCollapseAlias, resolveSortAliases } from './engine/field-aliases.ts';
-import { aliasesOf } from '../shared/mapping.ts';
+import { aliasesOf } from '../protocol/mapping.ts';
 import { DEFAULT_MAX_ANALYZED_OFFSET } from './engine/highlight/highlight-fetch.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, tooManySnapshotContexts, type SearchContexts } from './search-contexts.ts';

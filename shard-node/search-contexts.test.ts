@@ -55,7 +55,7 @@ describe('SearchContexts', () => {
 
 describe('search.max_open_snapshot_context', () => {
   it('counts past generations a shard retains, and refuses to renew one past the limit with 429', async () => {
-    const { newShard, load } = await import('./engine/test-helpers.ts');
+    const { newShard, load } = await import('../test/support/engine-shard.ts');
     const { createSearchActions } = await import('./search-actions.ts');
     const { shard } = newShard();
     const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard, checkOpen: () => undefined } as never;
@@ -82,7 +82,7 @@ describe('search.max_open_snapshot_context', () => {
 
 describe('scroll batches on the shard', () => {
   it('start after the context’s recorded position, whatever searchAfter the request carries', async () => {
-    const { newShard, load, byField } = await import('./engine/test-helpers.ts');
+    const { newShard, load, byField } = await import('../test/support/engine-shard.ts');
     const { createSearchActions } = await import('./search-actions.ts');
     const { shard } = newShard({ properties: { n: { type: 'integer' } } });
     load(shard, [1, 2, 3, 4, 5].map((n) => ({ _id: `d${n}`, n })));

@@ -17,9 +17,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/SearchService.java
  * @see https://github.com/opensearch-project/OpenSearch/blob/main/server/src/main/java/org/opensearch/search/SearchService.java
  */
-import { EsError, searchContextMissing } from '../shared/errors.ts';
-import type { ListedPit } from '../shared/protocol.ts';
-import type { SortValue } from '../shared/sort.ts';
+import { EsError, searchContextMissing } from '../protocol/errors.ts';
+import type { ListedPit } from '../protocol/search.ts';
+import type { SortValue } from '../protocol/sort.ts';
 import type { Generation } from './engine/generation.ts';
 
 /** What a context is for (they are limited separately). */

@@ -12,11 +12,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/FieldFetcher.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/FetchDocValuesContext.java
  */
-import { illegalArgument } from './errors.ts';
-import type { FieldAndFormat } from './field-and-format.ts';
+import { illegalArgument } from '../protocol/errors.ts';
+import type { FieldAndFormat } from '../protocol/search.ts';
 import { docValueFns, fetchValueFn, storedValueFn, typeOf, type DocValue, type FetchMapping } from './field-values.ts';
-import { fieldAliases, type FieldMapping, type Mapping } from './mapping.ts';
-import { compareCodePoints } from './sort.ts';
+import { fieldAliases, type FieldMapping, type Mapping } from '../protocol/mapping.ts';
+import { compareCodePoints } from '../protocol/sort.ts';
 import { isWildcardPattern, wildcardMatch } from './wildcard.ts';
 
 /** A mapped leaf field (or multi-field) the fetch phase can read. */

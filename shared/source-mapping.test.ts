@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Mapping } from './mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 import { sourceDisabled, storedSourceFilter, visibleSource, visibleSourceText } from './source-mapping.ts';
 
 describe('the _source mapping', () => {

@@ -7,8 +7,8 @@
  * whole source, as ES reads them from doc values and stored fields (docs/compatibility.md).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-source-field.html
  */
-import type { Mapping } from './mapping.ts';
-import type { SourceFilter } from './protocol.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import type { SourceFilter } from '../protocol/search.ts';
 import { filterSourceText } from './raw-json.ts';
 import { filterSource } from './source-filter.ts';
 

@@ -5,8 +5,8 @@
  * closed again and the failures are returned. After each scroll batch the coordinator records the
  * scroll's new position on the contexts the batch read ({@link advanceScroll}).
  */
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import {
-  INTERNAL_PREFIX,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsResponse,
@@ -15,10 +15,10 @@ import {
   type ListPitsResponse,
   type OpenContextRequest,
   type OpenContextResponse,
-} from '../../shared/protocol.ts';
-import type { SortValue } from '../../shared/sort.ts';
-import type { ShardTarget } from '../index-view.ts';
-import type { ShardClient } from '../shard-client.ts';
+} from '../../protocol/search.ts';
+import type { SortValue } from '../../protocol/sort.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';
 import { fanOut, type PhaseContext } from './fan-out.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';

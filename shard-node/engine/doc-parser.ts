@@ -4,12 +4,12 @@
  * `geo_point` forms), and rejecting values ES rejects with `document_parsing_exception`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/coerce.html
  */
-import { EsError } from '../../shared/errors.ts';
-import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
-import { flatFields, INTEGER_TYPES, isObjectMapping, KEYWORD_LIKE_TYPES, NUMERIC_TYPES } from '../../shared/mapping.ts';
+import { EsError } from '../../protocol/errors.ts';
+import type { FieldMapping, Mapping } from '../../protocol/mapping.ts';
+import { flatFields, INTEGER_TYPES, isObjectMapping, KEYWORD_LIKE_TYPES, NUMERIC_TYPES } from '../../protocol/mapping.ts';
 import { ownValue } from '../../shared/own-keys.ts';
 import { DEFAULT_DATE_NANOS_FORMAT, parseDate as parseDateWithFormat, parseDateInstant } from '../../shared/date-format.ts';
-import { encodeIp } from '../../shared/ip-address.ts';
+import { encodeIp } from './ip-address.ts';
 import { forEachTerm, POSITION_INCREMENT_GAP } from './analyzer.ts';
 
 /** Analyzed text of one field: terms with their positions, and the field length in tokens. */
@@ -84,7 +84,7 @@ function aliasWrite(path: string): EsError {
  * Parses a date as a `date` field with `format` (ES default `strict_date_optional_time||epoch_millis`):
  * ISO strings (UTC when no zone is given) or epoch milliseconds (number or digit string), or the
  * given format's alternatives. Returns epoch ms, or null.
- * @see ../../shared/date-format.ts
+ * @see shared/date-format.ts
  */
 export function parseDate(v: unknown, format?: string): number | null {
   return parseDateWithFormat(v, format);

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
-import { parseQuery } from '../../shared/query-dsl.ts';
-import { aliasesOf, flatFields, withAliasTargets, type Mapping } from '../../shared/mapping.ts';
-import { checkFieldAliases, parseMapping } from '../../shared/mapping-parse.ts';
+import { parseQuery } from '../../coordinator/rest/query-dsl.ts';
+import { aliasesOf, flatFields, withAliasTargets, type Mapping } from '../../protocol/mapping.ts';
+import { checkFieldAliases, parseMapping } from '../../coordinator/rest/mapping-parse.ts';
 import { compileFieldFetch } from '../../shared/field-fetcher.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
-import type { AggNode } from '../../shared/aggs/agg-request.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
+import type { AggNode } from '../../protocol/agg-request.ts';
 import { resolveAggAliases, resolveSortAliases } from './field-aliases.ts';
-import { byField, load, newShard } from './test-helpers.ts';
+import { byField, load, newShard } from '../../test/support/engine-shard.ts';
 
 const mapping: Mapping = parseMapping({
   properties: { title: { type: 'text' }, t: { type: 'alias', path: 'title' }, n: { type: 'long' }, o: { properties: { na: { type: 'alias', path: 'n' } } } },

@@ -7,11 +7,11 @@
  * unchanged, so a search without them pays nothing.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/field-alias.html
  */
-import type { AggNode } from '../../shared/aggs/agg-request.ts';
-import type { ShardCollapse } from '../../shared/protocol/search.ts';
-import type { SortField } from '../../shared/sort.ts';
+import type { AggNode } from '../../protocol/agg-request.ts';
+import type { ShardCollapse } from '../../protocol/search.ts';
+import type { SortField } from '../../protocol/sort.ts';
 
-/** Alias full name → target path (shared/mapping.ts `aliasesOf`). */
+/** Alias full name → target path (protocol/mapping.ts `aliasesOf`). */
 export type FieldAliases = ReadonlyMap<string, string>;
 
 /** Resolved copies per alias map and input, so a request resolved in two phases keeps one object (the plan caches key on it). */

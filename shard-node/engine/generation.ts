@@ -7,20 +7,31 @@
  * documents until a merge drops them (as ES without dfs does).
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/index/DirectoryReader.html
  */
-import type { FieldMapping, Mapping } from '../../shared/mapping.ts';
-import { flatFields } from '../../shared/mapping.ts';
+import type { FieldMapping, Mapping } from '../../protocol/mapping.ts';
+import { flatFields } from '../../protocol/mapping.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { FetchedDoc, FieldStatistics, HitExtras, ScoringStatistics, ShardCollapse, ShardGroups, ShardHit, SourceFilter, TermStatistics, TrackTotalHits } from '../../shared/protocol.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import type { SortField, SortValue } from '../../shared/sort.ts';
-import { sortNeedsScores } from '../../shared/sort.ts';
+import type {
+  FetchedDoc,
+  FieldStatistics,
+  HitExtras,
+  ScoringStatistics,
+  ShardCollapse,
+  ShardGroups,
+  ShardHit,
+  SourceFilter,
+  TermStatistics,
+  TrackTotalHits,
+} from '../../protocol/search.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { SortField, SortValue } from '../../protocol/sort.ts';
+import { sortNeedsScores } from '../../protocol/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
 import { visibleSourceText } from '../../shared/source-mapping.ts';
 import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
 import { IGNORED_FIELD } from './doc-parser.ts';
 import { collectGroups } from './collapse-collect.ts';
 import { rescoreHits } from './rescore.ts';
-import type { Rescore } from '../../shared/rescore.ts';
+import type { Rescore } from '../../protocol/rescore.ts';
 import { afterRank, presortedQuery, presortedServes } from './selection.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
 import { runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
@@ -173,7 +184,7 @@ export class Generation {
 
   /**
    * ES's dfs phase: the statistics of every term this query scores, and of their fields, keyed as
-   * in protocol.ts. Merged over shards they make scores independent of the shard layout.
+   * in protocol/search.ts (`ScoringStatistics`). Merged over shards they make scores independent of the shard layout.
    */
   dfs(query: Query): ScoringStatistics {
     const out: ScoringStatistics = { terms: {}, fields: {} };

@@ -9,8 +9,8 @@
  */
 import { IGNORED_FIELD } from './doc-parser.ts';
 import { compileFieldFetch, type FieldFetch } from '../../shared/field-fetcher.ts';
-import type { Mapping } from '../../shared/mapping.ts';
-import type { HitExtras, HitFetchOptions, SourceFilter } from '../../shared/protocol.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { HitExtras, HitFetchOptions, SourceFilter } from '../../protocol/search.ts';
 import { filterSource } from '../../shared/source-filter.ts';
 import { storedSourceFilter } from '../../shared/source-mapping.ts';
 import { analyzeTerms } from './analyzer.ts';

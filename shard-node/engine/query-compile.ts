@@ -5,20 +5,20 @@
  * ES query-to-Lucene rules mirrored here are noted per query kind.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl.html
  */
-import { EsError } from '../../shared/errors.ts';
-import type { FieldMapping } from '../../shared/mapping.ts';
-import { aliasesOf, concreteFields, NUMERIC_TYPES } from '../../shared/mapping.ts';
-import type { FieldStatistics, TermStatistics } from '../../shared/protocol.ts';
-import type { FuzzyOptions } from '../../shared/fuzziness.ts';
-import { MAX_CLAUSE_COUNT } from '../../shared/query-dsl.ts';
-import type { Query, QueryStringNormalize, TermValue } from '../../shared/query-ast.ts';
-import { resolveMinimumShouldMatch } from '../../shared/query-ast.ts';
+import { EsError } from '../../protocol/errors.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import { aliasesOf, concreteFields, NUMERIC_TYPES } from '../../protocol/mapping.ts';
+import type { FieldStatistics, TermStatistics } from '../../protocol/search.ts';
+import type { FuzzyOptions } from '../../protocol/fuzziness.ts';
+import { MAX_CLAUSE_COUNT } from '../../protocol/query-ast.ts';
+import type { Query, QueryStringNormalize, TermValue } from '../../protocol/query-ast.ts';
+import { resolveMinimumShouldMatch } from '../../protocol/query-ast.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 import { analyzeTerms } from './analyzer.ts';
 import { IGNORED_FIELD, parseBoolean, parseNumber, toHalfFloat } from './doc-parser.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant, parseTimeZone, type TimeZone } from '../../shared/date-format.ts';
-import { DateMathError, parseDateMath } from '../../shared/date-math.ts';
-import { cidrRange, encodeIp } from '../../shared/ip-address.ts';
+import { DateMathError, parseDateMath } from './date-math.ts';
+import { cidrRange, encodeIp } from './ip-address.ts';
 import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
 import {

@@ -7,20 +7,20 @@
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/package-summary.html
  */
 import type { ParsedDoc } from './doc-parser.ts';
-import { compareCodePoints } from '../../shared/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import { intToByte4 } from './similarity.ts';
 
 /** The `_ignored` metadata field (doc-parser.ts `IGNORED_FIELD`). */
 const IGNORED = '_ignored';
-import { ByteBuffer, FloatBuffer, IntBuffer } from './storage/growable.ts';
-import { PostingsBuilder } from './storage/postings-builder.ts';
-import type { SourceSlab } from './storage/source-slab.ts';
-import type { TermPostings } from './storage/term-postings.ts';
-import { SourceSlabBuilder } from './storage/source-slab.ts';
-import { IdHash } from './storage/id-hash.ts';
+import { ByteBuffer, FloatBuffer, IntBuffer } from './columns/growable.ts';
+import { PostingsBuilder } from './columns/postings-builder.ts';
+import type { SourceSlab } from './columns/source-slab.ts';
+import type { TermPostings } from './columns/term-postings.ts';
+import { SourceSlabBuilder } from './columns/source-slab.ts';
+import { IdHash } from './columns/id-hash.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
-import type { NumericColumn, RankColumn } from './storage/columns.ts';
-import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
+import type { NumericColumn, RankColumn } from './columns/columns.ts';
+import { narrowNumbers, PresencePool, rankColumn } from './columns/columns.ts';
 
 /** Postings of one term: ascending doc ordinals, and for text fields freqs and positions. */
 export interface PostingList {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TranslogOp } from './translog.ts';
-import { newShard } from './test-helpers.ts';
+import { newShard } from '../../test/support/engine-shard.ts';
 
 const doc = (o: Record<string, unknown>) => JSON.stringify(o);
 

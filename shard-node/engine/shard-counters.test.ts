@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newShard } from './test-helpers.ts';
+import { newShard } from '../../test/support/engine-shard.ts';
 
 describe('shard operation counters', () => {
   it('count index, update, noop, failed and delete operations, gets and refreshes', () => {
@@ -7,8 +7,8 @@ describe('shard operation counters', () => {
     shard.apply([
       { op: 'index', _id: '1', source: '{"n":1}', create: false },
       { op: 'index', _id: '2', source: '{"n":"x"}', create: false }, // refused: not a number
-      { op: 'update', _id: '1', doc: { n: 1 } }, // noop
-      { op: 'update', _id: '1', doc: { n: 2 } },
+      { op: 'update', _id: '1', doc: { n: 1 }, docAsUpsert: false }, // noop
+      { op: 'update', _id: '1', doc: { n: 2 }, docAsUpsert: false },
       { op: 'delete', _id: '9' },
     ]);
     shard.get('1');

@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-stats.html
  */
 
-import type { ShardCounters } from '../../shared/protocol.ts';
+import type { ShardCounters } from '../../protocol/metadata.ts';
 
 export type { ShardCounters };
 

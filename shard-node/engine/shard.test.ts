@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { MemoryTranslog, type TranslogOp } from './translog.ts';
 import { mergeSegments } from './segment-merge.ts';
 import { Shard } from './shard.ts';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 
 const ids = (shard: Shard, query = q.all()) =>
   shard.acquire().query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id).sort();

@@ -7,12 +7,12 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
  */
 import { DEFAULT_SLICE_MS, yieldToEventLoop } from '../../shared/event-loop-slices.ts';
-import { hashId } from './storage/id-hash.ts';
+import { hashId } from './columns/id-hash.ts';
 import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
-import { EsError, searchContextMissing } from '../../shared/errors.ts';
-import type { Mapping } from '../../shared/mapping.ts';
-import type { WriteConditions, WriteOp, WriteResult } from '../../shared/protocol.ts';
+import { EsError, searchContextMissing } from '../../protocol/errors.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { WriteConditions, WriteOp, WriteResult } from '../../protocol/write.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
 import { ignoredFields } from './hit-fetch.ts';

@@ -9,9 +9,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/VersionType.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/optimistic-concurrency-control.html
  */
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { WriteConditions } from '../../shared/protocol.ts';
+import type { WriteConditions } from '../../protocol/write.ts';
 
 /**
  * What the live version map holds for an `_id` when a write is planned: its last change's version

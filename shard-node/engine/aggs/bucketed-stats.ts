@@ -5,8 +5,8 @@
  * Used for Rally's `country_agg_uncached` shape (`terms` + `sum`), where gathering each bucket's
  * docs first cost more than the metrics themselves.
  */
-import type { StatsMetricAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
-import type { BucketKey, StatsPartial } from '../../../shared/protocol/aggs.ts';
+import type { StatsMetricAgg, TermsAgg } from '../../../protocol/agg-request.ts';
+import type { BucketKey, StatsPartial } from '../../../protocol/aggs.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
 import { globalOrdinals, readValues, valuesKind, type SegDocs } from './doc-values.ts';
 

@@ -4,13 +4,13 @@
  * `terms` refinement tasks of the exact terms rounds on that same generation.
  * @see docs/aggregations.md
  */
-import type { AggNode } from '../../../shared/aggs/agg-request.ts';
-import type { AggPartial, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
-import type { Query } from '../../../shared/query-ast.ts';
+import type { AggNode } from '../../../protocol/agg-request.ts';
+import type { AggPartial, TermsPartial, TermsRefineTask } from '../../../protocol/aggs.ts';
+import type { Query } from '../../../protocol/query-ast.ts';
 import type { Generation } from '../generation.ts';
 import { checkAggs } from './agg-check.ts';
 import { resolveAggAliases } from '../field-aliases.ts';
-import { aliasesOf } from '../../../shared/mapping.ts';
+import { aliasesOf } from '../../../protocol/mapping.ts';
 import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collect.ts';
 
 /**

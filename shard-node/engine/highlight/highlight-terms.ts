@@ -5,8 +5,8 @@
  * analyzes it. `must_not` clauses highlight nothing; `filter` clauses do (as in ES).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/highlighting.html#highlighting-settings
  */
-import type { FieldMapping } from '../../../shared/mapping.ts';
-import type { Query } from '../../../shared/query-ast.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
+import type { Query } from '../../../protocol/query-ast.ts';
 import { wildcardMatch } from '../../../shared/wildcard.ts';
 import { analyzeTerms } from '../analyzer.ts';
 
