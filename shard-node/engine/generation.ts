@@ -26,7 +26,7 @@ import type { Query } from '../../protocol/query-ast.ts';
 import type { SortField, SortValue } from '../../protocol/sort.ts';
 import { sortNeedsScores } from '../../protocol/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
-import { visibleSourceText } from '../../shared/source-mapping.ts';
+import { storedSourceFilter } from '../../shared/source-mapping.ts';
 import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
 import { IGNORED_FIELD } from './doc-parser.ts';
 import { collectGroups } from './collapse-collect.ts';
@@ -387,6 +387,7 @@ export class Generation {
    * `fields`…: hit-fetch.ts), null for ids not live here.
    */
   fetch(ids: readonly string[], sourceFilter: SourceFilter = true, hit?: HitFetch): (FetchedDoc | null)[] {
+    const shown = storedSourceFilter(this.getMapping()); // the mapping's `_source` view, once per call
     return ids.map((id) => {
       const loc = this.locate(id);
       if (!loc) return null;
@@ -394,7 +395,7 @@ export class Generation {
       const extras = hit ? hitExtras(hit, seg, loc.ord, () => JSON.parse(seg.source(loc.ord)) as Record<string, unknown>) : null;
       const doc: FetchedDoc = extras ? { _id: id, ...extras } : { _id: id };
       if (sourceFilter === false) return doc;
-      const stored = visibleSourceText(seg.source(loc.ord), this.getMapping());
+      const stored = shown === true ? seg.source(loc.ord) : filterSourceText(seg.source(loc.ord), shown);
       const src = stored === undefined ? undefined : filterSourceText(stored, sourceFilter);
       if (src !== undefined) doc._source = src;
       return doc;
@@ -425,11 +426,13 @@ export class Generation {
    * ids this generation's query just returned).
    */
   sourceTexts(ids: readonly string[], sourceFilter: SourceFilter): (string | null)[] {
+    const shown = storedSourceFilter(this.getMapping()); // the mapping's `_source` view, once per call
     return ids.map((id) => {
       if (sourceFilter === false) return null;
       const loc = this.locate(id);
       if (!loc) return null;
-      const stored = visibleSourceText(loc.view.segment.source(loc.ord), this.getMapping());
+      const text = loc.view.segment.source(loc.ord);
+      const stored = shown === true ? text : filterSourceText(text, shown);
       return stored === undefined ? null : (filterSourceText(stored, sourceFilter) ?? null);
     });
   }
