@@ -12,6 +12,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
+COPY protocol ./protocol
 COPY shared ./shared
 COPY shard-node ./shard-node
 COPY coordinator ./coordinator

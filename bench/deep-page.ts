@@ -12,10 +12,10 @@
 import { cities } from '../scripts/samples/cities.ts';
 import { loadSample } from '../scripts/samples/load.ts';
 import { startComposeCluster } from '../test/support/compose-cluster.ts';
-import { ClusterView, clusterStateAccess } from '../coordinator/cluster-view.ts';
+import { ClusterView, clusterStateAccess } from '../coordinator/cluster/cluster-view.ts';
 import { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import { openStateStore } from '../shared/state-store/open-store.ts';
-import { ShardClient, type CallOptions } from '../coordinator/shard-client.ts';
+import { ShardClient, type CallOptions } from '../coordinator/transport/shard-client.ts';
 import { DfsCache } from '../coordinator/search/dfs-cache.ts';
 import { search, type SearchDeps } from '../coordinator/search/search.ts';
 

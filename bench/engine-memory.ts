@@ -8,9 +8,9 @@
  * not an estimate. Prints one JSON line ({@link EngineMemory}).
  */
 import { buildCorpus } from './corpus.ts';
-import { newShard } from '../shard-node/engine/test-helpers.ts';
+import { newShard } from '../test/support/engine-shard.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
-import type { Mapping } from '../shared/mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 
 /** Bytes per document of one shard engine, by structure (heap + external, after a forced GC). */
 export interface EngineMemory {

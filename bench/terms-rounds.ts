@@ -7,11 +7,11 @@
  * cardinality (`name.keyword`, ~100,000 terms). Run: `node bench/terms-rounds.ts`.
  * @see docs/performance.md (Aggregations)
  */
-import { parseAggregations } from '../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../coordinator/rest/aggs/agg-parse.ts';
 import { candidatesPerShard } from '../shared/aggs/terms-plan.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
-import type { Mapping } from '../shared/mapping.ts';
-import { defaultRoutingNumShards, shardForRouting } from '../shared/routing.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import { defaultRoutingNumShards, shardForRouting } from '../coordinator/cluster/routing.ts';
 import { cities, citiesIndex } from '../scripts/samples/cities.ts';
 import { collectShardAggs, refineShardAggs } from '../shard-node/engine/aggs/shard-aggs.ts';
 import { Shard } from '../shard-node/engine/shard.ts';

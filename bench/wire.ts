@@ -2,7 +2,7 @@
  * Wire-format bench (prints figures, asserts nothing but page equality):
  *   1. codec: bytes, encode and decode ms of a query-phase reply with 10, 10,000 and 100,000
  *      entries (cities-like: numeric `_id`, `_score` null, one long sort value), JSON (stringify;
- *      Buffer → string → JSON.parse, as the shard client does) vs binary (shared/wire.ts);
+ *      Buffer → string → JSON.parse, as the shard client does) vs binary (protocol/wire.ts);
  *   2. eager vs lazy materialization: 4 shard replies of k entries decoded, then merged for the
  *      page at from = k − size (eager ShardHit arrays vs a Proxy that builds entries on access);
  *   3. end to end: p50 of `GET /cities/_search?sort=population:desc&size=100` at from = 400
@@ -21,9 +21,9 @@ import { cities } from '../scripts/samples/cities.ts';
 import { loadSample } from '../scripts/samples/load.ts';
 import { startComposeCluster } from '../test/support/compose-cluster.ts';
 import { mergeTopHits, type ShardTopHits } from '../coordinator/search/merge.ts';
-import type { QueryPhaseResponse, ShardHit } from '../shared/protocol.ts';
-import { parseSortParam } from '../shared/sort-parse.ts';
-import { decodeHits, encodeHits, readHits } from '../shared/wire.ts';
+import type { QueryPhaseResponse, ShardHit } from '../protocol/search.ts';
+import { parseSortParam } from '../coordinator/rest/sort-parse.ts';
+import { decodeHits, encodeHits, readHits } from '../protocol/wire.ts';
 
 const runs = Number(process.env.BENCH_RUNS ?? 200);
 

@@ -11,7 +11,7 @@ import { Option, type Command } from 'commander';
 import { appendApiKeyRecord, invalidateApiKeyRecord, newApiKey } from '../coordinator/auth/api-keys-file.ts';
 import { hashSecret } from '../coordinator/auth/password-hash.ts';
 import { removeUserLine, upsertUserLine, usernameProblem } from '../coordinator/auth/users-file.ts';
-import { parseTimeValue } from '../shared/params.ts';
+import { parseTimeValue } from '../coordinator/rest/params.ts';
 
 /** ES's minimum password length (`Validation.Users.validatePassword`). */
 export const MIN_PASSWORD_LENGTH = 6;

@@ -6,39 +6,40 @@
  */
 import { Hono } from 'hono';
 import { installInFlightBudget } from '../shared/body-budget.ts';
-import { toEsError } from '../shared/errors.ts';
+import { toEsError } from '../protocol/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { installAuth } from './auth/auth-middleware.ts';
 import { registerSecurityRoutes } from './auth/security-routes.ts';
-import type { ClusterView } from './cluster-view.ts';
-import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
-import { DESTRUCTIVE_REQUIRES_NAME, MAX_BUCKETS, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './cluster-settings/setting-definitions.ts';
-import { ShardNodeSettingsStore } from './cluster-settings/settings-store.ts';
+import type { ClusterView } from './cluster/cluster-view.ts';
+import { ClusterSettings } from './cluster/cluster-settings/cluster-settings.ts';
+import { DESTRUCTIVE_REQUIRES_NAME, MAX_BUCKETS, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './cluster/cluster-settings/setting-definitions.ts';
+import { ShardNodeSettingsStore } from './cluster/cluster-settings/settings-store.ts';
 import type { CoordinatorConfig } from './config.ts';
-import { SimpleHttpError, checkCommonParams, sendJson } from './http.ts';
+import { SimpleHttpError, checkCommonParams, sendJson } from './http/http.ts';
 import { instrumentCoordinator } from './metrics.ts';
-import { unroutedResponse } from './method-not-allowed.ts';
-import { registerAliasRoutes } from './routes/alias-routes.ts';
-import { registerByQueryRoutes } from './routes/by-query-routes.ts';
-import { registerCatRoutes } from './routes/cat-routes.ts';
-import { registerClusterRoutes } from './routes/cluster-routes.ts';
-import { registerClusterSettingsRoutes } from './routes/cluster-settings-routes.ts';
-import { registerConsoleRoutes } from './routes/console-routes.ts';
-import { registerDocumentRoutes } from './routes/document-routes.ts';
-import { registerHealthRoutes } from './routes/health-routes.ts';
-import { registerFlushRoutes } from './routes/flush-routes.ts';
-import { registerIndexRoutes } from './routes/index-routes.ts';
-import { registerIndexStateRoutes } from './routes/index-state-routes.ts';
-import { registerSettingsRoutes } from './routes/settings-routes.ts';
-import { registerInfoRoutes } from './routes/info-routes.ts';
-import { registerMgetRoutes } from './routes/mget-routes.ts';
-import { registerMsearchRoutes } from './routes/msearch-routes.ts';
-import { registerReindexRoutes } from './routes/reindex-routes.ts';
-import { registerSearchRoutes } from './routes/search-routes.ts';
+import { unroutedResponse } from './rest/method-not-allowed.ts';
+import { registerAliasRoutes } from './http/routes/alias-routes.ts';
+import { registerByQueryRoutes } from './http/routes/by-query-routes.ts';
+import { registerCatRoutes } from './http/routes/cat-routes.ts';
+import { registerStatsRoutes } from './http/routes/stats-routes.ts';
+import { registerClusterRoutes } from './http/routes/cluster-routes.ts';
+import { registerClusterSettingsRoutes } from './http/routes/cluster-settings-routes.ts';
+import { registerConsoleRoutes } from './http/routes/console-routes.ts';
+import { registerDocumentRoutes } from './http/routes/document-routes.ts';
+import { registerHealthRoutes } from './http/routes/health-routes.ts';
+import { registerFlushRoutes } from './http/routes/flush-routes.ts';
+import { registerIndexRoutes } from './http/routes/index-routes.ts';
+import { registerIndexStateRoutes } from './http/routes/index-state-routes.ts';
+import { registerSettingsRoutes } from './http/routes/settings-routes.ts';
+import { registerInfoRoutes } from './http/routes/info-routes.ts';
+import { registerMgetRoutes } from './http/routes/mget-routes.ts';
+import { registerMsearchRoutes } from './http/routes/msearch-routes.ts';
+import { registerReindexRoutes } from './http/routes/reindex-routes.ts';
+import { registerSearchRoutes } from './http/routes/search-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
 import { SampleCache } from './search/select-phase.ts';
-import type { ShardClient } from './shard-client.ts';
-import { Tasks } from './tasks.ts';
+import type { ShardClient } from './transport/shard-client.ts';
+import { Tasks } from './write/tasks.ts';
 
 /** What the app needs from the process: config, the cluster view, the shard pools, a logger. */
 export interface CoordinatorDeps {
@@ -119,6 +120,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerClusterSettingsRoutes(app, settings, maxBody); // GET|PUT /_cluster/settings
   registerCatRoutes(app, { view, client });
+  registerStatsRoutes(app, { view, client }); // `/_stats`, `/{index}/_stats` before `/:index`
   registerAliasRoutes(app, { view }, maxBody); // `/_alias`, `/_aliases` before `/:index`
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerFlushRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs });

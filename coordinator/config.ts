@@ -45,11 +45,11 @@ export interface CoordinatorConfig extends HttpServerLimits {
   connectionsPerNode: number;
   /** Largest shard reply accepted (default 256 MiB): a runaway shard cannot exhaust memory. */
   maxShardResponseBytes: number;
-  /** Bytes of encoded ops per peer-recovery chunk (FOLIO_RECOVERY_CHUNK_BYTES, default 4 MiB; coordinator/recovery.ts). */
+  /** Bytes of encoded ops per peer-recovery chunk (FOLIO_RECOVERY_CHUNK_BYTES, default 4 MiB; coordinator/cluster/recovery.ts). */
   recoveryChunkBytes: number;
   /**
    * FOLIO_BATCH_SHARD_CALLS (default true): search rounds that concurrent searches send to the same
-   * node in one event-loop turn travel as one batch request (coordinator/shard-batcher.ts).
+   * node in one event-loop turn travel as one batch request (coordinator/transport/shard-batcher.ts).
    */
   batchShardCalls: boolean;
   /** FOLIO_DEEP_PAGE_FROM: `from` at which paging switches to distributed selection (default 500, measured). */

@@ -16,15 +16,15 @@ import { createCoordinatorApp } from './app.ts';
 import { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import { openStateStore } from '../shared/state-store/open-store.ts';
 import type { StateStore } from '../shared/state-store/types.ts';
-import { ClusterManagerRole } from './cluster-manager.ts';
-import { ClusterView, VIEW_MAX_AGE_MS, clusterStateAccess } from './cluster-view.ts';
-import { ClusterSettings } from './cluster-settings/cluster-settings.ts';
-import { StateStoreSettingsStore } from './cluster-settings/state-store-settings.ts';
-import { CopyMaintainer } from './copy-maintenance.ts';
+import { ClusterManagerRole } from './cluster/cluster-manager.ts';
+import { ClusterView, VIEW_MAX_AGE_MS, clusterStateAccess } from './cluster/cluster-view.ts';
+import { ClusterSettings } from './cluster/cluster-settings/cluster-settings.ts';
+import { StateStoreSettingsStore } from './cluster/cluster-settings/state-store-settings.ts';
+import { CopyMaintainer } from './cluster/copy-maintenance.ts';
 import { loadCoordinatorConfig } from './config.ts';
-import { drainServer, shutdownBoundMs } from './drain.ts';
-import { coordinatorReadiness } from './routes/health-routes.ts';
-import { ShardClient } from './shard-client.ts';
+import { drainServer, shutdownBoundMs } from './cluster/drain.ts';
+import { coordinatorReadiness } from './http/routes/health-routes.ts';
+import { ShardClient } from './transport/shard-client.ts';
 
 const config = loadCoordinatorConfig();
 const log = createLogger('coordinator', config.logLevel, { node: config.nodeName });
@@ -41,8 +41,8 @@ const settings = new ClusterSettings(new StateStoreSettingsStore(cache, client, 
 const app = createCoordinatorApp({ config, view, client, log, clusterUuid, settings });
 
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an
-// idle coordinator still notices a dead primary or a returning copy (copy-maintenance.ts), and only
-// on the coordinator elected cluster manager (cluster-manager.ts).
+// idle coordinator still notices a dead primary or a returning copy (coordinator/cluster/copy-maintenance.ts), and only
+// on the coordinator elected cluster manager (coordinator/cluster/cluster-manager.ts).
 const maintainer = new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs, chunkBytes: config.recoveryChunkBytes }, log);
 maintainer.attach(view, cache);
 const managerRole = new ClusterManagerRole(store, maintainer, `${config.nodeName}@${config.host}:${config.port}`, log);

@@ -11,11 +11,11 @@ import { openTestClusterState, type TestClusterState } from '../test/support/clu
 import { InProcessShardNodes } from '../test/support/in-process-shard-nodes.ts';
 import { sampleValue } from '../test/support/prom-text.ts';
 import { createCoordinatorApp } from './app.ts';
-import { ClusterView } from './cluster-view.ts';
+import { ClusterView } from './cluster/cluster-view.ts';
 import { loadCoordinatorConfig } from './config.ts';
 import { endpointLabel, instrumentCoordinator } from './metrics.ts';
 import { FUSED_FETCH_DESCRIPTION, type ProfileBody } from './search/profile.ts';
-import { ShardClient } from './shard-client.ts';
+import { ShardClient } from './transport/shard-client.ts';
 
 const silent = createLogger('test', 'silent', {});
 const shardNodes = new InProcessShardNodes();

@@ -13,7 +13,7 @@ import type { Hono } from 'hono';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { createMetricsRegistry, instrumentHttp, labelledChildren, LATENCY_BUCKETS_SECONDS, METRIC_PREFIX, registerMetricsRoute, type HttpMetrics } from '../shared/metrics.ts';
 import type { PhaseObserver } from './search/profile.ts';
-import type { ShardCallObserver, ShardClient } from './shard-client.ts';
+import type { ShardCallObserver, ShardClient } from './transport/shard-client.ts';
 
 /** The coordinator's metrics; {@link CoordinatorMetrics.observePhase} goes into the search deps. */
 export interface CoordinatorMetrics {

@@ -1,31 +1,28 @@
 /**
  * The shard node's internal HTTP API (`/_internal/v1/…`, JSON; query-phase entries optionally in
- * the binary `application/x-folio-hits` format, see shared/wire.ts; the search endpoints and their
+ * the binary `application/x-folio-hits` format, see protocol/wire.ts; the search endpoints and their
  * batch are in shard-node/search-routes.ts). Every reply echoes this node's
  * identity and, for shard calls, the index and shard, so that a mis-wired coordinator is detected.
  * Handlers only translate HTTP to {@link IndexRegistry} and engine calls.
  */
 import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
 import { Hono, type Context } from 'hono';
-import { EsError, toEsError } from '../shared/errors.ts';
+import { EsError, toEsError } from '../protocol/errors.ts';
 import type { Logger } from '../shared/logger.ts';
+import { type ClusterSettingsResponse, type ClusterSettingsUpdateRequest } from '../protocol/cluster-settings.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type NodeIndicesResponse, type NodeStats, type PutIndexRequest, type RefreshRequest } from '../protocol/metadata.ts';
 import {
-  INTERNAL_PREFIX,
-  type GetRequest,
-  type GetResponse,
-  type NodeIndicesResponse,
-  type NodeStats,
-  type PutIndexRequest,
-  type RefreshRequest,
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
+  type LabelPitRequest,
+  type ListPitsResponse,
   type CloseContextsResponse,
-  type ClusterSettingsResponse,
-  type ClusterSettingsUpdateRequest,
   type OpenContextRequest,
   type OpenContextResponse,
-} from '../shared/protocol.ts';
+} from '../protocol/search.ts';
+import { type GetRequest, type GetResponse } from '../protocol/write.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { registerShardProbes } from './probes.ts';
@@ -180,13 +177,21 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     return c.json({ node, advanced } satisfies AdvanceScrollResponse);
   });
 
+  // OpenSearch's PIT listing: the coordinator names the PIT of contexts it opened; any coordinator lists them.
+  app.post(`${p}/contexts/pit`, async (c) => {
+    const req = await readInternalJson<LabelPitRequest>(c, maxBody);
+    const labelled = contexts.labelPit(req.ids, { pitId: req.pitId, creationTime: req.creationTime, keepAliveMs: req.keepAliveMs });
+    return c.json({ node, labelled });
+  });
+  app.get(`${p}/contexts/pits`, (c) => c.json({ node, pits: contexts.listPits() } satisfies ListPitsResponse));
+
   app.post(`${p}/contexts/close`, async (c) => {
     const req = await readInternalJson<CloseContextsRequest>(c, maxBody);
     const freed = (req.ids ? contexts.close(req.ids) : 0) + (req.allOfKind ? contexts.closeAll(req.allOfKind) : 0);
     return c.json({ node, freed } satisfies CloseContextsResponse);
   });
 
-  // Cluster settings (shared/protocol/cluster-settings.ts): every coordinator reads and writes them here.
+  // Cluster settings (protocol/cluster-settings.ts): every coordinator reads and writes them here.
   app.get(`${p}/cluster_settings`, (c) => c.json({ node, state: clusterSettings.current() } satisfies ClusterSettingsResponse));
   app.put(`${p}/cluster_settings`, async (c) => {
     const state = clusterSettings.apply(await readInternalJson<ClusterSettingsUpdateRequest>(c, maxBody));
@@ -196,7 +201,9 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   app.post(`${p}/get`, async (c) => {
     const req = await readInternalJson<GetRequest>(c, maxBody);
     registry.checkOpen(req.index);
-    const doc = registry.shard(req.index, req.shard).get(req._id);
+    const shard = registry.shard(req.index, req.shard);
+    if (req.refresh === true) await registry.refresh(req.index, [req.shard]);
+    const doc = req.realtime === false ? shard.getRefreshed(req._id) : shard.get(req._id);
     const res: GetResponse = { node, index: req.index, shard: req.shard, ...doc };
     return c.json(res);
   });
@@ -205,7 +212,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const shards: NodeStats['shards'] = [];
     for (const entry of registry.list()) {
       for (const s of entry.shards) {
-        shards.push({ index: entry.metadata.name, shard: s, ...registry.shard(entry.metadata.name, s).stats() });
+        const index = entry.metadata.name;
+        const shard = registry.shard(index, s);
+        const copy = entry.copies?.find((x) => x.shard === s);
+        shards.push({
+          index, shard: s, ...shard.stats(), ...(copy ? { primary: copy.primary } : {}),
+          ops: { ...shard.counters, ...contexts.shardStats(index, s) },
+          seqNo: { maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint },
+        });
       }
     }
     return c.json({ node, shards } satisfies NodeStats);

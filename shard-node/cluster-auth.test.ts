@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { CLUSTER_SECRET_HEADER, secretMatches } from '../shared/cluster-secret.ts';
-import { toEsError, type ErrorBody } from '../shared/errors.ts';
+import { toEsError, type ErrorBody } from '../protocol/errors.ts';
 import { clusterSecretAuth } from './cluster-auth.ts';
 import { loadShardNodeConfig } from './config.ts';
 

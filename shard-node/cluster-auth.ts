@@ -6,7 +6,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import { CLUSTER_SECRET_HEADER, secretMatches } from '../shared/cluster-secret.ts';
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
 
 /** Paths answered without the secret: the probes carry no data and cannot send headers in compose. */
 export const OPEN_INTERNAL_PATHS: ReadonlySet<string> = new Set(['/_internal/v1/health', '/livez', '/readyz']);

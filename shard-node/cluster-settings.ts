@@ -6,8 +6,13 @@
  * default, as ES resolves a dynamic setting).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/settings.html#cluster-setting-types
  */
-import { EsError } from '../shared/errors.ts';
-import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest, type ScopedClusterSettings } from '../shared/protocol.ts';
+import { EsError } from '../protocol/errors.ts';
+import {
+  emptyClusterSettings,
+  type ClusterSettingsState,
+  type ClusterSettingsUpdateRequest,
+  type ScopedClusterSettings,
+} from '../protocol/cluster-settings.ts';
 import type { PersistentSettingsStore } from './storage/cluster-settings-store.ts';
 
 /** Receives the effective settings after each change (and once at start). */

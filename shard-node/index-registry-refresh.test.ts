@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../shared/protocol.ts';
+import type { IndexMetadata } from '../protocol/metadata.ts';
 import { IndexRegistry } from './index-registry.ts';
 
 const meta = (over: Partial<IndexMetadata> = {}): IndexMetadata => ({

@@ -7,11 +7,12 @@
  * {@link IndexRegistry.recover} reopens them at start; without one, everything is in memory.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  */
-import { indexNotFound, EsError } from '../shared/errors.ts';
+import { indexNotFound, EsError } from '../protocol/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
-import type { Mapping } from '../shared/mapping.ts';
-import { primaryTermOf, type GroupMember, type IndexMetadata, type NodeIndexEntry, type ShardCopy } from '../shared/protocol.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import { primaryTermOf, type IndexMetadata, type NodeIndexEntry, type ShardCopy } from '../protocol/metadata.ts';
+import { type GroupMember } from '../protocol/write.ts';
 import { Shard } from './engine/shard.ts';
 import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { IndexRefresher } from './index-refresher.ts';
@@ -20,7 +21,7 @@ import { PrimaryInSyncState } from './primary-in-sync-state.ts';
 import { ReplicaCheckpoints } from './replica-checkpoints.ts';
 import { OperationPermits } from './operation-permits.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
-import { hostedCopies, shardsOnNode, withInSync } from '../shared/shard-copies.ts';
+import { hostedCopies, shardsOnNode, withInSync } from '../shared/cluster-state/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
 import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
 
@@ -95,7 +96,10 @@ export class IndexRegistry {
     this.storage = storage ?? null;
     this.log = log;
     this.metaStore = storage ? new MetadataStore(storage.dataDir) : null;
-    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log, (store, seconds) => this.timings?.flushed(this.indexOf(store), seconds)) : null;
+    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log, (store, seconds) => {
+      this.countFlush(store);
+      this.timings?.flushed(this.indexOf(store), seconds);
+    }) : null;
     this.flushPolicy?.start();
   }
 
@@ -168,7 +172,7 @@ export class IndexRegistry {
    * metadata (recovery finalize on the primary: from now on a write that fails on them fails the
    * write's copy, ES `ReplicationTracker.markAllocationIdAsInSync`); a no-op when they are in sync
    * already. The version is not bumped: versions belong to the cluster state, whose own in-sync
-   * change follows (coordinator/recovery.ts). Until a pushed value shows them in sync they stay in
+   * change follows (coordinator/cluster/recovery.ts). Until a pushed value shows them in sync they stay in
    * sync here (shard-node/primary-in-sync-state.ts), so a push in between cannot drop them from the
    * in-sync group. `failures`: the copy's failure count in the cluster state when its recovery
    * started (recorded here when higher than this node's: it tags the failures this primary
@@ -567,17 +571,21 @@ export class IndexRegistry {
     const targets = shards.length > 0 ? shards : [...h.shards.keys()];
     for (const s of targets) this.shard(index, s);
     await Promise.all(targets.map((s) => this.timedFlush(index, h.stores.get(s))));
+    for (const s of targets) h.shards.get(s)!.counters.flushTotal++; // counted without storage too, as ES counts every flush
     return targets;
   }
 
-  /** Resolves after the next refresh of the shard (ES `refresh=wait_for`). */
-  waitForRefresh(index: string, shard: number): Promise<void> {
+  /**
+   * Resolves after the next refresh of the shard (ES `refresh=wait_for`), with whether it had to
+   * force one (ES `forced_refresh`): true only when the index has periodic refresh disabled.
+   */
+  waitForRefresh(index: string, shard: number): Promise<boolean> {
     const h = this.hosted(index);
     if (h.metadata.refreshIntervalMs < 0) {
       // Periodic refresh disabled: nobody would ever refresh, so refresh now as ES's forced refresh does.
-      return this.refresh(index, [shard]).then(() => undefined);
+      return this.refresh(index, [shard]).then(() => true);
     }
-    return h.refresher.waitForNext(shard);
+    return h.refresher.waitForNext(shard).then(() => false);
   }
 
   /**
@@ -599,6 +607,13 @@ export class IndexRegistry {
     const started = performance.now();
     await store.flush();
     this.timings?.flushed(index, (performance.now() - started) / 1000);
+  }
+
+  /** Counts a flush the flush policy ran on `store` (`GET /_stats` `flush.total`). */
+  private countFlush(store: ShardStore): void {
+    for (const h of this.indices.values()) {
+      for (const [s, st] of h.stores) if (st === store) h.shards.get(s)!.counters.flushTotal++;
+    }
   }
 
   /** The index a store belongs to ('' once it is gone). */

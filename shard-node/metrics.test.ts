@@ -3,7 +3,9 @@
 // open search contexts, on a `GET /metrics` outside the internal prefix.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
-import { INTERNAL_PREFIX, type IndexMetadata, type ShardBulkRequest } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type IndexMetadata } from '../protocol/metadata.ts';
+import { type ShardBulkRequest } from '../protocol/write.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';

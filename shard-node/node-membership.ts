@@ -4,7 +4,7 @@
  * ({@link NODE_LEASE_TTL_SECONDS}), renewed by a `LeaseKeeper`. The key is deleted by the store when
  * the lease expires (the process died, hangs, or cannot reach the store) and at once when the node
  * stops ({@link NodeMembership.stop} revokes the lease), and the cluster manager takes a node whose
- * key is gone as departed (coordinator/copy-maintenance.ts): it promotes the replicas of the
+ * key is gone as departed (coordinator/cluster/copy-maintenance.ts): it promotes the replicas of the
  * primaries it held. A node that loses its lease registers again with a new one as soon as the
  * store answers. Safety does not rest on the lease (a paused node can outlive it): every copy still
  * refuses ops from an older primary term.

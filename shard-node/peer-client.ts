@@ -53,7 +53,7 @@ export class PeerClient {
     try {
       res = await pool.request({ method: 'POST', path, headers, body, signal: AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))) });
     } catch (err) {
-      // The same errors a coordinator's shard call reports (coordinator/shard-client.ts).
+      // The same errors a coordinator's shard call reports (coordinator/transport/shard-client.ts).
       const e = err as Error & { code?: string };
       const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT';
       if (timedOut) throw new PeerCallError(504, 'timeout_exception', `shard node [${url}] did not answer in time`);

@@ -11,9 +11,11 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  */
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX, type ReplicasOutcome, type ShardBulkRequest, type ShardBulkResponse, type ShardCopy } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type ShardCopy } from '../protocol/metadata.ts';
+import { type ReplicasOutcome, type ShardBulkRequest, type ShardBulkResponse } from '../protocol/write.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
-import { acceptsNdjson, encodeShardBulkReply } from '../shared/shard-bulk-reply.ts';
+import { acceptsNdjson, encodeShardBulkReply } from '../protocol/shard-bulk-reply.ts';
 import type { Shard } from './engine/shard.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import type { IndexRegistry } from './index-registry.ts';
@@ -72,13 +74,13 @@ async function primaryBulk(deps: PrimaryBulkRouteDeps, c: Context, req: ShardBul
   // Acknowledge only once the translog entries are fsynced (ES index.translog.durability: request);
   // concurrent bulks share one fsync (group commit). A failed commit answers 500: nothing is acked.
   await shard.sync();
+  // ES's `forced_refresh`: refresh=true, or a wait_for that had to force the refresh it waits for.
   let forcedRefresh = false;
   if (req.refresh === 'true') {
     await registry.refresh(req.index, [req.shard]);
     forcedRefresh = true;
   } else if (req.refresh === 'wait_for' && shard.hasPendingWrites) {
-    await registry.waitForRefresh(req.index, req.shard);
-    forcedRefresh = true;
+    forcedRefresh = await registry.waitForRefresh(req.index, req.shard);
   }
   // Primary-driven replication: forward to the replication group, wait for the in-sync copies
   // (shard-node/replication-operation.ts); a failed one stays pending until the cluster state has it out of sync.
@@ -94,7 +96,7 @@ async function primaryBulk(deps: PrimaryBulkRouteDeps, c: Context, req: ShardBul
     registry.noteReplicaCheckpoints(req.index, req.shard, forwarded.checkpoints, forwarded.inSync);
   }
   // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON
-  // when the coordinator asks for it, which it then parses line by line (shared/shard-bulk-reply.ts).
+  // when the coordinator asks for it, which it then parses line by line (protocol/shard-bulk-reply.ts).
   const reply = { node, index: req.index, shard: req.shard, items, forcedRefresh, ...(replicas ? { replicas } : {}) } satisfies ShardBulkResponse;
   if (acceptsNdjson(c.req.header('accept'))) return c.body(await encodeShardBulkReply(reply), 200, { 'content-type': NDJSON_CONTENT_TYPE });
   return c.body(await stringifySliced(reply), 200, { 'content-type': 'application/json' });

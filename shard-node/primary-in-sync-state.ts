@@ -15,8 +15,8 @@
  * One instance per index a node hosts; it holds no metadata of its own.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/seqno/ReplicationTracker.java
  */
-import { primaryTermOf, type IndexMetadata, type ShardCopy } from '../shared/protocol.ts';
-import { withInSync } from '../shared/shard-copies.ts';
+import { primaryTermOf, type IndexMetadata, type ShardCopy } from '../protocol/metadata.ts';
+import { withInSync } from '../shared/cluster-state/shard-copies.ts';
 
 /** A finalized copy: its failure count and the shard's primary term when the primary put it in sync. */
 interface FinalizedMark {

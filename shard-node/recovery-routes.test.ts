@@ -1,11 +1,13 @@
 // The two ends of a peer recovery and the primary-term checks through real shard-node apps,
 // in-process (`app.request()` for the test's own calls; each app also listens on loopback, where a
 // primary forwards its writes to the others): a primary on node 0 and an out-of-sync replica on
-// node 1, with the calls the coordinator's recovery (coordinator/recovery.ts) makes, in its order.
+// node 1, with the calls the coordinator's recovery (coordinator/cluster/recovery.ts) makes, in its order.
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../shared/logger.ts';
-import { INTERNAL_PREFIX, RECOVERY_CHUNK_DONE_HEADER, RECOVERY_CHUNK_OPS_HEADER, type IndexMetadata, type PutIndexRequest } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type IndexMetadata, type PutIndexRequest } from '../protocol/metadata.ts';
+import { RECOVERY_CHUNK_DONE_HEADER, RECOVERY_CHUNK_OPS_HEADER } from '../protocol/recovery.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';

@@ -1,7 +1,7 @@
 /**
  * The shard node's internal routes of a peer recovery (ES `PeerRecoverySourceService` on the
  * primary, `PeerRecoveryTargetService` on the target), driven step by step by the coordinator
- * (coordinator/recovery.ts), since shard nodes never call each other:
+ * (coordinator/cluster/recovery.ts), since shard nodes never call each other:
  * - `POST /_internal/v1/recovery/state` (target): the copy's local and global checkpoints, max
  *   seq_no and instance id, and whether it holds nothing above them; with the recovering primary's
  *   term, it first refuses older terms and waits for the replica writes it admitted before;
@@ -24,9 +24,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
  */
 import type { Context, Hono } from 'hono';
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import {
-  INTERNAL_PREFIX,
   RECOVERY_CHUNK_DONE_HEADER,
   RECOVERY_CHUNK_OPS_HEADER,
   type RecoveryApplyRequest,
@@ -39,7 +39,7 @@ import {
   type RecoveryStartRequest,
   type RecoveryStartResponse,
   type RecoveryStateResponse,
-} from '../shared/protocol.ts';
+} from '../protocol/recovery.ts';
 import type { Shard } from './engine/shard.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { RecoverySources } from './recovery-sources.ts';

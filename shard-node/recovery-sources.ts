@@ -7,7 +7,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/PeerRecoverySourceService.java
  */
 import { randomUUID } from 'node:crypto';
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import type { RecoverySnapshot } from './engine/recovery-snapshot.ts';
 import { encodedSize, encodeRecoveryOps } from './recovery-wire.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { decodeRecoveryOps, encodedSize, encodeRecoveryOps } from './recovery-wire.ts';
 

@@ -8,7 +8,7 @@
  * as binary transport messages too). Both ends work in slices that yield to the event loop.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoveryTranslogOperationsRequest.java
  */
-import { EsError } from '../shared/errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { EventLoopSlices } from '../shared/event-loop-slices.ts';
 import type { TranslogOp } from './engine/translog.ts';
 

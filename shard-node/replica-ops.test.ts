@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { ReplicaOp, WriteOp } from '../shared/protocol.ts';
+import type { ReplicaOp, WriteOp } from '../protocol/write.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
-import type { Mapping } from '../shared/mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 import { Shard } from './engine/shard.ts';
 import { MemoryTranslog, type TranslogOp } from './engine/translog.ts';
-import { newShard } from './engine/test-helpers.ts';
+import { newShard } from '../test/support/engine-shard.ts';
 import { replicaOpsOf, toTranslogOps } from './replica-ops.ts';
 
 /** The live documents of a shard as `_id → [version, seq_no, source]`, for comparing copies. */

@@ -6,8 +6,8 @@
  * (`TransportShardBulkAction.performOnReplica`).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/TransportShardBulkAction.java
  */
-import { EsError } from '../shared/errors.ts';
-import type { ReplicaOp } from '../shared/protocol.ts';
+import { EsError } from '../protocol/errors.ts';
+import type { ReplicaOp } from '../protocol/write.ts';
 import type { TranslogOp } from './engine/translog.ts';
 
 /**

@@ -10,7 +10,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX, type ReplicaBulkRequest, type ReplicaBulkResponse } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { type ReplicaBulkRequest, type ReplicaBulkResponse } from '../protocol/write.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { toTranslogOps } from './replica-ops.ts';
 

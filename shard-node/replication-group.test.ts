@@ -6,7 +6,7 @@
 // stored it in sync without them. ES keeps such an allocation id in sync on the primary
 // (`ReplicationTracker.updateFromMaster`).
 import { describe, expect, it } from 'vitest';
-import type { IndexMetadata, ShardCopy } from '../shared/protocol.ts';
+import type { IndexMetadata, ShardCopy } from '../protocol/metadata.ts';
 import { IndexRegistry } from './index-registry.ts';
 
 const base: IndexMetadata = {

@@ -21,7 +21,16 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  */
-import { INTERNAL_PREFIX, type FailedReplica, type GroupMember, type RefreshPolicy, type ReplicaBulkRequest, type ReplicaBulkResponse, type ReplicasOutcome, type ReplicationTargets } from '../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import {
+  type FailedReplica,
+  type GroupMember,
+  type RefreshPolicy,
+  type ReplicaBulkRequest,
+  type ReplicaBulkResponse,
+  type ReplicasOutcome,
+  type ReplicationTargets,
+} from '../protocol/write.ts';
 import { stringifySliced } from '../shared/sliced-json.ts';
 import type { TranslogOp } from './engine/translog.ts';
 import { PeerCallError, type PeerClient } from './peer-client.ts';

@@ -55,7 +55,7 @@ describe('SearchContexts', () => {
 
 describe('search.max_open_snapshot_context', () => {
   it('counts past generations a shard retains, and refuses to renew one past the limit with 429', async () => {
-    const { newShard, load } = await import('./engine/test-helpers.ts');
+    const { newShard, load } = await import('../test/support/engine-shard.ts');
     const { createSearchActions } = await import('./search-actions.ts');
     const { shard } = newShard();
     const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard, checkOpen: () => undefined } as never;
@@ -82,7 +82,7 @@ describe('search.max_open_snapshot_context', () => {
 
 describe('scroll batches on the shard', () => {
   it('start after the context’s recorded position, whatever searchAfter the request carries', async () => {
-    const { newShard, load, byField } = await import('./engine/test-helpers.ts');
+    const { newShard, load, byField } = await import('../test/support/engine-shard.ts');
     const { createSearchActions } = await import('./search-actions.ts');
     const { shard } = newShard({ properties: { n: { type: 'integer' } } });
     load(shard, [1, 2, 3, 4, 5].map((n) => ({ _id: `d${n}`, n })));
@@ -103,5 +103,23 @@ describe('scroll batches on the shard', () => {
     expect(second).toMatchObject({ ids: ['d3', 'd4'], seq: 1, total: 5 });
     contexts.advance('i', 0, id, second.seq, second.last!);
     expect((await batch()).ids).toEqual(['d5']);
+  });
+});
+
+describe('PIT listing', () => {
+  it('lists each labelled PIT once while any of its contexts is open', () => {
+    let t = 0;
+    const c = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 }, () => t);
+    const a = c.open('pit', 'i', 0, gen(1), 1000);
+    const b = c.open('pit', 'i', 1, gen(2), 1000);
+    const s = c.open('scroll', 'i', 0, gen(1), 1000);
+    expect(c.listPits()).toEqual([]); // not labelled yet
+    const pit = { pitId: 'p1', creationTime: 5, keepAliveMs: 1000 };
+    expect(c.labelPit([a, b, s, 99], pit)).toBe(2); // a scroll and an unknown id are skipped
+    expect(c.listPits()).toEqual([pit]);
+    c.close([a]);
+    expect(c.listPits()).toEqual([pit]);
+    t = 1001;
+    expect(c.listPits()).toEqual([]);
   });
 });

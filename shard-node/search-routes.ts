@@ -2,14 +2,14 @@
  * The shard node's search endpoints over HTTP: one route per search action
  * (shard-node/search-actions.ts: dfs, query, select/sample, select/range, fetch), and
  * `POST /_internal/v1/batch`, which answers several calls of those actions in one reply
- * (shared/wire-batch.ts), each frame exactly what its single call would have answered.
+ * (protocol/wire-batch.ts), each frame exactly what its single call would have answered.
  */
 import type { Context, Hono } from 'hono';
-import { EsError, toEsError } from '../shared/errors.ts';
+import { EsError, toEsError } from '../protocol/errors.ts';
 import type { Logger } from '../shared/logger.ts';
-import { INTERNAL_PREFIX } from '../shared/protocol.ts';
-import { BATCH_CONTENT_TYPE, encodeBatch, type BatchFrame, type BatchRequest } from '../shared/wire-batch.ts';
-import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError } from '../shared/wire.ts';
+import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { BATCH_CONTENT_TYPE, encodeBatch, type BatchFrame, type BatchRequest } from '../protocol/wire-batch.ts';
+import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError } from '../protocol/wire.ts';
 import { isSearchAction, type ActionReply, type SearchActions } from './search-actions.ts';
 
 /** Parses a request's JSON body (the app's bounded reader). */

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IndexMetadata, ShardCopy } from '../shared/protocol.ts';
+import type { IndexMetadata, ShardCopy } from '../protocol/metadata.ts';
 import { IndexRegistry } from './index-registry.ts';
-import { hostedCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/shard-copies.ts';
+import { hostedCopies, promoted, shardsOnNode, withInSync, withoutInSync } from '../shared/cluster-state/shard-copies.ts';
 import { shardStorePath } from './storage/metadata-store.ts';
 
 const copy = (node: number, primary = false, inSync = true): ShardCopy => ({ node, primary, inSync });
@@ -110,7 +110,7 @@ describe('registry: replica copies on a node', () => {
     r.putIndex(meta(), [], 1); // node 1: replica of shard 0, primary of shard 1
     expect(r.termOf('idx', 0)).toBe(1);
     expect(() => r.checkTerm('idx', 0, 1, 'replica')).not.toThrow();
-    // The cluster state promotes node 1's replica of shard 0 in term 2 (coordinator/cluster-view.ts).
+    // The cluster state promotes node 1's replica of shard 0 in term 2 (coordinator/cluster/cluster-view.ts).
     const m = meta({ version: 2, shardCopies: promoted(COPIES, 0, 1), primaryTerms: [2, 1] });
     r.putIndex(m, [], 1);
     expect(r.list()[0].metadata.shardCopies![0]).toEqual([copy(1, true), { ...copy(0, false, false), resync: true, failures: 1 }]);

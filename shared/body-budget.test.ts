@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installInFlightBudget, reservationOf } from './body-budget.ts';
 import type { MemoryCircuitBreaker } from './circuit-breaker.ts';
-import { toEsError } from './errors.ts';
+import { toEsError } from '../protocol/errors.ts';
 import { readRequestBody } from './request-body.ts';
 
 /** An app whose `POST /` reads the body under the budget, then waits for `release` before answering. */

@@ -10,7 +10,7 @@
  */
 import { getHeapStatistics } from 'node:v8';
 import { formatByteSize } from './byte-size.ts';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 
 /** ES `CircuitBreaker.IN_FLIGHT_REQUESTS`: the breaker's name in its messages. */
 export const IN_FLIGHT_REQUESTS = 'in_flight_requests';

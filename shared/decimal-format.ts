@@ -7,7 +7,7 @@
  * @see https://docs.oracle.com/en/java/javase/17/docs/api/java.base/java/text/DecimalFormat.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/DocValueFormat.java
  */
-import { illegalArgument } from './errors.ts';
+import { illegalArgument } from '../protocol/errors.ts';
 
 /** A compiled pattern. Build with {@link DecimalFormat.of}. */
 export class DecimalFormat {

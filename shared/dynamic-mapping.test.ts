@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { checkNestedObjectsLimit, inferMappingUpdate, isDynamicDate, mergeMappings } from './dynamic-mapping.ts';
-import type { Mapping } from './mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 
 const KW = { type: 'text', fields: { keyword: { type: 'keyword', ignore_above: 256 } } };
 

@@ -3,9 +3,9 @@
  * merge. Used by the coordinator (index-level mapping) and by shard engines (on every write).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/dynamic-field-mapping.html
  */
-import { EsError, illegalArgument } from './errors.ts';
-import type { FieldMapping, Mapping } from './mapping.ts';
-import { isObjectMapping } from './mapping.ts';
+import { EsError, illegalArgument } from '../protocol/errors.ts';
+import type { FieldMapping, Mapping } from '../protocol/mapping.ts';
+import { isObjectMapping } from '../protocol/mapping.ts';
 import { ownValue, setOwn } from './own-keys.ts';
 import { parseDate } from './date-format.ts';
 
@@ -245,7 +245,7 @@ function mergeProps(
 /**
  * Adds the fields of `b` that `a` lacks (recursively through objects and multi-fields); for fields
  * in both, `b`'s parameters replace `a`'s (a dynamic update only holds new fields; a `PUT _mapping`
- * was checked by shared/mapping-parse.ts `checkMappingUpdate`). Root settings of `b` (`dynamic`,
+ * was checked by coordinator/rest/mapping-parse.ts `checkMappingUpdate`). Root settings of `b` (`dynamic`,
  * `_source`, ...) replace `a`'s. Neither input is modified.
  * @throws EsError 400 `illegal_argument_exception` `mapper [f] cannot be changed from type [x] to [y]`,
  *   `can't merge a non object mapping [f] with an object mapping`.

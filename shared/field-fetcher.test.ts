@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../test/support/es-error.ts';
 import { compileFieldFetch, docvalueFieldCount, fetchableFields, sourceValues, type FieldFetchRequest } from './field-fetcher.ts';
-import type { Mapping } from './mapping.ts';
+import type { Mapping } from '../protocol/mapping.ts';
 
 const mapping = {
   properties: {

@@ -15,8 +15,8 @@
  */
 import { dateFormatter, DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, InvalidDateFormat, parseDateInstant, type DateFormatter, type DateInstant } from './date-format.ts';
 import { DecimalFormat } from './decimal-format.ts';
-import { illegalArgument } from './errors.ts';
-import type { FieldMapping } from './mapping.ts';
+import { illegalArgument } from '../protocol/errors.ts';
+import type { FieldMapping } from '../protocol/mapping.ts';
 
 /** A field mapping with the parameters the fetch phase reads beyond those the engine indexes. */
 export type FetchMapping = FieldMapping & {

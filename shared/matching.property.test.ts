@@ -7,11 +7,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EsError } from './errors.ts';
-import { applyFilterPath, parseFilterPath } from './filter-path.ts';
-import { didYouMean } from './params.ts';
-import { parseQuery } from './query-dsl.ts';
-import { parseSearchRequest } from './search-request.ts';
+import { EsError } from '../protocol/errors.ts';
+import { applyFilterPath, parseFilterPath } from '../coordinator/rest/filter-path.ts';
+import { didYouMean } from '../coordinator/rest/params.ts';
+import { parseQuery } from '../coordinator/rest/query-dsl.ts';
+import { parseSearchRequest } from '../coordinator/rest/search-request.ts';
 import { filterSource } from './source-filter.ts';
 import { wildcardCanMatchPrefix, wildcardMatch } from './wildcard.ts';
 

@@ -3,14 +3,14 @@
  * stores the `_source` bytes and returns them unchanged, so integers above 2^53, decimals such as
  * `1.10`, `-0`, numbers beyond a double's range and the escapes a client chose all come back as
  * sent. Folio parses the text to index it but stores and returns the text; the coordinator's JSON
- * writer (coordinator/json-writer.ts) splices a {@link RawJson} into a reply verbatim.
+ * writer (coordinator/http/json-writer.ts) splices a {@link RawJson} into a reply verbatim.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-source-field.html
  */
-import type { SourceFilter } from './protocol.ts';
+import type { SourceFilter } from '../protocol/search.ts';
 import { parseExact } from './exact-json.ts';
 import { filterSource } from './source-filter.ts';
 
-/** What a {@link RawJson} gives `JSON.stringify` while a writer collects raw texts (coordinator/json-writer.ts). */
+/** What a {@link RawJson} gives `JSON.stringify` while a writer collects raw texts (coordinator/http/json-writer.ts). */
 export interface RawJsonCollector {
   /** Records `text` and returns the placeholder string the writer later replaces with it. */
   collect(text: string): string;

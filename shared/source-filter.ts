@@ -1,15 +1,14 @@
 /**
  * ES `_source` filtering (`_source: false`, `_source: ["a.*"]`, `{includes, excludes}`), shared by
- * the shard fetch phase and the coordinator's GET _doc.
+ * the shard fetch phase and the coordinator's GET _doc (the request's `_source` is parsed by
+ * coordinator/rest/source-filter-parse.ts).
  *
  * Semantics (ES `XContentMapValues.filter`): patterns match full dotted paths, `*` matches any run
  * of characters (dots included, ES `Regex.simpleMatch`, see shared/wildcard.ts); an included object keeps its whole subtree; excludes win over
  * includes; objects inside arrays are filtered element-wise and dropped when they end up empty.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html#source-filtering
  */
-import { parsingException } from './errors.ts';
-import { isObject, tokenName } from './params.ts';
-import type { SourceFilter } from './protocol.ts';
+import type { SourceFilter } from '../protocol/search.ts';
 import { setOwn } from './own-keys.ts';
 import { wildcardCanMatchPrefix, wildcardMatch } from './wildcard.ts';
 import { isJsonContainer as isContainer } from './exact-json.ts';
@@ -65,31 +64,4 @@ export function filterSource(source: Record<string, unknown>, filter: SourceFilt
   if (includes.length === 0 && excludes.length === 0) return source;
   const c: Compiled = { includes, excludes };
   return filterValue(source, '', c, includes.length === 0) as Record<string, unknown>;
-}
-
-/**
- * `FetchSourceContext.fromXContent` for a body `_source` (the search's, an inner hit's): a boolean,
- * a pattern or list of patterns, or `{includes, excludes}`.
- * @throws EsError 400 `parsing_exception` for another token or key (ES's texts).
- */
-export function parseSourceFilter(v: unknown): SourceFilter {
-  const strings = (k: string, x: unknown): string[] => {
-    const arr = Array.isArray(x) ? x : [x];
-    return arr.map((s) => {
-      if (typeof s !== 'string') throw parsingException(`Unknown key for a ${tokenName(s)} in [${k}].`);
-      return s;
-    });
-  };
-  if (typeof v === 'boolean') return v;
-  if (typeof v === 'string' || Array.isArray(v)) return { includes: strings('_source', v), excludes: [] };
-  if (isObject(v)) {
-    const f = { includes: [] as string[], excludes: [] as string[] };
-    for (const [k, x] of Object.entries(v)) {
-      if (k === 'includes' || k === 'include') f.includes = strings(k, x);
-      else if (k === 'excludes' || k === 'exclude') f.excludes = strings(k, x);
-      else throw parsingException(`Unknown key for a ${tokenName(x)} in [${k}].`);
-    }
-    return f;
-  }
-  throw parsingException(`Expected one of [VALUE_BOOLEAN, START_OBJECT] but found [${tokenName(v)}]`);
 }

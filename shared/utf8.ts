@@ -8,7 +8,7 @@
  * @see https://github.com/FasterXML/jackson-core/blob/2.17/src/main/java/com/fasterxml/jackson/core/json/UTF8StreamJsonParser.java
  */
 import { isUtf8 } from 'node:buffer';
-import { EsError } from './errors.ts';
+import { EsError } from '../protocol/errors.ts';
 import { DEFAULT_SLICE_MS, yieldToEventLoop } from './event-loop-slices.ts';
 
 /** The first invalid byte of a UTF-8 text: its 1-based line and column (bytes) and Jackson's message. */

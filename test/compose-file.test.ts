@@ -3,7 +3,7 @@
  * compose-to-local translation that `npm start` and the end-to-end tests use.
  */
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   REPO_ROOT,
@@ -151,12 +151,27 @@ describe('Dockerfile', () => {
   });
 
   it('copies the sources the entry points need, runs as non-root, exposes both ports', () => {
-    for (const dir of ['shared', 'shard-node', 'coordinator', 'state-store']) expect(instructions).toContain(`COPY ${dir} ./${dir}`);
+    for (const dir of ['protocol', 'shared', 'shard-node', 'coordinator', 'state-store']) expect(instructions).toContain(`COPY ${dir} ./${dir}`);
     const user = instructions.filter((l) => l.startsWith('USER ')).at(-1);
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^USER (root|0)$/);
     expect(instructions).toContain('EXPOSE 9200 9300');
     expect(instructions.at(-1)).toBe('CMD ["node", "coordinator/main.ts"]');
+  });
+
+  it('copies every top-level folder that the entry points of the services import, directly or not', () => {
+    const copied = new Set(instructions.flatMap((l) => /^COPY (\S+) \.\/\1$/.exec(l)?.[1] ?? []));
+    const seen = new Set<string>();
+    const walk = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(join(REPO_ROOT, file), 'utf8');
+      for (const m of text.matchAll(/^(?:import|export)[^'";]*?from '(\.{1,2}\/[^']+)'/gm)) walk(join(dirname(file), m[1]));
+    };
+    for (const main of ['coordinator/main.ts', 'shard-node/main.ts', 'state-store/main.ts']) walk(main);
+    const folders = new Set([...seen].map((f) => f.split('/')[0]));
+    expect(folders.has('protocol')).toBe(true);
+    for (const folder of folders) expect(copied, `${folder}/ is imported by a service but not copied`).toContain(folder);
   });
 });
 

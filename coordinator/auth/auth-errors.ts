@@ -7,7 +7,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/x-pack/plugin/core/src/main/java/org/elasticsearch/xpack/core/security/authc/DefaultAuthenticationFailureHandler.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/ElasticsearchException.java (innerToXContent)
  */
-import type { ErrorBody, ErrorCause } from '../../shared/errors.ts';
+import type { ErrorBody, ErrorCause } from '../../protocol/errors.ts';
 
 /** The challenges ES 8 sends with security on (its default realms + API keys), in its order. */
 export const WWW_AUTHENTICATE: readonly string[] = ['Basic realm="security", charset="UTF-8"', 'ApiKey'];

@@ -13,7 +13,7 @@ import { Counter, type Registry } from 'prom-client';
 import { METRIC_PREFIX } from '../../shared/metrics.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { CoordinatorConfig } from '../config.ts';
-import { sendJson } from '../http.ts';
+import { sendJson } from '../http/http.ts';
 import { authFailureBody, WWW_AUTHENTICATE } from './auth-errors.ts';
 import { Authenticator, type Principal } from './authenticator.ts';
 

@@ -9,9 +9,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/current/security-api-create-api-key.html
  */
 import type { Context, Hono } from 'hono';
-import { EsError, illegalArgument, validationFailed } from '../../shared/errors.ts';
-import { isObject, parseTimeValue } from '../../shared/params.ts';
-import { checkParams, readJsonBody, sendJson } from '../http.ts';
+import { EsError, illegalArgument, validationFailed } from '../../protocol/errors.ts';
+import { isObject, parseTimeValue } from '../rest/params.ts';
+import { checkParams, readJsonBody, sendJson } from '../http/http.ts';
 import { principalOf, type AuthSetup } from './auth-middleware.ts';
 import type { Principal } from './authenticator.ts';
 

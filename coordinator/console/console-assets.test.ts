@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { registerConsoleRoutes } from '../routes/console-routes.ts';
+import { registerConsoleRoutes } from '../http/routes/console-routes.ts';
 import { CONSOLE_PATH, loadConsoleAssets, VENDOR_SPECIFIERS } from './console-assets.ts';
 
 /**

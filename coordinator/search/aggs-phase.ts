@@ -8,11 +8,12 @@
  * aggregations and listed in `_shards.failures`.
  * @see docs/aggregations.md
  */
-import type { AggNode } from '../../shared/aggs/agg-request.ts';
-import { EsError } from '../../shared/errors.ts';
-import type { FieldMapping } from '../../shared/mapping.ts';
-import { INTERNAL_PREFIX, type AggPartial, type AggsRequest, type AggsResponse } from '../../shared/protocol.ts';
-import type { Query } from '../../shared/query-ast.ts';
+import type { AggNode } from '../../protocol/agg-request.ts';
+import { EsError } from '../../protocol/errors.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import { type AggPartial, type AggsRequest, type AggsResponse } from '../../protocol/aggs.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import type { Query } from '../../protocol/query-ast.ts';
 import { renderAggs } from './aggs/render.ts';
 import { DEFAULT_MAX_BUCKETS, recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';
 import { callShard, type FailedShardCall, type PhaseContext, type ShardReply } from './fan-out.ts';

@@ -1,8 +1,8 @@
 // The per-index query of a search through filtered aliases, boosted indices and routing: what each
 // shard is sent, built once per index.
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
-import { shardForRouting } from '../../shared/routing.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { shardForRouting } from '../cluster/routing.ts';
 import { withAliasFilters } from './alias-filters.ts';
 import { boosted } from './index-boosts.ts';
 import { routedShards } from './plan.ts';

@@ -6,8 +6,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/filter-search-results.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/internal/AliasFilter.java
  */
-import type { Query } from '../../shared/query-ast.ts';
-import { parseQuery } from '../../shared/query-dsl.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { parseQuery } from '../rest/query-dsl.ts';
 
 /** Parsed alias filters by their stored object: an alias's filter is parsed once while its metadata stays. */
 const parsed = new WeakMap<object, Query>();

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ShardHit } from '../../shared/protocol.ts';
-import { compareHits, type SortField, type SortValue } from '../../shared/sort.ts';
+import type { ShardHit } from '../../protocol/search.ts';
+import { compareHits, type SortField, type SortValue } from '../../protocol/sort.ts';
 import { mergeTopGroups, reduceGroupTotal } from './collapse-merge.ts';
 import type { ShardTopHits } from './merge.ts';
 

@@ -11,9 +11,9 @@
  * Pure: no I/O, property-tested against grouping one sorted list (collapse-merge.test.ts).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/lucene/grouping/TopFieldGroups.java
  */
-import { EsError } from '../../shared/errors.ts';
-import type { ShardGroups } from '../../shared/protocol.ts';
-import { compareCodePoints, compareHits, type SortField, type SortValue } from '../../shared/sort.ts';
+import { EsError } from '../../protocol/errors.ts';
+import type { ShardGroups } from '../../protocol/search.ts';
+import { compareCodePoints, compareHits, type SortField, type SortValue } from '../../protocol/sort.ts';
 import type { MergedHit, ShardTopHits, ShardTotal } from './merge.ts';
 
 /**

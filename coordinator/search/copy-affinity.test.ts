@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ShardTarget } from '../index-view.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
 import { preferCopies, shardKeyOf } from './copy-affinity.ts';
 
 const t = (shard: number, node: number, alternates: number[]): ShardTarget => ({ index: 'i', shard, node, alternates });

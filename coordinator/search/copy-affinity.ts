@@ -7,7 +7,7 @@
  * cache reuse, while new queries follow adaptive replica selection.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-shard-routing.html#shard-and-node-preference
  */
-import type { ShardTarget } from '../index-view.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
 
 /** `index/shard`: a shard's key in the search caches, whichever copy serves it. */
 export function shardKeyOf(t: ShardTarget): string {

@@ -11,7 +11,7 @@
  * ES's own ids are base64 of a binary encoding; clients treat them as opaque strings.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/point-in-time-api.html
  */
-import { illegalArgument } from '../../shared/errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 
 /** One shard of a PIT or scroll: where its context lives. `shardIndex` is its position in the cursor (for `_shard_doc`). */
 export interface CursorShard {

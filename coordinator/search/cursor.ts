@@ -9,10 +9,10 @@
  * Each index also gets its alias filters and search routing, and its `indices_boost`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/paginate-search-results.html
  */
-import { validationFailed } from '../../shared/errors.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
-import type { ClusterView } from '../cluster-view.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, resolveSearchScope } from '../index-expression.ts';
+import { validationFailed } from '../../protocol/errors.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveSearchScope } from '../cluster/index-expression.ts';
 import { resolveIndexBoosts } from './index-boosts.ts';
 import { decodePitId, decodeSnapshot, type CursorShard, type ScrollState } from './cursor-ids.ts';
 import { pinKey, type IndexScope, type Pinning, type ShardPin } from './plan.ts';

@@ -5,9 +5,9 @@
  * shard they describe; a shard that refreshed since answers `statsStale` and the stats are rebuilt.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
  */
-import type { Query } from '../../shared/query-ast.ts';
+import type { Query } from '../../protocol/query-ast.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { ScoringStatistics } from '../../shared/protocol.ts';
+import type { ScoringStatistics } from '../../protocol/search.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
 

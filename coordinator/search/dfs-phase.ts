@@ -6,7 +6,8 @@
  * so the order) are the same on both paths.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
  */
-import { INTERNAL_PREFIX, type DfsRequest, type DfsResponse, type ScoringStatistics } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { type DfsRequest, type DfsResponse, type ScoringStatistics } from '../../protocol/search.ts';
 import { preferCopies, shardKeyOf as shardKey } from './copy-affinity.ts';
 import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } from './dfs-cache.ts';
 import { fanOut, type PhaseContext, type RoundOutcome } from './fan-out.ts';

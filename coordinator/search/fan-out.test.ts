@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { INTERNAL_PREFIX } from '../../shared/protocol.ts';
-import type { ShardTarget } from '../index-view.ts';
-import { ShardCallError, ShardClient, type CallOptions } from '../shard-client.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
+import { ShardCallError, ShardClient, type CallOptions } from '../transport/shard-client.ts';
 import { DfsCache } from './dfs-cache.ts';
 import { callShard, FIRST_ATTEMPT_SHARE, fanOut, type PhaseContext } from './fan-out.ts';
 

@@ -17,10 +17,10 @@
  * Every attempt feeds the adaptive replica selection's statistics (replica-selection.ts).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/AbstractSearchAsyncAction.java
  */
-import { INTERNAL_PREFIX, type ShardEcho } from '../../shared/protocol.ts';
-import { HITS_CONTENT_TYPE } from '../../shared/wire.ts';
-import type { ShardTarget } from '../index-view.ts';
-import { ShardCallError, type ShardClient } from '../shard-client.ts';
+import { INTERNAL_PREFIX, type ShardEcho } from '../../protocol/echo.ts';
+import { HITS_CONTENT_TYPE } from '../../protocol/wire.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
+import { ShardCallError, type ShardClient } from '../transport/shard-client.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { endpointOf, type ShardProfiler } from './profile.ts';
 import type { SampleCache } from './select-phase.ts';
@@ -28,7 +28,7 @@ import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /**
  * The `accept` header of the rounds that return query-phase entries (query, selection sample and
- * range): the binary hits format (shared/wire.ts), which shard nodes answer as
+ * range): the binary hits format (protocol/wire.ts), which shard nodes answer as
  * `application/x-folio-hits`. Setting `FOLIO_WIRE=json` in the coordinator's environment (read once
  * at start) asks for JSON instead, for A/B measurements (bench/wire.ts) and debugging.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Mapping } from '../../shared/mapping.ts';
-import { parseSearchRequest } from '../../shared/search-request.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import { parseSearchRequest } from '../rest/search-request.ts';
 import { fetchesHits, fetchOptionsCause, hitFetchOptions, maxDocvalueFieldsSearch } from './fetch-options.ts';
 
 const req = (body: unknown, qs = '') => parseSearchRequest(new URLSearchParams(qs), body, '/i/_search');

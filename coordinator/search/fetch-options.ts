@@ -7,12 +7,13 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/FetchDocValuesContext.java
  */
-import { EsError, type ErrorCause } from '../../shared/errors.ts';
-import { METADATA_FIELDS } from '../../shared/field-and-format.ts';
+import { EsError, type ErrorCause } from '../../protocol/errors.ts';
+import { METADATA_FIELDS } from '../rest/field-and-format.ts';
 import { compileFieldFetch, docvalueFieldCount, tooManyDocvalueFields } from '../../shared/field-fetcher.ts';
-import type { HitFetchOptions, IndexMetadata } from '../../shared/protocol.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
-import { INDEX_SETTINGS, intValue } from '../index-setting-definitions.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
+import type { HitFetchOptions } from '../../protocol/search.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
+import { INDEX_SETTINGS, intValue } from '../cluster/index-setting-definitions.ts';
 
 /** The index setting bounding `docvalue_fields` (ES `IndexSettings.MAX_DOCVALUE_FIELDS_SEARCH_SETTING`, default 100). */
 const MAX_DOCVALUE_FIELDS_KEY = 'index.max_docvalue_fields_search';

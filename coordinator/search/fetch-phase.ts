@@ -5,7 +5,15 @@
  * top hits' `_source` with their keys, and the page takes its documents from those replies.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/FetchSearchPhase.java
  */
-import { INTERNAL_PREFIX, type FetchRequest, type FetchResponse, type FetchedDoc, type HitFetchOptions, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import {
+  type FetchRequest,
+  type FetchResponse,
+  type FetchedDoc,
+  type HitFetchOptions,
+  type QueryPhaseResponse,
+  type SourceFilter,
+} from '../../protocol/search.ts';
 import { fetchesHits } from './fetch-options.ts';
 import type { MergedHit } from './merge.ts';
 import { callShard, type FailedShardCall, type PhaseContext, type ShardReply } from './fan-out.ts';

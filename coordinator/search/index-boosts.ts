@@ -4,10 +4,10 @@
  * entry that reaches an index giving its boost; and the query a boosted index's shards run.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-multiple-indices.html#index-boost
  */
-import type { IndexBoost } from '../../shared/indices-boost.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import type { ClusterView } from '../cluster-view.ts';
-import { resolveIndices, type IndicesOptions } from '../index-expression.ts';
+import type { IndexBoost } from '../rest/indices-boost.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import { resolveIndices, type IndicesOptions } from '../cluster/index-expression.ts';
 
 /**
  * The boost of each concrete index the entries reach (first entry wins), or undefined without entries.

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseCollapse } from '../../shared/collapse.ts';
-import { EsError, illegalArgument } from '../../shared/errors.ts';
-import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
+import { parseCollapse } from '../rest/collapse.ts';
+import { EsError, illegalArgument } from '../../protocol/errors.ts';
+import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
 import { expandInnerHits, groupQuery, groupRequest } from './inner-hits.ts';
 import type { SearchResponseBody } from './respond.ts';
 

@@ -8,12 +8,12 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/ExpandSearchPhase.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/collapse-search-results.html#expand-collapse-results
  */
-import type { CollapseSpec, InnerHitsSpec } from '../../shared/collapse.ts';
-import { EsError, toEsError } from '../../shared/errors.ts';
+import type { CollapseSpec, InnerHitsSpec } from '../rest/collapse.ts';
+import { EsError, toEsError } from '../../protocol/errors.ts';
 import { setOwn } from '../../shared/own-keys.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import { DEFAULT_TRACK_TOTAL_HITS, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
-import type { SortValue } from '../../shared/sort.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { DEFAULT_TRACK_TOTAL_HITS, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
+import type { SortValue } from '../../protocol/sort.ts';
 import type { SearchResponseBody } from './respond.ts';
 
 /** What one inner hit definition adds to a hit: `inner_hits.<name>`. */

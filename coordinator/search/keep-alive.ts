@@ -5,7 +5,7 @@
  * starting a scroll and continuing one with `scroll`.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/SearchService.java (checkKeepAliveLimit)
  */
-import { illegalArgument } from '../../shared/errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 import { formatTimeValue } from '../../shared/time-value.ts';
 
 /** ES's default `search.max_keep_alive`: 24 h. */

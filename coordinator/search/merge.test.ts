@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ShardHit } from '../../shared/protocol.ts';
-import { compareHits, type SortField } from '../../shared/sort.ts';
+import type { ShardHit } from '../../protocol/search.ts';
+import { compareHits, type SortField } from '../../protocol/sort.ts';
 import { mergeTopHits, reduceTotalHits, type ShardTopHits } from './merge.ts';
 
 const field = (f: string, order: 'asc' | 'desc', missing: SortField['missing'] = '_last'): SortField => ({

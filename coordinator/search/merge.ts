@@ -6,9 +6,9 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TopDocs.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchPhaseController.java
  */
-import { EsError } from '../../shared/errors.ts';
-import type { ShardHit } from '../../shared/protocol.ts';
-import { compareCodePoints, compareHits, type SortField } from '../../shared/sort.ts';
+import { EsError } from '../../protocol/errors.ts';
+import type { ShardHit } from '../../protocol/search.ts';
+import { compareCodePoints, compareHits, type SortField } from '../../protocol/sort.ts';
 
 /** One shard's query-phase hits, already in the global order. */
 export interface ShardTopHits {

@@ -9,11 +9,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/TransportMultiSearchAction.java
  */
 import { availableParallelism } from 'node:os';
-import { EsError, illegalArgument, toEsError, type ErrorBody } from '../../shared/errors.ts';
+import { EsError, illegalArgument, toEsError, type ErrorBody } from '../../protocol/errors.ts';
 import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
-import { parseIntParam } from '../../shared/params.ts';
-import { parseSearchRequest } from '../../shared/search-request.ts';
-import type { MsearchItem } from './msearch-parse.ts';
+import { parseIntParam } from '../rest/params.ts';
+import { parseSearchRequest } from '../rest/search-request.ts';
+import type { MsearchItem } from '../rest/msearch-parse.ts';
 import type { SearchResponseBody } from './respond.ts';
 import { search, type SearchDeps } from './search.ts';
 

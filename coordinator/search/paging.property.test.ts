@@ -9,10 +9,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
-import type { Mapping } from '../../shared/mapping.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import { defaultRoutingNumShards, shardForRouting } from '../../shared/routing.ts';
-import { compareHits, type SortField, type SortValue } from '../../shared/sort.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { defaultRoutingNumShards, shardForRouting } from '../cluster/routing.ts';
+import { compareHits, type SortField, type SortValue } from '../../protocol/sort.ts';
 import { rangeOfMatches, sampleMatches, sortedMatches, type SelectInput } from '../../shard-node/engine/selection.ts';
 import type { Generation } from '../../shard-node/engine/generation.ts';
 import { Shard } from '../../shard-node/engine/shard.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseSearchRequest } from '../../shared/search-request.ts';
-import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
-import { SCORE_SORT, type SortField } from '../../shared/sort.ts';
+import { parseSearchRequest } from '../rest/search-request.ts';
+import { DEFAULT_MAX_RESULT_WINDOW } from '../cluster/index-settings.ts';
+import { SCORE_SORT, type SortField } from '../../protocol/sort.ts';
 import { doubleSortClauses, MAX_SIZE_WITH_DEFAULT_WINDOW, regexpLengthCause, rescoreCause, resultWindowCause, scriptFieldsCause, termsCountCause } from './plan.ts';
 
 const req = (qs: string) => parseSearchRequest(new URLSearchParams(qs), undefined, '/i/_search');

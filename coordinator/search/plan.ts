@@ -3,17 +3,19 @@
  * per index, the shards whose index rejects the request (result window, sort field), exactly where
  * ES would fail them on the shard (`DefaultSearchContext.preProcess`, `SortBuilder`).
  */
-import { illegalArgument, type ErrorCause } from '../../shared/errors.ts';
-import { flatFields } from '../../shared/mapping.ts';
-import type { ContextRef, IndexMetadata, QueryAggs, ShardCollapse } from '../../shared/protocol.ts';
-import { subQueries, type Query } from '../../shared/query-ast.ts';
-import { shardForRouting } from '../../shared/routing.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
-import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../shared/sort.ts';
-import type { ClusterView } from '../cluster-view.ts';
-import type { ShardTarget } from '../index-view.ts';
-import { DEFAULT_MAX_RESULT_WINDOW } from '../index-settings.ts';
-import { intValue } from '../index-setting-definitions.ts';
+import { illegalArgument, type ErrorCause } from '../../protocol/errors.ts';
+import { flatFields, withAliasTargets } from '../../protocol/mapping.ts';
+import type { QueryAggs } from '../../protocol/aggs.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
+import type { ContextRef, ShardCollapse } from '../../protocol/search.ts';
+import { subQueries, type Query } from '../../protocol/query-ast.ts';
+import { shardForRouting } from '../cluster/routing.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
+import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../protocol/sort.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
+import { DEFAULT_MAX_RESULT_WINDOW } from '../cluster/index-settings.ts';
+import { intValue } from '../cluster/index-setting-definitions.ts';
 import { withAliasFilters } from './alias-filters.ts';
 import { fetchOptionsCause } from './fetch-options.ts';
 import { boosted } from './index-boosts.ts';
@@ -310,7 +312,7 @@ export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { t
 
 /**
  * The shards of one index a search with `routing` reads (ES `OperationRouting.searchShards`): those
- * the routing values route to (ES's routing formula, shared/routing.ts), or all without routing.
+ * the routing values route to (ES's routing formula, coordinator/cluster/routing.ts), or all without routing.
  */
 export function routedShards<T extends { shard: number }>(shards: T[], m: Pick<IndexMetadata, 'numberOfShards' | 'routingNumShards'>, routing: ReadonlySet<string> | undefined): T[] {
   if (!routing) return shards;
@@ -337,7 +339,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     let shards = routedShards(view.targets(index, picks), index.metadata, scope.routing?.get(name));
     // A cursor's contexts are its shards (a PIT opened with routing holds some shards only).
     if (pinning?.tiebreaker && pinning.pins.size > 0) shards = shards.filter((t) => pinning.pins.has(pinKey(name, t.shard)));
-    const fields = flatFields(index.metadata.mappings);
+    const fields = withAliasTargets(flatFields(index.metadata.mappings)); // an alias checks as its target (ES field type lookup)
     const m = index.metadata;
     const settings = m.settings ?? {};
     let cause = regexpLengthCause(req, intValue(settings['index.max_regex_length'], DEFAULT_MAX_REGEX_LENGTH), name, m.uuid);

@@ -8,7 +8,7 @@
  * Times are wall times measured on the coordinator, network included, in nanoseconds.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-profile.html
  */
-import type { ShardTarget } from '../index-view.ts';
+import type { ShardTarget } from '../cluster/index-view.ts';
 
 /** The phases of the search recipe (search.ts); `select` replaces query + merge for a deep page. */
 export type SearchPhase = 'parse' | 'plan' | 'query' | 'select' | 'merge' | 'aggregate' | 'fetch' | 'respond';

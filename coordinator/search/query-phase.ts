@@ -5,7 +5,8 @@
  * With scoring, a dfs round supplies global term statistics first, unless they are cached for the
  * shards' current refresh generations (then the query phase is the only round trip).
  */
-import { INTERNAL_PREFIX, type HitFetchOptions, type QueryPhaseRequest, type QueryPhaseResponse, type SourceFilter } from '../../shared/protocol.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { type HitFetchOptions, type QueryPhaseRequest, type QueryPhaseResponse, type SourceFilter } from '../../protocol/search.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { fanOut, HITS_ACCEPT, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';

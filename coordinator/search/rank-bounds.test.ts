@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { sampleRanks } from '../../shared/protocol.ts';
-import type { SortField } from '../../shared/sort.ts';
+import { sampleRanks } from '../../protocol/search.ts';
+import type { SortField } from '../../protocol/sort.ts';
 import { boundForShard, chooseWindow, rankSampleKeys, type ShardSample } from './rank-bounds.ts';
 
 const ASC: SortField[] = [{ kind: 'field', field: 'n', order: 'asc', missing: '_last', mode: 'min' }];

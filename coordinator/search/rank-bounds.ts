@@ -11,9 +11,9 @@
  * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
  * @see docs/selection.md
  */
-import type { SelectionBound } from '../../shared/protocol.ts';
-import { sampleRanks } from '../../shared/protocol.ts';
-import { compareCodePoints, compareHits, type SortField, type SortKey } from '../../shared/sort.ts';
+import type { SelectionBound } from '../../protocol/search.ts';
+import { sampleRanks } from '../../protocol/search.ts';
+import { compareCodePoints, compareHits, type SortField, type SortKey } from '../../protocol/sort.ts';
 
 /** One shard's sample-round reply, with its position in the target list and its index name. */
 export interface ShardSample {

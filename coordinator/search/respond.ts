@@ -2,9 +2,9 @@
  * Respond phase: the ES `_search` response body, field for field and in ES's key order.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchResponse.java
  */
-import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../shared/protocol.ts';
+import type { FetchedDoc, QueryPhaseResponse, ShardHit } from '../../protocol/search.ts';
 import { RawJson } from '../../shared/raw-json.ts';
-import type { SortField, SortValue } from '../../shared/sort.ts';
+import type { SortField, SortValue } from '../../protocol/sort.ts';
 import type { MergedHit, ShardTotal } from './merge.ts';
 import type { ProfileBody } from './profile.ts';
 import { failuresForResponse, type ShardFailure } from './shard-failures.ts';
@@ -22,7 +22,7 @@ export interface SearchHitBody {
   _routing?: string;
   /** ES's `_ignored` metadata field: the fields whose values were not indexed. */
   _ignored?: string[];
-  /** The stored text, written verbatim (coordinator/json-writer.ts); `sourceValue` parses it. */
+  /** The stored text, written verbatim (coordinator/http/json-writer.ts); `sourceValue` parses it. */
   _source?: RawJson;
   fields?: Record<string, unknown[]>;
   /** ES `highlight`: fragments by field. */

@@ -24,13 +24,13 @@
  * is lapped by a {@link PhaseClock} (metrics, and `profile: true`: profile.ts).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
-import type { EsError } from '../../shared/errors.ts';
+import type { EsError } from '../../protocol/errors.ts';
 import { withSortTexts } from './respond.ts';
-import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../../shared/search-request.ts';
-import type { ClusterView } from '../cluster-view.ts';
-import type { ShardClient } from '../shard-client.ts';
-import { flatFields, type FieldMapping } from '../../shared/mapping.ts';
-import type { Query } from '../../shared/query-ast.ts';
+import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
+import { flatFields, withAliasTargets, type FieldMapping } from '../../protocol/mapping.ts';
+import type { Query } from '../../protocol/query-ast.ts';
 import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
 import { runAggsPhase } from './aggs-phase.ts';
 import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
@@ -53,7 +53,7 @@ import { expandInnerHits } from './inner-hits.ts';
 import { defaultMaxConcurrentSearches } from './msearch.ts';
 import { allFailedError } from './shard-failures.ts';
 import { resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
-import { getDocument } from '../get-document.ts';
+import { getDocument } from '../write/get-document.ts';
 
 /** Services a search uses. */
 export interface SearchDeps {
@@ -220,7 +220,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
 /** A field's mapping in the searched indices (the first index that maps it), for rendering aggregation keys. */
 async function fieldMappings(plan: SearchPlan, deps: SearchDeps): Promise<(field: string) => FieldMapping | undefined> {
   const names = [...new Set(plan.targets.map((t) => t.index))];
-  const maps = await Promise.all(names.map(async (n) => flatFields((await deps.view.get(n)).metadata.mappings)));
+  const maps = await Promise.all(names.map(async (n) => withAliasTargets(flatFields((await deps.view.get(n)).metadata.mappings))));
   return (field) => {
     for (const m of maps) {
       const fm = m.get(field);

@@ -12,14 +12,14 @@
  * shard has refreshed, a deep page costs the range round and the fetch, as many round trips as page 1
  * (the range round then requires each generation to still be current, else it samples anew). A query
  * that repeats is sampled once more with a larger S ({@link reusedSamples}), so its range rounds shrink.
- * Keys and hits travel in the binary hits format (shared/wire.ts) unless `FOLIO_WIRE=json`.
+ * Keys and hits travel in the binary hits format (protocol/wire.ts) unless `FOLIO_WIRE=json`.
  * @see Frederickson, "Distributed algorithms for selection in sets", JCSS 37 (1988)
  * @see Kuhn, Locher, Wattenhofer, "Distributed Selection", CACM 51(9) (2008)
  * @see docs/selection.md
  */
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import {
-  INTERNAL_PREFIX,
   type FetchedDoc,
   type SelectRangeRequest,
   type SelectRangeResponse,
@@ -27,7 +27,7 @@ import {
   type SelectSampleResponse,
   type ScoringStatistics,
   type ShardGroups,
-} from '../../shared/protocol.ts';
+} from '../../protocol/search.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
@@ -37,7 +37,7 @@ import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type ShardSample } from './rank-bounds.ts';
 import type { ShardFailure } from './shard-failures.ts';
-import type { SortField } from '../../shared/sort.ts';
+import type { SortField } from '../../protocol/sort.ts';
 
 /**
  * Default `from` at which a search switches to selection. Measured with bench/deep-page.ts (cities,

@@ -4,8 +4,8 @@
  * not allowed).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/ShardSearchFailure.java
  */
-import { allShardsFailed, type ErrorCause, type EsError } from '../../shared/errors.ts';
-import { ShardCallError } from '../shard-client.ts';
+import { allShardsFailed, type ErrorCause, type EsError } from '../../protocol/errors.ts';
+import { ShardCallError } from '../transport/shard-client.ts';
 
 /** One failed shard, in the `_shards.failures[]` shape plus its HTTP status. */
 export interface ShardFailure {

@@ -1,17 +1,17 @@
 /**
- * Plan step of a sliced scroll or PIT search (shared/slice.ts): the checks ES makes on each shard
+ * Plan step of a sliced scroll or PIT search (protocol/slice.ts): the checks ES makes on each shard
  * before slicing (`SliceBuilder.createSliceQuery`, `DefaultSearchContext.preProcess`), and, per
  * target shard, the query it runs: nothing (`match_none`) when the slice does not read it, the
  * request's query when the slice reads it whole, else the query filtered to the shard's sub-slice.
  * The shard's position is its place in the PIT or scroll (the `_shard_doc` one), the same for every
  * batch and every coordinator, so each slice is deterministic.
  */
-import type { ErrorCause } from '../../shared/errors.ts';
-import { NUMERIC_TYPES, type FieldMapping } from '../../shared/mapping.ts';
-import type { IndexMetadata } from '../../shared/protocol.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
-import { DEFAULT_MAX_SLICES_PER_SCROLL, shardSlice, type SliceSpec } from '../../shared/slice.ts';
+import type { ErrorCause } from '../../protocol/errors.ts';
+import { NUMERIC_TYPES, type FieldMapping } from '../../protocol/mapping.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
+import { DEFAULT_MAX_SLICES_PER_SCROLL, shardSlice, type SliceSpec } from '../../protocol/slice.ts';
 
 /** An index's `index.max_slices_per_scroll` (explicit settings, else ES's default, 1024). */
 export function maxSlicesPerScroll(m: Pick<IndexMetadata, 'settings'>): number {

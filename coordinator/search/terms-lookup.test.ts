@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { indexNotFound } from '../../shared/errors.ts';
-import { parseSearchRequest } from '../../shared/search-request.ts';
+import { indexNotFound } from '../../protocol/errors.ts';
+import { parseSearchRequest } from '../rest/search-request.ts';
 import { extractRawValues, resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
 
 const request = (body: unknown) => parseSearchRequest(new URLSearchParams(), body, '/i/_search');

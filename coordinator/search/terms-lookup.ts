@@ -8,9 +8,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-terms-query.html#query-dsl-terms-lookup
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/TermsQueryBuilder.java
  */
-import { isObject } from '../../shared/params.ts';
-import { subQueries, type Query, type TermValue } from '../../shared/query-ast.ts';
-import type { SearchRequest } from '../../shared/search-request.ts';
+import { isObject } from '../rest/params.ts';
+import { subQueries, type Query, type TermValue } from '../../protocol/query-ast.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
 
 /** A terms lookup node of the query tree. */
 export type TermsLookupQuery = Extract<Query, { kind: 'terms_lookup' }>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 
 const KEY = (field: string) => byField(field, 'asc');
 

@@ -8,11 +8,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/lucene/grouping/SinglePassGroupingCollector.java
  * @see docs/collapse.md
  */
-import { EsError } from '../../shared/errors.ts';
-import type { FieldMapping } from '../../shared/mapping.ts';
-import type { ShardCollapse, ShardGroups, ShardHit } from '../../shared/protocol.ts';
-import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
-import { compareHits } from '../../shared/sort.ts';
+import { EsError } from '../../protocol/errors.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import type { ShardCollapse, ShardGroups, ShardHit } from '../../protocol/search.ts';
+import type { SortField, SortKey, SortValue } from '../../protocol/sort.ts';
+import { compareHits } from '../../protocol/sort.ts';
 import { afterKey, getter, type SegmentMatches } from './collector.ts';
 import type { Segment } from './segment.ts';
 

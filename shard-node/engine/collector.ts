@@ -4,18 +4,18 @@
  * `_id` tie-break. Small k uses a bounded binary heap; k close to the match count sorts everything.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TopFieldCollector.java
  */
-import { EsError, illegalArgument } from '../../shared/errors.ts';
-import type { FieldMapping } from '../../shared/mapping.ts';
-import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../shared/mapping.ts';
-import type { ShardHit } from '../../shared/protocol.ts';
-import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
-import { compareHits, compareSortValue } from '../../shared/sort.ts';
+import { EsError, illegalArgument } from '../../protocol/errors.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../protocol/mapping.ts';
+import type { ShardHit } from '../../protocol/search.ts';
+import type { SortField, SortKey, SortValue } from '../../protocol/sort.ts';
+import { compareHits, compareSortValue } from '../../protocol/sort.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
-import { encodeIp } from '../../shared/ip-address.ts';
+import { encodeIp } from './ip-address.ts';
 import type { Matches } from './query-exec.ts';
 import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';
-import { nonNumericSortCause } from '../../shared/sort.ts';
+import { nonNumericSortCause } from '../../protocol/sort.ts';
 
 /** One segment's matches with its doc base (for `_doc`) and live docs (null = all live). */
 export interface SegmentMatches {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
-import { parseMapping } from '../../shared/mapping-parse.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { parseMapping } from '../../coordinator/rest/mapping-parse.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { toHalfFloat } from './doc-parser.ts';
 import { compileHitFetch } from './hit-fetch.ts';
 import { sortValueTexts } from './sort-value-texts.ts';
 import type { Shard } from './shard.ts';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 
 const search = (shard: Shard, query: Query, sort = [byField('_id')]) => shard.acquire().query({ query, sort, k: 100, trackTotalHits: 1e9 }).hits;
 const ids = (shard: Shard, query: Query) => search(shard, query).map((h) => h._id);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newShard } from './test-helpers.ts';
+import { newShard } from '../../test/support/engine-shard.ts';
 import { firstGenerationId } from './shard.ts';
 
 describe('generation ids', () => {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
-import type { SortField } from '../../shared/sort.ts';
-import { compareHits, SCORE_SORT } from '../../shared/sort.ts';
-import type { ScoringStatistics } from '../../shared/protocol.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { SortField } from '../../protocol/sort.ts';
+import { compareHits, SCORE_SORT } from '../../protocol/sort.ts';
+import type { ScoringStatistics } from '../../protocol/search.ts';
 import type { Shard } from './shard.ts';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 
 const docs = [
   { _id: '1', body: 'quick fox', tag: 'A', n: 5, flag: true, when: '2020-01-01' },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileHitFetch } from './hit-fetch.ts';
-import { newShard } from './test-helpers.ts';
+import { newShard } from '../../test/support/engine-shard.ts';
 
 function shardWithDocs() {
   const { shard, mapping } = newShard({ properties: { k: { type: 'keyword' }, n: { type: 'long' } } });

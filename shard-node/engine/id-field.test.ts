@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byField, load, newShard } from './test-helpers.ts';
+import { byField, load, newShard } from '../../test/support/engine-shard.ts';
 
 describe('queries on the _id metadata field', () => {
   it('match term, terms, match and exists on _id like an ids query, with a constant score', () => {

@@ -3,9 +3,9 @@
  * (deleted docs included; the collector applies live docs). These are the non-scoring Lucene
  * queries ES builds for `terms`, `range`, `exists`, `prefix`, `ids` and numeric/date `term`.
  */
-import { compareCodePoints } from '../../shared/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import type { Segment } from './segment.ts';
-import { IdHash } from './storage/id-hash.ts';
+import { IdHash } from './columns/id-hash.ts';
 import { CLOCK_EVERY, runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** Ascending ordinals where `bits[d]` is set. */
@@ -42,7 +42,7 @@ export function unionDocs(seg: Segment, lists: Int32Array[]): Int32Array {
 export class ValueList {
   readonly values: readonly string[];
   private table: IdHash | null = null;
-  /** The id hash (storage/id-hash.ts `hashId`) of each value, by position. */
+  /** The id hash (columns/id-hash.ts `hashId`) of each value, by position. */
   private hashes: Uint32Array | null = null;
   /** Position in `values` of each distinct value's first occurrence, ascending. */
   private firsts: Int32Array | null = null;
@@ -201,6 +201,15 @@ export function idsMatch(seg: Segment, ids: ValueList | string[]): Int32Array {
     if (o >= 0) out.push(o);
   });
   return Int32Array.from(out).sort();
+}
+
+/**
+ * Docs indexed with a custom `_routing` (ES `RoutingFieldMapper`: the field is indexed only when a
+ * routing was given, so `exists` on it matches routed documents alone).
+ */
+export function routedDocs(seg: Segment): Int32Array {
+  if (!seg.routings) return new Int32Array(0);
+  return Int32Array.from(seg.routings.keys()).sort();
 }
 
 /** Every doc of the segment. */

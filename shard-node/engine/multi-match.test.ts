@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
-import { load, newShard } from './test-helpers.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
+import { load, newShard } from '../../test/support/engine-shard.ts';
 
 const mm = (type: Extract<Query, { kind: 'multi_match' }>['type'], query: string, fields: [string, number][], extra: Partial<Extract<Query, { kind: 'multi_match' }>> = {}): Query => ({
   kind: 'multi_match', fields: fields.map(([field, boost]) => ({ field, boost })), query, operator: 'or', type, tieBreaker: 0, boost: 1, ...extra,

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
-import { parseQuery } from '../../shared/query-dsl.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
-import { load, newShard } from './test-helpers.ts';
+import { parseQuery } from '../../coordinator/rest/query-dsl.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
+import { load, newShard } from '../../test/support/engine-shard.ts';
 
-// The documents of the peer suite's match_bool_prefix tests (search/310_match_bool_prefix.yml).
+// The documents of the peer suite's match_bool_prefix tests (OpenSearch's rest-api-spec
+// https://github.com/opensearch-project/OpenSearch/blob/main/rest-api-spec/src/main/resources/rest-api-spec/test/search/310_match_bool_prefix.yml).
 const { shard } = newShard({ properties: { my_field1: { type: 'text' }, my_field2: { type: 'text' }, tag: { type: 'keyword' }, n: { type: 'long' } } });
 load(shard, [
   { _id: '1', my_field1: 'brown fox jump', my_field2: 'xylophone', tag: 'Alpha-1' },

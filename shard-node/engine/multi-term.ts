@@ -11,9 +11,9 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/FuzzyTermsEnum.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/lucene/search/MultiPhrasePrefixQuery.java
  */
-import { EsError } from '../../shared/errors.ts';
-import { maxEdits, type FuzzyOptions } from '../../shared/fuzziness.ts';
-import { compareCodePoints } from '../../shared/sort.ts';
+import { EsError } from '../../protocol/errors.ts';
+import { maxEdits, type FuzzyOptions } from '../../protocol/fuzziness.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import { boundedEditDistance, codePoints, fillCodePoints } from './edit-distance.ts';
 import * as M from './matchers.ts';
 import type { Plan, StatsSource } from './query-compile.ts';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { SortField } from '../../shared/sort.ts';
+import type { SortField } from '../../protocol/sort.ts';
 import { pick } from './multi-value-mode.ts';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 
 const sortBy = (shard: ReturnType<typeof newShard>['shard'], sort: SortField[]) =>
   shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 10 }).hits.map((h) => [h._id, h.sort[0]]);

@@ -13,10 +13,10 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/MultiValueMode.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/sort-search-results.html#_sort_mode_option
  */
-import type { FieldMapping } from '../../shared/mapping.ts';
-import type { SortField } from '../../shared/sort.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import type { SortField } from '../../protocol/sort.ts';
 import type { NumericField } from './segment.ts';
-import type { NumericColumn } from './storage/columns.ts';
+import type { NumericColumn } from './columns/columns.ts';
 
 /** Field types whose doc values are doubles in ES (`NumericType.DOUBLE`, `FLOAT`, `HALF_FLOAT`, scaled floats). */
 const FLOATING_TYPES: ReadonlySet<string> = new Set(['double', 'float', 'half_float', 'scaled_float']);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
-import { parseQuery } from '../../shared/query-dsl.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
-import { load, newShard } from './test-helpers.ts';
+import { parseQuery } from '../../coordinator/rest/query-dsl.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
+import { load, newShard } from '../../test/support/engine-shard.ts';
 
 const { shard } = newShard({ properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, n: { type: 'long' } } });
 load(shard, [

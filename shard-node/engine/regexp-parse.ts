@@ -15,9 +15,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/regexp-syntax.html
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/util/automaton/RegExp.java
  */
-import { RegexpFlags } from '../../shared/regexp-flags.ts';
+import { RegexpFlags } from '../../protocol/regexp-flags.ts';
 
-export { RegexpFlags, resolveRegexpFlags } from '../../shared/regexp-flags.ts';
+export { RegexpFlags, resolveRegexpFlags } from '../../protocol/regexp-flags.ts';
 
 /** Largest code point. */
 export const MAX_CODE_POINT = 0x10ffff;

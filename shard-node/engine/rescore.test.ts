@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Rescore } from '../../shared/rescore.ts';
-import { SCORE_SORT } from '../../shared/sort.ts';
-import { load, newShard, q } from './test-helpers.ts';
+import type { Rescore } from '../../protocol/rescore.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
+import { load, newShard, q } from '../../test/support/engine-shard.ts';
 
 describe('rescore on a shard', () => {
   const { shard } = newShard({ properties: { body: { type: 'text' }, tag: { type: 'keyword' } } });

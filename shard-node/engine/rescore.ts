@@ -6,10 +6,10 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/rescore/QueryRescorer.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/filter-search-results.html#rescore
  */
-import type { ShardHit } from '../../shared/protocol.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import { combineRescore, type Rescore } from '../../shared/rescore.ts';
-import { compareHits, type SortField } from '../../shared/sort.ts';
+import type { ShardHit } from '../../protocol/search.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import { combineRescore, type Rescore } from '../../protocol/rescore.ts';
+import { compareHits, type SortField } from '../../protocol/sort.ts';
 import type { SegmentMatches } from './collector.ts';
 
 /** A hit with where it lives: the index of its segment in the generation's views, and its ordinal. */

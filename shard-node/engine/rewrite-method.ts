@@ -5,8 +5,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-multi-term-rewrite.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/support/QueryParsers.java
  */
-import { EsError } from '../../shared/errors.ts';
-import { javaParseInt } from '../../shared/params.ts';
+import { EsError } from '../../protocol/errors.ts';
+import { javaParseInt } from '../../shared/java-number.ts';
 
 /**
  * - `constant`: every matching term, one constant score (`constant_score`, `constant_score_boolean`,

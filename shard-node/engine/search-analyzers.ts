@@ -7,7 +7,7 @@
  * prefix and wildcard terms of a query string go through).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/analysis-analyzers.html
  */
-import { EsError } from '../../shared/errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 import { analyzeTerms, MAX_TOKEN_LENGTH } from './analyzer.ts';
 
 /** A search-time analyzer: the terms of a text, and the normalized form of one whole term. */

@@ -9,10 +9,10 @@
  */
 import type { InvertedField, NumericField, StringDocValues } from './segment.ts';
 import { Segment } from './segment.ts';
-import { narrowNumbers, PresencePool, rankColumn } from './storage/columns.ts';
-import { PostingsBuilder } from './storage/postings-builder.ts';
-import { IdHash } from './storage/id-hash.ts';
-import { SourceSlabBuilder } from './storage/source-slab.ts';
+import { narrowNumbers, PresencePool, rankColumn } from './columns/columns.ts';
+import { PostingsBuilder } from './columns/postings-builder.ts';
+import { IdHash } from './columns/id-hash.ts';
+import { SourceSlabBuilder } from './columns/source-slab.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** A generation may hold this many segments before a merge is triggered. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 import { afterRank, rangeOfMatches, sampleMatches, sortedMatches } from './selection.ts';
 import { liveOrder, orderSpec } from './sort-order.ts';
 

@@ -9,11 +9,11 @@
  * read the presorted order ({@link liveOrder}); sorts on varying scores collect and sort all matches.
  * @see docs/selection.md
  */
-import type { ScoringStatistics, SelectionBound, ShardHit } from '../../shared/protocol.ts';
-import { sampleRanks } from '../../shared/protocol.ts';
-import type { Query } from '../../shared/query-ast.ts';
-import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
-import { compareHits, sortNeedsScores } from '../../shared/sort.ts';
+import type { ScoringStatistics, SelectionBound, ShardHit } from '../../protocol/search.ts';
+import { sampleRanks } from '../../protocol/search.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { SortField, SortKey, SortValue } from '../../protocol/sort.ts';
+import { compareHits, sortNeedsScores } from '../../protocol/sort.ts';
 import { afterKey, collect, getter } from './collector.ts';
 import type { Generation } from './generation.ts';
 import { constantScore, evaluate } from './query-exec.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
-import type { Mapping } from '../../shared/mapping.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
 import { MAX_SEGMENTS } from './segment-merge.ts';
 import { Shard } from './shard.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TranslogOp } from './translog.ts';
-import { newShard } from './test-helpers.ts';
+import { newShard } from '../../test/support/engine-shard.ts';
 
 const index = (id: string, n: number) => ({ op: 'index' as const, _id: id, source: JSON.stringify({ n }), create: false });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
-import type { Mapping } from '../../shared/mapping.ts';
-import type { WriteOp } from '../../shared/protocol.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { WriteOp } from '../../protocol/write.ts';
 import { SegmentBuilder } from './segment.ts';
 import { Shard } from './shard.ts';
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { SCORE_SORT } from '../../shared/sort.ts';
+import { SCORE_SORT } from '../../protocol/sort.ts';
 import { MemoryTranslog, type TranslogOp } from './translog.ts';
 import { mergeSegments } from './segment-merge.ts';
 import { Shard } from './shard.ts';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 
 const ids = (shard: Shard, query = q.all()) =>
   shard.acquire().query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id).sort();
@@ -189,6 +189,8 @@ describe('custom routing (_routing)', () => {
     expect(shard.get('a')).toMatchObject({ found: true, _routing: 'u1' });
     expect(shard.get('b')._routing).toBeUndefined();
     shard.refresh();
+    expect(shard.getRefreshed('a')).toMatchObject({ found: true, _routing: 'u1' }); // realtime=false reads it from the segment
+    expect(shard.getRefreshed('b')._routing).toBeUndefined();
     shard.apply([{ op: 'index', _id: 'c', source: '{"n":3}', create: false, routing: 'u3' }]);
     shard.refresh();
     const merged = mergeSegments(shard.acquire().views).segment;
@@ -198,6 +200,11 @@ describe('custom routing (_routing)', () => {
     // An update without routing keeps the document's routing (as ES requires the same routing to reach it).
     shard.apply([{ op: 'update', _id: 'a', doc: { n: 5 }, docAsUpsert: false }]);
     expect(shard.get('a')).toMatchObject({ _version: 2, _routing: 'u1' });
+    // A conditional update (if_seq_no on the primary) keeps it too; a stale condition writes nothing.
+    const { _seq_no: seqNo } = shard.get('a');
+    expect(shard.apply([{ op: 'update', _id: 'a', doc: { n: 6 }, docAsUpsert: false, ifSeqNo: seqNo! + 1, ifPrimaryTerm: 1 }])[0].status).toBe(409);
+    expect(shard.apply([{ op: 'update', _id: 'a', doc: { n: 6 }, docAsUpsert: false, ifSeqNo: seqNo!, ifPrimaryTerm: 1 }])[0].result).toBe('updated');
+    expect(shard.get('a')).toMatchObject({ _version: 3, _routing: 'u1' });
     const snap = shard.snapshotOps().filter((o) => o.op === 'index');
     expect(Object.fromEntries(snap.map((o) => [o._id, o.op === 'index' ? o.routing : null]))).toEqual({ a: 'u1', b: undefined, c: 'u3' });
     // A copy restored from those ops (peer recovery, store recovery) shows the same routings.

@@ -7,24 +7,27 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
  */
 import { DEFAULT_SLICE_MS, yieldToEventLoop } from '../../shared/event-loop-slices.ts';
-import { hashId } from './storage/id-hash.ts';
+import { hashId } from './columns/id-hash.ts';
 import { randomUUID } from 'node:crypto';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
-import { EsError, searchContextMissing } from '../../shared/errors.ts';
-import type { Mapping } from '../../shared/mapping.ts';
-import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import type { WriteOp, WriteResult } from '../../shared/protocol.ts';
+import { EsError, searchContextMissing } from '../../protocol/errors.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { WriteConditions, WriteOp, WriteResult } from '../../protocol/write.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
+import { ignoredFields } from './hit-fetch.ts';
+import { visibleSourceText } from '../../shared/source-mapping.ts';
 import type { Segment } from './segment.ts';
 import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, mergeSteps, selectMerge, type MergedSegment } from './segment-merge.ts';
 import { CLOCK_EVERY, runAtOnce, runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
+import { newShardCounters, type ShardCounters } from './shard-counters.ts';
 import { FullSnapshot, OpsSnapshot, type PinnedSegment, type RecoverySnapshot } from './recovery-snapshot.ts';
 import { canPruneTombstone, DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS, pruneDue, type PruneBounds } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
+import { checkWriteConditions, mergeUpdate, nextVersion } from './write-conditions.ts';
 import { MemoryTranslog } from './translog.ts';
 
 /** Constructor options of {@link Shard}. */
@@ -58,6 +61,8 @@ export interface GetResult {
   _primary_term?: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES `_ignored`: the fields whose values were not indexed (malformed, over `ignore_above`), sorted. */
+  _ignored?: string[];
   /** The stored `_source` JSON text, exactly as indexed. */
   _source?: string;
 }
@@ -148,17 +153,6 @@ interface SegState {
   liveCount: number;
 }
 
-/** ES `update` merge: objects merge recursively, every other value (arrays included) is replaced. */
-export function deepMerge(base: Record<string, unknown>, changes: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...base };
-  for (const [k, v] of Object.entries(changes)) {
-    const old = ownValue(out, k); // `constructor`, `__proto__` are fields like any other
-    const isObj = (x: unknown): x is Record<string, unknown> => x !== null && typeof x === 'object' && !Array.isArray(x);
-    setOwn(out, k, isObj(old) && isObj(v) ? deepMerge(old, v) : v);
-  }
-  return out;
-}
-
 /**
  * Parses a document's `_source` text for indexing. Numbers become doubles (what doc values hold);
  * the text itself is what the shard stores and returns.
@@ -173,10 +167,6 @@ export function parseSource(json: string): Record<string, unknown> {
   }
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EsError(400, 'mapper_parsing_exception', 'failed to parse, document is empty');
   return v as Record<string, unknown>;
-}
-
-function deepEqual(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 /**
@@ -222,6 +212,8 @@ export class Shard {
   private readonly checkpoints = new LocalCheckpointTracker();
   /** See {@link Shard.globalCheckpoint}. */
   private globalCp = -1;
+  /** Operation counters since the node started (`GET /_stats`, shard-counters.ts). */
+  readonly counters: ShardCounters = newShardCounters();
   /**
    * ES `index.gc_deletes` in ms (dynamic: the registry sets it from the index metadata): how long a
    * delete tombstone stays in the live version map at least. -1 (ES's minimum) or 0: as soon as it
@@ -382,12 +374,20 @@ export class Shard {
   }
 
   private applyOne(op: WriteOp, log: TranslogOp[]): WriteResult {
+    const c = this.counters;
     try {
-      if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op.routing);
-      if (op.op === 'delete') return this.deleteDoc(op._id, log);
-      return this.updateDoc(op._id, op.doc, op.docAsUpsert, op.upsert, log, op.routing);
+      if (op.op === 'delete') {
+        c.deleteTotal++;
+        return this.deleteDoc(op._id, log, op);
+      }
+      const r = op.op === 'index' ? this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op) : this.updateDoc(op, log);
+      if (r.result === 'noop') c.noopUpdateTotal++;
+      else if (r.error) c.indexFailed++;
+      else c.indexTotal++;
+      return r;
     } catch (e) {
       if (!(e instanceof EsError)) throw e;
+      if (op.op !== 'delete') c.indexFailed++;
       const error = { type: e.type, reason: e.message, shard: String(this.shard), index: this.index, ...(e.causedBy ? { caused_by: e.causedBy } : {}) };
       return { _id: op._id, status: e.status, error };
     }
@@ -448,7 +448,14 @@ export class Shard {
       if ((i & 31) === 0 && performance.now() - started >= maxMs) break;
     }
     if (applied.length > 0) this.translog.append(applied);
-    if (mark) for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+    if (mark) {
+      for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+      // Live replication counts as indexing on the replica, a recovery does not (ES `InternalIndexingStats`).
+      for (const op of applied) {
+        if (op.op === 'delete') this.counters.deleteTotal++;
+        else this.counters.indexTotal++;
+      }
+    }
     for (const op of applied) fresh.push(op);
     this.maybePruneTombstones(PRUNE_SLICE_MS);
     return i;
@@ -674,18 +681,26 @@ export class Shard {
     throw new EsError(status, type, reason);
   }
 
-  /** Indexes `source` (parsed from, or serialized as, `json`) and stores `json` as its `_source`, and `routing` as its `_routing`. */
-  private indexDoc(id: string, source: Record<string, unknown>, json: string, create: boolean, log: TranslogOp[], forceCreated = false, routing?: string): WriteResult {
+  /**
+   * Indexes `source` (parsed from, or serialized as, `json`) and stores `json` as its `_source` and
+   * `write.routing` as its `_routing`, once the conditions of `write` hold for the `_id`'s current
+   * state (write-conditions.ts). The check, the version and the seq_no are decided in the same
+   * synchronous step as the write: nothing else touches the `_id` in between (ES's per-`_id` lock).
+   * A conflict assigns no seq_no, as in ES.
+   */
+  private indexDoc(id: string, source: Record<string, unknown>, json: string, create: boolean, log: TranslogOp[], forceCreated = false, write: WriteConditions & { routing?: string } = {}): WriteResult {
+    const routing = write.routing;
     const e = this.lookup(id);
     const exists = e !== undefined && !e.deleted;
     if (create && exists) {
       this.fail(409, 'version_conflict_engine_exception', `[${id}]: version conflict, document already exists (current version [${e!.version}])`);
     }
+    checkWriteConditions(id, write, e, this.primaryTerm);
     const update = inferMappingUpdate(this.getMapping(), source);
     if (update) this.updateMapping(update);
     const parsed = parseDocument(id, source, this.getMapping());
     if (exists) this.removeLive(e!);
-    const version = e ? e.version + 1 : 1;
+    const version = nextVersion(write, e);
     const seqNo = ++this.seqNo;
     const buf = this.writeBuffer();
     const ord = buf.builder.add(id, json, parsed, version, seqNo, routing);
@@ -696,11 +711,13 @@ export class Shard {
     return { _id: id, status: created ? 201 : 200, result: created ? 'created' : 'updated', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
   }
 
-  private deleteDoc(id: string, log: TranslogOp[]): WriteResult {
+  /** Deletes `id` once `cond` holds (as {@link Shard.indexDoc}); a missing `_id` answers `not_found` and still gets a tombstone. */
+  private deleteDoc(id: string, log: TranslogOp[], cond: WriteConditions = {}): WriteResult {
     const e = this.lookup(id);
     const exists = e !== undefined && !e.deleted;
+    checkWriteConditions(id, cond, e, this.primaryTerm);
     if (exists) this.removeLive(e!);
-    const version = e ? e.version + 1 : 1;
+    const version = nextVersion(cond, e);
     const seqNo = ++this.seqNo;
     // Tombstone, even for an id that never existed (ES does the same): a later re-index continues
     // the version sequence, and a replica recognises older ops on the id as stale, until the
@@ -711,27 +728,34 @@ export class Shard {
     return { _id: id, status: exists ? 200 : 404, result: exists ? 'deleted' : 'not_found', _version: version, _seq_no: seqNo, _primary_term: this.primaryTerm };
   }
 
-  private updateDoc(
-    id: string,
-    doc: Record<string, unknown>,
-    docAsUpsert: boolean,
-    upsert: Record<string, unknown> | undefined,
-    log: TranslogOp[],
-    routing?: string,
-  ): WriteResult {
+  /**
+   * ES `UpdateHelper` on the primary: reads the document in real time; a missing one is created
+   * from `upsert` (or `doc` with `doc_as_upsert`), else 404. With `ifSeqNo` the read document must
+   * carry it (ES `getForUpdate`). `doc` is merged in (write-conditions.ts `mergeUpdate`); a merge
+   * that changes nothing (with `detect_noop`, the default) answers `noop` with the current version
+   * and seq_no and writes nothing. The document keeps its `_routing` unless the op gives one.
+   */
+  private updateDoc(op: Extract<WriteOp, { op: 'update' }>, log: TranslogOp[]): WriteResult {
+    const id = op._id;
     const cur = this.get(id);
+    const withSource = (r: WriteResult, json: string): WriteResult => (op.fetchSource ? { ...r, source: json } : r);
     if (!cur.found) {
-      if (upsert) return this.indexDoc(id, upsert, JSON.stringify(upsert), false, log, true, routing);
-      if (docAsUpsert) return this.indexDoc(id, doc, JSON.stringify(doc), false, log, true, routing);
-      this.fail(404, 'document_missing_exception', `[${id}]: document missing`);
+      const doc = op.upsert ?? (op.docAsUpsert ? op.doc : undefined);
+      if (doc === undefined) this.fail(404, 'document_missing_exception', `[${id}]: document missing`);
+      const json = JSON.stringify(doc);
+      return withSource(this.indexDoc(id, doc, json, false, log, true, { routing: op.routing }), json);
     }
-    const current = parseSource(cur._source!);
-    const merged = deepMerge(current, doc);
-    if (deepEqual(merged, current)) {
-      return { _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm };
+    checkWriteConditions(id, op, { version: cur._version!, seqNo: cur._seq_no!, deleted: false }, this.primaryTerm);
+    // The update reads the source as the mapping's `_source` keeps it (ES stores no more): none when disabled.
+    const shown = visibleSourceText(cur._source!, this.getMapping());
+    if (shown === undefined) this.fail(400, 'document_source_missing_exception', `[${id}]: document source missing`);
+    const { merged, modified } = mergeUpdate(parseSource(shown), op.doc, op.detectNoop !== false);
+    if (!modified) {
+      return withSource({ _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm }, shown);
     }
     // ES re-serializes an updated document too (UpdateHelper builds a new source from the merged map).
-    return this.indexDoc(id, merged, JSON.stringify(merged), false, log, false, routing ?? cur._routing);
+    const json = JSON.stringify(merged);
+    return withSource(this.indexDoc(id, merged, json, false, log, false, { routing: op.routing ?? cur._routing }), json);
   }
 
   /**
@@ -849,6 +873,7 @@ export class Shard {
    */
   private *refreshSteps(clock: SliceClock): Steps<number> {
     if (!this.dirty) return this.current.id;
+    this.counters.refreshTotal++;
     const start = this.beginRefresh();
     let sealed: SealedBuffer | null = null;
     try {
@@ -1151,10 +1176,37 @@ export class Shard {
   /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`; `_source` is the stored text. */
   get(id: string): GetResult {
     const e = this.lookup(id);
-    if (!e || e.deleted) return { found: false };
+    this.counters.getTotal++;
+    if (!e || e.deleted) {
+      this.counters.getMissing++;
+      return { found: false };
+    }
+    this.counters.getExists++;
     const json = e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord);
     const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
-    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, ...(routing !== undefined ? { _routing: routing } : {}), _source: json };
+    const ignored = e.seg ? ignoredFields(e.seg, e.ord) : e.buf!.builder.ignored(e.ord);
+    return {
+      found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm,
+      ...(routing !== undefined ? { _routing: routing } : {}), ...(ignored !== undefined ? { _ignored: ignored } : {}), _source: json,
+    };
+  }
+
+  /**
+   * Non-real-time get (ES GET `realtime=false`): the document as the current generation, what a
+   * search sees, holds it; a write not refreshed yet is not seen.
+   */
+  getRefreshed(id: string): GetResult {
+    const doc = this.current.getDoc(id);
+    this.counters.getTotal++;
+    if (!doc) {
+      this.counters.getMissing++;
+      return { found: false };
+    }
+    this.counters.getExists++;
+    return {
+      found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.primaryTerm,
+      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
+    };
   }
 
   /** Doc counts of the current generation. */

@@ -1,5 +1,5 @@
 /**
- * The matcher of a `slice` query node (shared/query-ast.ts): the documents of one segment in
+ * The matcher of a `slice` query node (protocol/query-ast.ts): the documents of one segment in
  * sub-slice `id` of `max`. By `_id`, as ES's `TermsSliceQuery`: a document is in the slice whose
  * number is its id's hash modulo `max` (each document in exactly one slice). By a numeric field,
  * as ES's `DocValuesSliceQuery`: a document is in every slice one of its values hashes to, and in
@@ -8,9 +8,9 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/slice/TermsSliceQuery.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/slice/DocValuesSliceQuery.java
  */
-import { mix32, numberSliceHash } from '../../shared/slice.ts';
+import { mix32, numberSliceHash } from '../../protocol/slice.ts';
 import type { Segment } from './segment.ts';
-import { hashId } from './storage/id-hash.ts';
+import { hashId } from './columns/id-hash.ts';
 
 /** Per segment, each document's `_id` slice hash. */
 const idHashes = new WeakMap<Segment, Uint32Array>();

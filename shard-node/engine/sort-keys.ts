@@ -4,16 +4,16 @@
  * `missing` placed), `_id` ranks from numeric codes where the ids allow it, dense ranks, and the
  * k-way merge of sorted runs. Every key mirrors the collector's value reader ({@link getter}), so
  * the orders equal `compareHits` order exactly.
- * @see ../../shared/sort.ts compareSortValue
+ * @see protocol/sort.ts compareSortValue
  */
-import type { FieldMapping } from '../../shared/mapping.ts';
-import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../shared/mapping.ts';
-import type { SortField, SortValue } from '../../shared/sort.ts';
-import { compareCodePoints } from '../../shared/sort.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../protocol/mapping.ts';
+import type { SortField, SortValue } from '../../protocol/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import { getter, missingValue } from './collector.ts';
 import { numericSortValues } from './multi-value-mode.ts';
 import type { Segment } from './segment.ts';
-import type { NumericColumn, RankColumn } from './storage/columns.ts';
+import type { NumericColumn, RankColumn } from './columns/columns.ts';
 import { CLOCK_EVERY, runAtOnce, sortSteps, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /**

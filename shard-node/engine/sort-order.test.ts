@@ -1,15 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Query } from '../../shared/query-ast.ts';
-import type { SortField, SortKey, SortValue } from '../../shared/sort.ts';
-import { compareHits, SCORE_SORT, sortNeedsScores } from '../../shared/sort.ts';
+import type { Query } from '../../protocol/query-ast.ts';
+import type { SortField, SortKey, SortValue } from '../../protocol/sort.ts';
+import { compareHits, SCORE_SORT, sortNeedsScores } from '../../protocol/sort.ts';
 import { afterKey, collect } from './collector.ts';
 import type { Generation } from './generation.ts';
 import { presortedQuery, sortedMatches } from './selection.ts';
 import { cachedOrder, liveOrder, liveOrderSliced, orderSpec, ORDER_SPEC_MAX_KEY_CHARS, ORDERS_PER_SEGMENT, rememberOrder } from './sort-order.ts';
 import { SORT_RUN } from '../../shared/sliced-work.ts';
 import { idKeys } from './sort-keys.ts';
-import { byField, load, newShard, q } from './test-helpers.ts';
+import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 
 const MAPPING = { properties: { n: { type: 'long' }, x: { type: 'double' }, tag: { type: 'keyword' }, w: { type: 'text' } } };
 

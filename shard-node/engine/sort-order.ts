@@ -15,9 +15,9 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/DocValuesSkipper.java
  * @see docs/selection.md (3: shard cost)
  */
-import type { FieldMapping } from '../../shared/mapping.ts';
-import type { SortField } from '../../shared/sort.ts';
-import { compareCodePoints } from '../../shared/sort.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import type { SortField } from '../../protocol/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import type { Segment } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';

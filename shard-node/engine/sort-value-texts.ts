@@ -10,16 +10,16 @@
  *   integers kept exact). Nothing is read when no such value is returned.
  * - computed integer sort values above 2^53 (`median`, `sum` of longs), printed with every digit of
  *   their double, as Java prints a long (`461168601842738880`, where JS prints `461168601842738900`).
- * - `ip` values, sorted in their hex form (shared/ip-address.ts) and printed as addresses.
+ * - `ip` values, sorted in their hex form (shard-node/engine/ip-address.ts) and printed as addresses.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/number.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/date_nanos.html
  */
 import { DEFAULT_DATE_NANOS_FORMAT, parseDateInstant } from '../../shared/date-format.ts';
-import type { FieldMapping } from '../../shared/mapping.ts';
-import { INTEGER_TYPES } from '../../shared/mapping.ts';
-import { decodeIp } from '../../shared/ip-address.ts';
-import type { ShardHit } from '../../shared/protocol.ts';
-import type { SortField } from '../../shared/sort.ts';
+import type { FieldMapping } from '../../protocol/mapping.ts';
+import { INTEGER_TYPES } from '../../protocol/mapping.ts';
+import { decodeIp } from './ip-address.ts';
+import type { ShardHit } from '../../protocol/search.ts';
+import type { SortField } from '../../protocol/sort.ts';
 
 /** A JSON number kept as its text (its double would round). */
 class NumberText {

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { newShard } from './test-helpers.ts';
+import { newShard } from '../../test/support/engine-shard.ts';
 import { canPruneTombstone, DEFAULT_GC_DELETES_MS, pruneDue } from './tombstone-gc.ts';
 import type { TranslogOp } from './translog.ts';
 

@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import type { ScopedClusterSettings } from '../../shared/protocol.ts';
+import type { ScopedClusterSettings } from '../../protocol/cluster-settings.ts';
 import { openDurableDatabase } from './sqlite.ts';
 
 /** Where a node keeps its persistent cluster settings. */

@@ -10,7 +10,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
-import type { NodeIndexEntry } from '../../shared/protocol.ts';
+import type { NodeIndexEntry } from '../../protocol/metadata.ts';
 import { fsyncDir } from './durable-dir.ts';
 import { openDurableDatabase } from './sqlite.ts';
 

@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../../shared/protocol.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { IndexRegistry } from '../index-registry.ts';
 import { indexDataDir } from './metadata-store.ts';
 

@@ -4,8 +4,8 @@
  * (`missing_bucket`) first or last as `missing_order` says, as ES's `CompositeKey` comparison.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-bucket-composite-aggregation.html
  */
-import type { BucketKey } from '../protocol/aggs.ts';
-import type { CompositeSource } from './agg-request.ts';
+import type { BucketKey } from '../../protocol/aggs.ts';
+import type { CompositeSource } from '../../protocol/agg-request.ts';
 import { compareKeys } from './terms-plan.ts';
 
 /** A composite key: one value per source, null for a missing bucket. */

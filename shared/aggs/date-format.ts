@@ -9,7 +9,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-date-format.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/common-options.html#date-math
  */
-import { illegalArgument } from '../errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 import { DAY_MS, localToUtc, UTC, type Zone } from './date-zone.ts';
 
 const ISO = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX";

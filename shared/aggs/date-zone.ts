@@ -8,8 +8,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-bucket-datehistogram-aggregation.html#datehistogram-aggregation-time-zone
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/Rounding.java
  */
-import { EsError } from '../errors.ts';
-import type { DateInterval } from './agg-request.ts';
+import { EsError } from '../../protocol/errors.ts';
+import type { DateInterval } from '../../protocol/agg-request.ts';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 3_600_000;

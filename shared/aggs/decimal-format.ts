@@ -5,7 +5,7 @@
  * not scaled), rounding half-even as Java does.
  * @see https://docs.oracle.com/en/java/javase/17/docs/api/java.base/java/text/DecimalFormat.html
  */
-import { illegalArgument } from '../errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 
 interface Pattern {
   prefix: string;

@@ -8,7 +8,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-bucket-terms-aggregation.html#_filtering_values_with_regular_expressions_2
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/util/automaton/RegExp.html
  */
-import { illegalArgument } from '../errors.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
 
 /** One unit of a compiled alternative: a literal code unit, any one unit, or any run. */
 const ANY = -1;

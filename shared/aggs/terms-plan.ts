@@ -10,9 +10,9 @@
  *     each shard lists every term with its sub-aggregations. Exact; its bytes grow with the terms.
  * @see http://crypto.stanford.edu/~cao/topk.html
  */
-import type { BucketKey } from '../protocol/aggs.ts';
-import { compareCodePoints } from '../sort.ts';
-import type { BucketOrder, TermsAgg } from './agg-request.ts';
+import type { BucketKey } from '../../protocol/aggs.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
+import type { BucketOrder, TermsAgg } from '../../protocol/agg-request.ts';
 
 /** How a terms aggregation is listed and settled. */
 export type TermsMode = 'count' | 'key' | 'full';

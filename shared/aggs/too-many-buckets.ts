@@ -3,7 +3,7 @@
  * HTTP 400 since ES 8.8 (elastic/elasticsearch#95304; 503 before).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/MultiBucketConsumerService.java
  */
-import { EsError } from '../errors.ts';
+import { EsError } from '../../protocol/errors.ts';
 
 /** ES's default `search.max_buckets`. */
 export const DEFAULT_MAX_BUCKETS = 65_536;

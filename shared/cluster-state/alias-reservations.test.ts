@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../protocol.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { EmbeddedStore } from '../state-store/embedded-store.ts';
 import { ClusterStateCache } from './cluster-state-cache.ts';
 import { ClusterStateWriter, type IndicesChange } from './cluster-state-writer.ts';

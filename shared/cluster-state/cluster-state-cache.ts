@@ -11,7 +11,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from '../logger.ts';
-import type { IndexMetadata } from '../protocol.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
 import type { KeyValue, Revision, StateStore, WatchEvent } from '../state-store/types.ts';
 import { BOOTSTRAPPED_KEY, CLUSTER_SETTINGS_KEY, CLUSTER_STATE_PREFIX, GRAVEYARD_PREFIX, INDICES_PREFIX, indexKey, NODES_PREFIX } from './keys.ts';

@@ -24,9 +24,9 @@
  * @see docs/cluster-state.md
  * @see https://etcd.io/docs/v3.4/learning/api/#transaction
  */
-import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexAlreadyExists, indexNotFound, invalidAliasName, invalidIndexName } from '../errors.ts';
+import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexAlreadyExists, indexNotFound, invalidAliasName, invalidIndexName } from '../../protocol/errors.ts';
 import type { Logger } from '../logger.ts';
-import type { IndexMetadata } from '../protocol.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
 import { MAX_TXN_OPS } from '../state-store/request-checks.ts';
 import type { Compare, KeyValue, StateStore, TxnOp, TxnResult } from '../state-store/types.ts';

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { IndexMetadata } from '../protocol.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { Election } from '../state-store/election.ts';
 import { EmbeddedStore } from '../state-store/embedded-store.ts';
 import { ClusterStateWriter } from './cluster-state-writer.ts';

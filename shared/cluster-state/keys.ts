@@ -9,7 +9,7 @@
 /** The prefix of every cluster-state key. */
 export const CLUSTER_STATE_PREFIX = 'folio/';
 
-/** `folio/indices/<name>` → the index's {@link import('../protocol.ts').IndexMetadata} as JSON. */
+/** `folio/indices/<name>` → the index's {@link import('../../protocol/metadata.ts').IndexMetadata} as JSON. */
 export const INDICES_PREFIX = 'folio/indices/';
 
 /**

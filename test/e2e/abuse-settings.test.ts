@@ -108,8 +108,9 @@ describe('search.max_keep_alive', () => {
   });
 
   it('follows the setting, transient over persistent, on every coordinator', async () => {
-    const set = await http(url, 'PUT', '/_cluster/settings', { persistent: { 'search.max_keep_alive': '1h' }, transient: { search: { max_keep_alive: '2m' } } });
-    expect(set.body).toEqual({ acknowledged: true, persistent: { search: { max_keep_alive: '1h' } }, transient: { search: { max_keep_alive: '2m' } } });
+    // search.default_keep_alive (5m) must stay at most search.max_keep_alive (ES validates both together).
+    const set = await http(url, 'PUT', '/_cluster/settings', { persistent: { 'search.max_keep_alive': '1h' }, transient: { search: { max_keep_alive: '2m', default_keep_alive: '1m' } } });
+    expect(set.body).toEqual({ acknowledged: true, persistent: { search: { max_keep_alive: '1h' } }, transient: { search: { max_keep_alive: '2m', default_keep_alive: '1m' } } });
     // The other coordinator's cache is at most about a second old.
     let res = await http(extra!.url, 'POST', '/cities/_pit?keep_alive=3m');
     for (let i = 0; i < 30 && res.status === 200; i++) {
@@ -118,7 +119,7 @@ describe('search.max_keep_alive', () => {
       res = await http(extra!.url, 'POST', '/cities/_pit?keep_alive=3m');
     }
     expect(errorOf(res).reason).toMatch(/^Keep alive for request \(3m\) is too large\. It must be less than \(2m\)\./);
-    await http(url, 'PUT', '/_cluster/settings', { transient: { 'search.max_keep_alive': null } });
+    await http(url, 'PUT', '/_cluster/settings', { transient: { 'search.max_keep_alive': null, 'search.default_keep_alive': null } });
     const pit = await http(url, 'POST', '/cities/_pit?keep_alive=59m');
     expect(pit.status).toBe(200);
     await http(url, 'DELETE', '/_pit', { id: pit.body.id });

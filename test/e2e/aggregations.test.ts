@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { cities } from '../../scripts/samples/cities.ts';
 import { mails } from '../../scripts/samples/mails.ts';
-import { compareCodePoints } from '../../shared/sort.ts';
+import { compareCodePoints } from '../../protocol/sort.ts';
 import { http } from './http.ts';
 
 const url = inject('coordinatorUrl');

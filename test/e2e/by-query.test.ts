@@ -2,8 +2,9 @@
  * Sliced exports, `_delete_by_query` and `_msearch` over real HTTP against the shared cluster:
  * - a sliced PIT over all 135,233 `cities` by 4 workers, and a sliced scroll by 5: every `_id`
  *   exactly once, each slice the same documents every time;
- * - `_delete_by_query` (a task) on a copy of part of `cities` while another client writes: the
- *   counts are exact and the documents written meanwhile are kept;
+ * - `_delete_by_query` (a task, `conflicts=proceed`) on a copy of part of `cities` while another
+ *   client writes: the counts are exact, the documents written meanwhile are kept, and the matched
+ *   documents changed before their delete are version conflicts, kept as changed;
  * - `_msearch` with failing searches beside good ones.
  * Writes go to its own indices (`byquery-*`); the shared samples are only read.
  */
@@ -95,16 +96,20 @@ describe('_delete_by_query under concurrent writes', () => {
     expect(copied.body.failures).toEqual([]);
   });
 
-  it('deletes exactly the documents its snapshot matched; writes made meanwhile stay', async () => {
+  it('deletes exactly the documents its snapshot matched and that did not change; writes made meanwhile stay', async () => {
     const count = async (query: unknown = { match_all: {} }) => (await http(url, 'POST', `/${INDEX}/_count`, { query })).body.count as number;
     const before = await count();
     const matched = await count(small);
     expect(matched).toBeGreaterThan(5000);
     const others = await http(url, 'POST', `/${INDEX}/_search`, { size: 200, _source: false, query: { bool: { must_not: [small] } }, sort: ['_id'] });
     const otherIds = (others.body.hits.hits as { _id: string }[]).map((h) => h._id);
+    // Matched documents the writer changes during the walk: each one changed before the walk's
+    // delete reached it is a version conflict (the delete is conditional on the _seq_no it read).
+    const targets = await http(url, 'POST', `/${INDEX}/_search`, { size: 400, _source: false, query: small, sort: ['_id'] });
+    const targetIds = (targets.body.hits.hits as { _id: string }[]).map((h) => h._id);
 
     // Throttled to about 2 s, so that the writer below has time to write during the walk.
-    const started = await http(url, 'POST', `/${INDEX}/_delete_by_query?wait_for_completion=false&scroll_size=500&requests_per_second=${Math.ceil(matched / 2)}&refresh=true`, {
+    const started = await http(url, 'POST', `/${INDEX}/_delete_by_query?wait_for_completion=false&conflicts=proceed&scroll_size=500&requests_per_second=${Math.ceil(matched / 2)}&refresh=true`, {
       query: small,
     });
     expect(started.status).toBe(200);
@@ -118,26 +123,42 @@ describe('_delete_by_query under concurrent writes', () => {
     let written = 0;
     let round = 0;
     let done: any;
+    const changed = new Set<string>(); // matched documents updated before the walk deleted them
     while (!done) {
-      // 20 new documents that match the query, and an update of 20 that do not
+      // 20 new documents that match the query, an update of 20 that do not, and of 5 that match
       const lines: unknown[] = [];
       for (let i = 0; i < 20; i++) lines.push({ index: { _index: INDEX, _id: `new-${round}-${i}` } }, { country: 'XX', population: 1, touched: round });
       for (const id of otherIds.slice((round * 20) % 200, ((round * 20) % 200) + 20)) lines.push({ update: { _index: INDEX, _id: id } }, { doc: { touched: round } });
+      const matchedNow = targetIds.slice(round * 5, round * 5 + 5);
+      for (const id of matchedNow) lines.push({ update: { _index: INDEX, _id: id } }, { doc: { touched: round } });
       const res = await http(url, 'POST', '/_bulk', lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'application/x-ndjson');
-      expect(res.body.errors).toBe(false);
+      expect(res.status).toBe(200);
+      const items = res.body.items.map((it: Record<string, { status: number; result?: string; error?: { type: string } }>) => Object.values(it)[0]);
+      for (const it of items.slice(0, 40)) expect(it.status, JSON.stringify(it)).toBeLessThan(300);
+      // A matched document is either updated (the walk has not deleted it yet) or already deleted.
+      items.slice(40).forEach((it: { status: number; result?: string; error?: { type: string } }, i: number) => {
+        if (it.status === 404) expect(it.error?.type).toBe('document_missing_exception');
+        else {
+          expect(it.result).toBe('updated');
+          changed.add(matchedNow[i]);
+        }
+      });
       written += 20;
       round++;
       const rec = await http(url, 'GET', `/_tasks/${task}`);
       if (rec.body.completed) done = rec.body;
     }
     expect(round).toBeGreaterThan(1); // the writes overlapped the walk
+    expect(changed.size).toBeGreaterThan(0);
     expect(done.error).toBeUndefined();
-    expect(done.response).toMatchObject({ total: matched, deleted: matched, version_conflicts: 0, noops: 0, failures: [] });
+    // Each changed document is a conflict, left as it now is; every other matched one is deleted.
+    expect(done.response).toMatchObject({ total: matched, deleted: matched - changed.size, version_conflicts: changed.size, noops: 0, failures: [] });
     expect(done.response.throttled_millis).toBeGreaterThan(0);
     await http(url, 'POST', `/${INDEX}/_refresh`);
-    expect(await count(small)).toBe(written); // only the documents written during the walk match now
-    expect(await count()).toBe(before - matched + written);
+    expect(await count(small)).toBe(written + changed.size); // the documents written during the walk, and the changed ones kept
+    expect(await count()).toBe(before - matched + changed.size + written);
     expect(await count({ terms: { _id: otherIds } })).toBe(otherIds.length);
+    expect(await count({ terms: { _id: [...changed] } })).toBe(changed.size);
   });
 });
 

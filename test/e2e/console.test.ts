@@ -38,7 +38,7 @@ const failedAssets: string[] = [];
 /** Uncaught exceptions in the page (must stay empty). */
 const pageErrors: string[] = [];
 
-/** What the results section says it shows (its data attributes, see assets/app.js). */
+/** What the results section says it shows (its data attributes, see coordinator/console/assets/app.js). */
 interface Shown {
   status: string;
   index: string;

@@ -34,6 +34,35 @@ describe('index lifecycle and documents', () => {
     expect(kw.body.hits.total.value).toBe(1);
   });
 
+  it('two concurrent bulks adding one new field with different dynamic types both succeed (the later value is coerced)', async () => {
+    await http(url, 'PUT', '/dynrace', { settings: { number_of_shards: 2 } });
+    const bulk = (lines: unknown[]) => http(url, 'POST', '/dynrace/_bulk', lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'application/x-ndjson');
+    for (let round = 0; round < 8; round++) {
+      const f = `x${round}`;
+      // 1 maps `long`, 1.5 maps `float`: whichever bulk comes second finds the field mapped.
+      const [a, b] = await Promise.all([
+        bulk([{ index: { _id: `a${round}` } }, { [f]: 1 }, { index: { _id: `a${round}b` } }, { [f]: 2 }]),
+        bulk([{ index: { _id: `b${round}` } }, { [f]: 1.5 }, { index: { _id: `b${round}b` } }, { [f]: 2.5 }]),
+      ]);
+      expect([a.status, b.status], JSON.stringify([a.body, b.body]).slice(0, 600)).toEqual([200, 200]);
+      expect([a.body.errors, b.body.errors], JSON.stringify([a.body, b.body]).slice(0, 600)).toEqual([false, false]);
+      const m = (await http(url, 'GET', '/dynrace/_mapping')).body.dynrace.mappings.properties;
+      expect(['long', 'float']).toContain(m[f].type);
+    }
+    await http(url, 'POST', '/dynrace/_refresh');
+    expect((await http(url, 'POST', '/dynrace/_count', { query: { exists: { field: 'x0' } } })).body.count).toBe(4);
+    // a value that cannot fit the field a concurrent bulk mapped fails alone (ES document_parsing_exception)
+    const [c, d] = await Promise.all([
+      bulk([{ index: { _id: 'c' } }, { z: 1 }]),
+      bulk([{ index: { _id: 'd' } }, { z: { inner: 1 } }]),
+    ]);
+    expect([c.status, d.status]).toEqual([200, 200]);
+    const failures = [c.body, d.body].flatMap((r) => r.items.map((it: { index: { status: number; error?: { type: string } } }) => it.index).filter((it: { error?: unknown }) => it.error));
+    expect(failures).toHaveLength(1);
+    expect([failures[0].status, failures[0].error.type]).toEqual([400, 'document_parsing_exception']);
+    await http(url, 'DELETE', '/dynrace');
+  });
+
   it('makes writes searchable at refresh, and gets them in real time before', async () => {
     await http(url, 'PUT', '/nrt', { settings: { number_of_shards: 2, refresh_interval: '-1' } });
     const put = await http(url, 'PUT', '/nrt/_doc/a', { n: 1 });

@@ -13,9 +13,9 @@
 import { randomBytes } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { defaultRoutingNumShards, nodeForShard, shardForRouting } from '../../shared/routing.ts';
+import { defaultRoutingNumShards, nodeForShard, shardForRouting } from '../../coordinator/cluster/routing.ts';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
-import type { NodeIndexEntry, NodeIndicesResponse } from '../../shared/protocol.ts';
+import type { NodeIndexEntry, NodeIndicesResponse } from '../../protocol/metadata.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy.ts';
 import { startExtraCoordinator, type ExtraCoordinator } from './extra-coordinator.ts';

@@ -12,7 +12,7 @@
  *   so does the old primary after a SIGKILL a while after the last write (its store recorded the
  *   global checkpoint within a second);
  * and every time both copies end with the same documents, each with the same `_version` and
- * `_seq_no`. The coordinator's log line of each recovery (coordinator/copy-maintenance.ts) gives
+ * `_seq_no`. The coordinator's log line of each recovery (coordinator/cluster/copy-maintenance.ts) gives
  * its mode, starting checkpoint, ops and chunks.
  */
 import { randomBytes } from 'node:crypto';
@@ -21,7 +21,8 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
-import type { NodeIndicesResponse, RecoveryStateResponse } from '../../shared/protocol.ts';
+import type { NodeIndicesResponse } from '../../protocol/metadata.ts';
+import type { RecoveryStateResponse } from '../../protocol/recovery.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { http } from './http.ts';
 

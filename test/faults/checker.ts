@@ -17,7 +17,8 @@
 import { request } from 'undici';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import { indexKey } from '../../shared/cluster-state/keys.ts';
-import type { IndexMetadata, NodeIndicesResponse, NodeStats, RecoveryStateResponse } from '../../shared/protocol.ts';
+import type { IndexMetadata, NodeIndicesResponse, NodeStats } from '../../protocol/metadata.ts';
+import type { RecoveryStateResponse } from '../../protocol/recovery.ts';
 import { EtcdStore } from '../../shared/state-store/etcd-store.ts';
 import { canonical, type History, type SeenDoc } from './history.ts';
 

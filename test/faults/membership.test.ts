@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexKey, nodeKey } from '../../shared/cluster-state/keys.ts';
-import type { IndexMetadata } from '../../shared/protocol.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { EtcdStore } from '../../shared/state-store/etcd-store.ts';
 import { startFaultCluster, type FaultCluster } from './fault-cluster.ts';
 

@@ -4,7 +4,7 @@
  * problem moved: primary terms, which copy was primary, which copies were in sync, per revision.
  */
 import { indexKey } from '../../shared/cluster-state/keys.ts';
-import type { IndexMetadata } from '../../shared/protocol.ts';
+import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { EtcdStore } from '../../shared/state-store/etcd-store.ts';
 
 /** One stored value of the index's metadata. */

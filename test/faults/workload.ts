@@ -6,7 +6,7 @@
  * (timing, and so the outcomes, still differ between runs).
  */
 import { request } from 'undici';
-import { defaultRoutingNumShards, shardForRouting } from '../../shared/routing.ts';
+import { defaultRoutingNumShards, shardForRouting } from '../../coordinator/cluster/routing.ts';
 import { canonical, History, type Source } from './history.ts';
 import { createPrng, type Prng } from './prng.ts';
 

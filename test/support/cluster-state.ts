@@ -10,7 +10,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clusterStateAccess, type ClusterStateAccess } from '../../coordinator/cluster-view.ts';
+import { clusterStateAccess, type ClusterStateAccess } from '../../coordinator/cluster/cluster-view.ts';
 import { ClusterStateCache } from '../../shared/cluster-state/cluster-state-cache.ts';
 import { EmbeddedStore } from '../../shared/state-store/embedded-store.ts';
 

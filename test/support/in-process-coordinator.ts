@@ -9,9 +9,9 @@
  */
 import type { Hono } from 'hono';
 import { createCoordinatorApp } from '../../coordinator/app.ts';
-import { ClusterView } from '../../coordinator/cluster-view.ts';
+import { ClusterView } from '../../coordinator/cluster/cluster-view.ts';
 import { loadCoordinatorConfig } from '../../coordinator/config.ts';
-import { ShardClient } from '../../coordinator/shard-client.ts';
+import { ShardClient } from '../../coordinator/transport/shard-client.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { openTestClusterState, type TestClusterState } from './cluster-state.ts';
 import { InProcessShardNodes } from './in-process-shard-nodes.ts';

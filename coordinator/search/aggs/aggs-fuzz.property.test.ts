@@ -4,10 +4,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAggregations } from '../../../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../../rest/aggs/agg-parse.ts';
 import { mergeMappings } from '../../../shared/dynamic-mapping.ts';
-import { EsError } from '../../../shared/errors.ts';
-import { flatFields, type Mapping } from '../../../shared/mapping.ts';
+import { EsError } from '../../../protocol/errors.ts';
+import { flatFields, type Mapping } from '../../../protocol/mapping.ts';
 import { collectShardAggs, refineShardAggs } from '../../../shard-node/engine/aggs/shard-aggs.ts';
 import { Shard } from '../../../shard-node/engine/shard.ts';
 import { recordReplies, reduceAggs, type ReplyLog } from './reduce.ts';

@@ -5,7 +5,7 @@
  * `bucket_script` value; and `BucketHelpers.resolveBucketValue`, which applies a `gap_policy`.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/pipeline/BucketHelpers.java
  */
-import type { AggNode } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode } from '../../../protocol/agg-request.ts';
 import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
 import type { Reduced } from './reduce.ts';
 

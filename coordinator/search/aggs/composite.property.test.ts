@@ -6,10 +6,10 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAggregations } from '../../../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../../rest/aggs/agg-parse.ts';
 import { mergeMappings } from '../../../shared/dynamic-mapping.ts';
-import { flatFields, type Mapping } from '../../../shared/mapping.ts';
-import { compareCodePoints } from '../../../shared/sort.ts';
+import { flatFields, type Mapping } from '../../../protocol/mapping.ts';
+import { compareCodePoints } from '../../../protocol/sort.ts';
 import { collectShardAggs } from '../../../shard-node/engine/aggs/shard-aggs.ts';
 import { Shard } from '../../../shard-node/engine/shard.ts';
 import { reduceAggs } from './reduce.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseAggregations } from '../../../shared/aggs/agg-parse.ts';
-import { EsError } from '../../../shared/errors.ts';
-import type { FieldMapping } from '../../../shared/mapping.ts';
-import type { AggPartial, TermsPartial } from '../../../shared/protocol/aggs.ts';
+import { parseAggregations } from '../../rest/aggs/agg-parse.ts';
+import { EsError } from '../../../protocol/errors.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
+import type { AggPartial, TermsPartial } from '../../../protocol/aggs.ts';
 import { reduceAggs } from './reduce.ts';
 import { renderAggs } from './render.ts';
 

@@ -10,9 +10,9 @@
  *   - `cumulative_sum` and `derivative` over a histogram's buckets in key order.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-pipeline.html
  */
-import type { AggNode, BucketScriptAgg, BucketSortAgg, ParentPipelineAgg } from '../../../shared/aggs/agg-request.ts';
-import { runBucketScript, scriptReturnError } from '../../../shared/aggs/bucket-script.ts';
-import { validationFailed } from '../../../shared/errors.ts';
+import type { AggNode, BucketScriptAgg, BucketSortAgg, ParentPipelineAgg } from '../../../protocol/agg-request.ts';
+import { runBucketScript, scriptReturnError } from './bucket-script-run.ts';
+import { validationFailed } from '../../../protocol/errors.ts';
 import { parseOrderPath } from '../../../shared/aggs/terms-plan.ts';
 import { bucketValue, reducedPathValue, type PathBucket } from './bucket-path.ts';
 

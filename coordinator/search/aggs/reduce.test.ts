@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { parseAggregations } from '../../../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../../rest/aggs/agg-parse.ts';
 import { HyperLogLog } from '../../../shared/aggs/hyperloglog.ts';
-import type { FieldMapping } from '../../../shared/mapping.ts';
-import type { AggPartial } from '../../../shared/protocol/aggs.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
+import type { AggPartial } from '../../../protocol/aggs.ts';
 import { reduceAggs } from './reduce.ts';
 import { renderAggs } from './render.ts';
 

@@ -1,6 +1,6 @@
 /**
  * The coordinator's reduce of aggregations (pure: no I/O), ES's `InternalAggregation.reduce` for
- * every supported type: partial results of the shards (shared/protocol/aggs.ts) → one reduced
+ * every supported type: partial results of the shards (protocol/aggs.ts) → one reduced
  * tree, rendered by render.ts. Each `terms` aggregation is settled exactly (terms-settle.ts): while
  * one is not, the reduce answers the refinement tasks to send instead, and the aggregation phase
  * (aggs-phase.ts) runs it again with the replies. Buckets are counted against
@@ -9,15 +9,15 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
-import { isMetric } from '../../../shared/aggs/agg-request.ts';
+import { isMetric } from '../../../protocol/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
 import { TDigest } from '../../../shared/aggs/tdigest.ts';
 import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
-import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../shared/protocol/aggs.ts';
-import { SCORE_SORT } from '../../../shared/sort.ts';
+import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../protocol/aggs.ts';
+import { SCORE_SORT } from '../../../protocol/sort.ts';
 import { mergeTopHits } from '../merge.ts';
 import { metricValue, reducedPathValue } from './bucket-path.ts';
 import { applyParentPipelines } from './parent-pipelines.ts';

@@ -4,10 +4,10 @@
  * and booleans, `doc_count`, sub-aggregations), with `typed_keys` names (`sterms#by_tag`).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations.html#return-agg-type
  */
-import type { FieldMapping } from '../../../shared/mapping.ts';
-import { INTEGER_TYPES } from '../../../shared/mapping.ts';
-import { javaDoubleText } from '../../../shared/aggs/agg-parse.ts';
-import type { AggNode, AggRange } from '../../../shared/aggs/agg-request.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
+import { INTEGER_TYPES } from '../../../protocol/mapping.ts';
+import { javaDoubleText } from '../../rest/aggs/param-parse.ts';
+import type { AggNode, AggRange } from '../../../protocol/agg-request.ts';
 import { formatDate } from '../../../shared/aggs/date-format.ts';
 import { formatDecimal } from '../../../shared/aggs/decimal-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';

@@ -8,11 +8,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAggregations } from '../../../shared/aggs/agg-parse.ts';
+import { parseAggregations } from '../../rest/aggs/agg-parse.ts';
 import { mergeMappings } from '../../../shared/dynamic-mapping.ts';
-import { flatFields, type Mapping } from '../../../shared/mapping.ts';
-import type { Query } from '../../../shared/query-ast.ts';
-import { compareCodePoints } from '../../../shared/sort.ts';
+import { flatFields, type Mapping } from '../../../protocol/mapping.ts';
+import type { Query } from '../../../protocol/query-ast.ts';
+import { compareCodePoints } from '../../../protocol/sort.ts';
 import type { Generation } from '../../../shard-node/engine/generation.ts';
 import { collectShardAggs, refineShardAggs } from '../../../shard-node/engine/aggs/shard-aggs.ts';
 import { Shard } from '../../../shard-node/engine/shard.ts';

@@ -16,9 +16,9 @@
  * @see http://crypto.stanford.edu/~cao/topk.html
  * @see docs/aggregations.md
  */
-import type { TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { TermsAgg } from '../../../protocol/agg-request.ts';
 import { compareKeys, countKeyComparator, termsMode } from '../../../shared/aggs/terms-plan.ts';
-import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
+import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../protocol/aggs.ts';
 
 /** A refinement reply with the task it answers. */
 export interface RefineReply {

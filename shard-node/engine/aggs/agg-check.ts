@@ -8,10 +8,10 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/support/ValuesSourceConfig.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/support/AggregationPath.java
  */
-import { EsError, illegalArgument } from '../../../shared/errors.ts';
-import type { FieldMapping } from '../../../shared/mapping.ts';
-import type { AggNode, BucketOrder } from '../../../shared/aggs/agg-request.ts';
-import { isMetric } from '../../../shared/aggs/agg-request.ts';
+import { EsError, illegalArgument } from '../../../protocol/errors.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
+import type { AggNode, BucketOrder } from '../../../protocol/agg-request.ts';
+import { isMetric } from '../../../protocol/agg-request.ts';
 import { parseOrderPath } from '../../../shared/aggs/terms-plan.ts';
 import { valuesKind } from './doc-values.ts';
 

@@ -4,10 +4,10 @@
  * filter, and the walk over each doc's distinct values (its keys) with a `missing` substitute.
  * @see docs/aggregations.md
  */
-import type { FieldMapping } from '../../../shared/mapping.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
 import { parseDateValue } from '../../../shared/aggs/date-format.ts';
-import type { BucketKey } from '../../../shared/protocol/aggs.ts';
-import type { Query } from '../../../shared/query-ast.ts';
+import type { BucketKey } from '../../../protocol/aggs.ts';
+import type { Query } from '../../../protocol/query-ast.ts';
 import type { Generation } from '../generation.ts';
 import { evaluate } from '../query-exec.ts';
 import { keyOf, readValues, valuesColumn, valuesKind, type SegDocs, type ValuesColumn } from './doc-values.ts';

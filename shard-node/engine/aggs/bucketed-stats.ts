@@ -5,8 +5,8 @@
  * Used for Rally's `country_agg_uncached` shape (`terms` + `sum`), where gathering each bucket's
  * docs first cost more than the metrics themselves.
  */
-import { PIPELINE_TYPES, type AggNode, type StatsMetricAgg, type TermsAgg } from '../../../shared/aggs/agg-request.ts';
-import type { AggPartial, BucketKey, StatsPartial } from '../../../shared/protocol/aggs.ts';
+import { PIPELINE_TYPES, type AggNode, type StatsMetricAgg, type TermsAgg } from '../../../protocol/agg-request.ts';
+import type { AggPartial, BucketKey, StatsPartial } from '../../../protocol/aggs.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
 import { globalOrdinals, readValues, valuesKind, type GlobalOrdinals, type SegDocs } from './doc-values.ts';
 import { statsPartial } from './stats-partial.ts';

@@ -1,5 +1,5 @@
 /**
- * Shard-side aggregation: computes each aggregation's partial result (shared/protocol/aggs.ts)
+ * Shard-side aggregation: computes each aggregation's partial result (protocol/aggs.ts)
  * over the live matches of one generation, recursing into the buckets for sub-aggregations, as
  * ES's aggregators do per shard before the coordinator's reduce. Buckets are collected breadth
  * first: counts for every bucket, then sub-aggregations only for the buckets the shard lists (ES's
@@ -7,11 +7,11 @@
  * rounds, on the bucket a path names (docs/aggregations.md). `terms` itself is terms-collect.ts.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/AggregatorBase.java
  */
-import type { AggNode, CardinalityAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, StatsMetricAgg } from '../../../shared/aggs/agg-request.ts';
+import type { AggNode, CardinalityAgg, FiltersAgg, HistogramAgg, PercentilesAgg, RangeAgg, StatsMetricAgg } from '../../../protocol/agg-request.ts';
 import { roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
 import { TDigest } from '../../../shared/aggs/tdigest.ts';
-import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, HistogramPartial, MultiPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
+import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, HistogramPartial, MultiPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask } from '../../../protocol/aggs.ts';
 import {
   asSegDocs, column, countDocs, filterDocs, forEachKey, groupDocs, liveDocs, numericMissing, scratch, subtractDocs, type AggContext,
 } from './agg-context.ts';

@@ -7,10 +7,10 @@
  * `InternalComposite.reduce`).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/bucket/composite/CompositeAggregator.java
  */
-import type { CompositeAgg, CompositeSource } from '../../../shared/aggs/agg-request.ts';
+import type { CompositeAgg, CompositeSource } from '../../../protocol/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
-import type { BucketKey, CompositePartial } from '../../../shared/protocol/aggs.ts';
+import type { BucketKey, CompositePartial } from '../../../protocol/aggs.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
 import { collectAggs } from './collect.ts';
 import { keyOf, readValues, type SegDocs } from './doc-values.ts';

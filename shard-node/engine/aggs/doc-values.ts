@@ -6,10 +6,10 @@
  * date (epoch ms) and boolean (0/1) fields as numbers (`SORTED_NUMERIC`).
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/index/SortedSetDocValues.html
  */
-import type { FieldMapping } from '../../../shared/mapping.ts';
-import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../../shared/mapping.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
+import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../../protocol/mapping.ts';
 import type { NumericField, Segment } from '../segment.ts';
-import type { RankColumn } from '../storage/columns.ts';
+import type { RankColumn } from '../columns/columns.ts';
 
 /** The live docs one bucket holds in one segment (ascending ordinals). */
 export interface SegDocs {
@@ -170,7 +170,7 @@ export interface GlobalOrdinals {
 
 const globalCache = new WeakMap<object, Map<string, GlobalOrdinals>>();
 
-/** Code-point order of two strings (shared/sort.ts `compareCodePoints`, inlined for the merge). */
+/** Code-point order of two strings (protocol/sort.ts `compareCodePoints`, inlined for the merge). */
 function cmpTerms(a: string, b: string): number {
   const n = Math.min(a.length, b.length);
   for (let i = 0; i < n; i++) {

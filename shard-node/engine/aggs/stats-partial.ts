@@ -4,8 +4,8 @@
  * The coordinator's `mergeStats` (coordinator/search/aggs/reduce.ts) reads an absent sum as 0 and an
  * absent bound as null.
  */
-import type { StatsMetricAgg } from '../../../shared/aggs/agg-request.ts';
-import type { StatsPartial } from '../../../shared/protocol/aggs.ts';
+import type { StatsMetricAgg } from '../../../protocol/agg-request.ts';
+import type { StatsPartial } from '../../../protocol/aggs.ts';
 
 /**
  * The partial of a `type` metric over `count` values with these sums and bounds (bounds ignored

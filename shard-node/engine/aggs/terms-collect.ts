@@ -7,11 +7,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/bucket/terms/GlobalOrdinalsStringTermsAggregator.java
  * @see docs/aggregations.md
  */
-import type { TermsAgg } from '../../../shared/aggs/agg-request.ts';
+import type { TermsAgg } from '../../../protocol/agg-request.ts';
 import { simpleRegex } from '../../../shared/aggs/simple-regex.ts';
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
 import { compareKeys, countKeyComparator, shardListSize, termsMode, TOP_LEVEL_CANDIDATES } from '../../../shared/aggs/terms-plan.ts';
-import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../shared/protocol/aggs.ts';
+import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../protocol/aggs.ts';
 import { column, forEachKey, liveDocs, numericMissing, type AggContext } from './agg-context.ts';
 import { bucketedStats, bucketedStatsApply, countAndStats } from './bucketed-stats.ts';
 import { collectAggs } from './collect.ts';

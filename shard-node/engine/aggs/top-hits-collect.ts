@@ -5,11 +5,11 @@
  * once per shard with local statistics, as ES's `top_hits` without dfs.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/metrics/TopHitsAggregator.java
  */
-import { MAX_INNER_RESULT_WINDOW } from '../../../shared/aggs/agg-parse.ts';
-import type { TopHitsAgg } from '../../../shared/aggs/agg-request.ts';
-import { illegalArgument } from '../../../shared/errors.ts';
-import type { TopHitsPartial } from '../../../shared/protocol/aggs.ts';
-import { SCORE_SORT, sortNeedsScores } from '../../../shared/sort.ts';
+import { MAX_INNER_RESULT_WINDOW } from '../../../protocol/agg-request.ts';
+import type { TopHitsAgg } from '../../../protocol/agg-request.ts';
+import { illegalArgument } from '../../../protocol/errors.ts';
+import type { TopHitsPartial } from '../../../protocol/aggs.ts';
+import { SCORE_SORT, sortNeedsScores } from '../../../protocol/sort.ts';
 import { collect, type SegmentMatches } from '../collector.ts';
 import type { Segment } from '../segment.ts';
 import type { AggContext } from './agg-context.ts';

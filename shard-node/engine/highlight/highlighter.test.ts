@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { resolveHighlightOptions, type HighlightOptions } from '../../../shared/highlight.ts';
-import type { FieldMapping } from '../../../shared/mapping.ts';
-import type { Query } from '../../../shared/query-ast.ts';
+import { resolveHighlightOptions, type HighlightOptions } from '../../../protocol/highlight.ts';
+import type { FieldMapping } from '../../../protocol/mapping.ts';
+import type { Query } from '../../../protocol/query-ast.ts';
 import { esErr } from '../../../test/support/es-error.ts';
 import { compileHighlight, highlightDoc } from './highlight-fetch.ts';
 import { highlightClauses, type HighlightClause } from './highlight-terms.ts';

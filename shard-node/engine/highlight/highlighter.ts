@@ -15,7 +15,7 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/highlighter/src/java/org/apache/lucene/search/uhighlight/PassageScorer.java
  * @see https://github.com/elastic/elasticsearch/pull/96068
  */
-import type { ResolvedHighlightOptions } from '../../../shared/highlight.ts';
+import type { ResolvedHighlightOptions } from '../../../protocol/highlight.ts';
 import { forEachToken } from '../analyzer.ts';
 import type { HighlightClause } from './highlight-terms.ts';
 

@@ -1,0 +1,208 @@
+/**
+ * A peer recovery of one out-of-sync shard copy from its primary (ES `RecoverySourceHandler` and
+ * `PeerRecoveryTargetService`), driven by the coordinator, since shard nodes never call each other:
+ *
+ * 1. read the target's checkpoints and copy instance (`recovery/state`, which first raises the
+ *    copy's operation term to the primary's); a copy left behind by a promotion (`resync`) is
+ *    emptied first (`recovery/reset`) when it holds ops above its global checkpoint (ops of the old
+ *    term the new primary may lack: ES rolls such a copy back to the global checkpoint), and keeps
+ *    what it has otherwise; a failed copy is always emptied, and so is a copy that gets a full copy
+ *    (below);
+ * 2. `recovery/start` on the primary: from now on the primary names the target in every write's
+ *    replication group (live writes reach it), and, in the same synchronous step, pins what the
+ *    target misses: the ops above its checkpoint when the primary's translog still has them (ES
+ *    ops-based recovery; a retention hold keeps them from being flushed away), else a
+ *    point-in-time snapshot of every document and tombstone with its `_version` and `_seq_no` (ES
+ *    file-based recovery: a pinned commit plus the translog above it). It answers a recovery id
+ *    and the primary's max seq_no at that instant (`upTo`);
+ * 3. the copy, chunk by chunk with back-pressure: `recovery/chunk` on the primary reads the pin's
+ *    next ops, at most {@link RecoveryDeps.chunkBytes} encoded, as a binary body that this
+ *    coordinator relays untouched to `recovery/apply` on the target, which applies it idempotently
+ *    by seq_no (so live writes that overtook the copy win, and a retried recovery is safe) and
+ *    fsyncs it before answering; it is refused when the copy was emptied or reopened since step 1.
+ *    The next chunk is read while one is applied, never more: memory is two chunks however large
+ *    the shard is. The last chunk fast-forwards the target's checkpoint to `upTo` and releases the
+ *    pin; a failure releases it (`recovery/cancel`), and the primary releases an idle one itself;
+ * 4. wait until the target's checkpoint reaches `upTo` (the live writes have arrived; a live write
+ *    the target missed keeps it below, and the recovery fails);
+ * 5. `recovery/finalize` on the primary: the target joins the in-sync set in the primary's metadata
+ *    (from then on a write that fails on it takes it out again), and the primary's max seq_no at
+ *    that instant must be reached too (else the copy is marked out of sync again);
+ * 6. the in-sync change in the cluster state, fenced by the cluster manager's guard (ES: the master
+ *    marks the allocation id in sync).
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoverySourceHandler.java
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
+ */
+import { randomUUID } from 'node:crypto';
+import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { primaryTermOf } from '../../protocol/metadata.ts';
+import {
+  RECOVERY_CHUNK_DONE_HEADER,
+  RECOVERY_CHUNK_OPS_HEADER,
+  type RecoveryApplyRequest,
+  type RecoveryChunkRequest,
+  type RecoveryFinalizeRequest,
+  type RecoveryFinalizeResponse,
+  type RecoveryStartRequest,
+  type RecoveryStartResponse,
+  type RecoveryStateResponse,
+} from '../../protocol/recovery.ts';
+import type { Compare } from '../../shared/state-store/types.ts';
+import type { ClusterView } from './cluster-view.ts';
+import type { IndexView } from './index-view.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
+
+/** Default bound (bytes of encoded ops) of one recovery chunk (ES `indices.recovery.chunk_size` is 512 KB of file data). */
+export const RECOVERY_CHUNK_BYTES = 4 * 1024 * 1024;
+/** Ops per recovery chunk at most: bounds each chunk of tiny documents. */
+export const RECOVERY_CHUNK_OPS = 20_000;
+/** How long (ms) step 4 and 5 wait for live writes in flight to reach the target. */
+export const RECOVERY_CATCH_UP_MS = 10_000;
+/** Poll interval (ms) of the target's checkpoint while waiting. */
+const CATCH_UP_POLL_MS = 50;
+/** Content type of a chunk body (shard-node/recovery-wire.ts). */
+const RECOVERY_OPS_CONTENT_TYPE = 'application/x-folio-recovery-ops';
+
+/** Services a recovery uses. */
+export interface RecoveryDeps {
+  view: ClusterView;
+  client: ShardClient;
+  /** Deadline of each call (FOLIO_INTERNAL_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** The cluster manager's election guard, in the compare of the final in-sync change (cluster-manager.ts). */
+  guard?: Compare;
+  /** Bytes of encoded ops per chunk (FOLIO_RECOVERY_CHUNK_BYTES; default {@link RECOVERY_CHUNK_BYTES}). */
+  chunkBytes?: number;
+  /** Ops per chunk at most (default {@link RECOVERY_CHUNK_OPS}). */
+  chunkOps?: number;
+}
+
+/** What a finished recovery did. */
+export interface RecoveryOutcome {
+  index: string;
+  shard: number;
+  /** Node ordinal of the recovered copy. */
+  target: number;
+  /** `ops`: translog replay; `full`: every document copied. */
+  mode: 'ops' | 'full';
+  /** The copy was emptied first (left behind by a promotion). */
+  reset: boolean;
+  /** Ops sent by the primary (documents and tombstones in `full` mode). */
+  ops: number;
+  /** Chunks relayed, and their bytes (encoded ops). */
+  chunks: number;
+  bytes: number;
+  /** The target's local checkpoint it started from (-1: empty). */
+  fromSeqNo: number;
+  /** The primary's max seq_no when the snapshot was pinned. */
+  upTo: number;
+  tookMs: number;
+}
+
+/** One chunk read from the primary. */
+interface Chunk {
+  bytes: Uint8Array;
+  ops: number;
+  done: boolean;
+}
+
+/**
+ * Recovers the copy of `shard` on node `target` from its primary and puts it in sync (steps above).
+ * @throws the failing call's error (ShardCallError or EsError), or Error when the target does not
+ *   catch up within {@link RECOVERY_CATCH_UP_MS}; the copy then stays (or is put back) out of sync,
+ *   and the next attempt starts over safely.
+ */
+export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: number, target: number): Promise<RecoveryOutcome> {
+  const started = Date.now();
+  const index = view.metadata.name;
+  const primary = view.placement[shard];
+  const primaryTerm = primaryTermOf(view.metadata, shard);
+  const copy = view.copies[shard].find((c) => c.node === target);
+  if (!copy || copy.primary || primary === target) throw new Error(`[${index}][${shard}] node [${target}] holds no replica to recover`);
+  const callOpts = { timeoutMs: deps.timeoutMs, uncounted: true };
+  const call = <T>(node: number, step: string, body: unknown) => deps.client.call<T>(node, `${INTERNAL_PREFIX}/recovery/${step}`, body, callOpts);
+  const checkpoint = () => call<RecoveryStateResponse>(target, 'state', { index, shard }).then((r) => r.checkpoint);
+
+  // 1. Where the target is (or an empty copy). The first read raises the copy's operation term to the
+  //    primary's, so no op of a demoted primary lands after it. A copy left behind by a promotion may
+  //    hold ops of the old term above the global checkpoint, which the new primary may lack or hold
+  //    otherwise: it is emptied, unless it holds nothing above its local and global checkpoints
+  //    (a graceful stop's copy, whose every op its in-sync copies acknowledged). A failed copy holds
+  //    memory its disk lacks: always emptied.
+  const probe = copy.failed === true ? null : await call<RecoveryStateResponse>(target, 'state', { index, shard, primaryTerm });
+  let reset = probe === null || (copy.resync === true && probe.withinGlobalCheckpoint !== true);
+  let initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm }) : probe!;
+  // 2. Track the target on the primary and pin what it misses.
+  const startOn = (from: number, full: boolean) => call<RecoveryStartResponse>(primary, 'start', { index, shard, target, fromSeqNo: from, primaryTerm, ...(full ? { full: true } : {}) } satisfies RecoveryStartRequest);
+  let start = await startOn(initial.checkpoint, reset);
+  if (start.mode === 'full' && !reset && initial.maxSeqNo >= 0) {
+    // The primary no longer has the ops above the target's checkpoint: a full copy, onto an emptied
+    // copy (ES copies the files into a fresh store), so that nothing the primary deleted meanwhile
+    // (a delete whose tombstone it has pruned, index.gc_deletes) survives on the target's disk.
+    await call(primary, 'cancel', { index, shard, recoveryId: start.recoveryId }).catch(() => undefined);
+    initial = await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm });
+    reset = true;
+    start = await startOn(initial.checkpoint, true);
+  }
+  const from = initial.checkpoint;
+  // 3. Copy, chunk by chunk; the last one fast-forwards the target's checkpoint (and, for a full
+  //    copy, drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
+  const chunkReq: RecoveryChunkRequest = { index, shard, recoveryId: start.recoveryId, primaryTerm, maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES, maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS };
+  const pull = async (): Promise<Chunk> => {
+    const r = await deps.client.callBytes(primary, `${INTERNAL_PREFIX}/recovery/chunk`, chunkReq, callOpts);
+    return { bytes: r.bytes, ops: Number(r.headers[RECOVERY_CHUNK_OPS_HEADER] ?? 0), done: r.headers[RECOVERY_CHUNK_DONE_HEADER] === 'true' };
+  };
+  const full = start.mode === 'full' ? { fullRecoveryId: randomUUID() } : {};
+  let ops = 0;
+  let chunks = 0;
+  let bytes = 0;
+  let next: Promise<Chunk> | null = null;
+  try {
+    next = pull();
+    for (;;) {
+      const chunk: Chunk = await next!;
+      next = null;
+      // Back-pressure: one chunk is read ahead while this one is applied, never more.
+      if (!chunk.done) {
+        next = pull();
+        next.catch(() => undefined); // awaited on the next turn; a failure of this apply must not leave it unhandled
+      }
+      const meta: RecoveryApplyRequest = { index, shard, primaryTerm, copyId: initial.copyId, ...full, ...(chunk.done ? { upTo: start.upTo } : {}) };
+      const path = `${INTERNAL_PREFIX}/recovery/apply?meta=${encodeURIComponent(JSON.stringify(meta))}`;
+      await deps.client.callBytes(target, path, chunk.bytes, { ...callOpts, contentType: RECOVERY_OPS_CONTENT_TYPE });
+      ops += chunk.ops;
+      bytes += chunk.bytes.byteLength;
+      chunks++;
+      if (chunk.done) break;
+    }
+  } catch (err) {
+    // Release the pin on the primary now rather than after its idle timeout.
+    await call(primary, 'cancel', { index, shard, recoveryId: start.recoveryId }).catch(() => undefined);
+    throw err;
+  }
+  // 4. Live writes applied on the primary before now must have reached the target.
+  await waitForCheckpoint(checkpoint, start.upTo, `${index}][${shard}`);
+  // 5. In sync on the primary (from here on its writes treat the target as in sync) ...
+  const finalizeReq: RecoveryFinalizeRequest = { index, shard, target, primaryTerm, failures: copy.failures ?? 0 };
+  const fin = await call<RecoveryFinalizeResponse>(primary, 'finalize', finalizeReq);
+  try {
+    await waitForCheckpoint(checkpoint, fin.maxSeqNo, `${index}][${shard}`);
+  } catch (err) {
+    await deps.view.markOutOfSync(index, shard, [target]).catch(() => undefined);
+    throw err;
+  }
+  // 6. ... and in the cluster state, fenced by the cluster manager's guard.
+  await deps.view.markInSync(index, shard, target, deps.guard, copy.failures ?? 0);
+  return { index, shard, target, mode: start.mode, reset, ops, chunks, bytes, fromSeqNo: from, upTo: start.upTo, tookMs: Date.now() - started };
+}
+
+/** Polls `checkpoint()` until it reaches `seqNo`. @throws Error after {@link RECOVERY_CATCH_UP_MS} */
+async function waitForCheckpoint(checkpoint: () => Promise<number>, seqNo: number, what: string): Promise<void> {
+  const deadline = Date.now() + RECOVERY_CATCH_UP_MS;
+  for (;;) {
+    const cp = await checkpoint();
+    if (cp >= seqNo) return;
+    if (Date.now() >= deadline) throw new Error(`[${what}] the recovering copy's local checkpoint [${cp}] did not reach the primary's [${seqNo}]`);
+    await new Promise((r) => setTimeout(r, CATCH_UP_POLL_MS));
+  }
+}

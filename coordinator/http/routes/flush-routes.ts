@@ -1,0 +1,54 @@
+/**
+ * `POST|GET /_flush` and `/{index}/_flush`: ES flush — every shard folds its translog into its
+ * durable snapshot (shard-node/storage/shard-store.ts). Answers `_shards` like `_refresh`; a shard
+ * whose node fails counts as failed.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
+ */
+import { inSyncCopiesByNode } from '../../cluster/index-view.ts';
+import type { Context, Hono } from 'hono';
+import { INTERNAL_PREFIX } from '../../../protocol/echo.ts';
+import { type RefreshRequest } from '../../../protocol/metadata.ts';
+import type { ClusterView } from '../../cluster/cluster-view.ts';
+import { checkParams, queryParams, sendJson } from '../http.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../../cluster/index-expression.ts';
+import { ROUTE_PARAMS } from '../../rest/route-params.ts';
+import type { ShardClient } from '../../transport/shard-client.ts';
+
+/** Services the flush routes use. */
+export interface FlushDeps {
+  view: ClusterView;
+  client: ShardClient;
+  timeoutMs: number;
+}
+
+/** `RestFlushAction` parameters: the indices options plus `force` and `wait_if_ongoing` (accepted, no effect). */
+const FLUSH_PARAMS = [...ROUTE_PARAMS.refresh, 'force', 'wait_if_ongoing'];
+
+/** Registers the flush routes on `app` (before the index routes, whose `/:index` would match `/_flush`). */
+export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
+  const flush = async (c: Context) => {
+    checkParams(c, FLUSH_PARAMS);
+    const names = await resolveIndices(c.req.param('index') ?? '_all', deps.view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.search));
+    let total = 0;
+    let addressed = 0;
+    let failed = 0;
+    await Promise.all(
+      names.map(async (name) => {
+        const v = await deps.view.get(name);
+        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not flushed (nor failed).
+        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
+        const byNode = inSyncCopiesByNode(v);
+        for (const shards of byNode.values()) addressed += shards.length;
+        await Promise.all(
+          [...byNode].map(([node, shards]) => {
+            const body: RefreshRequest = { index: name, shards };
+            return deps.client.call(node, `${INTERNAL_PREFIX}/flush`, body, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length));
+          }),
+        );
+      }),
+    );
+    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
+  };
+  app.on(['POST', 'GET'], '/_flush', flush);
+  app.on(['POST', 'GET'], '/:index/_flush', flush);
+}

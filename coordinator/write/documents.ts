@@ -1,0 +1,412 @@
+/**
+ * The write path: `_bulk` and the single-document APIs, which are one-item bulks. Items are
+ * routed with ES's formula, grouped per shard, and sent in parallel; dynamic mapping updates are
+ * pushed to every node before the documents that need them (as ES's master applies them first);
+ * an alias stands for its write index; a missing index is auto-created (`action.auto_create_index: true`)
+ * unless the item requires an alias. Each shard's ops are written to
+ * its primary and then its in-sync replicas (replication.ts). The reply is ES's, item by item, in
+ * request order, each acknowledged item with its shard's `_shards` (copies configured, copies that
+ * have it, replicas that failed).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-bulk.html
+ */
+import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
+import { randomBytes } from 'node:crypto';
+import { checkNestedObjectsLimit, DEFAULT_NESTED_OBJECTS_LIMIT, inferMappingUpdate, mergeMappings } from '../../shared/dynamic-mapping.ts';
+import { intValue } from '../cluster/index-setting-definitions.ts';
+import { EsError, illegalArgument, toEsError, validationFailed } from '../../protocol/errors.ts';
+import type { Mapping } from '../../protocol/mapping.ts';
+import type { SourceFilter } from '../../protocol/search.ts';
+import type { RefreshPolicy, WriteOp, WriteResult } from '../../protocol/write.ts';
+import { filterSourceText, RawJson } from '../../shared/raw-json.ts';
+import { shardForRouting } from '../cluster/routing.ts';
+import { resolveBulkTargets } from '../cluster/aliases/alias-targets.ts';
+import type { BulkItem } from '../rest/bulk-parse.ts';
+import type { ClusterView, NewIndexSpec } from '../cluster/cluster-view.ts';
+import type { IndexView } from '../cluster/index-view.ts';
+import { parseCreateIndexBody, validateIndexName } from '../cluster/index-settings.ts';
+import { writeShard, type ShardInfo } from './replication.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
+import { checkShardLimit, configuredShards, DEFAULT_MAX_SHARDS_PER_NODE, totalShards } from '../cluster/shard-limit.ts';
+import { missingPipeline, parseUpdateBody, validationMessages, writeConditionsOf, type UpdateBody } from './write-request.ts';
+
+/** One item of the `_bulk` response: `{<action>: {...}}`. */
+export type BulkResponseItem = Record<string, Record<string, unknown>>;
+
+/** The `_bulk` response body. */
+export interface BulkResponse {
+  errors: boolean;
+  took: number;
+  items: BulkResponseItem[];
+}
+
+/**
+ * Request-level defaults and options of a bulk (ES `BulkRequest`'s global parameters): the URL's
+ * `pipeline` for `index`/`create` items without their own, and its `_source*` for `update` items'
+ * `get` (an item's action line `_source` wins over it, and it over the update body's).
+ */
+export interface BulkOptions {
+  pipeline?: string;
+  fetchSource?: SourceFilter;
+  /** Give each update item's `get._source` as the stored text ({@link RawJson}, for replies sent whole by `sendJson`), not parsed. */
+  rawSources?: boolean;
+}
+
+/** Services the write path uses. */
+export interface WriteDeps {
+  view: ClusterView;
+  client: ShardClient;
+  timeoutMs: number;
+  /** The cluster's `cluster.max_shards_per_node` (absent: ES's default, 1000), bounding auto-created indices. */
+  maxShardsPerNode?: () => number;
+}
+
+/** ES-style auto-generated `_id`: 20 URL-safe base64 characters. */
+export function generateId(): string {
+  return randomBytes(15).toString('base64url');
+}
+
+function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
+  const es = toEsError(err);
+  return { type: es.type, reason: es.message, ...es.metadata, ...(es.causedBy ? { caused_by: es.causedBy } : {}) };
+}
+
+/**
+ * Creates an index after ES's shard limit check (coordinator/cluster/shard-limit.ts) against the indices this
+ * coordinator knows (its view is at most about a second old).
+ * @throws EsError 400 `validation_exception` over `cluster.max_shards_per_node`; else as {@link ClusterView.create}
+ */
+export async function createIndex(deps: Pick<WriteDeps, 'view' | 'client' | 'maxShardsPerNode'>, name: string, spec: NewIndexSpec): Promise<IndexView> {
+  const known = deps.view.names().flatMap((n) => deps.view.peek(n)?.metadata ?? []);
+  checkShardLimit({
+    newShards: configuredShards(spec),
+    currentShards: totalShards(known),
+    maxShardsPerNode: deps.maxShardsPerNode?.() ?? DEFAULT_MAX_SHARDS_PER_NODE,
+    dataNodes: deps.client.nodes.length,
+  });
+  return deps.view.create(name, spec);
+}
+
+/** Auto-creates missing indices named by the items (default settings), tolerating concurrent creation. */
+async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<Map<string, IndexView | EsError>> {
+  const out = new Map<string, IndexView | EsError>();
+  for (const name of names) {
+    try {
+      out.set(name, await deps.view.getOpen(name));
+    } catch (err) {
+      if (!(err instanceof EsError) || err.type !== 'index_not_found_exception') {
+        out.set(name, toEsError(err));
+        continue;
+      }
+      try {
+        validateIndexName(name);
+        out.set(name, await createIndex(deps, name, parseCreateIndexBody({})));
+      } catch (createErr) {
+        const es = toEsError(createErr);
+        out.set(name, es.type === 'resource_already_exists_exception' ? await deps.view.get(name) : es);
+      }
+    }
+  }
+  return out;
+}
+
+/** The document whose new fields an item may add to the mapping (an update's `doc`, else its `upsert`), or undefined. */
+function dynamicDocOf(item: BulkItem): Record<string, unknown> | undefined {
+  if (item.action === 'delete') return undefined;
+  const doc = item.action === 'update' ? (item.source?.doc ?? item.source?.upsert) : item.source;
+  return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
+}
+
+/**
+ * The dynamic mapping update of a bulk's items on one index, inferred from `stored` (the mapping as
+ * the cluster state holds it): each item's new fields against `stored` plus the fields of the items
+ * before it, in order. An item whose fields cannot be added (`dynamic: strict`) fails alone, in
+ * `failures`. Fields already mapped are never re-inferred, so the update adds to `stored` without
+ * conflict; a value that does not fit its mapped type (`"abc"` for a `long`; `1.5` is coerced) is
+ * the shard's per-item `document_parsing_exception`, as in ES.
+ * @returns the union of the new fields, or null when there are none
+ */
+export function inferBulkMappingUpdate(stored: Mapping, docs: readonly (readonly [position: number, doc: Record<string, unknown>])[], failures: Map<number, unknown>): Mapping | null {
+  let current = stored;
+  let update: Mapping | null = null;
+  for (const [i, doc] of docs) {
+    try {
+      const added = inferMappingUpdate(current, doc);
+      if (!added) continue;
+      update = update ? mergeMappings(update, added) : added;
+      current = mergeMappings(current, added);
+    } catch (err) {
+      failures.set(i, err);
+    }
+  }
+  return update;
+}
+
+/** The index's `index.mapping.nested_objects.limit` (ES's default 10000 when not set). */
+function nestedObjectsLimitOf(view: IndexView): number {
+  const limit = view.metadata.settings?.['index.mapping.nested_objects.limit'];
+  return limit === undefined ? DEFAULT_NESTED_OBJECTS_LIMIT : intValue(limit, DEFAULT_NESTED_OBJECTS_LIMIT);
+}
+
+/**
+ * Adds the new dynamic fields of the items' documents to each index's mapping before they are
+ * routed (ES's primary asks the master for the mapping update, then indexes against it). A first
+ * pass against the coordinator's cached mapping checks every document against the index's
+ * `index.mapping.nested_objects.limit` (an item over it fails alone) and finds the items that may
+ * add fields (mappings only grow: an item that adds nothing to it, or only what an earlier
+ * candidate adds, adds nothing to the stored one), in event-loop slices; the update itself is
+ * inferred inside the cluster-state change from the stored mapping ({@link ClusterView.updateMapping},
+ * again after a lost compare-and-swap), so two bulks adding one field with different types at once
+ * (`1` → long, `1.5` → float) never conflict: the later one finds the field mapped and its value is
+ * coerced on the shard. Items that cannot add their fields fail alone, in `failed`.
+ */
+async function applyDynamicMappings(items: readonly BulkItem[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, deps: WriteDeps, slices: EventLoopSlices): Promise<void> {
+  const candidates = new Map<string, [number, Record<string, unknown>][]>();
+  // Per index, the cached mapping with the fields of the candidates so far: an item whose fields
+  // an earlier candidate adds is no candidate (that candidate adds them in the change too).
+  const seen = new Map<string, Mapping>();
+  const nestedLimits = new Map<string, number>();
+  for (let i = 0; i < items.length; i++) {
+    const pause = slices.tick();
+    if (pause) await pause;
+    const item = items[i];
+    const view = views.get(item.index!);
+    if (!view || view instanceof EsError || failed.has(i)) continue;
+    const doc = dynamicDocOf(item);
+    if (!doc) continue;
+    const mapping = seen.get(item.index!) ?? view.metadata.mappings;
+    let nestedLimit = nestedLimits.get(item.index!);
+    if (nestedLimit === undefined) nestedLimits.set(item.index!, (nestedLimit = nestedObjectsLimitOf(view)));
+    try {
+      checkNestedObjectsLimit(mapping, doc, nestedLimit);
+    } catch (err) {
+      failed.set(i, err);
+      continue;
+    }
+    let added: Mapping | null;
+    try {
+      added = inferMappingUpdate(mapping, doc);
+      if (!added) continue;
+      seen.set(item.index!, mergeMappings(mapping, added));
+    } catch {
+      // refused against the cached mapping (`dynamic: strict`): decided again against the stored one
+    }
+    const list = candidates.get(item.index!) ?? [];
+    list.push([i, doc]);
+    candidates.set(item.index!, list);
+  }
+  for (const [name, docs] of candidates) {
+    let failures = new Map<number, unknown>();
+    const view = await deps.view.updateMapping(name, (stored) => {
+      failures = new Map(); // the last run, on the mapping that was stored, decides
+      return inferBulkMappingUpdate(stored, docs, failures);
+    });
+    views.set(name, view);
+    for (const [i, err] of failures) failed.set(i, err);
+  }
+}
+
+/** An update item's body, parsed (items built by the parser carry it; others are parsed here). */
+function updateBodyOf(item: BulkItem): UpdateBody {
+  return item.update ?? parseUpdateBody(item.source ?? {});
+}
+
+/** The `_source` an update item answers with in its `get` (action line, then the request's, then the body's), or undefined. */
+function fetchSourceOf(item: BulkItem, opts: BulkOptions): SourceFilter | undefined {
+  if (item.action !== 'update') return undefined;
+  const filter = item.params?.fetchSource ?? opts.fetchSource ?? updateBodyOf(item).fetchSource;
+  return filter === false ? undefined : filter; // ES `UpdateHelper.extractGetResult`: `_source: false` is no `get` at all
+}
+
+/**
+ * ES's `validate()` of every item (write-request.ts): a bulk with an invalid item fails as a whole,
+ * with every item's messages in order (`BulkRequest.validate`).
+ * @throws EsError 400 `action_request_validation_exception` (the promise rejects)
+ */
+async function validateItems(items: readonly BulkItem[], slices: EventLoopSlices): Promise<void> {
+  const messages: string[] = [];
+  for (const item of items) {
+    const pause = slices.tick();
+    if (pause) await pause;
+    // The common item (an index or create without parameters, an _id of at most 128 UTF-16 units, so at most 512 bytes) is valid.
+    if (item.params === undefined && item.index !== undefined && (item.action === 'index' || item.action === 'create') && (item.id === undefined || item.id.length <= 128)) continue;
+    const u = item.action === 'update' ? updateBodyOf(item) : undefined;
+    const update = u && { hasDoc: u.doc !== undefined || u.script, hasUpsert: u.upsert !== undefined, docAsUpsert: u.docAsUpsert };
+    messages.push(...validationMessages({ action: item.action, index: item.index, id: item.id, params: item.params ?? {}, ...(update ? { update } : {}) }));
+  }
+  if (messages.length > 0) throw validationFailed(messages);
+}
+
+/**
+ * A valid item's own failure before routing (ES fails just that item): an empty `_id` for an
+ * `index`/`create` (`IndexRouting.process`), or an ingest pipeline that does not exist.
+ */
+function itemFailure(item: BulkItem, opts: BulkOptions): EsError | undefined {
+  if (item.action !== 'index' && item.action !== 'create') return undefined;
+  if (item.id === '') return illegalArgument('if _id is specified it must not be empty');
+  const pipeline = item.params?.pipeline ?? opts.pipeline;
+  return pipeline === undefined ? undefined : missingPipeline({ pipeline });
+}
+
+/** Converts a parsed item into the shard write op. @throws EsError for an unsupported update body */
+function toWriteOp(item: BulkItem, id: string, opts: BulkOptions): WriteOp {
+  const cond = writeConditionsOf(item.params ?? {});
+  switch (item.action) {
+    case 'index':
+    case 'create':
+      return { op: 'index', _id: id, source: item.sourceText ?? JSON.stringify(item.source), create: item.action === 'create', ...routingOf(item), ...cond };
+    case 'delete':
+      return { op: 'delete', _id: id, ...cond };
+    case 'update': {
+      const body = updateBodyOf(item);
+      if (body.script) throw new EsError(400, 'illegal_argument_exception', 'scripted updates are not supported by Folio');
+      return {
+        op: 'update',
+        _id: id,
+        doc: body.doc ?? {},
+        docAsUpsert: body.docAsUpsert,
+        ...(body.upsert !== undefined ? { upsert: body.upsert } : {}),
+        ...(body.detectNoop ? {} : { detectNoop: false }),
+        ...(fetchSourceOf(item, opts) !== undefined ? { fetchSource: true } : {}),
+        ...routingOf(item),
+        ...cond,
+      };
+    }
+  }
+}
+
+/** The item's custom routing, kept with the document as its `_routing` (ES `RoutingFieldMapper`). */
+function routingOf(item: BulkItem): { routing?: string } {
+  return item.routing !== undefined ? { routing: item.routing } : {};
+}
+
+/**
+ * ES `UpdateResponse`'s `get` (`GetResult.toXContentEmbedded`): `_seq_no`, `_primary_term`,
+ * `found`, and the document's `_source` after the update, filtered as asked (absent when filtered out).
+ */
+function updateGet(r: WriteResult, filter: SourceFilter, raw: boolean): Record<string, unknown> {
+  const get: Record<string, unknown> = { _seq_no: r._seq_no, _primary_term: r._primary_term, found: true };
+  const text = filterSourceText(r.source!, filter);
+  if (text !== undefined) get._source = raw ? new RawJson(text) : JSON.parse(text);
+  return get;
+}
+
+/**
+ * Executes parsed bulk items. Per-item failures (a bad document, a version conflict, an unreachable
+ * shard, an unknown pipeline) are reported in their item with `errors: true`; the call itself only
+ * throws for failures that concern the whole request.
+ * @throws EsError 400 `action_request_validation_exception` when an item fails ES's validation
+ *   (write-request.ts): nothing is written, as ES's `BulkRequest.validate`.
+ */
+export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
+  const startedAt = Date.now();
+  // A bulk of 100,000 items is validated, routed and answered in slices that yield to the event loop
+  // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
+  const slices = new EventLoopSlices();
+  await validateItems(items, slices);
+  const failed = new Map<number, unknown>();
+  // Items failed before routing by an error that names no index (ES reports it as thrown: `{type, reason}`).
+  const bare = new Set<number>();
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const pause = slices.tick();
+    if (pause) await pause;
+    const own = item.failure ? undefined : itemFailure(item, opts);
+    if (own) bare.add(i);
+    const failure = item.failure ?? own;
+    if (failure) failed.set(i, failure);
+  }
+  // Aliases: each item to its alias's write index (and `require_alias` checked) before indices are auto-created.
+  items = await resolveBulkTargets(items, failed, deps.view);
+  const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
+  const views = await ensureIndices(names, deps);
+  await applyDynamicMappings(items, views, failed, deps, slices);
+
+  const ids = items.map((it) => it.id ?? generateId());
+  const groups = new Map<string, { view: IndexView; shard: number; positions: number[]; ops: WriteOp[] }>();
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    const pause = slices.tick();
+    if (pause) await pause;
+    if (failed.has(i)) continue;
+    const view = views.get(item.index!)!;
+    if (view instanceof EsError) {
+      failed.set(i, view);
+      continue;
+    }
+    const m = view.metadata;
+    try {
+      const op = toWriteOp(item, ids[i], opts);
+      const shard = shardForRouting(item.routing ?? ids[i], m.numberOfShards, m.routingNumShards);
+      const key = `${m.name}\u0000${shard}`;
+      const g = groups.get(key) ?? { view, shard, positions: [], ops: [] };
+      g.positions.push(i);
+      g.ops.push(op);
+      groups.set(key, g);
+    } catch (err) {
+      failed.set(i, err);
+    }
+  }
+
+  const results: (WriteResult | null)[] = items.map(() => null);
+  const shardInfos: (ShardInfo | null)[] = items.map(() => null);
+  const forcedRefreshes: boolean[] = items.map(() => false);
+  await Promise.all(
+    [...groups.values()].map(async (g) => {
+      const index = g.view.metadata.name;
+      try {
+        const res = await writeShard(deps, g.view, g.shard, g.ops, refresh);
+        g.positions.forEach((p, j) => {
+          results[p] = res.items[j];
+          shardInfos[p] = res.shardInfo;
+          forcedRefreshes[p] = res.forcedRefresh;
+        });
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        const unavailable =
+          err instanceof EsError ? err : new EsError(503, 'unavailable_shards_exception', `[${index}][${g.shard}] primary shard is not active: ${reason}`);
+        for (const p of g.positions) failed.set(p, unavailable);
+      }
+    }),
+  );
+
+  let errors = false;
+  const bulkResponseItem = (i: number): BulkResponseItem => {
+    const item = items[i];
+    const index = item.index ?? null;
+    const view = index ? views.get(index) : undefined;
+    // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
+    const uuid = view instanceof EsError ? String(view.metadata.index_uuid ?? '_na_') : view ? view.metadata.uuid : '_na_';
+    const r = results[i];
+    if (failed.has(i) || !r || r.error) {
+      errors = true;
+      const es = failed.has(i) ? toEsError(failed.get(i)) : null;
+      const status = es?.status ?? r?.status ?? 500;
+      const error = es ? errorOf(es) : r!.error!;
+      return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: bare.has(i) ? error : { ...error, index_uuid: uuid, index } } };
+    }
+    const replicas = view && !(view instanceof EsError) ? view.metadata.numberOfReplicas : 0;
+    const shards = shardInfos[i] ?? { total: 1 + replicas, successful: 1, failed: 0 };
+    const fetchSource = r.source !== undefined ? fetchSourceOf(item, opts) : undefined;
+    return {
+      [item.action]: {
+        _index: index,
+        _id: r._id,
+        _version: r._version,
+        result: r.result,
+        ...(forcedRefreshes[i] ? { forced_refresh: true } : {}),
+        _shards: shards,
+        _seq_no: r._seq_no,
+        _primary_term: r._primary_term,
+        ...(fetchSource !== undefined ? { get: updateGet(r, fetchSource, opts.rawSources === true) } : {}),
+        status: r.status,
+      },
+    };
+  };
+  const out: BulkResponseItem[] = [];
+  for (let i = 0; i < items.length; i++) {
+    const pause = slices.tick();
+    if (pause) await pause;
+    out.push(bulkResponseItem(i));
+  }
+  return { errors, took: Date.now() - startedAt, items: out };
+}
