@@ -79,10 +79,7 @@ export interface SearchPlan {
   collapse?: ShardCollapse;
   /** Aggregations the query phase collects beside the hits (set by the search when asked: aggs-phase.ts). */
   aggs?: QueryAggs;
-  /**
-   * With `post_filter` and `aggs`: per target, the query its aggregations read (its target query,
-   * alias filters and slice included, without the `post_filter`); see {@link aggsQueryForTarget}.
-   */
+  /** With `post_filter` and `aggs`: per target, the query its aggregations read (alias filters and slice, no `post_filter`). */
   aggsQueries?: Query[];
 }
 

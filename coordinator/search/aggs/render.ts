@@ -68,6 +68,12 @@ function dateText(node: AggNode, opts: RenderOptions): ((ms: number) => string) 
   return (ms) => formatDate(ms, format, zone);
 }
 
+/** Folio's `total_buckets` (the buckets a `bucket_sort` paged through; docs/aggregations.md), when there is one. */
+function putTotalBuckets(out: Json, total: number | null): Json {
+  if (total !== null) out.total_buckets = total;
+  return out;
+}
+
 function renderOne(r: Reduced, opts: RenderOptions): Json {
   const out: Json = r.node.meta ? { meta: r.node.meta } : {};
   switch (r.t) {
@@ -77,7 +83,7 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       const bool = fm?.type === 'boolean';
       out.doc_count_error_upper_bound = 0;
       out.sum_other_doc_count = r.sumOther;
-      if (r.totalBuckets !== null) out.total_buckets = r.totalBuckets; // Folio: the buckets a bucket_sort paged through
+      putTotalBuckets(out, r.totalBuckets);
       out.buckets = r.buckets.map((b) => {
         const o: Json = { key: b.key };
         if (asDate) o.key_as_string = asDate(b.key as number);
@@ -88,9 +94,7 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       });
       return out;
     }
-    case 'buckets':
-      if (r.totalBuckets !== null) out.total_buckets = r.totalBuckets; // Folio: the buckets a bucket_sort paged through
-      return renderBuckets(r.node, r.buckets, opts, out);
+    case 'buckets': return renderBuckets(r.node, r.buckets, opts, putTotalBuckets(out, r.totalBuckets));
     case 'single':
       out.doc_count = r.n;
       return renderAggs(r.aggs, opts, out);

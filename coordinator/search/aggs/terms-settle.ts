@@ -100,6 +100,8 @@ function know(input: ShardTermsInput, keys: Map<string, BucketKey>): Knowledge {
 
 /**
  * Settles one terms aggregation from what `shards` have said (parallel to the participating shards).
+ * A count-ordered include task asks sub-aggregations only for a likely winner (its lower bound at τ);
+ * a contender's come in a later round if it wins.
  * @param orderValue for `full` orders on a sub-aggregation: the bucket's value at an order path
  *   (from the sub-aggregation partials of every shard), null when it has none
  */
@@ -160,7 +162,6 @@ export function settleTerms(
       const unknown = ks.map((k, i) => (!k.counts.has(id) && k.bound > 0 ? i : -1)).filter((i) => i >= 0);
       if (unknown.length === 0) continue;
       const upper = L.get(id)! + unknown.reduce((n, i) => n + ks[i].bound, 0);
-      // Sub-aggregations only for a likely winner (lower bound at τ); a contender's come later if it wins.
       if (upper >= tau) for (const i of unknown) addTask(i, { include: [keys.get(id)!], ...(withSubs && L.get(id)! >= tau ? { subAggs: true } : {}) });
     }
     const unseen = ks.reduce((n, k) => n + k.bound, 0);

@@ -7,8 +7,9 @@
  */
 import { PIPELINE_TYPES, type AggNode, type StatsMetricAgg, type TermsAgg } from '../../../protocol/agg-request.ts';
 import type { AggPartial, BucketKey, StatsPartial } from '../../../protocol/aggs.ts';
+import type { RankColumn } from '../columns/columns.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
-import { globalOrdinals, readValues, valuesKind, type GlobalOrdinals, type SegDocs } from './doc-values.ts';
+import { globalOrdinals, readValues, valuesKind, type GlobalOrdinals, type NumberColumn, type SegDocs } from './doc-values.ts';
 import { statsPartial } from './stats-partial.ts';
 
 /** The metric sub-aggregations (pipelines left out). */
@@ -110,6 +111,60 @@ export interface OrdinalStats {
   partials(g: number): AggPartial[];
 }
 
+/** Per (global ordinal × metric) accumulators of the one-pass collection, at index `g * metrics + m`. */
+interface StatsArrays {
+  count: Float64Array;
+  sum: Float64Array;
+  sumSq: Float64Array;
+  min: Float64Array;
+  max: Float64Array;
+}
+
+function statsArrays(size: number): StatsArrays {
+  return {
+    count: new Float64Array(size),
+    sum: new Float64Array(size),
+    sumSq: new Float64Array(size),
+    min: new Float64Array(size).fill(Infinity),
+    max: new Float64Array(size).fill(-Infinity),
+  };
+}
+
+/**
+ * Rally's country_agg_uncached, one segment: a single-valued keyword (`ranks`, ordinal + 1 per doc)
+ * and one single-valued number under one metric of `type`; counts into `global`, adds the number
+ * into `acc` at the doc's global ordinal, reading only what the metric needs. Returns the docs
+ * without a term.
+ */
+function countSingleNumber(ranks: RankColumn, map: Int32Array, num: NumberColumn, type: StatsMetricAgg['type'], ds: Int32Array, global: Int32Array, acc: StatsArrays): number {
+  const { has, min: values } = num.nf;
+  const { count, sum, sumSq, min, max } = acc;
+  const bounds = type !== 'sum' && type !== 'avg' && type !== 'value_count';
+  const squares = type === 'extended_stats';
+  let missing = 0;
+  for (let i = 0; i < ds.length; i++) {
+    const d = ds[i];
+    const o = ranks[d];
+    if (o === 0) {
+      missing++;
+      continue;
+    }
+    const g = map[o - 1];
+    global[g]++;
+    if (has[d]) {
+      const v = values[d];
+      count[g]++;
+      sum[g] += v;
+      if (squares) sumSq[g] += v * v;
+      if (bounds) {
+        if (v < min[g]) min[g] = v;
+        if (v > max[g]) max[g] = v;
+      }
+    }
+  }
+  return missing;
+}
+
 /**
  * One pass over `docs` counting the terms node's docs per global ordinal and collecting its metric
  * sub-aggregations per ordinal (ES collects sub-aggregations by bucket ordinal as it counts). For
@@ -119,13 +174,9 @@ export function countAndStats(node: TermsAgg, docs: SegDocs[], ctx: AggContext, 
   if (go.terms.length > ONE_PASS_MAX_TERMS || !bucketedStatsApply(node, ctx)) return null;
   const metrics = metricsOf(node.aggs);
   const M = metrics.length;
-  const size = go.terms.length * M;
   const global = new Int32Array(go.terms.length);
-  const count = new Float64Array(size);
-  const sum = new Float64Array(size);
-  const sumSq = new Float64Array(size);
-  const min = new Float64Array(size).fill(Infinity);
-  const max = new Float64Array(size).fill(-Infinity);
+  const acc = statsArrays(go.terms.length * M);
+  const { count, sum, sumSq, min, max } = acc;
   let missing = 0;
   const add = (x: number, v: number) => {
     count[x]++;
@@ -144,32 +195,7 @@ export function countAndStats(node: TermsAgg, docs: SegDocs[], ctx: AggContext, 
     const cols = metrics.map((a) => column(ctx, a.field, seg));
     const one = cols[0];
     if (col.single && M === 1 && one?.kind === 'nums' && one.single) {
-      // Rally's country_agg_uncached: one single-valued keyword, one single-valued number.
-      const r = col.single;
-      const { has, min: values } = one.nf;
-      const type = metrics[0].type;
-      const bounds = type !== 'sum' && type !== 'avg' && type !== 'value_count';
-      const squares = type === 'extended_stats';
-      for (let i = 0; i < ds.length; i++) {
-        const d = ds[i];
-        const o = r[d];
-        if (o === 0) {
-          missing++;
-          continue;
-        }
-        const g = map[o - 1];
-        global[g]++;
-        if (has[d]) {
-          const v = values[d];
-          count[g]++;
-          sum[g] += v;
-          if (squares) sumSq[g] += v * v;
-          if (bounds) {
-            if (v < min[g]) min[g] = v;
-            if (v > max[g]) max[g] = v;
-          }
-        }
-      }
+      missing += countSingleNumber(col.single, map, one, metrics[0].type, ds, global, acc);
       continue;
     }
     for (let i = 0; i < ds.length; i++) {
