@@ -22,6 +22,12 @@ export interface PipelinedBuckets<B> {
   totalBuckets: number | null;
 }
 
+/** A parent pipeline: it adds to, filters or reorders its parent's buckets. */
+type ParentPipeline = BucketScriptAgg | BucketSortAgg | ParentPipelineAgg;
+
+const isParent = (n: AggNode): n is ParentPipeline =>
+  n.type === 'bucket_script' || n.type === 'bucket_selector' || n.type === 'bucket_sort' || n.type === 'cumulative_sum' || n.type === 'derivative';
+
 /** The parent pipelines among `subs` (positions), in dependency order then request order. */
 function pipelineOrder(subs: readonly AggNode[]): number[] {
   const names = new Map(subs.map((n, i) => [n.name, i]));
@@ -29,7 +35,6 @@ function pipelineOrder(subs: readonly AggNode[]): number[] {
     const paths = n.type === 'bucket_script' || n.type === 'bucket_selector' ? n.bucketsPath.map(([, p]) => p) : n.type === 'bucket_sort' ? n.sort.map((s) => s.path) : n.type === 'cumulative_sum' || n.type === 'derivative' ? [n.bucketsPath] : [];
     return paths.map((p) => p.split('>')[0].split(/[.[]/)[0]);
   };
-  const isParent = (n: AggNode) => n.type === 'bucket_script' || n.type === 'bucket_selector' || n.type === 'bucket_sort' || n.type === 'cumulative_sum' || n.type === 'derivative';
   const out: number[] = [];
   const state = new Map<number, 'visiting' | 'done'>();
   const visit = (i: number) => {
@@ -57,6 +62,7 @@ export function applyParentPipelines<B extends PathBucket>(subs: readonly AggNod
   let totalBuckets: number | null = null;
   for (const i of pipelineOrder(subs)) {
     const node = subs[i];
+    if (!isParent(node)) continue; // pipelineOrder lists parent pipelines only
     switch (node.type) {
       case 'bucket_script': bucketScript(subs, i, node, out); break;
       case 'bucket_selector': out = out.filter((b) => selects(subs, node, b)); break;

@@ -9,7 +9,7 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
+import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { isMetric } from '../../../protocol/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
