@@ -5,7 +5,7 @@
  * closed again and the failures are returned. After each scroll batch the coordinator records the
  * scroll's new position on the contexts the batch read ({@link advanceScroll}).
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import {
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
@@ -28,7 +28,7 @@ export type OpenOutcome = { shards: CursorShard[]; failures: [] } | { shards: []
  * On any failure closes what was opened and returns the failures (429 when over a node's limit).
  */
 export async function openContexts(targets: readonly ShardTarget[], kind: OpenContextRequest['kind'], keepAliveMs: number, ctx: PhaseContext): Promise<OpenOutcome> {
-  const out = await fanOut<OpenContextResponse>(targets, ctx, `${INTERNAL_PREFIX}/contexts/open`, (t): OpenContextRequest => ({ index: t.index, shard: t.shard, kind, keepAliveMs }));
+  const out = await fanOut(targets, ctx, rpc.openContext, (t): OpenContextRequest => ({ index: t.index, shard: t.shard, kind, keepAliveMs }));
   const shards: CursorShard[] = out.results.map((r) => ({ index: r.target.index, shard: r.target.shard, node: r.target.node, context: r.response.context, shardIndex: r.shardIndex }));
   if (out.failures.length === 0) return { shards, failures: [] };
   await closeContexts(shards, ctx.client, ctx.deadline - Date.now());
@@ -46,7 +46,7 @@ export async function closeContexts(shards: readonly CursorShard[], client: Shar
     [...byNode].map(async ([node, ids]) => {
       if (node < 0 || node >= client.nodes.length) return 0;
       try {
-        const r = await client.call<CloseContextsResponse>(node, `${INTERNAL_PREFIX}/contexts/close`, { ids }, { timeoutMs: Math.max(1000, timeoutMs) });
+        const r = await client.rpc(node, rpc.closeContexts, { ids }, { timeoutMs: Math.max(1000, timeoutMs) });
         return r.freed;
       } catch {
         return 0;
@@ -61,7 +61,7 @@ export async function closeAllScrolls(client: ShardClient, timeoutMs: number): P
   const freed = await Promise.all(
     client.nodes.map(async (_, node) => {
       try {
-        const r = await client.call<CloseContextsResponse>(node, `${INTERNAL_PREFIX}/contexts/close`, { allOfKind: 'scroll' }, { timeoutMs });
+        const r = await client.rpc(node, rpc.closeContexts, { allOfKind: 'scroll' }, { timeoutMs });
         return r.freed;
       } catch {
         return 0;
@@ -96,7 +96,7 @@ export async function advanceScroll(reads: readonly ScrollRead[], after: SortVal
     [...byNode].map(async ([node, list]) => {
       const body: AdvanceScrollRequest = { contexts: list.map((r) => ({ index: r.index, shard: r.shard, id: r.context, seq: r.seq })), after };
       try {
-        await client.call<AdvanceScrollResponse>(node, `${INTERNAL_PREFIX}/contexts/advance`, body, { timeoutMs: Math.max(1000, timeoutMs) });
+        await client.rpc(node, rpc.advanceScroll, body, { timeoutMs: Math.max(1000, timeoutMs) });
         return [];
       } catch (err) {
         return list.map((r) => shardFailure(r.index, r.shard, client.nodes[node] ?? null, err));
