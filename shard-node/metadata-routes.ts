@@ -1,0 +1,46 @@
+/**
+ * The shard node's metadata actions (protocol/rpc.ts): its health, the indices it knows and hosts
+ * (`listIndices`, `putIndex`, `deleteIndex`: every node keeps every index's metadata, and opens the
+ * shards it hosts), refresh and flush of its shards (ES `indices:admin/refresh`, `indices:admin/flush`),
+ * the cluster settings every coordinator reads and writes here, and per-shard statistics.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-refresh.html
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
+ */
+import type { NodeStats } from '../protocol/metadata.ts';
+import { rpc } from '../protocol/rpc.ts';
+import type { ActionModule } from './action-module.ts';
+import type { IndexRegistry } from './index-registry.ts';
+import { serve } from './rpc-serve.ts';
+
+/** Per-shard document counts and generations of every shard hosted here. */
+function nodeStats(registry: IndexRegistry, node: string): NodeStats {
+  const shards: NodeStats['shards'] = [];
+  for (const entry of registry.list()) {
+    for (const s of entry.shards) shards.push({ index: entry.metadata.name, shard: s, ...registry.shard(entry.metadata.name, s).stats() });
+  }
+  return { node, shards };
+}
+
+/** See the module comment. */
+export const metadataActions: ActionModule = {
+  name: 'metadata',
+  bind(app, { registry, node, log, clusterSettings }) {
+    serve(app, rpc.health, () => ({ status: 'ok', node }));
+    serve(app, rpc.listIndices, () => ({ node, indices: registry.list() }));
+    serve(app, rpc.putIndex, (req) => {
+      registry.putIndex(req.metadata, req.shards, req.node);
+      log.info({ index: req.metadata.name, shards: req.shards }, 'index metadata stored');
+      return { node, acknowledged: true };
+    });
+    serve(app, rpc.deleteIndex, (req) => {
+      registry.deleteIndex(req.index);
+      return { node, acknowledged: true };
+    });
+    serve(app, rpc.refresh, async (req) => ({ node, index: req.index, shards: await registry.refresh(req.index, req.shards) }));
+    // ES flush: fold each shard's translog into its durable snapshot (same body as refresh).
+    serve(app, rpc.flush, async (req) => ({ node, index: req.index, shards: await registry.flush(req.index, req.shards) }));
+    serve(app, rpc.getClusterSettings, () => ({ node, state: clusterSettings.current() }));
+    serve(app, rpc.putClusterSettings, (req) => ({ node, state: clusterSettings.apply(req) }));
+    serve(app, rpc.stats, () => nodeStats(registry, node));
+  },
+};
