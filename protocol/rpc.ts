@@ -54,6 +54,9 @@ import type {
   DfsResponse,
   FetchRequest,
   FetchResponse,
+  LabelPitRequest,
+  LabelPitResponse,
+  ListPitsResponse,
   OpenContextRequest,
   OpenContextResponse,
   QueryPhaseRequest,
@@ -169,6 +172,9 @@ export const rpc = {
   openContext: action<OpenContextRequest, OpenContextResponse>({ name: 'openContext', method: 'POST', endpoint: 'contexts/open', failover: true }),
   advanceScroll: action<AdvanceScrollRequest, AdvanceScrollResponse>({ name: 'advanceScroll', method: 'POST', endpoint: 'contexts/advance' }),
   closeContexts: action<CloseContextsRequest, CloseContextsResponse>({ name: 'closeContexts', method: 'POST', endpoint: 'contexts/close' }),
+  /** Names the PIT a coordinator's just-opened contexts belong to, so any coordinator can list it (OpenSearch's PIT `_all`). */
+  labelPit: action<LabelPitRequest, LabelPitResponse>({ name: 'labelPit', method: 'POST', endpoint: 'contexts/pit' }),
+  listPits: action<void, ListPitsResponse>({ name: 'listPits', method: 'GET', endpoint: 'contexts/pits' }),
   // Documents: a bulk on its primary, its replication to a replica (node to node), a realtime get.
   bulk: action<ShardBulkRequest, ShardBulkReply>({ name: 'bulk', method: 'POST', endpoint: 'bulk' }),
   replicate: action<ReplicaBulkRequest, ReplicaBulkResponse>({ name: 'replicate', method: 'POST', endpoint: 'replicate' }),

@@ -11,12 +11,26 @@ import { rpc } from '../protocol/rpc.ts';
 import type { ActionModule } from './action-module.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { serve } from './rpc-serve.ts';
+import type { SearchContexts } from './search-contexts.ts';
 
-/** Per-shard document counts and generations of every shard hosted here. */
-function nodeStats(registry: IndexRegistry, node: string): NodeStats {
+/**
+ * Every shard copy hosted here: document counts and generation, whether it is the primary, its
+ * operation counters with its open and finished search contexts (what `GET /_stats` sums), and its
+ * sequence numbers and checkpoints.
+ */
+function nodeStats(registry: IndexRegistry, contexts: SearchContexts, node: string): NodeStats {
   const shards: NodeStats['shards'] = [];
   for (const entry of registry.list()) {
-    for (const s of entry.shards) shards.push({ index: entry.metadata.name, shard: s, ...registry.shard(entry.metadata.name, s).stats() });
+    for (const s of entry.shards) {
+      const index = entry.metadata.name;
+      const shard = registry.shard(index, s);
+      const copy = entry.copies?.find((x) => x.shard === s);
+      shards.push({
+        index, shard: s, ...shard.stats(), ...(copy ? { primary: copy.primary } : {}),
+        ops: { ...shard.counters, ...contexts.shardStats(index, s) },
+        seqNo: { maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint },
+      });
+    }
   }
   return { node, shards };
 }
@@ -24,7 +38,7 @@ function nodeStats(registry: IndexRegistry, node: string): NodeStats {
 /** See the module comment. */
 export const metadataActions: ActionModule = {
   name: 'metadata',
-  bind(app, { registry, node, log, clusterSettings }) {
+  bind(app, { registry, node, log, clusterSettings, contexts }) {
     serve(app, rpc.health, () => ({ status: 'ok', node }));
     serve(app, rpc.listIndices, () => ({ node, indices: registry.list() }));
     serve(app, rpc.putIndex, (req) => {
@@ -41,6 +55,6 @@ export const metadataActions: ActionModule = {
     serve(app, rpc.flush, async (req) => ({ node, index: req.index, shards: await registry.flush(req.index, req.shards) }));
     serve(app, rpc.getClusterSettings, () => ({ node, state: clusterSettings.current() }));
     serve(app, rpc.putClusterSettings, (req) => ({ node, state: clusterSettings.apply(req) }));
-    serve(app, rpc.stats, () => nodeStats(registry, node));
+    serve(app, rpc.stats, () => nodeStats(registry, contexts, node));
   },
 };

@@ -27,7 +27,6 @@ import {
   type GroupMember,
   type RefreshPolicy,
   type ReplicaBulkRequest,
-  type ReplicaBulkResponse,
   type ReplicasOutcome,
   type ReplicationTargets,
 } from '../protocol/write.ts';

@@ -60,7 +60,7 @@ export function serve<Req, Res>(app: RpcApp, d: Rpc<Req, Res>, handler: RpcHandl
     const { hits, body } = encodeReply(res as object, entries, acceptsHits(c.req.header('accept')));
     return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'content-type': hits ? HITS_CONTENT_TYPE : 'application/json' });
   });
-  if (d.batchable) app.batchable.set(d.endpoint, { rpc: d as AnyRpc, handler: handler as BatchableHandler });
+  if (d.batchable) app.batchable.set(d.endpoint, { rpc: d, handler: handler as BatchableHandler });
 }
 
 /**

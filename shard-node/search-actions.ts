@@ -25,6 +25,8 @@ import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import { compileHitFetch } from './engine/hit-fetch.ts';
+import { resolveCollapseAlias, resolveSortAliases } from './engine/field-aliases.ts';
+import { aliasesOf } from '../protocol/mapping.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import type { SearchContexts } from './search-contexts.ts';
 import { generationReader, maxAnalyzedOffset, type GenerationReader } from './search-reader.ts';
@@ -91,18 +93,21 @@ async function query({ registry, contexts, node, read }: RoundDeps, req: QueryPh
     return { node, index: req.index, shard: req.shard, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true };
   }
   const gen = read(req.index, req.shard, req.generation, req.context);
+  shard.counters.queryTotal++;
+  if (req.fetchSource !== undefined) shard.counters.fetchTotal++;
   // A scroll batch starts after the position its context recorded (search-contexts.ts).
   const position = req.context?.scroll ? contexts.position(req.index, req.shard, req.context.id) : undefined;
+  const aliases = aliasesOf(gen.fields());
   const input = {
     query: req.query,
-    sort: req.sort,
+    sort: resolveSortAliases(req.sort, aliases),
     k: req.k,
     searchAfter: position ? (position.after ? { sort: position.after } : undefined) : req.searchAfter,
     trackTotalHits: req.trackTotalHits,
     trackScores: req.trackScores,
     stats: req.stats,
     ...(req.rescore ? { rescore: req.rescore } : {}),
-    ...(req.collapse ? { collapse: req.collapse } : {}),
+    ...(req.collapse ? { collapse: resolveCollapseAlias(req.collapse, aliases) } : {}),
   };
   if (input.k > 0 && !req.collapse) await preparePresorted(gen, input);
   await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
@@ -111,7 +116,7 @@ async function query({ registry, contexts, node, read }: RoundDeps, req: QueryPh
   if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
   if (req.fetchSource !== undefined) fuseFetch(registry, gen, req, res, shard.primaryTerm);
   if (gen.hasHitMetadata) res.routed = true;
-  const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.sourceTexts([id], true)[0]);
+  const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.storedSourceText(id));
   if (sortTexts) res.sortTexts = sortTexts;
   return res;
 }
@@ -137,7 +142,7 @@ async function selectSample({ registry, node, read }: RoundDeps, req: SelectSamp
     return { ...base, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, keys: [], statsStale: true };
   }
   const gen = read(req.index, req.shard, req.generation, req.context);
-  const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
+  const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
   await preparePresorted(gen, input);
   const sm = sortedMatches(gen, input);
   const s = sampleMatches(sm, req.samples);
@@ -150,7 +155,7 @@ async function selectRange({ registry, node, read }: RoundDeps, req: SelectRange
     return { node, index: req.index, shard: req.shard, generation: req.generation, before: 0, hits: [], stale: true };
   }
   const gen = read(req.index, req.shard, req.generation, undefined);
-  const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
+  const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
   await preparePresorted(gen, input);
   const sm = sortedMatches(gen, input);
   const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
@@ -169,6 +174,7 @@ function aggs({ node, read }: RoundDeps, req: AggsRequest): AggsResponse {
 /** The fetch round: the page's documents by `_id`, from the generation the query read. */
 function fetch({ registry, node, read }: RoundDeps, req: FetchRequest): FetchResponse {
   const gen = read(req.index, req.shard, req.generation, undefined);
+  registry.shard(req.index, req.shard).counters.fetchTotal++;
   const hit =
     req.options !== undefined || gen.hasHitMetadata
       ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm, () => maxAnalyzedOffset(registry, req.index))

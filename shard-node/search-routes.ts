@@ -81,6 +81,9 @@ function bindContexts(app: RpcApp, { registry, contexts, node }: ShardNodeServic
     for (const t of req.contexts) if (contexts.advance(t.index, t.shard, t.id, t.seq, req.after)) advanced++;
     return { node, advanced };
   });
+  // OpenSearch's PIT listing: the coordinator names the PIT of contexts it opened; any coordinator lists them.
+  serve(app, rpc.labelPit, (req) => ({ node, labelled: contexts.labelPit(req.ids, { pitId: req.pitId, creationTime: req.creationTime, keepAliveMs: req.keepAliveMs }) }));
+  serve(app, rpc.listPits, () => ({ node, pits: contexts.listPits() }));
   serve(app, rpc.closeContexts, (req) => {
     const freed = (req.ids ? contexts.close(req.ids) : 0) + (req.allOfKind ? contexts.closeAll(req.allOfKind) : 0);
     return { node, freed };

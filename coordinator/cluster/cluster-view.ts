@@ -31,7 +31,6 @@ import {
   type AliasMetadata,
   type IndexMetadata,
   type NodeIndexEntry,
-  type NodeIndicesResponse,
   type PutIndexRequest,
   primaryTermOf,
 } from '../../protocol/metadata.ts';

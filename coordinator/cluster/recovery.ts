@@ -42,10 +42,6 @@ import {
   type RecoveryApplyRequest,
   type RecoveryChunkRequest,
   type RecoveryFinalizeRequest,
-  type RecoveryFinalizeResponse,
-  type RecoveryStartRequest,
-  type RecoveryStartResponse,
-  type RecoveryStateResponse,
 } from '../../protocol/recovery.ts';
 import type { Compare } from '../../shared/state-store/types.ts';
 import type { ClusterView } from './cluster-view.ts';

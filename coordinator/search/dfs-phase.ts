@@ -7,7 +7,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
  */
 import { rpc } from '../../protocol/rpc.ts';
-import { type DfsRequest, type DfsResponse, type ScoringStatistics } from '../../protocol/search.ts';
+import { type DfsRequest, type ScoringStatistics } from '../../protocol/search.ts';
 import { preferCopies, shardKeyOf as shardKey } from './copy-affinity.ts';
 import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } from './dfs-cache.ts';
 import { fanOut, type PhaseContext, type RoundOutcome } from './fan-out.ts';

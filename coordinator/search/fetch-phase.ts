@@ -8,7 +8,6 @@
 import { rpc } from '../../protocol/rpc.ts';
 import {
   type FetchRequest,
-  type FetchResponse,
   type FetchedDoc,
   type HitFetchOptions,
   type QueryPhaseResponse,

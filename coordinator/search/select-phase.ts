@@ -22,7 +22,6 @@ import { rpc } from '../../protocol/rpc.ts';
 import {
   type FetchedDoc,
   type SelectRangeRequest,
-  type SelectRangeResponse,
   type SelectSampleRequest,
   type SelectSampleResponse,
   type ScoringStatistics,

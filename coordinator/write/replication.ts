@@ -16,7 +16,6 @@ import { primaryTermOf } from '../../protocol/metadata.ts';
 import {
   type RefreshPolicy,
   type ShardBulkRequest,
-  type ShardBulkResponse,
   type WriteOp,
   type WriteResult,
 } from '../../protocol/write.ts';

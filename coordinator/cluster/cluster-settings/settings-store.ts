@@ -13,7 +13,6 @@
 import { EsError } from '../../../protocol/errors.ts';
 import {
   emptyClusterSettings,
-  type ClusterSettingsResponse,
   type ClusterSettingsState,
   type ClusterSettingsUpdateRequest,
 } from '../../../protocol/cluster-settings.ts';
