@@ -11,7 +11,7 @@ import {
   type LabelPitRequest,
   type ListedPit,
   type OpenContextRequest,
-} from '../../protocol/search.ts';
+} from '../../protocol/search-contexts.ts';
 import type { SortValue } from '../../protocol/sort.ts';
 import type { ShardTarget } from '../cluster/index-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
