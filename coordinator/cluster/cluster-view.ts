@@ -26,12 +26,11 @@ import { EsError, indexNotFound } from '../../protocol/errors.ts';
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import {
   type AliasMetadata,
   type IndexMetadata,
   type NodeIndexEntry,
-  type NodeIndicesResponse,
   type PutIndexRequest,
   primaryTermOf,
 } from '../../protocol/metadata.ts';
@@ -299,7 +298,7 @@ export class ClusterView {
     await Promise.all([
       ...stored.map((st) => this.publish(st.metadata)),
       ...deleted.map((m) =>
-        Promise.allSettled(this.client.nodes.map((_, node) => this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(m.name)}`, undefined, { method: 'DELETE', timeoutMs: this.timeoutMs }))),
+        Promise.allSettled(this.client.nodes.map((_, node) => this.client.rpc(node, rpc.deleteIndex, { index: m.name }, { timeoutMs: this.timeoutMs }))),
       ),
     ]);
     return { changed: stored.map((st) => this.viewFor(st)), deleted };
@@ -314,7 +313,7 @@ export class ClusterView {
     const deleted = await this.state.writer.delete(name);
     this.memo.delete(name);
     await Promise.allSettled(
-      this.client.nodes.map((_, node) => this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(deleted.name)}`, undefined, { method: 'DELETE', timeoutMs: this.timeoutMs })),
+      this.client.nodes.map((_, node) => this.client.rpc(node, rpc.deleteIndex, { index: deleted.name }, { timeoutMs: this.timeoutMs })),
     );
   }
 
@@ -486,7 +485,7 @@ export class ClusterView {
 
   private push(node: number, metadata: IndexMetadata, uncounted = false): Promise<unknown> {
     const body: PutIndexRequest = { metadata, shards: [], node };
-    return this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(metadata.name)}`, body, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted }).catch((err: Error) => {
+    return this.client.rpc(node, rpc.putIndex, body, { timeoutMs: this.timeoutMs, uncounted }).catch((err: Error) => {
       this.log?.debug({ node: this.client.nodes[node], index: metadata.name, version: metadata.version, err: err.message }, 'metadata push failed; the next reload repeats it');
     });
   }
@@ -544,7 +543,7 @@ export class ClusterView {
   private async load(): Promise<void> {
     const timeoutMs = Math.min(this.timeoutMs, VIEW_LOAD_TIMEOUT_MS);
     const replies = await Promise.allSettled(
-      this.client.nodes.map((_, node) => this.client.call<NodeIndicesResponse>(node, `${INTERNAL_PREFIX}/indices`, undefined, { method: 'GET', timeoutMs, uncounted: true })),
+      this.client.nodes.map((_, node) => this.client.rpc(node, rpc.listIndices, undefined, { timeoutMs, uncounted: true })),
     );
     this.loadedAt = Date.now();
     // No node answered: keep what is known (searches then report shard failures, not missing indices).
@@ -589,7 +588,7 @@ export class ClusterView {
         if (cache.get(name)) continue;
         const uuid = entry.metadata.uuid;
         if (cache.tombstone(uuid)) {
-          void this.client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}`, undefined, { method: 'DELETE', timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
+          void this.client.rpc(node, rpc.deleteIndex, { index: name }, { timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
         } else if (!this.danglingLogged.has(`${node}/${uuid}`)) {
           this.danglingLogged.add(`${node}/${uuid}`);
           this.log?.warn({ node: this.client.nodes[node], index: name, uuid }, 'dangling index: on a shard node but not in the cluster state; left on disk');
