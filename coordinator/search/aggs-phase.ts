@@ -16,7 +16,8 @@ import { rpc } from '../../protocol/rpc.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import { renderAggs } from './aggs/render.ts';
 import { DEFAULT_MAX_BUCKETS, recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';
-import { callShard, type FailedShardCall, type PhaseContext, type ShardReply } from './fan-out.ts';
+import { callShard, type FailedShardCall, type ShardReply } from './fan-out.ts';
+import type { PhaseContext } from './phase-context.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** Most refinement rounds one search may take (each level of nested `terms` settles in at most three). */

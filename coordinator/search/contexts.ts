@@ -16,7 +16,8 @@ import type { SortValue } from '../../protocol/sort.ts';
 import type { ShardTarget } from '../cluster/index-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';
-import { fanOut, type PhaseContext } from './fan-out.ts';
+import { fanOut } from './fan-out.ts';
+import type { PhaseContext } from './phase-context.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** Contexts opened on every target, or the failures when any shard could not open one. */

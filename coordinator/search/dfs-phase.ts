@@ -10,7 +10,8 @@ import { rpc } from '../../protocol/rpc.ts';
 import { type DfsRequest, type ScoringStatistics } from '../../protocol/search.ts';
 import { preferCopies, shardKeyOf as shardKey } from './copy-affinity.ts';
 import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } from './dfs-cache.ts';
-import { fanOut, type PhaseContext, type RoundOutcome } from './fan-out.ts';
+import { fanOut, type RoundOutcome } from './fan-out.ts';
+import type { PhaseContext } from './phase-context.ts';
 import { pinFields, type SearchPlan } from './plan.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
@@ -27,12 +28,14 @@ export interface StatsExtras {
 export type ScoredRound<R> = (extras: readonly StatsExtras[], skip: ReadonlySet<number>) => Promise<RoundOutcome<R>>;
 
 /**
- * Runs `round` with global statistics when the plan scores with term statistics (else plainly).
+ * Runs `round` with global statistics when the plan scores with term statistics (else plainly),
+ * reusing and filling `cache` (the search's dfs cache) unless the plan is pinned.
  * @returns the round's outcome (dfs failures included) and the statistics it used.
  */
 export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   plan: SearchPlan,
   ctx: PhaseContext,
+  cache: DfsCache,
   round: ScoredRound<R>,
 ): Promise<RoundOutcome<R> & { stats?: ScoringStatistics }> {
   const useDfs = plan.needScores && queryUsesTermStatistics(plan.req.query);
@@ -41,7 +44,7 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   // Pinned shards (PIT, scroll, Folio-Snapshot) take the statistics of the generations they read.
   const pinned = plan.pins.some((p) => p !== undefined);
   const key = DfsCache.key(plan.targets.map(shardKey), plan.req.query);
-  const hit = pinned ? undefined : ctx.dfsCache.get(key);
+  const hit = pinned ? undefined : cache.get(key);
   // Generations are per copy: reuse the statistics only when the search can read the copies they came from.
   const cached = hit && preferCopies(plan.targets, (t) => hit.nodes.get(shardKey(t))) ? hit : undefined;
   if (cached) {
@@ -50,11 +53,11 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
       new Set(),
     );
     if (!outcome.results.some((r) => r.response.statsStale)) return { ...outcome, stats: cached.stats };
-    ctx.dfsCache.delete(key);
+    cache.delete(key);
   }
 
   const dfs = await dfsRound(plan, ctx);
-  if (dfs.entry && !pinned) ctx.dfsCache.set(key, dfs.entry);
+  if (dfs.entry && !pinned) cache.set(key, dfs.entry);
   const stats = dfs.entry?.stats;
   const outcome = await round(
     plan.targets.map((t) => ({ stats, generation: dfs.entry?.generations.get(shardKey(t)) })),

@@ -4,8 +4,8 @@ import type { ShardEcho } from '../../protocol/echo.ts';
 import type { ShardTarget } from '../cluster/index-view.ts';
 import { ShardClient, type CallOptions } from '../transport/shard-client.ts';
 import { ShardCallError } from '../transport/shard-call-error.ts';
-import { DfsCache } from './dfs-cache.ts';
-import { callShard, FIRST_ATTEMPT_SHARE, fanOut, type PhaseContext } from './fan-out.ts';
+import { callShard, FIRST_ATTEMPT_SHARE, fanOut } from './fan-out.ts';
+import { phaseContext, type PhaseContext } from './phase-context.ts';
 
 type Behaviour = 'ok' | 'refuse' | 'hang' | 'bad-request' | 'overloaded';
 
@@ -39,7 +39,7 @@ class FakeClient extends ShardClient {
 }
 
 function ctxOf(client: ShardClient, timeoutMs: number): PhaseContext {
-  return { client, dfsCache: new DfsCache(), signal: new AbortController().signal, deadline: Date.now() + timeoutMs };
+  return phaseContext(client, { timeoutMs });
 }
 
 const target = (node: number, alternates: number[], shard = 0): ShardTarget => ({ index: 'i', shard, node, alternates });

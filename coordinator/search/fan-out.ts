@@ -21,11 +21,8 @@ import type { ShardEcho } from '../../protocol/echo.ts';
 import type { Rpc } from '../../protocol/rpc.ts';
 import { HITS_CONTENT_TYPE } from '../../protocol/wire.ts';
 import type { ShardTarget } from '../cluster/index-view.ts';
-import type { ShardClient } from '../transport/shard-client.ts';
 import { ShardCallError } from '../transport/shard-call-error.ts';
-import type { DfsCache } from './dfs-cache.ts';
-import type { ShardProfiler } from './profile.ts';
-import type { SampleCache } from './select-phase.ts';
+import type { PhaseContext } from './phase-context.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /**
@@ -41,19 +38,6 @@ export const HITS_ACCEPT: string = process.env.FOLIO_WIRE === 'json' ? 'applicat
  * another copy could take a retry: half, so a black-holed node costs at most half the deadline.
  */
 export const FIRST_ATTEMPT_SHARE = 0.5;
-
-/** Shared context of a search's shard calls. */
-export interface PhaseContext {
-  client: ShardClient;
-  dfsCache: DfsCache;
-  /** Sample rounds of deep pages, reused while no shard refreshed (absent: never cached). */
-  sampleCache?: SampleCache;
-  signal: AbortSignal;
-  /** Epoch ms when the search must have answered. */
-  deadline: number;
-  /** Records every shard call's wall time when the search asked for `profile: true`. */
-  profile?: ShardProfiler;
-}
 
 /** A shard's reply with its position in the plan's target list. */
 export interface ShardReply<R> {
@@ -199,11 +183,6 @@ function withoutGenerationPin<Req>(body: Req): Req {
   if (!pinsGeneration(body)) return body;
   const { generation: _g, ...rest } = body as Record<string, unknown>;
   return rest as Req;
-}
-
-/** Per-call options from the search deadline (at least 1 ms so an expired deadline fails fast). */
-export function callOptions(ctx: PhaseContext): { timeoutMs: number; signal: AbortSignal } {
-  return { timeoutMs: Math.max(1, ctx.deadline - Date.now()), signal: ctx.signal };
 }
 
 /**

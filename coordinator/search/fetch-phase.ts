@@ -15,7 +15,8 @@ import {
 } from '../../protocol/search.ts';
 import { fetchesHits } from './fetch-options.ts';
 import type { MergedHit } from './merge.ts';
-import { callShard, type FailedShardCall, type PhaseContext, type ShardReply } from './fan-out.ts';
+import { callShard, type FailedShardCall, type ShardReply } from './fan-out.ts';
+import type { PhaseContext } from './phase-context.ts';
 import type { SearchPlan } from './plan.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 

@@ -8,7 +8,9 @@
 import { rpc } from '../../protocol/rpc.ts';
 import { type HitFetchOptions, type QueryPhaseRequest, type QueryPhaseResponse, type SourceFilter } from '../../protocol/search.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
-import { fanOut, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
+import type { DfsCache } from './dfs-cache.ts';
+import { fanOut, type RoundOutcome, type ShardReply } from './fan-out.ts';
+import type { PhaseContext } from './phase-context.ts';
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 
 /** A shard's query-phase reply with its position in the plan's target list. */
@@ -18,12 +20,18 @@ export type ShardQueryResult = ShardReply<QueryPhaseResponse>;
 export type QueryPhaseOutcome = RoundOutcome<QueryPhaseResponse>;
 
 /**
- * Runs the query phase (with dfs when scores need term statistics) over the plan's targets. With
+ * Runs the query phase (with dfs when scores need term statistics, through `dfsCache`) over the plan's targets. With
  * `fetchSource`, every shard also returns its hits' `_source` texts (the fused fetch: see
  * fetch-phase.ts {@link fusesFetch}), with what `fetchOptions` adds to each.
  */
-export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSource?: SourceFilter, fetchOptions?: HitFetchOptions): Promise<QueryPhaseOutcome> {
-  return withGlobalStatistics<QueryPhaseResponse>(plan, ctx, (extras, skip) =>
+export async function runQueryPhase(
+  plan: SearchPlan,
+  ctx: PhaseContext,
+  dfsCache: DfsCache,
+  fetchSource?: SourceFilter,
+  fetchOptions?: HitFetchOptions,
+): Promise<QueryPhaseOutcome> {
+  return withGlobalStatistics<QueryPhaseResponse>(plan, ctx, dfsCache, (extras, skip) =>
     fanOut(plan.targets, ctx, rpc.query, (t, i): QueryPhaseRequest | null =>
       skip.has(i)
         ? null

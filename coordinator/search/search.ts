@@ -40,10 +40,10 @@ import type { DfsCache } from './dfs-cache.ts';
 import { hitFetchOptions } from './fetch-options.ts';
 import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
-import type { PhaseContext } from './fan-out.ts';
+import { phaseContext, type PhaseContext } from './phase-context.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
 import { aggsQueryForTarget, planSearch, type IndexScope, type SearchPlan } from './plan.ts';
-import { buildProfile, PhaseClock, ShardProfiler, type PhaseObserver } from './profile.ts';
+import { buildProfile, PhaseClock, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
 import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage, type SampleCache } from './select-phase.ts';
@@ -130,14 +130,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const aggsQuery = resolved.query;
   const hitsQuery: Query = resolved.postFilter ? { kind: 'bool', must: [resolved.query], should: [], filter: [resolved.postFilter], mustNot: [], boost: 1 } : resolved.query;
   const req: SearchRequest = { ...resolved, query: hitsQuery, ...(input.scroll ? { trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : {}) };
-  const ctx: PhaseContext = {
-    client: deps.client,
-    dfsCache: deps.dfsCache,
-    sampleCache: deps.sampleCache,
-    signal: input.signal,
-    deadline: startedAt + (req.timeoutMs ?? deps.defaultTimeoutMs),
-    profile: req.profile ? new ShardProfiler() : undefined,
-  };
+  const ctx = phaseContext(deps.client, { startedAt, timeoutMs: req.timeoutMs ?? deps.defaultTimeoutMs, signal: input.signal, profile: req.profile });
   checkCursorKeepAlives(req, input, deps);
   clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
@@ -151,7 +144,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   // 3–4. query and merge (or, for a deep page, select)
   const deep = plan.collapse === undefined && selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
   const fused = !deep && fusesFetch(plan);
-  const ranked = deep ? await runSelectionPhase(plan, ctx, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, ctx, clock, fused);
+  const ranked = deep ? await runSelectionPhase(plan, ctx, deps, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, ctx, deps.dfsCache, clock, fused);
   if (deep) clock.lap('select');
   const failures = [...plan.failures, ...ranked.failures];
   if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
@@ -282,8 +275,8 @@ function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
  * With `fused`, the shards return their hits' `_source` too and the page's documents come back
  * with it (`fusedDocs`), unless some shard replied without them.
  */
-async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
-  const queried = await runQueryPhase(plan, ctx, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
+async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, dfsCache: DfsCache, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
+  const queried = await runQueryPhase(plan, ctx, dfsCache, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
   clock.lap('query');
   const merge = plan.collapse ? mergeTopGroups : mergeTopHits;
   const page = merge(

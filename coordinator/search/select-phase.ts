@@ -31,7 +31,9 @@ import { withGlobalStatistics } from './dfs-phase.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
 import { preferCopies } from './copy-affinity.ts';
-import { fanOut, type PhaseContext, type ShardReply } from './fan-out.ts';
+import type { DfsCache } from './dfs-cache.ts';
+import { fanOut, type ShardReply } from './fan-out.ts';
+import type { PhaseContext } from './phase-context.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type ShardSample } from './rank-bounds.ts';
@@ -95,6 +97,12 @@ function sampleCacheKey(plan: SearchPlan): string {
   return JSON.stringify([plan.targets.map((t) => `${t.index}/${t.shard}`), plan.queries ?? plan.req.query, sorts, plan.needScores]);
 }
 
+/** The caches a selection reads and fills: dfs statistics, and sample rounds (absent: never cached). */
+export interface SelectionCaches {
+  dfsCache: DfsCache;
+  sampleCache?: SampleCache;
+}
+
 /** Restarts of the whole selection after a shard lost its pinned generation. */
 const MAX_RESTARTS = 2;
 
@@ -124,21 +132,22 @@ export function selectsDeepPage(plan: SearchPlan, fromThreshold: number): boolea
 }
 
 /** Runs the sample and range rounds and merges the page; restarts when a pinned generation expired. */
-export async function runSelectionPhase(plan: SearchPlan, ctx: PhaseContext, samples: number): Promise<RankedPage> {
+export async function runSelectionPhase(plan: SearchPlan, ctx: PhaseContext, caches: SelectionCaches, samples: number): Promise<RankedPage> {
   for (let attempt = 0; ; attempt++) {
-    const ranked = await selectOnce(plan, ctx, samples);
+    const ranked = await selectOnce(plan, ctx, caches, samples);
     const lost = ranked.failures.some((f) => f.reason.type === 'search_context_missing_exception');
     if (!lost || attempt >= MAX_RESTARTS) return ranked;
   }
 }
 
-async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, useCache = true): Promise<RankedPage> {
+async function selectOnce(plan: SearchPlan, ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache = true): Promise<RankedPage> {
+  const { sampleCache } = caches;
   const { req } = plan;
   const scoring = plan.needScores ? { trackScores: true } : {};
   // 1. sample round (or its cached result; pinned searches read their own generations, never cached)
   const pinned = plan.pins.some((p) => p !== undefined);
-  const cacheKey = ctx.sampleCache && !pinned && useCache ? sampleCacheKey(plan) : null;
-  let cached = cacheKey ? ctx.sampleCache!.get(cacheKey) : undefined;
+  const cacheKey = sampleCache && !pinned && useCache ? sampleCacheKey(plan) : null;
+  let cached = cacheKey ? sampleCache!.get(cacheKey) : undefined;
   // Its generations are per copy: reuse it only when the search can read the copies it was sampled on.
   if (cached) {
     const byShard = new Map(cached.results.map((r) => [r.shardIndex, r.target.node]));
@@ -154,7 +163,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
   }
   const sampled = cached
     ? { ...cached, failures: [] as ShardFailure[], timedOut: false }
-    : await withGlobalStatistics<SelectSampleResponse>(plan, ctx, (extras, skip) =>
+    : await withGlobalStatistics<SelectSampleResponse>(plan, ctx, caches.dfsCache, (extras, skip) =>
         fanOut(plan.targets, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
           skip.has(i)
             ? null
@@ -174,7 +183,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
   if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
     // With targets of their own (the copies that answered), which later searches do not move.
     const results = sampled.results.map((r) => ({ ...r, target: { ...r.target } }));
-    ctx.sampleCache!.set(cacheKey, { results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
+    sampleCache!.set(cacheKey, { results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
   }
   const window = windowFromRanked(ranked, totals.reduce((s, t) => s + t.value, 0), req.from, req.size);
   if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
@@ -203,12 +212,12 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
     };
   });
   if (cached && ranged.results.some((r) => r.response.stale)) {
-    ctx.sampleCache!.delete(cacheKey!);
-    return selectOnce(plan, ctx, samples, false);
+    sampleCache!.delete(cacheKey!);
+    return selectOnce(plan, ctx, caches, samples, false);
   }
   // A copy failed in the range round (which cannot move to another copy mid-selection): the fan-out
   // re-pointed its target to the next copy, so sample again there (bounded by the copies left).
-  if (ranged.failures.length > 0 && plan.targets.some((t, i) => t.node !== nodesBefore[i])) return selectOnce(plan, ctx, samples, false);
+  if (ranged.failures.length > 0 && plan.targets.some((t, i) => t.node !== nodesBefore[i])) return selectOnce(plan, ctx, caches, samples, false);
 
   // 3. merge
   const page = mergeRanges(

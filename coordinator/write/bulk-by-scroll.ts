@@ -26,6 +26,7 @@ import { INDICES_OPTIONS, resolveSearchScope } from '../cluster/index-expression
 import { inSyncCopiesByNode } from '../cluster/index-view.ts';
 import { closeContexts, openContexts } from '../search/contexts.ts';
 import { encodePitId } from '../search/cursor-ids.ts';
+import { phaseContext } from '../search/phase-context.ts';
 import type { SearchHitBody } from '../search/respond.ts';
 import { searchWithSnapshot, type SearchDeps } from '../search/search.ts';
 import { allFailedError } from '../search/shard-failures.ts';
@@ -241,7 +242,7 @@ export async function runBulkByScroll(spec: BulkByScrollSpec, deps: BulkByScroll
   const views = await Promise.all(indices.map((i) => search.view.get(i)));
   const targets = views.flatMap((v) => search.view.targets(v));
   const slices = spec.source.slice ? 1 : spec.slices === 'auto' ? autoSlices(views.map((v) => v.metadata.numberOfShards)) : spec.slices;
-  const ctx = { client: search.client, dfsCache: search.dfsCache, signal: new AbortController().signal, deadline: Date.now() + search.defaultTimeoutMs };
+  const ctx = phaseContext(search.client, { timeoutMs: search.defaultTimeoutMs });
   const opened = await openContexts(targets, 'pit', 5 * 60_000, ctx);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
   const pitId = encodePitId({ indices, shards: opened.shards, filters: Object.fromEntries(filters) });

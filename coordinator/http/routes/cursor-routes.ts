@@ -17,6 +17,7 @@ import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from '../../search/keep-ali
 import { decodePitId, decodeScrollId, encodePitId, type CursorShard } from '../../search/cursor-ids.ts';
 import { routedShards } from '../../search/plan.ts';
 import { allFailedError } from '../../search/shard-failures.ts';
+import { phaseContext } from '../../search/phase-context.ts';
 import { searchWithSnapshot, type SearchDeps } from '../../search/search.ts';
 
 /** Header naming the snapshot a search read; sent back, it pins the next search to it. */
@@ -61,7 +62,7 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
         }),
       )
     ).flat();
-    const ctx = { client: deps.client, dfsCache: deps.dfsCache, signal: c.req.raw.signal, deadline: Date.now() + deps.defaultTimeoutMs };
+    const ctx = phaseContext(deps.client, { timeoutMs: deps.defaultTimeoutMs, signal: c.req.raw.signal });
     const opened = await openContexts(targets, 'pit', keepAliveMs, ctx);
     if (opened.failures.length > 0) {
       const limit = opened.failures.find((f) => f.status === 429);
