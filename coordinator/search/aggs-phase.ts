@@ -18,6 +18,7 @@ import { renderAggs } from './aggs/render.ts';
 import { DEFAULT_MAX_BUCKETS, recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';
 import { callShard, type FailedShardCall, type ShardReply } from './fan-out.ts';
 import type { PhaseContext } from './phase-context.ts';
+import { ShardCopyIterator } from './shard-copy-iterator.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** Most refinement rounds one search may take (each level of nested `terms` settles in at most three). */
@@ -44,11 +45,11 @@ export interface AggsPhaseOutcome {
   rounds: number;
 }
 
-/** Calls the `aggs` endpoint of one replying shard on its generation. */
+/** Calls the `aggs` endpoint of one replying shard on its generation, on the copy that replied (no failover). */
 async function callAggs(r: ShardReply<{ generation: number }>, body: Omit<AggsRequest, 'index' | 'shard' | 'generation'>, ctx: PhaseContext): Promise<AggsResponse> {
   const t = r.target;
   const req: AggsRequest = { index: t.index, shard: t.shard, generation: r.response.generation, ...body };
-  return callShard({ ...t, alternates: [] }, ctx, rpc.aggs, req, { shardIndex: r.shardIndex });
+  return callShard(ShardCopyIterator.only(t, r.node), ctx, rpc.aggs, req, { shardIndex: r.shardIndex });
 }
 
 /**
@@ -62,7 +63,7 @@ export async function runAggsPhase(input: AggsPhaseInput, ctx: PhaseContext): Pr
   const alive = input.replies.map(() => true);
   const fail = (p: number, err: unknown) => {
     const r = input.replies[p];
-    failures.push((err as FailedShardCall).failure ?? shardFailure(r.target.index, r.target.shard, ctx.client.nodes[r.target.node], err));
+    failures.push((err as FailedShardCall).failure ?? shardFailure(r.target.index, r.target.shard, ctx.client.nodes[r.node], err));
     alive[p] = false;
     shards[p] = undefined;
   };

@@ -13,11 +13,11 @@ import {
   type OpenContextRequest,
 } from '../../protocol/search-contexts.ts';
 import type { SortValue } from '../../protocol/sort.ts';
-import type { ShardTarget } from '../cluster/index-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';
 import { fanOut } from './fan-out.ts';
 import type { PhaseContext } from './phase-context.ts';
+import { copyIterators, type SearchTarget, type ShardCopyIterator } from './shard-copy-iterator.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** Contexts opened on every target, or the failures when any shard could not open one. */
@@ -25,11 +25,19 @@ export type OpenOutcome = { shards: CursorShard[]; failures: [] } | { shards: []
 
 /**
  * Opens a `kind` context with `keepAliveMs` on each target; `shardIndex` is the target's position.
+ * Reads the copies `copies` stand on (a new scroll: its search's copy iterators, which then stay
+ * on the copies that opened the contexts; default: fresh iterators over `targets`).
  * On any failure closes what was opened and returns the failures (429 when over a node's limit).
  */
-export async function openContexts(targets: readonly ShardTarget[], kind: OpenContextRequest['kind'], keepAliveMs: number, ctx: PhaseContext): Promise<OpenOutcome> {
-  const out = await fanOut(targets, ctx, rpc.openContext, (t): OpenContextRequest => ({ index: t.index, shard: t.shard, kind, keepAliveMs }));
-  const shards: CursorShard[] = out.results.map((r) => ({ index: r.target.index, shard: r.target.shard, node: r.target.node, context: r.response.context, shardIndex: r.shardIndex }));
+export async function openContexts(
+  targets: readonly SearchTarget[],
+  kind: OpenContextRequest['kind'],
+  keepAliveMs: number,
+  ctx: PhaseContext,
+  copies: readonly ShardCopyIterator[] = copyIterators(targets),
+): Promise<OpenOutcome> {
+  const out = await fanOut(copies, ctx, rpc.openContext, (t): OpenContextRequest => ({ index: t.index, shard: t.shard, kind, keepAliveMs }));
+  const shards: CursorShard[] = out.results.map((r) => ({ index: r.target.index, shard: r.target.shard, node: r.node, context: r.response.context, shardIndex: r.shardIndex }));
   if (out.failures.length === 0) return { shards, failures: [] };
   await closeContexts(shards, ctx.client, ctx.deadline - Date.now());
   return { shards: [], failures: out.failures };

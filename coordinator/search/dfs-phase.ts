@@ -13,6 +13,7 @@ import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } fro
 import { fanOut, type RoundOutcome } from './fan-out.ts';
 import type { PhaseContext } from './phase-context.ts';
 import { pinFields, type SearchPlan } from './plan.ts';
+import type { ShardCopyIterator } from './shard-copy-iterator.ts';
 import type { ShardFailure } from './shard-failures.ts';
 
 /** What a scored round adds to each shard's request. */
@@ -29,11 +30,13 @@ export type ScoredRound<R> = (extras: readonly StatsExtras[], skip: ReadonlySet<
 
 /**
  * Runs `round` with global statistics when the plan scores with term statistics (else plainly),
- * reusing and filling `cache` (the search's dfs cache) unless the plan is pinned.
+ * reusing and filling `cache` (the search's dfs cache) unless the plan is pinned. A cache hit
+ * moves `copies` (the search's copy iterators) to the copies the statistics came from.
  * @returns the round's outcome (dfs failures included) and the statistics it used.
  */
 export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
   ctx: PhaseContext,
   cache: DfsCache,
   round: ScoredRound<R>,
@@ -46,7 +49,7 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   const key = DfsCache.key(plan.targets.map(shardKey), plan.req.query);
   const hit = pinned ? undefined : cache.get(key);
   // Generations are per copy: reuse the statistics only when the search can read the copies they came from.
-  const cached = hit && preferCopies(plan.targets, (t) => hit.nodes.get(shardKey(t))) ? hit : undefined;
+  const cached = hit && preferCopies(copies, (t) => hit.nodes.get(shardKey(t))) ? hit : undefined;
   if (cached) {
     const outcome = await round(
       plan.targets.map((t) => ({ stats: cached.stats, statsGeneration: cached.generations.get(shardKey(t)) })),
@@ -56,7 +59,7 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
     cache.delete(key);
   }
 
-  const dfs = await dfsRound(plan, ctx);
+  const dfs = await dfsRound(plan, copies, ctx);
   if (dfs.entry && !pinned) cache.set(key, dfs.entry);
   const stats = dfs.entry?.stats;
   const outcome = await round(
@@ -68,12 +71,12 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
 }
 
 /** The dfs round: term statistics from every shard; each shard keeps the generation it read open. */
-async function dfsRound(plan: SearchPlan, ctx: PhaseContext): Promise<{ entry: DfsEntry | null; failures: ShardFailure[]; failed: Set<number> }> {
-  const out = await fanOut(plan.targets, ctx, rpc.dfs, (t, i): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query, ...pinFields(plan, i) }));
+async function dfsRound(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext): Promise<{ entry: DfsEntry | null; failures: ShardFailure[]; failed: Set<number> }> {
+  const out = await fanOut(copies, ctx, rpc.dfs, (t, i): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query, ...pinFields(plan, i) }));
   const ok = new Set(out.results.map((r) => r.shardIndex));
   const failed = new Set(plan.targets.map((_, i) => i).filter((i) => !ok.has(i)));
   const generations = new Map(out.results.map((r) => [shardKey(r.target), r.response.generation]));
-  const nodes = new Map(out.results.map((r) => [shardKey(r.target), r.target.node]));
+  const nodes = new Map(out.results.map((r) => [shardKey(r.target), r.node]));
   const entry = out.results.length > 0 ? { stats: mergeStatistics(out.results.map((r) => r.response.stats)), generations, nodes } : null;
   return { entry, failures: out.failures, failed };
 }

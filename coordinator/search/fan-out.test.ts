@@ -6,6 +6,7 @@ import { ShardClient, type CallOptions } from '../transport/shard-client.ts';
 import { ShardCallError } from '../transport/shard-call-error.ts';
 import { callShard, FIRST_ATTEMPT_SHARE, fanOut } from './fan-out.ts';
 import { phaseContext, type PhaseContext } from './phase-context.ts';
+import { copyIterators, ShardCopyIterator } from './shard-copy-iterator.ts';
 
 type Behaviour = 'ok' | 'refuse' | 'hang' | 'bad-request' | 'overloaded';
 
@@ -48,13 +49,16 @@ const QUERY = rpc.query as Rpc<object, ShardEcho & { generation: number }>;
 const RANGE = rpc.selectRange as Rpc<object, ShardEcho & { generation: number }>;
 
 describe('search fan-out with failover to another copy', () => {
-  it('retries a shard whose node refuses on its next copy, and re-points the target there', async () => {
+  it('retries a shard whose node refuses on its next copy, and moves its copy iterator there (the plan target stays)', async () => {
     const client = new FakeClient(['refuse', 'ok', 'ok']);
     const targets = [target(0, [1]), target(2, [0], 1)];
-    const out = await fanOut(targets, ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    const copies = copyIterators(targets);
+    const out = await fanOut(copies, ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
     expect(out.failures).toEqual([]);
-    expect(out.results.map((r) => [r.shardIndex, r.response.node])).toEqual([[0, 'n1'], [1, 'n2']]);
-    expect(targets[0]).toMatchObject({ node: 1, alternates: [] });
+    expect(out.results.map((r) => [r.shardIndex, r.node, r.response.node])).toEqual([[0, 1, 'n1'], [1, 2, 'n2']]);
+    expect(out.movedOn).toBe(false);
+    expect(copies.map((c) => c.position)).toEqual([{ node: 1, rest: [] }, { node: 2, rest: [0] }]);
+    expect(targets).toEqual([target(0, [1]), target(2, [0], 1)]);
     expect(client.selection.statsOf(0)).toMatchObject({ failures: 1, outstanding: 0 });
     expect(client.selection.statsOf(1)).toMatchObject({ failures: 0, outstanding: 0 });
     expect(client.selection.statsOf(1).ewmaMs).not.toBeNull();
@@ -63,7 +67,7 @@ describe('search fan-out with failover to another copy', () => {
   it('gives the first attempt a bounded share of the time left when a second copy exists, so a black hole costs at most that share', async () => {
     const client = new FakeClient(['hang', 'ok']);
     const started = Date.now();
-    const out = await fanOut([target(0, [1])], ctxOf(client, 600), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    const out = await fanOut(copyIterators([target(0, [1])]), ctxOf(client, 600), QUERY, (t) => ({ index: t.index, shard: t.shard }));
     const took = Date.now() - started;
     expect(out).toMatchObject({ failures: [], timedOut: false });
     expect(client.calls[0].timeoutMs).toBeLessThanOrEqual(600 * FIRST_ATTEMPT_SHARE);
@@ -73,7 +77,7 @@ describe('search fan-out with failover to another copy', () => {
 
   it('without another copy, waits the whole deadline and reports the timeout', async () => {
     const client = new FakeClient(['hang']);
-    const out = await fanOut([target(0, [])], ctxOf(client, 300), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    const out = await fanOut(copyIterators([target(0, [])]), ctxOf(client, 300), QUERY, (t) => ({ index: t.index, shard: t.shard }));
     expect(client.calls).toHaveLength(1);
     expect(client.calls[0].timeoutMs).toBeGreaterThan(250);
     expect(out.timedOut).toBe(true);
@@ -82,36 +86,44 @@ describe('search fan-out with failover to another copy', () => {
 
   it('reports the last copy’s failure when every copy fails, and retries only once', async () => {
     const client = new FakeClient(['refuse', 'overloaded', 'ok']);
-    const out = await fanOut([target(0, [1, 2])], ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    const out = await fanOut(copyIterators([target(0, [1, 2])]), ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
     expect(client.calls.map((c) => c.node)).toEqual([0, 1]);
     expect(out.failures).toEqual([expect.objectContaining({ node: 'http://127.0.0.1:2', status: 429 })]);
   });
 
   it('does not retry a request error: every copy would refuse the same query', async () => {
     const client = new FakeClient(['bad-request', 'ok']);
-    const out = await fanOut([target(0, [1])], ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
+    const copies = copyIterators([target(0, [1])]);
+    const out = await fanOut(copies, ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
     expect(client.calls).toHaveLength(1);
     expect(out.failures[0]).toMatchObject({ status: 400, reason: { type: 'query_shard_exception' } });
     expect(client.selection.statsOf(0).failures).toBe(0);
+    expect(out.movedOn).toBe(false);
+    expect(copies[0].position).toEqual({ node: 0, rest: [1] });
   });
 
   it('drops a generation pin on the retry (the other copy reads its current generation)', async () => {
     const client = new FakeClient(['refuse', 'ok']);
-    const r = await callShard(target(0, [1]), ctxOf(client, 5_000), QUERY, { index: 'i', shard: 0, generation: 7, stats: { terms: {}, fields: {} } });
+    const it = new ShardCopyIterator(target(0, [1]));
+    const r = await callShard(it, ctxOf(client, 5_000), QUERY, { index: 'i', shard: 0, generation: 7, stats: { terms: {}, fields: {} } });
     expect(r.node).toBe('n1');
     expect(client.calls.map((c) => c.body.generation)).toEqual([7, undefined]);
     expect(client.calls[1].body.stats).toEqual({ terms: {}, fields: {} });
+    expect(it.node).toBe(1);
   });
 
-  it('never moves a context (PIT, scroll) or a range round to another copy; a failed range round re-points its target', async () => {
+  it('never moves a context (PIT, scroll) or a range round to another copy; a failed range round moves its iterator for later rounds', async () => {
     const client = new FakeClient(['refuse', 'ok']);
-    const pit = await fanOut([target(0, [1])], ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard, context: { id: 3 } }));
+    const pit = await fanOut(copyIterators([target(0, [1])]), ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard, context: { id: 3 } }));
     expect(pit.failures).toHaveLength(1);
     expect(client.calls).toHaveLength(1);
     const t = target(0, [1]);
-    const range = await fanOut([t], ctxOf(client, 5_000), RANGE, (x) => ({ index: x.index, shard: x.shard, generation: 5 }));
+    const it = new ShardCopyIterator(t);
+    const range = await fanOut([it], ctxOf(client, 5_000), RANGE, (x) => ({ index: x.index, shard: x.shard, generation: 5 }));
     expect(range.failures).toHaveLength(1);
     expect(client.calls).toHaveLength(2);
-    expect(t).toMatchObject({ node: 1, alternates: [] });
+    expect(range.movedOn).toBe(true);
+    expect(it.position).toEqual({ node: 1, rest: [] });
+    expect(t).toEqual(target(0, [1]));
   });
 });

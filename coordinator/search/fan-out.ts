@@ -7,9 +7,11 @@
  * its next copy: `AbstractSearchAsyncAction.onShardFailure`) when its call fails for a reason
  * another copy may not have: no connection, the deadline, a 5xx, 429, or a missing shard. Its first
  * attempt then gets only {@link FIRST_ATTEMPT_SHARE} of the time left, so a black-holed node cannot
- * eat the whole deadline; the retry gets the rest. A target that succeeded on another copy is
- * re-pointed to it, so the search's later rounds (query after dfs, range after sample, fetch) read
- * that copy. A request pinned to one copy's generation drops the pin on the retry (the other copy
+ * eat the whole deadline; the retry gets the rest. The plan's targets are never written: each
+ * round moves through a shard's copies with the search's copy iterator (shard-copy-iterator.ts),
+ * which stays on the copy that answered (each reply names it), so the search's later rounds (query
+ * after dfs, range after sample, fetch) read that copy, and moves past a copy that failed when
+ * another is left. A request pinned to one copy's generation drops the pin on the retry (the other copy
  * reads its current generation), except the selection's range round, whose window comes from the
  * sample round's generation: that one fails, and the selection restarts (select-phase.ts). A
  * request that reads a PIT or scroll context is never retried elsewhere (the context lives on its
@@ -20,9 +22,9 @@
 import type { ShardEcho } from '../../protocol/echo.ts';
 import type { Rpc } from '../../protocol/rpc.ts';
 import { HITS_CONTENT_TYPE } from '../../protocol/wire.ts';
-import type { ShardTarget } from '../cluster/index-view.ts';
 import { ShardCallError } from '../transport/shard-call-error.ts';
 import type { PhaseContext } from './phase-context.ts';
+import { nextCopy, type CopyPosition, type SearchTarget, type ShardCopyIterator } from './shard-copy-iterator.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /**
@@ -39,11 +41,13 @@ export const HITS_ACCEPT: string = process.env.FOLIO_WIRE === 'json' ? 'applicat
  */
 export const FIRST_ATTEMPT_SHARE = 0.5;
 
-/** A shard's reply with its position in the plan's target list. */
+/** A shard's reply with its position in the plan's target list and the copy that answered. */
 export interface ShardReply<R> {
-  shardIndex: number;
-  target: ShardTarget;
-  response: R;
+  readonly shardIndex: number;
+  readonly target: SearchTarget;
+  /** The copy that answered (node ordinal). */
+  readonly node: number;
+  readonly response: R;
 }
 
 /** Successful replies (ordered by shardIndex) and failed shards of one round. */
@@ -52,39 +56,46 @@ export interface RoundOutcome<R> {
   failures: ShardFailure[];
   /** True when some shard missed the deadline. */
   timedOut: boolean;
+  /** True when some shard failed on a copy and its iterator moved to another copy, for the search's later rounds. */
+  movedOn: boolean;
 }
 
 /**
- * Calls action `d` on every target with `body(target, i)`; a null body skips that target. An
+ * Calls action `d` on the copy each iterator of `copies` stands on, with `body(target, i)`; a null
+ * body skips that target. An
  * action with entries (protocol/rpc.ts) asks for the binary hits format ({@link HITS_ACCEPT}).
  * Failed calls are retried once on another copy when the action may fail over (see the module comment).
  * @returns replies sorted by target position, and one failure per shard that failed on every copy tried.
  */
 export async function fanOut<Req, R extends ShardEcho>(
-  targets: readonly ShardTarget[],
+  copies: readonly ShardCopyIterator[],
   ctx: PhaseContext,
   d: Rpc<Req, R>,
-  body: (t: ShardTarget, i: number) => NoInfer<Req> | null,
+  body: (t: SearchTarget, i: number) => NoInfer<Req> | null,
 ): Promise<RoundOutcome<R>> {
   const results: ShardReply<R>[] = [];
   const failures: ShardFailure[] = [];
   let timedOut = false;
+  let movedOn = false;
   await Promise.all(
-    targets.map(async (t, i) => {
+    copies.map(async (it, i) => {
+      const t = it.target;
       const b = body(t, i);
       if (b === null) return;
       try {
-        const response = await callShard(t, ctx, d, b, { shardIndex: i });
-        results.push({ shardIndex: i, target: t, response });
+        const response = await callShard(it, ctx, d, b, { shardIndex: i });
+        results.push({ shardIndex: i, target: t, node: it.node, response });
       } catch (err) {
-        const f = (err as FailedShardCall).failure ?? shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err);
+        const failed = err as FailedShardCall;
+        const f = failed.failure ?? shardFailure(t.index, t.shard, ctx.client.nodes[it.node], err);
         if (f.reason.type === 'timeout_exception') timedOut = true;
+        if (failed.movedOn === true) movedOn = true;
         failures.push(f);
       }
     }),
   );
   results.sort((a, b) => a.shardIndex - b.shardIndex);
-  return { results, failures, timedOut };
+  return { results, failures, timedOut, movedOn };
 }
 
 /** Options of {@link callShard}. */
@@ -96,22 +107,26 @@ export interface ShardCallOptions {
 /** What {@link callShard} throws: the error of the last attempt, and its failure entry. */
 export interface FailedShardCall extends Error {
   failure?: ShardFailure;
+  /** The iterator moved past the failed copy to another one (later rounds read that one). */
+  movedOn?: boolean;
 }
 
 /**
- * One shard call of a search with failover: the target's copy first (with a bounded share of the
- * time left when an alternate exists), then once the best alternate (with the rest), re-pointing
- * the target to the copy that answered. Feeds the adaptive replica selection statistics.
- * @throws the last attempt's error with a `failure` entry naming that attempt's node.
+ * One shard call of a search with failover: the copy iterator `it` stands on first (with a bounded
+ * share of the time left when another copy is left), then once the next copy (with the rest),
+ * moving `it` to the copy that answered. Feeds the adaptive replica selection statistics.
+ * @throws the last attempt's error with a `failure` entry naming that attempt's node; `it` then
+ *   moves past a copy that failed (`movedOn`) when another is left.
  */
-export async function callShard<Req, R extends ShardEcho>(t: ShardTarget, ctx: PhaseContext, d: Rpc<Req, R>, body: NoInfer<Req>, opts: ShardCallOptions = {}): Promise<R> {
+export async function callShard<Req, R extends ShardEcho>(it: ShardCopyIterator, ctx: PhaseContext, d: Rpc<Req, R>, body: NoInfer<Req>, opts: ShardCallOptions = {}): Promise<R> {
   const selection = ctx.client.selection;
-  let node = t.node;
-  let alternates = (t.alternates ?? []).filter((n) => n !== node);
+  const t = it.target;
+  let at: CopyPosition = it.position;
   let request = body;
   const accept = d.entries !== undefined ? HITS_ACCEPT : undefined;
   for (let attempt = 0; ; attempt++) {
-    const canRetry = attempt === 0 && alternates.length > 0 && mayFailOver(d, request);
+    const node = at.node;
+    const canRetry = attempt === 0 && at.rest.length > 0 && mayFailOver(d, request);
     const left = ctx.deadline - Date.now();
     const timeoutMs = Math.max(1, Math.floor(canRetry ? left * FIRST_ATTEMPT_SHARE : left));
     const started = performance.now();
@@ -127,8 +142,7 @@ export async function callShard<Req, R extends ShardEcho>(t: ShardTarget, ctx: P
     const ms = performance.now() - started;
     if ('response' in outcome) {
       selection.succeeded(node, ms);
-      t.node = node;
-      t.alternates = alternates;
+      it.moveTo(at);
       if (opts.shardIndex !== undefined) ctx.profile?.record(opts.shardIndex, t, outcome.response.node, d.endpoint, ms);
       return outcome.response;
     }
@@ -138,16 +152,14 @@ export async function callShard<Req, R extends ShardEcho>(t: ShardTarget, ctx: P
     else selection.cancelled(node);
     if (!copyFailed || !canRetry || ctx.signal.aborted || Date.now() >= ctx.deadline) {
       // Later rounds of this search (a restarted selection) go to a copy that may still answer.
-      if (copyFailed && alternates.length > 0) {
-        t.node = alternates[0];
-        t.alternates = alternates.slice(1);
-      }
+      const next = copyFailed ? nextCopy(at) : null;
+      if (next) it.moveTo(next);
       const failed = (err instanceof Error ? err : new Error(String(err))) as FailedShardCall;
       failed.failure = shardFailure(t.index, t.shard, ctx.client.nodes[node], err);
+      failed.movedOn = next !== null;
       throw failed;
     }
-    node = alternates[0];
-    alternates = alternates.slice(1);
+    at = nextCopy(at)!;
     request = withoutGenerationPin(request);
   }
 }
@@ -189,7 +201,7 @@ function withoutGenerationPin<Req>(body: Req): Req {
  * Detects a mis-wired node: the reply must name the index and shard that were asked for.
  * @throws Error naming both identities
  */
-export function checkIdentity(res: ShardEcho, t: ShardTarget): void {
+export function checkIdentity(res: ShardEcho, t: SearchTarget): void {
   if (res.index !== t.index || res.shard !== t.shard) {
     throw new Error(`node [${res.node}] answered for [${res.index}][${res.shard}] but [${t.index}][${t.shard}] was asked`);
   }

@@ -18,6 +18,7 @@ import type { MergedHit } from './merge.ts';
 import { callShard, type FailedShardCall, type ShardReply } from './fan-out.ts';
 import type { PhaseContext } from './phase-context.ts';
 import type { SearchPlan } from './plan.ts';
+import type { ShardCopyIterator } from './shard-copy-iterator.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
 /** The page's documents, parallel to the merged hits (null where a shard failed to fetch). */
@@ -68,12 +69,14 @@ export function fusedDocs(page: readonly MergedHit[], results: readonly ShardRep
  * documents have custom routings (their replies say `routed`), for `_routing`; when none does the
  * round trip is skipped entirely (ids are known from the query phase).
  * `results` name, per shard position, the generation its hits were read from (query phase or
- * selection range round).
+ * selection range round); each shard is fetched from the copy its iterator in `copies` stands on
+ * (the one that read those hits), failing over on a fork of it, so the search's iterator stays.
  */
 export async function runFetchPhase(
   page: readonly MergedHit[],
   results: readonly ShardReply<{ generation: number; routed?: boolean }>[],
   source: SourceFilter,
+  copies: readonly ShardCopyIterator[],
   ctx: PhaseContext,
   options?: HitFetchOptions,
 ): Promise<FetchOutcome> {
@@ -108,10 +111,10 @@ export async function runFetchPhase(
       };
       try {
         // A copy gone since the query round: fetched from another copy's current generation (fan-out.ts).
-        const res = await callShard({ ...t }, ctx, rpc.fetch, body, { shardIndex });
+        const res = await callShard(copies[shardIndex].fork(), ctx, rpc.fetch, body, { shardIndex });
         positions.forEach((p, i) => (docs[p] = res.docs[i]));
       } catch (err) {
-        failures.push((err as FailedShardCall).failure ?? shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err));
+        failures.push((err as FailedShardCall).failure ?? shardFailure(t.index, t.shard, ctx.client.nodes[r.node], err));
       }
     }),
   );

@@ -13,13 +13,13 @@ import { shardForRouting } from '../cluster/routing.ts';
 import type { SearchRequest } from '../rest/search-request.ts';
 import { nonNumericSortCause, SCORE_SORT, SHARD_DOC, sortNeedsScores, type SortField } from '../../protocol/sort.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
-import type { ShardTarget } from '../cluster/index-view.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../cluster/index-settings.ts';
 import { intValue } from '../cluster/index-setting-definitions.ts';
 import { withAliasFilters } from './alias-filters.ts';
 import { fetchOptionsCause } from './fetch-options.ts';
 import { boosted } from './index-boosts.ts';
 import type { ShardFailure } from './shard-failures.ts';
+import type { SearchTarget } from './shard-copy-iterator.ts';
 import { maxSlicesPerScroll, sliceCause, slicedQueries } from './slice-plan.ts';
 
 /**
@@ -58,7 +58,7 @@ export interface SearchPlan {
   needScores: boolean;
   /** Entries each shard returns: `from + size` (the paging rewrite happens here, once). */
   k: number;
-  targets: ShardTarget[];
+  targets: readonly SearchTarget[];
   /** Per target (parallel to `targets`): how it is pinned, or undefined (the shard's current generation). */
   pins: (ShardPin | undefined)[];
   /** Number of leading sort values the hits show (all but a hidden implicit tiebreaker). */
@@ -327,7 +327,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
   const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
-  const targets: ShardTarget[] = [];
+  const targets: SearchTarget[] = [];
   const failures: ShardFailure[] = [];
   const picks = new Map<number, number>(); // this search's copy choices so far (adaptive replica selection)
   let doubleSortValues: Map<string, boolean[]> | null = null;

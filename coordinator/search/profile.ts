@@ -8,7 +8,7 @@
  * Times are wall times measured on the coordinator, network included, in nanoseconds.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-profile.html
  */
-import type { ShardTarget } from '../cluster/index-view.ts';
+import type { SearchTarget } from './shard-copy-iterator.ts';
 
 /** The phases of the search recipe (search.ts); `select` replaces query + merge for a deep page. */
 export type SearchPhase = 'parse' | 'plan' | 'query' | 'select' | 'merge' | 'aggregate' | 'fetch' | 'respond';
@@ -67,7 +67,7 @@ export interface ProfileBody {
 }
 
 interface ShardRecord {
-  target: ShardTarget;
+  target: SearchTarget;
   node: string;
   query: ShardCallProfile[];
   fetchNanos: number | null;
@@ -86,7 +86,7 @@ export class ShardProfiler {
    * Records one call of `endpoint` (`query`, `fetch`, …; the internal path's tail) to the shard at
    * plan position `shardIndex`, which took `ms` on the coordinator; `node` is the node's name.
    */
-  record(shardIndex: number, target: ShardTarget, node: string, endpoint: string, ms: number): void {
+  record(shardIndex: number, target: SearchTarget, node: string, endpoint: string, ms: number): void {
     let r = this.shards.get(shardIndex);
     if (!r) this.shards.set(shardIndex, (r = { target, node, query: [], fetchNanos: null }));
     if (endpoint === 'fetch') r.fetchNanos = (r.fetchNanos ?? 0) + toNanos(ms);

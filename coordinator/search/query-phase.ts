@@ -12,6 +12,7 @@ import type { DfsCache } from './dfs-cache.ts';
 import { fanOut, type RoundOutcome, type ShardReply } from './fan-out.ts';
 import type { PhaseContext } from './phase-context.ts';
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
+import type { ShardCopyIterator } from './shard-copy-iterator.ts';
 
 /** A shard's query-phase reply with its position in the plan's target list. */
 export type ShardQueryResult = ShardReply<QueryPhaseResponse>;
@@ -20,19 +21,21 @@ export type ShardQueryResult = ShardReply<QueryPhaseResponse>;
 export type QueryPhaseOutcome = RoundOutcome<QueryPhaseResponse>;
 
 /**
- * Runs the query phase (with dfs when scores need term statistics, through `dfsCache`) over the plan's targets. With
+ * Runs the query phase (with dfs when scores need term statistics, through `dfsCache`) on the
+ * copies `copies` (the search's copy iterators, parallel to the plan's targets) stand on. With
  * `fetchSource`, every shard also returns its hits' `_source` texts (the fused fetch: see
  * fetch-phase.ts {@link fusesFetch}), with what `fetchOptions` adds to each.
  */
 export async function runQueryPhase(
   plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
   ctx: PhaseContext,
   dfsCache: DfsCache,
   fetchSource?: SourceFilter,
   fetchOptions?: HitFetchOptions,
 ): Promise<QueryPhaseOutcome> {
-  return withGlobalStatistics<QueryPhaseResponse>(plan, ctx, dfsCache, (extras, skip) =>
-    fanOut(plan.targets, ctx, rpc.query, (t, i): QueryPhaseRequest | null =>
+  return withGlobalStatistics<QueryPhaseResponse>(plan, copies, ctx, dfsCache, (extras, skip) =>
+    fanOut(copies, ctx, rpc.query, (t, i): QueryPhaseRequest | null =>
       skip.has(i)
         ? null
         : {

@@ -45,6 +45,7 @@ import { mergeTopHits, reduceTotalHits } from './merge.ts';
 import { aggsQueryForTarget, planSearch, type IndexScope, type SearchPlan } from './plan.ts';
 import { buildProfile, PhaseClock, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
+import { copyIterators, type ShardCopyIterator } from './shard-copy-iterator.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
 import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage, type SampleCache } from './select-phase.ts';
 import { mergeTopGroups, reduceGroupTotal } from './collapse-merge.ts';
@@ -138,13 +139,14 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
   // Aggregations read each target's query (alias filters, slice); with `post_filter`, that query without it.
   const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope, withAggs && parsed.postFilter ? aggsQuery : undefined), deps.view);
-  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx, cursor.scope?.filters) : undefined);
+  const copies = copyIterators(plan.targets); // the copy each shard is read on, moved by the rounds (the plan stays as planned)
+  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, copies, input, ctx, cursor.scope?.filters) : undefined);
   if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length) };
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = plan.collapse === undefined && selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
   const fused = !deep && fusesFetch(plan);
-  const ranked = deep ? await runSelectionPhase(plan, ctx, deps, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, ctx, deps.dfsCache, clock, fused);
+  const ranked = deep ? await runSelectionPhase(plan, copies, ctx, deps, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, copies, ctx, deps.dfsCache, clock, fused);
   if (deep) clock.lap('select');
   const failures = [...plan.failures, ...ranked.failures];
   if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
@@ -164,7 +166,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     clock.lap('aggregate');
   }
   // 5. fetch (already done by the query round when it fused the fetch)
-  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, ctx, hitFetchOptions(req));
+  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, copies, ctx, hitFetchOptions(req));
   // A request the fetch phase refuses (a highlight over `index.highlight.max_analyzed_offset`) fails the search, as in ES.
   const refused = fetched.failures.filter((f) => f.status === 400);
   if (refused.length > 0) throw allFailedError('fetch', refused);
@@ -173,7 +175,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const last = page.at(-1);
   if (scrollId !== undefined && last) failures.push(...(await advanceScroll(scrollReads(plan, ranked), last.hit.sort, ctx.client, ctx.deadline - Date.now())));
   const shown = page.filter((_, i) => fetched.docs[i] !== null || req.source === false);
-  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.target.node })));
+  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.node })));
   // 5b. expand: a collapsed search's inner hits, read from the generations this search read
   const keyAt = plan.sort.length - 1;
   const innerHits =
@@ -241,10 +243,10 @@ async function fetchLookupSource(l: TermsLookupQuery, deps: SearchDeps, deadline
  * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
  *   `search.max_open_scroll_context`).
  */
-async function openScroll(plan: SearchPlan, input: SearchInput, ctx: PhaseContext, filters?: IndexScope['filters']): Promise<string> {
+async function openScroll(plan: SearchPlan, copies: readonly ShardCopyIterator[], input: SearchInput, ctx: PhaseContext, filters?: IndexScope['filters']): Promise<string> {
   const scopeFilters = filters && filters.size > 0 ? Object.fromEntries([...filters].map(([i, f]) => [i, [...f]])) : undefined;
   const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
-  const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx);
+  const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx, copies);
   if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
   for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context, scroll: true }, shardIndex: s.shardIndex };
   // The params keep `scroll`: each batch re-parses the request as a scroll's (a `slice` is only valid there).
@@ -264,7 +266,7 @@ function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
   for (const r of ranked.generations) {
     const context = plan.pins[r.shardIndex]?.context;
     if (context && r.response.scrollSeq !== undefined) {
-      reads.push({ index: r.target.index, shard: r.target.shard, node: r.target.node, context: context.id, seq: r.response.scrollSeq });
+      reads.push({ index: r.target.index, shard: r.target.shard, node: r.node, context: context.id, seq: r.response.scrollSeq });
     }
   }
   return reads;
@@ -275,8 +277,8 @@ function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
  * With `fused`, the shards return their hits' `_source` too and the page's documents come back
  * with it (`fusedDocs`), unless some shard replied without them.
  */
-async function queryThenMerge(plan: SearchPlan, ctx: PhaseContext, dfsCache: DfsCache, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
-  const queried = await runQueryPhase(plan, ctx, dfsCache, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
+async function queryThenMerge(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, dfsCache: DfsCache, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
+  const queried = await runQueryPhase(plan, copies, ctx, dfsCache, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
   clock.lap('query');
   const merge = plan.collapse ? mergeTopGroups : mergeTopHits;
   const page = merge(

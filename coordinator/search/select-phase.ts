@@ -38,6 +38,7 @@ import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type ShardSample } from './rank-bounds.ts';
 import type { ShardFailure } from './shard-failures.ts';
+import type { ShardCopyIterator } from './shard-copy-iterator.ts';
 import type { SortField } from '../../protocol/sort.ts';
 
 /**
@@ -55,9 +56,9 @@ export const DEEP_PAGE_FROM = 500;
  */
 export const SELECTION_SAMPLES = 256;
 
-/** A cached sample round: each shard's reply (with the generation it read), its S, and the dfs statistics used. */
+/** A cached sample round: each shard's reply (with the generation it read and the copy that read it), its S, and the dfs statistics used. */
 export interface CachedSample {
-  results: ShardReply<SelectSampleResponse>[];
+  results: readonly ShardReply<SelectSampleResponse>[];
   samples: number;
   stats?: ScoringStatistics;
   /** The sample keys in global order with their rank bounds, computed once per cached sample. */
@@ -116,7 +117,7 @@ export interface RankedPage {
    * Per shard position, the generation its hits were read from (for the fetch phase), and for a
    * scroll batch the number of the position the shard started after (query-phase replies).
    */
-  generations: ShardReply<{ generation: number; scrollSeq?: number; routed?: boolean }>[];
+  generations: readonly ShardReply<{ generation: number; scrollSeq?: number; routed?: boolean }>[];
   failures: ShardFailure[];
   timedOut: boolean;
   /** The page's documents when the query round fused the fetch (parallel to `page`). */
@@ -131,16 +132,19 @@ export function selectsDeepPage(plan: SearchPlan, fromThreshold: number): boolea
   return req.from >= fromThreshold && req.size > 0 && req.searchAfter === null && req.scroll === null && req.rescore.length === 0;
 }
 
-/** Runs the sample and range rounds and merges the page; restarts when a pinned generation expired. */
-export async function runSelectionPhase(plan: SearchPlan, ctx: PhaseContext, caches: SelectionCaches, samples: number): Promise<RankedPage> {
+/**
+ * Runs the sample and range rounds on the copies `copies` (the search's copy iterators) stand on,
+ * and merges the page; restarts when a pinned generation expired.
+ */
+export async function runSelectionPhase(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number): Promise<RankedPage> {
   for (let attempt = 0; ; attempt++) {
-    const ranked = await selectOnce(plan, ctx, caches, samples);
+    const ranked = await selectOnce(plan, copies, ctx, caches, samples);
     const lost = ranked.failures.some((f) => f.reason.type === 'search_context_missing_exception');
     if (!lost || attempt >= MAX_RESTARTS) return ranked;
   }
 }
 
-async function selectOnce(plan: SearchPlan, ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache = true): Promise<RankedPage> {
+async function selectOnce(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache = true): Promise<RankedPage> {
   const { sampleCache } = caches;
   const { req } = plan;
   const scoring = plan.needScores ? { trackScores: true } : {};
@@ -150,8 +154,8 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, caches: Selection
   let cached = cacheKey ? sampleCache!.get(cacheKey) : undefined;
   // Its generations are per copy: reuse it only when the search can read the copies it was sampled on.
   if (cached) {
-    const byShard = new Map(cached.results.map((r) => [r.shardIndex, r.target.node]));
-    if (!preferCopies(plan.targets, (_, i) => byShard.get(i))) cached = undefined;
+    const byShard = new Map(cached.results.map((r) => [r.shardIndex, r.node]));
+    if (!preferCopies(copies, (_, i) => byShard.get(i))) cached = undefined;
   }
   if (cached) {
     // The query repeats: take its sample once more with the S that makes range rounds small.
@@ -163,8 +167,8 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, caches: Selection
   }
   const sampled = cached
     ? { ...cached, failures: [] as ShardFailure[], timedOut: false }
-    : await withGlobalStatistics<SelectSampleResponse>(plan, ctx, caches.dfsCache, (extras, skip) =>
-        fanOut(plan.targets, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
+    : await withGlobalStatistics<SelectSampleResponse>(plan, copies, ctx, caches.dfsCache, (extras, skip) =>
+        fanOut(copies, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
           skip.has(i)
             ? null
             : { index: t.index, shard: t.shard, query: queryForTarget(plan, i), sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
@@ -181,17 +185,15 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, caches: Selection
       plan.sort,
     );
   if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
-    // With targets of their own (the copies that answered), which later searches do not move.
-    const results = sampled.results.map((r) => ({ ...r, target: { ...r.target } }));
-    sampleCache!.set(cacheKey, { results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
+    // The replies name the copies that answered; nothing writes to them.
+    sampleCache!.set(cacheKey, { results: sampled.results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
   }
   const window = windowFromRanked(ranked, totals.reduce((s, t) => s + t.value, 0), req.from, req.size);
   if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
 
   // 2. range round, on the generation each shard's sample read
-  const nodesBefore = plan.targets.map((t) => t.node);
   const byPosition = new Map(replies.map((r) => [r.shardIndex, r.response]));
-  const ranged = await fanOut(plan.targets, ctx, rpc.selectRange, (t, i): SelectRangeRequest | null => {
+  const ranged = await fanOut(copies, ctx, rpc.selectRange, (t, i): SelectRangeRequest | null => {
     const s = byPosition.get(i);
     // With a cached sample every shard is asked, so one that was empty then proves it still is.
     if (!s || (s.total.value === 0 && !cached)) return null;
@@ -213,11 +215,11 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, caches: Selection
   });
   if (cached && ranged.results.some((r) => r.response.stale)) {
     sampleCache!.delete(cacheKey!);
-    return selectOnce(plan, ctx, caches, samples, false);
+    return selectOnce(plan, copies, ctx, caches, samples, false);
   }
   // A copy failed in the range round (which cannot move to another copy mid-selection): the fan-out
-  // re-pointed its target to the next copy, so sample again there (bounded by the copies left).
-  if (ranged.failures.length > 0 && plan.targets.some((t, i) => t.node !== nodesBefore[i])) return selectOnce(plan, ctx, caches, samples, false);
+  // moved its iterator to the next copy, so sample again there (bounded by the copies left).
+  if (ranged.movedOn) return selectOnce(plan, copies, ctx, caches, samples, false);
 
   // 3. merge
   const page = mergeRanges(
