@@ -41,10 +41,13 @@ export const HITS_ACCEPT: string = process.env.FOLIO_WIRE === 'json' ? 'applicat
  */
 export const FIRST_ATTEMPT_SHARE = 0.5;
 
-/** A shard's reply with its position in the plan's target list and the copy that answered. */
+/**
+ * A shard's reply with its position in the plan's target list and the copy that answered. Its
+ * target names the shard only (not the planned copy), so that no reader mistakes it for the copy.
+ */
 export interface ShardReply<R> {
   readonly shardIndex: number;
-  readonly target: SearchTarget;
+  readonly target: Pick<SearchTarget, 'index' | 'shard'>;
   /** The copy that answered (node ordinal). */
   readonly node: number;
   readonly response: R;

@@ -41,9 +41,9 @@ export class ShardCopyIterator {
     this.#at = at ?? { node: target.node, rest: (target.alternates ?? []).filter((n) => n !== target.node) };
   }
 
-  /** An iterator over the single copy `node` of `target` (no failover). */
-  static only(target: SearchTarget, node: number): ShardCopyIterator {
-    return new ShardCopyIterator(target, { node, rest: [] });
+  /** An iterator over the single copy `node` of shard `s` (no failover). */
+  static only(s: Pick<SearchTarget, 'index' | 'shard'>, node: number): ShardCopyIterator {
+    return new ShardCopyIterator({ index: s.index, shard: s.shard, node }, { node, rest: [] });
   }
 
   /** The copy the search reads now (node ordinal). */
