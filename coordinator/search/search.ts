@@ -3,7 +3,9 @@
  *   1. parse   — the request (URL on top of body) into a normalized SearchRequest, then rewrite its
  *      terms lookups into plain terms queries (terms-lookup.ts);
  *   2. plan    — resolve indices and shards (pinned by a PIT, a scroll or a Folio-Snapshot token:
- *      cursor.ts), check windows and sorts before any fan-out; a new scroll opens its contexts;
+ *      cursor.ts), check windows and sorts before any fan-out; a new scroll opens its contexts. The
+ *      plan is read-only: the rounds move through each shard's copies with the search's copy
+ *      iterators (shard-copy-iterator.ts), and later rounds read the copy that answered;
  *   3. query   — every shard returns its top `from + size` keys (dfs statistics when scoring);
  *   4. merge   — k-way merge of the shard lists, skipping `from`; beside it, the reduce of the
  *      aggregations the query round collected, with the refinement rounds of exact `terms`
