@@ -144,11 +144,26 @@ export async function runSelectionPhase(plan: SearchPlan, copies: readonly Shard
   }
 }
 
-async function selectOnce(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache = true): Promise<RankedPage> {
+/** A sample round's outcome, fresh or from the cache. */
+interface SampleOutcome {
+  results: readonly ShardReply<SelectSampleResponse>[];
+  failures: ShardFailure[];
+  timedOut: boolean;
+  stats?: ScoringStatistics;
+  ranked: RankedKey[];
+  /** S for a restarted selection: the one asked, or the larger one a repeated query earned. */
+  samples: number;
+  /** The cache key when the round came from the sample cache (absent: a fresh round). */
+  cachedKey?: string;
+}
+
+/**
+ * Step 1 of the selection: the sample round, or its cached result when the search can read the
+ * copies it was sampled on (pinned searches read their own generations, never cached); a fresh
+ * round that every shard answered is cached.
+ */
+async function sampleRound(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache: boolean): Promise<SampleOutcome> {
   const { sampleCache } = caches;
-  const { req } = plan;
-  const scoring = plan.needScores ? { trackScores: true } : {};
-  // 1. sample round (or its cached result; pinned searches read their own generations, never cached)
   const pinned = plan.pins.some((p) => p !== undefined);
   const cacheKey = sampleCache && !pinned && useCache ? sampleCacheKey(plan) : null;
   let cached = cacheKey ? sampleCache!.get(cacheKey) : undefined;
@@ -165,30 +180,36 @@ async function selectOnce(plan: SearchPlan, copies: readonly ShardCopyIterator[]
       cached = undefined;
     }
   }
-  const sampled = cached
-    ? { ...cached, failures: [] as ShardFailure[], timedOut: false }
-    : await withGlobalStatistics<SelectSampleResponse>(plan, copies, ctx, caches.dfsCache, (extras, skip) =>
-        fanOut(copies, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
-          skip.has(i)
-            ? null
-            : { index: t.index, shard: t.shard, query: queryForTarget(plan, i), sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
-        ),
-      );
+  if (cached) return { ...cached, samples, failures: [], timedOut: false, cachedKey: cacheKey! };
+  const scoring = plan.needScores ? { trackScores: true } : {};
+  const sampled = await withGlobalStatistics<SelectSampleResponse>(plan, copies, ctx, caches.dfsCache, (extras, skip) =>
+    fanOut(copies, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
+      skip.has(i)
+        ? null
+        : { index: t.index, shard: t.shard, query: queryForTarget(plan, i), sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
+    ),
+  );
+  const ranked = rankSampleKeys(
+    sampled.results.map((r): ShardSample => ({ shardIndex: r.shardIndex, index: r.target.index, total: r.response.total.value, keys: r.response.keys })),
+    plan.sort,
+  );
+  const stats = sampled.stats ? { stats: sampled.stats } : {};
+  // The replies name the copies that answered; nothing writes to them.
+  if (cacheKey && sampled.failures.length === 0 && !sampled.timedOut) sampleCache!.set(cacheKey, { results: sampled.results, samples, ranked, ...stats });
+  return { results: sampled.results, failures: sampled.failures, timedOut: sampled.timedOut, ranked, samples, ...stats };
+}
+
+async function selectOnce(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache = true): Promise<RankedPage> {
+  const { req } = plan;
+  const scoring = plan.needScores ? { trackScores: true } : {};
+  // 1. sample round (or its cached result)
+  const sampled = await sampleRound(plan, copies, ctx, caches, samples, useCache);
+  const cached = sampled.cachedKey !== undefined;
   const replies = sampled.results;
   const totals = replies.map((r) => r.response.total);
   let maxScore: number | null = null;
   for (const r of replies) if (r.response.max_score !== null && (maxScore === null || r.response.max_score > maxScore)) maxScore = r.response.max_score;
-  const ranked =
-    cached?.ranked ??
-    rankSampleKeys(
-      replies.map((r): ShardSample => ({ shardIndex: r.shardIndex, index: r.target.index, total: r.response.total.value, keys: r.response.keys })),
-      plan.sort,
-    );
-  if (cacheKey && !cached && sampled.failures.length === 0 && !sampled.timedOut) {
-    // The replies name the copies that answered; nothing writes to them.
-    sampleCache!.set(cacheKey, { results: sampled.results, samples, ranked, ...(sampled.stats ? { stats: sampled.stats } : {}) });
-  }
-  const window = windowFromRanked(ranked, totals.reduce((s, t) => s + t.value, 0), req.from, req.size);
+  const window = windowFromRanked(sampled.ranked, totals.reduce((s, t) => s + t.value, 0), req.from, req.size);
   if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
 
   // 2. range round, on the generation each shard's sample read
@@ -214,12 +235,12 @@ async function selectOnce(plan: SearchPlan, copies: readonly ShardCopyIterator[]
     };
   });
   if (cached && ranged.results.some((r) => r.response.stale)) {
-    sampleCache!.delete(cacheKey!);
-    return selectOnce(plan, copies, ctx, caches, samples, false);
+    caches.sampleCache!.delete(sampled.cachedKey!);
+    return selectOnce(plan, copies, ctx, caches, sampled.samples, false);
   }
   // A copy failed in the range round (which cannot move to another copy mid-selection): the fan-out
   // moved its iterator to the next copy, so sample again there (bounded by the copies left).
-  if (ranged.movedOn) return selectOnce(plan, copies, ctx, caches, samples, false);
+  if (ranged.movedOn) return selectOnce(plan, copies, ctx, caches, sampled.samples, false);
 
   // 3. merge
   const page = mergeRanges(
