@@ -22,7 +22,7 @@ export function shardKeyOf(t: Pick<SearchTarget, 'index' | 'shard'>): string {
  */
 export function preferCopies(copies: readonly ShardCopyIterator[], nodeOf: (t: SearchTarget, i: number) => number | undefined): boolean {
   const named = copies.map((c, i) => nodeOf(c.target, i));
-  const readable = copies.every((c, i) => named[i] !== undefined && (named[i] === c.node || c.alternates.includes(named[i]!)));
+  const readable = copies.every((c, i) => named[i] !== undefined && (named[i] === c.node || c.alternates.includes(named[i])));
   if (!readable) return false;
   copies.forEach((c, i) => {
     const node = named[i]!;

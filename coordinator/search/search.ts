@@ -26,13 +26,13 @@
  * is lapped by a {@link PhaseClock} (metrics, and `profile: true`: profile.ts).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
-import type { EsError } from '../../protocol/errors.ts';
 import { withSortTexts } from './respond.ts';
 import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { flatFields, withAliasTargets, type FieldMapping } from '../../protocol/mapping.ts';
 import type { Query } from '../../protocol/query-ast.ts';
+import type { SortValue } from '../../protocol/sort.ts';
 import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
 import { runAggsPhase } from './aggs-phase.ts';
 import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
@@ -52,7 +52,7 @@ import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
 import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage, type SampleCache } from './select-phase.ts';
 import { mergeTopGroups, reduceGroupTotal } from './collapse-merge.ts';
 import { planCollapse } from './collapse-plan.ts';
-import { expandInnerHits } from './inner-hits.ts';
+import { expandInnerHits, type InnerHitsBody } from './inner-hits.ts';
 import { defaultMaxConcurrentSearches } from './concurrent-searches.ts';
 import { allFailedError } from './shard-failures.ts';
 import { resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
@@ -124,15 +124,8 @@ export async function search(input: SearchInput, deps: SearchDeps): Promise<Sear
 export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): Promise<SearchOutcome> {
   const startedAt = Date.now();
   const clock = new PhaseClock(deps.observePhase);
-  // 1. parse. A scroll continuation tracks the exact total as its first batch did: ES resolves
-  // track_total_hits to accurate for any scroll (SearchRequest.resolveTrackTotalHitsUpTo).
-  const parsed = input.request ?? parseSearchRequest(input.params, input.body, input.path);
-  // 1b. rewrite on the coordinator: terms lookups fetch their documents once (terms-lookup.ts).
-  const resolved = await resolveTermsLookups(parsed, (l) => fetchLookupSource(l, deps, startedAt + (parsed.timeoutMs ?? deps.defaultTimeoutMs)));
-  // `post_filter` narrows the hits (the query phase reads query AND post_filter), not the aggregations.
-  const aggsQuery = resolved.query;
-  const hitsQuery: Query = resolved.postFilter ? { kind: 'bool', must: [resolved.query], should: [], filter: [resolved.postFilter], mustNot: [], boost: 1 } : resolved.query;
-  const req: SearchRequest = { ...resolved, query: hitsQuery, ...(input.scroll ? { trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : {}) };
+  // 1. parse, and rewrite on the coordinator
+  const { req, aggsQuery } = await parseAndRewrite(input, deps, startedAt);
   const ctx = phaseContext(deps.client, { startedAt, timeoutMs: req.timeoutMs ?? deps.defaultTimeoutMs, signal: input.signal, profile: req.profile });
   checkCursorKeepAlives(req, input, deps);
   clock.lap('parse');
@@ -140,7 +133,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const cursor = await resolveCursor(input, req, deps.view);
   const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
   // Aggregations read each target's query (alias filters, slice); with `post_filter`, that query without it.
-  const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope, withAggs && parsed.postFilter ? aggsQuery : undefined), deps.view);
+  const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope, withAggs ? aggsQuery : undefined), deps.view);
   const copies = copyIterators(plan.targets); // the copy each shard is read on, moved by the rounds (the plan stays as planned)
   const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, copies, input, ctx, cursor.scope?.filters) : undefined);
   if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length) };
@@ -152,9 +145,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   if (deep) clock.lap('select');
   const failures = [...plan.failures, ...ranked.failures];
   if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
-  if (failures.length > 0 && !req.allowPartialSearchResults) {
-    throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`) as EsError;
-  }
+  if (failures.length > 0 && !req.allowPartialSearchResults) throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`);
   const { page, maxScore } = ranked;
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   const aggs = withAggs
@@ -180,11 +171,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.node })));
   // 5b. expand: a collapsed search's inner hits, read from the generations this search read
   const keyAt = plan.sort.length - 1;
-  const innerHits =
-    req.collapse && req.collapse.innerHits.length > 0 && shown.length > 0
-      ? await expandInnerHits(req, req.collapse, shown.map((m) => m.hit.sort[keyAt]), (inner) => search({ ...input, scroll: undefined, request: inner, snapshot }, deps),
-          req.collapse.maxConcurrentGroupSearches ?? defaultMaxConcurrentSearches(deps.client.nodes.length))
-      : undefined;
+  const innerHits = await expandGroups(req, shown.map((m) => m.hit.sort[keyAt]), { ...input, snapshot }, deps);
   // 6. respond
   const onlyScore = req.sort.length === 1 && req.sort[0].kind === 'score' && req.sort[0].order === 'desc';
   const body = buildSearchResponse({
@@ -212,6 +199,33 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   clock.lap('respond');
   if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
   return { body, snapshot };
+}
+
+/**
+ * Step 1: the request parsed (URL on top of body) and rewritten: terms lookups fetch their
+ * documents once (terms-lookup.ts), and `post_filter` joins the query as a filter, since it
+ * narrows the hits (the query phase reads query AND post_filter), not the aggregations. A scroll
+ * continuation tracks the exact total as its first batch did: ES resolves track_total_hits to
+ * accurate for any scroll (SearchRequest.resolveTrackTotalHitsUpTo).
+ * @returns the request the phases run, and with a `post_filter` the query the aggregations read.
+ */
+async function parseAndRewrite(input: SearchInput, deps: SearchDeps, startedAt: number): Promise<{ req: SearchRequest; aggsQuery?: Query }> {
+  const parsed = input.request ?? parseSearchRequest(input.params, input.body, input.path);
+  const resolved = await resolveTermsLookups(parsed, (l) => fetchLookupSource(l, deps, startedAt + (parsed.timeoutMs ?? deps.defaultTimeoutMs)));
+  const { postFilter } = resolved;
+  const query: Query = postFilter ? { kind: 'bool', must: [resolved.query], should: [], filter: [postFilter], mustNot: [], boost: 1 } : resolved.query;
+  const req: SearchRequest = { ...resolved, query, ...(input.scroll ? { trackTotalHits: TRACK_TOTAL_HITS_ACCURATE } : {}) };
+  return postFilter ? { req, aggsQuery: resolved.query } : { req };
+}
+
+/**
+ * Step 5b: the inner hits of a collapsed search's shown groups (their collapse keys), each group
+ * searched on the generations the search read (`input.snapshot`); undefined when none are asked.
+ */
+async function expandGroups(req: SearchRequest, keys: readonly SortValue[], input: SearchInput, deps: SearchDeps): Promise<InnerHitsBody[] | undefined> {
+  if (!req.collapse || req.collapse.innerHits.length === 0 || keys.length === 0) return undefined;
+  const concurrency = req.collapse.maxConcurrentGroupSearches ?? defaultMaxConcurrentSearches(deps.client.nodes.length);
+  return expandInnerHits(req, req.collapse, keys, (inner) => search({ ...input, scroll: undefined, request: inner }, deps), concurrency);
 }
 
 /** A field's mapping in the searched indices (the first index that maps it), for rendering aggregation keys. */
