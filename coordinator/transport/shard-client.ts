@@ -13,6 +13,7 @@ import { ReplicaSelection } from './replica-selection.ts';
 import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../../protocol/wire-batch.ts';
 import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import { isBatchable, ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
+import { batchBodyBytes, callBodyBytes } from './call-body.ts';
 import { isNdjsonContentType, parseNdjsonSliced } from '../../shared/sliced-json.ts';
 
 /**
@@ -225,7 +226,7 @@ export class ShardClient {
         path,
         method: opts.method ?? 'POST',
         headers,
-        body: body === undefined ? undefined : body instanceof JsonText ? body.text : JSON.stringify(body),
+        body: body === undefined ? undefined : body instanceof JsonText ? body.text : callBodyBytes(body),
         signal,
         headersTimeout: clampTimerDelayMs(opts.timeoutMs),
         bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
@@ -317,7 +318,7 @@ export class ShardClient {
         path: `${INTERNAL_PREFIX}/batch`,
         method: 'POST',
         headers,
-        body: JSON.stringify({ calls: batch }),
+        body: batchBodyBytes(batch),
         signal: batchAbort.signal,
         headersTimeout: clampTimerDelayMs(timeoutMs),
         bodyTimeout: clampTimerDelayMs(timeoutMs),
