@@ -22,9 +22,8 @@ import {
   type SelectSampleResponse,
 } from '../protocol/search.ts';
 import type { EntriesField } from '../protocol/wire.ts';
-import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
-import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
+import { searcherOf } from './engine/searcher.ts';
 import { compileHitFetch } from './engine/hit-fetch.ts';
 import { DEFAULT_MAX_ANALYZED_OFFSET } from './engine/highlight/highlight-fetch.ts';
 import type { IndexRegistry } from './index-registry.ts';
@@ -42,7 +41,7 @@ export type SearchActionName = 'dfs' | 'query' | 'select/sample' | 'select/range
 
 /**
  * Every search endpoint's handler, keyed by its path tail. The phases that may build a presorted
- * order first build it in event-loop slices (selection.ts `preparePresorted`), so they answer
+ * order first build it in event-loop slices (searcher.ts `preparePresorted`), so they answer
  * asynchronously; dfs and fetch answer at once.
  */
 export interface SearchActions {
@@ -111,7 +110,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
   return {
     dfs: (req: DfsRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, req.context);
-      const res: DfsResponse = { node, index: req.index, shard: req.shard, generation: gen.id, stats: gen.dfs(req.query) };
+      const res: DfsResponse = { node, index: req.index, shard: req.shard, generation: gen.id, stats: searcherOf(gen).dfs(req.query) };
       return { res };
     },
 
@@ -138,11 +137,12 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         ...(req.rescore ? { rescore: req.rescore } : {}),
         ...(req.collapse ? { collapse: req.collapse } : {}),
       };
-      if (input.k > 0 && !req.collapse) await preparePresorted(gen, input);
-      await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
-      const result = gen.query(input);
+      const searcher = searcherOf(gen);
+      if (input.k > 0 && !req.collapse) await searcher.preparePresorted(input);
+      await searcher.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
+      const result = searcher.query(input);
       const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
-      if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
+      if (req.aggs) res.aggs = searcher.aggs(req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
       if (req.fetchSource !== undefined) {
         const ids = result.hits.map((h) => h._id);
         res.sources = gen.sourceTexts(ids, req.fetchSource);
@@ -168,9 +168,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       }
       const gen = reader(req.index, req.shard, req.generation, req.context);
       const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
-      await preparePresorted(gen, input);
-      const sm = sortedMatches(gen, input);
-      const s = sampleMatches(sm, req.samples);
+      const s = await searcherOf(gen).sample(input, req.samples);
       const res: SelectSampleResponse = { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasHitMetadata ? { routed: true } : {}) };
       return { res, field: 'keys' };
     },
@@ -182,9 +180,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
       }
       const gen = reader(req.index, req.shard, req.generation, undefined);
       const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
-      await preparePresorted(gen, input);
-      const sm = sortedMatches(gen, input);
-      const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
+      const r = await searcherOf(gen).range(input, req.lower, req.upper, req.limit);
       const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
       return { res, field: 'hits' };
     },
@@ -192,8 +188,8 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
     aggs: (req: AggsRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, req.context);
       const res: AggsResponse = { node, index: req.index, shard: req.shard, generation: gen.id };
-      if (req.tasks) res.results = refineShardAggs(gen, req.nodes, req.query, req.tasks, req.index);
-      else res.partials = collectShardAggs(gen, req.nodes, req.query, req.candidates, req.index);
+      if (req.tasks) res.results = searcherOf(gen).refineAggs(req.nodes, req.query, req.tasks, req.index);
+      else res.partials = searcherOf(gen).aggs(req.nodes, req.query, req.candidates, req.index);
       return { res };
     },
 
