@@ -18,7 +18,7 @@ import { afterKey, collect, getter } from './collector.ts';
 import type { Generation } from './generation.ts';
 import type { Searcher } from './searcher.ts';
 import { constantScore, evaluate } from './query-exec.ts';
-import type { Plan } from './query-compile.ts';
+import type { Plan } from './query-plan.ts';
 import { filterOrder, liveOrder, liveOrderSliced, orderSpec, type DocOrder, type OrderSpec } from './sort-order.ts';
 
 /** What to select over: the query (with dfs statistics when scoring) and the sort. */
