@@ -11,6 +11,7 @@
  */
 import { EsError } from '../../protocol/errors.ts';
 import type { FieldMapping } from '../../protocol/mapping.ts';
+import { aliasesOf, concreteFields } from '../../protocol/mapping.ts';
 import { MAX_CLAUSE_COUNT } from '../../protocol/query-ast.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import { resolveMinimumShouldMatch } from '../../protocol/query-ast.ts';
@@ -31,12 +32,12 @@ const IGNORED_MAPPING: FieldMapping = { type: 'keyword' };
 /**
  * ES's `exists` on a metadata field (`MetadataFieldMapper` field types' `existsQuery`): every
  * document has an `_id`, an `_index`, a `_seq_no` and a `_version` (match all); `_routing` exists
- * on routed documents only, and Folio's shards do not keep a document's routing value, so it
- * matches none (docs/compatibility.md); `_source` is not searchable (400). Undefined for other names.
+ * on the documents indexed with a custom routing (ES indexes the field only then; segments keep
+ * each document's routing); `_source` is not searchable (400). Undefined for other names.
  * @throws EsError 400 `query_shard_exception` `The _source field is not searchable`.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/mapper/SourceFieldMapper.java
  */
-function metadataExists(field: string): 'all' | 'none' | undefined {
+function metadataExists(field: string): 'all' | 'routed' | undefined {
   switch (field) {
     case '_id':
     case '_index':
@@ -44,7 +45,7 @@ function metadataExists(field: string): 'all' | 'none' | undefined {
     case '_version':
       return 'all';
     case '_routing':
-      return 'none';
+      return 'routed';
     case '_source':
       throw new EsError(400, 'query_shard_exception', 'The _source field is not searchable');
     default:
@@ -57,7 +58,10 @@ const NO_TERMS: TermDictionary = { forEachTerm: () => {}, forEachWithPrefix: () 
 
 /** Compiles queries against one mapping and one statistics source (query-plan.ts `CompileContext` for the query families' compilers). */
 export class QueryCompiler implements CompileContext {
-  readonly fields: Map<string, FieldMapping>;
+  /** The mapped fields without aliases (what `*` patterns expand to). */
+  readonly fields: ReadonlyMap<string, FieldMapping>;
+  /** Field alias → the path it stands for (ES `FieldAliasMapper`); queries on an alias run on its path. */
+  private readonly aliases: ReadonlyMap<string, string>;
   readonly stats: StatsSource;
   readonly multiTerm: MultiTermContext;
   readonly scans = new ScanBudget();
@@ -67,8 +71,9 @@ export class QueryCompiler implements CompileContext {
   /** The value lists of `terms` and `ids` queries compiled so far, to prepare in slices. */
   readonly valueLists: M.ValueList[] = [];
 
-  constructor(fields: Map<string, FieldMapping>, stats: StatsSource, dictionary: TermDictionary = NO_TERMS) {
-    this.fields = fields;
+  constructor(fields: ReadonlyMap<string, FieldMapping>, stats: StatsSource, dictionary: TermDictionary = NO_TERMS) {
+    this.fields = concreteFields(fields);
+    this.aliases = aliasesOf(fields);
     this.stats = stats;
     this.multiTerm = { stats, dictionary };
   }
@@ -104,6 +109,11 @@ export class QueryCompiler implements CompileContext {
 
   /** Compiles `q` with an outer boost (1 at the root). */
   compile(q: Query, boost = 1): Plan {
+    // A field alias is its target's field type in ES (`MappingLookup.getFieldType`): the query runs on the path.
+    if (this.aliases.size > 0 && 'field' in q) {
+      const path = this.aliases.get(q.field);
+      if (path !== undefined) return this.compile({ ...q, field: path } as Query, boost);
+    }
     const b = boost * q.boost;
     const meta = this.metadataQuery(q, b);
     if (meta) return meta;
@@ -174,7 +184,7 @@ export class QueryCompiler implements CompileContext {
     if (q.kind === 'exists' && q.field.startsWith('_')) {
       const meta = metadataExists(q.field);
       if (meta === 'all') return constantPlan(b, M.allDocs);
-      if (meta === 'none') return NONE;
+      if (meta === 'routed') return constantPlan(b, M.routedDocs);
     }
     return null;
   }
@@ -193,8 +203,11 @@ export class QueryCompiler implements CompileContext {
 
   /** Field names matching a pattern (`name*`), or the name itself. */
   expand(field: string): string[] {
-    if (!field.includes('*')) return [field];
-    return [...this.fields.keys()].filter((n) => wildcardMatch(field, n));
+    if (!field.includes('*')) return [this.aliases.get(field) ?? field];
+    const names = [...this.fields.keys()].filter((n) => wildcardMatch(field, n));
+    // ES `QueryParserHelper.resolveMappingField`: an alias the pattern matches stands for its path, once.
+    for (const [alias, path] of this.aliases) if (wildcardMatch(field, alias) && !names.includes(path)) names.push(path);
+    return names;
   }
 
   /** A BM25-scored TermQuery. */

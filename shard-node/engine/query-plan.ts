@@ -47,8 +47,8 @@ export function unscored(fm: FieldMapping, plan: Plan, boost: number): Plan {
 
 /** What the compiler of one query family reads from the compiler it works for (query-compile.ts `QueryCompiler`). */
 export interface CompileContext {
-  /** The index mapping, flattened to field paths. */
-  readonly fields: Map<string, FieldMapping>;
+  /** The index mapping, flattened to field paths, without field aliases (what `*` patterns expand to). */
+  readonly fields: ReadonlyMap<string, FieldMapping>;
   readonly stats: StatsSource;
   /** What multi-term queries (prefix, wildcard, fuzzy) expand against: the shard's term dictionary. */
   readonly multiTerm: MultiTermContext;
@@ -58,7 +58,7 @@ export interface CompileContext {
   field(name: string): FieldMapping | undefined;
   /** A value list for a `terms` or `ids` query, kept to prepare in slices. */
   valueList(values: readonly string[]): ValueList;
-  /** Field names matching a pattern (`name*`), or the name itself. */
+  /** Field names matching a pattern (`name*`), or the name itself; an alias stands for its path. */
   expand(field: string): string[];
   /** A BM25-scored TermQuery. */
   termPlan(field: string, term: string, boost: number): Plan;

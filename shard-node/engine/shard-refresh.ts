@@ -137,6 +137,7 @@ export class Refresher {
    */
   private *refreshSteps(clock: SliceClock): Steps<number> {
     if (!this.s.dirty) return this.s.readers.latest.id;
+    this.s.counters.refreshTotal++;
     const start = this.begin();
     let sealed: SealedBuffer | null = null;
     try {

@@ -12,6 +12,7 @@ import type { Mapping } from '../../protocol/mapping.ts';
 import { hashId } from './columns/id-hash.ts';
 import { LiveVersionMap, type DocEntry, type PendingBuffer } from './live-version-map.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
+import { newShardCounters, type ShardCounters } from './shard-counters.ts';
 import { ReaderManager } from './reader-manager.ts';
 import { SegmentBuilder, type Segment } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
@@ -52,6 +53,8 @@ export class ShardState {
   readonly readers: ReaderManager;
   /** Processed seq_nos of this copy (ES local checkpoint); a peer recovery waits for it (local-checkpoint.ts). */
   readonly checkpoints = new LocalCheckpointTracker();
+  /** Operation counters since the node started (`GET /_stats`, shard-counters.ts). */
+  readonly counters: ShardCounters = newShardCounters();
   /** Unrefreshed docs (Lucene's in-memory segment); null when empty. */
   buffer: PendingBuffer | null = null;
   /** Buffers whose sealing failed, sealed first by the next refreshes (one each). */

@@ -11,7 +11,9 @@ import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
 import { inferMappingUpdate } from '../../shared/dynamic-mapping.ts';
 import { EsError } from '../../protocol/errors.ts';
 import type { WriteConditions, WriteOp, WriteResult } from '../../protocol/write.ts';
+import { visibleSourceText } from '../../shared/source-mapping.ts';
 import { parseDocument } from './doc-parser.ts';
+import { ignoredFields } from './hit-fetch.ts';
 import type { ShardState } from './shard-state.ts';
 import { PRUNE_SLICE_MS } from './tombstone-gc.ts';
 import type { TranslogOp } from './translog.ts';
@@ -25,6 +27,8 @@ export interface GetResult {
   _primary_term?: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES `_ignored`: the fields whose values were not indexed (malformed, over `ignore_above`), sorted. */
+  _ignored?: string[];
   /** The stored `_source` JSON text, exactly as indexed. */
   _source?: string;
 }
@@ -93,12 +97,20 @@ export class WritePath {
   }
 
   private applyOne(op: WriteOp, log: TranslogOp[]): WriteResult {
+    const c = this.s.counters;
     try {
-      if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op);
-      if (op.op === 'delete') return this.deleteDoc(op._id, log, op);
-      return this.updateDoc(op, log);
+      if (op.op === 'delete') {
+        c.deleteTotal++;
+        return this.deleteDoc(op._id, log, op);
+      }
+      const r = op.op === 'index' ? this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op) : this.updateDoc(op, log);
+      if (r.result === 'noop') c.noopUpdateTotal++;
+      else if (r.error) c.indexFailed++;
+      else c.indexTotal++;
+      return r;
     } catch (e) {
       if (!(e instanceof EsError)) throw e;
+      if (op.op !== 'delete') c.indexFailed++;
       const error = { type: e.type, reason: e.message, shard: String(this.s.shard), index: this.s.index, ...(e.causedBy ? { caused_by: e.causedBy } : {}) };
       return { _id: op._id, status: e.status, error };
     }
@@ -137,7 +149,14 @@ export class WritePath {
       if ((i & 31) === 0 && performance.now() - started >= maxMs) break;
     }
     if (applied.length > 0) this.s.translog.append(applied);
-    if (mark) for (let j = from; j < i; j++) this.s.checkpoints.markProcessed(ops[j].seqNo);
+    if (mark) {
+      for (let j = from; j < i; j++) this.s.checkpoints.markProcessed(ops[j].seqNo);
+      // Live replication counts as indexing on the replica, a recovery does not (ES `InternalIndexingStats`).
+      for (const op of applied) {
+        if (op.op === 'delete') this.s.counters.deleteTotal++;
+        else this.s.counters.indexTotal++;
+      }
+    }
     for (const op of applied) fresh.push(op);
     this.s.versions.maybePrune(PRUNE_SLICE_MS);
     return i;
@@ -255,9 +274,12 @@ export class WritePath {
       return withSource(this.indexDoc(id, doc, json, false, log, true, { routing: op.routing }), json);
     }
     checkWriteConditions(id, op, { version: cur._version!, seqNo: cur._seq_no!, deleted: false }, s.primaryTerm);
-    const { merged, modified } = mergeUpdate(parseSource(cur._source!), op.doc, op.detectNoop !== false);
+    // The update reads the source as the mapping's `_source` keeps it (ES stores no more): none when disabled.
+    const shown = visibleSourceText(cur._source!, s.getMapping());
+    if (shown === undefined) s.fail(400, 'document_source_missing_exception', `[${id}]: document source missing`);
+    const { merged, modified } = mergeUpdate(parseSource(shown), op.doc, op.detectNoop !== false);
     if (!modified) {
-      return withSource({ _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: s.primaryTerm }, cur._source!);
+      return withSource({ _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: s.primaryTerm }, shown);
     }
     // ES re-serializes an updated document too (UpdateHelper builds a new source from the merged map).
     const json = JSON.stringify(merged);
@@ -267,9 +289,18 @@ export class WritePath {
   /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`; `_source` is the stored text. */
   get(id: string): GetResult {
     const e = this.s.lookup(id);
-    if (!e || e.deleted) return { found: false };
+    this.s.counters.getTotal++;
+    if (!e || e.deleted) {
+      this.s.counters.getMissing++;
+      return { found: false };
+    }
+    this.s.counters.getExists++;
     const json = e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord);
     const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
-    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.s.primaryTerm, ...(routing !== undefined ? { _routing: routing } : {}), _source: json };
+    const ignored = e.seg ? ignoredFields(e.seg, e.ord) : e.buf!.builder.ignored(e.ord);
+    return {
+      found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.s.primaryTerm,
+      ...(routing !== undefined ? { _routing: routing } : {}), ...(ignored !== undefined ? { _ignored: ignored } : {}), _source: json,
+    };
   }
 }

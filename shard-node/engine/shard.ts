@@ -21,6 +21,7 @@ import type { RecoverySnapshot } from './recovery-snapshot.ts';
 import { Refresher } from './shard-refresh.ts';
 import { ShardRecovery } from './shard-recovery.ts';
 import { ShardState } from './shard-state.ts';
+import type { ShardCounters } from './shard-counters.ts';
 import { WritePath, type GetResult } from './shard-writes.ts';
 import { DEFAULT_GC_DELETES_MS } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
@@ -92,6 +93,11 @@ export class Shard {
     this.merges = new MergeScheduler(this.state, opts.mergeSliceMs ?? DEFAULT_SLICE_MS);
     this.refresher = new Refresher(this.state, this.merges, opts.backgroundMerges ?? false);
     this.recovery = new ShardRecovery(this.state, this.writes);
+  }
+
+  /** Operation counters since the node started (`GET /_stats`, shard-counters.ts). */
+  get counters(): ShardCounters {
+    return this.state.counters;
   }
 
   /** ES `index.gc_deletes` in ms (dynamic: the registry sets it from the index metadata; live-version-map.ts). */
@@ -384,8 +390,17 @@ export class Shard {
    */
   getRefreshed(id: string): GetResult {
     const doc = this.state.readers.latest.getDoc(id);
-    if (!doc) return { found: false };
-    return { found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.state.primaryTerm, ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), _source: doc.source };
+    const counters = this.state.counters;
+    counters.getTotal++;
+    if (!doc) {
+      counters.getMissing++;
+      return { found: false };
+    }
+    counters.getExists++;
+    return {
+      found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.state.primaryTerm,
+      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
+    };
   }
 
   /** Doc counts of the current generation. */

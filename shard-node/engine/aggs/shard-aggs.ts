@@ -9,6 +9,8 @@ import type { AggPartial, TermsPartial, TermsRefineTask } from '../../../protoco
 import type { Query } from '../../../protocol/query-ast.ts';
 import type { Searcher } from '../searcher.ts';
 import { checkAggs } from './agg-check.ts';
+import { resolveAggAliases } from '../field-aliases.ts';
+import { aliasesOf } from '../../../protocol/mapping.ts';
 import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collect.ts';
 
 /**
@@ -20,6 +22,7 @@ import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collec
 export function collectShardAggs(searcher: Searcher, nodes: readonly AggNode[], query: Query, candidates?: number, index?: string): AggPartial[] {
   const gen = searcher.reader;
   const fields = gen.fields();
+  nodes = resolveAggAliases(nodes, aliasesOf(fields));
   checkAggs(nodes, fields);
   const ctx: AggContext = { gen, searcher, fields, query, collectAggs, ...(candidates !== undefined ? { candidates } : {}), ...(index !== undefined ? { index } : {}) };
   return collectAggs(nodes, matchingDocs(searcher, query), ctx, true);
@@ -29,5 +32,5 @@ export function collectShardAggs(searcher: Searcher, nodes: readonly AggNode[], 
 export function refineShardAggs(searcher: Searcher, nodes: readonly AggNode[], query: Query, tasks: readonly TermsRefineTask[], index?: string): TermsPartial[] {
   const gen = searcher.reader;
   const ctx: AggContext = { gen, searcher, fields: gen.fields(), query, collectAggs, ...(index !== undefined ? { index } : {}) };
-  return refineAggs(nodes, tasks, matchingDocs(searcher, query), ctx);
+  return refineAggs(resolveAggAliases(nodes, aliasesOf(ctx.fields)), tasks, matchingDocs(searcher, query), ctx);
 }
