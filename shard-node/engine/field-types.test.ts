@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Query } from '../../protocol/query-ast.ts';
 import { parseMapping } from '../../coordinator/rest/mapping-parse.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
-import { toHalfFloat } from './doc-parser.ts';
+import { toHalfFloat } from './field-value-parse.ts';
 import { compileHitFetch } from './hit-fetch.ts';
 import { sortValueTexts } from './sort-value-texts.ts';
 import type { Shard } from './shard.ts';

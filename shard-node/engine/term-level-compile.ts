@@ -12,7 +12,7 @@ import { NUMERIC_TYPES } from '../../protocol/mapping.ts';
 import type { Query, TermValue } from '../../protocol/query-ast.ts';
 import { DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant, parseTimeZone, type TimeZone } from '../../shared/date-format.ts';
 import { DateMathError, parseDateMath } from './date-math.ts';
-import { parseBoolean, parseNumber, toHalfFloat } from './doc-parser.ts';
+import { parseBoolean, parseNumber, toHalfFloat } from './field-value-parse.ts';
 import { cidrRange, encodeIp } from './ip-address.ts';
 import type { Bounds } from './matchers.ts';
 import * as M from './matchers.ts';
