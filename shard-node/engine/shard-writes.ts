@@ -2,8 +2,9 @@
  * The write path of one shard copy: ES `index`/`create`/`update`/`delete` on the primary, with
  * versions, sequence numbers and write conditions decided in the same synchronous step as the
  * write (ES's per-`_id` lock), the replica's and the recovery's apply of logged ops, the replay of
- * recorded ops at start-up, and the real-time get the update reads. Writes go to the unrefreshed
- * buffer (shard-state.ts) and the translog; a refresh makes them searchable (shard-refresh.ts).
+ * recorded ops at start-up, and the gets: real-time (what the update reads) and non-real-time.
+ * Writes go to the unrefreshed buffer (shard-state.ts) and the translog; a refresh makes them
+ * searchable (shard-refresh.ts).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/engine/InternalEngine.java
  */
@@ -301,6 +302,22 @@ export class WritePath {
     return {
       found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.s.primaryTerm,
       ...(routing !== undefined ? { _routing: routing } : {}), ...(ignored !== undefined ? { _ignored: ignored } : {}), _source: json,
+    };
+  }
+
+  /** Non-real-time get (shard.ts `Shard.getRefreshed`): the document as the latest published generation holds it. */
+  getRefreshed(id: string): GetResult {
+    const doc = this.s.readers.latest.getDoc(id);
+    const counters = this.s.counters;
+    counters.getTotal++;
+    if (!doc) {
+      counters.getMissing++;
+      return { found: false };
+    }
+    counters.getExists++;
+    return {
+      found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.s.primaryTerm,
+      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
     };
   }
 }

@@ -389,18 +389,7 @@ export class Shard {
    * search sees, holds it; a write not refreshed yet is not seen.
    */
   getRefreshed(id: string): GetResult {
-    const doc = this.state.readers.latest.getDoc(id);
-    const counters = this.state.counters;
-    counters.getTotal++;
-    if (!doc) {
-      counters.getMissing++;
-      return { found: false };
-    }
-    counters.getExists++;
-    return {
-      found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.state.primaryTerm,
-      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
-    };
+    return this.writes.getRefreshed(id);
   }
 
   /** Doc counts of the current generation. */
