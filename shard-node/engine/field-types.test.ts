@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { Query } from '../../protocol/query-ast.ts';
 import { parseMapping } from '../../coordinator/rest/mapping-parse.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
-import { toHalfFloat } from './doc-parser.ts';
+import { toHalfFloat } from './field-value-parse.ts';
 import { compileHitFetch } from './hit-fetch.ts';
 import { sortValueTexts } from './sort-value-texts.ts';
 import type { Shard } from './shard.ts';
 import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
-const search = (shard: Shard, query: Query, sort = [byField('_id')]) => shard.acquire().query({ query, sort, k: 100, trackTotalHits: 1e9 }).hits;
+const search = (shard: Shard, query: Query, sort = [byField('_id')]) => searcherOf(shard.acquire()).query({ query, sort, k: 100, trackTotalHits: 1e9 }).hits;
 const ids = (shard: Shard, query: Query) => search(shard, query).map((h) => h._id);
 const range = (field: string, b: Record<string, unknown>): Query => ({ kind: 'range', field, boost: 1, ...b }) as Query;
 const terms = (field: string, values: (string | number)[]): Query => ({ kind: 'terms', field, values, boost: 1 });
@@ -128,7 +129,7 @@ describe('ip', () => {
     const hits = search(shard, q.all(), sort);
     expect(hits.map((h) => h._id)).toEqual(['b', 'a', 'c']);
     expect(sortValueTexts(hits, sort, shard.acquire().fields(), () => null)).toEqual({ 0: ['"10.1.2.3"'], 1: ['"192.168.0.1"'], 2: ['"2001:db8::1"'] });
-    const after = shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 1e9, searchAfter: { sort: ['10.1.2.3'] } });
+    const after = searcherOf(shard.acquire()).query({ query: q.all(), sort, k: 10, trackTotalHits: 1e9, searchAfter: { sort: ['10.1.2.3'] } });
     expect(after.hits.map((h) => h._id)).toEqual(['a', 'c']);
   });
   it('refuses what is not an address', () => {

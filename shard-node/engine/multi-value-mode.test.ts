@@ -3,9 +3,10 @@ import { describe, expect, it } from 'vitest';
 import type { SortField } from '../../protocol/sort.ts';
 import { pick } from './multi-value-mode.ts';
 import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 const sortBy = (shard: ReturnType<typeof newShard>['shard'], sort: SortField[]) =>
-  shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 10 }).hits.map((h) => [h._id, h.sort[0]]);
+  searcherOf(shard.acquire()).query({ query: q.all(), sort, k: 10, trackTotalHits: 10 }).hits.map((h) => [h._id, h.sort[0]]);
 
 describe('pick (MultiValueMode)', () => {
   it('long arithmetic: the sum wraps at 2^63, avg and an even median round', () => {
@@ -67,7 +68,7 @@ describe('sort modes on a shard', () => {
   it('the presorted order (match_all) and the collector agree', () => {
     const sort = [byField('d', 'desc', { mode: 'median' })];
     const presorted = sortBy(shard, sort);
-    const collected = shard.acquire().query({ query: q.bool({ should: [q.all(), q.term('k', 'zz')] }), sort, k: 10, trackTotalHits: 10 });
+    const collected = searcherOf(shard.acquire()).query({ query: q.bool({ should: [q.all(), q.term('k', 'zz')] }), sort, k: 10, trackTotalHits: 10 });
     expect(collected.hits.map((h) => [h._id, h.sort[0]])).toEqual(presorted);
     expect(presorted.map((x) => x[1])).toEqual([900719925474099.2, 450359962737050.1, 4.6, 2.5, 1.95]);
   });

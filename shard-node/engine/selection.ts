@@ -16,8 +16,9 @@ import type { SortField, SortKey, SortValue } from '../../protocol/sort.ts';
 import { compareHits, sortNeedsScores } from '../../protocol/sort.ts';
 import { afterKey, collect, getter } from './collector.ts';
 import type { Generation } from './generation.ts';
+import type { Searcher } from './searcher.ts';
 import { constantScore, evaluate } from './query-exec.ts';
-import type { Plan } from './query-compile.ts';
+import type { Plan } from './query-plan.ts';
 import { filterOrder, liveOrder, liveOrderSliced, orderSpec, type DocOrder, type OrderSpec } from './sort-order.ts';
 
 /** What to select over: the query (with dfs statistics when scoring) and the sort. */
@@ -130,9 +131,10 @@ interface PresortedPlan {
  * it (a `_score` clause or `track_scores` while scores vary per match; a sort with no order spec).
  * @throws EsError 400 for an invalid query.
  */
-function presortedPlan(gen: Generation, input: SelectInput): PresortedPlan | null {
+function presortedPlan(searcher: Searcher, input: SelectInput): PresortedPlan | null {
+  const gen = searcher.reader;
   const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-  const plan = gen.plan(input.query, input.stats);
+  const plan = searcher.plan(input.query, input.stats);
   const constant = scoring ? constantScore(plan, gen.views.map((v) => v.segment)) : null;
   if (scoring && constant === null) return null;
   const spec = orderSpec(input.sort, true, gen.fields());
@@ -140,8 +142,8 @@ function presortedPlan(gen: Generation, input: SelectInput): PresortedPlan | nul
 }
 
 /** Whether the presorted fast path may serve `input` (what {@link presortedQuery} tries first). @throws EsError 400 for an invalid query. */
-export function presortedServes(gen: Generation, input: SelectInput): boolean {
-  return presortedPlan(gen, input) !== null;
+export function presortedServes(searcher: Searcher, input: SelectInput): boolean {
+  return presortedPlan(searcher, input) !== null;
 }
 
 /**
@@ -151,8 +153,9 @@ export function presortedServes(gen: Generation, input: SelectInput): boolean {
  * whole build (docs/reliability.md). Concurrent searches for the same order share one build.
  * @throws EsError 400 for an unsortable field or an invalid query (the promise rejects).
  */
-export async function preparePresorted(gen: Generation, input: SelectInput): Promise<void> {
-  const pp = presortedPlan(gen, input);
+export async function preparePresorted(searcher: Searcher, input: SelectInput): Promise<void> {
+  const gen = searcher.reader;
+  const pp = presortedPlan(searcher, input);
   if (pp) await liveOrderSliced(gen, gen.views, gen.bases, pp.spec, gen.fields());
 }
 
@@ -163,8 +166,9 @@ export async function preparePresorted(gen: Generation, input: SelectInput): Pro
  * built it first; `keyOf` reads values with the collector's readers.
  * @throws EsError 400 for an unsortable field or an invalid query (as the query phase).
  */
-export function presortedQuery(gen: Generation, input: SelectInput): PresortedQuery | null {
-  const pp = presortedPlan(gen, input);
+export function presortedQuery(searcher: Searcher, input: SelectInput): PresortedQuery | null {
+  const gen = searcher.reader;
+  const pp = presortedPlan(searcher, input);
   if (!pp) return null;
   const { spec, plan, constant } = pp;
   const fields = gen.fields();
@@ -226,12 +230,12 @@ function fromOrder(pq: PresortedQuery, order: DocOrder, sort: readonly SortField
  * presorted order when {@link presortedQuery} serves the sort, else every match collected and sorted.
  * @throws EsError 400 for an unsortable field or an invalid query (as the query phase).
  */
-export function sortedMatches(gen: Generation, input: SelectInput): SortedMatches {
-  const pq = presortedQuery(gen, input);
+export function sortedMatches(searcher: Searcher, input: SelectInput): SortedMatches {
+  const pq = presortedQuery(searcher, input);
   if (pq) return fromOrder(pq, pq.filtered(), input.sort);
   const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-  const parts = gen.segmentMatches(input.query, input.stats, scoring);
-  const all = collect(parts, { sort: input.sort, k: Number.MAX_SAFE_INTEGER }, gen.fields());
+  const parts = searcher.segmentMatches(input.query, input.stats, scoring);
+  const all = collect(parts, { sort: input.sort, k: Number.MAX_SAFE_INTEGER }, searcher.reader.fields());
   return {
     size: all.hits.length,
     maxScore: all.maxScore,

@@ -22,7 +22,8 @@ import type { Segment } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
 import { runAtOnce, runSliced, sortSteps, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
-import { clauseColumn, denseRanksSteps, idKeysSteps, kwayMergeSteps, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
+import { clauseColumn, denseRanksSteps, idKeysSteps, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
+import { kwayMergeSteps } from '../../shared/kway-merge.ts';
 
 /**
  * The clauses that decide an order, normalised: `_score` clauses removed (the caller has proved
