@@ -40,7 +40,7 @@ const countryFilter: Query = { kind: 'bool', must: [], should: [], filter: [coun
 // segments, which the caches (keyed by segment and generation object) have never seen.
 const fields = gen.fields();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-const coldViews = () => gen.views.map((v) => ({ ...v, segment: Object.assign(Object.create(Object.getPrototypeOf(v.segment)), v.segment) as Segment }));
+const coldViews = () => gen.views.map((v) => ({ ...v, segment: Object.assign(Object.create(Object.getPrototypeOf(v.segment) as object | null), v.segment) as Segment }));
 const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1];
 // CPU time of this thread's work (ms): steadier than wall time on a shared box.
 const cpuNow = (): number => {

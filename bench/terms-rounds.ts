@@ -48,7 +48,7 @@ for (const [label, body] of [
   ['terms name.keyword, size 100 + sum population', { n: { terms: { field: 'name.keyword', size: 100 }, aggs: { p: { sum: { field: 'population' } } } } }],
   ['terms name.keyword, size 10, shard_size 10', { n: { terms: { field: 'name.keyword', shard_size: 10 } } }],
 ] as const) {
-  const nodes = parseAggregations(body as unknown as Record<string, unknown>);
+  const nodes = parseAggregations(body);
   const times: number[] = [];
   let rounds = 0;
   let first = 0;

@@ -28,7 +28,7 @@ export type FetchMapping = FieldMapping & {
 
 /** The field type as written in the mapping (types the engine does not index are fetched too). */
 export function typeOf(fm: FieldMapping): string {
-  return fm.type as string;
+  return fm.type;
 }
 
 const INTEGERS: Record<string, [number, number]> = {
