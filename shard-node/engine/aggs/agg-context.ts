@@ -87,6 +87,7 @@ export function subtractDocs(docs: SegDocs[], parts: SegDocs[][]): SegDocs[] {
   });
 }
 
+/** How many documents `docs` holds over all its segments (a bucket's `doc_count`). */
 export const countDocs = (docs: SegDocs[]): number => docs.reduce((n, s) => n + s.docs.length, 0);
 
 /** The column of `field` in `seg`, or null (unmapped, or no value in the segment). */
@@ -148,4 +149,5 @@ export function groupDocs(docs: SegDocs[], each: (fn: (key: BucketKey, s: number
   return groups;
 }
 
+/** Per-segment doc lists (`lists[s]` for `docs[s].seg`, ascending) as {@link SegDocs}, the shape sub-aggregations collect on. */
 export const asSegDocs = (docs: SegDocs[], lists: number[][]): SegDocs[] => docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(lists[s]) }));
