@@ -59,7 +59,9 @@ function compileRegexp(pattern: string, flags: number, caseInsensitive: boolean,
 
 /**
  * The mapping of a keyword or text field a multi-term query (`prefix`, `wildcard`, `fuzzy`) can run
- * on; null for an unmapped or unindexed field (no match, as ES rewrites it).
+ * on; null for an unmapped field (no match, as ES rewrites it). A keyword-like field with
+ * `index: false` and doc values is searched through its values, as ES 8's
+ * `KeywordFieldType` falls back to doc values; Folio's segments keep its terms either way.
  * @throws EsError 400 `query_shard_exception` `Can only use prefix queries on keyword, text and
  *   wildcard fields - not on [f] which is of type [long]` (wildcard alike; fuzzy's
  *   `IllegalArgumentException` as `failed to create query: …`), ES's texts.
@@ -69,7 +71,7 @@ function multiTermField(c: CompileContext, kind: 'prefix' | 'wildcard' | 'fuzzy'
   if (!fm) return null;
   if (isExactTermType(fm.type) || fm.type === 'text' || fm.type === 'match_only_text') {
     checkSearchable(field, fm);
-    return fm.index === false ? null : fm;
+    return fm;
   }
   if (kind === 'fuzzy') throw failedToCreate(`Can only use fuzzy queries on keyword and text fields - not on [${field}] which is of type [${fm.type}]`);
   throw new EsError(400, 'query_shard_exception', `Can only use ${kind} queries on keyword, text and wildcard fields - not on [${field}] which is of type [${fm.type}]`);
@@ -134,7 +136,8 @@ export function regexp(c: CompileContext, q: Extract<Query, { kind: 'regexp' }>,
     if (fm.type !== 'text' && fm.type !== 'match_only_text' && !isExactTermType(fm.type)) {
       throw new EsError(400, 'query_shard_exception', `Can only use regexp queries on keyword and text fields - not on [${q.field}] which is of type [${fm.type}]`);
     }
-    names = fm.index === false ? [] : [q.field];
+    checkSearchable(q.field, fm);
+    names = [q.field];
   }
   if (names.length === 0) return NONE;
   const automaton = compileRegexp(q.value, q.flags, q.caseInsensitive, q.maxDeterminizedStates);
