@@ -9,7 +9,8 @@ import { EsError, toEsError } from '../protocol/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import { BATCH_CONTENT_TYPE, encodeBatch, type BatchFrame, type BatchRequest } from '../protocol/wire-batch.ts';
-import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError } from '../protocol/wire.ts';
+import { acceptsHits, encodeHits, HITS_CONTENT_TYPE } from '../protocol/wire.ts';
+import { WireEncodeError } from '../protocol/wire-strings.ts';
 import { isSearchAction, type ActionReply, type SearchActions } from './search-actions.ts';
 
 /** Parses a request's JSON body (the app's bounded reader). */

@@ -33,9 +33,6 @@ import { parseSlice } from './slice-parse.ts';
 import { parseSortBody, parseSortParam } from './sort-parse.ts';
 import { parseSourceFilter } from './source-filter-parse.ts';
 
-export { parseJsonBody } from './json-body.ts';
-export { parseTimeValue } from './params.ts';
-
 /** ES `SearchContext.DEFAULT_TRACK_TOTAL_HITS_UP_TO`. */
 export const DEFAULT_TRACK_TOTAL_HITS = 10_000;
 /** Normalized `track_total_hits: true` (ES uses Integer.MAX_VALUE). */

@@ -26,7 +26,8 @@
  */
 import type { EsError } from '../../protocol/errors.ts';
 import { withSortTexts } from './respond.ts';
-import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
+import { parseTimeValue } from '../rest/params.ts';
+import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { flatFields, type FieldMapping } from '../../protocol/mapping.ts';

@@ -9,8 +9,6 @@ import { BULK_CONCURRENCY, BulkSender } from '../../cli/bulk-sender.ts';
 import { call, callOk, trimUrl } from '../../cli/http.ts';
 import type { BulkDoc, Sample } from './sample.ts';
 
-export { bulkBody } from '../../cli/bulk-sender.ts';
-
 /** Options of {@link loadSample}. */
 export interface LoadOptions {
   /** Called after each acknowledged batch with documents done and the total. */
