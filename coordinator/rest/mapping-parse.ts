@@ -11,7 +11,8 @@
 import type { ErrorCause } from '../../protocol/errors.ts';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import type { FieldMapping, Mapping } from '../../protocol/mapping.ts';
-import { dateFormatter, InvalidDateFormat } from '../../shared/date-format.ts';
+import { dateFormatter } from '../../shared/date-format.ts';
+import { InvalidDateFormat } from '../../shared/date-pattern.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
 
 type Obj = Record<string, unknown>;
