@@ -19,7 +19,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-state-publishing.html
  */
 import { randomBytes } from 'node:crypto';
-import { ClusterStateWriter, noMasterBlock, type IndicesChange } from '../../shared/cluster-state/cluster-state-writer.ts';
+import { ClusterStateWriter, type IndicesChange } from '../../shared/cluster-state/cluster-state-writer.ts';
+import { noMasterBlock } from '../../shared/cluster-state/no-master-block.ts';
 import { aliasKey } from '../../shared/cluster-state/keys.ts';
 import type { ClusterStateCache, StoredIndex } from '../../shared/cluster-state/cluster-state-cache.ts';
 import { EsError, indexNotFound } from '../../protocol/errors.ts';
