@@ -1,6 +1,7 @@
 /**
  * The bulk sender against a scripted loopback server: 2 requests in flight at most, whole-request
- * retries on 429/503, item-level retries on 429 items, and item failures returned, not thrown.
+ * retries on 429/503, item-level retries on 429 items (and 503 items when asked), and item failures
+ * returned, not thrown.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -84,6 +85,28 @@ describe('BulkSender', () => {
     expect(retries).toEqual(['HTTP 429', 'HTTP 503', '1 items rejected with 429']);
     expect(sleeps).toEqual([250, 500, 250]);
     expect(result).toEqual({ ok: 2, failures: [{ slot: 2, id: 'c', status: 400, error: { type: 'document_parsing_exception', reason: 'bad' } }] });
+  });
+
+  it('returns 503 items as failures by default, and sends them again when retryItemStatuses names 503', async () => {
+    let n = 0;
+    const s = await server((lines) => {
+      n++;
+      const items = lines.filter((_, i) => i % 2 === 0).map((a, i) => ({ index: { _id: a.index._id, ...(n === 1 && i === 0 ? { status: 503, error: { type: 'unavailable_shards_exception' } } : { status: 201 }) } }));
+      return { status: 200, body: { errors: n === 1, items } };
+    });
+    const plain = new BulkSender({ base: s.base, index: 'b', dispatcher: s.agent, sleep: noSleep });
+    let result: BatchResult | undefined;
+    await plain.send([{ _id: 'x', source: {} }, { _id: 'y', source: {} }], (r) => void (result = r));
+    await plain.drain();
+    expect(result).toMatchObject({ ok: 1, failures: [{ slot: 0, id: 'x', status: 503 }] });
+
+    n = 0;
+    const retries: string[] = [];
+    const patient = new BulkSender({ base: s.base, index: 'b', dispatcher: s.agent, sleep: noSleep, retryItemStatuses: [429, 503], onRetry: (r) => retries.push(r) });
+    await patient.send([{ _id: 'x', source: {} }, { _id: 'y', source: {} }], (r) => void (result = r));
+    await patient.drain();
+    expect(result).toEqual({ ok: 2, failures: [] });
+    expect(retries).toEqual(['1 items rejected with 503']);
   });
 
   it('fails fatally on a non-retryable status and on exhausted retries', async () => {

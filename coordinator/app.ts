@@ -21,6 +21,7 @@ import { unroutedResponse } from './rest/method-not-allowed.ts';
 import { registerAliasRoutes } from './http/routes/alias-routes.ts';
 import { registerByQueryRoutes } from './http/routes/by-query-routes.ts';
 import { registerCatRoutes } from './http/routes/cat-routes.ts';
+import { registerStatsRoutes } from './http/routes/stats-routes.ts';
 import { registerClusterRoutes } from './http/routes/cluster-routes.ts';
 import { registerClusterSettingsRoutes } from './http/routes/cluster-settings-routes.ts';
 import { registerConsoleRoutes } from './http/routes/console-routes.ts';
@@ -119,6 +120,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerClusterSettingsRoutes(app, settings, maxBody); // GET|PUT /_cluster/settings
   registerCatRoutes(app, { view, client });
+  registerStatsRoutes(app, { view, client }); // `/_stats`, `/{index}/_stats` before `/:index`
   registerAliasRoutes(app, { view }, maxBody); // `/_alias`, `/_aliases` before `/:index`
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);
   registerFlushRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs });

@@ -32,7 +32,8 @@ export type FieldType =
   | 'flat_object'
   | 'geo_point'
   | 'object'
-  | 'nested';
+  | 'nested'
+  | 'alias';
 
 /** One field's mapping, as in ES (`type`, multi-`fields`, nested `properties` for objects). */
 export interface FieldMapping {
@@ -66,10 +67,24 @@ export interface FieldMapping {
   dynamic?: boolean | 'strict' | 'runtime';
   /** object: false keeps the object in `_source` only. */
   enabled?: boolean;
+  /** alias: the full path of the field it stands for (ES `FieldAliasMapper`). */
+  path?: string;
+}
+
+/** The `_source` metadata field's configuration (ES `SourceFieldMapper`): stored or not, and which paths. */
+export interface SourceMapping {
+  /** false: documents keep no `_source` (GET `_source` answers 404, hits have none). */
+  enabled?: boolean;
+  /** Paths (with `*` wildcards) kept in the stored `_source`; empty or absent: all. */
+  includes?: string[];
+  /** Paths (with `*` wildcards) dropped from the stored `_source`. */
+  excludes?: string[];
 }
 
 /** The top-level `mappings` object of an index. */
 export interface Mapping {
+  /** ES `_source` metadata field (absent: the whole source is stored). */
+  _source?: SourceMapping;
   dynamic?: boolean | 'strict' | 'runtime';
   /** false: strings are never mapped as dates dynamically (ES default true). */
   date_detection?: boolean;
@@ -132,5 +147,67 @@ const flatCache = new WeakMap<Mapping, ReadonlyMap<string, FieldMapping>>();
 export function flatFields(mapping: Mapping): ReadonlyMap<string, FieldMapping> {
   let m = flatCache.get(mapping);
   if (!m) flatCache.set(mapping, (m = flattenMapping(mapping)));
+  return m;
+}
+
+const aliasCache = new WeakMap<ReadonlyMap<string, FieldMapping>, { aliases: ReadonlyMap<string, string>; concrete: ReadonlyMap<string, FieldMapping> }>();
+
+function aliasSplit(fields: ReadonlyMap<string, FieldMapping>): { aliases: ReadonlyMap<string, string>; concrete: ReadonlyMap<string, FieldMapping> } {
+  let e = aliasCache.get(fields);
+  if (!e) {
+    const aliases = new Map<string, string>();
+    for (const [name, fm] of fields) if (fm.type === 'alias' && typeof fm.path === 'string') aliases.set(name, fm.path);
+    let concrete = fields;
+    if (aliases.size > 0) {
+      const m = new Map(fields);
+      for (const name of aliases.keys()) m.delete(name);
+      concrete = m;
+    }
+    aliasCache.set(fields, (e = { aliases, concrete }));
+  }
+  return e;
+}
+
+/**
+ * The field aliases of a flattened mapping ({@link flatFields}; `{"type": "alias", "path": "x"}`,
+ * ES `FieldAliasMapper`): alias full name → the path of the field it stands for; empty for most
+ * mappings. Cached per map. Searches, sorts, aggregations and `collapse` on an alias read its path
+ * (ES resolves an alias to its target's field type); `fields` and `docvalue_fields` show the
+ * values under the alias name.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/field-alias.html
+ */
+export function aliasesOf(fields: ReadonlyMap<string, FieldMapping>): ReadonlyMap<string, string> {
+  return aliasSplit(fields).aliases;
+}
+
+/** {@link aliasesOf} of a mapping. */
+export function fieldAliases(mapping: Mapping): ReadonlyMap<string, string> {
+  return aliasesOf(flatFields(mapping));
+}
+
+/** A flattened mapping without its aliases (what `*` field patterns expand to; the same map when there is none). Cached per map. */
+export function concreteFields(fields: ReadonlyMap<string, FieldMapping>): ReadonlyMap<string, FieldMapping> {
+  return aliasSplit(fields).concrete;
+}
+
+const resolvedCache = new WeakMap<ReadonlyMap<string, FieldMapping>, ReadonlyMap<string, FieldMapping>>();
+
+/**
+ * A flattened mapping ({@link flatFields}) in which every alias name maps to its target's mapping,
+ * as ES's field type lookup answers an alias (for type checks: sortable, aggregatable, formats).
+ * The same map when there is no alias; cached per map.
+ */
+export function withAliasTargets(fields: ReadonlyMap<string, FieldMapping>): ReadonlyMap<string, FieldMapping> {
+  let m = resolvedCache.get(fields);
+  if (m) return m;
+  let out: Map<string, FieldMapping> | null = null;
+  for (const [name, fm] of fields) {
+    if (fm.type !== 'alias') continue;
+    const target = typeof fm.path === 'string' ? fields.get(fm.path) : undefined;
+    out ??= new Map(fields);
+    if (target) out.set(name, target);
+    else out.delete(name);
+  }
+  resolvedCache.set(fields, (m = out ?? fields));
   return m;
 }

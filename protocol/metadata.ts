@@ -183,8 +183,53 @@ export interface NodeIndicesResponse {
   indices: NodeIndexEntry[];
 }
 
-/** GET /_internal/v1/stats: per-shard document counts and generations. */
+/**
+ * A shard copy's operation counters since its node started (shard-node/engine/shard-counters.ts),
+ * what `GET /_stats` sums: ES's indexing, get, search, refresh and flush totals.
+ */
+export interface ShardCounters {
+  /** Index operations applied (primary writes, updates included, and live replication on a replica; not recoveries), ES `index_total`. */
+  indexTotal: number;
+  /** Index or update operations that failed on the primary, ES `index_failed`. */
+  indexFailed: number;
+  /** Delete operations applied (also of a missing document), ES `delete_total`. */
+  deleteTotal: number;
+  /** Updates that changed nothing (`result: noop`), ES `noop_update_total`. */
+  noopUpdateTotal: number;
+  /** Gets served (GET, `_source`, `_mget` items, terms lookups, an update's read), ES `get.total`. */
+  getTotal: number;
+  /** Gets that found the document, ES `exists_total`. */
+  getExists: number;
+  /** Gets that did not, ES `missing_total`. */
+  getMissing: number;
+  /** Query phases run, ES `query_total`. */
+  queryTotal: number;
+  /** Fetch phases run (a query phase that also fetched counts one), ES `fetch_total`. */
+  fetchTotal: number;
+  /** Refreshes run, ES `refresh.total`. */
+  refreshTotal: number;
+  /** Flushes run, ES `flush.total`. */
+  flushTotal: number;
+}
+
+/** One shard copy in {@link NodeStats}. */
+export interface NodeShardStats {
+  index: string;
+  shard: number;
+  docs: number;
+  deleted: number;
+  generation: number;
+  segments: number;
+  /** Whether this copy is the primary (as this node holds it). */
+  primary?: boolean;
+  /** Operation counters, with the copy's open search contexts (PIT, scroll) and the scroll contexts it closed or let expire (ES `scroll_total`). */
+  ops?: ShardCounters & { openContexts: number; scrollTotal: number };
+  /** ES `seq_no` of the copy: highest seq_no, local and global checkpoints (-1: none). */
+  seqNo?: { maxSeqNo: number; localCheckpoint: number; globalCheckpoint: number };
+}
+
+/** GET /_internal/v1/stats: per-shard document counts, generations, counters and checkpoints. */
 export interface NodeStats {
   node: string;
-  shards: { index: string; shard: number; docs: number; deleted: number; generation: number; segments: number }[];
+  shards: NodeShardStats[];
 }

@@ -271,6 +271,32 @@ export interface OpenContextResponse extends ShardEcho {
   generation: number;
 }
 
+/**
+ * POST /_internal/v1/contexts/pit: names the PIT the listed contexts (of this node) belong to, once
+ * the coordinator has its id, so the node can list it (OpenSearch `GET /_search/point_in_time/_all`).
+ */
+export interface LabelPitRequest {
+  ids: number[];
+  pitId: string;
+  /** When the PIT was opened, epoch ms. */
+  creationTime: number;
+  /** The keep-alive it was opened with, ms. */
+  keepAliveMs: number;
+}
+
+/** One open PIT context of a node, by the PIT it belongs to ({@link LabelPitRequest}). */
+export interface ListedPit {
+  pitId: string;
+  creationTime: number;
+  keepAliveMs: number;
+}
+
+/** Reply to GET /_internal/v1/contexts/pits: the node's open, labelled PIT contexts. */
+export interface ListPitsResponse {
+  node: string;
+  pits: ListedPit[];
+}
+
 /** POST /_internal/v1/contexts/close: close contexts by id, or every context of a kind. */
 export interface CloseContextsRequest {
   ids?: number[];

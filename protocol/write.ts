@@ -187,5 +187,7 @@ export interface GetResponse extends ShardEcho {
   _primary_term?: number;
   /** The custom routing the document was indexed with (ES returns it as `_routing`). */
   _routing?: string;
+  /** ES `_ignored`: the fields of the document whose values were not indexed, sorted (absent: none). */
+  _ignored?: string[];
   _source?: string;
 }

@@ -16,6 +16,8 @@ import {
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsRequest,
+  type LabelPitRequest,
+  type ListPitsResponse,
   type CloseContextsResponse,
   type OpenContextRequest,
   type OpenContextResponse,
@@ -175,6 +177,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     return c.json({ node, advanced } satisfies AdvanceScrollResponse);
   });
 
+  // OpenSearch's PIT listing: the coordinator names the PIT of contexts it opened; any coordinator lists them.
+  app.post(`${p}/contexts/pit`, async (c) => {
+    const req = await readInternalJson<LabelPitRequest>(c, maxBody);
+    const labelled = contexts.labelPit(req.ids, { pitId: req.pitId, creationTime: req.creationTime, keepAliveMs: req.keepAliveMs });
+    return c.json({ node, labelled });
+  });
+  app.get(`${p}/contexts/pits`, (c) => c.json({ node, pits: contexts.listPits() } satisfies ListPitsResponse));
+
   app.post(`${p}/contexts/close`, async (c) => {
     const req = await readInternalJson<CloseContextsRequest>(c, maxBody);
     const freed = (req.ids ? contexts.close(req.ids) : 0) + (req.allOfKind ? contexts.closeAll(req.allOfKind) : 0);
@@ -202,7 +212,14 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     const shards: NodeStats['shards'] = [];
     for (const entry of registry.list()) {
       for (const s of entry.shards) {
-        shards.push({ index: entry.metadata.name, shard: s, ...registry.shard(entry.metadata.name, s).stats() });
+        const index = entry.metadata.name;
+        const shard = registry.shard(index, s);
+        const copy = entry.copies?.find((x) => x.shard === s);
+        shards.push({
+          index, shard: s, ...shard.stats(), ...(copy ? { primary: copy.primary } : {}),
+          ops: { ...shard.counters, ...contexts.shardStats(index, s) },
+          seqNo: { maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint },
+        });
       }
     }
     return c.json({ node, shards } satisfies NodeStats);

@@ -96,7 +96,10 @@ export class IndexRegistry {
     this.storage = storage ?? null;
     this.log = log;
     this.metaStore = storage ? new MetadataStore(storage.dataDir) : null;
-    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log, (store, seconds) => this.timings?.flushed(this.indexOf(store), seconds)) : null;
+    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log, (store, seconds) => {
+      this.countFlush(store);
+      this.timings?.flushed(this.indexOf(store), seconds);
+    }) : null;
     this.flushPolicy?.start();
   }
 
@@ -568,6 +571,7 @@ export class IndexRegistry {
     const targets = shards.length > 0 ? shards : [...h.shards.keys()];
     for (const s of targets) this.shard(index, s);
     await Promise.all(targets.map((s) => this.timedFlush(index, h.stores.get(s))));
+    for (const s of targets) h.shards.get(s)!.counters.flushTotal++; // counted without storage too, as ES counts every flush
     return targets;
   }
 
@@ -603,6 +607,13 @@ export class IndexRegistry {
     const started = performance.now();
     await store.flush();
     this.timings?.flushed(index, (performance.now() - started) / 1000);
+  }
+
+  /** Counts a flush the flush policy ran on `store` (`GET /_stats` `flush.total`). */
+  private countFlush(store: ShardStore): void {
+    for (const h of this.indices.values()) {
+      for (const [s, st] of h.stores) if (st === store) h.shards.get(s)!.counters.flushTotal++;
+    }
   }
 
   /** The index a store belongs to ('' once it is gone). */

@@ -26,6 +26,8 @@ import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
 import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
 import { compileHitFetch } from './engine/hit-fetch.ts';
+import { resolveCollapseAlias, resolveSortAliases } from './engine/field-aliases.ts';
+import { aliasesOf } from '../protocol/mapping.ts';
 import { DEFAULT_MAX_ANALYZED_OFFSET } from './engine/highlight/highlight-fetch.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { DEFAULT_MAX_OPEN_SNAPSHOT_CONTEXT, tooManySnapshotContexts, type SearchContexts } from './search-contexts.ts';
@@ -125,18 +127,21 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         return { res: stale, field: 'hits' };
       }
       const gen = reader(req.index, req.shard, req.generation, req.context);
+      shard.counters.queryTotal++;
+      if (req.fetchSource !== undefined) shard.counters.fetchTotal++;
       // A scroll batch starts after the position its context recorded (search-contexts.ts).
       const position = req.context?.scroll ? contexts.position(req.index, req.shard, req.context.id) : undefined;
+      const aliases = aliasesOf(gen.fields());
       const input = {
         query: req.query,
-        sort: req.sort,
+        sort: resolveSortAliases(req.sort, aliases),
         k: req.k,
         searchAfter: position ? (position.after ? { sort: position.after } : undefined) : req.searchAfter,
         trackTotalHits: req.trackTotalHits,
         trackScores: req.trackScores,
         stats: req.stats,
         ...(req.rescore ? { rescore: req.rescore } : {}),
-        ...(req.collapse ? { collapse: req.collapse } : {}),
+        ...(req.collapse ? { collapse: resolveCollapseAlias(req.collapse, aliases) } : {}),
       };
       if (input.k > 0 && !req.collapse) await preparePresorted(gen, input);
       await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
@@ -152,7 +157,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         }
       }
       if (gen.hasHitMetadata) res.routed = true;
-      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.sourceTexts([id], true)[0]);
+      const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.storedSourceText(id));
       if (sortTexts) res.sortTexts = sortTexts;
       return { res, field: 'hits' };
     },
@@ -167,7 +172,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         return { res: stale, field: 'keys' };
       }
       const gen = reader(req.index, req.shard, req.generation, req.context);
-      const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
+      const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
       await preparePresorted(gen, input);
       const sm = sortedMatches(gen, input);
       const s = sampleMatches(sm, req.samples);
@@ -181,7 +186,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
         return { res: stale, field: 'hits' };
       }
       const gen = reader(req.index, req.shard, req.generation, undefined);
-      const input = { query: req.query, sort: req.sort, stats: req.stats, trackScores: req.trackScores };
+      const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
       await preparePresorted(gen, input);
       const sm = sortedMatches(gen, input);
       const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
@@ -199,6 +204,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
 
     fetch: (req: FetchRequest): ActionReply => {
       const gen = reader(req.index, req.shard, req.generation, undefined);
+      registry.shard(req.index, req.shard).counters.fetchTotal++;
       const hit =
         req.options !== undefined || gen.hasHitMetadata
           ? compileHitFetch(req.options, gen.mapping(), req.index, registry.shard(req.index, req.shard).primaryTerm, () => maxAnalyzedOffset(req.index))

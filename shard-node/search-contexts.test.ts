@@ -105,3 +105,21 @@ describe('scroll batches on the shard', () => {
     expect((await batch()).ids).toEqual(['d5']);
   });
 });
+
+describe('PIT listing', () => {
+  it('lists each labelled PIT once while any of its contexts is open', () => {
+    let t = 0;
+    const c = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 }, () => t);
+    const a = c.open('pit', 'i', 0, gen(1), 1000);
+    const b = c.open('pit', 'i', 1, gen(2), 1000);
+    const s = c.open('scroll', 'i', 0, gen(1), 1000);
+    expect(c.listPits()).toEqual([]); // not labelled yet
+    const pit = { pitId: 'p1', creationTime: 5, keepAliveMs: 1000 };
+    expect(c.labelPit([a, b, s, 99], pit)).toBe(2); // a scroll and an unknown id are skipped
+    expect(c.listPits()).toEqual([pit]);
+    c.close([a]);
+    expect(c.listPits()).toEqual([pit]);
+    t = 1001;
+    expect(c.listPits()).toEqual([]);
+  });
+});

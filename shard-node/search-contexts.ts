@@ -18,6 +18,7 @@
  * @see https://github.com/opensearch-project/OpenSearch/blob/main/server/src/main/java/org/opensearch/search/SearchService.java
  */
 import { EsError, searchContextMissing } from '../protocol/errors.ts';
+import type { ListedPit } from '../protocol/search.ts';
 import type { SortValue } from '../protocol/sort.ts';
 import type { Generation } from './engine/generation.ts';
 
@@ -68,6 +69,8 @@ interface OpenContext {
   after: SortValue[] | null;
   /** Batches recorded so far; an advance names the one it read, so a stale advance is ignored. */
   seq: number;
+  /** A PIT context: the PIT it belongs to, once the coordinator named it ({@link SearchContexts.labelPit}). */
+  pit?: ListedPit;
 }
 
 /** A scroll context's position: start after `after` (null: from the start); `seq` numbers it. */
@@ -88,9 +91,30 @@ export class SearchContexts {
     this.now = now;
   }
 
+  /** Scroll contexts closed or expired so far, per `index\0shard` (ES `scroll_total`). */
+  private readonly scrollsDone = new Map<string, number>();
+
   private sweep(): void {
     const t = this.now();
-    for (const [id, c] of this.contexts) if (c.expiresAt <= t) this.contexts.delete(id);
+    for (const [id, c] of this.contexts) if (c.expiresAt <= t) this.drop(id, c);
+  }
+
+  private drop(id: number, c: OpenContext): void {
+    this.contexts.delete(id);
+    if (c.kind !== 'scroll') return;
+    const key = `${c.index}\u0000${c.shard}`;
+    this.scrollsDone.set(key, (this.scrollsDone.get(key) ?? 0) + 1);
+  }
+
+  /**
+   * A shard's search context figures for `GET /_stats`: its open contexts (PIT and scroll, ES
+   * `open_contexts`) and the scroll contexts it closed or let expire (ES `scroll_total`).
+   */
+  shardStats(index: string, shard: number): { openContexts: number; scrollTotal: number } {
+    this.sweep();
+    let open = 0;
+    for (const c of this.contexts.values()) if (c.index === index && c.shard === shard) open++;
+    return { openContexts: open, scrollTotal: this.scrollsDone.get(`${index}\u0000${shard}`) ?? 0 };
   }
 
   /** Number of open (unexpired) contexts of a kind. */
@@ -177,11 +201,37 @@ export class SearchContexts {
     return undefined;
   }
 
+  /** Records which PIT the listed contexts belong to (unknown ids are skipped). @returns how many were labelled. */
+  labelPit(ids: readonly number[], pit: ListedPit): number {
+    this.sweep();
+    let n = 0;
+    for (const id of ids) {
+      const c = this.contexts.get(id);
+      if (c?.kind !== 'pit') continue;
+      c.pit = pit;
+      n++;
+    }
+    return n;
+  }
+
+  /** The PITs of the open, labelled PIT contexts, once per PIT. */
+  listPits(): ListedPit[] {
+    this.sweep();
+    const out = new Map<string, ListedPit>();
+    for (const c of this.contexts.values()) if (c.kind === 'pit' && c.pit) out.set(c.pit.pitId, c.pit);
+    return [...out.values()];
+  }
+
   /** Closes the listed contexts. @returns how many were open. */
   close(ids: readonly number[]): number {
     this.sweep();
     let n = 0;
-    for (const id of ids) if (this.contexts.delete(id)) n++;
+    for (const id of ids) {
+      const c = this.contexts.get(id);
+      if (!c) continue;
+      this.drop(id, c);
+      n++;
+    }
     return n;
   }
 
@@ -191,7 +241,7 @@ export class SearchContexts {
     let n = 0;
     for (const [id, c] of this.contexts) {
       if (c.kind === kind) {
-        this.contexts.delete(id);
+        this.drop(id, c);
         n++;
       }
     }

@@ -15,7 +15,7 @@
 import { illegalArgument } from '../protocol/errors.ts';
 import type { FieldAndFormat } from '../protocol/search.ts';
 import { docValueFns, fetchValueFn, storedValueFn, typeOf, type DocValue, type FetchMapping } from './field-values.ts';
-import type { FieldMapping, Mapping } from '../protocol/mapping.ts';
+import { fieldAliases, type FieldMapping, type Mapping } from '../protocol/mapping.ts';
 import { compareCodePoints } from '../protocol/sort.ts';
 import { isWildcardPattern, wildcardMatch } from './wildcard.ts';
 
@@ -42,12 +42,38 @@ export function fetchableFields(mapping: Mapping): ReadonlyMap<string, Fetchable
         walk(fm.properties ?? {}, name + '.');
         continue;
       }
+      if (t === 'alias') continue; // aliases: see fetchableFieldsWithAliases
       out!.set(name, { name, fm, sourcePath: name });
       for (const [sub, sfm] of Object.entries(fm.fields ?? {})) out!.set(`${name}.${sub}`, { name: `${name}.${sub}`, fm: sfm, sourcePath: name });
     }
   };
   walk(mapping.properties ?? {}, '');
   leafCache.set(mapping, out);
+  return out;
+}
+
+const aliasedCache = new WeakMap<Mapping, ReadonlyMap<string, FetchableField>>();
+
+/**
+ * {@link fetchableFields} and the mapping's field aliases, each read from its target's source path
+ * with its target's type but named as the alias (ES `FieldFetcher` and `FetchDocValuesPhase` match
+ * alias names too and put the values under them). The same map when there is no alias; cached.
+ */
+export function fetchableFieldsWithAliases(mapping: Mapping): ReadonlyMap<string, FetchableField> {
+  let out = aliasedCache.get(mapping);
+  if (out) return out;
+  const fields = fetchableFields(mapping);
+  const aliases = fieldAliases(mapping);
+  if (aliases.size === 0) out = fields;
+  else {
+    const m = new Map(fields);
+    for (const [alias, path] of aliases) {
+      const target = fields.get(path);
+      if (target) m.set(alias, { name: alias, fm: target.fm, sourcePath: target.sourcePath });
+    }
+    out = m;
+  }
+  aliasedCache.set(mapping, out);
   return out;
 }
 
@@ -98,6 +124,8 @@ function matching(fields: ReadonlyMap<string, FetchableField>, pattern: string):
 interface FieldReader {
   name: string;
   read: (source: Record<string, unknown>) => unknown[];
+  /** A `fields` reader: reads the source as the mapping's `_source` shows it (docvalue and stored readers read all of it). */
+  shown?: boolean;
 }
 
 /**
@@ -214,8 +242,12 @@ export interface FieldFetchRequest {
 
 /** A compiled {@link FieldFetchRequest}: {@link FieldFetch.fields} gives one document's `fields`. */
 export interface FieldFetch {
-  /** The document's `fields` (`name → values`), undefined when no field has a value. */
-  fields(source: Record<string, unknown>): Record<string, unknown[]> | undefined;
+  /**
+   * The document's `fields` (`name → values`), undefined when no field has a value. `shown` is the
+   * source as the mapping's `_source` keeps it (shared/source-mapping.ts), what the `fields` option
+   * reads; doc values and stored fields read all of `source`.
+   */
+  fields(source: Record<string, unknown>, shown?: Record<string, unknown>): Record<string, unknown[]> | undefined;
 }
 
 /**
@@ -224,7 +256,7 @@ export interface FieldFetch {
  * and OpenSearch count; ES 8 counts mapped names only), repeats once.
  */
 export function docvalueFieldCount(mapping: Mapping, requests: readonly FieldAndFormat[]): number {
-  const fields = fetchableFields(mapping);
+  const fields = fetchableFieldsWithAliases(mapping);
   const names = new Set<string>();
   for (const r of requests) {
     if (!isWildcardPattern(r.field)) names.add(r.field);
@@ -250,7 +282,7 @@ export function tooManyDocvalueFields(limit: number, count: number): string {
  *   invalid date format, `docvalue_fields` on a text field without fielddata or a field without doc values.
  */
 export function compileFieldFetch(mapping: Mapping, req: FieldFetchRequest, index: string, analyze?: (text: string) => string[]): FieldFetch {
-  const fields = fetchableFields(mapping);
+  const fields = fetchableFieldsWithAliases(mapping);
   const readers = new Map<string, FieldReader>();
   for (const name of req.storedFields ?? []) {
     for (const f of matching(fields, name)) if (f.fm.store === true) readers.set(`s:${f.name}`, storedReader(f));
@@ -260,21 +292,21 @@ export function compileFieldFetch(mapping: Mapping, req: FieldFetchRequest, inde
   }
   const unmappedPatterns: string[] = [];
   for (const r of req.fields ?? []) {
-    for (const f of matching(fields, r.field)) readers.set(`f:${f.name}`, fetchReader(f, r.format, analyze));
+    for (const f of matching(fields, r.field)) readers.set(`f:${f.name}`, { ...fetchReader(f, r.format, analyze), shown: true });
     if (r.includeUnmapped) unmappedPatterns.push(r.field);
   }
   const list = [...readers.values()];
   return {
-    fields: (source) => {
+    fields: (source, shown = source) => {
       let out: Record<string, unknown[]> | undefined;
       for (const r of list) {
-        const values = r.read(source);
+        const values = r.read(r.shown ? shown : source);
         if (values.length === 0) continue;
         out ??= {};
         out[r.name] = values;
       }
       if (unmappedPatterns.length > 0) {
-        for (const [name, values] of unmappedValues(source, fields, unmappedPatterns)) {
+        for (const [name, values] of unmappedValues(shown, fields, unmappedPatterns)) {
           out ??= {};
           out[name] = values;
         }

@@ -11,7 +11,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataUpdateSettingsService.java
  */
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
-import { parseMapping, refuseTypedCreateMapping } from '../rest/mapping-parse.ts';
+import { checkFieldAliases, parseMapping, refuseTypedCreateMapping } from '../rest/mapping-parse.ts';
 import { parseTimeValue } from '../rest/params.ts';
 import type { IndexMetadata, IndexSettingValue } from '../../protocol/metadata.ts';
 import { defaultRoutingNumShards } from './routing.ts';
@@ -136,6 +136,7 @@ export function parseCreateIndexBody(body: unknown): NewIndexSpec {
   if (typeof rawSettings !== 'object' || rawSettings === null || Array.isArray(rawSettings)) throw illegalArgument('index settings must be an object');
   refuseTypedCreateMapping(b.mappings);
   const mappings = parseMapping(b.mappings);
+  checkFieldAliases(mappings);
   const settings: IndexSettings = {};
   for (const [rawKey, value] of flattenIndexSettings(rawSettings as Record<string, unknown>)) {
     const key = normalizeIndexKey(rawKey);

@@ -5,7 +5,7 @@
  * calls never throw.
  */
 import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
-import { type NodeStats } from '../../protocol/metadata.ts';
+import { type NodeShardStats, type NodeStats } from '../../protocol/metadata.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 
 /** Deadline of one health probe: short, so a dead node makes health red quickly. */
@@ -31,6 +31,10 @@ export interface ShardStatsEntry {
   docs: number;
   deleted: number;
   segments: number;
+  /** Operation counters and open contexts (`GET /_stats`), when the node reports them. */
+  ops?: NodeShardStats['ops'];
+  /** Sequence numbers and checkpoints of the copy (`GET /_stats?level=shards`). */
+  seqNo?: NodeShardStats['seqNo'];
 }
 
 /** Key of a shard in {@link ClusterStats.shards}. */
@@ -77,7 +81,7 @@ export async function fetchClusterStats(client: ShardClient, timeoutMs = NODE_ST
         for (const s of res.shards) {
           const key = shardKey(s.index, s.shard);
           const byNode = shards.get(key) ?? new Map<number, ShardStatsEntry>();
-          byNode.set(node, { docs: s.docs, deleted: s.deleted, segments: s.segments });
+          byNode.set(node, { docs: s.docs, deleted: s.deleted, segments: s.segments, ...(s.ops ? { ops: s.ops } : {}), ...(s.seqNo ? { seqNo: s.seqNo } : {}) });
           shards.set(key, byNode);
         }
         return { node, url, host: hostOf(url), name: res.node, reachable: true };

@@ -10,7 +10,7 @@
  */
 import type { ErrorCause } from '../../protocol/errors.ts';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
-import type { FieldMapping, Mapping } from '../../protocol/mapping.ts';
+import { fieldAliases, flatFields, type FieldMapping, type Mapping } from '../../protocol/mapping.ts';
 import { dateFormatter } from '../../shared/date-format.ts';
 import { InvalidDateFormat } from '../../shared/date-pattern.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
@@ -53,7 +53,7 @@ const FIELD_PARAMS: Record<string, ReadonlySet<string>> = {
  * listed in docs/compatibility.md. Their parameters are not checked.
  */
 const STORED_ONLY_TYPES: ReadonlySet<string> = new Set([
-  'geo_shape', 'point', 'shape', 'completion', 'search_as_you_type', 'token_count', 'alias', 'rank_feature', 'rank_features',
+  'geo_shape', 'point', 'shape', 'completion', 'search_as_you_type', 'token_count', 'rank_feature', 'rank_features',
   'dense_vector', 'sparse_vector', 'histogram', 'integer_range', 'long_range', 'float_range', 'double_range', 'date_range',
   'ip_range', 'percolator', 'join', 'version', 'aggregate_metric_double', 'semantic_text', 'counted_keyword', 'passthrough',
 ]);
@@ -215,7 +215,7 @@ function parseMultiFields(name: string, fullPath: string, v: unknown): Record<st
     const type = node.type;
     if (type === undefined || type === null) throw mapperParsing(`No type specified for field [${sub}]`);
     const t = String(type);
-    if (t === 'object' || t === 'nested') throw mapperParsing(`Type [${t}] cannot be used in multi field`);
+    if (t === 'object' || t === 'nested' || t === 'alias') throw mapperParsing(`Type [${t}] cannot be used in multi field`);
     if (FIELD_PARAMS[t] === undefined && !STORED_ONLY_TYPES.has(t)) throw mapperParsing(`No handler for type [${t}] declared on field [${sub}]`);
     setOwn(out, sub, parseLeaf(sub, `${fullPath}.${sub}`, t, node));
   }
@@ -244,7 +244,7 @@ function parseProperties(props: unknown, out: Record<string, FieldMapping>, pref
     else if (Object.keys(node).length === 1 && node.enabled !== undefined) type = 'object';
     else throw mapperParsing(`No type specified for field [${name}]`);
     const isObjectType = type === 'object' || type === 'nested';
-    if (!isObjectType && FIELD_PARAMS[type] === undefined && !STORED_ONLY_TYPES.has(type)) {
+    if (!isObjectType && type !== 'alias' && FIELD_PARAMS[type] === undefined && !STORED_ONLY_TYPES.has(type)) {
       throw mapperParsing(`No handler for type [${type}] declared on field [${name}]`);
     }
     // `a.b.c` declares `c` inside objects `a` and `a.b` (ES splits on dots, dropping trailing empties).
@@ -258,7 +258,7 @@ function parseProperties(props: unknown, out: Record<string, FieldMapping>, pref
       // ES finds this when it builds the mapping lookup, after parsing: the error is not wrapped.
       throw new EsError(400, 'mapper_parsing_exception', `Field [${leafName}] is defined more than once`);
     }
-    const field = isObjectType ? parseObject(leafName, fullPath, type, node) : parseLeaf(leafName, fullPath, type, node);
+    const field = isObjectType ? parseObject(leafName, fullPath, type, node) : type === 'alias' ? parseAlias(leafName, node) : parseLeaf(leafName, fullPath, type, node);
     // Walk (or create) the intermediate objects.
     let target = out;
     for (let i = 0; i < parts.length - 1; i++) {
@@ -290,6 +290,18 @@ function mergeFieldDefinitions(a: FieldMapping, b: FieldMapping, path: string): 
   if (aObj) throw illegal(`can't merge a non object mapping [${path}] with an object mapping`);
   if (bObj) throw illegal(`mapper [${path}] cannot be changed from type [${a.type}] to [${b.type}]`);
   return b;
+}
+
+/**
+ * ES `FieldAliasMapper.TypeParser`: `path` (a string) is required and nothing else is taken; the
+ * path itself is checked against the whole mapping later ({@link checkFieldAliases}).
+ */
+function parseAlias(name: string, node: Obj): FieldMapping {
+  const path = node.path;
+  if (path === undefined || path === null) throw mapperParsing(`The [path] property must be specified for field [${name}].`);
+  const unsupported = Object.entries(node).filter(([k]) => k !== 'type' && k !== 'path').map(([k, v]) => ` [${k} : ${javaString(v)}]`);
+  if (unsupported.length > 0) throw mapperParsing(`Mapping definition for [${name}] has unsupported parameters: ${unsupported.join('')}`);
+  return { type: 'alias', path: javaString(path) };
 }
 
 function parseDynamic(v: unknown): Mapping['dynamic'] {
@@ -440,6 +452,11 @@ function checkFieldUpdate(a: FieldMapping, b: FieldMapping, path: string): void 
     checkPropertiesUpdate(a.properties ?? {}, b.properties ?? {}, path + '.');
     return;
   }
+  // ES `FieldAliasMapper.merge`: an alias takes another alias (its path may change), nothing else.
+  if (a.type === 'alias') {
+    if (b.type !== 'alias') throw illegalArgument(`Cannot merge a field alias mapping [${path}] with a mapping that is not for a field alias.`);
+    return;
+  }
   if (a.type !== b.type) throw illegalArgument(`mapper [${path}] cannot be changed from type [${a.type}] to [${b.type}]`);
   const conflicts: string[] = [];
   const params = new Set([...Object.keys(a), ...Object.keys(b)]);
@@ -474,6 +491,69 @@ function checkPropertiesUpdate(a: Record<string, FieldMapping>, b: Record<string
  */
 export function checkMappingUpdate(current: Mapping, update: Mapping): void {
   checkPropertiesUpdate(current.properties ?? {}, update.properties ?? {}, '');
+  if (update._source !== undefined) checkSourceUpdate(current._source ?? {}, update._source);
+}
+
+/**
+ * ES `SourceFieldMapper`'s parameters are not updateable: an update that gives `_source` another
+ * `enabled`, `mode`, `includes` or `excludes` than the index has is refused (ES's conflict text).
+ */
+function checkSourceUpdate(a: NonNullable<Mapping['_source']>, b: NonNullable<Mapping['_source']>): void {
+  const defaults: Obj = { enabled: true, mode: null, includes: [], excludes: [] };
+  const conflicts: string[] = [];
+  for (const p of ['enabled', 'mode', 'includes', 'excludes']) {
+    if (!Object.hasOwn(b, p)) continue;
+    const read = (m: object): unknown => {
+      const v = Object.hasOwn(m, p) ? (m as Obj)[p] : defaults[p];
+      return p === 'enabled' ? v !== false && v !== 'false' : v;
+    };
+    const [av, bv] = [read(a), read(b)];
+    if (JSON.stringify(av) !== JSON.stringify(bv)) conflicts.push(`Cannot update parameter [${p}] from [${javaString(av)}] to [${javaString(bv)}]`);
+  }
+  if (conflicts.length > 0) throw illegalArgument(`Mapper for [_source] conflicts with existing mapper:\n\t${conflicts.join('\n\t')}`);
+}
+
+/** The full path of the innermost `nested` object holding `path` (ES `NestedLookup.getNestedParent`), or null. */
+function nestedParent(m: Mapping, path: string): string | null {
+  let props = m.properties ?? {};
+  let parent: string | null = null;
+  const parts = path.split('.');
+  for (let i = 0; i < parts.length - 1; i++) {
+    const fm = ownValue(props, parts[i]);
+    if (!fm || !fm.properties) break;
+    if (fm.type === 'nested') parent = parts.slice(0, i + 1).join('.');
+    props = fm.properties;
+  }
+  return parent;
+}
+
+/**
+ * ES `FieldAliasMapper.validate` over a whole (created or merged) mapping: an alias may not refer
+ * to itself, must refer to an existing field (not an object) that is not another alias, and must
+ * sit in the same `nested` scope as its target. ES runs it when it builds the mapping lookup, so
+ * the errors are not wrapped in "Failed to parse mapping".
+ * @throws EsError 400 `mapper_parsing_exception` (`illegal_argument_exception` for the nested scope) with ES's texts
+ * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/FieldAliasMapper.java
+ */
+export function checkFieldAliases(m: Mapping): void {
+  const fields = flatFields(m);
+  for (const [name, path] of fieldAliases(m)) {
+    const bad = (why: string) => new EsError(400, 'mapper_parsing_exception', `Invalid [path] value [${path}] for field alias [${name}]: ${why}`);
+    if (path === name) throw bad('an alias cannot refer to itself.');
+    const target = fields.get(path);
+    if (!target) throw bad('an alias must refer to an existing field in the mappings.');
+    if (target.type === 'alias') throw bad('an alias cannot refer to another alias.');
+    const aliasScope = nestedParent(m, name);
+    const pathScope = nestedParent(m, path);
+    if (aliasScope !== pathScope) {
+      throw illegalArgument(
+        `Invalid [path] value [${path}] for field alias [${name}]: an alias must have the same nested scope as its target. ` +
+          (aliasScope === null ? 'The alias is not nested' : `The alias's nested scope is [${aliasScope}]`) +
+          ', but ' +
+          (pathScope === null ? 'the target is not nested.' : `the target's nested scope is [${pathScope}].`),
+      );
+    }
+  }
 }
 
 function sortedProperties(props: Record<string, FieldMapping>): Record<string, unknown> {

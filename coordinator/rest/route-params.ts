@@ -85,6 +85,11 @@ export const ROUTE_PARAMS = {
   clusterPutSettings: ['flat_settings', 'master_timeout', 'timeout'],
   /** `RestIndicesAction`: `GET /_cat/indices`, `/_cat/indices/{index}`. */
   catIndices: [...CAT_COMMON, 'local', 'health', 'master_timeout', 'include_unloaded_segments', ...INDICES_OPTIONS],
+  /** `RestIndicesStatsAction`: `GET /_stats[/{metric}]`, `/{index}/_stats[/{metric}]`. */
+  indicesStats: [
+    'level', 'forbid_closed_indices', 'types', 'completion_fields', 'fielddata_fields', 'fields', 'groups', 'include_segment_file_sizes',
+    'include_unloaded_segments', ...INDICES_OPTIONS,
+  ],
   /** `RestShardsAction`: `GET /_cat/shards`, `/_cat/shards/{index}`. */
   catShards: [...CAT_COMMON, 'local', 'master_timeout'],
   /** `RestIndicesAliasesAction`, `RestIndexPutAliasAction`, `RestIndexDeleteAliasesAction`: `POST /_aliases`, `PUT|DELETE /{index}/_alias/{name}`. */

@@ -8,7 +8,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/collapse-search-results.html
  */
 import type { ErrorCause } from '../../protocol/errors.ts';
-import { flatFields, NUMERIC_TYPES, type FieldMapping } from '../../protocol/mapping.ts';
+import { flatFields, NUMERIC_TYPES, withAliasTargets, type FieldMapping } from '../../protocol/mapping.ts';
 import type { SearchRequest } from '../rest/search-request.ts';
 import type { SortField } from '../../protocol/sort.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
@@ -61,7 +61,7 @@ export async function planCollapse(plan: SearchPlan, view: ClusterView): Promise
   if (!c) return plan;
   const refused = new Map<string, ErrorCause>();
   for (const name of new Set(plan.targets.map((t) => t.index))) {
-    const cause = collapseCause(plan.req, plan.sort, flatFields((await view.get(name)).metadata.mappings));
+    const cause = collapseCause(plan.req, plan.sort, withAliasTargets(flatFields((await view.get(name)).metadata.mappings)));
     if (cause) refused.set(name, cause);
   }
   const failures: ShardFailure[] = [...plan.failures];

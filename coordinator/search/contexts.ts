@@ -10,6 +10,9 @@ import {
   type AdvanceScrollRequest,
   type AdvanceScrollResponse,
   type CloseContextsResponse,
+  type LabelPitRequest,
+  type ListedPit,
+  type ListPitsResponse,
   type OpenContextRequest,
   type OpenContextResponse,
 } from '../../protocol/search.ts';
@@ -63,6 +66,55 @@ export async function closeAllScrolls(client: ShardClient, timeoutMs: number): P
       try {
         const r = await client.call<CloseContextsResponse>(node, `${INTERNAL_PREFIX}/contexts/close`, { allOfKind: 'scroll' }, { timeoutMs });
         return r.freed;
+      } catch {
+        return 0;
+      }
+    }),
+  );
+  return freed.reduce((a, b) => a + b, 0);
+}
+
+/**
+ * Names the PIT that just-opened contexts belong to on their nodes (grouped per node), so that
+ * `GET /_search/point_in_time/_all` can list it from any coordinator. Best effort: a node that
+ * does not answer leaves its contexts out of the listing, nothing else.
+ */
+export async function labelPitContexts(shards: readonly CursorShard[], pit: ListedPit, client: ShardClient, timeoutMs: number): Promise<void> {
+  const byNode = new Map<number, number[]>();
+  for (const s of shards) byNode.set(s.node, [...(byNode.get(s.node) ?? []), s.context]);
+  await Promise.all(
+    [...byNode].map(async ([node, ids]) => {
+      const body: LabelPitRequest = { ids, ...pit };
+      await client.call(node, `${INTERNAL_PREFIX}/contexts/pit`, body, { timeoutMs: Math.max(1000, timeoutMs) }).catch(() => undefined);
+    }),
+  );
+}
+
+/**
+ * Every open PIT the shard nodes hold (OpenSearch `GET /_search/point_in_time/_all`), once per
+ * PIT, oldest first. Unreachable nodes add nothing.
+ */
+export async function listPits(client: ShardClient, timeoutMs: number): Promise<ListedPit[]> {
+  const lists = await Promise.all(
+    client.nodes.map(async (_, node) => {
+      try {
+        return (await client.call<ListPitsResponse>(node, `${INTERNAL_PREFIX}/contexts/pits`, undefined, { method: 'GET', timeoutMs })).pits;
+      } catch {
+        return [];
+      }
+    }),
+  );
+  const out = new Map<string, ListedPit>();
+  for (const p of lists.flat()) if (!out.has(p.pitId)) out.set(p.pitId, p);
+  return [...out.values()].sort((a, b) => a.creationTime - b.creationTime);
+}
+
+/** Closes every PIT context on every node (`DELETE /_search/point_in_time/_all`). @returns the number freed. */
+export async function closeAllPits(client: ShardClient, timeoutMs: number): Promise<number> {
+  const freed = await Promise.all(
+    client.nodes.map(async (_, node) => {
+      try {
+        return (await client.call<CloseContextsResponse>(node, `${INTERNAL_PREFIX}/contexts/close`, { allOfKind: 'pit' }, { timeoutMs })).freed;
       } catch {
         return 0;
       }

@@ -4,7 +4,7 @@
  * ES would fail them on the shard (`DefaultSearchContext.preProcess`, `SortBuilder`).
  */
 import { illegalArgument, type ErrorCause } from '../../protocol/errors.ts';
-import { flatFields } from '../../protocol/mapping.ts';
+import { flatFields, withAliasTargets } from '../../protocol/mapping.ts';
 import type { QueryAggs } from '../../protocol/aggs.ts';
 import type { IndexMetadata } from '../../protocol/metadata.ts';
 import type { ContextRef, ShardCollapse } from '../../protocol/search.ts';
@@ -326,7 +326,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     let shards = routedShards(view.targets(index, picks), index.metadata, scope.routing?.get(name));
     // A cursor's contexts are its shards (a PIT opened with routing holds some shards only).
     if (pinning?.tiebreaker && pinning.pins.size > 0) shards = shards.filter((t) => pinning.pins.has(pinKey(name, t.shard)));
-    const fields = flatFields(index.metadata.mappings);
+    const fields = withAliasTargets(flatFields(index.metadata.mappings)); // an alias checks as its target (ES field type lookup)
     const m = index.metadata;
     const settings = m.settings ?? {};
     let cause = regexpLengthCause(req, intValue(settings['index.max_regex_length'], DEFAULT_MAX_REGEX_LENGTH), name, m.uuid);

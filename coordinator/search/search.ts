@@ -30,7 +30,7 @@ import { parseTimeValue } from '../rest/params.ts';
 import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
-import { flatFields, type FieldMapping } from '../../protocol/mapping.ts';
+import { flatFields, withAliasTargets, type FieldMapping } from '../../protocol/mapping.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
 import { runAggsPhase } from './aggs-phase.ts';
@@ -221,7 +221,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
 /** A field's mapping in the searched indices (the first index that maps it), for rendering aggregation keys. */
 async function fieldMappings(plan: SearchPlan, deps: SearchDeps): Promise<(field: string) => FieldMapping | undefined> {
   const names = [...new Set(plan.targets.map((t) => t.index))];
-  const maps = await Promise.all(names.map(async (n) => flatFields((await deps.view.get(n)).metadata.mappings)));
+  const maps = await Promise.all(names.map(async (n) => withAliasTargets(flatFields((await deps.view.get(n)).metadata.mappings))));
   return (field) => {
     for (const m of maps) {
       const fm = m.get(field);

@@ -15,7 +15,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/reindex/BulkByScrollTask.java
  */
-import { EsError, type ErrorCause } from '../../protocol/errors.ts';
+import { EsError, illegalArgument, type ErrorCause } from '../../protocol/errors.ts';
 import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import type { SliceSpec } from '../../protocol/slice.ts';
 import type { SortValue } from '../../protocol/sort.ts';
@@ -319,6 +319,8 @@ async function walk(
     done += hits.length;
     const items: BulkItem[] = [];
     for (const h of hits) {
+      // ES `AbstractAsyncBulkByScrollAction.accept`: a hit without `_source` (`_source.enabled: false`) cannot be rewritten.
+      if (spec.source.withSource && h._source === undefined) throw illegalArgument(`[${h._index}][${h._id}] didn't store _source`);
       const item = toItem(h);
       if (item) items.push(item);
       else counters.noops++;

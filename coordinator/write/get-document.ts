@@ -16,6 +16,7 @@ import { type SourceFilter } from '../../protocol/search.ts';
 import { type GetRequest, type GetResponse } from '../../protocol/write.ts';
 import { shardForRouting } from '../cluster/routing.ts';
 import { filterSourceText, RawJson } from '../../shared/raw-json.ts';
+import { visibleSourceText } from '../../shared/source-mapping.ts';
 import { parseBooleanParam } from '../rest/params.ts';
 import type { IndexView } from '../cluster/index-view.ts';
 import { readVersionConflict, readVersionFromQuery, type ReadVersion } from './read-version.ts';
@@ -30,6 +31,8 @@ export interface FoundDocument {
   _primary_term: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES `_ignored`: the fields whose values were not indexed (malformed, over `ignore_above`), sorted. */
+  _ignored?: string[];
   found: true;
   /** The stored text (filtered when asked), written verbatim by the reply. */
   _source?: RawJson;
@@ -145,11 +148,14 @@ export async function getDocument(
   if (!res.found) return { _index: m.name, _id: id, found: false };
   const conflict = readVersionConflict(opts.version, res._version!, id, m.name, shard, m.uuid);
   if (conflict) throw conflict;
-  // Keys are added in ES's order: `_routing` between `_primary_term` and `found`.
+  // Keys are added in ES's order: `_routing` and `_ignored` between `_primary_term` and `found`.
   const doc = { _index: m.name, _id: id, _version: res._version!, _seq_no: res._seq_no!, _primary_term: res._primary_term! } as FoundDocument;
   if (res._routing !== undefined) doc._routing = res._routing;
+  if (res._ignored !== undefined) doc._ignored = res._ignored;
   doc.found = true;
-  const source = filterSourceText(res._source ?? '{}', opts.source);
+  // Only what the mapping's `_source` keeps is shown (none when disabled: ES's `_source` 404).
+  const shown = visibleSourceText(res._source ?? '{}', m.mappings);
+  const source = shown === undefined ? undefined : filterSourceText(shown, opts.source);
   if (source !== undefined) doc._source = new RawJson(source);
   const stored = opts.storedFields?.filter((n) => !METADATA_FIELDS.has(n));
   if (stored && stored.length > 0) {

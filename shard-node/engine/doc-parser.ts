@@ -72,6 +72,15 @@ function parseError(id: string, path: string, fm: FieldMapping, v: unknown, caus
 }
 
 /**
+ * ES `DocumentParser`: a document may not hold a value for a field alias (aliases are read-only),
+ * wrapped as every parse failure: `document_parsing_exception` "failed to parse: …".
+ */
+function aliasWrite(path: string): EsError {
+  const reason = `Cannot write to a field alias [${path}].`;
+  return new EsError(400, 'document_parsing_exception', `[1:2] failed to parse: ${reason}`, { causedBy: { type: 'illegal_argument_exception', reason } });
+}
+
+/**
  * Parses a date as a `date` field with `format` (ES default `strict_date_optional_time||epoch_millis`):
  * ISO strings (UTC when no zone is given) or epoch milliseconds (number or digit string), or the
  * given format's alternatives. Returns epoch ms, or null.
@@ -359,6 +368,7 @@ function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: R
       continue;
     }
     const fm = ownValue(props, key); // never an inherited Object.prototype member
+    if (fm?.type === 'alias' && raw !== undefined) throw aliasWrite(prefix + key);
     if (!fm || raw === undefined || (raw === null && (fm.null_value === undefined || fm.null_value === null))) continue;
     const path = prefix + key;
     if (fm.type === 'flattened' || fm.type === 'flat_object') {
@@ -401,6 +411,10 @@ function copyTo(doc: ParsedDoc, id: string, targets: string | string[], values: 
   for (const target of Array.isArray(targets) ? targets : [targets]) {
     const tfm = fields.get(target);
     if (!tfm) continue;
+    if (tfm.type === 'alias') {
+      const reason = `Cannot copy to a field alias [${target}].`;
+      throw new EsError(400, 'document_parsing_exception', `[1:2] failed to parse: ${reason}`, { causedBy: { type: 'illegal_argument_exception', reason } });
+    }
     for (const v of values) {
       indexLeaf(doc, id, target, tfm, v);
       if (tfm.fields) for (const [sub, sfm] of Object.entries(tfm.fields)) indexLeaf(doc, id, `${target}.${sub}`, sfm, v);

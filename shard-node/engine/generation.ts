@@ -26,6 +26,7 @@ import type { Query } from '../../protocol/query-ast.ts';
 import type { SortField, SortValue } from '../../protocol/sort.ts';
 import { sortNeedsScores } from '../../protocol/sort.ts';
 import { filterSourceText } from '../../shared/raw-json.ts';
+import { storedSourceFilter } from '../../shared/source-mapping.ts';
 import { collect, searchAfterValues, type SegmentMatches } from './collector.ts';
 import { IGNORED_FIELD } from './doc-parser.ts';
 import { collectGroups } from './collapse-collect.ts';
@@ -40,7 +41,7 @@ import type { Plan, StatsSource } from './query-compile.ts';
 import { QueryCompiler } from './query-compile.ts';
 import { prefixRange, type TermDictionary } from './multi-term.ts';
 import { evaluate } from './query-exec.ts';
-import { hitExtras, type HitFetch } from './hit-fetch.ts';
+import { hitExtras, ignoredFields, type HitFetch } from './hit-fetch.ts';
 
 /** Input of {@link Generation.query} (the shard part of `QueryPhaseRequest`). */
 export interface QueryInput {
@@ -369,12 +370,15 @@ export class Generation {
    * reads the last refreshed searcher): its version, seq_no, custom routing and stored `_source` text; null when
    * this generation has no live copy.
    */
-  getDoc(id: string): { version: number; seqNo: number; routing?: string; source: string } | null {
+  getDoc(id: string): { version: number; seqNo: number; routing?: string; ignored?: string[]; source: string } | null {
     const loc = this.locate(id);
     if (!loc) return null;
     const seg = loc.view.segment;
     const routing = seg.routings?.get(loc.ord);
-    return { version: seg.versions[loc.ord], seqNo: seg.seqNos[loc.ord], ...(routing !== undefined ? { routing } : {}), source: seg.source(loc.ord) };
+    const ignored = ignoredFields(seg, loc.ord);
+    return {
+      version: seg.versions[loc.ord], seqNo: seg.seqNos[loc.ord], ...(routing !== undefined ? { routing } : {}), ...(ignored !== undefined ? { ignored } : {}), source: seg.source(loc.ord),
+    };
   }
 
   /**
@@ -383,6 +387,7 @@ export class Generation {
    * `fields`…: hit-fetch.ts), null for ids not live here.
    */
   fetch(ids: readonly string[], sourceFilter: SourceFilter = true, hit?: HitFetch): (FetchedDoc | null)[] {
+    const shown = storedSourceFilter(this.getMapping()); // the mapping's `_source` view, once per call
     return ids.map((id) => {
       const loc = this.locate(id);
       if (!loc) return null;
@@ -390,7 +395,8 @@ export class Generation {
       const extras = hit ? hitExtras(hit, seg, loc.ord, () => JSON.parse(seg.source(loc.ord)) as Record<string, unknown>) : null;
       const doc: FetchedDoc = extras ? { _id: id, ...extras } : { _id: id };
       if (sourceFilter === false) return doc;
-      const src = filterSourceText(seg.source(loc.ord), sourceFilter);
+      const stored = shown === true ? seg.source(loc.ord) : filterSourceText(seg.source(loc.ord), shown);
+      const src = stored === undefined ? undefined : filterSourceText(stored, sourceFilter);
       if (src !== undefined) doc._source = src;
       return doc;
     });
@@ -420,11 +426,23 @@ export class Generation {
    * ids this generation's query just returned).
    */
   sourceTexts(ids: readonly string[], sourceFilter: SourceFilter): (string | null)[] {
+    const shown = storedSourceFilter(this.getMapping()); // the mapping's `_source` view, once per call
     return ids.map((id) => {
       if (sourceFilter === false) return null;
       const loc = this.locate(id);
       if (!loc) return null;
-      return filterSourceText(loc.view.segment.source(loc.ord), sourceFilter) ?? null;
+      const text = loc.view.segment.source(loc.ord);
+      const stored = shown === true ? text : filterSourceText(text, shown);
+      return stored === undefined ? null : (filterSourceText(stored, sourceFilter) ?? null);
     });
+  }
+
+  /**
+   * The whole stored source text of a live document (whatever the mapping's `_source` shows, for
+   * what ES reads from doc values: exact sort values), or null when it is not live here.
+   */
+  storedSourceText(id: string): string | null {
+    const loc = this.locate(id);
+    return loc ? loc.view.segment.source(loc.ord) : null;
   }
 }

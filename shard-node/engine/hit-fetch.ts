@@ -10,7 +10,9 @@
 import { IGNORED_FIELD } from './doc-parser.ts';
 import { compileFieldFetch, type FieldFetch } from '../../shared/field-fetcher.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
-import type { HitExtras, HitFetchOptions } from '../../protocol/search.ts';
+import type { HitExtras, HitFetchOptions, SourceFilter } from '../../protocol/search.ts';
+import { filterSource } from '../../shared/source-filter.ts';
+import { storedSourceFilter } from '../../shared/source-mapping.ts';
 import { analyzeTerms } from './analyzer.ts';
 import { compileHighlight, highlightDoc, type HighlightFetch } from './highlight/highlight-fetch.ts';
 import type { Segment } from './segment.ts';
@@ -25,6 +27,11 @@ export interface HitFetch {
   fields: FieldFetch | null;
   /** ES `highlight` (highlight/highlight-fetch.ts), null when not asked. */
   highlight: HighlightFetch | null;
+  /**
+   * The mapping's `_source` view (shared/source-mapping.ts): `fields` and highlighting read only
+   * what ES would have stored; `true` (the usual case) reads the source as is.
+   */
+  storedSource: SourceFilter;
 }
 
 /**
@@ -44,11 +51,12 @@ export function compileHitFetch(options: HitFetchOptions | undefined, mapping: M
     metadata: o.noMetadata !== true,
     fields: wantsFields ? compileFieldFetch(mapping, { fields: o.fields, docvalueFields: o.docvalueFields, storedFields: o.storedFields }, index, analyzeTerms) : null,
     highlight: o.highlight ? compileHighlight(o.highlight, mapping, index, maxAnalyzedOffset?.()) : null,
+    storedSource: storedSourceFilter(mapping),
   };
 }
 
 /** The `_ignored` field names of document `ord` (doc-parser.ts), sorted; undefined when none. */
-function ignoredFields(seg: Segment, ord: number): string[] | undefined {
+export function ignoredFields(seg: Segment, ord: number): string[] | undefined {
   const inv = seg.inverted.get(IGNORED_FIELD);
   if (!inv || !inv.has[ord]) return undefined;
   const out: string[] = [];
@@ -78,7 +86,10 @@ export function hitExtras(f: HitFetch, seg: Segment, ord: number, parse: () => R
   const ignored = f.metadata ? ignoredFields(seg, ord) : undefined;
   if (!f.version && !f.seqNo && !f.fields && !f.highlight && routing === undefined && ignored === undefined) return null;
   let source: Record<string, unknown> | undefined;
+  let shown: Record<string, unknown> | undefined;
   const parsed = (): Record<string, unknown> => (source ??= parse());
+  const stored = f.storedSource;
+  const visible = (): Record<string, unknown> => (stored === true ? parsed() : (shown ??= filterSource(parsed(), stored) ?? {}));
   const e: HitExtras = {};
   if (f.version) e._version = seg.versions[ord];
   if (f.seqNo) {
@@ -88,11 +99,11 @@ export function hitExtras(f: HitFetch, seg: Segment, ord: number, parse: () => R
   if (routing !== undefined) e._routing = routing;
   if (ignored !== undefined) e._ignored = ignored;
   if (f.fields) {
-    const fields = f.fields.fields(parsed());
+    const fields = f.fields.fields(parsed(), visible());
     if (fields) e.fields = fields;
   }
   if (f.highlight && f.highlight.fields.length > 0) {
-    const highlight = highlightDoc(f.highlight, parsed(), ord);
+    const highlight = highlightDoc(f.highlight, visible(), ord);
     if (highlight) e.highlight = highlight;
   }
   return e;

@@ -203,6 +203,15 @@ export function idsMatch(seg: Segment, ids: ValueList | string[]): Int32Array {
   return Int32Array.from(out).sort();
 }
 
+/**
+ * Docs indexed with a custom `_routing` (ES `RoutingFieldMapper`: the field is indexed only when a
+ * routing was given, so `exists` on it matches routed documents alone).
+ */
+export function routedDocs(seg: Segment): Int32Array {
+  if (!seg.routings) return new Int32Array(0);
+  return Int32Array.from(seg.routings.keys()).sort();
+}
+
 /** Every doc of the segment. */
 export function allDocs(seg: Segment): Int32Array {
   const out = new Int32Array(seg.maxDoc);

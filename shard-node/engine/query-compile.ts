@@ -7,7 +7,7 @@
  */
 import { EsError } from '../../protocol/errors.ts';
 import type { FieldMapping } from '../../protocol/mapping.ts';
-import { NUMERIC_TYPES } from '../../protocol/mapping.ts';
+import { aliasesOf, concreteFields, NUMERIC_TYPES } from '../../protocol/mapping.ts';
 import type { FieldStatistics, TermStatistics } from '../../protocol/search.ts';
 import type { FuzzyOptions } from '../../protocol/fuzziness.ts';
 import { MAX_CLAUSE_COUNT } from '../../protocol/query-ast.ts';
@@ -97,12 +97,12 @@ function isExactTermType(t: string): boolean {
 /**
  * ES's `exists` on a metadata field (`MetadataFieldMapper` field types' `existsQuery`): every
  * document has an `_id`, an `_index`, a `_seq_no` and a `_version` (match all); `_routing` exists
- * on routed documents only, and Folio's shards do not keep a document's routing value, so it
- * matches none (docs/compatibility.md); `_source` is not searchable (400). Undefined for other names.
+ * on the documents indexed with a custom routing (ES indexes the field only then; segments keep
+ * each document's routing); `_source` is not searchable (400). Undefined for other names.
  * @throws EsError 400 `query_shard_exception` `The _source field is not searchable`.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/mapper/SourceFieldMapper.java
  */
-function metadataExists(field: string): 'all' | 'none' | undefined {
+function metadataExists(field: string): 'all' | 'routed' | undefined {
   switch (field) {
     case '_id':
     case '_index':
@@ -110,7 +110,7 @@ function metadataExists(field: string): 'all' | 'none' | undefined {
     case '_version':
       return 'all';
     case '_routing':
-      return 'none';
+      return 'routed';
     case '_source':
       throw new EsError(400, 'query_shard_exception', 'The _source field is not searchable');
     default:
@@ -173,7 +173,10 @@ function compileAutomaton<T>(build: () => T): T {
 
 /** Compiles queries against one mapping and one statistics source. */
 export class QueryCompiler {
-  private readonly fields: Map<string, FieldMapping>;
+  /** The mapped fields without aliases (what `*` patterns expand to). */
+  private readonly fields: ReadonlyMap<string, FieldMapping>;
+  /** Field alias → the path it stands for (ES `FieldAliasMapper`); queries on an alias run on its path. */
+  private readonly aliases: ReadonlyMap<string, string>;
   private readonly stats: StatsSource;
   /** What multi-term queries (prefix, wildcard, fuzzy) expand against: the shard's term dictionary. */
   private readonly multiTerm: MultiTermContext;
@@ -185,8 +188,9 @@ export class QueryCompiler {
   /** The value lists of `terms` and `ids` queries compiled so far, to prepare in slices. */
   readonly valueLists: M.ValueList[] = [];
 
-  constructor(fields: Map<string, FieldMapping>, stats: StatsSource, dictionary: TermDictionary = NO_TERMS) {
-    this.fields = fields;
+  constructor(fields: ReadonlyMap<string, FieldMapping>, stats: StatsSource, dictionary: TermDictionary = NO_TERMS) {
+    this.fields = concreteFields(fields);
+    this.aliases = aliasesOf(fields);
     this.stats = stats;
     this.multiTerm = { stats, dictionary };
   }
@@ -215,6 +219,11 @@ export class QueryCompiler {
 
   /** Compiles `q` with an outer boost (1 at the root). */
   compile(q: Query, boost = 1): Plan {
+    // A field alias is its target's field type in ES (`MappingLookup.getFieldType`): the query runs on the path.
+    if (this.aliases.size > 0 && 'field' in q) {
+      const path = this.aliases.get(q.field);
+      if (path !== undefined) return this.compile({ ...q, field: path } as Query, boost);
+    }
     const b = boost * q.boost;
     // `_id` is a metadata field: ES answers term, terms and match on it as an ids query (constant score).
     // @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/mapping-id-field.html
@@ -229,7 +238,7 @@ export class QueryCompiler {
     if (q.kind === 'exists' && q.field.startsWith('_')) {
       const meta = metadataExists(q.field);
       if (meta === 'all') return this.constant(b, M.allDocs);
-      if (meta === 'none') return NONE;
+      if (meta === 'routed') return this.constant(b, M.routedDocs);
     }
     switch (q.kind) {
       case 'match_all':
@@ -341,8 +350,11 @@ export class QueryCompiler {
 
   /** Field names matching a pattern (`name*`), or the name itself. */
   private expand(field: string): string[] {
-    if (!field.includes('*')) return [field];
-    return [...this.fields.keys()].filter((n) => wildcardMatch(field, n));
+    if (!field.includes('*')) return [this.aliases.get(field) ?? field];
+    const names = [...this.fields.keys()].filter((n) => wildcardMatch(field, n));
+    // ES `QueryParserHelper.resolveMappingField`: an alias the pattern matches stands for its path, once.
+    for (const [alias, path] of this.aliases) if (wildcardMatch(field, alias) && !names.includes(path)) names.push(path);
+    return names;
   }
 
   /** A BM25-scored TermQuery. */

@@ -9,6 +9,9 @@
 import type { ParsedDoc } from './doc-parser.ts';
 import { compareCodePoints } from '../../protocol/sort.ts';
 import { intToByte4 } from './similarity.ts';
+
+/** The `_ignored` metadata field (doc-parser.ts `IGNORED_FIELD`). */
+const IGNORED = '_ignored';
 import { ByteBuffer, FloatBuffer, IntBuffer } from './columns/growable.ts';
 import { PostingsBuilder } from './columns/postings-builder.ts';
 import type { SourceSlab } from './columns/source-slab.ts';
@@ -225,6 +228,8 @@ export class SegmentBuilder {
   private readonly versions = new FloatBuffer();
   private readonly seqNos = new FloatBuffer();
   private readonly routings = new Map<number, string>();
+  /** Per doc ordinal, its `_ignored` field names (sorted), for a real-time GET before the refresh; only docs that have some. */
+  private readonly ignoredNames = new Map<number, string[]>();
   private readonly sources = new SourceSlabBuilder();
   private readonly inv = new Map<string, InvBuild>();
   private readonly nums = new Map<string, NumBuild>();
@@ -246,11 +251,18 @@ export class SegmentBuilder {
     return this.routings.get(ord);
   }
 
+  /** The `_ignored` field names of a doc added earlier, sorted (undefined: none). */
+  ignored(ord: number): string[] | undefined {
+    return this.ignoredNames.get(ord);
+  }
+
   /** Adds one document; `source` is its `_source` JSON text, `routing` its custom routing. Returns its ordinal. */
   add(id: string, source: string, doc: ParsedDoc, version: number, seqNo: number, routing?: string): number {
     const ord = this.ids.length;
     this.ids.push(id);
     if (routing !== undefined) this.routings.set(ord, routing);
+    const ignored = doc.terms.get(IGNORED);
+    if (ignored) this.ignoredNames.set(ord, [...new Set(ignored)].sort(compareCodePoints));
     this.versions.set(ord, version);
     this.seqNos.set(ord, seqNo);
     this.sources.add(source);

@@ -15,12 +15,15 @@ import type { Mapping } from '../../protocol/mapping.ts';
 import type { WriteConditions, WriteOp, WriteResult } from '../../protocol/write.ts';
 import { parseDocument } from './doc-parser.ts';
 import { Generation } from './generation.ts';
+import { ignoredFields } from './hit-fetch.ts';
+import { visibleSourceText } from '../../shared/source-mapping.ts';
 import type { Segment } from './segment.ts';
 import { SegmentBuilder } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { mergeSegments, mergeSteps, selectMerge, type MergedSegment } from './segment-merge.ts';
 import { CLOCK_EVERY, runAtOnce, runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
+import { newShardCounters, type ShardCounters } from './shard-counters.ts';
 import { FullSnapshot, OpsSnapshot, type PinnedSegment, type RecoverySnapshot } from './recovery-snapshot.ts';
 import { canPruneTombstone, DEFAULT_GC_DELETES_MS, PRUNE_SLICE_MS, pruneDue, type PruneBounds } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';
@@ -58,6 +61,8 @@ export interface GetResult {
   _primary_term?: number;
   /** The custom routing the document was indexed with. */
   _routing?: string;
+  /** ES `_ignored`: the fields whose values were not indexed (malformed, over `ignore_above`), sorted. */
+  _ignored?: string[];
   /** The stored `_source` JSON text, exactly as indexed. */
   _source?: string;
 }
@@ -207,6 +212,8 @@ export class Shard {
   private readonly checkpoints = new LocalCheckpointTracker();
   /** See {@link Shard.globalCheckpoint}. */
   private globalCp = -1;
+  /** Operation counters since the node started (`GET /_stats`, shard-counters.ts). */
+  readonly counters: ShardCounters = newShardCounters();
   /**
    * ES `index.gc_deletes` in ms (dynamic: the registry sets it from the index metadata): how long a
    * delete tombstone stays in the live version map at least. -1 (ES's minimum) or 0: as soon as it
@@ -367,12 +374,20 @@ export class Shard {
   }
 
   private applyOne(op: WriteOp, log: TranslogOp[]): WriteResult {
+    const c = this.counters;
     try {
-      if (op.op === 'index') return this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op);
-      if (op.op === 'delete') return this.deleteDoc(op._id, log, op);
-      return this.updateDoc(op, log);
+      if (op.op === 'delete') {
+        c.deleteTotal++;
+        return this.deleteDoc(op._id, log, op);
+      }
+      const r = op.op === 'index' ? this.indexDoc(op._id, parseSource(op.source), op.source, op.create, log, false, op) : this.updateDoc(op, log);
+      if (r.result === 'noop') c.noopUpdateTotal++;
+      else if (r.error) c.indexFailed++;
+      else c.indexTotal++;
+      return r;
     } catch (e) {
       if (!(e instanceof EsError)) throw e;
+      if (op.op !== 'delete') c.indexFailed++;
       const error = { type: e.type, reason: e.message, shard: String(this.shard), index: this.index, ...(e.causedBy ? { caused_by: e.causedBy } : {}) };
       return { _id: op._id, status: e.status, error };
     }
@@ -433,7 +448,14 @@ export class Shard {
       if ((i & 31) === 0 && performance.now() - started >= maxMs) break;
     }
     if (applied.length > 0) this.translog.append(applied);
-    if (mark) for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+    if (mark) {
+      for (let j = from; j < i; j++) this.checkpoints.markProcessed(ops[j].seqNo);
+      // Live replication counts as indexing on the replica, a recovery does not (ES `InternalIndexingStats`).
+      for (const op of applied) {
+        if (op.op === 'delete') this.counters.deleteTotal++;
+        else this.counters.indexTotal++;
+      }
+    }
     for (const op of applied) fresh.push(op);
     this.maybePruneTombstones(PRUNE_SLICE_MS);
     return i;
@@ -724,9 +746,12 @@ export class Shard {
       return withSource(this.indexDoc(id, doc, json, false, log, true, { routing: op.routing }), json);
     }
     checkWriteConditions(id, op, { version: cur._version!, seqNo: cur._seq_no!, deleted: false }, this.primaryTerm);
-    const { merged, modified } = mergeUpdate(parseSource(cur._source!), op.doc, op.detectNoop !== false);
+    // The update reads the source as the mapping's `_source` keeps it (ES stores no more): none when disabled.
+    const shown = visibleSourceText(cur._source!, this.getMapping());
+    if (shown === undefined) this.fail(400, 'document_source_missing_exception', `[${id}]: document source missing`);
+    const { merged, modified } = mergeUpdate(parseSource(shown), op.doc, op.detectNoop !== false);
     if (!modified) {
-      return withSource({ _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm }, cur._source!);
+      return withSource({ _id: id, status: 200, result: 'noop', _version: cur._version, _seq_no: cur._seq_no, _primary_term: this.primaryTerm }, shown);
     }
     // ES re-serializes an updated document too (UpdateHelper builds a new source from the merged map).
     const json = JSON.stringify(merged);
@@ -848,6 +873,7 @@ export class Shard {
    */
   private *refreshSteps(clock: SliceClock): Steps<number> {
     if (!this.dirty) return this.current.id;
+    this.counters.refreshTotal++;
     const start = this.beginRefresh();
     let sealed: SealedBuffer | null = null;
     try {
@@ -1150,10 +1176,19 @@ export class Shard {
   /** Real-time get: sees writes that are not refreshed yet, like ES GET `_doc`; `_source` is the stored text. */
   get(id: string): GetResult {
     const e = this.lookup(id);
-    if (!e || e.deleted) return { found: false };
+    this.counters.getTotal++;
+    if (!e || e.deleted) {
+      this.counters.getMissing++;
+      return { found: false };
+    }
+    this.counters.getExists++;
     const json = e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord);
     const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
-    return { found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm, ...(routing !== undefined ? { _routing: routing } : {}), _source: json };
+    const ignored = e.seg ? ignoredFields(e.seg, e.ord) : e.buf!.builder.ignored(e.ord);
+    return {
+      found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.primaryTerm,
+      ...(routing !== undefined ? { _routing: routing } : {}), ...(ignored !== undefined ? { _ignored: ignored } : {}), _source: json,
+    };
   }
 
   /**
@@ -1162,8 +1197,16 @@ export class Shard {
    */
   getRefreshed(id: string): GetResult {
     const doc = this.current.getDoc(id);
-    if (!doc) return { found: false };
-    return { found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.primaryTerm, ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), _source: doc.source };
+    this.counters.getTotal++;
+    if (!doc) {
+      this.counters.getMissing++;
+      return { found: false };
+    }
+    this.counters.getExists++;
+    return {
+      found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.primaryTerm,
+      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
+    };
   }
 
   /** Doc counts of the current generation. */

@@ -12,7 +12,7 @@ import { EsError, illegalArgument, parsingException, validationFailed } from '..
 import { isObject, parseTimeValue, tokenName } from '../../rest/params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { INDICES_OPTIONS as RESOLVE_DEFAULTS, indicesOptionsFrom, resolveSearchScope } from '../../cluster/index-expression.ts';
-import { closeAllScrolls, closeContexts, openContexts } from '../../search/contexts.ts';
+import { closeAllPits, closeAllScrolls, closeContexts, labelPitContexts, listPits, openContexts } from '../../search/contexts.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from '../../search/keep-alive.ts';
 import { decodePitId, decodeScrollId, encodePitId, type CursorShard } from '../../search/cursor-ids.ts';
 import { routedShards } from '../../search/plan.ts';
@@ -48,7 +48,8 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
   const closeTimeoutMs = 10_000;
 
   /** Opens a PIT context on every shard of the path's indices. @throws EsError 429 over the limit (OpenSearch's error) */
-  const openPit = async (c: Context, keepAliveMs: number): Promise<{ id: string; total: number }> => {
+  const openPit = async (c: Context, keepAliveMs: number): Promise<{ id: string; total: number; creationTime: number }> => {
+    const creationTime = Date.now();
     checkKeepAlive(keepAliveMs, deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS);
     const scope = await resolveSearchScope(c.req.param('index'), deps.view, indicesOptionsFrom(queryParams(c), RESOLVE_DEFAULTS.search), c.req.query('routing') ?? null);
     const { indices } = scope;
@@ -67,7 +68,9 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
       if (limit) throw new EsError(429, limit.reason.type, String(limit.reason.reason));
       throw allFailedError('open_pit', opened.failures);
     }
-    return { id: encodePitId({ indices, shards: opened.shards, filters: Object.fromEntries(scope.filters) }), total: targets.length };
+    const id = encodePitId({ indices, shards: opened.shards, filters: Object.fromEntries(scope.filters) });
+    await labelPitContexts(opened.shards, { pitId: id, creationTime, keepAliveMs }, deps.client, closeTimeoutMs);
+    return { id, total: targets.length, creationTime };
   };
 
   // POST /{index}/_pit?keep_alive=1m → {id, _shards}
@@ -84,8 +87,21 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
   app.post('/:index/_search/point_in_time', async (c) => {
     checkParams(c, ['keep_alive', 'routing', 'preference', 'allow_partial_pit_creation', 'expand_wildcards']);
     const keepAliveMs = parseTimeValue(c.req.query('keep_alive') ?? '', 'keep_alive');
-    const { id, total } = await openPit(c, keepAliveMs);
-    return sendJson(c, 200, { pit_id: id, _shards: { total, successful: total, skipped: 0, failed: 0 }, creation_time: Date.now() });
+    const { id, total, creationTime } = await openPit(c, keepAliveMs);
+    return sendJson(c, 200, { pit_id: id, _shards: { total, successful: total, skipped: 0, failed: 0 }, creation_time: creationTime });
+  });
+  // GET /_search/point_in_time/_all → {pits: [{pit_id, creation_time, keep_alive}]}: every open PIT (also ES-opened ones), oldest first.
+  app.get('/_search/point_in_time/_all', async (c) => {
+    checkParams(c, []);
+    const pits = await listPits(deps.client, closeTimeoutMs);
+    return sendJson(c, 200, { pits: pits.map((p) => ({ pit_id: p.pitId, creation_time: p.creationTime, keep_alive: p.keepAliveMs })) });
+  });
+  // DELETE /_search/point_in_time/_all → {pits: [{successful, pit_id}]}: closes every PIT context.
+  app.delete('/_search/point_in_time/_all', async (c) => {
+    checkParams(c, []);
+    const pits = await listPits(deps.client, closeTimeoutMs);
+    await closeAllPits(deps.client, closeTimeoutMs);
+    return sendJson(c, 200, { pits: pits.map((p) => ({ successful: true, pit_id: p.pitId })) });
   });
   app.delete('/_search/point_in_time', async (c) => {
     checkParams(c, []);

@@ -9,7 +9,8 @@ import type { Context, Hono } from 'hono';
 import { INTERNAL_PREFIX } from '../../../protocol/echo.ts';
 import { parseBooleanParam } from '../../rest/params.ts';
 import type { Mapping } from '../../../protocol/mapping.ts';
-import { checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../rest/mapping-parse.ts';
+import { checkFieldAliases, checkMappingUpdate, fieldMappings, mappingResponse, parseMapping } from '../../rest/mapping-parse.ts';
+import { mergeMappings } from '../../../shared/dynamic-mapping.ts';
 import { wildcardMatch } from '../../../shared/wildcard.ts';
 import { illegalArgument } from '../../../protocol/errors.ts';
 import type { ClusterView } from '../../cluster/cluster-view.ts';
@@ -165,7 +166,9 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     const update = parseMapping(body);
     const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpenClosed);
     for (const name of await resolveIndices(c.req.param('index'), view, options)) {
-      checkMappingUpdate((await view.get(name)).metadata.mappings, update);
+      const current = (await view.get(name)).metadata.mappings;
+      checkMappingUpdate(current, update);
+      checkFieldAliases(mergeMappings(current, update));
       await view.putMapping(name, update);
     }
     return sendJson(c, 200, { acknowledged: true });

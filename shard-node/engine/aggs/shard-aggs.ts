@@ -9,6 +9,8 @@ import type { AggPartial, TermsPartial, TermsRefineTask } from '../../../protoco
 import type { Query } from '../../../protocol/query-ast.ts';
 import type { Generation } from '../generation.ts';
 import { checkAggs } from './agg-check.ts';
+import { resolveAggAliases } from '../field-aliases.ts';
+import { aliasesOf } from '../../../protocol/mapping.ts';
 import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collect.ts';
 
 /**
@@ -19,6 +21,7 @@ import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collec
  */
 export function collectShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, candidates?: number, index?: string): AggPartial[] {
   const fields = gen.fields();
+  nodes = resolveAggAliases(nodes, aliasesOf(fields));
   checkAggs(nodes, fields);
   const ctx: AggContext = { gen, fields, query, ...(candidates !== undefined ? { candidates } : {}), ...(index !== undefined ? { index } : {}) };
   return collectAggs(nodes, matchingDocs(gen, query), ctx, true);
@@ -27,5 +30,5 @@ export function collectShardAggs(gen: Generation, nodes: readonly AggNode[], que
 /** One {@link TermsPartial} per refinement task, over the live matches of `query` in `gen`. */
 export function refineShardAggs(gen: Generation, nodes: readonly AggNode[], query: Query, tasks: readonly TermsRefineTask[], index?: string): TermsPartial[] {
   const ctx: AggContext = { gen, fields: gen.fields(), query, ...(index !== undefined ? { index } : {}) };
-  return refineAggs(nodes, tasks, matchingDocs(gen, query), ctx);
+  return refineAggs(resolveAggAliases(nodes, aliasesOf(ctx.fields)), tasks, matchingDocs(gen, query), ctx);
 }

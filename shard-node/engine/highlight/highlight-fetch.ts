@@ -6,7 +6,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/fetch/subphase/highlight/HighlightPhase.java
  */
 import { illegalArgument } from '../../../protocol/errors.ts';
-import { fetchableFields, sourceValues } from '../../../shared/field-fetcher.ts';
+import { fetchableFields, fetchableFieldsWithAliases, sourceValues } from '../../../shared/field-fetcher.ts';
 import { resolveHighlightOptions, type ResolvedHighlightOptions } from '../../../protocol/highlight.ts';
 import { flatFields, type Mapping } from '../../../protocol/mapping.ts';
 import { setOwn } from '../../../shared/own-keys.ts';
@@ -60,7 +60,8 @@ export function compileHighlight(h: ShardHighlight, mapping: Mapping, index: str
     const pattern = isWildcardPattern(entry.name);
     const names = pattern ? [...leaves.keys()].filter((n) => wildcardMatch(entry.name, n)) : [entry.name];
     for (const name of names) {
-      const leaf = leaves.get(name);
+      // A field alias named explicitly highlights its target's text under its own name (ES resolves the alias's field type).
+      const leaf = leaves.get(name) ?? (pattern ? undefined : fetchableFieldsWithAliases(mapping).get(name));
       if (!leaf || seen.has(name)) continue;
       const options = resolveHighlightOptions(h.spec.global, entry.options);
       if (options.type !== 'unified' && options.type !== 'plain' && options.type !== 'fvh') {

@@ -32,10 +32,17 @@ export interface ClauseContext {
   fields: ReadonlyMap<string, FieldMapping>;
 }
 
+/** A field alias's path (ES resolves an alias to its target's field type on both sides), else the name. */
+function resolved(name: string, ctx: ClauseContext): string {
+  const fm = ctx.fields.get(name);
+  return fm?.type === 'alias' && fm.path !== undefined ? fm.path : name;
+}
+
 /** True when a clause on `clauseField` (a name, `*`, or a pattern) targets the highlighted field. */
 function targets(clauseField: string, ctx: ClauseContext): boolean {
   if (!ctx.requireFieldMatch) return true;
-  return clauseField === ctx.field || clauseField === '*' || (clauseField.includes('*') && wildcardMatch(clauseField, ctx.field));
+  if (clauseField === ctx.field || clauseField === '*' || (clauseField.includes('*') && wildcardMatch(clauseField, ctx.field))) return true;
+  return resolved(clauseField, ctx) === resolved(ctx.field, ctx);
 }
 
 /**
@@ -44,8 +51,8 @@ function targets(clauseField: string, ctx: ClauseContext): boolean {
  * text for a keyword field.
  */
 function queryTerms(text: string, clauseField: string, ctx: ClauseContext): string[] {
-  const concrete = clauseField === '*' || clauseField.includes('*') ? ctx.field : clauseField;
-  const fm = ctx.fields.get(concrete) ?? ctx.fields.get(ctx.field);
+  const concrete = resolved(clauseField === '*' || clauseField.includes('*') ? ctx.field : clauseField, ctx);
+  const fm = ctx.fields.get(concrete) ?? ctx.fields.get(resolved(ctx.field, ctx));
   return fm?.type === 'keyword' ? [text] : analyzeTerms(text);
 }
 
