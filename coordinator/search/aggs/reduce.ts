@@ -9,17 +9,16 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, ParentPipelineAgg, BucketMetricAgg, BucketSortAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
+import type { AggNode, ParentPipelineAgg, BucketMetricAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
-import { isMetric } from '../../../protocol/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
-import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
-import { TDigest } from '../../../shared/aggs/tdigest.ts';
-import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
-import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../protocol/aggs.ts';
+import { parseOrderPath } from '../../../shared/aggs/terms-plan.ts';
+import type { AggPartial, BucketKey, BucketStep, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../protocol/aggs.ts';
 import { SCORE_SORT } from '../../../protocol/sort.ts';
 import { mergeTopHits } from '../merge.ts';
 import { settleTerms, type RefineReply } from './terms-settle.ts';
+import { pathValue, reducedPathValue, reduceMetric } from './metric-reduce.ts';
+import { applyBucketSorts, applyHistogramPipelines, bucketMetric } from './pipeline-reduce.ts';
 
 export { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
 
@@ -143,39 +142,6 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
   return level;
 }
 
-/**
- * A sibling bucket-metric pipeline over its sibling's reduced buckets (ES `BucketMetricsPipelineAggregator`):
- * each bucket's value at the rest of `buckets_path` (`_count`, a metric, through single buckets),
- * gaps skipped (or 0 with `insert_zeros`). Null while the sibling is not settled.
- */
-function bucketMetric(node: BucketMetricAgg, nodes: readonly AggNode[], level: readonly (Reduced | null)[]): Reduced | null {
-  const [first, ...rest] = node.bucketsPath.split('>');
-  const target = level[nodes.findIndex((n) => n.name === first)];
-  if (!target || !('buckets' in target)) return null;
-  const steps = parseOrderPath(rest.join('>'));
-  const values: number[] = [];
-  const keys: unknown[] = [];
-  for (const b of target.buckets as { key: unknown; n: number; aggs: Reduced[] }[]) {
-    let v: number | null = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(target.node.aggs, b.aggs, steps);
-    if (v === null || Number.isNaN(v)) {
-      if (node.gapPolicy === 'skip') continue;
-      v = 0;
-    }
-    values.push(v);
-    keys.push(b.key);
-  }
-  let value: number | null = null;
-  let at: unknown[] = [];
-  if (values.length > 0) {
-    if (node.type === 'max_bucket' || node.type === 'min_bucket') {
-      value = node.type === 'max_bucket' ? Math.max(...values) : Math.min(...values);
-      at = keys.filter((_, i) => values[i] === value);
-    } else if (node.type === 'sum_bucket') value = values.reduce((x, y) => x + y, 0);
-    else if (node.type === 'avg_bucket') value = values.reduce((x, y) => x + y, 0) / values.length;
-  } else if (node.type === 'sum_bucket') value = 0;
-  return { t: 'bm', node, values, value, target, keys: at };
-}
-
 function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[], path: BucketStep[], a: number, ctx: Ctx): Reduced | null {
   const key = taskKey(path, a);
   const replies = ctx.log.get(key);
@@ -217,77 +183,6 @@ function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undef
   const top = [...merged.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
   countBuckets(ctx, top.length);
   return { t: 'comp', node, buckets: applyBucketSorts(node.aggs, top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }))) };
-}
-
-/**
- * `cumulative_sum` and `derivative` over a histogram's buckets in key order (ES
- * `CumulativeSumPipelineAggregator`, `DerivativePipelineAggregator`): each bucket gets the running
- * sum, or the difference with the previous bucket (none on the first; null across a gap).
- */
-function applyHistogramPipelines(subs: readonly AggNode[], buckets: ReducedBucket[]): ReducedBucket[] {
-  subs.forEach((node, i) => {
-    if (node.type !== 'cumulative_sum' && node.type !== 'derivative') return;
-    const steps = parseOrderPath(node.bucketsPath);
-    const valueOf = (b: ReducedBucket): number | null => {
-      const v = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(subs, b.aggs, steps);
-      return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
-    };
-    let sum = 0;
-    let prev: number | null | undefined;
-    buckets.forEach((b, k) => {
-      const v = valueOf(b);
-      let value: number | null;
-      if (node.type === 'cumulative_sum') {
-        sum += v ?? 0;
-        value = sum;
-      } else {
-        value = k === 0 ? null : prev === null || prev === undefined || v === null ? null : v - prev;
-        if (k === 0) {
-          prev = v;
-          b.aggs[i] = { t: 'pipe', node }; // no derivative on the first bucket
-          return;
-        }
-        prev = v;
-      }
-      b.aggs[i] = { t: 'simple', node, value };
-    });
-  });
-  return buckets;
-}
-
-/**
- * Applies the `bucket_sort` pipelines among `subs` to reduced buckets (ES
- * `BucketSortPipelineAggregator`): sort by `_key`, `_count` or sub-aggregation values (stable, so
- * no criteria keeps the parent's order), a bucket missing a value skipped under `gap_policy: skip`
- * (0 under `insert_zeros`), then `from` and `size`.
- */
-function applyBucketSorts<B extends { key: unknown; n: number; aggs: Reduced[] }>(subs: readonly AggNode[], buckets: B[]): B[] {
-  let out = buckets;
-  for (const node of subs) {
-    if (node.type !== 'bucket_sort') continue;
-    const values = (b: B): (number | string | null)[] =>
-      node.sort.map((s) => {
-        if (s.path === '_count') return b.n;
-        if (s.path === '_key') return typeof b.key === 'number' || typeof b.key === 'string' ? b.key : JSON.stringify(b.key);
-        const v = reducedPathValue(subs, b.aggs, parseOrderPath(s.path));
-        return v === null && node.gapPolicy === 'insert_zeros' ? 0 : v;
-      });
-    let rows = out.map((b) => ({ b, v: values(b) }));
-    if (node.gapPolicy === 'skip') rows = rows.filter((r) => r.v.every((x) => x !== null));
-    rows.sort((x, y) => {
-      for (let i = 0; i < node.sort.length; i++) {
-        const a = x.v[i];
-        const b = y.v[i];
-        if (a === b) continue;
-        if (a === null || b === null) return a === null ? 1 : -1;
-        const c = typeof a === 'number' && typeof b === 'number' ? a - b : String(a) < String(b) ? -1 : 1;
-        return node.sort[i].asc ? c : -c;
-      }
-      return 0;
-    });
-    out = rows.slice(node.from, node.size === null ? undefined : node.from + node.size).map((r) => r.b);
-  }
-  return out;
 }
 
 /**
@@ -391,133 +286,4 @@ function sortBuckets(buckets: ReducedBucket[], node: HistogramAgg): ReducedBucke
     }
     return (x.key as number) - (y.key as number);
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// metrics
-
-/** Sums stats partials. */
-export function mergeStats(parts: readonly (AggPartial | undefined)[]): ReducedStats {
-  const s: ReducedStats = { count: 0, sum: 0, min: null, max: null, sumSq: 0 };
-  for (const p of parts) {
-    if (p?.t !== 'stats') continue;
-    const q = p as StatsPartial;
-    s.count += q.count;
-    s.sum += q.sum;
-    s.sumSq += q.sumSq;
-    if (q.min !== null && (s.min === null || q.min < s.min)) s.min = q.min;
-    if (q.max !== null && (s.max === null || q.max > s.max)) s.max = q.max;
-  }
-  return s;
-}
-
-/** Merges cardinality partials: the exact union while every shard sent values, else the merged sketch's estimate. */
-export function mergeCardinality(threshold: number, parts: readonly (AggPartial | undefined)[]): number {
-  const cards = parts.filter((p): p is CardinalityPartial => p?.t === 'card');
-  if (cards.every((c) => c.values !== undefined)) {
-    const union = new Set<BucketKey>();
-    for (const c of cards) for (const v of c.values!) union.add(v);
-    return union.size;
-  }
-  const p = precisionFor(threshold);
-  const hll = new HyperLogLog(p);
-  for (const c of cards) {
-    if (c.values) for (const v of c.values) hll.add(v);
-    else hll.merge(HyperLogLog.fromBase64(c.precision ?? p, c.registers!));
-  }
-  return hll.estimate();
-}
-
-/** Below this many values the shards' centroids are the values themselves, and percentiles are read exactly. */
-export const EXACT_PERCENTILES_MAX_VALUES = 1000;
-
-/**
- * Merges t-digest partials and reads the percentiles (or, for `percentile_ranks`, the percent of
- * values at or below each value); null without values. With few values the centroids are the
- * values, and the answer is exact: the value at rank ⌊p × n⌋, and the share of values ≤ x, as the
- * peer's digests answer for small samples.
- */
-export function mergePercentiles(node: PercentilesAgg, parts: readonly (AggPartial | undefined)[]): (number | null)[] {
-  const pairs: [number, number][] = [];
-  let total = 0;
-  for (const p of parts) {
-    if (p?.t !== 'pct') continue;
-    const c = (p as PercentilesPartial).centroids;
-    for (let i = 0; i < c.length; i += 2) {
-      pairs.push([c[i], c[i + 1]]);
-      total += c[i + 1];
-    }
-  }
-  if (total === 0) return node.percents.map(() => null);
-  if (total <= EXACT_PERCENTILES_MAX_VALUES && pairs.every(([, n]) => Number.isInteger(n))) {
-    pairs.sort((a, b) => a[0] - b[0]);
-    if (node.type === 'percentile_ranks') {
-      return node.percents.map((x) => (100 * pairs.reduce((acc, [v, n]) => acc + (v <= x ? n : 0), 0)) / total);
-    }
-    return node.percents.map((q) => {
-      const k = Math.min(total - 1, Math.floor((q / 100) * total));
-      let seen = 0;
-      for (const [v, n] of pairs) {
-        seen += n;
-        if (seen > k) return v;
-      }
-      return pairs[pairs.length - 1][0];
-    });
-  }
-  const digest = new TDigest(node.compression > 0 ? 1 / node.compression : 0.01);
-  for (const [mean, n] of pairs) digest.push(mean, n);
-  digest.compress();
-  if (node.type === 'percentile_ranks') return node.percents.map((v) => digest.p_rank(v) * 100);
-  return node.percents.map((q) => digest.percentile(q / 100) ?? null);
-}
-
-function reduceMetric(node: MetricAggNode, parts: readonly (AggPartial | undefined)[]): Reduced {
-  if (node.type === 'cardinality') return { t: 'card', node, value: mergeCardinality(node.precisionThreshold, parts) };
-  if (node.type === 'percentiles' || node.type === 'percentile_ranks') return { t: 'pct', node, values: mergePercentiles(node, parts) };
-  return { t: 'stats', node, stats: mergeStats(parts) };
-}
-
-/** Every value of a reduced metric by name (`value`, `avg`, `std_deviation`, a percent, …); null when empty. */
-export function metricValue(r: Reduced, name: string | undefined): number | null {
-  if (r.t === 'card') return r.value;
-  if (r.t === 'pct') {
-    const i = r.node.percents.findIndex((p) => p === Number(name));
-    return i === -1 ? null : r.values[i];
-  }
-  if (r.t !== 'stats') return null;
-  const s = r.stats;
-  const avg = s.count > 0 ? s.sum / s.count : null;
-  const variance = s.count > 0 ? Math.max(0, s.sumSq / s.count - (s.sum / s.count) ** 2) : null;
-  const single: Record<string, number | null> = { min: s.min, max: s.max, sum: s.sum, avg, value_count: s.count };
-  if (name === undefined || name === 'value') return r.node.type in single ? single[r.node.type] : null;
-  const all: Record<string, number | null> = {
-    count: s.count, min: s.min, max: s.max, avg, sum: s.sum, sum_of_squares: s.count > 0 ? s.sumSq : null,
-    variance, variance_population: variance, std_deviation: variance === null ? null : Math.sqrt(variance),
-    std_deviation_population: variance === null ? null : Math.sqrt(variance),
-    variance_sampling: s.count > 1 ? (variance! * s.count) / (s.count - 1) : null,
-    std_deviation_sampling: s.count > 1 ? Math.sqrt((variance! * s.count) / (s.count - 1)) : null,
-  };
-  return Object.hasOwn(all, name) ? all[name] : null;
-}
-
-/** The value at an order path from the sub-aggregation partials of every shard (a metric, or a single bucket's count). */
-function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[] | undefined)[], steps: readonly OrderPathStep[]): number | null {
-  const [first, ...rest] = steps;
-  const a = nodes.findIndex((n) => n.name === first.name);
-  if (a === -1) return null;
-  const node = nodes[a];
-  const parts = subs.map((s) => s?.[a]);
-  if (isMetric(node)) return metricValue(reduceMetric(node, parts), first.metric);
-  if (rest.length > 0) return pathValue(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), rest);
-  return parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
-}
-
-/** {@link pathValue} over already reduced sub-aggregations. */
-function reducedPathValue(nodes: readonly AggNode[], reduced: readonly Reduced[], steps: readonly OrderPathStep[]): number | null {
-  const [first, ...rest] = steps;
-  const a = nodes.findIndex((n) => n.name === first.name);
-  if (a === -1) return null;
-  const r = reduced[a];
-  if (r.t === 'single') return rest.length > 0 ? reducedPathValue(r.node.aggs, r.aggs, rest) : r.n;
-  return metricValue(r, first.metric);
 }

@@ -13,7 +13,8 @@ import { formatDecimal } from '../../../shared/aggs/decimal-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';
 import { setOwn } from '../../../shared/own-keys.ts';
 import { RawJson } from '../../../shared/raw-json.ts';
-import { metricValue, type Reduced, type ReducedBucket } from './reduce.ts';
+import { metricValue } from './metric-reduce.ts';
+import type { Reduced, ReducedBucket } from './reduce.ts';
 
 /** What rendering needs: the mapping of a field (first index that maps it), and `typed_keys`. */
 export interface RenderOptions {
