@@ -51,7 +51,7 @@ import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, 
 import { mergeTopGroups, reduceGroupTotal } from './collapse-merge.ts';
 import { planCollapse } from './collapse-plan.ts';
 import { expandInnerHits } from './inner-hits.ts';
-import { defaultMaxConcurrentSearches } from './msearch.ts';
+import { defaultMaxConcurrentSearches } from './max-concurrent-searches.ts';
 import { allFailedError } from './shard-failures.ts';
 import { resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
 import { getDocument } from '../write/get-document.ts';
