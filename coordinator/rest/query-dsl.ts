@@ -16,7 +16,7 @@ import {
   eachParam, fieldAndBoost, isValue, msmOf, singleField, unknownToken, unsupportedParam, type Obj,
 } from './query-dsl-params.ts';
 import { parseQueryStringQuery } from './query-string-query.ts';
-import { parseSimpleQueryStringQuery } from './simple-query-string.ts';
+import { parseSimpleQueryStringQuery } from './simple-query-string-query.ts';
 import { parseExists, parseRange, parseRegexpQuery, parseTermLike, parseTerms } from './query-dsl-term-level.ts';
 import { FuzzyParams, parseFuzzy, parseMatchBoolPrefix, parseMatchPhrasePrefix, parseWildcard, zeroTermsQuery } from './query-dsl-text.ts';
 
