@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startProcess, stopProcess, waitHealthy } from '../scripts/local-process.ts';
 import type { RunningService } from '../scripts/local-process.ts';
-import { dependencyLevels, freePort, namedVolumesOf, readComposeFile, translateServices } from '../scripts/local-services.ts';
+import { dependencyLevels, etcdServicesOf, freePort, namedVolumesOf, readComposeFile, translateServices } from '../scripts/local-services.ts';
 import type { ComposeFile } from '../scripts/local-services.ts';
 
 /** How long one service may take to become healthy. */
@@ -43,8 +43,10 @@ export interface ShardMemory {
 export function widenCompose(compose: ComposeFile, shards: number): ComposeFile {
   const template = compose.services['shard-0'];
   const coord = structuredClone(compose.services.coordinator);
-  const services: ComposeFile['services'] = {};
-  const volumes: Record<string, null> = {};
+  // Services beside the shard nodes and the coordinator (etcd) and their volumes stay as they are.
+  const isNode = (name: string) => name.startsWith('shard-') || name === 'coordinator';
+  const services: ComposeFile['services'] = Object.fromEntries(Object.entries(compose.services).filter(([name]) => !isNode(name)));
+  const volumes: Record<string, null> = Object.fromEntries(Object.keys(compose.volumes ?? {}).filter((v) => !v.startsWith('shard-')).map((v) => [v, null]));
   for (let i = 0; i < shards; i++) {
     const s = structuredClone(template);
     s.environment = { ...(s.environment as Record<string, string>), FOLIO_NODE_ID: `shard-${i}` };
@@ -57,7 +59,8 @@ export function widenCompose(compose: ComposeFile, shards: number): ComposeFile 
     ...(coord.environment as Record<string, string>),
     FOLIO_NODES: Array.from({ length: shards }, (_, i) => `http://shard-${i}:${port}`).join(','),
   };
-  coord.depends_on = Object.fromEntries(Array.from({ length: shards }, (_, i) => [`shard-${i}`, { condition: 'service_healthy' }]));
+  const others = Object.entries((coord.depends_on ?? {}) as Record<string, unknown>).filter(([name]) => !isNode(name));
+  coord.depends_on = Object.fromEntries([...others, ...Array.from({ length: shards }, (_, i) => [`shard-${i}`, { condition: 'service_healthy' }])]);
   services.coordinator = coord;
   return { ...compose, services, volumes };
 }
@@ -115,7 +118,9 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   for (const name of names) ports[name] = await freePort();
   const volumeDirs: Record<string, string> = {};
   for (const name of names) for (const v of namedVolumesOf(compose, name)) volumeDirs[v] = join(dir, v);
-  const services = translateServices(compose, { ports, volumeDirs, env: { FOLIO_LOG_LEVEL: 'warn' } });
+  const peerPorts: Record<string, number> = {};
+  for (const name of etcdServicesOf(compose)) if (name in ports) peerPorts[name] = await freePort();
+  const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: { FOLIO_LOG_LEVEL: 'warn' } });
   const inspectPorts = new Map<string, number>();
   for (const s of services) {
     if (!s.name.startsWith('shard-')) continue;

@@ -31,6 +31,8 @@ export interface Corpus {
   population: Float64Array;
   /** Country code of document i. */
   country: string[];
+  /** City name of document i (its `name.keyword`). */
+  name: string[];
   /** Mean bytes of `JSON.stringify(_source)` per document. */
   rawSourceBytesPerDoc: number;
   /** Yields every document in generation order. */
@@ -64,6 +66,7 @@ export function buildCorpus(size: number): Corpus {
   const ids: string[] = new Array(size);
   const population = new Float64Array(size);
   const country: string[] = new Array(size);
+  const name: string[] = new Array(size);
   const docAt = (i: number): CorpusDoc => {
     const copy = Math.floor(i / base.length);
     const city = base[i % base.length];
@@ -78,6 +81,7 @@ export function buildCorpus(size: number): Corpus {
     ids[i] = d._id;
     population[i] = d.source.population as number;
     country[i] = d.source.country as string;
+    name[i] = d.source.name as string;
     rawBytes += Buffer.byteLength(JSON.stringify(d.source));
   }
   const copies = Math.ceil(size / base.length);
@@ -87,6 +91,7 @@ export function buildCorpus(size: number): Corpus {
     ids,
     population,
     country,
+    name,
     rawSourceBytesPerDoc: rawBytes / size,
     *docs() {
       for (let i = 0; i < size; i++) yield docAt(i);

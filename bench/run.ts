@@ -1,10 +1,12 @@
 /**
  * `npm run bench`: the deep-paging benchmark of issue 3. Builds the 1 M-document corpus, measures
  * the bare fan-out ceiling, starts 4 shard nodes + 1 coordinator, bulk-loads the corpus (docs/s,
- * memory per doc), runs the Rally-named tasks at every `from` on Folio, then the same tasks on the
- * Sphinx peer, and prints one table that it also writes to docs/performance.md.
+ * memory per doc), runs the Rally-named tasks at every `from` on Folio and the aggregation tasks
+ * of issue 12 (bench/agg-tasks.ts), then the same tasks on the Sphinx peer, and prints the tables
+ * that it also writes to docs/performance.md.
  *
- * Env: BENCH_QUICK=1 for a smoke run (200 k docs, 1 s per run, ≈ 3 min). Every run is bounded in
+ * Env: BENCH_QUICK=1 for a smoke run (200 k docs, 1 s per run, ≈ 3 min); BENCH_ONLY=aggs runs the
+ * aggregation tasks alone and leaves docs/performance.md as it is. Every run is bounded in
  * time and the whole bench exits by itself after {@link BENCH_DEADLINE_MS}. Figures are never
  * asserted: the machine is shared, so read them as ratios within one run.
  */
@@ -18,22 +20,26 @@ import type { EngineMemory } from './engine-memory.ts';
 import { startBenchCluster } from './cluster.ts';
 import { buildCorpus } from './corpus.ts';
 import type { Corpus } from './corpus.ts';
+import type { AggRow, SphinxAggFigures } from './agg-report.ts';
+import { AGG_SIZE, AGG_TASKS, allGroups, sameBuckets, sameCounts, type AggBucket, type AggTask } from './agg-tasks.ts';
 import { FolioClient, folioScroll, measureFolioSearch, measureLoops, measureSphinx, probe, scrollShaping, sphinxScroll } from './measure.ts';
 import type { EngineFigures } from './measure.ts';
 import type { RunShape } from './measure.ts';
-import { startSphinxPeer } from './peer-sphinx.ts';
+import { startSphinxPeer, type SphinxPeer } from './peer-sphinx.ts';
 import { renderReport, writeSection } from './report.ts';
 import type { BenchReport, ResultRow } from './report.ts';
 import { FROMS, PAGE_SIZE, PAGED_TASKS, SCROLL_PAGES, SCROLL_PAGE_SIZE, TERM_COUNTRY, scrollBody } from './tasks.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
+/** BENCH_ONLY=aggs: the aggregation tasks alone (a check while working on them; prints, writes nothing). */
+const AGGS_ONLY = process.env.BENCH_ONLY === 'aggs';
 const DOCS = QUICK ? 200_000 : 1_000_000;
 const SHARDS = 4;
 const CLIENTS = 32;
 const MAX_RESULT_WINDOW = 2_000_000;
 const BULK_BATCH_DOCS = 5000;
 /** The bench gives up (and its exit hooks stop every child) after this long. */
-const BENCH_DEADLINE_MS = (QUICK ? 6 : 20) * 60_000;
+const BENCH_DEADLINE_MS = (QUICK ? 8 : 25) * 60_000;
 const shape: RunShape = { durationMs: QUICK ? 1000 : 5000, warmupMs: QUICK ? 100 : 500, clients: CLIENTS, probeBudgetMs: QUICK ? 500 : 3000 };
 const INDEX = 'bench-cities';
 
@@ -107,7 +113,7 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
     };
     log(`memory: ${report.memory.rssPerDoc.toFixed(0)} B/doc RSS (raw _source ${corpus.rawSourceBytesPerDoc.toFixed(0)} B/doc)`);
 
-    for (const task of PAGED_TASKS) {
+    for (const task of AGGS_ONLY ? [] : PAGED_TASKS) {
       let matches: number;
       try {
         matches = (await client.search({ ...task.body(0, 0), track_total_hits: true })).hits.total.value;
@@ -140,6 +146,9 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
       }
     }
 
+    await runFolioAggs(client, corpus, report);
+    if (AGGS_ONLY) return;
+
     // scroll: search_after needs a unique last sort value; try _id, else the indexed keyword copy `uid`.
     let tie = '_id';
     try {
@@ -164,6 +173,52 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
   } finally {
     await client.close();
     await cluster.stop();
+  }
+}
+
+/** Every group of each aggregation task (computed once: the oracle and Sphinx's check read it). */
+const aggGroups = new Map<string, AggBucket[]>();
+function groupsOf(task: AggTask, corpus: Corpus): AggBucket[] {
+  let g = aggGroups.get(task.name);
+  if (!g) aggGroups.set(task.name, (g = allGroups(task, corpus)));
+  return g;
+}
+
+/** Runs the aggregation tasks on Folio: checks the buckets against the oracle, then measures. */
+async function runFolioAggs(client: FolioClient, corpus: Corpus, report: BenchReport): Promise<void> {
+  for (const task of AGG_TASKS) {
+    const t0 = performance.now();
+    const groups = groupsOf(task, corpus);
+    const row: AggRow = { task: task.name, description: task.description, groups: groups.length, folio: null, bytesPerSearch: null, callsPerSearch: null, exact: null, sphinx: [] };
+    report.aggRows.push(row);
+    try {
+      const reply = await client.search<{ aggregations: Record<string, unknown> }>(task.body);
+      row.exact = sameBuckets(task.folioBuckets(reply.aggregations), groups.slice(0, AGG_SIZE));
+      const m = await measureFolioSearch(client, task.body, shape);
+      Object.assign(row, { folio: m.figures, bytesPerSearch: m.bytesPerSearch, callsPerSearch: m.callsPerSearch });
+      log(`folio ${task.name}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search in ${m.callsPerSearch.toFixed(2)} calls, exact ${row.exact} (${elapsed(t0)} s)`);
+    } catch (err) {
+      report.notes.push(`${task.name}: Folio failed: ${(err as Error).message.slice(0, 300)}`);
+    }
+  }
+}
+
+/** Runs the aggregation tasks' SphinxQL variants: checks the counts, then measures. */
+async function runSphinxAggs(peer: SphinxPeer, corpus: Corpus, report: BenchReport): Promise<void> {
+  for (const row of report.aggRows) {
+    const task = AGG_TASKS.find((t) => t.name === row.task)!;
+    for (const { label, sql } of task.sphinx) {
+      const v: SphinxAggFigures = { label, figures: null, exact: null };
+      row.sphinx.push(v);
+      try {
+        v.exact = sameCounts(task.sphinxBuckets(await peer.query(0, sql)), groupsOf(task, corpus));
+        v.figures = await measureSphinx(peer, sql, shape);
+        log(`sphinx ${task.name} (${label}): p50 ${v.figures.one.p50Ms.toFixed(2)} ms, ${v.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, exact ${v.exact}`);
+      } catch (err) {
+        v.note = 'failed';
+        report.notes.push(`${task.name} (${label}): Sphinx failed: ${(err as Error).message.slice(0, 300)}`);
+      }
+    }
   }
 }
 
@@ -196,6 +251,7 @@ async function runSphinx(corpus: Corpus, report: BenchReport): Promise<void> {
         report.notes.push(`${row.task} from=${row.from}: Sphinx failed: ${(err as Error).message.slice(0, 300)}`);
       }
     }
+    await runSphinxAggs(peer, corpus, report);
     report.sphinx = { version: peer.version, indexSeconds: peer.indexSeconds, agentRssPerDoc: peer.agentRss() / corpus.size };
   } finally {
     await peer.stop();
@@ -224,11 +280,12 @@ const report: BenchReport = {
   ceiling,
   sphinx: { skipped: 'not run' },
   rows: [],
+  aggRows: [],
   skippedCombos: [],
   notes: [],
 };
 await runFolio(corpus, report);
-report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
+if (!AGGS_ONLY) report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
 if (report.memory.engine) log(`engine memory: ${report.memory.engine.excludingInvertedPerDoc.toFixed(0)} B/doc excluding the inverted index (${report.memory.engine.totalPerDoc.toFixed(0)} in all)`);
 await runSphinx(corpus, report);
 report.notes.push(
@@ -241,7 +298,11 @@ for (const row of report.rows) {
   noteErrors(report, `${label} Folio`, row.folio);
   noteErrors(report, `${label} Sphinx`, row.sphinx);
 }
+for (const row of report.aggRows) {
+  noteErrors(report, `${row.task} Folio`, row.folio);
+  for (const v of row.sphinx) noteErrors(report, `${row.task} Sphinx (${v.label})`, v.figures);
+}
 const section = renderReport(report);
 console.log(`\n${section}`);
-writeSection(join(REPO_ROOT, 'docs', 'performance.md'), section);
-log(`bench: done in ${elapsed(started)} s; table written to docs/performance.md`);
+if (!AGGS_ONLY) writeSection(join(REPO_ROOT, 'docs', 'performance.md'), section);
+log(`bench: done in ${elapsed(started)} s${AGGS_ONLY ? '' : '; table written to docs/performance.md'}`);

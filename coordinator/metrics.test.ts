@@ -15,6 +15,7 @@ import { ClusterView } from './cluster/cluster-view.ts';
 import { loadCoordinatorConfig } from './config.ts';
 import { endpointLabel, instrumentCoordinator } from './metrics.ts';
 import { FUSED_FETCH_DESCRIPTION, type ProfileBody } from './search/profile.ts';
+import { rpc } from '../protocol/rpc.ts';
 import { ShardClient } from './transport/shard-client.ts';
 
 const silent = createLogger('test', 'silent', {});
@@ -97,8 +98,8 @@ describe('coordinator metrics', () => {
     const deadUrl = 'http://127.0.0.1:1';
     const failing = new ShardClient([hangUrl, deadUrl], { connectionsPerNode: 1, maxResponseBytes: 1024 });
     const metrics = instrumentCoordinator(new Hono(), failing, { defaultMetrics: false });
-    await expect(failing.call(0, '/_internal/v1/query', {}, { timeoutMs: 50 })).rejects.toMatchObject({ kind: 'timeout' });
-    await expect(failing.call(1, '/_internal/v1/query', {}, { timeoutMs: 2_000 })).rejects.toMatchObject({ kind: 'connection' });
+    await expect(failing.rpc(0, rpc.query, {} as never, { timeoutMs: 50 })).rejects.toMatchObject({ kind: 'timeout' });
+    await expect(failing.rpc(1, rpc.query, {} as never, { timeoutMs: 2_000 })).rejects.toMatchObject({ kind: 'connection' });
     const text = await metrics.registry.metrics();
     expect(sampleValue(text, 'folio_shard_call_errors_total', `node="${hangUrl}",endpoint="query",kind="timeout"`)).toBe(1);
     expect(sampleValue(text, 'folio_shard_call_timeouts_total', `node="${hangUrl}",endpoint="query"`)).toBe(1);

@@ -10,6 +10,7 @@
 import type { SourceFilter } from './search.ts';
 import type { Query } from './query-ast.ts';
 import type { SortField } from './sort.ts';
+import type { BucketScript } from './bucket-script.ts';
 
 /** A value of a `missing` substitute or of an `include`/`exclude` list (as the JSON gave it). */
 export type AggValue = string | number | boolean;
@@ -210,8 +211,23 @@ export interface ParentPipelineAgg extends AggBase {
   format?: string;
 }
 
+/**
+ * `bucket_script` (adds a value to each bucket of its parent) and `bucket_selector` (keeps the
+ * buckets whose script is true): parent pipelines whose script reads `buckets_path` values (a
+ * variable name → a path in the bucket) through Folio's expression subset (protocol/bucket-script.ts; parsed by coordinator/rest/aggs/bucket-script-parse.ts).
+ */
+export interface BucketScriptAgg extends AggBase {
+  type: 'bucket_script' | 'bucket_selector';
+  /** Variable → path (`_count`, `metric`, `agg>metric`, `stats.avg`, `terms._bucket_count`), in request order. */
+  bucketsPath: [variable: string, path: string][];
+  script: BucketScript;
+  gapPolicy: 'skip' | 'insert_zeros' | 'keep_values';
+  /** `bucket_script`: DecimalFormat pattern of `value_as_string`. */
+  format?: string;
+}
+
 /** One node of the aggregation tree. */
-export type AggNode = ParentPipelineAgg | BucketMetricAgg | TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
+export type AggNode = BucketScriptAgg | ParentPipelineAgg | BucketMetricAgg | TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
 
 /** The bucket aggregations (those that may hold sub-aggregations). */
 export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | CompositeAgg;
@@ -232,7 +248,10 @@ export const HITS_TYPES: ReadonlySet<string> = new Set(['top_hits']);
 export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks']);
 
 /** The pipeline aggregations: computed on the coordinator from reduced buckets; shards skip them. */
-export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
+export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'bucket_script', 'bucket_selector', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
+
+/** The parent pipelines that reshape their parent's buckets (applied in dependency order once the parent is reduced). */
+export const PARENT_PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'bucket_script', 'bucket_selector', 'cumulative_sum', 'derivative']);
 
 /** The sibling bucket-metric pipelines ({@link BucketMetricAgg}). */
 export const BUCKET_METRIC_TYPES: ReadonlySet<string> = new Set(['avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket']);

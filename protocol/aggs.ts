@@ -55,14 +55,19 @@ export interface SinglePartial {
   aggs?: AggPartial[];
 }
 
-/** The numeric metrics' sufficient statistics (`min`/`max` null without values). */
+/**
+ * The numeric metrics' sufficient statistics (`min`/`max` null without values). A shard sends only
+ * what its metric reads (shard-node/engine/aggs/stats-partial.ts): `sum` and `avg` the count and
+ * sum, `min`/`max` the count and that bound, `value_count` the count; an absent field is 0 (sums)
+ * or null (bounds).
+ */
 export interface StatsPartial {
   t: 'stats';
   count: number;
-  sum: number;
-  min: number | null;
-  max: number | null;
-  sumSq: number;
+  sum?: number;
+  min?: number | null;
+  max?: number | null;
+  sumSq?: number;
 }
 
 /** `cardinality`: the distinct values while fewer than the threshold, else HyperLogLog++ registers (base64). */

@@ -121,10 +121,34 @@ export interface ShardCopy {
   failures?: number;
 }
 
-/** POST /_internal/v1/refresh: refresh shards of an index hosted here. */
+/** POST /_internal/v1/refresh (and /flush, same body): refresh shards of an index hosted here. */
 export interface RefreshRequest {
   index: string;
   shards: number[];
+}
+
+/** Reply to {@link RefreshRequest}: the shards refreshed (or flushed) here. */
+export interface RefreshResponse {
+  node: string;
+  index: string;
+  shards: number[];
+}
+
+/** Reply to GET /_internal/v1/health: the node is up, and its id. */
+export interface HealthResponse {
+  status: 'ok';
+  node: string;
+}
+
+/** Reply to PUT and DELETE /_internal/v1/indices/{index}. */
+export interface AcknowledgedResponse {
+  node: string;
+  acknowledged: true;
+}
+
+/** DELETE /_internal/v1/indices/{index}: drop an index here (its name travels in the path). */
+export interface DeleteIndexRequest {
+  index: string;
 }
 
 /** PUT /_internal/v1/indices/{index}: store an index's metadata and open the listed shards here. */

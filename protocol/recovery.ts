@@ -80,6 +80,11 @@ export interface RecoveryCancelRequest extends RecoveryShardRequest {
   recoveryId: string;
 }
 
+/** Reply to {@link RecoveryCancelRequest}. */
+export interface RecoveryCancelResponse extends ShardEcho {
+  acknowledged: true;
+}
+
 /**
  * POST /_internal/v1/recovery/apply?meta=<this, as JSON> (on the target), with a chunk's
  * `application/x-folio-recovery-ops` body as the primary wrote it: apply the ops idempotently; with

@@ -7,6 +7,7 @@
  * @see https://undici.nodejs.org/#/docs/api/Pool
  */
 import { Pool } from 'undici';
+import type { JsonText, Rpc } from '../protocol/rpc.ts';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
 
 /** Connections per peer. */
@@ -38,10 +39,11 @@ export class PeerClient {
   }
 
   /**
-   * POSTs `body` (JSON text) to `path` on the peer at `url` and returns the parsed reply.
+   * Calls action `d` (protocol/rpc.ts; a JSON-bodied one) on the peer at `url` with `body`, its
+   * request already serialized, and returns the parsed reply.
    * @throws PeerCallError for an error reply, a connection failure or the deadline
    */
-  async post<T>(url: string, path: string, body: string, timeoutMs: number): Promise<T> {
+  async rpc<Req, Res>(url: string, d: Rpc<Req, Res>, body: JsonText<NoInfer<Req>>, timeoutMs: number): Promise<Res> {
     let pool = this.pools.get(url);
     if (!pool) {
       pool = new Pool(url, { connections: CONNECTIONS_PER_PEER, pipelining: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, maxResponseSize: MAX_REPLY_BYTES });
@@ -51,7 +53,7 @@ export class PeerClient {
     if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
     let res;
     try {
-      res = await pool.request({ method: 'POST', path, headers, body, signal: AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))) });
+      res = await pool.request({ method: d.method, path: d.path, headers, body: body.text, signal: AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs))) });
     } catch (err) {
       // The same errors a coordinator's shard call reports (coordinator/transport/shard-client.ts).
       const e = err as Error & { code?: string };
@@ -70,7 +72,7 @@ export class PeerClient {
       const error = (parsed as { error?: { type?: string; reason?: string } }).error;
       throw new PeerCallError(res.statusCode, error?.type ?? 'exception', `[${url}] ${error?.reason ?? `HTTP ${res.statusCode}`}`);
     }
-    return parsed as T;
+    return parsed as Res;
   }
 
   /** Closes every pool. */

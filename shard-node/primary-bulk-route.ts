@@ -10,8 +10,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/TransportShardBulkAction.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  */
-import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import type { Context } from 'hono';
+import { rpc } from '../protocol/rpc.ts';
 import { type ShardCopy } from '../protocol/metadata.ts';
 import { type ReplicasOutcome, type ShardBulkRequest, type ShardBulkResponse } from '../protocol/write.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../shared/sliced-json.ts';
@@ -21,6 +21,7 @@ import type { TranslogOp } from './engine/translog.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import type { PeerClient } from './peer-client.ts';
 import { forwardToReplicas } from './replication-operation.ts';
+import { serve, type RpcApp } from './rpc-serve.ts';
 
 /** What the primary bulk route needs from the node's app. */
 export interface PrimaryBulkRouteDeps {
@@ -29,17 +30,14 @@ export interface PrimaryBulkRouteDeps {
   node: string;
   /** The client for calls to other shard nodes (the replicas). */
   peers: PeerClient;
-  /** Reads and parses the internal JSON body (the app's reader: its size limit, its 400 on bad JSON). */
-  readJson: <T>(c: Context) => Promise<T>;
   /** The node's own addresses of its peers by ordinal (ShardNodeConfig.peerUrls); unset: the coordinator's. */
   peerUrls?: readonly string[];
 }
 
-/** Registers `POST /_internal/v1/bulk` on the node's internal API (behind its cluster-secret check). */
-export function registerPrimaryBulkRoute(app: Hono, deps: PrimaryBulkRouteDeps): void {
+/** Binds `bulk` (`POST /_internal/v1/bulk`) on the node's internal API (behind its cluster-secret check). */
+export function servePrimaryBulk(app: RpcApp, deps: PrimaryBulkRouteDeps): void {
   const { registry } = deps;
-  app.post(`${INTERNAL_PREFIX}/bulk`, async (c) => {
-    const req = await deps.readJson<ShardBulkRequest>(c);
+  serve(app, rpc.bulk, async (req, c) => {
     const shard = registry.primaryShard(req.index, req.shard);
     registry.checkOpen(req.index);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');

@@ -23,15 +23,13 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoverySourceHandler.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
  */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import { EsError } from '../protocol/errors.ts';
-import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import {
   RECOVERY_CHUNK_DONE_HEADER,
   RECOVERY_CHUNK_OPS_HEADER,
   type RecoveryApplyRequest,
   type RecoveryApplyResponse,
-  type RecoveryCancelRequest,
   type RecoveryChunkRequest,
   type RecoveryFinalizeRequest,
   type RecoveryFinalizeResponse,
@@ -40,134 +38,150 @@ import {
   type RecoveryStartResponse,
   type RecoveryStateResponse,
 } from '../protocol/recovery.ts';
+import { rpc } from '../protocol/rpc.ts';
+import type { ActionModule } from './action-module.ts';
 import type { Shard } from './engine/shard.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { RecoverySources } from './recovery-sources.ts';
 import { decodeRecoveryOps, RECOVERY_OPS_CONTENT_TYPE } from './recovery-wire.ts';
+import { serve, serveBytes, type RpcApp } from './rpc-serve.ts';
 
 /** Longest wait (ms) of a `state` call for the replica writes admitted before its term. */
 const DRAIN_REPLICA_WRITES_MS = 5_000;
 
-/** What the recovery routes need from the node's app. */
+/** What the recovery actions need from the node. */
 export interface RecoveryRouteDeps {
   registry: IndexRegistry;
   /** This node's id, echoed in every reply. */
   node: string;
-  /** Reads and parses the internal JSON body (the app's reader). */
-  readJson: <T>(c: Context) => Promise<T>;
-  /** Reads the raw internal body (the app's reader: its size limit and in-flight budget). */
-  readBytes: (c: Context) => Promise<Uint8Array>;
   /** The primary's pinned recoveries (default: a new set for this app). */
   sources?: RecoverySources;
 }
 
-/** Registers the recovery routes on the node's internal API (behind its cluster-secret check). @returns the pinned recoveries */
-export function registerRecoveryRoutes(app: Hono, deps: RecoveryRouteDeps): RecoverySources {
+/** See the module comment. */
+export const recoveryActions: ActionModule = {
+  name: 'recovery',
+  bind(app, { registry, node }) {
+    serveRecovery(app, { registry, node });
+  },
+};
+
+/** Binds the recovery actions on the node's internal API (behind its cluster-secret check). @returns the pinned recoveries */
+export function serveRecovery(app: RpcApp, deps: RecoveryRouteDeps): RecoverySources {
   const { registry, node } = deps;
   const sources = deps.sources ?? new RecoverySources();
-  const p = `${INTERNAL_PREFIX}/recovery`;
-
-  const stateOf = (req: RecoveryShardRequest, shard: Shard): RecoveryStateResponse => ({
-    node, index: req.index, shard: req.shard, checkpoint: shard.localCheckpoint, maxSeqNo: shard.maxSeqNo, copyId: shard.copyId,
-    globalCheckpoint: shard.globalCheckpoint, withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
-  });
-
-  app.post(`${p}/state`, async (c) => {
-    const req = await deps.readJson<RecoveryShardRequest>(c);
-    registry.shard(req.index, req.shard); // 404 before any wait for a copy that is not here
-    if (req.primaryTerm !== undefined) {
-      // No op of an older primary lands here from now on, and none admitted before is still applying.
-      registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
-      const deadline = Date.now() + DRAIN_REPLICA_WRITES_MS;
-      while (registry.replicaWritesOf(req.index, req.shard) > 0) {
-        if (Date.now() >= deadline) throw new EsError(503, 'unavailable_shards_exception', `[${req.index}][${req.shard}] replica writes still in progress after ${DRAIN_REPLICA_WRITES_MS} ms`);
-        await new Promise((r) => setTimeout(r, 5));
-      }
-    }
-    return c.json(stateOf(req, registry.shard(req.index, req.shard)));
-  });
-
-  app.post(`${p}/reset`, async (c) => {
-    const req = await deps.readJson<RecoveryShardRequest>(c);
+  serve(app, rpc.recoveryState, (req) => recoveryState(deps, req));
+  serve(app, rpc.recoveryReset, (req) => {
     if (req.primaryTerm !== undefined) registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
-    return c.json(stateOf(req, registry.resetCopy(req.index, req.shard)));
+    return stateOf(node, req, registry.resetCopy(req.index, req.shard));
   });
-
-  app.post(`${p}/start`, async (c) => {
-    const req = await deps.readJson<RecoveryStartRequest>(c);
-    const shard = registry.primaryShard(req.index, req.shard);
-    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
-    // Synchronous from tracking to the pin: the snapshot is the state at the instant tracking began.
-    registry.recoveries.track(req.index, req.shard, req.target);
-    const snapshot = shard.openRecoverySnapshot(req.full ? null : req.fromSeqNo);
-    const recoveryId = sources.open(req.index, req.shard, req.target, snapshot);
-    return c.json({ node, index: req.index, shard: req.shard, mode: snapshot.mode, recoveryId, upTo: snapshot.upTo } satisfies RecoveryStartResponse);
-  });
-
-  app.post(`${p}/chunk`, async (c) => {
-    const req = await deps.readJson<RecoveryChunkRequest>(c);
-    registry.primaryShard(req.index, req.shard);
-    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
-    const chunk = await sources.chunk(req.recoveryId, req.index, req.shard, req.maxBytes, req.maxOps);
-    return c.body(new Uint8Array(chunk.body.buffer as ArrayBuffer, chunk.body.byteOffset, chunk.body.byteLength), 200, {
-      'content-type': RECOVERY_OPS_CONTENT_TYPE,
-      [RECOVERY_CHUNK_OPS_HEADER]: String(chunk.ops),
-      [RECOVERY_CHUNK_DONE_HEADER]: String(chunk.done),
-    });
-  });
-
-  app.post(`${p}/cancel`, async (c) => {
-    const req = await deps.readJson<RecoveryCancelRequest>(c);
+  serve(app, rpc.recoveryStart, (req) => startRecovery(deps, sources, req));
+  serve(app, rpc.recoveryChunk, (req, c) => readChunk(deps, sources, req, c));
+  serve(app, rpc.recoveryCancel, (req) => {
     sources.release(req.recoveryId);
-    return c.json({ node, index: req.index, shard: req.shard, acknowledged: true });
+    return { node, index: req.index, shard: req.shard, acknowledged: true };
   });
-
-  app.post(`${p}/apply`, async (c) => {
-    const req = parseApplyMeta(c.req.query('meta'));
-    const sameCopy = () => {
-      const shard = registry.shard(req.index, req.shard);
-      registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
-      if (req.copyId !== shard.copyId) {
-        throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] the recovering copy was emptied or reopened since this recovery started`);
-      }
-      return shard;
-    };
-    sameCopy();
-    const ops = await decodeRecoveryOps(await deps.readBytes(c));
-    // Checked again after each wait: a reset while the chunk was read makes it another instance.
-    const shard = sameCopy();
-    const applied = await shard.applyRecoverySliced(ops, req.upTo, req.fullRecoveryId);
-    await shard.sync();
-    sameCopy();
-    if (req.upTo !== undefined) await registry.refresh(req.index, [req.shard]);
-    return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, checkpoint: shard.localCheckpoint } satisfies RecoveryApplyResponse);
-  });
-
-  app.post(`${p}/finalize`, async (c) => {
-    const req = await deps.readJson<RecoveryFinalizeRequest>(c);
-    const shard = registry.primaryShard(req.index, req.shard);
-    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
-    sources.releaseTarget(req.index, req.shard, req.target);
-    if (!registry.recoveries.has(req.index, req.shard, req.target)) {
-      throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] no recovery of the copy on node [${req.target}] is running on this primary`);
-    }
-    const metadata = registry.markInSync(req.index, req.shard, [req.target], req.failures);
-    return c.json({ node, metadata, maxSeqNo: shard.maxSeqNo } satisfies RecoveryFinalizeResponse);
-  });
+  serveBytes(app, rpc.recoveryApply, (meta, body) => applyChunk(deps, parseApplyMeta(meta), body));
+  serve(app, rpc.recoveryFinalize, (req) => finalizeRecovery(deps, sources, req));
   return sources;
 }
 
+/** A copy's recovery state as the target reports it. */
+function stateOf(node: string, req: RecoveryShardRequest, shard: Shard): RecoveryStateResponse {
+  return {
+    node, index: req.index, shard: req.shard, checkpoint: shard.localCheckpoint, maxSeqNo: shard.maxSeqNo, copyId: shard.copyId,
+    globalCheckpoint: shard.globalCheckpoint, withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
+  };
+}
+
 /**
- * The `meta` query parameter of `recovery/apply` (JSON of {@link RecoveryApplyRequest}).
+ * `recovery/state` (target). With the recovering primary's term, first refuses older terms and
+ * waits for the replica writes admitted before.
+ * @throws EsError 503 when those writes are still running after {@link DRAIN_REPLICA_WRITES_MS}
+ */
+async function recoveryState({ registry, node }: RecoveryRouteDeps, req: RecoveryShardRequest): Promise<RecoveryStateResponse> {
+  registry.shard(req.index, req.shard); // 404 before any wait for a copy that is not here
+  if (req.primaryTerm !== undefined) {
+    // No op of an older primary lands here from now on, and none admitted before is still applying.
+    registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
+    const deadline = Date.now() + DRAIN_REPLICA_WRITES_MS;
+    while (registry.replicaWritesOf(req.index, req.shard) > 0) {
+      if (Date.now() >= deadline) throw new EsError(503, 'unavailable_shards_exception', `[${req.index}][${req.shard}] replica writes still in progress after ${DRAIN_REPLICA_WRITES_MS} ms`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  return stateOf(node, req, registry.shard(req.index, req.shard));
+}
+
+/** `recovery/start` (primary): tracks the target and pins what it misses, in one synchronous step. */
+function startRecovery({ registry, node }: RecoveryRouteDeps, sources: RecoverySources, req: RecoveryStartRequest): RecoveryStartResponse {
+  const shard = registry.primaryShard(req.index, req.shard);
+  registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
+  // Synchronous from tracking to the pin: the snapshot is the state at the instant tracking began.
+  registry.recoveries.track(req.index, req.shard, req.target);
+  const snapshot = shard.openRecoverySnapshot(req.full ? null : req.fromSeqNo);
+  const recoveryId = sources.open(req.index, req.shard, req.target, snapshot);
+  return { node, index: req.index, shard: req.shard, mode: snapshot.mode, recoveryId, upTo: snapshot.upTo };
+}
+
+/** `recovery/chunk` (primary): the pin's next ops as a binary body, their count and whether it was the last in headers. */
+async function readChunk({ registry }: RecoveryRouteDeps, sources: RecoverySources, req: RecoveryChunkRequest, c: Context): Promise<Response> {
+  registry.primaryShard(req.index, req.shard);
+  registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
+  const chunk = await sources.chunk(req.recoveryId, req.index, req.shard, req.maxBytes, req.maxOps);
+  return c.body(new Uint8Array(chunk.body.buffer as ArrayBuffer, chunk.body.byteOffset, chunk.body.byteLength), 200, {
+    'content-type': RECOVERY_OPS_CONTENT_TYPE,
+    [RECOVERY_CHUNK_OPS_HEADER]: String(chunk.ops),
+    [RECOVERY_CHUNK_DONE_HEADER]: String(chunk.done),
+  });
+}
+
+/**
+ * `recovery/apply` (target): one chunk, applied idempotently in slices and fsynced, on the copy
+ * instance the recovery started on.
+ * @throws EsError 409 when the copy was emptied or reopened since (checked again after each wait)
+ */
+async function applyChunk({ registry, node }: RecoveryRouteDeps, req: RecoveryApplyRequest, body: () => Promise<Uint8Array>): Promise<RecoveryApplyResponse> {
+  const sameCopy = () => {
+    const shard = registry.shard(req.index, req.shard);
+    registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
+    if (req.copyId !== shard.copyId) {
+      throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] the recovering copy was emptied or reopened since this recovery started`);
+    }
+    return shard;
+  };
+  sameCopy();
+  const ops = await decodeRecoveryOps(await body());
+  // Checked again after each wait: a reset while the chunk was read makes it another instance.
+  const shard = sameCopy();
+  const applied = await shard.applyRecoverySliced(ops, req.upTo, req.fullRecoveryId);
+  await shard.sync();
+  sameCopy();
+  if (req.upTo !== undefined) await registry.refresh(req.index, [req.shard]);
+  return { node, index: req.index, shard: req.shard, applied: applied.length, checkpoint: shard.localCheckpoint };
+}
+
+/**
+ * `recovery/finalize` (primary): the target in sync in the primary's metadata, its pins released.
+ * @throws EsError 409 when no recovery of that copy runs on this primary
+ */
+function finalizeRecovery({ registry, node }: RecoveryRouteDeps, sources: RecoverySources, req: RecoveryFinalizeRequest): RecoveryFinalizeResponse {
+  const shard = registry.primaryShard(req.index, req.shard);
+  registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
+  sources.releaseTarget(req.index, req.shard, req.target);
+  if (!registry.recoveries.has(req.index, req.shard, req.target)) {
+    throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] no recovery of the copy on node [${req.target}] is running on this primary`);
+  }
+  const metadata = registry.markInSync(req.index, req.shard, [req.target], req.failures);
+  return { node, metadata, maxSeqNo: shard.maxSeqNo };
+}
+
+/**
+ * The `meta` query parameter of `recovery/apply` (JSON of {@link RecoveryApplyRequest}), parsed.
  * @throws EsError 400 `illegal_argument_exception` when missing or malformed
  */
-function parseApplyMeta(meta: string | undefined): RecoveryApplyRequest {
-  let req: Partial<RecoveryApplyRequest> | undefined;
-  try {
-    req = meta === undefined ? undefined : (JSON.parse(meta) as Partial<RecoveryApplyRequest>);
-  } catch {
-    req = undefined;
-  }
+function parseApplyMeta(meta: unknown): RecoveryApplyRequest {
+  const req = typeof meta === 'object' && meta !== null ? (meta as Partial<RecoveryApplyRequest>) : undefined;
   if (!req || typeof req.index !== 'string' || typeof req.shard !== 'number' || typeof req.copyId !== 'string' || typeof req.primaryTerm !== 'number') {
     throw new EsError(400, 'illegal_argument_exception', 'recovery/apply needs a [meta] parameter with index, shard, primaryTerm and copyId');
   }

@@ -9,28 +9,22 @@
  * and reach the node as a new metadata value (docs/cluster-state.md).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
-import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../protocol/echo.ts';
-import { type ReplicaBulkRequest, type ReplicaBulkResponse } from '../protocol/write.ts';
+import { rpc } from '../protocol/rpc.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { toTranslogOps } from './replica-ops.ts';
+import { serve, type RpcApp } from './rpc-serve.ts';
 
 /** What the replica routes need from the node's app. */
 export interface ReplicaRouteDeps {
   registry: IndexRegistry;
   /** This node's id, echoed in every reply. */
   node: string;
-  /** Reads and parses the internal JSON body (the app's reader: its size limit, its 400 on bad JSON). */
-  readJson: <T>(c: Context) => Promise<T>;
 }
 
-/** Registers the replica routes on the node's internal API (behind its cluster-secret check). */
-export function registerReplicaRoutes(app: Hono, deps: ReplicaRouteDeps): void {
+/** Binds `replicate` on the node's internal API (behind its cluster-secret check). */
+export function serveReplicate(app: RpcApp, deps: ReplicaRouteDeps): void {
   const { registry, node } = deps;
-  const p = INTERNAL_PREFIX;
-
-  app.post(`${p}/replicate`, async (c) => {
-    const req = await deps.readJson<ReplicaBulkRequest>(c);
+  serve(app, rpc.replicate, async (req) => {
     const shard = registry.shard(req.index, req.shard);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
     const release = registry.beginReplicaWrite(req.index, req.shard);
@@ -41,7 +35,7 @@ export function registerReplicaRoutes(app: Hono, deps: ReplicaRouteDeps): void {
       if (req.globalCheckpoint !== undefined) shard.advanceGlobalCheckpoint(req.globalCheckpoint);
       if (req.refresh === 'true') await registry.refresh(req.index, [req.shard]);
       else if (req.refresh === 'wait_for' && shard.hasPendingWrites) await registry.waitForRefresh(req.index, req.shard);
-      return c.json({ node, index: req.index, shard: req.shard, applied: applied.length, localCheckpoint: shard.localCheckpoint } satisfies ReplicaBulkResponse);
+      return { node, index: req.index, shard: req.shard, applied: applied.length, localCheckpoint: shard.localCheckpoint };
     } finally {
       release();
     }

@@ -21,13 +21,12 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  */
-import { INTERNAL_PREFIX } from '../protocol/echo.ts';
+import { JsonText, rpc } from '../protocol/rpc.ts';
 import {
   type FailedReplica,
   type GroupMember,
   type RefreshPolicy,
   type ReplicaBulkRequest,
-  type ReplicaBulkResponse,
   type ReplicasOutcome,
   type ReplicationTargets,
 } from '../protocol/write.ts';
@@ -80,7 +79,7 @@ export async function forwardToReplicas(peers: PeerClient, write: ForwardedWrite
   const send = async (node: number, body: string): Promise<number | undefined> => {
     const url = (write.peerUrls ?? write.targets.nodes)[node];
     if (url === undefined) throw new PeerCallError(503, 'node_not_connected_exception', `no address for node [${node}]`);
-    const r = await peers.post<ReplicaBulkResponse>(url, `${INTERNAL_PREFIX}/replicate`, body, write.targets.timeoutMs);
+    const r = await peers.rpc(url, rpc.replicate, new JsonText<ReplicaBulkRequest>(body), write.targets.timeoutMs);
     if (r.index !== write.index || r.shard !== write.shard) throw new PeerCallError(502, 'illegal_state_exception', `node [${r.node}] answered for [${r.index}][${r.shard}]`);
     return r.localCheckpoint;
   };

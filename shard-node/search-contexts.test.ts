@@ -61,7 +61,7 @@ describe('search.max_open_snapshot_context', () => {
     const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard, checkOpen: () => undefined } as never;
     const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5, maxOpenSnapshotContext: 2 });
     const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
-    const dfs = (generation?: number) => actions.dfs({ index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, ...(generation !== undefined ? { generation } : {}) } as never).res as { generation: number };
+    const dfs = (generation?: number) => actions.dfs({ index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, ...(generation !== undefined ? { generation } : {}) } as never) as { generation: number };
     const pinned: number[] = [];
     for (let i = 0; i < 4; i++) {
       load(shard, [{ _id: `d${i}`, n: i }]);
@@ -92,7 +92,7 @@ describe('scroll batches on the shard', () => {
     const id = contexts.open('scroll', 'i', 0, shard.acquire(), 60_000);
     const batch = async () => {
       const req = { index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, sort: [byField('n')], k: 2, trackTotalHits: Number.MAX_SAFE_INTEGER, searchAfter: { sort: [4] }, context: { id, scroll: true } };
-      const res = (await actions.query(req as never)).res as { hits: { _id: string; sort: number[] }[]; scrollSeq: number; total: { value: number } };
+      const res = (await actions.query(req as never)) as unknown as { hits: { _id: string; sort: number[] }[]; scrollSeq: number; total: { value: number } };
       return { ids: res.hits.map((h) => h._id), last: res.hits.at(-1)?.sort, seq: res.scrollSeq, total: res.total.value };
     };
     const first = await batch();

@@ -18,7 +18,7 @@
  * @see https://github.com/opensearch-project/OpenSearch/blob/main/server/src/main/java/org/opensearch/search/SearchService.java
  */
 import { EsError, searchContextMissing } from '../protocol/errors.ts';
-import type { ListedPit } from '../protocol/search.ts';
+import type { ListedPit } from '../protocol/search-contexts.ts';
 import type { SortValue } from '../protocol/sort.ts';
 import type { Generation } from './engine/generation.ts';
 

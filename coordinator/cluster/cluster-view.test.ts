@@ -8,7 +8,9 @@ import { openTestClusterState, type TestClusterState } from '../../test/support/
 import { IndexRegistry } from '../../shard-node/index-registry.ts';
 import { ClusterView } from './cluster-view.ts';
 import { applySettingsChanges, parseCreateIndexBody, parseSettingsUpdate } from './index-settings.ts';
-import { ShardCallError, ShardClient, type CallOptions } from '../transport/shard-client.ts';
+import { rpc, type Rpc } from '../../protocol/rpc.ts';
+import { ShardClient, type CallOptions } from '../transport/shard-client.ts';
+import { ShardCallError } from '../transport/shard-call-error.ts';
 
 /** A ShardClient whose nodes are in-memory registries answering the metadata calls; a node can be down. */
 class NodesClient extends ShardClient {
@@ -23,34 +25,32 @@ class NodesClient extends ShardClient {
     this.registries = Array.from({ length: n }, (_, i) => new IndexRegistry(`shard-${i}`));
   }
 
-  override async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
+  override async rpc<Req, Res>(node: number, d: Rpc<Req, Res>, req: NoInfer<Req>, _opts: CallOptions): Promise<Res> {
     const url = this.nodes[node];
     if (this.down.has(node)) throw new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] connect ECONNREFUSED` });
     const r = this.registries[node];
     const id = `shard-${node}`;
-    const m = /^\/_internal\/v1\/indices(?:\/([^/]+)(?:\/(_\w+))?)?$/.exec(path);
     try {
-      if (m && opts.method === 'GET') {
+      if (d.name === rpc.listIndices.name) {
         const indices = r.list();
         if (this.gate) await this.gate;
-        return { node: id, indices } as T;
+        return { node: id, indices } as Res;
       }
-      const index = decodeURIComponent(m![1]);
-      if (m![2] === undefined && opts.method === 'PUT') {
+      if (d.name === rpc.putIndex.name) {
         if (this.hold) await this.hold;
-        const req = body as PutIndexRequest;
-        r.putIndex(req.metadata, req.shards, req.node);
-        return { node: id, acknowledged: true } as T;
+        const put = req as PutIndexRequest;
+        r.putIndex(put.metadata, put.shards, put.node);
+        return { node: id, acknowledged: true } as Res;
       }
-      if (m![2] === undefined && opts.method === 'DELETE') {
-        r.deleteIndex(index);
-        return { node: id, acknowledged: true } as T;
+      if (d.name === rpc.deleteIndex.name) {
+        r.deleteIndex((req as { index: string }).index);
+        return { node: id, acknowledged: true } as Res;
       }
     } catch (err) {
       if (err instanceof EsError) throw new ShardCallError(url, 'response', err.status, { type: err.type, reason: err.message });
       throw err;
     }
-    throw new Error(`unexpected call ${opts.method} ${path}`);
+    throw new Error(`unexpected call ${d.method} ${d.path}`);
   }
 }
 

@@ -10,8 +10,8 @@
  * @see docs/cluster-state.md
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-state-publishing.html
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
 import type { IndexMetadata, NodeIndicesResponse, PutIndexRequest } from '../../protocol/metadata.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import type { ClusterStateCache } from '../../shared/cluster-state/cluster-state-cache.ts';
 import type { ClusterStateWriter } from '../../shared/cluster-state/cluster-state-writer.ts';
 import type { Logger } from '../../shared/logger.ts';
@@ -52,7 +52,7 @@ export class NodeMetadataSync {
   askNodes(): Promise<PromiseSettledResult<NodeIndicesResponse>[]> {
     const { client } = this.deps;
     const timeoutMs = Math.min(this.deps.timeoutMs, VIEW_LOAD_TIMEOUT_MS);
-    return Promise.allSettled(client.nodes.map((_, node) => client.call<NodeIndicesResponse>(node, `${INTERNAL_PREFIX}/indices`, undefined, { method: 'GET', timeoutMs, uncounted: true })));
+    return Promise.allSettled(client.nodes.map((_, node) => client.rpc(node, rpc.listIndices, undefined, { timeoutMs, uncounted: true })));
   }
 
   /**
@@ -96,13 +96,13 @@ export class NodeMetadataSync {
   /** Deletes index `name` from every node; a node that cannot be reached drops its copies at a later reload. */
   dropIndex(name: string): Promise<PromiseSettledResult<unknown>[]> {
     const { client, timeoutMs } = this.deps;
-    return Promise.allSettled(client.nodes.map((_, node) => client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}`, undefined, { method: 'DELETE', timeoutMs })));
+    return Promise.allSettled(client.nodes.map((_, node) => client.rpc(node, rpc.deleteIndex, { index: name }, { timeoutMs })));
   }
 
   private push(node: number, metadata: IndexMetadata, uncounted = false): Promise<unknown> {
     const { client, timeoutMs, log } = this.deps;
     const body: PutIndexRequest = { metadata, shards: [], node };
-    return client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(metadata.name)}`, body, { method: 'PUT', timeoutMs, uncounted }).catch((err: Error) => {
+    return client.rpc(node, rpc.putIndex, body, { timeoutMs, uncounted }).catch((err: Error) => {
       log?.debug({ node: client.nodes[node], index: metadata.name, version: metadata.version, err: err.message }, 'metadata push failed; the next reload repeats it');
     });
   }
@@ -139,7 +139,7 @@ export class NodeMetadataSync {
         if (cache.get(name)) continue;
         const uuid = entry.metadata.uuid;
         if (cache.tombstone(uuid)) {
-          void client.call(node, `${INTERNAL_PREFIX}/indices/${encodeURIComponent(name)}`, undefined, { method: 'DELETE', timeoutMs, uncounted: true }).catch(() => undefined);
+          void client.rpc(node, rpc.deleteIndex, { index: name }, { timeoutMs, uncounted: true }).catch(() => undefined);
         } else if (!this.danglingLogged.has(`${node}/${uuid}`)) {
           this.danglingLogged.add(`${node}/${uuid}`);
           log?.warn({ node: client.nodes[node], index: name, uuid }, 'dangling index: on a shard node but not in the cluster state; left on disk');

@@ -4,8 +4,8 @@
  * (`GET /_internal/v1/stats`). A node that does not answer within the deadline counts as down; the
  * calls never throw.
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
-import { type NodeShardStats, type NodeStats } from '../../protocol/metadata.ts';
+import { rpc } from '../../protocol/rpc.ts';
+import { type NodeShardStats} from '../../protocol/metadata.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 
 /** Deadline of one health probe: short, so a dead node makes health red quickly. */
@@ -62,7 +62,7 @@ export async function probeNodes(client: ShardClient, timeoutMs = HEALTH_PROBE_T
   return Promise.all(
     client.nodes.map(async (url, node) => {
       try {
-        const res = await client.call<{ node?: string }>(node, `${INTERNAL_PREFIX}/health`, undefined, { method: 'GET', timeoutMs });
+        const res = await client.rpc(node, rpc.health, undefined, { timeoutMs });
         return { node, url, host: hostOf(url), name: res.node ?? null, reachable: true };
       } catch {
         return { node, url, host: hostOf(url), name: null, reachable: false };
@@ -77,7 +77,7 @@ export async function fetchClusterStats(client: ShardClient, timeoutMs = NODE_ST
   const nodes = await Promise.all(
     client.nodes.map(async (url, node): Promise<NodeInfo> => {
       try {
-        const res = await client.call<NodeStats>(node, `${INTERNAL_PREFIX}/stats`, undefined, { method: 'GET', timeoutMs });
+        const res = await client.rpc(node, rpc.stats, undefined, { timeoutMs });
         for (const s of res.shards) {
           const key = shardKey(s.index, s.shard);
           const byNode = shards.get(key) ?? new Map<number, ShardStatsEntry>();

@@ -34,7 +34,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-allocation-relocation-recovery.html
  */
 import { randomUUID } from 'node:crypto';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import { primaryTermOf } from '../../protocol/metadata.ts';
 import {
   RECOVERY_CHUNK_DONE_HEADER,
@@ -42,10 +42,6 @@ import {
   type RecoveryApplyRequest,
   type RecoveryChunkRequest,
   type RecoveryFinalizeRequest,
-  type RecoveryFinalizeResponse,
-  type RecoveryStartRequest,
-  type RecoveryStartResponse,
-  type RecoveryStateResponse,
 } from '../../protocol/recovery.ts';
 import type { Compare } from '../../shared/state-store/types.ts';
 import type { ClusterView } from './cluster-view.ts';
@@ -120,8 +116,7 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   const copy = view.copies[shard].find((c) => c.node === target);
   if (!copy || copy.primary || primary === target) throw new Error(`[${index}][${shard}] node [${target}] holds no replica to recover`);
   const callOpts = { timeoutMs: deps.timeoutMs, uncounted: true };
-  const call = <T>(node: number, step: string, body: unknown) => deps.client.call<T>(node, `${INTERNAL_PREFIX}/recovery/${step}`, body, callOpts);
-  const checkpoint = () => call<RecoveryStateResponse>(target, 'state', { index, shard }).then((r) => r.checkpoint);
+  const checkpoint = () => deps.client.rpc(target, rpc.recoveryState, { index, shard }, callOpts).then((r) => r.checkpoint);
 
   // 1. Where the target is (or an empty copy). The first read raises the copy's operation term to the
   //    primary's, so no op of a demoted primary lands after it. A copy left behind by a promotion may
@@ -129,18 +124,18 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   //    otherwise: it is emptied, unless it holds nothing above its local and global checkpoints
   //    (a graceful stop's copy, whose every op its in-sync copies acknowledged). A failed copy holds
   //    memory its disk lacks: always emptied.
-  const probe = copy.failed === true ? null : await call<RecoveryStateResponse>(target, 'state', { index, shard, primaryTerm });
+  const probe = copy.failed === true ? null : await deps.client.rpc(target, rpc.recoveryState, { index, shard, primaryTerm }, callOpts);
   let reset = probe === null || (copy.resync === true && probe.withinGlobalCheckpoint !== true);
-  let initial = reset ? await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm }) : probe!;
+  let initial = reset ? await deps.client.rpc(target, rpc.recoveryReset, { index, shard, primaryTerm }, callOpts) : probe!;
   // 2. Track the target on the primary and pin what it misses.
-  const startOn = (from: number, full: boolean) => call<RecoveryStartResponse>(primary, 'start', { index, shard, target, fromSeqNo: from, primaryTerm, ...(full ? { full: true } : {}) } satisfies RecoveryStartRequest);
+  const startOn = (from: number, full: boolean) => deps.client.rpc(primary, rpc.recoveryStart, { index, shard, target, fromSeqNo: from, primaryTerm, ...(full ? { full: true } : {}) }, callOpts);
   let start = await startOn(initial.checkpoint, reset);
   if (start.mode === 'full' && !reset && initial.maxSeqNo >= 0) {
     // The primary no longer has the ops above the target's checkpoint: a full copy, onto an emptied
     // copy (ES copies the files into a fresh store), so that nothing the primary deleted meanwhile
     // (a delete whose tombstone it has pruned, index.gc_deletes) survives on the target's disk.
-    await call(primary, 'cancel', { index, shard, recoveryId: start.recoveryId }).catch(() => undefined);
-    initial = await call<RecoveryStateResponse>(target, 'reset', { index, shard, primaryTerm });
+    await deps.client.rpc(primary, rpc.recoveryCancel, { index, shard, recoveryId: start.recoveryId }, callOpts).catch(() => undefined);
+    initial = await deps.client.rpc(target, rpc.recoveryReset, { index, shard, primaryTerm }, callOpts);
     reset = true;
     start = await startOn(initial.checkpoint, true);
   }
@@ -149,7 +144,7 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   //    copy, drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
   const chunkReq: RecoveryChunkRequest = { index, shard, recoveryId: start.recoveryId, primaryTerm, maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES, maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS };
   const pull = async (): Promise<Chunk> => {
-    const r = await deps.client.callBytes(primary, `${INTERNAL_PREFIX}/recovery/chunk`, chunkReq, callOpts);
+    const r = await deps.client.rpcBytes(primary, rpc.recoveryChunk, chunkReq, callOpts);
     return { bytes: r.bytes, ops: Number(r.headers[RECOVERY_CHUNK_OPS_HEADER] ?? 0), done: r.headers[RECOVERY_CHUNK_DONE_HEADER] === 'true' };
   };
   const full = start.mode === 'full' ? { fullRecoveryId: randomUUID() } : {};
@@ -168,8 +163,7 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
         next.catch(() => undefined); // awaited on the next turn; a failure of this apply must not leave it unhandled
       }
       const meta: RecoveryApplyRequest = { index, shard, primaryTerm, copyId: initial.copyId, ...full, ...(chunk.done ? { upTo: start.upTo } : {}) };
-      const path = `${INTERNAL_PREFIX}/recovery/apply?meta=${encodeURIComponent(JSON.stringify(meta))}`;
-      await deps.client.callBytes(target, path, chunk.bytes, { ...callOpts, contentType: RECOVERY_OPS_CONTENT_TYPE });
+      await deps.client.rpcBytes(target, rpc.recoveryApply, meta, { ...callOpts, body: chunk.bytes, contentType: RECOVERY_OPS_CONTENT_TYPE });
       ops += chunk.ops;
       bytes += chunk.bytes.byteLength;
       chunks++;
@@ -177,14 +171,14 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
     }
   } catch (err) {
     // Release the pin on the primary now rather than after its idle timeout.
-    await call(primary, 'cancel', { index, shard, recoveryId: start.recoveryId }).catch(() => undefined);
+    await deps.client.rpc(primary, rpc.recoveryCancel, { index, shard, recoveryId: start.recoveryId }, callOpts).catch(() => undefined);
     throw err;
   }
   // 4. Live writes applied on the primary before now must have reached the target.
   await waitForCheckpoint(checkpoint, start.upTo, `${index}][${shard}`);
   // 5. In sync on the primary (from here on its writes treat the target as in sync) ...
   const finalizeReq: RecoveryFinalizeRequest = { index, shard, target, primaryTerm, failures: copy.failures ?? 0 };
-  const fin = await call<RecoveryFinalizeResponse>(primary, 'finalize', finalizeReq);
+  const fin = await deps.client.rpc(primary, rpc.recoveryFinalize, finalizeReq, callOpts);
   try {
     await waitForCheckpoint(checkpoint, fin.maxSeqNo, `${index}][${shard}`);
   } catch (err) {

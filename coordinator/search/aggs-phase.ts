@@ -12,10 +12,11 @@ import type { AggNode } from '../../protocol/agg-request.ts';
 import { EsError } from '../../protocol/errors.ts';
 import type { FieldMapping } from '../../protocol/mapping.ts';
 import { type AggPartial, type AggsRequest, type AggsResponse } from '../../protocol/aggs.ts';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import { renderAggs } from './aggs/render.ts';
-import { DEFAULT_MAX_BUCKETS, recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';
+import { DEFAULT_MAX_BUCKETS } from '../../shared/aggs/too-many-buckets.ts';
+import { recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';
 import { callShard, type FailedShardCall, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
@@ -47,7 +48,7 @@ export interface AggsPhaseOutcome {
 async function callAggs(r: ShardReply<{ generation: number }>, body: Omit<AggsRequest, 'index' | 'shard' | 'generation'>, ctx: PhaseContext): Promise<AggsResponse> {
   const t = r.target;
   const req: AggsRequest = { index: t.index, shard: t.shard, generation: r.response.generation, ...body };
-  return callShard<AggsResponse>({ ...t, alternates: [] }, ctx, `${INTERNAL_PREFIX}/aggs`, req, { shardIndex: r.shardIndex });
+  return callShard({ ...t, alternates: [] }, ctx, rpc.aggs, req, { shardIndex: r.shardIndex });
 }
 
 /**

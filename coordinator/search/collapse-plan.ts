@@ -81,6 +81,7 @@ export async function planCollapse(plan: SearchPlan, view: ClusterView): Promise
     targets,
     pins: keep.map((i) => plan.pins[i]),
     ...(plan.queries ? { queries: keep.map((i) => plan.queries![i]) } : {}),
+    ...(plan.aggsQueries ? { aggsQueries: keep.map((i) => plan.aggsQueries![i]) } : {}),
     failures,
     doubleSortValues,
     collapse: { field: c.field, groupKeysUpTo: targets.length > 1 && tracked >= 0 ? tracked : 0 },

@@ -5,17 +5,13 @@
  * closed again and the failures are returned. After each scroll batch the coordinator records the
  * scroll's new position on the contexts the batch read ({@link advanceScroll}).
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import {
   type AdvanceScrollRequest,
-  type AdvanceScrollResponse,
-  type CloseContextsResponse,
   type LabelPitRequest,
   type ListedPit,
-  type ListPitsResponse,
   type OpenContextRequest,
-  type OpenContextResponse,
-} from '../../protocol/search.ts';
+} from '../../protocol/search-contexts.ts';
 import type { SortValue } from '../../protocol/sort.ts';
 import type { ShardTarget } from '../cluster/index-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
@@ -31,7 +27,7 @@ export type OpenOutcome = { shards: CursorShard[]; failures: [] } | { shards: []
  * On any failure closes what was opened and returns the failures (429 when over a node's limit).
  */
 export async function openContexts(targets: readonly ShardTarget[], kind: OpenContextRequest['kind'], keepAliveMs: number, ctx: PhaseContext): Promise<OpenOutcome> {
-  const out = await fanOut<OpenContextResponse>(targets, ctx, `${INTERNAL_PREFIX}/contexts/open`, (t): OpenContextRequest => ({ index: t.index, shard: t.shard, kind, keepAliveMs }));
+  const out = await fanOut(targets, ctx, rpc.openContext, (t): OpenContextRequest => ({ index: t.index, shard: t.shard, kind, keepAliveMs }));
   const shards: CursorShard[] = out.results.map((r) => ({ index: r.target.index, shard: r.target.shard, node: r.target.node, context: r.response.context, shardIndex: r.shardIndex }));
   if (out.failures.length === 0) return { shards, failures: [] };
   await closeContexts(shards, ctx.client, ctx.deadline - Date.now());
@@ -49,7 +45,7 @@ export async function closeContexts(shards: readonly CursorShard[], client: Shar
     [...byNode].map(async ([node, ids]) => {
       if (node < 0 || node >= client.nodes.length) return 0;
       try {
-        const r = await client.call<CloseContextsResponse>(node, `${INTERNAL_PREFIX}/contexts/close`, { ids }, { timeoutMs: Math.max(1000, timeoutMs) });
+        const r = await client.rpc(node, rpc.closeContexts, { ids }, { timeoutMs: Math.max(1000, timeoutMs) });
         return r.freed;
       } catch {
         return 0;
@@ -64,7 +60,7 @@ export async function closeAllScrolls(client: ShardClient, timeoutMs: number): P
   const freed = await Promise.all(
     client.nodes.map(async (_, node) => {
       try {
-        const r = await client.call<CloseContextsResponse>(node, `${INTERNAL_PREFIX}/contexts/close`, { allOfKind: 'scroll' }, { timeoutMs });
+        const r = await client.rpc(node, rpc.closeContexts, { allOfKind: 'scroll' }, { timeoutMs });
         return r.freed;
       } catch {
         return 0;
@@ -85,7 +81,7 @@ export async function labelPitContexts(shards: readonly CursorShard[], pit: List
   await Promise.all(
     [...byNode].map(async ([node, ids]) => {
       const body: LabelPitRequest = { ids, ...pit };
-      await client.call(node, `${INTERNAL_PREFIX}/contexts/pit`, body, { timeoutMs: Math.max(1000, timeoutMs) }).catch(() => undefined);
+      await client.rpc(node, rpc.labelPit, body, { timeoutMs: Math.max(1000, timeoutMs) }).catch(() => undefined);
     }),
   );
 }
@@ -98,7 +94,7 @@ export async function listPits(client: ShardClient, timeoutMs: number): Promise<
   const lists = await Promise.all(
     client.nodes.map(async (_, node) => {
       try {
-        return (await client.call<ListPitsResponse>(node, `${INTERNAL_PREFIX}/contexts/pits`, undefined, { method: 'GET', timeoutMs })).pits;
+        return (await client.rpc(node, rpc.listPits, undefined, { timeoutMs })).pits;
       } catch {
         return [];
       }
@@ -114,7 +110,7 @@ export async function closeAllPits(client: ShardClient, timeoutMs: number): Prom
   const freed = await Promise.all(
     client.nodes.map(async (_, node) => {
       try {
-        return (await client.call<CloseContextsResponse>(node, `${INTERNAL_PREFIX}/contexts/close`, { allOfKind: 'pit' }, { timeoutMs })).freed;
+        return (await client.rpc(node, rpc.closeContexts, { allOfKind: 'pit' }, { timeoutMs })).freed;
       } catch {
         return 0;
       }
@@ -148,7 +144,7 @@ export async function advanceScroll(reads: readonly ScrollRead[], after: SortVal
     [...byNode].map(async ([node, list]) => {
       const body: AdvanceScrollRequest = { contexts: list.map((r) => ({ index: r.index, shard: r.shard, id: r.context, seq: r.seq })), after };
       try {
-        await client.call<AdvanceScrollResponse>(node, `${INTERNAL_PREFIX}/contexts/advance`, body, { timeoutMs: Math.max(1000, timeoutMs) });
+        await client.rpc(node, rpc.advanceScroll, body, { timeoutMs: Math.max(1000, timeoutMs) });
         return [];
       } catch (err) {
         return list.map((r) => shardFailure(r.index, r.shard, client.nodes[node] ?? null, err));

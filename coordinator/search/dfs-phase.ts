@@ -6,8 +6,8 @@
  * so the order) are the same on both paths.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html#search-type
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
-import { type DfsRequest, type DfsResponse, type ScoringStatistics } from '../../protocol/search.ts';
+import { rpc } from '../../protocol/rpc.ts';
+import { type DfsRequest, type ScoringStatistics } from '../../protocol/search.ts';
 import { preferCopies, shardKeyOf as shardKey } from './copy-affinity.ts';
 import { DfsCache, mergeStatistics, queryUsesTermStatistics, type DfsEntry } from './dfs-cache.ts';
 import { fanOut, type PhaseContext, type RoundOutcome } from './fan-out.ts';
@@ -66,7 +66,7 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
 
 /** The dfs round: term statistics from every shard; each shard keeps the generation it read open. */
 async function dfsRound(plan: SearchPlan, ctx: PhaseContext): Promise<{ entry: DfsEntry | null; failures: ShardFailure[]; failed: Set<number> }> {
-  const out = await fanOut<DfsResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/dfs`, (t, i): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query, ...pinFields(plan, i) }));
+  const out = await fanOut(plan.targets, ctx, rpc.dfs, (t, i): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query, ...pinFields(plan, i) }));
   const ok = new Set(out.results.map((r) => r.shardIndex));
   const failed = new Set(plan.targets.map((_, i) => i).filter((i) => !ok.has(i)));
   const generations = new Map(out.results.map((r) => [shardKey(r.target), r.response.generation]));

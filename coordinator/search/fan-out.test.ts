@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc, type Rpc } from '../../protocol/rpc.ts';
+import type { ShardEcho } from '../../protocol/echo.ts';
 import type { ShardTarget } from '../cluster/index-view.ts';
-import { ShardCallError, ShardClient, type CallOptions } from '../transport/shard-client.ts';
+import { ShardClient, type CallOptions } from '../transport/shard-client.ts';
+import { ShardCallError } from '../transport/shard-call-error.ts';
 import { DfsCache } from './dfs-cache.ts';
 import { callShard, FIRST_ATTEMPT_SHARE, fanOut, type PhaseContext } from './fan-out.ts';
 
@@ -16,13 +18,13 @@ class FakeClient extends ShardClient {
     this.behaviour = behaviour;
   }
 
-  override async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
-    const b = body as Record<string, unknown>;
-    this.calls.push({ node, path, body: b, timeoutMs: opts.timeoutMs });
+  override async rpc<Req, Res>(node: number, d: Rpc<Req, Res>, req: NoInfer<Req>, opts: CallOptions): Promise<Res> {
+    const b = req as Record<string, unknown>;
+    this.calls.push({ node, path: d.path, body: b, timeoutMs: opts.timeoutMs });
     const url = this.nodes[node];
     switch (this.behaviour[node]) {
       case 'ok':
-        return { node: `n${node}`, index: b.index, shard: b.shard, generation: 100 + node } as T;
+        return { node: `n${node}`, index: b.index, shard: b.shard, generation: 100 + node } as Res;
       case 'refuse':
         throw new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] connect ECONNREFUSED` });
       case 'bad-request':
@@ -41,8 +43,9 @@ function ctxOf(client: ShardClient, timeoutMs: number): PhaseContext {
 }
 
 const target = (node: number, alternates: number[], shard = 0): ShardTarget => ({ index: 'i', shard, node, alternates });
-const QUERY = `${INTERNAL_PREFIX}/query`;
-const RANGE = `${INTERNAL_PREFIX}/select/range`;
+/** A query round (may fail over) and a range round (reads the sample round's pinned generation). */
+const QUERY = rpc.query as Rpc<object, ShardEcho & { generation: number }>;
+const RANGE = rpc.selectRange as Rpc<object, ShardEcho & { generation: number }>;
 
 describe('search fan-out with failover to another copy', () => {
   it('retries a shard whose node refuses on its next copy, and re-points the target there', async () => {

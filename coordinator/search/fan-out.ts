@@ -17,12 +17,14 @@
  * Every attempt feeds the adaptive replica selection's statistics (replica-selection.ts).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/AbstractSearchAsyncAction.java
  */
-import { INTERNAL_PREFIX, type ShardEcho } from '../../protocol/echo.ts';
+import type { ShardEcho } from '../../protocol/echo.ts';
+import type { Rpc } from '../../protocol/rpc.ts';
 import { HITS_CONTENT_TYPE } from '../../protocol/wire.ts';
 import type { ShardTarget } from '../cluster/index-view.ts';
-import { ShardCallError, type ShardClient } from '../transport/shard-client.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
+import { ShardCallError } from '../transport/shard-call-error.ts';
 import type { DfsCache } from './dfs-cache.ts';
-import { endpointOf, type ShardProfiler } from './profile.ts';
+import type { ShardProfiler } from './profile.ts';
 import type { SampleCache } from './select-phase.ts';
 import { shardFailure, type ShardFailure } from './shard-failures.ts';
 
@@ -39,12 +41,6 @@ export const HITS_ACCEPT: string = process.env.FOLIO_WIRE === 'json' ? 'applicat
  * another copy could take a retry: half, so a black-holed node costs at most half the deadline.
  */
 export const FIRST_ATTEMPT_SHARE = 0.5;
-
-/**
- * Endpoints whose generation pin cannot be dropped on a retry (the request's keys come from that
- * generation; aggregation refinements complete counts read there).
- */
-const PINNED_FOR_GOOD = new Set([`${INTERNAL_PREFIX}/select/range`, `${INTERNAL_PREFIX}/aggs`]);
 
 /** Shared context of a search's shard calls. */
 export interface PhaseContext {
@@ -75,17 +71,16 @@ export interface RoundOutcome<R> {
 }
 
 /**
- * Calls `path` on every target with `body(target, i)`; a null body skips that target. `accept`
- * (e.g. {@link HITS_ACCEPT}) is sent as the calls' `accept` header. Failed calls are retried once
- * on another copy (see the module comment).
+ * Calls action `d` on every target with `body(target, i)`; a null body skips that target. An
+ * action with entries (protocol/rpc.ts) asks for the binary hits format ({@link HITS_ACCEPT}).
+ * Failed calls are retried once on another copy when the action may fail over (see the module comment).
  * @returns replies sorted by target position, and one failure per shard that failed on every copy tried.
  */
-export async function fanOut<R extends ShardEcho>(
+export async function fanOut<Req, R extends ShardEcho>(
   targets: readonly ShardTarget[],
   ctx: PhaseContext,
-  path: string,
-  body: (t: ShardTarget, i: number) => unknown | null,
-  accept?: string,
+  d: Rpc<Req, R>,
+  body: (t: ShardTarget, i: number) => NoInfer<Req> | null,
 ): Promise<RoundOutcome<R>> {
   const results: ShardReply<R>[] = [];
   const failures: ShardFailure[] = [];
@@ -95,7 +90,7 @@ export async function fanOut<R extends ShardEcho>(
       const b = body(t, i);
       if (b === null) return;
       try {
-        const response = await callShard<R>(t, ctx, path, b, { accept, shardIndex: i });
+        const response = await callShard(t, ctx, d, b, { shardIndex: i });
         results.push({ shardIndex: i, target: t, response });
       } catch (err) {
         const f = (err as FailedShardCall).failure ?? shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err);
@@ -110,8 +105,6 @@ export async function fanOut<R extends ShardEcho>(
 
 /** Options of {@link callShard}. */
 export interface ShardCallOptions {
-  /** The `accept` header. */
-  accept?: string;
   /** Position of the target in the plan (for the profile). */
   shardIndex?: number;
 }
@@ -127,20 +120,21 @@ export interface FailedShardCall extends Error {
  * the target to the copy that answered. Feeds the adaptive replica selection statistics.
  * @throws the last attempt's error with a `failure` entry naming that attempt's node.
  */
-export async function callShard<R extends ShardEcho>(t: ShardTarget, ctx: PhaseContext, path: string, body: unknown, opts: ShardCallOptions = {}): Promise<R> {
+export async function callShard<Req, R extends ShardEcho>(t: ShardTarget, ctx: PhaseContext, d: Rpc<Req, R>, body: NoInfer<Req>, opts: ShardCallOptions = {}): Promise<R> {
   const selection = ctx.client.selection;
   let node = t.node;
   let alternates = (t.alternates ?? []).filter((n) => n !== node);
   let request = body;
+  const accept = d.entries !== undefined ? HITS_ACCEPT : undefined;
   for (let attempt = 0; ; attempt++) {
-    const canRetry = attempt === 0 && alternates.length > 0 && !pinnedForGood(path, request);
+    const canRetry = attempt === 0 && alternates.length > 0 && mayFailOver(d, request);
     const left = ctx.deadline - Date.now();
     const timeoutMs = Math.max(1, Math.floor(canRetry ? left * FIRST_ATTEMPT_SHARE : left));
     const started = performance.now();
     selection.begin(node);
     let outcome: { response: R } | { err: unknown };
     try {
-      const response = await ctx.client.call<R>(node, path, request, { timeoutMs, signal: ctx.signal, ...(opts.accept !== undefined ? { accept: opts.accept } : {}) });
+      const response = await ctx.client.rpc(node, d, request, { timeoutMs, signal: ctx.signal, ...(accept !== undefined ? { accept } : {}) });
       checkIdentity(response, t);
       outcome = { response };
     } catch (err) {
@@ -151,7 +145,7 @@ export async function callShard<R extends ShardEcho>(t: ShardTarget, ctx: PhaseC
       selection.succeeded(node, ms);
       t.node = node;
       t.alternates = alternates;
-      if (opts.shardIndex !== undefined) ctx.profile?.record(opts.shardIndex, t, outcome.response.node, endpointOf(path), ms);
+      if (opts.shardIndex !== undefined) ctx.profile?.record(opts.shardIndex, t, outcome.response.node, d.endpoint, ms);
       return outcome.response;
     }
     const { err } = outcome;
@@ -190,17 +184,21 @@ function pinsGeneration(body: unknown): boolean {
   return typeof body === 'object' && body !== null && (body as { generation?: unknown }).generation !== undefined;
 }
 
-/** True when no other copy can serve the request: it reads a context (PIT, scroll) or a range round's generation. */
-function pinnedForGood(path: string, body: unknown): boolean {
-  if (typeof body === 'object' && body !== null && (body as { context?: unknown }).context !== undefined) return true;
-  return PINNED_FOR_GOOD.has(path) && pinsGeneration(body);
+/**
+ * True when another copy may serve the request: the action may fail over and reads no pinned
+ * generation of an earlier round (protocol/rpc.ts `failover`, `pinned`), and the request reads no
+ * context (PIT, scroll), which lives on its node.
+ */
+function mayFailOver(d: Rpc<never, unknown>, body: unknown): boolean {
+  if (!d.failover || d.pinned) return false;
+  return !(typeof body === 'object' && body !== null && (body as { context?: unknown }).context !== undefined);
 }
 
 /** The request without its generation pin: another copy reads its current generation. */
-function withoutGenerationPin(body: unknown): unknown {
+function withoutGenerationPin<Req>(body: Req): Req {
   if (!pinsGeneration(body)) return body;
   const { generation: _g, ...rest } = body as Record<string, unknown>;
-  return rest;
+  return rest as Req;
 }
 
 /** Per-call options from the search deadline (at least 1 ms so an expired deadline fails fast). */

@@ -5,10 +5,9 @@
  * top hits' `_source` with their keys, and the page takes its documents from those replies.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/FetchSearchPhase.java
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import {
   type FetchRequest,
-  type FetchResponse,
   type FetchedDoc,
   type HitFetchOptions,
   type QueryPhaseResponse,
@@ -108,7 +107,7 @@ export async function runFetchPhase(
       };
       try {
         // A copy gone since the query round: fetched from another copy's current generation (fan-out.ts).
-        const res = await callShard<FetchResponse>({ ...t }, ctx, `${INTERNAL_PREFIX}/fetch`, body, { shardIndex });
+        const res = await callShard({ ...t }, ctx, rpc.fetch, body, { shardIndex });
         positions.forEach((p, i) => (docs[p] = res.docs[i]));
       } catch (err) {
         failures.push((err as FailedShardCall).failure ?? shardFailure(t.index, t.shard, ctx.client.nodes[t.node], err));

@@ -79,6 +79,8 @@ export interface SearchPlan {
   collapse?: ShardCollapse;
   /** Aggregations the query phase collects beside the hits (set by the search when asked: aggs-phase.ts). */
   aggs?: QueryAggs;
+  /** With `post_filter` and `aggs`: per target, the query its aggregations read (alias filters and slice, no `post_filter`). */
+  aggsQueries?: Query[];
 }
 
 /** What the index expression gave each index beyond its name: alias filters and search routing (index-expression.ts `SearchScope`). */
@@ -94,6 +96,14 @@ export interface IndexScope {
 /** The query target `i` runs: its slice of `req.query` with its index's alias filters and boost, or `req.query` itself. */
 export function queryForTarget(plan: SearchPlan, i: number): Query {
   return plan.queries?.[i] ?? plan.req.query;
+}
+
+/**
+ * The query target `i`'s aggregations read: {@link queryForTarget} without the `post_filter` (ES
+ * collects aggregations on the query, then narrows the hits: `SearchService.parseSource`).
+ */
+export function aggsQueryForTarget(plan: SearchPlan, i: number): Query {
+  return plan.aggsQueries?.[i] ?? queryForTarget(plan, i);
 }
 
 /** Field types ES sorts as doubles (`NumericType.DOUBLE`/`FLOAT`/`HALF_FLOAT`, scaled floats). */
@@ -313,7 +323,7 @@ export function routedShards<T extends { shard: number }>(shards: T[], m: Pick<I
  * query, and the routing that limits which of its shards are read (ES `OperationRouting.searchShards`).
  * A PIT's or scroll's search reads the shards it pinned, no others.
  */
-export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning, scope: IndexScope = {}): Promise<SearchPlan> {
+export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning, scope: IndexScope = {}, aggsQuery?: Query): Promise<SearchPlan> {
   const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
   const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
@@ -357,7 +367,7 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
   });
   // A slice's shards are numbered by their place in the PIT or scroll (a new scroll's: its targets' order).
   const numShards = pinning && pinning.pins.size > 0 ? pinning.pins.size : targets.length + failures.length;
-  const sliced = req.slice ? slicedQueries(req, pins.map((p, i) => p?.shardIndex ?? i), numShards) : undefined;
+  const shardIndexes = pins.map((p, i) => p?.shardIndex ?? i);
   // Then each index's alias filters and `indices_boost` around its target's query.
   const { filters, boosts } = scope;
   const queryOf = (index: string, base: Query): Query => {
@@ -367,7 +377,12 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     return boost === 1 ? q : boosted(q, boost);
   };
   const perIndex = (filters !== undefined && filters.size > 0) || (boosts !== undefined && boosts.size > 0);
-  const queries = perIndex ? targets.map((t, i) => queryOf(t.index, sliced?.[i] ?? req.query)) : sliced;
+  const scoped = (base: Query): Query[] | undefined => {
+    const sliced = req.slice ? slicedQueries({ ...req, query: base }, shardIndexes, numShards) : undefined;
+    return perIndex ? targets.map((t, i) => queryOf(t.index, sliced?.[i] ?? base)) : sliced;
+  };
+  const queries = scoped(req.query);
+  const aggsQueries = aggsQuery ? (scoped(aggsQuery) ?? targets.map(() => aggsQuery)) : undefined;
   return {
     req,
     sort,
@@ -380,5 +395,6 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     totalShards: targets.length + failures.length,
     doubleSortValues,
     ...(queries ? { queries } : {}),
+    ...(aggsQueries ? { aggsQueries } : {}),
   };
 }

@@ -122,11 +122,6 @@ export function buildProfile(shards: ShardProfiler, clock: PhaseClock): ProfileB
   return { shards: shards.shardBodies(), coordinator: { merge_time_in_nanos: clock.nanos.merge ?? 0, phases_in_nanos: { ...clock.nanos } } };
 }
 
-/** The endpoint name of an internal path: `/_internal/v1/select/sample` → `select/sample`. */
-export function endpointOf(path: string): string {
-  return path.replace(/^\/_internal\/v\d+\//, '');
-}
-
 function toNanos(ms: number): number {
   return Math.round(ms * 1e6);
 }

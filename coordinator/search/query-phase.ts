@@ -5,10 +5,10 @@
  * With scoring, a dfs round supplies global term statistics first, unless they are cached for the
  * shards' current refresh generations (then the query phase is the only round trip).
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import { type HitFetchOptions, type QueryPhaseRequest, type QueryPhaseResponse, type SourceFilter } from '../../protocol/search.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
-import { fanOut, HITS_ACCEPT, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
+import { fanOut, type PhaseContext, type RoundOutcome, type ShardReply } from './fan-out.ts';
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 
 /** A shard's query-phase reply with its position in the plan's target list. */
@@ -24,7 +24,7 @@ export type QueryPhaseOutcome = RoundOutcome<QueryPhaseResponse>;
  */
 export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSource?: SourceFilter, fetchOptions?: HitFetchOptions): Promise<QueryPhaseOutcome> {
   return withGlobalStatistics<QueryPhaseResponse>(plan, ctx, (extras, skip) =>
-    fanOut<QueryPhaseResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/query`, (t, i): QueryPhaseRequest | null =>
+    fanOut(plan.targets, ctx, rpc.query, (t, i): QueryPhaseRequest | null =>
       skip.has(i)
         ? null
         : {
@@ -41,10 +41,9 @@ export async function runQueryPhase(plan: SearchPlan, ctx: PhaseContext, fetchSo
             ...extras[i],
             ...pinFields(plan, i),
             ...(fetchSource !== undefined ? { fetchSource } : {}),
-            ...(plan.aggs ? { aggs: plan.aggs } : {}),
+            ...(plan.aggs ? { aggs: plan.aggsQueries ? { ...plan.aggs, query: plan.aggsQueries[i] } : plan.aggs } : {}),
             ...(fetchSource !== undefined && fetchOptions !== undefined ? { fetchOptions } : {}),
           },
-      HITS_ACCEPT,
     ),
   );
 }

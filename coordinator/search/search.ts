@@ -43,7 +43,7 @@ import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import type { PhaseContext } from './fan-out.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
-import { planSearch, queryForTarget, type IndexScope, type SearchPlan } from './plan.ts';
+import { aggsQueryForTarget, planSearch, type IndexScope, type SearchPlan } from './plan.ts';
 import { buildProfile, PhaseClock, ShardProfiler, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
@@ -143,11 +143,11 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
   const cursor = await resolveCursor(input, req, deps.view);
-  const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope), deps.view);
-  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx, cursor.scope?.filters) : undefined);
   const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
-  // Aggregations read each target's query (alias filters, slice); with `post_filter`, the query without it.
-  if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length), ...(parsed.postFilter ? { query: aggsQuery } : {}) };
+  // Aggregations read each target's query (alias filters, slice); with `post_filter`, that query without it.
+  const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope, withAggs && parsed.postFilter ? aggsQuery : undefined), deps.view);
+  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, input, ctx, cursor.scope?.filters) : undefined);
+  if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length) };
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = plan.collapse === undefined && selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
@@ -163,7 +163,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   const aggs = withAggs
     ? await runAggsPhase(
-        { nodes: req.aggs!, queryFor: (i) => (parsed.postFilter ? aggsQuery : queryForTarget(plan, i)), candidates: plan.aggs!.candidates, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
+        { nodes: req.aggs!, queryFor: (i) => aggsQueryForTarget(plan, i), candidates: plan.aggs!.candidates, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
         ctx,
       )
     : null;

@@ -18,11 +18,10 @@
  * @see docs/selection.md
  */
 import { EsError } from '../../protocol/errors.ts';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import {
   type FetchedDoc,
   type SelectRangeRequest,
-  type SelectRangeResponse,
   type SelectSampleRequest,
   type SelectSampleResponse,
   type ScoringStatistics,
@@ -32,7 +31,7 @@ import { withGlobalStatistics } from './dfs-phase.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
 import { preferCopies } from './copy-affinity.ts';
-import { fanOut, HITS_ACCEPT, type PhaseContext, type ShardReply } from './fan-out.ts';
+import { fanOut, type PhaseContext, type ShardReply } from './fan-out.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
 import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type ShardSample } from './rank-bounds.ts';
@@ -156,11 +155,10 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
   const sampled = cached
     ? { ...cached, failures: [] as ShardFailure[], timedOut: false }
     : await withGlobalStatistics<SelectSampleResponse>(plan, ctx, (extras, skip) =>
-        fanOut<SelectSampleResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/sample`, (t, i): SelectSampleRequest | null =>
+        fanOut(plan.targets, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
           skip.has(i)
             ? null
             : { index: t.index, shard: t.shard, query: queryForTarget(plan, i), sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
-          HITS_ACCEPT,
         ),
       );
   const replies = sampled.results;
@@ -184,7 +182,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
   // 2. range round, on the generation each shard's sample read
   const nodesBefore = plan.targets.map((t) => t.node);
   const byPosition = new Map(replies.map((r) => [r.shardIndex, r.response]));
-  const ranged = await fanOut<SelectRangeResponse>(plan.targets, ctx, `${INTERNAL_PREFIX}/select/range`, (t, i): SelectRangeRequest | null => {
+  const ranged = await fanOut(plan.targets, ctx, rpc.selectRange, (t, i): SelectRangeRequest | null => {
     const s = byPosition.get(i);
     // With a cached sample every shard is asked, so one that was empty then proves it still is.
     if (!s || (s.total.value === 0 && !cached)) return null;
@@ -203,7 +201,7 @@ async function selectOnce(plan: SearchPlan, ctx: PhaseContext, samples: number, 
       ...(sampled.stats ? { stats: sampled.stats } : {}),
       ...(cached ? { requireCurrent: true } : {}),
     };
-  }, HITS_ACCEPT);
+  });
   if (cached && ranged.results.some((r) => r.response.stale)) {
     ctx.sampleCache!.delete(cacheKey!);
     return selectOnce(plan, ctx, samples, false);

@@ -5,7 +5,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/ShardSearchFailure.java
  */
 import { allShardsFailed, type ErrorCause, type EsError } from '../../protocol/errors.ts';
-import { ShardCallError } from '../transport/shard-client.ts';
+import { ShardCallError } from '../transport/shard-call-error.ts';
 
 /** One failed shard, in the `_shards.failures[]` shape plus its HTTP status. */
 export interface ShardFailure {

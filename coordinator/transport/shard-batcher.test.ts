@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../shared/logger.ts';
 import { openTestClusterState, type TestClusterState } from '../../test/support/cluster-state.ts';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import { type QueryPhaseRequest } from '../../protocol/search.ts';
 import { HITS_CONTENT_TYPE } from '../../protocol/wire.ts';
 import { createShardNodeApp } from '../../shard-node/app.ts';
@@ -91,8 +91,8 @@ describe('batched shard calls', () => {
     };
     const opts = { timeoutMs: 5_000, accept: HITS_CONTENT_TYPE };
     const [a, b] = await Promise.allSettled([
-      batching.client.call<any>(0, `${INTERNAL_PREFIX}/query`, ok, opts),
-      batching.client.call<any>(0, `${INTERNAL_PREFIX}/query`, { ...ok, index: 'nope' }, opts),
+      batching.client.rpc(0, rpc.query, ok, opts),
+      batching.client.rpc(0, rpc.query, { ...ok, index: 'nope' }, opts),
     ]);
     expect(a.status).toBe('fulfilled');
     expect((a as PromiseFulfilledResult<any>).value.hits).toHaveLength(2);
@@ -118,9 +118,9 @@ describe('batched calls to a node that never answers', () => {
     const aborter = new AbortController();
     const started = performance.now();
     const calls = [
-      client.call(0, `${INTERNAL_PREFIX}/query`, {}, { timeoutMs: 100 }),
-      client.call(0, `${INTERNAL_PREFIX}/query`, {}, { timeoutMs: 400 }),
-      client.call(0, `${INTERNAL_PREFIX}/fetch`, {}, { timeoutMs: 5_000, signal: aborter.signal }),
+      client.rpc(0, rpc.query, {} as never, { timeoutMs: 100 }),
+      client.rpc(0, rpc.query, {} as never, { timeoutMs: 400 }),
+      client.rpc(0, rpc.fetch, {} as never, { timeoutMs: 5_000, signal: aborter.signal }),
     ];
     setTimeout(() => aborter.abort(), 50);
     const settled = await Promise.all(calls.map((p) => p.then(() => null, (err) => ({ err, ms: performance.now() - started }))));

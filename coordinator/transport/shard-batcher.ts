@@ -5,25 +5,16 @@
  * finds nothing in flight sends its calls at once; under concurrency the per-call HTTP and
  * system-call cost, which dominates a small search on this design, is shared by the batch.
  * Every call keeps its own deadline and cancellation: it settles when its frame arrives, when its
- * `timeoutMs` passes, or when its signal aborts, whichever comes first.
+ * `timeoutMs` passes, or when its signal aborts, whichever comes first. Which actions may travel in
+ * a batch is the RPC table's `batchable` flag (protocol/rpc.ts: the search rounds).
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import type { AnyRpc } from '../../protocol/rpc.ts';
 import type { CallOptions } from './shard-client.ts';
-
-/** The internal endpoints whose calls may be batched: the search rounds (read-only, per shard). */
-export const BATCHABLE_PATHS: ReadonlySet<string> = new Set(
-  ['dfs', 'query', 'select/sample', 'select/range', 'fetch', 'aggs'].map((tail) => `${INTERNAL_PREFIX}/${tail}`),
-);
-
-/** True when a call to `path` with `opts` may travel in a batch (POST to a search round). */
-export function isBatchable(path: string, opts: CallOptions): boolean {
-  return (opts.method === undefined || opts.method === 'POST') && BATCHABLE_PATHS.has(path);
-}
 
 /** A call waiting for its turn's flush; {@link ShardCallBatcher} settles it exactly once. */
 export interface QueuedCall {
-  /** The internal path (`/_internal/v1/query`, …). */
-  path: string;
+  /** The action (a batchable one: `query`, `fetch`, …). */
+  rpc: AnyRpc;
   body: unknown;
   opts: CallOptions;
   resolve(value: unknown): void;
@@ -31,7 +22,7 @@ export interface QueuedCall {
 }
 
 /** Sends one call on its own (the plain path). */
-export type SendOne = (node: number, path: string, body: unknown, opts: CallOptions) => Promise<unknown>;
+export type SendOne = (node: number, rpc: AnyRpc, body: unknown, opts: CallOptions) => Promise<unknown>;
 /** Sends several calls to one node as a batch and settles each of them (never rejects). */
 export type SendMany = (node: number, calls: QueuedCall[]) => Promise<void>;
 
@@ -58,13 +49,13 @@ export class ShardCallBatcher {
    * run, so the search's own calls leave at once; otherwise at the next `setImmediate`, after
    * the other searches that arrived in the same I/O turn have queued theirs.
    */
-  submit(node: number, path: string, body: unknown, opts: CallOptions): Promise<unknown> {
+  submit(node: number, rpc: AnyRpc, body: unknown, opts: CallOptions): Promise<unknown> {
     return new Promise((resolve, reject) => {
       const settle = <T>(fn: (v: T) => void) => (v: T): void => {
         this.inFlight--;
         fn(v);
       };
-      this.queues[node].push({ path, body, opts, resolve: settle(resolve), reject: settle(reject) });
+      this.queues[node].push({ rpc, body, opts, resolve: settle(resolve), reject: settle(reject) });
       if (!this.scheduled) {
         this.scheduled = true;
         if (this.inFlight === 0) queueMicrotask(() => this.flush());
@@ -81,7 +72,7 @@ export class ShardCallBatcher {
       this.queues[node] = [];
       if (queue.length === 1) {
         const [c] = queue;
-        this.sendOne(node, c.path, c.body, c.opts).then(c.resolve, c.reject);
+        this.sendOne(node, c.rpc, c.body, c.opts).then(c.resolve, c.reject);
         return;
       }
       this.counters.batches++;

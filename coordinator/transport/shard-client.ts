@@ -1,51 +1,21 @@
 /**
  * Calls from the coordinator to shard nodes: one undici `Pool` per node with keep-alive
- * connections, deadlines from the search timeout, a cap on reply size, and cancellation.
- * Failures are typed ({@link ShardCallError}) and name the node, like elastic-transport's errors.
+ * connections, deadlines from the search timeout, a cap on reply size, and cancellation. Every
+ * call names its action by its descriptor in the RPC table (protocol/rpc.ts), which gives its
+ * method, path, request and reply types, and whether it may be batched. Failures are typed
+ * ({@link ShardCallError}, shard-call-error.ts) and name the node, like elastic-transport's errors.
  * @see https://github.com/elastic/elastic-transport-js/blob/main/src/connection/UndiciConnection.ts
  */
 import { clampTimerDelayMs } from '../../shared/long-timer.ts';
-import { Pool, errors as undiciErrors } from 'undici';
-import type { ErrorCause } from '../../protocol/errors.ts';
+import { Pool } from 'undici';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import { decodeHits, isHitsContentType } from '../../protocol/wire.ts';
 import { ReplicaSelection } from './replica-selection.ts';
 import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../../protocol/wire-batch.ts';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
-import { isBatchable, ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
+import { JsonText, requestPath, rpc as rpcs, type AnyRpc, type Rpc } from '../../protocol/rpc.ts';
+import { ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
 import { isNdjsonContentType, parseNdjsonSliced } from '../../shared/sliced-json.ts';
-
-/**
- * A call body already serialized to JSON text, sent as is: a large body (a shard's share of a bulk)
- * is serialized in slices by the caller (shared/sliced-json.ts) rather than with one
- * `JSON.stringify` in the call.
- */
-export class JsonText {
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
-  }
-}
-
-/** Why a shard call failed: no connection, the deadline passed, cancelled, or an error reply. */
-export type ShardCallFailure = 'connection' | 'timeout' | 'aborted' | 'response';
-
-/** A failed call to a shard node, with the node address and, for error replies, the ES cause and status. */
-export class ShardCallError extends Error {
-  readonly node: string;
-  readonly kind: ShardCallFailure;
-  readonly status: number;
-  readonly cause_: ErrorCause;
-
-  constructor(node: string, kind: ShardCallFailure, status: number, cause: ErrorCause) {
-    super(`[${node}] ${cause.type}: ${cause.reason}`);
-    this.name = 'ShardCallError';
-    this.node = node;
-    this.kind = kind;
-    this.status = status;
-    this.cause_ = cause;
-  }
-}
+import { abortedError, batchFailure, exchangeError, responseError, ShardCallError, timeoutError, type ShardCallFailure } from './shard-call-error.ts';
 
 /** Options of one call. */
 export interface CallOptions {
@@ -53,10 +23,9 @@ export interface CallOptions {
   timeoutMs: number;
   /** Cancels the call (client disconnect, search deadline). */
   signal?: AbortSignal;
-  method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   /**
    * `accept` header of the call. With `application/x-folio-hits` (query, sample and range rounds),
-   * a shard node may answer in the binary hits format, which {@link ShardClient.call} decodes into
+   * a shard node may answer in the binary hits format, which {@link ShardClient.rpc} decodes into
    * the same object as the JSON reply (protocol/wire.ts). Absent: the node answers JSON.
    */
   accept?: string;
@@ -65,8 +34,9 @@ export interface CallOptions {
 }
 
 /**
- * Observes every shard call (coordinator/metrics.ts): node URL, internal path, wall time in
- * seconds, and the failure kind (null on success).
+ * Observes every shard call (coordinator/metrics.ts): node URL, the action's route
+ * (`/_internal/v1/indices/:index`: {@link Rpc.path}), wall time in seconds, and the failure kind
+ * (null on success).
  */
 export type ShardCallObserver = (node: string, path: string, seconds: number, failure: ShardCallFailure | null) => void;
 
@@ -105,7 +75,7 @@ export class ShardClient {
   constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number; clusterSecret?: string; batchCalls?: boolean }) {
     this.nodes = nodes;
     this.selection = new ReplicaSelection(nodes.length);
-    this.batcher = opts.batchCalls === false ? null : new ShardCallBatcher(nodes.length, (n, p, b, o) => this.send(n, p, b, o), (n, calls) => this.sendBatch(n, calls));
+    this.batcher = opts.batchCalls === false ? null : new ShardCallBatcher(nodes.length, (n, d, b, o) => this.send(n, d, b, o), (n, calls) => this.sendBatch(n, calls));
     this.clusterSecret = opts.clusterSecret;
     this.pools = nodes.map(
       (url) =>
@@ -120,36 +90,43 @@ export class ShardClient {
   }
 
   /**
-   * Sends `body` as JSON to `path` on node `node` (a {@link JsonText} as its text) and returns the
-   * parsed reply: JSON, a binary `application/x-folio-hits` body (asked for with `opts.accept`)
-   * decoded by protocol/wire.ts, or for an `application/x-ndjson` reply (asked for the same way) the
-   * array of its parsed lines, parsed in slices as the reply arrives.
+   * Calls action `d` on node `node` with `req` (JSON; a {@link JsonText} as its text; for a GET or
+   * DELETE, in the path) and returns the parsed reply: JSON, a binary `application/x-folio-hits`
+   * body (asked for with `opts.accept`) decoded by protocol/wire.ts, or for an
+   * `application/x-ndjson` reply (asked for the same way) the array of its parsed lines, parsed in
+   * slices as the reply arrives. A batchable action may travel in a batch (shard-batcher.ts).
    * @throws ShardCallError: `connection` (refused/reset), `timeout` (deadline), `aborted`
    *   (signal), or `response` (non-2xx reply; its ES error body becomes the cause).
    */
-  async call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
+  async rpc<Req, Res>(node: number, d: Rpc<Req, Res>, req: NoInfer<Req> | JsonText<NoInfer<Req>>, opts: CallOptions): Promise<Res> {
     const observe = this.observer;
-    const batched = this.batcher !== null && isBatchable(path, opts);
-    if (observe === null) return batched ? (this.batcher!.submit(node, path, body, opts) as Promise<T>) : this.send<T>(node, path, body, opts);
+    const batched = this.batcher !== null && d.batchable;
+    if (observe === null) return batched ? (this.batcher!.submit(node, d, req, opts) as Promise<Res>) : this.send<Res>(node, d, req, opts);
     const started = performance.now();
     try {
-      const reply = batched ? ((await this.batcher!.submit(node, path, body, opts)) as T) : await this.send<T>(node, path, body, opts);
-      observe(this.nodes[node], path, (performance.now() - started) / 1000, null);
+      const reply = batched ? ((await this.batcher!.submit(node, d, req, opts)) as Res) : await this.send<Res>(node, d, req, opts);
+      observe(this.nodes[node], d.path, (performance.now() - started) / 1000, null);
       return reply;
     } catch (err) {
-      observe(this.nodes[node], path, (performance.now() - started) / 1000, err instanceof ShardCallError ? err.kind : 'response');
+      observe(this.nodes[node], d.path, (performance.now() - started) / 1000, err instanceof ShardCallError ? err.kind : 'response');
       throw err;
     }
   }
 
   /**
-   * Sends raw bytes (`body`, with `contentType`; a JSON value when not bytes) to `path` on node
-   * `node` and answers the reply's bytes and headers unparsed: a peer recovery relays a chunk from
-   * the primary to the target this way, without decoding it (coordinator/cluster/recovery.ts). Not
-   * batched, not observed; counted unless `opts.uncounted`.
-   * @throws ShardCallError as {@link ShardClient.call}
+   * Calls action `d` on node `node` and answers the reply's bytes and headers unparsed: a peer
+   * recovery reads a chunk from the primary (`recoveryChunk`, its request as JSON) and relays it to
+   * the target (`recoveryApply`, `opts.body` the chunk's bytes with `opts.contentType`, the request
+   * in the path) without decoding it (coordinator/cluster/recovery.ts). Not batched, not observed;
+   * counted unless `opts.uncounted`.
+   * @throws ShardCallError as {@link ShardClient.rpc}
    */
-  async callBytes(node: number, path: string, body: Uint8Array | unknown, opts: CallOptions & { contentType?: string }): Promise<{ bytes: Uint8Array; headers: Record<string, string | string[] | undefined> }> {
+  async rpcBytes<Req>(
+    node: number,
+    d: Rpc<Req, unknown>,
+    req: NoInfer<Req>,
+    opts: CallOptions & { body?: Uint8Array; contentType?: string },
+  ): Promise<{ bytes: Uint8Array; headers: Record<string, string | string[] | undefined> }> {
     const url = this.nodes[node];
     const controller = new AbortController();
     const deadline = { aborted: false };
@@ -161,24 +138,24 @@ export class ShardClient {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) controller.abort();
     try {
-      const raw = body instanceof Uint8Array;
+      const raw = d.input === 'bytes';
       const headers: Record<string, string> = { 'content-type': raw ? (opts.contentType ?? 'application/octet-stream') : 'application/json' };
       if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
       let res;
       let bytes: Uint8Array;
       try {
         res = await this.pools[node].request({
-          path,
-          method: opts.method ?? 'POST',
+          path: requestPath(d, req),
+          method: d.method,
           headers,
-          body: raw ? body : JSON.stringify(body),
+          body: raw ? opts.body : JSON.stringify(req),
           signal: controller.signal,
           headersTimeout: clampTimerDelayMs(opts.timeoutMs),
           bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
         });
         bytes = new Uint8Array(await res.body.arrayBuffer());
       } catch (err) {
-        throw this.translate(url, err, deadline, opts.signal);
+        throw exchangeError(url, err, deadline, opts.signal);
       }
       if (opts.uncounted !== true) {
         this.counters.shard_calls++;
@@ -192,8 +169,8 @@ export class ShardClient {
     }
   }
 
-  /** {@link ShardClient.call} without the observer. */
-  private async send<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
+  /** {@link ShardClient.rpc} without the observer and the batch. */
+  private async send<T>(node: number, d: AnyRpc, req: unknown, opts: CallOptions): Promise<T> {
     const url = this.nodes[node];
     // One controller aborted by the deadline or the caller's signal (cheaper than AbortSignal.timeout + any per call).
     const controller = new AbortController();
@@ -206,7 +183,8 @@ export class ShardClient {
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     if (opts.signal?.aborted) controller.abort();
     try {
-      return await this.exchange<T>(node, url, path, body, opts, controller.signal, deadline);
+      const body = d.input === 'params' ? undefined : req;
+      return await this.exchange<T>(node, url, d.method, requestPath(d as Rpc<unknown, unknown>, req), body, opts, controller.signal, deadline);
     } finally {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
@@ -214,7 +192,16 @@ export class ShardClient {
   }
 
   /** One HTTP exchange of {@link ShardClient.send}: `signal` aborts it, `deadline.aborted` says the deadline did. */
-  private async exchange<T>(node: number, url: string, path: string, body: unknown, opts: CallOptions, signal: AbortSignal, deadline: { aborted: boolean }): Promise<T> {
+  private async exchange<T>(
+    node: number,
+    url: string,
+    method: Rpc<unknown, unknown>['method'],
+    path: string,
+    body: unknown,
+    opts: CallOptions,
+    signal: AbortSignal,
+    deadline: { aborted: boolean },
+  ): Promise<T> {
     const headers: Record<string, string> = {};
     if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -223,7 +210,7 @@ export class ShardClient {
     try {
       res = await this.pools[node].request({
         path,
-        method: opts.method ?? 'POST',
+        method,
         headers,
         body: body === undefined ? undefined : body instanceof JsonText ? body.text : JSON.stringify(body),
         signal,
@@ -231,7 +218,7 @@ export class ShardClient {
         bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
       });
     } catch (err) {
-      throw this.translate(url, err, deadline, opts.signal);
+      throw exchangeError(url, err, deadline, opts.signal);
     }
     const ok = res.statusCode >= 200 && res.statusCode < 300;
     if (ok && isNdjsonContentType(res.headers['content-type'])) {
@@ -240,7 +227,7 @@ export class ShardClient {
       try {
         parsed = await parseNdjsonSliced(res.body);
       } catch (err) {
-        throw err instanceof SyntaxError ? err : this.translate(url, err, deadline, opts.signal); // a bad line: as JSON.parse of a JSON reply
+        throw err instanceof SyntaxError ? err : exchangeError(url, err, deadline, opts.signal); // a bad line: as JSON.parse of a JSON reply
       }
       if (opts.uncounted !== true) {
         this.counters.shard_calls++;
@@ -252,7 +239,7 @@ export class ShardClient {
     try {
       bytes = new Uint8Array(await res.body.arrayBuffer());
     } catch (err) {
-      throw this.translate(url, err, deadline, opts.signal);
+      throw exchangeError(url, err, deadline, opts.signal);
     }
     return this.interpret<T>(url, res.statusCode, isHitsContentType(res.headers['content-type']), bytes, opts.uncounted !== true);
   }
@@ -310,12 +297,12 @@ export class ShardClient {
     }
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: BATCH_CONTENT_TYPE };
     if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
-    const batch: BatchCall[] = calls.map((c) => ({ path: c.path.slice(INTERNAL_PREFIX.length + 1), body: c.body, hits: c.opts.accept !== undefined && c.opts.accept.includes('x-folio-hits') }));
+    const batch: BatchCall[] = calls.map((c) => ({ path: c.rpc.endpoint, body: c.body, hits: c.opts.accept !== undefined && c.opts.accept.includes('x-folio-hits') }));
     try {
       if (open.size === 0) return;
       const res = await this.pools[node].request({
-        path: `${INTERNAL_PREFIX}/batch`,
-        method: 'POST',
+        path: rpcs.batch.path,
+        method: rpcs.batch.method,
         headers,
         body: JSON.stringify({ calls: batch }),
         signal: batchAbort.signal,
@@ -371,50 +358,4 @@ export class ShardClient {
   async close(): Promise<void> {
     await Promise.all(this.pools.map((p) => p.close()));
   }
-
-  private translate(url: string, err: unknown, deadline: { aborted: boolean }, signal?: AbortSignal): ShardCallError {
-    if (deadline.aborted || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) {
-      return new ShardCallError(url, 'timeout', 504, { type: 'timeout_exception', reason: `shard node [${url}] did not answer in time` });
-    }
-    if (signal?.aborted) {
-      return new ShardCallError(url, 'aborted', 499, { type: 'task_cancelled_exception', reason: 'request cancelled' });
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    return new ShardCallError(url, 'connection', 503, {
-      type: 'node_not_connected_exception',
-      reason: `[${url}] ${message}`,
-    });
-  }
-}
-
-/** A batched call's own deadline passed (as {@link ShardClient.translate} reports a timed-out call). */
-function timeoutError(url: string): ShardCallError {
-  return new ShardCallError(url, 'timeout', 504, { type: 'timeout_exception', reason: `shard node [${url}] did not answer in time` });
-}
-
-/** A batched call's signal aborted (client gone or search cancelled). */
-function abortedError(url: string): ShardCallError {
-  return new ShardCallError(url, 'aborted', 499, { type: 'task_cancelled_exception', reason: 'request cancelled' });
-}
-
-/** A failed batch request: a timeout when undici says so, else a connection failure (refused, reset, malformed reply). */
-function batchFailure(url: string, err: unknown): ShardCallError {
-  if (err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError) return timeoutError(url);
-  const message = err instanceof Error ? err.message : String(err);
-  return new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] ${message}` });
-}
-
-/** A non-2xx shard reply as a ShardCallError whose cause is the reply's ES error (a generic one when the body is not one). */
-function responseError(url: string, status: number, text: string): ShardCallError {
-  let cause: ErrorCause = { type: 'exception', reason: `shard node replied ${status}` };
-  try {
-    const parsed = JSON.parse(text) as { error?: ErrorCause };
-    if (parsed.error && typeof parsed.error === 'object') {
-      const { root_cause: _rc, ...rest } = parsed.error as ErrorCause & { root_cause?: unknown };
-      cause = rest as ErrorCause;
-    }
-  } catch {
-    // Not JSON: keep the generic cause.
-  }
-  return new ShardCallError(url, 'response', status, cause);
 }

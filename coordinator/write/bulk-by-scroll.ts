@@ -16,7 +16,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/reindex/BulkByScrollTask.java
  */
 import { EsError, illegalArgument, type ErrorCause } from '../../protocol/errors.ts';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import type { SliceSpec } from '../../protocol/slice.ts';
 import type { SortValue } from '../../protocol/sort.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
@@ -375,7 +375,7 @@ async function refreshIndices(indices: readonly string[], search: SearchDeps): P
       if (!index) return;
       const name = index.metadata.name;
       const byNode = inSyncCopiesByNode(index);
-      await Promise.all([...byNode].map(([node, shards]) => search.client.call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: 60_000 })));
+      await Promise.all([...byNode].map(([node, shards]) => search.client.rpc(node, rpc.refresh, { index: name, shards }, { timeoutMs: 60_000 })));
     }),
   );
 }

@@ -11,7 +11,7 @@
  */
 import { METADATA_FIELDS } from '../rest/field-and-format.ts';
 import { compileFieldFetch } from '../../shared/field-fetcher.ts';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc } from '../../protocol/rpc.ts';
 import { type SourceFilter } from '../../protocol/search.ts';
 import { type GetRequest, type GetResponse } from '../../protocol/write.ts';
 import { shardForRouting } from '../cluster/routing.ts';
@@ -20,7 +20,8 @@ import { visibleSourceText } from '../../shared/source-mapping.ts';
 import { parseBooleanParam } from '../rest/params.ts';
 import type { IndexView } from '../cluster/index-view.ts';
 import { readVersionConflict, readVersionFromQuery, type ReadVersion } from './read-version.ts';
-import { ShardCallError, type ShardClient } from '../transport/shard-client.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
+import { ShardCallError } from '../transport/shard-call-error.ts';
 
 /** ES's get reply for a found document, keys in ES's order (`_source` absent when not fetched). */
 export interface FoundDocument {
@@ -137,7 +138,7 @@ export async function getDocument(
   let res: GetResponse | undefined;
   for (const [i, node] of copies.entries()) {
     try {
-      res = await client.call<GetResponse>(node, `${INTERNAL_PREFIX}/get`, body, { timeoutMs: opts.timeoutMs });
+      res = await client.rpc(node, rpc.get, body, { timeoutMs: opts.timeoutMs });
       break;
     } catch (err) {
       const unreachable = err instanceof ShardCallError && (err.kind === 'connection' || err.kind === 'timeout' || err.status >= 500);

@@ -7,7 +7,7 @@
 // ES (`ReplicationOperation.onPrimaryDemoted` → `RetryOnPrimaryException`), the write is not
 // acknowledged by the demoted primary: it is retried once on the new one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { rpc, type JsonText, type Rpc } from '../../protocol/rpc.ts';
 import { type WriteOp } from '../../protocol/write.ts';
 import { InProcessShardNodes } from '../../test/support/in-process-shard-nodes.ts';
 import { openTestClusterState, type TestClusterState } from '../../test/support/cluster-state.ts';
@@ -22,10 +22,10 @@ class PushLosingClient extends ShardClient {
   readonly cutOff = new Set<number>();
   /** Primary bulk calls, by node, in order. */
   readonly bulks: number[] = [];
-  override call<T>(node: number, path: string, body: unknown, opts: CallOptions): Promise<T> {
-    if (this.cutOff.has(node) && opts.method === 'PUT' && path.startsWith(`${INTERNAL_PREFIX}/indices/`)) return Promise.reject(new Error('push lost'));
-    if (path === `${INTERNAL_PREFIX}/bulk`) this.bulks.push(node);
-    return super.call<T>(node, path, body, opts);
+  override rpc<Req, Res>(node: number, d: Rpc<Req, Res>, req: NoInfer<Req> | JsonText<NoInfer<Req>>, opts: CallOptions): Promise<Res> {
+    if (this.cutOff.has(node) && d.name === rpc.putIndex.name) return Promise.reject(new Error('push lost'));
+    if (d.name === rpc.bulk.name) this.bulks.push(node);
+    return super.rpc(node, d, req, opts);
   }
 }
 
@@ -68,7 +68,7 @@ describe('a write whose primary was demoted meanwhile', () => {
     expect(client.bulks).toEqual([oldPrimary, replica]);
     expect(out.items[0]).toMatchObject({ _id: 'a', _version: 2, _primary_term: 2 });
     // The promoted primary holds the write it acknowledged, and stays the in-sync primary.
-    const got = await client.call<{ found: boolean; _version: number }>(replica, `${INTERNAL_PREFIX}/get`, { index: 'demoted', shard: 0, _id: 'a' }, { timeoutMs: 2_000 });
+    const got = await client.rpc(replica, rpc.get, { index: 'demoted', shard: 0, _id: 'a' }, { timeoutMs: 2_000 });
     expect(got).toMatchObject({ found: true, _version: 2 });
     const stored = state.access.cache.get('demoted')!.metadata;
     expect(stored.primaryTerms?.[0]).toBe(2);

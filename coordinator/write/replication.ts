@@ -11,12 +11,11 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-replication.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
  */
-import { INTERNAL_PREFIX } from '../../protocol/echo.ts';
+import { JsonText, rpc, type ShardBulkReply } from '../../protocol/rpc.ts';
 import { primaryTermOf } from '../../protocol/metadata.ts';
 import {
   type RefreshPolicy,
   type ShardBulkRequest,
-  type ShardBulkResponse,
   type WriteOp,
   type WriteResult,
 } from '../../protocol/write.ts';
@@ -25,7 +24,8 @@ import { PrimaryDemotedError } from '../cluster/copy-state-changes.ts';
 import { type IndexView } from '../cluster/index-view.ts';
 import { decodeShardBulkReply } from '../../protocol/shard-bulk-reply.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../../shared/sliced-json.ts';
-import { JsonText, ShardCallError, type ShardClient } from '../transport/shard-client.ts';
+import type { ShardClient } from '../transport/shard-client.ts';
+import { ShardCallError } from '../transport/shard-call-error.ts';
 
 /** One replica that failed a write, as ES's `ReplicationResponse.ShardInfo.Failure` prints it. */
 export interface ShardInfoFailure {
@@ -90,9 +90,9 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   };
   // A shard's share of a large bulk is tens of thousands of ops: the request is serialized, and the
   // reply (NDJSON, protocol/shard-bulk-reply.ts) parsed, in slices that yield to the event loop.
-  let reply: unknown[] | ShardBulkResponse;
+  let reply: ShardBulkReply;
   try {
-    reply = await deps.client.call<unknown[] | ShardBulkResponse>(primary, `${INTERNAL_PREFIX}/bulk`, new JsonText(await stringifySliced({ ...body })), {
+    reply = await deps.client.rpc(primary, rpc.bulk, new JsonText<ShardBulkRequest>(await stringifySliced({ ...body })), {
       timeoutMs: deps.timeoutMs,
       accept: NDJSON_CONTENT_TYPE,
     });

@@ -6,8 +6,9 @@
  * `_search` answers for the same `from`/`size`/sort over plain HTTP, and the total and its
  * relation must match. It also runs a `q` query and a JSON DSL query, groups the hits by a
  * collapse field (groups, their sizes and the group count as the API's), shows highlighted
- * snippets, shows an API error's `error.reason`, draws one profile bar group per shard, and makes
- * no request off the origin.
+ * snippets, shows a facet's counts on the query (the API's `terms` buckets) and filters the hits by
+ * a clicked value (the API's `post_filter` page) until the filter is removed, shows an API error's
+ * `error.reason`, draws one profile bar group per shard, and makes no request off the origin.
  *
  * `FOLIO_UPDATE_SCREENSHOT=1` also writes docs/console.png (the README's picture) from the deep
  * page; without it the tree stays clean.
@@ -46,14 +47,19 @@ interface Shown {
   sort: string;
   collapse: string;
   query: string;
+  facet: string;
+  filters: string;
 }
 
 /**
  * Waits until the page shows the answer of exactly this search (status `ok`), reading every
  * attribute in the same frame. (The function runs in the page; this tsconfig has no DOM types.)
  */
-async function waitShown(want: Omit<Shown, 'status' | 'index' | 'size' | 'collapse'> & { size?: number; collapse?: string }): Promise<void> {
-  const expected: Shown = { status: 'ok', index: 'cities', size: String(want.size ?? SIZE), from: want.from, sort: want.sort, collapse: want.collapse ?? '', query: want.query };
+async function waitShown(want: Omit<Shown, 'status' | 'index' | 'size' | 'collapse' | 'facet' | 'filters'> & { size?: number; collapse?: string; facet?: string; filters?: string }): Promise<void> {
+  const expected: Shown = {
+    status: 'ok', index: 'cities', size: String(want.size ?? SIZE), from: want.from, sort: want.sort, collapse: want.collapse ?? '', query: want.query,
+    facet: want.facet ?? '', filters: want.filters ?? '',
+  };
   await page.waitForFunction(
     (e: Record<string, string>) => {
       const d: Record<string, string> | undefined = (globalThis as any).document.querySelector('[data-testid=results]')?.dataset;
@@ -277,6 +283,40 @@ describe('search console in chromium', () => {
     const marks = await page.locator('[data-testid=hits-table] tbody td.snippet mark').allTextContents();
     expect(marks.length).toBeGreaterThanOrEqual(fragments.length);
     for (const m of marks) expect(m.toLowerCase()).toBe('paris');
+  });
+
+  it('shows the facet counts of the query beside the hits; a click filters the hits by a value, the chip removes it', async () => {
+    const q = 'population:>=100000';
+    await page.fill('textarea[name=query]', q);
+    await page.press('textarea[name=query]', 'Enter');
+    await waitShown({ from: '0', sort: 'population:desc', query: q });
+    await page.selectOption('select[name=facet]', 'country');
+    await waitShown({ from: '0', sort: 'population:desc', query: q, facet: 'country' });
+    const api = (await http(url, 'POST', `/cities/_search?q=${encodeURIComponent(q)}`, { size: 0, aggs: { c: { terms: { field: 'country', size: 10 } } } })).body;
+    const buckets: { key: string; doc_count: number }[] = api.aggregations.c.buckets;
+    expect(buckets).toHaveLength(10);
+    const keys = buckets.map((b) => b.key);
+    const counts = buckets.map((b) => String(b.doc_count));
+    expect(await attributes('[data-testid=facet]', 'data-key')).toEqual(keys);
+    expect(await attributes('[data-testid=facet]', 'data-count')).toEqual(counts);
+
+    const pick = buckets[1];
+    await page.locator(`[data-testid=facet][data-key="${pick.key}"]`).click();
+    await waitShown({ from: '0', sort: 'population:desc', query: q, facet: 'country', filters: `country:${pick.key}` });
+    const filtered = await apiPage({ from: 0, sort: BY_POPULATION, post_filter: { term: { country: pick.key } } }, q);
+    expect(filtered.total.value).toBe(pick.doc_count);
+    expect(await tableIds()).toEqual(filtered.ids);
+    expect(await page.getByTestId('total').getAttribute('data-value')).toBe(String(pick.doc_count));
+    // The counts stay those of the query (post_filter narrows the hits only), the value shows as on.
+    expect(await attributes('[data-testid=facet]', 'data-count')).toEqual(counts);
+    expect(await attributes('[data-testid=facet][aria-pressed=true]', 'data-key')).toEqual([pick.key]);
+
+    await page.getByTestId('filter-chip').click();
+    await waitShown({ from: '0', sort: 'population:desc', query: q, facet: 'country' });
+    await expectSameAsApi(0, { q });
+    await page.selectOption('select[name=facet]', '');
+    await waitShown({ from: '0', sort: 'population:desc', query: q });
+    expect(await page.getByTestId('facets').count()).toBe(0);
   });
 
   it("shows the API's error.reason", async () => {

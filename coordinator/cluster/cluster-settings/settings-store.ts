@@ -13,12 +13,12 @@
 import { EsError } from '../../../protocol/errors.ts';
 import {
   emptyClusterSettings,
-  type ClusterSettingsResponse,
   type ClusterSettingsState,
   type ClusterSettingsUpdateRequest,
 } from '../../../protocol/cluster-settings.ts';
-import { INTERNAL_PREFIX } from '../../../protocol/echo.ts';
-import { ShardCallError, type ShardClient } from '../../transport/shard-client.ts';
+import { rpc } from '../../../protocol/rpc.ts';
+import type { ShardClient } from '../../transport/shard-client.ts';
+import { ShardCallError } from '../../transport/shard-call-error.ts';
 
 /** Storage of the cluster settings shared by every coordinator. */
 export interface ClusterSettingsStore {
@@ -38,8 +38,6 @@ export class SettingsConflict extends Error {}
 
 /** Deadline of one node's read of the settings. */
 export const SETTINGS_READ_TIMEOUT_MS = 3_000;
-
-const PATH = `${INTERNAL_PREFIX}/cluster_settings`;
 
 /** The newer of each scope across `states`. */
 export function newestSettings(states: readonly ClusterSettingsState[]): ClusterSettingsState {
@@ -76,7 +74,7 @@ export class ShardNodeSettingsStore implements ClusterSettingsStore {
   async load(): Promise<ClusterSettingsState> {
     const timeoutMs = Math.min(this.timeoutMs, SETTINGS_READ_TIMEOUT_MS);
     const replies = await Promise.allSettled(
-      this.client.nodes.map((_, node) => this.client.call<ClusterSettingsResponse>(node, PATH, undefined, { method: 'GET', timeoutMs, uncounted: true })),
+      this.client.nodes.map((_, node) => this.client.rpc(node, rpc.getClusterSettings, undefined, { timeoutMs, uncounted: true })),
     );
     const states = replies.flatMap((r) => (r.status === 'fulfilled' ? [r.value.state] : []));
     if (states.length === 0) throw new EsError(503, 'cluster_block_exception', 'cluster settings could not be read from any shard node');
@@ -87,13 +85,13 @@ export class ShardNodeSettingsStore implements ClusterSettingsStore {
       const stale: ClusterSettingsUpdateRequest = {};
       if (r.value.state.persistent.version < newest.persistent.version) stale.persistent = newest.persistent;
       if (r.value.state.transient.version < newest.transient.version) stale.transient = newest.transient;
-      if (stale.persistent || stale.transient) void this.client.call(node, PATH, stale, { method: 'PUT', timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
+      if (stale.persistent || stale.transient) void this.client.rpc(node, rpc.putClusterSettings, stale, { timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
     });
     return newest;
   }
 
   async write(update: ClusterSettingsUpdateRequest): Promise<ClusterSettingsState> {
-    const replies = await Promise.allSettled(this.client.nodes.map((_, node) => this.client.call<ClusterSettingsResponse>(node, PATH, update, { method: 'PUT', timeoutMs: this.timeoutMs })));
+    const replies = await Promise.allSettled(this.client.nodes.map((_, node) => this.client.rpc(node, rpc.putClusterSettings, update, { timeoutMs: this.timeoutMs })));
     const ok: ClusterSettingsState[] = [];
     const missing: string[] = [];
     for (const r of replies) {

@@ -8,18 +8,21 @@
  * The results section states what it shows for scripts and tests: `data-status`
  * (`idle`, `loading`, `ok`, `error`) and the shown page's `data-index`, `data-from`, `data-size`,
  * `data-sort` (`field:order`, '' for relevance), `data-collapse` (the field, '' for none) and
- * `data-query` (the query box's text). A collapsed page counts and pages groups
- * (`hits.total_groups`, Folio's exact group count).
+ * `data-query` (the query box's text), `data-facet` (the facet field, '' for none) and
+ * `data-filters` (the facet filters, `field:value` joined by `,`). A collapsed page counts and
+ * pages groups (`hits.total_groups`, Folio's exact group count). A facet field shows its values'
+ * counts on the query beside the hits; a click on one filters the hits by it (components/facets.js).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, indexFields, listIndices, runSearch } from './api.js';
+import { Facets, FilterChips } from './components/facets.js';
 import { HitsTable } from './components/hits-table.js';
 import { Pager } from './components/pager.js';
 import { ProfileChart } from './components/profile-chart.js';
 import { SearchControls } from './components/search-controls.js';
 import { html } from './html.js';
 import { pageCount } from './paging.js';
-import { buildSearchRequest, GROUP_INNER_HITS } from './search-request.js';
+import { buildSearchRequest, FACET_AGG, GROUP_INNER_HITS } from './search-request.js';
 import { DEFAULT_FORM, hashOf, readHashState } from './url-state.js';
 
 const NUMBER = new Intl.NumberFormat('en');
@@ -85,7 +88,9 @@ export function App() {
       if (started.current !== before) return; // the user searched meanwhile
       const keepSort = wanted.sortField === '' || wanted.sortField === '_id' || found.sortable.includes(wanted.sortField);
       const keepCollapse = found.collapsible.includes(wanted.collapse);
-      await search({ ...wanted, sortField: keepSort ? wanted.sortField : '', collapse: keepCollapse ? wanted.collapse : '' });
+      const keepFacet = found.collapsible.includes(wanted.facet);
+      const filters = wanted.filters.filter((f) => found.collapsible.includes(f.field));
+      await search({ ...wanted, sortField: keepSort ? wanted.sortField : '', collapse: keepCollapse ? wanted.collapse : '', facet: keepFacet ? wanted.facet : '', filters });
     } catch (err) {
       setError(messageOf(err));
       setStatus('error');
@@ -113,6 +118,14 @@ export function App() {
     else void search(next);
   }
 
+  /** Adds the filter `field` = `value`, or removes it when it is there; searches from page 1. */
+  function toggleFilter(/** @type {string} */ field, /** @type {string | number} */ value) {
+    if (!shown) return;
+    const on = shown.form.filters.some((f) => f.field === field && f.value === value);
+    const filters = on ? shown.form.filters.filter((f) => !(f.field === field && f.value === value)) : [...shown.form.filters, { field, value }];
+    void search({ ...shown.form, filters, page: 1 });
+  }
+
   const response = shown?.response;
   const total = response?.hits?.total;
   const groups = response?.hits?.total_groups;
@@ -127,7 +140,8 @@ export function App() {
     <section class="results" data-testid="results" data-status=${status}
       data-index=${shown?.form.index ?? ''} data-from=${shown ? String(shown.request.body.from) : ''}
       data-size=${shown ? String(shown.form.size) : ''} data-sort=${shown?.form.sortField ? `${shown.form.sortField}:${shown.form.order}` : ''}
-      data-collapse=${shown?.form.collapse ?? ''} data-query=${shown?.form.query ?? ''}>
+      data-collapse=${shown?.form.collapse ?? ''} data-query=${shown?.form.query ?? ''}
+      data-facet=${shown?.form.facet ?? ''} data-filters=${shown ? shown.form.filters.map((f) => `${f.field}:${f.value}`).join(',') : ''}>
       ${shown !== null && html`
         <div class="summary">
           <span class="total" data-testid="total" data-value=${String(total.value)} data-relation=${total.relation}>
@@ -136,6 +150,7 @@ export function App() {
           <span class="badge" title="hits.total.relation">relation: ${total.relation}</span>
           ${groups && html`<span class="total groups" data-testid="groups" data-value=${String(groups.value)} data-relation=${groups.relation}>
             in ${groups.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(groups.value)} groups by ${shown.form.collapse}</span>`}
+          <${FilterChips} filters=${shown.form.filters} onRemove=${(/** @type {import('./search-request.js').FacetFilter} */ f) => toggleFilter(f.field, f.value)} />
           <span class="muted">took ${response.took} ms · round trip ${Math.round(shown.roundTripMs)} ms</span>
           ${status === 'loading' && html`<span class="muted loading">searching…</span>`}
         </div>
@@ -146,7 +161,11 @@ export function App() {
           onPage=${(/** @type {number} */ page) => search({ ...shown.form, page })} />
         <div class="panes">
           <${HitsTable} hits=${response.hits.hits} collapse=${shown.form.collapse} groupInnerHits=${GROUP_INNER_HITS} />
-          <${ProfileChart} profile=${response.profile} took=${response.took} />
+          <div class="side">
+            ${shown.form.facet && html`<${Facets} field=${shown.form.facet} terms=${response.aggregations?.[FACET_AGG]} filters=${shown.form.filters}
+              onToggle=${(/** @type {string | number} */ value) => toggleFilter(shown.form.facet, value)} />`}
+            <${ProfileChart} profile=${response.profile} took=${response.took} />
+          </div>
         </div>`}
     </section>`;
 }

@@ -9,7 +9,10 @@
  * Folio's `_id` tiebreak makes every page a slice of one sorted list. A collapse field groups the
  * hits (`collapse`, with an inner hit of size 0 that counts each group, and `from`/`size` over
  * groups); a query asks for highlighted snippets (one fragment per field, HTML-encoded so that
- * the tags are the only markup).
+ * the tags are the only markup). A facet field asks for its `terms` counts on the query
+ * (`aggs`), and the facet values clicked narrow the hits only (`post_filter`, each a `term`), so
+ * the counts keep showing every value: the faceted-navigation pattern of ES's post_filter page.
+ * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/filter-search-results.html#post-filter
  * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/collapse-search-results.html
  * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/highlighting.html
  * @see www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
@@ -25,6 +28,8 @@ import { fromOf } from './paging.js';
  * @property {string} sortField '' for relevance (`_score`), else a sortable field
  * @property {'asc' | 'desc'} order
  * @property {string} collapse '' for none, else the field the hits are grouped by
+ * @property {string} facet '' for none, else the keyword or numeric field whose values are counted
+ * @property {FacetFilter[]} filters facet values the hits are narrowed to (all must match)
  * @property {number} size hits per page
  * @property {number} page 1-based page
  */
@@ -34,8 +39,30 @@ import { fromOf } from './paging.js';
  * @typedef {{ method: 'POST', path: string, body: Record<string, unknown> }} SearchRequest
  */
 
+/**
+ * One facet value the hits are filtered by.
+ * @typedef {{ field: string, value: string | number }} FacetFilter
+ */
+
 /** Name of the inner hits that count each group's documents. */
 export const GROUP_INNER_HITS = 'group';
+
+/** Name of the facet's `terms` aggregation in the request. */
+export const FACET_AGG = 'facet';
+
+/** Values a facet lists (its `terms` size). */
+export const FACET_SIZE = 10;
+
+/**
+ * The `post_filter` of the facet filters: one `term`, or a `bool` filter of all; null without filters.
+ * @param {FacetFilter[]} filters
+ * @returns {Record<string, unknown> | null}
+ */
+export function postFilterOf(filters) {
+  const terms = filters.map((f) => ({ term: { [f.field]: f.value } }));
+  if (terms.length === 0) return null;
+  return terms.length === 1 ? terms[0] : { bool: { filter: terms } };
+}
 
 /** A query box the console cannot turn into a request; shown in the page like an API error. */
 export class QueryInputError extends Error {
@@ -79,6 +106,9 @@ export function buildSearchRequest(form) {
   if (query !== undefined) body.query = query;
   if (form.sortField !== '') body.sort = [{ [form.sortField]: { order: form.order } }];
   if (form.collapse) body.collapse = { field: form.collapse, inner_hits: { name: GROUP_INNER_HITS, size: 0 } };
+  if (form.facet) body.aggs = { [FACET_AGG]: { terms: { field: form.facet, size: FACET_SIZE } } };
+  const postFilter = postFilterOf(form.filters);
+  if (postFilter !== null) body.post_filter = postFilter;
   if (query !== undefined || q !== undefined) body.highlight = { encoder: 'html', number_of_fragments: 1, fragment_size: 150, fields: { '*': {} } };
   body.track_total_hits = true;
   body.profile = true;

@@ -6,7 +6,7 @@
  */
 import { inSyncCopiesByNode } from '../../cluster/index-view.ts';
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../../../protocol/echo.ts';
+import { rpc } from '../../../protocol/rpc.ts';
 import { type RefreshRequest } from '../../../protocol/metadata.ts';
 import type { ClusterView } from '../../cluster/cluster-view.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';
@@ -43,7 +43,7 @@ export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
         await Promise.all(
           [...byNode].map(([node, shards]) => {
             const body: RefreshRequest = { index: name, shards };
-            return deps.client.call(node, `${INTERNAL_PREFIX}/flush`, body, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length));
+            return deps.client.rpc(node, rpc.flush, body, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length));
           }),
         );
       }),

@@ -6,7 +6,7 @@
  */
 import { inSyncCopiesByNode } from '../../cluster/index-view.ts';
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../../../protocol/echo.ts';
+import { rpc } from '../../../protocol/rpc.ts';
 import { parseBooleanParam } from '../../rest/params.ts';
 import type { Mapping } from '../../../protocol/mapping.ts';
 import { checkFieldAliases, parseMapping } from '../../rest/mapping-parse.ts';
@@ -98,7 +98,7 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
         await Promise.all(
           [...byNode].map(([node, shards]) =>
             deps.client
-              .call(node, `${INTERNAL_PREFIX}/refresh`, { index: name, shards }, { timeoutMs: deps.timeoutMs })
+              .rpc(node, rpc.refresh, { index: name, shards }, { timeoutMs: deps.timeoutMs })
               .catch(() => (failed += shards.length)),
           ),
         );

@@ -11,7 +11,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataIndexStateService.java
  */
 import type { Context, Hono } from 'hono';
-import { INTERNAL_PREFIX } from '../../../protocol/echo.ts';
+import { rpc } from '../../../protocol/rpc.ts';
 import { type RefreshRequest } from '../../../protocol/metadata.ts';
 import type { ClusterView } from '../../cluster/cluster-view.ts';
 import { failDestructive, mayBeDestructive } from '../../cluster/destructive-operations.ts';
@@ -42,7 +42,7 @@ export function registerIndexStateRoutes(app: Hono, deps: IndexStateDeps): void 
     await Promise.allSettled(
       [...inSyncCopiesByNode(v)].map(([node, shards]) => {
         const body: RefreshRequest = { index: name, shards };
-        return deps.client.call(node, `${INTERNAL_PREFIX}/flush`, body, { timeoutMs: deps.timeoutMs });
+        return deps.client.rpc(node, rpc.flush, body, { timeoutMs: deps.timeoutMs });
       }),
     );
   };

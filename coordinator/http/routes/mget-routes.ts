@@ -21,7 +21,7 @@ import { parseReadVersion, type ReadVersion } from '../../write/read-version.ts'
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
 import { ROUTE_PARAMS } from '../../rest/route-params.ts';
 import type { IndexView } from '../../cluster/index-view.ts';
-import { ShardCallError } from '../../transport/shard-client.ts';
+import { ShardCallError } from '../../transport/shard-call-error.ts';
 
 /** One document to get. `index`/`id` are null when the request left them out (a validation error). */
 export interface MgetItem {

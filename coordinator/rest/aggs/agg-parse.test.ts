@@ -35,7 +35,8 @@ describe('parseAggregations', () => {
     expect(err({ a: { terms: 'f' } }).message).toBe('Expected [START_OBJECT] under [terms], but got a [VALUE_STRING] in [a]');
     const sub = err({ a: { avg: { field: 'n' }, aggs: { b: { max: { field: 'n' } } } } });
     expect([sub.type, sub.message]).toEqual(['aggregation_initialization_exception', 'Aggregator [a] of type [avg] cannot accept sub-aggregations']);
-    expect(err({ a: { bucket_selector: {} } }).message).toBe('aggregation type [bucket_selector] is not supported by Folio yet');
+    expect(err({ a: { moving_fn: {} } }).message).toBe('aggregation type [moving_fn] is not supported by Folio yet');
+    expect(err({ a: { terms: { field: 'f' }, aggs: { s: { bucket_selector: {} } } } }).message).toBe('Required [buckets_path, script]');
   });
   it('parameter errors are ObjectParser x_content_parse_exceptions', () => {
     const size = err({ a: { terms: { field: 'f', size: 0 } } });

@@ -18,7 +18,7 @@ import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseDateValue } from '../../../shared/aggs/date-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';
 import { parseCardinality, parseMetric, parsePercentileRanks, parsePercentiles, parseTopHits } from './metric-parse.ts';
-import { bucketsPathProblem, parseBucketMetric, parseParentPipeline } from './pipeline-parse.ts';
+import { bucketsPathProblem, parentPathProblems, parseBucketMetric, parseBucketScriptAgg, parseParentPipeline } from './pipeline-parse.ts';
 import { CALENDAR_UNITS, dbl, lng, scalar, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 import { simpleRegex } from '../../../shared/aggs/simple-regex.ts';
 
@@ -278,6 +278,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
     case 'percentile_ranks': return parsePercentileRanks(name, o);
     case 'composite': return parseComposite(name, o);
     case 'bucket_sort': return parseBucketSort(name, o);
+    case 'bucket_script': case 'bucket_selector': return parseBucketScriptAgg(type, name, o);
     case 'cumulative_sum': case 'derivative': return parseParentPipeline(type, name, o);
     case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return parseBucketMetric(type, name, o);
     case 'top_hits': return parseTopHits(name, o);
@@ -289,8 +290,11 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
   });
 }
 
+/** Aggregations with many buckets: the parents `bucket_script` and `bucket_selector` may shape. */
+const MULTI_BUCKET_TYPES = new Set(['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filters', 'composite']);
+
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks', 'bucket_sort', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
+const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks', 'bucket_sort', 'bucket_script', 'bucket_selector', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.
@@ -336,8 +340,14 @@ export function parseAggregations(json: Record<string, unknown>, level = 0, pare
     if ((node.type === 'cumulative_sum' || node.type === 'derivative') && parentType !== 'histogram' && parentType !== 'date_histogram') {
       throw validationFailed([`${node.type} aggregation [${name}] must have a histogram, date_histogram or auto_date_histogram as parent`]);
     }
-    if (level === 0 && node.type === 'bucket_sort') {
-      throw validationFailed([`bucket_sort aggregation [${name}] must be declared inside of another aggregation`]);
+    if (level === 0 && (node.type === 'bucket_sort' || node.type === 'bucket_script' || node.type === 'bucket_selector')) {
+      throw validationFailed([`${node.type} aggregation [${name}] must be declared inside of another aggregation`]);
+    }
+    if (level > 0 && node.type === 'bucket_sort' && node.sort.length === 0 && node.size === null && node.from === 0) {
+      throw validationFailed([`[${name}] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort`]);
+    }
+    if ((node.type === 'bucket_script' || node.type === 'bucket_selector') && !MULTI_BUCKET_TYPES.has(parentType ?? '')) {
+      throw illegalArgument(`${node.type} aggregation [${name}] must be declared inside of a multi-bucket aggregation, not [${parentType}]`);
     }
     if (level > 0 && node.type === 'composite') {
       throw illegalArgument(`[composite] aggregation cannot be used with a parent aggregation of type: [${parentType ?? 'unknown'}]`);
@@ -349,6 +359,7 @@ export function parseAggregations(json: Record<string, unknown>, level = 0, pare
     out.push(node);
   }
   const problems = out.filter((n): n is BucketMetricAgg => BUCKET_METRIC_TYPES.has(n.type)).map((n) => bucketsPathProblem(n, out)).filter((p): p is string => p !== null);
+  if (level > 0) problems.push(...parentPathProblems(out));
   if (problems.length > 0) throw validationFailed(problems);
   return out;
 }

@@ -1,11 +1,10 @@
 /**
  * The reduce of metric aggregations (pure): `stats` and the metrics read from it (`avg`, `sum`,
  * `min`, `max`, `value_count`, `extended_stats`), `cardinality` (exact union, else merged
- * HyperLogLog++ sketches) and `percentiles`/`percentile_ranks` (merged t-digests), and the value
- * at a bucket path (`agg>metric`) that `terms` order and the pipelines read (ES's
- * `InternalNumericMetricsAggregation.value` and `AggregationPath`).
+ * HyperLogLog++ sketches) and `percentiles`/`percentile_ranks` (merged t-digests), and the value at
+ * an order path over the shards' partials, which `terms` ordered by a sub-aggregation reads (the
+ * same over reduced aggregations is bucket-path.ts).
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/metrics/InternalStats.java
- * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/search/aggregations/support/AggregationPath.java
  * @see docs/aggregations.md
  */
 import { isMetric, type AggNode, type MetricAggNode, type PercentilesAgg } from '../../../protocol/agg-request.ts';
@@ -13,6 +12,7 @@ import type { AggPartial, BucketKey, CardinalityPartial, PercentilesPartial, Sta
 import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
 import { TDigest } from '../../../shared/aggs/tdigest.ts';
 import type { OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
+import { metricValue } from './bucket-path.ts';
 import type { Reduced, ReducedStats } from './reduce.ts';
 
 /** Sums stats partials. */
@@ -22,10 +22,10 @@ export function mergeStats(parts: readonly (AggPartial | undefined)[]): ReducedS
     if (p?.t !== 'stats') continue;
     const q = p as StatsPartial;
     s.count += q.count;
-    s.sum += q.sum;
-    s.sumSq += q.sumSq;
-    if (q.min !== null && (s.min === null || q.min < s.min)) s.min = q.min;
-    if (q.max !== null && (s.max === null || q.max > s.max)) s.max = q.max;
+    s.sum += q.sum ?? 0;
+    s.sumSq += q.sumSq ?? 0;
+    if (q.min != null && (s.min === null || q.min < s.min)) s.min = q.min;
+    if (q.max != null && (s.max === null || q.max > s.max)) s.max = q.max;
   }
   return s;
 }
@@ -97,29 +97,6 @@ export function reduceMetric(node: MetricAggNode, parts: readonly (AggPartial | 
   return { t: 'stats', node, stats: mergeStats(parts) };
 }
 
-/** Every value of a reduced metric by name (`value`, `avg`, `std_deviation`, a percent, …); null when empty. */
-export function metricValue(r: Reduced, name: string | undefined): number | null {
-  if (r.t === 'card') return r.value;
-  if (r.t === 'pct') {
-    const i = r.node.percents.findIndex((p) => p === Number(name));
-    return i === -1 ? null : r.values[i];
-  }
-  if (r.t !== 'stats') return null;
-  const s = r.stats;
-  const avg = s.count > 0 ? s.sum / s.count : null;
-  const variance = s.count > 0 ? Math.max(0, s.sumSq / s.count - (s.sum / s.count) ** 2) : null;
-  const single: Record<string, number | null> = { min: s.min, max: s.max, sum: s.sum, avg, value_count: s.count };
-  if (name === undefined || name === 'value') return r.node.type in single ? single[r.node.type] : null;
-  const all: Record<string, number | null> = {
-    count: s.count, min: s.min, max: s.max, avg, sum: s.sum, sum_of_squares: s.count > 0 ? s.sumSq : null,
-    variance, variance_population: variance, std_deviation: variance === null ? null : Math.sqrt(variance),
-    std_deviation_population: variance === null ? null : Math.sqrt(variance),
-    variance_sampling: s.count > 1 ? (variance! * s.count) / (s.count - 1) : null,
-    std_deviation_sampling: s.count > 1 ? Math.sqrt((variance! * s.count) / (s.count - 1)) : null,
-  };
-  return Object.hasOwn(all, name) ? all[name] : null;
-}
-
 /** The value at an order path from the sub-aggregation partials of every shard (a metric, or a single bucket's count). */
 export function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[] | undefined)[], steps: readonly OrderPathStep[]): number | null {
   const [first, ...rest] = steps;
@@ -130,14 +107,4 @@ export function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[
   if (isMetric(node)) return metricValue(reduceMetric(node, parts), first.metric);
   if (rest.length > 0) return pathValue(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), rest);
   return parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
-}
-
-/** {@link pathValue} over already reduced sub-aggregations. */
-export function reducedPathValue(nodes: readonly AggNode[], reduced: readonly Reduced[], steps: readonly OrderPathStep[]): number | null {
-  const [first, ...rest] = steps;
-  const a = nodes.findIndex((n) => n.name === first.name);
-  if (a === -1) return null;
-  const r = reduced[a];
-  if (r.t === 'single') return rest.length > 0 ? reducedPathValue(r.node.aggs, r.aggs, rest) : r.n;
-  return metricValue(r, first.metric);
 }

@@ -9,18 +9,18 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, ParentPipelineAgg, BucketMetricAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
+import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import { parseOrderPath } from '../../../shared/aggs/terms-plan.ts';
 import type { AggPartial, BucketKey, BucketStep, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../protocol/aggs.ts';
 import { SCORE_SORT } from '../../../protocol/sort.ts';
 import { mergeTopHits } from '../merge.ts';
+import { reducedPathValue } from './bucket-path.ts';
+import { pathValue, reduceMetric } from './metric-reduce.ts';
+import { applyParentPipelines } from './parent-pipelines.ts';
 import { settleTerms, type RefineReply } from './terms-settle.ts';
-import { pathValue, reducedPathValue, reduceMetric } from './metric-reduce.ts';
-import { applyBucketSorts, applyHistogramPipelines, bucketMetric } from './pipeline-reduce.ts';
 
-export { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
 
 /** A reduced bucket: key, doc count, reduced sub-aggregations. */
 export interface ReducedBucket {
@@ -40,8 +40,8 @@ export interface ReducedStats {
 
 /** One reduced aggregation (parallel to the request's nodes). */
 export type Reduced =
-  | { t: 'terms'; node: TermsAgg; buckets: ReducedBucket[]; sumOther: number }
-  | { t: 'buckets'; node: AggNode; buckets: ReducedBucket[] }
+  | { t: 'terms'; node: TermsAgg; buckets: ReducedBucket[]; sumOther: number; totalBuckets: number | null }
+  | { t: 'buckets'; node: AggNode; buckets: ReducedBucket[]; totalBuckets: number | null }
   | { t: 'single'; node: AggNode; n: number; aggs: Reduced[] }
   | { t: 'stats'; node: MetricAggNode; stats: ReducedStats }
   | { t: 'card'; node: MetricAggNode; value: number }
@@ -49,7 +49,7 @@ export type Reduced =
   | { t: 'comp'; node: CompositeAgg; buckets: { key: CompositeKey; n: number; aggs: Reduced[] }[] }
   | { t: 'pipe'; node: AggNode }
   | { t: 'top'; node: TopHitsAgg; total: number; maxScore: number | null; hits: TopHitsPartial['hits'] }
-  | { t: 'simple'; node: ParentPipelineAgg; value: number | null }
+  | { t: 'simple'; node: ParentPipelineAgg | BucketScriptAgg; value: number | null }
   | { t: 'bm'; node: BucketMetricAgg; values: number[]; value: number | null; target: Reduced; keys: unknown[] };
 
 /** Refinement replies so far, per terms aggregation instance ({@link taskKey}) and shard position. */
@@ -120,11 +120,10 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
           const n = bs.reduce((x, b) => x + (b?.n ?? 0), 0);
           return { key: i, n, aggs: reduceLevel(node.aggs, bs.map(subsOf), step(i), ctx) as Reduced[] };
         });
-        return { t: 'buckets', node, buckets };
+        return { t: 'buckets', node, ...applyParentPipelines(node.aggs, buckets) };
       }
       case 'composite': return reduceComposite(node, parts, step, ctx);
-      case 'bucket_sort': return { t: 'pipe', node };
-      case 'cumulative_sum': case 'derivative': return { t: 'pipe', node };
+      case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'cumulative_sum': case 'derivative': return { t: 'pipe', node };
       case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return null; // below, once its sibling is reduced
       case 'top_hits': return reduceTopHits(node, parts);
       case 'filter': case 'missing': case 'global': {
@@ -140,6 +139,39 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
     }
   });
   return level;
+}
+
+/**
+ * A sibling bucket-metric pipeline over its sibling's reduced buckets (ES `BucketMetricsPipelineAggregator`):
+ * each bucket's value at the rest of `buckets_path` (`_count`, a metric, through single buckets),
+ * gaps skipped (or 0 with `insert_zeros`). Null while the sibling is not settled.
+ */
+function bucketMetric(node: BucketMetricAgg, nodes: readonly AggNode[], level: readonly (Reduced | null)[]): Reduced | null {
+  const [first, ...rest] = node.bucketsPath.split('>');
+  const target = level[nodes.findIndex((n) => n.name === first)];
+  if (!target || !('buckets' in target)) return null;
+  const steps = parseOrderPath(rest.join('>'));
+  const values: number[] = [];
+  const keys: unknown[] = [];
+  for (const b of target.buckets as { key: unknown; n: number; aggs: Reduced[] }[]) {
+    let v: number | null = steps.length === 1 && steps[0].name === '_count' ? b.n : reducedPathValue(target.node.aggs, b.aggs, steps);
+    if (v === null || Number.isNaN(v)) {
+      if (node.gapPolicy === 'skip') continue;
+      v = 0;
+    }
+    values.push(v);
+    keys.push(b.key);
+  }
+  let value: number | null = null;
+  let at: unknown[] = [];
+  if (values.length > 0) {
+    if (node.type === 'max_bucket' || node.type === 'min_bucket') {
+      value = node.type === 'max_bucket' ? Math.max(...values) : Math.min(...values);
+      at = keys.filter((_, i) => values[i] === value);
+    } else if (node.type === 'sum_bucket') value = values.reduce((x, y) => x + y, 0);
+    else if (node.type === 'avg_bucket') value = values.reduce((x, y) => x + y, 0) / values.length;
+  } else if (node.type === 'sum_bucket') value = 0;
+  return { t: 'bm', node, values, value, target, keys: at };
 }
 
 function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[], path: BucketStep[], a: number, ctx: Ctx): Reduced | null {
@@ -160,7 +192,7 @@ function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[
   }
   countBuckets(ctx, outcome.buckets.length);
   const buckets = outcome.buckets.map((b) => ({ key: b.key, n: b.n, aggs: reduceLevel(node.aggs, b.subs, [...path, { agg: a, key: b.key }], ctx) as Reduced[] }));
-  return { t: 'terms', node, buckets: applyBucketSorts(node.aggs, buckets), sumOther: outcome.sumOther };
+  return { t: 'terms', node, ...applyParentPipelines(node.aggs, buckets), sumOther: outcome.sumOther };
 }
 
 /**
@@ -182,7 +214,8 @@ function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undef
   });
   const top = [...merged.values()].sort((a, b) => compareCompositeKeys(node.sources, a.key, b.key)).slice(0, node.size);
   countBuckets(ctx, top.length);
-  return { t: 'comp', node, buckets: applyBucketSorts(node.aggs, top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }))) };
+  const buckets = top.map((m) => ({ key: m.key, n: m.n, aggs: reduceLevel(node.aggs, m.subs, step(JSON.stringify(m.key)), ctx) as Reduced[] }));
+  return { t: 'comp', node, buckets: applyParentPipelines(node.aggs, buckets).buckets };
 }
 
 /**
@@ -264,7 +297,7 @@ function reduceHistogram(node: HistogramAgg, parts: readonly (AggPartial | undef
   });
   const first = node.order[0];
   if (first.key !== '_key' || !first.asc) buckets = sortBuckets(buckets, node);
-  return { t: 'buckets', node, buckets: applyBucketSorts(node.aggs, applyHistogramPipelines(node.aggs, buckets)) };
+  return { t: 'buckets', node, ...applyParentPipelines(node.aggs, buckets) };
 }
 
 /** Orders reduced histogram buckets by `order` (`_count`, `_key`, or a sub-aggregation value). */

@@ -13,7 +13,7 @@ import { formatDecimal } from '../../../shared/aggs/decimal-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';
 import { setOwn } from '../../../shared/own-keys.ts';
 import { RawJson } from '../../../shared/raw-json.ts';
-import { metricValue } from './metric-reduce.ts';
+import { metricValue } from './bucket-path.ts';
 import type { Reduced, ReducedBucket } from './reduce.ts';
 
 /** What rendering needs: the mapping of a field (first index that maps it), and `typed_keys`. */
@@ -35,7 +35,7 @@ function typeName(r: Reduced, opts: RenderOptions): string {
   if (node.type === 'percentiles') return 'tdigest_percentiles';
   if (node.type === 'percentile_ranks') return 'tdigest_percentile_ranks';
   if (node.type === 'composite') return 'composite';
-  if (node.type === 'avg_bucket' || node.type === 'sum_bucket' || node.type === 'cumulative_sum') return 'simple_value';
+  if (node.type === 'avg_bucket' || node.type === 'sum_bucket' || node.type === 'cumulative_sum' || node.type === 'bucket_script') return 'simple_value';
   if (node.type === 'derivative') return 'derivative';
   if (node.type === 'max_bucket' || node.type === 'min_bucket') return 'bucket_metric_value';
   return node.type;
@@ -43,10 +43,13 @@ function typeName(r: Reduced, opts: RenderOptions): string {
 
 /** Renders reduced aggregations as the response's `aggregations` object (or a bucket's sub-aggregations into `into`). */
 export function renderAggs(reduced: readonly Reduced[], opts: RenderOptions, into: Json = {}): Json {
+  const put = (r: Reduced) => setOwn<unknown>(into, opts.typedKeys ? `${typeName(r, opts)}#${r.node.name}` : r.node.name, renderOne(r, opts));
   for (const r of reduced) {
-    if (r.t === 'pipe') continue; // bucket_sort shapes its parent's buckets and has no output of its own
-    setOwn<unknown>(into, opts.typedKeys ? `${typeName(r, opts)}#${r.node.name}` : r.node.name, renderOne(r, opts));
+    if (r.t === 'pipe') continue; // bucket_sort and bucket_selector shape their parent's buckets and have no output of their own
+    if (r.node.type !== 'bucket_script') put(r);
   }
+  // ES appends a bucket_script's value after the bucket's other aggregations (BucketScriptPipelineAggregator).
+  for (const r of reduced) if (r.t === 'simple' && r.node.type === 'bucket_script') put(r);
   return into;
 }
 
@@ -66,11 +69,17 @@ function dateText(node: AggNode, opts: RenderOptions): ((ms: number) => string) 
   return (ms) => formatDate(ms, format, zone);
 }
 
+/** Folio's `total_buckets` (the buckets a `bucket_sort` paged through; docs/aggregations.md), when there is one. */
+function putTotalBuckets(out: Json, total: number | null): Json {
+  if (total !== null) out.total_buckets = total;
+  return out;
+}
+
 function renderOne(r: Reduced, opts: RenderOptions): Json {
   const out: Json = r.node.meta ? { meta: r.node.meta } : {};
   switch (r.t) {
     case 'terms': return renderTerms(r, opts, out);
-    case 'buckets': return renderBuckets(r.node, r.buckets, opts, out);
+    case 'buckets': return renderBuckets(r.node, r.buckets, opts, putTotalBuckets(out, r.totalBuckets));
     case 'single':
       out.doc_count = r.n;
       return renderAggs(r.aggs, opts, out);
@@ -130,7 +139,8 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
 
 /**
  * A `terms` aggregation (ES `StringTerms`/`LongTerms`/`DoubleTerms` XContent): its buckets, with
- * `key_as_string` for dates (formatted) and booleans, and the error bounds (always 0: exact).
+ * `key_as_string` for dates (formatted) and booleans, the error bounds (always 0: exact), and
+ * Folio's `total_buckets` after a `bucket_sort`.
  */
 function renderTerms(r: Extract<Reduced, { t: 'terms' }>, opts: RenderOptions, out: Json): Json {
   const fm = opts.fieldMapping(r.node.field);
@@ -138,6 +148,7 @@ function renderTerms(r: Extract<Reduced, { t: 'terms' }>, opts: RenderOptions, o
   const bool = fm?.type === 'boolean';
   out.doc_count_error_upper_bound = 0;
   out.sum_other_doc_count = r.sumOther;
+  putTotalBuckets(out, r.totalBuckets);
   out.buckets = r.buckets.map((b) => {
     const o: Json = { key: b.key };
     if (asDate) o.key_as_string = asDate(b.key as number);

@@ -133,6 +133,39 @@ describe('exact distributed terms through real shard engines', () => {
     );
   });
 
+  it('every bucket_sort page (by count, key or a metric, at any depth) and its total_buckets equal the single-list oracle', () => {
+    type PageSort = { _count: 'desc' } | { _key: 'asc' | 'desc' } | { s: 'asc' | 'desc' };
+    fc.assert(
+      fc.property(
+        fc.array(docArb, { minLength: 1, maxLength: 400, size: 'max' }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: 400, maxLength: 400 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 2, max: 120 }),
+        fc.integer({ min: 1, max: 150 }),
+        fc.constantFrom<PageSort>({ _count: 'desc' }, { _key: 'asc' }, { _key: 'desc' }, { s: 'asc' }, { s: 'desc' }),
+        fc.integer({ min: 0, max: 140 }),
+        fc.integer({ min: 1, max: 20 }),
+        fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
+        (raw, affinity, shardCount, keys, size, pageSort, from, pageSize, candidates) => {
+          const docs: Doc[] = raw.map((r) => ({ tags: r.multi && r.u2 < 0.3 ? [skewedKey(r.u, keys), skewedKey(r.u2, keys)] : [skewedKey(r.u, keys)], n: r.n, v: r.v }));
+          const gens = shardsOf(docs, shardCount, affinity);
+          const body = { t: { terms: { field: 'tag', size }, aggs: { s: { sum: { field: 'v' } }, page: { bucket_sort: { sort: [pageSort], from, size: pageSize } } } } };
+          const { aggs } = aggregate(gens, body, candidates);
+          const t = aggs.t as { total_buckets: number; sum_other_doc_count: number; buckets: unknown[] };
+          // The oracle: the parent's first `size` buckets by count (ties by key), then stably re-sorted and paged.
+          const parent = oracle(docs, size, 1, { _count: 'desc' });
+          const [[key, dir]] = Object.entries(pageSort) as [string, 'asc' | 'desc'][];
+          const sign = dir === 'asc' ? 1 : -1;
+          const sorted = [...parent.buckets].sort((a, b) => sign * (key === '_count' ? a.doc_count - b.doc_count : key === '_key' ? compareCodePoints(a.key, b.key) : a.s.value - b.s.value));
+          expect(t.total_buckets).toBe(parent.buckets.length);
+          expect(t.sum_other_doc_count).toBe(parent.sum_other_doc_count);
+          expect(t.buckets).toEqual(sorted.slice(from, from + pageSize));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it('a key order with min_doc_count above 1 looks past keys that do not qualify (found by the property above)', () => {
     const docs: Doc[] = [{ tags: ['k001'], n: 0, v: 0 }, { tags: ['k000'], n: 0, v: 0 }, { tags: ['k000'], n: 0, v: 0 }];
     const { aggs } = aggregate(shardsOf(docs, 1, [0, 0, 0]), { t: { terms: { field: 'tag', size: 1, min_doc_count: 2, order: { _key: 'desc' } } } });

@@ -137,6 +137,8 @@ function sortByFullOrder(
 
 /**
  * Settles one terms aggregation from what `shards` have said (parallel to the participating shards).
+ * A count-ordered include task asks sub-aggregations only for a likely winner (its lower bound at τ);
+ * a contender's come in a later round if it wins.
  * @param orderValue for `full` orders on a sub-aggregation: the bucket's value at an order path
  *   (from the sub-aggregation partials of every shard), null when it has none
  */
@@ -176,7 +178,7 @@ export function settleTerms(
       const unknown = ks.map((k, i) => (!k.counts.has(id) && k.bound > 0 ? i : -1)).filter((i) => i >= 0);
       if (unknown.length === 0) continue;
       const upper = L.get(id)! + unknown.reduce((n, i) => n + ks[i].bound, 0);
-      if (upper >= tau) for (const i of unknown) addTask(i, { include: [keys.get(id)!], ...(withSubs ? { subAggs: true } : {}) });
+      if (upper >= tau) for (const i of unknown) addTask(i, { include: [keys.get(id)!], ...(withSubs && L.get(id)! >= tau ? { subAggs: true } : {}) });
     }
     const unseen = ks.reduce((n, k) => n + k.bound, 0);
     if (unseen >= tau) {
@@ -201,20 +203,19 @@ export function settleTerms(
   return { settled: true, buckets, sumOther: total - inBuckets, order: mode };
 }
 
-/** One include task per shard (keys joined), threshold tasks as they are. */
+/** Per shard, at most two include tasks (keys joined: with sub-aggregations, and counts only); threshold tasks as they are. */
 function mergeIncludes(tasks: Map<number, Omit<TermsRefineTask, 'path' | 'agg'>[]>): Map<number, Omit<TermsRefineTask, 'path' | 'agg'>[]> {
   const out = new Map<number, Omit<TermsRefineTask, 'path' | 'agg'>[]>();
   for (const [i, list] of tasks) {
-    const include: BucketKey[] = [];
-    let subAggs = false;
+    const withSubs: BucketKey[] = [];
+    const countsOnly: BucketKey[] = [];
     const rest: Omit<TermsRefineTask, 'path' | 'agg'>[] = [];
     for (const t of list) {
-      if (t.include) {
-        include.push(...t.include);
-        subAggs ||= t.subAggs === true;
-      } else rest.push(t);
+      if (t.include) (t.subAggs === true ? withSubs : countsOnly).push(...t.include);
+      else rest.push(t);
     }
-    if (include.length > 0) rest.push({ include, ...(subAggs ? { subAggs: true } : {}) });
+    if (countsOnly.length > 0) rest.push({ include: countsOnly });
+    if (withSubs.length > 0) rest.push({ include: withSubs, subAggs: true });
     out.set(i, rest);
   }
   return out;

@@ -17,6 +17,7 @@ import {
 } from './agg-context.ts';
 import { readValues, valuesKind, type SegDocs } from './doc-values.ts';
 import { collectComposite, compositeBucketDocs } from './composite-collect.ts';
+import { statsPartial } from './stats-partial.ts';
 import { collectTerms, refineTerms } from './terms-collect.ts';
 import { collectTopHits } from './top-hits-collect.ts';
 
@@ -164,7 +165,7 @@ function collectStats(node: StatsMetricAgg, docs: SegDocs[], ctx: AggContext): S
       else for (let j = 0; j < n; j++) add(scratch[j]);
     }
   }
-  return { t: 'stats', count, sum, min: count > 0 && !countOnly ? min : null, max: count > 0 && !countOnly ? max : null, sumSq };
+  return statsPartial(node.type, count, sum, min, max, sumSq, !countOnly);
 }
 
 function collectCardinality(node: CardinalityAgg, docs: SegDocs[], ctx: AggContext): CardinalityPartial {
@@ -217,7 +218,7 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
         return node.aggs.length > 0 ? { t: 'single', n: countDocs(sub), aggs: collectAggs(node.aggs, sub, ctx, false) } : { t: 'single', n: countDocs(sub) };
       }
       case 'composite': return collectComposite(node, docs, ctx);
-      case 'bucket_sort': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': case 'cumulative_sum': case 'derivative': return { t: 'pipe' };
+      case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': case 'cumulative_sum': case 'derivative': return { t: 'pipe' };
       case 'top_hits': return collectTopHits(node, docs, ctx);
       case 'cardinality': return collectCardinality(node, docs, ctx);
       case 'percentiles': case 'percentile_ranks': return collectPercentiles(node, docs, ctx);

@@ -1,5 +1,5 @@
 /**
- * The console's controls: index picker, query box, sort field and order, collapse field, page size, Search.
+ * The console's controls: index picker, query box, sort field and order, collapse field, facet field, page size, Search.
  * The query box runs on Search, on Enter (unless it holds JSON, where Enter is a newline) and on
  * Ctrl/⌘+Enter; every other control runs the search at once, from page 1.
  */
@@ -13,7 +13,7 @@ const NUMBER = new Intl.NumberFormat('en');
  * @param {object} props
  * @param {{ index: string, docs: number }[]} props.indices the picker's options
  * @param {string[]} props.fields sortable fields of the selected index (`_id` is always offered: Folio sorts on it)
- * @param {string[]} props.collapsible keyword and numeric fields of the selected index (hits can be grouped by them)
+ * @param {string[]} props.collapsible keyword and numeric fields of the selected index (hits can be grouped and counted by them)
  * @param {import('../search-request.js').SearchForm} props.form the last searched form
  * @param {string} props.draft the query box's text (searched on submit)
  * @param {(text: string) => void} props.onDraft
@@ -58,6 +58,12 @@ export function SearchControls({ indices, fields, collapsible, form, draft, onDr
       </label>
       <label>collapse
         <select name="collapse" value=${form.collapse} onChange=${(/** @type {Event} */ e) => onChange({ collapse: value(e) })}>
+          <option value="">none</option>
+          ${collapsible.map((f) => html`<option value=${f}>${f}</option>`)}
+        </select>
+      </label>
+      <label>facets
+        <select name="facet" value=${form.facet} onChange=${(/** @type {Event} */ e) => onChange({ facet: value(e) })}>
           <option value="">none</option>
           ${collapsible.map((f) => html`<option value=${f}>${f}</option>`)}
         </select>
