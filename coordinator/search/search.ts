@@ -27,7 +27,8 @@
 import type { EsError } from '../../protocol/errors.ts';
 import { withSortTexts } from './respond.ts';
 import { parseTimeValue } from '../rest/params.ts';
-import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
+import { parseSearchRequest, type SearchRequest } from '../rest/search-request.ts';
+import { TRACK_TOTAL_HITS_ACCURATE } from '../rest/track-total-hits.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { flatFields, withAliasTargets, type FieldMapping } from '../../protocol/mapping.ts';
