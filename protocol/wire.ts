@@ -31,8 +31,6 @@ import type { ShardHit } from './search.ts';
 import type { SortKey, SortValue } from './sort.ts';
 import { WireDecodeError, WireEncodeError, WireReader, WireWriter, pad8, prepareStrings, stringBlockSize, type StringColumn } from './wire-strings.ts';
 
-export { WireDecodeError, WireEncodeError } from './wire-strings.ts';
-
 /** Media type of the binary hits format (request `accept`, reply `content-type`). */
 export const HITS_CONTENT_TYPE = 'application/x-folio-hits';
 

@@ -17,8 +17,6 @@
  */
 import { RegexpFlags } from '../../protocol/regexp-flags.ts';
 
-export { RegexpFlags, resolveRegexpFlags } from '../../protocol/regexp-flags.ts';
-
 /** Largest code point. */
 export const MAX_CODE_POINT = 0x10ffff;
 
