@@ -112,7 +112,7 @@ export class QueryCompiler implements CompileContext {
     // A field alias is its target's field type in ES (`MappingLookup.getFieldType`): the query runs on the path.
     if (this.aliases.size > 0 && 'field' in q) {
       const path = this.aliases.get(q.field);
-      if (path !== undefined) return this.compile({ ...q, field: path } as Query, boost);
+      if (path !== undefined) return this.compile({ ...q, field: path }, boost);
     }
     const b = boost * q.boost;
     const meta = this.metadataQuery(q, b);

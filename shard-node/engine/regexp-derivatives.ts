@@ -217,7 +217,10 @@ export class DerivativeBuilder {
   /** The derivative of node `id` by code point `c`: the strings s such that c·s is in the node's language. */
   derive(id: number, c: number): number {
     let memo = this.derivatives.get(id);
-    if (!memo) this.derivatives.set(id, (memo = new Map()));
+    if (!memo) {
+      memo = new Map();
+      this.derivatives.set(id, memo);
+    }
     const hit = memo.get(c);
     if (hit !== undefined) return hit;
     this.tick();

@@ -107,7 +107,10 @@ function cachedFiltered(gen: Generation, key: string): DocOrder | undefined {
 function rememberFiltered(gen: Generation, key: string, order: DocOrder): void {
   if (key.length > FILTERED_ORDER_MAX_KEY_CHARS) return;
   let byKey = filteredOrders.get(gen);
-  if (!byKey) filteredOrders.set(gen, (byKey = new Map()));
+  if (!byKey) {
+    byKey = new Map();
+    filteredOrders.set(gen, byKey);
+  }
   byKey.set(key, order);
   let held = 0;
   for (const o of byKey.values()) held += o.ords.length;
@@ -178,7 +181,7 @@ export function presortedQuery(searcher: Searcher, input: SelectInput): Presorte
   const score = constant ?? 0;
   const keyOf = (s: number, d: number): SortKey => {
     const read = readers[s];
-    const sort: SortValue[] = new Array(read.length);
+    const sort: SortValue[] = new Array<SortValue>(read.length);
     for (let c = 0; c < read.length; c++) sort[c] = read[c](d, score);
     return { _id: gen.views[s].segment.ids[d], sort };
   };

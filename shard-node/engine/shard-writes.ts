@@ -220,13 +220,13 @@ export class WritePath {
     const e = s.lookup(id);
     const exists = e !== undefined && !e.deleted;
     if (create && exists) {
-      s.fail(409, 'version_conflict_engine_exception', `[${id}]: version conflict, document already exists (current version [${e!.version}])`);
+      s.fail(409, 'version_conflict_engine_exception', `[${id}]: version conflict, document already exists (current version [${e.version}])`);
     }
     checkWriteConditions(id, write, e, s.primaryTerm);
     const update = inferMappingUpdate(s.getMapping(), source);
     if (update) s.updateMapping(update);
     const parsed = parseDocument(id, source, s.getMapping());
-    if (exists) s.removeLive(e!);
+    if (exists) s.removeLive(e);
     const version = nextVersion(write, e);
     const seqNo = ++s.seqNo;
     const buf = s.writeBuffer();
@@ -244,7 +244,7 @@ export class WritePath {
     const e = s.lookup(id);
     const exists = e !== undefined && !e.deleted;
     checkWriteConditions(id, cond, e, s.primaryTerm);
-    if (exists) s.removeLive(e!);
+    if (exists) s.removeLive(e);
     const version = nextVersion(cond, e);
     const seqNo = ++s.seqNo;
     // Tombstone, even for an id that never existed (ES does the same): a later re-index continues
