@@ -127,7 +127,12 @@ export function parseNumeric(v: unknown, fm: FieldMapping): number {
       const sf = fm.scaling_factor ?? 1;
       return Math.round(n * sf) / sf;
     }
-    default:
+    // `double`, and the integer types (range-checked above): the value as parsed.
+    case 'double': case 'byte': case 'short': case 'integer': case 'long': case 'unsigned_long':
+      return n;
+    // Not numeric types (their values are parsed elsewhere): the number as parsed, unchanged.
+    case 'alias': case 'binary': case 'boolean': case 'constant_keyword': case 'date': case 'date_nanos': case 'flat_object': case 'flattened': case 'geo_point':
+    case 'ip': case 'keyword': case 'match_only_text': case 'nested': case 'object': case 'text': case 'wildcard':
       return n;
   }
 }
