@@ -112,6 +112,7 @@ function indexLeaf(doc: ParsedDoc, id: string, path: string, fm: FieldMapping, v
     if (INDEXED_TYPES.has(t)) malformed(doc, id, path, fm, v);
     return;
   }
+  if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') return; // JSON holds no other scalar
   if (t === 'text' || t === 'match_only_text') {
     indexText(doc, path, String(v));
   } else if (t === 'keyword' || t === 'wildcard') {
@@ -202,6 +203,7 @@ function indexFlattened(doc: ParsedDoc, path: string, fm: FieldMapping, raw: unk
     for (const [k, x] of Object.entries(raw as Record<string, unknown>)) indexFlattened(doc, path, fm, x, keyPrefix === '' ? k : `${keyPrefix}.${k}`);
     return;
   }
+  if (typeof raw !== 'string' && typeof raw !== 'number' && typeof raw !== 'boolean') return; // JSON holds no other scalar
   const s = String(raw);
   if (fm.ignore_above !== undefined && s.length > fm.ignore_above) return;
   push(doc.terms, path, s);

@@ -7,7 +7,7 @@
 import type { FieldMapping } from '../../../protocol/mapping.ts';
 import { parseDateValue } from '../../../shared/aggs/date-format.ts';
 import type { Query } from '../../../protocol/query-ast.ts';
-import type { AggNode } from '../../../protocol/agg-request.ts';
+import type { AggNode, AggValue } from '../../../protocol/agg-request.ts';
 import type { AggPartial, BucketKey } from '../../../protocol/aggs.ts';
 import type { Generation } from '../generation.ts';
 import type { Searcher } from '../searcher.ts';
@@ -108,7 +108,7 @@ export function numericMissing(v: unknown, fm: FieldMapping | undefined): number
  * Calls `fn(key)` once per distinct value of each doc (keys as terms or numbers), and for docs
  * without a value with `missing` when given. Returns nothing; `fn` may record the doc.
  */
-export function forEachKey(ctx: AggContext, field: string, missing: unknown, docs: SegDocs[], fn: (key: BucketKey, s: number, d: number) => void): void {
+export function forEachKey(ctx: AggContext, field: string, missing: AggValue | undefined, docs: SegDocs[], fn: (key: BucketKey, s: number, d: number) => void): void {
   const fm = ctx.fields.get(field);
   const numeric = fm !== undefined && valuesKind(fm) === 'number';
   const miss: BucketKey | undefined = missing === undefined ? undefined : numeric ? numericMissing(missing, fm) : String(missing);
