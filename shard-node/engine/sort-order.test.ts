@@ -9,7 +9,7 @@ import { presortedQuery, sortedMatches } from './selection.ts';
 import { cachedOrder, liveOrder, liveOrderSliced, orderSpec, ORDER_SPEC_MAX_KEY_CHARS, ORDERS_PER_SEGMENT, rememberOrder } from './sort-order.ts';
 import { SORT_RUN } from '../../shared/sliced-work.ts';
 import { idKeys } from './sort-keys.ts';
-import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
+import { byField, newShard, q } from '../../test/support/engine-shard.ts';
 import { searcherOf } from './searcher.ts';
 
 const MAPPING = { properties: { n: { type: 'long' }, x: { type: 'double' }, tag: { type: 'keyword' }, w: { type: 'text' } } };
