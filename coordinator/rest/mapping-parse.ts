@@ -23,7 +23,8 @@ export function javaString(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return '[' + v.map(javaString).join(', ') + ']';
   if (typeof v === 'object') return '{' + Object.entries(v as Obj).map(([k, x]) => `${k}=${javaString(x)}`).join(', ') + '}';
-  return String(v);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return typeof v; // not a parsed JSON value (a function or a symbol): its kind
 }
 
 /** The simple name of the Java class XContent parses a JSON value into (`String`, `Integer`, ...). */
@@ -151,7 +152,7 @@ function parseMultiFields(name: string, fullPath: string, v: unknown): Record<st
     if (!isObject(node)) throw mapperParsing(`Expected map for property [fields] on field [${sub}] but got a class java.lang.String`);
     const type = node.type;
     if (type === undefined || type === null) throw mapperParsing(`No type specified for field [${sub}]`);
-    const t = String(type);
+    const t = javaString(type);
     if (t === 'object' || t === 'nested' || t === 'alias') throw mapperParsing(`Type [${t}] cannot be used in multi field`);
     if (FIELD_PARAMS[t] === undefined && !STORED_ONLY_TYPES.has(t)) throw mapperParsing(`No handler for type [${t}] declared on field [${sub}]`);
     setOwn(out, sub, parseLeaf(sub, `${fullPath}.${sub}`, t, node));

@@ -29,12 +29,7 @@ export const IMAGE: Record<Kind, string> = {
 };
 
 /** A Lucene `ParseException`/`TokenMgrError` message; becomes the ES `parse_exception` cause. */
-export class SyntaxError_ {
-  readonly message: string;
-  constructor(message: string) {
-    this.message = message;
-  }
-}
+export class SyntaxError_ extends Error {}
 
 const WS = ' \t\n\r\u3000';
 const NOT_TERM_START = WS + '+-!():^[]"{}~*?\\/';

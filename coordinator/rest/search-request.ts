@@ -120,8 +120,16 @@ function effectiveSource(source: SourceFilter | null, stored: StoredFields | nul
   return true;
 }
 
+/** The URL options of a search that do not live in the Draft. */
+interface UrlOptions {
+  allowPartial: boolean;
+  searchType: SearchRequest['searchType'];
+  scroll: string | null;
+  restTotalHitsAsInt: boolean;
+}
+
 /** `RestSearchAction` parameters in ES's order; returns the options that do not live in the Draft. */
-function applyUrl(d: Draft, p: Map<string, string>, path: string) {
+function applyUrl(d: Draft, p: Map<string, string>, path: string): UrlOptions {
   const has = (k: string) => p.has(k);
   const get = (k: string) => p.get(k) as string;
   const minInt = (k: string, min: number, msg: string) => {
@@ -196,7 +204,7 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string) {
       throw illegalArgument(`[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got ${t}`);
     }
   }
-  return { allowPartial, searchType: st as SearchRequest['searchType'], scroll, restTotalHitsAsInt };
+  return { allowPartial, searchType: st, scroll, restTotalHitsAsInt };
 }
 
 /** `BaseRestHandler.unrecognized` over the search parameters (see {@link checkUnrecognizedParams}). */
@@ -213,7 +221,7 @@ function checkUnrecognized(p: Map<string, string>, path: string): void {
  *   URL values, then unrecognized parameters, then `Validation Failed: …` checks).
  * @example parseSearchRequest(new URLSearchParams('size=5&sort=date:desc'), { query: { match_all: {} } }, '/idx/_search')
  */
-export function parseSearchRequest(params: URLSearchParams, body: unknown | undefined, path: string): SearchRequest {
+export function parseSearchRequest(params: URLSearchParams, body: unknown, path: string): SearchRequest {
   const d: Draft = {
     from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
     searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false, aggs: null, postFilter: null,

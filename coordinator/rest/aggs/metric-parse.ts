@@ -7,7 +7,7 @@ import { illegalArgument } from '../../../protocol/errors.ts';
 import { xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import type { SourceFilter } from '../../../protocol/search.ts';
 import { parseSortBody } from '../sort-parse.ts';
-import type { AggValue, CardinalityAgg, PercentilesAgg, StatsMetricAgg, TopHitsAgg } from '../../../protocol/agg-request.ts';
+import type { CardinalityAgg, PercentilesAgg, StatsMetricAgg, TopHitsAgg } from '../../../protocol/agg-request.ts';
 import { dbl, javaDoubleText, lng, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 
 /** ES's default `percents`. */
@@ -66,7 +66,7 @@ export function parseCardinality(name: string, body: Obj): CardinalityAgg {
 export function parsePercentiles(name: string, body: Obj): PercentilesAgg {
   const n: PercentilesAgg = { type: 'percentiles', name, field: '', percents: [...DEFAULT_PERCENTS], keyed: true, compression: 100, aggs: [] };
   let percents: number[] | null = null;
-  const specs = valuesSource(n as { field: string; missing?: AggValue; format?: string }, true);
+  const specs = valuesSource(n, true);
   walk('percentiles', body, {
     ...specs,
     percents: ['A', (v) => (percents = (v as unknown[]).map(dbl))],
@@ -99,7 +99,7 @@ export function parsePercentileRanks(name: string, body: Obj): PercentilesAgg {
   const n: PercentilesAgg = { type: 'percentile_ranks', name, field: '', percents: [], keyed: true, compression: 100, aggs: [] };
   let values: number[] | null = null;
   walk('percentile_ranks', body, {
-    ...valuesSource(n as { field: string; missing?: AggValue; format?: string }, true),
+    ...valuesSource(n, true),
     values: ['A', (v) => (values = (v as unknown[]).map(dbl))],
     keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
     tdigest: ['O', (v) => walk('tdigest', v as Obj, { compression: ['V', (x) => (n.compression = dbl(x))], execution_hint: ['V', (x) => void str(x)] })],
