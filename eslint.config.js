@@ -13,6 +13,39 @@ export default tseslint.config(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      // A leading underscore marks a binding that is unused on purpose (a skipped tuple slot, a
+      // property dropped by a rest destructuring, a parameter a callback signature requires).
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrorsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true },
+      ],
+    },
+  },
+  {
+    // The config files themselves are plain JavaScript outside tsconfig.json: lint them without type information.
+    files: ['**/*.js', '**/*.cjs'],
+    extends: [tseslint.configs.disableTypeChecked],
+  },
+  {
+    files: ['**/*.cjs'],
+    // .dependency-cruiser.cjs is a CommonJS module (dependency-cruiser loads it with require).
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+  },
+  {
+    files: ['**/*.test.ts', 'test/**'],
+    rules: {
+      // Tests read parsed JSON replies of arbitrary shape (`await res.json()`) and probe them field by field.
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      // Tests read parsed JSON replies of arbitrary shape; assigning them to typed locals is the assertion's job.
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      // Tests read parsed JSON replies of arbitrary shape and call the client methods found on them.
+      '@typescript-eslint/no-unsafe-call': 'off',
+      // Tests read parsed JSON replies of arbitrary shape and pass them on to expect() and helpers.
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      // Tests read parsed JSON replies of arbitrary shape and return them from small request helpers.
+      '@typescript-eslint/no-unsafe-return': 'off',
+      // Tests type parsed JSON replies of arbitrary shape as `any` rather than restate Elasticsearch's response types.
+      '@typescript-eslint/no-explicit-any': 'off',
     },
   },
 );

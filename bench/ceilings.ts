@@ -27,8 +27,8 @@ function startServer(): Promise<{ child: ChildProcess; port: number }> {
     const child = spawn(process.execPath, [SERVER_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
     const timer = setTimeout(() => reject(new Error('trivial server did not start in 10 s')), 10_000);
     let out = '';
-    child.stdout!.setEncoding('utf8');
-    child.stdout!.on('data', (chunk: string) => {
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
       out += chunk;
       const m = /ready (\d+)/.exec(out);
       if (m) {

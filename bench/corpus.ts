@@ -63,10 +63,10 @@ export function variedPopulation(population: number, cityId: number, copy: numbe
  */
 export function buildCorpus(size: number): Corpus {
   const base = [...cities.docs()];
-  const ids: string[] = new Array(size);
+  const ids = new Array<string>(size);
   const population = new Float64Array(size);
-  const country: string[] = new Array(size);
-  const name: string[] = new Array(size);
+  const country = new Array<string>(size);
+  const name = new Array<string>(size);
   const docAt = (i: number): CorpusDoc => {
     const copy = Math.floor(i / base.length);
     const city = base[i % base.length];

@@ -9,6 +9,7 @@ import { Shard } from '../shard-node/engine/shard.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 import type { SortField } from '../protocol/sort.ts';
+import { searcherOf } from '../shard-node/engine/searcher.ts';
 
 const require = createRequire(import.meta.url);
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -62,17 +63,18 @@ console.log(
 
 const pop: SortField[] = [{ kind: 'field', field: 'population', order: 'desc', missing: '_last', mode: 'max' }];
 const gen = shard.acquire();
+const searcher = searcherOf(gen);
 for (const k of [10, cities.length]) {
   const runs = k === 10 ? 20 : 5;
-  gen.query({ query: { kind: 'match_all', boost: 1 }, sort: pop, k, trackTotalHits: 10_000 });
+  searcher.query({ query: { kind: 'match_all', boost: 1 }, sort: pop, k, trackTotalHits: 10_000 });
   t0 = performance.now();
-  for (let i = 0; i < runs; i++) gen.query({ query: { kind: 'match_all', boost: 1 }, sort: pop, k, trackTotalHits: 10_000 });
+  for (let i = 0; i < runs; i++) searcher.query({ query: { kind: 'match_all', boost: 1 }, sort: pop, k, trackTotalHits: 10_000 });
   console.log(`match_all sort population desc k=${k}: ${((performance.now() - t0) / runs).toFixed(1)} ms`);
 }
 const matchInput = { query: { kind: 'match', field: 'name', query: 'san jose', operator: 'or', boost: 1 }, sort: [{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }], k: 10, trackTotalHits: 10_000 } as const;
-let r = gen.query(matchInput);
+let r = searcher.query(matchInput);
 t0 = performance.now();
-for (let i = 0; i < 20; i++) r = gen.query(matchInput);
+for (let i = 0; i < 20; i++) r = searcher.query(matchInput);
 console.log(`match name "san jose" k=10: ${((performance.now() - t0) / 20).toFixed(2)} ms (mean of 20 after a warm-up), total ${r.total.value}, top ${r.hits[0]?._id} ${r.hits[0]?._score}`);
 const ids = Array.from({ length: 10 }, (_, i) => String(i * 1000));
 gen.fetch(ids);

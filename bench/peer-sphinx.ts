@@ -78,7 +78,7 @@ export async function ensureSphinx(log: (line: string) => void): Promise<string 
 }
 
 /** A tsvpipe cell: no tabs or newlines (tsvpipe has no quoting). */
-function cell(v: unknown): string {
+function cell(v: string | number | null | undefined): string {
   return String(v ?? '').replace(/[\t\r\n]/g, ' ');
 }
 
@@ -171,7 +171,7 @@ async function waitSphinxQl(port: number, child: ChildProcess, deadlineMs: numbe
       await c.end();
       return;
     } catch (err) {
-      if (Date.now() > end) throw new Error(`searchd on ${port} did not answer: ${(err as Error).message}`);
+      if (Date.now() > end) throw new Error(`searchd on ${port} did not answer: ${(err as Error).message}`, { cause: err });
       await new Promise((r) => setTimeout(r, 200));
     }
   }
@@ -207,7 +207,7 @@ export async function startSphinxPeer(corpus: Corpus, shards: number, maxClients
   };
   const spawnSearchd = (conf: string): ChildProcess => {
     const child = spawn('searchd', ['--config', conf, '--nodetach'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    child.stderr!.resume();
+    child.stderr.resume();
     children.push(child);
     return child;
   };

@@ -10,6 +10,7 @@ import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 import { parseQuery } from '../coordinator/rest/query-dsl.ts';
 import { SCORE_SORT } from '../protocol/sort.ts';
+import { searcherOf } from '../shard-node/engine/searcher.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -39,7 +40,7 @@ for (let round = 0; round < 7; round++) {
   for (const [label, shard, q] of cases) {
     const gen = shard.acquire();
     const t0 = performance.now();
-    for (let i = 0; i < n; i++) gen.query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
+    for (let i = 0; i < n; i++) searcherOf(gen).query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
     const perQuery = (performance.now() - t0) / n;
     if (round > 0) best.set(label, Math.min(best.get(label) ?? Number.POSITIVE_INFINITY, perQuery));
   }

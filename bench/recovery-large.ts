@@ -31,13 +31,29 @@ const SERVICES = ['shard-0', 'shard-1', 'shard-2'];
 const SECRET = randomBytes(32).toString('hex');
 const MiB = 1024 * 1024;
 
-/** A JSON call to the coordinator. */
-async function es(url: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<any> {
+/** The fields of a `/_cluster/health` reply this bench reads. */
+interface Health {
+  status: string;
+}
+
+/** The fields of the coordinator's `"shard copy recovered"` log line this bench reports. */
+interface RecoveredLine {
+  mode: string;
+  ops: number;
+  chunks: number;
+  bytes: number;
+  fromSeqNo: number;
+  upTo: number;
+  tookMs: number;
+}
+
+/** A JSON call to the coordinator; `T` is the shape of the reply fields the caller reads. */
+async function es<T = unknown>(url: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
   const res = await request(`${url}${path}`, { method: method as 'GET', headers: { 'content-type': contentType }, body: typeof body === 'string' || body === undefined ? body : JSON.stringify(body), headersTimeout: 600_000, bodyTimeout: 600_000 });
   const text = await res.body.text();
   // A health wait that timed out answers 408 with the health body (as ES does).
   if (res.statusCode >= 300 && !(res.statusCode === 408 && path.startsWith('/_cluster/health'))) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 500)}`);
-  return JSON.parse(text);
+  return JSON.parse(text) as T;
 }
 
 /** Resident and peak resident memory of a process in bytes (/proc/<pid>/status). */
@@ -79,7 +95,7 @@ async function main(): Promise<void> {
         bulkBytes += source.length;
         docs++;
         if (bulkBytes >= BULK_BYTES) {
-          const r = await es(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
+          const r = await es<{ errors: boolean }>(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
           if (r.errors) throw new Error('bulk item failed');
           lines = [];
           bulkBytes = 0;
@@ -87,13 +103,13 @@ async function main(): Promise<void> {
         if (Date.now() - t0 > DEADLINE_MS) throw new Error('deadline passed while loading');
       }
       if (lines.length > 0) {
-        const r = await es(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
+        const r = await es<{ errors: boolean }>(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
         if (r.errors) throw new Error('bulk item failed');
       }
       console.log(`  loaded ${docs} docs, ${(sourceBytes / MiB).toFixed(1)} MiB of _source (${((Date.now() - loadStarted) / 1000).toFixed(0)} s)`);
     }
     await es(url, 'POST', `/${INDEX}/_refresh`);
-    const health = await es(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=120s`);
+    const health = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=120s`);
     if (health.status !== 'green') throw new Error(`not green after loading: ${health.status}`);
     const loadSec = (Date.now() - loadStarted) / 1000;
 
@@ -110,7 +126,7 @@ async function main(): Promise<void> {
     // A write while it is down takes the copy out of the in-sync set; the flush trims the primary's translog.
     await es(url, 'PUT', `/${INDEX}/_doc/while-down`, { group: 'x', copy: -1, text: 'written while the replica was down' });
     await es(url, 'POST', `/${INDEX}/_flush`);
-    const yellow = await es(url, 'GET', `/_cluster/health/${INDEX}`);
+    const yellow = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}`);
 
     const seen = cluster.logs('coordinator').split('\n').filter((l) => l.includes('"shard copy recovered"')).length;
     const restartAt = Date.now();
@@ -123,7 +139,7 @@ async function main(): Promise<void> {
     }, 100);
     let green = false;
     while (!green && Date.now() - t0 < DEADLINE_MS) {
-      const h = await es(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=30s`);
+      const h = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=30s`);
       green = h.status === 'green';
     }
     clearInterval(sampler);
@@ -136,10 +152,10 @@ async function main(): Promise<void> {
       .split('\n')
       .filter((l) => l.includes('"shard copy recovered"'))
       .slice(seen)
-      .map((l) => JSON.parse(l))
+      .map((l) => JSON.parse(l) as RecoveredLine)
       .at(-1);
     await es(url, 'POST', `/${INDEX}/_refresh`);
-    const cat = await es(url, 'GET', `/_cat/shards/${INDEX}?format=json&h=prirep,state,docs,store`);
+    const cat = await es<{ docs: string }[]>(url, 'GET', `/_cat/shards/${INDEX}?format=json&h=prirep,state,docs,store`);
     const hwm = { primary: memory(cluster.pid(primary)).hwm, replica: memory(cluster.pid(replica)).hwm };
 
     const figures = {
@@ -156,7 +172,7 @@ async function main(): Promise<void> {
       total_seconds: +((Date.now() - t0) / 1000).toFixed(0),
     };
     console.log(JSON.stringify(figures, null, 2));
-    const docCounts = (cat as { docs: string }[]).map((c) => c.docs);
+    const docCounts = cat.map((c) => c.docs);
     if (docCounts.length !== 2 || docCounts[0] !== docCounts[1] || Number(docCounts[0]) !== docs + 1) throw new Error(`copies disagree: ${JSON.stringify(cat)}`);
   } finally {
     await cluster.stop();

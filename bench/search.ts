@@ -31,7 +31,7 @@ const scenarios: Scenario[] = [
 /** Runs autocannon against one URL for `seconds` and returns its result. */
 function run(url: string, conns: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) => {
-    autocannon({ url, connections: conns, duration: seconds }, (err, res) => (err ? reject(err) : resolve(res)));
+    autocannon({ url, connections: conns, duration: seconds }, (err: Error | undefined, res) => (err ? reject(err) : resolve(res)));
   });
 }
 

@@ -9,7 +9,7 @@
 import { citiesIndex, cities } from '../scripts/samples/cities.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
 import { Shard } from '../shard-node/engine/shard.ts';
-import type { QueryInput } from '../shard-node/engine/generation.ts';
+import { searcherOf, type QueryInput } from '../shard-node/engine/searcher.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 import type { Query } from '../protocol/query-ast.ts';
@@ -40,7 +40,7 @@ const countryFilter: Query = { kind: 'bool', must: [], should: [], filter: [coun
 // segments, which the caches (keyed by segment and generation object) have never seen.
 const fields = gen.fields();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-const coldViews = () => gen.views.map((v) => ({ ...v, segment: Object.assign(Object.create(Object.getPrototypeOf(v.segment)), v.segment) as Segment }));
+const coldViews = () => gen.views.map((v) => ({ ...v, segment: Object.assign(Object.create(Object.getPrototypeOf(v.segment) as object | null), v.segment) as Segment }));
 const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1];
 // CPU time of this thread's work (ms): steadier than wall time on a shared box.
 const cpuNow = (): number => {
@@ -84,7 +84,7 @@ console.log('| order | all segments CPU ms (largest) | generation merge CPU ms |
 console.log('|---|---:|---:|');
 specs.forEach(([name], i) => console.log(`| ${name} | ${median(build[i][0]).toFixed(1)} (${median(build[i][1]).toFixed(1)}) | ${median(build[i][2]).toFixed(1)} |`));
 
-const deep = gen.query({ query: all, sort: popId, k: 100_001, trackTotalHits: 1 }).hits[100_000];
+const deep = searcherOf(gen).query({ query: all, sort: popId, k: 100_001, trackTotalHits: 1 }).hits[100_000];
 
 const rows: [string, QueryInput][] = [
   ['match_all, default _score sort, k=10', { query: all, sort: SCORE_SORT, k: 10, trackTotalHits: 10_000 }],
@@ -101,12 +101,12 @@ console.log('| query | first call ms | warm p50 ms | total | first hit |');
 console.log('|---|---:|---:|---:|---|');
 for (const [name, input] of rows) {
   let t = performance.now();
-  let out = fresh.query(input);
+  let out = searcherOf(fresh).query(input);
   const first = performance.now() - t;
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     t = performance.now();
-    out = fresh.query(input);
+    out = searcherOf(fresh).query(input);
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);

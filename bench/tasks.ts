@@ -16,6 +16,7 @@ export const TERM_COUNTRY = 'US';
 export const PHRASE = 'san jose';
 /** Pages and page size of the `scroll` task. */
 export const SCROLL_PAGES = 25;
+/** Hits per page of the `scroll` task. */
 export const SCROLL_PAGE_SIZE = 1000;
 
 /** A task paged with `from`/`size`. */

@@ -16,6 +16,7 @@ import { cities, citiesIndex } from '../scripts/samples/cities.ts';
 import { collectShardAggs, refineShardAggs } from '../shard-node/engine/aggs/shard-aggs.ts';
 import { Shard } from '../shard-node/engine/shard.ts';
 import { recordReplies, reduceAggs, type ReplyLog } from '../coordinator/search/aggs/reduce.ts';
+import { searcherOf } from '../shard-node/engine/searcher.ts';
 
 const count = Number(process.env.SHARDS ?? 3);
 let mapping = citiesIndex.mappings as Mapping;
@@ -47,7 +48,7 @@ for (const [label, body] of [
   ['terms name.keyword, size 100 + sum population', { n: { terms: { field: 'name.keyword', size: 100 }, aggs: { p: { sum: { field: 'population' } } } } }],
   ['terms name.keyword, size 10, shard_size 10', { n: { terms: { field: 'name.keyword', shard_size: 10 } } }],
 ] as const) {
-  const nodes = parseAggregations(body as unknown as Record<string, unknown>);
+  const nodes = parseAggregations(body);
   const times: number[] = [];
   let rounds = 0;
   let first = 0;
@@ -55,7 +56,7 @@ for (const [label, body] of [
   let replies = 0;
   for (let run = 0; run < 20; run++) {
     const t0 = performance.now();
-    const parts = gens.map((g) => collectShardAggs(g, nodes, query, candidatesPerShard(count)));
+    const parts = gens.map((g) => collectShardAggs(searcherOf(g), nodes, query, candidatesPerShard(count)));
     first = bytes(parts);
     refine = 0;
     replies = 0;
@@ -64,7 +65,7 @@ for (const [label, body] of [
       const o = reduceAggs(nodes, parts, log);
       if (o.done) break;
       for (const [p, tasks] of o.tasks) {
-        const results = refineShardAggs(gens[p], nodes, query, tasks);
+        const results = refineShardAggs(searcherOf(gens[p]), nodes, query, tasks);
         refine += bytes(tasks);
         replies += bytes(results);
         recordReplies(log, p, tasks, results);

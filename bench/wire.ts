@@ -86,7 +86,7 @@ function lazyHits(body: Uint8Array): ShardHit[] {
         const i = Number(prop);
         if (Number.isInteger(i) && i >= 0 && i < r.count) return (target[i] ??= r.entry(i) as ShardHit);
       }
-      return Reflect.get(target, prop, receiver);
+      return Reflect.get(target, prop, receiver) as unknown;
     },
   });
 }

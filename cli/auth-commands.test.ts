@@ -53,7 +53,7 @@ describe('folio users', () => {
   it('reads the password from stdin when --password is absent (the folio executable, piped)', async () => {
     const file = join(await tmp(), 'users');
     await new Promise<void>((resolve, reject) => {
-      const child = execFile(process.execPath, ['cli/folio.ts', 'users', 'add', 'carol', '--file', file], { cwd: REPO_ROOT }, (err) => (err ? reject(err) : resolve()));
+      const child = execFile(process.execPath, ['cli/folio.ts', 'users', 'add', 'carol', '--file', file], { cwd: REPO_ROOT }, (err: Error | null) => (err ? reject(err) : resolve()));
       child.stdin!.end('carol pw from stdin\n');
     });
     const parsed = parseUsersFile(await readFile(file, 'utf8'));

@@ -77,7 +77,7 @@ describe('BulkSender', () => {
     });
     const retries: string[] = [];
     const sleeps: number[] = [];
-    const sender = new BulkSender({ base: s.base, index: 'b', dispatcher: s.agent, onRetry: (r) => retries.push(r), sleep: async (ms) => void sleeps.push(ms) });
+    const sender = new BulkSender({ base: s.base, index: 'b', dispatcher: s.agent, onRetry: (r) => retries.push(r), sleep: (ms) => (sleeps.push(ms), Promise.resolve()) });
     let result: BatchResult | undefined;
     await sender.send(['a', 'b', 'c'].map((id) => ({ _id: id, source: { id } })), (r) => void (result = r));
     await sender.drain();

@@ -94,7 +94,7 @@ export class BulkSender {
   private readonly concurrency: number;
   private readonly retryItems: ReadonlySet<number>;
   private readonly inFlight = new Set<Promise<void>>();
-  private fatal: unknown;
+  private fatal: Error | undefined;
 
   constructor(opts: BulkSenderOptions) {
     this.opts = opts;
@@ -103,7 +103,7 @@ export class BulkSender {
   }
 
   /** The first fatal error of any request so far (undefined while all is well). */
-  get failure(): unknown {
+  get failure(): Error | undefined {
     return this.fatal;
   }
 
@@ -118,7 +118,7 @@ export class BulkSender {
     const p: Promise<void> = this.sendBatch(docs)
       .then(onDone)
       .catch((err: unknown) => {
-        this.fatal ??= err;
+        this.fatal ??= err instanceof Error ? err : new Error(String(err));
       })
       .finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);

@@ -70,7 +70,7 @@ export class HttpError extends Error {
 }
 
 /** Calls and throws {@link HttpError} unless the status is 200 (or one of `ok`); returns the JSON body. */
-export async function callOk<T = any>(dispatcher: Agent, method: Method, base: string, path: string, body?: unknown, ok: number[] = [200]): Promise<T> {
+export async function callOk<T = unknown>(dispatcher: Agent, method: Method, base: string, path: string, body?: unknown, ok: number[] = [200]): Promise<T> {
   const reply = await call(dispatcher, method, base + path, body);
   if (!ok.includes(reply.status)) throw new HttpError(method, path, reply);
   return reply.json as T;

@@ -57,10 +57,10 @@ export function parseQueryFlag(flag: string): unknown {
   try {
     q = JSON.parse(flag);
   } catch (err) {
-    throw new Error(`--query is not JSON: ${(err as Error).message}`);
+    throw new Error(`--query is not JSON: ${(err as Error).message}`, { cause: err });
   }
   if (typeof q !== 'object' || q === null || Array.isArray(q)) throw new Error('--query must be a JSON object');
-  return 'query' in q ? (q as { query: unknown }).query : q;
+  return 'query' in q ? q.query : q;
 }
 
 /**

@@ -70,6 +70,49 @@ function interruptSignal(io: Io): { signal: AbortSignal; dispose: () => void } {
   return { signal: ac.signal, dispose: () => (process.off('SIGINT', first), process.off('SIGINT', second)) };
 }
 
+/** The program-wide flags, as commander parses them (`--url` always has its default). */
+interface GlobalFlags {
+  url: string;
+  quiet?: boolean;
+}
+
+/** `folio load` flags, as commander parses them (`--no-refresh` sets `refresh: false`). */
+interface LoadFlags {
+  index: string;
+  shards?: number;
+  batch: number;
+  format?: InputFormat;
+  idField?: string;
+  inferTypes?: boolean;
+  errors?: string;
+  checkpoint?: string;
+  resume?: boolean;
+  refresh: boolean;
+}
+
+/** `folio dump` flags, as commander parses them. */
+interface DumpFlags {
+  index: string;
+  query?: unknown;
+  sort?: unknown[];
+  out?: string;
+  withId?: boolean;
+  size: number;
+  slices: number;
+}
+
+/** `folio reindex` flags, as commander parses them. */
+interface ReindexFlags {
+  source: string;
+  dest: string;
+  destUrl?: string;
+  stream?: boolean;
+  query?: unknown;
+  batch: number;
+  slices: number;
+  errors?: string;
+}
+
 /** Builds the program; each action stores its exit code in `result.code`. */
 function buildProgram(io: Io, result: { code: number }): Command {
   const program = new Command('folio')
@@ -93,12 +136,12 @@ function buildProgram(io: Io, result: { code: number }): Command {
     .option('--checkpoint <file>', 'checkpoint file (default .folio-load-<index>.json beside the input)')
     .option('--resume', 'skip what the checkpoint records as acknowledged')
     .option('--no-refresh', 'do not refresh the index at the end')
-    .action(async (file: string, opts: Record<string, any>, cmd: Command) => {
-      const g = cmd.optsWithGlobals();
+    .action(async (file: string, opts: LoadFlags, cmd: Command) => {
+      const g = cmd.optsWithGlobals<GlobalFlags>();
       const interrupt = interruptSignal(io);
       try {
         const s = await runLoad({
-          url: g.url, file, index: opts.index, shards: opts.shards, batch: opts.batch, format: opts.format as InputFormat | undefined,
+          url: g.url, file, index: opts.index, shards: opts.shards, batch: opts.batch, format: opts.format,
           idField: opts.idField, inferTypes: opts.inferTypes, errorsFile: opts.errors, checkpoint: opts.checkpoint, resume: opts.resume,
           refresh: opts.refresh, quiet: g.quiet, signal: interrupt.signal, log: (l) => io.err(l + '\n'),
         });
@@ -120,8 +163,8 @@ function buildProgram(io: Io, result: { code: number }): Command {
     .option('--with-id', 'write {"_id", "_source"} lines (folio load reads them back with their ids)')
     .option('--size <n>', 'hits per page', positiveInt, 1000)
     .option('--slices <n>', 'walk the index in n sliced walks at once (lines then come in no overall order)', positiveInt, 1)
-    .action(async (opts: Record<string, any>, cmd: Command) => {
-      const g = cmd.optsWithGlobals();
+    .action(async (opts: DumpFlags, cmd: Command) => {
+      const g = cmd.optsWithGlobals<GlobalFlags>();
       const s = await runDump({
         url: g.url, index: opts.index, query: opts.query, sort: opts.sort, out: opts.out, withId: opts.withId, pageSize: opts.size, slices: opts.slices, quiet: g.quiet,
       });
@@ -139,8 +182,8 @@ function buildProgram(io: Io, result: { code: number }): Command {
     .option('--batch <n>', 'documents per batch', positiveInt, 1000)
     .option('--slices <n>', 'copy in n slices at once (the server\'s _reindex?slices=n, or n sliced walks of a streamed copy)', positiveInt, 1)
     .option('--errors <file>', 'failed documents of a streamed copy (default <dest>.errors.ndjson)')
-    .action(async (opts: Record<string, any>, cmd: Command) => {
-      const g = cmd.optsWithGlobals();
+    .action(async (opts: ReindexFlags, cmd: Command) => {
+      const g = cmd.optsWithGlobals<GlobalFlags>();
       const s = await runReindex({
         url: g.url, source: opts.source, dest: opts.dest, destUrl: opts.destUrl, stream: opts.stream, query: opts.query, batch: opts.batch,
         slices: opts.slices, errorsFile: opts.errors, quiet: g.quiet,

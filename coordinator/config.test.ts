@@ -1,7 +1,8 @@
 // The coordinator's node list: FOLIO_NODES, or FOLIO_NODE_COUNT + FOLIO_NODE_URL_TEMPLATE expanded to
 // the same ordered list, with clear startup errors for every bad combination.
 import { describe, expect, it } from 'vitest';
-import { expandNodeUrlTemplate, loadCoordinatorConfig, resolveNodeList } from './config.ts';
+import { expandNodeUrlTemplate, resolveNodeList } from '../shared/node-list.ts';
+import { loadCoordinatorConfig } from './config.ts';
 
 const K8S_TEMPLATE = 'http://shard-{i}.shard.{namespace}.svc.cluster.local:9300';
 

@@ -6,8 +6,6 @@ import { envBool, envInt, envStr } from '../shared/env.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
 import { etcdEndpointsOf } from '../shared/state-store/open-store.ts';
 import { resolveNodeList } from '../shared/node-list.ts';
-
-export { expandNodeUrlTemplate, resolveNodeList } from '../shared/node-list.ts';
 import { DEEP_PAGE_FROM, SELECTION_SAMPLES } from './search/select-phase.ts';
 
 /** Typed coordinator settings. Units are in the names. */

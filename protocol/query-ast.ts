@@ -229,7 +229,29 @@ export function subQueries(q: Query): readonly Query[] {
       return [q.filter];
     case 'multi_field':
       return [q.query];
-    default:
+    case 'match_all':
+    case 'match_none':
+    case 'match':
+    case 'match_phrase':
+    case 'multi_match':
+    case 'term':
+    case 'terms':
+    case 'range':
+    case 'exists':
+    case 'prefix':
+    case 'wildcard':
+    case 'fuzzy':
+    case 'match_bool_prefix':
+    case 'match_phrase_prefix':
+    case 'terms_lookup':
+    case 'ids':
+    case 'regexp':
+    case 'slice':
       return [];
+    default: {
+      // A new query kind must say here whether it holds queries.
+      const unknownKind: never = q;
+      return unknownKind;
+    }
   }
 }

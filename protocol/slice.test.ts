@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mix32, numberSliceHash, shardSlice, type SliceSpec } from './slice.ts';
+import { mix32, numberSliceHash, shardSlice } from './slice.ts';
 
 describe('shardSlice', () => {
   it("follows SliceBuilder.toFilter: 2 shards, 4 slices → slices 0 and 2 share shard 0", () => {
@@ -21,7 +21,7 @@ describe('shardSlice', () => {
         const readers = new Map<string, number>();
         for (let id = 0; id < max; id++) {
           for (let shard = 0; shard < shards; shard++) {
-            const s = shardSlice({ id, max } as SliceSpec, shard, shards);
+            const s = shardSlice({ id, max }, shard, shards);
             if (s.kind === 'all') readers.set(`${shard}/all`, (readers.get(`${shard}/all`) ?? 0) + 1);
             if (s.kind === 'part') {
               expect(s.id).toBeLessThan(s.max);

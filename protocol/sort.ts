@@ -25,8 +25,8 @@ export interface SortField {
   /** Field path for `kind: 'field'`, `_score` or `_doc` otherwise. */
   field: string;
   order: 'asc' | 'desc';
-  /** Where documents without a value go: `_last` (default, both orders), `_first`, or a substitute value. */
-  missing: '_last' | '_first' | number | string;
+  /** Where documents without a value go: `'_last'` (default, both orders), `'_first'`, or a substitute value (a number or any other string). */
+  missing: number | string;
   /**
    * ES `mode`, how a multi-valued field picks its sort value (`MultiValueMode`): default `min` for
    * asc, `max` for desc; `sum`, `avg` and `median` on numeric, date and boolean fields only.
@@ -51,7 +51,7 @@ export const SHARD_DOC = '_shard_doc';
 
 /** ES's default sort: `_score` descending. */
 export const SCORE_SORT: readonly SortField[] = Object.freeze([
-  { kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' } as SortField,
+  { kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' },
 ]);
 
 /** What the comparator reads from a hit: its sort values (one per SortField) and `_id`. */

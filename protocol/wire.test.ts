@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { QueryPhaseResponse, SelectRangeResponse, SelectSampleResponse, ShardHit } from './search.ts';
 import type { SortValue } from './sort.ts';
-import { acceptsHits, decodeHits, encodeHits, isHitsContentType, WireDecodeError, WireEncodeError, HITS_CONTENT_TYPE } from './wire.ts';
+import { acceptsHits, decodeHits, encodeHits, isHitsContentType, HITS_CONTENT_TYPE } from './wire.ts';
+import { WireDecodeError, WireEncodeError } from './wire-strings.ts';
 
 const base = { node: 'n1', index: 'cities', shard: 2, generation: 7 };
 

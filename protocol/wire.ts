@@ -31,8 +31,6 @@ import type { ShardHit } from './search.ts';
 import type { SortKey, SortValue } from './sort.ts';
 import { WireDecodeError, WireEncodeError, WireReader, WireWriter, pad8, prepareStrings, stringBlockSize, type StringColumn } from './wire-strings.ts';
 
-export { WireDecodeError, WireEncodeError } from './wire-strings.ts';
-
 /** Media type of the binary hits format (request `accept`, reply `content-type`). */
 export const HITS_CONTENT_TYPE = 'application/x-folio-hits';
 
@@ -167,7 +165,7 @@ export function encodeHits(res: object, field: EntriesField): Uint8Array<ArrayBu
 function prepareSources(raw: unknown, n: number): StringColumn {
   if (!Array.isArray(raw) || raw.length !== n) throw new WireEncodeError(`sources must be an array of ${n} entries`);
   for (let i = 0; i < n; i++) {
-    const v = raw[i];
+    const v: unknown = raw[i];
     if (v !== null && (typeof v !== 'string' || v === '')) throw new WireEncodeError(`source ${i} is neither null nor a JSON text`);
   }
   return prepareStrings(n, (i) => (raw[i] as string | null) ?? '');
@@ -202,8 +200,8 @@ export interface HitsReader {
   field: EntriesField;
   /** Number of entries. */
   count: number;
-  /** Builds entry `i` (0 ≤ i < count) as a fresh ShardHit or SortKey object. */
-  entry(i: number): ShardHit | SortKey;
+  /** Builds entry `i` (0 ≤ i < count) as a fresh ShardHit or SortKey object (a plain function: it may be destructured). */
+  entry: (i: number) => ShardHit | SortKey;
   /** The fused fetch's `_source` JSON text of entry `i` (null: none), or null when the reply has no sources. */
   source: ((i: number) => string | null) | null;
 }

@@ -53,7 +53,7 @@ describe('shard-node metrics', () => {
       refresh: 'true',
     };
     await call('POST', '/bulk', bulk);
-    await call('POST', '/bulk', { index: 'metered', shard: 0, ops: [{ op: 'delete', _id: 'd0' }], refresh: 'false' } as unknown as ShardBulkRequest);
+    await call('POST', '/bulk', { index: 'metered', shard: 0, ops: [{ op: 'delete', _id: 'd0' }], refresh: 'false' });
     await call('POST', '/refresh', { index: 'metered', shards: [0] });
     await call('POST', '/query', { index: 'metered', shard: 0, query: { kind: 'match_all', boost: 1 }, sort: [], k: 10, trackTotalHits: 10_000 });
     await call('POST', '/contexts/open', { index: 'metered', shard: 1, kind: 'pit', keepAliveMs: 60_000 });

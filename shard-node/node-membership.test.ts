@@ -75,9 +75,9 @@ describe('a shard node\'s membership key on its own lease', () => {
     const flaky = new Proxy(store, {
       get(target, prop, receiver) {
         if (prop === 'grantLease' && !up) {
-          return async () => {
+          return () => {
             refused++;
-            throw new StateStoreError('unavailable', 'no endpoint answered');
+            return Promise.reject(new StateStoreError('unavailable', 'no endpoint answered'));
           };
         }
         const v = Reflect.get(target, prop, receiver) as unknown;

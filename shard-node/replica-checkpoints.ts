@@ -17,7 +17,10 @@ export class ReplicaCheckpoints {
   /** Records local checkpoints of replicas of `shard` (node ordinal → checkpoint); an older one changes nothing. */
   note(shard: number, checkpoints: ReadonlyMap<number, number>): void {
     let nodes = this.known.get(shard);
-    if (!nodes) this.known.set(shard, (nodes = new Map()));
+    if (!nodes) {
+      nodes = new Map();
+      this.known.set(shard, nodes);
+    }
     for (const [node, cp] of checkpoints) if (cp > (nodes.get(node) ?? -1)) nodes.set(node, cp);
   }
 

@@ -13,7 +13,8 @@
 import type { Context, Hono } from 'hono';
 import { EsError } from '../protocol/errors.ts';
 import type { AnyRpc, Rpc } from '../protocol/rpc.ts';
-import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, WireEncodeError, type EntriesField } from '../protocol/wire.ts';
+import { acceptsHits, encodeHits, HITS_CONTENT_TYPE, type EntriesField } from '../protocol/wire.ts';
+import { WireEncodeError } from '../protocol/wire-strings.ts';
 import { reservationOf } from '../shared/body-budget.ts';
 import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
 import { parseJsonSliced } from '../shared/json-parse-sliced.ts';

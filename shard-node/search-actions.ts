@@ -21,9 +21,8 @@ import {
   type SelectSampleRequest,
   type SelectSampleResponse,
 } from '../protocol/search.ts';
-import { collectShardAggs, refineShardAggs } from './engine/aggs/shard-aggs.ts';
 import type { Generation } from './engine/generation.ts';
-import { preparePresorted, rangeOfMatches, sampleMatches, sortedMatches } from './engine/selection.ts';
+import { searcherOf } from './engine/searcher.ts';
 import { compileHitFetch } from './engine/hit-fetch.ts';
 import { resolveCollapseAlias, resolveSortAliases } from './engine/field-aliases.ts';
 import { aliasesOf } from '../protocol/mapping.ts';
@@ -33,7 +32,7 @@ import { generationReader, maxAnalyzedOffset, type GenerationReader } from './se
 
 /**
  * Every search round's handler, by its name in the RPC table. The rounds that may build a
- * presorted order first build it in event-loop slices (selection.ts `preparePresorted`), so they
+ * presorted order first build it in event-loop slices (searcher.ts `preparePresorted`), so they
  * answer asynchronously; dfs, aggs and fetch answer at once.
  */
 export interface SearchActions {
@@ -75,7 +74,7 @@ export function createSearchActions(deps: SearchActionDeps): SearchActions {
 /** Term statistics of the query on the generation read (which the next round then reads). */
 function dfs({ node, read }: RoundDeps, req: DfsRequest): DfsResponse {
   const gen = read(req.index, req.shard, req.generation, req.context);
-  return { node, index: req.index, shard: req.shard, generation: gen.id, stats: gen.dfs(req.query) };
+  return { node, index: req.index, shard: req.shard, generation: gen.id, stats: searcherOf(gen).dfs(req.query) };
 }
 
 /**
@@ -109,11 +108,12 @@ async function query({ registry, contexts, node, read }: RoundDeps, req: QueryPh
     ...(req.rescore ? { rescore: req.rescore } : {}),
     ...(req.collapse ? { collapse: resolveCollapseAlias(req.collapse, aliases) } : {}),
   };
-  if (input.k > 0 && !req.collapse) await preparePresorted(gen, input);
-  await gen.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
-  const result = gen.query(input);
+  const searcher = searcherOf(gen);
+  if (input.k > 0 && !req.collapse) await searcher.preparePresorted(input);
+  await searcher.prepareQuery(input); // value sets and segment matches in slices (docs/reliability.md)
+  const result = searcher.query(input);
   const res: QueryPhaseResponse = { node, index: req.index, shard: req.shard, generation: gen.id, ...result, ...(position ? { scrollSeq: position.seq } : {}) };
-  if (req.aggs) res.aggs = collectShardAggs(gen, req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
+  if (req.aggs) res.aggs = searcher.aggs(req.aggs.nodes, req.aggs.query ?? req.query, req.aggs.candidates, req.index);
   if (req.fetchSource !== undefined) fuseFetch(registry, gen, req, res, shard.primaryTerm);
   if (gen.hasHitMetadata) res.routed = true;
   const sortTexts = sortValueTexts(result.hits, input.sort, gen.fields(), (id) => gen.storedSourceText(id));
@@ -143,9 +143,7 @@ async function selectSample({ registry, node, read }: RoundDeps, req: SelectSamp
   }
   const gen = read(req.index, req.shard, req.generation, req.context);
   const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
-  await preparePresorted(gen, input);
-  const sm = sortedMatches(gen, input);
-  const s = sampleMatches(sm, req.samples);
+  const s = await searcherOf(gen).sample(input, req.samples);
   return { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasHitMetadata ? { routed: true } : {}) };
 }
 
@@ -156,9 +154,7 @@ async function selectRange({ registry, node, read }: RoundDeps, req: SelectRange
   }
   const gen = read(req.index, req.shard, req.generation, undefined);
   const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
-  await preparePresorted(gen, input);
-  const sm = sortedMatches(gen, input);
-  const r = rangeOfMatches(sm, req.lower, req.upper, req.limit);
+  const r = await searcherOf(gen).range(input, req.lower, req.upper, req.limit);
   return { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
 }
 
@@ -166,8 +162,8 @@ async function selectRange({ registry, node, read }: RoundDeps, req: SelectRange
 function aggs({ node, read }: RoundDeps, req: AggsRequest): AggsResponse {
   const gen = read(req.index, req.shard, req.generation, req.context);
   const res: AggsResponse = { node, index: req.index, shard: req.shard, generation: gen.id };
-  if (req.tasks) res.results = refineShardAggs(gen, req.nodes, req.query, req.tasks, req.index);
-  else res.partials = collectShardAggs(gen, req.nodes, req.query, req.candidates, req.index);
+  if (req.tasks) res.results = searcherOf(gen).refineAggs(req.nodes, req.query, req.tasks, req.index);
+  else res.partials = searcherOf(gen).aggs(req.nodes, req.query, req.candidates, req.index);
   return res;
 }
 

@@ -26,7 +26,7 @@ function budgetApp(limitBytes: number): { app: Hono; breaker: MemoryCircuitBreak
 describe('in-flight body budget (in-process)', () => {
   it('refuses the bodies that do not fit while others are held, with ES 429, and releases everything after', async () => {
     const { app, breaker, gate } = budgetApp(10_000); // overhead 2: 5,000 body bytes
-    const sends = Array.from({ length: 8 }, () => app.request('/', { method: 'POST', body: 'x'.repeat(1_000), headers: { 'content-type': 'application/json' } }));
+    const sends = Array.from({ length: 8 }, () => Promise.resolve(app.request('/', { method: 'POST', body: 'x'.repeat(1_000), headers: { 'content-type': 'application/json' } })));
     await new Promise((r) => setTimeout(r, 20));
     expect(breaker.usedBytes).toBe(5_000);
     gate.open();

@@ -23,7 +23,7 @@ export interface CacheBounds {
  * (default: a walk of it, {@link estimateBytes}, stopped past the entry cap).
  * @throws Error unless 0 < maxEntryBytes ≤ maxBytes
  */
-export function byteBoundedOptions<V extends {}>(bounds: CacheBounds, valueBytes?: (v: V, limitBytes: number) => number): LRUCache.Options<string, V, unknown> {
+export function byteBoundedOptions<V extends NonNullable<unknown>>(bounds: CacheBounds, valueBytes?: (v: V, limitBytes: number) => number): LRUCache.Options<string, V, unknown> {
   if (!(bounds.maxEntryBytes > 0 && bounds.maxBytes >= bounds.maxEntryBytes)) throw new Error(`cache bounds: need 0 < maxEntryBytes <= maxBytes, got ${JSON.stringify(bounds)}`);
   const estimate = valueBytes ?? ((v: V, limit: number) => estimateBytes(v, limit));
   return {
@@ -39,6 +39,6 @@ export function byteBoundedOptions<V extends {}>(bounds: CacheBounds, valueBytes
 }
 
 /** A string-keyed LRU bounded by `bounds` (see {@link byteBoundedOptions}). */
-export function byteBoundedCache<V extends {}>(bounds: CacheBounds, valueBytes?: (v: V, limitBytes: number) => number): LRUCache<string, V> {
+export function byteBoundedCache<V extends NonNullable<unknown>>(bounds: CacheBounds, valueBytes?: (v: V, limitBytes: number) => number): LRUCache<string, V> {
   return new LRUCache<string, V>(byteBoundedOptions(bounds, valueBytes));
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dateFormatter, formatDate, InvalidDateFormat, parseDate, parseDateInstant, parseTimeZone } from './date-format.ts';
+import { dateFormatter, formatDate, parseDate, parseDateInstant, parseTimeZone } from './date-format.ts';
+import { InvalidDateFormat } from './date-pattern.ts';
 
 describe('parseDate with the default format (strict_date_optional_time||epoch_millis)', () => {
   it('reads ISO dates in UTC unless they carry an offset', () => {

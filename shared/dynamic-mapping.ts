@@ -93,8 +93,13 @@ function inferField(value: unknown, d: Detection): FieldMapping | null {
       return { type: 'boolean' };
     case 'object':
       return { type: 'object', properties: {} };
+    case 'undefined':
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+      return null; // not JSON values: no mapping
     default:
-      return null;
+      return null; // unreachable: every typeof result is listed (tsc does not narrow `typeof value` itself)
   }
 }
 

@@ -43,8 +43,8 @@ export function fetchableFields(mapping: Mapping): ReadonlyMap<string, Fetchable
         continue;
       }
       if (t === 'alias') continue; // aliases: see fetchableFieldsWithAliases
-      out!.set(name, { name, fm, sourcePath: name });
-      for (const [sub, sfm] of Object.entries(fm.fields ?? {})) out!.set(`${name}.${sub}`, { name: `${name}.${sub}`, fm: sfm, sourcePath: name });
+      out.set(name, { name, fm, sourcePath: name });
+      for (const [sub, sfm] of Object.entries(fm.fields ?? {})) out.set(`${name}.${sub}`, { name: `${name}.${sub}`, fm: sfm, sourcePath: name });
     }
   };
   walk(mapping.properties ?? {}, '');
@@ -79,6 +79,9 @@ export function fetchableFieldsWithAliases(mapping: Mapping): ReadonlyMap<string
 
 /** True when a value is a plain object. */
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** True for a JSON string, number or boolean (what a `_source` holds besides null, objects and arrays). */
+const isJsonScalar = (v: unknown): v is string | number | boolean => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
 /**
  * The raw values at `path` in a `_source` (ES `XContentMapValues.extractRawValues`): dotted keys
@@ -154,7 +157,7 @@ function fetchReader(f: FetchableField, format: string | undefined, analyze?: (t
 /** `token_count` values: the number of tokens of each value (nothing without doc values or an analyzer). */
 function tokenCountFn(f: FetchableField, analyze: ((text: string) => string[]) | undefined): (v: unknown) => unknown {
   if (f.fm.doc_values === false || !analyze) return () => undefined;
-  return (v) => (typeof v === 'object' ? undefined : analyze(String(v)).length);
+  return (v) => (isJsonScalar(v) ? analyze(String(v)).length : undefined);
 }
 
 /** Doc-values reader of one field: values as indexed, sorted (keywords as a set). */
@@ -174,7 +177,7 @@ function docValueReader(f: FetchableField, format: string | undefined, index: st
       read: (source) => {
         if (!analyze) return [];
         const terms = new Set<string>();
-        for (const v of sourceValues(source, f.sourcePath)) if (v !== null && typeof v !== 'object') for (const term of analyze(String(v))) terms.add(term);
+        for (const v of sourceValues(source, f.sourcePath)) if (isJsonScalar(v)) for (const term of analyze(String(v))) terms.add(term);
         return [...terms].sort(compareCodePoints);
       },
     };
@@ -184,7 +187,7 @@ function docValueReader(f: FetchableField, format: string | undefined, index: st
   }
   if (t === 'token_count') {
     const count = tokenCountFn(f, analyze);
-    const dec = format !== undefined ? docValueFns(f.name, { type: 'integer' } as FetchMapping, format) : null;
+    const dec = format !== undefined ? docValueFns(f.name, { type: 'integer' }, format) : null;
     return {
       name: f.name,
       read: (source) => {

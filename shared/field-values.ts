@@ -13,7 +13,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-fields.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/mapper/NumberFieldMapper.java
  */
-import { dateFormatter, DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, InvalidDateFormat, parseDateInstant, type DateFormatter, type DateInstant } from './date-format.ts';
+import { dateFormatter, DEFAULT_DATE_FORMAT, DEFAULT_DATE_NANOS_FORMAT, parseDateInstant, type DateFormatter, type DateInstant } from './date-format.ts';
+import { InvalidDateFormat } from './date-pattern.ts';
 import { DecimalFormat } from './decimal-format.ts';
 import { illegalArgument } from '../protocol/errors.ts';
 import type { FieldMapping } from '../protocol/mapping.ts';
@@ -28,7 +29,7 @@ export type FetchMapping = FieldMapping & {
 
 /** The field type as written in the mapping (types the engine does not index are fetched too). */
 export function typeOf(fm: FieldMapping): string {
-  return fm.type as string;
+  return fm.type;
 }
 
 const INTEGERS: Record<string, [number, number]> = {

@@ -27,7 +27,12 @@ export function javaParseInt(s: string): number | null {
  * @returns the double, or null where Java throws `NumberFormatException`.
  */
 export function javaParseDouble(s: string): number | null {
-  const t = s.replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+  // Java's String.trim: strip the code units <= U+0020 at both ends.
+  let start = 0;
+  let end = s.length;
+  while (start < end && s.charCodeAt(start) <= 0x20) start++;
+  while (end > start && s.charCodeAt(end - 1) <= 0x20) end--;
+  const t = s.slice(start, end);
   const m = /^([+-]?)(NaN|Infinity|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[fFdD]?$/.exec(t);
   if (!m) return null;
   if (m[2] === 'NaN') return Number.NaN;

@@ -120,7 +120,7 @@ function* parseContainer(text: string, open: number, close: number, depth: numbe
   const out: unknown[] | Record<string, unknown> = isArray ? [] : {};
   const inner = close - 1;
   let i = skipSpace(text, open + 1, inner);
-  if (i === inner) return JSON.parse(text.slice(open, close)); // empty
+  if (i === inner) return JSON.parse(text.slice(open, close)) as unknown; // empty
   // The group: consecutive small members in `text[groupStart, groupEnd)` (commas included), none while groupStart < 0.
   let groupStart = -1;
   let groupEnd = -1;
@@ -129,7 +129,7 @@ function* parseContainer(text: string, open: number, close: number, depth: numbe
   let plain: string | null;
   const flush = (): void => {
     if (groupStart < 0) return;
-    const part = JSON.parse((isArray ? '[' : '{') + text.slice(groupStart, groupEnd) + (isArray ? ']' : '}'));
+    const part: unknown = JSON.parse((isArray ? '[' : '{') + text.slice(groupStart, groupEnd) + (isArray ? ']' : '}'));
     if (isArray) for (const v of part as unknown[]) (out as unknown[]).push(v);
     else assign(out as Record<string, unknown>, part as Record<string, unknown>);
     groupStart = -1;
@@ -181,7 +181,7 @@ function* parseContainer(text: string, open: number, close: number, depth: numbe
 /** The value in `text[start, end)` (no surrounding space), cut into pieces when it is large. */
 function* parseValue(text: string, start: number, end: number, depth: number, cut: Cut): Steps<unknown> {
   const c = text.charCodeAt(start);
-  if (end - start <= cut.piece || depth > MAX_CUT_DEPTH || (c !== OPEN_ARRAY && c !== OPEN_OBJECT)) return JSON.parse(text.slice(start, end));
+  if (end - start <= cut.piece || depth > MAX_CUT_DEPTH || (c !== OPEN_ARRAY && c !== OPEN_OBJECT)) return JSON.parse(text.slice(start, end)) as unknown;
   const close = text.charCodeAt(end - 1);
   if (close !== (c === OPEN_ARRAY ? CLOSE_ARRAY : CLOSE_OBJECT)) throw syntaxError(end - 1, 'Unexpected token');
   return yield* parseContainer(text, start, end, depth, cut);
@@ -190,7 +190,7 @@ function* parseValue(text: string, start: number, end: number, depth: number, cu
 /** The steps of parsing all of `text` (one value, surrounding space allowed). */
 function* parseText(text: string, cut: Cut): Steps<unknown> {
   const start = skipSpace(text, 0, text.length);
-  if (start === text.length) return JSON.parse(text); // JSON.parse's own error
+  if (start === text.length) return JSON.parse(text) as unknown; // JSON.parse's own error
   const end = skipValue(text, start, text.length);
   if (skipSpace(text, end, text.length) !== text.length) throw syntaxError(end, 'Unexpected non-whitespace character after JSON');
   return yield* parseValue(text, start, end, 0, cut);
@@ -204,11 +204,8 @@ function* parseText(text: string, cut: Cut): Steps<unknown> {
  */
 export function parseJsonSliced(text: string, sliceMs = DEFAULT_SLICE_MS): Promise<unknown> {
   if (text.length <= PIECE_CHARS) {
-    try {
-      return Promise.resolve(JSON.parse(text));
-    } catch (err) {
-      return Promise.reject(err);
-    }
+    // Parsed at once, synchronously: an executor that throws rejects the promise with the SyntaxError.
+    return new Promise((resolve) => resolve(JSON.parse(text)));
   }
   return runSliced((clock) => parseText(text, { piece: PIECE_CHARS, clock }), sliceMs);
 }

@@ -42,7 +42,7 @@ describe('readRequestBody over a real socket (the Node request stream)', () => {
   it('fails one byte over the limit, and stops reading a chunked body at the limit', async () => {
     const over = await request(`${base}/echo`, { method: 'POST', body: 'a'.repeat(LIMIT + 1) });
     expect([over.statusCode, await over.body.json()]).toEqual([413, { error: `too large: ${LIMIT + 1}` }]);
-    async function* chunks() {
+    function* chunks() {
       for (let i = 0; i < 8; i++) yield Buffer.alloc(1024, 98);
     }
     const chunked = await request(`${base}/echo`, { method: 'POST', body: Readable.from(chunks()) });
@@ -79,6 +79,7 @@ describe('joinChunks', () => {
     const chunks = Array.from({ length: 256 }, (_, i) => Buffer.alloc(64 * 1024, i));
     let ticks = 0;
     const timer = setInterval(() => ticks++, 0);
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be restored as it was; called with .call(performance)
     const slowNow = performance.now;
     // Every clock read moves 4 ms on, so the join passes its slice length every few pieces.
     let skew = 0;

@@ -58,7 +58,7 @@ describe('decodeUtf8StrictSliced', () => {
         const bytes = Buffer.concat([head, Buffer.from(bad), tail]);
         const expected = oneShot(bytes);
         expect(expected).toMatch(/^\[\d+:\d+\] (Invalid UTF-8|Unexpected end-of-input)/);
-        for (const n of pieceSizes) expect(await errorOf(decodeUtf8StrictSliced(bytes, n)), `${bad} in pieces of ${n}`).toBe(expected);
+        for (const n of pieceSizes) expect(await errorOf(decodeUtf8StrictSliced(bytes, n)), `${bad.join(',')} in pieces of ${n}`).toBe(expected);
       }
     }
   });

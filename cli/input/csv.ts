@@ -46,8 +46,8 @@ export async function* readCsv(input: Readable, opts: CsvOptions = {}): AsyncGen
     raw: true,
     skip_records_with_error: true,
     on_skip: (err: CsvError | undefined, raw: string | undefined) => {
-      const e = err as (CsvError & { lines?: number }) | undefined;
-      skipped.push({ position: e?.lines ?? 0, error: `invalid CSV record: ${e?.message ?? 'unknown error'}`, raw });
+      const lines = err?.lines; // csv-parse sets the line number on its errors
+      skipped.push({ position: typeof lines === 'number' ? lines : 0, error: `invalid CSV record: ${err?.message ?? 'unknown error'}`, raw });
     },
   });
   input.on('error', (err) => parser.destroy(err));

@@ -45,5 +45,3 @@ export function readRecords(input: Readable, format: InputFormat, opts: CsvOptio
       return readCsv(input, { ...opts, delimiter: '\t' });
   }
 }
-
-export type { InputRecord } from './record.ts';

@@ -22,6 +22,8 @@ export function bulkAction(value: unknown): { action: string; id?: string } | un
   if (keys.length !== 1 || !ACTIONS.has(keys[0])) return undefined;
   const meta = value[keys[0]];
   if (!isPlainObject(meta) || !Object.keys(meta).every((k) => ACTION_META.has(k))) return undefined;
+  // An `_id` of any JSON type is taken as String() renders it (a non-scalar is not rejected here).
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string
   return { action: keys[0], id: meta._id === undefined ? undefined : String(meta._id) };
 }
 

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inferCell } from './csv.ts';
 import { detectFormat, readRecords } from './index.ts';
-import type { InputFormat, InputRecord } from './index.ts';
+import type { InputFormat } from './index.ts';
+import type { InputRecord } from './record.ts';
 import { bulkAction } from './ndjson.ts';
 
 async function read(text: string | string[], format: InputFormat, opts: Parameters<typeof readRecords>[2] = {}): Promise<InputRecord[]> {

@@ -50,6 +50,8 @@ export function toDocument(value: unknown, opts: RecordOptions, metaId?: string)
   let id = metaId;
   if (isPlainObject(value._source) && Object.keys(value).every((k) => HIT_KEYS.has(k))) {
     source = value._source;
+    // An `_id` of any JSON type is taken as String() renders it (a non-scalar is not rejected here).
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string
     if (value._id !== undefined) id = String(value._id);
   }
   if (opts.idField) {

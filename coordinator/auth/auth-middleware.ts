@@ -68,7 +68,7 @@ export function installAuth(app: Hono, deps: { config: CoordinatorConfig; log: L
   if (authenticator) {
     const { users, apiKeys } = authenticator.counts();
     if (users + apiKeys === 0) log.warn('authentication is on but no user or API key is defined: every request except the probes answers 401');
-    app.use('*', async (c, next) => {
+    app.use('*', async (c: Context, next) => {
       if (isOpenRequest(c.req.method, c.req.path, openPaths)) return next();
       const url = new URL(c.req.url);
       const outcome = await authenticator.authenticate(c.req.header('authorization'), url.pathname + url.search);

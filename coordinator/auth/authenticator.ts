@@ -70,7 +70,7 @@ function loadStrict<T>(path: string, what: string, parse: (text: string) => Pars
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
-    throw new Error(`${what} [${path}] cannot be read: ${(err as Error).message}`);
+    throw new Error(`${what} [${path}] cannot be read: ${(err as Error).message}`, { cause: err });
   }
   const parsed = parse(text);
   if (parsed.errors.length > 0) throw new Error(`${what} [${path}] is invalid:\n  ${parsed.errors.join('\n  ')}`);

@@ -58,7 +58,7 @@ function securityDisabled(c: Context): Response {
  */
 export function parseCreateApiKeyBody(body: unknown, now: number): { name: string; expiration?: number } {
   if (body !== undefined && !isObject(body)) throw new EsError(400, 'parse_exception', 'request body is required');
-  const b = (body ?? {}) as Record<string, unknown>;
+  const b = body ?? {};
   for (const field of Object.keys(b)) {
     if (!['name', 'expiration', 'role_descriptors', 'metadata'].includes(field)) {
       throw new EsError(400, 'x_content_parse_exception', `[1:2] [api_key_request] unknown field [${field}]`);

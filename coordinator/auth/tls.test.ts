@@ -27,7 +27,7 @@ beforeAll(async () => {
 });
 
 describe('loadTlsOptions', () => {
-  it('is undefined without files and loads a matching pair', async () => {
+  it('is undefined without files and loads a matching pair', () => {
     expect(loadTlsOptions({})).toBeUndefined();
     const pair = loadTlsOptions({ tlsCertFile: join(dir, 'a.crt'), tlsKeyFile: join(dir, 'a.key') });
     expect(new X509Certificate(pair!.cert).subject).toBe('CN=first.test');
@@ -53,7 +53,7 @@ describe('watchTlsFiles', () => {
     const waitFor = async (check: () => boolean) => {
       const deadline = Date.now() + 5_000;
       while (!check()) {
-        if (Date.now() > deadline) throw new Error(`not seen within 5 s: loaded ${loaded}, errors ${errors}`);
+        if (Date.now() > deadline) throw new Error(`not seen within 5 s: loaded ${loaded.join(',')}, errors ${errors.join(',')}`);
         await new Promise((r) => setTimeout(r, 20));
       }
     };

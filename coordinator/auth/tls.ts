@@ -29,14 +29,14 @@ export function loadTlsOptions(files: TlsFiles): { cert: Buffer; key: Buffer } |
     try {
       return readFileSync(path);
     } catch (err) {
-      throw new Error(`${name} [${path}] cannot be read: ${(err as Error).message}`);
+      throw new Error(`${name} [${path}] cannot be read: ${(err as Error).message}`, { cause: err });
     }
   };
   const pair = { cert: read(files.tlsCertFile, 'FOLIO_TLS_CERT'), key: read(files.tlsKeyFile, 'FOLIO_TLS_KEY') };
   try {
     createSecureContext(pair);
   } catch (err) {
-    throw new Error(`FOLIO_TLS_CERT / FOLIO_TLS_KEY do not form a usable certificate and key: ${(err as Error).message}`);
+    throw new Error(`FOLIO_TLS_CERT / FOLIO_TLS_KEY do not form a usable certificate and key: ${(err as Error).message}`, { cause: err });
   }
   return pair;
 }

@@ -6,90 +6,38 @@
  * stateless, several can run side by side, and two of them can no longer decide differently (ES:
  * one elected master publishes versioned cluster states).
  *
- * Shard nodes keep a copy of each index's metadata (they need mappings, primary terms and in-sync
- * sets on every op); this view pushes each new value to them after it is stored, and the node
- * reload (once a second) pushes it again to a node that reports an older version, a different
- * incarnation, or nothing (a node that was down meanwhile), and deletes a copy whose index the
- * graveyard names. A node adopts a value only if its version is at least its own, so a stale push
- * never goes back. The reload also tells {@link ClusterView.onLoaded} which nodes missed it, the
+ * Shard nodes keep a copy of each index's metadata: this view pushes each new value to them after
+ * it is stored, and the node reload (once a second) repairs a node that lags
+ * (node-metadata-sync.ts). The reload also tells {@link ClusterView.onLoaded} which nodes missed it, the
  * hook of promotions and recoveries (copy-maintenance.ts), and which copies each node hosts.
  * Each index is handed out as an immutable {@link IndexView} value, with the pure routing over it
  * (index-view.ts); what each node reported is node-reports.ts.
  * @see docs/cluster-state.md
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-state-publishing.html
  */
-import { randomBytes } from 'node:crypto';
-import { ClusterStateWriter, noMasterBlock, type IndicesChange } from '../../shared/cluster-state/cluster-state-writer.ts';
+import { ClusterStateWriter, type IndicesChange } from '../../shared/cluster-state/cluster-state-writer.ts';
+import { noMasterBlock } from '../../shared/cluster-state/no-master-block.ts';
 import { aliasKey } from '../../shared/cluster-state/keys.ts';
 import type { ClusterStateCache, StoredIndex } from '../../shared/cluster-state/cluster-state-cache.ts';
-import { EsError, indexNotFound } from '../../protocol/errors.ts';
+import { indexNotFound } from '../../protocol/errors.ts';
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
 import type { Logger } from '../../shared/logger.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
-import { rpc } from '../../protocol/rpc.ts';
-import {
-  type AliasMetadata,
-  type IndexMetadata,
-  type NodeIndexEntry,
-  type PutIndexRequest,
-  primaryTermOf,
-} from '../../protocol/metadata.ts';
+import { type IndexMetadata, primaryTermOf } from '../../protocol/metadata.ts';
 import { isStateStoreError } from '../../shared/state-store/errors.ts';
 import type { Compare } from '../../shared/state-store/types.ts';
-import { promoted, withInSync, withoutInSync } from '../../shared/cluster-state/shard-copies.ts';
-import { defaultRoutingNumShards } from './routing.ts';
-import { checkAlias } from './aliases/alias-actions.ts';
 import { AliasLookup, type AliasTarget } from './aliases/alias-lookup.ts';
+import { inSyncChange, outOfSyncChange, PrimaryDemotedError, promotionChange } from './copy-state-changes.ts';
 import { checkOpen } from './index-state.ts';
 import { shardTargets, viewOf, type IndexView, type ShardTarget } from './index-view.ts';
+import { checkAliasesOfNewIndex, newIndexMetadata, type NewIndexSpec } from './new-index.ts';
+import { NodeMetadataSync } from './node-metadata-sync.ts';
 import { NodeReports } from './node-reports.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
-import { allocateCopies, reallocateReplicas } from './shard-allocation.ts';
+import { reallocateReplicas } from './shard-allocation.ts';
 
 /** A reload older than this (ms) is refreshed in the background by the next {@link ClusterView.get}. */
 export const VIEW_MAX_AGE_MS = 1_000;
-/** Deadline of one node's `GET /_internal/v1/indices` in a reload (a black-holed node must not stall it). */
-export const VIEW_LOAD_TIMEOUT_MS = 3_000;
-
-/**
- * The primary of a write was demoted while its failed replicas were being taken out of sync: the
- * stored primary term of the shard is newer than the write's (ES `RetryOnPrimaryException`, whose
- * text this keeps). The write must not be acknowledged; `view` is the stored state that shows the
- * new primary, on which the write may be retried. An EsError 503, so a caller that does not retry
- * answers it as is.
- * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/support/replication/ReplicationOperation.java
- */
-export class PrimaryDemotedError extends EsError {
-  /** The stored state that demoted the write's primary. */
-  readonly view: IndexView;
-
-  constructor(index: string, shard: number, primaryTerm: number, view: IndexView) {
-    super(503, 'retry_on_primary_exception', `primary shard [${index}][${shard}] of term [${primaryTerm}] was demoted while failing replica shard (current term [${primaryTermOf(view.metadata, shard)}])`, {
-      metadata: { index, shard: String(shard) },
-    });
-    this.view = view;
-  }
-}
-
-/** Metadata of a new index, before it is written to the nodes (coordinator/cluster/index-settings.ts builds it). */
-export interface NewIndexSpec {
-  numberOfShards: number;
-  numberOfReplicas: number;
-  /** ES `index.number_of_routing_shards`; absent = ES's default for the shard count. */
-  routingNumShards?: number;
-  maxResultWindow: number;
-  refreshIntervalMs: number;
-  /** ES `index.translog.durability`; absent = the shard nodes' default. */
-  translogDurability?: 'request' | 'async';
-  /** ES `index.gc_deletes` in ms; absent = the shard nodes' default (60 s). */
-  gcDeletesMs?: number;
-  /** The explicit settings as ES stores them (`IndexMetadata.settings`). */
-  settings?: IndexMetadata['settings'];
-  mappings: Mapping;
-  /** The `aliases` of the create body (`IndexMetadata.aliases`). */
-  aliases?: Record<string, AliasMetadata>;
-}
-
 /** The cluster state a view reads and writes: the cache that follows the store, and its writer. */
 export interface ClusterStateAccess {
   cache: ClusterStateCache;
@@ -101,15 +49,9 @@ export function clusterStateAccess(cache: ClusterStateCache, log?: Logger): Clus
   return { cache, writer: new ClusterStateWriter(cache, log) };
 }
 
-/** ES's checks of each alias of a new index with the indices it already names ({@link checkAlias}). */
-function checkAliasesOfNewIndex(metadata: IndexMetadata, others: readonly IndexMetadata[]): void {
-  for (const alias of Object.keys(metadata.aliases ?? {})) checkAlias(alias, [...others, metadata]);
-}
-
 /** Cluster view over the stored cluster state, with the shard nodes' reports of what they host. */
 export class ClusterView {
   private readonly client: ShardClient;
-  private readonly timeoutMs: number;
   private readonly state: ClusterStateAccess;
   private readonly log: Logger | undefined;
   private loading: Promise<void> | null = null;
@@ -120,12 +62,10 @@ export class ClusterView {
   private readonly memo = new Map<string, { modRevision: number; epoch: number; view: IndexView }>();
   /** In-sync removals in flight, keyed `index/shard/nodes`: concurrent failed writes share one. */
   private readonly marking = new Map<string, Promise<IndexView>>();
-  /** Per index, the push of the last change this coordinator stored, while it is on its way to the nodes. */
-  private readonly publishing = new Map<string, Promise<void>>();
+  /** Pushes stored changes to the nodes and repairs the nodes that lag. */
+  private readonly sync: NodeMetadataSync;
   /** The alias lookup and the cache's indices generation it was built at. */
   private aliasMemo: { generation: number; lookup: AliasLookup } | null = null;
-  /** Dangling copies already logged (`node/uuid`), so each is reported once. */
-  private readonly danglingLogged = new Set<string>();
   /**
    * Called after each completed load with each node's consecutive missed loads and whether it has
    * departed ({@link ClusterView.departedNodes}): the hook that starts promotions and recoveries
@@ -136,17 +76,17 @@ export class ClusterView {
   /** `timeoutMs` bounds each call to a node (FOLIO_INTERNAL_TIMEOUT_MS); `state` is the stored cluster state. */
   constructor(client: ShardClient, timeoutMs: number, state: ClusterStateAccess, log?: Logger) {
     this.client = client;
-    this.timeoutMs = timeoutMs;
     this.state = state;
     this.log = log;
     this.reports = new NodeReports(client.nodes.length);
+    this.sync = new NodeMetadataSync({ client, timeoutMs, cache: state.cache, writer: state.writer, reports: this.reports, log });
   }
 
   /**
    * Asks every reachable node what it hosts (which copies, which metadata version), pushes the
    * stored metadata to nodes that lag, and deletes copies of indices the graveyard names. On a
    * store that has never held the cluster's indices, imports the nodes' metadata first (once).
-   * Concurrent calls share one load. Never slower than {@link VIEW_LOAD_TIMEOUT_MS} per node. Its
+   * Concurrent calls share one load. Never slower than `VIEW_LOAD_TIMEOUT_MS` (node-metadata-sync.ts) per node. Its
    * calls are left out of the shard call counters (`GET /_folio/stats`).
    */
   reload(): Promise<void> {
@@ -225,27 +165,11 @@ export class ClusterView {
    * @throws EsError 400 resource_already_exists_exception; 503 cluster_block_exception when the store cannot be reached
    */
   async create(name: string, spec: NewIndexSpec): Promise<IndexView> {
-    const metadata: IndexMetadata = {
-      name,
-      uuid: randomBytes(16).toString('base64url').slice(0, 22),
-      numberOfShards: spec.numberOfShards,
-      numberOfReplicas: spec.numberOfReplicas,
-      routingNumShards: spec.routingNumShards ?? defaultRoutingNumShards(spec.numberOfShards),
-      maxResultWindow: spec.maxResultWindow,
-      refreshIntervalMs: spec.refreshIntervalMs,
-      ...(spec.translogDurability ? { translogDurability: spec.translogDurability } : {}),
-      ...(spec.gcDeletesMs !== undefined ? { gcDeletesMs: spec.gcDeletesMs } : {}),
-      ...(spec.settings ? { settings: spec.settings } : {}),
-      mappings: spec.mappings,
-      ...(spec.aliases && Object.keys(spec.aliases).length > 0 ? { aliases: spec.aliases } : {}),
-      creationDate: Date.now(),
-      version: 1,
-      shardCopies: allocateCopies(name, spec.numberOfShards, spec.numberOfReplicas, this.client.nodes.length),
-    };
+    const metadata = newIndexMetadata(name, spec, this.client.nodes.length);
     // An alias of the new index must still pass ES's checks with the indices it names when stored.
     const check = metadata.aliases ? (others: readonly IndexMetadata[]) => checkAliasesOfNewIndex(metadata, others) : undefined;
     const stored = await this.state.writer.create(metadata, check);
-    await this.publish(stored.metadata);
+    await this.sync.publish(stored.metadata);
     return this.viewFor(stored);
   }
 
@@ -295,12 +219,7 @@ export class ClusterView {
   async changeIndices(names: readonly string[], decide: (current: ReadonlyMap<string, IndexMetadata>) => IndicesChange | null): Promise<{ changed: IndexView[]; deleted: IndexMetadata[] }> {
     const { stored, deleted } = await this.state.writer.changeIndices(names, decide);
     for (const m of deleted) this.memo.delete(m.name);
-    await Promise.all([
-      ...stored.map((st) => this.publish(st.metadata)),
-      ...deleted.map((m) =>
-        Promise.allSettled(this.client.nodes.map((_, node) => this.client.rpc(node, rpc.deleteIndex, { index: m.name }, { timeoutMs: this.timeoutMs }))),
-      ),
-    ]);
+    await Promise.all([...stored.map((st) => this.sync.publish(st.metadata)), ...deleted.map((m) => this.sync.dropIndex(m.name))]);
     return { changed: stored.map((st) => this.viewFor(st)), deleted };
   }
 
@@ -312,9 +231,7 @@ export class ClusterView {
   async delete(name: string): Promise<void> {
     const deleted = await this.state.writer.delete(name);
     this.memo.delete(name);
-    await Promise.allSettled(
-      this.client.nodes.map((_, node) => this.client.rpc(node, rpc.deleteIndex, { index: deleted.name }, { timeoutMs: this.timeoutMs })),
-    );
+    await this.sync.dropIndex(deleted.name);
   }
 
   /**
@@ -386,17 +303,10 @@ export class ClusterView {
       let storedTerm: number | undefined;
       let failed: number[] = [];
       running = this.change(name, (m) => {
-        failed = [];
-        storedTerm = primaryTermOf(m, shard);
-        if (primaryTerm !== undefined && storedTerm !== primaryTerm) return null;
-        const copies = m.shardCopies;
-        if (!copies) return null;
-        const failing = nodes.filter((n) => copies[shard]?.some((c) => c.node === n && !c.primary));
-        if (failing.length === 0) return null;
-        const next = withoutInSync(copies, shard, failing);
-        if (next === copies) return null;
-        failed = failing;
-        return { ...m, shardCopies: next };
+        const decided = outOfSyncChange(m, shard, nodes, primaryTerm);
+        storedTerm = decided.storedTerm;
+        failed = decided.failing;
+        return decided.next;
       })
         .then((view) => {
           if (primaryTerm !== undefined && storedTerm !== undefined && storedTerm !== primaryTerm) throw new PrimaryDemotedError(name, shard, primaryTerm, view);
@@ -420,15 +330,7 @@ export class ClusterView {
    * @throws EsError 409 when the copy failed during its recovery; 503 when the change cannot be stored or the guard no longer holds
    */
   async markInSync(name: string, shard: number, node: number, guard?: Compare, failures?: number): Promise<IndexView> {
-    return this.change(name, (m) => {
-      if (!m.shardCopies) return null;
-      const copy = m.shardCopies[shard]?.find((c) => c.node === node);
-      if (failures !== undefined && copy && (copy.failures ?? 0) !== failures) {
-        throw new EsError(409, 'illegal_state_exception', `[${name}][${shard}] the copy on node [${node}] failed during its recovery (failures ${copy.failures ?? 0}, ${failures} when it started)`);
-      }
-      const next = withInSync(m.shardCopies, shard, [node]);
-      return next === m.shardCopies ? null : { ...m, shardCopies: next };
-    }, guard);
+    return this.change(name, (m) => inSyncChange(m, shard, node, failures), guard);
   }
 
   /**
@@ -441,53 +343,18 @@ export class ClusterView {
    */
   async promote(name: string, shard: number, node: number, guard?: Compare): Promise<IndexView> {
     const expectedTerm = primaryTermOf((await this.get(name)).metadata, shard);
-    return this.change(name, (m) => {
-      if (!m.shardCopies) return null;
-      const term = primaryTermOf(m, shard);
-      if (term !== expectedTerm) return null; // promoted (or demoted) by someone else meanwhile
-      const terms = Array.from({ length: m.numberOfShards }, (_, s) => (s === shard ? term + 1 : primaryTermOf(m, s)));
-      return { ...m, shardCopies: promoted(m.shardCopies, shard, node), primaryTerms: terms };
-    }, guard);
+    return this.change(name, (m) => promotionChange(m, shard, node, expectedTerm), guard);
   }
 
   /** Stores a change of one index (`mutate` as {@link ClusterStateWriter.update}), publishes it, and returns the new view. */
   private async change(name: string, mutate: (m: IndexMetadata) => IndexMetadata | null, guard?: Compare): Promise<IndexView> {
     const before = this.state.cache.get(name)?.modRevision;
     const stored = await this.state.writer.update(name, mutate, guard ? { guard } : {});
-    if (stored.modRevision !== before) await this.publishChange(name, stored.metadata);
+    if (stored.modRevision !== before) await this.sync.publishChange(name, stored.metadata);
     // Nothing to change: a change this coordinator has just stored may still be on its way to the
     // nodes (a dynamic field a concurrent bulk added); wait for it, so a write that follows finds it there.
-    else await this.publishing.get(name);
+    else await this.sync.published(name);
     return this.viewFor(stored);
-  }
-
-  /** {@link publish}, recorded in {@link publishing} until it is done. */
-  private async publishChange(name: string, metadata: IndexMetadata): Promise<void> {
-    const done = this.publish(metadata);
-    this.publishing.set(name, done);
-    try {
-      await done;
-    } finally {
-      if (this.publishing.get(name) === done) this.publishing.delete(name);
-    }
-  }
-
-  /**
-   * Pushes `metadata` to every node (each keeps the metadata of every index and opens or drops the
-   * copies it names for it), waiting for the nodes that answered the last reload; a node that did not
-   * gets the push in the background, so a change (and the write waiting for it) does not wait for an
-   * unreachable node's deadline. Failures are left to the reload's repair.
-   */
-  private async publish(metadata: IndexMetadata): Promise<void> {
-    const pushes = this.client.nodes.map((_, node) => ({ node, done: this.push(node, metadata) }));
-    await Promise.allSettled(pushes.filter((p) => this.nodeReplied(p.node)).map((p) => p.done));
-  }
-
-  private push(node: number, metadata: IndexMetadata, uncounted = false): Promise<unknown> {
-    const body: PutIndexRequest = { metadata, shards: [], node };
-    return this.client.rpc(node, rpc.putIndex, body, { timeoutMs: this.timeoutMs, uncounted }).catch((err: Error) => {
-      this.log?.debug({ node: this.client.nodes[node], index: metadata.name, version: metadata.version, err: err.message }, 'metadata push failed; the next reload repeats it');
-    });
   }
 
   /** The stored index, read from the store. @throws EsError 503 when the store cannot be reached */
@@ -505,95 +372,17 @@ export class ClusterView {
     const name = stored.metadata.name;
     const memo = this.memo.get(name);
     if (memo && memo.modRevision === stored.modRevision && memo.epoch === this.reports.epoch) return memo.view;
-    const uuid = stored.metadata.uuid;
-    const entryOf = (node: number): NodeIndexEntry | null | undefined => this.reports.entry(node, name, uuid);
-    const hosted = (s: number, node: number) => {
-      const entry = entryOf(node);
-      return entry === undefined ? true : entry !== null && entry.shards.includes(s);
-    };
-    const reportedHost = (s: number) => this.client.nodes.findIndex((_, node) => entryOf(node)?.shards.includes(s));
-    const failed = (s: number, node: number) => entryOf(node)?.failed?.includes(s) === true;
-    // A primary reports the replicas its forwarded writes failed on until the cluster state has them
-    // out of sync; a report from before the copy's last stored failure (a node reload that started
-    // before the copy failed and was recovered) is about an in-sync period that has ended.
-    // Only the shard's primary by the stored state reports them (a restarted node that was demoted
-    // meanwhile may report from its older metadata until it adopts the stored value).
-    const storedFailures = (s: number, node: number) => stored.metadata.shardCopies?.[s]?.find((c) => c.node === node)?.failures ?? 0;
-    const storedPrimary = (s: number) => stored.metadata.shardCopies?.[s]?.find((c) => c.primary)?.node;
-    const pendingFailure = (s: number, node: number) => {
-      const primary = storedPrimary(s);
-      if (primary === undefined) return false;
-      return entryOf(primary)?.pendingFailures?.some((p) => p.shard === s && p.node === node && (p.failures === undefined || p.failures >= storedFailures(s, node))) === true;
-    };
-    const view = viewOf(
-      stored.metadata,
-      this.client.nodes.length,
-      hosted,
-      (s) => {
-        const host = reportedHost(s);
-        return host >= 0 ? host : undefined;
-      },
-      failed,
-      pendingFailure,
-    );
+    const view = this.reports.view(stored.metadata);
     this.memo.set(name, { modRevision: stored.modRevision, epoch: this.reports.epoch, view });
     return view;
   }
 
   private async load(): Promise<void> {
-    const timeoutMs = Math.min(this.timeoutMs, VIEW_LOAD_TIMEOUT_MS);
-    const replies = await Promise.allSettled(
-      this.client.nodes.map((_, node) => this.client.rpc(node, rpc.listIndices, undefined, { timeoutMs, uncounted: true })),
-    );
+    const replies = await this.sync.askNodes();
     this.loadedAt = Date.now();
     // No node answered: keep what is known (searches then report shard failures, not missing indices).
     if (!this.reports.record(replies)) return;
-    const cache = this.state.cache;
-    if (cache.loaded) {
-      if (!cache.bootstrapped && this.reports.answered() >= Math.floor(this.client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => this.log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
-      if (cache.bootstrapped) this.repair();
-    }
+    await this.sync.align();
     this.onLoaded?.(this.reports.missedLoadCounts(), this.departedNodes());
-  }
-
-  /** Imports the highest version of each index the nodes report into a store that has never held them. */
-  private async bootstrap(): Promise<void> {
-    const best = new Map<string, IndexMetadata>();
-    for (const [, report] of this.reports.answeredReports()) {
-      for (const entry of report.values()) {
-        const cur = best.get(entry.metadata.name);
-        if (!cur || entry.metadata.version > cur.version) best.set(entry.metadata.name, entry.metadata);
-      }
-    }
-    await this.state.writer.bootstrap([...best.values()]);
-  }
-
-  /**
-   * Brings each answering node in line with the stored state, in the background: pushes an index
-   * the node lacks or holds in an older version or another incarnation, and deletes an index the
-   * node holds whose uuid the graveyard names (deleted while the node was away). An index neither
-   * stored nor in the graveyard is dangling: logged once and left on the node's disk, as ES 8 leaves
-   * dangling indices to an operator (`GET /_dangling`).
-   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-gateway.html#dangling-indices
-   */
-  private repair(): void {
-    const cache = this.state.cache;
-    for (const [node, report] of this.reports.answeredReports()) {
-      for (const name of cache.names()) {
-        const stored = cache.get(name)!.metadata;
-        const entry = report.get(name);
-        if (!entry || entry.metadata.uuid !== stored.uuid || entry.metadata.version < stored.version) void this.push(node, stored, true);
-      }
-      for (const [name, entry] of report) {
-        if (cache.get(name)) continue;
-        const uuid = entry.metadata.uuid;
-        if (cache.tombstone(uuid)) {
-          void this.client.rpc(node, rpc.deleteIndex, { index: name }, { timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
-        } else if (!this.danglingLogged.has(`${node}/${uuid}`)) {
-          this.danglingLogged.add(`${node}/${uuid}`);
-          this.log?.warn({ node: this.client.nodes[node], index: name, uuid }, 'dangling index: on a shard node but not in the cluster state; left on disk');
-        }
-      }
-    }
   }
 }

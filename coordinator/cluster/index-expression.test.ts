@@ -5,7 +5,8 @@ import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { esErr } from '../../test/support/es-error.ts';
 import { AliasLookup } from './aliases/alias-lookup.ts';
 import type { ClusterView } from './cluster-view.ts';
-import { aliasFiltersOf, INDICES_OPTIONS, indicesOptionsFrom, resolveExpression, resolveIndices, resolveNames, searchRoutingOf, type IndexCatalog, type IndicesOptions } from './index-expression.ts';
+import { aliasFiltersOf, resolveExpression, resolveIndices, resolveNames, searchRoutingOf, type IndexCatalog } from './index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom, type IndicesOptions } from './indices-options.ts';
 
 /** Metadata of an index with the given state and hidden setting. */
 function meta(name: string, o: { closed?: boolean; hidden?: boolean } = {}): IndexMetadata {
@@ -103,20 +104,6 @@ describe('resolveNames: missing indices', () => {
       message: 'no such index [null]', metadata: { 'resource.type': 'index_expression', 'resource.id': ['nope', 'zz'] },
     });
     expect(resolve('zz*')).toEqual([]);
-  });
-});
-
-describe('indicesOptionsFrom', () => {
-  it('replaces the default states with expand_wildcards and reads the booleans', () => {
-    expect(withParams('expand_wildcards=none')).toMatchObject({ expandOpen: false, expandClosed: false, expandHidden: false });
-    expect(withParams('expand_wildcards=closed,hidden&ignore_unavailable&allow_no_indices=false')).toMatchObject({
-      expandOpen: false, expandClosed: true, expandHidden: true, ignoreUnavailable: true, allowNoIndices: false, forbidClosed: true,
-    });
-  });
-
-  it('refuses unknown states and non-booleans with ES\'s texts', () => {
-    expect(esErr(() => withParams('expand_wildcards=open,shut')).message).toBe('No valid expand wildcard value [shut]');
-    expect(esErr(() => withParams('ignore_unavailable=yes'))).toMatchObject({ message: 'Could not convert [ignore_unavailable] to boolean' });
   });
 });
 

@@ -15,7 +15,7 @@ import { checkFieldAliases, parseMapping, refuseTypedCreateMapping } from '../re
 import { parseTimeValue } from '../rest/params.ts';
 import type { IndexMetadata, IndexSettingValue } from '../../protocol/metadata.ts';
 import { defaultRoutingNumShards } from './routing.ts';
-import type { NewIndexSpec } from './cluster-view.ts';
+import type { NewIndexSpec } from './new-index.ts';
 import { checkSettingKey, checkSettingValue, DEFAULT_MAX_RESULT_WINDOW, flattenIndexSettings, INDEX_SETTINGS, intValue, knownSetting, normalizeIndexKey } from './index-setting-definitions.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 

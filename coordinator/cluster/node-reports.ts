@@ -7,7 +7,8 @@
  * (coordinator/cluster/cluster-view.ts), which it only annotates.
  * @see docs/cluster-state.md
  */
-import type { NodeIndexEntry, NodeIndicesResponse } from '../../protocol/metadata.ts';
+import type { IndexMetadata, NodeIndexEntry, NodeIndicesResponse } from '../../protocol/metadata.ts';
+import { viewOf, type IndexView } from './index-view.ts';
 
 /** A node's membership by the store (`ClusterStateCache.membership`). */
 export type Membership = (nodeId: string) => 'member' | 'departed' | 'unknown';
@@ -84,6 +85,49 @@ export class NodeReports {
     if (report === undefined || report === null) return report;
     const entry = report.get(name);
     return entry && entry.metadata.uuid === uuid ? entry : null;
+  }
+
+  /**
+   * The view of stored `metadata` with what the nodes reported about its copies at the last load:
+   * which node hosts each copy, which copies a node reports failed, and the failures a shard's
+   * primary has pending for its replicas.
+   */
+  view(metadata: IndexMetadata): IndexView {
+    const name = metadata.name;
+    const uuid = metadata.uuid;
+    const entryOf = (node: number): NodeIndexEntry | null | undefined => this.entry(node, name, uuid);
+    const hosted = (s: number, node: number) => {
+      const entry = entryOf(node);
+      return entry === undefined ? true : entry !== null && entry.shards.includes(s);
+    };
+    const reportedHost = (s: number) => {
+      for (let node = 0; node < this.nodeCount; node++) if (entryOf(node)?.shards.includes(s)) return node;
+      return -1;
+    };
+    const failed = (s: number, node: number) => entryOf(node)?.failed?.includes(s) === true;
+    // A primary reports the replicas its forwarded writes failed on until the cluster state has them
+    // out of sync; a report from before the copy's last stored failure (a node reload that started
+    // before the copy failed and was recovered) is about an in-sync period that has ended.
+    // Only the shard's primary by the stored state reports them (a restarted node that was demoted
+    // meanwhile may report from its older metadata until it adopts the stored value).
+    const storedFailures = (s: number, node: number) => metadata.shardCopies?.[s]?.find((c) => c.node === node)?.failures ?? 0;
+    const storedPrimary = (s: number) => metadata.shardCopies?.[s]?.find((c) => c.primary)?.node;
+    const pendingFailure = (s: number, node: number) => {
+      const primary = storedPrimary(s);
+      if (primary === undefined) return false;
+      return entryOf(primary)?.pendingFailures?.some((p) => p.shard === s && p.node === node && (p.failures === undefined || p.failures >= storedFailures(s, node))) === true;
+    };
+    return viewOf(
+      metadata,
+      this.nodeCount,
+      hosted,
+      (s) => {
+        const host = reportedHost(s);
+        return host >= 0 ? host : undefined;
+      },
+      failed,
+      pendingFailure,
+    );
   }
 
   /** Every answering node's entries of the last answered load, by ordinal. */

@@ -148,32 +148,19 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
     return { bytes: r.bytes, ops: Number(r.headers[RECOVERY_CHUNK_OPS_HEADER] ?? 0), done: r.headers[RECOVERY_CHUNK_DONE_HEADER] === 'true' };
   };
   const full = start.mode === 'full' ? { fullRecoveryId: randomUUID() } : {};
-  let ops = 0;
-  let chunks = 0;
-  let bytes = 0;
-  let next: Promise<Chunk> | null = null;
+  const apply = (chunk: Chunk) => {
+    const meta: RecoveryApplyRequest = { index, shard, primaryTerm, copyId: initial.copyId, ...full, ...(chunk.done ? { upTo: start.upTo } : {}) };
+    return deps.client.rpcBytes(target, rpc.recoveryApply, meta, { ...callOpts, body: chunk.bytes, contentType: RECOVERY_OPS_CONTENT_TYPE });
+  };
+  let copied: { ops: number; chunks: number; bytes: number };
   try {
-    next = pull();
-    for (;;) {
-      const chunk: Chunk = await next!;
-      next = null;
-      // Back-pressure: one chunk is read ahead while this one is applied, never more.
-      if (!chunk.done) {
-        next = pull();
-        next.catch(() => undefined); // awaited on the next turn; a failure of this apply must not leave it unhandled
-      }
-      const meta: RecoveryApplyRequest = { index, shard, primaryTerm, copyId: initial.copyId, ...full, ...(chunk.done ? { upTo: start.upTo } : {}) };
-      await deps.client.rpcBytes(target, rpc.recoveryApply, meta, { ...callOpts, body: chunk.bytes, contentType: RECOVERY_OPS_CONTENT_TYPE });
-      ops += chunk.ops;
-      bytes += chunk.bytes.byteLength;
-      chunks++;
-      if (chunk.done) break;
-    }
+    copied = await relayChunks(pull, apply);
   } catch (err) {
     // Release the pin on the primary now rather than after its idle timeout.
     await deps.client.rpc(primary, rpc.recoveryCancel, { index, shard, recoveryId: start.recoveryId }, callOpts).catch(() => undefined);
     throw err;
   }
+  const { ops, chunks, bytes } = copied;
   // 4. Live writes applied on the primary before now must have reached the target.
   await waitForCheckpoint(checkpoint, start.upTo, `${index}][${shard}`);
   // 5. In sync on the primary (from here on its writes treat the target as in sync) ...
@@ -188,6 +175,33 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   // 6. ... and in the cluster state, fenced by the cluster manager's guard.
   await deps.view.markInSync(index, shard, target, deps.guard, copy.failures ?? 0);
   return { index, shard, target, mode: start.mode, reset, ops, chunks, bytes, fromSeqNo: from, upTo: start.upTo, tookMs: Date.now() - started };
+}
+
+/**
+ * Relays chunks from the primary (`pull`) to the target (`apply`) until the last one is applied,
+ * one chunk read ahead while one is applied, never more (back-pressure).
+ * @returns the ops, chunks and bytes relayed
+ * @throws the first failing pull's or apply's error
+ */
+async function relayChunks(pull: () => Promise<Chunk>, apply: (chunk: Chunk) => Promise<unknown>): Promise<{ ops: number; chunks: number; bytes: number }> {
+  let ops = 0;
+  let chunks = 0;
+  let bytes = 0;
+  let next: Promise<Chunk> | null = pull();
+  for (;;) {
+    const chunk: Chunk = await next!;
+    next = null;
+    // Back-pressure: one chunk is read ahead while this one is applied, never more.
+    if (!chunk.done) {
+      next = pull();
+      next.catch(() => undefined); // awaited on the next turn; a failure of this apply must not leave it unhandled
+    }
+    await apply(chunk);
+    ops += chunk.ops;
+    bytes += chunk.bytes.byteLength;
+    chunks++;
+    if (chunk.done) return { ops, chunks, bytes };
+  }
 }
 
 /** Polls `checkpoint()` until it reaches `seqNo`. @throws Error after {@link RECOVERY_CATCH_UP_MS} */

@@ -54,6 +54,7 @@ export function parseMaxDocs(urlValue: string | null, bodyValue: unknown, slices
   let maxDocs: number | null = null;
   if (bodyValue !== undefined && bodyValue !== null) {
     const n = typeof bodyValue === 'number' ? bodyValue : Number(bodyValue);
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- any JSON value is echoed; the message is kept as it was
     if (!Number.isInteger(n)) throw illegalArgument(`[max_docs] must be an integer but was [${String(bodyValue)}]`);
     maxDocs = set(n, 1);
   }
@@ -72,6 +73,7 @@ export function parseMaxDocs(urlValue: string | null, bodyValue: unknown, slices
  */
 export function parseConflicts(value: unknown): boolean {
   const conflicts = value ?? 'abort';
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a body's `conflicts` may be any JSON value, echoed as String() renders it (message kept as it was)
   if (conflicts !== 'abort' && conflicts !== 'proceed') throw illegalArgument(`conflicts may only be "proceed" or "abort" but was [${String(conflicts)}]`);
   return conflicts === 'proceed';
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EsError } from '../../protocol/errors.ts';
 import { esErr } from '../../test/support/es-error.ts';
+import { jsonNumber } from '../../test/support/json-number.ts';
 import { decodeBulkBody, parseBulkBody, parseBulkBodySliced, trimJsonWhitespace } from './bulk-parse.ts';
 
 function reject(body: string): EsError {
@@ -70,7 +71,7 @@ describe('parseBulkBody: exact source texts', () => {
     const items = parseBulkBody(body, 'idx');
     expect(items.map((it) => it.sourceText)).toEqual(docs);
     // Still parsed for routing, mapping and validation.
-    expect(items[0].source).toEqual({ big: 72057594037927937, d: 1.1, s: 'é' });
+    expect(items[0].source).toEqual({ big: jsonNumber('72057594037927937'), d: 1.1, s: 'é' });
     expect(Object.keys(items[2].source!)).toEqual(['1', 'b']); // what JSON.parse does; the text keeps "b" first
   });
 

@@ -177,7 +177,7 @@ function include(value: unknown, live: Live): unknown {
   if (!isJsonContainer(value)) return undefined;
   const out: Record<string, unknown> = {};
   let kept = 0;
-  for (const [k, v] of Object.entries(value)) {
+  for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
     const { full, next } = step(live, k);
     const picked = full ? v : next.length > 0 ? include(v, next) : undefined;
     if (picked !== undefined) {

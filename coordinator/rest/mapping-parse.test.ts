@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EsError } from '../../protocol/errors.ts';
-import { checkMappingUpdate, fieldMappings, javaString, parseMapping, refuseTypedCreateMapping } from './mapping-parse.ts';
-import { mergeMappings } from '../../shared/dynamic-mapping.ts';
+import { javaString, parseMapping, refuseTypedCreateMapping } from './mapping-parse.ts';
 
 function fail(fn: () => unknown): EsError {
   try {
@@ -96,46 +95,5 @@ describe('parseMapping', () => {
   });
   it('prints values as Java does', () => {
     expect(javaString({ a: [1, 'x'], b: null })).toBe('{a=[1, x], b=null}');
-  });
-});
-
-describe('checkMappingUpdate', () => {
-  const current = parseMapping({ properties: { o: { properties: { x: { type: 'long' } } }, n: { type: 'long' }, k: { type: 'keyword', index: false } } });
-  it('refuses object <-> leaf changes and type changes', () => {
-    expect(fail(() => checkMappingUpdate(current, parseMapping({ properties: { o: { type: 'keyword' } } }))).message).toBe(
-      "can't merge a non object mapping [o] with an object mapping",
-    );
-    expect(fail(() => checkMappingUpdate(current, parseMapping({ properties: { n: { properties: { a: { type: 'long' } } } } }))).message).toBe(
-      'mapper [n] cannot be changed from type [long] to [object]',
-    );
-    expect(fail(() => checkMappingUpdate(current, parseMapping({ properties: { n: { type: 'keyword' } } }))).message).toBe(
-      'mapper [n] cannot be changed from type [long] to [keyword]',
-    );
-    expect(fail(() => checkMappingUpdate(current, parseMapping({ properties: { o: { type: 'nested' } } }))).message).toBe(
-      "object mapping [o] can't be changed from non-nested to nested",
-    );
-  });
-  it('refuses changes of non-updateable parameters, allows updateable ones', () => {
-    expect(fail(() => checkMappingUpdate(current, parseMapping({ properties: { k: { type: 'keyword' } } }))).message).toBe(
-      'Mapper for [k] conflicts with existing mapper:\n\tCannot update parameter [index] from [false] to [true]',
-    );
-    const update = parseMapping({ properties: { k: { type: 'keyword', index: false, ignore_above: 5 }, o: { properties: { y: { type: 'text' } } } } });
-    checkMappingUpdate(current, update);
-    const merged = mergeMappings(current, update);
-    expect(merged.properties.k).toEqual({ type: 'keyword', index: false, ignore_above: 5 });
-    expect(Object.keys(merged.properties.o.properties!)).toEqual(['x', 'y']);
-  });
-});
-
-describe('fieldMappings', () => {
-  it('lists the matching leaf fields and multi-fields with their full names', () => {
-    const m = parseMapping({ properties: { title: { type: 'text', fields: { raw: { type: 'keyword' } } }, o: { properties: { n: { type: 'long' } } }, t2: { type: 'date' } } });
-    const glob = (p: string, s: string) => new RegExp('^' + p.replace(/\*/g, '.*') + '$').test(s);
-    expect(fieldMappings(m, ['title*', 'o.n'], glob)).toEqual({
-      title: { full_name: 'title', mapping: { title: { type: 'text', fields: { raw: { type: 'keyword' } } } } },
-      'title.raw': { full_name: 'title.raw', mapping: { raw: { type: 'keyword' } } },
-      'o.n': { full_name: 'o.n', mapping: { n: { type: 'long' } } },
-    });
-    expect(fieldMappings(m, ['nope'], glob)).toEqual({});
   });
 });

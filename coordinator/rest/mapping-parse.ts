@@ -1,8 +1,8 @@
 /**
  * Validation of an index mapping as ES's `MapperService` parses it (`PUT /{index}` `mappings`,
  * `PUT /{index}/_mapping`): known field types and their parameters, field names, the root's
- * metadata fields and `dynamic`, and the checks of a mapping update against the current mapping
- * (type changes, object/leaf changes, parameters that cannot be updated). Errors carry ES's texts:
+ * metadata fields and `dynamic` (the parameter tables are mapping-params.ts; the checks of a
+ * mapping update are mapping-update-check.ts, its printing mapping-response.ts). Errors carry ES's texts:
  * a parse failure is `mapper_parsing_exception` "Failed to parse mapping: …" caused by the reason.
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/MapperService.java
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/ObjectMapper.java
@@ -11,81 +11,20 @@
 import type { ErrorCause } from '../../protocol/errors.ts';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import { fieldAliases, flatFields, type FieldMapping, type Mapping } from '../../protocol/mapping.ts';
-import { dateFormatter, InvalidDateFormat } from '../../shared/date-format.ts';
+import { dateFormatter } from '../../shared/date-format.ts';
+import { InvalidDateFormat } from '../../shared/date-pattern.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
+import { FIELD_PARAMS, FIXED_METADATA, METADATA_FIELDS, METADATA_PARAMS, NESTED_PARAMS, OBJECT_PARAMS, ROOT_PARAMS, STORED_ONLY_TYPES } from './mapping-params.ts';
 
 type Obj = Record<string, unknown>;
-
-/** Parameters every field mapper takes (ES `FieldMapper.Builder.parse`: multi-fields, `copy_to`) and `meta`. */
-const COMMON = ['meta', 'fields', 'copy_to'];
-const NUMERIC = [...COMMON, 'coerce', 'doc_values', 'ignore_malformed', 'index', 'null_value', 'store', 'boost', 'script', 'on_script_error', 'time_series_dimension', 'time_series_metric'];
-const DATE = [...COMMON, 'format', 'locale', 'ignore_malformed', 'index', 'doc_values', 'store', 'null_value', 'boost', 'script', 'on_script_error'];
-
-/** Parameters of the field types Folio indexes (ES 8 mappers' `getParameters()`). */
-const FIELD_PARAMS: Record<string, ReadonlySet<string>> = {
-  text: new Set([...COMMON, 'analyzer', 'search_analyzer', 'search_quote_analyzer', 'index', 'index_options', 'index_phrases', 'index_prefixes', 'norms', 'position_increment_gap', 'store', 'similarity', 'term_vector', 'fielddata', 'fielddata_frequency_filter', 'eager_global_ordinals', 'boost']),
-  match_only_text: new Set([...COMMON, 'analyzer', 'search_analyzer', 'search_quote_analyzer']),
-  keyword: new Set([...COMMON, 'index', 'doc_values', 'store', 'ignore_above', 'null_value', 'normalizer', 'split_queries_on_whitespace', 'eager_global_ordinals', 'index_options', 'norms', 'similarity', 'boost', 'script', 'on_script_error', 'time_series_dimension']),
-  long: new Set(NUMERIC),
-  integer: new Set(NUMERIC),
-  short: new Set(NUMERIC),
-  byte: new Set(NUMERIC),
-  double: new Set(NUMERIC),
-  float: new Set(NUMERIC),
-  half_float: new Set(NUMERIC),
-  unsigned_long: new Set(NUMERIC),
-  scaled_float: new Set([...NUMERIC, 'scaling_factor']),
-  date: new Set(DATE),
-  date_nanos: new Set(DATE),
-  boolean: new Set([...COMMON, 'doc_values', 'index', 'null_value', 'store', 'boost', 'script', 'on_script_error', 'ignore_malformed']),
-  ip: new Set([...COMMON, 'doc_values', 'ignore_malformed', 'index', 'null_value', 'store', 'boost', 'script', 'on_script_error', 'time_series_dimension']),
-  binary: new Set([...COMMON, 'doc_values', 'store']),
-  geo_point: new Set([...COMMON, 'ignore_malformed', 'ignore_z_value', 'index', 'null_value', 'doc_values', 'store', 'script', 'on_script_error']),
-  flattened: new Set([...COMMON, 'depth_limit', 'doc_values', 'eager_global_ordinals', 'ignore_above', 'index', 'index_options', 'null_value', 'similarity', 'split_queries_on_whitespace', 'time_series_dimensions']),
-  flat_object: new Set([...COMMON]),
-  constant_keyword: new Set([...COMMON, 'value']),
-  wildcard: new Set([...COMMON, 'ignore_above', 'null_value']),
-};
-
-/**
- * ES 8 field types Folio accepts in a mapping but does not index (their values stay in `_source`);
- * listed in docs/compatibility.md. Their parameters are not checked.
- */
-const STORED_ONLY_TYPES: ReadonlySet<string> = new Set([
-  'geo_shape', 'point', 'shape', 'completion', 'search_as_you_type', 'token_count', 'rank_feature', 'rank_features',
-  'dense_vector', 'sparse_vector', 'histogram', 'integer_range', 'long_range', 'float_range', 'double_range', 'date_range',
-  'ip_range', 'percolator', 'join', 'version', 'aggregate_metric_double', 'semantic_text', 'counted_keyword', 'passthrough',
-]);
-
-const OBJECT_PARAMS: ReadonlySet<string> = new Set(['type', 'properties', 'dynamic', 'enabled', 'subobjects']);
-const NESTED_PARAMS: ReadonlySet<string> = new Set([...OBJECT_PARAMS, 'include_in_parent', 'include_in_root']);
-
-/** Root-level keys of a mapping besides `properties` and `dynamic` (RootObjectMapper and the metadata mappers). */
-const ROOT_PARAMS: ReadonlySet<string> = new Set([
-  'properties', 'dynamic', 'enabled', 'subobjects', 'date_detection', 'numeric_detection', 'dynamic_date_formats', 'dynamic_templates',
-  'runtime', '_meta', '_source', '_routing', '_field_names', '_data_stream_timestamp',
-]);
-
-/** Metadata fields that take no configuration (ES `MetadataFieldMapper.FixedTypeParser`). */
-const FIXED_METADATA: ReadonlySet<string> = new Set(['_id', '_index', '_seq_no', '_version', '_ignored', '_nested_path', '_doc_count', '_tier', '_feature']);
-
-/** Names of every metadata field (they cannot be declared again in `properties`). */
-const METADATA_FIELDS: ReadonlySet<string> = new Set([...FIXED_METADATA, '_source', '_routing', '_field_names', '_data_stream_timestamp']);
-
-/** The root parameters each configurable metadata field takes. */
-const METADATA_PARAMS: Record<string, ReadonlySet<string>> = {
-  _source: new Set(['enabled', 'includes', 'excludes', 'mode']),
-  _routing: new Set(['required']),
-  _field_names: new Set(['enabled']),
-  _data_stream_timestamp: new Set(['enabled']),
-};
 
 /** Java's `String.valueOf` of a parsed JSON value, as ES prints it in error texts (`{a=1}`, `[x, y]`). */
 export function javaString(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return '[' + v.map(javaString).join(', ') + ']';
   if (typeof v === 'object') return '{' + Object.entries(v as Obj).map(([k, x]) => `${k}=${javaString(x)}`).join(', ') + '}';
-  return String(v);
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
+  return typeof v; // not a parsed JSON value (a function or a symbol): its kind
 }
 
 /** The simple name of the Java class XContent parses a JSON value into (`String`, `Integer`, ...). */
@@ -213,7 +152,7 @@ function parseMultiFields(name: string, fullPath: string, v: unknown): Record<st
     if (!isObject(node)) throw mapperParsing(`Expected map for property [fields] on field [${sub}] but got a class java.lang.String`);
     const type = node.type;
     if (type === undefined || type === null) throw mapperParsing(`No type specified for field [${sub}]`);
-    const t = String(type);
+    const t = javaString(type);
     if (t === 'object' || t === 'nested' || t === 'alias') throw mapperParsing(`Type [${t}] cannot be used in multi field`);
     if (FIELD_PARAMS[t] === undefined && !STORED_ONLY_TYPES.has(t)) throw mapperParsing(`No handler for type [${t}] declared on field [${sub}]`);
     setOwn(out, sub, parseLeaf(sub, `${fullPath}.${sub}`, t, node));
@@ -408,110 +347,6 @@ export function refuseTypedCreateMapping(mappings: unknown): void {
   }
 }
 
-/** Parameters that a mapping update may change (ES `Parameter.updateable`); others must stay as they are. */
-const UPDATEABLE = new Set([
-  'type', 'fields', 'properties', 'meta', 'copy_to', 'ignore_above', 'ignore_malformed', 'coerce', 'fielddata', 'search_analyzer',
-  'search_quote_analyzer', 'eager_global_ordinals', 'dynamic', 'boost', 'norms', 'time_series_dimension',
-  'depth_limit', 'split_queries_on_whitespace', 'fielddata_frequency_filter', 'include_in_parent', 'include_in_root', 'value',
-]);
-
-/** Defaults of non-updateable parameters, to compare a parameter a mapping update leaves out. */
-function defaultOf(fm: FieldMapping, param: string): unknown {
-  switch (param) {
-    case 'index':
-      return true;
-    case 'doc_values':
-      return fm.type !== 'binary' && fm.type !== 'text' && fm.type !== 'match_only_text';
-    case 'store':
-      return false;
-    case 'format':
-      return fm.type === 'date_nanos' ? 'strict_date_optional_time_nanos||epoch_millis' : 'strict_date_optional_time||epoch_millis';
-    case 'analyzer':
-      return 'default';
-    case 'enabled':
-      return true;
-    default:
-      return null;
-  }
-}
-
-function checkFieldUpdate(a: FieldMapping, b: FieldMapping, path: string): void {
-  const aObj = a.type === 'object' || a.type === 'nested' || (!a.type && !!a.properties);
-  const bObj = b.type === 'object' || b.type === 'nested' || (!b.type && !!b.properties);
-  if (aObj && !bObj) throw illegalArgument(`can't merge a non object mapping [${path}] with an object mapping`);
-  if (!aObj && bObj) throw illegalArgument(`mapper [${path}] cannot be changed from type [${a.type}] to [${b.type ?? 'object'}]`);
-  if (aObj) {
-    const an = a.type === 'nested';
-    const bn = b.type === 'nested';
-    if (an && !bn) throw illegalArgument(`object mapping [${path}] can't be changed from nested to non-nested`);
-    if (!an && bn) throw illegalArgument(`object mapping [${path}] can't be changed from non-nested to nested`);
-    if (b.enabled !== undefined && (a.enabled ?? true) !== b.enabled) {
-      throw new EsError(400, 'mapper_exception', `the [enabled] parameter can't be updated for the object mapping [${path}]`);
-    }
-    checkPropertiesUpdate(a.properties ?? {}, b.properties ?? {}, path + '.');
-    return;
-  }
-  // ES `FieldAliasMapper.merge`: an alias takes another alias (its path may change), nothing else.
-  if (a.type === 'alias') {
-    if (b.type !== 'alias') throw illegalArgument(`Cannot merge a field alias mapping [${path}] with a mapping that is not for a field alias.`);
-    return;
-  }
-  if (a.type !== b.type) throw illegalArgument(`mapper [${path}] cannot be changed from type [${a.type}] to [${b.type}]`);
-  const conflicts: string[] = [];
-  const params = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const p of params) {
-    if (UPDATEABLE.has(p)) continue;
-    const av = Object.hasOwn(a, p) ? (a as unknown as Obj)[p] : defaultOf(a, p);
-    const bv = Object.hasOwn(b, p) ? (b as unknown as Obj)[p] : defaultOf(b, p);
-    if (JSON.stringify(av) !== JSON.stringify(bv)) conflicts.push(`Cannot update parameter [${p}] from [${javaString(av)}] to [${javaString(bv)}]`);
-  }
-  if (a.type === 'constant_keyword' && a.value !== undefined && b.value !== undefined && a.value !== b.value) {
-    conflicts.push(`Cannot update parameter [value] from [${javaString(a.value)}] to [${javaString(b.value)}]`);
-  }
-  if (conflicts.length > 0) throw illegalArgument(`Mapper for [${path}] conflicts with existing mapper:\n\t${conflicts.join('\n\t')}`);
-  if (a.fields && b.fields) checkPropertiesUpdate(a.fields, b.fields, path + '.');
-}
-
-function checkPropertiesUpdate(a: Record<string, FieldMapping>, b: Record<string, FieldMapping>, prefix: string): void {
-  for (const [name, fb] of Object.entries(b)) {
-    const fa = ownValue(a, name);
-    if (fa) checkFieldUpdate(fa, fb, prefix + name);
-  }
-}
-
-/**
- * Checks a (parsed) mapping update against the current mapping as ES's `Mapping.merge` does for
- * `PUT /{index}/_mapping`: a leaf may not become an object or the reverse, a type may not change,
- * and non-updateable parameters (`index`, `doc_values`, `store`, `format`, `analyzer`, ...) must keep
- * their values.
- * @throws EsError 400 `illegal_argument_exception` with ES's texts ("can't merge a non object mapping
- *   [x] with an object mapping", "mapper [x] cannot be changed from type [long] to [keyword]",
- *   "Mapper for [x] conflicts with existing mapper:\n\tCannot update parameter [index] from [true] to [false]")
- */
-export function checkMappingUpdate(current: Mapping, update: Mapping): void {
-  checkPropertiesUpdate(current.properties ?? {}, update.properties ?? {}, '');
-  if (update._source !== undefined) checkSourceUpdate(current._source ?? {}, update._source);
-}
-
-/**
- * ES `SourceFieldMapper`'s parameters are not updateable: an update that gives `_source` another
- * `enabled`, `mode`, `includes` or `excludes` than the index has is refused (ES's conflict text).
- */
-function checkSourceUpdate(a: NonNullable<Mapping['_source']>, b: NonNullable<Mapping['_source']>): void {
-  const defaults: Obj = { enabled: true, mode: null, includes: [], excludes: [] };
-  const conflicts: string[] = [];
-  for (const p of ['enabled', 'mode', 'includes', 'excludes']) {
-    if (!Object.hasOwn(b, p)) continue;
-    const read = (m: object): unknown => {
-      const v = Object.hasOwn(m, p) ? (m as Obj)[p] : defaults[p];
-      return p === 'enabled' ? v !== false && v !== 'false' : v;
-    };
-    const [av, bv] = [read(a), read(b)];
-    if (JSON.stringify(av) !== JSON.stringify(bv)) conflicts.push(`Cannot update parameter [${p}] from [${javaString(av)}] to [${javaString(bv)}]`);
-  }
-  if (conflicts.length > 0) throw illegalArgument(`Mapper for [_source] conflicts with existing mapper:\n\t${conflicts.join('\n\t')}`);
-}
-
 /** The full path of the innermost `nested` object holding `path` (ES `NestedLookup.getNestedParent`), or null. */
 function nestedParent(m: Mapping, path: string): string | null {
   let props = m.properties ?? {};
@@ -553,65 +388,4 @@ export function checkFieldAliases(m: Mapping): void {
       );
     }
   }
-}
-
-function sortedProperties(props: Record<string, FieldMapping>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const name of Object.keys(props).sort()) setOwn(out, name, fieldResponse(props[name]));
-  return out;
-}
-
-function fieldResponse(fm: FieldMapping): unknown {
-  const { properties, fields, ...rest } = fm;
-  const out: Record<string, unknown> = { ...rest };
-  if (isObjectType(fm)) {
-    // ES writes `"type": "object"` only for an object without properties.
-    if (fm.type === 'object' && properties && Object.keys(properties).length > 0) delete out.type;
-    if (properties && Object.keys(properties).length > 0) out.properties = sortedProperties(properties);
-    return out;
-  }
-  if (fields && Object.keys(fields).length > 0) out.fields = sortedProperties(fields);
-  return out;
-}
-
-function isObjectType(fm: FieldMapping): boolean {
-  return fm.type === 'object' || fm.type === 'nested' || (!fm.type && fm.properties !== undefined);
-}
-
-/**
- * A mapping as `GET /{index}/_mapping` prints it (ES `ObjectMapper.toXContent`): properties sorted
- * by name, `"type": "object"` left out of objects that have properties, and an empty mapping as `{}`.
- */
-export function mappingResponse(m: Mapping): Record<string, unknown> {
-  const { properties, ...rest } = m;
-  const out: Record<string, unknown> = { ...rest };
-  if (properties && Object.keys(properties).length > 0) out.properties = sortedProperties(properties);
-  return out;
-}
-
-/**
- * The body of one index in `GET /{index}/_mapping/field/{fields}` (ES `GetFieldMappingsResponse`):
- * for each mapped leaf field or multi-field whose full path matches one of `patterns` (`*`
- * wildcards), `{full_name, mapping: {leafName: fieldMapping}}`; objects are not listed.
- * @example fieldMappings(m, ['title*']) // {title: {full_name: 'title', mapping: {title: {type: 'text'}}}, ...}
- */
-export function fieldMappings(m: Mapping, patterns: readonly string[], matches: (pattern: string, path: string) => boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const visit = (props: Record<string, FieldMapping>, prefix: string): void => {
-    for (const name of Object.keys(props).sort()) {
-      const fm = props[name];
-      const path = prefix + name;
-      if (isObjectType(fm)) {
-        visit(fm.properties ?? {}, path + '.');
-        continue;
-      }
-      if (patterns.some((p) => matches(p, path))) setOwn(out, path, { full_name: path, mapping: { [name]: fieldResponse(fm) } });
-      for (const sub of Object.keys(fm.fields ?? {}).sort()) {
-        const subPath = `${path}.${sub}`;
-        if (patterns.some((p) => matches(p, subPath))) setOwn(out, subPath, { full_name: subPath, mapping: { [sub]: fieldResponse(fm.fields![sub]) } });
-      }
-    }
-  };
-  visit(m.properties ?? {}, '');
-  return out;
 }

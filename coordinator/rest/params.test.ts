@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../../protocol/errors.ts';
 import { esErr } from '../../test/support/es-error.ts';
 import { checkUnrecognizedParams, MAX_SUGGESTION_NAME_CHARS, didYouMean, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue, similarNames, tokenName, xContentBoolean, xContentFloat, xContentInt } from './params.ts';
 import { javaParseDouble, javaParseInt } from '../../shared/java-number.ts';

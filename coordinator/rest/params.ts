@@ -303,5 +303,3 @@ export function checkUnrecognizedParams(path: string, given: Iterable<string>, a
   throw illegalArgument(`request [${path}] contains unrecognized parameter${bad.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
 }
 
-/** Re-exported for callers that import body parsing with the other request helpers. */
-export { parseJsonBody } from './json-body.ts';

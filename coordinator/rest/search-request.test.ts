@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EsError } from '../../protocol/errors.ts';
 import { esErr } from '../../test/support/es-error.ts';
-import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE } from './search-request.ts';
+import { parseSearchRequest } from './search-request.ts';
+import { TRACK_TOTAL_HITS_ACCURATE } from './track-total-hits.ts';
 
 const P = '/idx/_search';
 const parse = (qs: string, body?: unknown) => parseSearchRequest(new URLSearchParams(qs), body, P);

@@ -3,16 +3,15 @@
  * `"phrase"` with `~N` slop, `term*` prefix, `term~N` fuzzy, `( )` precedence, `\` escapes, each
  * operator switched by `flags`), which never fails on odd input, with ES's
  * `SimpleQueryStringQueryParser` building each term on the fields: `match` terms, phrases, prefix
- * and fuzzy terms per field, summed over the fields (dis_max with tie breaker 1).
+ * and fuzzy terms per field, summed over the fields (dis_max with tie breaker 1). The query's body
+ * in the query DSL is read by simple-query-string-query.ts.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-simple-query-string-query.html
  * @see https://github.com/apache/lucene/blob/main/lucene/queryparser/src/java/org/apache/lucene/queryparser/simple/SimpleQueryParser.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/query/SimpleQueryStringBuilder.java
  */
-import { illegalArgument, parsingException } from '../../protocol/errors.ts';
-import { DEFAULT_MAX_EXPANSIONS, type FuzzyOptions } from '../../protocol/fuzziness.ts';
+import { illegalArgument } from '../../protocol/errors.ts';
+import type { FuzzyOptions } from '../../protocol/fuzziness.ts';
 import type { Operator, Query } from '../../protocol/query-ast.ts';
-import { boostOf, operatorOf, scalarText, tokenName, xContentBoolean, xContentInt } from './params.ts';
-import { fieldAndBoost, isValue, msmOf, notYet, type Obj } from './query-dsl-params.ts';
 
 const NAME = 'simple_query_string';
 
@@ -20,7 +19,8 @@ const NAME = 'simple_query_string';
 export const SimpleFlags = {
   AND: 1, NOT: 2, OR: 4, PREFIX: 8, PHRASE: 16, PRECEDENCE: 32, ESCAPE: 64, WHITESPACE: 128, FUZZY: 256, NEAR: 512, SLOP: 512,
 } as const;
-const ALL = -1;
+/** Every operator flag (ES `SimpleQueryStringFlag.ALL`); any negative `flags` int means it too. */
+export const ALL_SIMPLE_FLAGS = -1;
 
 /**
  * ES `SimpleQueryStringFlag.resolveFlags`: `|`-separated names in any case; `NONE` and `ALL` win at once.
@@ -28,13 +28,13 @@ const ALL = -1;
  * @example resolveSimpleFlags('prefix|phrase') // 24
  */
 export function resolveSimpleFlags(text: string): number {
-  if (text === '') return ALL;
+  if (text === '') return ALL_SIMPLE_FLAGS;
   let flags = 0;
   for (const s of text.split('|')) {
     if (s === '') continue;
     const up = s.toUpperCase();
     if (up === 'NONE') return 0;
-    if (up === 'ALL') return ALL;
+    if (up === 'ALL') return ALL_SIMPLE_FLAGS;
     if (!Object.hasOwn(SimpleFlags, up)) throw illegalArgument(`Unknown ${NAME} flag [${s}]`);
     flags |= SimpleFlags[up as keyof typeof SimpleFlags];
   }
@@ -349,62 +349,4 @@ function matchParens(chars: readonly string[]): Int32Array {
  */
 export function parseSimpleQueryString(text: string, opts: SimpleQueryOptions): Query {
   return new SimpleParser(opts).parse(text);
-}
-
-const ACCEPTED = ['auto_generate_synonyms_phrase_query', '_name'];
-
-/**
- * `simple_query_string` (`SimpleQueryStringBuilder.fromXContent`): `query`, `fields` (boosts, `*`
- * patterns; default every field, leniently), `default_operator`, `analyzer`, `flags` (names or an
- * int), `lenient`, `analyze_wildcard`, `minimum_should_match` (on the top-level bool), the
- * `fuzzy_*` options, `boost`.
- * @throws EsError 400 `parsing_exception` `[simple_query_string] unsupported field [x]`,
- *   `[simple_query_string] unknown token [T] after [x]`, `[simple_query_string] query text missing`;
- *   `illegal_argument_exception` `Unknown simple_query_string flag [x]`.
- */
-export function parseSimpleQueryStringQuery(body: Obj): Query {
-  let query: string | undefined;
-  let fields: { field: string; boost: number }[] = [];
-  let defaultOperator: Operator = 'or';
-  let flags = ALL;
-  let msm: string | number | undefined;
-  let boost = 1;
-  const fuzzy = { prefixLength: 0, maxExpansions: DEFAULT_MAX_EXPANSIONS, transpositions: true };
-  const opts: Partial<SimpleQueryOptions> = {};
-  for (const [k, v] of Object.entries(body)) {
-    if (Array.isArray(v) && k === 'fields') {
-      fields = v.map((f) => fieldAndBoost(scalarText(f)));
-      continue;
-    }
-    if (!isValue(v)) throw parsingException(`[${NAME}] unknown token [${tokenName(v)}] after [${k}]`);
-    switch (k) {
-      case 'query': query = scalarText(v); break;
-      case 'analyzer': opts.analyzer = scalarText(v); break;
-      case 'default_operator': defaultOperator = operatorOf(v); break;
-      case 'flags':
-        flags = typeof v === 'number' ? xContentInt(v) : resolveSimpleFlags(scalarText(v));
-        if (flags < 0) flags = ALL;
-        break;
-      case 'lenient': opts.lenient = xContentBoolean(v); break;
-      case 'analyze_wildcard': opts.analyzeWildcard = xContentBoolean(v); break;
-      case 'minimum_should_match': msm = msmOf(v); break;
-      case 'fuzzy_prefix_length': fuzzy.prefixLength = xContentInt(v); break;
-      case 'fuzzy_max_expansions': fuzzy.maxExpansions = xContentInt(v); break;
-      case 'fuzzy_transpositions': fuzzy.transpositions = xContentBoolean(v); break;
-      case 'boost': boost = boostOf(v); break;
-      case 'quote_field_suffix': throw notYet(NAME, k);
-      default:
-        if (!ACCEPTED.includes(k)) throw parsingException(`[${NAME}] unsupported field [${k}]`);
-    }
-  }
-  if (query === undefined) throw parsingException(`[${NAME}] query text missing`);
-  const parsed = parseSimpleQueryString(query, {
-    ...opts,
-    fields: fields.length > 0 ? fields : [{ field: '*', boost: 1 }],
-    defaultOperator,
-    flags,
-    fuzzy,
-  });
-  const withMsm = msm !== undefined && parsed.kind === 'bool' ? { ...parsed, minimumShouldMatch: msm } : parsed;
-  return boost === 1 ? withMsm : { ...withMsm, boost: Math.fround(withMsm.boost * boost) };
 }

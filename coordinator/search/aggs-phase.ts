@@ -15,7 +15,8 @@ import { type AggPartial, type AggsRequest, type AggsResponse } from '../../prot
 import { rpc } from '../../protocol/rpc.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import { renderAggs } from './aggs/render.ts';
-import { DEFAULT_MAX_BUCKETS, recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';
+import { DEFAULT_MAX_BUCKETS } from '../../shared/aggs/too-many-buckets.ts';
+import { recordReplies, reduceAggs, type ReplyLog } from './aggs/reduce.ts';
 import { callShard, type FailedShardCall, type ShardReply } from './fan-out.ts';
 import type { PhaseContext } from './phase-context.ts';
 import { ShardCopyIterator } from './shard-copy-iterator.ts';

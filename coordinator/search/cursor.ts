@@ -12,7 +12,8 @@
 import { validationFailed } from '../../protocol/errors.ts';
 import type { SearchRequest } from '../rest/search-request.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, resolveSearchScope } from '../cluster/index-expression.ts';
+import { resolveSearchScope } from '../cluster/index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom } from '../cluster/indices-options.ts';
 import { resolveIndexBoosts } from './index-boosts.ts';
 import { decodePitId, decodeSnapshot, type CursorShard, type ScrollState } from './cursor-ids.ts';
 import { pinKey, type IndexScope, type Pinning, type ShardPin } from './plan.ts';

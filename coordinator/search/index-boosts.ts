@@ -7,7 +7,8 @@
 import type { IndexBoost } from '../rest/indices-boost.ts';
 import type { Query } from '../../protocol/query-ast.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
-import { resolveIndices, type IndicesOptions } from '../cluster/index-expression.ts';
+import { resolveIndices } from '../cluster/index-expression.ts';
+import { type IndicesOptions } from '../cluster/indices-options.ts';
 
 /**
  * The boost of each concrete index the entries reach (first entry wins), or undefined without entries.

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseCollapse } from '../rest/collapse.ts';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
-import { parseSearchRequest, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
+import { parseSearchRequest, type SearchRequest } from '../rest/search-request.ts';
+import { TRACK_TOTAL_HITS_ACCURATE } from '../rest/track-total-hits.ts';
 import { expandInnerHits, groupQuery, groupRequest } from './inner-hits.ts';
 import type { SearchResponseBody } from './respond.ts';
 

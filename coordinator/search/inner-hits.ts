@@ -12,7 +12,8 @@ import type { CollapseSpec, InnerHitsSpec } from '../rest/collapse.ts';
 import { EsError, toEsError } from '../../protocol/errors.ts';
 import { setOwn } from '../../shared/own-keys.ts';
 import type { Query } from '../../protocol/query-ast.ts';
-import { DEFAULT_TRACK_TOTAL_HITS, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
+import type { SearchRequest } from '../rest/search-request.ts';
+import { DEFAULT_TRACK_TOTAL_HITS, TRACK_TOTAL_HITS_ACCURATE } from '../rest/track-total-hits.ts';
 import type { SortValue } from '../../protocol/sort.ts';
 import type { SearchResponseBody } from './respond.ts';
 

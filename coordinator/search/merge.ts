@@ -1,7 +1,8 @@
 /**
  * The merge (reduce) of the query phase: a k-way merge of every shard's sorted top hits with a heap
  * sized to the number of shards, skipping `from` during the merge and touching nothing past
- * `from + size`, as Lucene's `TopDocs.merge` in ES's `SearchPhaseController.mergeTopDocs`.
+ * `from + size`, as Lucene's `TopDocs.merge` in ES's `SearchPhaseController.mergeTopDocs` (the heap
+ * is shared/kway-merge.ts, which the engine's presorted orders use too).
  * Pure: no I/O, property-tested against a single sorted list (the oracle).
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TopDocs.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/SearchPhaseController.java
@@ -9,6 +10,7 @@
 import { EsError } from '../../protocol/errors.ts';
 import type { ShardHit } from '../../protocol/search.ts';
 import { compareCodePoints, compareHits, type SortField } from '../../protocol/sort.ts';
+import { RunMerge } from '../../shared/kway-merge.ts';
 
 /** One shard's query-phase hits, already in the global order. */
 export interface ShardTopHits {
@@ -33,59 +35,28 @@ export interface MergedHit {
  * @throws EsError 500 when a shard's list is not sorted by `sort` (a shard bug, never silent).
  */
 export function mergeTopHits(results: readonly ShardTopHits[], sort: readonly SortField[], from: number, size: number): MergedHit[] {
-  const cmp = (a: ShardTopHits, ai: number, b: ShardTopHits, bi: number): number => {
-    const c = compareHits(a.hits[ai], b.hits[bi], sort);
-    if (c !== 0) return c;
-    return compareCodePoints(a.index, b.index) || a.shardIndex - b.shardIndex;
+  const less = (a: number, ai: number, b: number, bi: number): boolean => {
+    const x = results[a];
+    const y = results[b];
+    const c = compareHits(x.hits[ai], y.hits[bi], sort);
+    if (c !== 0) return c < 0;
+    return (compareCodePoints(x.index, y.index) || x.shardIndex - y.shardIndex) < 0;
   };
-  // Heap of shard slots, ordered by each shard's current head hit.
-  const heap: number[] = [];
-  const pos = new Int32Array(results.length);
-  const less = (x: number, y: number): boolean => cmp(results[x], pos[x], results[y], pos[y]) < 0;
-  const siftDown = (i: number): void => {
-    const n = heap.length;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) return;
-      const r = l + 1;
-      const m = r < n && less(heap[r], heap[l]) ? r : l;
-      if (!less(heap[m], heap[i])) return;
-      [heap[m], heap[i]] = [heap[i], heap[m]];
-      i = m;
-    }
-  };
-  const siftUp = (i: number): void => {
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!less(heap[i], heap[p])) return;
-      [heap[p], heap[i]] = [heap[i], heap[p]];
-      i = p;
-    }
-  };
-  results.forEach((r, i) => {
-    if (r.hits.length > 0) {
-      heap.push(i);
-      siftUp(heap.length - 1);
-    }
-  });
-
+  // A heap of shard lists, ordered by each list's current head hit (shared/kway-merge.ts).
+  const merge = new RunMerge(
+    results.map((r) => r.hits.length),
+    less,
+  );
   const out: MergedHit[] = [];
   const end = from + size;
-  for (let rank = 0; rank < end && heap.length > 0; rank++) {
-    const top = heap[0];
+  for (let rank = 0; rank < end; rank++) {
+    const top = merge.next();
+    if (top < 0) break;
     const r = results[top];
-    const i = pos[top];
+    const i = merge.pos[top] - 1;
     if (rank >= from) out.push({ shardIndex: r.shardIndex, index: r.index, hit: r.hits[i], position: i });
-    pos[top] = i + 1;
-    if (i + 1 < r.hits.length) {
-      if (compareHits(r.hits[i], r.hits[i + 1], sort) > 0) {
-        throw new EsError(500, 'illegal_state_exception', `shard ${r.shardIndex} of [${r.index}] was not sorted by the provided Sort`);
-      }
-      siftDown(0);
-    } else {
-      heap[0] = heap[heap.length - 1];
-      heap.pop();
-      if (heap.length > 0) siftDown(0);
+    if (i + 1 < r.hits.length && compareHits(r.hits[i], r.hits[i + 1], sort) > 0) {
+      throw new EsError(500, 'illegal_state_exception', `shard ${r.shardIndex} of [${r.index}] was not sorted by the provided Sort`);
     }
   }
   return out;

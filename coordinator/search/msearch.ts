@@ -8,25 +8,12 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-multi-search.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/TransportMultiSearchAction.java
  */
-import { EsError, illegalArgument, toEsError, type ErrorBody } from '../../protocol/errors.ts';
+import { EsError, toEsError, type ErrorBody } from '../../protocol/errors.ts';
 import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
-import { parseIntParam } from '../rest/params.ts';
 import { parseSearchRequest } from '../rest/search-request.ts';
 import type { MsearchItem } from '../rest/msearch-parse.ts';
 import type { SearchResponseBody } from './respond.ts';
 import { search, type SearchDeps } from './search.ts';
-
-/**
- * `max_concurrent_searches` of the URL (`MultiSearchRequest.maxConcurrentSearchRequests`).
- * @returns the value, or undefined when absent (the default applies).
- * @throws EsError 400 `Failed to parse int parameter […]`, or `maxConcurrentSearchRequests must be positive` below 1
- */
-export function parseMaxConcurrentSearches(raw: string | null): number | undefined {
-  if (raw === null) return undefined;
-  const n = parseIntParam('max_concurrent_searches', raw);
-  if (n < 1) throw illegalArgument('maxConcurrentSearchRequests must be positive');
-  return n;
-}
 
 /** One entry of `responses`: a search response with its `status`, or an error body. */
 export type MsearchResponseItem = (SearchResponseBody & { status: number }) | ErrorBody;

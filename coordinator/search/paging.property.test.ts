@@ -20,6 +20,7 @@ import { mergeStatistics } from './dfs-cache.ts';
 import { mergeTopHits } from './merge.ts';
 import { boundForShard, chooseWindow } from './rank-bounds.ts';
 import { mergeRanges } from './select-phase.ts';
+import { searcherOf } from '../../shard-node/engine/searcher.ts';
 
 const MAPPING: Mapping = { properties: { n: { type: 'long' }, tag: { type: 'keyword' }, x: { type: 'double' } } };
 type Doc = { _id: string; n: number | null; tag: string | null; x: number | null };
@@ -80,7 +81,7 @@ describe('paging through real shard engines and the merge', () => {
           const results = shards.map((s, i) => ({
             shardIndex: i,
             index: 'p',
-            hits: s.acquire().query({ query, sort: effectiveSort, k: from + size, trackTotalHits: Number.MAX_SAFE_INTEGER }).hits,
+            hits: searcherOf(s.acquire()).query({ query, sort: effectiveSort, k: from + size, trackTotalHits: Number.MAX_SAFE_INTEGER }).hits,
           }));
           const page = mergeTopHits(results, effectiveSort, from, size).map((m) => m.hit._id);
           expect(page).toEqual(oracle);
@@ -107,7 +108,7 @@ interface Target {
 
 /** The coordinator's selection over in-process shards: sample, bound, range, merge. */
 function selectPage(targets: Target[], input: SelectInput, from: number, size: number, samples: number): { index: string; _id: string; sort: SortValue[] }[] {
-  const sms = targets.map((t) => sortedMatches(t.gen, input));
+  const sms = targets.map((t) => sortedMatches(searcherOf(t.gen), input));
   const sampled = sms.map((sm, i) => {
     const s = sampleMatches(sm, samples);
     return { shardIndex: i, index: targets[i].index, total: s.total, keys: s.keys };
@@ -127,7 +128,7 @@ function queryPage(targets: Target[], input: SelectInput, from: number, size: nu
   const results = targets.map((t, i) => ({
     shardIndex: i,
     index: t.index,
-    hits: t.gen.query({ query: input.query, sort: input.sort, k: from + size, trackTotalHits: Number.MAX_SAFE_INTEGER, stats: input.stats, trackScores: input.trackScores }).hits,
+    hits: searcherOf(t.gen).query({ query: input.query, sort: input.sort, k: from + size, trackTotalHits: Number.MAX_SAFE_INTEGER, stats: input.stats, trackScores: input.trackScores }).hits,
   }));
   return mergeTopHits(results, input.sort, from, size).map((m) => ({ index: m.index, _id: m.hit._id, sort: m.hit.sort }));
 }
@@ -184,7 +185,7 @@ describe('deep paging by exact distributed selection through real shard engines'
           const qDocs = docs.filter((_, i) => i % 2 === 0);
           const q = secondIndexShards > 0 ? buildShards(qDocs, secondIndexShards, 'q') : [];
           const targets: Target[] = [...p.map((s) => ({ index: 'p', gen: s.acquire() })), ...q.map((s) => ({ index: 'q', gen: s.acquire() }))];
-          const stats = mergeStatistics(targets.map((t) => t.gen.dfs(query)));
+          const stats = mergeStatistics(targets.map((t) => searcherOf(t.gen).dfs(query)));
           const input: SelectInput = { query, sort, stats, trackScores: sort.some((s) => s.kind === 'score') };
 
           const got = selectPage(targets, input, from, size, samples);

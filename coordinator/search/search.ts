@@ -27,7 +27,9 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-search.html
  */
 import { withSortTexts } from './respond.ts';
-import { parseSearchRequest, parseTimeValue, TRACK_TOTAL_HITS_ACCURATE, type SearchRequest } from '../rest/search-request.ts';
+import { parseTimeValue } from '../rest/params.ts';
+import { parseSearchRequest, type SearchRequest } from '../rest/search-request.ts';
+import { TRACK_TOTAL_HITS_ACCURATE } from '../rest/track-total-hits.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { flatFields, withAliasTargets, type FieldMapping } from '../../protocol/mapping.ts';
@@ -53,7 +55,7 @@ import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, 
 import { mergeTopGroups, reduceGroupTotal } from './collapse-merge.ts';
 import { planCollapse } from './collapse-plan.ts';
 import { expandInnerHits, type InnerHitsBody } from './inner-hits.ts';
-import { defaultMaxConcurrentSearches } from './concurrent-searches.ts';
+import { defaultMaxConcurrentSearches } from './max-concurrent-searches.ts';
 import { allFailedError } from './shard-failures.ts';
 import { resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
 import { getDocument } from '../write/get-document.ts';

@@ -14,6 +14,7 @@ import { ReplicaSelection } from './replica-selection.ts';
 import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../../protocol/wire-batch.ts';
 import { JsonText, requestPath, rpc as rpcs, type AnyRpc, type Rpc } from '../../protocol/rpc.ts';
 import { ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
+import { batchBodyBytes, callBodyBytes } from './call-body.ts';
 import { isNdjsonContentType, parseNdjsonSliced } from '../../shared/sliced-json.ts';
 import { abortedError, batchFailure, exchangeError, responseError, ShardCallError, timeoutError, type ShardCallFailure } from './shard-call-error.ts';
 
@@ -212,7 +213,7 @@ export class ShardClient {
         path,
         method,
         headers,
-        body: body === undefined ? undefined : body instanceof JsonText ? body.text : JSON.stringify(body),
+        body: body === undefined ? undefined : body instanceof JsonText ? body.text : callBodyBytes(body),
         signal,
         headersTimeout: clampTimerDelayMs(opts.timeoutMs),
         bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
@@ -304,7 +305,7 @@ export class ShardClient {
         path: rpcs.batch.path,
         method: rpcs.batch.method,
         headers,
-        body: JSON.stringify({ calls: batch }),
+        body: batchBodyBytes(batch),
         signal: batchAbort.signal,
         headersTimeout: clampTimerDelayMs(timeoutMs),
         bodyTimeout: clampTimerDelayMs(timeoutMs),

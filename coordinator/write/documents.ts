@@ -11,19 +11,18 @@
  */
 import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import { randomBytes } from 'node:crypto';
-import { checkNestedObjectsLimit, DEFAULT_NESTED_OBJECTS_LIMIT, inferMappingUpdate, mergeMappings } from '../../shared/dynamic-mapping.ts';
-import { intValue } from '../cluster/index-setting-definitions.ts';
 import { EsError, illegalArgument, toEsError, validationFailed } from '../../protocol/errors.ts';
-import type { Mapping } from '../../protocol/mapping.ts';
 import type { SourceFilter } from '../../protocol/search.ts';
 import type { RefreshPolicy, WriteOp, WriteResult } from '../../protocol/write.ts';
 import { filterSourceText, RawJson } from '../../shared/raw-json.ts';
 import { shardForRouting } from '../cluster/routing.ts';
 import { resolveBulkTargets } from '../cluster/aliases/alias-targets.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
-import type { ClusterView, NewIndexSpec } from '../cluster/cluster-view.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import type { NewIndexSpec } from '../cluster/new-index.ts';
 import type { IndexView } from '../cluster/index-view.ts';
 import { parseCreateIndexBody, validateIndexName } from '../cluster/index-settings.ts';
+import { applyDynamicMappings } from './bulk-dynamic-mappings.ts';
 import { writeShard, type ShardInfo } from './replication.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { checkShardLimit, configuredShards, DEFAULT_MAX_SHARDS_PER_NODE, totalShards } from '../cluster/shard-limit.ts';
@@ -107,102 +106,6 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
     }
   }
   return out;
-}
-
-/** The document whose new fields an item may add to the mapping (an update's `doc`, else its `upsert`), or undefined. */
-function dynamicDocOf(item: BulkItem): Record<string, unknown> | undefined {
-  if (item.action === 'delete') return undefined;
-  const doc = item.action === 'update' ? (item.source?.doc ?? item.source?.upsert) : item.source;
-  return doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : undefined;
-}
-
-/**
- * The dynamic mapping update of a bulk's items on one index, inferred from `stored` (the mapping as
- * the cluster state holds it): each item's new fields against `stored` plus the fields of the items
- * before it, in order. An item whose fields cannot be added (`dynamic: strict`) fails alone, in
- * `failures`. Fields already mapped are never re-inferred, so the update adds to `stored` without
- * conflict; a value that does not fit its mapped type (`"abc"` for a `long`; `1.5` is coerced) is
- * the shard's per-item `document_parsing_exception`, as in ES.
- * @returns the union of the new fields, or null when there are none
- */
-export function inferBulkMappingUpdate(stored: Mapping, docs: readonly (readonly [position: number, doc: Record<string, unknown>])[], failures: Map<number, unknown>): Mapping | null {
-  let current = stored;
-  let update: Mapping | null = null;
-  for (const [i, doc] of docs) {
-    try {
-      const added = inferMappingUpdate(current, doc);
-      if (!added) continue;
-      update = update ? mergeMappings(update, added) : added;
-      current = mergeMappings(current, added);
-    } catch (err) {
-      failures.set(i, err);
-    }
-  }
-  return update;
-}
-
-/** The index's `index.mapping.nested_objects.limit` (ES's default 10000 when not set). */
-function nestedObjectsLimitOf(view: IndexView): number {
-  const limit = view.metadata.settings?.['index.mapping.nested_objects.limit'];
-  return limit === undefined ? DEFAULT_NESTED_OBJECTS_LIMIT : intValue(limit, DEFAULT_NESTED_OBJECTS_LIMIT);
-}
-
-/**
- * Adds the new dynamic fields of the items' documents to each index's mapping before they are
- * routed (ES's primary asks the master for the mapping update, then indexes against it). A first
- * pass against the coordinator's cached mapping checks every document against the index's
- * `index.mapping.nested_objects.limit` (an item over it fails alone) and finds the items that may
- * add fields (mappings only grow: an item that adds nothing to it, or only what an earlier
- * candidate adds, adds nothing to the stored one), in event-loop slices; the update itself is
- * inferred inside the cluster-state change from the stored mapping ({@link ClusterView.updateMapping},
- * again after a lost compare-and-swap), so two bulks adding one field with different types at once
- * (`1` → long, `1.5` → float) never conflict: the later one finds the field mapped and its value is
- * coerced on the shard. Items that cannot add their fields fail alone, in `failed`.
- */
-async function applyDynamicMappings(items: readonly BulkItem[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, deps: WriteDeps, slices: EventLoopSlices): Promise<void> {
-  const candidates = new Map<string, [number, Record<string, unknown>][]>();
-  // Per index, the cached mapping with the fields of the candidates so far: an item whose fields
-  // an earlier candidate adds is no candidate (that candidate adds them in the change too).
-  const seen = new Map<string, Mapping>();
-  const nestedLimits = new Map<string, number>();
-  for (let i = 0; i < items.length; i++) {
-    const pause = slices.tick();
-    if (pause) await pause;
-    const item = items[i];
-    const view = views.get(item.index!);
-    if (!view || view instanceof EsError || failed.has(i)) continue;
-    const doc = dynamicDocOf(item);
-    if (!doc) continue;
-    const mapping = seen.get(item.index!) ?? view.metadata.mappings;
-    let nestedLimit = nestedLimits.get(item.index!);
-    if (nestedLimit === undefined) nestedLimits.set(item.index!, (nestedLimit = nestedObjectsLimitOf(view)));
-    try {
-      checkNestedObjectsLimit(mapping, doc, nestedLimit);
-    } catch (err) {
-      failed.set(i, err);
-      continue;
-    }
-    let added: Mapping | null;
-    try {
-      added = inferMappingUpdate(mapping, doc);
-      if (!added) continue;
-      seen.set(item.index!, mergeMappings(mapping, added));
-    } catch {
-      // refused against the cached mapping (`dynamic: strict`): decided again against the stored one
-    }
-    const list = candidates.get(item.index!) ?? [];
-    list.push([i, doc]);
-    candidates.set(item.index!, list);
-  }
-  for (const [name, docs] of candidates) {
-    let failures = new Map<number, unknown>();
-    const view = await deps.view.updateMapping(name, (stored) => {
-      failures = new Map(); // the last run, on the mapping that was stored, decides
-      return inferBulkMappingUpdate(stored, docs, failures);
-    });
-    views.set(name, view);
-    for (const [i, err] of failures) failed.set(i, err);
-  }
 }
 
 /** An update item's body, parsed (items built by the parser carry it; others are parsed here). */
@@ -291,20 +194,11 @@ function updateGet(r: WriteResult, filter: SourceFilter, raw: boolean): Record<s
 }
 
 /**
- * Executes parsed bulk items. Per-item failures (a bad document, a version conflict, an unreachable
- * shard, an unknown pipeline) are reported in their item with `errors: true`; the call itself only
- * throws for failures that concern the whole request.
- * @throws EsError 400 `action_request_validation_exception` when an item fails ES's validation
- *   (write-request.ts): nothing is written, as ES's `BulkRequest.validate`.
+ * Records the items that fail before routing in `failed`: the parser's failures and each valid
+ * item's own ({@link itemFailure}).
+ * @returns the positions whose error names no index (ES reports it as thrown: `{type, reason}`)
  */
-export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
-  const startedAt = Date.now();
-  // A bulk of 100,000 items is validated, routed and answered in slices that yield to the event loop
-  // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
-  const slices = new EventLoopSlices();
-  await validateItems(items, slices);
-  const failed = new Map<number, unknown>();
-  // Items failed before routing by an error that names no index (ES reports it as thrown: `{type, reason}`).
+async function failBeforeRouting(items: readonly BulkItem[], opts: BulkOptions, failed: Map<number, unknown>, slices: EventLoopSlices): Promise<Set<number>> {
   const bare = new Set<number>();
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
@@ -315,14 +209,24 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const failure = item.failure ?? own;
     if (failure) failed.set(i, failure);
   }
-  // Aliases: each item to its alias's write index (and `require_alias` checked) before indices are auto-created.
-  items = await resolveBulkTargets(items, failed, deps.view);
-  const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
-  const views = await ensureIndices(names, deps);
-  await applyDynamicMappings(items, views, failed, deps, slices);
+  return bare;
+}
 
-  const ids = items.map((it) => it.id ?? generateId());
-  const groups = new Map<string, { view: IndexView; shard: number; positions: number[]; ops: WriteOp[] }>();
+/** One shard's ops of a bulk, with the positions of their items in the request. */
+interface ShardGroup {
+  view: IndexView;
+  shard: number;
+  positions: number[];
+  ops: WriteOp[];
+}
+
+/**
+ * Routes each item not failed yet to its shard with ES's formula (its `routing`, else its `_id`
+ * `ids[i]`) and groups the write ops per shard, in request order; an item whose index failed, or
+ * whose op cannot be built, fails alone in `failed`.
+ */
+async function groupByShard(items: readonly BulkItem[], ids: readonly string[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, opts: BulkOptions, slices: EventLoopSlices): Promise<Map<string, ShardGroup>> {
+  const groups = new Map<string, ShardGroup>();
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
     const pause = slices.tick();
@@ -346,10 +250,24 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
       failed.set(i, err);
     }
   }
+  return groups;
+}
 
-  const results: (WriteResult | null)[] = items.map(() => null);
-  const shardInfos: (ShardInfo | null)[] = items.map(() => null);
-  const forcedRefreshes: boolean[] = items.map(() => false);
+/** What the shards answered for each of a bulk's items, by position (null: not written). */
+interface ShardWrites {
+  results: (WriteResult | null)[];
+  shardInfos: (ShardInfo | null)[];
+  forcedRefreshes: boolean[];
+}
+
+/**
+ * Writes every shard's group in parallel (replication.ts); the items of a group whose write fails
+ * fail in `failed` with its EsError, or ES's 503 `unavailable_shards_exception`.
+ */
+async function writeGroups(groups: Map<string, ShardGroup>, itemCount: number, refresh: RefreshPolicy, deps: WriteDeps, failed: Map<number, unknown>): Promise<ShardWrites> {
+  const results: (WriteResult | null)[] = new Array<WriteResult | null>(itemCount).fill(null);
+  const shardInfos: (ShardInfo | null)[] = new Array<ShardInfo | null>(itemCount).fill(null);
+  const forcedRefreshes: boolean[] = new Array<boolean>(itemCount).fill(false);
   await Promise.all(
     [...groups.values()].map(async (g) => {
       const index = g.view.metadata.name;
@@ -368,6 +286,33 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
       }
     }),
   );
+  return { results, shardInfos, forcedRefreshes };
+}
+
+/**
+ * Executes parsed bulk items. Per-item failures (a bad document, a version conflict, an unreachable
+ * shard, an unknown pipeline) are reported in their item with `errors: true`; the call itself only
+ * throws for failures that concern the whole request.
+ * @throws EsError 400 `action_request_validation_exception` when an item fails ES's validation
+ *   (write-request.ts): nothing is written, as ES's `BulkRequest.validate`.
+ */
+export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
+  const startedAt = Date.now();
+  // A bulk of 100,000 items is validated, routed and answered in slices that yield to the event loop
+  // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
+  const slices = new EventLoopSlices();
+  await validateItems(items, slices);
+  const failed = new Map<number, unknown>();
+  const bare = await failBeforeRouting(items, opts, failed, slices);
+  // Aliases: each item to its alias's write index (and `require_alias` checked) before indices are auto-created.
+  items = await resolveBulkTargets(items, failed, deps.view);
+  const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
+  const views = await ensureIndices(names, deps);
+  await applyDynamicMappings(items, views, failed, deps, slices);
+
+  const ids = items.map((it) => it.id ?? generateId());
+  const groups = await groupByShard(items, ids, views, failed, opts, slices);
+  const { results, shardInfos, forcedRefreshes } = await writeGroups(groups, items.length, refresh, deps, failed);
 
   let errors = false;
   const bulkResponseItem = (i: number): BulkResponseItem => {

@@ -19,7 +19,8 @@ import {
   type WriteOp,
   type WriteResult,
 } from '../../protocol/write.ts';
-import { type ClusterView, PrimaryDemotedError } from '../cluster/cluster-view.ts';
+import type { ClusterView } from '../cluster/cluster-view.ts';
+import { PrimaryDemotedError } from '../cluster/copy-state-changes.ts';
 import { type IndexView } from '../cluster/index-view.ts';
 import { decodeShardBulkReply } from '../../protocol/shard-bulk-reply.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../../shared/sliced-json.ts';

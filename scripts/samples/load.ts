@@ -11,8 +11,6 @@ import { backoffMs, BULK_CONCURRENCY, BulkSender } from '../../cli/bulk-sender.t
 import { call, callOk, HttpError, trimUrl } from '../../cli/http.ts';
 import type { BulkDoc, Sample } from './sample.ts';
 
-export { bulkBody } from '../../cli/bulk-sender.ts';
-
 /** Options of {@link loadSample}. */
 export interface LoadOptions {
   /** Called after each acknowledged batch with documents done and the total. */

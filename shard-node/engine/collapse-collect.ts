@@ -79,7 +79,7 @@ export function collectGroups(parts: SegmentMatches[], spec: GroupSpec, fields: 
   let total = 0;
   let maxScore = -Infinity;
   let scored = false;
-  const scratch: SortKey = { _id: '', sort: new Array(sort.length) };
+  const scratch: SortKey = { _id: '', sort: new Array<SortValue>(sort.length) };
   for (const { seg, base, live, m } of parts) {
     const readKey = keyReader(seg, collapse.field, fm);
     const getters = k > 0 ? userSort.map((sf) => getter(sf, fields, seg, base)) : [];

@@ -205,7 +205,7 @@ export function collect(parts: SegmentMatches[], spec: CollectSpec, fields: Map<
   const full = k >= total || k * 4 >= total;
   const heap = full || k <= 0 ? null : new TopK(k, sort);
   const all: ShardHit[] = [];
-  const scratch: SortKey = { _id: '', sort: new Array(sort.length) };
+  const scratch: SortKey = { _id: '', sort: new Array<SortValue>(sort.length) };
   if (k > 0) {
     for (const { seg, base, live, m } of parts) {
       const getters = sort.map((sf) => getter(sf, fields, seg, base));

@@ -7,7 +7,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/common/time/JavaDateMathParser.java
  */
 import type { DateInstant, TimeZone } from '../../shared/date-format.ts';
-import { localToUtc, parseDateInstant } from '../../shared/date-format.ts';
+import { localToUtc } from '../../shared/date-calendar.ts';
+import { parseDateInstant } from '../../shared/date-format.ts';
 
 /** Options of one parse: the field's format, `time_zone`, whether to round up, and the current time. */
 export interface DateMathOptions {

@@ -8,6 +8,7 @@ import { SCORE_SORT } from '../../protocol/sort.ts';
 import type { AggNode } from '../../protocol/agg-request.ts';
 import { resolveAggAliases, resolveSortAliases } from './field-aliases.ts';
 import { byField, load, newShard } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 const mapping: Mapping = parseMapping({
   properties: { title: { type: 'text' }, t: { type: 'alias', path: 'title' }, n: { type: 'long' }, o: { properties: { na: { type: 'alias', path: 'n' } } } },
@@ -17,7 +18,7 @@ load(shard, [
   { _id: '1', title: 'quick fox', n: 5 },
   { _id: '2', title: 'lazy dog', n: 2 },
 ]);
-const ids = (q: unknown) => shard.acquire().query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 }).hits.map((h) => h._id);
+const ids = (q: unknown) => searcherOf(shard.acquire()).query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 }).hits.map((h) => h._id);
 
 describe('field aliases', () => {
   it('lists aliases by full name and resolves them to their targets for type checks', () => {
@@ -41,7 +42,7 @@ describe('field aliases', () => {
     expect(resolveSortAliases(sort, new Map())).toBe(sort);
     const nodes = [{ type: 'max', name: 'm', field: 'o.na', aggs: [] }] as unknown as AggNode[];
     expect((resolveAggAliases(nodes, aliases)[0] as { field: string }).field).toBe('n');
-    const hits = shard.acquire().query({ query: parseQuery({ match_all: {} }), sort: resolveSortAliases([byField('o.na', 'desc')], aliases), k: 10, trackTotalHits: 10 }).hits;
+    const hits = searcherOf(shard.acquire()).query({ query: parseQuery({ match_all: {} }), sort: resolveSortAliases([byField('o.na', 'desc')], aliases), k: 10, trackTotalHits: 10 }).hits;
     expect(hits.map((h) => h.sort)).toEqual([[5], [2]]);
   });
   it('fetches an alias under its own name from its target', () => {

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { byField, load, newShard } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 describe('queries on the _id metadata field', () => {
   it('match term, terms, match and exists on _id like an ids query, with a constant score', () => {
     const { shard } = newShard();
     load(shard, [{ _id: 'd1', a: 1 }, { _id: 'd2', a: 2 }, { _id: 'x', a: 3 }]);
-    const g = shard.acquire();
+    const g = searcherOf(shard.acquire());
     const run = (query: Parameters<typeof g.query>[0]['query']) =>
       g.query({ query, sort: [{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }], k: 10, trackTotalHits: 10_000 });
     expect(run({ kind: 'term', field: '_id', value: 'd1', caseInsensitive: false, boost: 2 }).hits).toEqual([{ _id: 'd1', _score: 2, sort: [2] }]);

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Query } from '../../protocol/query-ast.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 const mm = (type: Extract<Query, { kind: 'multi_match' }>['type'], query: string, fields: [string, number][], extra: Partial<Extract<Query, { kind: 'multi_match' }>> = {}): Query => ({
   kind: 'multi_match', fields: fields.map(([field, boost]) => ({ field, boost })), query, operator: 'or', type, tieBreaker: 0, boost: 1, ...extra,
@@ -17,7 +18,7 @@ describe('multi_match types', () => {
     { _id: 'x', first: 'smith', last: 'jones' },
     { _id: 'y', first: 'will', last: 'will' },
   ]);
-  const run = (q: Query) => shard.acquire().query({ query: q, sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
+  const run = (q: Query) => searcherOf(shard.acquire()).query({ query: q, sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
 
   it('cross_fields never scores negatively (the peer suite case) and ranks the doc matching both fields first', () => {
     const r = run(mm('cross_fields', 'red', [['color', 1], ['shape', 100]], { tieBreaker: 0.1 }));

@@ -3,6 +3,7 @@ import { esErr } from '../../test/support/es-error.ts';
 import { parseQuery } from '../../coordinator/rest/query-dsl.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 // The documents of the peer suite's match_bool_prefix tests (OpenSearch's rest-api-spec
 // https://github.com/opensearch-project/OpenSearch/blob/main/rest-api-spec/src/main/resources/rest-api-spec/test/search/310_match_bool_prefix.yml).
@@ -13,7 +14,7 @@ load(shard, [
   { _id: '3', my_field1: 'jumparound', my_field2: 'emu', tag: 'beta', n: 3 },
   { _id: '4', my_field1: 'dog', my_field2: 'brown fox jump lazy', tag: 'gamma' },
 ]);
-const search = (q: unknown) => shard.acquire().query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
+const search = (q: unknown) => searcherOf(shard.acquire()).query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
 const ids = (q: unknown) => search(q).hits.map((h) => h._id);
 const scores = (q: unknown): Record<string, number> => Object.fromEntries(search(q).hits.map((h) => [h._id, h._score ?? 0]));
 

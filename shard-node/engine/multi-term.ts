@@ -16,7 +16,7 @@ import { maxEdits, type FuzzyOptions } from '../../protocol/fuzziness.ts';
 import { compareCodePoints } from '../../protocol/sort.ts';
 import { boundedEditDistance, codePoints, fillCodePoints } from './edit-distance.ts';
 import * as M from './matchers.ts';
-import type { Plan, StatsSource } from './query-compile.ts';
+import type { Plan, StatsSource } from './query-plan.ts';
 import { parseRewriteMethod, termLimit, type RewriteMethod } from './rewrite-method.ts';
 import type { Segment } from './segment.ts';
 import { avgFieldLength, Bm25Scorer, idf, idfSum } from './similarity.ts';

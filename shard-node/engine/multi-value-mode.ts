@@ -66,7 +66,10 @@ export function numericSortValues(nf: NumericField, fm: FieldMapping, sf: SortFi
   const longBased = isLongBased(fm.type, sf.numericType);
   const key = `${sf.mode}/${conversion}/${longBased ? 'long' : 'double'}`;
   let byKey = computed.get(nf);
-  if (!byKey) computed.set(nf, (byKey = new Map()));
+  if (!byKey) {
+    byKey = new Map();
+    computed.set(nf, byKey);
+  }
   let col = byKey.get(key);
   if (!col) byKey.set(key, (col = computeColumn(nf, sf.mode, conversion, longBased)));
   return col;

@@ -7,7 +7,7 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/DisjunctionMaxScorer.java
  */
 import { NO_NORMS } from './similarity.ts';
-import type { Plan } from './query-compile.ts';
+import type { Plan } from './query-plan.ts';
 import type { Segment } from './segment.ts';
 
 /** Matches of one node in one segment; `scores[i]` belongs to `docs[i]` (null when not scoring). */

@@ -17,8 +17,6 @@
  */
 import { RegexpFlags } from '../../protocol/regexp-flags.ts';
 
-export { RegexpFlags, resolveRegexpFlags } from '../../protocol/regexp-flags.ts';
-
 /** Largest code point. */
 export const MAX_CODE_POINT = 0x10ffff;
 
@@ -131,139 +129,181 @@ function parseJavaInt(s: string): number {
  * @example parseRegexp('ab+[c-e]{2}', RegexpFlags.ALL, false)
  */
 export function parseRegexp(pattern: string, flags: number, caseInsensitive: boolean): Rx {
-  let pos = 0;
-  const check = (flag: number): boolean => (flags & flag) !== 0;
-  const more = (): boolean => pos < pattern.length;
-  const peek = (chars: string): boolean => more() && chars.includes(String.fromCodePoint(pattern.codePointAt(pos)!));
-  const match = (c: string): boolean => {
-    if (!more() || pattern.codePointAt(pos) !== c.codePointAt(0)) return false;
-    pos += c.length;
-    return true;
-  };
-  const next = (): number => {
-    if (!more()) throw new RegexpSyntaxError('unexpected end-of-string');
-    const c = pattern.codePointAt(pos)!;
-    pos += c > 0xffff ? 2 : 1;
-    return c;
-  };
-  const charExp = (): number => {
-    match('\\');
-    return next();
-  };
-  const predefined = (): Rx | null => {
-    if (!match('\\')) return null;
-    if (match('d')) return DIGITS;
-    if (match('D')) return notChar(DIGITS);
-    if (match('s')) return SPACES;
-    if (match('S')) return notChar(SPACES);
-    if (match('w')) return WORD;
-    if (match('W')) return notChar(WORD);
-    pos--; // not a predefined class: the backslash escapes the next character
-    return null;
-  };
+  if (pattern.length === 0) return { t: 'eps' };
+  const p = new RegexpParser(pattern, flags, caseInsensitive);
+  const e = p.union();
+  if (p.pos < pattern.length) throw new RegexpSyntaxError(`end-of-string expected at position ${p.pos}`);
+  return e;
+}
 
-  const union = (): Rx => {
-    const parts = [inter()];
-    while (match('|')) parts.push(inter());
+/**
+ * The recursive descent of Lucene's `RegExp` (`parseUnionExp`, `parseInterExp`, …): one method per
+ * rule of the grammar above, reading `pattern` from {@link RegexpParser.pos}.
+ */
+class RegexpParser {
+  private readonly pattern: string;
+  private readonly flags: number;
+  private readonly caseInsensitive: boolean;
+  /** The next UTF-16 index to read. */
+  pos = 0;
+
+  constructor(pattern: string, flags: number, caseInsensitive: boolean) {
+    this.pattern = pattern;
+    this.flags = flags;
+    this.caseInsensitive = caseInsensitive;
+  }
+
+  private check(flag: number): boolean {
+    return (this.flags & flag) !== 0;
+  }
+
+  private more(): boolean {
+    return this.pos < this.pattern.length;
+  }
+
+  private peek(chars: string): boolean {
+    return this.more() && chars.includes(String.fromCodePoint(this.pattern.codePointAt(this.pos)!));
+  }
+
+  private match(c: string): boolean {
+    if (!this.more() || this.pattern.codePointAt(this.pos) !== c.codePointAt(0)) return false;
+    this.pos += c.length;
+    return true;
+  }
+
+  private next(): number {
+    if (!this.more()) throw new RegexpSyntaxError('unexpected end-of-string');
+    const c = this.pattern.codePointAt(this.pos)!;
+    this.pos += c > 0xffff ? 2 : 1;
+    return c;
+  }
+
+  private charExp(): number {
+    this.match('\\');
+    return this.next();
+  }
+
+  private predefined(): Rx | null {
+    if (!this.match('\\')) return null;
+    if (this.match('d')) return DIGITS;
+    if (this.match('D')) return notChar(DIGITS);
+    if (this.match('s')) return SPACES;
+    if (this.match('S')) return notChar(SPACES);
+    if (this.match('w')) return WORD;
+    if (this.match('W')) return notChar(WORD);
+    this.pos--; // not a predefined class: the backslash escapes the next character
+    return null;
+  }
+
+  union(): Rx {
+    const parts = [this.inter()];
+    while (this.match('|')) parts.push(this.inter());
     return parts.length === 1 ? parts[0] : { t: 'or', parts };
-  };
-  const inter = (): Rx => {
-    const parts = [concat()];
-    while (check(RegexpFlags.INTERSECTION) && match('&')) parts.push(concat());
+  }
+
+  private inter(): Rx {
+    const parts = [this.concat()];
+    while (this.check(RegexpFlags.INTERSECTION) && this.match('&')) parts.push(this.concat());
     return parts.length === 1 ? parts[0] : { t: 'and', parts };
-  };
-  const concat = (): Rx => {
-    const parts = [repeat()];
-    while (more() && !peek(')|') && (!check(RegexpFlags.INTERSECTION) || !peek('&'))) parts.push(repeat());
+  }
+
+  private concat(): Rx {
+    const parts = [this.repeat()];
+    while (this.more() && !this.peek(')|') && (!this.check(RegexpFlags.INTERSECTION) || !this.peek('&'))) parts.push(this.repeat());
     return parts.length === 1 ? parts[0] : { t: 'cat', parts };
-  };
-  const repeat = (): Rx => {
-    let e = compl();
-    while (peek('?*+{')) {
-      if (match('?')) e = { t: 'rep', r: e, min: 0, max: 1 };
-      else if (match('*')) e = { t: 'rep', r: e, min: 0, max: Infinity };
-      else if (match('+')) e = { t: 'rep', r: e, min: 1, max: Infinity };
-      else if (match('{')) {
-        let start = pos;
-        while (peek('0123456789')) next();
-        if (start === pos) throw new RegexpSyntaxError(`integer expected at position ${pos}`);
-        const n = parseJavaInt(pattern.slice(start, pos));
+  }
+
+  private repeat(): Rx {
+    let e = this.compl();
+    while (this.peek('?*+{')) {
+      if (this.match('?')) e = { t: 'rep', r: e, min: 0, max: 1 };
+      else if (this.match('*')) e = { t: 'rep', r: e, min: 0, max: Infinity };
+      else if (this.match('+')) e = { t: 'rep', r: e, min: 1, max: Infinity };
+      else if (this.match('{')) {
+        let start = this.pos;
+        while (this.peek('0123456789')) this.next();
+        if (start === this.pos) throw new RegexpSyntaxError(`integer expected at position ${this.pos}`);
+        const n = parseJavaInt(this.pattern.slice(start, this.pos));
         let m = n;
-        if (match(',')) {
-          start = pos;
-          while (peek('0123456789')) next();
-          m = start !== pos ? parseJavaInt(pattern.slice(start, pos)) : Infinity;
+        if (this.match(',')) {
+          start = this.pos;
+          while (this.peek('0123456789')) this.next();
+          m = start !== this.pos ? parseJavaInt(this.pattern.slice(start, this.pos)) : Infinity;
         }
-        if (!match('}')) throw new RegexpSyntaxError(`expected '}' at position ${pos}`);
+        if (!this.match('}')) throw new RegexpSyntaxError(`expected '}' at position ${this.pos}`);
         e = { t: 'rep', r: e, min: n, max: m };
       }
     }
     return e;
-  };
-  const compl = (): Rx => (check(RegexpFlags.COMPLEMENT) && match('~') ? { t: 'not', r: compl() } : charClass());
-  const charClass = (): Rx => {
-    if (!match('[')) return simple();
-    const negate = match('^');
+  }
+
+  private compl(): Rx {
+    return this.check(RegexpFlags.COMPLEMENT) && this.match('~') ? { t: 'not', r: this.compl() } : this.charClass();
+  }
+
+  private charClass(): Rx {
+    if (!this.match('[')) return this.simple();
+    const negate = this.match('^');
     const items: number[] = [];
     const item = (): void => {
-      const p = predefined();
+      const p = this.predefined();
       if (p) {
         items.push(...(p as { ranges: number[] }).ranges);
         return;
       }
-      const c = charExp();
-      if (match('-')) items.push(c, charExp());
+      const c = this.charExp();
+      if (this.match('-')) items.push(c, this.charExp());
       else items.push(c, c);
     };
     item();
-    while (more() && !peek(']')) item();
-    if (!match(']')) throw new RegexpSyntaxError(`expected ']' at position ${pos}`);
+    while (this.more() && !this.peek(']')) item();
+    if (!this.match(']')) throw new RegexpSyntaxError(`expected ']' at position ${this.pos}`);
     const ranges = normalizeRanges(items);
     return { t: 'set', ranges: negate ? complementRanges(ranges) : ranges };
-  };
-  const simple = (): Rx => {
-    if (match('.')) return set(0, MAX_CODE_POINT);
-    if (check(RegexpFlags.EMPTY) && match('#')) return { t: 'none' };
-    if (check(RegexpFlags.ANYSTRING) && match('@')) return { t: 'all' };
-    if (match('"')) {
-      const start = pos;
-      while (more() && !peek('"')) next();
-      if (!match('"')) throw new RegexpSyntaxError(`expected '"' at position ${pos}`);
+  }
+
+  private simple(): Rx {
+    if (this.match('.')) return set(0, MAX_CODE_POINT);
+    if (this.check(RegexpFlags.EMPTY) && this.match('#')) return { t: 'none' };
+    if (this.check(RegexpFlags.ANYSTRING) && this.match('@')) return { t: 'all' };
+    if (this.match('"')) {
+      const start = this.pos;
+      while (this.more() && !this.peek('"')) this.next();
+      if (!this.match('"')) throw new RegexpSyntaxError(`expected '"' at position ${this.pos}`);
       const parts: Rx[] = [];
-      for (const c of pattern.slice(start, pos - 1)) parts.push(charRx(c.codePointAt(0)!, caseInsensitive));
+      for (const c of this.pattern.slice(start, this.pos - 1)) parts.push(charRx(c.codePointAt(0)!, this.caseInsensitive));
       return parts.length === 0 ? { t: 'eps' } : { t: 'cat', parts };
     }
-    if (match('(')) {
-      if (match(')')) return { t: 'eps' };
-      const e = union();
-      if (!match(')')) throw new RegexpSyntaxError(`expected ')' at position ${pos}`);
+    if (this.match('(')) {
+      if (this.match(')')) return { t: 'eps' };
+      const e = this.union();
+      if (!this.match(')')) throw new RegexpSyntaxError(`expected ')' at position ${this.pos}`);
       return e;
     }
-    if (check(RegexpFlags.INTERVAL) && match('<')) {
-      const start = pos;
-      while (more() && !peek('>')) next();
-      if (!match('>')) throw new RegexpSyntaxError(`expected '>' at position ${pos}`);
-      const s = pattern.slice(start, pos - 1);
-      const i = s.indexOf('-');
-      if (i === -1) throw new RegexpSyntaxError(`interval syntax error at position ${pos - 1}`);
-      const smin = s.slice(0, i);
-      const smax = s.slice(i + 1);
-      if (i === 0 || i === s.length - 1 || i !== s.lastIndexOf('-') || !/^[0-9]+$/.test(smin) || !/^[0-9]+$/.test(smax)) {
-        throw new RegexpSyntaxError(`interval syntax error at position ${pos - 1}`);
-      }
-      let lo = Number(smin);
-      let hi = Number(smax);
-      if (lo > 2147483647 || hi > 2147483647) throw new RegexpSyntaxError(`interval syntax error at position ${pos - 1}`);
-      if (lo > hi) [lo, hi] = [hi, lo];
-      return intervalRx(lo, hi, smin.length === smax.length ? smin.length : 0);
-    }
-    const p = predefined();
+    if (this.check(RegexpFlags.INTERVAL) && this.match('<')) return this.interval();
+    const p = this.predefined();
     if (p) return p;
-    return charRx(charExp(), caseInsensitive);
-  };
+    return charRx(this.charExp(), this.caseInsensitive);
+  }
 
-  if (pattern.length === 0) return { t: 'eps' };
-  const e = union();
-  if (pos < pattern.length) throw new RegexpSyntaxError(`end-of-string expected at position ${pos}`);
-  return e;
+  /** `<n-m>` after its `<`: the decimal strings of the integers in [n, m] (Lucene's INTERVAL). */
+  private interval(): Rx {
+    const start = this.pos;
+    while (this.more() && !this.peek('>')) this.next();
+    if (!this.match('>')) throw new RegexpSyntaxError(`expected '>' at position ${this.pos}`);
+    const pos = this.pos;
+    const s = this.pattern.slice(start, pos - 1);
+    const i = s.indexOf('-');
+    if (i === -1) throw new RegexpSyntaxError(`interval syntax error at position ${pos - 1}`);
+    const smin = s.slice(0, i);
+    const smax = s.slice(i + 1);
+    if (i === 0 || i === s.length - 1 || i !== s.lastIndexOf('-') || !/^[0-9]+$/.test(smin) || !/^[0-9]+$/.test(smax)) {
+      throw new RegexpSyntaxError(`interval syntax error at position ${pos - 1}`);
+    }
+    let lo = Number(smin);
+    let hi = Number(smax);
+    if (lo > 2147483647 || hi > 2147483647) throw new RegexpSyntaxError(`interval syntax error at position ${pos - 1}`);
+    if (lo > hi) [lo, hi] = [hi, lo];
+    return intervalRx(lo, hi, smin.length === smax.length ? smin.length : 0);
+  }
 }

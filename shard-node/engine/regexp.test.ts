@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_DERIVATIVE_WORK, RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
-import { parseRegexp, RegexpFlags, resolveRegexpFlags, RegexpSyntaxError, type Rx } from './regexp-parse.ts';
+import { RegexpFlags, resolveRegexpFlags } from '../../protocol/regexp-flags.ts';
+import { parseRegexp, RegexpSyntaxError, type Rx } from './regexp-parse.ts';
 
 const compile = (pattern: string, flags: number = RegexpFlags.ALL, ci = false) => RegexpAutomaton.build(parseRegexp(pattern, flags, ci));
 const accepts = (pattern: string, terms: string[], flags?: number, ci?: boolean) => {

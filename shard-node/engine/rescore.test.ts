@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Rescore } from '../../protocol/rescore.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard, q } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 describe('rescore on a shard', () => {
   const { shard } = newShard({ properties: { body: { type: 'text' }, tag: { type: 'keyword' } } });
@@ -11,15 +12,15 @@ describe('rescore on a shard', () => {
     { _id: 'c', body: 'fox cat cat cat', tag: 'y' },
     { _id: 'd', body: 'dog', tag: 'y' },
   ]);
-  const run = (rescore: Rescore[], k = 10) => shard.acquire().query({ query: q.match('body', 'fox'), sort: SCORE_SORT.slice(), k, trackTotalHits: 10, rescore });
-  const plain = shard.acquire().query({ query: q.match('body', 'fox'), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
+  const run = (rescore: Rescore[], k = 10) => searcherOf(shard.acquire()).query({ query: q.match('body', 'fox'), sort: SCORE_SORT.slice(), k, trackTotalHits: 10, rescore });
+  const plain = searcherOf(shard.acquire()).query({ query: q.match('body', 'fox'), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
   const scoreOf = (id: string) => plain.hits.find((h) => h._id === id)!._score!;
   const tagY = (over: Partial<Rescore> = {}): Rescore => ({ windowSize: 10, query: q.term('tag', 'y'), queryWeight: 1, rescoreQueryWeight: 1, scoreMode: 'total', ...over });
 
   it('adds the rescore query score to matching hits in the window (score_mode total)', () => {
     expect(plain.hits.map((h) => h._id)).toEqual(['a', 'b', 'c']);
     const r = run([tagY({ rescoreQueryWeight: 10 })]);
-    const yScore = shard.acquire().query({ query: q.term('tag', 'y'), sort: SCORE_SORT.slice(), k: 1, trackTotalHits: 1 }).hits[0]._score!;
+    const yScore = searcherOf(shard.acquire()).query({ query: q.term('tag', 'y'), sort: SCORE_SORT.slice(), k: 1, trackTotalHits: 1 }).hits[0]._score!;
     expect(r.hits.map((h) => h._id)).toEqual(['b', 'c', 'a']);
     expect(r.hits[0]._score).toBe(Math.fround(scoreOf('b') + Math.fround(yScore * 10)));
     expect(r.hits[0].sort[0]).toBe(r.hits[0]._score);

@@ -22,8 +22,11 @@ const ENGLISH_STOP_WORDS = new Set(
   'a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with'.split(' '),
 );
 
-/** Java `Character.isWhitespace`: Unicode space separators except no-break spaces, and the ASCII controls 9–13, 28–31. */
-const JAVA_WHITESPACE = /[\t\n\u000B\f\r\u001C-\u001F\p{Zs}\u2028\u2029]/u;
+/**
+ * Java `Character.isWhitespace`: Unicode space separators except no-break spaces, and the ASCII controls 9–13, 28–31
+ * (the controls 28–31, the information separators, are tested by code point in {@link isNotWhitespace}).
+ */
+const JAVA_WHITESPACE = /[\t\n\v\f\r\p{Zs}\u2028\u2029]/u;
 const NO_BREAK = /[\u00A0\u2007\u202F]/;
 
 /** Splits runs of code points that `keep` accepts, cut every 255 UTF-16 units (Lucene `CharTokenizer`). */
@@ -43,7 +46,8 @@ function runsOf(text: string, keep: (ch: string) => boolean): string[] {
 }
 
 const isLetter = (ch: string) => /\p{L}/u.test(ch);
-const isNotWhitespace = (ch: string) => !JAVA_WHITESPACE.test(ch) || NO_BREAK.test(ch);
+const isInformationSeparator = (ch: string) => ch.length === 1 && ch.charCodeAt(0) >= 0x1c && ch.charCodeAt(0) <= 0x1f;
+const isNotWhitespace = (ch: string) => !(JAVA_WHITESPACE.test(ch) || isInformationSeparator(ch)) || NO_BREAK.test(ch);
 const lower = (t: string) => t.toLowerCase();
 const same = (t: string) => t;
 

@@ -66,20 +66,62 @@ export interface MergedSegment {
 /** Items of work (documents, postings) between two looks at the slice clock. */
 const WORK_PER_CHECK = 4096;
 
+/** Counts `w` items of work; true when the slice clock was asked and its slice is over. */
+type WorkMeter = (w: number) => boolean;
+
 /**
  * {@link mergeSegments} as pausable steps (shared/sliced-work.ts): a background merge runs them in
  * event-loop slices (Shard's background merges). The views must not change meanwhile (they are
- * a published generation's: copy-on-write live docs).
+ * a published generation's: copy-on-write live docs). The parts are merged as Lucene's
+ * `SegmentMerger` does: the stored fields (which also number the live docs), then per field the
+ * postings with their string doc values, the numeric doc values, and the `exists` bitsets.
  */
 export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): Steps<MergedSegment> {
   let work = 0;
-  /** Counts `w` items of work; true when the clock should be asked and it is due. */
-  const due = (w: number): boolean => {
+  const due: WorkMeter = (w) => {
     work += w;
     if (work < WORK_PER_CHECK) return false;
     work = 0;
     return clock.due();
   };
+  const stored = yield* mergeStoredFields(views, due);
+  const { ids, ordMaps } = stored;
+  const n = ids.length;
+  const pool = new PresencePool();
+  const fieldNames = (pick: (s: Segment) => Map<string, unknown>): Set<string> => {
+    const s = new Set<string>();
+    for (const v of views) for (const k of pick(v.segment).keys()) s.add(k);
+    return s;
+  };
+
+  const inverted = new Map<string, InvertedField>();
+  const strings = new Map<string, StringDocValues>();
+  for (const name of fieldNames((s) => s.inverted)) {
+    const merged = yield* mergeInvertedField(name, views, ordMaps, n, pool, due, clock);
+    inverted.set(name, merged.field);
+    if (merged.strings) strings.set(name, merged.strings);
+  }
+  const numeric = new Map<string, NumericField>();
+  for (const name of fieldNames((s) => s.numeric)) numeric.set(name, yield* mergeNumericField(name, views, ordMaps, n, pool, due));
+  const exists = new Map<string, Uint8Array>();
+  for (const name of fieldNames((s) => s.exists)) exists.set(name, yield* mergeExistsField(name, views, ordMaps, n, pool, due));
+  const built = yield* stored.sources.buildSteps(clock);
+  const idToOrd = yield* IdHash.buildSteps(ids, clock);
+  return { segment: new Segment({ ids, versions: fit(stored.versions, ids.length), seqNos: fit(stored.seqNos, ids.length), routings: stored.routings, sources: built, inverted, numeric, strings, exists, idToOrd }), ordMaps };
+}
+
+/** The live docs' stored fields, numbered in merge order, and per view the old → new ordinal map. */
+interface MergedStoredFields {
+  ordMaps: Int32Array[];
+  ids: string[];
+  versions: Float64Array;
+  seqNos: Float64Array;
+  sources: SourceSlabBuilder;
+  routings: Map<number, string>;
+}
+
+/** Copies the live docs' `_id`, version, seq_no, `_routing` and `_source` bytes (Lucene's stored fields merge). */
+function* mergeStoredFields(views: readonly SegmentView[], due: WorkMeter): Steps<MergedStoredFields> {
   const ordMaps: Int32Array[] = [];
   const ids: string[] = [];
   const total = views.reduce((sum, v) => sum + (v.live ? v.liveCount : v.segment.maxDoc), 0);
@@ -103,118 +145,113 @@ export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): S
     }
     ordMaps.push(m);
   }
-  const n = ids.length;
-  const pool = new PresencePool();
-  const fieldNames = (pick: (s: Segment) => Map<string, unknown>): Set<string> => {
-    const s = new Set<string>();
-    for (const v of views) for (const k of pick(v.segment).keys()) s.add(k);
-    return s;
-  };
+  return { ordMaps, ids, versions, seqNos, sources, routings };
+}
 
-  const inverted = new Map<string, InvertedField>();
-  const strings = new Map<string, StringDocValues>();
-  for (const name of fieldNames((s) => s.inverted)) {
-    const parts = views.map((v, i) => ({ f: v.segment.inverted.get(name), sv: v.segment.strings.get(name), m: ordMaps[i] }));
-    const withPositions = parts.some((p) => p.f?.norms);
-    const norms = withPositions ? new Uint8Array(n) : null;
-    const has = new Uint8Array(n);
-    let docCount = 0;
-    const pb = new PostingsBuilder(withPositions);
-    for (const { f, m } of parts) {
-      if (!f) continue;
-      for (let d = 0; d < m.length; d++) {
-        const nd = m[d];
-        if (nd < 0) continue;
-        if (norms && f.norms) norms[nd] = f.norms[d];
-        if (f.has[d]) {
-          has[nd] = 1;
-          docCount++;
-        }
-      }
-      for (const [term, pl] of f.terms) {
-        let tid = -1;
-        const { docs, posStarts, positions } = pl;
-        for (let i = 0; i < docs.length; i++) {
-          const nd = m[docs[i]];
-          if (nd < 0) continue;
-          if (tid < 0) tid = pb.termId(term);
-          if (withPositions && positions && posStarts) for (let p = posStarts[i]; p < posStarts[i + 1]; p++) pb.add(tid, nd, positions[p]);
-          else pb.add(tid, nd, 0);
-        }
-        if (due(docs.length + 1)) yield;
-      }
-      if (due(m.length)) yield;
-    }
-    const hasStrings = parts.some((p) => p.sv);
-    const built = yield* pb.buildSteps(hasStrings, clock);
-    inverted.set(name, { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has), sorted: built.sorted });
-    if (!hasStrings) continue;
-    const rankOf = built.rankOf!;
-    const multiValued = parts.some((p) => p.sv && p.sv.max !== p.sv.min);
-    const min = rankColumn(n, rankOf.length);
-    const max = multiValued ? rankColumn(n, rankOf.length) : min;
-    for (const { sv, m } of parts) {
-      if (!sv) continue;
-      // Old rank + 1 → new rank + 1 (0 stays 0), for the terms that still have a live doc.
-      const remap = new Int32Array(sv.terms.length + 1);
-      for (let r = 0; r < sv.terms.length; r++) {
-        const t = pb.lookup(sv.terms[r]);
-        remap[r + 1] = t < 0 ? 0 : rankOf[t] + 1;
-      }
-      for (let d = 0; d < m.length; d++) {
-        const nd = m[d];
-        if (nd < 0) continue;
-        min[nd] = remap[sv.min[d]];
-        if (multiValued) max[nd] = remap[sv.max[d]];
-      }
-      if (due(m.length + sv.terms.length)) yield;
-    }
-    strings.set(name, { terms: built.sorted!, min, max });
-  }
-
-  const numeric = new Map<string, NumericField>();
-  for (const name of fieldNames((s) => s.numeric)) {
-    const multiValued = views.some((v) => {
-      const f = v.segment.numeric.get(name);
-      return f !== undefined && f.max !== f.min;
-    });
-    const min = new Float64Array(n);
-    const max = multiValued ? new Float64Array(n) : min;
-    const has = new Uint8Array(n);
-    const multi = new Map<number, number[]>();
-    for (const [i, v] of views.entries()) {
-      const f = v.segment.numeric.get(name);
-      if (!f) continue;
-      const m = ordMaps[i];
-      for (let d = 0; d < m.length; d++) {
-        const nd = m[d];
-        if (nd < 0 || !f.has[d]) continue;
-        min[nd] = f.min[d];
-        if (multiValued) max[nd] = f.max[d];
+/**
+ * One inverted field over the merged docs: postings (with positions and norms on text fields)
+ * re-accumulated for the live docs, and its string doc values (keyword ranks) remapped to the
+ * merged term ranks when the field has them.
+ */
+function* mergeInvertedField(
+  name: string, views: readonly SegmentView[], ordMaps: readonly Int32Array[], n: number, pool: PresencePool, due: WorkMeter, clock: SliceClock,
+): Steps<{ field: InvertedField; strings?: StringDocValues }> {
+  const parts = views.map((v, i) => ({ f: v.segment.inverted.get(name), sv: v.segment.strings.get(name), m: ordMaps[i] }));
+  const withPositions = parts.some((p) => p.f?.norms);
+  const norms = withPositions ? new Uint8Array(n) : null;
+  const has = new Uint8Array(n);
+  let docCount = 0;
+  const pb = new PostingsBuilder(withPositions);
+  for (const { f, m } of parts) {
+    if (!f) continue;
+    for (let d = 0; d < m.length; d++) {
+      const nd = m[d];
+      if (nd < 0) continue;
+      if (norms && f.norms) norms[nd] = f.norms[d];
+      if (f.has[d]) {
         has[nd] = 1;
-        const mv = f.multi.get(d);
-        if (mv) multi.set(nd, mv);
+        docCount++;
       }
-      if (due(m.length)) yield;
     }
-    const nmin = narrowNumbers(min);
-    const nf: NumericField = { min: nmin, max: multiValued ? narrowNumbers(max) : nmin, has: pool.share(has), multi };
-    numeric.set(name, nf);
+    for (const [term, pl] of f.terms) {
+      let tid = -1;
+      const { docs, posStarts, positions } = pl;
+      for (let i = 0; i < docs.length; i++) {
+        const nd = m[docs[i]];
+        if (nd < 0) continue;
+        if (tid < 0) tid = pb.termId(term);
+        if (withPositions && positions && posStarts) for (let p = posStarts[i]; p < posStarts[i + 1]; p++) pb.add(tid, nd, positions[p]);
+        else pb.add(tid, nd, 0);
+      }
+      if (due(docs.length + 1)) yield;
+    }
+    if (due(m.length)) yield;
   }
+  const hasStrings = parts.some((p) => p.sv);
+  const built = yield* pb.buildSteps(hasStrings, clock);
+  const field: InvertedField = { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has), sorted: built.sorted };
+  if (!hasStrings) return { field };
+  const rankOf = built.rankOf!;
+  const multiValued = parts.some((p) => p.sv && p.sv.max !== p.sv.min);
+  const min = rankColumn(n, rankOf.length);
+  const max = multiValued ? rankColumn(n, rankOf.length) : min;
+  for (const { sv, m } of parts) {
+    if (!sv) continue;
+    // Old rank + 1 → new rank + 1 (0 stays 0), for the terms that still have a live doc.
+    const remap = new Int32Array(sv.terms.length + 1);
+    for (let r = 0; r < sv.terms.length; r++) {
+      const t = pb.lookup(sv.terms[r]);
+      remap[r + 1] = t < 0 ? 0 : rankOf[t] + 1;
+    }
+    for (let d = 0; d < m.length; d++) {
+      const nd = m[d];
+      if (nd < 0) continue;
+      min[nd] = remap[sv.min[d]];
+      if (multiValued) max[nd] = remap[sv.max[d]];
+    }
+    if (due(m.length + sv.terms.length)) yield;
+  }
+  return { field, strings: { terms: built.sorted!, min, max } };
+}
 
-  const exists = new Map<string, Uint8Array>();
-  for (const name of fieldNames((s) => s.exists)) {
-    const b = new Uint8Array(n);
-    for (const [i, v] of views.entries()) {
-      const f = v.segment.exists.get(name);
-      if (!f) continue;
-      const m = ordMaps[i];
-      for (let d = 0; d < m.length; d++) if (m[d] >= 0 && f[d]) b[m[d]] = 1;
-      if (due(m.length)) yield;
+/** One numeric doc-values field over the merged docs (min/max columns narrowed, multi-values kept). */
+function* mergeNumericField(name: string, views: readonly SegmentView[], ordMaps: readonly Int32Array[], n: number, pool: PresencePool, due: WorkMeter): Steps<NumericField> {
+  const multiValued = views.some((v) => {
+    const f = v.segment.numeric.get(name);
+    return f !== undefined && f.max !== f.min;
+  });
+  const min = new Float64Array(n);
+  const max = multiValued ? new Float64Array(n) : min;
+  const has = new Uint8Array(n);
+  const multi = new Map<number, number[]>();
+  for (const [i, v] of views.entries()) {
+    const f = v.segment.numeric.get(name);
+    if (!f) continue;
+    const m = ordMaps[i];
+    for (let d = 0; d < m.length; d++) {
+      const nd = m[d];
+      if (nd < 0 || !f.has[d]) continue;
+      min[nd] = f.min[d];
+      if (multiValued) max[nd] = f.max[d];
+      has[nd] = 1;
+      const mv = f.multi.get(d);
+      if (mv) multi.set(nd, mv);
     }
-    exists.set(name, pool.share(b));
+    if (due(m.length)) yield;
   }
-  const built = yield* sources.buildSteps(clock);
-  const idToOrd = yield* IdHash.buildSteps(ids, clock);
-  return { segment: new Segment({ ids, versions: fit(versions, ids.length), seqNos: fit(seqNos, ids.length), routings, sources: built, inverted, numeric, strings, exists, idToOrd }), ordMaps };
+  const nmin = narrowNumbers(min);
+  return { min: nmin, max: multiValued ? narrowNumbers(max) : nmin, has: pool.share(has), multi };
+}
+
+/** One field's `exists` bitset over the merged docs. */
+function* mergeExistsField(name: string, views: readonly SegmentView[], ordMaps: readonly Int32Array[], n: number, pool: PresencePool, due: WorkMeter): Steps<Uint8Array> {
+  const b = new Uint8Array(n);
+  for (const [i, v] of views.entries()) {
+    const f = v.segment.exists.get(name);
+    if (!f) continue;
+    const m = ordMaps[i];
+    for (let d = 0; d < m.length; d++) if (m[d] >= 0 && f[d]) b[m[d]] = 1;
+    if (due(m.length)) yield;
+  }
+  return pool.share(b);
 }

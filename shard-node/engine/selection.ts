@@ -16,8 +16,9 @@ import type { SortField, SortKey, SortValue } from '../../protocol/sort.ts';
 import { compareHits, sortNeedsScores } from '../../protocol/sort.ts';
 import { afterKey, collect, getter } from './collector.ts';
 import type { Generation } from './generation.ts';
+import type { Searcher } from './searcher.ts';
 import { constantScore, evaluate } from './query-exec.ts';
-import type { Plan } from './query-compile.ts';
+import type { Plan } from './query-plan.ts';
 import { filterOrder, liveOrder, liveOrderSliced, orderSpec, type DocOrder, type OrderSpec } from './sort-order.ts';
 
 /** What to select over: the query (with dfs statistics when scoring) and the sort. */
@@ -106,7 +107,10 @@ function cachedFiltered(gen: Generation, key: string): DocOrder | undefined {
 function rememberFiltered(gen: Generation, key: string, order: DocOrder): void {
   if (key.length > FILTERED_ORDER_MAX_KEY_CHARS) return;
   let byKey = filteredOrders.get(gen);
-  if (!byKey) filteredOrders.set(gen, (byKey = new Map()));
+  if (!byKey) {
+    byKey = new Map();
+    filteredOrders.set(gen, byKey);
+  }
   byKey.set(key, order);
   let held = 0;
   for (const o of byKey.values()) held += o.ords.length;
@@ -130,9 +134,10 @@ interface PresortedPlan {
  * it (a `_score` clause or `track_scores` while scores vary per match; a sort with no order spec).
  * @throws EsError 400 for an invalid query.
  */
-function presortedPlan(gen: Generation, input: SelectInput): PresortedPlan | null {
+function presortedPlan(searcher: Searcher, input: SelectInput): PresortedPlan | null {
+  const gen = searcher.reader;
   const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-  const plan = gen.plan(input.query, input.stats);
+  const plan = searcher.plan(input.query, input.stats);
   const constant = scoring ? constantScore(plan, gen.views.map((v) => v.segment)) : null;
   if (scoring && constant === null) return null;
   const spec = orderSpec(input.sort, true, gen.fields());
@@ -140,8 +145,8 @@ function presortedPlan(gen: Generation, input: SelectInput): PresortedPlan | nul
 }
 
 /** Whether the presorted fast path may serve `input` (what {@link presortedQuery} tries first). @throws EsError 400 for an invalid query. */
-export function presortedServes(gen: Generation, input: SelectInput): boolean {
-  return presortedPlan(gen, input) !== null;
+export function presortedServes(searcher: Searcher, input: SelectInput): boolean {
+  return presortedPlan(searcher, input) !== null;
 }
 
 /**
@@ -151,8 +156,9 @@ export function presortedServes(gen: Generation, input: SelectInput): boolean {
  * whole build (docs/reliability.md). Concurrent searches for the same order share one build.
  * @throws EsError 400 for an unsortable field or an invalid query (the promise rejects).
  */
-export async function preparePresorted(gen: Generation, input: SelectInput): Promise<void> {
-  const pp = presortedPlan(gen, input);
+export async function preparePresorted(searcher: Searcher, input: SelectInput): Promise<void> {
+  const gen = searcher.reader;
+  const pp = presortedPlan(searcher, input);
   if (pp) await liveOrderSliced(gen, gen.views, gen.bases, pp.spec, gen.fields());
 }
 
@@ -163,8 +169,9 @@ export async function preparePresorted(gen: Generation, input: SelectInput): Pro
  * built it first; `keyOf` reads values with the collector's readers.
  * @throws EsError 400 for an unsortable field or an invalid query (as the query phase).
  */
-export function presortedQuery(gen: Generation, input: SelectInput): PresortedQuery | null {
-  const pp = presortedPlan(gen, input);
+export function presortedQuery(searcher: Searcher, input: SelectInput): PresortedQuery | null {
+  const gen = searcher.reader;
+  const pp = presortedPlan(searcher, input);
   if (!pp) return null;
   const { spec, plan, constant } = pp;
   const fields = gen.fields();
@@ -174,7 +181,7 @@ export function presortedQuery(gen: Generation, input: SelectInput): PresortedQu
   const score = constant ?? 0;
   const keyOf = (s: number, d: number): SortKey => {
     const read = readers[s];
-    const sort: SortValue[] = new Array(read.length);
+    const sort: SortValue[] = new Array<SortValue>(read.length);
     for (let c = 0; c < read.length; c++) sort[c] = read[c](d, score);
     return { _id: gen.views[s].segment.ids[d], sort };
   };
@@ -226,12 +233,12 @@ function fromOrder(pq: PresortedQuery, order: DocOrder, sort: readonly SortField
  * presorted order when {@link presortedQuery} serves the sort, else every match collected and sorted.
  * @throws EsError 400 for an unsortable field or an invalid query (as the query phase).
  */
-export function sortedMatches(gen: Generation, input: SelectInput): SortedMatches {
-  const pq = presortedQuery(gen, input);
+export function sortedMatches(searcher: Searcher, input: SelectInput): SortedMatches {
+  const pq = presortedQuery(searcher, input);
   if (pq) return fromOrder(pq, pq.filtered(), input.sort);
   const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-  const parts = gen.segmentMatches(input.query, input.stats, scoring);
-  const all = collect(parts, { sort: input.sort, k: Number.MAX_SAFE_INTEGER }, gen.fields());
+  const parts = searcher.segmentMatches(input.query, input.stats, scoring);
+  const all = collect(parts, { sort: input.sort, k: Number.MAX_SAFE_INTEGER }, searcher.reader.fields());
   return {
     size: all.hits.length,
     maxScore: all.maxScore,

@@ -23,7 +23,7 @@ describe('shard operation counters', () => {
     const logged: Parameters<typeof primary.apply>[1] = [];
     primary.apply([{ op: 'index', _id: 'a', source: '{}', create: false }, { op: 'delete', _id: 'a' }], logged);
     const { shard: replica } = newShard();
-    replica.applyReplicated(logged!);
+    replica.applyReplicated(logged);
     expect(replica.counters).toMatchObject({ indexTotal: 1, deleteTotal: 1 });
   });
 });

@@ -3,6 +3,7 @@ import { mergeMappings } from '../../shared/dynamic-mapping.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
 import { MAX_SEGMENTS } from './segment-merge.ts';
 import { Shard } from './shard.ts';
+import { searcherOf } from './searcher.ts';
 
 /** A shard that merges in the background, cut at every check point. */
 function backgroundShard(): Shard {
@@ -65,7 +66,7 @@ describe('background merges', () => {
     for (const [id, source] of expected) expect(shard.get(id)._source).toBe(source);
     // Deleted ids stay deleted for real-time get and for a search.
     expect(shard.get('0-0').found).toBe(false);
-    expect(shard.acquire().count({ kind: 'term', field: 't', value: 'updated', caseInsensitive: false, boost: 1 })).toBe([...expected.values()].filter((s) => s.includes('"updated"')).length);
+    expect(searcherOf(shard.acquire()).count({ kind: 'term', field: 't', value: 'updated', caseInsensitive: false, boost: 1 })).toBe([...expected.values()].filter((s) => s.includes('"updated"')).length);
   });
 
   it('publish a merged generation at once when nothing is pending, and search the same documents', async () => {

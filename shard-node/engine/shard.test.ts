@@ -4,9 +4,10 @@ import { MemoryTranslog, type TranslogOp } from './translog.ts';
 import { mergeSegments } from './segment-merge.ts';
 import { Shard } from './shard.ts';
 import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 const ids = (shard: Shard, query = q.all()) =>
-  shard.acquire().query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id).sort();
+  searcherOf(shard.acquire()).query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id).sort();
 
 describe('writes', () => {
   it('index creates then updates with versions and seq_no', () => {
@@ -59,8 +60,8 @@ describe('writes', () => {
     expect(badGeo.status).toBe(400);
     shard.refresh();
     const g = shard.acquire();
-    expect(g.query({ query: { kind: 'term', field: 'population', value: 12, caseInsensitive: false, boost: 1 }, sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 100 }).total.value).toBe(1);
-    const hits = g.query({ query: q.all(), sort: [byField('d')], k: 10, trackTotalHits: 100 }).hits;
+    expect(searcherOf(g).query({ query: { kind: 'term', field: 'population', value: 12, caseInsensitive: false, boost: 1 }, sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 100 }).total.value).toBe(1);
+    const hits = searcherOf(g).query({ query: q.all(), sort: [byField('d')], k: 10, trackTotalHits: 100 }).hits;
     expect(hits.map((h) => [h._id, h.sort[0]])).toEqual([['3', 1420070400000], ['2', 1420070401000], ['1', null]]);
   });
   it('maps new fields dynamically, and strict mapping rejects them', () => {
@@ -99,7 +100,7 @@ describe('near-real-time generations', () => {
     shard.refresh();
     expect(ids(shard)).toEqual(['b']);
     const again = shard.acquire(old.id);
-    expect(again.query({ query: q.all(), sort: [byField('n')], k: 10, trackTotalHits: 10 }).hits.map((h) => h.sort[0])).toEqual([1, 2]);
+    expect(searcherOf(again).query({ query: q.all(), sort: [byField('n')], k: 10, trackTotalHits: 10 }).hits.map((h) => h.sort[0])).toEqual([1, 2]);
     expect(again.fetch(['a', 'b', 'c'])).toEqual([{ _id: 'a', _source: '{"n":1}' }, { _id: 'b', _source: '{"n":2}' }, null]);
     expect(shard.acquire().fetch(['b'])).toEqual([{ _id: 'b', _source: '{"n":20}' }]);
     expect(shard.stats()).toMatchObject({ docs: 1, deleted: 0, segments: 1 }); // the first segment is fully deleted and dropped;
@@ -125,14 +126,14 @@ describe('near-real-time generations', () => {
     const b = newShard().shard;
     for (let i = 0; i < 30; i++) load(b, docs.slice(i * 10, i * 10 + 10));
     expect(b.stats().segments).toBeLessThanOrEqual(10);
-    const run = (s: Shard) => s.acquire().query({ query: q.match('body', 'w1 w2 common'), sort: SCORE_SORT.slice(), k: 300, trackTotalHits: 1e9 });
+    const run = (s: Shard) => searcherOf(s.acquire()).query({ query: q.match('body', 'w1 w2 common'), sort: SCORE_SORT.slice(), k: 300, trackTotalHits: 1e9 });
     expect(run(b)).toEqual(run(a));
     b.apply(docs.slice(0, 100).map((d) => ({ op: 'delete' as const, _id: d._id })));
     for (let i = 0; i < 12; i++) load(b, [{ _id: `x${i}`, n: 1 }]);
     expect(b.stats().docs).toBe(212);
     expect(b.stats().segments).toBeLessThanOrEqual(10);
-    expect(b.acquire().count(q.all())).toBe(212);
-    expect(b.acquire().count(q.match('body', 'common'))).toBe(200);
+    expect(searcherOf(b.acquire()).count(q.all())).toBe(212);
+    expect(searcherOf(b.acquire()).count(q.match('body', 'common'))).toBe(200);
   });
 });
 

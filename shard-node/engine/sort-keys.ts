@@ -1,9 +1,9 @@
 /**
  * Numeric sort keys for the presorted orders of sort-order.ts: per segment, one `Float64Array`
  * per clause whose ascending order is the clause's `compareSortValue` order (direction applied,
- * `missing` placed), `_id` ranks from numeric codes where the ids allow it, dense ranks, and the
- * k-way merge of sorted runs. Every key mirrors the collector's value reader ({@link getter}), so
- * the orders equal `compareHits` order exactly.
+ * `missing` placed), `_id` ranks from numeric codes where the ids allow it, and dense ranks (the
+ * k-way merge of the sorted runs is shared/kway-merge.ts). Every key mirrors the collector's value
+ * reader ({@link getter}), so the orders equal `compareHits` order exactly.
  * @see protocol/sort.ts compareSortValue
  */
 import type { FieldMapping } from '../../protocol/mapping.ts';
@@ -198,42 +198,4 @@ export function* idKeysSteps(seg: Segment, clock: SliceClock): Steps<IdKeys> {
   k = { rank, order, scheme, code };
   idCache.set(seg, k);
   return k;
-}
-
-/**
- * Merges sorted runs: `emit(run, index)` for every element of every run in order, where
- * `less(a, i, b, j)` says element i of run a sorts before element j of run b (a heap over the runs).
- */
-export function kwayMerge(lengths: readonly number[], less: (a: number, i: number, b: number, j: number) => boolean, emit: (run: number, index: number) => void): void {
-  runAtOnce((clock) => kwayMergeSteps(lengths, less, emit, clock));
-}
-
-/** {@link kwayMerge} as pausable steps (sliced-work.ts). */
-export function* kwayMergeSteps(lengths: readonly number[], less: (a: number, i: number, b: number, j: number) => boolean, emit: (run: number, index: number) => void, clock: SliceClock): Steps<void> {
-  let emitted = 0;
-  const pos = new Int32Array(lengths.length);
-  const heap: number[] = [];
-  const lt = (x: number, y: number): boolean => less(heap[x], pos[heap[x]], heap[y], pos[heap[y]]);
-  const siftDown = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= heap.length) return;
-      const m = l + 1 < heap.length && lt(l + 1, l) ? l + 1 : l;
-      if (!lt(m, i)) return;
-      [heap[m], heap[i]] = [heap[i], heap[m]];
-      i = m;
-    }
-  };
-  for (let s = 0; s < lengths.length; s++) if (lengths[s] > 0) heap.push(s);
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(i);
-  while (heap.length > 0) {
-    const s = heap[0];
-    emit(s, pos[s]++);
-    if (pos[s] >= lengths[s]) {
-      heap[0] = heap[heap.length - 1];
-      heap.pop();
-    }
-    siftDown(0);
-    if ((++emitted & (CLOCK_EVERY - 1)) === 0 && clock.due()) yield;
-  }
 }

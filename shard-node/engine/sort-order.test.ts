@@ -9,7 +9,8 @@ import { presortedQuery, sortedMatches } from './selection.ts';
 import { cachedOrder, liveOrder, liveOrderSliced, orderSpec, ORDER_SPEC_MAX_KEY_CHARS, ORDERS_PER_SEGMENT, rememberOrder } from './sort-order.ts';
 import { SORT_RUN } from '../../shared/sliced-work.ts';
 import { idKeys } from './sort-keys.ts';
-import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
+import { byField, newShard, q } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 const MAPPING = { properties: { n: { type: 'long' }, x: { type: 'double' }, tag: { type: 'keyword' }, w: { type: 'text' } } };
 
@@ -79,7 +80,7 @@ function build(batches: { docs: { id: string; n: unknown; x: unknown; tag: unkno
 /** The collector's full answer: every live match in `compareHits` order (the oracle). */
 function oracle(gen: Generation, query: Query, sort: readonly SortField[], trackScores: boolean) {
   const scoring = sortNeedsScores(sort) || trackScores;
-  const all = collect(gen.segmentMatches(query, undefined, scoring), { sort, k: Number.MAX_SAFE_INTEGER }, gen.fields());
+  const all = collect(searcherOf(gen).segmentMatches(query, undefined, scoring), { sort, k: Number.MAX_SAFE_INTEGER }, gen.fields());
   for (let i = 1; i < all.hits.length; i++) expect(compareHits(all.hits[i - 1], all.hits[i], sort)).toBeLessThan(0);
   return all;
 }
@@ -99,7 +100,7 @@ describe('presorted orders equal the collector order', () => {
           const gen = build(batches);
           const all = oracle(gen, query, sort, trackScores);
           const input = { query, sort, k, trackTotalHits: 1e9, trackScores };
-          const top = gen.query(input);
+          const top = searcherOf(gen).query(input);
           expect(top.total.value).toBe(all.total);
           expect(top.hits).toEqual(all.hits.slice(0, k));
           if (k > 0) expect(top.max_score).toBe(all.maxScore);
@@ -108,9 +109,9 @@ describe('presorted orders equal the collector order', () => {
           const pick: SortKey | undefined = all.hits[at];
           const after = pick ? (withId ? { sort: pick.sort, _id: pick._id } : { sort: pick.sort }) : { sort: sort.map((): SortValue => null), _id: '\u{10FFFF}' };
           const expected = all.hits.filter((h) => afterKey(after, sort)(h)).slice(0, k);
-          expect(gen.query({ ...input, searchAfter: after }).hits).toEqual(expected);
+          expect(searcherOf(gen).query({ ...input, searchAfter: after }).hits).toEqual(expected);
 
-          const sm = sortedMatches(gen, { query, sort, trackScores });
+          const sm = sortedMatches(searcherOf(gen), { query, sort, trackScores });
           expect(sm.size).toBe(all.total);
           expect(Array.from({ length: sm.size }, (_, r) => sm.hit(r))).toEqual(all.hits);
           expect(sm.maxScore).toBe(all.maxScore);
@@ -135,13 +136,13 @@ describe('presorted orders equal the collector order', () => {
       { docs: [{ id: '3', n: 1, x: null, tag: 'a', w: 'a' }, { id: '1', n: 2, x: null, tag: 'b', w: 'b' }], deletes: [] },
       { docs: [{ id: '2', n: 1, x: null, tag: 'a', w: 'a b' }], deletes: ['3'] },
     ]);
-    const served = (query: Query, sort: readonly SortField[]) => presortedQuery(gen, { query, sort }) !== null;
+    const served = (query: Query, sort: readonly SortField[]) => presortedQuery(searcherOf(gen), { query, sort }) !== null;
     expect(served(q.all(), SCORE_SORT)).toBe(true);
     expect(served(term('tag', 'a'), SCORE_SORT)).toBe(true); // keyword: no freqs, no norms
     expect(served(q.bool({ filter: [q.match('w', 'a')] }), SCORE_SORT)).toBe(true);
     expect(served(q.match('w', 'a'), SCORE_SORT)).toBe(false); // text: BM25 varies with length
     expect(served(q.match('w', 'a'), [byField('n'), byField('_id', 'desc')])).toBe(true);
-    const out = gen.query({ query: { kind: 'match_all', boost: 2 }, sort: SCORE_SORT, k: 10, trackTotalHits: 10 });
+    const out = searcherOf(gen).query({ query: { kind: 'match_all', boost: 2 }, sort: SCORE_SORT, k: 10, trackTotalHits: 10 });
     expect(out).toEqual({ total: { value: 2, relation: 'eq' }, max_score: 2, hits: [{ _id: '1', _score: 2, sort: [2] }, { _id: '2', _score: 2, sort: [2] }] });
   });
 
@@ -149,24 +150,24 @@ describe('presorted orders equal the collector order', () => {
     const docs = Array.from({ length: 40 }, (_, i) => ({ id: String(i), n: i % 7, x: null, tag: i % 3 === 0 ? 'a' : 'b', w: 'a' }));
     const gen = build([{ docs, deletes: ['3'] }]);
     const sort = [byField('n', 'desc')];
-    const first = presortedQuery(gen, { query: term('tag', 'a'), sort })!;
+    const first = presortedQuery(searcherOf(gen), { query: term('tag', 'a'), sort })!;
     expect(first.matched).not.toBeNull();
-    const ranked = sortedMatches(gen, { query: term('tag', 'a'), sort });
-    const again = presortedQuery(gen, { query: term('tag', 'a'), sort })!;
+    const ranked = sortedMatches(searcherOf(gen), { query: term('tag', 'a'), sort });
+    const again = presortedQuery(searcherOf(gen), { query: term('tag', 'a'), sort })!;
     expect(again.matched).toBeNull(); // served from the cache: no match set evaluated
-    expect(presortedQuery(gen, { query: term('tag', 'a'), sort })!.order).toBe(again.order);
+    expect(presortedQuery(searcherOf(gen), { query: term('tag', 'a'), sort })!.order).toBe(again.order);
     expect(Array.from(again.order.ords)).toEqual(Array.from(first.filtered().ords));
     expect(again.total).toBe(first.total);
     expect(again.total).toBe(13); // 0, 3, …, 39 minus the deleted 3
     const all = Array.from({ length: ranked.size }, (_, r) => ranked.hit(r)._id);
-    const fromCache = sortedMatches(gen, { query: term('tag', 'a'), sort });
+    const fromCache = sortedMatches(searcherOf(gen), { query: term('tag', 'a'), sort });
     expect(Array.from({ length: fromCache.size }, (_, r) => fromCache.hit(r)._id)).toEqual(all);
-    const page = gen.query({ query: term('tag', 'a'), sort, k: 5, trackTotalHits: 10 });
+    const page = searcherOf(gen).query({ query: term('tag', 'a'), sort, k: 5, trackTotalHits: 10 });
     expect(page.hits.map((h) => h._id)).toEqual(all.slice(0, 5));
     expect(page.total).toEqual({ value: 13, relation: 'eq' });
     // 16 other filters push the first one out (least recently used first).
-    for (let v = 0; v < 16; v++) sortedMatches(gen, { query: q.bool({ filter: [{ kind: 'range', field: 'n', gte: v % 7, boost: 1 + v }] }), sort });
-    expect(presortedQuery(gen, { query: term('tag', 'a'), sort })!.matched).not.toBeNull();
+    for (let v = 0; v < 16; v++) sortedMatches(searcherOf(gen), { query: q.bool({ filter: [{ kind: 'range', field: 'n', gte: v % 7, boost: 1 + v }] }), sort });
+    expect(presortedQuery(searcherOf(gen), { query: term('tag', 'a'), sort })!.matched).not.toBeNull();
   });
 
   it('caches orders per generation, shares a spec between equivalent sorts, and ranks ids of every encoding', () => {

@@ -22,7 +22,8 @@ import type { Segment } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
 import { runAtOnce, runSliced, sortSteps, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
-import { clauseColumn, denseRanksSteps, idKeysSteps, kwayMergeSteps, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
+import { clauseColumn, denseRanksSteps, idKeysSteps, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
+import { kwayMergeSteps } from '../../shared/kway-merge.ts';
 
 /**
  * The clauses that decide an order, normalised: `_score` clauses removed (the caller has proved
@@ -122,7 +123,10 @@ const dirOf = (sf: SortField): number => (sf.order === 'desc' ? -1 : 1);
  */
 function* segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMapping>, clock: SliceClock): Steps<SegmentOrder | null> {
   let bySeg = segmentCache.get(seg);
-  if (!bySeg) segmentCache.set(seg, (bySeg = new Map()));
+  if (!bySeg) {
+    bySeg = new Map();
+    segmentCache.set(seg, bySeg);
+  }
   const hit = cachedOrder(bySeg, spec.key);
   if (hit !== undefined) return hit;
   const n = seg.maxDoc;
@@ -241,7 +245,10 @@ function* globalStringKeys(sf: SortField, cols: readonly Extract<Column, { t: 's
  */
 export function liveOrder(owner: object, views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>): DocOrder | null {
   let byGen = generationCache.get(owner);
-  if (!byGen) generationCache.set(owner, (byGen = new Map()));
+  if (!byGen) {
+    byGen = new Map();
+    generationCache.set(owner, byGen);
+  }
   const hit = cachedOrder(byGen, spec.key);
   if (hit !== undefined) return hit;
   const o = runAtOnce((clock) => buildLiveOrder(views, bases, spec, fields, clock));
@@ -263,14 +270,20 @@ export function liveOrderSliced(owner: object, views: readonly SegmentView[], ba
   const hit = generationCache.get(owner)?.get(spec.key);
   if (hit !== undefined) return Promise.resolve(hit);
   let inFlight = building.get(owner);
-  if (!inFlight) building.set(owner, (inFlight = new Map()));
+  if (!inFlight) {
+    inFlight = new Map();
+    building.set(owner, inFlight);
+  }
   const running = inFlight.get(spec.key);
   if (running) return running;
   const byOwner = inFlight;
   const build = runSliced((clock) => buildLiveOrder(views, bases, spec, fields, clock), sliceMs)
     .then((o) => {
       let byGen = generationCache.get(owner);
-      if (!byGen) generationCache.set(owner, (byGen = new Map()));
+      if (!byGen) {
+        byGen = new Map();
+        generationCache.set(owner, byGen);
+      }
       rememberOrder(byGen, spec.key, o);
       return o;
     })

@@ -48,7 +48,7 @@ function valuesAt(node: unknown, path: string, out: unknown[]): void {
   if (node === null || typeof node !== 'object' || node instanceof NumberText) return;
   for (const [k, v] of Object.entries(node as Record<string, unknown>)) {
     if (k === path) {
-      if (Array.isArray(v)) out.push(...v.flat(Infinity));
+      if (Array.isArray(v)) out.push(...(v as unknown[]).flat(Infinity));
       else out.push(v);
     } else if (path.startsWith(k + '.')) valuesAt(v, path.slice(k.length + 1), out);
   }

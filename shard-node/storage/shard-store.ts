@@ -248,8 +248,13 @@ export class ShardStore implements Translog {
     for (const r of rows.iterate(afterSeqNo, upToSeqNo, limit)) out.push(rowToOp(r as unknown as Row));
     const inRange = (op: TranslogOp) => op.seqNo > afterSeqNo && op.seqNo <= upToSeqNo;
     let memory = false;
-    if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) if (inRange(this.batch.ops[i])) (out.push(this.batch.ops[i]), (memory = true));
-    for (const op of this.pending) if (inRange(op)) (out.push(op), (memory = true));
+    const fromMemory = (op: TranslogOp) => {
+      if (!inRange(op)) return;
+      out.push(op);
+      memory = true;
+    };
+    if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) fromMemory(this.batch.ops[i]);
+    for (const op of this.pending) fromMemory(op);
     if (memory) out.sort((a, b) => a.seqNo - b.seqNo);
     return out.length > limit ? out.slice(0, limit) : out;
   }

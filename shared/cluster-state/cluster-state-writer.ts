@@ -24,26 +24,19 @@
  * @see docs/cluster-state.md
  * @see https://etcd.io/docs/v3.4/learning/api/#transaction
  */
-import { ALIAS_NAMES_INDEX, EsError, illegalArgument, indexAlreadyExists, indexNotFound, invalidAliasName, invalidIndexName } from '../../protocol/errors.ts';
+import { illegalArgument, indexAlreadyExists, indexNotFound, invalidIndexName } from '../../protocol/errors.ts';
 import type { Logger } from '../logger.ts';
 import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { isStateStoreError } from '../state-store/errors.ts';
 import { MAX_TXN_OPS } from '../state-store/request-checks.ts';
 import type { Compare, KeyValue, StateStore, TxnOp, TxnResult } from '../state-store/types.ts';
+import { aliasNamesOf, failOnIndexNamedLikeAlias, reservationChanges, type AliasesByIndex } from './alias-reservations.ts';
 import type { ClusterStateCache, StoredIndex } from './cluster-state-cache.ts';
 import { aliasKey, BOOTSTRAPPED_KEY, GRAVEYARD_SIZE, graveyardKey, indexKey, INDICES_PREFIX } from './keys.ts';
+import { noMasterBlock } from './no-master-block.ts';
 
 /** Compare-and-swap attempts of one change before it fails as contended. */
 export const CAS_ATTEMPTS = 20;
-
-/**
- * ES's error when no elected master can publish a change: 503 `cluster_block_exception`
- * ("blocked by: [SERVICE_UNAVAILABLE/2/no master];"); `detail` goes to the error's metadata.
- * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/modules-discovery-settings.html (cluster.no_master_block)
- */
-export function noMasterBlock(detail: string): EsError {
-  return new EsError(503, 'cluster_block_exception', 'blocked by: [SERVICE_UNAVAILABLE/2/no master];', { metadata: { 'folio.detail': detail } });
-}
 
 /** Options of {@link ClusterStateWriter.update}. */
 export interface UpdateOptions {
@@ -73,20 +66,56 @@ export interface IndicesChanged {
   deleted: IndexMetadata[];
 }
 
-/** The aliases of each index (absent: none), before or after a change. */
-type AliasesByIndex = Map<string, readonly string[]>;
+/** The writes of an {@link IndicesChange} decided on the indices `current` holds. */
+interface IndicesWrites {
+  ops: TxnOp[];
+  /** The value each put index key gets. */
+  values: Map<string, string>;
+  /** The aliases of each changed or deleted index before the change. */
+  before: AliasesByIndex;
+  /** The aliases of each changed index after it. */
+  after: AliasesByIndex;
+  /** The deleted indices' metadata as they were. */
+  deleted: IndexMetadata[];
+  /** Aliases whose metadata changes on an index that keeps them. */
+  edited: Set<string>;
+}
 
-const aliasNamesOf = (m: IndexMetadata | undefined): string[] => Object.keys(m?.aliases ?? {});
-
-/** The indices an alias reservation lists (its value: a sorted JSON array of index names). */
-function reservedIndices(kv: KeyValue | undefined): string[] {
-  if (!kv) return [];
-  try {
-    const v = JSON.parse(kv.value) as unknown;
-    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-  } catch {
-    return [];
+/**
+ * The puts (each index's `version` raised by one) and the deletes with their graveyard entries of
+ * `change`, and how its indices' aliases change.
+ * @throws EsError 404 when `change` names an index that `current` does not hold
+ */
+function indicesWrites(change: IndicesChange, current: ReadonlyMap<string, StoredIndex>): IndicesWrites {
+  const ops: TxnOp[] = [];
+  const values = new Map<string, string>();
+  const before: AliasesByIndex = new Map();
+  const after: AliasesByIndex = new Map();
+  for (const m of change.put) {
+    const was = current.get(m.name);
+    if (!was) throw indexNotFound(m.name);
+    const value = JSON.stringify({ ...m, version: was.metadata.version + 1 } satisfies IndexMetadata);
+    ops.push({ op: 'put', key: indexKey(m.name), value });
+    values.set(indexKey(m.name), value);
+    before.set(m.name, aliasNamesOf(was.metadata));
+    after.set(m.name, aliasNamesOf(m));
   }
+  const deleted: IndexMetadata[] = [];
+  for (const n of change.delete) {
+    const was = current.get(n);
+    if (!was) throw indexNotFound(n);
+    deleted.push(was.metadata);
+    ops.push({ op: 'delete', key: indexKey(n) }, { op: 'put', key: graveyardKey(was.metadata.uuid), value: JSON.stringify({ name: n, deletedAt: Date.now() }) });
+    before.set(n, aliasNamesOf(was.metadata));
+  }
+  // An alias whose metadata changes on an index (is_write_index, filter, …) without gaining or
+  // losing it is compared too: its checks across indices were decided on what the others hold.
+  const edited = new Set<string>();
+  for (const m of change.put) {
+    const was = current.get(m.name)!.metadata.aliases ?? {};
+    for (const [alias, md] of Object.entries(m.aliases ?? {})) if (was[alias] && JSON.stringify(was[alias]) !== JSON.stringify(md)) edited.add(alias);
+  }
+  return { ops, values, before, after, deleted, edited };
 }
 
 /** See the module comment. */
@@ -114,7 +143,7 @@ export class ClusterStateWriter {
     const value = JSON.stringify(metadata);
     const aliases = aliasNamesOf(metadata);
     for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
-      const names = await this.reservationChanges(new Map(), new Map([[metadata.name, aliases]]), []);
+      const names = await reservationChanges(this.store, new Map(), new Map([[metadata.name, aliases]]), []);
       if (checkAliases && names.listed.length > 0) {
         const others: IndexMetadata[] = [];
         for (const n of new Set(names.listed)) {
@@ -140,7 +169,7 @@ export class ClusterStateWriter {
         throw indexAlreadyExists(metadata.name, this.cache.get(metadata.name)?.metadata.uuid ?? '_na_');
       }
       if (r.current.get(own.key)) throw invalidIndexName(metadata.name, 'already exists as alias');
-      this.failOnIndexNamedLikeAlias(r, new Set([metadata.name]));
+      failOnIndexNamedLikeAlias(r, new Set([metadata.name]));
     }
     throw noMasterBlock(`creating index [${metadata.name}] kept conflicting`);
   }
@@ -197,7 +226,7 @@ export class ClusterStateWriter {
       const uuid = current.metadata.uuid;
       const excess = this.cache.tombstones().filter((t) => t.uuid !== uuid);
       const prune = excess.slice(0, Math.max(0, excess.length + 1 - GRAVEYARD_SIZE));
-      const names = await this.reservationChanges(new Map([[name, aliasNamesOf(current.metadata)]]), new Map(), [name]);
+      const names = await reservationChanges(this.store, new Map([[name, aliasNamesOf(current.metadata)]]), new Map(), [name]);
       const ops: TxnOp[] = [
         { op: 'delete', key },
         { op: 'put', key: graveyardKey(uuid), value: JSON.stringify({ name, deletedAt: Date.now() }) },
@@ -259,35 +288,8 @@ export class ClusterStateWriter {
         const s = current.get(n);
         return s ? { key: indexKey(n), modRevision: s.modRevision } : { key: indexKey(n), createRevision: 0 };
       });
-      const ops: TxnOp[] = [];
-      const values = new Map<string, string>();
-      const before: AliasesByIndex = new Map();
-      const after: AliasesByIndex = new Map();
-      for (const m of change.put) {
-        const was = current.get(m.name);
-        if (!was) throw indexNotFound(m.name);
-        const value = JSON.stringify({ ...m, version: was.metadata.version + 1 } satisfies IndexMetadata);
-        ops.push({ op: 'put', key: indexKey(m.name), value });
-        values.set(indexKey(m.name), value);
-        before.set(m.name, aliasNamesOf(was.metadata));
-        after.set(m.name, aliasNamesOf(m));
-      }
-      const deleted: IndexMetadata[] = [];
-      for (const n of change.delete) {
-        const was = current.get(n);
-        if (!was) throw indexNotFound(n);
-        deleted.push(was.metadata);
-        ops.push({ op: 'delete', key: indexKey(n) }, { op: 'put', key: graveyardKey(was.metadata.uuid), value: JSON.stringify({ name: n, deletedAt: Date.now() }) });
-        before.set(n, aliasNamesOf(was.metadata));
-      }
-      // An alias whose metadata changes on an index (is_write_index, filter, …) without gaining or
-      // losing it is compared too: its checks across indices were decided on what the others hold.
-      const edited = new Set<string>();
-      for (const m of change.put) {
-        const was = current.get(m.name)!.metadata.aliases ?? {};
-        for (const [alias, md] of Object.entries(m.aliases ?? {})) if (was[alias] && JSON.stringify(was[alias]) !== JSON.stringify(md)) edited.add(alias);
-      }
-      const reserved = await this.reservationChanges(before, after, change.delete, edited);
+      const { ops, values, before, after, deleted, edited } = indicesWrites(change, current);
+      const reserved = await reservationChanges(this.store, before, after, change.delete, edited);
       // An index a touched alias names that `decide` did not see (another coordinator added the alias
       // to it meanwhile): read it and decide again, on every index of the alias.
       const unseen = [...new Set(reserved.listed)].filter((n) => !names.includes(n));
@@ -321,7 +323,7 @@ export class ClusterStateWriter {
         if (kv) this.cache.noteKv(kv);
         else this.cache.noteDeleted(key, r.revision);
       }
-      this.failOnIndexNamedLikeAlias(r, new Set(names));
+      failOnIndexNamedLikeAlias(r, new Set(names));
       current.clear();
       for (const n of names) {
         const s = this.cache.get(n);
@@ -329,62 +331,6 @@ export class ClusterStateWriter {
       }
     }
     throw noMasterBlock(`indices [${names.join(', ')}] kept changing concurrently for ${CAS_ATTEMPTS} attempts`);
-  }
-
-  /**
-   * The compares and ops that keep alias name reservations in step with a change whose indices had
-   * the aliases `before` and have `after` (a deleted index has none after): each alias that gains or
-   * loses an index, or is `edited` on one, gets its reservation rewritten (deleted when no index is
-   * left), compared on the revision read now, so two changes of one alias never both decide on the
-   * same state; each alias that gains an index compares the index key of its name absent, unless
-   * that index is deleted in the same change (`deleting`). `listed`: the indices the reservations
-   * name now (the caller makes sure its decision saw each of them).
-   * @throws EsError 503 when the store cannot be reached
-   */
-  private async reservationChanges(before: AliasesByIndex, after: AliasesByIndex, deleting: readonly string[], edited: ReadonlySet<string> = new Set()): Promise<{ compare: Compare[]; ops: TxnOp[]; listed: string[] }> {
-    const gained = new Map<string, Set<string>>();
-    const lost = new Map<string, Set<string>>();
-    for (const index of new Set([...before.keys(), ...after.keys()])) {
-      const b = new Set(before.get(index) ?? []);
-      const a = new Set(after.get(index) ?? []);
-      for (const alias of a) if (!b.has(alias)) gained.set(alias, (gained.get(alias) ?? new Set()).add(index));
-      for (const alias of b) if (!a.has(alias)) lost.set(alias, (lost.get(alias) ?? new Set()).add(index));
-    }
-    const compare: Compare[] = [];
-    const ops: TxnOp[] = [];
-    const listed: string[] = [];
-    for (const alias of [...new Set([...gained.keys(), ...lost.keys(), ...edited])].sort()) {
-      let kv: KeyValue | undefined;
-      try {
-        kv = await this.store.get(aliasKey(alias));
-      } catch (err) {
-        if (isStateStoreError(err)) throw noMasterBlock(err.message);
-        throw err;
-      }
-      const next = new Set(reservedIndices(kv));
-      listed.push(...next);
-      for (const i of lost.get(alias) ?? []) next.delete(i);
-      for (const i of gained.get(alias) ?? []) next.add(i);
-      compare.push(kv ? { key: aliasKey(alias), modRevision: kv.modRevision } : { key: aliasKey(alias), createRevision: 0 });
-      if (next.size > 0) ops.push({ op: 'put', key: aliasKey(alias), value: JSON.stringify([...next].sort()) });
-      else if (kv) ops.push({ op: 'delete', key: aliasKey(alias) });
-      if (gained.has(alias) && !deleting.includes(alias)) compare.push({ key: indexKey(alias), createRevision: 0 });
-    }
-    return { compare, ops, listed };
-  }
-
-  /**
-   * After a failed txn: when an index now holds the name of an alias the txn would have added (an
-   * index key compared absent exists, other than the change's `own` indices), the change fails as
-   * ES's `AliasValidator` fails it.
-   * @throws EsError 400 `invalid_alias_name_exception`
-   */
-  private failOnIndexNamedLikeAlias(r: TxnResult & { succeeded: false }, own: ReadonlySet<string>): void {
-    for (const [key, kv] of r.current) {
-      if (!kv || !key.startsWith(INDICES_PREFIX)) continue;
-      const name = key.slice(INDICES_PREFIX.length);
-      if (!own.has(name)) throw invalidAliasName(name, ALIAS_NAMES_INDEX);
-    }
   }
 
   /**

@@ -25,6 +25,7 @@ import { EmbeddedLog } from './embedded-log.ts';
 import type { LogRecord, Snapshot } from './embedded-log.ts';
 import { StateStoreError } from './errors.ts';
 import { checkKey, checkTtl, checkTxn, compareKeyBytes } from './request-checks.ts';
+import { WatchHistory } from './watch-history.ts';
 import type {
   KeyValue,
   Lease,
@@ -62,28 +63,18 @@ interface LeaseState {
   timer: NodeJS.Timeout | undefined;
 }
 
-interface Watcher {
-  prefix: string;
-  queue: WatchBatch[];
-  wake: (() => void) | undefined;
-  ended: boolean;
-}
-
 /** A key-value change resolved from a transaction: a put (with lease or null) or a delete. */
 type Change = { key: string; value: string; lease: string | null } | { key: string; value: undefined; lease?: undefined };
 
 /** See the module comment. Create with {@link EmbeddedStore.open}. */
 export class EmbeddedStore implements StateStore {
   private readonly log: EmbeddedLog;
-  private readonly historyRetain: number;
   private readonly walRotateBytes: number;
   private readonly kvs = new Map<string, KeyValue>();
   private readonly leases = new Map<LeaseId, LeaseState>();
-  private readonly watchers = new Set<Watcher>();
-  /** Batches of the revisions from `compactRevision` on (only revisions that changed something exist). */
-  private history: WatchBatch[] = [];
+  /** The history and the open watches. */
+  private readonly watches: WatchHistory;
   private revision: Revision = 1;
-  private compactRevision: Revision = 0;
   private nextLeaseId = 1n;
   private writes: Promise<unknown> = Promise.resolve();
   private closed = false;
@@ -94,7 +85,7 @@ export class EmbeddedStore implements StateStore {
 
   private constructor(log: EmbeddedLog, options: EmbeddedStoreOptions) {
     this.log = log;
-    this.historyRetain = options.historyRetainRevisions ?? DEFAULT_HISTORY_RETAIN_REVISIONS;
+    this.watches = new WatchHistory(options.historyRetainRevisions ?? DEFAULT_HISTORY_RETAIN_REVISIONS);
     this.walRotateBytes = options.walRotateBytes ?? DEFAULT_WAL_ROTATE_BYTES;
   }
 
@@ -141,7 +132,7 @@ export class EmbeddedStore implements StateStore {
 
   /**
    * {@link txn}, also returning the keys it deleted (in op order; empty when it failed or deleted
-   * nothing), so the served store (state-store/gateway-server.ts) can answer etcd's per-op `deleted` counts.
+   * nothing), so the served store (state-store/kv-service.ts) can answer etcd's per-op `deleted` counts.
    */
   async txnWithDeletes(request: TxnRequest): Promise<{ result: TxnResult; deletedKeys: string[] }> {
     checkTxn(request);
@@ -221,12 +212,12 @@ export class EmbeddedStore implements StateStore {
 
   async compact(revision: Revision): Promise<void> {
     return this.serialize(async () => {
-      if (revision <= this.compactRevision) {
-        throw new StateStoreError('compacted', 'mvcc: required revision has been compacted', { compactRevision: this.compactRevision });
+      if (revision <= this.watches.compactRevision) {
+        throw new StateStoreError('compacted', 'mvcc: required revision has been compacted', { compactRevision: this.watches.compactRevision });
       }
       if (revision > this.revision) throw new StateStoreError('invalid_argument', 'mvcc: required revision is a future revision');
       await this.persist({ t: 'compact', rev: revision });
-      this.compactTo(revision);
+      this.watches.compactTo(revision);
     });
   }
 
@@ -235,10 +226,7 @@ export class EmbeddedStore implements StateStore {
     this.closed = true;
     await this.writes.catch(() => undefined);
     for (const lease of this.leases.values()) clearTimeout(lease.timer);
-    for (const w of this.watchers) {
-      w.ended = true;
-      w.wake?.();
-    }
+    this.watches.endAll();
     await this.log.close();
   }
 
@@ -298,50 +286,12 @@ export class EmbeddedStore implements StateStore {
       events.push({ type: 'put', kv });
     }
     this.revision = rev;
-    const batch: WatchBatch = { revision: rev, events };
-    this.history.push(batch);
-    if (this.history.length > this.historyRetain) this.compactTo(this.history[this.history.length - this.historyRetain].revision);
-    for (const w of this.watchers) this.deliver(w, batch);
-  }
-
-  private deliver(w: Watcher, batch: WatchBatch): void {
-    const events = batch.events.filter((e) => e.kv.key.startsWith(w.prefix));
-    if (events.length === 0) return;
-    w.queue.push(events.length === batch.events.length ? batch : { revision: batch.revision, events });
-    w.wake?.();
-  }
-
-  private compactTo(revision: Revision): void {
-    this.compactRevision = Math.max(this.compactRevision, revision);
-    const keep = this.history.findIndex((b) => b.revision >= this.compactRevision);
-    this.history = keep < 0 ? [] : this.history.slice(keep);
+    this.watches.append({ revision: rev, events });
   }
 
   private async *watchFrom(prefix: string, start: Revision, signal: AbortSignal | undefined): AsyncGenerator<WatchBatch> {
     this.checkOpen();
-    if (start < this.compactRevision) {
-      throw new StateStoreError('compacted', 'mvcc: required revision has been compacted', { compactRevision: this.compactRevision });
-    }
-    const w: Watcher = { prefix, queue: [], wake: undefined, ended: false };
-    for (const batch of this.history) if (batch.revision >= start) this.deliver(w, batch);
-    this.watchers.add(w);
-    const onAbort = () => w.wake?.();
-    signal?.addEventListener('abort', onAbort);
-    try {
-      while (true) {
-        if (signal?.aborted || w.ended) return;
-        const next = w.queue.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        await new Promise<void>((resolve) => (w.wake = resolve));
-        w.wake = undefined;
-      }
-    } finally {
-      signal?.removeEventListener('abort', onAbort);
-      this.watchers.delete(w);
-    }
+    yield* this.watches.watch(prefix, start, signal);
   }
 
   /** (Re)starts a lease's expiry timer at its full TTL. */
@@ -407,12 +357,11 @@ export class EmbeddedStore implements StateStore {
         this.leases.delete(r.id);
         if (r.rev !== null) this.apply(r.rev, r.dels.map((key) => ({ key, value: undefined })));
       } else if (r.t === 'compact') {
-        this.compactRevision = Math.max(this.compactRevision, r.rev);
+        this.watches.compactTo(r.rev);
       }
     }
     // History lives in memory only: after a restart, watches start after the current revision.
-    this.history = [];
-    this.compactRevision = this.revision + 1;
+    this.watches.restart(this.revision + 1);
     for (const id of this.leases.keys()) this.armLease(id);
   }
 
@@ -420,7 +369,7 @@ export class EmbeddedStore implements StateStore {
     return {
       format: 1,
       revision: this.revision,
-      compactRevision: this.compactRevision,
+      compactRevision: this.watches.compactRevision,
       nextLeaseId: String(this.nextLeaseId),
       kvs: [...this.kvs.values()],
       leases: [...this.leases].map(([id, l]) => ({ id, ttlSeconds: l.ttlSeconds })),

@@ -151,11 +151,11 @@ async function underAbuse(name: string, attack: () => Promise<void>, opts: Abuse
   const before = await Promise.all(probed.map(rssOf));
   const probe = await startLivezProbe(probed);
   const t0 = performance.now();
-  let attackError: unknown;
+  let attackError: Error | undefined;
   try {
     await attack();
   } catch (err) {
-    attackError = err;
+    attackError = err instanceof Error ? err : new Error(String(err));
   }
   const ms = performance.now() - t0;
   const { worstMs: worstLivezMs, service: slowest, byService } = await probe.stop();

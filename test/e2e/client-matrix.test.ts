@@ -205,7 +205,7 @@ describe('python3-elasticsearch (Debian)', () => {
   it('helpers.bulk loads an index, helpers.scan walks it and all cities', async () => {
     // helpers.scan clears its scrolls; the script checks that nothing is left open after its walks.
     await http(url, 'DELETE', '/_search/scroll/_all');
-    const { stdout } = await run('/usr/bin/python3', [PYTHON_CHECK, url, `${RESTORED}-py`], { timeout: 180_000 }).catch((err: { stdout?: string; stderr?: string }) => {
+    const { stdout } = await run('/usr/bin/python3', [PYTHON_CHECK, url, `${RESTORED}-py`], { timeout: 180_000 }).catch((err: Error & { stdout?: string; stderr?: string }) => {
       return { stdout: `${err.stdout ?? ''}\nFAIL python3: ${err.stderr ?? String(err)}` };
     });
     const lines = stdout.trim().split('\n');

@@ -135,7 +135,7 @@ describe('@opensearch-project/opensearch', () => {
 
   it('point in time (OpenSearch API) and scroll', async () => {
     const pit = await os.createPit({ index: [INDEX], keep_alive: '1m' });
-    const pitId = pit.body.pit_id as string;
+    const pitId = pit.body.pit_id;
     const res = await os.search({ body: { size: 1000, sort: [{ n: 'asc' }], pit: { id: pitId, keep_alive: '1m' } } });
     expect(res.body.hits.hits).toHaveLength(DOCS);
     const deleted = await os.deletePit({ body: { pit_id: [pitId] } });

@@ -23,7 +23,7 @@ async function search(body: Record<string, unknown>, index = 'cities'): Promise<
 }
 
 beforeAll(() => {
-  for (const d of cities.docs()) sourceById.set(d._id, d.source as Record<string, unknown>);
+  for (const d of cities.docs()) sourceById.set(d._id, d.source);
 });
 
 describe('fused fetch', () => {

@@ -24,7 +24,7 @@ async function raw(method: string, path: string, body?: string | Buffer, content
   if (contentType !== undefined) headers['content-type'] = contentType;
   const res = await request(url + path, { method: method as 'GET', headers, body, headersTimeout: 60_000, bodyTimeout: 60_000 });
   const text = await res.body.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   try {
     parsed = text === '' ? undefined : JSON.parse(text);
   } catch {

@@ -42,8 +42,8 @@ function npmStart(port: number, extraEnv: Record<string, string> = {}): StartedC
   Object.assign(env, extraEnv);
   const proc = spawn(process.execPath, ['scripts/start.ts'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr.on('data', (c: Buffer) => (out += c.toString()));
   const cluster = { proc, port, home, url: `http://127.0.0.1:${port}`, output: () => out };
   clusters.push(cluster);
   return cluster;
@@ -66,7 +66,7 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
   const end = Date.now() + ms;
   for (;;) {
     const v = await Promise.resolve(fn()).catch(() => undefined);
-    if (v !== undefined && v !== false) return v as T;
+    if (v !== undefined && v !== false) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}${c ? `\n--- npm start output (tail) ---\n${c.output().slice(-6000)}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -142,7 +142,7 @@ export async function checkHistory(t: CheckTarget, h: History): Promise<CheckRes
         const seen = await Promise.all(
           batch.map(async (id) => {
             const got = await internal<Omit<SeenDoc, '_source'> & { _source?: string }>(url, 'get', { index: t.index, shard: s, _id: id }, t.secret);
-            return { ...got, _source: got._source === undefined ? undefined : (JSON.parse(got._source) as Record<string, unknown>) } as SeenDoc;
+            return { ...got, _source: got._source === undefined ? undefined : (JSON.parse(got._source) as Record<string, unknown>) };
           }),
         );
         batch.forEach((id, j) => {

@@ -72,7 +72,7 @@ export async function startStateStoreService(dataDir: string, port?: number): Pr
     },
   };
   const deadline = performance.now() + HEALTHY_DEADLINE_MS;
-  let last = '';
+  let last: string;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the state store service exited (${child.exitCode ?? child.signalCode}):\n${log}`);
     try {

@@ -11,7 +11,7 @@
  * has never held settings imports, once, the newest the nodes kept before the store existed.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html
  */
-import { noMasterBlock } from '../../../shared/cluster-state/cluster-state-writer.ts';
+import { noMasterBlock } from '../../../shared/cluster-state/no-master-block.ts';
 import type { ClusterStateCache } from '../../../shared/cluster-state/cluster-state-cache.ts';
 import { CLUSTER_SETTINGS_KEY } from '../../../shared/cluster-state/keys.ts';
 import type { Logger } from '../../../shared/logger.ts';

@@ -14,7 +14,8 @@ import { deleteAliasAction, parseAliasesBody, parsePutAliasBody, type AliasActio
 import { getAliasesAnswer } from '../../cluster/aliases/alias-responses.ts';
 import type { ClusterView } from '../../cluster/cluster-view.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../../cluster/index-expression.ts';
+import { resolveIndices } from '../../cluster/index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom } from '../../cluster/indices-options.ts';
 import { ROUTE_PARAMS } from '../../rest/route-params.ts';
 
 /** Services the alias routes use. */

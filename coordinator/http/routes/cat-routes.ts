@@ -21,7 +21,8 @@ import { copyActive, copyInitializing, indexHealth } from '../../cluster/cluster
 import type { ClusterView } from '../../cluster/cluster-view.ts';
 import type { IndexView } from '../../cluster/index-view.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../../cluster/index-expression.ts';
+import { resolveIndices } from '../../cluster/index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom } from '../../cluster/indices-options.ts';
 import { isClosed } from '../../cluster/index-state.ts';
 import { fetchClusterStats, shardKey, type ClusterStats, type ShardStatsEntry } from '../../cluster/node-probe.ts';
 import { ROUTE_PARAMS } from '../../rest/route-params.ts';

@@ -10,7 +10,8 @@ import { rpc } from '../../../protocol/rpc.ts';
 import { type RefreshRequest } from '../../../protocol/metadata.ts';
 import type { ClusterView } from '../../cluster/cluster-view.ts';
 import { checkParams, queryParams, sendJson } from '../http.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, resolveIndices } from '../../cluster/index-expression.ts';
+import { resolveIndices } from '../../cluster/index-expression.ts';
+import { INDICES_OPTIONS, indicesOptionsFrom } from '../../cluster/indices-options.ts';
 import { ROUTE_PARAMS } from '../../rest/route-params.ts';
 import type { ShardClient } from '../../transport/shard-client.ts';
 

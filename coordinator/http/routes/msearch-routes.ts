@@ -9,8 +9,8 @@ import { EsError } from '../../../protocol/errors.ts';
 import { isBlankSliced } from '../../rest/json-body.ts';
 import { checkParams, queryParams, readBodyText, sendJson } from '../http.ts';
 import { parseMsearchBody } from '../../rest/msearch-parse.ts';
-import { defaultMaxConcurrentSearches } from '../../search/concurrent-searches.ts';
-import { parseMaxConcurrentSearches, runMultiSearch, validateItems } from '../../search/msearch.ts';
+import { defaultMaxConcurrentSearches, parseMaxConcurrentSearches } from '../../search/max-concurrent-searches.ts';
+import { runMultiSearch, validateItems } from '../../search/msearch.ts';
 import type { SearchDeps } from '../../search/search.ts';
 
 /** `RestMultiSearchAction` parameters (and the indices options it reads). */

@@ -7,12 +7,18 @@ import { illegalArgument } from '../../../protocol/errors.ts';
 import { xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import type { SourceFilter } from '../../../protocol/search.ts';
 import { parseSortBody } from '../sort-parse.ts';
-import type { AggValue, CardinalityAgg, PercentilesAgg, StatsMetricAgg, TopHitsAgg } from '../../../protocol/agg-request.ts';
+import type { CardinalityAgg, PercentilesAgg, StatsMetricAgg, TopHitsAgg } from '../../../protocol/agg-request.ts';
 import { dbl, javaDoubleText, lng, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 
 /** ES's default `percents`. */
 export const DEFAULT_PERCENTS: readonly number[] = [1, 5, 25, 50, 75, 95, 99];
 
+/**
+ * Parses a single-value or stats metric body (`min`, `max`, `sum`, `avg`, `value_count`, `stats`,
+ * `extended_stats` with `sigma` ≥ 0) into its node: `field`, `missing`, `format`.
+ * @throws EsError 400 x_content_parse_exception for an unknown or mistyped parameter, illegal_argument_exception for a negative sigma
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-metrics-extendedstats-aggregation.html
+ */
 export function parseMetric(type: StatsMetricAgg['type'], name: string, body: Obj): StatsMetricAgg {
   const n: StatsMetricAgg = { type, name, field: '', aggs: [] };
   const specs = valuesSource(n);
@@ -30,6 +36,12 @@ export function parseMetric(type: StatsMetricAgg['type'], name: string, body: Ob
 /** ES's cap on `precision_threshold` (`HyperLogLogPlusPlus.MAX_PRECISION` ⇒ 40,000 distinct values). */
 export const MAX_PRECISION_THRESHOLD = 40_000;
 
+/**
+ * Parses a `cardinality` body: `precision_threshold` (default 3,000, capped at
+ * {@link MAX_PRECISION_THRESHOLD}), `execution_hint` and `rehash` accepted and ignored.
+ * @throws EsError 400 for an unknown or mistyped parameter or a negative threshold
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-metrics-cardinality-aggregation.html
+ */
 export function parseCardinality(name: string, body: Obj): CardinalityAgg {
   const n: CardinalityAgg = { type: 'cardinality', name, field: '', precisionThreshold: 3000, aggs: [] };
   walk('cardinality', body, {
@@ -45,10 +57,16 @@ export function parseCardinality(name: string, body: Obj): CardinalityAgg {
   return n;
 }
 
+/**
+ * Parses a `percentiles` body: `percents` (default {@link DEFAULT_PERCENTS}), `keyed` (default true),
+ * `tdigest.compression` (default 100); HDR is refused as unsupported.
+ * @throws EsError 400 for an unknown or mistyped parameter, a negative compression or a percent outside [0, 100]
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/search-aggregations-metrics-percentile-aggregation.html
+ */
 export function parsePercentiles(name: string, body: Obj): PercentilesAgg {
   const n: PercentilesAgg = { type: 'percentiles', name, field: '', percents: [...DEFAULT_PERCENTS], keyed: true, compression: 100, aggs: [] };
   let percents: number[] | null = null;
-  const specs = valuesSource(n as { field: string; missing?: AggValue; format?: string }, true);
+  const specs = valuesSource(n, true);
   walk('percentiles', body, {
     ...specs,
     percents: ['A', (v) => (percents = (v as unknown[]).map(dbl))],
@@ -81,7 +99,7 @@ export function parsePercentileRanks(name: string, body: Obj): PercentilesAgg {
   const n: PercentilesAgg = { type: 'percentile_ranks', name, field: '', percents: [], keyed: true, compression: 100, aggs: [] };
   let values: number[] | null = null;
   walk('percentile_ranks', body, {
-    ...valuesSource(n as { field: string; missing?: AggValue; format?: string }, true),
+    ...valuesSource(n, true),
     values: ['A', (v) => (values = (v as unknown[]).map(dbl))],
     keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
     tdigest: ['O', (v) => walk('tdigest', v as Obj, { compression: ['V', (x) => (n.compression = dbl(x))], execution_hint: ['V', (x) => void str(x)] })],

@@ -10,6 +10,7 @@ import { javaParseDouble } from '../../../shared/java-number.ts';
 import { didYouMean, isObject, numberFormat, tokenName, xContentError } from '../params.ts';
 import type { AggValue, DateInterval } from '../../../protocol/agg-request.ts';
 
+/** A JSON object of an aggregation body, as parsed (keys in request order). */
 export type Obj = Record<string, unknown>;
 /** Token kinds a parameter accepts (ObjectParser `ValueType`): V scalar, O object, A array. */
 export type Spec = [tokens: string, set: (v: unknown) => void];

@@ -12,6 +12,7 @@ import { collectShardAggs, refineShardAggs } from '../../../shard-node/engine/ag
 import { Shard } from '../../../shard-node/engine/shard.ts';
 import { recordReplies, reduceAggs, type ReplyLog } from './reduce.ts';
 import { renderAggs } from './render.ts';
+import { searcherOf } from '../../../shard-node/engine/searcher.ts';
 
 const MAPPING: Mapping = { properties: { tag: { type: 'keyword' }, n: { type: 'long' }, d: { type: 'date' }, t: { type: 'text' }, b: { type: 'boolean' } } };
 
@@ -57,7 +58,7 @@ describe('aggregations on bad input', () => {
       fc.property(fc.dictionary(fc.constantFrom('a', 'b'), agg.node, { minKeys: 1, maxKeys: 2 }), (body) => {
         try {
           const nodes = parseAggregations(body);
-          const parts = gens.map((g) => collectShardAggs(g, nodes, query, undefined, 'f'));
+          const parts = gens.map((g) => collectShardAggs(searcherOf(g), nodes, query, undefined, 'f'));
           const log: ReplyLog = new Map();
           for (let round = 0; round < 20; round++) {
             const o = reduceAggs(nodes, parts, log);
@@ -65,7 +66,7 @@ describe('aggregations on bad input', () => {
               renderAggs(o.reduced, { fieldMapping: (f) => flatFields(MAPPING).get(f), typedKeys: true });
               return;
             }
-            for (const [p, tasks] of o.tasks) recordReplies(log, p, tasks, refineShardAggs(gens[p], nodes, query, tasks, 'f'));
+            for (const [p, tasks] of o.tasks) recordReplies(log, p, tasks, refineShardAggs(searcherOf(gens[p]), nodes, query, tasks, 'f'));
           }
           throw new Error('did not settle');
         } catch (e) {

@@ -14,6 +14,7 @@ import { collectShardAggs } from '../../../shard-node/engine/aggs/shard-aggs.ts'
 import { Shard } from '../../../shard-node/engine/shard.ts';
 import { reduceAggs } from './reduce.ts';
 import { renderAggs } from './render.ts';
+import { searcherOf } from '../../../shard-node/engine/searcher.ts';
 
 const MAPPING: Mapping = { properties: { tag: { type: 'keyword' }, n: { type: 'long' } } };
 interface Doc { tags: string[]; n: number | null }
@@ -64,7 +65,7 @@ describe('composite paging through real shard engines', () => {
           let after: Record<string, unknown> | undefined;
           for (let page = 0; page < 100; page++) {
             const nodes = parseAggregations({ c: { composite: { sources, size, ...(after ? { after } : {}) } } });
-            const o = reduceAggs(nodes, gens.map((g) => collectShardAggs(g, nodes, { kind: 'match_all', boost: 1 })));
+            const o = reduceAggs(nodes, gens.map((g) => collectShardAggs(searcherOf(g), nodes, { kind: 'match_all', boost: 1 })));
             if (!o.done) throw new Error('composite needs no refinement');
             const c = renderAggs(o.reduced, { fieldMapping: (f) => flatFields(MAPPING).get(f), typedKeys: false }).c as { after_key?: Record<string, unknown>; buckets: { key: { t: unknown; h: unknown }; doc_count: number }[] };
             for (const b of c.buckets) walked.push({ t: b.key.t, h: b.key.h, n: b.doc_count });

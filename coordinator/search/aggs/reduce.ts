@@ -11,20 +11,16 @@
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
 import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
-import { isMetric } from '../../../protocol/agg-request.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
-import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
-import { TDigest } from '../../../shared/aggs/tdigest.ts';
-import { parseOrderPath, type OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
-import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../protocol/aggs.ts';
+import { parseOrderPath } from '../../../shared/aggs/terms-plan.ts';
+import type { AggPartial, BucketKey, BucketStep, TermsPartial, TermsRefineTask, TopHitsPartial } from '../../../protocol/aggs.ts';
 import { SCORE_SORT } from '../../../protocol/sort.ts';
 import { mergeTopHits } from '../merge.ts';
-import { metricValue, reducedPathValue } from './bucket-path.ts';
+import { reducedPathValue } from './bucket-path.ts';
+import { pathValue, reduceMetric } from './metric-reduce.ts';
 import { applyParentPipelines } from './parent-pipelines.ts';
 import { settleTerms, type RefineReply } from './terms-settle.ts';
 
-export { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-export { metricValue } from './bucket-path.ts';
 
 /** A reduced bucket: key, doc count, reduced sub-aggregations. */
 export interface ReducedBucket {
@@ -323,100 +319,4 @@ function sortBuckets(buckets: ReducedBucket[], node: HistogramAgg): ReducedBucke
     }
     return (x.key as number) - (y.key as number);
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// metrics
-
-/** Sums stats partials. */
-export function mergeStats(parts: readonly (AggPartial | undefined)[]): ReducedStats {
-  const s: ReducedStats = { count: 0, sum: 0, min: null, max: null, sumSq: 0 };
-  for (const p of parts) {
-    if (p?.t !== 'stats') continue;
-    const q = p as StatsPartial;
-    s.count += q.count;
-    s.sum += q.sum ?? 0;
-    s.sumSq += q.sumSq ?? 0;
-    if (q.min != null && (s.min === null || q.min < s.min)) s.min = q.min;
-    if (q.max != null && (s.max === null || q.max > s.max)) s.max = q.max;
-  }
-  return s;
-}
-
-/** Merges cardinality partials: the exact union while every shard sent values, else the merged sketch's estimate. */
-export function mergeCardinality(threshold: number, parts: readonly (AggPartial | undefined)[]): number {
-  const cards = parts.filter((p): p is CardinalityPartial => p?.t === 'card');
-  if (cards.every((c) => c.values !== undefined)) {
-    const union = new Set<BucketKey>();
-    for (const c of cards) for (const v of c.values!) union.add(v);
-    return union.size;
-  }
-  const p = precisionFor(threshold);
-  const hll = new HyperLogLog(p);
-  for (const c of cards) {
-    if (c.values) for (const v of c.values) hll.add(v);
-    else hll.merge(HyperLogLog.fromBase64(c.precision ?? p, c.registers!));
-  }
-  return hll.estimate();
-}
-
-/** Below this many values the shards' centroids are the values themselves, and percentiles are read exactly. */
-export const EXACT_PERCENTILES_MAX_VALUES = 1000;
-
-/**
- * Merges t-digest partials and reads the percentiles (or, for `percentile_ranks`, the percent of
- * values at or below each value); null without values. With few values the centroids are the
- * values, and the answer is exact: the value at rank ⌊p × n⌋, and the share of values ≤ x, as the
- * peer's digests answer for small samples.
- */
-export function mergePercentiles(node: PercentilesAgg, parts: readonly (AggPartial | undefined)[]): (number | null)[] {
-  const pairs: [number, number][] = [];
-  let total = 0;
-  for (const p of parts) {
-    if (p?.t !== 'pct') continue;
-    const c = (p as PercentilesPartial).centroids;
-    for (let i = 0; i < c.length; i += 2) {
-      pairs.push([c[i], c[i + 1]]);
-      total += c[i + 1];
-    }
-  }
-  if (total === 0) return node.percents.map(() => null);
-  if (total <= EXACT_PERCENTILES_MAX_VALUES && pairs.every(([, n]) => Number.isInteger(n))) {
-    pairs.sort((a, b) => a[0] - b[0]);
-    if (node.type === 'percentile_ranks') {
-      return node.percents.map((x) => (100 * pairs.reduce((acc, [v, n]) => acc + (v <= x ? n : 0), 0)) / total);
-    }
-    return node.percents.map((q) => {
-      const k = Math.min(total - 1, Math.floor((q / 100) * total));
-      let seen = 0;
-      for (const [v, n] of pairs) {
-        seen += n;
-        if (seen > k) return v;
-      }
-      return pairs[pairs.length - 1][0];
-    });
-  }
-  const digest = new TDigest(node.compression > 0 ? 1 / node.compression : 0.01);
-  for (const [mean, n] of pairs) digest.push(mean, n);
-  digest.compress();
-  if (node.type === 'percentile_ranks') return node.percents.map((v) => digest.p_rank(v) * 100);
-  return node.percents.map((q) => digest.percentile(q / 100) ?? null);
-}
-
-function reduceMetric(node: MetricAggNode, parts: readonly (AggPartial | undefined)[]): Reduced {
-  if (node.type === 'cardinality') return { t: 'card', node, value: mergeCardinality(node.precisionThreshold, parts) };
-  if (node.type === 'percentiles' || node.type === 'percentile_ranks') return { t: 'pct', node, values: mergePercentiles(node, parts) };
-  return { t: 'stats', node, stats: mergeStats(parts) };
-}
-
-/** The value at an order path from the sub-aggregation partials of every shard (a metric, or a single bucket's count). */
-function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[] | undefined)[], steps: readonly OrderPathStep[]): number | null {
-  const [first, ...rest] = steps;
-  const a = nodes.findIndex((n) => n.name === first.name);
-  if (a === -1) return null;
-  const node = nodes[a];
-  const parts = subs.map((s) => s?.[a]);
-  if (isMetric(node)) return metricValue(reduceMetric(node, parts), first.metric);
-  if (rest.length > 0) return pathValue(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), rest);
-  return parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
 }

@@ -13,7 +13,8 @@ import { formatDecimal } from '../../../shared/aggs/decimal-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';
 import { setOwn } from '../../../shared/own-keys.ts';
 import { RawJson } from '../../../shared/raw-json.ts';
-import { metricValue, type Reduced, type ReducedBucket } from './reduce.ts';
+import { metricValue } from './bucket-path.ts';
+import type { Reduced, ReducedBucket } from './reduce.ts';
 
 /** What rendering needs: the mapping of a field (first index that maps it), and `typed_keys`. */
 export interface RenderOptions {
@@ -77,23 +78,7 @@ function putTotalBuckets(out: Json, total: number | null): Json {
 function renderOne(r: Reduced, opts: RenderOptions): Json {
   const out: Json = r.node.meta ? { meta: r.node.meta } : {};
   switch (r.t) {
-    case 'terms': {
-      const fm = opts.fieldMapping(r.node.field);
-      const asDate = fm !== undefined && fm.type !== 'boolean' && fm.type !== 'keyword' && fm.type !== 'text' ? dateText(r.node, opts) : null;
-      const bool = fm?.type === 'boolean';
-      out.doc_count_error_upper_bound = 0;
-      out.sum_other_doc_count = r.sumOther;
-      putTotalBuckets(out, r.totalBuckets);
-      out.buckets = r.buckets.map((b) => {
-        const o: Json = { key: b.key };
-        if (asDate) o.key_as_string = asDate(b.key as number);
-        else if (bool) o.key_as_string = b.key === 1 ? 'true' : 'false';
-        o.doc_count = b.n;
-        if (r.node.showTermDocCountError) o.doc_count_error_upper_bound = 0;
-        return renderAggs(b.aggs, opts, o);
-      });
-      return out;
-    }
+    case 'terms': return renderTerms(r, opts, out);
     case 'buckets': return renderBuckets(r.node, r.buckets, opts, putTotalBuckets(out, r.totalBuckets));
     case 'single':
       out.doc_count = r.n;
@@ -148,26 +133,55 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       };
       return out;
     }
-    case 'comp': {
-      const values = r.node.sources.map((src) => {
-        const fm = opts.fieldMapping(src.field);
-        if (fm?.type === 'boolean') return (v: unknown) => (v === null ? null : v === 1);
-        if (src.kind === 'date_histogram' && src.format !== undefined) {
-          const zone = src.timeZone ? zoneOf(src.timeZone) : UTC;
-          return (v: unknown) => (v === null ? null : formatDate(v as number, src.format, zone));
-        }
-        return (v: unknown) => v;
-      });
-      const keyObject = (key: readonly unknown[]): Json => {
-        const o: Json = {};
-        r.node.sources.forEach((src, i) => setOwn<unknown>(o, src.name, values[i](key[i])));
-        return o;
-      };
-      if (r.buckets.length > 0) out.after_key = keyObject(r.buckets[r.buckets.length - 1].key);
-      out.buckets = r.buckets.map((b) => renderAggs(b.aggs, opts, { key: keyObject(b.key), doc_count: b.n }));
-      return out;
-    }
+    case 'comp': return renderComposite(r, opts, out);
   }
+}
+
+/**
+ * A `terms` aggregation (ES `StringTerms`/`LongTerms`/`DoubleTerms` XContent): its buckets, with
+ * `key_as_string` for dates (formatted) and booleans, the error bounds (always 0: exact), and
+ * Folio's `total_buckets` after a `bucket_sort`.
+ */
+function renderTerms(r: Extract<Reduced, { t: 'terms' }>, opts: RenderOptions, out: Json): Json {
+  const fm = opts.fieldMapping(r.node.field);
+  const asDate = fm !== undefined && fm.type !== 'boolean' && fm.type !== 'keyword' && fm.type !== 'text' ? dateText(r.node, opts) : null;
+  const bool = fm?.type === 'boolean';
+  out.doc_count_error_upper_bound = 0;
+  out.sum_other_doc_count = r.sumOther;
+  putTotalBuckets(out, r.totalBuckets);
+  out.buckets = r.buckets.map((b) => {
+    const o: Json = { key: b.key };
+    if (asDate) o.key_as_string = asDate(b.key as number);
+    else if (bool) o.key_as_string = b.key === 1 ? 'true' : 'false';
+    o.doc_count = b.n;
+    if (r.node.showTermDocCountError) o.doc_count_error_upper_bound = 0;
+    return renderAggs(b.aggs, opts, o);
+  });
+  return out;
+}
+
+/**
+ * A `composite` aggregation (ES `InternalComposite` XContent): `after_key` and the buckets, each key
+ * an object by source name (booleans as booleans, formatted `date_histogram` sources as text).
+ */
+function renderComposite(r: Extract<Reduced, { t: 'comp' }>, opts: RenderOptions, out: Json): Json {
+  const values = r.node.sources.map((src) => {
+    const fm = opts.fieldMapping(src.field);
+    if (fm?.type === 'boolean') return (v: unknown) => (v === null ? null : v === 1);
+    if (src.kind === 'date_histogram' && src.format !== undefined) {
+      const zone = src.timeZone ? zoneOf(src.timeZone) : UTC;
+      return (v: unknown) => (v === null ? null : formatDate(v as number, src.format, zone));
+    }
+    return (v: unknown) => v;
+  });
+  const keyObject = (key: readonly unknown[]): Json => {
+    const o: Json = {};
+    r.node.sources.forEach((src, i) => setOwn<unknown>(o, src.name, values[i](key[i])));
+    return o;
+  };
+  if (r.buckets.length > 0) out.after_key = keyObject(r.buckets[r.buckets.length - 1].key);
+  out.buckets = r.buckets.map((b) => renderAggs(b.aggs, opts, { key: keyObject(b.key), doc_count: b.n }));
+  return out;
 }
 
 function renderStats(r: Extract<Reduced, { t: 'stats' }>, opts: RenderOptions, out: Json): Json {

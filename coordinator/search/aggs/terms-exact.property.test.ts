@@ -18,6 +18,7 @@ import { collectShardAggs, refineShardAggs } from '../../../shard-node/engine/ag
 import { Shard } from '../../../shard-node/engine/shard.ts';
 import { recordReplies, reduceAggs, type ReplyLog } from './reduce.ts';
 import { renderAggs } from './render.ts';
+import { searcherOf } from '../../../shard-node/engine/searcher.ts';
 
 const MAPPING: Mapping = { properties: { tag: { type: 'keyword' }, n: { type: 'long' }, v: { type: 'long' } } };
 interface Doc { tags: string[]; n: number; v: number }
@@ -44,12 +45,12 @@ function shardsOf(docs: Doc[], count: number, affinity: number[], refreshEvery =
 /** The coordinator's aggregation phase without HTTP: reduce, then refinement rounds on the same generations. */
 function aggregate(gens: Generation[], body: Record<string, unknown>, candidates?: number, query: Query = { kind: 'match_all', boost: 1 }): { aggs: Record<string, unknown>; rounds: number } {
   const nodes = parseAggregations(body);
-  const parts = gens.map((g) => collectShardAggs(g, nodes, query, candidates));
+  const parts = gens.map((g) => collectShardAggs(searcherOf(g), nodes, query, candidates));
   const log: ReplyLog = new Map();
   for (let rounds = 0; rounds < 20; rounds++) {
     const o = reduceAggs(nodes, parts, log);
     if (o.done) return { aggs: renderAggs(o.reduced, { fieldMapping: (f) => flatFields(MAPPING).get(f), typedKeys: false }), rounds };
-    for (const [p, tasks] of o.tasks) recordReplies(log, p, tasks, refineShardAggs(gens[p], nodes, query, tasks));
+    for (const [p, tasks] of o.tasks) recordReplies(log, p, tasks, refineShardAggs(searcherOf(gens[p]), nodes, query, tasks));
   }
   throw new Error('did not settle');
 }

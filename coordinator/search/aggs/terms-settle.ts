@@ -99,6 +99,43 @@ function know(input: ShardTermsInput, keys: Map<string, BucketKey>): Knowledge {
 }
 
 /**
+ * Sorts bucket ids by a `full` order (one on sub-aggregation values, compared on every shard's
+ * partials at once): each criterion in turn (`_count` on the summed counts `L`, `_key`, or an order
+ * path), buckets without a value last, ties by key.
+ */
+function sortByFullOrder(
+  node: TermsAgg,
+  ids: string[],
+  keys: ReadonlyMap<string, BucketKey>,
+  L: ReadonlyMap<string, number>,
+  ks: readonly Knowledge[],
+  orderValue: (path: string, subs: readonly (AggPartial[] | undefined)[]) => number | null,
+): string[] {
+  const values = new Map<string, (number | null)[]>();
+  const paths = node.order.filter((o) => o.key !== '_count' && o.key !== '_key');
+  for (const id of ids) values.set(id, paths.map((o) => orderValue(o.key, ks.map((k) => k.subs.get(id)))));
+  return ids.sort((a, b) => {
+    let p = 0;
+    for (const o of node.order) {
+      let c: number;
+      if (o.key === '_count') c = L.get(a)! - L.get(b)!;
+      else if (o.key === '_key') c = compareKeys(keys.get(a)!, keys.get(b)!);
+      else {
+        const va = values.get(a)![p];
+        const vb = values.get(b)![p++];
+        if (va === null || vb === null) {
+          if (va !== vb) return va === null ? 1 : -1; // buckets without a value sort last either way
+          continue;
+        }
+        c = va - vb;
+      }
+      if (c !== 0) return o.asc ? c : -c;
+    }
+    return compareKeys(keys.get(a)!, keys.get(b)!);
+  });
+}
+
+/**
  * Settles one terms aggregation from what `shards` have said (parallel to the participating shards).
  * A count-ordered include task asks sub-aggregations only for a likely winner (its lower bound at τ);
  * a contender's come in a later round if it wins.
@@ -127,28 +164,7 @@ export function settleTerms(
 
   let sorted: string[];
   if (mode === 'full') {
-    const values = new Map<string, (number | null)[]>();
-    const paths = node.order.filter((o) => o.key !== '_count' && o.key !== '_key');
-    for (const id of ids) values.set(id, paths.map((o) => orderValue(o.key, ks.map((k) => k.subs.get(id)))));
-    sorted = ids.sort((a, b) => {
-      let p = 0;
-      for (const o of node.order) {
-        let c: number;
-        if (o.key === '_count') c = L.get(a)! - L.get(b)!;
-        else if (o.key === '_key') c = compareKeys(keys.get(a)!, keys.get(b)!);
-        else {
-          const va = values.get(a)![p];
-          const vb = values.get(b)![p++];
-          if (va === null || vb === null) {
-            if (va !== vb) return va === null ? 1 : -1; // buckets without a value sort last either way
-            continue;
-          }
-          c = va - vb;
-        }
-        if (c !== 0) return o.asc ? c : -c;
-      }
-      return compareKeys(keys.get(a)!, keys.get(b)!);
-    });
+    sorted = sortByFullOrder(node, ids, keys, L, ks, orderValue);
   } else {
     const cmp = countKeyComparator(node.order);
     sorted = ids.sort((a, b) => cmp(keys.get(a)!, L.get(a)!, keys.get(b)!, L.get(b)!));

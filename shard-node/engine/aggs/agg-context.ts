@@ -6,15 +6,19 @@
  */
 import type { FieldMapping } from '../../../protocol/mapping.ts';
 import { parseDateValue } from '../../../shared/aggs/date-format.ts';
-import type { BucketKey } from '../../../protocol/aggs.ts';
 import type { Query } from '../../../protocol/query-ast.ts';
+import type { AggNode, AggValue } from '../../../protocol/agg-request.ts';
+import type { AggPartial, BucketKey } from '../../../protocol/aggs.ts';
 import type { Generation } from '../generation.ts';
+import type { Searcher } from '../searcher.ts';
 import { evaluate } from '../query-exec.ts';
 import { keyOf, readValues, valuesColumn, valuesKind, type SegDocs, type ValuesColumn } from './doc-values.ts';
 
-/** What collection reads: the generation and its flattened mapping. */
+/** What collection reads: the generation, its searcher and its flattened mapping. */
 export interface AggContext {
   gen: Generation;
+  /** Evaluates the queries of filters and the scores `top_hits` reads (the generation's searcher). */
+  searcher: Searcher;
   fields: Map<string, FieldMapping>;
   /** Terms a top-level `count` list carries (default: shared/aggs/terms-plan.ts `TOP_LEVEL_CANDIDATES`; tests make it small). */
   candidates?: number;
@@ -22,6 +26,12 @@ export interface AggContext {
   index?: string;
   /** The query the aggregations run on (for `top_hits` scores). */
   query?: Query;
+  /**
+   * collect.ts `collectAggs`, which bucket collectors (terms-collect.ts, composite-collect.ts) call
+   * for their buckets' sub-aggregations: carried here so that they need not import collect.ts,
+   * which imports them.
+   */
+  collectAggs: (nodes: readonly AggNode[], docs: SegDocs[], ctx: AggContext, topLevel: boolean) => AggPartial[];
 }
 
 /** The metadata field whose value is the index name (aggregatable like a keyword, as in ES). */
@@ -43,8 +53,8 @@ export function liveDocs(gen: Generation): SegDocs[] {
 }
 
 /** The live matches of `query` per segment. */
-export function matchingDocs(gen: Generation, query: Query): SegDocs[] {
-  return gen.segmentMatches(query, undefined, false).map(({ seg, live, m }) => {
+export function matchingDocs(searcher: Searcher, query: Query): SegDocs[] {
+  return searcher.segmentMatches(query, undefined, false).map(({ seg, live, m }) => {
     if (!live) return { seg, docs: m.docs };
     const out: number[] = [];
     for (let i = 0; i < m.docs.length; i++) if (live[m.docs[i]]) out.push(m.docs[i]);
@@ -54,7 +64,7 @@ export function matchingDocs(gen: Generation, query: Query): SegDocs[] {
 
 /** `docs` ∩ matches of `query` (both ascending), per segment. */
 export function filterDocs(docs: SegDocs[], query: Query, ctx: AggContext): SegDocs[] {
-  const plan = ctx.gen.plan(query, undefined);
+  const plan = ctx.searcher.plan(query, undefined);
   return docs.map(({ seg, docs: ds }) => {
     const m = evaluate(plan, seg, false).docs;
     const out: number[] = [];
@@ -77,6 +87,7 @@ export function subtractDocs(docs: SegDocs[], parts: SegDocs[][]): SegDocs[] {
   });
 }
 
+/** How many documents `docs` holds over all its segments (a bucket's `doc_count`). */
 export const countDocs = (docs: SegDocs[]): number => docs.reduce((n, s) => n + s.docs.length, 0);
 
 /** The column of `field` in `seg`, or null (unmapped, or no value in the segment). */
@@ -97,7 +108,7 @@ export function numericMissing(v: unknown, fm: FieldMapping | undefined): number
  * Calls `fn(key)` once per distinct value of each doc (keys as terms or numbers), and for docs
  * without a value with `missing` when given. Returns nothing; `fn` may record the doc.
  */
-export function forEachKey(ctx: AggContext, field: string, missing: unknown, docs: SegDocs[], fn: (key: BucketKey, s: number, d: number) => void): void {
+export function forEachKey(ctx: AggContext, field: string, missing: AggValue | undefined, docs: SegDocs[], fn: (key: BucketKey, s: number, d: number) => void): void {
   const fm = ctx.fields.get(field);
   const numeric = fm !== undefined && valuesKind(fm) === 'number';
   const miss: BucketKey | undefined = missing === undefined ? undefined : numeric ? numericMissing(missing, fm) : String(missing);
@@ -138,4 +149,5 @@ export function groupDocs(docs: SegDocs[], each: (fn: (key: BucketKey, s: number
   return groups;
 }
 
+/** Per-segment doc lists (`lists[s]` for `docs[s].seg`, ascending) as {@link SegDocs}, the shape sub-aggregations collect on. */
 export const asSegDocs = (docs: SegDocs[], lists: number[][]): SegDocs[] => docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(lists[s]) }));

@@ -158,7 +158,10 @@ function collectStats(node: StatsMetricAgg, docs: SegDocs[], ctx: AggContext): S
     for (let i = 0; i < ds.length; i++) {
       const n = col ? readValues(col, ds[i], scratch) : 0;
       if (n === 0) {
-        if (node.missing !== undefined) countOnly ? count++ : add(miss!);
+        if (node.missing !== undefined) {
+          if (countOnly) count++;
+          else add(miss!);
+        }
         continue;
       }
       if (countOnly) count += n;
@@ -222,7 +225,7 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
       case 'top_hits': return collectTopHits(node, docs, ctx);
       case 'cardinality': return collectCardinality(node, docs, ctx);
       case 'percentiles': case 'percentile_ranks': return collectPercentiles(node, docs, ctx);
-      default: return collectStats(node, docs, ctx);
+      case 'avg': case 'extended_stats': case 'max': case 'min': case 'stats': case 'sum': case 'value_count': return collectStats(node, docs, ctx);
     }
   });
 }
@@ -251,7 +254,10 @@ function bucketDocs(node: AggNode, key: BucketKey, docs: SegDocs[], ctx: AggCont
       return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
     }
     case 'composite': return compositeBucketDocs(node, String(key), docs, ctx);
-    default: return docs;
+    // Metric and pipeline aggregations have no buckets: the docs stay as they are.
+    case 'avg': case 'extended_stats': case 'max': case 'min': case 'stats': case 'sum': case 'value_count': case 'cardinality': case 'percentiles': case 'percentile_ranks': case 'top_hits':
+    case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': case 'cumulative_sum': case 'derivative':
+      return docs;
   }
 }
 

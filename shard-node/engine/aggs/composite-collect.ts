@@ -12,7 +12,6 @@ import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/co
 import { roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import type { BucketKey, CompositePartial } from '../../../protocol/aggs.ts';
 import { column, scratch, type AggContext } from './agg-context.ts';
-import { collectAggs } from './collect.ts';
 import { keyOf, readValues, type SegDocs } from './doc-values.ts';
 
 /** The key function of one source's values (histogram sources round). */
@@ -97,7 +96,7 @@ export function collectComposite(node: CompositeAgg, docs: SegDocs[], ctx: AggCo
     buckets: kept.map((g) => {
       const sd = docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(g.lists[s]) }));
       const n = g.lists.reduce((x, l) => x + l.length, 0);
-      return node.aggs.length > 0 ? { key: [...g.key], n, aggs: collectAggs(node.aggs, sd, ctx, false) } : { key: [...g.key], n };
+      return node.aggs.length > 0 ? { key: [...g.key], n, aggs: ctx.collectAggs(node.aggs, sd, ctx, false) } : { key: [...g.key], n };
     }),
   };
 }

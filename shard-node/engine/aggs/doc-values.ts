@@ -57,7 +57,10 @@ const uninverted = new WeakMap<Segment, Map<string, { starts: Int32Array; ords: 
 /** Every term ordinal of every doc, from the postings of `field` over the sorted dictionary `terms` (cached per segment). */
 function uninvert(seg: Segment, field: string, terms: readonly string[]): { starts: Int32Array; ords: Int32Array } {
   let perField = uninverted.get(seg);
-  if (!perField) uninverted.set(seg, (perField = new Map()));
+  if (!perField) {
+    perField = new Map();
+    uninverted.set(seg, perField);
+  }
   const hit = perField.get(field);
   if (hit) return hit;
   const postings = seg.inverted.get(field)!.terms;
@@ -190,7 +193,10 @@ function cmpTerms(a: string, b: string): number {
  */
 export function globalOrdinals(owner: object, segments: readonly Segment[], field: string, fm: FieldMapping): GlobalOrdinals {
   let perField = globalCache.get(owner);
-  if (!perField) globalCache.set(owner, (perField = new Map()));
+  if (!perField) {
+    perField = new Map();
+    globalCache.set(owner, perField);
+  }
   const hit = perField.get(field);
   if (hit) return hit;
   const dicts: { seg: Segment; terms: readonly string[] }[] = [];

@@ -14,7 +14,6 @@ import { compareKeys, countKeyComparator, shardListSize, termsMode, TOP_LEVEL_CA
 import type { AggPartial, BucketKey, TermsPartial, TermsRefineTask } from '../../../protocol/aggs.ts';
 import { column, forEachKey, liveDocs, numericMissing, type AggContext } from './agg-context.ts';
 import { bucketedStats, bucketedStatsApply, countAndStats } from './bucketed-stats.ts';
-import { collectAggs } from './collect.ts';
 import { globalOrdinals, valuesKind, type GlobalOrdinals, type SegDocs } from './doc-values.ts';
 
 /** Most candidates a large `size` asks a shard to list in the first round (10 × size, capped). */
@@ -257,7 +256,7 @@ function termBucketDocs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKe
 /** Sub-aggregations of the buckets `keys` of a terms node. */
 function termBucketAggs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKey[], ctx: AggContext): AggPartial[][] {
   if (bucketedStatsApply(node, ctx)) return bucketedStats(node, docs, keys, ctx, ordinalOf);
-  return termBucketDocs(node, docs, keys, ctx).map((perSeg) => collectAggs(node.aggs, docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(perSeg[s]) })), ctx, false));
+  return termBucketDocs(node, docs, keys, ctx).map((perSeg) => ctx.collectAggs(node.aggs, docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(perSeg[s]) })), ctx, false));
 }
 
 /** A shard's first-round list of a terms node (see shared/aggs/terms-plan.ts). */
@@ -342,7 +341,7 @@ export function refineTerms(node: TermsAgg, docs: SegDocs[], task: TermsRefineTa
   include.forEach((key, i) => {
     const n = lists[i].reduce((x, l) => x + l.length, 0);
     if (n === 0) return;
-    buckets.push(task.subAggs && node.aggs.length > 0 ? { key, n, aggs: collectAggs(node.aggs, docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(lists[i][s]) })), ctx, false) } : { key, n });
+    buckets.push(task.subAggs && node.aggs.length > 0 ? { key, n, aggs: ctx.collectAggs(node.aggs, docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(lists[i][s]) })), ctx, false) } : { key, n });
   });
   return { t: 'terms', buckets, complete: false, cutoff: 0, total: 0 };
 }

@@ -23,7 +23,7 @@ function scoresOf(ctx: AggContext): Map<Segment, Float64Array> {
   if (m) return m;
   m = new Map();
   if (ctx.query) {
-    for (const { seg, m: matches } of ctx.gen.segmentMatches(ctx.query, undefined, true)) {
+    for (const { seg, m: matches } of ctx.searcher.segmentMatches(ctx.query, undefined, true)) {
       const s = new Float64Array(seg.maxDoc);
       if (matches.scores) for (let i = 0; i < matches.docs.length; i++) s[matches.docs[i]] = matches.scores[i];
       m.set(seg, s);

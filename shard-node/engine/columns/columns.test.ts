@@ -3,6 +3,7 @@ import { byField, load, newShard, q } from '../../../test/support/engine-shard.t
 import { narrowNumbers, PresencePool, rankColumn } from './columns.ts';
 import { PostingsBuilder } from './postings-builder.ts';
 import { BLOCK_CACHE_BLOCKS, SOURCE_BLOCK_DOCS, SourceSlabBuilder } from './source-slab.ts';
+import { searcherOf } from '../searcher.ts';
 
 const UNICODE = ['{}', '{"a":"é ü ß"}', '{"cjk":"東京都 とうきょう"}', '{"emoji":"😀👍🏽","astral":"𝔘𝔫𝔦"}', '{"lone":"\\ud800x"}', '{"bom":"\ufeffstart"}', '{"e":""}'];
 
@@ -62,13 +63,13 @@ describe('segments on slabs', () => {
     });
     expect(gen.fetch(['d0', 'd4'])).toEqual([null, null]);
     expect(gen.fetch(['d1'])[0]!._source).toBe('{"n":1,"s":"ß second"}');
-    expect(gen.count(q.match('s', 'second'))).toBe(1);
-    expect(gen.count(q.match('s', 'first'))).toBe(0);
-    expect(gen.count()).toBe(live.length + 1 + 15);
+    expect(searcherOf(gen).count(q.match('s', 'second'))).toBe(1);
+    expect(searcherOf(gen).count(q.match('s', 'first'))).toBe(0);
+    expect(searcherOf(gen).count()).toBe(live.length + 1 + 15);
     // Keyword doc values survive merges as ranks into the merged dictionary.
-    const byK = gen.query({ query: q.all(), sort: [byField('k.keyword', 'desc'), byField('n')], k: 3, trackTotalHits: 1e9 }).hits;
+    const byK = searcherOf(gen).query({ query: q.all(), sort: [byField('k.keyword', 'desc'), byField('n')], k: 3, trackTotalHits: 1e9 }).hits;
     expect(byK.map((h) => h.sort[0])).toEqual(['😀', '😀', '😀']);
-    const byN = gen.query({ query: q.all(), sort: [byField('n', 'desc')], k: 2, trackTotalHits: 1e9 }).hits;
+    const byN = searcherOf(gen).query({ query: q.all(), sort: [byField('n', 'desc')], k: 2, trackTotalHits: 1e9 }).hits;
     expect(byN.map((h) => h._id)).toEqual(['e14', 'e13']);
   });
 });

@@ -119,7 +119,12 @@ export class PostingsBuilder {
     for (let t = 0; t < T; t++) {
       pairStart[t] = pairs;
       let prev = -1;
-      for (let j = start[t]; j < start[t + 1]; j++) if (sDoc[j] !== prev) (prev = sDoc[j]), pairs++;
+      for (let j = start[t]; j < start[t + 1]; j++) {
+        if (sDoc[j] !== prev) {
+          prev = sDoc[j];
+          pairs++;
+        }
+      }
       if (t % 4096 === 0 && clock.due()) yield;
     }
     pairStart[T] = pairs;

@@ -142,7 +142,7 @@ export class SourceSlabBuilder {
   /** {@link SourceSlabBuilder.build} as pausable steps (shared/sliced-work.ts): the clock is checked every 64 blocks. */
   *buildSteps(clock: SliceClock): Steps<SourceSlab> {
     const nBlocks = Math.ceil(this.n / SOURCE_BLOCK_DOCS);
-    const parts: Buffer[] = new Array(nBlocks);
+    const parts: Buffer[] = new Array<Buffer>(nBlocks);
     const blockOffsets = new Uint32Array(nBlocks + 1);
     let total = 0;
     for (let b = 0; b < nBlocks; b++) {

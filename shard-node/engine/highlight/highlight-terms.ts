@@ -105,13 +105,13 @@ export function highlightClauses(q: Query, ctx: ClauseContext, out: HighlightCla
     case 'dis_max':
       for (const c of q.queries) highlightClauses(c, ctx, out);
       break;
-    default: {
-      // Kinds added to the query DSL later: `wildcard` highlights what it matches; the rest nothing.
-      const w = q as unknown as { kind: string; field?: unknown; value?: unknown; caseInsensitive?: unknown };
-      if (w.kind === 'wildcard' && typeof w.field === 'string' && typeof w.value === 'string' && targets(w.field, ctx)) {
-        out.push({ kind: 'wildcard', pattern: w.value, caseInsensitive: w.caseInsensitive === true });
-      }
-    }
+    case 'wildcard':
+      if (targets(q.field, ctx)) out.push({ kind: 'wildcard', pattern: q.value, caseInsensitive: q.caseInsensitive });
+      break;
+    // Kinds with nothing to highlight.
+    case 'exists': case 'fuzzy': case 'ids': case 'match_all': case 'match_bool_prefix': case 'match_none': case 'match_phrase_prefix':
+    case 'multi_field': case 'range': case 'regexp': case 'slice': case 'terms_lookup':
+      break;
   }
   return out;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Mapping } from '../../protocol/mapping.ts';
-import { inferBulkMappingUpdate } from './documents.ts';
+import { inferBulkMappingUpdate } from './bulk-dynamic-mappings.ts';
 
 describe('inferBulkMappingUpdate (a bulk\'s dynamic mapping, inferred from the stored mapping)', () => {
   it('adds each new field once, typed by the first item that has it', () => {

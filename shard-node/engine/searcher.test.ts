@@ -6,6 +6,7 @@ import { compareHits, SCORE_SORT } from '../../protocol/sort.ts';
 import type { ScoringStatistics } from '../../protocol/search.ts';
 import type { Shard } from './shard.ts';
 import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 const docs = [
   { _id: '1', body: 'quick fox', tag: 'A', n: 5, flag: true, when: '2020-01-01' },
@@ -15,7 +16,7 @@ const docs = [
 ];
 
 function search(shard: Shard, query: Query, sort: SortField[] = SCORE_SORT.slice(), k = 10) {
-  return shard.acquire().query({ query, sort, k, trackTotalHits: Number.MAX_SAFE_INTEGER });
+  return searcherOf(shard.acquire()).query({ query, sort, k, trackTotalHits: Number.MAX_SAFE_INTEGER });
 }
 const idsOf = (r: { hits: { _id: string }[] }) => r.hits.map((h) => h._id);
 
@@ -129,8 +130,8 @@ describe('sorting and paging', () => {
   });
   it('search_after with and without _id', () => {
     const sort = [byField('n')];
-    expect(shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3], _id: 'a' } }).hits.map((h) => h._id)).toEqual(['c', 'd']);
-    expect(shard.acquire().query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3] } }).hits.map((h) => h._id)).toEqual(['d']);
+    expect(searcherOf(shard.acquire()).query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3], _id: 'a' } }).hits.map((h) => h._id)).toEqual(['c', 'd']);
+    expect(searcherOf(shard.acquire()).query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3] } }).hits.map((h) => h._id)).toEqual(['d']);
   });
   it('top-k equals a brute-force sort on random data with many ties', () => {
     fc.assert(
@@ -146,15 +147,15 @@ describe('sorting and paging', () => {
           load(s, rows.slice(0, half).map(mk));
           load(s, rows.slice(half).map((r, i) => mk(r, i + half)));
           const sort: SortField[] = byScore ? [SCORE_SORT[0], byField('n', order)] : [byField('n', order)];
-          const full = s.acquire().query({ query: q.match('w', 'a c'), sort, k: 10_000, trackTotalHits: 1e9 });
+          const full = searcherOf(s.acquire()).query({ query: q.match('w', 'a c'), sort, k: 10_000, trackTotalHits: 1e9 });
           const expected = [...full.hits].sort((x, y) => compareHits(x, y, sort));
           expect(full.hits).toEqual(expected);
-          const top = s.acquire().query({ query: q.match('w', 'a c'), sort, k, trackTotalHits: 1e9 });
+          const top = searcherOf(s.acquire()).query({ query: q.match('w', 'a c'), sort, k, trackTotalHits: 1e9 });
           expect(top.hits).toEqual(expected.slice(0, k));
           expect(top.total.value).toBe(expected.length);
           if (k < expected.length) {
             const last = expected[k - 1];
-            const next = s.acquire().query({ query: q.match('w', 'a c'), sort, k: 5, trackTotalHits: 1e9, searchAfter: { sort: last.sort, _id: last._id } });
+            const next = searcherOf(s.acquire()).query({ query: q.match('w', 'a c'), sort, k: 5, trackTotalHits: 1e9, searchAfter: { sort: last.sort, _id: last._id } });
             expect(next.hits).toEqual(expected.slice(k, k + 5));
           }
         },
@@ -174,13 +175,13 @@ describe('dfs', () => {
     load(s1, all.slice(0, 10));
     load(s2, all.slice(10));
     const query = q.match('body', 'apple cherry');
-    const d1 = s1.acquire().dfs(query);
-    const d2 = s2.acquire().dfs(query);
+    const d1 = searcherOf(s1.acquire()).dfs(query);
+    const d2 = searcherOf(s2.acquire()).dfs(query);
     expect(Object.keys(d1.terms).sort()).toEqual(['body\u0000apple', 'body\u0000cherry']);
     const stats: ScoringStatistics = { terms: {}, fields: {} };
     for (const [k, v] of Object.entries(d1.terms)) stats.terms[k] = { docFreq: v.docFreq + d2.terms[k].docFreq, totalTermFreq: v.totalTermFreq + d2.terms[k].totalTermFreq };
     stats.fields.body = { docCount: d1.fields.body.docCount + d2.fields.body.docCount, sumTotalTermFreq: d1.fields.body.sumTotalTermFreq + d2.fields.body.sumTotalTermFreq };
-    const run = (s: Shard, st?: ScoringStatistics) => s.acquire().query({ query, sort: SCORE_SORT.slice(), k: 100, trackTotalHits: 1e9, stats: st }).hits;
+    const run = (s: Shard, st?: ScoringStatistics) => searcherOf(s.acquire()).query({ query, sort: SCORE_SORT.slice(), k: 100, trackTotalHits: 1e9, stats: st }).hits;
     const merged = [...run(s1, stats), ...run(s2, stats)].sort((a, b) => compareHits(a, b, SCORE_SORT));
     expect(merged).toEqual(run(one));
     const local = [...run(s1), ...run(s2)].sort((a, b) => compareHits(a, b, SCORE_SORT));
@@ -193,7 +194,7 @@ describe('terms and ids lists (matchers.ts ValueList)', () => {
     const { shard } = newShard();
     load(shard, Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, tag: `t${i % 5}`, n: i })));
     load(shard, Array.from({ length: 10 }, (_, i) => ({ _id: `e${i}`, tag: `t${i % 3}`, n: 100 + i })));
-    const hits = (query: Query) => shard.acquire().query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id);
+    const hits = (query: Query) => searcherOf(shard.acquire()).query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id);
     const terms = (values: string[]): Query => ({ kind: 'terms', field: 'tag', values, boost: 1 });
     const few = hits(terms(['t1', 't1', 'zz']));
     const many = hits(terms(['t1', ...Array.from({ length: 500 }, (_, i) => `u${i}`), 't1']));
@@ -222,8 +223,8 @@ describe('a query prepared in event-loop slices', () => {
       const expected = search(shard, structuredClone(query), sort, k);
       const gen = shard.acquire();
       const input = { query: structuredClone(query), sort, k, trackTotalHits: Number.MAX_SAFE_INTEGER };
-      await gen.prepareQuery(input, 0);
-      expect(gen.query(input)).toEqual(expected);
+      await searcherOf(gen).prepareQuery(input, 0);
+      expect(searcherOf(gen).query(input)).toEqual(expected);
       expect(expected.total.value).toBeGreaterThan(0);
     });
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { newShard } from '../../test/support/engine-shard.ts';
-import { firstGenerationId } from './shard.ts';
+import { firstGenerationId } from './reader-manager.ts';
 
 describe('generation ids', () => {
   it('never repeat across a restart of the shard (a new process starts above every earlier id)', () => {

@@ -3,6 +3,7 @@ import { esErr } from '../../test/support/es-error.ts';
 import { parseQuery } from '../../coordinator/rest/query-dsl.ts';
 import { SCORE_SORT } from '../../protocol/sort.ts';
 import { load, newShard } from '../../test/support/engine-shard.ts';
+import { searcherOf } from './searcher.ts';
 
 const { shard } = newShard({ properties: { title: { type: 'text' }, body: { type: 'text' }, tag: { type: 'keyword' }, n: { type: 'long' } } });
 load(shard, [
@@ -10,7 +11,7 @@ load(shard, [
   { _id: '2', title: 'Lazy dog sleeps', body: 'quick fox', tag: 'blue', n: 2 },
   { _id: '3', title: 'Brown bear', body: 'honey', tag: 'red', n: 3 },
 ]);
-const search = (q: unknown) => shard.acquire().query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
+const search = (q: unknown) => searcherOf(shard.acquire()).query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 });
 const ids = (q: unknown) => search(q).hits.map((h) => h._id);
 const score = (q: unknown, id: string) => search(q).hits.find((h) => h._id === id)?._score ?? 0;
 
