@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startProcess, stopProcess, waitHealthy } from '../scripts/local-process.ts';
 import type { RunningService } from '../scripts/local-process.ts';
-import { dependencyLevels, etcdServicesOf, freePort, namedVolumesOf, readComposeFile, translateServices } from '../scripts/local-services.ts';
+import { dependencyLevels, freePort, namedVolumesOf, readComposeFile, translateServices } from '../scripts/local-services.ts';
+import { etcdServicesOf } from '../scripts/local-etcd.ts';
 import type { ComposeFile } from '../scripts/local-services.ts';
 
 /** How long one service may take to become healthy. */
