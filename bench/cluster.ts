@@ -61,7 +61,8 @@ export function widenCompose(compose: ComposeFile, shards: number): ComposeFile 
     FOLIO_NODES: Array.from({ length: shards }, (_, i) => `http://shard-${i}:${port}`).join(','),
   };
   const others = Object.entries((coord.depends_on ?? {}) as Record<string, unknown>).filter(([name]) => !isNode(name));
-  coord.depends_on = Object.fromEntries([...others, ...Array.from({ length: shards }, (_, i) => [`shard-${i}`, { condition: 'service_healthy' }])]);
+  const nodes = Array.from({ length: shards }, (_, i): [string, { condition: string }] => [`shard-${i}`, { condition: 'service_healthy' }]);
+  coord.depends_on = Object.fromEntries([...(others as [string, { condition?: string }][]), ...nodes]);
   services.coordinator = coord;
   return { ...compose, services, volumes };
 }
