@@ -12,7 +12,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { startProcess, stopProcess, waitHealthy } from '../scripts/local-process.ts';
 import type { RunningService } from '../scripts/local-process.ts';
-import { dependencyLevels, etcdServicesOf, freePort, namedVolumesOf, readComposeFile, translateServices } from '../scripts/local-services.ts';
+import { dependencyLevels, freePort, namedVolumesOf, readComposeFile, translateServices } from '../scripts/local-services.ts';
+import { etcdServicesOf } from '../scripts/local-etcd.ts';
 import type { ComposeFile } from '../scripts/local-services.ts';
 
 /** How long one service may take to become healthy. */
@@ -60,7 +61,8 @@ export function widenCompose(compose: ComposeFile, shards: number): ComposeFile 
     FOLIO_NODES: Array.from({ length: shards }, (_, i) => `http://shard-${i}:${port}`).join(','),
   };
   const others = Object.entries((coord.depends_on ?? {}) as Record<string, unknown>).filter(([name]) => !isNode(name));
-  coord.depends_on = Object.fromEntries([...others, ...Array.from({ length: shards }, (_, i) => [`shard-${i}`, { condition: 'service_healthy' }])]);
+  const nodes = Array.from({ length: shards }, (_, i): [string, { condition: string }] => [`shard-${i}`, { condition: 'service_healthy' }]);
+  coord.depends_on = Object.fromEntries([...(others as [string, { condition?: string }][]), ...nodes]);
   services.coordinator = coord;
   return { ...compose, services, volumes };
 }

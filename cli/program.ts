@@ -123,6 +123,15 @@ function buildProgram(io: Io, result: { code: number }): Command {
     .exitOverride()
     .configureOutput({ writeErr: io.err });
 
+  addLoadCommand(program, io, result);
+  addDumpCommand(program, io, result);
+  addReindexCommand(program, io, result);
+  addAuthCommands(program, io, result);
+  return program;
+}
+
+/** `folio load <file> -i <index>`: runLoad with its summary line; exit 2 when records failed, 3 when interrupted. */
+function addLoadCommand(program: Command, io: Io, result: { code: number }): void {
   program.command('load')
     .description('load NDJSON, a JSON array or CSV/TSV into an index through _bulk')
     .argument('<file>', 'input file (.ndjson/.jsonl, .json, .csv, .tsv; else sniffed)')
@@ -153,7 +162,10 @@ function buildProgram(io: Io, result: { code: number }): Command {
         interrupt.dispose();
       }
     });
+}
 
+/** `folio dump -i <index>`: runDump with its summary line. */
+function addDumpCommand(program: Command, io: Io, result: { code: number }): void {
   program.command('dump')
     .description('write an index as NDJSON (point in time + search_after)')
     .requiredOption('-i, --index <name>', 'index to dump')
@@ -171,7 +183,10 @@ function buildProgram(io: Io, result: { code: number }): Command {
       io.err(`dumped ${s.docs} docs from [${opts.index}] in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)\n`);
       result.code = EXIT_CODES.ok;
     });
+}
 
+/** `folio reindex --source <index> --dest <index>`: runReindex with its summary line; exit 2 when documents failed. */
+function addReindexCommand(program: Command, io: Io, result: { code: number }): void {
   program.command('reindex')
     .description('copy an index: POST /_reindex on one cluster, or a streamed copy to --dest-url')
     .requiredOption('--source <index>', 'source index')
@@ -192,7 +207,10 @@ function buildProgram(io: Io, result: { code: number }): Command {
         + `${s.errors ? `, ${s.errors} failed` : ''}\n`);
       result.code = outcome(s.errors);
     });
+}
 
+/** The `users` and `api-key` file commands (auth-commands.ts); a UsageError exits 1 with its message. */
+function addAuthCommands(program: Command, io: Io, result: { code: number }): void {
   registerAuthCommands(program, { out: io.out ?? ((t) => void process.stdout.write(t)), err: io.err }, async (action) => {
     try {
       await action();
@@ -203,7 +221,6 @@ function buildProgram(io: Io, result: { code: number }): Command {
       result.code = EXIT_CODES.usage;
     }
   });
-  return program;
 }
 
 /**

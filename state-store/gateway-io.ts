@@ -68,7 +68,10 @@ export function toGatewayError(err: unknown): GatewayError {
       case 'closed':
         // Refused before it was applied: clients may retry elsewhere (EtcdStore treats "stopped" as unsent).
         return new GatewayError(GRPC.UNAVAILABLE, 'etcdserver: server stopped');
-      default:
+      case 'corrupt':
+      case 'locked':
+      case 'not_leader':
+      case 'unavailable':
         return new GatewayError(GRPC.UNAVAILABLE, `etcdserver: ${err.message}`);
     }
   }

@@ -40,7 +40,7 @@ export interface GatewayHandlerOptions {
 
 /** The request handler and a way to end every open watch stream (on shutdown). */
 export interface GatewayHandler {
-  handle(req: IncomingMessage, res: ServerResponse): void;
+  handle: (req: IncomingMessage, res: ServerResponse) => void;
   /** Ends every open watch stream (etcd closes them when it stops; clients reopen elsewhere). */
   endStreams(): void;
   /** Open watch streams now. */

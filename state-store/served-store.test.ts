@@ -24,9 +24,9 @@ afterAll(async () => {
 });
 
 describeStateStoreContract('EtcdStore on the served embedded store (state-store/main.ts)', {
-  open: async () => {
-    if (!service) throw new Error('the state store service did not start');
-    return new EtcdStore({ endpoints: [service.url] });
+  open: () => {
+    if (!service) return Promise.reject(new Error('the state store service did not start'));
+    return Promise.resolve(new EtcdStore({ endpoints: [service.url] }));
   },
 });
 

@@ -6,7 +6,8 @@
  * stands in for it when etcd is not installed.
  */
 import { describe, expect, it } from 'vitest';
-import { ETCD_BIN, translateServices, readComposeFile } from '../scripts/local-services.ts';
+import { translateServices, readComposeFile } from '../scripts/local-services.ts';
+import { ETCD_BIN } from '../scripts/local-etcd.ts';
 import { EtcdStore } from '../shared/state-store/etcd-store.ts';
 import { startComposeCluster } from './support/compose-cluster.ts';
 

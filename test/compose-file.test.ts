@@ -15,12 +15,11 @@ import {
   namedVolumesOf,
   parseDurationMs,
   readComposeFile,
-  etcdFlagsOf,
-  isEtcdService,
   restartPolicyOf,
   translateServices,
   volumeMountsOf,
 } from '../scripts/local-services.ts';
+import { etcdFlagsOf, isEtcdService } from '../scripts/local-etcd.ts';
 import { loadShardNodeConfig } from '../shard-node/config.ts';
 import { parseEtcdEndpoints } from '../shared/state-store/open-store.ts';
 

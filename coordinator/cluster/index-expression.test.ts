@@ -115,13 +115,12 @@ describe('resolveIndices over a view', () => {
       reload: async () => {},
       names: () => [...cached],
       peek: (n: string) => (cached.includes(n) ? { metadata: stored.get(n) } : undefined),
-      get: async (n: string) => {
+      get: (n: string) => {
         const m = stored.get(n);
-        if (!m) throw esErr(() => resolveNames(n, catalog([]), search));
-        return { metadata: m };
+        return m ? Promise.resolve({ metadata: m }) : Promise.reject(esErr(() => resolveNames(n, catalog([]), search)));
       },
       aliasLookup: () => new AliasLookup([]),
-      findAlias: async () => undefined,
+      findAlias: () => Promise.resolve(undefined),
     } as unknown as ClusterView;
     expect(await resolveIndices('late,cities', view)).toEqual(['cities', 'late']);
     expect(await resolveIndices('*', view)).toEqual(['cities']);

@@ -236,6 +236,7 @@ export function flattenIndexSettings(o: Record<string, unknown>, prefix = '', ou
     const key = prefix + k;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) flattenIndexSettings(v as Record<string, unknown>, key + '.', out);
     else if (Array.isArray(v)) out.set(key, v.map((x) => (x !== null && typeof x === 'object' ? JSON.stringify(x) : String(x))));
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- v is a JSON scalar here: objects and arrays took the branches above
     else out.set(key, v === null ? null : String(v));
   }
   return out;

@@ -16,7 +16,7 @@ describe('readBodyText over http.max_content_length', () => {
         else controller.enqueue(new Uint8Array(4096).fill(0x20));
       },
     });
-    const res = await app.request('/', { method: 'POST', body, headers: { 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    const res = await app.request('/', { method: 'POST', body, headers: { 'content-type': 'application/json' }, duplex: 'half' });
     expect(res.status).toBe(413);
     expect(((await res.json()) as { error: { type: string } }).error.type).toBe('content_too_long_exception');
     expect(pulled).toBeLessThan(10);

@@ -7,7 +7,6 @@
 import type { Context, Next } from 'hono';
 import { EsError } from '../../protocol/errors.ts';
 import { applyFilterPath, parseFilterPath, type FilterPath } from '../rest/filter-path.ts';
-import type { RawJson } from '../../shared/raw-json.ts';
 import { queryStringError, rawQueryString } from '../rest/query-string-check.ts';
 import { reservationOf } from '../../shared/body-budget.ts';
 import { stringifySlicedChunks } from '../../shared/sliced-json.ts';
@@ -127,7 +126,7 @@ function replyOptions(c: Context): { pretty: boolean; filter: FilterPath | undef
 /**
  * Sends a JSON reply: trimmed by `?filter_path` (see coordinator/rest/filter-path.ts), indented when `?pretty`
  * is set, as ES does for every XContent response, error bodies included. Each `_source` held as a
- * {@link RawJson} is written verbatim (coordinator/http/json-writer.ts).
+ * `RawJson` (shared/raw-json.ts) is written verbatim (coordinator/http/json-writer.ts).
  */
 export function sendJson(c: Context, status: number, body: unknown): Response {
   const { pretty, filter } = replyOptions(c);
@@ -141,7 +140,7 @@ export function sendJson(c: Context, status: number, body: unknown): Response {
  * 100,000 items is ~18 MB and one `JSON.stringify` of ~300 ms here): the arrays are serialized and
  * UTF-8 encoded in slices that yield to the event loop (shared/sliced-json.ts), and the chunks
  * written one at a time. With `?pretty` or `?filter_path` it
- * is {@link sendJson}. A body holding {@link RawJson} values must go through {@link sendJson}.
+ * is {@link sendJson}. A body holding `RawJson` (shared/raw-json.ts) values must go through {@link sendJson}.
  */
 export async function sendJsonSliced(c: Context, status: number, body: Record<string, unknown>): Promise<Response> {
   const { pretty, filter } = replyOptions(c);

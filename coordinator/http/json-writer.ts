@@ -134,7 +134,7 @@ function rawView(raw: RawJson): unknown {
     return (parsed ??= parseExact(raw.text) as Record<string, unknown>);
   };
   let parsed: Record<string, unknown> | undefined;
-  return new Proxy({} as Record<string, unknown>, {
+  return new Proxy({}, {
     get: (_t, key) => (key === 'toJSON' && !enumerated ? () => raw.toJSON() : typeof key === 'string' && Object.hasOwn(fields(), key) ? fields()[key] : undefined),
     has: (_t, key) => typeof key === 'string' && Object.hasOwn(fields(), key),
     ownKeys: () => Object.keys(fields()),

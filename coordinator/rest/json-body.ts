@@ -20,12 +20,14 @@ export const MAX_JSON_NESTING_DEPTH = 1000;
 /** A run of JSON whitespace (sticky: matches at `lastIndex`, possibly empty). */
 const WHITESPACE_RUN = /[ \n\r\t]*/y;
 /** A run of string characters that need no check: not a quote, backslash or control character. */
+// eslint-disable-next-line no-control-regex -- U+0000–U+001F are exactly the characters JSON (RFC 8259 §7) requires escaped
 const PLAIN_STRING_RUN = /[^"\\\u0000-\u001f]*/y;
 
-class ScanError {
+class ScanError extends Error {
   readonly pos: number;
   readonly msg: string;
   constructor(pos: number, msg: string) {
+    super(msg);
     this.pos = pos;
     this.msg = msg;
   }

@@ -29,9 +29,14 @@ export function tokenName(v: unknown): string {
       return 'VALUE_NUMBER';
     case 'boolean':
       return 'VALUE_BOOLEAN';
-    default:
-      return 'START_OBJECT';
+    case 'bigint':
+    case 'function':
+    case 'object':
+    case 'symbol':
+    case 'undefined':
+      break;
   }
+  return 'START_OBJECT';
 }
 
 /** True for a plain JSON object (not null, not an array). */

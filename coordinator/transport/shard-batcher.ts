@@ -17,8 +17,8 @@ export interface QueuedCall {
   rpc: AnyRpc;
   body: unknown;
   opts: CallOptions;
-  resolve(value: unknown): void;
-  reject(err: unknown): void;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
 }
 
 /** Sends one call on its own (the plain path). */

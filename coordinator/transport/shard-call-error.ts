@@ -66,7 +66,7 @@ export function responseError(url: string, status: number, text: string): ShardC
     const parsed = JSON.parse(text) as { error?: ErrorCause };
     if (parsed.error && typeof parsed.error === 'object') {
       const { root_cause: _rc, ...rest } = parsed.error as ErrorCause & { root_cause?: unknown };
-      cause = rest as ErrorCause;
+      cause = rest;
     }
   } catch {
     // Not JSON: keep the generic cause.

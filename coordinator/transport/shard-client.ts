@@ -102,10 +102,10 @@ export class ShardClient {
   async rpc<Req, Res>(node: number, d: Rpc<Req, Res>, req: NoInfer<Req> | JsonText<NoInfer<Req>>, opts: CallOptions): Promise<Res> {
     const observe = this.observer;
     const batched = this.batcher !== null && d.batchable;
-    if (observe === null) return batched ? (this.batcher!.submit(node, d, req, opts) as Promise<Res>) : this.send<Res>(node, d, req, opts);
+    if (observe === null) return batched ? (this.batcher.submit(node, d, req, opts) as Promise<Res>) : this.send<Res>(node, d, req, opts);
     const started = performance.now();
     try {
-      const reply = batched ? ((await this.batcher!.submit(node, d, req, opts)) as Res) : await this.send<Res>(node, d, req, opts);
+      const reply = batched ? ((await this.batcher.submit(node, d, req, opts)) as Res) : await this.send<Res>(node, d, req, opts);
       observe(this.nodes[node], d.path, (performance.now() - started) / 1000, null);
       return reply;
     } catch (err) {

@@ -15,7 +15,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-delete-by-query.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/reindex/BulkByScrollTask.java
  */
-import { EsError, illegalArgument, type ErrorCause } from '../../protocol/errors.ts';
+import { illegalArgument, type ErrorCause } from '../../protocol/errors.ts';
 import { rpc } from '../../protocol/rpc.ts';
 import type { SliceSpec } from '../../protocol/slice.ts';
 import type { SortValue } from '../../protocol/sort.ts';

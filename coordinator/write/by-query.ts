@@ -82,7 +82,7 @@ const SEARCH_BODY_KEYS = new Set(['query', 'slice']);
  */
 export function parseByQueryRequest(kind: ByQueryKind, index: string, params: URLSearchParams, body: unknown, path: string): ByQuerySpec {
   if (body !== undefined && !isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
-  const b = (body ?? {}) as Record<string, unknown>;
+  const b = (body ?? {});
   if (b.script !== undefined) {
     throw illegalArgument(kind === 'update' ? '[script] in update_by_query is not supported by Folio yet' : `request does not support [script]`);
   }

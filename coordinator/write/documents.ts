@@ -320,7 +320,7 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const index = item.index ?? null;
     const view = index ? views.get(index) : undefined;
     // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
-    const uuid = view instanceof EsError ? String(view.metadata.index_uuid ?? '_na_') : view ? view.metadata.uuid : '_na_';
+    const uuid = view instanceof EsError ? (typeof view.metadata.index_uuid === 'string' ? view.metadata.index_uuid : '_na_') : view ? view.metadata.uuid : '_na_';
     const r = results[i];
     if (failed.has(i) || !r || r.error) {
       errors = true;

@@ -9,6 +9,7 @@
  */
 import { EsError, illegalArgument, parsingException, validationFailed } from '../../protocol/errors.ts';
 import { isObject, tokenName } from '../rest/params.ts';
+import { javaString } from '../rest/mapping-parse.ts';
 import { type SliceSpec } from '../../protocol/slice.ts';
 import { parseSlice } from '../rest/slice-parse.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
@@ -74,9 +75,9 @@ export function parseReindexBody(body: unknown, params: URLSearchParams): Reinde
   if (typeof index !== 'string' || index === '') errors.push('use _all if you really want to copy from all existing indexes');
   if (typeof dest.index !== 'string' || dest.index === '') errors.push('index must be specified');
   const opType = dest.op_type ?? 'index';
-  if (opType !== 'index' && opType !== 'create') throw illegalArgument(`opType must be 'create' or 'index', found: [${String(opType)}]`);
+  if (opType !== 'index' && opType !== 'create') throw illegalArgument(`opType must be 'create' or 'index', found: [${javaString(opType)}]`);
   const size = source.size ?? DEFAULT_REINDEX_BATCH;
-  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) errors.push(`search size must be greater than 0 but was [${String(size)}]`);
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 1) errors.push(`search size must be greater than 0 but was [${javaString(size)}]`);
   const proceedOnConflicts = parseConflicts(body.conflicts ?? params.get('conflicts') ?? undefined);
   const slices = parseSlicesParam(params.get('slices'));
   const maxDocs = parseMaxDocs(params.get('max_docs'), body.max_docs ?? body.size, slices);

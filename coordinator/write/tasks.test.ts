@@ -5,7 +5,7 @@ describe('Tasks', () => {
   it(`keeps the ${MAX_COMPLETED_TASKS} most recent completed results and drops older ones`, async () => {
     const tasks = new Tasks('n');
     const ids: string[] = [];
-    for (let i = 0; i < MAX_COMPLETED_TASKS + 5; i++) ids.push(tasks.start('a', 'd', () => ({}), async () => ({ i })));
+    for (let i = 0; i < MAX_COMPLETED_TASKS + 5; i++) ids.push(tasks.start('a', 'd', () => ({}), () => Promise.resolve({ i })));
     await new Promise((r) => setTimeout(r, 10));
     expect(tasks.get(ids[0])).toBeUndefined();
     expect(tasks.get(ids[4])).toBeUndefined();
@@ -17,7 +17,7 @@ describe('Tasks', () => {
     const tasks = new Tasks('n');
     let finish = (): void => undefined;
     const running = tasks.start('a', 'd', () => ({}), () => new Promise((r) => (finish = () => r({}))));
-    for (let i = 0; i < MAX_COMPLETED_TASKS + 5; i++) tasks.start('a', 'd', () => ({}), async () => ({}));
+    for (let i = 0; i < MAX_COMPLETED_TASKS + 5; i++) tasks.start('a', 'd', () => ({}), () => Promise.resolve({}));
     await new Promise((r) => setTimeout(r, 10));
     expect(tasks.get(running)).toMatchObject({ completed: false });
     finish();

@@ -9,7 +9,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/update/UpdateRequest.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/optimistic-concurrency-control.html
  */
-import { EsError, illegalArgument, validationFailed } from '../../protocol/errors.ts';
+import { EsError, illegalArgument } from '../../protocol/errors.ts';
+import { javaString } from '../rest/mapping-parse.ts';
 import { isObject, numberFormatCause, parseIntParam, similarNames, xContentBoolean, xContentError } from '../rest/params.ts';
 import type { SourceFilter } from '../../protocol/search.ts';
 import type { WriteConditions } from '../../protocol/write.ts';
@@ -103,14 +104,14 @@ export function writeParamsFromActionLine(meta: Record<string, unknown>, lineNo:
     if (typeof v === 'string') return parseLongParam(name, v);
     throw illegalArgument(`Action/metadata line [${lineNo}]: [${name}] must be a number, found [${JSON.stringify(v)}]`);
   };
-  if (meta.version_type !== undefined && meta.version_type !== null) p.versionType = parseVersionType(String(meta.version_type));
+  if (meta.version_type !== undefined && meta.version_type !== null) p.versionType = parseVersionType(javaString(meta.version_type));
   const version = long('version');
   if (version !== undefined) p.version = version;
   const ifSeqNo = long('if_seq_no');
   if (ifSeqNo !== undefined && checkSeqNo(ifSeqNo) !== UNASSIGNED_SEQ_NO) p.ifSeqNo = ifSeqNo;
   const ifPrimaryTerm = long('if_primary_term');
   if (ifPrimaryTerm !== undefined && checkPrimaryTerm(ifPrimaryTerm) !== UNASSIGNED_PRIMARY_TERM) p.ifPrimaryTerm = ifPrimaryTerm;
-  if (meta.pipeline !== undefined && meta.pipeline !== null) p.pipeline = String(meta.pipeline);
+  if (meta.pipeline !== undefined && meta.pipeline !== null) p.pipeline = javaString(meta.pipeline);
   const retries = long('retry_on_conflict');
   if (retries !== undefined) p.retryOnConflict = retries;
   return p;

@@ -371,6 +371,7 @@ export class ClusterStateWriter {
    */
   private async readAfterFailure(name: string, err: unknown): Promise<StoredIndex | undefined> {
     if (err !== undefined) {
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- rethrows the caller's caught value unchanged
       if (!isStateStoreError(err)) throw err;
       if (err.code !== 'unavailable') throw noMasterBlock(err.message);
     }

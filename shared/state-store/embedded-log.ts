@@ -195,7 +195,8 @@ async function readSnapshot(dir: string): Promise<Snapshot | undefined> {
   } catch (err) {
     throw new StateStoreError('corrupt', `${join(dir, 'snapshot.json')}: not JSON`, { cause: err });
   }
-  if (snapshot?.format !== SNAPSHOT_FORMAT) throw new StateStoreError('corrupt', `${join(dir, 'snapshot.json')}: unknown format ${snapshot?.format}`);
+  const format: unknown = snapshot?.format;
+  if (format !== SNAPSHOT_FORMAT) throw new StateStoreError('corrupt', `${join(dir, 'snapshot.json')}: unknown format ${String(format)}`);
   return snapshot;
 }
 

@@ -71,8 +71,8 @@ describe('EmbeddedStore durability', () => {
     `], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (c: Buffer) => (out += c));
-    child.stderr.on('data', (c: Buffer) => (err += c));
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const exited = new Promise((resolve) => child.once('exit', resolve));
     const started = performance.now();
     while (out.split('\n').length < 60 && performance.now() - started < 15_000 && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));

@@ -320,7 +320,7 @@ function electionContract(factory: StateStoreFactory): void {
       const a2Leader = await Promise.race([a2, sleep(5_000).then(() => undefined)]);
       expect(a2Leader?.fencingToken).toBeGreaterThan(b!.fencingToken);
       await a2Leader!.resign();
-      await waitUntil('observer sees no leader', 5_000, async () => observed.at(-1) === undefined && observed.length > 1);
+      await waitUntil('observer sees no leader', 5_000, () => Promise.resolve(observed.at(-1) === undefined && observed.length > 1));
       observer.abort();
       await observing;
       expect(observed.filter((v) => v !== undefined)).toEqual(['A', 'A2', 'B', 'A-again']);

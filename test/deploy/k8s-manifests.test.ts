@@ -29,7 +29,8 @@ import { IndexRegistry } from '../../shard-node/index-registry.ts';
 import { createLogger } from '../../shared/logger.ts';
 import { openTestClusterState, type TestClusterState } from '../support/cluster-state.ts';
 import { parseEtcdEndpoints } from '../../shared/state-store/open-store.ts';
-import { commandOf, containerPortOf, environmentOf, etcdFlagsOf, readComposeFile, REPO_ROOT } from '../../scripts/local-services.ts';
+import { commandOf, containerPortOf, environmentOf, readComposeFile, REPO_ROOT } from '../../scripts/local-services.ts';
+import { etcdFlagsOf } from '../../scripts/local-etcd.ts';
 import {
   envNamesRead,
   find,

@@ -17,12 +17,12 @@ import type { RunningService } from '../../scripts/local-process.ts';
 import {
   DEFAULT_COMPOSE_FILE,
   dependencyLevels,
-  etcdServicesOf,
   freePort,
   namedVolumesOf,
   readComposeFile,
   translateServices,
 } from '../../scripts/local-services.ts';
+import { etcdServicesOf } from '../../scripts/local-etcd.ts';
 
 /** How long one service may take to become healthy. */
 const HEALTHY_DEADLINE_MS = 60_000;

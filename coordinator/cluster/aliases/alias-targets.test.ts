@@ -23,11 +23,11 @@ function viewOf(indices: IndexMetadata[], stored: Record<string, IndexMetadata[]
     storeReads,
     aliasLookup: () => lookup,
     peek: (n: string) => (byName.has(n) ? { metadata: byName.get(n) } : undefined),
-    findAlias: async (n: string) => {
+    findAlias: (n: string) => {
       storeReads.push(n);
-      return lookup.targets(n) ?? stored[n]?.map((index) => ({ index, alias: index.aliases![n] }));
+      return Promise.resolve(lookup.targets(n) ?? stored[n]?.map((index) => ({ index, alias: index.aliases![n] })));
     },
-    getOpen: async (n: string) => ({ metadata: byName.get(n) }),
+    getOpen: (n: string) => Promise.resolve({ metadata: byName.get(n) }),
   } as unknown as ClusterView & { storeReads: string[] };
 }
 const item = (index: string, extra: Partial<BulkItem> = {}): BulkItem => ({ action: 'index', index, id: undefined, routing: undefined, source: {}, ...extra });

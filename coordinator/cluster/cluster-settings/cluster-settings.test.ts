@@ -17,18 +17,18 @@ class MemoryStore implements ClusterSettingsStore {
   state: ClusterSettingsState = emptyClusterSettings();
   loads = 0;
   conflicts = 0;
-  async load(): Promise<ClusterSettingsState> {
+  load(): Promise<ClusterSettingsState> {
     this.loads++;
-    return this.state;
+    return Promise.resolve(this.state);
   }
-  async write(update: ClusterSettingsUpdateRequest): Promise<ClusterSettingsState> {
+  write(update: ClusterSettingsUpdateRequest): Promise<ClusterSettingsState> {
     if (this.conflicts > 0) {
       this.conflicts--;
       this.state = { ...this.state, persistent: { version: this.state.persistent.version + 1, settings: { ...this.state.persistent.settings, 'cluster.max_shards_per_node': '77' } } };
-      throw new SettingsConflict('lost');
+      return Promise.reject(new SettingsConflict('lost'));
     }
     this.state = { persistent: update.persistent ?? this.state.persistent, transient: update.transient ?? this.state.transient };
-    return this.state;
+    return Promise.resolve(this.state);
   }
 }
 

@@ -45,71 +45,52 @@ function bodyIds(body: unknown, key: string, many: boolean): string[] {
   return out;
 }
 
+/** How long closing or labelling contexts on the shard nodes may take, in ms. */
+const CLOSE_TIMEOUT_MS = 10_000;
+
 /** Registers the PIT and scroll routes (before the index routes, whose `/:index` would match). */
 export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
-  const closeTimeoutMs = 10_000;
+  registerPitRoutes(app, deps, maxBodyBytes);
+  registerOpenSearchPitRoutes(app, deps, maxBodyBytes);
+  registerScrollRoutes(app, deps, maxBodyBytes);
+}
 
-  /** Opens a PIT context on every shard of the path's indices. @throws EsError 429 over the limit (OpenSearch's error) */
-  const openPit = async (c: Context, keepAliveMs: number): Promise<{ id: string; total: number; creationTime: number }> => {
-    const creationTime = Date.now();
-    checkKeepAlive(keepAliveMs, deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS);
-    const scope = await resolveSearchScope(c.req.param('index'), deps.view, indicesOptionsFrom(queryParams(c), RESOLVE_DEFAULTS.search), c.req.query('routing') ?? null);
-    const { indices } = scope;
-    const targets = (
-      await Promise.all(
-        indices.map(async (i) => {
-          const v = await deps.view.get(i);
-          return routedShards(deps.view.targets(v), v.metadata, scope.routing?.get(i));
-        }),
-      )
-    ).flat();
-    const ctx = phaseContext(deps.client, { timeoutMs: deps.defaultTimeoutMs, signal: c.req.raw.signal });
-    const opened = await openContexts(targets, 'pit', keepAliveMs, ctx);
-    if (opened.failures.length > 0) {
-      const limit = opened.failures.find((f) => f.status === 429);
-      if (limit) throw new EsError(429, limit.reason.type, String(limit.reason.reason));
-      throw allFailedError('open_pit', opened.failures);
-    }
-    const id = encodePitId({ indices, shards: opened.shards, filters: Object.fromEntries(scope.filters) });
-    await labelPitContexts(opened.shards, { pitId: id, creationTime, keepAliveMs }, deps.client, closeTimeoutMs);
-    return { id, total: targets.length, creationTime };
-  };
+/** Opens a PIT context on every shard of the path's indices. @throws EsError 429 over the limit (OpenSearch's error) */
+async function openPit(c: Context, keepAliveMs: number, deps: SearchDeps): Promise<{ id: string; total: number; creationTime: number }> {
+  const creationTime = Date.now();
+  checkKeepAlive(keepAliveMs, deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS);
+  const scope = await resolveSearchScope(c.req.param('index'), deps.view, indicesOptionsFrom(queryParams(c), RESOLVE_DEFAULTS.search), c.req.query('routing') ?? null);
+  const { indices } = scope;
+  const targets = (
+    await Promise.all(
+      indices.map(async (i) => {
+        const v = await deps.view.get(i);
+        return routedShards(deps.view.targets(v), v.metadata, scope.routing?.get(i));
+      }),
+    )
+  ).flat();
+  const ctx = phaseContext(deps.client, { timeoutMs: deps.defaultTimeoutMs, signal: c.req.raw.signal });
+  const opened = await openContexts(targets, 'pit', keepAliveMs, ctx);
+  if (opened.failures.length > 0) {
+    const limit = opened.failures.find((f) => f.status === 429);
+    if (limit) throw new EsError(429, limit.reason.type, String(limit.reason.reason));
+    throw allFailedError('open_pit', opened.failures);
+  }
+  const id = encodePitId({ indices, shards: opened.shards, filters: Object.fromEntries(scope.filters) });
+  await labelPitContexts(opened.shards, { pitId: id, creationTime, keepAliveMs }, deps.client, CLOSE_TIMEOUT_MS);
+  return { id, total: targets.length, creationTime };
+}
 
+/** ES's point in time API: `POST /{index}/_pit`, `DELETE /_pit`. */
+function registerPitRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
   // POST /{index}/_pit?keep_alive=1m → {id, _shards}
   app.post('/:index/_pit', async (c) => {
     checkParams(c, ['keep_alive', 'routing', 'preference', 'allow_partial_search_results', 'max_concurrent_shard_requests', ...INDICES_OPTIONS]);
     const raw = c.req.query('keep_alive');
     if (raw === undefined) throw validationFailed(['[keep_alive] is not specified']);
     const keepAliveMs = parseTimeValue(raw, 'keep_alive');
-    const { id, total } = await openPit(c, keepAliveMs);
+    const { id, total } = await openPit(c, keepAliveMs, deps);
     return sendJson(c, 200, { id, _shards: { total, successful: total, skipped: 0, failed: 0 } });
-  });
-
-  // OpenSearch's PIT API (its client calls these): POST /{index}/_search/point_in_time, DELETE /_search/point_in_time.
-  app.post('/:index/_search/point_in_time', async (c) => {
-    checkParams(c, ['keep_alive', 'routing', 'preference', 'allow_partial_pit_creation', 'expand_wildcards']);
-    const keepAliveMs = parseTimeValue(c.req.query('keep_alive') ?? '', 'keep_alive');
-    const { id, total, creationTime } = await openPit(c, keepAliveMs);
-    return sendJson(c, 200, { pit_id: id, _shards: { total, successful: total, skipped: 0, failed: 0 }, creation_time: creationTime });
-  });
-  // GET /_search/point_in_time/_all → {pits: [{pit_id, creation_time, keep_alive}]}: every open PIT (also ES-opened ones), oldest first.
-  app.get('/_search/point_in_time/_all', async (c) => {
-    checkParams(c, []);
-    const pits = await listPits(deps.client, closeTimeoutMs);
-    return sendJson(c, 200, { pits: pits.map((p) => ({ pit_id: p.pitId, creation_time: p.creationTime, keep_alive: p.keepAliveMs })) });
-  });
-  // DELETE /_search/point_in_time/_all → {pits: [{successful, pit_id}]}: closes every PIT context.
-  app.delete('/_search/point_in_time/_all', async (c) => {
-    checkParams(c, []);
-    const pits = await listPits(deps.client, closeTimeoutMs);
-    await closeAllPits(deps.client, closeTimeoutMs);
-    return sendJson(c, 200, { pits: pits.map((p) => ({ successful: true, pit_id: p.pitId })) });
-  });
-  app.delete('/_search/point_in_time', async (c) => {
-    checkParams(c, []);
-    const ids = bodyIds(await readJsonBody(c, maxBodyBytes), 'pit_id', true);
-    const pits = await Promise.all(ids.map(async (id) => ({ successful: (await closeContexts(decodePitId(id).shards, deps.client, closeTimeoutMs)) > 0, pit_id: id })));
-    return sendJson(c, 200, { pits });
   });
 
   // DELETE /_pit {"id": "…"} → {succeeded, num_freed}
@@ -118,10 +99,42 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
     const ids = bodyIds(await readJsonBody(c, maxBodyBytes), 'id', false);
     if (ids.length === 0) throw validationFailed(['point in time id is not specified']);
     const shards: CursorShard[] = ids.flatMap((id) => decodePitId(id).shards);
-    const freed = await closeContexts(shards, deps.client, closeTimeoutMs);
+    const freed = await closeContexts(shards, deps.client, CLOSE_TIMEOUT_MS);
     return sendJson(c, 200, { succeeded: true, num_freed: freed });
   });
+}
 
+/** OpenSearch's PIT API (its client calls these): `POST /{index}/_search/point_in_time`, `GET|DELETE /_search/point_in_time/_all`, `DELETE /_search/point_in_time`. */
+function registerOpenSearchPitRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
+  app.post('/:index/_search/point_in_time', async (c) => {
+    checkParams(c, ['keep_alive', 'routing', 'preference', 'allow_partial_pit_creation', 'expand_wildcards']);
+    const keepAliveMs = parseTimeValue(c.req.query('keep_alive') ?? '', 'keep_alive');
+    const { id, total, creationTime } = await openPit(c, keepAliveMs, deps);
+    return sendJson(c, 200, { pit_id: id, _shards: { total, successful: total, skipped: 0, failed: 0 }, creation_time: creationTime });
+  });
+  // GET /_search/point_in_time/_all → {pits: [{pit_id, creation_time, keep_alive}]}: every open PIT (also ES-opened ones), oldest first.
+  app.get('/_search/point_in_time/_all', async (c) => {
+    checkParams(c, []);
+    const pits = await listPits(deps.client, CLOSE_TIMEOUT_MS);
+    return sendJson(c, 200, { pits: pits.map((p) => ({ pit_id: p.pitId, creation_time: p.creationTime, keep_alive: p.keepAliveMs })) });
+  });
+  // DELETE /_search/point_in_time/_all → {pits: [{successful, pit_id}]}: closes every PIT context.
+  app.delete('/_search/point_in_time/_all', async (c) => {
+    checkParams(c, []);
+    const pits = await listPits(deps.client, CLOSE_TIMEOUT_MS);
+    await closeAllPits(deps.client, CLOSE_TIMEOUT_MS);
+    return sendJson(c, 200, { pits: pits.map((p) => ({ successful: true, pit_id: p.pitId })) });
+  });
+  app.delete('/_search/point_in_time', async (c) => {
+    checkParams(c, []);
+    const ids = bodyIds(await readJsonBody(c, maxBodyBytes), 'pit_id', true);
+    const pits = await Promise.all(ids.map(async (id) => ({ successful: (await closeContexts(decodePitId(id).shards, deps.client, CLOSE_TIMEOUT_MS)) > 0, pit_id: id })));
+    return sendJson(c, 200, { pits });
+  });
+}
+
+/** ES's scroll API: `GET|POST /_search/scroll[/{scroll_id}]` and `DELETE /_search/scroll[/{scroll_id}|/_all]`. */
+function registerScrollRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number): void {
   // GET|POST /_search/scroll[/{scroll_id}] {"scroll": "1m", "scroll_id": "…"}
   const scroll = async (c: Context) => {
     checkParams(c, ['scroll', 'scroll_id', 'rest_total_hits_as_int']);
@@ -159,8 +172,8 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
     const ids = pathIds !== undefined ? pathIds.split(',').filter((s) => s !== '') : bodyIds(await readJsonBody(c, maxBodyBytes), 'scroll_id', true);
     if (ids.length === 0) throw validationFailed(['no scroll ids specified']);
     const freed = ids.includes('_all')
-      ? await closeAllScrolls(deps.client, closeTimeoutMs)
-      : await closeContexts(ids.flatMap((id) => decodeScrollId(id).shards), deps.client, closeTimeoutMs);
+      ? await closeAllScrolls(deps.client, CLOSE_TIMEOUT_MS)
+      : await closeContexts(ids.flatMap((id) => decodeScrollId(id).shards), deps.client, CLOSE_TIMEOUT_MS);
     return sendJson(c, freed > 0 ? 200 : 404, { succeeded: true, num_freed: freed });
   };
   app.delete('/_search/scroll', clear);

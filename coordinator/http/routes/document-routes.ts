@@ -29,8 +29,15 @@ const headMiss = (c: Context) => (err: unknown): null => {
   throw err;
 };
 
-/** Registers the document routes on `app`. */
+/** Registers the document routes on `app`: `_bulk`, the single-document writes, the gets. */
 export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
+  registerBulkRoutes(app, deps, maxBodyBytes);
+  registerWriteRoutes(app, deps, maxBodyBytes);
+  registerGetRoutes(app, deps);
+}
+
+/** `POST|PUT /_bulk` and `/{index}/_bulk`. */
+function registerBulkRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
   const bulk = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.bulk);
     const bytes = await readBodyBytes(c, maxBodyBytes);
@@ -49,68 +56,77 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
   };
   app.on(['POST', 'PUT'], '/_bulk', bulk);
   app.on(['POST', 'PUT'], '/:index/_bulk', bulk);
+}
 
-  /**
-   * Runs one write as a bulk item and answers in the single-document shape with its status. Its
-   * write parameters (`if_seq_no`, `version`, `pipeline`, …) come from the URL, and so does an
-   * update's `_source` for its `get` (over the body's).
-   */
-  const single = async (c: Context, action: BulkAction, id: string | undefined, body: DocBody | undefined) => {
-    const index = c.req.param('index')!;
-    const query = (name: string) => c.req.query(name);
-    const item: BulkItem = {
-      action, index, id, routing: query('routing'), source: body?.source, params: writeParamsFromQuery(query),
-      ...(action === 'update' ? { update: parseUpdateBody(body?.source ?? {}) } : { sourceText: body?.text }),
-      requireAlias: requireAliasParam(c),
-    };
-    const fetchSource = action === 'update' ? fetchSourceFromQuery(query) : undefined;
-    const res = await executeBulk([item], refreshParam(c), deps, { rawSources: true, ...(fetchSource !== undefined ? { fetchSource } : {}) });
-    const out = res.items[0][action] as Record<string, unknown> & { status: number; error?: Record<string, unknown> };
-    if (out.error) {
-      const { type, reason, ...meta } = out.error as { type: string; reason: string };
-      throw new EsError(out.status, type, reason, { metadata: meta });
-    }
-    const { status, ...rest } = out;
-    // ES's update action answers a noop itself, without replicating: its `_shards` count no copy.
-    if (rest.result === 'noop') rest._shards = { total: 0, successful: 0, failed: 0 };
-    return sendJson(c, status, rest);
+/**
+ * Runs one write as a bulk item and answers in the single-document shape with its status. Its
+ * write parameters (`if_seq_no`, `version`, `pipeline`, …) come from the URL, and so does an
+ * update's `_source` for its `get` (over the body's).
+ */
+async function single(c: Context, deps: WriteDeps, action: BulkAction, id: string | undefined, body: DocBody | undefined) {
+  const index = c.req.param('index')!;
+  const query = (name: string) => c.req.query(name);
+  const item: BulkItem = {
+    action, index, id, routing: query('routing'), source: body?.source, params: writeParamsFromQuery(query),
+    ...(action === 'update' ? { update: parseUpdateBody(body?.source ?? {}) } : { sourceText: body?.text }),
+    requireAlias: requireAliasParam(c),
   };
-  /** A document body: parsed, and its text without surrounding whitespace (stored as `_source` as is). */
-  interface DocBody {
-    source: Record<string, unknown>;
-    text: string;
+  const fetchSource = action === 'update' ? fetchSourceFromQuery(query) : undefined;
+  const res = await executeBulk([item], refreshParam(c), deps, { rawSources: true, ...(fetchSource !== undefined ? { fetchSource } : {}) });
+  const out = res.items[0][action] as Record<string, unknown> & { status: number; error?: Record<string, unknown> };
+  if (out.error) {
+    const { type, reason, ...meta } = out.error as { type: string; reason: string };
+    throw new EsError(out.status, type, reason, { metadata: meta });
   }
-  const docBody = async (c: Context): Promise<DocBody> => {
-    const text = await readBodyText(c, maxBodyBytes);
-    const body = text === undefined ? undefined : parseJsonBody(text);
-    if (body === undefined) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: source is missing;2: content type is missing;');
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new EsError(400, 'mapper_parsing_exception', 'failed to parse, document is empty');
-    return { source: body, text: trimJsonWhitespace(text!) };
-  };
+  const { status, ...rest } = out;
+  // ES's update action answers a noop itself, without replicating: its `_shards` count no copy.
+  if (rest.result === 'noop') rest._shards = { total: 0, successful: 0, failed: 0 };
+  return sendJson(c, status, rest);
+}
 
+/** A document body: parsed, and its text without surrounding whitespace (stored as `_source` as is). */
+interface DocBody {
+  source: Record<string, unknown>;
+  text: string;
+}
+
+/** Reads a document body. @throws EsError 400 when it is missing or not a JSON object */
+async function docBody(c: Context, maxBodyBytes: number): Promise<DocBody> {
+  const text = await readBodyText(c, maxBodyBytes);
+  const body = text === undefined ? undefined : parseJsonBody(text);
+  if (body === undefined) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: source is missing;2: content type is missing;');
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new EsError(400, 'mapper_parsing_exception', 'failed to parse, document is empty');
+  return { source: body, text: trimJsonWhitespace(text!) };
+}
+
+/** The single-document writes: `PUT|POST /{index}/_doc[/{id}]`, `_create/{id}`, `_update/{id}`, `DELETE /{index}/_doc/{id}`. */
+function registerWriteRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
   app.on(['PUT', 'POST'], '/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.index);
     const opType = c.req.query('op_type');
     if (opType !== undefined && opType !== 'index' && opType !== 'create') throw illegalArgument(`opType must be 'create' or 'index', found: [${opType}]`);
-    return single(c, opType === 'create' ? 'create' : 'index', c.req.param('id'), await docBody(c));
+    return single(c, deps, opType === 'create' ? 'create' : 'index', c.req.param('id'), await docBody(c, maxBodyBytes));
   });
-  app.post('/:index/_doc', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, 'create', undefined, await docBody(c))));
-  app.on(['PUT', 'POST'], '/:index/_create/:id', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, 'create', c.req.param('id'), await docBody(c))));
+  app.post('/:index/_doc', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, deps, 'create', undefined, await docBody(c, maxBodyBytes))));
+  app.on(['PUT', 'POST'], '/:index/_create/:id', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, deps, 'create', c.req.param('id'), await docBody(c, maxBodyBytes))));
   app.post('/:index/_update/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.update);
     // ES `RestUpdateAction`: versions are refused outright (an update reads and writes the latest).
     if (c.req.query('version') !== undefined || c.req.query('version_type') !== undefined) {
       throw validationFailed(['internal versioning can not be used for optimistic concurrency control. Please use `if_seq_no` and `if_primary_term` instead']);
     }
-    return single(c, 'update', c.req.param('id'), await docBody(c));
+    return single(c, deps, 'update', c.req.param('id'), await docBody(c, maxBodyBytes));
   });
   app.delete('/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.delete);
     // A delete never creates its index: a missing one is a 404 here (an alias: its write index).
     await deps.view.getOpen(await writeIndexName(deps.view, c.req.param('index')));
-    return single(c, 'delete', c.req.param('id'), undefined);
+    return single(c, deps, 'delete', c.req.param('id'), undefined);
   });
+}
 
+/** The real-time gets: `GET|HEAD /{index}/_doc/{id}` and `/{index}/_source/{id}`. */
+function registerGetRoutes(app: Hono, deps: WriteDeps): void {
   app.on(['GET', 'HEAD'], '/:index/_doc/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.get);
     const target = await readTarget(deps.view, c.req.param('index'), c.req.query('routing')).catch(headMiss(c));

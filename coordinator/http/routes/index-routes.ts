@@ -55,8 +55,15 @@ function parseFlag(c: Context, name: string): boolean {
   return v !== null && parseBooleanParam(v);
 }
 
-/** Registers the index routes on `app`. */
+/** Registers the index routes on `app`: the mapping APIs and `_refresh` first (`/:index` would match their index-less paths), then the index's own. */
 export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number): void {
+  registerMappingRoutes(app, deps, maxBodyBytes);
+  registerRefreshRoutes(app, deps);
+  registerIndexLifecycleRoutes(app, deps, maxBodyBytes);
+}
+
+/** `GET /[{index}/]_mapping`, `GET /[{index}/]_mapping/field/{fields}` and `PUT|POST /{index}/_mapping`. */
+function registerMappingRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number): void {
   const { view } = deps;
 
   const getMapping = async (c: Context) => {
@@ -81,6 +88,28 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   };
   app.get('/_mapping/field/:fields', getFieldMapping);
   app.get('/:index/_mapping/field/:fields', getFieldMapping);
+
+  app.on(['PUT', 'POST'], '/:index/_mapping', async (c) => {
+    checkParams(c, ROUTE_PARAMS.putMapping);
+    const body = await readJsonBody(c, maxBodyBytes);
+    if (body !== null && typeof body === 'object' && Object.keys(body).length === 1 && Object.hasOwn(body, '_doc')) {
+      throw illegalArgument('Types cannot be provided in put mapping requests'); // RestPutMappingAction
+    }
+    const update = parseMapping(body);
+    const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpenClosed);
+    for (const name of await resolveIndices(c.req.param('index'), view, options)) {
+      const current = (await view.get(name)).metadata.mappings;
+      checkMappingUpdate(current, update);
+      checkFieldAliases(mergeMappings(current, update));
+      await view.putMapping(name, update);
+    }
+    return sendJson(c, 200, { acknowledged: true });
+  });
+}
+
+/** `POST|GET /[{index}/]_refresh`: every in-sync copy of the indices' shards, one call per node. */
+function registerRefreshRoutes(app: Hono, deps: IndexDeps): void {
+  const { view } = deps;
 
   const refresh = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.refresh);
@@ -108,6 +137,11 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
   };
   app.on(['POST', 'GET'], '/_refresh', refresh); // before `/:index`, which would match `GET /_refresh`
   app.on(['POST', 'GET'], '/:index/_refresh', refresh);
+}
+
+/** An index's own routes: create (`PUT /{index}`), exists (`HEAD`), get (`GET`) and delete (`DELETE`). */
+function registerIndexLifecycleRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number): void {
+  const { view } = deps;
 
   app.put('/:index', async (c) => {
     checkParams(c, ROUTE_PARAMS.createIndex);
@@ -156,24 +190,6 @@ export function registerIndexRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: nu
     const expression = c.req.param('index');
     if (mayBeDestructive(expression)) failDestructive(expression, (await deps.destructiveRequiresName?.()) ?? true);
     for (const name of await resolveIndices(expression, view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.deleteIndex))) await view.delete(name);
-    return sendJson(c, 200, { acknowledged: true });
-  });
-
-
-  app.on(['PUT', 'POST'], '/:index/_mapping', async (c) => {
-    checkParams(c, ROUTE_PARAMS.putMapping);
-    const body = await readJsonBody(c, maxBodyBytes);
-    if (body !== null && typeof body === 'object' && Object.keys(body).length === 1 && Object.hasOwn(body, '_doc')) {
-      throw illegalArgument('Types cannot be provided in put mapping requests'); // RestPutMappingAction
-    }
-    const update = parseMapping(body);
-    const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpenClosed);
-    for (const name of await resolveIndices(c.req.param('index'), view, options)) {
-      const current = (await view.get(name)).metadata.mappings;
-      checkMappingUpdate(current, update);
-      checkFieldAliases(mergeMappings(current, update));
-      await view.putMapping(name, update);
-    }
     return sendJson(c, 200, { acknowledged: true });
   });
 }

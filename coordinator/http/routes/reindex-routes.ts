@@ -55,7 +55,7 @@ export function registerReindexRoutes(app: Hono, deps: BulkByScrollDeps & { task
   });
 
   // POST /_tasks/{id}/_cancel → ES's ListTasksResponse: {nodes: {node: {name, tasks: {id: task}}}}
-  app.post('/_tasks/:id/_cancel', async (c) => {
+  app.post('/_tasks/:id/_cancel', (c) => {
     checkParams(c, ['actions', 'nodes', 'parent_task_id', 'wait_for_completion']);
     const id = c.req.param('id');
     const record = tasks.cancel(id);
