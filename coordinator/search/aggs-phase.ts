@@ -34,7 +34,7 @@ export interface AggsPhaseInput {
   candidates?: number;
   /** The shards that answered the query round, with the generation each read and its partials (when sent). */
   replies: readonly ShardReply<{ generation: number; aggs?: AggPartial[] }>[];
-  fieldMapping(field: string): FieldMapping | undefined;
+  fieldMapping: (field: string) => FieldMapping | undefined;
   typedKeys: boolean;
   maxBuckets?: number;
 }
