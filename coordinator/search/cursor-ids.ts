@@ -73,7 +73,8 @@ function shardsFromWire(v: unknown): CursorShard[] | null {
   const out: CursorShard[] = [];
   for (const e of v) {
     if (!Array.isArray(e) || typeof e[0] !== 'string' || !e.slice(1, 5).every((n) => Number.isInteger(n))) return null;
-    out.push({ index: e[0], shard: e[1], node: e[2], context: e[3], shardIndex: e[4] });
+    const [index, shard, node, context, shardIndex] = e as [string, number, number, number, number];
+    out.push({ index, shard, node, context, shardIndex });
   }
   return out;
 }

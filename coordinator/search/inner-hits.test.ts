@@ -29,7 +29,7 @@ describe('the expand phase', () => {
       await new Promise((r) => setTimeout(r, 2));
       running--;
       const key = (req.query as { filter: { value: unknown }[] }).filter[0].value;
-      return { took: 0, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { max_score: null, hits: [{ _index: 'i', _id: `${key}-${req.size}`, _score: null }] } };
+      return { took: 0, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { max_score: null, hits: [{ _index: 'i', _id: `${String(key)}-${req.size}`, _score: null }] } };
     };
     const out = await expandInnerHits(outer, collapse, ['p', 'q', 'r'], run, 2);
     expect(peak).toBe(2);

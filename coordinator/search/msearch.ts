@@ -62,7 +62,7 @@ export async function runMultiSearch(
   deps: SearchDeps,
 ): Promise<MsearchResponse> {
   const startedAt = Date.now();
-  const responses: MsearchResponseItem[] = new Array(items.length);
+  const responses = new Array<MsearchResponseItem>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let i = next++; i < items.length; i = next++) {

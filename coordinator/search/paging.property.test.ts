@@ -72,7 +72,7 @@ describe('paging through real shard engines and the merge', () => {
 
           const oracle = docs
             .filter((d) => !filtered || (d.n !== null && d.n >= 1))
-            .map((d) => ({ _id: d._id, sort: sort.map((s) => d[s.field as 'n' | 'tag' | 'x'] as SortValue) }))
+            .map((d) => ({ _id: d._id, sort: sort.map((s) => d[s.field as 'n' | 'tag' | 'x']) }))
             .sort((a, b) => compareHits(a, b, sort))
             .slice(from, from + size)
             .map((h) => h._id);
@@ -199,7 +199,7 @@ describe('deep paging by exact distributed selection through real shard engines'
             ];
             const oracle = rows
               .filter((r) => matches(r.d))
-              .map((r) => ({ index: r.index, _id: r.d._id, sort: sort.map((s) => r.d[s.field as 'n' | 'tag' | 'x'] as SortValue) }))
+              .map((r) => ({ index: r.index, _id: r.d._id, sort: sort.map((s) => r.d[s.field as 'n' | 'tag' | 'x']) }))
               .sort((a, b) => compareHits(a, b, sort) || (a.index < b.index ? -1 : a.index > b.index ? 1 : 0))
               .slice(from, from + size);
             expect(got).toEqual(oracle);

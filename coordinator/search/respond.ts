@@ -127,7 +127,7 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
       const texts = m.hit.sortTexts;
       hit.sort =
         doubles || texts
-          ? values.map((v, c) => (texts?.[c] != null ? new RawJson(texts[c]!) : doubles?.[c] ? asDouble(v) : v))
+          ? values.map((v, c) => (texts?.[c] != null ? new RawJson(texts[c]) : doubles?.[c] ? asDouble(v) : v))
           : values;
     }
     if (p.collapse?.innerHits) hit.inner_hits = p.collapse.innerHits[i];

@@ -8,7 +8,7 @@
  * @see docs/aggregations.md
  */
 import { isMetric, type AggNode, type MetricAggNode, type PercentilesAgg } from '../../../protocol/agg-request.ts';
-import type { AggPartial, BucketKey, CardinalityPartial, PercentilesPartial, StatsPartial } from '../../../protocol/aggs.ts';
+import type { AggPartial, BucketKey, CardinalityPartial } from '../../../protocol/aggs.ts';
 import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
 import { TDigest } from '../../../shared/aggs/tdigest.ts';
 import type { OrderPathStep } from '../../../shared/aggs/terms-plan.ts';
@@ -20,7 +20,7 @@ export function mergeStats(parts: readonly (AggPartial | undefined)[]): ReducedS
   const s: ReducedStats = { count: 0, sum: 0, min: null, max: null, sumSq: 0 };
   for (const p of parts) {
     if (p?.t !== 'stats') continue;
-    const q = p as StatsPartial;
+    const q = p;
     s.count += q.count;
     s.sum += q.sum ?? 0;
     s.sumSq += q.sumSq ?? 0;
@@ -61,7 +61,7 @@ export function mergePercentiles(node: PercentilesAgg, parts: readonly (AggParti
   let total = 0;
   for (const p of parts) {
     if (p?.t !== 'pct') continue;
-    const c = (p as PercentilesPartial).centroids;
+    const c = (p).centroids;
     for (let i = 0; i < c.length; i += 2) {
       pairs.push([c[i], c[i + 1]]);
       total += c[i + 1];

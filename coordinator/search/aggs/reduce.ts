@@ -68,7 +68,7 @@ export function recordReplies(log: ReplyLog, p: number, tasks: readonly TermsRef
   tasks.forEach((task, i) => {
     const key = taskKey(task.path, task.agg);
     let perShard = log.get(key);
-    if (!perShard) log.set(key, (perShard = new Map()));
+    if (!perShard) log.set(key, (perShard = new Map<number, RefineReply[]>()));
     const list = perShard.get(p) ?? [];
     list.push({ task, reply: results[i] });
     perShard.set(p, list);
@@ -223,7 +223,7 @@ function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undef
  * merge of the search itself, ties on `_id`), `from` skipped, `size` kept; totals summed.
  */
 function reduceTopHits(node: TopHitsAgg, parts: readonly (AggPartial | undefined)[]): Reduced {
-  const lists = parts.map((p, i) => ({ i, p: p?.t === 'top' ? (p as TopHitsPartial) : undefined })).filter((x) => x.p !== undefined);
+  const lists = parts.map((p, i) => ({ i, p: p?.t === 'top' ? (p) : undefined })).filter((x) => x.p !== undefined);
   const merged = mergeTopHits(
     lists.map(({ i, p }) => ({ shardIndex: i, index: p!.hits[0]?._index ?? '', hits: p!.hits })),
     node.sort.length > 0 ? node.sort : SCORE_SORT,

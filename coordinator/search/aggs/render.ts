@@ -93,7 +93,7 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
         const values: Json = {};
         node.percents.forEach((p, i) => {
           setOwn<unknown>(values, javaDoubleText(p), r.values[i]);
-          if (asDate && r.values[i] !== null) setOwn<unknown>(values, `${javaDoubleText(p)}_as_string`, asDate(r.values[i]!));
+          if (asDate && r.values[i] !== null) setOwn<unknown>(values, `${javaDoubleText(p)}_as_string`, asDate(r.values[i]));
         });
         out.values = values;
       } else out.values = node.percents.map((p, i) => ({ key: p, value: r.values[i] }));
@@ -200,6 +200,7 @@ function renderStats(r: Extract<Reduced, { t: 'stats' }>, opts: RenderOptions, o
       return out;
     }
     case 'sum': out.value = r.stats.sum; if (asDate) out.value_as_string = asDate(r.stats.sum); return out;
+    default: break; // stats and extended_stats: the shape below
   }
   out.count = r.stats.count;
   for (const k of ['min', 'max', 'avg']) out[k] = v(k);

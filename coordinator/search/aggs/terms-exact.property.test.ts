@@ -79,7 +79,7 @@ function oracle(docs: Doc[], size: number, minDocCount: number, order: Order) {
       counts.set(t, c);
     }
   }
-  const [[key, dir]] = Object.entries(order) as [string, 'asc' | 'desc'][];
+  const [[key, dir]] = Object.entries<'asc' | 'desc'>(order as Record<string, 'asc' | 'desc'>);
   const sign = dir === 'asc' ? 1 : -1;
   const entries = [...counts].filter(([, c]) => c.n >= minDocCount).sort((a, b) => {
     const c = key === '_count' ? a[1].n - b[1].n : key === '_key' ? compareCodePoints(a[0], b[0]) : a[1].s - b[1].s;
@@ -155,7 +155,7 @@ describe('exact distributed terms through real shard engines', () => {
           const t = aggs.t as { total_buckets: number; sum_other_doc_count: number; buckets: unknown[] };
           // The oracle: the parent's first `size` buckets by count (ties by key), then stably re-sorted and paged.
           const parent = oracle(docs, size, 1, { _count: 'desc' });
-          const [[key, dir]] = Object.entries(pageSort) as [string, 'asc' | 'desc'][];
+          const [[key, dir]] = Object.entries<'asc' | 'desc'>(pageSort as Record<string, 'asc' | 'desc'>);
           const sign = dir === 'asc' ? 1 : -1;
           const sorted = [...parent.buckets].sort((a, b) => sign * (key === '_count' ? a.doc_count - b.doc_count : key === '_key' ? compareCodePoints(a.key, b.key) : a.s.value - b.s.value));
           expect(t.total_buckets).toBe(parent.buckets.length);
