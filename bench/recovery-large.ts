@@ -68,6 +68,94 @@ function memory(pid: number | undefined): { rss: number; hwm: number } {
   }
 }
 
+/** What the load step put in the index. */
+interface Loaded {
+  sourceBytes: number;
+  docs: number;
+  loadSec: number;
+}
+
+/** Creates the index and loads the corpus, repeated, past {@link TARGET_SOURCE_BYTES} of `_source`; waits for green. */
+async function loadIndex(url: string, mails: ReturnType<typeof spamAssassin>, t0: number): Promise<Loaded> {
+  await es(url, 'PUT', `/${INDEX}`, {
+    settings: { number_of_shards: 1, number_of_replicas: 1, refresh_interval: '30s' },
+    mappings: { properties: { group: { type: 'keyword' }, copy: { type: 'integer' }, text: { type: 'text' } } },
+  });
+  let sourceBytes = 0;
+  let docs = 0;
+  const loadStarted = Date.now();
+  for (let copy = 0; sourceBytes < TARGET_SOURCE_BYTES; copy++) {
+    let lines: string[] = [];
+    let bulkBytes = 0;
+    for (let n = 0; n < mails.length; n++) {
+      const m = mails[n];
+      if (sourceBytes >= TARGET_SOURCE_BYTES) break;
+      const source = JSON.stringify({ group: m.group, copy, mail: m.id, text: m.text });
+      lines.push(JSON.stringify({ index: { _id: `${copy}-${n}` } }), source); // the corpus's ids repeat across groups
+      sourceBytes += Buffer.byteLength(source);
+      bulkBytes += source.length;
+      docs++;
+      if (bulkBytes >= BULK_BYTES) {
+        const r = await es<{ errors: boolean }>(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
+        if (r.errors) throw new Error('bulk item failed');
+        lines = [];
+        bulkBytes = 0;
+      }
+      if (Date.now() - t0 > DEADLINE_MS) throw new Error('deadline passed while loading');
+    }
+    if (lines.length > 0) {
+      const r = await es<{ errors: boolean }>(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
+      if (r.errors) throw new Error('bulk item failed');
+    }
+    console.log(`  loaded ${docs} docs, ${(sourceBytes / MiB).toFixed(1)} MiB of _source (${((Date.now() - loadStarted) / 1000).toFixed(0)} s)`);
+  }
+  await es(url, 'POST', `/${INDEX}/_refresh`);
+  const health = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=120s`);
+  if (health.status !== 'green') throw new Error(`not green after loading: ${health.status}`);
+  return { sourceBytes, docs, loadSec: (Date.now() - loadStarted) / 1000 };
+}
+
+/** The services holding the primary and the replica, and the index's uuid (from a node's index list). */
+async function locateCopies(cluster: ComposeCluster): Promise<{ primary: string; replica: string; uuid: string }> {
+  const res = await request(`${cluster.urls['shard-0']}${rpc.listIndices.path}`, { method: rpc.listIndices.method, headers: { [CLUSTER_SECRET_HEADER]: SECRET } });
+  const meta = ((await res.body.json()) as RpcReply<typeof rpc.listIndices>).indices.find((e) => e.metadata.name === INDEX)!.metadata;
+  const copies = meta.shardCopies![0];
+  return { primary: SERVICES[copies.find((c) => c.primary)!.node], replica: SERVICES[copies.find((c) => !c.primary)!.node], uuid: meta.uuid };
+}
+
+/** Restarts `replica` and waits for green, sampling both nodes' RSS every 100 ms; returns the timestamps and peaks. */
+async function recoverReplica(cluster: ComposeCluster, url: string, copies: { primary: string; replica: string }, t0: number) {
+  const restartAt = Date.now();
+  await cluster.restart(copies.replica);
+  const upAt = Date.now();
+  const peak = { primary: 0, replica: 0 };
+  const sampler = setInterval(() => {
+    peak.primary = Math.max(peak.primary, memory(cluster.pid(copies.primary)).rss);
+    peak.replica = Math.max(peak.replica, memory(cluster.pid(copies.replica)).rss);
+  }, 100);
+  let green = false;
+  while (!green && Date.now() - t0 < DEADLINE_MS) {
+    const h = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=30s`);
+    green = h.status === 'green';
+  }
+  clearInterval(sampler);
+  if (!green) throw new Error('the replica did not come back before the deadline');
+  return { restartAt, upAt, greenAt: Date.now(), peak };
+}
+
+/** The coordinator's last `shard copy recovered` line logged after the first `seen` ones. */
+function recoveryOutcome(cluster: ComposeCluster, seen: number): RecoveredLine | undefined {
+  const failures = cluster.logs('coordinator').split('\n').filter((l) => l.includes('recovery failed'));
+  if (failures.length > 0) console.log(`recovery attempts that failed first: ${failures.length}; the first: ${failures[0].slice(0, 400)}`);
+  return cluster
+    .logs('coordinator')
+    .split('\n')
+    .filter((l) => l.includes('"shard copy recovered"'))
+    .slice(seen)
+    .map((l) => JSON.parse(l) as RecoveredLine)
+    .at(-1);
+}
+
 async function main(): Promise<void> {
   const t0 = Date.now();
   const mails = spamAssassin();
@@ -75,85 +163,20 @@ async function main(): Promise<void> {
   const cluster: ComposeCluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: SECRET } });
   const url = cluster.coordinatorUrl;
   try {
-    await es(url, 'PUT', `/${INDEX}`, {
-      settings: { number_of_shards: 1, number_of_replicas: 1, refresh_interval: '30s' },
-      mappings: { properties: { group: { type: 'keyword' }, copy: { type: 'integer' }, text: { type: 'text' } } },
-    });
-    // Load past the target of _source bytes.
-    let sourceBytes = 0;
-    let docs = 0;
-    const loadStarted = Date.now();
-    for (let copy = 0; sourceBytes < TARGET_SOURCE_BYTES; copy++) {
-      let lines: string[] = [];
-      let bulkBytes = 0;
-      for (let n = 0; n < mails.length; n++) {
-        const m = mails[n];
-        if (sourceBytes >= TARGET_SOURCE_BYTES) break;
-        const source = JSON.stringify({ group: m.group, copy, mail: m.id, text: m.text });
-        lines.push(JSON.stringify({ index: { _id: `${copy}-${n}` } }), source); // the corpus's ids repeat across groups
-        sourceBytes += Buffer.byteLength(source);
-        bulkBytes += source.length;
-        docs++;
-        if (bulkBytes >= BULK_BYTES) {
-          const r = await es<{ errors: boolean }>(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
-          if (r.errors) throw new Error('bulk item failed');
-          lines = [];
-          bulkBytes = 0;
-        }
-        if (Date.now() - t0 > DEADLINE_MS) throw new Error('deadline passed while loading');
-      }
-      if (lines.length > 0) {
-        const r = await es<{ errors: boolean }>(url, 'POST', `/${INDEX}/_bulk`, lines.join('\n') + '\n', 'application/x-ndjson');
-        if (r.errors) throw new Error('bulk item failed');
-      }
-      console.log(`  loaded ${docs} docs, ${(sourceBytes / MiB).toFixed(1)} MiB of _source (${((Date.now() - loadStarted) / 1000).toFixed(0)} s)`);
-    }
-    await es(url, 'POST', `/${INDEX}/_refresh`);
-    const health = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=120s`);
-    if (health.status !== 'green') throw new Error(`not green after loading: ${health.status}`);
-    const loadSec = (Date.now() - loadStarted) / 1000;
-
-    // Which node holds which copy.
-    const res = await request(`${cluster.urls['shard-0']}${rpc.listIndices.path}`, { method: rpc.listIndices.method, headers: { [CLUSTER_SECRET_HEADER]: SECRET } });
-    const meta = ((await res.body.json()) as RpcReply<typeof rpc.listIndices>).indices.find((e) => e.metadata.name === INDEX)!.metadata;
-    const copies = meta.shardCopies![0];
-    const primary = SERVICES[copies.find((c) => c.primary)!.node];
-    const replica = SERVICES[copies.find((c) => !c.primary)!.node];
+    const { sourceBytes, docs, loadSec } = await loadIndex(url, mails, t0);
+    const { primary, replica, uuid } = await locateCopies(cluster);
     console.log(`primary on ${primary}, replica on ${replica}; stopping ${replica} and wiping its shard files`);
 
     await cluster.halt(replica, 'SIGTERM');
-    rmSync(join(cluster.volumes[`${replica}-data`], meta.uuid, '0'), { recursive: true, force: true });
+    rmSync(join(cluster.volumes[`${replica}-data`], uuid, '0'), { recursive: true, force: true });
     // A write while it is down takes the copy out of the in-sync set; the flush trims the primary's translog.
     await es(url, 'PUT', `/${INDEX}/_doc/while-down`, { group: 'x', copy: -1, text: 'written while the replica was down' });
     await es(url, 'POST', `/${INDEX}/_flush`);
     const yellow = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}`);
 
     const seen = cluster.logs('coordinator').split('\n').filter((l) => l.includes('"shard copy recovered"')).length;
-    const restartAt = Date.now();
-    await cluster.restart(replica);
-    const upAt = Date.now();
-    const peak = { primary: 0, replica: 0 };
-    const sampler = setInterval(() => {
-      peak.primary = Math.max(peak.primary, memory(cluster.pid(primary)).rss);
-      peak.replica = Math.max(peak.replica, memory(cluster.pid(replica)).rss);
-    }, 100);
-    let green = false;
-    while (!green && Date.now() - t0 < DEADLINE_MS) {
-      const h = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=30s`);
-      green = h.status === 'green';
-    }
-    clearInterval(sampler);
-    const greenAt = Date.now();
-    if (!green) throw new Error('the replica did not come back before the deadline');
-    const failures = cluster.logs('coordinator').split('\n').filter((l) => l.includes('recovery failed'));
-    if (failures.length > 0) console.log(`recovery attempts that failed first: ${failures.length}; the first: ${failures[0].slice(0, 400)}`);
-    const outcome = cluster
-      .logs('coordinator')
-      .split('\n')
-      .filter((l) => l.includes('"shard copy recovered"'))
-      .slice(seen)
-      .map((l) => JSON.parse(l) as RecoveredLine)
-      .at(-1);
+    const { restartAt, upAt, greenAt, peak } = await recoverReplica(cluster, url, { primary, replica }, t0);
+    const outcome = recoveryOutcome(cluster, seen);
     await es(url, 'POST', `/${INDEX}/_refresh`);
     const cat = await es<{ docs: string }[]>(url, 'GET', `/_cat/shards/${INDEX}?format=json&h=prirep,state,docs,store`);
     const hwm = { primary: memory(cluster.pid(primary)).hwm, replica: memory(cluster.pid(replica)).hwm };
