@@ -23,7 +23,8 @@ import { OperationPermits } from './operation-permits.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { hostedCopies, shardsOnNode, withInSync } from '../shared/cluster-state/shard-copies.ts';
 import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
-import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
+import { ShardStore } from './storage/shard-store.ts';
+import type { TranslogDurability } from './storage/translog-writer.ts';
 
 /** Durable storage of a registry (absent: in memory only). */
 export interface RegistryStorageOptions extends FlushPolicyOptions {
