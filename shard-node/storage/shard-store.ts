@@ -61,7 +61,7 @@ export class ShardStore implements Translog {
   /**
    * True when the file did not exist and was created by this open: the copy starts empty. The
    * registry refuses to let such a copy pass for one the cluster state has in sync with data
-   * (shard-node/index-registry.ts: a lost copy).
+   * (shard-node/hosted-index.ts `checkNotLost`: a lost copy).
    */
   readonly created: boolean;
   private readonly db: DatabaseSync;
