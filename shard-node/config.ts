@@ -7,7 +7,7 @@ import { envInt, envStr } from '../shared/env.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
 import { resolveNodeList } from '../shared/node-list.ts';
 import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_FLUSH_THRESHOLD_BYTES } from './storage/flush-policy.ts';
-import type { TranslogDurability } from './storage/shard-store.ts';
+import type { TranslogDurability } from './storage/translog-writer.ts';
 
 /** Typed shard-node settings. Units are in the names. */
 export interface ShardNodeConfig extends HttpServerLimits {

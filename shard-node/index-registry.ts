@@ -5,35 +5,32 @@
  * `index.refresh_interval`, default 1 s) and `?refresh=wait_for` listeners.
  * With a data directory, metadata and every shard's translog are durable (shard-node/storage/) and
  * {@link IndexRegistry.recover} reopens them at start; without one, everything is in memory.
+ * This module is the registry's index lifecycle (recover, put, delete, close) and its entry point;
+ * the work is its siblings': one hosted index and its copies' lifecycle (hosted-index.ts), applying
+ * pushed metadata (index-metadata-apply.ts), replication state (hosted-replication.ts), shard lookup
+ * (hosted-shard-lookup.ts) and flushes (hosted-flush.ts). Mirrors ES `IndicesService`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
+ * @see https://github.com/elastic/elasticsearch/blob/v8.15.0/server/src/main/java/org/elasticsearch/indices/IndicesService.java
  */
 import { indexNotFound, EsError } from '../protocol/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 import { primaryTermOf, type IndexMetadata, type NodeIndexEntry, type ShardCopy } from '../protocol/metadata.ts';
-import { type GroupMember } from '../protocol/write.ts';
-import { Shard } from './engine/shard.ts';
-import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
-import { IndexRefresher } from './index-refresher.ts';
+import type { GroupMember } from '../protocol/write.ts';
+import type { Shard } from './engine/shard.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
-import { PrimaryInSyncState } from './primary-in-sync-state.ts';
-import { ReplicaCheckpoints } from './replica-checkpoints.ts';
-import { OperationPermits } from './operation-permits.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
-import { hostedCopies, shardsOnNode, withInSync } from '../shared/cluster-state/shard-copies.ts';
-import { MetadataStore, removeIndexData, removeShardData, shardStorePath } from './storage/metadata-store.ts';
-import { ShardStore, type TranslogDurability } from './storage/shard-store.ts';
+import { MetadataStore, removeIndexData } from './storage/metadata-store.ts';
+import type { ShardStore } from './storage/shard-store.ts';
+import { durabilityOf, hostIndex, persistedEntry, recoverShardCopy, resetShardCopy, type HostedIndex, type ShardCopyEnv, type ShardCopyStorage } from './hosted-index.ts';
+import { advanceGlobalCheckpoint, checkOperationTerm, finalizeInSync, replicationGroupOf, suspectReplicasAfterRestart } from './hosted-replication.ts';
+import { checkIndexOpen, hostedShardOf, nodeIndexEntry, primaryShardOf, servingShardOf } from './hosted-shard-lookup.ts';
+import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, storesOf } from './hosted-flush.ts';
+import { applyIndexMetadata } from './index-metadata-apply.ts';
 
-/** Durable storage of a registry (absent: in memory only). */
-export interface RegistryStorageOptions extends FlushPolicyOptions {
-  /** FOLIO_DATA: root of `node-state.sqlite` and `<index-uuid>/<shard>/shard.sqlite`. */
-  dataDir: string;
-  /** ES `index.translog.durability` applied to every shard of this node (default request). */
-  durability?: TranslogDurability;
-  /** ES `index.translog.sync_interval` in ms, for `async` (default 5000). */
-  syncIntervalMs?: number;
-}
+/** Durable storage of a registry (absent: in memory only): where its copies live, and when they are flushed. */
+export interface RegistryStorageOptions extends FlushPolicyOptions, ShardCopyStorage {}
 
 /** What {@link IndexRegistry.recover} reopened. */
 export interface RecoveryReport {
@@ -42,29 +39,6 @@ export interface RecoveryReport {
   /** Snapshot rows plus translog ops replayed. */
   ops: number;
   tookMs: number;
-}
-
-/** One index on this node: its metadata, the shards hosted here, and its refresh scheduling. */
-interface HostedIndex {
-  metadata: IndexMetadata;
-  /** This node's ordinal in the coordinator's FOLIO_NODES (what `shardCopies` names it by); null: unknown. */
-  ordinal: number | null;
-  shards: Map<number, Shard>;
-  /** The durable store of each hosted shard (empty without a data directory). */
-  stores: Map<number, ShardStore>;
-  /** The periodic refresh and the `wait_for` waiters (shard-node/index-refresher.ts). */
-  refresher: IndexRefresher;
-  /**
-   * Copies whose translog commit failed, with why (ES: a shard that hit an engine failure is failed
-   * and reallocated). Their memory is ahead of their disk, so they serve nothing until reopened.
-   */
-  failed: Map<number, string>;
-  /** The primary's view of its replicas ahead of the cluster state: pending failures, finalized copies. */
-  inSync: PrimaryInSyncState;
-  /** The writes in progress on its copies here and their operation terms (shard-node/operation-permits.ts). */
-  permits: OperationPermits;
-  /** The local checkpoints the primaries here know of their replicas (their global checkpoints follow). */
-  replicaCheckpoints: ReplicaCheckpoints;
 }
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
@@ -90,15 +64,18 @@ export class IndexRegistry {
   private ordinal: number | null = null;
   /** Copies this node, as a primary, is recovering (they receive its live writes). */
   readonly recoveries = new RecoveryTracker();
+  /** What opening and dropping copies needs (shard-node/hosted-index.ts). */
+  private readonly copyEnv: ShardCopyEnv;
 
   constructor(nodeId: string, storage?: RegistryStorageOptions, log?: Logger) {
     this.nodeId = nodeId;
     this.storage = storage ?? null;
     this.log = log;
+    this.copyEnv = { storage: this.storage, log, mergeMapping: (index, update) => this.mergeMapping(index, update) };
     this.metaStore = storage ? new MetadataStore(storage.dataDir) : null;
     this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log, (store, seconds) => {
-      this.countFlush(store);
-      this.timings?.flushed(this.indexOf(store), seconds);
+      countPolicyFlush(this.indices.values(), store);
+      this.timings?.flushed(indexOfStore(this.indices.values(), store), seconds);
     }) : null;
     this.flushPolicy?.start();
   }
@@ -117,15 +94,9 @@ export class IndexRegistry {
       this.ordinal ??= h.ordinal;
       report.indices++;
       for (const s of entry.shards) {
-        const shard = this.openShard(h, s);
-        const store = h.stores.get(s)!;
-        const translogOps = store.stats().translogOps;
-        const ops = shard.recoverFromStore(store.recoveredOps(), store.recordedLocalCheckpoint(), store.recordedGlobalCheckpoint());
-        shard.refresh();
+        report.ops += recoverShardCopy(this.copyEnv, h, s);
         report.shards++;
-        report.ops += ops;
-        this.log?.info({ index: entry.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint }, 'shard recovered');
-        this.suspectReplicasAfterRestart(h, s);
+        suspectReplicasAfterRestart(h, s, this.log);
       }
       h.refresher.schedule(h.metadata.refreshIntervalMs);
     }
@@ -146,25 +117,11 @@ export class IndexRegistry {
       this.deleteIndex(metadata.name);
       hosted = undefined;
     }
-    const adopted = !hosted || metadata.version >= hosted.metadata.version;
-    if (!hosted) hosted = this.host(metadata);
-    else if (adopted) hosted.metadata = hosted.inSync.adopt(metadata, hosted.ordinal);
-    const h = hosted;
-    // Recovered copies the cluster state now has in sync are no longer tracked as recovering (the
-    // failures it has stored are no longer pending: PrimaryInSyncState.adopt).
-    if (adopted) {
-      metadata.shardCopies?.forEach((copies, s) => {
-        for (const c of copies) if (c.inSync && !c.primary) this.recoveries.untrack(metadata.name, s, c.node);
-      });
-    }
-    if (ordinal !== undefined) h.ordinal = ordinal;
-    this.placeCopies(h, shards);
-    this.applyTerms(h);
-    // A replica the cluster state now has out of sync no longer holds the global checkpoint back.
-    for (const s of h.shards.keys()) this.advanceGlobalCheckpoint(h, s);
+    const h = hosted ?? this.host(metadata);
+    applyIndexMetadata(this.copyEnv, h, metadata, { isNew: !hosted, shards, ordinal, recoveries: this.recoveries });
     this.persist(h);
     h.refresher.schedule(h.metadata.refreshIntervalMs);
-    if (this.storage) for (const st of h.stores.values()) st.setDurability(this.durabilityOf(h), this.storage.syncIntervalMs ?? 5000);
+    if (this.storage) for (const st of h.stores.values()) st.setDurability(durabilityOf(h, this.storage), this.storage.syncIntervalMs ?? 5000);
   }
 
   /**
@@ -182,19 +139,7 @@ export class IndexRegistry {
    */
   markInSync(index: string, shard: number, nodes: readonly number[], failures?: number): IndexMetadata {
     const h = this.hosted(index);
-    const copies = h.metadata.shardCopies;
-    if (!copies) throw new EsError(400, 'illegal_argument_exception', `index [${index}] has no replica copies`);
-    let next = withInSync(copies, shard, nodes);
-    // The copy's failure count as the cluster state had it when its recovery started: this node may
-    // not have adopted the value that counted its last failure yet.
-    if (failures !== undefined && next[shard]?.some((c) => nodes.includes(c.node) && (c.failures ?? 0) < failures)) {
-      next = next.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) && (c.failures ?? 0) < failures ? { ...c, failures } : c))));
-    }
-    h.inSync.noteFinalized(h.metadata, shard, nodes, failures);
-    if (next !== copies) {
-      h.metadata = { ...h.metadata, shardCopies: next };
-      this.persist(h);
-    }
+    if (finalizeInSync(h, index, shard, nodes, failures)) this.persist(h);
     return h.metadata;
   }
 
@@ -204,31 +149,16 @@ export class IndexRegistry {
   }
 
   /**
-   * Refuses an operation of another primary term than this node's for the shard (ES
-   * `IndexShard.acquirePrimaryOperationPermit` / `acquireReplicaOperationPermit`): a primary takes only
-   * its own term; a replica refuses an older one (a newer one means this node's metadata lags, and
-   * the coordinator's next reload repairs it). Without a term (an older coordinator) nothing is checked.
-   * @throws EsError 409 `illegal_state_exception`
+   * Refuses an operation of another primary term than this node's for the shard ({@link checkOperationTerm}).
+   * @throws EsError 409 `illegal_state_exception`; 404 for an unknown index
    */
   checkTerm(index: string, shard: number, term: number | undefined, role: 'primary' | 'replica'): void {
-    if (term === undefined) return;
-    const mine = Math.max(this.termOf(index, shard), this.hosted(index).permits.termFloor(shard));
-    if (term < mine || (role === 'primary' && term !== mine)) {
-      throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] operation primary term [${term}] is ${term < mine ? 'too old' : 'newer than this copy\'s'}, current [${mine}]`, {
-        metadata: { index, shard: String(shard) },
-      });
-    }
+    checkOperationTerm(this.hosted(index), index, shard, term, role);
   }
 
-  /**
-   * The primary's replication group for a write (ES `ReplicationTracker.getReplicationGroup`): the
-   * other copies in sync by this node's metadata and the copies being recovered here.
-   */
+  /** The primary's replication group for a write ({@link replicationGroupOf}, with the copies being recovered here). */
   replicationGroup(index: string, shard: number): GroupMember[] {
-    const h = this.hosted(index);
-    const group: GroupMember[] = (h.metadata.shardCopies?.[shard] ?? []).filter((c) => c.node !== h.ordinal && c.inSync).map((c) => ({ node: c.node, inSync: true }));
-    for (const node of this.recoveries.nodes(index, shard)) if (node !== h.ordinal && !group.some((g) => g.node === node)) group.push({ node, inSync: false });
-    return group;
+    return replicationGroupOf(this.hosted(index), shard, this.recoveries.nodes(index, shard));
   }
 
   /**
@@ -262,20 +192,7 @@ export class IndexRegistry {
   noteReplicaCheckpoints(index: string, shard: number, checkpoints: ReadonlyMap<number, number>, inSync: readonly number[]): void {
     const h = this.hosted(index);
     h.replicaCheckpoints.note(shard, checkpoints);
-    this.advanceGlobalCheckpoint(h, shard, inSync);
-  }
-
-  /**
-   * Moves the global checkpoint of the primary copy of `shard` here on (see {@link ReplicaCheckpoints}),
-   * over the in-sync replicas of this node's metadata and `alsoInSync`; a no-op on a replica.
-   */
-  private advanceGlobalCheckpoint(h: HostedIndex, shard: number, alsoInSync: readonly number[] = []): void {
-    const copy = h.shards.get(shard);
-    const copies = h.metadata.shardCopies?.[shard];
-    if (!copy || h.failed.has(shard) || h.ordinal === null || !copies?.some((c) => c.primary && c.node === h.ordinal)) return;
-    const inSync = new Set([...alsoInSync, ...copies.filter((c) => c.inSync && !c.primary).map((c) => c.node)]);
-    inSync.delete(h.ordinal);
-    copy.advanceGlobalCheckpoint(h.replicaCheckpoints.globalCheckpoint(shard, copy.localCheckpoint, inSync));
+    advanceGlobalCheckpoint(h, shard, inSync);
   }
 
   /** Replica writes in progress on `shard` ({@link beginReplicaWrite}). */
@@ -301,26 +218,6 @@ export class IndexRegistry {
     return this.hosted(index).metadata.shardCopies?.[shard] ?? [];
   }
 
-  /**
-   * A primary copy reopened after its node stopped (a crash, or a stop that cut writes short) may
-   * hold ops it made durable but never got to forward: their writes were not acknowledged, but its
-   * in-sync replicas lack them, and the failures it would have reported died with the process (the
-   * fault suite's seeds 1076 and 1088: a SIGKILLed primary came back as the primary of its term,
-   * nobody promoted meanwhile, and its replica stayed in sync without an op the primary had). Every
-   * in-sync replica of such a primary is therefore reported as a pending failure, as if a forwarded
-   * write had failed on it: the cluster manager takes it out of sync and it recovers by the ops above
-   * its local checkpoint (ES never keeps a restarted copy as primary: the node's return is a new
-   * allocation, and a promoted primary resyncs its replicas, `PrimaryReplicaSyncer`).
-   */
-  private suspectReplicasAfterRestart(h: HostedIndex, shard: number): void {
-    const copies = h.metadata.shardCopies?.[shard];
-    if (h.ordinal === null || !copies?.some((c) => c.primary && c.node === h.ordinal)) return;
-    const replicas = copies.filter((c) => !c.primary && c.inSync).map((c) => c.node);
-    if (replicas.length === 0) return;
-    this.notePendingFailures(h.metadata.name, shard, replicas, copies);
-    this.log?.info({ index: h.metadata.name, shard, replicas }, 'primary reopened after a stop: its in-sync replicas are reported for recovery');
-  }
-
   /** This node's ordinal as the index's copies name it (null: not known yet). */
   ordinalOf(index: string): number | null {
     return this.hosted(index).ordinal;
@@ -332,34 +229,11 @@ export class IndexRegistry {
    * @throws EsError 409 `illegal_state_exception` when the copy here is the primary or in sync.
    */
   resetCopy(index: string, shard: number): Shard {
-    this.hostedShard(index, shard); // a failed copy may be emptied too: that is how it comes back
     const h = this.hosted(index);
-    const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
-    if (!copy || copy.primary || copy.inSync) {
-      throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] the copy on node [${this.nodeId}] is not a recovering replica and cannot be emptied`);
-    }
-    this.dropShard(h, shard);
-    h.replicaCheckpoints.forget(shard);
-    const fresh = this.openShard(h, shard);
+    hostedShardOf(h, this.nodeId, index, shard); // a failed copy may be emptied too: that is how it comes back
+    const fresh = resetShardCopy(this.copyEnv, h, this.nodeId, shard);
     this.persist(h);
     return fresh;
-  }
-
-  /** Gives every shard hosted here its primary term and `index.gc_deletes` from the metadata. */
-  private applyTerms(h: HostedIndex): void {
-    for (const [s, shard] of h.shards) {
-      const term = primaryTermOf(h.metadata, s);
-      const promotedHere = term > shard.primaryTerm && h.metadata.shardCopies?.[s]?.some((c) => c.primary && c.node === h.ordinal) === true;
-      // What a primary of another term heard from its replicas says nothing of this term's copies.
-      if (term !== shard.primaryTerm) h.replicaCheckpoints.forget(s);
-      shard.primaryTerm = term;
-      shard.gcDeletesMs = h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS;
-      if (promotedHere) {
-        // The new primary's gaps (ops of the old primary it never got) become no-ops (ES fillSeqNoGaps).
-        const filled = shard.fillSeqNoGaps();
-        this.log?.info({ index: h.metadata.name, shard: s, term, filled }, 'primary promoted');
-      }
-    }
   }
 
   /**
@@ -375,26 +249,6 @@ export class IndexRegistry {
     }
   }
 
-  /** Opens the copies the metadata places here (else `explicit`), and removes the ones it no longer places here. */
-  private placeCopies(h: HostedIndex, explicit: readonly number[]): void {
-    const placed = shardsOnNode(h.metadata, h.ordinal);
-    for (const s of placed ?? explicit) if (!h.shards.has(s)) this.openShard(h, s);
-    if (placed === null) return;
-    for (const s of [...h.shards.keys()]) if (!placed.includes(s)) this.dropShard(h, s);
-  }
-
-  /** Closes a copy this node no longer hosts and removes its files. */
-  private dropShard(h: HostedIndex, s: number): void {
-    h.shards.delete(s);
-    h.failed.delete(s);
-    const store = h.stores.get(s);
-    h.stores.delete(s);
-    store?.close();
-    h.refresher.releaseShard(s);
-    if (this.storage) removeShardData(this.storage.dataDir, h.metadata.uuid, s);
-    this.log?.info({ index: h.metadata.name, shard: s }, 'shard copy removed');
-  }
-
   /** Merges new fields into an index's mapping (dynamic mapping); throws on a type conflict. */
   mergeMapping(index: string, update: Mapping): IndexMetadata {
     const h = this.hosted(index);
@@ -404,11 +258,6 @@ export class IndexRegistry {
       this.persist(h);
     }
     return h.metadata;
-  }
-
-  /** The translog durability of an index's shards: its own setting, else this node's default. */
-  private durabilityOf(h: HostedIndex): TranslogDurability {
-    return h.metadata.translogDurability ?? this.storage!.durability ?? 'request';
   }
 
   /** Drops an index, its shards and their files; unknown names are ignored (idempotent). */
@@ -437,92 +286,24 @@ export class IndexRegistry {
 
   /** Every index this node knows, with the shard copies it hosts, their role and in-sync state. */
   list(): NodeIndexEntry[] {
-    return [...this.indices.values()].map((h) => {
-      const shards = [...h.shards.keys()].filter((s) => !h.failed.has(s)).sort((a, b) => a - b);
-      const failed = [...h.failed.keys()].sort((a, b) => a - b);
-      const pendingFailures = h.inSync.pendingList();
-      const activeWrites = h.permits.activePrimaryWrites();
-      return {
-        metadata: h.metadata,
-        shards,
-        ...(h.ordinal !== null ? { node: h.ordinal } : {}),
-        copies: hostedCopies(h.metadata, h.ordinal, shards),
-        ...(failed.length > 0 ? { failed } : {}),
-        ...(pendingFailures.length > 0 ? { pendingFailures } : {}),
-        ...(activeWrites.length > 0 ? { activeWrites } : {}),
-      };
-    });
+    return [...this.indices.values()].map(nodeIndexEntry);
   }
 
   /**
-   * The shard `shard` of `index` hosted here.
-   * @throws EsError 404 index_not_found_exception, or 404 shard_not_found_exception when the index
-   *   exists but this node does not host that shard (a mis-wired coordinator).
+   * The shard `shard` of `index` hosted here, refused when failed ({@link servingShardOf}).
+   * @throws EsError 404 index_not_found_exception, or as {@link servingShardOf}.
    */
   shard(index: string, shard: number): Shard {
-    const s = this.hostedShard(index, shard);
-    const failure = this.hosted(index).failed.get(shard);
-    if (failure !== undefined) {
-      throw new EsError(503, 'no_shard_available_action_exception', `[${index}][${shard}] the copy on node [${this.nodeId}] failed: ${failure}`, {
-        metadata: { index, shard: String(shard) },
-      });
-    }
-    return s;
+    return servingShardOf(this.hosted(index), this.nodeId, index, shard);
   }
 
   /**
-   * Refuses a read or a primary write on a closed index (ES `IndexClosedException`), by this node's
-   * copy of the metadata: a coordinator whose view is older than the close cannot reach the data
-   * through this node. Replica ops and recoveries still run (a closed index keeps its copies).
+   * Refuses a read or a primary write on a closed index (ES `IndexClosedException`), as
+   * {@link checkIndexOpen}. Replica ops and recoveries still run (a closed index keeps its copies).
    * @throws EsError 400 `index_closed_exception`; 404 index_not_found_exception for an unknown index
    */
   checkOpen(index: string): void {
-    const m = this.hosted(index).metadata;
-    if (m.state === 'close') throw new EsError(400, 'index_closed_exception', 'closed', { metadata: { index_uuid: m.uuid, index } });
-  }
-
-  /** The shard object hosted here, failed or not. @throws as {@link IndexRegistry.shard} for a missing one */
-  private hostedShard(index: string, shard: number): Shard {
-    const s = this.hosted(index).shards.get(shard);
-    if (!s) {
-      throw new EsError(404, 'shard_not_found_exception', `no such shard [${index}][${shard}] on node [${this.nodeId}]`, {
-        metadata: { index, shard: String(shard) },
-      });
-    }
-    return s;
-  }
-
-  /**
-   * Fails a copy whose translog commit failed (ES `IndexShard.failShard`): it answers nothing from
-   * then on (its memory holds writes its disk does not), the node reports it failed (coordinators
-   * read elsewhere, and the cluster manager promotes a replica when it was the primary) and not ready.
-   * Reopening it (a recovery's reset, or a restart, which replays what the disk holds) clears it.
-   */
-  private failCopy(h: HostedIndex, shard: number, err: Error): void {
-    if (h.failed.has(shard)) return;
-    h.failed.set(shard, err.message);
-    this.log?.error({ err, index: h.metadata.name, shard }, 'shard copy failed: translog commit failed');
-  }
-
-  /**
-   * Fails a copy whose files had to be created empty although the metadata has it in sync with
-   * data: its node lost them (a wiped or replaced disk, a data directory removed, shard files
-   * deleted). Only at the index's creation (metadata version 1) is an in-sync copy legitimately
-   * empty; later, an in-sync copy either was created then, or became in sync through a recovery
-   * that filled its files. Serving the empty copy as in sync would hide every acknowledged write
-   * from its searches, and promoting it would lose them all: ES refuses such a copy because its
-   * allocation id is not in the in-sync set. It is reported failed like a copy whose translog
-   * commit failed: a replica is taken out of sync and recovered by a full copy; a primary is
-   * replaced by an in-sync replica, or, with none, its shard stays red (ES asks for
-   * `allocate_empty_primary` with `accept_data_loss`, which Folio does not offer).
-   * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-reroute.html
-   */
-  private checkNotLost(h: HostedIndex, shard: number): void {
-    const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
-    if (!copy?.inSync || h.metadata.version <= 1) return;
-    const reason = `the copy's files are missing: it is in sync in the index metadata (version ${h.metadata.version}) but had to be created empty`;
-    h.failed.set(shard, reason);
-    this.log?.error({ index: h.metadata.name, shard, primary: copy.primary }, `shard copy failed: ${reason}`);
+    checkIndexOpen(this.hosted(index), index);
   }
 
   /** The copies hosted here that have failed, as `index/shard`. */
@@ -530,20 +311,9 @@ export class IndexRegistry {
     return [...this.indices.values()].flatMap((h) => [...h.failed.keys()].map((s) => `${h.metadata.name}/${s}`));
   }
 
-  /**
-   * The shard `shard` of `index` for a primary write: the copy here must be the primary by this
-   * node's metadata (ES refuses a primary operation on a replica the same way).
-   * @throws EsError 404 `shard_not_in_primary_mode_exception` when the copy here is a replica;
-   *   else as {@link IndexRegistry.shard}.
-   */
+  /** The shard `shard` of `index` for a primary write. @throws as {@link primaryShardOf}; 404 for an unknown index */
   primaryShard(index: string, shard: number): Shard {
-    const s = this.shard(index, shard);
-    const h = this.hosted(index);
-    const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
-    if (copy && !copy.primary) {
-      throw new EsError(404, 'shard_not_in_primary_mode_exception', 'CurrentState[STARTED] shard is not in primary mode', { metadata: { index, shard: String(shard) } });
-    }
-    return s;
+    return primaryShardOf(this.hosted(index), this.nodeId, index, shard);
   }
 
   /**
@@ -570,8 +340,7 @@ export class IndexRegistry {
     const h = this.hosted(index);
     const targets = shards.length > 0 ? shards : [...h.shards.keys()];
     for (const s of targets) this.shard(index, s);
-    await Promise.all(targets.map((s) => this.timedFlush(index, h.stores.get(s))));
-    for (const s of targets) h.shards.get(s)!.counters.flushTotal++; // counted without storage too, as ES counts every flush
+    await flushCopies(h, targets, (name, seconds) => this.timings?.flushed(name, seconds));
     return targets;
   }
 
@@ -595,79 +364,23 @@ export class IndexRegistry {
   async close(): Promise<void> {
     this.flushPolicy?.stop();
     for (const h of this.indices.values()) h.refresher.stop();
-    const stores = this.allStores();
-    await Promise.all(stores.map((st) => st.flush().catch((err: Error) => this.log?.error({ err, path: st.path }, 'flush on close failed'))));
-    for (const st of stores) st.close();
+    await flushAndCloseStores(this.allStores(), this.log);
     this.indices.clear();
     this.metaStore?.close();
   }
 
-  private async timedFlush(index: string, store: ShardStore | undefined): Promise<void> {
-    if (!store) return;
-    const started = performance.now();
-    await store.flush();
-    this.timings?.flushed(index, (performance.now() - started) / 1000);
-  }
-
-  /** Counts a flush the flush policy ran on `store` (`GET /_stats` `flush.total`). */
-  private countFlush(store: ShardStore): void {
-    for (const h of this.indices.values()) {
-      for (const [s, st] of h.stores) if (st === store) h.shards.get(s)!.counters.flushTotal++;
-    }
-  }
-
-  /** The index a store belongs to ('' once it is gone). */
-  private indexOf(store: ShardStore): string {
-    for (const [name, h] of this.indices) for (const st of h.stores.values()) if (st === store) return name;
-    return '';
-  }
-
   private allStores(): ShardStore[] {
-    return [...this.indices.values()].flatMap((h) => [...h.stores.values()]);
+    return storesOf(this.indices.values());
   }
 
   private host(metadata: IndexMetadata): HostedIndex {
-    const shards = new Map<number, Shard>();
-    const refresher = new IndexRefresher(metadata.name, shards, (index, seconds) => this.timings?.refreshed(index, seconds), this.log);
-    const h: HostedIndex = { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState(), permits: new OperationPermits(), replicaCheckpoints: new ReplicaCheckpoints() };
+    const h = hostIndex(metadata, (index, seconds) => this.timings?.refreshed(index, seconds), this.log);
     this.indices.set(metadata.name, h);
     return h;
   }
 
-  private openShard(h: HostedIndex, s: number): Shard {
-    const name = h.metadata.name;
-    let store: ShardStore | undefined;
-    if (this.storage) {
-      store = ShardStore.open({
-        path: shardStorePath(this.storage.dataDir, h.metadata.uuid, s),
-        durability: this.durabilityOf(h),
-        syncIntervalMs: this.storage.syncIntervalMs,
-        onError: (err) => this.failCopy(h, s, err),
-      });
-      h.stores.set(s, store);
-      if (store.created) this.checkNotLost(h, s);
-    }
-    const shard = new Shard({
-      index: name,
-      shard: s,
-      getMapping: () => h.metadata.mappings,
-      updateMapping: (update: Mapping) => this.mergeMapping(name, update),
-      translog: store,
-      gcDeletesMs: h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS,
-      backgroundMerges: true, // merges run in event-loop slices, not inside a refresh (docs/reliability.md)
-    });
-    shard.primaryTerm = primaryTermOf(h.metadata, s);
-    // The store records the checkpoints at each flush (ES: a commit's local_checkpoint, the translog's global checkpoint).
-    if (store) {
-      store.checkpointSource = () => ({ local: shard.localCheckpoint, global: shard.globalCheckpoint });
-      shard.onCheckpointsMoved = () => store.recordCheckpointsSoon();
-    }
-    h.shards.set(s, shard);
-    return shard;
-  }
-
   private persist(h: HostedIndex): void {
-    this.metaStore?.put({ metadata: h.metadata, shards: [...h.shards.keys()].sort((a, b) => a - b), ...(h.ordinal !== null ? { node: h.ordinal } : {}) });
+    this.metaStore?.put(persistedEntry(h));
   }
 
   private hosted(index: string): HostedIndex {

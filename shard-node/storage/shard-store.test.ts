@@ -203,24 +203,6 @@ describe('flush policy', () => {
 });
 
 describe('sliced group commit', () => {
-  it('writes a large batch in slices of one transaction, acknowledges once it is committed, and keeps later syncs waiting for it', async () => {
-    const s = open({ commitSliceMs: 0 });
-    const ops = Array.from({ length: 1000 }, (_, i) => idx(`d${i}`, i));
-    s.append(ops.slice(0, 900));
-    const first = s.sync();
-    let firstDone = false;
-    void first.then(() => (firstDone = true));
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setImmediate(r));
-    expect(firstDone).toBe(false); // slices written inside one open transaction
-    expect(committed(s.path)).toBe(0);
-    const second = s.sync(); // nothing pending: waits for the batch being written
-    s.append(ops.slice(900));
-    const third = s.sync();
-    await Promise.all([first, second, third]);
-    expect(s.stats()).toMatchObject({ committedOps: 1000, commits: 2 });
-    expect(committed(s.path)).toBe(1000);
-  });
   it('commitNow (flush, close) finishes the batch being written, in seq_no order', async () => {
     const s = open({ commitSliceMs: 0 });
     s.append(Array.from({ length: 500 }, (_, i) => idx(`d${i}`, i)));

@@ -1,34 +1,24 @@
 /**
- * The durable store of one shard, in one SQLite file (`FOLIO_DATA/<index-uuid>/<shard>/shard.sqlite`):
- * - `translog`: every accepted op since the last flush (`source` NULL for a delete tombstone);
- * - `docs`: the flush snapshot, one row per `_id` (latest version, seq_no, `_source`; tombstones
- *   keep a deleted id's version sequence);
- * - `meta`: `flushed_seq_no`, and `local_checkpoint` (the shard's local checkpoint when the flush
- *   began: every op at or below it is in `docs` ⊕ `translog`; ES keeps it in each Lucene commit).
- *
- * Writes are acknowledged by ES's rules: with `index.translog.durability: request` (the default)
- * {@link ShardStore.sync} resolves only after the op's transaction is committed with fsync. Group
- * commit: every op appended before the commit runs (at `setImmediate`, after the bulks read in the
- * same event-loop turn) shares one batch, one transaction and one fsync. A batch is written in
- * time slices of `commitSliceMs`, yielding to the event loop between slices inside its transaction,
- * so a large bulk does not hold the node's event loop (docs/reliability.md); its waiters settle
- * once the transaction is committed. With `async`, ops are committed every `syncIntervalMs` and acknowledged at
- * once (a crash loses up to that interval, as in ES).
+ * The durable store of one shard, in one SQLite file (`FOLIO_DATA/<index-uuid>/<shard>/shard.sqlite`;
+ * its tables: shard-node/storage/shard-store-schema.ts): the translog of every accepted op since
+ * the last flush, the flush snapshot, and the checkpoints each flush records. Appends and their
+ * acknowledgement by `index.translog.durability` (group commit) are the {@link TranslogWriter}'s
+ * (shard-node/storage/translog-writer.ts); this module opens the file, reads ops back (recovery,
+ * ops-based peer recovery) and flushes.
  *
  * Flush folds the translog into `docs` in chunks (each its own transaction, so a crash mid-flush
- * leaves `docs` ⊕ `translog` whole), then truncates the WAL.
+ * leaves `docs` ⊕ `translog` whole), then truncates the WAL. Mirrors ES `IndexShard`'s store and
+ * translog pair (`Store`, `Translog`) behind the engine's {@link Translog} interface.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules-translog.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
  */
 import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
-import { setLongInterval, type LongTimer } from '../../shared/long-timer.ts';
 import { existsSync } from 'node:fs';
-import type { DatabaseSync, StatementSync } from 'node:sqlite';
+import type { DatabaseSync } from 'node:sqlite';
 import { RetentionHolds, type Translog, type TranslogOp } from '../engine/translog.ts';
+import { addRoutingColumns, rowToOp, SCHEMA, translogSize, type Row } from './shard-store-schema.ts';
 import { inTransaction, openDurableDatabase } from './sqlite.ts';
-
-/** ES `index.translog.durability`: fsync before each acknowledgement, or every sync interval. */
-export type TranslogDurability = 'request' | 'async';
+import { TranslogWriter, type TranslogDurability } from './translog-writer.ts';
 
 /** Options of {@link ShardStore.open}. */
 export interface ShardStoreOptions {
@@ -62,55 +52,6 @@ export interface ShardStoreStats {
   lastFlushAt: number;
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS translog (seq_no INTEGER PRIMARY KEY, id TEXT NOT NULL, version INTEGER NOT NULL, source TEXT, routing TEXT);
-CREATE TABLE IF NOT EXISTS docs (id TEXT PRIMARY KEY, seq_no INTEGER NOT NULL, version INTEGER NOT NULL, source TEXT, routing TEXT);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-`;
-
-/** Rough on-disk cost of an op, for the flush threshold. */
-function opBytes(op: TranslogOp): number {
-  return op._id.length + (op.op === 'index' ? op.json.length : 0) + 24;
-}
-
-interface Row {
-  id: string;
-  seq_no: number;
-  version: number;
-  source: string | null;
-  /** The document's custom routing (null: none, or a delete). */
-  routing: string | null;
-}
-
-/**
- * Adds the `routing` column to the tables of a store written before documents kept their custom
- * routing (their documents had none recorded: they read back without one).
- */
-function addRoutingColumns(db: DatabaseSync): void {
-  for (const table of ['translog', 'docs']) {
-    const cols = db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
-    if (!cols.some((c) => c.name === 'routing')) db.exec(`ALTER TABLE ${table} ADD COLUMN routing TEXT`);
-  }
-}
-
-/** A caller of {@link ShardStore.sync} waiting for a batch to be committed. */
-interface Waiter {
-  resolve: () => void;
-  reject: (err: Error) => void;
-}
-
-/** Ops taken from `pending` for one group commit, written from `pos` on, and who waits for them. */
-interface Batch {
-  ops: TranslogOp[];
-  pos: number;
-  waiters: Waiter[];
-}
-
-function rowToOp(r: Row): TranslogOp {
-  if (r.source === null) return { op: 'delete', _id: r.id, seqNo: r.seq_no, version: r.version };
-  return { op: 'index', _id: r.id, json: r.source, seqNo: r.seq_no, version: r.version, ...(r.routing !== null ? { routing: r.routing } : {}) };
-}
-
 /** How soon (ms) moved checkpoints are recorded durably ({@link ShardStore.recordCheckpointsSoon}). */
 export const CHECKPOINTS_RECORD_MS = 1_000;
 
@@ -120,26 +61,14 @@ export class ShardStore implements Translog {
   /**
    * True when the file did not exist and was created by this open: the copy starts empty. The
    * registry refuses to let such a copy pass for one the cluster state has in sync with data
-   * (shard-node/index-registry.ts: a lost copy).
+   * (shard-node/hosted-index.ts `checkNotLost`: a lost copy).
    */
   readonly created: boolean;
   private readonly db: DatabaseSync;
-  private readonly insert: StatementSync;
+  /** Appends, group commit and acknowledgement (shard-node/storage/translog-writer.ts). */
+  private readonly writer: TranslogWriter;
   private readonly flushChunkOps: number;
-  private readonly commitSliceMs: number;
-  private readonly onError: (err: Error) => void;
-  private durability: TranslogDurability = 'request';
-  private syncTimer: LongTimer | null = null;
-  private pending: TranslogOp[] = [];
-  private waiters: Waiter[] = [];
-  private commitScheduled = false;
-  /** The batch being written in slices (null when none is). */
-  private batch: Batch | null = null;
-  /** Whether the sliced commit loop is running (it picks up what is appended meanwhile). */
-  private committing = false;
   private flushing: Promise<number> | null = null;
-  /** Set when a commit failed: the shard's memory is ahead of its disk, so nothing more is acknowledged. */
-  private failure: Error | null = null;
   private closed = false;
   private readonly counters: ShardStoreStats;
   /** The shard's local and global checkpoints, recorded at each flush (set by the registry once the shard exists). */
@@ -155,13 +84,11 @@ export class ShardStore implements Translog {
     this.db = openDurableDatabase(opts.path);
     this.db.exec(SCHEMA);
     addRoutingColumns(this.db);
-    this.insert = this.db.prepare('INSERT INTO translog (seq_no, id, version, source, routing) VALUES (?, ?, ?, ?, ?)');
     this.flushChunkOps = opts.flushChunkOps ?? 2_000;
-    this.commitSliceMs = opts.commitSliceMs ?? 10;
-    this.onError = opts.onError ?? (() => {});
     const flushed = this.db.prepare("SELECT value FROM meta WHERE key = 'flushed_seq_no'").get() as { value: number } | undefined;
-    const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as { n: number; b: number };
+    const t = translogSize(this.db);
     this.counters = { translogOps: t.n, translogBytes: t.b, commits: 0, committedOps: 0, flushedSeqNo: flushed?.value ?? -1, lastFlushAt: Date.now() };
+    this.writer = new TranslogWriter({ db: this.db, path: this.path, commitSliceMs: opts.commitSliceMs ?? 10, onError: opts.onError ?? (() => {}), counters: this.counters });
     this.setDurability(opts.durability ?? 'request', opts.syncIntervalMs ?? 5000);
   }
 
@@ -172,44 +99,17 @@ export class ShardStore implements Translog {
 
   /** Switches durability at run time (ES: `index.translog.durability` is a dynamic setting). */
   setDurability(durability: TranslogDurability, syncIntervalMs: number): void {
-    this.syncTimer?.clear();
-    this.syncTimer = null;
-    this.durability = durability;
-    if (durability === 'async') {
-      this.syncTimer = setLongInterval(() => this.commitNow(), Math.max(syncIntervalMs, 10)).unref();
-    } else if (this.pending.length > 0) this.scheduleCommit();
+    this.writer.setDurability(durability, syncIntervalMs);
   }
 
-  /**
-   * Queues accepted ops. With `request` durability they are committed by the group commit that the
-   * next {@link ShardStore.sync} schedules (every write path syncs before it acknowledges), so a
-   * bulk applied in slices is committed once, after its last slice, not once per slice.
-   */
+  /** Queues accepted ops ({@link TranslogWriter.append}). @throws Error once the store is closed */
   append(ops: readonly TranslogOp[]): void {
-    if (this.closed) throw new Error(`shard store [${this.path}] is closed`);
-    for (const op of ops) {
-      this.pending.push(op);
-      this.counters.translogOps++;
-      this.counters.translogBytes += opBytes(op);
-    }
+    this.writer.append(ops);
   }
 
-  /**
-   * Resolves when every op appended so far is committed with fsync (`request`), or at once
-   * (`async`). Rejects once a commit has failed: the caller must not acknowledge.
-   */
+  /** Resolves when every op appended so far is durable by the store's durability ({@link TranslogWriter.sync}). */
   sync(): Promise<void> {
-    if (this.failure) return Promise.reject(this.failure);
-    if (this.durability === 'async') return Promise.resolve();
-    // Nothing pending: the caller's ops are committed already, or in the batch being written.
-    if (this.pending.length === 0 && this.batch === null) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      if (this.pending.length === 0) this.batch!.waiters.push({ resolve, reject });
-      else {
-        this.waiters.push({ resolve, reject });
-        this.scheduleCommit();
-      }
-    });
+    return this.writer.sync();
   }
 
   /** Durable stores keep ops until a flush, whatever the refresh sealed. */
@@ -224,9 +124,10 @@ export class ShardStore implements Translog {
     if (this.closed || fromSeqNo < this.counters.flushedSeqNo) return null;
     const out: TranslogOp[] = [];
     for (const r of this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog WHERE seq_no > ? ORDER BY seq_no').iterate(fromSeqNo)) out.push(rowToOp(r as unknown as Row));
-    // The batch being committed: its ops not written yet are in neither the table nor `pending`.
-    if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) if (this.batch.ops[i].seqNo > fromSeqNo) out.push(this.batch.ops[i]);
-    for (const op of this.pending) if (op.seqNo > fromSeqNo) out.push(op);
+    // The ops not written yet (the batch being committed, the pending ones) are not in the table.
+    this.writer.forEachUnwritten((op) => {
+      if (op.seqNo > fromSeqNo) out.push(op);
+    });
     return out.sort((a, b) => a.seqNo - b.seqNo);
   }
 
@@ -253,110 +154,14 @@ export class ShardStore implements Translog {
       out.push(op);
       memory = true;
     };
-    if (this.batch) for (let i = this.batch.pos; i < this.batch.ops.length; i++) fromMemory(this.batch.ops[i]);
-    for (const op of this.pending) fromMemory(op);
+    this.writer.forEachUnwritten(fromMemory);
     if (memory) out.sort((a, b) => a.seqNo - b.seqNo);
     return out.length > limit ? out.slice(0, limit) : out;
   }
 
-  private scheduleCommit(): void {
-    if (this.commitScheduled || this.committing) return;
-    this.commitScheduled = true;
-    setImmediate(() => {
-      this.commitScheduled = false;
-      void this.commitSliced();
-    });
-  }
-
-  /**
-   * The group commit of `request` durability: takes the pending ops as one batch and writes it in
-   * slices of about `commitSliceMs`, yielding to the event loop between slices; settles the batch's
-   * waiters once it is whole, then takes what was appended meanwhile. Never throws.
-   */
-  private async commitSliced(): Promise<void> {
-    if (this.committing) return;
-    this.committing = true;
-    try {
-      while (this.batch !== null || this.pending.length > 0 || this.waiters.length > 0) {
-        const batch = this.batch ?? this.takeBatch();
-        this.writeSlice(batch, this.commitSliceMs);
-        if (batch.pos < batch.ops.length && !this.failure && !this.closed) await yieldToEventLoop();
-        // commitNow() may have finished the batch meanwhile (a flush or close).
-        if (this.batch === batch && (batch.pos >= batch.ops.length || this.failure || this.closed)) this.settle(batch);
-      }
-    } finally {
-      this.committing = false;
-    }
-  }
-
-  private takeBatch(): Batch {
-    this.batch = { ops: this.pending, pos: 0, waiters: this.waiters };
-    this.pending = [];
-    this.waiters = [];
-    return this.batch;
-  }
-
-  /**
-   * Writes the batch's next ops for about `maxMs` (all of them when `maxMs` is Infinity). A batch is
-   * one transaction, opened by its first slice and committed (one fsync) by its last: the slices
-   * between run across event-loop turns, and every other transaction of this store waits for it
-   * ({@link ShardStore.commitNow} finishes it first), so a batch is durable whole or not at all.
-   */
-  private writeSlice(batch: Batch, maxMs: number): void {
-    if (batch.pos >= batch.ops.length || this.failure || this.closed) return;
-    const started = performance.now();
-    try {
-      if (!this.db.isTransaction) this.db.exec('BEGIN IMMEDIATE');
-      const ops = batch.ops;
-      let i = batch.pos;
-      while (i < ops.length) {
-        const op = ops[i++];
-        this.insert.run(op.seqNo, op._id, op.version, op.op === 'index' ? op.json : null, op.op === 'index' ? (op.routing ?? null) : null);
-        if ((i & 63) === 0 && performance.now() - started >= maxMs) break;
-      }
-      batch.pos = i;
-      if (i >= ops.length) {
-        this.db.exec('COMMIT');
-        if (ops.length > 0) {
-          this.counters.commits++;
-          this.counters.committedOps += ops.length;
-        }
-      }
-    } catch (err) {
-      if (this.db.isTransaction) this.db.exec('ROLLBACK');
-      this.failure = new Error(`translog commit failed for [${this.path}]: ${(err as Error).message}`);
-      this.onError(this.failure);
-    }
-  }
-
-  /** Ends the current batch: its waiters resolve, or reject when a commit failed. */
-  private settle(batch: Batch): void {
-    this.batch = null;
-    for (const w of batch.waiters) {
-      if (this.failure) w.reject(this.failure);
-      else w.resolve();
-    }
-  }
-
-  /** Writes the rest of the batch being committed in slices, if any, and settles it (its transaction is then closed). */
-  private finishBatch(): void {
-    if (this.batch) {
-      this.writeSlice(this.batch, Infinity);
-      this.settle(this.batch);
-    }
-  }
-
-  /**
-   * Writes every pending op now, synchronously (the batch being written in slices first, so seq_no
-   * order holds), and settles the waiters. Used by flushes, `close` and `async` durability. Never throws.
-   */
+  /** Writes every pending op now, synchronously ({@link TranslogWriter.commitNow}). Never throws. */
   commitNow(): void {
-    this.finishBatch();
-    if (this.pending.length > 0 || this.waiters.length > 0) {
-      const batch = this.takeBatch();
-      this.writeSlice(batch, Infinity);
-      this.settle(batch);
-    }
+    this.writer.commitNow();
   }
 
   /**
@@ -387,7 +192,7 @@ export class ShardStore implements Translog {
     const checkpoints = this.checkpointSource?.();
     const checkpoint = checkpoints?.local;
     this.commitNow();
-    if (this.failure) throw this.failure;
+    if (this.writer.failure) throw this.writer.failure;
     if (checkpoints !== undefined) this.writeCheckpoints(checkpoints);
     const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
     // Folded: the ops at or below the local checkpoint and below every retention hold. Ops above
@@ -409,7 +214,7 @@ export class ShardStore implements Translog {
       const mark = this.db.prepare("INSERT INTO meta (key, value) VALUES ('flushed_seq_no', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
       for (let lo = lowest.lo; lo <= upTo && !this.closed; lo += this.flushChunkOps) {
         const hi = Math.min(lo + this.flushChunkOps - 1, upTo);
-        this.finishBatch(); // a group commit may have opened its transaction while the flush yielded
+        this.writer.finishBatch(); // a group commit may have opened its transaction while the flush yielded
         inTransaction(this.db, () => {
           fold.run(lo, hi);
           folded += Number(drop.run(lo, hi).changes);
@@ -420,13 +225,12 @@ export class ShardStore implements Translog {
       }
     }
     if (!this.closed) {
-      this.finishBatch();
+      this.writer.finishBatch();
       this.db.exec('PRAGMA wal_checkpoint(TRUNCATE)');
-      const t = this.db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as { n: number; b: number };
-      let pendingBytes = 0;
-      for (const op of this.pending) pendingBytes += opBytes(op);
-      this.counters.translogOps = t.n + this.pending.length;
-      this.counters.translogBytes = t.b + pendingBytes;
+      const t = translogSize(this.db);
+      const pending = this.writer.pendingSize();
+      this.counters.translogOps = t.n + pending.ops;
+      this.counters.translogBytes = t.b + pending.bytes;
     }
     this.counters.lastFlushAt = Date.now();
     return folded;
@@ -454,7 +258,7 @@ export class ShardStore implements Translog {
       this.checkpointsTimer = null;
       if (this.closed || !this.checkpointSource) return;
       this.commitNow(); // the ops at or below them are durable first
-      if (this.failure) return;
+      if (this.writer.failure) return;
       this.writeCheckpoints(this.checkpointSource());
     }, CHECKPOINTS_RECORD_MS);
     this.checkpointsTimer.unref();
@@ -488,10 +292,9 @@ export class ShardStore implements Translog {
   /** Commits pending ops and closes the file. Idempotent. */
   close(): void {
     if (this.closed) return;
-    this.syncTimer?.clear();
     if (this.checkpointsTimer !== null) clearTimeout(this.checkpointsTimer);
     this.checkpointsTimer = null;
-    this.commitNow();
+    this.writer.close();
     this.closed = true;
     this.db.close();
   }
