@@ -17,7 +17,7 @@ import { loadSample } from '../scripts/samples/load.ts';
 import { REPO_ROOT } from '../scripts/local-services.ts';
 import { measureFanOutCeiling } from './ceilings.ts';
 import type { EngineMemory } from './engine-memory.ts';
-import { startBenchCluster } from './cluster.ts';
+import { startBenchCluster, type BenchCluster } from './cluster.ts';
 import { buildCorpus } from './corpus.ts';
 import type { Corpus } from './corpus.ts';
 import type { AggRow, SphinxAggFigures } from './agg-report.ts';
@@ -84,92 +84,105 @@ function noteErrors(report: BenchReport, label: string, figures: EngineFigures |
   }
 }
 
+/** Creates the bench index, bulk-loads the corpus sample and flushes; records bulk speed and memory per document. */
+async function loadFolio(cluster: BenchCluster, corpus: Corpus, report: BenchReport): Promise<void> {
+  const sample = corpus.sample(SHARDS, MAX_RESULT_WINDOW);
+  const put = await fetch(`${cluster.coordinatorUrl}/${INDEX}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sample.index) });
+  if (put.status !== 200) throw new Error(`PUT /${INDEX}: HTTP ${put.status} ${await put.text()}`);
+  const memBefore = await cluster.shardMemory();
+  let t0 = performance.now();
+  const loaded = await loadSample(cluster.coordinatorUrl, sample, { batchDocs: BULK_BATCH_DOCS });
+  report.bulk = { docs: loaded.docs, seconds: (performance.now() - t0) / 1000, batchDocs: BULK_BATCH_DOCS };
+  log(`bulk: ${loaded.docs} docs in ${report.bulk.seconds.toFixed(1)} s`);
+  // As Rally's tracks do after indexing (refresh, force-merge, wait for merges), let the background
+  // work of the load finish before measuring searches: a synchronous _flush folds every translog.
+  t0 = performance.now();
+  const flushed = await fetch(`${cluster.coordinatorUrl}/${INDEX}/_flush`, { method: 'POST' });
+  if (flushed.status !== 200) throw new Error(`POST /${INDEX}/_flush: HTTP ${flushed.status} ${await flushed.text()}`);
+  log(`flush after the load: ${elapsed(t0)} s`);
+  const memAfter = await cluster.shardMemory();
+  report.memory = {
+    rssPerDoc: (memAfter.rss - memBefore.rss) / loaded.docs,
+    heapPerDoc: (memAfter.heapUsed - memBefore.heapUsed) / loaded.docs,
+    externalPerDoc: (memAfter.external - memBefore.external) / loaded.docs,
+    rawSourcePerDoc: corpus.rawSourceBytesPerDoc,
+    gcForced: memBefore.gcForced && memAfter.gcForced,
+  };
+  log(`memory: ${report.memory.rssPerDoc.toFixed(0)} B/doc RSS (raw _source ${corpus.rawSourceBytesPerDoc.toFixed(0)} B/doc)`);
+}
+
+/** Runs every paged task at every `from`, each page checked against the oracle where there is one. */
+async function runFolioPaged(client: FolioClient, corpus: Corpus, report: BenchReport): Promise<void> {
+  let t0: number;
+  for (const task of PAGED_TASKS) {
+    let matches: number;
+    try {
+      matches = (await client.search({ ...task.body(0, 0), track_total_hits: true })).hits.total.value;
+    } catch (err) {
+      report.notes.push(`${task.name}: could not run on Folio: ${(err as Error).message.slice(0, 300)}`);
+      continue;
+    }
+    const order = task.oracle(corpus);
+    if (order && order.length !== matches) report.notes.push(`${task.name}: Folio counts ${matches} matches, the oracle ${order.length}`);
+    for (const from of FROMS) {
+      if (from >= matches) {
+        report.skippedCombos.push(`${task.name} from=${from.toLocaleString('en-US')} (${matches.toLocaleString('en-US')} matches)`);
+        continue;
+      }
+      t0 = performance.now();
+      const row: ResultRow = { task: task.name, from, matches, folio: null, bytesPerSearch: null, callsPerSearch: null, sphinx: null, oracle: 'n/a' };
+      report.rows.push(row);
+      try {
+        const expected = oraclePage(order, corpus, from);
+        if (expected) {
+          const got = (await client.search(task.body(from, PAGE_SIZE))).hits.hits.map((h) => h._id);
+          row.oracle = got.length === expected.length && got.every((id, i) => id === expected[i]) ? 'equal' : 'DIFFERS';
+        }
+        const m = await measureFolioSearch(client, task.body(from, PAGE_SIZE), shape);
+        Object.assign(row, { folio: m.figures, bytesPerSearch: m.bytesPerSearch, callsPerSearch: m.callsPerSearch });
+        log(`folio ${task.name} from=${from}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search, oracle ${row.oracle} (${elapsed(t0)} s)`);
+      } catch (err) {
+        report.notes.push(`${task.name} from=${from}: Folio failed: ${(err as Error).message.slice(0, 300)}`);
+      }
+    }
+  }
+}
+
+/** The scroll task: {@link SCROLL_PAGES} pages of {@link SCROLL_PAGE_SIZE} by `search_after`. */
+async function runFolioScroll(client: FolioClient, corpus: Corpus, report: BenchReport): Promise<void> {
+  // scroll: search_after needs a unique last sort value; try _id, else the indexed keyword copy `uid`.
+  let tie = '_id';
+  try {
+    await client.search(scrollBody('_id', null));
+  } catch {
+    tie = 'uid';
+    report.notes.push('scroll: the coordinator does not accept `_id` in `sort`/`search_after`, so the scroll sorts on `uid`, an indexed keyword copy of `_id` (part of every document in the corpus).');
+  }
+  const row: ResultRow = { task: 'scroll', from: 0, matches: corpus.size, folio: null, bytesPerSearch: null, callsPerSearch: null, sphinx: null, oracle: 'n/a', scroll: true };
+  report.rows.push(row);
+  try {
+    const before = await client.stats();
+    const n = await probe(() => folioScroll(client, tie), shape.probeBudgetMs);
+    const after = await client.stats();
+    row.bytesPerSearch = (after.shard_response_bytes - before.shard_response_bytes) / (n * SCROLL_PAGES);
+    row.callsPerSearch = (after.shard_calls - before.shard_calls) / (n * SCROLL_PAGES);
+    row.folio = await measureLoops(() => folioScroll(client, tie), shape, scrollShaping(CLIENTS));
+    log(`folio scroll: p50 ${row.folio.one.p50Ms.toFixed(1)} ms per ${SCROLL_PAGES}×${SCROLL_PAGE_SIZE}`);
+  } catch (err) {
+    report.notes.push(`scroll: Folio failed: ${(err as Error).message.slice(0, 300)}`);
+  }
+}
+
 /** Runs every Folio task; returns the rows, the skipped combinations and notes. */
 async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
   const cluster = await startBenchCluster(SHARDS);
   const client = new FolioClient(cluster.coordinatorUrl, INDEX, CLIENTS + 2);
   try {
-    const sample = corpus.sample(SHARDS, MAX_RESULT_WINDOW);
-    const put = await fetch(`${cluster.coordinatorUrl}/${INDEX}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sample.index) });
-    if (put.status !== 200) throw new Error(`PUT /${INDEX}: HTTP ${put.status} ${await put.text()}`);
-    const memBefore = await cluster.shardMemory();
-    let t0 = performance.now();
-    const loaded = await loadSample(cluster.coordinatorUrl, sample, { batchDocs: BULK_BATCH_DOCS });
-    report.bulk = { docs: loaded.docs, seconds: (performance.now() - t0) / 1000, batchDocs: BULK_BATCH_DOCS };
-    log(`bulk: ${loaded.docs} docs in ${report.bulk.seconds.toFixed(1)} s`);
-    // As Rally's tracks do after indexing (refresh, force-merge, wait for merges), let the background
-    // work of the load finish before measuring searches: a synchronous _flush folds every translog.
-    t0 = performance.now();
-    const flushed = await fetch(`${cluster.coordinatorUrl}/${INDEX}/_flush`, { method: 'POST' });
-    if (flushed.status !== 200) throw new Error(`POST /${INDEX}/_flush: HTTP ${flushed.status} ${await flushed.text()}`);
-    log(`flush after the load: ${elapsed(t0)} s`);
-    const memAfter = await cluster.shardMemory();
-    report.memory = {
-      rssPerDoc: (memAfter.rss - memBefore.rss) / loaded.docs,
-      heapPerDoc: (memAfter.heapUsed - memBefore.heapUsed) / loaded.docs,
-      externalPerDoc: (memAfter.external - memBefore.external) / loaded.docs,
-      rawSourcePerDoc: corpus.rawSourceBytesPerDoc,
-      gcForced: memBefore.gcForced && memAfter.gcForced,
-    };
-    log(`memory: ${report.memory.rssPerDoc.toFixed(0)} B/doc RSS (raw _source ${corpus.rawSourceBytesPerDoc.toFixed(0)} B/doc)`);
-
-    for (const task of AGGS_ONLY ? [] : PAGED_TASKS) {
-      let matches: number;
-      try {
-        matches = (await client.search({ ...task.body(0, 0), track_total_hits: true })).hits.total.value;
-      } catch (err) {
-        report.notes.push(`${task.name}: could not run on Folio: ${(err as Error).message.slice(0, 300)}`);
-        continue;
-      }
-      const order = task.oracle(corpus);
-      if (order && order.length !== matches) report.notes.push(`${task.name}: Folio counts ${matches} matches, the oracle ${order.length}`);
-      for (const from of FROMS) {
-        if (from >= matches) {
-          report.skippedCombos.push(`${task.name} from=${from.toLocaleString('en-US')} (${matches.toLocaleString('en-US')} matches)`);
-          continue;
-        }
-        t0 = performance.now();
-        const row: ResultRow = { task: task.name, from, matches, folio: null, bytesPerSearch: null, callsPerSearch: null, sphinx: null, oracle: 'n/a' };
-        report.rows.push(row);
-        try {
-          const expected = oraclePage(order, corpus, from);
-          if (expected) {
-            const got = (await client.search(task.body(from, PAGE_SIZE))).hits.hits.map((h) => h._id);
-            row.oracle = got.length === expected.length && got.every((id, i) => id === expected[i]) ? 'equal' : 'DIFFERS';
-          }
-          const m = await measureFolioSearch(client, task.body(from, PAGE_SIZE), shape);
-          Object.assign(row, { folio: m.figures, bytesPerSearch: m.bytesPerSearch, callsPerSearch: m.callsPerSearch });
-          log(`folio ${task.name} from=${from}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search, oracle ${row.oracle} (${elapsed(t0)} s)`);
-        } catch (err) {
-          report.notes.push(`${task.name} from=${from}: Folio failed: ${(err as Error).message.slice(0, 300)}`);
-        }
-      }
-    }
-
+    await loadFolio(cluster, corpus, report);
+    if (!AGGS_ONLY) await runFolioPaged(client, corpus, report);
     await runFolioAggs(client, corpus, report);
     if (AGGS_ONLY) return;
-
-    // scroll: search_after needs a unique last sort value; try _id, else the indexed keyword copy `uid`.
-    let tie = '_id';
-    try {
-      await client.search(scrollBody('_id', null));
-    } catch {
-      tie = 'uid';
-      report.notes.push('scroll: the coordinator does not accept `_id` in `sort`/`search_after`, so the scroll sorts on `uid`, an indexed keyword copy of `_id` (part of every document in the corpus).');
-    }
-    const row: ResultRow = { task: 'scroll', from: 0, matches: corpus.size, folio: null, bytesPerSearch: null, callsPerSearch: null, sphinx: null, oracle: 'n/a', scroll: true };
-    report.rows.push(row);
-    try {
-      const before = await client.stats();
-      const n = await probe(() => folioScroll(client, tie), shape.probeBudgetMs);
-      const after = await client.stats();
-      row.bytesPerSearch = (after.shard_response_bytes - before.shard_response_bytes) / (n * SCROLL_PAGES);
-      row.callsPerSearch = (after.shard_calls - before.shard_calls) / (n * SCROLL_PAGES);
-      row.folio = await measureLoops(() => folioScroll(client, tie), shape, scrollShaping(CLIENTS));
-      log(`folio scroll: p50 ${row.folio.one.p50Ms.toFixed(1)} ms per ${SCROLL_PAGES}×${SCROLL_PAGE_SIZE}`);
-    } catch (err) {
-      report.notes.push(`scroll: Folio failed: ${(err as Error).message.slice(0, 300)}`);
-    }
+    await runFolioScroll(client, corpus, report);
   } finally {
     await client.close();
     await cluster.stop();
