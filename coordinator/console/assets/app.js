@@ -15,17 +15,11 @@
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, indexFields, listIndices, runSearch } from './api.js';
-import { Facets, FilterChips } from './components/facets.js';
-import { HitsTable } from './components/hits-table.js';
-import { Pager } from './components/pager.js';
-import { ProfileChart } from './components/profile-chart.js';
+import { Results } from './components/results.js';
 import { SearchControls } from './components/search-controls.js';
 import { html } from './html.js';
-import { pageCount } from './paging.js';
-import { buildSearchRequest, FACET_AGG, GROUP_INNER_HITS } from './search-request.js';
+import { buildSearchRequest } from './search-request.js';
 import { DEFAULT_FORM, hashOf, readHashState } from './url-state.js';
-
-const NUMBER = new Intl.NumberFormat('en');
 
 /**
  * A search that answered: its form, the request sent, the response, and the round trip in ms.
@@ -41,12 +35,13 @@ function messageOf(err) {
   return err instanceof Error ? err.message : String(err);
 }
 
-/** The whole console. */
-export function App() {
-  const [indices, setIndices] = useState(/** @type {{ index: string, docs: number }[]} */ ([]));
-  const [fields, setFields] = useState(/** @type {{ sortable: string[], collapsible: string[] }} */ ({ sortable: [], collapsible: [] }));
-  const [form, setForm] = useState(() => ({ ...DEFAULT_FORM, ...readHashState(location.hash) }));
-  const [draft, setDraft] = useState(form.query);
+/**
+ * The search state of the page: the latest search's status, error and answer. `search(next)` calls
+ * `onStart(next)`, aborts the search in flight and shows `next`'s answer unless a newer search
+ * started meanwhile; `fail(err)` shows an error; `started` counts the searches started.
+ * @param {(next: import('./search-request.js').SearchForm) => void} onStart
+ */
+function useLatestSearch(onStart) {
   const [status, setStatus] = useState(/** @type {'idle' | 'loading' | 'ok' | 'error'} */ ('idle'));
   const [error, setError] = useState(/** @type {string | null} */ (null));
   const [shown, setShown] = useState(/** @type {Shown | null} */ (null));
@@ -56,8 +51,7 @@ export function App() {
 
   /** Runs `next` and shows its answer unless a newer search started meanwhile. */
   async function search(/** @type {import('./search-request.js').SearchForm} */ next) {
-    setForm(next);
-    history.replaceState(null, '', hashOf(next));
+    onStart(next);
     started.current += 1;
     latest.current?.abort();
     const controller = new AbortController();
@@ -78,6 +72,26 @@ export function App() {
     }
   }
 
+  /** Shows `err` as the page's error. */
+  function fail(/** @type {unknown} */ err) {
+    setError(messageOf(err));
+    setStatus('error');
+  }
+
+  return { status, error, shown, started, search, fail };
+}
+
+/** The whole console. */
+export function App() {
+  const [indices, setIndices] = useState(/** @type {{ index: string, docs: number }[]} */ ([]));
+  const [fields, setFields] = useState(/** @type {{ sortable: string[], collapsible: string[] }} */ ({ sortable: [], collapsible: [] }));
+  const [form, setForm] = useState(() => ({ ...DEFAULT_FORM, ...readHashState(location.hash) }));
+  const [draft, setDraft] = useState(form.query);
+  const { status, error, shown, started, search, fail } = useLatestSearch((next) => {
+    setForm(next);
+    history.replaceState(null, '', hashOf(next));
+  });
+
   /** Loads `index`'s fields, then searches it (keeping `wanted`'s sort and collapse when they exist there). */
   async function openIndex(/** @type {import('./search-request.js').SearchForm} */ wanted) {
     setForm(wanted);
@@ -92,8 +106,7 @@ export function App() {
       const filters = wanted.filters.filter((f) => found.collapsible.includes(f.field));
       await search({ ...wanted, sortField: keepSort ? wanted.sortField : '', collapse: keepCollapse ? wanted.collapse : '', facet: keepFacet ? wanted.facet : '', filters });
     } catch (err) {
-      setError(messageOf(err));
-      setStatus('error');
+      fail(err);
     }
   }
 
@@ -105,10 +118,7 @@ export function App() {
         if (index === undefined) throw new Error('no indices yet: create one with PUT /{index} or load data with `npx folio load`');
         return openIndex({ ...form, index });
       })
-      .catch((err) => {
-        setError(messageOf(err));
-        setStatus('error');
-      });
+      .catch(fail);
   }, []);
 
   /** A control changed: search again from page 1 (a new index first loads its fields). */
@@ -126,10 +136,6 @@ export function App() {
     void search({ ...shown.form, filters, page: 1 });
   }
 
-  const response = shown?.response;
-  const total = response?.hits?.total;
-  const groups = response?.hits?.total_groups;
-  const pages = shown && total ? pageCount(groups ?? total, shown.form.size) : null;
   return html`
     <header class="top">
       <h1>Folio <span>search console</span></h1>
@@ -137,35 +143,5 @@ export function App() {
         onSubmit=${() => change({})} onChange=${change} />
     </header>
     ${error !== null && html`<div class="error" role="alert" data-testid="error">${error}</div>`}
-    <section class="results" data-testid="results" data-status=${status}
-      data-index=${shown?.form.index ?? ''} data-from=${shown ? String(shown.request.body.from) : ''}
-      data-size=${shown ? String(shown.form.size) : ''} data-sort=${shown?.form.sortField ? `${shown.form.sortField}:${shown.form.order}` : ''}
-      data-collapse=${shown?.form.collapse ?? ''} data-query=${shown?.form.query ?? ''}
-      data-facet=${shown?.form.facet ?? ''} data-filters=${shown ? shown.form.filters.map((f) => `${f.field}:${f.value}`).join(',') : ''}>
-      ${shown !== null && html`
-        <div class="summary">
-          <span class="total" data-testid="total" data-value=${String(total.value)} data-relation=${total.relation}>
-            ${total.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(total.value)} hits
-          </span>
-          <span class="badge" title="hits.total.relation">relation: ${total.relation}</span>
-          ${groups && html`<span class="total groups" data-testid="groups" data-value=${String(groups.value)} data-relation=${groups.relation}>
-            in ${groups.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(groups.value)} groups by ${shown.form.collapse}</span>`}
-          <${FilterChips} filters=${shown.form.filters} onRemove=${(/** @type {import('./search-request.js').FacetFilter} */ f) => toggleFilter(f.field, f.value)} />
-          <span class="muted">took ${response.took} ms · round trip ${Math.round(shown.roundTripMs)} ms</span>
-          ${status === 'loading' && html`<span class="muted loading">searching…</span>`}
-        </div>
-        <details class="request"><summary>request</summary>
-          <code>${shown.request.method} ${shown.request.path}\n${JSON.stringify(shown.request.body)}</code>
-        </details>
-        <${Pager} page=${shown.form.page} pages=${pages} hasMore=${response.hits.hits.length === shown.form.size}
-          onPage=${(/** @type {number} */ page) => search({ ...shown.form, page })} />
-        <div class="panes">
-          <${HitsTable} hits=${response.hits.hits} collapse=${shown.form.collapse} groupInnerHits=${GROUP_INNER_HITS} />
-          <div class="side">
-            ${shown.form.facet && html`<${Facets} field=${shown.form.facet} terms=${response.aggregations?.[FACET_AGG]} filters=${shown.form.filters}
-              onToggle=${(/** @type {string | number} */ value) => toggleFilter(shown.form.facet, value)} />`}
-            <${ProfileChart} profile=${response.profile} took=${response.took} />
-          </div>
-        </div>`}
-    </section>`;
+    <${Results} status=${status} shown=${shown} onPage=${(/** @type {number} */ page) => shown && search({ ...shown.form, page })} onToggleFilter=${toggleFilter} />`;
 }
