@@ -12,7 +12,17 @@ export default defineConfig({
           // Groups run one after another (unit, then e2e, then faults): the e2e project's timed cases
           // (/livez bounds in the abuse suite) and the fault suite each get the machine to themselves.
           sequence: { groupOrder: 0 },
-          include: ['protocol/**/*.test.ts', 'coordinator/**/*.test.ts', 'shard-node/**/*.test.ts', 'shared/**/*.test.ts', 'state-store/**/*.test.ts', 'scripts/**/*.test.ts', 'test/*.test.ts', 'test/deploy/**/*.test.ts', 'cli/**/*.test.ts'],
+          include: [
+            'protocol/**/*.test.ts',
+            'coordinator/**/*.test.ts',
+            'shard-node/**/*.test.ts',
+            'shared/**/*.test.ts',
+            'state-store/**/*.test.ts',
+            'scripts/**/*.test.ts',
+            'test/*.test.ts',
+            'test/deploy/**/*.test.ts',
+            'cli/**/*.test.ts',
+          ],
           testTimeout: 60_000,
         },
       },

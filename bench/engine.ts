@@ -41,11 +41,16 @@ for (let i = 0; i < cities.length; i += 5000) {
 ms = performance.now() - t0;
 const cpu = process.cpuUsage(cpu0);
 const cpuMs = (cpu.user + cpu.system) / 1000;
-console.log(`indexing: ${cities.length} cities in ${ms.toFixed(0)} ms = ${Math.round(cities.length / (ms / 1000))} docs/s (refresh+merge ${refreshMs.toFixed(0)} ms); stats`, shard.stats());
+console.log(
+  `indexing: ${cities.length} cities in ${ms.toFixed(0)} ms = ${Math.round(cities.length / (ms / 1000))} docs/s (refresh+merge ${refreshMs.toFixed(0)} ms); stats`,
+  shard.stats(),
+);
 // CPU time is steadier than wall time on a shared box (GC threads can push it above wall time).
 console.log(`indexing CPU: ${cpuMs.toFixed(0)} ms = ${Math.round(cities.length / (cpuMs / 1000))} docs per CPU-second`);
 gc();
-console.log(`memory: ~${Math.round((process.memoryUsage().heapUsed - heap0) / cities.length)} bytes/doc (heap delta incl. write-path entries), ~${Math.round((process.memoryUsage().arrayBuffers - ab0) / cities.length)} bytes/doc in array buffers`);
+console.log(
+  `memory: ~${Math.round((process.memoryUsage().heapUsed - heap0) / cities.length)} bytes/doc (heap delta incl. write-path entries), ~${Math.round((process.memoryUsage().arrayBuffers - ab0) / cities.length)} bytes/doc in array buffers`,
+);
 let rawBytes = 0;
 for (const c of cities) rawBytes += Buffer.byteLength(JSON.stringify(c));
 let srcBytes = 0;
@@ -71,11 +76,18 @@ for (const k of [10, cities.length]) {
   for (let i = 0; i < runs; i++) searcher.query({ query: { kind: 'match_all', boost: 1 }, sort: pop, k, trackTotalHits: 10_000 });
   console.log(`match_all sort population desc k=${k}: ${((performance.now() - t0) / runs).toFixed(1)} ms`);
 }
-const matchInput = { query: { kind: 'match', field: 'name', query: 'san jose', operator: 'or', boost: 1 }, sort: [{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }], k: 10, trackTotalHits: 10_000 } as const;
+const matchInput = {
+  query: { kind: 'match', field: 'name', query: 'san jose', operator: 'or', boost: 1 },
+  sort: [{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }],
+  k: 10,
+  trackTotalHits: 10_000,
+} as const;
 let r = searcher.query(matchInput);
 t0 = performance.now();
 for (let i = 0; i < 20; i++) r = searcher.query(matchInput);
-console.log(`match name "san jose" k=10: ${((performance.now() - t0) / 20).toFixed(2)} ms (mean of 20 after a warm-up), total ${r.total.value}, top ${r.hits[0]?._id} ${r.hits[0]?._score}`);
+console.log(
+  `match name "san jose" k=10: ${((performance.now() - t0) / 20).toFixed(2)} ms (mean of 20 after a warm-up), total ${r.total.value}, top ${r.hits[0]?._id} ${r.hits[0]?._score}`,
+);
 const ids = Array.from({ length: 10 }, (_, i) => String(i * 1000));
 gen.fetch(ids);
 t0 = performance.now();

@@ -42,9 +42,12 @@ function reply(size: number, raw: boolean): unknown {
     docs.push(d.source);
   }
   return {
-    took: 3, timed_out: false, _shards: { total: 3, successful: 3, skipped: 0, failed: 0 },
+    took: 3,
+    timed_out: false,
+    _shards: { total: 3, successful: 3, skipped: 0, failed: 0 },
     hits: {
-      total: { value: 135233, relation: 'eq' }, max_score: 1,
+      total: { value: 135233, relation: 'eq' },
+      max_score: 1,
       hits: docs.map((d, i) => ({ _index: 'cities', _id: String(i), _score: 1, _source: raw ? new RawJson(JSON.stringify(d)) : d })),
     },
   };

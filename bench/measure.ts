@@ -128,7 +128,11 @@ export async function measureLoops(op: Operation, shape: RunShape, shaping: Loop
 }
 
 /** Probes a Folio search (bytes and calls per search from the counters), then measures it. */
-export async function measureFolioSearch(client: FolioClient, body: Record<string, unknown>, shape: RunShape): Promise<{ figures: EngineFigures; bytesPerSearch: number; callsPerSearch: number }> {
+export async function measureFolioSearch(
+  client: FolioClient,
+  body: Record<string, unknown>,
+  shape: RunShape,
+): Promise<{ figures: EngineFigures; bytesPerSearch: number; callsPerSearch: number }> {
   const text = JSON.stringify(body);
   const before = await client.stats();
   const n = await probe(() => client.searchRaw(text), shape.probeBudgetMs);

@@ -76,8 +76,15 @@ function opsPerSecond(results: ShardTopHits[], sort: readonly SortField[]): numb
 console.log(`| shards × keys | sort | ${paths.map((p) => `merges/s ${p}`).join(' | ')} |`);
 console.log(`|---|---|${paths.map(() => '---:').join('|')}|`);
 for (const shards of [3, 8]) {
-  for (const [name, sort] of [['population desc', population], ['_score', SCORE_SORT]] as const) {
+  for (const [name, sort] of [
+    ['population desc', population],
+    ['_score', SCORE_SORT],
+  ] as const) {
     const results = lists(shards, sort, 42 + shards);
-    console.log(`| ${shards} × ${KEYS.toLocaleString('en')} | ${name} | ${opsPerSecond(results, sort).map((x) => x.toFixed(0)).join(' | ')} |`);
+    console.log(
+      `| ${shards} × ${KEYS.toLocaleString('en')} | ${name} | ${opsPerSecond(results, sort)
+        .map((x) => x.toFixed(0))
+        .join(' | ')} |`,
+    );
   }
 }

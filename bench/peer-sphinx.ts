@@ -90,8 +90,16 @@ async function writeTsv(corpus: Corpus, dir: string, shards: number): Promise<st
   const buffers: string[] = Array.from({ length: shards }, () => '');
   for (const d of corpus.docs()) {
     const s = shardForRouting(d._id, shards, routingShards);
-    const src = d.source as { name: string; country: string; featureCode: string; adminCode: string; population: number; location: { lat: number; lon: number } };
-    buffers[s] += `${d.sphinxId}\t${cell(src.name)}\t${cell(src.country)}\t${cell(src.featureCode)}\t${cell(src.adminCode)}\t${src.population}\t${src.location.lat}\t${src.location.lon}\n`;
+    const src = d.source as {
+      name: string;
+      country: string;
+      featureCode: string;
+      adminCode: string;
+      population: number;
+      location: { lat: number; lon: number };
+    };
+    buffers[s] +=
+      `${d.sphinxId}\t${cell(src.name)}\t${cell(src.country)}\t${cell(src.featureCode)}\t${cell(src.adminCode)}\t${src.population}\t${src.location.lat}\t${src.location.lon}\n`;
     if (buffers[s].length > 1 << 20) {
       if (!streams[s].write(buffers[s])) await once(streams[s], 'drain');
       buffers[s] = '';

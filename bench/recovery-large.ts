@@ -49,10 +49,17 @@ interface RecoveredLine {
 
 /** A JSON call to the coordinator; `T` is the shape of the reply fields the caller reads. */
 async function es<T = unknown>(url: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
-  const res = await request(`${url}${path}`, { method: method as 'GET', headers: { 'content-type': contentType }, body: typeof body === 'string' || body === undefined ? body : JSON.stringify(body), headersTimeout: 600_000, bodyTimeout: 600_000 });
+  const res = await request(`${url}${path}`, {
+    method: method as 'GET',
+    headers: { 'content-type': contentType },
+    body: typeof body === 'string' || body === undefined ? body : JSON.stringify(body),
+    headersTimeout: 600_000,
+    bodyTimeout: 600_000,
+  });
   const text = await res.body.text();
   // A health wait that timed out answers 408 with the health body (as ES does).
-  if (res.statusCode >= 300 && !(res.statusCode === 408 && path.startsWith('/_cluster/health'))) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 500)}`);
+  if (res.statusCode >= 300 && !(res.statusCode === 408 && path.startsWith('/_cluster/health')))
+    throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 500)}`);
   return JSON.parse(text) as T;
 }
 
@@ -117,7 +124,10 @@ async function loadIndex(url: string, mails: ReturnType<typeof spamAssassin>, t0
 
 /** The services holding the primary and the replica, and the index's uuid (from a node's index list). */
 async function locateCopies(cluster: ComposeCluster): Promise<{ primary: string; replica: string; uuid: string }> {
-  const res = await request(`${cluster.urls['shard-0']}${rpc.listIndices.path}`, { method: rpc.listIndices.method, headers: { [CLUSTER_SECRET_HEADER]: SECRET } });
+  const res = await request(`${cluster.urls['shard-0']}${rpc.listIndices.path}`, {
+    method: rpc.listIndices.method,
+    headers: { [CLUSTER_SECRET_HEADER]: SECRET },
+  });
   const meta = ((await res.body.json()) as RpcReply<typeof rpc.listIndices>).indices.find((e) => e.metadata.name === INDEX)!.metadata;
   const copies = meta.shardCopies![0];
   return { primary: SERVICES[copies.find((c) => c.primary)!.node], replica: SERVICES[copies.find((c) => !c.primary)!.node], uuid: meta.uuid };
@@ -145,7 +155,10 @@ async function recoverReplica(cluster: ComposeCluster, url: string, copies: { pr
 
 /** The coordinator's last `shard copy recovered` line logged after the first `seen` ones. */
 function recoveryOutcome(cluster: ComposeCluster, seen: number): RecoveredLine | undefined {
-  const failures = cluster.logs('coordinator').split('\n').filter((l) => l.includes('recovery failed'));
+  const failures = cluster
+    .logs('coordinator')
+    .split('\n')
+    .filter((l) => l.includes('recovery failed'));
   if (failures.length > 0) console.log(`recovery attempts that failed first: ${failures.length}; the first: ${failures[0].slice(0, 400)}`);
   return cluster
     .logs('coordinator')
@@ -174,7 +187,10 @@ async function main(): Promise<void> {
     await es(url, 'POST', `/${INDEX}/_flush`);
     const yellow = await es<Health>(url, 'GET', `/_cluster/health/${INDEX}`);
 
-    const seen = cluster.logs('coordinator').split('\n').filter((l) => l.includes('"shard copy recovered"')).length;
+    const seen = cluster
+      .logs('coordinator')
+      .split('\n')
+      .filter((l) => l.includes('"shard copy recovered"')).length;
     const { restartAt, upAt, greenAt, peak } = await recoverReplica(cluster, url, { primary, replica }, t0);
     const outcome = recoveryOutcome(cluster, seen);
     await es(url, 'POST', `/${INDEX}/_refresh`);
@@ -186,7 +202,15 @@ async function main(): Promise<void> {
       docs: docs + 1,
       load_seconds: +loadSec.toFixed(1),
       health_while_down: yellow.status,
-      recovery: outcome && { mode: outcome.mode, ops: outcome.ops, chunks: outcome.chunks, mib: +(outcome.bytes / MiB).toFixed(1), from_seq_no: outcome.fromSeqNo, up_to: outcome.upTo, took_seconds: +(outcome.tookMs / 1000).toFixed(1) },
+      recovery: outcome && {
+        mode: outcome.mode,
+        ops: outcome.ops,
+        chunks: outcome.chunks,
+        mib: +(outcome.bytes / MiB).toFixed(1),
+        from_seq_no: outcome.fromSeqNo,
+        up_to: outcome.upTo,
+        took_seconds: +(outcome.tookMs / 1000).toFixed(1),
+      },
       restart_to_healthy_seconds: +((upAt - restartAt) / 1000).toFixed(1),
       healthy_to_green_seconds: +((greenAt - upAt) / 1000).toFixed(1),
       peak_rss_during_recovery_mib: { primary: +(peak.primary / MiB).toFixed(0), replica: +(peak.replica / MiB).toFixed(0) },
@@ -196,7 +220,8 @@ async function main(): Promise<void> {
     };
     console.log(JSON.stringify(figures, null, 2));
     const docCounts = cat.map((c) => c.docs);
-    if (docCounts.length !== 2 || docCounts[0] !== docCounts[1] || Number(docCounts[0]) !== docs + 1) throw new Error(`copies disagree: ${JSON.stringify(cat)}`);
+    if (docCounts.length !== 2 || docCounts[0] !== docCounts[1] || Number(docCounts[0]) !== docs + 1)
+      throw new Error(`copies disagree: ${JSON.stringify(cat)}`);
   } finally {
     await cluster.stop();
   }

@@ -57,16 +57,33 @@ export function machine(): string {
   return `nproc ${cpus().length}, MemTotal ${gib} GiB (/proc/meminfo), ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
 }
 
-const f1 = (n: number | null | undefined) => (n === null || n === undefined || !Number.isFinite(n) ? '—' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0));
-const ratio = (a: number | null | undefined, b: number | null | undefined) => (a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? '—' : `${(a / b).toFixed(2)}×`);
+const f1 = (n: number | null | undefined) =>
+  n === null || n === undefined || !Number.isFinite(n) ? '—' : n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0);
+const ratio = (a: number | null | undefined, b: number | null | undefined) =>
+  a == null || b == null || !Number.isFinite(a) || !Number.isFinite(b) || b === 0 ? '—' : `${(a / b).toFixed(2)}×`;
 const kb = (n: number | null) => (n === null ? '—' : n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : `${(n / 1000).toFixed(1)} KB`);
 
 /** The results table in markdown. */
 export function resultsTable(r: BenchReport): string {
   const c = r.clients;
   const head = [
-    'task', 'from', 'hits', 'p50 ms', 'p99 ms', 'req/s 1c', `req/s ${c}c`, `p99 ms ${c}c`, 'shard bytes/search (calls)',
-    'p50 ÷ fan-out p50', `req/s ${c}c ÷ fan-out`, 'Sphinx p50 ms', 'Sphinx req/s 1c', `Sphinx req/s ${c}c`, 'p50 ÷ Sphinx', `req/s ${c}c ÷ Sphinx`, 'oracle',
+    'task',
+    'from',
+    'hits',
+    'p50 ms',
+    'p99 ms',
+    'req/s 1c',
+    `req/s ${c}c`,
+    `p99 ms ${c}c`,
+    'shard bytes/search (calls)',
+    'p50 ÷ fan-out p50',
+    `req/s ${c}c ÷ fan-out`,
+    'Sphinx p50 ms',
+    'Sphinx req/s 1c',
+    `Sphinx req/s ${c}c`,
+    'p50 ÷ Sphinx',
+    `req/s ${c}c ÷ Sphinx`,
+    'oracle',
   ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
   const ceil = r.ceiling;
@@ -115,7 +132,11 @@ export function evaluateTargets(r: BenchReport): TargetResult[] {
     const a = find(r, task, 100_000)?.folio?.one.p50Ms;
     const b = find(r, task, 0)?.folio?.one.p50Ms;
     const x = a !== undefined && b !== undefined ? a / b : null;
-    out.push({ target: `${task}: p50(from=100,000) ≤ ${limit} × p50(from=0)`, measured: x === null ? 'not measured' : `${x.toFixed(2)}× (${f1(a)} vs ${f1(b)} ms)`, met: x === null ? null : x <= limit });
+    out.push({
+      target: `${task}: p50(from=100,000) ≤ ${limit} × p50(from=0)`,
+      measured: x === null ? 'not measured' : `${x.toFixed(2)}× (${f1(a)} vs ${f1(b)} ms)`,
+      met: x === null ? null : x <= limit,
+    });
   };
   deep('desc_sort_population', 1.5);
   deep('asc_sort_population', 1.5);
@@ -129,10 +150,22 @@ export function evaluateTargets(r: BenchReport): TargetResult[] {
   });
   const d0 = find(r, 'default', 0)?.folio;
   const share = d0?.many ? d0.many.rps / r.ceiling.many.rps : null;
-  out.push({ target: `default searches/s at ${r.clients} clients ≥ 0.35 × fan-out ceiling`, measured: share === null ? 'not measured' : `${share.toFixed(2)}× (${f1(d0!.many!.rps)} vs ${f1(r.ceiling.many.rps)} fan-outs/s)`, met: share === null ? null : share >= 0.35 });
+  out.push({
+    target: `default searches/s at ${r.clients} clients ≥ 0.35 × fan-out ceiling`,
+    measured: share === null ? 'not measured' : `${share.toFixed(2)}× (${f1(d0!.many!.rps)} vs ${f1(r.ceiling.many.rps)} fan-outs/s)`,
+    met: share === null ? null : share >= 0.35,
+  });
   const tail = d0?.many ? d0.many.p99Ms / d0.many.p50Ms : null;
-  out.push({ target: `default p99 ≤ 5 × p50 (${r.clients} clients)`, measured: tail === null ? 'not measured' : `${tail.toFixed(2)}× (${f1(d0!.many!.p99Ms)} vs ${f1(d0!.many!.p50Ms)} ms)`, met: tail === null ? null : tail <= 5 });
-  out.push({ target: 'page-1 p50 at 1 client ≤ 1 ms (default, query + fetch)', measured: d0 ? `${f1(d0.one.p50Ms)} ms` : 'not measured', met: d0 ? d0.one.p50Ms <= 1 : null });
+  out.push({
+    target: `default p99 ≤ 5 × p50 (${r.clients} clients)`,
+    measured: tail === null ? 'not measured' : `${tail.toFixed(2)}× (${f1(d0!.many!.p99Ms)} vs ${f1(d0!.many!.p50Ms)} ms)`,
+    met: tail === null ? null : tail <= 5,
+  });
+  out.push({
+    target: 'page-1 p50 at 1 client ≤ 1 ms (default, query + fetch)',
+    measured: d0 ? `${f1(d0.one.p50Ms)} ms` : 'not measured',
+    met: d0 ? d0.one.p50Ms <= 1 : null,
+  });
   const dps = r.bulk.docs / r.bulk.seconds;
   out.push({ target: 'bulk indexing ≥ 50,000 docs/s', measured: `${Math.round(dps).toLocaleString('en-US')} docs/s`, met: dps >= 50_000 });
   const m = r.memory;
@@ -157,9 +190,10 @@ export function evaluateTargets(r: BenchReport): TargetResult[] {
 export function renderReport(r: BenchReport): string {
   const targets = evaluateTargets(r);
   const m = r.memory;
-  const sphinx = 'skipped' in r.sphinx
-    ? `Sphinx peer skipped: ${r.sphinx.skipped}`
-    : `Sphinx peer: ${r.sphinx.version}, indexer ${r.sphinx.indexSeconds.toFixed(1)} s for 4 agents, agents' RSS ${f1(r.sphinx.agentRssPerDoc)} B/doc after the queries`;
+  const sphinx =
+    'skipped' in r.sphinx
+      ? `Sphinx peer skipped: ${r.sphinx.skipped}`
+      : `Sphinx peer: ${r.sphinx.version}, indexer ${r.sphinx.indexSeconds.toFixed(1)} s for 4 agents, agents' RSS ${f1(r.sphinx.agentRssPerDoc)} B/doc after the queries`;
   return [
     SECTION_HEADING,
     '',
@@ -172,7 +206,9 @@ export function renderReport(r: BenchReport): string {
     `- bulk: ${r.bulk.docs.toLocaleString('en-US')} docs in ${r.bulk.seconds.toFixed(1)} s = **${Math.round(r.bulk.docs / r.bulk.seconds).toLocaleString('en-US')} docs/s** (NDJSON _bulk, ${r.bulk.batchDocs} docs/request, 2 in flight, refresh at the end)`,
     `- memory: shard nodes' RSS after load${m.gcForced ? ' and a forced GC' : ' (GC could not be forced)'} minus before: **${f1(m.rssPerDoc)} B/doc** (V8 heap ${f1(m.heapPerDoc)} + external ${f1(m.externalPerDoc)} B/doc) vs raw _source ${f1(m.rawSourcePerDoc)} B/doc = ${(m.rssPerDoc / m.rawSourcePerDoc).toFixed(2)}×`,
     ...(m.engine
-      ? [`- engine memory (bench/engine-memory.ts: ${m.engine.docs.toLocaleString('en-US')} docs in one shard engine in process, heap + external after a forced GC, each part measured by dropping it): **${f1(m.engine.totalPerDoc)} B/doc** in all = inverted index ${f1(m.engine.invertedPerDoc)} + everything else **${f1(m.engine.excludingInvertedPerDoc)} B/doc** (LZ4 _source blocks ${f1(m.engine.sourcePerDoc)}, doc values ${f1(m.engine.docValuesPerDoc)}, _id strings + hash + live version map ${f1(m.engine.idsPerDoc)})`]
+      ? [
+          `- engine memory (bench/engine-memory.ts: ${m.engine.docs.toLocaleString('en-US')} docs in one shard engine in process, heap + external after a forced GC, each part measured by dropping it): **${f1(m.engine.totalPerDoc)} B/doc** in all = inverted index ${f1(m.engine.invertedPerDoc)} + everything else **${f1(m.engine.excludingInvertedPerDoc)} B/doc** (LZ4 _source blocks ${f1(m.engine.sourcePerDoc)}, doc values ${f1(m.engine.docValuesPerDoc)}, _id strings + hash + live version map ${f1(m.engine.idsPerDoc)})`,
+        ]
       : []),
     `- fan-out ceiling (4 trivial node:http processes, undici): 1 in flight p50 ${f1(r.ceiling.one.p50Ms)} ms / p99 ${f1(r.ceiling.one.p99Ms)} ms, ${f1(r.ceiling.one.rps)} fan-outs/s; ${r.clients} in flight ${f1(r.ceiling.many.rps)} fan-outs/s`,
     `- ${sphinx}`,

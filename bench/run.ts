@@ -51,7 +51,11 @@ const ENGINE_MEMORY_DOCS = 250_000;
 /** Runs bench/engine-memory.ts in its own process (it needs `--expose-gc`); null (and a note) when it fails. */
 async function engineMemory(docs: number): Promise<EngineMemory | null> {
   try {
-    const { stdout } = await execFileAsync(process.execPath, ['--expose-gc', join(REPO_ROOT, 'bench', 'engine-memory.ts'), String(docs)], { cwd: REPO_ROOT, maxBuffer: 1 << 20, timeout: 300_000 });
+    const { stdout } = await execFileAsync(process.execPath, ['--expose-gc', join(REPO_ROOT, 'bench', 'engine-memory.ts'), String(docs)], {
+      cwd: REPO_ROOT,
+      maxBuffer: 1 << 20,
+      timeout: 300_000,
+    });
     return JSON.parse(stdout.trim().split('\n').at(-1)!) as EngineMemory;
   } catch (err) {
     console.error(`bench: engine memory breakdown failed: ${(err as Error).message.slice(0, 300)}`);
@@ -87,7 +91,11 @@ function noteErrors(report: BenchReport, label: string, figures: EngineFigures |
 /** Creates the bench index, bulk-loads the corpus sample and flushes; records bulk speed and memory per document. */
 async function loadFolio(cluster: BenchCluster, corpus: Corpus, report: BenchReport): Promise<void> {
   const sample = corpus.sample(SHARDS, MAX_RESULT_WINDOW);
-  const put = await fetch(`${cluster.coordinatorUrl}/${INDEX}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sample.index) });
+  const put = await fetch(`${cluster.coordinatorUrl}/${INDEX}`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sample.index),
+  });
   if (put.status !== 200) throw new Error(`PUT /${INDEX}: HTTP ${put.status} ${await put.text()}`);
   const memBefore = await cluster.shardMemory();
   let t0 = performance.now();
@@ -140,7 +148,9 @@ async function runFolioPaged(client: FolioClient, corpus: Corpus, report: BenchR
         }
         const m = await measureFolioSearch(client, task.body(from, PAGE_SIZE), shape);
         Object.assign(row, { folio: m.figures, bytesPerSearch: m.bytesPerSearch, callsPerSearch: m.callsPerSearch });
-        log(`folio ${task.name} from=${from}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search, oracle ${row.oracle} (${elapsed(t0)} s)`);
+        log(
+          `folio ${task.name} from=${from}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search, oracle ${row.oracle} (${elapsed(t0)} s)`,
+        );
       } catch (err) {
         report.notes.push(`${task.name} from=${from}: Folio failed: ${(err as Error).message.slice(0, 300)}`);
       }
@@ -156,9 +166,21 @@ async function runFolioScroll(client: FolioClient, corpus: Corpus, report: Bench
     await client.search(scrollBody('_id', null));
   } catch {
     tie = 'uid';
-    report.notes.push('scroll: the coordinator does not accept `_id` in `sort`/`search_after`, so the scroll sorts on `uid`, an indexed keyword copy of `_id` (part of every document in the corpus).');
+    report.notes.push(
+      'scroll: the coordinator does not accept `_id` in `sort`/`search_after`, so the scroll sorts on `uid`, an indexed keyword copy of `_id` (part of every document in the corpus).',
+    );
   }
-  const row: ResultRow = { task: 'scroll', from: 0, matches: corpus.size, folio: null, bytesPerSearch: null, callsPerSearch: null, sphinx: null, oracle: 'n/a', scroll: true };
+  const row: ResultRow = {
+    task: 'scroll',
+    from: 0,
+    matches: corpus.size,
+    folio: null,
+    bytesPerSearch: null,
+    callsPerSearch: null,
+    sphinx: null,
+    oracle: 'n/a',
+    scroll: true,
+  };
   report.rows.push(row);
   try {
     const before = await client.stats();
@@ -202,14 +224,25 @@ async function runFolioAggs(client: FolioClient, corpus: Corpus, report: BenchRe
   for (const task of AGG_TASKS) {
     const t0 = performance.now();
     const groups = groupsOf(task, corpus);
-    const row: AggRow = { task: task.name, description: task.description, groups: groups.length, folio: null, bytesPerSearch: null, callsPerSearch: null, exact: null, sphinx: [] };
+    const row: AggRow = {
+      task: task.name,
+      description: task.description,
+      groups: groups.length,
+      folio: null,
+      bytesPerSearch: null,
+      callsPerSearch: null,
+      exact: null,
+      sphinx: [],
+    };
     report.aggRows.push(row);
     try {
       const reply = await client.search<{ aggregations: Record<string, unknown> }>(task.body);
       row.exact = sameBuckets(task.folioBuckets(reply.aggregations), groups.slice(0, AGG_SIZE));
       const m = await measureFolioSearch(client, task.body, shape);
       Object.assign(row, { folio: m.figures, bytesPerSearch: m.bytesPerSearch, callsPerSearch: m.callsPerSearch });
-      log(`folio ${task.name}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search in ${m.callsPerSearch.toFixed(2)} calls, exact ${row.exact} (${elapsed(t0)} s)`);
+      log(
+        `folio ${task.name}: p50 ${m.figures.one.p50Ms.toFixed(2)} ms, ${m.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, ${(m.bytesPerSearch / 1000).toFixed(1)} KB/search in ${m.callsPerSearch.toFixed(2)} calls, exact ${row.exact} (${elapsed(t0)} s)`,
+      );
     } catch (err) {
       report.notes.push(`${task.name}: Folio failed: ${(err as Error).message.slice(0, 300)}`);
     }
@@ -226,7 +259,9 @@ async function runSphinxAggs(peer: SphinxPeer, corpus: Corpus, report: BenchRepo
       try {
         v.exact = sameCounts(task.sphinxBuckets(await peer.query(0, sql)), groupsOf(task, corpus));
         v.figures = await measureSphinx(peer, sql, shape);
-        log(`sphinx ${task.name} (${label}): p50 ${v.figures.one.p50Ms.toFixed(2)} ms, ${v.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, exact ${v.exact}`);
+        log(
+          `sphinx ${task.name} (${label}): p50 ${v.figures.one.p50Ms.toFixed(2)} ms, ${v.figures.many?.rps.toFixed(0) ?? '-'} req/s at ${CLIENTS}, exact ${v.exact}`,
+        );
       } catch (err) {
         v.note = 'failed';
         report.notes.push(`${task.name} (${label}): Sphinx failed: ${(err as Error).message.slice(0, 300)}`);
@@ -299,7 +334,10 @@ const report: BenchReport = {
 };
 await runFolio(corpus, report);
 if (!AGGS_ONLY) report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
-if (report.memory.engine) log(`engine memory: ${report.memory.engine.excludingInvertedPerDoc.toFixed(0)} B/doc excluding the inverted index (${report.memory.engine.totalPerDoc.toFixed(0)} in all)`);
+if (report.memory.engine)
+  log(
+    `engine memory: ${report.memory.engine.excludingInvertedPerDoc.toFixed(0)} B/doc excluding the inverted index (${report.memory.engine.totalPerDoc.toFixed(0)} in all)`,
+  );
 await runSphinx(corpus, report);
 report.notes.push(
   `the term task uses country ${TERM_COUNTRY} sorted by population desc (Rally: AT, score order) so that from = 100,000 exists; phrase and default are score-ordered (ties on _id, on id in Sphinx).`,

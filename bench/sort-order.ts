@@ -40,7 +40,8 @@ const countryFilter: Query = { kind: 'bool', must: [], should: [], filter: [coun
 // segments, which the caches (keyed by segment and generation object) have never seen.
 const fields = gen.fields();
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-const coldViews = () => gen.views.map((v) => ({ ...v, segment: Object.assign(Object.create(Object.getPrototypeOf(v.segment) as object | null), v.segment) as Segment }));
+const coldViews = () =>
+  gen.views.map((v) => ({ ...v, segment: Object.assign(Object.create(Object.getPrototypeOf(v.segment) as object | null), v.segment) as Segment }));
 const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1];
 // CPU time of this thread's work (ms): steadier than wall time on a shared box.
 const cpuNow = (): number => {
@@ -82,7 +83,9 @@ for (let rep = 0; rep < 5; rep++) {
 console.log(`_id ranks, all ${gen.views.length} segments: ${median(idMs).toFixed(1)} CPU ms (id code scheme ${idKeys(gen.views[0].segment).scheme})`);
 console.log('| order | all segments CPU ms (largest) | generation merge CPU ms |');
 console.log('|---|---:|---:|');
-specs.forEach(([name], i) => console.log(`| ${name} | ${median(build[i][0]).toFixed(1)} (${median(build[i][1]).toFixed(1)}) | ${median(build[i][2]).toFixed(1)} |`));
+specs.forEach(([name], i) =>
+  console.log(`| ${name} | ${median(build[i][0]).toFixed(1)} (${median(build[i][1]).toFixed(1)}) | ${median(build[i][2]).toFixed(1)} |`),
+);
 
 const deep = searcherOf(gen).query({ query: all, sort: popId, k: 100_001, trackTotalHits: 1 }).hits[100_000];
 
@@ -92,7 +95,10 @@ const rows: [string, QueryInput][] = [
   ['same, search_after rank 100,000, k=1,000', { query: all, sort: popId, k: 1000, trackTotalHits: 10_000, searchAfter: { sort: deep.sort, _id: deep._id } }],
   ['term country:US, _score sort, k=10', { query: country, sort: SCORE_SORT, k: 10, trackTotalHits: 10_000 }],
   ['bool filter country:US, _score sort, k=10', { query: countryFilter, sort: SCORE_SORT, k: 10, trackTotalHits: 10_000 }],
-  ['match name "san jose", _score sort, k=10', { query: { kind: 'match', field: 'name', query: 'san jose', operator: 'or', boost: 1 }, sort: SCORE_SORT, k: 10, trackTotalHits: 10_000 }],
+  [
+    'match name "san jose", _score sort, k=10',
+    { query: { kind: 'match', field: 'name', query: 'san jose', operator: 'or', boost: 1 }, sort: SCORE_SORT, k: 10, trackTotalHits: 10_000 },
+  ],
 ];
 
 // Orders the rows need but the build table did not make are built by their first call.
@@ -111,5 +117,7 @@ for (const [name, input] of rows) {
   }
   times.sort((a, b) => a - b);
   const h = out.hits[0];
-  console.log(`| ${name} | ${first.toFixed(1)} | ${times[runs >> 1].toFixed(2)} | ${out.total.value} | ${h ? `${h._id} ${JSON.stringify(h.sort)} ${h._score}` : '-'} |`);
+  console.log(
+    `| ${name} | ${first.toFixed(1)} | ${times[runs >> 1].toFixed(2)} | ${out.total.value} | ${h ? `${h._id} ${JSON.stringify(h.sort)} ${h._score}` : '-'} |`,
+  );
 }

@@ -35,7 +35,10 @@ try {
   const loaded = await loadSample(cluster.coordinatorUrl, cities, { replicas: 0 });
   const loadMs = Date.now() - t0;
   console.log(`bulk load: ${loaded.docs} docs in ${loadMs} ms = ${Math.round(loaded.docs / (loadMs / 1000))} docs/s`);
-  for (const [size, n] of [[10, rounds10], [1000, rounds1000]] as const) {
+  for (const [size, n] of [
+    [10, rounds10],
+    [1000, rounds1000],
+  ] as const) {
     const r = await latency(`${cluster.coordinatorUrl}/cities/_search?size=${size}`, n);
     console.log(`page of ${size}: p50 ${r.p50.toFixed(2)} ms, mean ${r.mean.toFixed(2)} ms, ${r.bytes} bytes (${n} requests)`);
   }

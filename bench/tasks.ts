@@ -72,7 +72,8 @@ export const PAGED_TASKS: PagedTask[] = [
     name: 'term',
     description: `term country=${TERM_COUNTRY}, sorted by population desc`,
     body: (from, size) => ({ query: { term: { country: TERM_COUNTRY } }, sort: [{ population: 'desc' }], from, size }),
-    sphinx: (from, size) => `SELECT * FROM cities WHERE country='${TERM_COUNTRY}' ORDER BY population DESC, id ASC LIMIT ${from},${size}${maxMatches(from, size)}`,
+    sphinx: (from, size) =>
+      `SELECT * FROM cities WHERE country='${TERM_COUNTRY}' ORDER BY population DESC, id ASC LIMIT ${from},${size}${maxMatches(from, size)}`,
     oracle: (c) => sortedPositions(c, (i) => c.country[i] === TERM_COUNTRY, byPopulation(c, -1)),
   },
   {

@@ -20,7 +20,10 @@ import { searcherOf } from '../shard-node/engine/searcher.ts';
 
 const count = Number(process.env.SHARDS ?? 3);
 let mapping = citiesIndex.mappings as Mapping;
-const shards = Array.from({ length: count }, (_, s) => new Shard({ index: 'cities', shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }));
+const shards = Array.from(
+  { length: count },
+  (_, s) => new Shard({ index: 'cities', shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }),
+);
 const routing = defaultRoutingNumShards(count);
 const batches: { op: 'index'; _id: string; source: string; create: false }[][] = shards.map(() => []);
 for (const d of cities.docs()) {
@@ -74,5 +77,7 @@ for (const [label, body] of [
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  console.log(`| ${label} | ${rounds} | ${(first / 1024).toFixed(1)} KB | ${(refine / 1024).toFixed(1)} + ${(replies / 1024).toFixed(1)} KB | ${times[10].toFixed(1)} |`);
+  console.log(
+    `| ${label} | ${rounds} | ${(first / 1024).toFixed(1)} KB | ${(refine / 1024).toFixed(1)} + ${(replies / 1024).toFixed(1)} KB | ${times[10].toFixed(1)} |`,
+  );
 }

@@ -71,7 +71,17 @@ function codecTable(): void {
     const jDec = timeIt(() => JSON.parse(json.toString('utf8')));
     const bEnc = timeIt(() => encodeHits(res, 'hits'));
     const bDec = timeIt(() => decodeHits(bin));
-    rows.push([String(n), fmtBytes(json.byteLength), ms(jEnc), ms(jDec), fmtBytes(bin.byteLength), ms(bEnc), ms(bDec), (bin.byteLength / Math.max(n, 1)).toFixed(1), `${((bDec / jDec) * 100).toFixed(0)} %`]);
+    rows.push([
+      String(n),
+      fmtBytes(json.byteLength),
+      ms(jEnc),
+      ms(jDec),
+      fmtBytes(bin.byteLength),
+      ms(bEnc),
+      ms(bDec),
+      (bin.byteLength / Math.max(n, 1)).toFixed(1),
+      `${((bDec / jDec) * 100).toFixed(0)} %`,
+    ]);
   }
   table(rows);
 }
@@ -100,7 +110,12 @@ function lazyTable(): void {
     const bodies = [0, 1, 2, 3].map((s) => encodeHits(reply(k, s), 'hits'));
     const jsons = [0, 1, 2, 3].map((s) => Buffer.from(JSON.stringify(reply(k, s))));
     const merge = (lists: ShardHit[][]) =>
-      mergeTopHits(lists.map((hits, i): ShardTopHits => ({ shardIndex: i, index: 'cities', hits })), sort, k - size, size);
+      mergeTopHits(
+        lists.map((hits, i): ShardTopHits => ({ shardIndex: i, index: 'cities', hits })),
+        sort,
+        k - size,
+        size,
+      );
     const eager = merge(bodies.map((b) => decodeHits<QueryPhaseResponse>(b).hits));
     const lazy = merge(bodies.map(lazyHits));
     if (JSON.stringify(eager) !== JSON.stringify(lazy)) throw new Error('lazy merge differs');
@@ -139,7 +154,13 @@ async function startCoordinator(nodeUrls: string[], env: Record<string, string>)
     stdio: 'ignore',
   });
   for (let i = 0; i < 200; i++) {
-    if (await request(`${url}/`).then((r) => (r.body.dump(), r.statusCode === 200), () => false)) return { url, child };
+    if (
+      await request(`${url}/`).then(
+        (r) => (r.body.dump(), r.statusCode === 200),
+        () => false,
+      )
+    )
+      return { url, child };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill('SIGTERM');
@@ -160,7 +181,10 @@ async function endToEnd(): Promise<void> {
     const t = performance.now();
     await loadSample(cluster.coordinatorUrl, cities, { replicas: 0 }); // benches measure one copy per shard
     console.error(`cluster up, cities loaded in ${((performance.now() - t) / 1000).toFixed(1)} s`);
-    const nodeUrls = Object.keys(cluster.urls).filter((n) => n.startsWith('shard')).sort().map((n) => cluster.urls[n]);
+    const nodeUrls = Object.keys(cluster.urls)
+      .filter((n) => n.startsWith('shard'))
+      .sort()
+      .map((n) => cluster.urls[n]);
     const started = await startCoordinator(nodeUrls, { FOLIO_WIRE: 'json', FOLIO_CLUSTER_SECRET: clusterSecret, FOLIO_ETCD: cluster.urls.etcd });
     json = started.child;
     const bases = { json: started.url, binary: cluster.coordinatorUrl };

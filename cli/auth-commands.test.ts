@@ -30,7 +30,10 @@ describe('folio users', () => {
     const file = join(await tmp(), 'users');
     expect(await run('users', 'add', 'alice', '--password', 'alice-pw', '--file', file)).toMatchObject({ code: 0, err: `user [alice] added in ${file}\n` });
     expect((await run('users', 'add', 'bob', '-p', 'bob-pw-1', '--file', file)).code).toBe(0);
-    expect(await run('users', 'add', 'alice', '-p', 'other-pw', '--file', file)).toMatchObject({ code: 1, err: expect.stringContaining('user [alice] already exists') });
+    expect(await run('users', 'add', 'alice', '-p', 'other-pw', '--file', file)).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('user [alice] already exists'),
+    });
     expect((await run('users', 'add', 'alice', '-p', 'alice-pw2', '--force', '--file', file)).code).toBe(0);
     let parsed = parseUsersFile(await readFile(file, 'utf8'));
     expect(parsed.errors).toEqual([]);
@@ -42,10 +45,16 @@ describe('folio users', () => {
     expect([...parsed.entries.keys()]).toEqual(['bob']);
   });
 
-  it('exits 1 with ES\'s reasons for a short password, a bad name, a missing file', async () => {
+  it("exits 1 with ES's reasons for a short password, a bad name, a missing file", async () => {
     const file = join(await tmp(), 'users');
-    expect(await run('users', 'add', 'alice', '-p', '12345', '--file', file)).toMatchObject({ code: 1, err: 'folio: passwords must be at least [6] characters long\n' });
-    expect(await run('users', 'add', 'a:b', '-p', '123456', '--file', file)).toMatchObject({ code: 1, err: 'folio: invalid username [a:b]: must not contain [:]\n' });
+    expect(await run('users', 'add', 'alice', '-p', '12345', '--file', file)).toMatchObject({
+      code: 1,
+      err: 'folio: passwords must be at least [6] characters long\n',
+    });
+    expect(await run('users', 'add', 'a:b', '-p', '123456', '--file', file)).toMatchObject({
+      code: 1,
+      err: 'folio: invalid username [a:b]: must not contain [:]\n',
+    });
     expect(await run('users', 'add', 'alice', '-p', '123456')).toMatchObject({ code: 1, err: 'folio: no file: pass --file or set FOLIO_USERS_FILE\n' });
     expect(await run('users', 'remove', 'nobody', '--file', file)).toMatchObject({ code: 1, err: expect.stringContaining('user [nobody] is not in') });
   });
@@ -53,7 +62,9 @@ describe('folio users', () => {
   it('reads the password from stdin when --password is absent (the folio executable, piped)', async () => {
     const file = join(await tmp(), 'users');
     await new Promise<void>((resolve, reject) => {
-      const child = execFile(process.execPath, ['cli/folio.ts', 'users', 'add', 'carol', '--file', file], { cwd: REPO_ROOT }, (err: Error | null) => (err ? reject(err) : resolve()));
+      const child = execFile(process.execPath, ['cli/folio.ts', 'users', 'add', 'carol', '--file', file], { cwd: REPO_ROOT }, (err: Error | null) =>
+        err ? reject(err) : resolve(),
+      );
       child.stdin!.end('carol pw from stdin\n');
     });
     const parsed = parseUsersFile(await readFile(file, 'utf8'));
@@ -62,7 +73,7 @@ describe('folio users', () => {
 });
 
 describe('folio api-key', () => {
-  it('prints ES\'s create API key response and stores only the hash', async () => {
+  it("prints ES's create API key response and stores only the hash", async () => {
     const file = join(await tmp(), 'api_keys');
     const res = await run('api-key', 'create', 'ingest', '--owner', 'alice', '--expiration', '30d', '--file', file);
     expect(res.code).toBe(0);
@@ -83,7 +94,10 @@ describe('folio api-key', () => {
     expect(parseApiKeysFile(await readFile(file, 'utf8')).entries.get(created.id)).toMatchObject({ username: 'nightly', expiration: undefined });
     expect((await run('api-key', 'invalidate', created.id, '--file', file)).code).toBe(0);
     expect(parseApiKeysFile(await readFile(file, 'utf8')).entries.get(created.id)?.invalidated).toBe(true);
-    expect(await run('api-key', 'create', 'x', '--expiration', 'soon', '--file', file)).toMatchObject({ code: 1, err: expect.stringContaining('failed to parse setting [expiration] with value [soon]') });
+    expect(await run('api-key', 'create', 'x', '--expiration', 'soon', '--file', file)).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('failed to parse setting [expiration] with value [soon]'),
+    });
     expect((await run('api-key', 'invalidate', 'nope', '--file', file)).code).toBe(1);
   });
 });

@@ -79,69 +79,81 @@ export function registerAuthCommands(program: Command, io: AuthCommandIo, run: (
   const usersFile = () => new Option('--file <path>', 'users file').env('FOLIO_USERS_FILE');
   const keysFile = () => new Option('--file <path>', 'API keys file').env('FOLIO_API_KEYS_FILE');
   const users = program.command('users').description('manage the users of HTTP Basic authentication (FOLIO_USERS_FILE)');
-  users.command('add')
+  users
+    .command('add')
     .description('add a user (scrypt-hashed password); the password comes from --password or stdin')
     .argument('<name>', 'username (1–507 printable ASCII characters, no colon)')
     .option('-p, --password <password>', 'the password (visible in the process list and shell history: prefer stdin)')
     .option('--force', 'replace the password of an existing user')
     .addOption(usersFile())
-    .action((name: string, opts: { password?: string; force?: boolean; file?: string }) => run(async () => {
-      const file = fileOf(opts, 'FOLIO_USERS_FILE');
-      const problem = usernameProblem(name);
-      if (problem) throw new UsageError(`invalid username [${name}]: ${problem}`);
-      const password = await readPassword(opts.password, name, io);
-      if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`passwords must be at least [${MIN_PASSWORD_LENGTH}] characters long`);
-      const outcome = await upsertUserLine(file, name, await hashSecret(password), opts.force === true).catch((err: Error) => {
-        throw new UsageError(err.message);
-      });
-      io.err(`user [${name}] ${outcome} in ${file}\n`);
-    }));
-  users.command('remove')
+    .action((name: string, opts: { password?: string; force?: boolean; file?: string }) =>
+      run(async () => {
+        const file = fileOf(opts, 'FOLIO_USERS_FILE');
+        const problem = usernameProblem(name);
+        if (problem) throw new UsageError(`invalid username [${name}]: ${problem}`);
+        const password = await readPassword(opts.password, name, io);
+        if (password.length < MIN_PASSWORD_LENGTH) throw new UsageError(`passwords must be at least [${MIN_PASSWORD_LENGTH}] characters long`);
+        const outcome = await upsertUserLine(file, name, await hashSecret(password), opts.force === true).catch((err: Error) => {
+          throw new UsageError(err.message);
+        });
+        io.err(`user [${name}] ${outcome} in ${file}\n`);
+      }),
+    );
+  users
+    .command('remove')
     .description('remove a user')
     .argument('<name>', 'username')
     .addOption(usersFile())
-    .action((name: string, opts: { file?: string }) => run(async () => {
-      const file = fileOf(opts, 'FOLIO_USERS_FILE');
-      await removeUserLine(file, name).catch((err: Error) => {
-        throw new UsageError(err.message);
-      });
-      io.err(`user [${name}] removed from ${file}\n`);
-    }));
+    .action((name: string, opts: { file?: string }) =>
+      run(async () => {
+        const file = fileOf(opts, 'FOLIO_USERS_FILE');
+        await removeUserLine(file, name).catch((err: Error) => {
+          throw new UsageError(err.message);
+        });
+        io.err(`user [${name}] removed from ${file}\n`);
+      }),
+    );
 
   const keys = program.command('api-key').description('manage API keys (FOLIO_API_KEYS_FILE)');
-  keys.command('create')
-    .description('create an API key and print ES\'s create API key response (id, name, api_key, encoded)')
-    .argument('<name>', 'the key\'s name')
-    .option('--owner <user>', 'the username the key reports in _authenticate (default: the key\'s name)')
+  keys
+    .command('create')
+    .description("create an API key and print ES's create API key response (id, name, api_key, encoded)")
+    .argument('<name>', "the key's name")
+    .option('--owner <user>', "the username the key reports in _authenticate (default: the key's name)")
     .option('--expiration <time>', 'lifetime as an ES time value, e.g. 30d, 12h (default: never expires)')
     .addOption(keysFile())
-    .action((name: string, opts: { owner?: string; expiration?: string; file?: string }) => run(async () => {
-      const file = fileOf(opts, 'FOLIO_API_KEYS_FILE');
-      let expiration: number | undefined;
-      if (opts.expiration !== undefined) {
-        let ms: number;
-        try {
-          ms = parseTimeValue(opts.expiration, 'expiration');
-        } catch (err) {
-          throw new UsageError((err as Error).message);
+    .action((name: string, opts: { owner?: string; expiration?: string; file?: string }) =>
+      run(async () => {
+        const file = fileOf(opts, 'FOLIO_API_KEYS_FILE');
+        let expiration: number | undefined;
+        if (opts.expiration !== undefined) {
+          let ms: number;
+          try {
+            ms = parseTimeValue(opts.expiration, 'expiration');
+          } catch (err) {
+            throw new UsageError((err as Error).message);
+          }
+          if (ms <= 0) throw new UsageError(`negative or zero expiration [${opts.expiration}] is not allowed`);
+          expiration = Date.now() + ms;
         }
-        if (ms <= 0) throw new UsageError(`negative or zero expiration [${opts.expiration}] is not allowed`);
-        expiration = Date.now() + ms;
-      }
-      const { record, created } = await newApiKey(name, opts.owner ?? name, { expiration });
-      await appendApiKeyRecord(file, record);
-      io.out(JSON.stringify(created, null, 2) + '\n');
-      io.err(`API key [${created.id}] added to ${file}; send it as: Authorization: ApiKey ${created.encoded}\n`);
-    }));
-  keys.command('invalidate')
+        const { record, created } = await newApiKey(name, opts.owner ?? name, { expiration });
+        await appendApiKeyRecord(file, record);
+        io.out(JSON.stringify(created, null, 2) + '\n');
+        io.err(`API key [${created.id}] added to ${file}; send it as: Authorization: ApiKey ${created.encoded}\n`);
+      }),
+    );
+  keys
+    .command('invalidate')
     .description('invalidate an API key (kept in the file, refused from then on)')
-    .argument('<id>', 'the key\'s id')
+    .argument('<id>', "the key's id")
     .addOption(keysFile())
-    .action((id: string, opts: { file?: string }) => run(async () => {
-      const file = fileOf(opts, 'FOLIO_API_KEYS_FILE');
-      await invalidateApiKeyRecord(file, id).catch((err: Error) => {
-        throw new UsageError(err.message);
-      });
-      io.err(`API key [${id}] invalidated in ${file}\n`);
-    }));
+    .action((id: string, opts: { file?: string }) =>
+      run(async () => {
+        const file = fileOf(opts, 'FOLIO_API_KEYS_FILE');
+        await invalidateApiKeyRecord(file, id).catch((err: Error) => {
+          throw new UsageError(err.message);
+        });
+        io.err(`API key [${id}] invalidated in ${file}\n`);
+      }),
+    );
 }

@@ -25,7 +25,12 @@ async function server(handler: Handler) {
     req.on('end', () => {
       stats.requests++;
       stats.peak = Math.max(stats.peak, ++stats.inFlight);
-      const r = handler(body.trim().split('\n').map((l) => JSON.parse(l)));
+      const r = handler(
+        body
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      );
       setTimeout(() => {
         stats.inFlight--;
         res.writeHead(r.status, { 'content-type': 'application/json' }).end(JSON.stringify(r.body));
@@ -46,7 +51,9 @@ const noSleep = async () => {};
 
 describe('BulkSender', () => {
   it('writes index action + source lines, omitting an absent _id', () => {
-    expect(bulkBody('b', [{ _id: '1', source: { a: 1 } }, { source: { a: 2 } }])).toBe('{"index":{"_index":"b","_id":"1"}}\n{"a":1}\n{"index":{"_index":"b"}}\n{"a":2}\n');
+    expect(bulkBody('b', [{ _id: '1', source: { a: 1 } }, { source: { a: 2 } }])).toBe(
+      '{"index":{"_index":"b","_id":"1"}}\n{"a":1}\n{"index":{"_index":"b"}}\n{"a":2}\n',
+    );
   });
 
   it('keeps at most 2 requests in flight and acknowledges every batch', async () => {
@@ -68,18 +75,34 @@ describe('BulkSender', () => {
       if (n === 1) return { status: 429, body: { error: 'busy' } };
       if (n === 2) return { status: 503, body: { error: 'unavailable' } };
       if (n === 3) {
-        return { status: 200, body: { errors: true, items: [
-          { index: { _id: 'a', status: 201 } }, { index: { _id: 'b', status: 429, error: { type: 'es_rejected_execution_exception' } } },
-          { index: { _id: 'c', status: 400, error: { type: 'document_parsing_exception', reason: 'bad' } } },
-        ] } };
+        return {
+          status: 200,
+          body: {
+            errors: true,
+            items: [
+              { index: { _id: 'a', status: 201 } },
+              { index: { _id: 'b', status: 429, error: { type: 'es_rejected_execution_exception' } } },
+              { index: { _id: 'c', status: 400, error: { type: 'document_parsing_exception', reason: 'bad' } } },
+            ],
+          },
+        };
       }
       return { status: 200, body: ok(lines) };
     });
     const retries: string[] = [];
     const sleeps: number[] = [];
-    const sender = new BulkSender({ base: s.base, index: 'b', dispatcher: s.agent, onRetry: (r) => retries.push(r), sleep: (ms) => (sleeps.push(ms), Promise.resolve()) });
+    const sender = new BulkSender({
+      base: s.base,
+      index: 'b',
+      dispatcher: s.agent,
+      onRetry: (r) => retries.push(r),
+      sleep: (ms) => (sleeps.push(ms), Promise.resolve()),
+    });
     let result: BatchResult | undefined;
-    await sender.send(['a', 'b', 'c'].map((id) => ({ _id: id, source: { id } })), (r) => void (result = r));
+    await sender.send(
+      ['a', 'b', 'c'].map((id) => ({ _id: id, source: { id } })),
+      (r) => void (result = r),
+    );
     await sender.drain();
     expect(seen).toEqual([3, 3, 3, 1]);
     expect(retries).toEqual(['HTTP 429', 'HTTP 503', '1 items rejected with 429']);
@@ -91,19 +114,42 @@ describe('BulkSender', () => {
     let n = 0;
     const s = await server((lines) => {
       n++;
-      const items = lines.filter((_, i) => i % 2 === 0).map((a, i) => ({ index: { _id: a.index._id, ...(n === 1 && i === 0 ? { status: 503, error: { type: 'unavailable_shards_exception' } } : { status: 201 }) } }));
+      const items = lines
+        .filter((_, i) => i % 2 === 0)
+        .map((a, i) => ({
+          index: { _id: a.index._id, ...(n === 1 && i === 0 ? { status: 503, error: { type: 'unavailable_shards_exception' } } : { status: 201 }) },
+        }));
       return { status: 200, body: { errors: n === 1, items } };
     });
     const plain = new BulkSender({ base: s.base, index: 'b', dispatcher: s.agent, sleep: noSleep });
     let result: BatchResult | undefined;
-    await plain.send([{ _id: 'x', source: {} }, { _id: 'y', source: {} }], (r) => void (result = r));
+    await plain.send(
+      [
+        { _id: 'x', source: {} },
+        { _id: 'y', source: {} },
+      ],
+      (r) => void (result = r),
+    );
     await plain.drain();
     expect(result).toMatchObject({ ok: 1, failures: [{ slot: 0, id: 'x', status: 503 }] });
 
     n = 0;
     const retries: string[] = [];
-    const patient = new BulkSender({ base: s.base, index: 'b', dispatcher: s.agent, sleep: noSleep, retryItemStatuses: [429, 503], onRetry: (r) => retries.push(r) });
-    await patient.send([{ _id: 'x', source: {} }, { _id: 'y', source: {} }], (r) => void (result = r));
+    const patient = new BulkSender({
+      base: s.base,
+      index: 'b',
+      dispatcher: s.agent,
+      sleep: noSleep,
+      retryItemStatuses: [429, 503],
+      onRetry: (r) => retries.push(r),
+    });
+    await patient.send(
+      [
+        { _id: 'x', source: {} },
+        { _id: 'y', source: {} },
+      ],
+      (r) => void (result = r),
+    );
     await patient.drain();
     expect(result).toEqual({ ok: 2, failures: [] });
     expect(retries).toEqual(['1 items rejected with 503']);

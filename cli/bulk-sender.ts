@@ -167,7 +167,9 @@ export class BulkSender {
         if (reply.status === 200) {
           const items = (reply.json as { items?: BulkReplyItem[] } | undefined)?.items;
           if (!Array.isArray(items) || items.length !== docs.length) {
-            throw new Error(`POST /_bulk into [${index}] returned ${Array.isArray(items) ? items.length : 'no'} items for ${docs.length} documents: ${reply.text.slice(0, 500)}`);
+            throw new Error(
+              `POST /_bulk into [${index}] returned ${Array.isArray(items) ? items.length : 'no'} items for ${docs.length} documents: ${reply.text.slice(0, 500)}`,
+            );
           }
           return items;
         }

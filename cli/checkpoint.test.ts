@@ -22,24 +22,39 @@ describe('AckTracker', () => {
   });
 
   it('never passes an unacknowledged batch, whatever the acknowledgement order (property)', () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 30 }).chain((n) => fc.tuple(fc.constant(n), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))), ([n, order]) => {
-      const t = new AckTracker(0);
-      for (let i = 0; i < n; i++) t.cut(i, (i + 1) * 10);
-      const acked = new Set<number>();
-      for (const seq of order) {
-        t.ack(seq, { docs: 1, errors: 0 });
-        acked.add(seq);
-        let prefix = 0;
-        while (acked.has(prefix)) prefix++;
-        expect(t.position).toBe(prefix * 10);
-        expect(t.docs).toBe(prefix);
-      }
-    }));
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 30 }).chain((n) => fc.tuple(fc.constant(n), fc.shuffledSubarray([...Array(n).keys()], { minLength: n, maxLength: n }))),
+        ([n, order]) => {
+          const t = new AckTracker(0);
+          for (let i = 0; i < n; i++) t.cut(i, (i + 1) * 10);
+          const acked = new Set<number>();
+          for (const seq of order) {
+            t.ack(seq, { docs: 1, errors: 0 });
+            acked.add(seq);
+            let prefix = 0;
+            while (acked.has(prefix)) prefix++;
+            expect(t.position).toBe(prefix * 10);
+            expect(t.docs).toBe(prefix);
+          }
+        },
+      ),
+    );
   });
 });
 
 describe('checkpoint file', () => {
-  const sample = (input: string): Checkpoint => ({ version: 1, input: resolve(input), index: 'books', format: 'ndjson', position: 42, docs: 40, errors: 2, done: false, updatedAt: 'now' });
+  const sample = (input: string): Checkpoint => ({
+    version: 1,
+    input: resolve(input),
+    index: 'books',
+    format: 'ndjson',
+    position: 42,
+    docs: 40,
+    errors: 2,
+    done: false,
+    updatedAt: 'now',
+  });
 
   it('lives beside the input as .folio-load-<index>.json', () => {
     expect(defaultCheckpointPath('/data/in/books.ndjson', 'books')).toBe('/data/in/.folio-load-books.json');

@@ -52,7 +52,14 @@ export async function runDump(o: DumpCommandOptions): Promise<DumpSummary> {
   let docs = 0;
   try {
     let chunk = '';
-    for await (const hit of walkIndex(dispatcher, base, { index: o.index, query: o.query, sort: o.sort, pageSize: o.pageSize, slices: o.slices, onTotal: (t) => (total = t) })) {
+    for await (const hit of walkIndex(dispatcher, base, {
+      index: o.index,
+      query: o.query,
+      sort: o.sort,
+      pageSize: o.pageSize,
+      slices: o.slices,
+      onTotal: (t) => (total = t),
+    })) {
       chunk += JSON.stringify(o.withId ? { _id: hit._id, _source: hit._source } : hit._source) + '\n';
       docs++;
       if (chunk.length >= 1 << 16) {

@@ -24,7 +24,12 @@ export async function ensureIndex(dispatcher: Agent, base: string, index: string
 
 /** `number_of_shards` and the mappings of `index` (for creating the same index elsewhere). */
 export async function indexDefinition(dispatcher: Agent, base: string, index: string): Promise<IndexBody> {
-  const reply = await callOk<Record<string, { settings?: { index?: Record<string, unknown> }; mappings?: Record<string, unknown> }>>(dispatcher, 'GET', base, `/${encodeURIComponent(index)}`);
+  const reply = await callOk<Record<string, { settings?: { index?: Record<string, unknown> }; mappings?: Record<string, unknown> }>>(
+    dispatcher,
+    'GET',
+    base,
+    `/${encodeURIComponent(index)}`,
+  );
   const def = reply[index] ?? Object.values(reply)[0];
   const shards = def?.settings?.index?.number_of_shards;
   return { settings: shards === undefined ? {} : { number_of_shards: Number(shards) }, mappings: def?.mappings ?? {} };

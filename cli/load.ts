@@ -113,8 +113,15 @@ export async function runLoad(o: LoadCommandOptions): Promise<LoadSummary> {
   const startPoint = await findStartPoint(o, log);
   const { format, start } = startPoint;
   const checkpoint: Checkpoint = {
-    version: 1, input: resolve(o.file), index: o.index, format, position: start.position,
-    docs: start.docs, errors: start.errors, done: false, updatedAt: new Date().toISOString(),
+    version: 1,
+    input: resolve(o.file),
+    index: o.index,
+    format,
+    position: start.position,
+    docs: start.docs,
+    errors: start.errors,
+    done: false,
+    updatedAt: new Date().toISOString(),
   };
   const errorsFile = new ErrorsFile(o.errorsFile ?? `${o.index}.errors.ndjson`, o.resume === true);
   const tracker = new AckTracker(start.position, start.docs, start.errors);
@@ -188,7 +195,11 @@ function batchSettler(run: LoadRun): { settle: (batch: Batch, result: BatchResul
   const settle = (batch: Batch, result: BatchResult): Promise<void> => {
     serial = serial.then(async () => {
       const failed: ErrorEntry[] = result.failures.map((f) => ({
-        [posKey]: batch.positions[f.slot], id: f.id, status: f.status, error: f.error, source: batch.docs[f.slot].source,
+        [posKey]: batch.positions[f.slot],
+        id: f.id,
+        status: f.status,
+        error: f.error,
+        source: batch.docs[f.slot].source,
       }));
       const entries = [...batch.bad, ...failed].sort((a, b) => ((a.line ?? a.record) as number) - ((b.line ?? b.record) as number));
       await errorsFile.write(entries);
@@ -251,7 +262,16 @@ async function readBatches(run: LoadRun, send: (batch: Batch) => Promise<void>):
 function loadSummary(run: LoadRun, elapsedMs: number): LoadSummary {
   const { o, format, docs, errors, start, checkpoint, interrupted, errorsFile, checkpointFile } = run;
   return {
-    index: o.index, format, docs, errors, resumedFrom: start.position, checkpoint: { ...checkpoint }, interrupted, elapsedMs,
-    docsPerSecond: docsPerSecond(docs, elapsedMs), errorsFile: errorsFile.path, checkpointFile,
+    index: o.index,
+    format,
+    docs,
+    errors,
+    resumedFrom: start.position,
+    checkpoint: { ...checkpoint },
+    interrupted,
+    elapsedMs,
+    docsPerSecond: docsPerSecond(docs, elapsedMs),
+    errorsFile: errorsFile.path,
+    checkpointFile,
   };
 }

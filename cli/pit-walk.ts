@@ -44,11 +44,15 @@ interface Page {
 
 /** Parses `--sort`: `field`, `field:desc`, comma-separated, into ES sort clauses. */
 export function parseSortFlag(flag: string): unknown[] {
-  return flag.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
-    const [field, order] = s.split(':');
-    if (order !== undefined && order !== 'asc' && order !== 'desc') throw new Error(`--sort [${s}]: the order must be asc or desc`);
-    return order ? { [field]: order } : field;
-  });
+  return flag
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => {
+      const [field, order] = s.split(':');
+      if (order !== undefined && order !== 'asc' && order !== 'desc') throw new Error(`--sort [${s}]: the order must be asc or desc`);
+      return order ? { [field]: order } : field;
+    });
 }
 
 /** Parses `--query`: a JSON query clause, or a search body whose `query` is used. */
@@ -78,7 +82,12 @@ export async function* walkIndex(dispatcher: Agent, base: string, opts: WalkOpti
       return;
     }
     if (opts.onTotal) {
-      const counted = await callOk<Page>(dispatcher, 'POST', base, '/_search', { size: 0, query: opts.query ?? { match_all: {} }, pit: { id: pit.id }, track_total_hits: true });
+      const counted = await callOk<Page>(dispatcher, 'POST', base, '/_search', {
+        size: 0,
+        query: opts.query ?? { match_all: {} },
+        pit: { id: pit.id },
+        track_total_hits: true,
+      });
       if (counted.hits.total) opts.onTotal(counted.hits.total.value);
     }
     const walks = Array.from({ length: slices }, (_, id) => walkPages(dispatcher, base, pit, opts, keepAlive, { id, max: slices }));

@@ -31,7 +31,10 @@ describe('folio command line', () => {
   it('exits 1 on usage errors with the reason', async () => {
     expect(await run('load', 'x.ndjson')).toMatchObject({ code: 1, err: expect.stringContaining("required option '-i, --index <name>' not specified") });
     expect(await run('load', 'x.ndjson', '-i', 'a', '--batch', '0')).toMatchObject({ code: 1, err: expect.stringContaining('expected a positive integer') });
-    expect(await run('load', 'x.ndjson', '-i', 'a', '--format', 'xml')).toMatchObject({ code: 1, err: expect.stringContaining('Allowed choices are ndjson, json, csv, tsv') });
+    expect(await run('load', 'x.ndjson', '-i', 'a', '--format', 'xml')).toMatchObject({
+      code: 1,
+      err: expect.stringContaining('Allowed choices are ndjson, json, csv, tsv'),
+    });
     expect(await run('dump', '-i', 'a', '--query', '{nope')).toMatchObject({ code: 1, err: expect.stringContaining('--query is not JSON') });
     expect(await run('dump', '-i', 'a', '--sort', 'n:up')).toMatchObject({ code: 1, err: expect.stringContaining('the order must be asc or desc') });
     expect(await run('reindex', '--source', 'a')).toMatchObject({ code: 1, err: expect.stringContaining("required option '--dest <index>'") });

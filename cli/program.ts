@@ -132,7 +132,8 @@ function buildProgram(io: Io, result: { code: number }): Command {
 
 /** `folio load <file> -i <index>`: runLoad with its summary line; exit 2 when records failed, 3 when interrupted. */
 function addLoadCommand(program: Command, io: Io, result: { code: number }): void {
-  program.command('load')
+  program
+    .command('load')
     .description('load NDJSON, a JSON array or CSV/TSV into an index through _bulk')
     .argument('<file>', 'input file (.ndjson/.jsonl, .json, .csv, .tsv; else sniffed)')
     .requiredOption('-i, --index <name>', 'target index (created when absent)')
@@ -150,13 +151,27 @@ function addLoadCommand(program: Command, io: Io, result: { code: number }): voi
       const interrupt = interruptSignal(io);
       try {
         const s = await runLoad({
-          url: g.url, file, index: opts.index, shards: opts.shards, batch: opts.batch, format: opts.format,
-          idField: opts.idField, inferTypes: opts.inferTypes, errorsFile: opts.errors, checkpoint: opts.checkpoint, resume: opts.resume,
-          refresh: opts.refresh, quiet: g.quiet, signal: interrupt.signal, log: (l) => io.err(l + '\n'),
+          url: g.url,
+          file,
+          index: opts.index,
+          shards: opts.shards,
+          batch: opts.batch,
+          format: opts.format,
+          idField: opts.idField,
+          inferTypes: opts.inferTypes,
+          errorsFile: opts.errors,
+          checkpoint: opts.checkpoint,
+          resume: opts.resume,
+          refresh: opts.refresh,
+          quiet: g.quiet,
+          signal: interrupt.signal,
+          log: (l) => io.err(l + '\n'),
         });
-        io.err(`loaded ${s.docs} docs into [${s.index}] in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)`
-          + `${s.errors ? `, ${s.errors} errors written to ${s.errorsFile}` : ''}`
-          + `${s.interrupted ? `; stopped after ${s.format === 'json' ? 'record' : 'line'} ${s.checkpoint.position}, continue with --resume` : ''}\n`);
+        io.err(
+          `loaded ${s.docs} docs into [${s.index}] in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)` +
+            `${s.errors ? `, ${s.errors} errors written to ${s.errorsFile}` : ''}` +
+            `${s.interrupted ? `; stopped after ${s.format === 'json' ? 'record' : 'line'} ${s.checkpoint.position}, continue with --resume` : ''}\n`,
+        );
         result.code = outcome(s.checkpoint.errors, s.interrupted);
       } finally {
         interrupt.dispose();
@@ -166,7 +181,8 @@ function addLoadCommand(program: Command, io: Io, result: { code: number }): voi
 
 /** `folio dump -i <index>`: runDump with its summary line. */
 function addDumpCommand(program: Command, io: Io, result: { code: number }): void {
-  program.command('dump')
+  program
+    .command('dump')
     .description('write an index as NDJSON (point in time + search_after)')
     .requiredOption('-i, --index <name>', 'index to dump')
     .option('--query <json>', 'a query clause, e.g. \'{"term":{"country":"AT"}}\'', queryFlag)
@@ -178,7 +194,15 @@ function addDumpCommand(program: Command, io: Io, result: { code: number }): voi
     .action(async (opts: DumpFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalFlags>();
       const s = await runDump({
-        url: g.url, index: opts.index, query: opts.query, sort: opts.sort, out: opts.out, withId: opts.withId, pageSize: opts.size, slices: opts.slices, quiet: g.quiet,
+        url: g.url,
+        index: opts.index,
+        query: opts.query,
+        sort: opts.sort,
+        out: opts.out,
+        withId: opts.withId,
+        pageSize: opts.size,
+        slices: opts.slices,
+        quiet: g.quiet,
       });
       io.err(`dumped ${s.docs} docs from [${opts.index}] in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)\n`);
       result.code = EXIT_CODES.ok;
@@ -187,7 +211,8 @@ function addDumpCommand(program: Command, io: Io, result: { code: number }): voi
 
 /** `folio reindex --source <index> --dest <index>`: runReindex with its summary line; exit 2 when documents failed. */
 function addReindexCommand(program: Command, io: Io, result: { code: number }): void {
-  program.command('reindex')
+  program
+    .command('reindex')
     .description('copy an index: POST /_reindex on one cluster, or a streamed copy to --dest-url')
     .requiredOption('--source <index>', 'source index')
     .requiredOption('--dest <index>', 'destination index')
@@ -195,16 +220,26 @@ function addReindexCommand(program: Command, io: Io, result: { code: number }): 
     .option('--stream', 'copy through the CLI (PIT + search_after into _bulk) even on one cluster')
     .option('--query <json>', 'copy only the hits of this query clause', queryFlag)
     .option('--batch <n>', 'documents per batch', positiveInt, 1000)
-    .option('--slices <n>', 'copy in n slices at once (the server\'s _reindex?slices=n, or n sliced walks of a streamed copy)', positiveInt, 1)
+    .option('--slices <n>', "copy in n slices at once (the server's _reindex?slices=n, or n sliced walks of a streamed copy)", positiveInt, 1)
     .option('--errors <file>', 'failed documents of a streamed copy (default <dest>.errors.ndjson)')
     .action(async (opts: ReindexFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalFlags>();
       const s = await runReindex({
-        url: g.url, source: opts.source, dest: opts.dest, destUrl: opts.destUrl, stream: opts.stream, query: opts.query, batch: opts.batch,
-        slices: opts.slices, errorsFile: opts.errors, quiet: g.quiet,
+        url: g.url,
+        source: opts.source,
+        dest: opts.dest,
+        destUrl: opts.destUrl,
+        stream: opts.stream,
+        query: opts.query,
+        batch: opts.batch,
+        slices: opts.slices,
+        errorsFile: opts.errors,
+        quiet: g.quiet,
       });
-      io.err(`reindexed ${s.docs} docs from [${opts.source}] to [${opts.dest}] (${s.mode === 'server' ? `task ${s.task}` : 'streamed'}) in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)`
-        + `${s.errors ? `, ${s.errors} failed` : ''}\n`);
+      io.err(
+        `reindexed ${s.docs} docs from [${opts.source}] to [${opts.dest}] (${s.mode === 'server' ? `task ${s.task}` : 'streamed'}) in ${(s.elapsedMs / 1000).toFixed(1)} s (${s.docsPerSecond} docs/s)` +
+          `${s.errors ? `, ${s.errors} failed` : ''}\n`,
+      );
       result.code = outcome(s.errors);
     });
 }

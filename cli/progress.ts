@@ -34,12 +34,15 @@ export function createProgress(label: string, enabled: boolean): Progress {
   const started = Date.now();
   const draw = enabled && process.stderr.isTTY === true;
   const bar = draw
-    ? new cliProgress.SingleBar({
-        format: `${label} {bar} {percentage}% | {docsText} docs | {rate} docs/s | {errors} errors | {duration_formatted}`,
-        hideCursor: true,
-        fps: 5,
-        stream: process.stderr,
-      }, cliProgress.Presets.shades_classic)
+    ? new cliProgress.SingleBar(
+        {
+          format: `${label} {bar} {percentage}% | {docsText} docs | {rate} docs/s | {errors} errors | {duration_formatted}`,
+          hideCursor: true,
+          fps: 5,
+          stream: process.stderr,
+        },
+        cliProgress.Presets.shades_classic,
+      )
     : undefined;
   let state: 'new' | 'running' | 'stopped' = 'new';
   return {

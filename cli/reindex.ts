@@ -68,11 +68,20 @@ async function serverReindex(o: ReindexCommandOptions): Promise<ReindexSummary> 
   try {
     const source: Record<string, unknown> = { index: o.source, size: o.batch };
     if (o.query !== undefined) source.query = o.query;
-    const { task } = await callOk<{ task: string }>(dispatcher, 'POST', base, `/_reindex?wait_for_completion=false&refresh=true${o.slices && o.slices > 1 ? `&slices=${o.slices}` : ''}`, { source, dest: { index: o.dest } });
+    const { task } = await callOk<{ task: string }>(
+      dispatcher,
+      'POST',
+      base,
+      `/_reindex?wait_for_completion=false&refresh=true${o.slices && o.slices > 1 ? `&slices=${o.slices}` : ''}`,
+      { source, dest: { index: o.dest } },
+    );
     for (;;) {
-      const rec = await callOk<{ completed: boolean; task: { status?: TaskStatus }; response?: { created?: number; updated?: number; failures?: unknown[] }; error?: unknown }>(
-        dispatcher, 'GET', base, `/_tasks/${encodeURIComponent(task)}`,
-      );
+      const rec = await callOk<{
+        completed: boolean;
+        task: { status?: TaskStatus };
+        response?: { created?: number; updated?: number; failures?: unknown[] };
+        error?: unknown;
+      }>(dispatcher, 'GET', base, `/_tasks/${encodeURIComponent(task)}`);
       const st = rec.task.status ?? {};
       progress.update({ docs: (st.created ?? 0) + (st.updated ?? 0), totalDocs: st.total, errors: 0 });
       if (rec.completed) {
@@ -113,7 +122,13 @@ async function streamReindex(o: ReindexCommandOptions): Promise<ReindexSummary> 
         progress.update({ docs, totalDocs: total, errors: errorsFile.written });
       });
     };
-    for await (const hit of walkIndex(sourceAgent, base, { index: o.source, query: o.query, pageSize: o.batch, slices: o.slices, onTotal: (t) => (total = t) })) {
+    for await (const hit of walkIndex(sourceAgent, base, {
+      index: o.source,
+      query: o.query,
+      pageSize: o.batch,
+      slices: o.slices,
+      onTotal: (t) => (total = t),
+    })) {
       batch.push({ _id: hit._id, source: hit._source ?? {} });
       if (batch.length >= o.batch) await flush();
     }

@@ -53,12 +53,24 @@ describe('sliced CLI walks', () => {
     const out = join(dir, 'walk.ndjson');
     const s = await runDump({ url, index: 'walk', out, withId: true, pageSize: 200, slices: 3, quiet: true });
     expect(s.docs).toBe(DOCS);
-    const lines = (await readFile(out, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { _id: string });
+    const lines = (await readFile(out, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { _id: string });
     expect(lines.map((l) => l._id).sort()).toEqual(expectedIds());
   });
 
   it('reindex --slices copies every document, streamed and on the server', async () => {
-    const streamed = await runReindex({ url, source: 'walk', dest: 'walk-streamed', stream: true, batch: 150, slices: 3, quiet: true, errorsFile: join(dir, 'e.ndjson') });
+    const streamed = await runReindex({
+      url,
+      source: 'walk',
+      dest: 'walk-streamed',
+      stream: true,
+      batch: 150,
+      slices: 3,
+      quiet: true,
+      errorsFile: join(dir, 'e.ndjson'),
+    });
     expect(streamed).toMatchObject({ mode: 'stream', docs: DOCS, errors: 0 });
     const served = await runReindex({ url, source: 'walk', dest: 'walk-served', batch: 150, slices: 3, quiet: true, pollMs: 20 });
     expect(served).toMatchObject({ mode: 'server', docs: DOCS, errors: 0 });

@@ -63,13 +63,25 @@ describe('loadCoordinatorConfig shutdown bounds', () => {
   });
 
   it('reads FOLIO_SHUTDOWN_DELAY_MS and FOLIO_DRAIN_TIMEOUT_MS and rejects negative values', () => {
-    expect(loadCoordinatorConfig({ FOLIO_SHUTDOWN_DELAY_MS: '5000', FOLIO_DRAIN_TIMEOUT_MS: '10000' })).toMatchObject({ shutdownDelayMs: 5_000, drainTimeoutMs: 10_000 });
+    expect(loadCoordinatorConfig({ FOLIO_SHUTDOWN_DELAY_MS: '5000', FOLIO_DRAIN_TIMEOUT_MS: '10000' })).toMatchObject({
+      shutdownDelayMs: 5_000,
+      drainTimeoutMs: 10_000,
+    });
     expect(() => loadCoordinatorConfig({ FOLIO_DRAIN_TIMEOUT_MS: '-1' })).toThrow(/must not be negative/);
   });
 
   it('reads the slow-client bounds and the cluster secret', () => {
-    expect(loadCoordinatorConfig({})).toMatchObject({ headersTimeoutMs: 15_000, requestTimeoutMs: 120_000, keepAliveTimeoutMs: 65_000, maxConnections: 4096, clusterSecret: undefined });
-    expect(loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '1500', FOLIO_CLUSTER_SECRET: 's' })).toMatchObject({ headersTimeoutMs: 1_500, clusterSecret: 's' });
+    expect(loadCoordinatorConfig({})).toMatchObject({
+      headersTimeoutMs: 15_000,
+      requestTimeoutMs: 120_000,
+      keepAliveTimeoutMs: 65_000,
+      maxConnections: 4096,
+      clusterSecret: undefined,
+    });
+    expect(loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '1500', FOLIO_CLUSTER_SECRET: 's' })).toMatchObject({
+      headersTimeoutMs: 1_500,
+      clusterSecret: 's',
+    });
     expect(() => loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '400000' })).toThrow(/at most FOLIO_REQUEST_TIMEOUT_MS/);
     expect(() => loadCoordinatorConfig({ FOLIO_HEADERS_TIMEOUT_MS: '0' })).toThrow(/must be positive/);
   });

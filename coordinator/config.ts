@@ -96,7 +96,8 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
   const drainTimeoutMs = envInt(env, 'FOLIO_DRAIN_TIMEOUT_MS', 8_000);
   if (shutdownDelayMs < 0 || drainTimeoutMs < 0) throw new Error('FOLIO_SHUTDOWN_DELAY_MS and FOLIO_DRAIN_TIMEOUT_MS must not be negative');
   const inFlightRequestsLimitBytes = envInt(env, 'FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES', defaultInFlightRequestsLimitBytes());
-  if (inFlightRequestsLimitBytes < -1) throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
+  if (inFlightRequestsLimitBytes < -1)
+    throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
   const authCacheTtlMs = envInt(env, 'FOLIO_AUTH_CACHE_TTL_MS', 300_000);
   if (authCacheTtlMs < 0) throw new Error('FOLIO_AUTH_CACHE_TTL_MS must not be negative');
   const metricsPublic = envStr(env, 'FOLIO_METRICS_PUBLIC', 'false');
@@ -135,4 +136,3 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     tlsKeyFile,
   };
 }
-

@@ -28,11 +28,18 @@ import { ShardClient } from './transport/shard-client.ts';
 
 const config = loadCoordinatorConfig();
 const log = createLogger('coordinator', config.logLevel, { node: config.nodeName });
-if (config.clusterSecret === undefined) log.warn('FOLIO_CLUSTER_SECRET is unset: shard nodes answer 401 to this coordinator unless they run with FOLIO_INSECURE=true');
-const client = new ShardClient(config.nodes, { connectionsPerNode: config.connectionsPerNode, maxResponseBytes: config.maxShardResponseBytes, clusterSecret: config.clusterSecret, batchCalls: config.batchShardCalls });
+if (config.clusterSecret === undefined)
+  log.warn('FOLIO_CLUSTER_SECRET is unset: shard nodes answer 401 to this coordinator unless they run with FOLIO_INSECURE=true');
+const client = new ShardClient(config.nodes, {
+  connectionsPerNode: config.connectionsPerNode,
+  maxResponseBytes: config.maxShardResponseBytes,
+  clusterSecret: config.clusterSecret,
+  batchCalls: config.batchShardCalls,
+});
 // The cluster state: etcd when FOLIO_ETCD names it, else an embedded store of this coordinator's own.
 const store: StateStore = await openStateStore(config.etcdEndpoints ? { FOLIO_ETCD: config.etcdEndpoints.join(',') } : {}, { embeddedDir: config.stateDir });
-if (!config.etcdEndpoints) log.warn({ dir: config.stateDir }, 'FOLIO_ETCD is unset: the cluster state lives in this coordinator\'s embedded store; run one coordinator only');
+if (!config.etcdEndpoints)
+  log.warn({ dir: config.stateDir }, "FOLIO_ETCD is unset: the cluster state lives in this coordinator's embedded store; run one coordinator only");
 const cache = await ClusterStateCache.open(store, log);
 const view = new ClusterView(client, config.internalTimeoutMs, clusterStateAccess(cache, log), log);
 // The cluster is its ordered node list: the same list gives the same uuid on every coordinator.
@@ -59,10 +66,16 @@ const serverOptions = httpServerOptions(config);
 // Optional TLS (FOLIO_TLS_CERT + FOLIO_TLS_KEY): the same app and bounds over node:https.
 const tls = loadTlsOptions(config);
 const listening = (info: { port: number }): void => {
-  log.info({ host: config.host, port: info.port, scheme: tls ? 'https' : 'http', authentication: config.usersFile !== undefined || config.apiKeysFile !== undefined }, 'coordinator listening');
+  log.info(
+    { host: config.host, port: info.port, scheme: tls ? 'https' : 'http', authentication: config.usersFile !== undefined || config.apiKeysFile !== undefined },
+    'coordinator listening',
+  );
 };
 const server = tls
-  ? serve({ fetch: app.fetch, hostname: config.host, port: config.port, createServer: createHttpsServer, serverOptions: { ...serverOptions, ...tls } }, listening)
+  ? serve(
+      { fetch: app.fetch, hostname: config.host, port: config.port, createServer: createHttpsServer, serverOptions: { ...serverOptions, ...tls } },
+      listening,
+    )
   : serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions }, listening);
 capConnections(server, config);
 if (tls) watchTlsFiles(server as HttpsServer, config, log);

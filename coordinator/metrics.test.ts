@@ -26,7 +26,11 @@ let client: ShardClient;
 let state: TestClusterState;
 
 async function json(method: string, path: string, body?: unknown, type = 'application/json'): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, { method, headers: body === undefined ? {} : { 'content-type': type }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await app.request(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': type },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -132,7 +136,7 @@ describe('profile: true', () => {
     expect(Object.keys(profile.coordinator.phases_in_nanos)).toEqual(['parse', 'plan', 'query', 'merge', 'fetch', 'respond']);
   });
 
-  it('marks a small page\'s fetch as fused into the query call', async () => {
+  it("marks a small page's fetch as fused into the query call", async () => {
     const res = await json('POST', '/metered/_search', { profile: true, size: 12, sort: [{ n: 'asc' }] });
     expect(res.status).toBe(200);
     const profile = res.body.profile as ProfileBody;

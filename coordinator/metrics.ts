@@ -11,7 +11,15 @@
  */
 import type { Hono } from 'hono';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { createMetricsRegistry, instrumentHttp, labelledChildren, LATENCY_BUCKETS_SECONDS, METRIC_PREFIX, registerMetricsRoute, type HttpMetrics } from '../shared/metrics.ts';
+import {
+  createMetricsRegistry,
+  instrumentHttp,
+  labelledChildren,
+  LATENCY_BUCKETS_SECONDS,
+  METRIC_PREFIX,
+  registerMetricsRoute,
+  type HttpMetrics,
+} from '../shared/metrics.ts';
 import type { PhaseObserver } from './search/profile.ts';
 import type { ShardCallObserver, ShardClient } from './transport/shard-client.ts';
 
@@ -25,7 +33,10 @@ export interface CoordinatorMetrics {
 
 /** The endpoint label of an internal path: prefix dropped, index names replaced (`indices/:index/_mapping`). */
 export function endpointLabel(path: string): string {
-  const parts = path.replace(/^\/_internal\/v\d+\//, '').split('?')[0].split('/');
+  const parts = path
+    .replace(/^\/_internal\/v\d+\//, '')
+    .split('?')[0]
+    .split('/');
   if (parts[0] === 'indices' && parts.length > 1) parts[1] = ':index';
   return parts.join('/');
 }

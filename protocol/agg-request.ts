@@ -227,7 +227,22 @@ export interface BucketScriptAgg extends AggBase {
 }
 
 /** One node of the aggregation tree. */
-export type AggNode = BucketScriptAgg | ParentPipelineAgg | BucketMetricAgg | TopHitsAgg | TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | StatsMetricAgg | CardinalityAgg | PercentilesAgg | CompositeAgg | BucketSortAgg;
+export type AggNode =
+  | BucketScriptAgg
+  | ParentPipelineAgg
+  | BucketMetricAgg
+  | TopHitsAgg
+  | TermsAgg
+  | HistogramAgg
+  | RangeAgg
+  | FilterAgg
+  | FiltersAgg
+  | SingleBucketAgg
+  | StatsMetricAgg
+  | CardinalityAgg
+  | PercentilesAgg
+  | CompositeAgg
+  | BucketSortAgg;
 
 /** The bucket aggregations (those that may hold sub-aggregations). */
 export type BucketAggNode = TermsAgg | HistogramAgg | RangeAgg | FilterAgg | FiltersAgg | SingleBucketAgg | CompositeAgg;
@@ -245,10 +260,32 @@ export const MAX_INNER_RESULT_WINDOW = 100;
 export const HITS_TYPES: ReadonlySet<string> = new Set(['top_hits']);
 
 /** The `type`s of {@link MetricAggNode}. */
-export const METRIC_TYPES: ReadonlySet<string> = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks']);
+export const METRIC_TYPES: ReadonlySet<string> = new Set([
+  'min',
+  'max',
+  'sum',
+  'avg',
+  'value_count',
+  'stats',
+  'extended_stats',
+  'cardinality',
+  'percentiles',
+  'percentile_ranks',
+]);
 
 /** The pipeline aggregations: computed on the coordinator from reduced buckets; shards skip them. */
-export const PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'bucket_script', 'bucket_selector', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
+export const PIPELINE_TYPES: ReadonlySet<string> = new Set([
+  'bucket_sort',
+  'bucket_script',
+  'bucket_selector',
+  'avg_bucket',
+  'max_bucket',
+  'min_bucket',
+  'sum_bucket',
+  'stats_bucket',
+  'cumulative_sum',
+  'derivative',
+]);
 
 /** The parent pipelines that reshape their parent's buckets (applied in dependency order once the parent is reduced). */
 export const PARENT_PIPELINE_TYPES: ReadonlySet<string> = new Set(['bucket_sort', 'bucket_script', 'bucket_selector', 'cumulative_sum', 'derivative']);

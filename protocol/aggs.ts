@@ -104,7 +104,17 @@ export interface PipelinePartial {
 }
 
 /** One aggregation's partial result on one shard. */
-export type AggPartial = TermsPartial | HistogramPartial | MultiPartial | SinglePartial | StatsPartial | CardinalityPartial | PercentilesPartial | CompositePartial | PipelinePartial | TopHitsPartial;
+export type AggPartial =
+  | TermsPartial
+  | HistogramPartial
+  | MultiPartial
+  | SinglePartial
+  | StatsPartial
+  | CardinalityPartial
+  | PercentilesPartial
+  | CompositePartial
+  | PipelinePartial
+  | TopHitsPartial;
 
 /** The aggregations a query phase collects: the tree, and the query they run on when it is not the hits' query (`post_filter`). */
 export interface QueryAggs {

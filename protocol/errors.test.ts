@@ -18,7 +18,14 @@ describe('the ES error envelope', () => {
   it('carries metadata such as index_not_found_exception resource fields', () => {
     const body = indexNotFound('nope').toBody();
     expect(body.status).toBe(404);
-    expect(body.error).toMatchObject({ type: 'index_not_found_exception', reason: 'no such index [nope]', 'resource.type': 'index_or_alias', 'resource.id': 'nope', index_uuid: '_na_', index: 'nope' });
+    expect(body.error).toMatchObject({
+      type: 'index_not_found_exception',
+      reason: 'no such index [nope]',
+      'resource.type': 'index_or_alias',
+      'resource.id': 'nope',
+      index_uuid: '_na_',
+      index: 'nope',
+    });
     expect(body.error.root_cause[0]).toMatchObject({ 'resource.id': 'nope' });
   });
 
@@ -28,7 +35,11 @@ describe('the ES error envelope', () => {
 
   it('groups identical shard failures per index into all shards failed', () => {
     const cause = { type: 'illegal_argument_exception', reason: 'Result window is too large' };
-    const err = allShardsFailed('query', [0, 1, 2].map((shard) => ({ shard, index: 'i', node: null, reason: cause })), 400);
+    const err = allShardsFailed(
+      'query',
+      [0, 1, 2].map((shard) => ({ shard, index: 'i', node: null, reason: cause })),
+      400,
+    );
     const body = err.toBody();
     expect(body.error).toMatchObject({ type: 'search_phase_execution_exception', reason: 'all shards failed', phase: 'query', grouped: true });
     expect(body.error.failed_shards).toHaveLength(1);

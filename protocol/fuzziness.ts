@@ -43,4 +43,3 @@ export function maxEdits(f: Fuzziness, term: string): number {
   for (const _ of term) len++;
   return len < f.low ? 0 : len < f.high ? 1 : 2;
 }
-

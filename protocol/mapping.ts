@@ -97,7 +97,15 @@ export interface Mapping {
 
 /** Numeric field types (doc values are doubles in Folio). */
 export const NUMERIC_TYPES: ReadonlySet<FieldType> = new Set<FieldType>([
-  'long', 'integer', 'short', 'byte', 'double', 'float', 'half_float', 'scaled_float', 'unsigned_long',
+  'long',
+  'integer',
+  'short',
+  'byte',
+  'double',
+  'float',
+  'half_float',
+  'scaled_float',
+  'unsigned_long',
 ]);
 
 /** Object-like types: containers of `properties` (`nested` is indexed like `object`; docs/compatibility.md). */

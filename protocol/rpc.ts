@@ -164,8 +164,22 @@ export const rpc = {
   // Search rounds (shard-node/search-actions.ts): read-only, per shard, batchable.
   dfs: action<DfsRequest, DfsResponse>({ name: 'dfs', method: 'POST', endpoint: 'dfs', batchable: true, failover: true }),
   query: action<QueryPhaseRequest, QueryPhaseResponse>({ name: 'query', method: 'POST', endpoint: 'query', entries: 'hits', batchable: true, failover: true }),
-  selectSample: action<SelectSampleRequest, SelectSampleResponse>({ name: 'selectSample', method: 'POST', endpoint: 'select/sample', entries: 'keys', batchable: true, failover: true }),
-  selectRange: action<SelectRangeRequest, SelectRangeResponse>({ name: 'selectRange', method: 'POST', endpoint: 'select/range', entries: 'hits', batchable: true, pinned: true }),
+  selectSample: action<SelectSampleRequest, SelectSampleResponse>({
+    name: 'selectSample',
+    method: 'POST',
+    endpoint: 'select/sample',
+    entries: 'keys',
+    batchable: true,
+    failover: true,
+  }),
+  selectRange: action<SelectRangeRequest, SelectRangeResponse>({
+    name: 'selectRange',
+    method: 'POST',
+    endpoint: 'select/range',
+    entries: 'hits',
+    batchable: true,
+    pinned: true,
+  }),
   fetch: action<FetchRequest, FetchResponse>({ name: 'fetch', method: 'POST', endpoint: 'fetch', batchable: true, failover: true }),
   aggs: action<AggsRequest, AggsResponse>({ name: 'aggs', method: 'POST', endpoint: 'aggs', batchable: true, pinned: true }),
   /** Several batchable calls in one request (protocol/wire-batch.ts); its reply is the frames' binary body. */
@@ -185,12 +199,21 @@ export const rpc = {
   health: action<void, HealthResponse>({ name: 'health', method: 'GET', endpoint: 'health' }),
   stats: action<void, NodeStats>({ name: 'stats', method: 'GET', endpoint: 'stats' }),
   listIndices: action<void, NodeIndicesResponse>({ name: 'listIndices', method: 'GET', endpoint: 'indices' }),
-  putIndex: action<PutIndexRequest, AcknowledgedResponse>({ name: 'putIndex', method: 'PUT', endpoint: 'indices/:index', pathParams: (r) => ({ index: r.metadata.name }) }),
+  putIndex: action<PutIndexRequest, AcknowledgedResponse>({
+    name: 'putIndex',
+    method: 'PUT',
+    endpoint: 'indices/:index',
+    pathParams: (r) => ({ index: r.metadata.name }),
+  }),
   deleteIndex: action<DeleteIndexRequest, AcknowledgedResponse>({ name: 'deleteIndex', method: 'DELETE', endpoint: 'indices/:index' }),
   refresh: action<RefreshRequest, RefreshResponse>({ name: 'refresh', method: 'POST', endpoint: 'refresh' }),
   flush: action<RefreshRequest, RefreshResponse>({ name: 'flush', method: 'POST', endpoint: 'flush' }),
   getClusterSettings: action<void, ClusterSettingsResponse>({ name: 'getClusterSettings', method: 'GET', endpoint: 'cluster_settings' }),
-  putClusterSettings: action<ClusterSettingsUpdateRequest, ClusterSettingsResponse>({ name: 'putClusterSettings', method: 'PUT', endpoint: 'cluster_settings' }),
+  putClusterSettings: action<ClusterSettingsUpdateRequest, ClusterSettingsResponse>({
+    name: 'putClusterSettings',
+    method: 'PUT',
+    endpoint: 'cluster_settings',
+  }),
   // Peer recovery, driven by the coordinator (coordinator/cluster/recovery.ts).
   recoveryState: action<RecoveryShardRequest, RecoveryStateResponse>({ name: 'recoveryState', method: 'POST', endpoint: 'recovery/state' }),
   recoveryReset: action<RecoveryShardRequest, RecoveryStateResponse>({ name: 'recoveryReset', method: 'POST', endpoint: 'recovery/reset' }),

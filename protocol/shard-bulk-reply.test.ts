@@ -17,7 +17,11 @@ describe('the NDJSON shard bulk reply', () => {
     i % 5 === 0
       ? { _id: `ghost-${i}`, status: 404, result: 'not_found', _version: 1, _seq_no: 2 * i, _primary_term: 3 }
       : i % 7 === 0
-        ? { _id: `d${i}`, status: 409, error: { type: 'version_conflict_engine_exception', reason: `[d${i}]: version conflict, "é"`, index_uuid: 'u', shard: '0' } }
+        ? {
+            _id: `d${i}`,
+            status: 409,
+            error: { type: 'version_conflict_engine_exception', reason: `[d${i}]: version conflict, "é"`, index_uuid: 'u', shard: '0' },
+          }
         : { _id: `d${i}`, status: 201, result: 'created', _version: 1, _seq_no: 2 * i + 1, _primary_term: 3 },
   );
 
@@ -25,7 +29,11 @@ describe('the NDJSON shard bulk reply', () => {
     const replies: ShardBulkResponse[] = [
       { node: 'node-1', index: 'abuse-scratch', shard: 1, items, forcedRefresh: false },
       {
-        node: 'node-0', index: 'i', shard: 0, items: items.slice(0, 3), forcedRefresh: true,
+        node: 'node-0',
+        index: 'i',
+        shard: 0,
+        items: items.slice(0, 3),
+        forcedRefresh: true,
         replicas: { acknowledged: [2], failed: [{ node: 1, status: 503, type: 'node_not_connected_exception', reason: 'refused, "é"\n' }] },
       },
       { node: 'n', index: 'i', shard: 2, items: [], forcedRefresh: false, replicas: { acknowledged: [], failed: [] } },
@@ -38,7 +46,11 @@ describe('the NDJSON shard bulk reply', () => {
 
   it('a reply cut short is refused, not taken as fewer items', async () => {
     const text = await encodeShardBulkReply({ node: 'n', index: 'i', shard: 0, items: items.slice(0, 10), forcedRefresh: false });
-    const lines = text.split('\n').filter((l) => l !== '').slice(0, 8).map((l) => JSON.parse(l));
+    const lines = text
+      .split('\n')
+      .filter((l) => l !== '')
+      .slice(0, 8)
+      .map((l) => JSON.parse(l));
     expect(() => decodeShardBulkReply(lines)).toThrow(/7 lines after its head, 10 announced/);
     expect(() => decodeShardBulkReply([])).toThrow(/no head line/);
   });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mix32, numberSliceHash, shardSlice } from './slice.ts';
 
 describe('shardSlice', () => {
-  it("follows SliceBuilder.toFilter: 2 shards, 4 slices → slices 0 and 2 share shard 0", () => {
+  it('follows SliceBuilder.toFilter: 2 shards, 4 slices → slices 0 and 2 share shard 0', () => {
     expect([0, 1, 2, 3].map((id) => [shardSlice({ id, max: 4 }, 0, 2), shardSlice({ id, max: 4 }, 1, 2)])).toEqual([
       [{ kind: 'part', id: 0, max: 2 }, { kind: 'none' }],
       [{ kind: 'none' }, { kind: 'part', id: 0, max: 2 }],

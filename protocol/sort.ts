@@ -50,9 +50,7 @@ export interface SortField {
 export const SHARD_DOC = '_shard_doc';
 
 /** ES's default sort: `_score` descending. */
-export const SCORE_SORT: readonly SortField[] = Object.freeze([
-  { kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' },
-]);
+export const SCORE_SORT: readonly SortField[] = Object.freeze([{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }]);
 
 /** What the comparator reads from a hit: its sort values (one per SortField) and `_id`. */
 export interface SortKey {

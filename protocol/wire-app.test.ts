@@ -37,7 +37,11 @@ const ops: WriteOp[] = Array.from({ length: 500 }, (_, i) => ({
   _id: `d${i}${i % 7 === 0 ? '😀' : ''}`,
   create: false,
   // Every 5th doc lacks population (null sort values), every 3rd lacks tag; heavy ties on population.
-  source: JSON.stringify({ name: `${names[i % names.length]} ${i % 13}`, ...(i % 5 ? { population: (i % 17) * 2 ** 40 - 3 } : {}), ...(i % 3 ? { tag: names[i % 4] } : {}) }),
+  source: JSON.stringify({
+    name: `${names[i % names.length]} ${i % 13}`,
+    ...(i % 5 ? { population: (i % 17) * 2 ** 40 - 3 } : {}),
+    ...(i % 3 ? { tag: names[i % 4] } : {}),
+  }),
 }));
 
 async function post(path: string, body: unknown, accept?: string): Promise<Response> {
@@ -101,7 +105,11 @@ describe('shard node: binary hits negotiation', () => {
   });
 
   it('errors stay JSON when binary is accepted', async () => {
-    const res = await post('/query', { index: 'nope', shard: 0, query: { kind: 'match_all', boost: 1 }, sort: [], k: 1, trackTotalHits: -1 }, HITS_CONTENT_TYPE);
+    const res = await post(
+      '/query',
+      { index: 'nope', shard: 0, query: { kind: 'match_all', boost: 1 }, sort: [], k: 1, trackTotalHits: -1 },
+      HITS_CONTENT_TYPE,
+    );
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect((await res.json()) as object).toHaveProperty('error');

@@ -41,7 +41,7 @@ describe('wire codec', () => {
     expectBitExact(res.hits, out.hits);
   });
 
-  it('round-trips the fused fetch\'s sources (JSON texts, null where filtered out) beside the hits', () => {
+  it("round-trips the fused fetch's sources (JSON texts, null where filtered out) beside the hits", () => {
     const res: QueryPhaseResponse = {
       ...base,
       total: { value: 3, relation: 'eq' },
@@ -110,7 +110,15 @@ describe('wire codec', () => {
     expect(() => encodeHits(hits([{ _id: 'a', _score: 1, sort: [NaN] }]), 'hits')).toThrow(WireEncodeError);
     expect(() => encodeHits(hits([{ _id: '\ud800', _score: 1, sort: [1] }]), 'hits')).toThrow(WireEncodeError);
     expect(() => encodeHits(hits([{ _id: 'a', _score: 1, sort: [true] }]), 'hits')).toThrow(WireEncodeError);
-    expect(() => encodeHits(hits([{ _id: 'a', _score: 1, sort: [1] }, { _id: 'b', _score: 1, sort: [] }]), 'hits')).toThrow(WireEncodeError);
+    expect(() =>
+      encodeHits(
+        hits([
+          { _id: 'a', _score: 1, sort: [1] },
+          { _id: 'b', _score: 1, sort: [] },
+        ]),
+        'hits',
+      ),
+    ).toThrow(WireEncodeError);
     expect(() => encodeHits({ ...base }, 'hits')).toThrow(WireEncodeError);
   });
 

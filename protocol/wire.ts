@@ -124,7 +124,8 @@ export function encodeHits(res: object, field: EntriesField): Uint8Array<ArrayBu
   const n = entries.length;
   const c = n > 0 ? entries[0].sort.length : 0;
   for (let i = 0; i < n; i++) {
-    if (!Array.isArray(entries[i].sort) || entries[i].sort.length !== c) throw new WireEncodeError(`entry ${i} has ${entries[i].sort?.length} sort values, expected ${c}`);
+    if (!Array.isArray(entries[i].sort) || entries[i].sort.length !== c)
+      throw new WireEncodeError(`entry ${i} has ${entries[i].sort?.length} sort values, expected ${c}`);
     if (typeof entries[i]._id !== 'string') throw new WireEncodeError(`entry ${i} has no string _id`);
   }
   if (c > 0xffff) throw new WireEncodeError(`too many sort clauses (${c})`);

@@ -23,7 +23,9 @@ export function isEtcdService(service: ComposeService): boolean {
 
 /** Names of the compose file's etcd services. */
 export function etcdServicesOf(compose: ComposeFile): string[] {
-  return Object.entries(compose.services).filter(([, svc]) => isEtcdService(svc)).map(([name]) => name);
+  return Object.entries(compose.services)
+    .filter(([, svc]) => isEtcdService(svc))
+    .map(([name]) => name);
 }
 
 /**
@@ -80,7 +82,8 @@ export function localEtcd(
     'initial-cluster': `${member}=${peer}`,
   };
   const cluster = flags.find(([f]) => f === 'initial-cluster')?.[1];
-  if (cluster !== undefined && cluster.split(',').length !== 1) throw new Error(`service [${name}]: only a one-member --initial-cluster runs locally, got [${cluster}]`);
+  if (cluster !== undefined && cluster.split(',').length !== 1)
+    throw new Error(`service [${name}]: only a one-member --initial-cluster runs locally, got [${cluster}]`);
   if (dataDir !== undefined) replaced['data-dir'] = dataDir;
   const out = [binary];
   for (const [flag, value] of flags) if (!(flag in replaced)) out.push(value === '' ? `--${flag}` : `--${flag}=${value}`);

@@ -55,7 +55,12 @@ function childEnv(service: LocalService, base: NodeJS.ProcessEnv): NodeJS.Proces
 /** Spawns the service (cwd = repo root) and captures its output. Spawn errors end `exited`. */
 export function startProcess(service: LocalService, opts: StartProcessOptions = {}): RunningService {
   const [cmd, ...args] = resolveArgv(service.argv);
-  const child = spawn(cmd, args, { cwd: REPO_ROOT, env: childEnv(service, opts.baseEnv ?? process.env), stdio: ['ignore', 'pipe', 'pipe'], detached: opts.detached ?? false });
+  const child = spawn(cmd, args, {
+    cwd: REPO_ROOT,
+    env: childEnv(service, opts.baseEnv ?? process.env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: opts.detached ?? false,
+  });
   let log = '';
   let done = false;
   const append = (text: string) => {
@@ -104,7 +109,9 @@ function runHealthcheck(service: LocalService, baseEnv: NodeJS.ProcessEnv): Prom
 /** Formats the error for a service that did not become healthy, with the tail of its output. */
 export function serviceError(running: RunningService, reason: string): Error {
   const tail = running.logs().split('\n').slice(-80).join('\n');
-  return new Error(`service [${running.service.name}] ${reason}\n--- ${running.service.name} output ---\n${tail}\n--- end of ${running.service.name} output ---`);
+  return new Error(
+    `service [${running.service.name}] ${reason}\n--- ${running.service.name} output ---\n${tail}\n--- end of ${running.service.name} output ---`,
+  );
 }
 
 /**

@@ -348,5 +348,7 @@ export function freePort(): Promise<number> {
 /** Names of the named volumes a service mounts (keys of the top-level `volumes`). */
 export function namedVolumesOf(compose: ComposeFile, name: string): string[] {
   const declared = new Set(Object.keys(compose.volumes ?? {}));
-  return volumeMountsOf(compose.services[name]).map((m) => m.source).filter((s) => declared.has(s));
+  return volumeMountsOf(compose.services[name])
+    .map((m) => m.source)
+    .filter((s) => declared.has(s));
 }

@@ -65,7 +65,10 @@ async function loadSamples(url: string, samples: Sample[]): Promise<void> {
       console.log(`[folio] index [${sample.name}] exists, not loading it again`);
       continue;
     }
-    const bar = new SingleBar({ format: `[folio] loading ${sample.name} [{bar}] {percentage}% {value}/{total} docs, {duration}s`, hideCursor: true }, Presets.shades_classic);
+    const bar = new SingleBar(
+      { format: `[folio] loading ${sample.name} [{bar}] {percentage}% {value}/{total} docs, {duration}s`, hideCursor: true },
+      Presets.shades_classic,
+    );
     let started = false;
     try {
       await loadSample(url, sample, {

@@ -5,7 +5,19 @@ import { describeExit, restartDelayMs, restartsAfter, Supervisor } from './super
 
 /** A service running `node -e <script>`. */
 function service(name: string, script: string, restart: RestartPolicy = 'unless-stopped'): LocalService {
-  return { name, argv: ['node', '-e', script], env: {}, port: 0, url: 'http://127.0.0.1:0', containerPort: 0, published: false, dependsOn: [], healthcheck: null, restart, stopGraceMs: 1000 };
+  return {
+    name,
+    argv: ['node', '-e', script],
+    env: {},
+    port: 0,
+    url: 'http://127.0.0.1:0',
+    containerPort: 0,
+    published: false,
+    dependsOn: [],
+    healthcheck: null,
+    restart,
+    stopGraceMs: 1000,
+  };
 }
 
 const until = async (cond: () => boolean, ms = 10_000) => {
@@ -21,7 +33,13 @@ describe('restart policy and backoff (compose restart, Docker delays)', () => {
     expect([1, 2, 3, 4, 5, 6, 7, 100].map((n) => restartDelayMs(n))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000]);
   });
   it('restarts per policy: unless-stopped and always on any exit, on-failure on non-zero only, no never', () => {
-    expect([restartsAfter('unless-stopped', 0), restartsAfter('always', 'SIGKILL'), restartsAfter('on-failure', 0), restartsAfter('on-failure', 1), restartsAfter('no', 1)]).toEqual([true, true, false, true, false]);
+    expect([
+      restartsAfter('unless-stopped', 0),
+      restartsAfter('always', 'SIGKILL'),
+      restartsAfter('on-failure', 0),
+      restartsAfter('on-failure', 1),
+      restartsAfter('no', 1),
+    ]).toEqual([true, true, false, true, false]);
   });
   it('describes exits', () => {
     expect([describeExit(1), describeExit('SIGKILL')]).toEqual(['exit code 1', 'signal SIGKILL']);
@@ -43,7 +61,11 @@ describe('Supervisor', () => {
     sup.add(first);
     first.child.kill('SIGKILL');
     await until(() => sup.restarts('svc') === 1);
-    expect(lines[0]).toMatch(new RegExp(`^\\[folio\\] service \\[svc\\] \\(pid ${first.child.pid}\\) died at \\S+ \\(signal SIGKILL\\) after [0-9.]+ s; restarting it in 0.05 s \\(restart: unless-stopped\\)`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^\\[folio\\] service \\[svc\\] \\(pid ${first.child.pid}\\) died at \\S+ \\(signal SIGKILL\\) after [0-9.]+ s; restarting it in 0.05 s \\(restart: unless-stopped\\)`,
+      ),
+    );
     const second = sup.current()[0];
     expect(second.child.pid).not.toBe(first.child.pid);
     second.child.kill('SIGKILL');

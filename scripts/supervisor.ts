@@ -129,7 +129,8 @@ export class Supervisor {
       },
       (err: Error) => {
         // Died before it was healthy: the exit watch restarts it. Alive but not healthy: say so.
-        if (!this.stopping && !running.hasExited()) this.opts.log(`[folio] service [${service.name}] restarted but is not healthy: ${err.message.split('\n')[0]}`);
+        if (!this.stopping && !running.hasExited())
+          this.opts.log(`[folio] service [${service.name}] restarted but is not healthy: ${err.message.split('\n')[0]}`);
       },
     );
   }

@@ -20,13 +20,18 @@ describe('the shard node app', () => {
 
   it('answers a batch frame of every batchable action, and refuses any other action in a batch', async () => {
     const app = createShardNodeApp(config, new IndexRegistry('n0'), createLogger('shard-node', 'silent', {}));
-    const calls = [...RPCS.filter((d) => d.batchable).map((d) => ({ path: d.endpoint, body: { index: 'missing', shard: 0 } })), { path: rpc.bulk.endpoint, body: {} }];
+    const calls = [
+      ...RPCS.filter((d) => d.batchable).map((d) => ({ path: d.endpoint, body: { index: 'missing', shard: 0 } })),
+      { path: rpc.bulk.endpoint, body: {} },
+    ];
     const res = await app.request(rpc.batch.path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ calls }) });
     expect(res.status).toBe(200);
     const frames = decodeBatch(new Uint8Array(await res.arrayBuffer()));
     const errors = frames.map((f) => [f.status, (JSON.parse(Buffer.from(f.body).toString('utf8')) as { error: { type: string; reason: string } }).error]);
     // Each batchable frame reaches its handler (a 404 for the missing index); the bulk frame is refused.
-    expect(errors.slice(0, -1).map(([status, e]) => [status, (e as { type: string }).type])).toEqual(calls.slice(0, -1).map(() => [404, 'index_not_found_exception']));
+    expect(errors.slice(0, -1).map(([status, e]) => [status, (e as { type: string }).type])).toEqual(
+      calls.slice(0, -1).map(() => [404, 'index_not_found_exception']),
+    );
     expect(errors.at(-1)).toEqual([400, expect.objectContaining({ type: 'illegal_argument_exception', reason: '[bulk] is not a batchable endpoint' })]);
   });
 });

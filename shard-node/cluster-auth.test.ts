@@ -30,7 +30,8 @@ function guarded(secret: string | undefined): { app: Hono; reached: string[] } {
 describe('secretMatches', () => {
   it('matches only the exact secret, whatever the lengths', () => {
     expect(secretMatches('s3cret', 's3cret')).toBe(true);
-    for (const wrong of [undefined, '', 's3cre', 's3cret ', 'S3CRET', 's3cret'.repeat(100)]) expect([wrong, secretMatches(wrong, 's3cret')]).toEqual([wrong, false]);
+    for (const wrong of [undefined, '', 's3cre', 's3cret ', 'S3CRET', 's3cret'.repeat(100)])
+      expect([wrong, secretMatches(wrong, 's3cret')]).toEqual([wrong, false]);
   });
 });
 

@@ -22,7 +22,11 @@ export function clusterSecretAuth(secret: string | undefined): MiddlewareHandler
       const given = c.req.header(CLUSTER_SECRET_HEADER);
       if (!secretMatches(given, secret)) {
         const why = given === undefined ? 'missing cluster secret' : 'invalid cluster secret';
-        throw new EsError(401, 'security_exception', `${why} for the internal API [${c.req.method} ${c.req.path}]: set the ${CLUSTER_SECRET_HEADER} header to FOLIO_CLUSTER_SECRET`);
+        throw new EsError(
+          401,
+          'security_exception',
+          `${why} for the internal API [${c.req.method} ${c.req.path}]: set the ${CLUSTER_SECRET_HEADER} header to FOLIO_CLUSTER_SECRET`,
+        );
       }
     }
     await next();

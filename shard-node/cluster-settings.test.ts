@@ -18,13 +18,20 @@ describe('NodeClusterSettings', () => {
     s.apply({ persistent: { version: 2, settings: { a: '2' } } });
     s.apply({ persistent: { version: 1, settings: { a: '1' } } });
     expect(s.current().persistent).toEqual({ version: 2, settings: { a: '2' } });
-    expect(() => s.apply({ persistent: { version: 2, settings: { a: 'x' } } })).toThrow(expect.objectContaining({ status: 409, type: 'version_conflict_engine_exception' }));
+    expect(() => s.apply({ persistent: { version: 2, settings: { a: 'x' } } })).toThrow(
+      expect.objectContaining({ status: 409, type: 'version_conflict_engine_exception' }),
+    );
     expect(s.apply({ persistent: { version: 2, settings: { a: '2' } } }).persistent.version).toBe(2);
   });
 
   it('refuses a malformed scope with 400 and keeps its settings', () => {
     const s = new NodeClusterSettings();
-    for (const bad of [{ persistent: { version: -1, settings: {} } }, { transient: { version: 1, settings: { a: 1 } } }, { persistent: { version: 1 } }, { persistent: null }]) {
+    for (const bad of [
+      { persistent: { version: -1, settings: {} } },
+      { transient: { version: 1, settings: { a: 1 } } },
+      { persistent: { version: 1 } },
+      { persistent: null },
+    ]) {
       expect(() => s.apply(bad as never)).toThrow(expect.objectContaining({ status: 400 }));
     }
     expect(s.current().persistent.version).toBe(0);
@@ -46,8 +53,23 @@ describe('shard node app: cluster settings', () => {
     const config = loadShardNodeConfig({ FOLIO_INSECURE: 'true', FOLIO_NODE_ID: 'n0', FOLIO_MAX_OPEN_PIT_CONTEXT: '2' });
     const app = createShardNodeApp(config, new IndexRegistry('n0'), createLogger('test', 'silent', {}));
     const call = (method: string, path: string, body?: unknown) =>
-      app.request(`/_internal/v1${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body), headers: { 'content-type': 'application/json' } });
-    const metadata = { name: 'i', uuid: 'u', numberOfShards: 1, numberOfReplicas: 0, routingNumShards: 1, maxResultWindow: 10, refreshIntervalMs: -1, mappings: { properties: {} }, creationDate: 0, version: 1 };
+      app.request(`/_internal/v1${path}`, {
+        method,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { 'content-type': 'application/json' },
+      });
+    const metadata = {
+      name: 'i',
+      uuid: 'u',
+      numberOfShards: 1,
+      numberOfReplicas: 0,
+      routingNumShards: 1,
+      maxResultWindow: 10,
+      refreshIntervalMs: -1,
+      mappings: { properties: {} },
+      creationDate: 0,
+      version: 1,
+    };
     expect((await call('PUT', '/indices/i', { metadata, shards: [0] })).status).toBe(200);
     /** How many PIT contexts open before the node refuses one (429), closing them afterwards. */
     const capacity = async (): Promise<number> => {
@@ -68,6 +90,9 @@ describe('shard node app: cluster settings', () => {
     expect(await capacity()).toBe(1);
     await call('PUT', '/cluster_settings', { transient: { version: 2, settings: {} }, persistent: { version: 2, settings: {} } });
     expect(await capacity()).toBe(2);
-    expect(((await (await call('GET', '/cluster_settings')).json()) as { state: unknown }).state).toEqual({ persistent: { version: 2, settings: {} }, transient: { version: 2, settings: {} } });
+    expect(((await (await call('GET', '/cluster_settings')).json()) as { state: unknown }).state).toEqual({
+      persistent: { version: 2, settings: {} },
+      transient: { version: 2, settings: {} },
+    });
   });
 });

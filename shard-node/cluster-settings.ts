@@ -22,7 +22,13 @@ export type SettingsListener = (effective: (key: string) => string | undefined) 
 function isScope(v: unknown): v is ScopedClusterSettings {
   if (v === null || typeof v !== 'object') return false;
   const { version, settings } = v as Partial<ScopedClusterSettings>;
-  return Number.isSafeInteger(version) && (version as number) >= 0 && settings !== null && typeof settings === 'object' && Object.values(settings).every((x) => typeof x === 'string');
+  return (
+    Number.isSafeInteger(version) &&
+    (version as number) >= 0 &&
+    settings !== null &&
+    typeof settings === 'object' &&
+    Object.values(settings).every((x) => typeof x === 'string')
+  );
 }
 
 function sameSettings(a: Record<string, string>, b: Record<string, string>): boolean {
@@ -73,7 +79,11 @@ export class NodeClusterSettings {
       if (!isScope(incoming)) throw new EsError(400, 'illegal_argument_exception', `malformed [${scope}] cluster settings`);
       const mine = this.state[scope];
       if (incoming.version === mine.version && !sameSettings(incoming.settings, mine.settings)) {
-        throw new EsError(409, 'version_conflict_engine_exception', `[${scope}] cluster settings version [${incoming.version}] was written concurrently with other settings`);
+        throw new EsError(
+          409,
+          'version_conflict_engine_exception',
+          `[${scope}] cluster settings version [${incoming.version}] was written concurrently with other settings`,
+        );
       }
       if (incoming.version > mine.version) next[scope] = { version: incoming.version, settings: Object.fromEntries(Object.entries(incoming.settings)) };
     }

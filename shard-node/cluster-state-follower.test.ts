@@ -14,9 +14,22 @@ import { IndexRegistry } from './index-registry.ts';
 /** One shard with its primary on node 0 and an in-sync replica on node 1. */
 function metadata(name: string, uuid: string): IndexMetadata {
   return {
-    name, uuid, numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: 1_000,
-    mappings: { properties: {} }, creationDate: 0, version: 1,
-    shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]],
+    name,
+    uuid,
+    numberOfShards: 1,
+    numberOfReplicas: 1,
+    routingNumShards: 1,
+    maxResultWindow: 10_000,
+    refreshIntervalMs: 1_000,
+    mappings: { properties: {} },
+    creationDate: 0,
+    version: 1,
+    shardCopies: [
+      [
+        { node: 0, primary: true, inSync: true },
+        { node: 1, primary: false, inSync: true },
+      ],
+    ],
   };
 }
 
@@ -73,7 +86,12 @@ describe('a shard node following the stored cluster state', () => {
     expect(registry.metadataList()).toEqual([]); // no ordinal yet: copies could not be named
     registry.putIndex(metadata('kept', 'uk'), [], 0); // known to the node, absent from the store (dangling)
     follower.apply();
-    expect(registry.metadataList().map((m) => m.name).sort()).toEqual(['a', 'kept']);
+    expect(
+      registry
+        .metadataList()
+        .map((m) => m.name)
+        .sort(),
+    ).toEqual(['a', 'kept']);
     follower.stop();
   });
 });

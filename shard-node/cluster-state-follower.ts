@@ -58,7 +58,10 @@ export class ClusterStateFollower {
         this.applied.adopted++;
         this.log?.info({ index: name, version: stored.version }, 'index metadata adopted from the cluster state');
       } catch (err) {
-        this.log?.warn({ index: name, version: stored.version, err: (err as Error).message }, 'index metadata from the cluster state not adopted; a coordinator push or the next change retries');
+        this.log?.warn(
+          { index: name, version: stored.version, err: (err as Error).message },
+          'index metadata from the cluster state not adopted; a coordinator push or the next change retries',
+        );
       }
     }
     for (const held of local.values()) {

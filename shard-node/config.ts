@@ -77,7 +77,9 @@ function clusterSecret(env: NodeJS.ProcessEnv): string | undefined {
   if (insecure !== 'true' && insecure !== 'false') throw new Error(`FOLIO_INSECURE must be true or false, got [${insecure}]`);
   if (secret !== '') return secret;
   if (insecure === 'true') return undefined;
-  throw new Error('FOLIO_CLUSTER_SECRET is unset: set it (the same value on every shard node and coordinator) or FOLIO_INSECURE=true to run the internal API without authentication');
+  throw new Error(
+    'FOLIO_CLUSTER_SECRET is unset: set it (the same value on every shard node and coordinator) or FOLIO_INSECURE=true to run the internal API without authentication',
+  );
 }
 
 /** Reads FOLIO_TRANSLOG_DURABILITY. @throws Error for a value other than request or async */
@@ -90,7 +92,8 @@ function durability(env: NodeJS.ProcessEnv): TranslogDurability {
 /** Builds the config from `env` (defaults to `process.env`). Throws on malformed values. */
 export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): ShardNodeConfig {
   const inFlightRequestsLimitBytes = envInt(env, 'FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES', defaultInFlightRequestsLimitBytes());
-  if (inFlightRequestsLimitBytes < -1) throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
+  if (inFlightRequestsLimitBytes < -1)
+    throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
   return {
     ...loadHttpServerLimits(env),
     inFlightRequestsLimitBytes,

@@ -70,7 +70,17 @@ export interface ShardCopyEnv {
 export function hostIndex(metadata: IndexMetadata, onRefreshed: (index: string, seconds: number) => void, log: Logger | undefined): HostedIndex {
   const shards = new Map<number, Shard>();
   const refresher = new IndexRefresher(metadata.name, shards, onRefreshed, log);
-  return { metadata, ordinal: null, shards, stores: new Map(), refresher, failed: new Map(), inSync: new PrimaryInSyncState(), permits: new OperationPermits(), replicaCheckpoints: new ReplicaCheckpoints() };
+  return {
+    metadata,
+    ordinal: null,
+    shards,
+    stores: new Map(),
+    refresher,
+    failed: new Map(),
+    inSync: new PrimaryInSyncState(),
+    permits: new OperationPermits(),
+    replicaCheckpoints: new ReplicaCheckpoints(),
+  };
 }
 
 /** The translog durability of an index's shards: its own setting, else this node's default. */
@@ -132,7 +142,18 @@ export function recoverShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): 
   const translogOps = store.stats().translogOps;
   const ops = shard.recoverFromStore(store.recoveredOps(), store.recordedLocalCheckpoint(), store.recordedGlobalCheckpoint());
   shard.refresh();
-  env.log?.info({ index: h.metadata.name, shard: s, ops, translogOps, maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint }, 'shard recovered');
+  env.log?.info(
+    {
+      index: h.metadata.name,
+      shard: s,
+      ops,
+      translogOps,
+      maxSeqNo: shard.maxSeqNo,
+      localCheckpoint: shard.localCheckpoint,
+      globalCheckpoint: shard.globalCheckpoint,
+    },
+    'shard recovered',
+  );
   return ops;
 }
 

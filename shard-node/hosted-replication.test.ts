@@ -3,10 +3,26 @@ import type { IndexMetadata, ShardCopy } from '../protocol/metadata.ts';
 import { hostIndex } from './hosted-index.ts';
 import { checkOperationTerm, copiesWithFinalizedInSync, replicationGroupOf } from './hosted-replication.ts';
 
-const copies: ShardCopy[][] = [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }, { node: 2, primary: false, inSync: false, failures: 1 }]];
+const copies: ShardCopy[][] = [
+  [
+    { node: 0, primary: true, inSync: true },
+    { node: 1, primary: false, inSync: true },
+    { node: 2, primary: false, inSync: false, failures: 1 },
+  ],
+];
 const meta: IndexMetadata = {
-  name: 'idx', uuid: 'u1', numberOfShards: 1, numberOfReplicas: 2, routingNumShards: 1, maxResultWindow: 10_000,
-  refreshIntervalMs: -1, mappings: { properties: {} }, creationDate: 1, version: 3, primaryTerms: [2], shardCopies: copies,
+  name: 'idx',
+  uuid: 'u1',
+  numberOfShards: 1,
+  numberOfReplicas: 2,
+  routingNumShards: 1,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: -1,
+  mappings: { properties: {} },
+  creationDate: 1,
+  version: 3,
+  primaryTerms: [2],
+  shardCopies: copies,
 };
 const hosted = () => {
   const h = hostIndex(meta, () => {}, undefined);
@@ -16,7 +32,10 @@ const hosted = () => {
 
 describe('replication state of a hosted index', () => {
   it('the replication group is the other in-sync copies plus the recovering ones, once each', () => {
-    expect(replicationGroupOf(hosted(), 0, [2, 1, 0])).toEqual([{ node: 1, inSync: true }, { node: 2, inSync: false }]);
+    expect(replicationGroupOf(hosted(), 0, [2, 1, 0])).toEqual([
+      { node: 1, inSync: true },
+      { node: 2, inSync: false },
+    ]);
   });
 
   it('a primary takes only its own term; a replica refuses an older one; no term is not checked', () => {

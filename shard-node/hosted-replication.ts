@@ -90,9 +90,14 @@ export function checkOperationTerm(h: HostedIndex, index: string, shard: number,
   if (term === undefined) return;
   const mine = Math.max(primaryTermOf(h.metadata, shard), h.permits.termFloor(shard));
   if (term < mine || (role === 'primary' && term !== mine)) {
-    throw new EsError(409, 'illegal_state_exception', `[${index}][${shard}] operation primary term [${term}] is ${term < mine ? 'too old' : 'newer than this copy\'s'}, current [${mine}]`, {
-      metadata: { index, shard: String(shard) },
-    });
+    throw new EsError(
+      409,
+      'illegal_state_exception',
+      `[${index}][${shard}] operation primary term [${term}] is ${term < mine ? 'too old' : "newer than this copy's"}, current [${mine}]`,
+      {
+        metadata: { index, shard: String(shard) },
+      },
+    );
   }
 }
 
@@ -101,7 +106,9 @@ export function checkOperationTerm(h: HostedIndex, index: string, shard: number,
  * other copies in sync by this node's metadata and `recovering`, the copies being recovered here.
  */
 export function replicationGroupOf(h: HostedIndex, shard: number, recovering: Iterable<number>): GroupMember[] {
-  const group: GroupMember[] = (h.metadata.shardCopies?.[shard] ?? []).filter((c) => c.node !== h.ordinal && c.inSync).map((c) => ({ node: c.node, inSync: true }));
+  const group: GroupMember[] = (h.metadata.shardCopies?.[shard] ?? [])
+    .filter((c) => c.node !== h.ordinal && c.inSync)
+    .map((c) => ({ node: c.node, inSync: true }));
   for (const node of recovering) if (node !== h.ordinal && !group.some((g) => g.node === node)) group.push({ node, inSync: false });
   return group;
 }

@@ -4,9 +4,26 @@ import { hostIndex, openShardCopy, type ShardCopyEnv } from './hosted-index.ts';
 import { checkIndexOpen, nodeIndexEntry, primaryShardOf, servingShardOf } from './hosted-shard-lookup.ts';
 
 const meta: IndexMetadata = {
-  name: 'idx', uuid: 'u1', numberOfShards: 2, numberOfReplicas: 1, routingNumShards: 2, maxResultWindow: 10_000,
-  refreshIntervalMs: -1, mappings: { properties: {} }, creationDate: 1, version: 1,
-  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }], [{ node: 1, primary: true, inSync: true }, { node: 0, primary: false, inSync: true }]],
+  name: 'idx',
+  uuid: 'u1',
+  numberOfShards: 2,
+  numberOfReplicas: 1,
+  routingNumShards: 2,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: -1,
+  mappings: { properties: {} },
+  creationDate: 1,
+  version: 1,
+  shardCopies: [
+    [
+      { node: 0, primary: true, inSync: true },
+      { node: 1, primary: false, inSync: true },
+    ],
+    [
+      { node: 1, primary: true, inSync: true },
+      { node: 0, primary: false, inSync: true },
+    ],
+  ],
 };
 const env: ShardCopyEnv = { storage: null, log: undefined, mergeMapping: () => meta };
 

@@ -53,7 +53,9 @@ export function primaryShardOf(h: HostedIndex, nodeId: string, index: string, sh
   const s = servingShardOf(h, nodeId, index, shard);
   const copy = h.ordinal === null ? undefined : h.metadata.shardCopies?.[shard]?.find((c) => c.node === h.ordinal);
   if (copy && !copy.primary) {
-    throw new EsError(404, 'shard_not_in_primary_mode_exception', 'CurrentState[STARTED] shard is not in primary mode', { metadata: { index, shard: String(shard) } });
+    throw new EsError(404, 'shard_not_in_primary_mode_exception', 'CurrentState[STARTED] shard is not in primary mode', {
+      metadata: { index, shard: String(shard) },
+    });
   }
   return s;
 }

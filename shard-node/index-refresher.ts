@@ -43,12 +43,15 @@ export class IndexRefresher {
     this.timer?.clear();
     this.timer = null;
     if (intervalMs < 0 || this.shards.size === 0) return;
-    this.timer = setLongInterval(() => {
-      for (const [id, shard] of this.shards) {
-        if (!shard.hasPendingWrites && !shard.refreshRunning) shard.maybePruneTombstones(PRUNE_SLICE_MS); // an idle shard collects its old tombstones too, a slice per tick
-        this.refreshAndRelease(id, shard).catch((err: unknown) => this.log?.error({ err, index: this.index, shard: id }, 'periodic refresh failed'));
-      }
-    }, Math.max(intervalMs, 50)).unref();
+    this.timer = setLongInterval(
+      () => {
+        for (const [id, shard] of this.shards) {
+          if (!shard.hasPendingWrites && !shard.refreshRunning) shard.maybePruneTombstones(PRUNE_SLICE_MS); // an idle shard collects its old tombstones too, a slice per tick
+          this.refreshAndRelease(id, shard).catch((err: unknown) => this.log?.error({ err, index: this.index, shard: id }, 'periodic refresh failed'));
+        }
+      },
+      Math.max(intervalMs, 50),
+    ).unref();
   }
 
   /**

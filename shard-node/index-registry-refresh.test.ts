@@ -3,12 +3,26 @@ import type { IndexMetadata } from '../protocol/metadata.ts';
 import { IndexRegistry } from './index-registry.ts';
 
 const meta = (over: Partial<IndexMetadata> = {}): IndexMetadata => ({
-  name: 'idx', uuid: 'u1', numberOfShards: 1, numberOfReplicas: 0, routingNumShards: 1, maxResultWindow: 10_000,
-  refreshIntervalMs: 3_600_000, mappings: { properties: { w: { type: 'text' }, t: { type: 'keyword' } } }, creationDate: 1, version: 1, ...over,
+  name: 'idx',
+  uuid: 'u1',
+  numberOfShards: 1,
+  numberOfReplicas: 0,
+  routingNumShards: 1,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: 3_600_000,
+  mappings: { properties: { w: { type: 'text' }, t: { type: 'keyword' } } },
+  creationDate: 1,
+  version: 1,
+  ...over,
 });
 
 const docs = (from: number, n: number) =>
-  Array.from({ length: n }, (_, i) => ({ op: 'index' as const, _id: `d${from + i}`, source: JSON.stringify({ w: `word${(from + i) % 97} other${i % 13} text`, t: `t${i % 50}` }), create: false }));
+  Array.from({ length: n }, (_, i) => ({
+    op: 'index' as const,
+    _id: `d${from + i}`,
+    source: JSON.stringify({ w: `word${(from + i) % 97} other${i % 13} text`, t: `t${i % 50}` }),
+    create: false,
+  }));
 
 describe('registry refreshes in event-loop slices', () => {
   const open: IndexRegistry[] = [];

@@ -23,7 +23,16 @@ import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts'
 import { RecoveryTracker } from './replication-tracker.ts';
 import { MetadataStore, removeIndexData } from './storage/metadata-store.ts';
 import type { ShardStore } from './storage/shard-store.ts';
-import { durabilityOf, hostIndex, persistedEntry, recoverShardCopy, resetShardCopy, type HostedIndex, type ShardCopyEnv, type ShardCopyStorage } from './hosted-index.ts';
+import {
+  durabilityOf,
+  hostIndex,
+  persistedEntry,
+  recoverShardCopy,
+  resetShardCopy,
+  type HostedIndex,
+  type ShardCopyEnv,
+  type ShardCopyStorage,
+} from './hosted-index.ts';
 import { advanceGlobalCheckpoint, checkOperationTerm, finalizeInSync, replicationGroupOf, suspectReplicasAfterRestart } from './hosted-replication.ts';
 import { checkIndexOpen, hostedShardOf, nodeIndexEntry, primaryShardOf, servingShardOf } from './hosted-shard-lookup.ts';
 import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, storesOf } from './hosted-flush.ts';
@@ -73,10 +82,17 @@ export class IndexRegistry {
     this.log = log;
     this.copyEnv = { storage: this.storage, log, mergeMapping: (index, update) => this.mergeMapping(index, update) };
     this.metaStore = storage ? new MetadataStore(storage.dataDir) : null;
-    this.flushPolicy = storage ? new FlushPolicy(storage, () => this.allStores(), log, (store, seconds) => {
-      countPolicyFlush(this.indices.values(), store);
-      this.timings?.flushed(indexOfStore(this.indices.values(), store), seconds);
-    }) : null;
+    this.flushPolicy = storage
+      ? new FlushPolicy(
+          storage,
+          () => this.allStores(),
+          log,
+          (store, seconds) => {
+            countPolicyFlush(this.indices.values(), store);
+            this.timings?.flushed(indexOfStore(this.indices.values(), store), seconds);
+          },
+        )
+      : null;
     this.flushPolicy?.start();
   }
 
@@ -245,7 +261,11 @@ export class IndexRegistry {
     if (ordinal === undefined) return;
     this.ordinal ??= ordinal;
     if (this.ordinal !== ordinal) {
-      throw new EsError(409, 'illegal_state_exception', `node [${this.nodeId}] holds its copies as FOLIO_NODES[${this.ordinal}] but was addressed as FOLIO_NODES[${ordinal}]: the node list must keep its order`);
+      throw new EsError(
+        409,
+        'illegal_state_exception',
+        `node [${this.nodeId}] holds its copies as FOLIO_NODES[${this.ordinal}] but was addressed as FOLIO_NODES[${ordinal}]: the node list must keep its order`,
+      );
     }
   }
 

@@ -36,7 +36,9 @@ if (config.clusterSecret === undefined) log.warn('FOLIO_INSECURE=true: the inter
 mkdirDurable(config.dataDir);
 let lock: NodeLock;
 try {
-  lock = NodeLock.acquire(config.dataDir, (previous, reason) => log.warn({ dataDir: config.dataDir, previous, reason }, 'taking over a stale data directory lock'));
+  lock = NodeLock.acquire(config.dataDir, (previous, reason) =>
+    log.warn({ dataDir: config.dataDir, previous, reason }, 'taking over a stale data directory lock'),
+  );
 } catch (err) {
   if (!(err instanceof NodeLockedError)) throw err;
   log.fatal({ dataDir: config.dataDir, holder: err.owner }, err.message);

@@ -26,7 +26,10 @@ function nodeStats(registry: IndexRegistry, contexts: SearchContexts, node: stri
       const shard = registry.shard(index, s);
       const copy = entry.copies?.find((x) => x.shard === s);
       shards.push({
-        index, shard: s, ...shard.stats(), ...(copy ? { primary: copy.primary } : {}),
+        index,
+        shard: s,
+        ...shard.stats(),
+        ...(copy ? { primary: copy.primary } : {}),
         ops: { ...shard.counters, ...contexts.shardStats(index, s) },
         seqNo: { maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint },
       });

@@ -42,7 +42,6 @@ async function scrape(): Promise<string> {
   return res.text();
 }
 
-
 describe('shard-node metrics', () => {
   it('exports shard stats, refresh timings, endpoint latency and open contexts', async () => {
     await call('PUT', '/indices/metered', { metadata, shards: [0, 1] });

@@ -35,7 +35,7 @@ function member(nodeId: string): NodeMembership {
   return m;
 }
 
-describe('a shard node\'s membership key on its own lease', () => {
+describe("a shard node's membership key on its own lease", () => {
   it('is seen by every watcher while the node keeps it; a lease that ends marks the node departed until it registers again', async () => {
     const cache = await cacheOf();
     expect(cache.membership('shard-0')).toBe('unknown');

@@ -46,7 +46,13 @@ export class PeerClient {
   async rpc<Req, Res>(url: string, d: Rpc<Req, Res>, body: JsonText<NoInfer<Req>>, timeoutMs: number): Promise<Res> {
     let pool = this.pools.get(url);
     if (!pool) {
-      pool = new Pool(url, { connections: CONNECTIONS_PER_PEER, pipelining: 1, headersTimeout: timeoutMs, bodyTimeout: timeoutMs, maxResponseSize: MAX_REPLY_BYTES });
+      pool = new Pool(url, {
+        connections: CONNECTIONS_PER_PEER,
+        pipelining: 1,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+        maxResponseSize: MAX_REPLY_BYTES,
+      });
       this.pools.set(url, pool);
     }
     const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -86,11 +86,24 @@ async function primaryBulk(deps: PrimaryBulkRouteDeps, c: Context, req: ShardBul
   if (req.replication) {
     const targets = req.replication;
     const forwarded = await forwardToReplicas(peers, {
-      index: req.index, shard: req.shard, refresh: req.refresh, primaryTerm: req.primaryTerm, logged: collected, group, targets,
-      self: registry.ordinalOf(req.index), globalCheckpoint: shard.globalCheckpoint, ...(peerUrls ? { peerUrls } : {}),
+      index: req.index,
+      shard: req.shard,
+      refresh: req.refresh,
+      primaryTerm: req.primaryTerm,
+      logged: collected,
+      group,
+      targets,
+      self: registry.ordinalOf(req.index),
+      globalCheckpoint: shard.globalCheckpoint,
+      ...(peerUrls ? { peerUrls } : {}),
     });
     replicas = forwarded.replicas;
-    registry.notePendingFailures(req.index, req.shard, replicas.failed.map((f) => f.node), copies);
+    registry.notePendingFailures(
+      req.index,
+      req.shard,
+      replicas.failed.map((f) => f.node),
+      copies,
+    );
     registry.noteReplicaCheckpoints(req.index, req.shard, forwarded.checkpoints, forwarded.inSync);
   }
   // A reply of tens of thousands of items is serialized in slices (sliced-json.ts); as NDJSON

@@ -15,9 +15,22 @@ import type { TranslogOp } from './engine/translog.ts';
 import { decodeRecoveryOps, RECOVERY_OPS_CONTENT_TYPE } from './recovery-wire.ts';
 
 const metadata: IndexMetadata = {
-  name: 'rec', uuid: 'u-rec', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
-  mappings: { properties: {} }, creationDate: 1, version: 1,
-  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]],
+  name: 'rec',
+  uuid: 'u-rec',
+  numberOfShards: 1,
+  numberOfReplicas: 1,
+  routingNumShards: 1,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: -1,
+  mappings: { properties: {} },
+  creationDate: 1,
+  version: 1,
+  shardCopies: [
+    [
+      { node: 0, primary: true, inSync: true },
+      { node: 1, primary: false, inSync: false },
+    ],
+  ],
 };
 
 const servers: ServerType[] = [];
@@ -38,14 +51,29 @@ async function node(id: string) {
   };
   /** `recovery/chunk`: the ops decoded, with the reply's headers. */
   const chunk = async (body: Record<string, unknown>) => {
-    const res = await app.request(`${INTERNAL_PREFIX}/recovery/chunk`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ maxBytes: 1 << 20, maxOps: 1000, primaryTerm: 1, ...body }) });
-    if (res.status !== 200) return { status: res.status, bytes: new Uint8Array(), ops: [] as TranslogOp[], count: 0, done: false, error: ((await res.json()) as any).error };
+    const res = await app.request(`${INTERNAL_PREFIX}/recovery/chunk`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ maxBytes: 1 << 20, maxOps: 1000, primaryTerm: 1, ...body }),
+    });
+    if (res.status !== 200)
+      return { status: res.status, bytes: new Uint8Array(), ops: [] as TranslogOp[], count: 0, done: false, error: ((await res.json()) as any).error };
     const bytes = new Uint8Array(await res.arrayBuffer());
-    return { status: res.status, bytes, ops: await decodeRecoveryOps(bytes), count: Number(res.headers.get(RECOVERY_CHUNK_OPS_HEADER)), done: res.headers.get(RECOVERY_CHUNK_DONE_HEADER) === 'true' };
+    return {
+      status: res.status,
+      bytes,
+      ops: await decodeRecoveryOps(bytes),
+      count: Number(res.headers.get(RECOVERY_CHUNK_OPS_HEADER)),
+      done: res.headers.get(RECOVERY_CHUNK_DONE_HEADER) === 'true',
+    };
   };
   /** `recovery/apply` of a chunk's bytes. */
   const apply = async (meta: Record<string, unknown>, bytes: Uint8Array) => {
-    const res = await app.request(`${INTERNAL_PREFIX}/recovery/apply?meta=${encodeURIComponent(JSON.stringify(meta))}`, { method: 'POST', headers: { 'content-type': RECOVERY_OPS_CONTENT_TYPE }, body: bytes });
+    const res = await app.request(`${INTERNAL_PREFIX}/recovery/apply?meta=${encodeURIComponent(JSON.stringify(meta))}`, {
+      method: 'POST',
+      headers: { 'content-type': RECOVERY_OPS_CONTENT_TYPE },
+      body: bytes,
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   return { registry, url, call, chunk, apply };
@@ -61,11 +89,21 @@ describe('peer recovery routes', () => {
     const primary = await node('p');
     const target = await node('t');
     const replication = replicationOver([primary, target]);
-    for (const [n, ordinal] of [[primary, 0], [target, 1]] as const) {
+    for (const [n, ordinal] of [
+      [primary, 0],
+      [target, 1],
+    ] as const) {
       expect((await n.call('/indices/rec', { metadata, shards: [], node: ordinal } satisfies PutIndexRequest, 'PUT')).status).toBe(200);
     }
     // Before the recovery, the out-of-sync copy is not in the primary's replication group.
-    const before = await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('a', 1), doc('b', 1), doc('a', 2)], refresh: 'false', primaryTerm: 1, replication });
+    const before = await primary.call('/bulk', {
+      index: 'rec',
+      shard: 0,
+      ops: [doc('a', 1), doc('b', 1), doc('a', 2)],
+      refresh: 'false',
+      primaryTerm: 1,
+      replication,
+    });
     expect(before.body.replicas).toEqual({ acknowledged: [], failed: [] });
     expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'a' })).body.found).toBe(false);
     const initial = (await target.call('/recovery/state', { index: 'rec', shard: 0 })).body;
@@ -84,7 +122,14 @@ describe('peer recovery routes', () => {
     const first = await primary.chunk({ index: 'rec', shard: 0, recoveryId, maxBytes: 1 });
     expect([first.count, first.done, first.ops.map((o) => [o._id, o.seqNo])]).toEqual([1, false, [['a', 0]]]);
     const rest = await primary.chunk({ index: 'rec', shard: 0, recoveryId });
-    expect([rest.count, rest.done, rest.ops.map((o) => [o._id, o.seqNo])]).toEqual([2, true, [['b', 1], ['a', 2]]]);
+    expect([rest.count, rest.done, rest.ops.map((o) => [o._id, o.seqNo])]).toEqual([
+      2,
+      true,
+      [
+        ['b', 1],
+        ['a', 2],
+      ],
+    ]);
     // The last chunk released the pin.
     expect((await primary.chunk({ index: 'rec', shard: 0, recoveryId })).status).toBe(404);
     const meta = { index: 'rec', shard: 0, primaryTerm: 1, copyId: initial.copyId };
@@ -97,7 +142,10 @@ describe('peer recovery routes', () => {
     expect(fin.body.maxSeqNo).toBe(3);
     expect(fin.body.metadata.shardCopies[0][1]).toEqual({ node: 1, primary: false, inSync: true });
     // Finalized: an in-sync member of the primary's group, which the primary waits for.
-    expect((await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1, replication })).body.replicas).toEqual({ acknowledged: [1], failed: [] });
+    expect((await primary.call('/bulk', { index: 'rec', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1, replication })).body.replicas).toEqual({
+      acknowledged: [1],
+      failed: [],
+    });
     expect((await target.call('/get', { index: 'rec', shard: 0, _id: 'd' })).body).toMatchObject({ found: true, _seq_no: 4 });
     // Finalizing a copy no recovery tracks is refused.
     expect((await primary.call('/recovery/finalize', { index: 'rec', shard: 0, target: 2, primaryTerm: 1 })).status).toBe(409);
@@ -107,7 +155,12 @@ describe('peer recovery routes', () => {
     const full = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: 0, primaryTerm: 1 });
     expect(full.body.mode).toBe('full');
     const copied = await primary.chunk({ index: 'rec', shard: 0, recoveryId: full.body.recoveryId });
-    expect(copied.ops.map((o) => [o.op, o._id, o.version])).toEqual([['index', 'a', 2], ['index', 'c', 1], ['index', 'd', 1], ['delete', 'b', 2]]);
+    expect(copied.ops.map((o) => [o.op, o._id, o.version])).toEqual([
+      ['index', 'a', 2],
+      ['index', 'c', 1],
+      ['index', 'd', 1],
+      ['delete', 'b', 2],
+    ]);
     // A cancelled recovery's pin is gone; a chunk of another shard's recovery is refused.
     const again = await primary.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: 0, primaryTerm: 1 });
     expect((await primary.chunk({ index: 'other', shard: 0, recoveryId: again.body.recoveryId })).status).toBe(404);
@@ -118,18 +171,45 @@ describe('peer recovery routes', () => {
   it('primary terms: a promoted copy refuses the old term, and a demoted primary can neither write nor recover anyone', async () => {
     const old = await node('old');
     const heir = await node('heir');
-    const inSync = { ...metadata, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]] };
+    const inSync = {
+      ...metadata,
+      shardCopies: [
+        [
+          { node: 0, primary: true, inSync: true },
+          { node: 1, primary: false, inSync: true },
+        ],
+      ],
+    };
     await old.call('/indices/rec', { metadata: inSync, shards: [], node: 0 }, 'PUT');
     await heir.call('/indices/rec', { metadata: inSync, shards: [], node: 1 }, 'PUT');
     // The cluster state promotes the heir in term 2, and its value reaches the heir first.
-    const promotedMetadata = { ...inSync, version: inSync.version + 1, primaryTerms: [2], shardCopies: [[{ node: 1, primary: true, inSync: true }, { node: 0, primary: false, inSync: false, resync: true }]] };
+    const promotedMetadata = {
+      ...inSync,
+      version: inSync.version + 1,
+      primaryTerms: [2],
+      shardCopies: [
+        [
+          { node: 1, primary: true, inSync: true },
+          { node: 0, primary: false, inSync: false, resync: true },
+        ],
+      ],
+    };
     expect((await heir.call('/indices/rec', { metadata: promotedMetadata, shards: [], node: 1 }, 'PUT')).status).toBe(200);
     const w = await heir.call('/bulk', { index: 'rec', shard: 0, ops: [doc('x', 1)], refresh: 'false', primaryTerm: 2 });
     expect(w.body.items[0]).toMatchObject({ status: 201, _primary_term: 2 });
     // The old primary, still in term 1 by its own metadata, writes; the new primary refuses what it forwards.
-    const stale = await old.call('/bulk', { index: 'rec', shard: 0, ops: [doc('y', 1)], refresh: 'false', primaryTerm: 1, replication: replicationOver([old, heir], [1]) });
+    const stale = await old.call('/bulk', {
+      index: 'rec',
+      shard: 0,
+      ops: [doc('y', 1)],
+      refresh: 'false',
+      primaryTerm: 1,
+      replication: replicationOver([old, heir], [1]),
+    });
     expect(stale.body.replicas.acknowledged).toEqual([]);
-    expect(stale.body.replicas.failed).toEqual([{ node: 1, status: 409, type: 'illegal_state_exception', reason: expect.stringContaining('[rec][0] operation primary term [1] is too old, current [2]') }]);
+    expect(stale.body.replicas.failed).toEqual([
+      { node: 1, status: 409, type: 'illegal_state_exception', reason: expect.stringContaining('[rec][0] operation primary term [1] is too old, current [2]') },
+    ]);
     // The old primary reports the failure until the cluster state has the copy out of sync.
     expect(old.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
     expect((await heir.call('/get', { index: 'rec', shard: 0, _id: 'y' })).body.found).toBe(false);
@@ -137,7 +217,9 @@ describe('peer recovery routes', () => {
     // Once it has the new metadata (the coordinator's repair), the old primary is a replica that must be emptied and recover.
     await old.call('/indices/rec', { metadata: promotedMetadata, shards: [], node: 0 }, 'PUT');
     expect(old.registry.list()[0].pendingFailures).toBeUndefined(); // demoted: it reports nothing any more
-    expect((await old.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 2 })).body.error.type).toBe('shard_not_in_primary_mode_exception');
+    expect((await old.call('/recovery/start', { index: 'rec', shard: 0, target: 1, fromSeqNo: -1, primaryTerm: 2 })).body.error.type).toBe(
+      'shard_not_in_primary_mode_exception',
+    );
     const before = (await old.call('/recovery/state', { index: 'rec', shard: 0 })).body.copyId;
     const emptied = await old.call('/recovery/reset', { index: 'rec', shard: 0 });
     expect(emptied.body).toMatchObject({ checkpoint: -1, maxSeqNo: -1 });

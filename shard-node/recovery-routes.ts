@@ -89,8 +89,14 @@ export function serveRecovery(app: RpcApp, deps: RecoveryRouteDeps): RecoverySou
 /** A copy's recovery state as the target reports it. */
 function stateOf(node: string, req: RecoveryShardRequest, shard: Shard): RecoveryStateResponse {
   return {
-    node, index: req.index, shard: req.shard, checkpoint: shard.localCheckpoint, maxSeqNo: shard.maxSeqNo, copyId: shard.copyId,
-    globalCheckpoint: shard.globalCheckpoint, withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
+    node,
+    index: req.index,
+    shard: req.shard,
+    checkpoint: shard.localCheckpoint,
+    maxSeqNo: shard.maxSeqNo,
+    copyId: shard.copyId,
+    globalCheckpoint: shard.globalCheckpoint,
+    withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
   };
 }
 
@@ -106,7 +112,12 @@ async function recoveryState({ registry, node }: RecoveryRouteDeps, req: Recover
     registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
     const deadline = Date.now() + DRAIN_REPLICA_WRITES_MS;
     while (registry.replicaWritesOf(req.index, req.shard) > 0) {
-      if (Date.now() >= deadline) throw new EsError(503, 'unavailable_shards_exception', `[${req.index}][${req.shard}] replica writes still in progress after ${DRAIN_REPLICA_WRITES_MS} ms`);
+      if (Date.now() >= deadline)
+        throw new EsError(
+          503,
+          'unavailable_shards_exception',
+          `[${req.index}][${req.shard}] replica writes still in progress after ${DRAIN_REPLICA_WRITES_MS} ms`,
+        );
       await new Promise((r) => setTimeout(r, 5));
     }
   }
@@ -170,7 +181,11 @@ function finalizeRecovery({ registry, node }: RecoveryRouteDeps, sources: Recove
   registry.checkTerm(req.index, req.shard, req.primaryTerm, 'primary');
   sources.releaseTarget(req.index, req.shard, req.target);
   if (!registry.recoveries.has(req.index, req.shard, req.target)) {
-    throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] no recovery of the copy on node [${req.target}] is running on this primary`);
+    throw new EsError(
+      409,
+      'illegal_state_exception',
+      `[${req.index}][${req.shard}] no recovery of the copy on node [${req.target}] is running on this primary`,
+    );
   }
   const metadata = registry.markInSync(req.index, req.shard, [req.target], req.failures);
   return { node, metadata, maxSeqNo: shard.maxSeqNo };

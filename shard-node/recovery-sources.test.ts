@@ -7,7 +7,13 @@ import { decodeRecoveryOps } from './recovery-wire.ts';
 /** A snapshot over `ops` that records its release. */
 function snapshotOf(ops: TranslogOp[]): RecoverySnapshot & { released: boolean } {
   let i = 0;
-  const s = { mode: 'full' as const, upTo: ops.length - 1, released: false, next: () => (i < ops.length ? ops[i++] : null), release: () => void (s.released = true) };
+  const s = {
+    mode: 'full' as const,
+    upTo: ops.length - 1,
+    released: false,
+    next: () => (i < ops.length ? ops[i++] : null),
+    release: () => void (s.released = true),
+  };
   return s;
 }
 const doc = (n: number, size = 100): TranslogOp => ({ op: 'index', _id: `d${n}`, json: JSON.stringify({ pad: 'x'.repeat(size) }), seqNo: n, version: 1 });

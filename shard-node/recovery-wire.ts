@@ -20,7 +20,13 @@ const HEAD_BYTES = 1 + 8 + 8 + 4;
 /** Bytes `op` takes in a chunk. */
 export function encodedSize(op: TranslogOp): number {
   if (op.op !== 'index') return HEAD_BYTES + Buffer.byteLength(op._id, 'utf8');
-  return HEAD_BYTES + Buffer.byteLength(op._id, 'utf8') + 4 + Buffer.byteLength(op.json, 'utf8') + (op.routing !== undefined ? 4 + Buffer.byteLength(op.routing, 'utf8') : 0);
+  return (
+    HEAD_BYTES +
+    Buffer.byteLength(op._id, 'utf8') +
+    4 +
+    Buffer.byteLength(op.json, 'utf8') +
+    (op.routing !== undefined ? 4 + Buffer.byteLength(op.routing, 'utf8') : 0)
+  );
 }
 
 /** Writes `ops` (whose {@link encodedSize}s add up to `total`) into one buffer, yielding between slices. */

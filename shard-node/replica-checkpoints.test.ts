@@ -6,7 +6,13 @@ describe('ReplicaCheckpoints', () => {
     const t = new ReplicaCheckpoints();
     expect(t.globalCheckpoint(0, 9, [])).toBe(9);
     expect(t.globalCheckpoint(0, 9, [1])).toBe(-1);
-    t.note(0, new Map([[1, 7], [2, 12]]));
+    t.note(
+      0,
+      new Map([
+        [1, 7],
+        [2, 12],
+      ]),
+    );
     expect(t.globalCheckpoint(0, 9, [1, 2])).toBe(7);
     expect(t.globalCheckpoint(0, 9, [2])).toBe(9); // replica 1 left the in-sync set
     expect(t.globalCheckpoint(1, 9, [1])).toBe(-1); // another shard

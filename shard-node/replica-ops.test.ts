@@ -9,10 +9,12 @@ import { replicaOpsOf, toTranslogOps } from './replica-ops.ts';
 
 /** The live documents of a shard as `_id → [version, seq_no, source]`, for comparing copies. */
 function contents(shard: ReturnType<typeof newShard>['shard'], ids: string[]): Record<string, unknown> {
-  return Object.fromEntries(ids.map((id) => {
-    const g = shard.get(id);
-    return [id, g.found ? [g._version, g._seq_no, g._source] : null];
-  }));
+  return Object.fromEntries(
+    ids.map((id) => {
+      const g = shard.get(id);
+      return [id, g.found ? [g._version, g._seq_no, g._source] : null];
+    }),
+  );
 }
 
 /** Runs one primary bulk and returns what the primary forwards to its replicas. */
@@ -29,10 +31,23 @@ describe('replicated writes on the shard engine', () => {
     const { shard: primary } = newShard();
     const { shard: replica } = newShard();
     const bulks: WriteOp[][] = [
-      [{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: false }, { op: 'index', _id: 'b', source: JSON.stringify({ n: 2 }), create: true }],
-      [{ op: 'update', _id: 'a', doc: { m: 5 }, docAsUpsert: false }, { op: 'delete', _id: 'b' }, { op: 'delete', _id: 'zz' }],
-      [{ op: 'index', _id: 'b', source: JSON.stringify({ n: 3 }), create: false }, { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: true }],
-      [{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: true }, { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: false }], // a conflict and a noop: nothing to replicate
+      [
+        { op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: false },
+        { op: 'index', _id: 'b', source: JSON.stringify({ n: 2 }), create: true },
+      ],
+      [
+        { op: 'update', _id: 'a', doc: { m: 5 }, docAsUpsert: false },
+        { op: 'delete', _id: 'b' },
+        { op: 'delete', _id: 'zz' },
+      ],
+      [
+        { op: 'index', _id: 'b', source: JSON.stringify({ n: 3 }), create: false },
+        { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: true },
+      ],
+      [
+        { op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: true },
+        { op: 'update', _id: 'c', doc: { u: 1 }, docAsUpsert: false },
+      ], // a conflict and a noop: nothing to replicate
     ];
     const sent = bulks.map((ops) => primaryBulk(primary, ops));
     expect(sent[3]).toEqual([]);
@@ -52,9 +67,12 @@ describe('replicated writes on the shard engine', () => {
     expect(replica.acquire().fetch(['a'])).toEqual([{ _id: 'a', _source: text }]);
   });
 
-  it('forwards the request\'s source byte for byte, and an update\'s merged document', () => {
+  it("forwards the request's source byte for byte, and an update's merged document", () => {
     const { shard: primary } = newShard();
-    const ops: WriteOp[] = [{ op: 'index', _id: 'a', source: '{ "n" : 1.10 }', create: false }, { op: 'update', _id: 'a', doc: { m: 2 }, docAsUpsert: false }];
+    const ops: WriteOp[] = [
+      { op: 'index', _id: 'a', source: '{ "n" : 1.10 }', create: false },
+      { op: 'update', _id: 'a', doc: { m: 2 }, docAsUpsert: false },
+    ];
     const logged: TranslogOp[] = [];
     primary.apply(ops, logged);
     expect(replicaOpsOf(logged)).toEqual([
@@ -67,9 +85,18 @@ describe('replicated writes on the shard engine', () => {
     const { shard: primary } = newShard();
     const { shard: replica } = newShard();
     const sent = [
-      primaryBulk(primary, [{ op: 'index', _id: 'a', source: JSON.stringify({ v: 1 }), create: false }, { op: 'index', _id: 'b', source: JSON.stringify({ v: 1 }), create: false }]),
-      primaryBulk(primary, [{ op: 'delete', _id: 'a' }, { op: 'index', _id: 'b', source: JSON.stringify({ v: 2 }), create: false }]),
-      primaryBulk(primary, [{ op: 'index', _id: 'a', source: JSON.stringify({ v: 3 }), create: false }, { op: 'index', _id: 'c', source: JSON.stringify({ v: 3 }), create: false }]),
+      primaryBulk(primary, [
+        { op: 'index', _id: 'a', source: JSON.stringify({ v: 1 }), create: false },
+        { op: 'index', _id: 'b', source: JSON.stringify({ v: 1 }), create: false },
+      ]),
+      primaryBulk(primary, [
+        { op: 'delete', _id: 'a' },
+        { op: 'index', _id: 'b', source: JSON.stringify({ v: 2 }), create: false },
+      ]),
+      primaryBulk(primary, [
+        { op: 'index', _id: 'a', source: JSON.stringify({ v: 3 }), create: false },
+        { op: 'index', _id: 'c', source: JSON.stringify({ v: 3 }), create: false },
+      ]),
     ];
     for (const i of [2, 0, 1, 2, 0]) replica.applyReplicated(toTranslogOps(sent[i]));
     expect(contents(replica, ids)).toEqual(contents(primary, ids));
@@ -78,7 +105,10 @@ describe('replicated writes on the shard engine', () => {
   it('appends to the translog only the ops it applied', () => {
     const translog = new MemoryTranslog();
     const { shard: primary } = newShard();
-    const sent = primaryBulk(primary, [{ op: 'index', _id: 'a', source: JSON.stringify({ v: 1 }), create: false }, { op: 'index', _id: 'a', source: JSON.stringify({ v: 2 }), create: false }]);
+    const sent = primaryBulk(primary, [
+      { op: 'index', _id: 'a', source: JSON.stringify({ v: 1 }), create: false },
+      { op: 'index', _id: 'a', source: JSON.stringify({ v: 2 }), create: false },
+    ]);
     const replica = shardOver(translog);
     expect(replica.applyReplicated(toTranslogOps(sent)).map((o) => o.seqNo)).toEqual([0, 1]);
     expect(replica.applyReplicated(toTranslogOps(sent))).toEqual([]);
@@ -97,7 +127,7 @@ function shardOver(translog: MemoryTranslog): Shard {
 }
 
 describe('custom routing on replicas', () => {
-  it('the ops a primary forwards carry each document\'s routing, and the replica stores it', () => {
+  it("the ops a primary forwards carry each document's routing, and the replica stores it", () => {
     const { shard: primary } = newShard();
     const { shard: replica } = newShard();
     const forwarded = primaryBulk(primary, [

@@ -10,9 +10,22 @@ import type { IndexMetadata, ShardCopy } from '../protocol/metadata.ts';
 import { IndexRegistry } from './index-registry.ts';
 
 const base: IndexMetadata = {
-  name: 'rg', uuid: 'u-rg', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
-  mappings: { properties: {} }, creationDate: 1, version: 1,
-  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]],
+  name: 'rg',
+  uuid: 'u-rg',
+  numberOfShards: 1,
+  numberOfReplicas: 1,
+  routingNumShards: 1,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: -1,
+  mappings: { properties: {} },
+  creationDate: 1,
+  version: 1,
+  shardCopies: [
+    [
+      { node: 0, primary: true, inSync: true },
+      { node: 1, primary: false, inSync: false, failures: 1 },
+    ],
+  ],
 };
 
 /** `base` at `version` with the replica's copy replaced by `replica`, and the shard's term. */
@@ -51,7 +64,7 @@ describe('a copy the primary finalized, before the cluster state has it in sync'
     expect(registry.replicationGroup('rg', 0)).toEqual([{ node: 1, inSync: false }]); // still recovering, not waited for
   });
 
-  it('leaves the group when the shard\'s term changed (a promotion)', () => {
+  it("leaves the group when the shard's term changed (a promotion)", () => {
     const registry = finalizedPrimary();
     registry.putIndex(value(2, {}, 2), [], 0);
     expect(registry.replicationGroup('rg', 0).filter((g) => g.inSync)).toEqual([]);

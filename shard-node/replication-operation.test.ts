@@ -14,9 +14,22 @@ import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
 
 const metadata: IndexMetadata = {
-  name: 'rep', uuid: 'u-rep', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
-  mappings: { properties: {} }, creationDate: 1, version: 1,
-  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]],
+  name: 'rep',
+  uuid: 'u-rep',
+  numberOfShards: 1,
+  numberOfReplicas: 1,
+  routingNumShards: 1,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: -1,
+  mappings: { properties: {} },
+  creationDate: 1,
+  version: 1,
+  shardCopies: [
+    [
+      { node: 0, primary: true, inSync: true },
+      { node: 1, primary: false, inSync: true },
+    ],
+  ],
 };
 
 const servers: ServerType[] = [];
@@ -43,14 +56,23 @@ async function node(id: string, ordinal: number, env: Record<string, string> = {
 const doc = (id: string, n: number) => ({ op: 'index', _id: id, source: JSON.stringify({ n }), create: false });
 
 describe('primary-driven replication', () => {
-  it('the replica gets the write from the primary even when the bulk\'s caller dies mid-write', async () => {
+  it("the replica gets the write from the primary even when the bulk's caller dies mid-write", async () => {
     const primary = await node('p', 0);
     const replica = await node('r', 1);
-    const body = JSON.stringify({ index: 'rep', shard: 0, ops: [doc('a', 1), doc('b', 2)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, replica.url], inSyncReplicas: [1], timeoutMs: 2_000 } });
+    const body = JSON.stringify({
+      index: 'rep',
+      shard: 0,
+      ops: [doc('a', 1), doc('b', 2)],
+      refresh: 'false',
+      primaryTerm: 1,
+      replication: { nodes: [primary.url, replica.url], inSyncReplicas: [1], timeoutMs: 2_000 },
+    });
     // The "coordinator" sends the whole request and is gone before any answer.
     await new Promise<void>((resolve, reject) => {
       const socket = connect(primary.port, '127.0.0.1', () => {
-        socket.end(`POST ${INTERNAL_PREFIX}/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        socket.end(
+          `POST ${INTERNAL_PREFIX}/bulk HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
         socket.destroy();
         resolve();
       });
@@ -68,7 +90,14 @@ describe('primary-driven replication', () => {
     const replica = await node('r2', 1);
     replica.server.close();
     await new Promise((r) => setTimeout(r, 50));
-    const res = await primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc('c', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, replica.url], inSyncReplicas: [1], timeoutMs: 1_000 } });
+    const res = await primary.call('/bulk', {
+      index: 'rep',
+      shard: 0,
+      ops: [doc('c', 1)],
+      refresh: 'false',
+      primaryTerm: 1,
+      replication: { nodes: [primary.url, replica.url], inSyncReplicas: [1], timeoutMs: 1_000 },
+    });
     expect(res.status).toBe(200);
     expect(res.body.items[0]).toMatchObject({ status: 201 });
     expect(res.body.replicas).toMatchObject({ acknowledged: [], failed: [{ node: 1, status: 503, type: 'node_not_connected_exception' }] });
@@ -76,7 +105,20 @@ describe('primary-driven replication', () => {
     // A value of the cluster state that still has it in sync keeps it pending; one that has it out of sync clears it.
     primary.registry.putIndex({ ...metadata, version: 2, maxResultWindow: 5 }, [], 0);
     expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
-    primary.registry.putIndex({ ...metadata, version: 3, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]] }, [], 0);
+    primary.registry.putIndex(
+      {
+        ...metadata,
+        version: 3,
+        shardCopies: [
+          [
+            { node: 0, primary: true, inSync: true },
+            { node: 1, primary: false, inSync: false },
+          ],
+        ],
+      },
+      [],
+      0,
+    );
     expect(primary.registry.list()[0].pendingFailures).toBeUndefined();
   });
 
@@ -88,7 +130,14 @@ describe('primary-driven replication', () => {
     const silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}`;
     try {
       expect(primary.registry.list()[0].activeWrites).toBeUndefined();
-      const bulk = primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc('d', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, silentUrl], inSyncReplicas: [1], timeoutMs: 600 } });
+      const bulk = primary.call('/bulk', {
+        index: 'rep',
+        shard: 0,
+        ops: [doc('d', 1)],
+        refresh: 'false',
+        primaryTerm: 1,
+        replication: { nodes: [primary.url, silentUrl], inSyncReplicas: [1], timeoutMs: 600 },
+      });
       await expect.poll(() => primary.registry.list()[0].activeWrites).toEqual([{ shard: 0, writes: 1 }]);
       const res = await bulk;
       expect(res.body.replicas.failed).toMatchObject([{ node: 1 }]);
@@ -101,7 +150,7 @@ describe('primary-driven replication', () => {
     }
   });
 
-  it('a primary with its own FOLIO_NODES forwards to the replica at its own address, not the coordinator\'s', async () => {
+  it("a primary with its own FOLIO_NODES forwards to the replica at its own address, not the coordinator's", async () => {
     const replica = await node('r5', 1);
     // The coordinator's address of the replica refuses connections; the primary's own one is right.
     const dead = createServer();
@@ -109,20 +158,41 @@ describe('primary-driven replication', () => {
     const deadUrl = `http://127.0.0.1:${(dead.address() as { port: number }).port}`;
     dead.close();
     const primary = await node('p5', 0, { FOLIO_NODES: `http://127.0.0.1:1,${replica.url}` });
-    const res = await primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc('f', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [primary.url, deadUrl], inSyncReplicas: [1], timeoutMs: 1_000 } });
+    const res = await primary.call('/bulk', {
+      index: 'rep',
+      shard: 0,
+      ops: [doc('f', 1)],
+      refresh: 'false',
+      primaryTerm: 1,
+      replication: { nodes: [primary.url, deadUrl], inSyncReplicas: [1], timeoutMs: 1_000 },
+    });
     expect(res.body.replicas).toEqual({ acknowledged: [1], failed: [] });
     expect((await replica.call('/get', { index: 'rep', shard: 0, _id: 'f' })).body).toMatchObject({ found: true });
     // Without its own list it uses the coordinator's, and the forward fails.
     const plain = await node('p6', 0);
-    const again = await plain.call('/bulk', { index: 'rep', shard: 0, ops: [doc('g', 1)], refresh: 'false', primaryTerm: 1, replication: { nodes: [plain.url, deadUrl], inSyncReplicas: [1], timeoutMs: 1_000 } });
+    const again = await plain.call('/bulk', {
+      index: 'rep',
+      shard: 0,
+      ops: [doc('g', 1)],
+      refresh: 'false',
+      primaryTerm: 1,
+      replication: { nodes: [plain.url, deadUrl], inSyncReplicas: [1], timeoutMs: 1_000 },
+    });
     expect(again.body.replicas.failed).toMatchObject([{ node: 1 }]);
   });
 
-  it('the global checkpoint: the primary takes it from its in-sync replica\'s answers, the replica gets it with the next write, and the cluster state\'s failure of the replica lets it move on', async () => {
+  it("the global checkpoint: the primary takes it from its in-sync replica's answers, the replica gets it with the next write, and the cluster state's failure of the replica lets it move on", async () => {
     const primary = await node('p7', 0);
     const replica = await node('r7', 1);
     const write = (id: string, nodes = [primary.url, replica.url]) =>
-      primary.call('/bulk', { index: 'rep', shard: 0, ops: [doc(id, 1)], refresh: 'false', primaryTerm: 1, replication: { nodes, inSyncReplicas: [1], timeoutMs: 600 } });
+      primary.call('/bulk', {
+        index: 'rep',
+        shard: 0,
+        ops: [doc(id, 1)],
+        refresh: 'false',
+        primaryTerm: 1,
+        replication: { nodes, inSyncReplicas: [1], timeoutMs: 600 },
+      });
     const shardOf = (n: typeof primary) => n.registry.shard('rep', 0);
     expect(shardOf(primary).globalCheckpoint).toBe(-1);
     await write('g1');
@@ -141,15 +211,40 @@ describe('primary-driven replication', () => {
     expect(shardOf(primary).globalCheckpoint).toBe(1);
     expect(shardOf(primary).heldWithinGlobalCheckpoint).toBe(false);
     // Once the cluster state has it out of sync, the primary's own copy is the whole in-sync set.
-    primary.registry.putIndex({ ...metadata, version: 2, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]] }, [], 0);
+    primary.registry.putIndex(
+      {
+        ...metadata,
+        version: 2,
+        shardCopies: [
+          [
+            { node: 0, primary: true, inSync: true },
+            { node: 1, primary: false, inSync: false, failures: 1 },
+          ],
+        ],
+      },
+      [],
+      0,
+    );
     expect(shardOf(primary).globalCheckpoint).toBe(2);
     expect(shardOf(primary).heldWithinGlobalCheckpoint).toBe(true);
   });
 
-  it('a recovery\'s first read raises the copy\'s operation term: ops of an older primary are refused from then on', async () => {
+  it("a recovery's first read raises the copy's operation term: ops of an older primary are refused from then on", async () => {
     const replica = await node('r8', 1);
-    const replicate = (term: number) => replica.call('/replicate', { index: 'rep', shard: 0, ops: [{ op: 'index', _id: 'x', seqNo: 0, version: 1, source: '{}' }], refresh: 'false', primaryTerm: term });
-    expect((await replica.call('/recovery/state', { index: 'rep', shard: 0, primaryTerm: 2 })).body).toMatchObject({ checkpoint: -1, maxSeqNo: -1, globalCheckpoint: -1, withinGlobalCheckpoint: true });
+    const replicate = (term: number) =>
+      replica.call('/replicate', {
+        index: 'rep',
+        shard: 0,
+        ops: [{ op: 'index', _id: 'x', seqNo: 0, version: 1, source: '{}' }],
+        refresh: 'false',
+        primaryTerm: term,
+      });
+    expect((await replica.call('/recovery/state', { index: 'rep', shard: 0, primaryTerm: 2 })).body).toMatchObject({
+      checkpoint: -1,
+      maxSeqNo: -1,
+      globalCheckpoint: -1,
+      withinGlobalCheckpoint: true,
+    });
     expect((await replicate(1)).status).toBe(409);
     expect((await replicate(2)).status).toBe(200);
   });
@@ -160,7 +255,20 @@ describe('primary-driven replication', () => {
     expect(primary.registry.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 0 }]);
     // The cluster state counted a later failure and the copy is in sync again (recovered): the
     // noted failure belongs to the period before, whose ops the recovery copied.
-    primary.registry.putIndex({ ...metadata, version: 2, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true, failures: 1 }]] }, [], 0);
+    primary.registry.putIndex(
+      {
+        ...metadata,
+        version: 2,
+        shardCopies: [
+          [
+            { node: 0, primary: true, inSync: true },
+            { node: 1, primary: false, inSync: true, failures: 1 },
+          ],
+        ],
+      },
+      [],
+      0,
+    );
     expect(primary.registry.list()[0].pendingFailures).toBeUndefined();
     // A failure in the new period is tagged with its count.
     primary.registry.notePendingFailures('rep', 0, [1], primary.registry.copiesOf('rep', 0));

@@ -71,16 +71,24 @@ export async function forwardToReplicas(peers: PeerClient, write: ForwardedWrite
   const inSync = new Set([...write.targets.inSyncReplicas, ...write.group.filter((g) => g.inSync).map((g) => g.node)]);
   if (write.self !== null) inSync.delete(write.self);
   const recovering = write.group.filter((g) => !g.inSync && !inSync.has(g.node) && g.node !== write.self).map((g) => g.node);
-  if (write.logged.length === 0 || (inSync.size === 0 && recovering.length === 0)) return { replicas: { acknowledged: [...inSync], failed: [] }, checkpoints: new Map(), inSync: [...inSync] };
+  if (write.logged.length === 0 || (inSync.size === 0 && recovering.length === 0))
+    return { replicas: { acknowledged: [...inSync], failed: [] }, checkpoints: new Map(), inSync: [...inSync] };
 
-  const request: ReplicaBulkRequest = { index: write.index, shard: write.shard, ops: replicaOpsOf(write.logged), refresh: write.refresh, ...(write.primaryTerm !== undefined ? { primaryTerm: write.primaryTerm } : {}) };
+  const request: ReplicaBulkRequest = {
+    index: write.index,
+    shard: write.shard,
+    ops: replicaOpsOf(write.logged),
+    refresh: write.refresh,
+    ...(write.primaryTerm !== undefined ? { primaryTerm: write.primaryTerm } : {}),
+  };
   const inSyncBody = inSync.size > 0 ? await stringifySliced({ ...request, globalCheckpoint: write.globalCheckpoint }) : '';
   const recoveringBody = recovering.length > 0 ? await stringifySliced({ ...request }) : '';
   const send = async (node: number, body: string): Promise<number | undefined> => {
     const url = (write.peerUrls ?? write.targets.nodes)[node];
     if (url === undefined) throw new PeerCallError(503, 'node_not_connected_exception', `no address for node [${node}]`);
     const r = await peers.rpc(url, rpc.replicate, new JsonText<ReplicaBulkRequest>(body), write.targets.timeoutMs);
-    if (r.index !== write.index || r.shard !== write.shard) throw new PeerCallError(502, 'illegal_state_exception', `node [${r.node}] answered for [${r.index}][${r.shard}]`);
+    if (r.index !== write.index || r.shard !== write.shard)
+      throw new PeerCallError(502, 'illegal_state_exception', `node [${r.node}] answered for [${r.index}][${r.shard}]`);
     return r.localCheckpoint;
   };
   for (const node of recovering) void send(node, recoveringBody).catch(() => undefined);

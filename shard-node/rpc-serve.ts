@@ -69,7 +69,11 @@ export function serve<Req, Res>(app: RpcApp, d: Rpc<Req, Res>, handler: RpcHandl
  * (undefined when missing or not JSON: the handler checks it) and reads the raw body with `body()`
  * (within the node's body limit and in-flight budget).
  */
-export function serveBytes<Req, Res>(app: RpcApp, d: Rpc<Req, Res>, handler: (meta: unknown, body: () => Promise<Uint8Array>, c: Context) => Promise<Res>): void {
+export function serveBytes<Req, Res>(
+  app: RpcApp,
+  d: Rpc<Req, Res>,
+  handler: (meta: unknown, body: () => Promise<Uint8Array>, c: Context) => Promise<Res>,
+): void {
   app.hono.on(d.method, d.path, async (c) => {
     const res = await handler(parseMeta(c.req.query('meta')), () => readInternalBytes(c, app.maxBodyBytes), c);
     return c.json(res as object);

@@ -89,7 +89,16 @@ function statsAreStale(req: { statsGeneration?: number; generation?: number; con
 async function query({ registry, contexts, node, read }: RoundDeps, req: QueryPhaseRequest): Promise<QueryPhaseResponse> {
   const shard = registry.shard(req.index, req.shard);
   if (statsAreStale(req, shard.generation)) {
-    return { node, index: req.index, shard: req.shard, generation: shard.generation, total: { value: 0, relation: 'eq' }, max_score: null, hits: [], statsStale: true };
+    return {
+      node,
+      index: req.index,
+      shard: req.shard,
+      generation: shard.generation,
+      total: { value: 0, relation: 'eq' },
+      max_score: null,
+      hits: [],
+      statsStale: true,
+    };
   }
   const gen = read(req.index, req.shard, req.generation, req.context);
   shard.counters.queryTotal++;
@@ -126,7 +135,10 @@ function fuseFetch(registry: IndexRegistry, gen: Generation, req: QueryPhaseRequ
   const ids = res.hits.map((h) => h._id);
   res.sources = gen.sourceTexts(ids, req.fetchSource!);
   if (req.fetchOptions !== undefined || gen.hasHitMetadata) {
-    const extras = gen.extrasOf(ids, compileHitFetch(req.fetchOptions, gen.mapping(), req.index, primaryTerm, () => maxAnalyzedOffset(registry, req.index)));
+    const extras = gen.extrasOf(
+      ids,
+      compileHitFetch(req.fetchOptions, gen.mapping(), req.index, primaryTerm, () => maxAnalyzedOffset(registry, req.index)),
+    );
     if (extras) res.extras = extras;
   }
 }
@@ -144,7 +156,14 @@ async function selectSample({ registry, node, read }: RoundDeps, req: SelectSamp
   const gen = read(req.index, req.shard, req.generation, req.context);
   const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
   const s = await searcherOf(gen).sample(input, req.samples);
-  return { ...base, generation: gen.id, total: { value: s.total, relation: 'eq' }, max_score: s.maxScore, keys: s.keys, ...(gen.hasHitMetadata ? { routed: true } : {}) };
+  return {
+    ...base,
+    generation: gen.id,
+    total: { value: s.total, relation: 'eq' },
+    max_score: s.maxScore,
+    keys: s.keys,
+    ...(gen.hasHitMetadata ? { routed: true } : {}),
+  };
 }
 
 /** The range round: the matches before the lower key (counted) and up to the upper key, on the sample's generation. */

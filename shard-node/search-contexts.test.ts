@@ -44,7 +44,8 @@ describe('SearchContexts', () => {
     c.open('pit', 'i', 0, gen(1), 1000);
     const scroll = esErr(() => c.open('scroll', 'i', 1, gen(1), 1000));
     expect([scroll.status, scroll.type, scroll.message]).toEqual([
-      429, 'too_many_scroll_contexts_exception',
+      429,
+      'too_many_scroll_contexts_exception',
       'Trying to create too many scroll contexts. Must be less than or equal to: [1]. This limit can be set by changing the [search.max_open_scroll_context] setting.',
     ]);
     expect(esErr(() => c.open('pit', 'i', 1, gen(1), 1000)).type).toBe('rejected_execution_exception');
@@ -61,7 +62,10 @@ describe('search.max_open_snapshot_context', () => {
     const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard, checkOpen: () => undefined } as never;
     const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5, maxOpenSnapshotContext: 2 });
     const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
-    const dfs = (generation?: number) => actions.dfs({ index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, ...(generation !== undefined ? { generation } : {}) } as never) as { generation: number };
+    const dfs = (generation?: number) =>
+      actions.dfs({ index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, ...(generation !== undefined ? { generation } : {}) } as never) as {
+        generation: number;
+      };
     const pinned: number[] = [];
     for (let i = 0; i < 4; i++) {
       load(shard, [{ _id: `d${i}`, n: i }]);
@@ -85,13 +89,25 @@ describe('scroll batches on the shard', () => {
     const { newShard, load, byField } = await import('../test/support/engine-shard.ts');
     const { createSearchActions } = await import('./search-actions.ts');
     const { shard } = newShard({ properties: { n: { type: 'integer' } } });
-    load(shard, [1, 2, 3, 4, 5].map((n) => ({ _id: `d${n}`, n })));
+    load(
+      shard,
+      [1, 2, 3, 4, 5].map((n) => ({ _id: `d${n}`, n })),
+    );
     const registry = { list: () => [{ metadata: { name: 'i' }, shards: [0] }], shard: () => shard, checkOpen: () => undefined } as never;
     const contexts = new SearchContexts({ maxOpenScrollContext: 5, maxOpenPitContext: 5 });
     const actions = createSearchActions({ registry, contexts, node: 'n', keepAliveMs: 60_000 });
     const id = contexts.open('scroll', 'i', 0, shard.acquire(), 60_000);
     const batch = async () => {
-      const req = { index: 'i', shard: 0, query: { kind: 'match_all', boost: 1 }, sort: [byField('n')], k: 2, trackTotalHits: Number.MAX_SAFE_INTEGER, searchAfter: { sort: [4] }, context: { id, scroll: true } };
+      const req = {
+        index: 'i',
+        shard: 0,
+        query: { kind: 'match_all', boost: 1 },
+        sort: [byField('n')],
+        k: 2,
+        trackTotalHits: Number.MAX_SAFE_INTEGER,
+        searchAfter: { sort: [4] },
+        context: { id, scroll: true },
+      };
       const res = (await actions.query(req as never)) as unknown as { hits: { _id: string; sort: number[] }[]; scrollSeq: number; total: { value: number } };
       return { ids: res.hits.map((h) => h._id), last: res.hits.at(-1)?.sort, seq: res.scrollSeq, total: res.total.value };
     };

@@ -82,7 +82,10 @@ function bindContexts(app: RpcApp, { registry, contexts, node }: ShardNodeServic
     return { node, advanced };
   });
   // OpenSearch's PIT listing: the coordinator names the PIT of contexts it opened; any coordinator lists them.
-  serve(app, rpc.labelPit, (req) => ({ node, labelled: contexts.labelPit(req.ids, { pitId: req.pitId, creationTime: req.creationTime, keepAliveMs: req.keepAliveMs }) }));
+  serve(app, rpc.labelPit, (req) => ({
+    node,
+    labelled: contexts.labelPit(req.ids, { pitId: req.pitId, creationTime: req.creationTime, keepAliveMs: req.keepAliveMs }),
+  }));
   serve(app, rpc.listPits, () => ({ node, pits: contexts.listPits() }));
   serve(app, rpc.closeContexts, (req) => {
     const freed = (req.ids ? contexts.close(req.ids) : 0) + (req.allOfKind ? contexts.closeAll(req.allOfKind) : 0);

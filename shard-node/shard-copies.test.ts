@@ -9,11 +9,24 @@ import { shardStorePath } from './storage/metadata-store.ts';
 
 const copy = (node: number, primary = false, inSync = true): ShardCopy => ({ node, primary, inSync });
 /** Two shards on three nodes: shard 0 on 0 (p) and 1, shard 1 on 1 (p) and 2. */
-const COPIES = [[copy(0, true), copy(1)], [copy(1, true), copy(2)]];
+const COPIES = [
+  [copy(0, true), copy(1)],
+  [copy(1, true), copy(2)],
+];
 
 const meta = (over: Partial<IndexMetadata> = {}): IndexMetadata => ({
-  name: 'idx', uuid: 'u1', numberOfShards: 2, numberOfReplicas: 1, routingNumShards: 2, maxResultWindow: 10_000,
-  refreshIntervalMs: -1, mappings: { properties: {} }, creationDate: 1, version: 1, shardCopies: COPIES, ...over,
+  name: 'idx',
+  uuid: 'u1',
+  numberOfShards: 2,
+  numberOfReplicas: 1,
+  routingNumShards: 2,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: -1,
+  mappings: { properties: {} },
+  creationDate: 1,
+  version: 1,
+  shardCopies: COPIES,
+  ...over,
 });
 
 describe('shard copies in the metadata', () => {
@@ -22,7 +35,10 @@ describe('shard copies in the metadata', () => {
     expect(shardsOnNode(meta(), 2)).toEqual([1]);
     expect(shardsOnNode(meta(), null)).toBeNull();
     expect(shardsOnNode(meta({ shardCopies: undefined }), 0)).toBeNull();
-    expect(hostedCopies(meta(), 1, [0, 1])).toEqual([{ shard: 0, primary: false, inSync: true }, { shard: 1, primary: true, inSync: true }]);
+    expect(hostedCopies(meta(), 1, [0, 1])).toEqual([
+      { shard: 0, primary: false, inSync: true },
+      { shard: 1, primary: true, inSync: true },
+    ]);
     // An index from before replicas: every hosted shard is its primary.
     expect(hostedCopies(meta({ shardCopies: undefined }), null, [1])).toEqual([{ shard: 1, primary: true, inSync: true }]);
   });
@@ -46,7 +62,9 @@ describe('shard copies in the metadata', () => {
 
   it('promotes an in-sync replica: every other copy, the old primary too, is out of sync and must resync', () => {
     const three = [[copy(0, true), copy(1), copy(2)]];
-    expect(promoted(three, 0, 2)).toEqual([[copy(2, true), { ...copy(0, false, false), resync: true, failures: 1 }, { ...copy(1, false, false), resync: true, failures: 1 }]]);
+    expect(promoted(three, 0, 2)).toEqual([
+      [copy(2, true), { ...copy(0, false, false), resync: true, failures: 1 }, { ...copy(1, false, false), resync: true, failures: 1 }],
+    ]);
     expect(() => promoted(withoutInSync(three, 0, [1]), 0, 1)).toThrow(/no in-sync copy on node \[1\]/);
   });
 });
@@ -69,7 +87,14 @@ describe('registry: replica copies on a node', () => {
     dirs.push(dir);
     const first = registry(dir);
     first.putIndex(meta(), [], 1);
-    expect(first.list()[0]).toMatchObject({ shards: [0, 1], node: 1, copies: [{ shard: 0, primary: false, inSync: true }, { shard: 1, primary: true, inSync: true }] });
+    expect(first.list()[0]).toMatchObject({
+      shards: [0, 1],
+      node: 1,
+      copies: [
+        { shard: 0, primary: false, inSync: true },
+        { shard: 1, primary: true, inSync: true },
+      ],
+    });
     // Primary writes only on the primary copy (a mis-addressed bulk must not assign seq_nos on a replica).
     expect(first.primaryShard('idx', 1).shard).toBe(1);
     expect(() => first.primaryShard('idx', 0)).toThrow('CurrentState[STARTED] shard is not in primary mode');
@@ -83,7 +108,13 @@ describe('registry: replica copies on a node', () => {
 
     const second = registry(dir);
     second.recover();
-    expect(second.list()[0]).toMatchObject({ node: 1, copies: [{ shard: 0, primary: false, inSync: false }, { shard: 1, primary: true, inSync: true }] });
+    expect(second.list()[0]).toMatchObject({
+      node: 1,
+      copies: [
+        { shard: 0, primary: false, inSync: false },
+        { shard: 1, primary: true, inSync: true },
+      ],
+    });
   });
 
   it('a replicas change opens new copies here and removes dropped ones with their files', () => {
@@ -92,9 +123,23 @@ describe('registry: replica copies on a node', () => {
     const r = registry(dir);
     r.putIndex(meta(), [], 2);
     expect(r.list()[0].shards).toEqual([1]);
-    r.putIndex(meta({ version: 2, numberOfReplicas: 2, shardCopies: [[copy(0, true), copy(1), copy(2, false, false)], [copy(1, true), copy(2), copy(0, false, false)]] }), [], 2);
+    r.putIndex(
+      meta({
+        version: 2,
+        numberOfReplicas: 2,
+        shardCopies: [
+          [copy(0, true), copy(1), copy(2, false, false)],
+          [copy(1, true), copy(2), copy(0, false, false)],
+        ],
+      }),
+      [],
+      2,
+    );
     expect(r.list()[0].metadata).toMatchObject({ numberOfReplicas: 2, version: 2 });
-    expect(r.list()[0].copies).toEqual([{ shard: 0, primary: false, inSync: false }, { shard: 1, primary: false, inSync: true }]);
+    expect(r.list()[0].copies).toEqual([
+      { shard: 0, primary: false, inSync: false },
+      { shard: 1, primary: false, inSync: true },
+    ]);
     r.shard('idx', 0);
     expect(existsSync(shardStorePath(dir, 'u1', 0))).toBe(true);
     r.putIndex(meta({ version: 3, numberOfReplicas: 1, shardCopies: COPIES }), [], 2);

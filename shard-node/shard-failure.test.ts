@@ -13,9 +13,23 @@ import { notReadyReason } from './probes.ts';
 import { shardStorePath } from './storage/metadata-store.ts';
 
 const meta = (over: Partial<IndexMetadata> = {}): IndexMetadata => ({
-  name: 'idx', uuid: 'u1', numberOfShards: 1, numberOfReplicas: 1, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: -1,
-  mappings: { properties: {} }, creationDate: 1, version: 1,
-  shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]], ...over,
+  name: 'idx',
+  uuid: 'u1',
+  numberOfShards: 1,
+  numberOfReplicas: 1,
+  routingNumShards: 1,
+  maxResultWindow: 10_000,
+  refreshIntervalMs: -1,
+  mappings: { properties: {} },
+  creationDate: 1,
+  version: 1,
+  shardCopies: [
+    [
+      { node: 0, primary: true, inSync: true },
+      { node: 1, primary: false, inSync: true },
+    ],
+  ],
+  ...over,
 });
 
 const dirs: string[] = [];
@@ -106,14 +120,38 @@ describe('a copy whose files are lost', () => {
     empty.putIndex(meta({ version: 3 }), [], 1);
     expect(empty.list()[0]).toMatchObject({ shards: [], failed: [0] });
     // Out of sync (the cluster manager failed it), the copy is emptied and recovered as any other.
-    empty.putIndex(meta({ version: 4, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]] }), [], 1);
+    empty.putIndex(
+      meta({
+        version: 4,
+        shardCopies: [
+          [
+            { node: 0, primary: true, inSync: true },
+            { node: 1, primary: false, inSync: false, failures: 1 },
+          ],
+        ],
+      }),
+      [],
+      1,
+    );
     expect(empty.resetCopy('idx', 0)).toBe(empty.shard('idx', 0));
     expect(empty.failedCopies()).toEqual([]);
   });
 
   it('an out-of-sync copy (a new replica, a recovering one) may start empty', () => {
     const r = nodeOn(tempDir());
-    r.putIndex(meta({ version: 7, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false }]] }), [], 1);
+    r.putIndex(
+      meta({
+        version: 7,
+        shardCopies: [
+          [
+            { node: 0, primary: true, inSync: true },
+            { node: 1, primary: false, inSync: false },
+          ],
+        ],
+      }),
+      [],
+      1,
+    );
     expect(r.list()[0]).toMatchObject({ shards: [0] });
     expect(r.list()[0].failed).toBeUndefined();
   });
@@ -123,7 +161,18 @@ describe('a primary reopened after its node stopped', () => {
   it('reports its in-sync replicas for recovery (ops it made durable may never have been forwarded); a replica or a lone primary reports nothing', async () => {
     const dir = tempDir();
     const first = nodeOn(dir, 'p');
-    first.putIndex(meta({ shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true, failures: 2 }]] }), [], 0);
+    first.putIndex(
+      meta({
+        shardCopies: [
+          [
+            { node: 0, primary: true, inSync: true },
+            { node: 1, primary: false, inSync: true, failures: 2 },
+          ],
+        ],
+      }),
+      [],
+      0,
+    );
     const shard = first.primaryShard('idx', 0);
     shard.apply([{ op: 'index', _id: 'durable-not-forwarded', source: '{"n":1}', create: false }]);
     await shard.sync();
@@ -134,7 +183,19 @@ describe('a primary reopened after its node stopped', () => {
     restarted.recover();
     expect(restarted.list()[0].pendingFailures).toEqual([{ shard: 0, node: 1, failures: 2 }]);
     // Once the cluster state has the replica out of sync (a higher failure count), it is no longer pending.
-    restarted.putIndex(meta({ version: 2, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 3 }]] }), [], 0);
+    restarted.putIndex(
+      meta({
+        version: 2,
+        shardCopies: [
+          [
+            { node: 0, primary: true, inSync: true },
+            { node: 1, primary: false, inSync: false, failures: 3 },
+          ],
+        ],
+      }),
+      [],
+      0,
+    );
     expect(restarted.list()[0].pendingFailures).toBeUndefined();
     await restarted.close();
 

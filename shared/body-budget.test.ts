@@ -26,7 +26,9 @@ function budgetApp(limitBytes: number): { app: Hono; breaker: MemoryCircuitBreak
 describe('in-flight body budget (in-process)', () => {
   it('refuses the bodies that do not fit while others are held, with ES 429, and releases everything after', async () => {
     const { app, breaker, gate } = budgetApp(10_000); // overhead 2: 5,000 body bytes
-    const sends = Array.from({ length: 8 }, () => Promise.resolve(app.request('/', { method: 'POST', body: 'x'.repeat(1_000), headers: { 'content-type': 'application/json' } })));
+    const sends = Array.from({ length: 8 }, () =>
+      Promise.resolve(app.request('/', { method: 'POST', body: 'x'.repeat(1_000), headers: { 'content-type': 'application/json' } })),
+    );
     await new Promise((r) => setTimeout(r, 20));
     expect(breaker.usedBytes).toBe(5_000);
     gate.open();
@@ -35,7 +37,9 @@ describe('in-flight body budget (in-process)', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429, 429]);
     const refused = (await replies.find((r) => r.status === 429)!.json()) as { error: Record<string, unknown> };
     expect(refused.error).toMatchObject({ type: 'circuit_breaking_exception', bytes_wanted: 12_000, bytes_limit: 10_000, durability: 'TRANSIENT' });
-    expect(refused.error.reason).toBe('[in_flight_requests] Data too large, data for [<http_request>] would be [12000/11.7kb], which is larger than the limit of [10000/9.7kb]');
+    expect(refused.error.reason).toBe(
+      '[in_flight_requests] Data too large, data for [<http_request>] would be [12000/11.7kb], which is larger than the limit of [10000/9.7kb]',
+    );
     expect(breaker.usedBytes).toBe(0);
   });
 });

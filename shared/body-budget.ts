@@ -58,7 +58,7 @@ export function installInFlightBudget(app: Hono, limitBytes: number, registry?: 
     });
     new Gauge({
       name: `${METRIC_PREFIX}breaker_limit_size_bytes`,
-      help: 'A circuit breaker\'s limit in bytes (-1: none); estimates count with the overhead',
+      help: "A circuit breaker's limit in bytes (-1: none); estimates count with the overhead",
       labelNames,
       registers,
       collect() {

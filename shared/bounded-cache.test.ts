@@ -16,7 +16,14 @@ describe('estimateBytes', () => {
   it('stops walking past the limit (bounded cost for a huge value)', () => {
     // Each element counts the reads of its field, so the work done is counted, not timed.
     let reads = 0;
-    const huge = { docs: Array.from({ length: 100_000 }, (_, i) => ({ get id() { reads++; return `doc-${i}`; } })) };
+    const huge = {
+      docs: Array.from({ length: 100_000 }, (_, i) => ({
+        get id() {
+          reads++;
+          return `doc-${i}`;
+        },
+      })),
+    };
     expect(estimateBytes(huge)).toBeGreaterThan(10_000_000);
     expect(reads).toBe(100_000);
     reads = 0;

@@ -23,8 +23,12 @@ export interface CacheBounds {
  * (default: a walk of it, {@link estimateBytes}, stopped past the entry cap).
  * @throws Error unless 0 < maxEntryBytes ≤ maxBytes
  */
-export function byteBoundedOptions<V extends NonNullable<unknown>>(bounds: CacheBounds, valueBytes?: (v: V, limitBytes: number) => number): LRUCache.Options<string, V, unknown> {
-  if (!(bounds.maxEntryBytes > 0 && bounds.maxBytes >= bounds.maxEntryBytes)) throw new Error(`cache bounds: need 0 < maxEntryBytes <= maxBytes, got ${JSON.stringify(bounds)}`);
+export function byteBoundedOptions<V extends NonNullable<unknown>>(
+  bounds: CacheBounds,
+  valueBytes?: (v: V, limitBytes: number) => number,
+): LRUCache.Options<string, V, unknown> {
+  if (!(bounds.maxEntryBytes > 0 && bounds.maxBytes >= bounds.maxEntryBytes))
+    throw new Error(`cache bounds: need 0 < maxEntryBytes <= maxBytes, got ${JSON.stringify(bounds)}`);
   const estimate = valueBytes ?? ((v: V, limit: number) => estimateBytes(v, limit));
   return {
     maxSize: bounds.maxBytes,

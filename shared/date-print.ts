@@ -88,7 +88,18 @@ export function printTokens(tokens: Token[], f: Fields, i: DateInstant): string 
         else out += tk.full ? 'Anno Domini' : 'AD';
         break;
       case 'zone':
-        out += tk.style === 'Z' ? '+0000' : tk.style === 'ZZZZ' ? 'GMT' : tk.style === 'x' ? '+00' : tk.style === 'xx' ? '+0000' : tk.style === 'xxx' ? '+00:00' : 'Z';
+        out +=
+          tk.style === 'Z'
+            ? '+0000'
+            : tk.style === 'ZZZZ'
+              ? 'GMT'
+              : tk.style === 'x'
+                ? '+00'
+                : tk.style === 'xx'
+                  ? '+0000'
+                  : tk.style === 'xxx'
+                    ? '+00:00'
+                    : 'Z';
         break;
       case 'epoch':
         out += printEpoch(i, tk.unit);
@@ -103,7 +114,15 @@ function printEpoch(i: DateInstant, unit: 'ms' | 's'): string {
   if (unit === 'ms') {
     if (i.nanos === 0) return String(i.ms);
     // A negative instant with nanos: -1.5 ms is ms -2 + 500,000 ns.
-    if (i.ms < 0) return '-' + String(-i.ms - 1) + '.' + String(1_000_000 - i.nanos).padStart(6, '0').replace(/0+$/, '');
+    if (i.ms < 0)
+      return (
+        '-' +
+        String(-i.ms - 1) +
+        '.' +
+        String(1_000_000 - i.nanos)
+          .padStart(6, '0')
+          .replace(/0+$/, '')
+      );
     return String(i.ms) + '.' + String(i.nanos).padStart(6, '0').replace(/0+$/, '');
   }
   const totalNanos = BigInt(i.ms) * 1_000_000n + BigInt(i.nanos);

@@ -60,9 +60,12 @@ describe('mergeMappings', () => {
     expect(a.properties.o.properties).toEqual({ x: { type: 'long' } });
   });
   it('rejects type changes', () => {
-    expect(() => mergeMappings({ properties: { o: { type: 'object', properties: { f: { type: 'long' } } } } }, { properties: { o: { type: 'object', properties: { f: { type: 'text' } } } } })).toThrow(
-      'mapper [o.f] cannot be changed from type [long] to [text]',
-    );
+    expect(() =>
+      mergeMappings(
+        { properties: { o: { type: 'object', properties: { f: { type: 'long' } } } } },
+        { properties: { o: { type: 'object', properties: { f: { type: 'text' } } } } },
+      ),
+    ).toThrow('mapper [o.f] cannot be changed from type [long] to [text]');
   });
 });
 
@@ -80,7 +83,9 @@ describe('field names that are Object.prototype members', () => {
     expect(inferMappingUpdate(mapped, doc)).toBeNull();
     const roundTrip = JSON.parse(JSON.stringify(mapped)) as Mapping;
     expect(inferMappingUpdate(roundTrip, doc)).toBeNull();
-    expect(JSON.stringify(inferMappingUpdate(roundTrip, JSON.parse('{"__proto__": {"b": "2015-01-01"}}')))).toBe('{"properties":{"__proto__":{"type":"object","properties":{"b":{"type":"date"}}}}}');
+    expect(JSON.stringify(inferMappingUpdate(roundTrip, JSON.parse('{"__proto__": {"b": "2015-01-01"}}')))).toBe(
+      '{"properties":{"__proto__":{"type":"object","properties":{"b":{"type":"date"}}}}}',
+    );
   });
 
   it('are refused under dynamic: strict', () => {
@@ -125,4 +130,3 @@ describe('index.mapping.nested_objects.limit', () => {
     );
   });
 });
-

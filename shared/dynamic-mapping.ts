@@ -10,8 +10,7 @@ import { ownValue, setOwn } from './own-keys.ts';
 import { parseDate } from './date-format.ts';
 
 // ES `dynamic_date_formats` default: ["strict_date_optional_time", "yyyy/MM/dd HH:mm:ss Z||yyyy/MM/dd Z"].
-const STRICT_DATE_OPTIONAL_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const STRICT_DATE_OPTIONAL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2})(?::(\d{2})(?::(\d{2})(?:[.,]\d{1,9})?)?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const SLASH_DATE = /^(\d{4})\/(\d{2})\/(\d{2})(?: (\d{2}):(\d{2}):(\d{2}))?(?: ?(?:Z|[+-]\d{2}:?\d{2}))?$/;
 
 /** The `format` ES gives a field it detected from a `yyyy/MM/dd` date. */
@@ -218,11 +217,7 @@ export function inferMappingUpdate(mapping: Mapping, source: object): Mapping | 
   return added ? { properties: out } : null;
 }
 
-function mergeProps(
-  a: Record<string, FieldMapping>,
-  b: Record<string, FieldMapping>,
-  prefix: string,
-): Record<string, FieldMapping> {
+function mergeProps(a: Record<string, FieldMapping>, b: Record<string, FieldMapping>, prefix: string): Record<string, FieldMapping> {
   const out: Record<string, FieldMapping> = { ...a };
   for (const [name, fb] of Object.entries(b)) {
     const fa = ownValue(a, name);
@@ -305,4 +300,3 @@ function hasNested(props: Record<string, FieldMapping>): boolean {
   for (const fm of Object.values(props)) if (fm.type === 'nested' || (fm.properties && hasNested(fm.properties))) return true;
   return false;
 }
-

@@ -24,7 +24,8 @@ const mapping = {
   },
 } as unknown as Mapping;
 
-const fields = (req: FieldFetchRequest, source: Record<string, unknown>) => compileFieldFetch(mapping, req, 'idx', (t) => t.toLowerCase().split(/\W+/).filter(Boolean)).fields(source);
+const fields = (req: FieldFetchRequest, source: Record<string, unknown>) =>
+  compileFieldFetch(mapping, req, 'idx', (t) => t.toLowerCase().split(/\W+/).filter(Boolean)).fields(source);
 
 describe('mapped fields and source values', () => {
   it('lists leaves and multi-fields with the source path they read', () => {
@@ -36,7 +37,21 @@ describe('mapped fields and source values', () => {
   it('reads dotted keys and nested objects alike, flattening arrays; a geo pair stays one value', () => {
     expect(sourceValues({ a: { b: 1 }, 'a.b': [2, [3]] }, 'a.b')).toEqual([1, 2, 3]);
     expect(sourceValues({ a: [{ b: 1 }, { b: null }] }, 'a.b')).toEqual([1, null]);
-    expect(sourceValues({ loc: [[1, 2], [3, 4]] }, 'loc', true)).toEqual([[1, 2], [3, 4]]);
+    expect(
+      sourceValues(
+        {
+          loc: [
+            [1, 2],
+            [3, 4],
+          ],
+        },
+        'loc',
+        true,
+      ),
+    ).toEqual([
+      [1, 2],
+      [3, 4],
+    ]);
     expect(sourceValues({ x: 1 }, 'y')).toEqual([]);
   });
 });
@@ -47,7 +62,18 @@ describe('fields (the fields API)', () => {
       { fields: [{ field: '*' }] },
       { kw: ['a', 'toolong'], name: 'Hello', n: 42.7, f: 3.14, h: 1.1, s: 1.26, b: 'false', obj: { x: '12', y: 'why' } },
     );
-    expect(out).toEqual({ kw: ['a'], name: ['Hello'], 'name.raw': ['Hello'], n: [42], f: [3.14], h: [1.0996094], s: [1.3], b: [false], 'obj.x': [12], 'obj.y': ['why'] });
+    expect(out).toEqual({
+      kw: ['a'],
+      name: ['Hello'],
+      'name.raw': ['Hello'],
+      n: [42],
+      f: [3.14],
+      h: [1.0996094],
+      s: [1.3],
+      b: [false],
+      'obj.x': [12],
+      'obj.y': ['why'],
+    });
   });
   it('prints dates in the field format or the requested one, and skips values the field cannot parse', () => {
     expect(fields({ fields: [{ field: 'd' }, { field: 'dfmt' }] }, { d: ['2015-01-01', 'bad'], dfmt: '2020-01-02 03:04:05' })).toEqual({
@@ -70,7 +96,9 @@ describe('fields (the fields API)', () => {
     expect(fields({ fields: [{ field: 'u*' }] }, { u1: 'x' })).toBeUndefined();
   });
   it('shows token_count values as token counts, none without doc values', () => {
-    expect(fields({ fields: [{ field: 'tc' }, { field: 'tcnodv' }], docvalueFields: [{ field: 'tc' }] }, { tc: 'some text', tcnodv: 'a b c' })).toEqual({ tc: [2] });
+    expect(fields({ fields: [{ field: 'tc' }, { field: 'tcnodv' }], docvalueFields: [{ field: 'tc' }] }, { tc: 'some text', tcnodv: 'a b c' })).toEqual({
+      tc: [2],
+    });
     expect(fields({ docvalueFields: [{ field: 'tc' }] }, { tc: ['one two three', 'x'] })).toEqual({ tc: [1, 3] });
   });
   it('refuses a format on a field that takes none (ES text)', () => {
@@ -84,12 +112,25 @@ describe('fields (the fields API)', () => {
 
 describe('docvalue_fields', () => {
   it('reads doc values: keywords sorted without repeats, numbers sorted as indexed, floats widened', () => {
-    const out = fields({ docvalueFields: [{ field: 'kw' }, { field: 'n' }, { field: 'f' }, { field: 'b' }] }, { kw: ['b', 'a', 'b', 'toolong'], n: [3, 1, 3], f: 3.14, b: [true, false] });
+    const out = fields(
+      { docvalueFields: [{ field: 'kw' }, { field: 'n' }, { field: 'f' }, { field: 'b' }] },
+      { kw: ['b', 'a', 'b', 'toolong'], n: [3, 1, 3], f: 3.14, b: [true, false] },
+    );
     expect(out).toEqual({ kw: ['a', 'b'], n: [1, 3, 3], f: [Math.fround(3.14)], b: [false, true] });
   });
   it('prints with a DecimalFormat pattern or a date format; dates default to the field format', () => {
     const src = { n: 1, d: '2015-01-01T00:00:00Z' };
-    expect(fields({ docvalueFields: [{ field: 'n', format: '#.0' }, { field: 'd', format: 'epoch_millis' }] }, src)).toEqual({ n: ['1.0'], d: ['1420070400000'] });
+    expect(
+      fields(
+        {
+          docvalueFields: [
+            { field: 'n', format: '#.0' },
+            { field: 'd', format: 'epoch_millis' },
+          ],
+        },
+        src,
+      ),
+    ).toEqual({ n: ['1.0'], d: ['1420070400000'] });
     expect(fields({ docvalueFields: [{ field: 'd' }] }, src)).toEqual({ d: ['2015-01-01T00:00:00.000Z'] });
   });
   it('reads analyzed terms of a text field with fielddata; refuses one without (ES 8 text) and fields without doc values', () => {
@@ -98,7 +139,9 @@ describe('docvalue_fields', () => {
     expect(e.message).toBe(
       'Fielddata is disabled on [name] in [idx]. Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [name] in order to load field data by uninverting the inverted index. Note that this can use significant memory.',
     );
-    expect(() => fields({ docvalueFields: [{ field: 'nodv' }] }, {})).toThrow("Can't load fielddata on [nodv] because fielddata is unsupported on fields of type [keyword]. Use doc values instead.");
+    expect(() => fields({ docvalueFields: [{ field: 'nodv' }] }, {})).toThrow(
+      "Can't load fielddata on [nodv] because fielddata is unsupported on fields of type [keyword]. Use doc values instead.",
+    );
   });
   it('counts fields as index.max_docvalue_fields_search does: patterns expanded, plain names once', () => {
     expect(docvalueFieldCount(mapping, [{ field: 'one' }, { field: 'two' }, { field: 'two' }, { field: 'obj.*' }])).toBe(4);

@@ -191,7 +191,10 @@ function docValueReader(f: FetchableField, format: string | undefined, index: st
     return {
       name: f.name,
       read: (source) => {
-        const counts = sourceValues(source, f.sourcePath).map(count).filter((n): n is number => typeof n === 'number').sort((a, b) => a - b);
+        const counts = sourceValues(source, f.sourcePath)
+          .map(count)
+          .filter((n): n is number => typeof n === 'number')
+          .sort((a, b) => a - b);
         return dec ? counts.map((n) => dec.print({ key: n, value: n })) : counts;
       },
     };

@@ -200,7 +200,7 @@ export function fetchValueFn(name: string, fm: FetchMapping, format: string | un
     };
   }
   if (t === 'boolean') return (v) => booleanOf(v) ?? undefined;
-  if (t === 'constant_keyword') return () => (fm.value === undefined ? undefined : textOf(fm.value) ?? undefined);
+  if (t === 'constant_keyword') return () => (fm.value === undefined ? undefined : (textOf(fm.value) ?? undefined));
   if (STRINGS.has(t)) {
     const limit = t === 'keyword' ? fm.ignore_above : undefined;
     return (v) => {
@@ -225,7 +225,11 @@ export interface DocValue {
  * (a `DecimalFormat` pattern for numbers, a date format for dates).
  * @throws EsError 400 for a `format` the type does not take.
  */
-export function docValueFns(name: string, fm: FetchMapping, format: string | undefined): { read: (v: unknown) => DocValue | null; unique: boolean; print: (d: DocValue) => unknown } {
+export function docValueFns(
+  name: string,
+  fm: FetchMapping,
+  format: string | undefined,
+): { read: (v: unknown) => DocValue | null; unique: boolean; print: (d: DocValue) => unknown } {
   const t = typeOf(fm);
   if (DATES.has(t)) {
     const out = format !== undefined ? dateFormatOf(format) : fieldDateFormat(fm);

@@ -55,7 +55,12 @@ export function loadHttpServerLimits(env: NodeJS.ProcessEnv): HttpServerLimits {
  * `connectionsCheckingInterval` (default 30 s, which would let a small bound run far over), so the
  * check runs four times per headers timeout (at least every 100 ms, at most every 30 s).
  */
-export function serverOptions(limits: HttpServerLimits): { keepAliveTimeout: number; headersTimeout: number; requestTimeout: number; connectionsCheckingInterval: number } {
+export function serverOptions(limits: HttpServerLimits): {
+  keepAliveTimeout: number;
+  headersTimeout: number;
+  requestTimeout: number;
+  connectionsCheckingInterval: number;
+} {
   return {
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     headersTimeout: limits.headersTimeoutMs,

@@ -22,7 +22,10 @@ function sameAsJsonParse(text: string, piece: number): void {
 
 describe('parseJsonInPieces / parseJsonSliced', () => {
   it('equals JSON.parse for any JSON text, whatever the piece size', () => {
-    fc.assert(fc.property(texts, fc.integer({ min: 1, max: 64 }), (text, piece) => sameAsJsonParse(text, piece)), { numRuns: 500 });
+    fc.assert(
+      fc.property(texts, fc.integer({ min: 1, max: 64 }), (text, piece) => sameAsJsonParse(text, piece)),
+      { numRuns: 500 },
+    );
   });
 
   it('refuses what JSON.parse refuses (texts with one character removed, replaced or added)', () => {
@@ -30,10 +33,13 @@ describe('parseJsonInPieces / parseJsonSliced', () => {
       const i = t.length === 0 ? 0 : at % t.length;
       return [t.slice(0, i) + c + t.slice(i + 1), t.slice(0, i) + c + t.slice(i)];
     });
-    fc.assert(fc.property(mutated, fc.integer({ min: 1, max: 16 }), ([a, b], piece) => {
-      sameAsJsonParse(a, piece);
-      sameAsJsonParse(b, piece);
-    }), { numRuns: 1000 });
+    fc.assert(
+      fc.property(mutated, fc.integer({ min: 1, max: 16 }), ([a, b], piece) => {
+        sameAsJsonParse(a, piece);
+        sameAsJsonParse(b, piece);
+      }),
+      { numRuns: 1000 },
+    );
   });
 
   it('keeps JSON.parse key semantics: __proto__ as an own key, duplicates (first place, last value), integer keys first', () => {
@@ -48,7 +54,17 @@ describe('parseJsonInPieces / parseJsonSliced', () => {
 
   it('parses a 750 KB query with a 60,000-value terms list in slices, equal to JSON.parse', async () => {
     const values = Array.from({ length: 60_000 }, (_, j) => `v1-${j}`);
-    const text = JSON.stringify({ index: 'cities', query: { kind: 'bool', should: [{ kind: 'terms', field: 'country', values }, { kind: 'ids', values: values.slice(0, 10_000) }] }, k: 10 });
+    const text = JSON.stringify({
+      index: 'cities',
+      query: {
+        kind: 'bool',
+        should: [
+          { kind: 'terms', field: 'country', values },
+          { kind: 'ids', values: values.slice(0, 10_000) },
+        ],
+      },
+      k: 10,
+    });
     expect(text.length).toBeGreaterThan(40 * PIECE_CHARS);
     let yields = 0;
     let done = false;

@@ -150,7 +150,13 @@ function* parseContainer(text: string, open: number, close: number, depth: numbe
       flush();
       const value = yield* parseValue(text, valueStart, valueEnd, depth + 1, cut);
       if (isArray) (out as unknown[]).push(value);
-      else Object.defineProperty(out, JSON.parse(text.slice(memberStart, skipString(text, memberStart, inner))) as string, { value, writable: true, enumerable: true, configurable: true });
+      else
+        Object.defineProperty(out, JSON.parse(text.slice(memberStart, skipString(text, memberStart, inner))) as string, {
+          value,
+          writable: true,
+          enumerable: true,
+          configurable: true,
+        });
     } else if (isArray && text.charCodeAt(valueStart) === QUOTE && (plain = plainString(text, valueStart, valueEnd)) !== null) {
       // A string element without escapes: its text, not an internalized copy (see plainString).
       flush();

@@ -4,10 +4,16 @@ import { kwayMerge, kwayMergeSteps, RunMerge } from './kway-merge.ts';
 import { runSliced } from './sliced-work.ts';
 
 /** Sorted runs of small integers (ties within and across runs), some empty. */
-const runsArb = fc.array(fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 30 }).map((r) => r.sort((a, b) => a - b)), { maxLength: 9 });
+const runsArb = fc.array(
+  fc.array(fc.integer({ min: 0, max: 20 }), { maxLength: 30 }).map((r) => r.sort((a, b) => a - b)),
+  { maxLength: 9 },
+);
 
 /** Orders by value, ties by run then position: a total order, so the merge has one right answer. */
-const byValueThenRun = (runs: number[][]) => (a: number, i: number, b: number, j: number): boolean => runs[a][i] < runs[b][j] || (runs[a][i] === runs[b][j] && (a < b || (a === b && i < j)));
+const byValueThenRun =
+  (runs: number[][]) =>
+  (a: number, i: number, b: number, j: number): boolean =>
+    runs[a][i] < runs[b][j] || (runs[a][i] === runs[b][j] && (a < b || (a === b && i < j)));
 
 /** The oracle: every element tagged with its run and position, sorted by the same total order. */
 function oracle(runs: number[][]): [number, number][] {
@@ -21,7 +27,11 @@ describe('kwayMerge', () => {
     fc.assert(
       fc.property(runsArb, (runs) => {
         const out: [number, number][] = [];
-        kwayMerge(runs.map((r) => r.length), byValueThenRun(runs), (a, i) => out.push([a, i]));
+        kwayMerge(
+          runs.map((r) => r.length),
+          byValueThenRun(runs),
+          (a, i) => out.push([a, i]),
+        );
         expect(out).toEqual(oracle(runs));
       }),
     );
@@ -29,11 +39,26 @@ describe('kwayMerge', () => {
 
   it('in slices emits what it emits in one task (property)', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(fc.nat(3000), { maxLength: 3000 }).map((r) => r.sort((a, b) => a - b)), { maxLength: 4 }), async (runs) => {
-        const out: [number, number][] = [];
-        await runSliced((clock) => kwayMergeSteps(runs.map((r) => r.length), byValueThenRun(runs), (a, i) => out.push([a, i]), clock), 0);
-        expect(out).toEqual(oracle(runs));
-      }),
+      fc.asyncProperty(
+        fc.array(
+          fc.array(fc.nat(3000), { maxLength: 3000 }).map((r) => r.sort((a, b) => a - b)),
+          { maxLength: 4 },
+        ),
+        async (runs) => {
+          const out: [number, number][] = [];
+          await runSliced(
+            (clock) =>
+              kwayMergeSteps(
+                runs.map((r) => r.length),
+                byValueThenRun(runs),
+                (a, i) => out.push([a, i]),
+                clock,
+              ),
+            0,
+          );
+          expect(out).toEqual(oracle(runs));
+        },
+      ),
       { numRuns: 20 },
     );
   });
@@ -43,7 +68,10 @@ describe('RunMerge', () => {
   it('pops runs one head at a time and can stop anywhere (property)', () => {
     fc.assert(
       fc.property(runsArb, fc.nat(200), (runs, stop) => {
-        const m = new RunMerge(runs.map((r) => r.length), byValueThenRun(runs));
+        const m = new RunMerge(
+          runs.map((r) => r.length),
+          byValueThenRun(runs),
+        );
         const out: [number, number][] = [];
         while (out.length < stop && m.pending) {
           const r = m.next();

@@ -39,7 +39,15 @@ function resultOr4xx(fn: () => unknown): void {
 
 /** The reference: `*` → `.*`, everything else escaped (only ever run on short inputs). */
 function regexMatch(pattern: string, text: string): boolean {
-  const re = new RegExp('^' + pattern.split('*').map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*') + '$', 's');
+  const re = new RegExp(
+    '^' +
+      pattern
+        .split('*')
+        .map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*') +
+      '$',
+    's',
+  );
   return re.test(text);
 }
 
@@ -91,7 +99,10 @@ function refSelects(segments: string[], names: string[], i = 0, j = 0): boolean 
 type Tree = { [k: string]: Tree | number };
 const NAMES = ['a', 'b', 'ab', 'c'];
 const tree: fc.Arbitrary<Tree> = fc.letrec<{ node: Tree }>((tie) => ({
-  node: fc.dictionary(fc.constantFrom(...NAMES), fc.oneof({ depthSize: 'small', maxDepth: 4 }, fc.integer({ min: 0, max: 9 }), tie('node')), { minKeys: 1, maxKeys: 4 }),
+  node: fc.dictionary(fc.constantFrom(...NAMES), fc.oneof({ depthSize: 'small', maxDepth: 4 }, fc.integer({ min: 0, max: 9 }), tie('node')), {
+    minKeys: 1,
+    maxKeys: 4,
+  }),
 })).node;
 
 /** Every scalar of `t` with the names leading to it. */
@@ -110,10 +121,20 @@ describe('filter_path', () => {
         const selected = (names: string[]) => paths.some((p) => names.some((_, d) => refSelects(p, names.slice(0, d + 1))));
         const all = leaves(doc);
         const kept = leaves(applyFilterPath(doc, parseFilterPath(text))).filter((l) => l.length > 0);
-        expect(kept.map((l) => l.join('/')).sort()).toEqual(all.filter(selected).map((l) => l.join('/')).sort());
+        expect(kept.map((l) => l.join('/')).sort()).toEqual(
+          all
+            .filter(selected)
+            .map((l) => l.join('/'))
+            .sort(),
+        );
         const excluded = leaves(applyFilterPath(doc, parseFilterPath(paths.map((p) => '-' + p.join('.')).join(','))));
         const survivors = excluded.filter((l) => all.some((a) => a.join('/') === l.join('/')));
-        expect(survivors.map((l) => l.join('/')).sort()).toEqual(all.filter((l) => !selected(l)).map((l) => l.join('/')).sort());
+        expect(survivors.map((l) => l.join('/')).sort()).toEqual(
+          all
+            .filter((l) => !selected(l))
+            .map((l) => l.join('/'))
+            .sort(),
+        );
       }),
       { numRuns: 1500 },
     );
@@ -123,7 +144,10 @@ describe('filter_path', () => {
     took: 3,
     hits: {
       total: { value: 40, relation: 'eq' },
-      hits: Array.from({ length: 40 }, (_, i) => ({ _id: String(i), _source: { name: 'n' + i, a: { aa: { aaa: { aaaa: { b: i, ['x'.repeat(200)]: i } } } } } })),
+      hits: Array.from({ length: 40 }, (_, i) => ({
+        _id: String(i),
+        _source: { name: 'n' + i, a: { aa: { aaa: { aaaa: { b: i, ['x'.repeat(200)]: i } } } } },
+      })),
     },
   };
   const segment = fc.oneof(
@@ -151,9 +175,19 @@ describe('_source filtering', () => {
   it('answers adversarial include/exclude patterns within the budget', () => {
     const source = { a: { aa: { aaa: { aaaa: { b: 1, ['a'.repeat(500)]: 2 } } } }, ['a'.repeat(2000)]: 3 };
     fc.assert(
-      fc.property(fc.array(fc.oneof(shortPattern, fc.integer({ min: 1, max: 500 }).map((n) => '*a'.repeat(n) + '*b')), { maxLength: 20 }), fc.array(shortPattern, { maxLength: 5 }), (includes, excludes) => {
-        timed(() => filterSource(source, { includes, excludes }));
-      }),
+      fc.property(
+        fc.array(
+          fc.oneof(
+            shortPattern,
+            fc.integer({ min: 1, max: 500 }).map((n) => '*a'.repeat(n) + '*b'),
+          ),
+          { maxLength: 20 },
+        ),
+        fc.array(shortPattern, { maxLength: 5 }),
+        (includes, excludes) => {
+          timed(() => filterSource(source, { includes, excludes }));
+        },
+      ),
       { numRuns: 100 },
     );
   });
@@ -177,8 +211,16 @@ describe('query names, sort, size and from through the parsers', () => {
     );
   });
 
-  const sizeLike = fc.oneof(fc.integer(), fc.constantFrom(0, -1, 10_000, 9_000_000, 2 ** 31, Number.MAX_SAFE_INTEGER), fc.string({ maxLength: 12 }), fc.double());
-  const sortEntry = fc.oneof(name, fc.record({ f: name, order: fc.constantFrom('asc', 'desc', 'sideways') }).map(({ f, order }) => ({ [f]: { order } })));
+  const sizeLike = fc.oneof(
+    fc.integer(),
+    fc.constantFrom(0, -1, 10_000, 9_000_000, 2 ** 31, Number.MAX_SAFE_INTEGER),
+    fc.string({ maxLength: 12 }),
+    fc.double(),
+  );
+  const sortEntry = fc.oneof(
+    name,
+    fc.record({ f: name, order: fc.constantFrom('asc', 'desc', 'sideways') }).map(({ f, order }) => ({ [f]: { order } })),
+  );
 
   it('answers any sort/size/from combination with a request or a 400 within the budget', () => {
     fc.assert(
@@ -186,7 +228,11 @@ describe('query names, sort, size and from through the parsers', () => {
         timed(() =>
           resultOr4xx(() => {
             if (inUrl) {
-              const qs = new URLSearchParams({ size: String(size), from: String(from), sort: sort.map((s) => (typeof s === 'string' ? s : Object.keys(s)[0] + ':asc')).join(',') });
+              const qs = new URLSearchParams({
+                size: String(size),
+                from: String(from),
+                sort: sort.map((s) => (typeof s === 'string' ? s : Object.keys(s)[0] + ':asc')).join(','),
+              });
               return parseSearchRequest(qs, undefined, '/i/_search');
             }
             return parseSearchRequest(new URLSearchParams(), { size, from, sort }, '/i/_search');

@@ -32,7 +32,9 @@ describe('shared metrics', () => {
     expect(requests).toContainEqual(expect.objectContaining({ value: 1, labels: { method: 'GET', route: '/boom', status_class: '5xx' } }));
     expect(requests).toContainEqual(expect.objectContaining({ value: 1, labels: { method: 'GET', route: 'unmatched', status_class: '4xx' } }));
     expect(requests.some((v) => String(v.labels.route).includes('/items/a'))).toBe(false);
-    const count = (await http.duration.get()).values.find((v) => v.metricName === 'folio_http_request_duration_seconds_count' && v.labels.route === '/items/:id');
+    const count = (await http.duration.get()).values.find(
+      (v) => v.metricName === 'folio_http_request_duration_seconds_count' && v.labels.route === '/items/:id',
+    );
     expect(count?.value).toBe(3);
   });
 

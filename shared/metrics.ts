@@ -58,7 +58,12 @@ export interface HttpMetrics {
 export function instrumentHttp(app: Hono, registry: Registry, name: string): HttpMetrics {
   const labelNames = ['method', 'route', 'status_class'] as const;
   const metrics: HttpMetrics = {
-    requests: new Counter({ name: `${METRIC_PREFIX}${name}_requests_total`, help: 'HTTP requests by route pattern and status class', labelNames, registers: [registry] }),
+    requests: new Counter({
+      name: `${METRIC_PREFIX}${name}_requests_total`,
+      help: 'HTTP requests by route pattern and status class',
+      labelNames,
+      registers: [registry],
+    }),
     duration: new Histogram({
       name: `${METRIC_PREFIX}${name}_request_duration_seconds`,
       help: 'HTTP request latency in seconds, by route pattern and status class',

@@ -34,9 +34,16 @@ export function expandNodeUrlTemplate(template: string, count: number, namespace
     if (!TEMPLATE_PLACEHOLDERS.has(ph)) throw new Error(`FOLIO_NODE_URL_TEMPLATE: unknown placeholder ${ph} (only {i} and {namespace})`);
   }
   if (template.includes('{namespace}') && namespace === undefined) {
-    throw new Error('FOLIO_NODE_URL_TEMPLATE uses {namespace} but FOLIO_NAMESPACE is unset (in Kubernetes, set it from the downward API: fieldRef metadata.namespace)');
+    throw new Error(
+      'FOLIO_NODE_URL_TEMPLATE uses {namespace} but FOLIO_NAMESPACE is unset (in Kubernetes, set it from the downward API: fieldRef metadata.namespace)',
+    );
   }
-  return Array.from({ length: count }, (_, i) => template.replaceAll('{i}', String(i)).replaceAll('{namespace}', namespace ?? '').replace(/\/+$/, ''));
+  return Array.from({ length: count }, (_, i) =>
+    template
+      .replaceAll('{i}', String(i))
+      .replaceAll('{namespace}', namespace ?? '')
+      .replace(/\/+$/, ''),
+  );
 }
 
 /**

@@ -12,7 +12,8 @@ describe('parseExact', () => {
 });
 
 describe('filterSourceText', () => {
-  const text = '{"include": {"field1": "v1", "field2": "v2"}, "count": 1, "bigint": 72057594037927936, "d": 1.10, "arr": [{"x": 18446744073709551615, "y": 1}]}';
+  const text =
+    '{"include": {"field1": "v1", "field2": "v2"}, "count": 1, "bigint": 72057594037927936, "d": 1.10, "arr": [{"x": 18446744073709551615, "y": 1}]}';
 
   it('keeps the exact text of numbers in includes and excludes (ES re-renders the filtered map from the parsed source)', () => {
     expect(filterSourceText(text, { includes: ['bigint', 'd'], excludes: [] })).toBe('{"bigint":72057594037927936,"d":1.10}');

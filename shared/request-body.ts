@@ -39,7 +39,7 @@ export async function joinChunks(chunks: readonly Uint8Array[], size: number): P
   let offset = 0;
   let started = performance.now();
   for (const chunk of chunks) {
-    for (let at = 0; at < chunk.byteLength; ) {
+    for (let at = 0; at < chunk.byteLength;) {
       const n = Math.min(JOIN_PIECE_BYTES, chunk.byteLength - at);
       out.set(chunk.subarray(at, at + n), offset);
       offset += n;
@@ -155,7 +155,12 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number, tooLarge: (go
   });
 }
 
-async function readStream(stream: ReadableStream<Uint8Array> | null, maxBytes: number, tooLarge: (got: number) => Error, reserver: Reserver): Promise<Uint8Array> {
+async function readStream(
+  stream: ReadableStream<Uint8Array> | null,
+  maxBytes: number,
+  tooLarge: (got: number) => Error,
+  reserver: Reserver,
+): Promise<Uint8Array> {
   if (stream === null) return new Uint8Array(0);
   const reader = stream.getReader();
   const chunks: Uint8Array[] = [];

@@ -51,7 +51,10 @@ describe('NDJSON in slices', () => {
 
   it('parseNdjsonSliced gives what one-shot parsing gives, however the chunks cut the lines and characters', async () => {
     const text = await ndjsonSliced(values);
-    const oneShot = text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l));
+    const oneShot = text
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l));
     for (const n of [1, 3, 7, 64, 1000, 1 << 20]) {
       const { values: parsed, bytes } = await parseNdjsonSliced(chunked(text, n));
       expect(parsed).toEqual(oneShot);
@@ -65,6 +68,11 @@ describe('NDJSON in slices', () => {
   });
 
   it('isNdjsonContentType', () => {
-    expect([isNdjsonContentType('application/x-ndjson'), isNdjsonContentType('Application/X-NDJSON; charset=utf-8'), isNdjsonContentType('application/json'), isNdjsonContentType(undefined)]).toEqual([true, true, false, false]);
+    expect([
+      isNdjsonContentType('application/x-ndjson'),
+      isNdjsonContentType('Application/X-NDJSON; charset=utf-8'),
+      isNdjsonContentType('application/json'),
+      isNdjsonContentType(undefined),
+    ]).toEqual([true, true, false, false]);
   });
 });

@@ -77,7 +77,7 @@ async function writeSliced(obj: Record<string, unknown>, out: (part: string) => 
     }
     out('[');
     let items = FIRST_CHUNK_ITEMS;
-    for (let i = 0; i < value.length; ) {
+    for (let i = 0; i < value.length;) {
       const t0 = performance.now();
       const chunk = JSON.stringify(value.slice(i, i + items));
       const took = performance.now() - t0;

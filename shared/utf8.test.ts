@@ -26,7 +26,11 @@ describe('strict UTF-8 request bodies', () => {
 describe('decodeUtf8StrictSliced', () => {
   /** Every cut of `bytes` into pieces of `n` bytes for n = 4..12: the pieces meet inside every kind of sequence. */
   const pieceSizes = [4, 5, 6, 7, 8, 9, 10, 11, 12];
-  const errorOf = async (p: Promise<unknown>) => p.then(() => null, (e: Error) => e.message);
+  const errorOf = async (p: Promise<unknown>) =>
+    p.then(
+      () => null,
+      (e: Error) => e.message,
+    );
   const oneShot = (bytes: Uint8Array) => {
     try {
       return decodeUtf8Strict(bytes);
@@ -43,7 +47,7 @@ describe('decodeUtf8StrictSliced', () => {
   });
 
   it('refuses invalid bytes split across pieces with the one-shot error (line and column in the whole body)', async () => {
-    const head = Buffer.from('{"a":\n "é😀',);
+    const head = Buffer.from('{"a":\n "é😀');
     const cases = [
       [0xe2, 0x82], // truncated at the end of the body
       [0xe2, 0x82, 0x41], // a middle byte missing

@@ -18,7 +18,6 @@ export interface Utf8Problem {
   message: string;
 }
 
-
 /** `0x` + lower-case hex without padding, as Jackson prints a byte (`Integer.toHexString`). */
 function hex(b: number): string {
   return '0x' + b.toString(16);
@@ -38,7 +37,7 @@ export function findInvalidUtf8(bytes: Uint8Array, from = 0): Utf8Problem | null
     lineStart = nl + 1;
   }
   const at = (i: number, message: string): Utf8Problem => ({ line, column: i - lineStart + 1, message });
-  for (let i = from; i < bytes.length; ) {
+  for (let i = from; i < bytes.length;) {
     const b = bytes[i];
     if (b < 0x80) {
       if (b === 0x0a) {
@@ -129,7 +128,7 @@ export async function decodeUtf8StrictSliced(bytes: Uint8Array, pieceBytes = DEC
   const parts: string[] = [];
   let started = performance.now();
   const hasBom = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf;
-  for (let start = 0; start < buf.length; ) {
+  for (let start = 0; start < buf.length;) {
     const end = pieceEnd(buf, start + pieceBytes);
     const piece = buf.subarray(start, end);
     if (!isUtf8(piece)) throw invalidUtf8Error(findInvalidUtf8(buf, start) ?? { line: 1, column: 1, message: 'Invalid UTF-8' });

@@ -46,7 +46,17 @@ export function unimplemented(what: string): GatewayError {
 export function refuseSet(body: Json, fields: string[], what: string): void {
   for (const f of fields) {
     const v = body[f];
-    if (v !== undefined && v !== null && v !== false && v !== 0 && v !== '0' && v !== '' && !(Array.isArray(v) && v.length === 0) && v !== 'NONE' && v !== 'KEY') {
+    if (
+      v !== undefined &&
+      v !== null &&
+      v !== false &&
+      v !== 0 &&
+      v !== '0' &&
+      v !== '' &&
+      !(Array.isArray(v) && v.length === 0) &&
+      v !== 'NONE' &&
+      v !== 'KEY'
+    ) {
       throw unimplemented(`${what} "${f}"`);
     }
   }
@@ -95,7 +105,8 @@ export async function readJson(req: IncomingMessage): Promise<Json> {
   } catch (err) {
     throw new GatewayError(GRPC.INVALID_ARGUMENT, (err as Error).message);
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new GatewayError(GRPC.INVALID_ARGUMENT, 'the request body must be a JSON object');
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new GatewayError(GRPC.INVALID_ARGUMENT, 'the request body must be a JSON object');
   return parsed as Json;
 }
 

@@ -64,7 +64,9 @@ export function createGatewayHandler(options: GatewayHandlerOptions): GatewayHan
     store: options.store,
     header(revision) {
       const rev = int64(revision);
-      return rev === undefined ? { cluster_id: clusterId, member_id: memberId, raft_term: '1' } : { cluster_id: clusterId, member_id: memberId, revision: rev, raft_term: '1' };
+      return rev === undefined
+        ? { cluster_id: clusterId, member_id: memberId, raft_term: '1' }
+        : { cluster_id: clusterId, member_id: memberId, revision: rev, raft_term: '1' };
     },
   };
   return {

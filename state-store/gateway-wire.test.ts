@@ -61,7 +61,11 @@ async function transcript(url: string, script: (lease: () => string) => Step[]):
     }
     const stop = new AbortController();
     // A stream that stays short of the expected lines ends after 5 s, and the transcripts then differ.
-    const res = await fetch(url + '/v3/watch', { method: 'POST', body: JSON.stringify(step.watch), signal: AbortSignal.any([stop.signal, AbortSignal.timeout(5_000)]) });
+    const res = await fetch(url + '/v3/watch', {
+      method: 'POST',
+      body: JSON.stringify(step.watch),
+      signal: AbortSignal.any([stop.signal, AbortSignal.timeout(5_000)]),
+    });
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -86,17 +90,57 @@ const put = (key: string, value: string, lease?: boolean) => ({ request_put: { k
 /** The script: what EtcdStore sends, and the errors it must recognise. */
 const script = (): Step[] => [
   { path: '/v3/kv/range', body: { key: b64('a') } },
-  { path: '/v3/kv/txn', body: { compare: [{ key: b64('a'), target: 'MOD', result: 'EQUAL', mod_revision: '0' }], success: [put('a', '1')], failure: [{ request_range: { key: b64('a') } }] } },
-  { path: '/v3/kv/txn', body: { compare: [{ key: b64('a'), target: 'MOD', result: 'EQUAL', mod_revision: '0' }], success: [put('a', '1')], failure: [{ request_range: { key: b64('a') } }] } },
-  { path: '/v3/kv/txn', body: { compare: [{ key: b64('b'), target: 'CREATE', result: 'EQUAL', create_revision: '0' }], success: [put('b', ''), put('c/1', 'x'), put('c/2', 'y')], failure: [] } },
-  { path: '/v3/kv/txn', body: { compare: [{ key: b64('a'), target: 'MOD', result: 'EQUAL', mod_revision: '9' }, { key: b64('zz'), target: 'CREATE', result: 'EQUAL', create_revision: '0' }], success: [], failure: [{ request_range: { key: b64('a') } }, { request_range: { key: b64('zz') } }] } },
+  {
+    path: '/v3/kv/txn',
+    body: {
+      compare: [{ key: b64('a'), target: 'MOD', result: 'EQUAL', mod_revision: '0' }],
+      success: [put('a', '1')],
+      failure: [{ request_range: { key: b64('a') } }],
+    },
+  },
+  {
+    path: '/v3/kv/txn',
+    body: {
+      compare: [{ key: b64('a'), target: 'MOD', result: 'EQUAL', mod_revision: '0' }],
+      success: [put('a', '1')],
+      failure: [{ request_range: { key: b64('a') } }],
+    },
+  },
+  {
+    path: '/v3/kv/txn',
+    body: {
+      compare: [{ key: b64('b'), target: 'CREATE', result: 'EQUAL', create_revision: '0' }],
+      success: [put('b', ''), put('c/1', 'x'), put('c/2', 'y')],
+      failure: [],
+    },
+  },
+  {
+    path: '/v3/kv/txn',
+    body: {
+      compare: [
+        { key: b64('a'), target: 'MOD', result: 'EQUAL', mod_revision: '9' },
+        { key: b64('zz'), target: 'CREATE', result: 'EQUAL', create_revision: '0' },
+      ],
+      success: [],
+      failure: [{ request_range: { key: b64('a') } }, { request_range: { key: b64('zz') } }],
+    },
+  },
   { path: '/v3/kv/range', body: { key: b64('\0'), range_end: b64('\0') } },
   { path: '/v3/kv/range', body: { key: b64('c/'), range_end: b64('c0'), limit: '1', keys_only: true } },
   { path: '/v3/kv/range', body: { key: b64('\0'), count_only: true } },
   { path: '/v3/kv/range', body: { key: b64('c/'), range_end: b64('c0'), count_only: true } },
   { path: '/v3/kv/txn', body: { success: [put('d', '1'), put('d', '2')] } },
   { path: '/v3/kv/txn', body: { success: [{ request_delete_range: { key: b64('c/'), range_end: b64('c0') } }, put('c/3', 'z')] } },
-  { path: '/v3/kv/txn', body: { success: [{ request_delete_range: { key: b64('c/'), range_end: b64('c0') } }, { request_delete_range: { key: b64('b') } }, { request_delete_range: { key: b64('nothing') } }] } },
+  {
+    path: '/v3/kv/txn',
+    body: {
+      success: [
+        { request_delete_range: { key: b64('c/'), range_end: b64('c0') } },
+        { request_delete_range: { key: b64('b') } },
+        { request_delete_range: { key: b64('nothing') } },
+      ],
+    },
+  },
   { path: '/v3/lease/grant', body: { TTL: '30' } },
   { path: '/v3/kv/txn', body: { success: [put('e', 'leased', true)] } },
   { path: '/v3/lease/keepalive', body: { ID: '$LEASE' } },
@@ -131,10 +175,12 @@ describe('the served embedded store speaks etcd 3.4.23 JSON gateway', () => {
     const actual = await transcript(served!.url, script);
     expect(actual).toEqual(expected);
     expect(expected.length).toBeGreaterThan(30);
-    const health = await Promise.all([etcd!.endpoints[0], served!.url].map(async (u) => {
-      const res = await fetch(`${u}/health`);
-      return [res.status, res.headers.get('content-type'), await res.text()];
-    }));
+    const health = await Promise.all(
+      [etcd!.endpoints[0], served!.url].map(async (u) => {
+        const res = await fetch(`${u}/health`);
+        return [res.status, res.headers.get('content-type'), await res.text()];
+      }),
+    );
     expect(health[1]).toEqual(health[0]);
   });
 });

@@ -11,10 +11,7 @@ import type { KeyValue, Revision } from '../shared/state-store/types.ts';
 import { GatewayError, GRPC } from './wire.ts';
 
 /** A decoded key range: one key, a prefix (`''` = every key), or a byte interval (`end` null = open). */
-export type KeySelection =
-  | { kind: 'key'; key: string }
-  | { kind: 'prefix'; prefix: string }
-  | { kind: 'interval'; from: Buffer; end: Buffer | null };
+export type KeySelection = { kind: 'key'; key: string } | { kind: 'prefix'; prefix: string } | { kind: 'interval'; from: Buffer; end: Buffer | null };
 
 /** Decodes `key`/`range_end`. Throws INVALID_ARGUMENT ("key is not provided") for an empty key. */
 export function selectKeys(key: Buffer, rangeEnd: Buffer): KeySelection {

@@ -78,7 +78,23 @@ function failureKeyOf(raw: unknown, i: number, compared: Set<string>): string {
   const op = objectField(raw, `failure[${i}]`);
   if (op.request_range === undefined) throw unimplemented('writes in the failure branch of a txn');
   const r = objectField(op.request_range, 'request_range');
-  refuseSet(r, ['range_end', 'limit', 'revision', 'sort_order', 'sort_target', 'keys_only', 'count_only', 'min_mod_revision', 'max_mod_revision', 'min_create_revision', 'max_create_revision'], 'failure-branch range option');
+  refuseSet(
+    r,
+    [
+      'range_end',
+      'limit',
+      'revision',
+      'sort_order',
+      'sort_target',
+      'keys_only',
+      'count_only',
+      'min_mod_revision',
+      'max_mod_revision',
+      'min_create_revision',
+      'max_create_revision',
+    ],
+    'failure-branch range option',
+  );
   const key = keyText(decodeBytes(r.key, 'key'));
   if (!compared.has(key)) throw unimplemented('failure-branch reads of keys the txn does not compare');
   return key;

@@ -10,7 +10,18 @@ import { isStateStoreError } from '../shared/state-store/errors.ts';
 import type { KeyValue, WatchBatch } from '../shared/state-store/types.ts';
 import { selectKeys, selects, storePrefixOf } from './key-range.ts';
 import type { KeySelection } from './key-range.ts';
-import { arrayField, JSON_HEADERS, objectField, readJson, refuseSet, sendJson, toGatewayError, unimplemented, type GatewayContext, type Json } from './gateway-io.ts';
+import {
+  arrayField,
+  JSON_HEADERS,
+  objectField,
+  readJson,
+  refuseSet,
+  sendJson,
+  toGatewayError,
+  unimplemented,
+  type GatewayContext,
+  type Json,
+} from './gateway-io.ts';
 import { bytes, decodeBytes, decodeEnum, decodeInt64, httpStatusOf, int64, streamErrorBody, wireKeyValue } from './wire.ts';
 
 /** Revisions of history per watch message (etcd's `watchBatchMaxRevs`). @see https://github.com/etcd-io/etcd/blob/release-3.4/mvcc/watcher_group.go */
@@ -57,7 +68,8 @@ export async function watch(ctx: GatewayContext, streams: Set<ServerResponse>, r
   res.writeHead(200, JSON_HEADERS);
   streams.add(res);
   // Fields in etcd's order: header, watch_id (left out when 0), then the rest.
-  const write = (result: Json) => res.write(JSON.stringify({ result: watchId === undefined ? result : { header: result.header, watch_id: watchId, ...result } }) + '\n');
+  const write = (result: Json) =>
+    res.write(JSON.stringify({ result: watchId === undefined ? result : { header: result.header, watch_id: watchId, ...result } }) + '\n');
   try {
     const batches = ctx.store.watch(storePrefixOf(selection), { fromRevision: start > 0 ? start : undefined, signal: stop.signal })[Symbol.asyncIterator]();
     const createdAt = ctx.store.currentRevision;

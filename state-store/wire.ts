@@ -42,7 +42,13 @@ export function httpStatusOf(grpcCode: number): number {
 }
 
 /** The reason phrase of an HTTP status, as a stream error's `http_status` carries it. */
-const HTTP_STATUS_TEXT: Record<number, string> = { 400: 'Bad Request', 404: 'Not Found', 500: 'Internal Server Error', 501: 'Not Implemented', 503: 'Service Unavailable' };
+const HTTP_STATUS_TEXT: Record<number, string> = {
+  400: 'Bad Request',
+  404: 'Not Found',
+  500: 'Internal Server Error',
+  501: 'Not Implemented',
+  503: 'Service Unavailable',
+};
 
 /** An error the gateway reports with a gRPC code; `message` as etcd words it (`etcdserver: …`). */
 export class GatewayError extends Error {
@@ -154,6 +160,7 @@ export function decodeEnum<T extends string>(value: unknown, names: readonly T[]
  */
 export function keyText(key: Buffer, field = 'key'): string {
   const text = key.toString('utf8');
-  if (!Buffer.from(text, 'utf8').equals(key)) throw new GatewayError(GRPC.INVALID_ARGUMENT, `${field} is not valid UTF-8 (the embedded state store keeps keys as text)`);
+  if (!Buffer.from(text, 'utf8').equals(key))
+    throw new GatewayError(GRPC.INVALID_ARGUMENT, `${field} is not valid UTF-8 (the embedded state store keeps keys as text)`);
   return text;
 }

@@ -24,7 +24,10 @@ describe('the compose etcd service, run locally', () => {
       try {
         const health = await fetch(`${cluster.urls.etcd}/health`);
         expect([health.status, await health.json()]).toEqual([200, { health: 'true' }]);
-        const created = await store.txn({ compare: [{ key: 'folio/indices/a', modRevision: 0 }], ops: [{ op: 'put', key: 'folio/indices/a', value: 'uuid-1' }] });
+        const created = await store.txn({
+          compare: [{ key: 'folio/indices/a', modRevision: 0 }],
+          ops: [{ op: 'put', key: 'folio/indices/a', value: 'uuid-1' }],
+        });
         expect(created.succeeded).toBe(true);
         // A second create of the same name loses, and sees the winner's value (issue 10's scenario 5).
         const again = await store.txn({ compare: [{ key: 'folio/indices/a', modRevision: 0 }], ops: [{ op: 'put', key: 'folio/indices/a', value: 'uuid-2' }] });

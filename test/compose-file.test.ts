@@ -211,12 +211,26 @@ describe('compose → local translation', () => {
       '--initial-cluster=etcd=http://127.0.0.1:41005',
       '--data-dir=/tmp/folio/etcd',
     ]);
-    expect(byName.etcd).toMatchObject({ port: 41004, url: 'http://127.0.0.1:41004', containerPort: 2379, published: false, restart: 'unless-stopped', dependsOn: [] });
+    expect(byName.etcd).toMatchObject({
+      port: 41004,
+      url: 'http://127.0.0.1:41004',
+      containerPort: 2379,
+      published: false,
+      restart: 'unless-stopped',
+      dependsOn: [],
+    });
     // etcdctl is not installed here (Debian's etcd-client): the check is a GET of etcd's /health.
     const hc = byName.etcd.healthcheck?.argv ?? [];
     if (hc[0] === 'etcdctl') expect(hc).toEqual(['etcdctl', '--endpoints=http://127.0.0.1:41004', 'endpoint', 'health']);
-    else expect(hc).toEqual(['node', '-e', "fetch('http://127.0.0.1:41004/health').then((r) => r.json()).then((b) => process.exit(b.health === 'true' ? 0 : 1), () => process.exit(1))"]);
-    expect(() => translateServices(compose, { ports, volumeDirs, etcdBinary: '/usr/bin/etcd' })).toThrow(/no local peer port assigned to etcd service \[etcd\]/);
+    else
+      expect(hc).toEqual([
+        'node',
+        '-e',
+        "fetch('http://127.0.0.1:41004/health').then((r) => r.json()).then((b) => process.exit(b.health === 'true' ? 0 : 1), () => process.exit(1))",
+      ]);
+    expect(() => translateServices(compose, { ports, volumeDirs, etcdBinary: '/usr/bin/etcd' })).toThrow(
+      /no local peer port assigned to etcd service \[etcd\]/,
+    );
   });
 
   it('runs the served embedded store on the same port and volume when there is no etcd binary', () => {

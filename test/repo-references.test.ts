@@ -84,7 +84,10 @@ describe('brokenReferences', () => {
 
   it('refuses missing files, paths outside the repository and the work folder', () => {
     const work = ['', 'work', ''].join('/');
-    const text = [block(`See shard-node/batch-route.ts, ../../../shared/style.md and ${work}shared/style.md.`), line('research/notes/select.md explains it.')].join('\n');
+    const text = [
+      block(`See shard-node/batch-route.ts, ../../../shared/style.md and ${work}shared/style.md.`),
+      line('research/notes/select.md explains it.'),
+    ].join('\n');
     expect(brokenReferences('coordinator/search/search.ts', text, exists)).toEqual([
       `${work} (a path outside the repository)`,
       'shard-node/batch-route.ts (no such file)',

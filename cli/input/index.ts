@@ -25,7 +25,11 @@ export async function detectFormat(path: string): Promise<InputFormat> {
   const fh = await open(path, 'r');
   try {
     const { buffer, bytesRead } = await fh.read(Buffer.alloc(4096), 0, 4096, 0);
-    const first = buffer.subarray(0, bytesRead).toString('utf8').replace(/^\uFEFF/, '').trimStart()[0];
+    const first = buffer
+      .subarray(0, bytesRead)
+      .toString('utf8')
+      .replace(/^\uFEFF/, '')
+      .trimStart()[0];
     return first === '[' ? 'json' : 'ndjson';
   } finally {
     await fh.close();

@@ -13,7 +13,20 @@ import type { InputRecord, RecordOptions } from './record.ts';
 
 /** Bulk actions and the metadata keys their action line may carry. */
 const ACTIONS = new Set(['index', 'create', 'update', 'delete']);
-const ACTION_META = new Set(['_index', '_id', 'routing', '_routing', 'version', 'version_type', 'if_seq_no', 'if_primary_term', 'pipeline', 'require_alias', 'dynamic_templates', 'op_type']);
+const ACTION_META = new Set([
+  '_index',
+  '_id',
+  'routing',
+  '_routing',
+  'version',
+  'version_type',
+  'if_seq_no',
+  'if_primary_term',
+  'pipeline',
+  'require_alias',
+  'dynamic_templates',
+  'op_type',
+]);
 
 /** The action name when `value` is a bulk action line (`{"index": {…metadata}}`), else undefined. */
 export function bulkAction(value: unknown): { action: string; id?: string } | undefined {

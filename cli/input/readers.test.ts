@@ -24,7 +24,11 @@ const brief = (rs: InputRecord[]) => rs.map((r) => (r.doc ? { at: r.position, id
 describe('NDJSON', () => {
   it('reads one document per line, skipping blank lines, with line numbers', async () => {
     const rs = await read('\uFEFF{"a":1}\n\n{"a":2}\r\n{"a":3}', 'ndjson');
-    expect(brief(rs)).toEqual([{ at: 1, id: undefined, src: { a: 1 } }, { at: 3, id: undefined, src: { a: 2 } }, { at: 4, id: undefined, src: { a: 3 } }]);
+    expect(brief(rs)).toEqual([
+      { at: 1, id: undefined, src: { a: 1 } },
+      { at: 3, id: undefined, src: { a: 2 } },
+      { at: 4, id: undefined, src: { a: 3 } },
+    ]);
   });
 
   it('reports bad lines and goes on', async () => {
@@ -40,12 +44,17 @@ describe('NDJSON', () => {
 
   it('reads a _bulk file: action lines give the _id of the next line; update/delete are errors', async () => {
     const text = [
-      '{"index":{"_index":"x","_id":"1"}}', '{"t":"one"}',
-      '{"create":{"_id":2}}', '{"t":"two"}',
-      '{"index":{}}', '{"t":"three"}',
+      '{"index":{"_index":"x","_id":"1"}}',
+      '{"t":"one"}',
+      '{"create":{"_id":2}}',
+      '{"t":"two"}',
+      '{"index":{}}',
+      '{"t":"three"}',
       '{"delete":{"_id":"4"}}',
-      '{"update":{"_id":"5"}}', '{"doc":{"t":"five"}}',
-      '{"index":{"_id":"6"}}', 'not json',
+      '{"update":{"_id":"5"}}',
+      '{"doc":{"t":"five"}}',
+      '{"index":{"_id":"6"}}',
+      'not json',
       '{"index":{"_id":"7","junk":1}}',
       '{"index":{"_id":"8"}}',
     ].join('\n');
@@ -64,17 +73,23 @@ describe('NDJSON', () => {
   it('reads {_id, _source} dump lines and --id-field (dotted), which wins', async () => {
     const text = '{"_id":"a","_source":{"k":1,"m":{"n":"x"}}}\n{"k":2,"m":{"n":"y"}}\n{"k":3}\n';
     expect(brief(await read(text, 'ndjson'))).toEqual([
-      { at: 1, id: 'a', src: { k: 1, m: { n: 'x' } } }, { at: 2, id: undefined, src: { k: 2, m: { n: 'y' } } }, { at: 3, id: undefined, src: { k: 3 } },
+      { at: 1, id: 'a', src: { k: 1, m: { n: 'x' } } },
+      { at: 2, id: undefined, src: { k: 2, m: { n: 'y' } } },
+      { at: 3, id: undefined, src: { k: 3 } },
     ]);
     expect(brief(await read(text, 'ndjson', { idField: 'm.n' }))).toEqual([
-      { at: 1, id: 'x', src: { k: 1, m: { n: 'x' } } }, { at: 2, id: 'y', src: { k: 2, m: { n: 'y' } } },
+      { at: 1, id: 'x', src: { k: 1, m: { n: 'x' } } },
+      { at: 2, id: 'y', src: { k: 2, m: { n: 'y' } } },
       { at: 3, error: 'id field [m.n] is missing or not a string or number' },
     ]);
   });
 
   it('skips lines up to the resume point without parsing them', async () => {
     const rs = await read('{"a":1}\nbroken\n{"a":3}\n{"a":4}\n', 'ndjson', { skipThrough: 2 });
-    expect(brief(rs)).toEqual([{ at: 3, id: undefined, src: { a: 3 } }, { at: 4, id: undefined, src: { a: 4 } }]);
+    expect(brief(rs)).toEqual([
+      { at: 3, id: undefined, src: { a: 3 } },
+      { at: 4, id: undefined, src: { a: 4 } },
+    ]);
   });
 
   it('recognises only metadata-only action lines', () => {
@@ -89,8 +104,10 @@ describe('JSON array', () => {
   it('streams elements split across chunks, with element numbers; non-objects are errors', async () => {
     const rs = await read(['[{"a":1},', ' 7, {"_id":"z","_sou', 'rce":{"b":2}}, {"c":"', '3"}]'], 'json');
     expect(brief(rs)).toEqual([
-      { at: 1, id: undefined, src: { a: 1 } }, { at: 2, error: 'a document must be a JSON object, got number' },
-      { at: 3, id: 'z', src: { b: 2 } }, { at: 4, id: undefined, src: { c: '3' } },
+      { at: 1, id: undefined, src: { a: 1 } },
+      { at: 2, error: 'a document must be a JSON object, got number' },
+      { at: 3, id: 'z', src: { b: 2 } },
+      { at: 4, id: undefined, src: { c: '3' } },
     ]);
   });
 
@@ -127,8 +144,18 @@ describe('CSV', () => {
 
   it('reads TSV and types cells conservatively', async () => {
     expect(brief(await read('a\tb\nx y\t2\n', 'tsv'))).toEqual([{ at: 2, id: undefined, src: { a: 'x y', b: '2' } }]);
-    expect(['12', '-3.5', '1e3', '007', '12345678901234567890', 'true', 'false', '', 'NaN', ' 1'].map(inferCell))
-      .toEqual([12, -3.5, 1000, '007', '12345678901234567890', true, false, null, 'NaN', ' 1']);
+    expect(['12', '-3.5', '1e3', '007', '12345678901234567890', 'true', 'false', '', 'NaN', ' 1'].map(inferCell)).toEqual([
+      12,
+      -3.5,
+      1000,
+      '007',
+      '12345678901234567890',
+      true,
+      false,
+      null,
+      'NaN',
+      ' 1',
+    ]);
   });
 });
 

@@ -10,8 +10,7 @@ import type { BulkDocument } from '../bulk-sender.ts';
  * the 1-based element number): a document, or the reason it could not become one.
  */
 export type InputRecord =
-  | { position: number; doc: BulkDocument; error?: undefined; raw?: undefined }
-  | { position: number; doc?: undefined; error: string; raw?: string };
+  { position: number; doc: BulkDocument; error?: undefined; raw?: undefined } | { position: number; doc?: undefined; error: string; raw?: string };
 
 /** Options shared by the readers. */
 export interface RecordOptions {
@@ -45,7 +44,8 @@ function lookup(source: Record<string, unknown>, path: string): unknown {
  * action line; `--id-field`, when set, wins over it.
  */
 export function toDocument(value: unknown, opts: RecordOptions, metaId?: string): { doc: BulkDocument } | { error: string } {
-  if (!isPlainObject(value)) return { error: `a document must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` };
+  if (!isPlainObject(value))
+    return { error: `a document must be a JSON object, got ${value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value}` };
   let source: Record<string, unknown> = value;
   let id = metaId;
   if (isPlainObject(value._source) && Object.keys(value).every((k) => HIT_KEYS.has(k))) {

@@ -41,10 +41,12 @@ export interface CreatedApiKey {
 function checkRecord(v: unknown): ApiKeyRecord {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not a JSON object');
   const r = v as Record<string, unknown>;
-  for (const f of ['id', 'name', 'username', 'hash'] as const) if (typeof r[f] !== 'string' || r[f] === '') throw new Error(`[${f}] must be a non-empty string`);
+  for (const f of ['id', 'name', 'username', 'hash'] as const)
+    if (typeof r[f] !== 'string' || r[f] === '') throw new Error(`[${f}] must be a non-empty string`);
   if (String(r.id).includes(':')) throw new Error('[id] must not contain [:]');
   if (typeof r.creation !== 'number') throw new Error('[creation] must be epoch milliseconds');
-  if (r.expiration !== undefined && r.expiration !== null && typeof r.expiration !== 'number') throw new Error('[expiration] must be epoch milliseconds or null');
+  if (r.expiration !== undefined && r.expiration !== null && typeof r.expiration !== 'number')
+    throw new Error('[expiration] must be epoch milliseconds or null');
   if (r.invalidated !== undefined && typeof r.invalidated !== 'boolean') throw new Error('[invalidated] must be a boolean');
   return r as unknown as ApiKeyRecord;
 }
@@ -83,12 +85,22 @@ export function newKeyId(): string {
  * A new key as ES makes one: a 20-character URL-safe id and a 22-character URL-safe secret (128
  * random bits), the secret hashed for the file, and the `encoded` credential for the client.
  */
-export async function newApiKey(name: string, username: string, opts: { expiration?: number; now?: number; params?: ScryptParams } = {}): Promise<{ record: ApiKeyRecord; created: CreatedApiKey }> {
+export async function newApiKey(
+  name: string,
+  username: string,
+  opts: { expiration?: number; now?: number; params?: ScryptParams } = {},
+): Promise<{ record: ApiKeyRecord; created: CreatedApiKey }> {
   const id = newKeyId();
   const secret = randomBytes(16).toString('base64url');
   const record: ApiKeyRecord = { id, name, username, creation: opts.now ?? Date.now(), hash: await hashSecret(secret, opts.params) };
   if (opts.expiration !== undefined) record.expiration = opts.expiration;
-  const created: CreatedApiKey = { id, name, ...(opts.expiration !== undefined ? { expiration: opts.expiration } : {}), api_key: secret, encoded: encodeApiKey(id, secret) };
+  const created: CreatedApiKey = {
+    id,
+    name,
+    ...(opts.expiration !== undefined ? { expiration: opts.expiration } : {}),
+    api_key: secret,
+    encoded: encodeApiKey(id, secret),
+  };
   return { record, created };
 }
 
@@ -97,7 +109,10 @@ export async function newApiKey(name: string, username: string, opts: { expirati
  * system do not interleave), creating the file with mode 0600 when absent.
  */
 export async function appendApiKeyRecord(path: string, record: ApiKeyRecord): Promise<void> {
-  const size = await stat(path).then((s) => s.size, () => 0);
+  const size = await stat(path).then(
+    (s) => s.size,
+    () => 0,
+  );
   const needsNewline = size > 0 && !(await readTextIfExists(path)).endsWith('\n');
   await appendFile(path, (needsNewline ? '\n' : '') + JSON.stringify(record) + '\n', { mode: 0o600 });
 }

@@ -43,6 +43,7 @@ export function authFailureBody(f: AuthFailure): ErrorBody {
   if (f.kind === 'api_key') cause.additional_unsuccessful_credentials = `API key: ${f.detail}`;
   const header = { 'WWW-Authenticate': [...WWW_AUTHENTICATE] };
   const root = { ...cause, header };
-  const error = f.kind === 'malformed' && f.cause !== undefined ? { ...cause, caused_by: { type: 'illegal_argument_exception', reason: f.cause }, header } : root;
+  const error =
+    f.kind === 'malformed' && f.cause !== undefined ? { ...cause, caused_by: { type: 'illegal_argument_exception', reason: f.cause }, header } : root;
   return { error: { root_cause: [root], ...error }, status: 401 };
 }

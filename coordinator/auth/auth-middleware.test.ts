@@ -54,8 +54,18 @@ describe('authentication on', () => {
     app = await appWith({ FOLIO_USERS_FILE: join(dir, 'users'), FOLIO_API_KEYS_FILE: join(dir, 'api_keys') });
   });
 
-  it('answers ES\'s 401 body and both challenges without credentials, on every path but the probes', async () => {
-    for (const path of ['/', '/_search', '/cities/_search?q=x', '/no-such-index/_doc/1', '/metrics', '/_console', '/_folio/stats', '/_security/_authenticate', '/_cluster/health']) {
+  it("answers ES's 401 body and both challenges without credentials, on every path but the probes", async () => {
+    for (const path of [
+      '/',
+      '/_search',
+      '/cities/_search?q=x',
+      '/no-such-index/_doc/1',
+      '/metrics',
+      '/_console',
+      '/_folio/stats',
+      '/_security/_authenticate',
+      '/_cluster/health',
+    ]) {
       const res = await app.request(path);
       expect([path, res.status]).toEqual([path, 401]);
       expect(res.headers.get('www-authenticate')).toBe(CHALLENGES.join(', '));
@@ -74,7 +84,11 @@ describe('authentication on', () => {
     for (const path of ['/livez', '/readyz']) {
       expect([path, (await app.request(path, { method: 'HEAD' })).status]).toEqual([path, 200]);
       for (const method of ['PUT', 'POST', 'DELETE']) {
-        const res = await app.request(path, { method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? undefined : '{"settings":{"number_of_shards":1024}}' });
+        const res = await app.request(path, {
+          method,
+          headers: { 'content-type': 'application/json' },
+          body: method === 'DELETE' ? undefined : '{"settings":{"number_of_shards":1024}}',
+        });
         expect([method, path, res.status]).toEqual([method, path, 401]);
       }
     }
@@ -88,7 +102,10 @@ describe('authentication on', () => {
   });
 
   it('names the user and the whole request URI for a bad password or an unknown user', async () => {
-    for (const [user, pw] of [['alice', 'wrong'], ['mallory', 'alice-pw']]) {
+    for (const [user, pw] of [
+      ['alice', 'wrong'],
+      ['mallory', 'alice-pw'],
+    ]) {
       const res = await app.request('/cities/_search?size=1&pretty', { headers: basic(user, pw) });
       expect(res.status).toBe(401);
       const body = (await res.json()) as any;
@@ -97,7 +114,7 @@ describe('authentication on', () => {
     }
   });
 
-  it('answers ES\'s API key failure with additional_unsuccessful_credentials', async () => {
+  it("answers ES's API key failure with additional_unsuccessful_credentials", async () => {
     const res = await app.request('/', { headers: { authorization: 'ApiKey ' + Buffer.from(`${apiKey.id}:wrong`).toString('base64') } });
     expect(res.status).toBe(401);
     expect(await res.json()).toEqual(authFailureBody({ kind: 'api_key', detail: `invalid credentials for API key [${apiKey.id}]` }));
@@ -120,12 +137,23 @@ describe('authentication on', () => {
     expect((await app.request('/', { headers: basic('alice', 'alice-pw') })).status).toBe(200);
     const user = await app.request('/_security/_authenticate', { headers: basic('alice', 'alice-pw') });
     expect(await user.json()).toEqual({
-      username: 'alice', roles: ['superuser'], full_name: null, email: null, metadata: {}, enabled: true,
-      authentication_realm: { name: 'default_file', type: 'file' }, lookup_realm: { name: 'default_file', type: 'file' }, authentication_type: 'realm',
+      username: 'alice',
+      roles: ['superuser'],
+      full_name: null,
+      email: null,
+      metadata: {},
+      enabled: true,
+      authentication_realm: { name: 'default_file', type: 'file' },
+      lookup_realm: { name: 'default_file', type: 'file' },
+      authentication_type: 'realm',
     });
     const key = await app.request('/_security/_authenticate', { headers: { authorization: 'ApiKey ' + apiKey.encoded } });
     expect(await key.json()).toMatchObject({
-      username: 'alice', roles: [], authentication_realm: { name: '_es_api_key', type: '_es_api_key' }, authentication_type: 'api_key', api_key: { id: apiKey.id, name: 'ci' },
+      username: 'alice',
+      roles: [],
+      authentication_realm: { name: '_es_api_key', type: '_es_api_key' },
+      authentication_type: 'api_key',
+      api_key: { id: apiKey.id, name: 'ci' },
     });
   });
 
@@ -141,7 +169,10 @@ describe('authentication on', () => {
     expect(await me.json()).toMatchObject({ username: 'alice', api_key: { id: created.id, name: 'made-over-http' } });
 
     const derived = await post({ name: 'child' }, { authorization: 'ApiKey ' + apiKey.encoded });
-    expect([derived.status, ((await derived.json()) as any).error.reason]).toEqual([400, 'creating derived api keys requires an explicit role descriptor that is empty (has no privileges)']);
+    expect([derived.status, ((await derived.json()) as any).error.reason]).toEqual([
+      400,
+      'creating derived api keys requires an explicit role descriptor that is empty (has no privileges)',
+    ]);
     const restricted = await post({ name: 'ro', role_descriptors: { r: { indices: [] } } }, basic('alice', 'alice-pw'));
     expect([restricted.status, ((await restricted.json()) as any).error.type]).toEqual([400, 'illegal_argument_exception']);
     const nameless = await post({}, basic('alice', 'alice-pw'));
@@ -164,21 +195,39 @@ describe('authentication on', () => {
 });
 
 describe('authentication off', () => {
-  it('serves every path without credentials and answers ES\'s security-disabled error on _security', async () => {
+  it("serves every path without credentials and answers ES's security-disabled error on _security", async () => {
     const app = await appWith({});
     expect((await app.request('/')).status).toBe(200);
     expect((await app.request('/metrics')).status).toBe(200);
     const res = await app.request('/_security/_authenticate');
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ error: { root_cause: [{ type: 'exception', reason: SECURITY_DISABLED_REASON }], type: 'exception', reason: SECURITY_DISABLED_REASON }, status: 500 });
+    expect(await res.json()).toEqual({
+      error: { root_cause: [{ type: 'exception', reason: SECURITY_DISABLED_REASON }], type: 'exception', reason: SECURITY_DISABLED_REASON },
+      status: 500,
+    });
   });
 });
 
 describe('config', () => {
   it('reads the auth and TLS variables with their defaults and rejects half a TLS pair', () => {
-    expect(loadCoordinatorConfig({})).toMatchObject({ usersFile: undefined, apiKeysFile: undefined, authCacheTtlMs: 300_000, metricsPublic: false, tlsCertFile: undefined, tlsKeyFile: undefined });
-    expect(loadCoordinatorConfig({ FOLIO_USERS_FILE: '/u', FOLIO_API_KEYS_FILE: '/k', FOLIO_AUTH_CACHE_TTL_MS: '0', FOLIO_METRICS_PUBLIC: 'true', FOLIO_TLS_CERT: '/c', FOLIO_TLS_KEY: '/k2' }))
-      .toMatchObject({ usersFile: '/u', apiKeysFile: '/k', authCacheTtlMs: 0, metricsPublic: true, tlsCertFile: '/c', tlsKeyFile: '/k2' });
+    expect(loadCoordinatorConfig({})).toMatchObject({
+      usersFile: undefined,
+      apiKeysFile: undefined,
+      authCacheTtlMs: 300_000,
+      metricsPublic: false,
+      tlsCertFile: undefined,
+      tlsKeyFile: undefined,
+    });
+    expect(
+      loadCoordinatorConfig({
+        FOLIO_USERS_FILE: '/u',
+        FOLIO_API_KEYS_FILE: '/k',
+        FOLIO_AUTH_CACHE_TTL_MS: '0',
+        FOLIO_METRICS_PUBLIC: 'true',
+        FOLIO_TLS_CERT: '/c',
+        FOLIO_TLS_KEY: '/k2',
+      }),
+    ).toMatchObject({ usersFile: '/u', apiKeysFile: '/k', authCacheTtlMs: 0, metricsPublic: true, tlsCertFile: '/c', tlsKeyFile: '/k2' });
     expect(() => loadCoordinatorConfig({ FOLIO_TLS_CERT: '/c' })).toThrow('set both FOLIO_TLS_CERT and FOLIO_TLS_KEY');
     expect(() => loadCoordinatorConfig({ FOLIO_METRICS_PUBLIC: 'yes' })).toThrow('FOLIO_METRICS_PUBLIC must be true or false, got [yes]');
     expect(() => loadCoordinatorConfig({ FOLIO_AUTH_CACHE_TTL_MS: '-1' })).toThrow('must not be negative');

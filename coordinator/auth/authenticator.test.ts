@@ -29,10 +29,13 @@ async function setup(keys: ApiKeyRecord[] = [], opts: Partial<AuthenticatorOptio
 }
 
 describe('Authenticator outcomes', () => {
-  it('authenticates a file user and refuses a wrong password and an unknown user with ES\'s user failure', async () => {
+  it("authenticates a file user and refuses a wrong password and an unknown user with ES's user failure", async () => {
     const { auth } = await setup();
     expect(await auth.authenticate(basic('alice', 'alice-pw'), '/')).toEqual({ ok: true, principal: { username: 'alice', realm: 'file' } });
-    expect(await auth.authenticate(basic('alice', 'nope'), '/_search?q=x')).toEqual({ ok: false, failure: { kind: 'user', username: 'alice', uri: '/_search?q=x' } });
+    expect(await auth.authenticate(basic('alice', 'nope'), '/_search?q=x')).toEqual({
+      ok: false,
+      failure: { kind: 'user', username: 'alice', uri: '/_search?q=x' },
+    });
     expect(await auth.authenticate(basic('mallory', 'alice-pw'), '/')).toEqual({ ok: false, failure: { kind: 'user', username: 'mallory', uri: '/' } });
     expect(auth.stats.failures.user).toBe(2);
   });
@@ -42,17 +45,21 @@ describe('Authenticator outcomes', () => {
     expect(await auth.authenticate(undefined, '/cities/_search')).toEqual({ ok: false, failure: { kind: 'missing', uri: '/cities/_search' } });
     expect(await auth.authenticate('Bearer abc', '/')).toEqual({ ok: false, failure: { kind: 'missing', uri: '/' } });
     expect(await auth.authenticate('ApiKey ' + Buffer.from('nocolon').toString('base64'), '/')).toEqual({
-      ok: false, failure: { kind: 'malformed', reason: 'error attempting to authenticate request', cause: 'invalid ApiKey value' },
+      ok: false,
+      failure: { kind: 'malformed', reason: 'error attempting to authenticate request', cause: 'invalid ApiKey value' },
     });
     expect(auth.stats.verifications).toBe(0);
   });
 
-  it('authenticates an API key as its owner, and gives ES\'s detail for unknown, wrong, invalidated and expired keys', async () => {
+  it("authenticates an API key as its owner, and gives ES's detail for unknown, wrong, invalidated and expired keys", async () => {
     const good = await newApiKey('ci', 'alice', { params: FAST });
     const revoked = await newApiKey('old', 'alice', { params: FAST });
     const expiring = await newApiKey('short', 'bob', { params: FAST, expiration: 1_000_000 + 10_000 });
     const { auth, clock } = await setup([good.record, { ...revoked.record, invalidated: true }, expiring.record]);
-    expect(await auth.authenticate('ApiKey ' + good.created.encoded, '/')).toEqual({ ok: true, principal: { username: 'alice', realm: 'api_key', apiKey: { id: good.created.id, name: 'ci' } } });
+    expect(await auth.authenticate('ApiKey ' + good.created.encoded, '/')).toEqual({
+      ok: true,
+      principal: { username: 'alice', realm: 'api_key', apiKey: { id: good.created.id, name: 'ci' } },
+    });
     const detail = async (header: string) => {
       const o = await auth.authenticate(header, '/');
       return o.ok ? 'ok' : o.failure.kind === 'api_key' ? o.failure.detail : o.failure.kind;
@@ -93,8 +100,12 @@ describe('Authenticator outcomes', () => {
   it('refuses to start on an invalid file, naming the variable and the line', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'folio-authn-'));
     await writeFile(join(dir, 'users'), 'alice:plaintext\n');
-    expect(() => new Authenticator({ usersFile: join(dir, 'users'), cacheTtlMs: 0, reloadIntervalMs: 0 })).toThrow(/FOLIO_USERS_FILE \[.*users\] is invalid:\n {2}line 1: user \[alice\]/);
-    expect(() => new Authenticator({ apiKeysFile: join(dir, 'absent'), cacheTtlMs: 0, reloadIntervalMs: 0 })).toThrow(/FOLIO_API_KEYS_FILE \[.*absent\] cannot be read/);
+    expect(() => new Authenticator({ usersFile: join(dir, 'users'), cacheTtlMs: 0, reloadIntervalMs: 0 })).toThrow(
+      /FOLIO_USERS_FILE \[.*users\] is invalid:\n {2}line 1: user \[alice\]/,
+    );
+    expect(() => new Authenticator({ apiKeysFile: join(dir, 'absent'), cacheTtlMs: 0, reloadIntervalMs: 0 })).toThrow(
+      /FOLIO_API_KEYS_FILE \[.*absent\] cannot be read/,
+    );
   });
 });
 
@@ -115,7 +126,7 @@ describe('Authenticator cache', () => {
     expect(auth.stats.verifications).toBe(1);
   });
 
-  it('never caches a failure, and a shared failure names each request\'s own path', async () => {
+  it("never caches a failure, and a shared failure names each request's own path", async () => {
     const { auth } = await setup();
     await auth.authenticate(basic('alice', 'wrong'), '/');
     await auth.authenticate(basic('alice', 'wrong'), '/');
@@ -185,7 +196,10 @@ describe('Authenticator reload', () => {
   it('loads a key created through createApiKey at once and appends it to the file', async () => {
     const { auth, apiKeysFile } = await setup();
     const created = await auth.createApiKey('made-here', 'alice', undefined);
-    expect(await auth.authenticate('ApiKey ' + created.encoded, '/')).toMatchObject({ ok: true, principal: { username: 'alice', apiKey: { name: 'made-here' } } });
+    expect(await auth.authenticate('ApiKey ' + created.encoded, '/')).toMatchObject({
+      ok: true,
+      principal: { username: 'alice', apiKey: { name: 'made-here' } },
+    });
     expect(await readFile(apiKeysFile, 'utf8')).toContain(`"id":"${created.id}"`);
   });
 });

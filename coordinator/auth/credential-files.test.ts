@@ -25,7 +25,11 @@ describe('users file', () => {
     const h = await hashSecret('x', FAST);
     const parsed = parseUsersFile(`ok:${h}\nnocolon\n:${h}\nbad:$2a$10$bcrypt\n`);
     expect([...parsed.entries.keys()]).toEqual(['ok']);
-    expect(parsed.errors).toEqual(['line 2: expected username:hash', 'line 3: expected username:hash', 'line 4: user [bad]: not a $scrypt$ln=…,r=…,p=…$salt$hash string']);
+    expect(parsed.errors).toEqual([
+      'line 2: expected username:hash',
+      'line 3: expected username:hash',
+      'line 4: user [bad]: not a $scrypt$ln=…,r=…,p=…$salt$hash string',
+    ]);
   });
 
   it('validates usernames as ES does (1–507 printable ASCII, no edge whitespace), and refuses colons', () => {
@@ -93,7 +97,13 @@ describe('API keys file', () => {
 
   it('reports malformed lines by number', async () => {
     const ok = (await newApiKey('ok', 'u', { params: FAST })).record;
-    const text = [JSON.stringify(ok), '{not json', JSON.stringify({ ...ok, id: 'a:b' }), JSON.stringify({ ...ok, id: 'x', creation: 'now' }), JSON.stringify({ ...ok, id: 'y', hash: 'md5' })].join('\n');
+    const text = [
+      JSON.stringify(ok),
+      '{not json',
+      JSON.stringify({ ...ok, id: 'a:b' }),
+      JSON.stringify({ ...ok, id: 'x', creation: 'now' }),
+      JSON.stringify({ ...ok, id: 'y', hash: 'md5' }),
+    ].join('\n');
     const parsed = parseApiKeysFile(text);
     expect([...parsed.entries.keys()]).toEqual([ok.id]);
     expect(parsed.errors.map((e) => e.split(':')[0])).toEqual(['line 2', 'line 3', 'line 4', 'line 5']);

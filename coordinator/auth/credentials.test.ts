@@ -20,27 +20,41 @@ describe('parseAuthorization: Basic', () => {
     expect(parseAuthorization('Basic ' + b64('jürgen:päss'))).toEqual({ kind: 'basic', username: 'jürgen', password: 'päss' });
   });
 
-  it('answers ES\'s reasons for a value without colon and for bad base64', () => {
+  it("answers ES's reasons for a value without colon and for bad base64", () => {
     expect(parseAuthorization('Basic ' + b64('nocolon'))).toEqual({ kind: 'malformed', scheme: 'basic', reason: 'invalid basic authentication header value' });
-    expect(parseAuthorization('Basic a_b=')).toEqual({ kind: 'malformed', scheme: 'basic', reason: 'invalid basic authentication header encoding', cause: 'Illegal base64 character 5f' });
+    expect(parseAuthorization('Basic a_b=')).toEqual({
+      kind: 'malformed',
+      scheme: 'basic',
+      reason: 'invalid basic authentication header encoding',
+      cause: 'Illegal base64 character 5f',
+    });
     expect(parseAuthorization('Basic  ')).toEqual({ kind: 'malformed', scheme: 'basic', reason: 'invalid basic authentication header value' });
   });
 });
 
 describe('parseAuthorization: ApiKey', () => {
   it('reads base64(id:api_key), the form encodeApiKey writes', () => {
-    expect(parseAuthorization('ApiKey ' + encodeApiKey('VuaCfGcBCdbkQm-e5aOx', 'ui2lp2axTNmsyakw9tvNnw'))).toEqual({ kind: 'api_key', id: 'VuaCfGcBCdbkQm-e5aOx', key: 'ui2lp2axTNmsyakw9tvNnw' });
+    expect(parseAuthorization('ApiKey ' + encodeApiKey('VuaCfGcBCdbkQm-e5aOx', 'ui2lp2axTNmsyakw9tvNnw'))).toEqual({
+      kind: 'api_key',
+      id: 'VuaCfGcBCdbkQm-e5aOx',
+      key: 'ui2lp2axTNmsyakw9tvNnw',
+    });
     expect(parseAuthorization('apikey ' + b64('id:k:with:colons'))).toEqual({ kind: 'api_key', id: 'id', key: 'k:with:colons' });
   });
 
-  it('encodes as ES\'s documented example', () => {
+  it("encodes as ES's documented example", () => {
     // https://www.elastic.co/guide/en/elasticsearch/reference/current/security-api-create-api-key.html
     expect(encodeApiKey('VuaCfGcBCdbkQm-e5aOx', 'ui2lp2axTNmsyakw9tvNnw')).toBe('VnVhQ2ZHY0JDZGJrUW0tZTVhT3g6dWkybHAyYXhUTm1zeWFrdzl0dk5udw==');
   });
 
-  it('refuses a value without an id before the colon, and non-standard base64, with ES\'s cause', () => {
+  it("refuses a value without an id before the colon, and non-standard base64, with ES's cause", () => {
     for (const v of [b64('nocolon'), b64(':secret')]) {
-      expect(parseAuthorization('ApiKey ' + v)).toEqual({ kind: 'malformed', scheme: 'api_key', reason: 'error attempting to authenticate request', cause: 'invalid ApiKey value' });
+      expect(parseAuthorization('ApiKey ' + v)).toEqual({
+        kind: 'malformed',
+        scheme: 'api_key',
+        reason: 'error attempting to authenticate request',
+        cause: 'invalid ApiKey value',
+      });
     }
     expect(parseAuthorization('ApiKey ab-c')).toMatchObject({ kind: 'malformed', cause: 'Illegal base64 character 2d' });
   });
@@ -48,7 +62,8 @@ describe('parseAuthorization: ApiKey', () => {
 
 describe('parseAuthorization: no credentials', () => {
   it('treats absent, empty and other schemes as no credentials (Folio has no token service)', () => {
-    for (const h of [undefined, '', '   ', 'Bearer abc', 'Digest x', 'Basic', 'Basicx ' + b64('a:b'), 'ApiKey']) expect([h, parseAuthorization(h)]).toEqual([h, { kind: 'none' }]);
+    for (const h of [undefined, '', '   ', 'Bearer abc', 'Digest x', 'Basic', 'Basicx ' + b64('a:b'), 'ApiKey'])
+      expect([h, parseAuthorization(h)]).toEqual([h, { kind: 'none' }]);
   });
 });
 
@@ -59,7 +74,7 @@ describe('javaBase64Decode', () => {
     expect(String(javaBase64Decode('YTpiYw'))).toBe('a:bc');
   });
 
-  it('rejects what Java rejects, with Java\'s messages', () => {
+  it("rejects what Java rejects, with Java's messages", () => {
     expect(javaBase64Decode('YTp*')).toBe('Illegal base64 character 2a');
     expect(javaBase64Decode('YTpiY')).toBe('Last unit does not have enough valid bits');
     expect(javaBase64Decode('YTpiYw=')).toBe('Input byte array has wrong 4-byte ending unit');

@@ -27,7 +27,8 @@ describe('hashSecret / verifySecret', () => {
   it('verifies only the exact secret (case, whitespace, prefix, empty)', async () => {
     const stored = await hashSecret('Pässwort 1', FAST);
     expect(await verifySecret('Pässwort 1', stored)).toBe(true);
-    for (const wrong of ['pässwort 1', 'Pässwort 1 ', 'Pässwort', '', 'Pässwort 12']) expect([wrong, await verifySecret(wrong, stored)]).toEqual([wrong, false]);
+    for (const wrong of ['pässwort 1', 'Pässwort 1 ', 'Pässwort', '', 'Pässwort 12'])
+      expect([wrong, await verifySecret(wrong, stored)]).toEqual([wrong, false]);
   });
 
   it('normalises to NFC, so a composed and a decomposed ä are the same password', async () => {
@@ -59,12 +60,21 @@ describe('parseScryptHash', () => {
   });
 
   it('bounds the memory (128·N·r ≤ 128 MiB) and the work (128·N·r·p ≤ 128 MiB) a stored hash may cost', () => {
-    expect(() => parseScryptHash(`$scrypt$ln=20,r=32,p=16$${salt}$${key}`)).toThrow('scrypt parameters ln=20,r=32,p=16 need 4096 MiB of memory per login (128·N·r), more than 128 MiB');
+    expect(() => parseScryptHash(`$scrypt$ln=20,r=32,p=16$${salt}$${key}`)).toThrow(
+      'scrypt parameters ln=20,r=32,p=16 need 4096 MiB of memory per login (128·N·r), more than 128 MiB',
+    );
     expect(() => parseScryptHash(`$scrypt$ln=18,r=8,p=1$${salt}$${key}`)).toThrow('need 256 MiB of memory');
     expect(() => parseScryptHash(`$scrypt$ln=17,r=8,p=2$${salt}$${key}`)).toThrow('take 256 MiB of work per login (128·N·r·p), more than 128 MiB');
     expect(() => parseScryptHash(`$scrypt$ln=15,r=8,p=16$${salt}$${key}`)).toThrow('take 512 MiB of work');
     // Folio's default and OWASP's recommended sets pass.
-    for (const [ln, r, p] of [[15, 8, 1], [17, 8, 1], [16, 8, 2], [15, 8, 3], [14, 8, 5], [13, 8, 10]]) {
+    for (const [ln, r, p] of [
+      [15, 8, 1],
+      [17, 8, 1],
+      [16, 8, 2],
+      [15, 8, 3],
+      [14, 8, 5],
+      [13, 8, 10],
+    ]) {
       expect(parseScryptHash(`$scrypt$ln=${ln},r=${r},p=${p}$${salt}$${key}`).params).toEqual({ ln, r, p });
     }
   });

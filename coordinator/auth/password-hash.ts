@@ -78,9 +78,11 @@ export function checkScryptParams(params: ScryptParams): void {
   const mib = (bytes: number) => `${bytes / 1024 / 1024} MiB`;
   const memory = 128 * 2 ** params.ln * params.r;
   const named = `ln=${params.ln},r=${params.r},p=${params.p}`;
-  if (memory > MAX_SCRYPT_MEMORY_BYTES) throw new Error(`scrypt parameters ${named} need ${mib(memory)} of memory per login (128·N·r), more than ${mib(MAX_SCRYPT_MEMORY_BYTES)}`);
+  if (memory > MAX_SCRYPT_MEMORY_BYTES)
+    throw new Error(`scrypt parameters ${named} need ${mib(memory)} of memory per login (128·N·r), more than ${mib(MAX_SCRYPT_MEMORY_BYTES)}`);
   const work = memory * params.p;
-  if (work > MAX_SCRYPT_WORK_BYTES) throw new Error(`scrypt parameters ${named} take ${mib(work)} of work per login (128·N·r·p), more than ${mib(MAX_SCRYPT_WORK_BYTES)}`);
+  if (work > MAX_SCRYPT_WORK_BYTES)
+    throw new Error(`scrypt parameters ${named} take ${mib(work)} of work per login (128·N·r·p), more than ${mib(MAX_SCRYPT_WORK_BYTES)}`);
 }
 
 /**
@@ -94,7 +96,8 @@ export function parseScryptHash(stored: string): ScryptHash {
   checkScryptParams(params);
   const salt = Buffer.from(m[4], 'base64');
   const key = Buffer.from(m[5], 'base64');
-  if (salt.length < MIN_SALT_BYTES || salt.length > MAX_SALT_BYTES) throw new Error(`scrypt salt of ${salt.length} bytes is outside ${MIN_SALT_BYTES}…${MAX_SALT_BYTES}`);
+  if (salt.length < MIN_SALT_BYTES || salt.length > MAX_SALT_BYTES)
+    throw new Error(`scrypt salt of ${salt.length} bytes is outside ${MIN_SALT_BYTES}…${MAX_SALT_BYTES}`);
   if (key.length < MIN_KEY_BYTES) throw new Error(`scrypt hash shorter than ${MIN_KEY_BYTES} bytes`);
   if (key.length > MAX_KEY_BYTES) throw new Error(`scrypt hash longer than ${MAX_KEY_BYTES} bytes`);
   return { params, salt, key };

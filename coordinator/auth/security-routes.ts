@@ -72,7 +72,9 @@ export function parseCreateApiKeyBody(body: unknown, now: number): { name: strin
   if (problems.length > 0) throw validationFailed(problems);
   if (b.metadata !== undefined && !isObject(b.metadata)) throw illegalArgument('[metadata] must be an object');
   if (b.role_descriptors !== undefined && (!isObject(b.role_descriptors) || Object.keys(b.role_descriptors).length > 0)) {
-    throw illegalArgument('Folio has no authorization: an API key cannot be restricted with [role_descriptors]; omit them (the key gets its owner\'s full access)');
+    throw illegalArgument(
+      "Folio has no authorization: an API key cannot be restricted with [role_descriptors]; omit them (the key gets its owner's full access)",
+    );
   }
   let expiration: number | undefined;
   if (b.expiration !== undefined && b.expiration !== null) {
@@ -106,7 +108,7 @@ export function registerSecurityRoutes(app: Hono, auth: AuthSetup, maxBodyBytes:
       throw illegalArgument('creating derived api keys requires an explicit role descriptor that is empty (has no privileges)');
     }
     if (!authenticator.apiKeysEnabled) {
-      throw new EsError(400, 'feature_not_enabled_exception', 'api keys are not enabled', { metadata: { 'feature': 'api_keys' } });
+      throw new EsError(400, 'feature_not_enabled_exception', 'api keys are not enabled', { metadata: { feature: 'api_keys' } });
     }
     return sendJson(c, 200, await authenticator.createApiKey(name, principal.username, expiration));
   };

@@ -16,8 +16,21 @@ let dir = '';
 /** A self-signed EC certificate and key for `cn`, written as `<name>.crt` and `<name>.key`. */
 async function makePair(name: string, cn: string): Promise<void> {
   await promisify(execFile)('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-keyout', join(dir, `${name}.key`), '-out', join(dir, `${name}.crt`), '-subj', `/CN=${cn}`,
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-keyout',
+    join(dir, `${name}.key`),
+    '-out',
+    join(dir, `${name}.crt`),
+    '-subj',
+    `/CN=${cn}`,
   ]);
 }
 
@@ -34,9 +47,15 @@ describe('loadTlsOptions', () => {
   });
 
   it('names the variable for a missing file and refuses a certificate with another key', () => {
-    expect(() => loadTlsOptions({ tlsCertFile: join(dir, 'none.crt'), tlsKeyFile: join(dir, 'a.key') })).toThrow(/^FOLIO_TLS_CERT \[.*none\.crt\] cannot be read/);
-    expect(() => loadTlsOptions({ tlsCertFile: join(dir, 'a.crt'), tlsKeyFile: join(dir, 'none.key') })).toThrow(/^FOLIO_TLS_KEY \[.*none\.key\] cannot be read/);
-    expect(() => loadTlsOptions({ tlsCertFile: join(dir, 'a.crt'), tlsKeyFile: join(dir, 'b.key') })).toThrow('FOLIO_TLS_CERT / FOLIO_TLS_KEY do not form a usable certificate and key');
+    expect(() => loadTlsOptions({ tlsCertFile: join(dir, 'none.crt'), tlsKeyFile: join(dir, 'a.key') })).toThrow(
+      /^FOLIO_TLS_CERT \[.*none\.crt\] cannot be read/,
+    );
+    expect(() => loadTlsOptions({ tlsCertFile: join(dir, 'a.crt'), tlsKeyFile: join(dir, 'none.key') })).toThrow(
+      /^FOLIO_TLS_KEY \[.*none\.key\] cannot be read/,
+    );
+    expect(() => loadTlsOptions({ tlsCertFile: join(dir, 'a.crt'), tlsKeyFile: join(dir, 'b.key') })).toThrow(
+      'FOLIO_TLS_CERT / FOLIO_TLS_KEY do not form a usable certificate and key',
+    );
   });
 });
 

@@ -66,7 +66,10 @@ export async function readTextIfExists(path: string): Promise<string> {
  * permissions, or 0600 for a new file: a reader never sees half a file.
  */
 export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const mode = await stat(path).then((s) => s.mode & 0o777, () => 0o600);
+  const mode = await stat(path).then(
+    (s) => s.mode & 0o777,
+    () => 0o600,
+  );
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   await writeFile(tmp, text, { mode });
   await chmod(tmp, mode);

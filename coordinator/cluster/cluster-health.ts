@@ -98,7 +98,11 @@ export function indexHealth(m: IndexMetadata, copies: readonly (readonly CopySta
     const initializing = list.filter((c) => copyInitializing(c, primaryActive, reachable)).length;
     const status: HealthStatus = !primaryActive ? 'red' : active >= configured ? 'green' : 'yellow';
     return {
-      status, primary_active: primaryActive, active_shards: active, relocating_shards: 0, initializing_shards: initializing,
+      status,
+      primary_active: primaryActive,
+      active_shards: active,
+      relocating_shards: 0,
+      initializing_shards: initializing,
       unassigned_shards: Math.max(0, configured - active - initializing),
     };
   });

@@ -59,7 +59,9 @@ describe('the cluster manager role', () => {
     const first = leaders(rs)[0];
     const oldGuard = duties[first].guard!;
     // What a dead leader leaves behind: its lease ends without a resignation.
-    const key = (await store.range(CLUSTER_MANAGER_ELECTION_PREFIX)).kvs.find((kv) => 'createRevision' in oldGuard && kv.createRevision === oldGuard.createRevision)!;
+    const key = (await store.range(CLUSTER_MANAGER_ELECTION_PREFIX)).kvs.find(
+      (kv) => 'createRevision' in oldGuard && kv.createRevision === oldGuard.createRevision,
+    )!;
     await store.revokeLease(key.lease!);
     await expect.poll(() => leaders(rs), { timeout: 5_000 }).toEqual([1 - first]);
     const r = await store.txn({ compare: [oldGuard], ops: [{ op: 'put', key: 'folio/probe', value: 'x' }] });

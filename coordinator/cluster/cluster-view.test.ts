@@ -21,13 +21,17 @@ class NodesClient extends ShardClient {
   /** When set, metadata pushes (`PUT /indices/{name}`) wait for it (a publication on its way). */
   hold: Promise<void> | null = null;
   constructor(n: number) {
-    super(Array.from({ length: n }, (_, i) => `http://127.0.0.1:${9301 + i}`), { connectionsPerNode: 1, maxResponseBytes: 1 << 20 });
+    super(
+      Array.from({ length: n }, (_, i) => `http://127.0.0.1:${9301 + i}`),
+      { connectionsPerNode: 1, maxResponseBytes: 1 << 20 },
+    );
     this.registries = Array.from({ length: n }, (_, i) => new IndexRegistry(`shard-${i}`));
   }
 
   override async rpc<Req, Res>(node: number, d: Rpc<Req, Res>, req: NoInfer<Req>, _opts: CallOptions): Promise<Res> {
     const url = this.nodes[node];
-    if (this.down.has(node)) throw new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] connect ECONNREFUSED` });
+    if (this.down.has(node))
+      throw new ShardCallError(url, 'connection', 503, { type: 'node_not_connected_exception', reason: `[${url}] connect ECONNREFUSED` });
     const r = this.registries[node];
     const id = `shard-${node}`;
     try {
@@ -55,7 +59,8 @@ class NodesClient extends ShardClient {
 }
 
 /** The in-sync state of shard 0's copies as node `n` holds it in its own metadata. */
-const copiesOn = (client: NodesClient, n: number, index: string) => client.registries[n].list().find((e) => e.metadata.name === index)!.metadata.shardCopies![0];
+const copiesOn = (client: NodesClient, n: number, index: string) =>
+  client.registries[n].list().find((e) => e.metadata.name === index)!.metadata.shardCopies![0];
 
 const states: TestClusterState[] = [];
 /** A fresh stored cluster state (each test its own; two views of one cluster share one). */
@@ -81,7 +86,9 @@ describe('cluster view over the stored cluster state', () => {
     const other = new ClusterView(client, 1_000, state.access);
     await other.reload();
     expect((await other.get('idx')).copies).toEqual(created.copies);
-    expect(other.targets(await other.get('idx')).map((t) => [t.node, ...(t.alternates ?? [])].sort())).toEqual(created.copies.map((l) => l.map((c) => c.node).sort()));
+    expect(other.targets(await other.get('idx')).map((t) => [t.node, ...(t.alternates ?? [])].sort())).toEqual(
+      created.copies.map((l) => l.map((c) => c.node).sort()),
+    );
   });
 
   it('two coordinators creating one name at once make one index with one uuid on every node (issue 10, scenario 5)', async () => {
@@ -156,7 +163,7 @@ describe('cluster view over the stored cluster state', () => {
     expect((await view.markInSync('idx', 0, replica, undefined, now)).copies[0][1].inSync).toBe(true);
   });
 
-  it('ignores a primary\'s report of a failure from before the copy\'s last stored failure (a reload that started before it failed and recovered)', async () => {
+  it("ignores a primary's report of a failure from before the copy's last stored failure (a reload that started before it failed and recovered)", async () => {
     const client = new NodesClient(2);
     const view = new ClusterView(client, 1_000, (await clusterState()).access);
     const v = await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 1 } }));
@@ -230,7 +237,12 @@ describe('cluster view over the stored cluster state', () => {
     await view.reload();
     await new Promise((r) => setImmediate(r));
     expect(client.registries[2].list().map((e) => e.metadata.name)).toEqual(['d']);
-    expect(client.registries[0].list().map((e) => e.metadata.name).sort()).toEqual(['d', 'dangling']);
+    expect(
+      client.registries[0]
+        .list()
+        .map((e) => e.metadata.name)
+        .sort(),
+    ).toEqual(['d', 'dangling']);
     expect(view.names()).toEqual(['d']);
   });
 
@@ -255,7 +267,11 @@ describe('cluster view over the stored cluster state', () => {
     await view.create('idx', parseCreateIndexBody({ settings: { number_of_shards: 1, number_of_replicas: 0 } }));
     const replicas = (n: number) => (m: IndexMetadata) => applySettingsChanges(m, parseSettingsUpdate({ number_of_replicas: n }));
     const more = await view.updateMetadata('idx', replicas(2));
-    expect(more.copies[0].map((c) => [c.primary, c.inSync])).toEqual([[true, true], [false, false], [false, false]]);
+    expect(more.copies[0].map((c) => [c.primary, c.inSync])).toEqual([
+      [true, true],
+      [false, false],
+      [false, false],
+    ]);
     for (const c of more.copies[0]) expect(client.registries[c.node].list()[0].shards).toEqual([0]);
     const fewer = await view.updateMetadata('idx', replicas(0));
     expect(fewer.copies[0]).toHaveLength(1);
@@ -298,7 +314,9 @@ describe('cluster view over the stored cluster state', () => {
     const first = view.updateMapping('idx', () => ({ properties: { z: { type: 'long' } } }));
     while (!view.peek('idx')?.metadata.mappings.properties.z) await new Promise((r) => setTimeout(r, 1));
     let secondDone = false;
-    const second = view.updateMapping('idx', (stored) => (stored.properties.z ? null : { properties: { z: { type: 'float' } } })).then(() => (secondDone = true));
+    const second = view
+      .updateMapping('idx', (stored) => (stored.properties.z ? null : { properties: { z: { type: 'float' } } }))
+      .then(() => (secondDone = true));
     await new Promise((r) => setTimeout(r, 20));
     expect(secondDone).toBe(false);
     release();

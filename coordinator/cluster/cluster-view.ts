@@ -216,7 +216,10 @@ export class ClusterView {
    * @returns the changed indices' views and the deleted indices' metadata
    * @throws EsError what `decide` throws; 503 cluster_block_exception when the store cannot be reached
    */
-  async changeIndices(names: readonly string[], decide: (current: ReadonlyMap<string, IndexMetadata>) => IndicesChange | null): Promise<{ changed: IndexView[]; deleted: IndexMetadata[] }> {
+  async changeIndices(
+    names: readonly string[],
+    decide: (current: ReadonlyMap<string, IndexMetadata>) => IndicesChange | null,
+  ): Promise<{ changed: IndexView[]; deleted: IndexMetadata[] }> {
     const { stored, deleted } = await this.state.writer.changeIndices(names, decide);
     for (const m of deleted) this.memo.delete(m.name);
     await Promise.all([...stored.map((st) => this.sync.publish(st.metadata)), ...deleted.map((m) => this.sync.dropIndex(m.name))]);
@@ -275,7 +278,9 @@ export class ClusterView {
       if (out === null) return null;
       if (out.numberOfReplicas !== m.numberOfReplicas) {
         const current = viewOf(m, this.client.nodes.length, () => true);
-        out.shardCopies = reallocateReplicas(current.copies, out.numberOfReplicas, this.client.nodes.length).map((l) => l.map(({ node, primary, inSync }) => ({ node, primary, inSync })));
+        out.shardCopies = reallocateReplicas(current.copies, out.numberOfReplicas, this.client.nodes.length).map((l) =>
+          l.map(({ node, primary, inSync }) => ({ node, primary, inSync })),
+        );
       }
       return out;
     });
@@ -309,9 +314,11 @@ export class ClusterView {
         return decided.next;
       })
         .then((view) => {
-          if (primaryTerm !== undefined && storedTerm !== undefined && storedTerm !== primaryTerm) throw new PrimaryDemotedError(name, shard, primaryTerm, view);
+          if (primaryTerm !== undefined && storedTerm !== undefined && storedTerm !== primaryTerm)
+            throw new PrimaryDemotedError(name, shard, primaryTerm, view);
           // ES logs a failed shard copy at WARN on the master ("failing shard").
-          if (failed.length > 0) this.log?.warn({ index: name, shard, nodes: failed.map((n) => this.client.nodes[n] ?? n), primaryTerm, why }, 'shard copies taken out of sync');
+          if (failed.length > 0)
+            this.log?.warn({ index: name, shard, nodes: failed.map((n) => this.client.nodes[n] ?? n), primaryTerm, why }, 'shard copies taken out of sync');
           return view;
         })
         .finally(() => this.marking.delete(key));

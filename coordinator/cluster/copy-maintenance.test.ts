@@ -12,7 +12,11 @@ const view = (copies: CopyView[][]): IndexView => ({
 
 describe('plannedActions', () => {
   it('recovers out-of-sync replicas whose node answers and hosts them, while the primary answers', () => {
-    const v = view([[copy(0, true), copy(1, false, false)], [copy(1, true), copy(2, false, false, false)], [copy(2, true), copy(0, false)]]);
+    const v = view([
+      [copy(0, true), copy(1, false, false)],
+      [copy(1, true), copy(2, false, false, false)],
+      [copy(2, true), copy(0, false)],
+    ]);
     expect(plannedActions([v], [0, 0, 0])).toEqual([{ kind: 'recover', index: 'i', shard: 0, node: 1 }]);
     // The target's node missed the last load, or the primary's: nothing to recover from or to.
     expect(plannedActions([v], [0, 1, 0])).toEqual([]);
@@ -20,15 +24,21 @@ describe('plannedActions', () => {
   });
 
   it(`promotes the first in-sync replica that answers once the primary's node missed ${PROMOTE_AFTER_MISSED_LOADS} loads`, () => {
-    const v = view([[copy(0, true), copy(1, false, false), copy(2, false)], [copy(1, true), copy(0, false)]]);
+    const v = view([
+      [copy(0, true), copy(1, false, false), copy(2, false)],
+      [copy(1, true), copy(0, false)],
+    ]);
     expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS - 1, 0, 0])).toEqual([]);
     expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS, 0, 0])).toEqual([{ kind: 'promote', index: 'i', shard: 0, node: 2 }]);
     // No in-sync replica reachable: the shard stays red.
     expect(plannedActions([v], [PROMOTE_AFTER_MISSED_LOADS, 0, 3])).toEqual([]);
   });
 
-  it('promotes at once when the primary\'s node departed (its membership lease ended), and recovers nothing to or from a departed node', () => {
-    const v = view([[copy(0, true), copy(1, false), copy(2, false, false)], [copy(1, true), copy(2, false, false)]]);
+  it("promotes at once when the primary's node departed (its membership lease ended), and recovers nothing to or from a departed node", () => {
+    const v = view([
+      [copy(0, true), copy(1, false), copy(2, false, false)],
+      [copy(1, true), copy(2, false, false)],
+    ]);
     // Node 0 answered the last load, but its key is gone from the store: it left the cluster.
     expect(plannedActions([v], [0, 0, 0], [true, false, false])).toEqual([
       { kind: 'promote', index: 'i', shard: 0, node: 1 },
@@ -48,7 +58,9 @@ describe('plannedActions', () => {
     expect(plannedActions([view([[copy(0, true), failed(copy(1, false))]])], [0, 0])).toEqual([{ kind: 'fail', index: 'i', shard: 0, node: 1 }]);
     expect(plannedActions([view([[copy(0, true), failed(copy(1, false, false))]])], [0, 0])).toEqual([{ kind: 'recover', index: 'i', shard: 0, node: 1 }]);
     // A replica the primary's forwarded write failed on leaves the in-sync set, even while its node is down.
-    expect(plannedActions([view([[copy(0, true), { ...copy(1, false), pendingFailure: true }]])], [0, 3])).toEqual([{ kind: 'fail', index: 'i', shard: 0, node: 1 }]);
+    expect(plannedActions([view([[copy(0, true), { ...copy(1, false), pendingFailure: true }]])], [0, 3])).toEqual([
+      { kind: 'fail', index: 'i', shard: 0, node: 1 },
+    ]);
     // A failed replica is never the heir.
     expect(plannedActions([view([[failed(copy(0, true)), failed(copy(1, false))]])], [0, 0])).toEqual([]);
   });

@@ -68,9 +68,11 @@ export function plannedActions(views: readonly IndexView[], missedLoads: readonl
         return;
       }
       // A replica failed (its own report, wherever its node), or one the primary's forwarded write failed on.
-      for (const c of copies) if (!c.primary && c.inSync && (c.failed === true || c.pendingFailure === true)) out.push({ kind: 'fail', index, shard, node: c.node });
+      for (const c of copies)
+        if (!c.primary && c.inSync && (c.failed === true || c.pendingFailure === true)) out.push({ kind: 'fail', index, shard, node: c.node });
       if (!up(primary.node) || !primary.hosted) return;
-      for (const c of copies) if (!c.primary && !c.inSync && (c.hosted || c.failed === true) && up(c.node)) out.push({ kind: 'recover', index, shard, node: c.node });
+      for (const c of copies)
+        if (!c.primary && !c.inSync && (c.hosted || c.failed === true) && up(c.node)) out.push({ kind: 'recover', index, shard, node: c.node });
     });
   }
   return out;
@@ -124,7 +126,10 @@ export class CopyMaintainer {
   tick(missedLoads: readonly number[], departed: readonly boolean[] = []): void {
     if (this.guard === null) return;
     const view = this.deps.view;
-    const views = view.names().map((n) => view.peek(n)!).filter((v) => v !== undefined);
+    const views = view
+      .names()
+      .map((n) => view.peek(n)!)
+      .filter((v) => v !== undefined);
     const now = Date.now();
     for (const action of plannedActions(views, missedLoads, departed)) {
       const key = `${action.kind}/${action.index}/${action.shard}/${action.node}`;
@@ -136,7 +141,10 @@ export class CopyMaintainer {
         .then(() => this.backoff.delete(key))
         .catch((err: Error) => {
           this.backoff.set(key, Date.now() + RECOVERY_RETRY_MS);
-          this.log?.warn({ err: err.message, ...action }, `${{ promote: 'promotion', recover: 'recovery', fail: 'failing the copy' }[action.kind]} failed; retried later`);
+          this.log?.warn(
+            { err: err.message, ...action },
+            `${{ promote: 'promotion', recover: 'recovery', fail: 'failing the copy' }[action.kind]} failed; retried later`,
+          );
         })
         .finally(() => {
           this.running.delete(key);
@@ -156,7 +164,13 @@ export class CopyMaintainer {
       return;
     }
     if (action.kind === 'fail') {
-      await this.deps.view.markOutOfSync(action.index, action.shard, [action.node], undefined, 'reported failed by its node, or by its primary after a forwarded write failed on it');
+      await this.deps.view.markOutOfSync(
+        action.index,
+        action.shard,
+        [action.node],
+        undefined,
+        'reported failed by its node, or by its primary after a forwarded write failed on it',
+      );
       return;
     }
     const outcome = await recoverCopy({ ...this.deps, guard }, view, action.shard, action.node);

@@ -6,19 +6,35 @@ import { inSyncChange, outOfSyncChange, promotionChange } from './copy-state-cha
 
 function metadata(copies: ShardCopy[][], primaryTerms?: number[]): IndexMetadata {
   return {
-    name: 'idx', uuid: 'u1', numberOfShards: copies.length, numberOfReplicas: 1, routingNumShards: copies.length, maxResultWindow: 10_000, refreshIntervalMs: 1_000,
-    mappings: { properties: {} }, creationDate: 0, version: 3, shardCopies: copies, ...(primaryTerms ? { primaryTerms } : {}),
+    name: 'idx',
+    uuid: 'u1',
+    numberOfShards: copies.length,
+    numberOfReplicas: 1,
+    routingNumShards: copies.length,
+    maxResultWindow: 10_000,
+    refreshIntervalMs: 1_000,
+    mappings: { properties: {} },
+    creationDate: 0,
+    version: 3,
+    shardCopies: copies,
+    ...(primaryTerms ? { primaryTerms } : {}),
   };
 }
 
-const pair = (): ShardCopy[] => [{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }];
+const pair = (): ShardCopy[] => [
+  { node: 0, primary: true, inSync: true },
+  { node: 1, primary: false, inSync: true },
+];
 
 describe('outOfSyncChange', () => {
   it('takes the failed replica out of sync and raises its failures', () => {
     const d = outOfSyncChange(metadata([pair()]), 0, [1], 1);
     expect(d.storedTerm).toBe(1);
     expect(d.failing).toEqual([1]);
-    expect(d.next?.shardCopies?.[0]).toEqual([{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]);
+    expect(d.next?.shardCopies?.[0]).toEqual([
+      { node: 0, primary: true, inSync: true },
+      { node: 1, primary: false, inSync: false, failures: 1 },
+    ]);
   });
 
   it('changes nothing when the write was of an older primary term', () => {
@@ -33,13 +49,23 @@ describe('outOfSyncChange', () => {
 
 describe('inSyncChange', () => {
   it('puts a recovered copy back in sync', () => {
-    const m = metadata([[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 2 }]]);
+    const m = metadata([
+      [
+        { node: 0, primary: true, inSync: true },
+        { node: 1, primary: false, inSync: false, failures: 2 },
+      ],
+    ]);
     expect(inSyncChange(m, 0, 1, 2)?.shardCopies?.[0]?.[1]).toEqual({ node: 1, primary: false, inSync: true, failures: 2 });
     expect(inSyncChange(metadata([pair()]), 0, 1, undefined)).toBeNull();
   });
 
   it('refuses a copy that failed again during its recovery (409)', () => {
-    const m = metadata([[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 3 }]]);
+    const m = metadata([
+      [
+        { node: 0, primary: true, inSync: true },
+        { node: 1, primary: false, inSync: false, failures: 3 },
+      ],
+    ]);
     const err = (() => {
       try {
         inSyncChange(m, 0, 1, 2);
@@ -56,7 +82,10 @@ describe('promotionChange', () => {
   it('promotes the in-sync replica in the next primary term and leaves the old primary to resync', () => {
     const next = promotionChange(metadata([pair(), pair()]), 1, 1, 1);
     expect(next?.primaryTerms).toEqual([1, 2]);
-    expect(next?.shardCopies?.[1]).toEqual([{ node: 1, primary: true, inSync: true }, { node: 0, primary: false, inSync: false, resync: true, failures: 1 }]);
+    expect(next?.shardCopies?.[1]).toEqual([
+      { node: 1, primary: true, inSync: true },
+      { node: 0, primary: false, inSync: false, resync: true, failures: 1 },
+    ]);
     expect(next?.shardCopies?.[0]).toEqual(pair());
   });
 

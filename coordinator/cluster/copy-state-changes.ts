@@ -25,9 +25,14 @@ export class PrimaryDemotedError extends EsError {
   readonly view: IndexView;
 
   constructor(index: string, shard: number, primaryTerm: number, view: IndexView) {
-    super(503, 'retry_on_primary_exception', `primary shard [${index}][${shard}] of term [${primaryTerm}] was demoted while failing replica shard (current term [${primaryTermOf(view.metadata, shard)}])`, {
-      metadata: { index, shard: String(shard) },
-    });
+    super(
+      503,
+      'retry_on_primary_exception',
+      `primary shard [${index}][${shard}] of term [${primaryTerm}] was demoted while failing replica shard (current term [${primaryTermOf(view.metadata, shard)}])`,
+      {
+        metadata: { index, shard: String(shard) },
+      },
+    );
     this.view = view;
   }
 }
@@ -69,7 +74,11 @@ export function inSyncChange(m: IndexMetadata, shard: number, node: number, fail
   if (!m.shardCopies) return null;
   const copy = m.shardCopies[shard]?.find((c) => c.node === node);
   if (failures !== undefined && copy && (copy.failures ?? 0) !== failures) {
-    throw new EsError(409, 'illegal_state_exception', `[${m.name}][${shard}] the copy on node [${node}] failed during its recovery (failures ${copy.failures ?? 0}, ${failures} when it started)`);
+    throw new EsError(
+      409,
+      'illegal_state_exception',
+      `[${m.name}][${shard}] the copy on node [${node}] failed during its recovery (failures ${copy.failures ?? 0}, ${failures} when it started)`,
+    );
   }
   const next = withInSync(m.shardCopies, shard, [node]);
   return next === m.shardCopies ? null : { ...m, shardCopies: next };

@@ -4,7 +4,7 @@ import { esErr } from '../../test/support/es-error.ts';
 import { failDestructive, mayBeDestructive } from './destructive-operations.ts';
 
 describe('failDestructive', () => {
-  it('refuses _all, wildcards anywhere and an empty expression while the setting is true, with ES\'s error', () => {
+  it("refuses _all, wildcards anywhere and an empty expression while the setting is true, with ES's error", () => {
     for (const expr of ['_all', '*', 'cit*', 'cities,*', 'a,b*,c', '*,-mails', '', undefined]) {
       const e = esErr(() => failDestructive(expr, true));
       expect([expr, e.status, e.type, e.message]).toEqual([expr, 400, 'illegal_argument_exception', 'Wildcard expressions or all indices are not allowed']);

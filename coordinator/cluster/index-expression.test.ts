@@ -11,8 +11,16 @@ import { INDICES_OPTIONS, indicesOptionsFrom, type IndicesOptions } from './indi
 /** Metadata of an index with the given state and hidden setting. */
 function meta(name: string, o: { closed?: boolean; hidden?: boolean } = {}): IndexMetadata {
   return {
-    name, uuid: `uuid-${name}`, numberOfShards: 1, numberOfReplicas: 0, routingNumShards: 1024, maxResultWindow: 10, refreshIntervalMs: 1000,
-    mappings: { properties: {} }, creationDate: 0, version: 1,
+    name,
+    uuid: `uuid-${name}`,
+    numberOfShards: 1,
+    numberOfReplicas: 0,
+    routingNumShards: 1024,
+    maxResultWindow: 10,
+    refreshIntervalMs: 1000,
+    mappings: { properties: {} },
+    creationDate: 0,
+    version: 1,
     settings: { 'index.number_of_shards': '1', 'index.number_of_replicas': '0', ...(o.hidden ? { 'index.hidden': 'true' } : {}) },
     ...(o.closed ? { state: 'close' as const } : {}),
   };
@@ -23,7 +31,17 @@ function catalog(list: IndexMetadata[]): IndexCatalog {
   return { names: () => [...byName.keys()].sort(), metadata: (n) => byName.get(n) };
 }
 
-const cat = catalog([meta('cities'), meta('cities-at'), meta('mails'), meta('a.b'), meta('axb'), meta('shut', { closed: true }), meta('secret', { hidden: true }), meta('.dot-hidden', { hidden: true }), meta('.dot')]);
+const cat = catalog([
+  meta('cities'),
+  meta('cities-at'),
+  meta('mails'),
+  meta('a.b'),
+  meta('axb'),
+  meta('shut', { closed: true }),
+  meta('secret', { hidden: true }),
+  meta('.dot-hidden', { hidden: true }),
+  meta('.dot'),
+]);
 const search = INDICES_OPTIONS.search;
 const withParams = (q: string, d: IndicesOptions = search) => indicesOptionsFrom(new URLSearchParams(q), d);
 const resolve = (expr: string | undefined, o: IndicesOptions = search) => resolveNames(expr, cat, o);
@@ -37,7 +55,7 @@ describe('resolveNames: wildcards and exclusions', () => {
     expect(resolve('cities,mails')).toEqual(['cities', 'mails']);
   });
 
-  it('treats a leading - before any wildcard as a name, with ES\'s hint when it is missing', () => {
+  it("treats a leading - before any wildcard as a name, with ES's hint when it is missing", () => {
     expect(esErr(() => resolve('cities,-mails'))).toMatchObject({
       status: 404,
       type: 'index_not_found_exception',
@@ -64,7 +82,17 @@ describe('resolveNames: hidden indices', () => {
 
   it('reaches them with expand_wildcards hidden or all, and a dot-hidden one with a dot pattern', () => {
     expect(resolve('s*', withParams('expand_wildcards=open,hidden'))).toEqual(['secret']);
-    expect(resolve('*', withParams('expand_wildcards=all', INDICES_OPTIONS.catIndices))).toEqual(['.dot', '.dot-hidden', 'a.b', 'axb', 'cities', 'cities-at', 'mails', 'secret', 'shut']);
+    expect(resolve('*', withParams('expand_wildcards=all', INDICES_OPTIONS.catIndices))).toEqual([
+      '.dot',
+      '.dot-hidden',
+      'a.b',
+      'axb',
+      'cities',
+      'cities-at',
+      'mails',
+      'secret',
+      'shut',
+    ]);
     expect(resolve('.*')).toEqual(['.dot', '.dot-hidden']);
     expect(resolve('*')).toEqual(['.dot', 'a.b', 'axb', 'cities', 'cities-at', 'mails']);
   });
@@ -72,7 +100,12 @@ describe('resolveNames: hidden indices', () => {
 
 describe('resolveNames: closed indices', () => {
   it('search refuses a closed index by name (400 index_closed_exception with its uuid), skips it with ignore_unavailable', () => {
-    expect(esErr(() => resolve('shut'))).toMatchObject({ status: 400, type: 'index_closed_exception', message: 'closed', metadata: { index_uuid: 'uuid-shut', index: 'shut' } });
+    expect(esErr(() => resolve('shut'))).toMatchObject({
+      status: 400,
+      type: 'index_closed_exception',
+      message: 'closed',
+      metadata: { index_uuid: 'uuid-shut', index: 'shut' },
+    });
     expect(resolve('shut,mails', withParams('ignore_unavailable=true'))).toEqual(['mails']);
     expect(resolve('sh*')).toEqual([]); // wildcards expand to open indices only
     expect(esErr(() => resolve('sh*', withParams('expand_wildcards=closed'))).type).toBe('index_closed_exception');
@@ -87,9 +120,11 @@ describe('resolveNames: closed indices', () => {
 });
 
 describe('resolveNames: missing indices', () => {
-  it('fails on a missing name (ES\'s shape), skips it with ignore_unavailable', () => {
+  it("fails on a missing name (ES's shape), skips it with ignore_unavailable", () => {
     expect(esErr(() => resolve('nope'))).toMatchObject({
-      status: 404, message: 'no such index [nope]', metadata: { 'resource.type': 'index_or_alias', 'resource.id': 'nope', index_uuid: '_na_', index: 'nope' },
+      status: 404,
+      message: 'no such index [nope]',
+      metadata: { 'resource.type': 'index_or_alias', 'resource.id': 'nope', index_uuid: '_na_', index: 'nope' },
     });
     expect(resolve('nope,mails', withParams('ignore_unavailable=true'))).toEqual(['mails']);
   });
@@ -98,10 +133,12 @@ describe('resolveNames: missing indices', () => {
     const strict = withParams('allow_no_indices=false');
     expect(esErr(() => resolve('zz*', strict))).toMatchObject({ status: 404, message: 'no such index [zz*]', metadata: { 'resource.id': 'zz*' } });
     expect(esErr(() => resolveNames('_all', catalog([]), strict))).toMatchObject({
-      message: 'no such index [_all] and no indices exist', metadata: { 'resource.type': 'index_or_alias', 'resource.id': '_all', index: '_all' },
+      message: 'no such index [_all] and no indices exist',
+      metadata: { 'resource.type': 'index_or_alias', 'resource.id': '_all', index: '_all' },
     });
     expect(esErr(() => resolve('nope,zz', withParams('allow_no_indices=false&ignore_unavailable=true')))).toMatchObject({
-      message: 'no such index [null]', metadata: { 'resource.type': 'index_expression', 'resource.id': ['nope', 'zz'] },
+      message: 'no such index [null]',
+      metadata: { 'resource.type': 'index_expression', 'resource.id': ['nope', 'zz'] },
     });
     expect(resolve('zz*')).toEqual([]);
   });
@@ -109,7 +146,10 @@ describe('resolveNames: missing indices', () => {
 
 describe('resolveIndices over a view', () => {
   it('reads a name the cache does not know from the store, and resolves under the options', async () => {
-    const stored = new Map([['cities', meta('cities')], ['late', meta('late')]]);
+    const stored = new Map([
+      ['cities', meta('cities')],
+      ['late', meta('late')],
+    ]);
     const cached = ['cities'];
     const view = {
       reload: async () => {},
@@ -147,7 +187,7 @@ describe('resolveExpression: aliases', () => {
     expect(resolveExpression('live', withAliases, open).indices).toEqual(['old', 'v1']);
   });
 
-  it('matches alias names with wildcards, an alias\'s closed indices only as expand_wildcards says, hidden aliases only with hidden', () => {
+  it("matches alias names with wildcards, an alias's closed indices only as expand_wildcards says, hidden aliases only with hidden", () => {
     expect(resolveExpression('li*', withAliases, open).indices).toEqual(['v1']);
     expect(resolveExpression('li*', withAliases, withParams('expand_wildcards=all', INDICES_OPTIONS.strictOpen)).indices).toEqual(['old', 'v1']);
     expect(resolveExpression('q*', withAliases, open).indices).toEqual([]);
@@ -177,7 +217,7 @@ describe('resolveExpression: aliases', () => {
     expect(filters('_all')).toEqual({ v1: null, v2: null });
   });
 
-  it('routes searches through routing aliases, intersected with the request\'s routing (ES resolveSearchRouting)', () => {
+  it("routes searches through routing aliases, intersected with the request's routing (ES resolveSearchRouting)", () => {
     const routing = (expr: string, r: string | null = null) => {
       const res = searchRoutingOf(resolveExpression(expr, withAliases, search), withAliases, r);
       return res && Object.fromEntries([...res].map(([i, s]) => [i, [...s].sort()]));

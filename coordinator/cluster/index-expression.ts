@@ -35,11 +35,18 @@ export function expressionNotFound(expressions: readonly string[]): EsError {
   if (expressions.length === 1) {
     const e = expressions[0];
     if (!e.startsWith('-')) return indexNotFound(e);
-    return new EsError(404, 'index_not_found_exception', `no such index [${e}] and if you intended to exclude this index, ensure that you use wildcards that include it before explicitly excluding it`, {
-      metadata: { 'resource.type': 'index_or_alias', 'resource.id': e, index_uuid: '_na_', index: e },
-    });
+    return new EsError(
+      404,
+      'index_not_found_exception',
+      `no such index [${e}] and if you intended to exclude this index, ensure that you use wildcards that include it before explicitly excluding it`,
+      {
+        metadata: { 'resource.type': 'index_or_alias', 'resource.id': e, index_uuid: '_na_', index: e },
+      },
+    );
   }
-  return new EsError(404, 'index_not_found_exception', 'no such index [null]', { metadata: { 'resource.type': 'index_expression', 'resource.id': [...expressions] } });
+  return new EsError(404, 'index_not_found_exception', 'no such index [null]', {
+    metadata: { 'resource.type': 'index_expression', 'resource.id': [...expressions] },
+  });
 }
 
 /** What the resolver reads of the cluster: index names, each index's metadata, and the aliases. */
@@ -100,7 +107,10 @@ export function resolveNames(expression: string | undefined, catalog: IndexCatal
  *   400 for an alias under `ignoreAliases`
  */
 export function resolveExpression(expression: string | undefined, catalog: IndexCatalog, o: IndicesOptions): Resolution {
-  const parts = (expression ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const parts = (expression ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const expandAny = o.expandOpen || o.expandClosed;
   const all = parts.length === 0 || (parts.length === 1 && (parts[0] === '_all' || parts[0] === '*'));
   const aliases = o.ignoreAliases ? undefined : catalog.aliases;
@@ -125,7 +135,9 @@ export function resolveExpression(expression: string | undefined, catalog: Index
             if (!exclude) wildcardAliases.add(a);
           }
         }
-        for (const n of matched) if (exclude) out.delete(n); else out.add(n);
+        for (const n of matched)
+          if (exclude) out.delete(n);
+          else out.add(n);
         if (!o.allowNoIndices && matched.length === 0) throw expressionNotFound([name]);
       } else if (exclude) {
         out.delete(name);
@@ -187,7 +199,15 @@ export function aliasFiltersOf(index: IndexMetadata, reached: Resolution['reache
  * `routing` for the others; an index absent from the map is read on every shard. Null: no routing.
  */
 export function searchRoutingOf(resolution: Resolution, catalog: IndexCatalog, routing: string | null): Map<string, Set<string>> | null {
-  const param = routing === null ? null : new Set(routing.split(',').map((r) => r.trim()).filter((r) => r !== ''));
+  const param =
+    routing === null
+      ? null
+      : new Set(
+          routing
+            .split(',')
+            .map((r) => r.trim())
+            .filter((r) => r !== ''),
+        );
   const out = new Map<string, Set<string>>();
   if (resolution.reached === 'all') {
     if (param) for (const i of resolution.indices) out.set(i, new Set(param));
@@ -209,7 +229,10 @@ export function searchRoutingOf(resolution: Resolution, catalog: IndexCatalog, r
     for (const t of targets) {
       const index = t.index.name;
       if (unrouted.has(index)) continue;
-      const values = (t.alias.search_routing ?? '').split(',').map((r) => r.trim()).filter((r) => r !== '');
+      const values = (t.alias.search_routing ?? '')
+        .split(',')
+        .map((r) => r.trim())
+        .filter((r) => r !== '');
       if (values.length === 0) {
         plain(index);
         continue;
@@ -253,7 +276,12 @@ export interface SearchScope {
  * request's `routing`).
  * @throws EsError as {@link resolveIndices}
  */
-export async function resolveSearchScope(expression: string | undefined, view: ClusterView, options: IndicesOptions, routing: string | null = null): Promise<SearchScope> {
+export async function resolveSearchScope(
+  expression: string | undefined,
+  view: ClusterView,
+  options: IndicesOptions,
+  routing: string | null = null,
+): Promise<SearchScope> {
   const { resolution, catalog } = await resolveWithCatalog(expression, view, options);
   const filters = new Map<string, Record<string, unknown>[]>();
   if (resolution.reached !== 'all') {
@@ -266,8 +294,15 @@ export async function resolveSearchScope(expression: string | undefined, view: C
 }
 
 /** The catalog an expression needs (every index for a wildcard, else the names it holds, with the aliases), and its resolution. */
-async function resolveWithCatalog(expression: string | undefined, view: ClusterView, options: IndicesOptions): Promise<{ resolution: Resolution; catalog: IndexCatalog }> {
-  const parts = (expression ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+async function resolveWithCatalog(
+  expression: string | undefined,
+  view: ClusterView,
+  options: IndicesOptions,
+): Promise<{ resolution: Resolution; catalog: IndexCatalog }> {
+  const parts = (expression ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   // Only a wildcard or `_all` needs every index; names alone are looked up one by one (the search path).
   const everyIndex = parts.length === 0 || parts.some((p) => p.includes('*') || p === '_all');
   if (everyIndex) await view.reload();
@@ -293,10 +328,12 @@ async function resolveWithCatalog(expression: string | undefined, view: ClusterV
       continue;
     }
     // not in the cache: read from the store (created through another coordinator)
-    const v = view.peek(name) ?? (await view.get(name).catch((err: unknown) => {
-      if (err instanceof EsError && err.type === 'index_not_found_exception') return undefined;
-      throw err;
-    }));
+    const v =
+      view.peek(name) ??
+      (await view.get(name).catch((err: unknown) => {
+        if (err instanceof EsError && err.type === 'index_not_found_exception') return undefined;
+        throw err;
+      }));
     if (v) {
       known.set(name, v.metadata);
       continue;
@@ -309,7 +346,10 @@ async function resolveWithCatalog(expression: string | undefined, view: ClusterV
   }
   if (everyIndex) for (const a of lookup.names()) knowTargets(lookup.targets(a)!);
   const names = [...known.keys()].sort();
-  const aliases = extra.size === 0 ? lookup : { names: () => [...new Set([...lookup.names(), ...extra.keys()])].sort(), targets: (a: string) => extra.get(a) ?? lookup.targets(a) };
+  const aliases =
+    extra.size === 0
+      ? lookup
+      : { names: () => [...new Set([...lookup.names(), ...extra.keys()])].sort(), targets: (a: string) => extra.get(a) ?? lookup.targets(a) };
   const catalog: IndexCatalog = { names: () => names, metadata: (n) => known.get(n), aliases };
   return { resolution: resolveExpression(expression, catalog, options), catalog };
 }

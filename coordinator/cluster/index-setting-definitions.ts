@@ -216,10 +216,16 @@ export function checkSettingKey(key: string, privateCheck: 'create' | 'update'):
   const known = knownSetting(key);
   if (!known) {
     const hint = didYouMean(key, INDEX_SETTINGS.keys());
-    throw illegalArgument(`unknown setting [${key}]${hint === '' ? ' please check that any required plugins are installed, or check the breaking changes documentation for removed settings' : hint}`);
+    throw illegalArgument(
+      `unknown setting [${key}]${hint === '' ? ' please check that any required plugins are installed, or check the breaking changes documentation for removed settings' : hint}`,
+    );
   }
   if (known.private) {
-    throw illegalArgument(privateCheck === 'create' ? `private index setting [${key}] can not be set explicitly` : `can not update private setting [${key}]; this setting is managed by Elasticsearch`);
+    throw illegalArgument(
+      privateCheck === 'create'
+        ? `private index setting [${key}] can not be set explicitly`
+        : `can not update private setting [${key}]; this setting is managed by Elasticsearch`,
+    );
   }
   return known;
 }
@@ -231,11 +237,19 @@ export function checkSettingValue(key: string, value: IndexSettingValue): IndexS
 }
 
 /** Flattens ES settings JSON (nested or dotted keys) into flat keys; scalars become text, arrays lists of text, null stays null. */
-export function flattenIndexSettings(o: Record<string, unknown>, prefix = '', out = new Map<string, IndexSettingValue | null>()): Map<string, IndexSettingValue | null> {
+export function flattenIndexSettings(
+  o: Record<string, unknown>,
+  prefix = '',
+  out = new Map<string, IndexSettingValue | null>(),
+): Map<string, IndexSettingValue | null> {
   for (const [k, v] of Object.entries(o)) {
     const key = prefix + k;
     if (v !== null && typeof v === 'object' && !Array.isArray(v)) flattenIndexSettings(v as Record<string, unknown>, key + '.', out);
-    else if (Array.isArray(v)) out.set(key, v.map((x) => (x !== null && typeof x === 'object' ? JSON.stringify(x) : String(x))));
+    else if (Array.isArray(v))
+      out.set(
+        key,
+        v.map((x) => (x !== null && typeof x === 'object' ? JSON.stringify(x) : String(x))),
+      );
     // eslint-disable-next-line @typescript-eslint/no-base-to-string -- v is a JSON scalar here: objects and arrays took the branches above
     else out.set(key, v === null ? null : String(v));
   }

@@ -6,8 +6,13 @@ import { getSettingsEntry, settingNames, settingsTree } from './index-settings-r
 import { parseCreateIndexBody } from './index-settings.ts';
 
 const m: IndexMetadata = {
-  name: 'test_1', uuid: 'abc', creationDate: 1700000000000, version: 1,
-  ...parseCreateIndexBody({ settings: { number_of_shards: 5, number_of_replicas: 1, refresh_interval: '1s', analysis: { analyzer: { a: { filter: ['lowercase', 'asciifolding'] } } } } }),
+  name: 'test_1',
+  uuid: 'abc',
+  creationDate: 1700000000000,
+  version: 1,
+  ...parseCreateIndexBody({
+    settings: { number_of_shards: 5, number_of_replicas: 1, refresh_interval: '1s', analysis: { analyzer: { a: { filter: ['lowercase', 'asciifolding'] } } } },
+  }),
   routingNumShards: 640,
 };
 
@@ -17,7 +22,12 @@ describe('getSettingsEntry', () => {
       settings: {
         index: {
           analysis: { analyzer: { a: { filter: ['lowercase', 'asciifolding'] } } },
-          creation_date: '1700000000000', number_of_replicas: '1', number_of_shards: '5', provided_name: 'test_1', refresh_interval: '1s', uuid: 'abc',
+          creation_date: '1700000000000',
+          number_of_replicas: '1',
+          number_of_shards: '5',
+          provided_name: 'test_1',
+          refresh_interval: '1s',
+          uuid: 'abc',
           version: { created: '8500000' },
         },
       },
@@ -36,7 +46,10 @@ describe('getSettingsEntry', () => {
     expect(e.settings).toEqual({ 'index.refresh_interval': '1s' });
     expect(e.defaults).toMatchObject({ 'index.max_result_window': '10000000', 'index.max_regex_length': '1000' });
     expect(Object.keys(e.defaults as object)).not.toContain('index.refresh_interval');
-    expect(getSettingsEntry(m, { flat: false, includeDefaults: true, names: ['index.hidden'] })).toEqual({ settings: {}, defaults: { index: { hidden: 'false' } } });
+    expect(getSettingsEntry(m, { flat: false, includeDefaults: true, names: ['index.hidden'] })).toEqual({
+      settings: {},
+      defaults: { index: { hidden: 'false' } },
+    });
   });
 });
 
@@ -48,6 +61,15 @@ describe('settingNames and settingsTree', () => {
   });
 
   it('nests dotted keys', () => {
-    expect(settingsTree([['index.a.b', '1'], ['index.a.c', '2'], ['index.d', ['x']]], false)).toEqual({ index: { a: { b: '1', c: '2' }, d: ['x'] } });
+    expect(
+      settingsTree(
+        [
+          ['index.a.b', '1'],
+          ['index.a.c', '2'],
+          ['index.d', ['x']],
+        ],
+        false,
+      ),
+    ).toEqual({ index: { a: { b: '1', c: '2' }, d: ['x'] } });
   });
 });

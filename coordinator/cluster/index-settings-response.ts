@@ -60,7 +60,10 @@ export interface GetSettingsOptions {
 
 /** ES `paramAsStringArrayOrEmptyIfAll("name")`: the `{name}` patterns, none for `_all` or absent. */
 export function settingNames(name: string | undefined): string[] {
-  const names = (name ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = (name ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   return names.length === 1 && names[0] === '_all' ? [] : names;
 }
 

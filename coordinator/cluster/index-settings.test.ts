@@ -4,7 +4,16 @@
 import { describe, expect, it } from 'vitest';
 import type { IndexMetadata } from '../../protocol/metadata.ts';
 import { esErr } from '../../test/support/es-error.ts';
-import { applySettingsChanges, checkStaticOnOpen, explicitSettings, parseCreateIndexBody, parseSettingsUpdate, readSetting, replicasChange, validateIndexName } from './index-settings.ts';
+import {
+  applySettingsChanges,
+  checkStaticOnOpen,
+  explicitSettings,
+  parseCreateIndexBody,
+  parseSettingsUpdate,
+  readSetting,
+  replicasChange,
+  validateIndexName,
+} from './index-settings.ts';
 
 /** The metadata of an index created with `settings`. */
 function created(name: string, settings: Record<string, unknown> = {}): IndexMetadata {
@@ -14,7 +23,12 @@ function created(name: string, settings: Record<string, unknown> = {}): IndexMet
 
 describe('create index settings', () => {
   it('reads a setting in every ES spelling', () => {
-    for (const settings of [{ index: { translog: { durability: 'async' } } }, { 'index.translog.durability': 'async' }, { translog: { durability: 'async' } }, { index: { 'translog.durability': 'async' } }]) {
+    for (const settings of [
+      { index: { translog: { durability: 'async' } } },
+      { 'index.translog.durability': 'async' },
+      { translog: { durability: 'async' } },
+      { index: { 'translog.durability': 'async' } },
+    ]) {
       expect(readSetting(settings, 'translog.durability')).toBe('async');
     }
   });
@@ -22,17 +36,29 @@ describe('create index settings', () => {
   it('parses create bodies with ES defaults, keeping the settings as given (shards and replicas always)', () => {
     const spec = parseCreateIndexBody({ settings: { number_of_shards: '3', index: { translog: { durability: 'ASYNC' }, refresh_interval: '2s' } } });
     expect(spec).toMatchObject({ numberOfShards: 3, numberOfReplicas: 1, maxResultWindow: 10_000_000, refreshIntervalMs: 2000, translogDurability: 'async' });
-    expect(spec.settings).toEqual({ 'index.number_of_replicas': '1', 'index.number_of_shards': '3', 'index.refresh_interval': '2s', 'index.translog.durability': 'ASYNC' });
-    expect(parseCreateIndexBody(undefined)).toMatchObject({ settings: { 'index.number_of_shards': '1', 'index.number_of_replicas': '1' }, translogDurability: undefined });
-    expect(parseCreateIndexBody({ settings: { index: { hidden: true, analysis: { analyzer: { a: { type: 'custom', filter: ['lowercase'] } } } } } }).settings).toMatchObject({
+    expect(spec.settings).toEqual({
+      'index.number_of_replicas': '1',
+      'index.number_of_shards': '3',
+      'index.refresh_interval': '2s',
+      'index.translog.durability': 'ASYNC',
+    });
+    expect(parseCreateIndexBody(undefined)).toMatchObject({
+      settings: { 'index.number_of_shards': '1', 'index.number_of_replicas': '1' },
+      translogDurability: undefined,
+    });
+    expect(
+      parseCreateIndexBody({ settings: { index: { hidden: true, analysis: { analyzer: { a: { type: 'custom', filter: ['lowercase'] } } } } } }).settings,
+    ).toMatchObject({
       'index.hidden': 'true',
       'index.analysis.analyzer.a.filter': ['lowercase'],
     });
   });
 
-  it('refuses unknown settings (with a suggestion when one is close), private ones, and bad values, with ES\'s texts', () => {
+  it("refuses unknown settings (with a suggestion when one is close), private ones, and bad values, with ES's texts", () => {
     const reason = (settings: Record<string, unknown>) => esErr(() => parseCreateIndexBody({ settings })).message;
-    expect(reason({ foo: 1 })).toBe('unknown setting [index.foo] please check that any required plugins are installed, or check the breaking changes documentation for removed settings');
+    expect(reason({ foo: 1 })).toBe(
+      'unknown setting [index.foo] please check that any required plugins are installed, or check the breaking changes documentation for removed settings',
+    );
     expect(reason({ 'index.numbe_of_replica': 1 })).toBe('unknown setting [index.numbe_of_replica] did you mean [index.number_of_replicas]?');
     expect(reason({ index: { uuid: 'x' } })).toBe('private index setting [index.uuid] can not be set explicitly');
     expect(reason({ 'index.translog.durability': 'sometimes' })).toBe('No enum constant org.elasticsearch.index.translog.Translog.Durability.SOMETIMES');
@@ -42,7 +68,7 @@ describe('create index settings', () => {
     expect(parseCreateIndexBody({ settings: { number_of_shards: 2, number_of_routing_shards: 6 } }).routingNumShards).toBe(6);
   });
 
-  it('bounds number_of_shards to 1…1024 and number_of_replicas to a non-negative Java int, with ES\'s texts', () => {
+  it("bounds number_of_shards to 1…1024 and number_of_replicas to a non-negative Java int, with ES's texts", () => {
     const reason = (settings: Record<string, unknown>) => esErr(() => parseCreateIndexBody({ settings })).message;
     expect(reason({ number_of_shards: 0 })).toBe('Failed to parse value [0] for setting [index.number_of_shards] must be >= 1');
     expect(reason({ number_of_shards: 1025 })).toBe('Failed to parse value [1025] for setting [index.number_of_shards] must be <= 1024');
@@ -74,19 +100,26 @@ describe('settings updates', () => {
     ]);
     expect([...parseSettingsUpdate({ settings: { refresh_interval: null } })]).toEqual([['index.refresh_interval', null]]);
     expect(esErr(() => parseSettingsUpdate({ 'index.foo': 1 })).message).toMatch(/^unknown setting \[index.foo\] please check/);
-    expect(esErr(() => parseSettingsUpdate({ 'index.creation_date': 1 })).message).toBe('can not update private setting [index.creation_date]; this setting is managed by Elasticsearch');
-    expect(esErr(() => parseSettingsUpdate({}))).toMatchObject({ type: 'action_request_validation_exception', message: 'Validation Failed: 1: no settings to update;' });
+    expect(esErr(() => parseSettingsUpdate({ 'index.creation_date': 1 })).message).toBe(
+      'can not update private setting [index.creation_date]; this setting is managed by Elasticsearch',
+    );
+    expect(esErr(() => parseSettingsUpdate({}))).toMatchObject({
+      type: 'action_request_validation_exception',
+      message: 'Validation Failed: 1: no settings to update;',
+    });
     expect(esErr(() => parseSettingsUpdate(undefined))).toMatchObject({ type: 'parse_exception', message: 'request body is required' });
   });
 
-  it('refuses static settings while a target is open (ES\'s text, with each index as [name/uuid])', () => {
+  it("refuses static settings while a target is open (ES's text, with each index as [name/uuid])", () => {
     const a = created('a');
     const b = created('b');
     expect(esErr(() => checkStaticOnOpen(parseSettingsUpdate({ number_of_shards: 2, refresh_interval: '2s' }), [a, b])).message).toBe(
       "Can't update non dynamic settings [[index.number_of_shards]] for open indices [[a/u-a], [b/u-b]]",
     );
     expect(() => checkStaticOnOpen(parseSettingsUpdate({ number_of_shards: 2 }), [])).not.toThrow();
-    expect(() => checkStaticOnOpen(parseSettingsUpdate({ refresh_interval: '2s', 'index.routing.allocation.include._tier_preference': 'data_hot' }), [a])).not.toThrow();
+    expect(() =>
+      checkStaticOnOpen(parseSettingsUpdate({ refresh_interval: '2s', 'index.routing.allocation.include._tier_preference': 'data_hot' }), [a]),
+    ).not.toThrow();
   });
 
   it('applies a change: values as given, typed fields derived, null resets (replicas back to 1), nothing changed → null', () => {
@@ -98,8 +131,13 @@ describe('settings updates', () => {
     expect(reset).toMatchObject({ refreshIntervalMs: 1000, maxResultWindow: 10_000_000, numberOfReplicas: 1 });
     expect(reset.settings!['index.refresh_interval']).toBeUndefined();
     expect(applySettingsChanges(reset, parseSettingsUpdate({ number_of_replicas: 1 }))).toBeNull();
-    expect(esErr(() => applySettingsChanges(m, parseSettingsUpdate({ number_of_replicas: 'x' }))).message).toBe('Failed to parse value [x] for setting [index.number_of_replicas]');
-    const noDurability = applySettingsChanges(applySettingsChanges(m, parseSettingsUpdate({ 'translog.durability': 'async' }))!, parseSettingsUpdate({ 'translog.durability': null }))!;
+    expect(esErr(() => applySettingsChanges(m, parseSettingsUpdate({ number_of_replicas: 'x' }))).message).toBe(
+      'Failed to parse value [x] for setting [index.number_of_replicas]',
+    );
+    const noDurability = applySettingsChanges(
+      applySettingsChanges(m, parseSettingsUpdate({ 'translog.durability': 'async' }))!,
+      parseSettingsUpdate({ 'translog.durability': null }),
+    )!;
     expect('translogDurability' in noDurability).toBe(false);
   });
 
@@ -113,7 +151,9 @@ describe('settings updates', () => {
 
   it('a final setting is never updateable, even on a closed index; other static ones change there', () => {
     const m = created('a', { number_of_shards: 2 });
-    expect(esErr(() => applySettingsChanges(m, parseSettingsUpdate({ number_of_shards: 2 }))).message).toBe('final a setting [index.number_of_shards], not updateable');
+    expect(esErr(() => applySettingsChanges(m, parseSettingsUpdate({ number_of_shards: 2 }))).message).toBe(
+      'final a setting [index.number_of_shards], not updateable',
+    );
     expect(applySettingsChanges(m, parseSettingsUpdate({ 'index.codec': 'best_compression' }))!.settings).toMatchObject({ 'index.codec': 'best_compression' });
   });
 
@@ -126,7 +166,10 @@ describe('settings updates', () => {
   it('rebuilds the explicit settings of an index stored before they were kept', () => {
     const { settings: _dropped, ...legacy } = created('old');
     expect(explicitSettings({ ...legacy, refreshIntervalMs: -1, maxResultWindow: 10_000_000, gcDeletesMs: 0 })).toEqual({
-      'index.number_of_shards': '1', 'index.number_of_replicas': '1', 'index.refresh_interval': '-1', 'index.gc_deletes': '0ms',
+      'index.number_of_shards': '1',
+      'index.number_of_replicas': '1',
+      'index.refresh_interval': '-1',
+      'index.gc_deletes': '0ms',
     });
   });
 });

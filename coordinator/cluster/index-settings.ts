@@ -16,7 +16,16 @@ import { parseTimeValue } from '../rest/params.ts';
 import type { IndexMetadata, IndexSettingValue } from '../../protocol/metadata.ts';
 import { defaultRoutingNumShards } from './routing.ts';
 import type { NewIndexSpec } from './new-index.ts';
-import { checkSettingKey, checkSettingValue, DEFAULT_MAX_RESULT_WINDOW, flattenIndexSettings, INDEX_SETTINGS, intValue, knownSetting, normalizeIndexKey } from './index-setting-definitions.ts';
+import {
+  checkSettingKey,
+  checkSettingValue,
+  DEFAULT_MAX_RESULT_WINDOW,
+  flattenIndexSettings,
+  INDEX_SETTINGS,
+  intValue,
+  knownSetting,
+  normalizeIndexKey,
+} from './index-setting-definitions.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
 
 export { DEFAULT_MAX_RESULT_WINDOW };
@@ -33,7 +42,8 @@ function invalidName(name: string, why: string): EsError {
 /** @throws EsError 400 invalid_index_name_exception with ES's reason texts */
 export function validateIndexName(name: string): void {
   if (name !== name.toLowerCase()) throw invalidName(name, 'must be lowercase');
-  if (/[\\/*?"<>| ,#:]/.test(name)) throw invalidName(name, 'must not contain the following characters [\'\\\\\', \'/\', \'*\', \'?\', \'"\', \'<\', \'>\', \'|\', \' \', \',\', \'#\', \':\']');
+  if (/[\\/*?"<>| ,#:]/.test(name))
+    throw invalidName(name, "must not contain the following characters ['\\\\', '/', '*', '?', '\"', '<', '>', '|', ' ', ',', '#', ':']");
   if (/^[-_+]/.test(name)) throw invalidName(name, "must not start with '_', '-', or '+'");
   if (name === '.' || name === '..') throw invalidName(name, "must not be '.' or '..'");
   if (Buffer.byteLength(name) > 255) throw invalidName(name, 'index name is too long, (' + Buffer.byteLength(name) + ' > 255)');
@@ -57,7 +67,10 @@ function text(settings: IndexSettings, key: string): string | undefined {
 }
 
 /** The typed fields of `IndexMetadata` that explicit `settings` give (defaults where absent). */
-export type TypedSettings = Pick<IndexMetadata, 'numberOfShards' | 'numberOfReplicas' | 'routingNumShards' | 'maxResultWindow' | 'refreshIntervalMs' | 'translogDurability' | 'gcDeletesMs'>;
+export type TypedSettings = Pick<
+  IndexMetadata,
+  'numberOfShards' | 'numberOfReplicas' | 'routingNumShards' | 'maxResultWindow' | 'refreshIntervalMs' | 'translogDurability' | 'gcDeletesMs'
+>;
 
 /**
  * The typed fields of explicit (already checked) settings: ES's defaults where a setting is absent
@@ -161,7 +174,8 @@ export type SettingsChanges = Map<string, IndexSettingValue | null>;
  */
 export function parseSettingsUpdate(body: unknown): SettingsChanges {
   if (body === undefined) throw new EsError(400, 'parse_exception', 'request body is required');
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no settings to update;');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no settings to update;');
   const b = body as Record<string, unknown>;
   const inner = b.settings !== null && typeof b.settings === 'object' && !Array.isArray(b.settings) ? (b.settings as Record<string, unknown>) : b;
   const changes: SettingsChanges = new Map();

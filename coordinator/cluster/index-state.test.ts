@@ -14,7 +14,12 @@ describe('index state', () => {
     expect(isClosed(closed)).toBe(true);
     expect(closed.settings).toMatchObject({ 'index.verified_before_close': 'true', 'index.number_of_shards': '1' });
     expect(closedMetadata(closed)).toBeNull();
-    expect(esErr(() => checkOpen(closed))).toMatchObject({ status: 400, type: 'index_closed_exception', message: 'closed', metadata: { index_uuid: 'u1', index: 'i' } });
+    expect(esErr(() => checkOpen(closed))).toMatchObject({
+      status: 400,
+      type: 'index_closed_exception',
+      message: 'closed',
+      metadata: { index_uuid: 'u1', index: 'i' },
+    });
   });
 
   it('opens: both gone, the rest as it was', () => {

@@ -54,7 +54,12 @@ export function viewOf(
   const copies: CopyView[][] = Array.from({ length: metadata.numberOfShards }, (_, s) => {
     const listed = metadata.shardCopies?.[s];
     if (listed) {
-      return listed.map((c) => ({ ...c, hosted: hosted(s, c.node), ...(failed(s, c.node) ? { failed: true } : {}), ...(pendingFailure(s, c.node) ? { pendingFailure: true } : {}) }));
+      return listed.map((c) => ({
+        ...c,
+        hosted: hosted(s, c.node),
+        ...(failed(s, c.node) ? { failed: true } : {}),
+        ...(pendingFailure(s, c.node) ? { pendingFailure: true } : {}),
+      }));
     }
     const node = reportedHost?.(s) ?? nodeForShard(metadata.name, s, nodeCount);
     return [{ node, primary: true, inSync: true, hosted: hosted(s, node) }];

@@ -18,8 +18,27 @@ import { ESTIMATED_STORE_BYTES_PER_DOC } from '../http/routes/cat-routes.ts';
 
 /** ES's index stats metrics (`RestIndicesStatsAction.METRICS`), in its order. */
 export const STATS_METRICS = [
-  'docs', 'store', 'indexing', 'search', 'get', 'merge', 'refresh', 'flush', 'warmer', 'query_cache', 'segments', 'fielddata',
-  'completion', 'translog', 'request_cache', 'recovery', 'bulk', 'shard_stats', 'mappings', 'dense_vector', 'sparse_vector',
+  'docs',
+  'store',
+  'indexing',
+  'search',
+  'get',
+  'merge',
+  'refresh',
+  'flush',
+  'warmer',
+  'query_cache',
+  'segments',
+  'fielddata',
+  'completion',
+  'translog',
+  'request_cache',
+  'recovery',
+  'bulk',
+  'shard_stats',
+  'mappings',
+  'dense_vector',
+  'sparse_vector',
 ] as const;
 
 /** The metrics Folio measures; the others are accepted and left out of the reply. */
@@ -36,7 +55,10 @@ export type StatsLevel = 'cluster' | 'indices' | 'shards';
  *   `request [p] contains _all and individual metrics [_all,docs]`
  */
 export function parseStatsMetrics(path: string, raw: string | undefined): Set<string> {
-  const list = (raw ?? '_all').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const list = (raw ?? '_all')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const metrics = new Set(list.length === 0 ? ['_all'] : list);
   if (metrics.size === 1 && metrics.has('_all')) return new Set(STATS_METRICS);
   if (metrics.has('_all')) throw illegalArgument(`request [${path}] contains _all and individual metrics [${raw}]`);
@@ -83,8 +105,22 @@ interface Totals {
 }
 
 const zero = (): Totals => ({
-  copies: 0, docs: 0, deleted: 0, indexTotal: 0, indexFailed: 0, deleteTotal: 0, noopUpdateTotal: 0, getTotal: 0, getExists: 0, getMissing: 0,
-  openContexts: 0, queryTotal: 0, fetchTotal: 0, scrollTotal: 0, refreshTotal: 0, flushTotal: 0,
+  copies: 0,
+  docs: 0,
+  deleted: 0,
+  indexTotal: 0,
+  indexFailed: 0,
+  deleteTotal: 0,
+  noopUpdateTotal: 0,
+  getTotal: 0,
+  getExists: 0,
+  getMissing: 0,
+  openContexts: 0,
+  queryTotal: 0,
+  fetchTotal: 0,
+  scrollTotal: 0,
+  refreshTotal: 0,
+  flushTotal: 0,
 });
 
 function add(t: Totals, s: ShardStatsEntry): void {
@@ -116,15 +152,41 @@ function commonStats(t: Totals, metrics: ReadonlySet<string>): Record<string, un
     shard_stats: () => ({ total_count: t.copies }),
     store: () => ({ size_in_bytes: bytes, total_data_set_size_in_bytes: bytes, reserved_in_bytes: 0 }),
     indexing: () => ({
-      index_total: t.indexTotal, index_time_in_millis: 0, index_current: 0, index_failed: t.indexFailed, delete_total: t.deleteTotal,
-      delete_time_in_millis: 0, delete_current: 0, noop_update_total: t.noopUpdateTotal, is_throttled: false, throttle_time_in_millis: 0, write_load: 0.0,
+      index_total: t.indexTotal,
+      index_time_in_millis: 0,
+      index_current: 0,
+      index_failed: t.indexFailed,
+      delete_total: t.deleteTotal,
+      delete_time_in_millis: 0,
+      delete_current: 0,
+      noop_update_total: t.noopUpdateTotal,
+      is_throttled: false,
+      throttle_time_in_millis: 0,
+      write_load: 0.0,
     }),
     get: () => ({
-      total: t.getTotal, time_in_millis: 0, exists_total: t.getExists, exists_time_in_millis: 0, missing_total: t.getMissing, missing_time_in_millis: 0, current: 0,
+      total: t.getTotal,
+      time_in_millis: 0,
+      exists_total: t.getExists,
+      exists_time_in_millis: 0,
+      missing_total: t.getMissing,
+      missing_time_in_millis: 0,
+      current: 0,
     }),
     search: () => ({
-      open_contexts: t.openContexts, query_total: t.queryTotal, query_time_in_millis: 0, query_current: 0, fetch_total: t.fetchTotal, fetch_time_in_millis: 0,
-      fetch_current: 0, scroll_total: t.scrollTotal, scroll_time_in_millis: 0, scroll_current: 0, suggest_total: 0, suggest_time_in_millis: 0, suggest_current: 0,
+      open_contexts: t.openContexts,
+      query_total: t.queryTotal,
+      query_time_in_millis: 0,
+      query_current: 0,
+      fetch_total: t.fetchTotal,
+      fetch_time_in_millis: 0,
+      fetch_current: 0,
+      scroll_total: t.scrollTotal,
+      scroll_time_in_millis: 0,
+      scroll_current: 0,
+      suggest_total: 0,
+      suggest_time_in_millis: 0,
+      suggest_current: 0,
     }),
     refresh: () => ({ total: t.refreshTotal, total_time_in_millis: 0, external_total: t.refreshTotal, external_total_time_in_millis: 0, listeners: 0 }),
     flush: () => ({ total: t.flushTotal, periodic: 0, total_time_in_millis: 0 }),
@@ -179,8 +241,11 @@ export function indicesStatsBody(views: readonly IndexView[], stats: ClusterStat
     }
     if (level === 'cluster') continue;
     const entry: Record<string, unknown> = {
-      uuid: m.uuid, health: indexHealth(m, v.copies, reachable).status, status: 'open',
-      primaries: commonStats(mine.primaries, metrics), total: commonStats(mine.total, metrics),
+      uuid: m.uuid,
+      health: indexHealth(m, v.copies, reachable).status,
+      status: 'open',
+      primaries: commonStats(mine.primaries, metrics),
+      total: commonStats(mine.total, metrics),
     };
     if (level === 'shards') entry.shards = shardEntries(copies, metrics);
     indices[m.name] = entry;

@@ -62,7 +62,8 @@ export class NodeMetadataSync {
   async align(): Promise<void> {
     const { cache, reports, client, log } = this.deps;
     if (!cache.loaded) return;
-    if (!cache.bootstrapped && reports.answered() >= Math.floor(client.nodes.length / 2) + 1) await this.bootstrap().catch((err: Error) => log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
+    if (!cache.bootstrapped && reports.answered() >= Math.floor(client.nodes.length / 2) + 1)
+      await this.bootstrap().catch((err: Error) => log?.warn({ err: err.message }, 'cluster state bootstrap failed; retried at the next reload'));
     if (cache.bootstrapped) this.repair();
   }
 
@@ -103,7 +104,10 @@ export class NodeMetadataSync {
     const { client, timeoutMs, log } = this.deps;
     const body: PutIndexRequest = { metadata, shards: [], node };
     return client.rpc(node, rpc.putIndex, body, { timeoutMs, uncounted }).catch((err: Error) => {
-      log?.debug({ node: client.nodes[node], index: metadata.name, version: metadata.version, err: err.message }, 'metadata push failed; the next reload repeats it');
+      log?.debug(
+        { node: client.nodes[node], index: metadata.name, version: metadata.version, err: err.message },
+        'metadata push failed; the next reload repeats it',
+      );
     });
   }
 

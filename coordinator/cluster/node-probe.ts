@@ -5,7 +5,7 @@
  * calls never throw.
  */
 import { rpc } from '../../protocol/rpc.ts';
-import { type NodeShardStats} from '../../protocol/metadata.ts';
+import { type NodeShardStats } from '../../protocol/metadata.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 
 /** Deadline of one health probe: short, so a dead node makes health red quickly. */
@@ -81,7 +81,13 @@ export async function fetchClusterStats(client: ShardClient, timeoutMs = NODE_ST
         for (const s of res.shards) {
           const key = shardKey(s.index, s.shard);
           const byNode = shards.get(key) ?? new Map<number, ShardStatsEntry>();
-          byNode.set(node, { docs: s.docs, deleted: s.deleted, segments: s.segments, ...(s.ops ? { ops: s.ops } : {}), ...(s.seqNo ? { seqNo: s.seqNo } : {}) });
+          byNode.set(node, {
+            docs: s.docs,
+            deleted: s.deleted,
+            segments: s.segments,
+            ...(s.ops ? { ops: s.ops } : {}),
+            ...(s.seqNo ? { seqNo: s.seqNo } : {}),
+          });
           shards.set(key, byNode);
         }
         return { node, url, host: hostOf(url), name: res.node, reachable: true };

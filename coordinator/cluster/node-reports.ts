@@ -115,7 +115,11 @@ export class NodeReports {
     const pendingFailure = (s: number, node: number) => {
       const primary = storedPrimary(s);
       if (primary === undefined) return false;
-      return entryOf(primary)?.pendingFailures?.some((p) => p.shard === s && p.node === node && (p.failures === undefined || p.failures >= storedFailures(s, node))) === true;
+      return (
+        entryOf(primary)?.pendingFailures?.some(
+          (p) => p.shard === s && p.node === node && (p.failures === undefined || p.failures >= storedFailures(s, node)),
+        ) === true
+      );
     };
     return viewOf(
       metadata,

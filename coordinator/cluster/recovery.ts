@@ -128,7 +128,8 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   let reset = probe === null || (copy.resync === true && probe.withinGlobalCheckpoint !== true);
   let initial = reset ? await deps.client.rpc(target, rpc.recoveryReset, { index, shard, primaryTerm }, callOpts) : probe!;
   // 2. Track the target on the primary and pin what it misses.
-  const startOn = (from: number, full: boolean) => deps.client.rpc(primary, rpc.recoveryStart, { index, shard, target, fromSeqNo: from, primaryTerm, ...(full ? { full: true } : {}) }, callOpts);
+  const startOn = (from: number, full: boolean) =>
+    deps.client.rpc(primary, rpc.recoveryStart, { index, shard, target, fromSeqNo: from, primaryTerm, ...(full ? { full: true } : {}) }, callOpts);
   let start = await startOn(initial.checkpoint, reset);
   if (start.mode === 'full' && !reset && initial.maxSeqNo >= 0) {
     // The primary no longer has the ops above the target's checkpoint: a full copy, onto an emptied
@@ -142,7 +143,14 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   const from = initial.checkpoint;
   // 3. Copy, chunk by chunk; the last one fast-forwards the target's checkpoint (and, for a full
   //    copy, drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
-  const chunkReq: RecoveryChunkRequest = { index, shard, recoveryId: start.recoveryId, primaryTerm, maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES, maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS };
+  const chunkReq: RecoveryChunkRequest = {
+    index,
+    shard,
+    recoveryId: start.recoveryId,
+    primaryTerm,
+    maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES,
+    maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS,
+  };
   const pull = async (): Promise<Chunk> => {
     const r = await deps.client.rpcBytes(primary, rpc.recoveryChunk, chunkReq, callOpts);
     return { bytes: r.bytes, ops: Number(r.headers[RECOVERY_CHUNK_OPS_HEADER] ?? 0), done: r.headers[RECOVERY_CHUNK_DONE_HEADER] === 'true' };

@@ -94,9 +94,7 @@ export function defaultRoutingNumShards(numShards: number): number {
  */
 export function shardForHash(hash: number, numShards: number, routingNumShards: number): number {
   if (!Number.isInteger(numShards) || numShards < 1 || !Number.isInteger(routingNumShards) || routingNumShards % numShards !== 0) {
-    throw new RangeError(
-      `number_of_routing_shards [${routingNumShards}] must be a positive multiple of number_of_shards [${numShards}]`,
-    );
+    throw new RangeError(`number_of_routing_shards [${routingNumShards}] must be a positive multiple of number_of_shards [${numShards}]`);
   }
   const routingFactor = routingNumShards / numShards;
   const mod = ((hash % routingNumShards) + routingNumShards) % routingNumShards; // Java Math.floorMod

@@ -15,7 +15,12 @@ describe('shard copy allocation', () => {
   });
 
   it('never puts two copies of a shard on one node, and each node holds as many copies as the others', () => {
-    for (const [shards, replicas, nodes] of [[3, 2, 3], [5, 1, 4], [8, 3, 5], [1, 1, 2]]) {
+    for (const [shards, replicas, nodes] of [
+      [3, 2, 3],
+      [5, 1, 4],
+      [8, 3, 5],
+      [1, 1, 2],
+    ]) {
       const copies = allocateCopies('idx', shards, replicas, nodes);
       const perNode = new Array(nodes).fill(0);
       for (const list of copies) {
@@ -35,10 +40,26 @@ describe('shard copy allocation', () => {
   });
 
   it('on a replicas change keeps the existing copies, adds new ones out of sync on free nodes, and drops the last ones first', () => {
-    const before = [[{ node: 2, primary: true, inSync: true }, { node: 0, primary: false, inSync: false }]];
+    const before = [
+      [
+        { node: 2, primary: true, inSync: true },
+        { node: 0, primary: false, inSync: false },
+      ],
+    ];
     const more = reallocateReplicas(before, 2, 4);
-    expect(more).toEqual([[{ node: 2, primary: true, inSync: true }, { node: 0, primary: false, inSync: false }, { node: 3, primary: false, inSync: false }]]);
-    expect(reallocateReplicas(more, 1, 4)).toEqual([[{ node: 2, primary: true, inSync: true }, { node: 0, primary: false, inSync: false }]]);
+    expect(more).toEqual([
+      [
+        { node: 2, primary: true, inSync: true },
+        { node: 0, primary: false, inSync: false },
+        { node: 3, primary: false, inSync: false },
+      ],
+    ]);
+    expect(reallocateReplicas(more, 1, 4)).toEqual([
+      [
+        { node: 2, primary: true, inSync: true },
+        { node: 0, primary: false, inSync: false },
+      ],
+    ]);
     expect(reallocateReplicas(more, 0, 4)).toEqual([[{ node: 2, primary: true, inSync: true }]]);
     expect(reallocateReplicas(more, 9, 4)[0]).toHaveLength(4);
   });

@@ -38,7 +38,11 @@ export function checkShardLimit(input: ShardLimitInput): void {
   if (dataNodes === 0 || newShards <= 0) return;
   const max = maxShardsPerNode * dataNodes;
   if (currentShards + newShards > max) {
-    throw new EsError(400, 'validation_exception', `Validation Failed: 1: this action would add [${newShards}] shards, but this cluster currently has [${currentShards}]/[${max}] maximum normal shards open;`);
+    throw new EsError(
+      400,
+      'validation_exception',
+      `Validation Failed: 1: this action would add [${newShards}] shards, but this cluster currently has [${currentShards}]/[${max}] maximum normal shards open;`,
+    );
   }
 }
 

@@ -28,7 +28,8 @@ function consoleApp(): Hono {
 /** `import … from "x"`, `export … from "x"`, `import "x"` and `import("x")` specifiers of a module. */
 function importSpecifiers(source: string): string[] {
   const out: string[] = [];
-  for (const m of source.matchAll(/\b(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)) out.push(m[1] ?? m[2]);
+  for (const m of source.matchAll(/\b(?:import|export)\s*(?:[\w*{}\s,$]+?\s*from\s*)?["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)/g))
+    out.push(m[1] ?? m[2]);
   return out;
 }
 
@@ -75,7 +76,14 @@ describe('console assets', () => {
     expect([...reached.keys()].sort()).toEqual(served);
     expect(reached.get(CONSOLE_PATH)).toBe('text/html; charset=utf-8');
     // The page, its own modules and every vendor module are there.
-    for (const path of ['/_console/main.js', '/_console/app.js', '/_console/console.css', '/_console/vendor/preact/preact.mjs', '/_console/vendor/preact/hooks/hooks.mjs', '/_console/vendor/htm/htm.mjs']) {
+    for (const path of [
+      '/_console/main.js',
+      '/_console/app.js',
+      '/_console/console.css',
+      '/_console/vendor/preact/preact.mjs',
+      '/_console/vendor/preact/hooks/hooks.mjs',
+      '/_console/vendor/htm/htm.mjs',
+    ]) {
       expect(reached.has(path), path).toBe(true);
     }
   });
@@ -86,7 +94,10 @@ describe('console assets', () => {
     for (const asset of [page, ...files.filter((f) => !f.path.endsWith('.map'))]) {
       const text = await (await app.request(asset.path)).text();
       const urls = [...text.matchAll(/https?:\/\/[^\s"'`)<>]*/g)].map((m) => m[0]);
-      expect(urls.filter((u) => !NAMESPACE_URIS.includes(u)), asset.path).toEqual([]);
+      expect(
+        urls.filter((u) => !NAMESPACE_URIS.includes(u)),
+        asset.path,
+      ).toEqual([]);
       expect(text, asset.path).not.toMatch(/(src|href)\s*=\s*["']?\/\//); // protocol-relative
     }
   });

@@ -41,13 +41,7 @@ describe('ByteSizeValue rendering', () => {
 describe('cat text output', () => {
   it('pads columns, right-aligns numbers, leaves the last column unpadded, headers with v', () => {
     expect(text({ v: '' })).toBe(
-      [
-        'index    docs  store node',
-        'cities 135233 31.1mb shard-0',
-        'b           7   225b ',
-        'mails                shard-1',
-        '',
-      ].join('\n'),
+      ['index    docs  store node', 'cities 135233 31.1mb shard-0', 'b           7   225b ', 'mails                shard-1', ''].join('\n'),
     );
     expect(text({}).split('\n')[0]).toBe('cities 135233 31.1mb shard-0');
   });
@@ -99,8 +93,16 @@ describe('cat JSON output', () => {
 
 describe('cat indices and shards tables', () => {
   const meta = (name: string, shards: number, replicas: number): IndexMetadata => ({
-    name, uuid: `${name}-uuid`, numberOfShards: shards, numberOfReplicas: replicas, routingNumShards: shards, maxResultWindow: 10_000,
-    refreshIntervalMs: 1000, mappings: { properties: {} }, creationDate: Date.UTC(2026, 0, 2), version: 1,
+    name,
+    uuid: `${name}-uuid`,
+    numberOfShards: shards,
+    numberOfReplicas: replicas,
+    routingNumShards: shards,
+    maxResultWindow: 10_000,
+    refreshIntervalMs: 1000,
+    mappings: { properties: {} },
+    creationDate: Date.UTC(2026, 0, 2),
+    version: 1,
   });
   const copy = (node: number, primary: boolean, inSync = true) => ({ node, primary, inSync, hosted: true });
   const views: IndexView[] = [
@@ -129,16 +131,43 @@ describe('cat indices and shards tables', () => {
 
   it('shows a closed index as `close` with its health, shards and replicas, and empty stats (as ES)', () => {
     const closed: IndexView = { ...views[0], metadata: { ...views[0].metadata, state: 'close' } };
-    const out = renderCatTable(catIndicesTable([closed], stats), { format: 'json', h: 'health,status,index,pri,rep,docs.count,docs.deleted,store.size,pri.store.size' });
+    const out = renderCatTable(catIndicesTable([closed], stats), {
+      format: 'json',
+      h: 'health,status,index,pri,rep,docs.count,docs.deleted,store.size,pri.store.size',
+    });
     expect(out).toEqual({
       kind: 'json',
-      rows: [{ health: 'red', status: 'close', index: 'a', pri: '2', rep: '0', 'docs.count': null, 'docs.deleted': null, 'store.size': null, 'pri.store.size': null }],
+      rows: [
+        {
+          health: 'red',
+          status: 'close',
+          index: 'a',
+          pri: '2',
+          rep: '0',
+          'docs.count': null,
+          'docs.deleted': null,
+          'store.size': null,
+          'pri.store.size': null,
+        },
+      ],
     });
   });
 
   it('has the default columns of ES 8.15, dataset.size last', () => {
     const out = renderCatTable(catIndicesTable(views, stats), { v: 'true' });
-    expect(out.kind === 'text' && out.text.split('\n')[0].split(/ +/)).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
+    expect(out.kind === 'text' && out.text.split('\n')[0].split(/ +/)).toEqual([
+      'health',
+      'status',
+      'index',
+      'uuid',
+      'pri',
+      'rep',
+      'docs.count',
+      'docs.deleted',
+      'store.size',
+      'pri.store.size',
+      'dataset.size',
+    ]);
   });
 
   it('lists each primary with its node and each replica as UNASSIGNED', () => {
@@ -154,14 +183,26 @@ describe('cat indices and shards tables', () => {
   it('lists replicas on their node: STARTED in sync, INITIALIZING while recovering, UNASSIGNED with ES’s reason otherwise', () => {
     const up: ClusterStats = {
       nodes: [0, 1, 2].map((n) => ({ node: n, url: `http://10.0.0.${n + 1}:9300`, host: `10.0.0.${n + 1}`, name: `shard-${n}`, reachable: n !== 2 })),
-      shards: new Map([['c\u00000', new Map([[0, { docs: 5, deleted: 0, segments: 1 }], [1, { docs: 5, deleted: 0, segments: 2 }]])]]),
+      shards: new Map([
+        [
+          'c\u00000',
+          new Map([
+            [0, { docs: 5, deleted: 0, segments: 1 }],
+            [1, { docs: 5, deleted: 0, segments: 2 }],
+          ]),
+        ],
+      ]),
     };
     // shard 0: primary on 0, replicas on 1 (in sync) and 2 (node down); shard 1: replica on 0 out of
     // sync (recovering); shard 2: replica on 0 out of sync that its node no longer reports; 4 replicas configured, at most 3 placed.
     const c: IndexView = {
       metadata: meta('c', 3, 4),
       placement: [0, 1, 1],
-      copies: [[copy(0, true), copy(1, false), copy(2, false)], [copy(1, true), copy(0, false, false)], [copy(1, true), { ...copy(0, false, false), hosted: false }]],
+      copies: [
+        [copy(0, true), copy(1, false), copy(2, false)],
+        [copy(1, true), copy(0, false, false)],
+        [copy(1, true), { ...copy(0, false, false), hosted: false }],
+      ],
     };
     const out = renderCatTable(catShardsTable([c], up), { format: 'json', h: 'shard,prirep,state,docs,node,ur' });
     expect(out.kind === 'json' && out.rows).toEqual([
@@ -189,7 +230,11 @@ describe('cat indices and shards tables', () => {
       nodes: [0, 1, 2].map((n) => ({ node: n, url: `http://10.0.0.${n + 1}:9300`, host: `10.0.0.${n + 1}`, name: `shard-${n}`, reachable: true })),
       shards: new Map(),
     };
-    const huge: IndexView = { metadata: meta('huge', 2, 2_000_000_000), placement: [0, 1], copies: [[copy(0, true), copy(1, false), copy(2, false)], [copy(1, true)]] };
+    const huge: IndexView = {
+      metadata: meta('huge', 2, 2_000_000_000),
+      placement: [0, 1],
+      copies: [[copy(0, true), copy(1, false), copy(2, false)], [copy(1, true)]],
+    };
     const started = performance.now();
     const rows = catShardsTable([huge], nodes).rows;
     expect(performance.now() - started).toBeLessThan(100);

@@ -83,13 +83,17 @@ function wantsJson(p: CatParams): boolean {
 function rowOrder(table: CatTable, s: string | undefined, byName: Map<string, number>): number[] {
   const order = table.rows.map((_, i) => i);
   if (!s) return order;
-  const keys = s.split(',').map((k) => k.trim()).filter((k) => k !== '').map((k) => {
-    const desc = k.endsWith(':desc');
-    const name = desc ? k.slice(0, -5) : k.endsWith(':asc') ? k.slice(0, -4) : k;
-    const col = byName.get(name);
-    if (col === undefined) throw new EsError(400, 'unsupported_operation_exception', `Unable to sort by unknown sort key \`${name}\``);
-    return { col, sign: desc ? -1 : 1 };
-  });
+  const keys = s
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '')
+    .map((k) => {
+      const desc = k.endsWith(':desc');
+      const name = desc ? k.slice(0, -5) : k.endsWith(':asc') ? k.slice(0, -4) : k;
+      const col = byName.get(name);
+      if (col === undefined) throw new EsError(400, 'unsupported_operation_exception', `Unable to sort by unknown sort key \`${name}\``);
+      return { col, sign: desc ? -1 : 1 };
+    });
   const cmp = (a: CatCell, b: CatCell): number => {
     if (a === null || b === null) return a === b ? 0 : a === null ? -1 : 1;
     if (typeof a === 'number' && typeof b === 'number') return a - b;
@@ -112,7 +116,10 @@ function displayColumns(table: CatTable, h: string | undefined, byName: Map<stri
   if (h === undefined) return table.columns.flatMap((c, col) => (c.default === false ? [] : [{ col, display: c.name }]));
   const out: { col: number; display: string }[] = [];
   const seen = new Set<string>();
-  for (const want of h.split(',').map((x) => x.trim()).filter((x) => x !== '')) {
+  for (const want of h
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '')) {
     if (want.includes('*')) {
       table.columns.forEach((c, col) => {
         if ((wildcardMatch(want, c.name) || (c.aliases ?? []).some((a) => wildcardMatch(want, a))) && !seen.has(c.name)) {

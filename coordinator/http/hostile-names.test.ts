@@ -32,7 +32,13 @@ beforeAll(async () => {
   const urls = [await shardNodes.start(0), await shardNodes.start(1)];
   const config = loadCoordinatorConfig({ FOLIO_NODES: urls.join(','), FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
   client = new ShardClient(urls, { connectionsPerNode: 4, maxResponseBytes: 1 << 20 });
-  app = createCoordinatorApp({ config, view: new ClusterView(client, 5_000, (state = await openTestClusterState()).access), client, log: silent, clusterUuid: 'hostile-names-test' });
+  app = createCoordinatorApp({
+    config,
+    view: new ClusterView(client, 5_000, (state = await openTestClusterState()).access),
+    client,
+    log: silent,
+    clusterUuid: 'hostile-names-test',
+  });
   expect((await call('PUT', '/protos', '{"settings": {"number_of_shards": 2}}')).status).toBe(200);
   expect((await call('PUT', '/protos/_doc/1?refresh=true', HOSTILE_DOC)).status).toBe(201);
   expect((await call('PUT', '/protos/_doc/2?refresh=true', '{"constructor": "y", "toString": 6}')).status).toBe(201);

@@ -12,7 +12,8 @@ describe('readBodyText over http.max_content_length', () => {
     const body = new ReadableStream<Uint8Array>({
       pull(controller) {
         pulled++;
-        if (pulled > 10_000) controller.close(); // 40 MB at most, should the reader not stop
+        if (pulled > 10_000)
+          controller.close(); // 40 MB at most, should the reader not stop
         else controller.enqueue(new Uint8Array(4096).fill(0x20));
       },
     });

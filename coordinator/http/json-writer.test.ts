@@ -7,7 +7,14 @@ const EXACT = '{"big": 72057594037927937, "d": 1.10, "s": "\\u00e9", "b":1,"1":2
 
 describe('writeJson', () => {
   it('splices raw texts verbatim, in order, between natively serialized values', () => {
-    const body = { took: 1, hits: [{ _id: 'a', _source: new RawJson(EXACT) }, { _id: 'b"', _source: new RawJson('{}') }, { _id: 'c', _score: null }] };
+    const body = {
+      took: 1,
+      hits: [
+        { _id: 'a', _source: new RawJson(EXACT) },
+        { _id: 'b"', _source: new RawJson('{}') },
+        { _id: 'c', _score: null },
+      ],
+    };
     expect(writeJson(body)).toBe(`{"took":1,"hits":[{"_id":"a","_source":${EXACT}},{"_id":"b\\"","_source":{}},{"_id":"c","_score":null}]}`);
   });
 

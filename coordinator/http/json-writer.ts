@@ -134,13 +134,17 @@ function rawView(raw: RawJson): unknown {
     return (parsed ??= parseExact(raw.text) as Record<string, unknown>);
   };
   let parsed: Record<string, unknown> | undefined;
-  return new Proxy({}, {
-    get: (_t, key) => (key === 'toJSON' && !enumerated ? () => raw.toJSON() : typeof key === 'string' && Object.hasOwn(fields(), key) ? fields()[key] : undefined),
-    has: (_t, key) => typeof key === 'string' && Object.hasOwn(fields(), key),
-    ownKeys: () => Object.keys(fields()),
-    getOwnPropertyDescriptor: (_t, key) => {
-      const f = fields();
-      return typeof key === 'string' && Object.hasOwn(f, key) ? { value: f[key], writable: true, enumerable: true, configurable: true } : undefined;
+  return new Proxy(
+    {},
+    {
+      get: (_t, key) =>
+        key === 'toJSON' && !enumerated ? () => raw.toJSON() : typeof key === 'string' && Object.hasOwn(fields(), key) ? fields()[key] : undefined,
+      has: (_t, key) => typeof key === 'string' && Object.hasOwn(fields(), key),
+      ownKeys: () => Object.keys(fields()),
+      getOwnPropertyDescriptor: (_t, key) => {
+        const f = fields();
+        return typeof key === 'string' && Object.hasOwn(f, key) ? { value: f[key], writable: true, enumerable: true, configurable: true } : undefined;
+      },
     },
-  });
+  );
 }

@@ -10,12 +10,20 @@ function reject(body: string): EsError {
 
 describe('parseBulkBody', () => {
   it('reads action and source lines, defaults the index, tolerates CRLF and blank lines', () => {
-    const body = '{"index":{"_id":"1"}}\r\n{"a":1}\n\n{"delete":{"_index":"x","_id":"2"}}\n{"update":{"_id":"3","routing":"r"}}\n{"doc":{"b":2}}\n{"create":{}}\n{"c":3}\n';
+    const body =
+      '{"index":{"_id":"1"}}\r\n{"a":1}\n\n{"delete":{"_index":"x","_id":"2"}}\n{"update":{"_id":"3","routing":"r"}}\n{"doc":{"b":2}}\n{"create":{}}\n{"c":3}\n';
     const items = parseBulkBody(body, 'def');
     expect(items).toEqual([
       { action: 'index', index: 'def', id: '1', routing: undefined, source: { a: 1 }, sourceText: '{"a":1}' },
       { action: 'delete', index: 'x', id: '2', routing: undefined, source: undefined },
-      { action: 'update', index: 'def', id: '3', routing: 'r', source: { doc: { b: 2 } }, update: { doc: { b: 2 }, docAsUpsert: false, detectNoop: true, script: false } },
+      {
+        action: 'update',
+        index: 'def',
+        id: '3',
+        routing: 'r',
+        source: { doc: { b: 2 } },
+        update: { doc: { b: 2 }, docAsUpsert: false, detectNoop: true, script: false },
+      },
       { action: 'create', index: 'def', id: undefined, routing: undefined, source: { c: 3 }, sourceText: '{"c":3}' },
     ]);
   });
@@ -34,7 +42,8 @@ describe('parseBulkBody', () => {
 
 describe('parseBulkBody: write parameters of action lines', () => {
   it('reads concurrency, pipeline, retry_on_conflict and _source', () => {
-    const body = '{"index":{"_id":"1","if_seq_no":3,"if_primary_term":"1","pipeline":"p"}}\n{"a":1}\n{"update":{"_id":"2","retry_on_conflict":2,"_source":["a"]}}\n{"doc":{"a":2},"detect_noop":false}\n{"delete":{"_id":"3","version":7,"version_type":"external_gte"}}\n';
+    const body =
+      '{"index":{"_id":"1","if_seq_no":3,"if_primary_term":"1","pipeline":"p"}}\n{"a":1}\n{"update":{"_id":"2","retry_on_conflict":2,"_source":["a"]}}\n{"doc":{"a":2},"detect_noop":false}\n{"delete":{"_id":"3","version":7,"version_type":"external_gte"}}\n';
     const items = parseBulkBody(body, 'i');
     expect(items.map((it) => it.params)).toEqual([
       { ifSeqNo: 3, ifPrimaryTerm: 1, pipeline: 'p' },
@@ -97,7 +106,10 @@ describe('invalid UTF-8 in a _bulk body', () => {
     const { text, badLines } = await decodeBulkBody(bytes('{"index":{"_id":"1"}}\n{"s":"', [0xff], '"}\n{"index":{"_id":"2"}}\n{"s":"é"}\n'));
     expect([...badLines.keys()]).toEqual([2]);
     const items = parseBulkBody(text, 'idx', badLines);
-    expect(items[0].failure?.toBody().error).toMatchObject({ type: 'document_parsing_exception', reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff' });
+    expect(items[0].failure?.toBody().error).toMatchObject({
+      type: 'document_parsing_exception',
+      reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff',
+    });
     expect(items[1]).toMatchObject({ id: '2', sourceText: '{"s":"é"}' });
     expect(items[1].failure).toBeUndefined();
   });
@@ -144,8 +156,11 @@ describe('parseBulkBodySliced', () => {
 });
 
 describe('require_alias per item', () => {
-  it('reads the action line\'s require_alias as a boolean', () => {
-    const items = parseBulkBody('{"index":{"_index":"a","require_alias":true}}\n{}\n{"index":{"_index":"b","require_alias":"false"}}\n{}\n{"index":{"_index":"c"}}\n{}\n', undefined);
+  it("reads the action line's require_alias as a boolean", () => {
+    const items = parseBulkBody(
+      '{"index":{"_index":"a","require_alias":true}}\n{}\n{"index":{"_index":"b","require_alias":"false"}}\n{}\n{"index":{"_index":"c"}}\n{}\n',
+      undefined,
+    );
     expect(items.map((i) => i.requireAlias)).toEqual([true, false, undefined]);
   });
 });

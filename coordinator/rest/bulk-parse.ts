@@ -81,16 +81,41 @@ export async function decodeBulkBody(bytes: Uint8Array): Promise<DecodedBulkBody
 }
 
 const ACTIONS = new Set<string>(['index', 'create', 'update', 'delete']);
-const META_KEYS = new Set(['_index', '_id', 'routing', '_routing', 'version', 'version_type', 'if_seq_no', 'if_primary_term', 'pipeline', 'require_alias', 'retry_on_conflict', 'dynamic_templates', 'op_type', '_source', 'list_executed_pipelines', 'require_data_stream']);
+const META_KEYS = new Set([
+  '_index',
+  '_id',
+  'routing',
+  '_routing',
+  'version',
+  'version_type',
+  'if_seq_no',
+  'if_primary_term',
+  'pipeline',
+  'require_alias',
+  'retry_on_conflict',
+  'dynamic_templates',
+  'op_type',
+  '_source',
+  'list_executed_pipelines',
+  'require_data_stream',
+]);
 
 function jsonType(v: unknown): string {
   if (v === null) return 'VALUE_NULL';
   if (Array.isArray(v)) return 'START_ARRAY';
   switch (typeof v) {
-    case 'string': return 'VALUE_STRING';
-    case 'number': return 'VALUE_NUMBER';
-    case 'boolean': return 'VALUE_BOOLEAN';
-    case 'object': case 'bigint': case 'function': case 'symbol': case 'undefined': return 'START_OBJECT';
+    case 'string':
+      return 'VALUE_STRING';
+    case 'number':
+      return 'VALUE_NUMBER';
+    case 'boolean':
+      return 'VALUE_BOOLEAN';
+    case 'object':
+    case 'bigint':
+    case 'function':
+    case 'symbol':
+    case 'undefined':
+      return 'START_OBJECT';
   }
   return 'START_OBJECT'; // unreachable: every typeof result is listed (tsc does not narrow `typeof v` itself)
 }
@@ -132,7 +157,11 @@ const PARSE_SLICE_MS = 10;
  * (`setImmediate`) between them: a 100,000-line body takes ~200 ms to parse, and one task that long
  * would hold every other request of the coordinator (docs/reliability.md). Same items, same errors.
  */
-export async function parseBulkBodySliced(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem> = new Map()): Promise<BulkItem[]> {
+export async function parseBulkBodySliced(
+  body: string,
+  defaultIndex: string | undefined,
+  badLines: ReadonlyMap<number, Utf8Problem> = new Map(),
+): Promise<BulkItem[]> {
   const items: BulkItem[] = [];
   const slices = new EventLoopSlices(PARSE_SLICE_MS);
   for (const item of bulkItems(body, defaultIndex, badLines)) {

@@ -49,8 +49,22 @@ export interface CollapseSpec {
 
 const COLLAPSE_KEYS = ['field', 'inner_hits', 'max_concurrent_group_searches'];
 const INNER_HITS_KEYS = [
-  'name', 'ignore_unmapped', 'from', 'size', 'explain', 'version', 'seq_no_primary_term', 'track_scores', 'stored_fields',
-  'docvalue_fields', 'fields', 'script_fields', 'sort', '_source', 'highlight', 'collapse',
+  'name',
+  'ignore_unmapped',
+  'from',
+  'size',
+  'explain',
+  'version',
+  'seq_no_primary_term',
+  'track_scores',
+  'stored_fields',
+  'docvalue_fields',
+  'fields',
+  'script_fields',
+  'sort',
+  '_source',
+  'highlight',
+  'collapse',
 ];
 
 /** ES's `ObjectParser` wrapping of a setter's refusal: `[parser] failed to parse field [k]`. */
@@ -71,20 +85,50 @@ function stringValue(parser: string, k: string, v: unknown): string {
 export function parseInnerHits(v: unknown): Omit<InnerHitsSpec, 'name'> & { name: string | null } {
   if (!isObject(v)) throw parsingException('Invalid token in inner_hits array');
   const spec: Omit<InnerHitsSpec, 'name'> & { name: string | null } = {
-    name: null, from: 0, size: 3, sort: null, source: null, version: false, seqNoPrimaryTerm: false, explain: false, trackScores: false,
-    fields: null, docvalueFields: null, storedFields: null, highlight: null, collapse: null,
+    name: null,
+    from: 0,
+    size: 3,
+    sort: null,
+    source: null,
+    version: false,
+    seqNoPrimaryTerm: false,
+    explain: false,
+    trackScores: false,
+    fields: null,
+    docvalueFields: null,
+    storedFields: null,
+    highlight: null,
+    collapse: null,
   };
   for (const [k, x] of Object.entries(v)) {
     switch (k) {
-      case 'name': spec.name = stringValue('inner_hits', k, x); break;
-      case 'ignore_unmapped': xContentBoolean(x); break;
-      case 'from': spec.from = xContentInt(x); break;
-      case 'size': spec.size = xContentInt(x); break;
-      case 'explain': spec.explain = xContentBoolean(x); break;
-      case 'version': spec.version = xContentBoolean(x); break;
-      case 'seq_no_primary_term': spec.seqNoPrimaryTerm = xContentBoolean(x); break;
-      case 'track_scores': spec.trackScores = xContentBoolean(x); break;
-      case 'stored_fields': spec.storedFields = parseStoredFields(x); break;
+      case 'name':
+        spec.name = stringValue('inner_hits', k, x);
+        break;
+      case 'ignore_unmapped':
+        xContentBoolean(x);
+        break;
+      case 'from':
+        spec.from = xContentInt(x);
+        break;
+      case 'size':
+        spec.size = xContentInt(x);
+        break;
+      case 'explain':
+        spec.explain = xContentBoolean(x);
+        break;
+      case 'version':
+        spec.version = xContentBoolean(x);
+        break;
+      case 'seq_no_primary_term':
+        spec.seqNoPrimaryTerm = xContentBoolean(x);
+        break;
+      case 'track_scores':
+        spec.trackScores = xContentBoolean(x);
+        break;
+      case 'stored_fields':
+        spec.storedFields = parseStoredFields(x);
+        break;
       case 'docvalue_fields':
         if (!Array.isArray(x)) throw xContentError(`[inner_hits] docvalue_fields doesn't support values of type: ${tokenName(x)}`);
         spec.docvalueFields = parseFieldAndFormats(x);
@@ -94,13 +138,23 @@ export function parseInnerHits(v: unknown): Omit<InnerHitsSpec, 'name'> & { name
         spec.fields = parseFieldAndFormats(x);
         break;
       case 'script_fields':
-        if (isObject(x) && Object.keys(x).length > 0) throw illegalArgument('[script_fields] are not supported by Folio: it has no scripting (docs/compatibility.md)');
+        if (isObject(x) && Object.keys(x).length > 0)
+          throw illegalArgument('[script_fields] are not supported by Folio: it has no scripting (docs/compatibility.md)');
         break;
-      case 'sort': spec.sort = parseSortBody(x); break;
-      case '_source': spec.source = parseSourceFilter(x); break;
-      case 'highlight': spec.highlight = parseHighlight(x); break;
-      case 'collapse': spec.collapse = parseCollapse(x); break;
-      default: throw xContentError(`[inner_hits] unknown field [${k}]${didYouMean(k, INNER_HITS_KEYS)}`);
+      case 'sort':
+        spec.sort = parseSortBody(x);
+        break;
+      case '_source':
+        spec.source = parseSourceFilter(x);
+        break;
+      case 'highlight':
+        spec.highlight = parseHighlight(x);
+        break;
+      case 'collapse':
+        spec.collapse = parseCollapse(x);
+        break;
+      default:
+        throw xContentError(`[inner_hits] unknown field [${k}]${didYouMean(k, INNER_HITS_KEYS)}`);
     }
   }
   return spec;

@@ -21,7 +21,17 @@ export interface StoredFields {
 }
 
 /** Metadata field names `stored_fields` may list that are not fields of the mapping (ES `_source`, `_routing`, …). */
-export const METADATA_FIELDS: ReadonlySet<string> = new Set(['_source', '_id', '_routing', '_index', '_seq_no', '_version', '_primary_term', '_ignored', '_tier']);
+export const METADATA_FIELDS: ReadonlySet<string> = new Set([
+  '_source',
+  '_id',
+  '_routing',
+  '_index',
+  '_seq_no',
+  '_version',
+  '_primary_term',
+  '_ignored',
+  '_tier',
+]);
 
 /** ES `StoredFieldsContext._NONE_`. */
 export const STORED_FIELDS_NONE = '_none_';
@@ -50,7 +60,8 @@ export function parseFieldAndFormat(v: unknown): FieldAndFormat {
       if (typeof x !== 'string') throw xContentError(`[fetch_field_and_format] field doesn't support values of type: ${tokenName(x)}`);
       field = x;
     } else if (k === 'format') {
-      if (x !== null && (typeof x === 'object' || typeof x === 'boolean')) throw xContentError(`[fetch_field_and_format] format doesn't support values of type: ${tokenName(x)}`);
+      if (x !== null && (typeof x === 'object' || typeof x === 'boolean'))
+        throw xContentError(`[fetch_field_and_format] format doesn't support values of type: ${tokenName(x)}`);
       format = x === null ? undefined : text(x);
     } else if (k === 'include_unmapped') {
       includeUnmapped = xContentBoolean(x);

@@ -51,7 +51,10 @@ describe('filter_path', () => {
   });
 
   it('filters the rows of a JSON array (cat)', () => {
-    const rows = [{ index: 'a', health: 'green', 'docs.count': '1' }, { index: 'b', health: 'yellow', 'docs.count': '2' }];
+    const rows = [
+      { index: 'a', health: 'green', 'docs.count': '1' },
+      { index: 'b', health: 'yellow', 'docs.count': '2' },
+    ];
     expect(f(rows, 'index')).toEqual([{ index: 'a' }, { index: 'b' }]);
   });
 

@@ -15,9 +15,26 @@ const STYLED_PRE_TAGS = Array.from({ length: 10 }, (_, i) => `<em class="hlt${i 
 
 /** Keys both the top level and a field accept; the rest are accepted and have no effect in Folio. */
 const COMMON_KEYS = [
-  'pre_tags', 'post_tags', 'fragment_size', 'number_of_fragments', 'no_match_size', 'require_field_match', 'highlight_query',
-  'order', 'type', 'fragmenter', 'max_analyzed_offset', 'max_analyzer_offset', 'highlight_filter', 'boundary_scanner', 'boundary_max_scan',
-  'boundary_chars', 'boundary_scanner_locale', 'force_source', 'phrase_limit', 'options',
+  'pre_tags',
+  'post_tags',
+  'fragment_size',
+  'number_of_fragments',
+  'no_match_size',
+  'require_field_match',
+  'highlight_query',
+  'order',
+  'type',
+  'fragmenter',
+  'max_analyzed_offset',
+  'max_analyzer_offset',
+  'highlight_filter',
+  'boundary_scanner',
+  'boundary_max_scan',
+  'boundary_chars',
+  'boundary_scanner_locale',
+  'force_source',
+  'phrase_limit',
+  'options',
 ];
 const TOP_KEYS = [...COMMON_KEYS, 'tags_schema', 'encoder', 'fields'];
 const FIELD_KEYS = [...COMMON_KEYS, 'fragment_offset', 'matched_fields'];
@@ -33,21 +50,38 @@ function strings(parser: string, k: string, v: unknown): string[] {
 /** Applies one option key shared by the top level and fields; false when the key is not one of them. */
 function applyCommon(o: HighlightOptions, parser: string, k: string, v: unknown): boolean {
   switch (k) {
-    case 'pre_tags': o.preTags = strings(parser, k, v); return true;
-    case 'post_tags': o.postTags = strings(parser, k, v); return true;
-    case 'fragment_size': o.fragmentSize = xContentInt(v); return true;
-    case 'number_of_fragments': o.numberOfFragments = xContentInt(v); return true;
-    case 'no_match_size': o.noMatchSize = xContentInt(v); return true;
-    case 'require_field_match': o.requireFieldMatch = xContentBoolean(v); return true;
-    case 'highlight_query': o.highlightQuery = parseQuery(v); return true;
-    case 'type': o.type = scalarText(v); return true;
+    case 'pre_tags':
+      o.preTags = strings(parser, k, v);
+      return true;
+    case 'post_tags':
+      o.postTags = strings(parser, k, v);
+      return true;
+    case 'fragment_size':
+      o.fragmentSize = xContentInt(v);
+      return true;
+    case 'number_of_fragments':
+      o.numberOfFragments = xContentInt(v);
+      return true;
+    case 'no_match_size':
+      o.noMatchSize = xContentInt(v);
+      return true;
+    case 'require_field_match':
+      o.requireFieldMatch = xContentBoolean(v);
+      return true;
+    case 'highlight_query':
+      o.highlightQuery = parseQuery(v);
+      return true;
+    case 'type':
+      o.type = scalarText(v);
+      return true;
     case 'order': {
       const s = scalarText(v).toLowerCase();
       o.order = s === 'score' ? 'score' : 'none'; // ES `Order.fromString`: anything but `score` is NONE
       return true;
     }
     case 'max_analyzed_offset':
-    case 'max_analyzer_offset': { // OpenSearch's name of the same option
+    case 'max_analyzer_offset': {
+      // OpenSearch's name of the same option
       const n = xContentInt(v);
       if (n < -1 || n === 0) throw illegalArgument('[max_analyzed_offset] must be a positive integer, or -1');
       o.maxAnalyzedOffset = n;
@@ -58,8 +92,14 @@ function applyCommon(o: HighlightOptions, parser: string, k: string, v: unknown)
       if (s !== 'chars' && s !== 'word' && s !== 'sentence') throw illegalArgument(`Invalid boundary_scanner type: ${scalarText(v)}`);
       return true;
     }
-    case 'fragmenter': case 'highlight_filter': case 'boundary_max_scan': case 'boundary_chars': case 'boundary_scanner_locale':
-    case 'force_source': case 'phrase_limit': case 'options':
+    case 'fragmenter':
+    case 'highlight_filter':
+    case 'boundary_max_scan':
+    case 'boundary_chars':
+    case 'boundary_scanner_locale':
+    case 'force_source':
+    case 'phrase_limit':
+    case 'options':
       return true; // accepted; Folio's one highlighter has no use for them (docs/compatibility.md)
     default:
       return false;
@@ -99,7 +139,11 @@ export function parseHighlight(v: unknown): HighlightSpec {
     } else if (k === 'fields') {
       if (Array.isArray(x)) {
         for (const entry of x) {
-          if (!isObject(entry) || Object.keys(entry).length !== 1) throw xContentError('[highlight] failed to parse field [fields]', { type: 'illegal_argument_exception', reason: 'If highlighter fields is an array it must contain objects containing a single field' });
+          if (!isObject(entry) || Object.keys(entry).length !== 1)
+            throw xContentError('[highlight] failed to parse field [fields]', {
+              type: 'illegal_argument_exception',
+              reason: 'If highlighter fields is an array it must contain objects containing a single field',
+            });
           const [name, opts] = Object.entries(entry)[0];
           spec.fields.push(parseFieldOptions(name, opts));
         }

@@ -7,13 +7,22 @@ import { parseSearchRequest } from './search-request.ts';
 
 describe('parseIndicesBoost', () => {
   it('reads both forms in order, boosts as floats', () => {
-    expect(parseIndicesBoost([{ 'a*': 2 }, { b: 1.5 }])).toEqual([{ index: 'a*', boost: 2 }, { index: 'b', boost: 1.5 }]);
-    expect(parseIndicesBoost({ a: 2, b: '1' })).toEqual([{ index: 'a', boost: 2 }, { index: 'b', boost: 1 }]);
+    expect(parseIndicesBoost([{ 'a*': 2 }, { b: 1.5 }])).toEqual([
+      { index: 'a*', boost: 2 },
+      { index: 'b', boost: 1.5 },
+    ]);
+    expect(parseIndicesBoost({ a: 2, b: '1' })).toEqual([
+      { index: 'a', boost: 2 },
+      { index: 'b', boost: 1 },
+    ]);
     expect(parseIndicesBoost([{ a: 0.1 }])[0].boost).toBe(Math.fround(0.1));
   });
 
-  it('refuses malformed entries with ES\'s texts', () => {
-    expect(esErr(() => parseIndicesBoost([3]))).toMatchObject({ type: 'parsing_exception', message: 'Expected [START_OBJECT] in [indices_boost] but found [VALUE_NUMBER]' });
+  it("refuses malformed entries with ES's texts", () => {
+    expect(esErr(() => parseIndicesBoost([3]))).toMatchObject({
+      type: 'parsing_exception',
+      message: 'Expected [START_OBJECT] in [indices_boost] but found [VALUE_NUMBER]',
+    });
     expect(esErr(() => parseIndicesBoost([{}])).message).toBe('Expected [FIELD_NAME] in [indices_boost] but found [END_OBJECT]');
     expect(esErr(() => parseIndicesBoost([{ a: 'x' }])).message).toBe('Expected [VALUE_NUMBER] in [indices_boost] but found [VALUE_STRING]');
     expect(esErr(() => parseIndicesBoost([{ a: 1, b: 2 }])).message).toBe('Expected [END_OBJECT] in [indices_boost] but found [FIELD_NAME]');

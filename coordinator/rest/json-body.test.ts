@@ -11,10 +11,18 @@ describe('parseJsonBody', () => {
   });
   it('reports syntax errors with line:col like Jackson', () => {
     const e = esErr(() => parseJsonBody('{"a":1,}'));
-    expect([e.status, e.type, e.message]).toEqual([400, 'x_content_parse_exception', "[1:8] Unexpected character ('}' (code 125)): was expecting double-quote to start field name"]);
-    expect(esErr(() => parseJsonBody('{\n  "a" 1}')).message).toBe("[2:7] Unexpected character ('1' (code 49)): was expecting a colon to separate field name and value");
+    expect([e.status, e.type, e.message]).toEqual([
+      400,
+      'x_content_parse_exception',
+      "[1:8] Unexpected character ('}' (code 125)): was expecting double-quote to start field name",
+    ]);
+    expect(esErr(() => parseJsonBody('{\n  "a" 1}')).message).toBe(
+      "[2:7] Unexpected character ('1' (code 49)): was expecting a colon to separate field name and value",
+    );
     expect(esErr(() => parseJsonBody('{"a":1')).message).toBe('[1:7] Unexpected end-of-input: expected close marker for Object');
-    expect(esErr(() => parseJsonBody('{"a":tru}')).message).toBe("[1:6] Unrecognized token 'tru': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')");
+    expect(esErr(() => parseJsonBody('{"a":tru}')).message).toBe(
+      "[1:6] Unrecognized token 'tru': was expecting (JSON String, Number, Array, Object or token 'null', 'true' or 'false')",
+    );
     expect(esErr(() => parseJsonBody('{"a":[1 2]}')).message).toBe("[1:9] Unexpected character ('2' (code 50)): was expecting comma to separate Array entries");
   });
   it('rejects duplicate keys (strict duplicate detection)', () => {
@@ -27,28 +35,37 @@ describe('parseJsonBody', () => {
     expect(esErr(() => parseJsonBody('{} {}')).message).toBe('Unexpected token [START_OBJECT] found after the main object.');
   });
   it('limits nesting depth', () => {
-    expect(esErr(() => parseJsonBody('{"a":' + '['.repeat(2000) + ']'.repeat(2000) + '}')).message).toContain('Document nesting depth (1001) exceeds the maximum allowed (1000');
+    expect(esErr(() => parseJsonBody('{"a":' + '['.repeat(2000) + ']'.repeat(2000) + '}')).message).toContain(
+      'Document nesting depth (1001) exceeds the maximum allowed (1000',
+    );
   });
   it('agrees with JSON.parse on valid input and only throws 400 EsErrors', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.json(), fc.string(), fc.jsonValue().map((v) => JSON.stringify({ v }))), (text) => {
-        let parsed: unknown;
-        let valid = true;
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          valid = false;
-        }
-        if (valid && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-          expect(parseJsonBody(text)).toEqual(parsed);
-          return;
-        }
-        if (text.trim() === '') return;
-        const e = esErr(() => parseJsonBody(text));
-        expect(e.status).toBe(400);
-        // ES reads the first token before anything else, so a scalar root wins over later garbage.
-        expect(valid ? ['parsing_exception'] : ['x_content_parse_exception', 'parsing_exception']).toContain(e.type);
-      }),
+      fc.property(
+        fc.oneof(
+          fc.json(),
+          fc.string(),
+          fc.jsonValue().map((v) => JSON.stringify({ v })),
+        ),
+        (text) => {
+          let parsed: unknown;
+          let valid = true;
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            valid = false;
+          }
+          if (valid && typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+            expect(parseJsonBody(text)).toEqual(parsed);
+            return;
+          }
+          if (text.trim() === '') return;
+          const e = esErr(() => parseJsonBody(text));
+          expect(e.status).toBe(400);
+          // ES reads the first token before anything else, so a scalar root wins over later garbage.
+          expect(valid ? ['parsing_exception'] : ['x_content_parse_exception', 'parsing_exception']).toContain(e.type);
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -81,11 +81,15 @@ class Scanner {
       let opened = false;
       if (c === '{' || c === '[') {
         if (stack.length >= MAX_JSON_NESTING_DEPTH) {
-          throw new ScanError(this.pos, `Document nesting depth (${stack.length + 1}) exceeds the maximum allowed (${MAX_JSON_NESTING_DEPTH}, from \`StreamReadConstraints.getMaxNestingDepth()\`)`);
+          throw new ScanError(
+            this.pos,
+            `Document nesting depth (${stack.length + 1}) exceeds the maximum allowed (${MAX_JSON_NESTING_DEPTH}, from \`StreamReadConstraints.getMaxNestingDepth()\`)`,
+          );
         }
         this.pos++;
         this.ws();
-        if (this.text[this.pos] === (c === '{' ? '}' : ']')) this.pos++; // empty
+        if (this.text[this.pos] === (c === '{' ? '}' : ']'))
+          this.pos++; // empty
         else {
           const seen = c === '{' ? new Set<string>() : null;
           stack.push(seen);
@@ -168,7 +172,10 @@ class Scanner {
         throw new ScanError(this.pos, `Unrecognized character escape '${e}' (code ${e.codePointAt(0)})`);
       }
       if (c.charCodeAt(0) < 32) {
-        throw new ScanError(this.pos, `Illegal unquoted character ((CTRL-CHAR, code ${c.charCodeAt(0)})): has to be escaped using backslash to be included in string value`);
+        throw new ScanError(
+          this.pos,
+          `Illegal unquoted character ((CTRL-CHAR, code ${c.charCodeAt(0)})): has to be escaped using backslash to be included in string value`,
+        );
       }
       this.pos++;
     }

@@ -8,14 +8,62 @@
 
 /** Parameters every field mapper takes (ES `FieldMapper.Builder.parse`: multi-fields, `copy_to`) and `meta`. */
 const COMMON = ['meta', 'fields', 'copy_to'];
-const NUMERIC = [...COMMON, 'coerce', 'doc_values', 'ignore_malformed', 'index', 'null_value', 'store', 'boost', 'script', 'on_script_error', 'time_series_dimension', 'time_series_metric'];
+const NUMERIC = [
+  ...COMMON,
+  'coerce',
+  'doc_values',
+  'ignore_malformed',
+  'index',
+  'null_value',
+  'store',
+  'boost',
+  'script',
+  'on_script_error',
+  'time_series_dimension',
+  'time_series_metric',
+];
 const DATE = [...COMMON, 'format', 'locale', 'ignore_malformed', 'index', 'doc_values', 'store', 'null_value', 'boost', 'script', 'on_script_error'];
 
 /** Parameters of the field types Folio indexes (ES 8 mappers' `getParameters()`). */
 export const FIELD_PARAMS: Record<string, ReadonlySet<string>> = {
-  text: new Set([...COMMON, 'analyzer', 'search_analyzer', 'search_quote_analyzer', 'index', 'index_options', 'index_phrases', 'index_prefixes', 'norms', 'position_increment_gap', 'store', 'similarity', 'term_vector', 'fielddata', 'fielddata_frequency_filter', 'eager_global_ordinals', 'boost']),
+  text: new Set([
+    ...COMMON,
+    'analyzer',
+    'search_analyzer',
+    'search_quote_analyzer',
+    'index',
+    'index_options',
+    'index_phrases',
+    'index_prefixes',
+    'norms',
+    'position_increment_gap',
+    'store',
+    'similarity',
+    'term_vector',
+    'fielddata',
+    'fielddata_frequency_filter',
+    'eager_global_ordinals',
+    'boost',
+  ]),
   match_only_text: new Set([...COMMON, 'analyzer', 'search_analyzer', 'search_quote_analyzer']),
-  keyword: new Set([...COMMON, 'index', 'doc_values', 'store', 'ignore_above', 'null_value', 'normalizer', 'split_queries_on_whitespace', 'eager_global_ordinals', 'index_options', 'norms', 'similarity', 'boost', 'script', 'on_script_error', 'time_series_dimension']),
+  keyword: new Set([
+    ...COMMON,
+    'index',
+    'doc_values',
+    'store',
+    'ignore_above',
+    'null_value',
+    'normalizer',
+    'split_queries_on_whitespace',
+    'eager_global_ordinals',
+    'index_options',
+    'norms',
+    'similarity',
+    'boost',
+    'script',
+    'on_script_error',
+    'time_series_dimension',
+  ]),
   long: new Set(NUMERIC),
   integer: new Set(NUMERIC),
   short: new Set(NUMERIC),
@@ -31,7 +79,19 @@ export const FIELD_PARAMS: Record<string, ReadonlySet<string>> = {
   ip: new Set([...COMMON, 'doc_values', 'ignore_malformed', 'index', 'null_value', 'store', 'boost', 'script', 'on_script_error', 'time_series_dimension']),
   binary: new Set([...COMMON, 'doc_values', 'store']),
   geo_point: new Set([...COMMON, 'ignore_malformed', 'ignore_z_value', 'index', 'null_value', 'doc_values', 'store', 'script', 'on_script_error']),
-  flattened: new Set([...COMMON, 'depth_limit', 'doc_values', 'eager_global_ordinals', 'ignore_above', 'index', 'index_options', 'null_value', 'similarity', 'split_queries_on_whitespace', 'time_series_dimensions']),
+  flattened: new Set([
+    ...COMMON,
+    'depth_limit',
+    'doc_values',
+    'eager_global_ordinals',
+    'ignore_above',
+    'index',
+    'index_options',
+    'null_value',
+    'similarity',
+    'split_queries_on_whitespace',
+    'time_series_dimensions',
+  ]),
   flat_object: new Set([...COMMON]),
   constant_keyword: new Set([...COMMON, 'value']),
   wildcard: new Set([...COMMON, 'ignore_above', 'null_value']),
@@ -42,9 +102,30 @@ export const FIELD_PARAMS: Record<string, ReadonlySet<string>> = {
  * listed in docs/compatibility.md. Their parameters are not checked.
  */
 export const STORED_ONLY_TYPES: ReadonlySet<string> = new Set([
-  'geo_shape', 'point', 'shape', 'completion', 'search_as_you_type', 'token_count', 'rank_feature', 'rank_features',
-  'dense_vector', 'sparse_vector', 'histogram', 'integer_range', 'long_range', 'float_range', 'double_range', 'date_range',
-  'ip_range', 'percolator', 'join', 'version', 'aggregate_metric_double', 'semantic_text', 'counted_keyword', 'passthrough',
+  'geo_shape',
+  'point',
+  'shape',
+  'completion',
+  'search_as_you_type',
+  'token_count',
+  'rank_feature',
+  'rank_features',
+  'dense_vector',
+  'sparse_vector',
+  'histogram',
+  'integer_range',
+  'long_range',
+  'float_range',
+  'double_range',
+  'date_range',
+  'ip_range',
+  'percolator',
+  'join',
+  'version',
+  'aggregate_metric_double',
+  'semantic_text',
+  'counted_keyword',
+  'passthrough',
 ]);
 
 /** Parameters of an `object` field (ES `ObjectMapper.TypeParser`). */
@@ -54,12 +135,34 @@ export const NESTED_PARAMS: ReadonlySet<string> = new Set([...OBJECT_PARAMS, 'in
 
 /** Root-level keys of a mapping besides `properties` and `dynamic` (RootObjectMapper and the metadata mappers). */
 export const ROOT_PARAMS: ReadonlySet<string> = new Set([
-  'properties', 'dynamic', 'enabled', 'subobjects', 'date_detection', 'numeric_detection', 'dynamic_date_formats', 'dynamic_templates',
-  'runtime', '_meta', '_source', '_routing', '_field_names', '_data_stream_timestamp',
+  'properties',
+  'dynamic',
+  'enabled',
+  'subobjects',
+  'date_detection',
+  'numeric_detection',
+  'dynamic_date_formats',
+  'dynamic_templates',
+  'runtime',
+  '_meta',
+  '_source',
+  '_routing',
+  '_field_names',
+  '_data_stream_timestamp',
 ]);
 
 /** Metadata fields that take no configuration (ES `MetadataFieldMapper.FixedTypeParser`). */
-export const FIXED_METADATA: ReadonlySet<string> = new Set(['_id', '_index', '_seq_no', '_version', '_ignored', '_nested_path', '_doc_count', '_tier', '_feature']);
+export const FIXED_METADATA: ReadonlySet<string> = new Set([
+  '_id',
+  '_index',
+  '_seq_no',
+  '_version',
+  '_ignored',
+  '_nested_path',
+  '_doc_count',
+  '_tier',
+  '_feature',
+]);
 
 /** Names of every metadata field (they cannot be declared again in `properties`). */
 export const METADATA_FIELDS: ReadonlySet<string> = new Set([...FIXED_METADATA, '_source', '_routing', '_field_names', '_data_stream_timestamp']);

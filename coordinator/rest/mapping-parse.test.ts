@@ -60,7 +60,9 @@ describe('parseMapping', () => {
       type: 'number_format_exception',
       reason: 'For input string: "x"',
     });
-    expect(fail(() => parseMapping({ properties: { f: { type: 'scaled_float' } } })).message).toBe('Failed to parse mapping: Field [scaling_factor] is required');
+    expect(fail(() => parseMapping({ properties: { f: { type: 'scaled_float' } } })).message).toBe(
+      'Failed to parse mapping: Field [scaling_factor] is required',
+    );
     expect(fail(() => parseMapping({ properties: { f: { type: 'long', index: 'yes' } } })).message).toBe(
       'Failed to parse mapping: Failed to parse value [yes] as only [true] or [false] are allowed.',
     );
@@ -76,15 +78,22 @@ describe('parseMapping', () => {
     const e = fail(() => parseMapping({ properties: { '': { type: 'keyword' } } }));
     expect(e.message).toBe('Failed to parse mapping: field name cannot be an empty string');
     expect(e.causedBy).toEqual({ type: 'illegal_argument_exception', reason: 'field name cannot be an empty string' });
-    expect(fail(() => parseMapping({ properties: { '...': { type: 'keyword' } } })).message).toBe('Failed to parse mapping: field name cannot contain only dots');
+    expect(fail(() => parseMapping({ properties: { '...': { type: 'keyword' } } })).message).toBe(
+      'Failed to parse mapping: field name cannot contain only dots',
+    );
   });
   it('checks the root: dynamic, metadata fields, unknown keys', () => {
     const d = fail(() => parseMapping({ dynamic: 'sometimes' }));
     expect(d.message).toBe('Failed to parse mapping: Could not convert [dynamic.dynamic] to boolean');
-    expect(d.causedBy!.caused_by).toEqual({ type: 'illegal_argument_exception', reason: 'Failed to parse value [sometimes] as only [true] or [false] are allowed.' });
+    expect(d.causedBy!.caused_by).toEqual({
+      type: 'illegal_argument_exception',
+      reason: 'Failed to parse value [sometimes] as only [true] or [false] are allowed.',
+    });
     expect(fail(() => parseMapping({ _id: { enabled: true } })).message).toBe('Failed to parse mapping: _id is not configurable');
     expect(fail(() => parseMapping({ _source: { foo: 1 } })).message).toBe('Failed to parse mapping: unknown parameter [foo] on metadata field [_source]');
-    expect(fail(() => parseMapping({ foo: { a: [1, 2] } })).message).toBe('Failed to parse mapping: Root mapping definition has unsupported parameters:  [foo : {a=[1, 2]}]');
+    expect(fail(() => parseMapping({ foo: { a: [1, 2] } })).message).toBe(
+      'Failed to parse mapping: Root mapping definition has unsupported parameters:  [foo : {a=[1, 2]}]',
+    );
     expect(fail(() => parseMapping({ properties: { _source: { type: 'keyword' } } })).message).toBe('Field [_source] is defined more than once');
   });
   it('refuses a typed create-index mapping', () => {

@@ -14,7 +14,16 @@ import { fieldAliases, flatFields, type FieldMapping, type Mapping } from '../..
 import { dateFormatter } from '../../shared/date-format.ts';
 import { InvalidDateFormat } from '../../shared/date-pattern.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
-import { FIELD_PARAMS, FIXED_METADATA, METADATA_FIELDS, METADATA_PARAMS, NESTED_PARAMS, OBJECT_PARAMS, ROOT_PARAMS, STORED_ONLY_TYPES } from './mapping-params.ts';
+import {
+  FIELD_PARAMS,
+  FIXED_METADATA,
+  METADATA_FIELDS,
+  METADATA_PARAMS,
+  NESTED_PARAMS,
+  OBJECT_PARAMS,
+  ROOT_PARAMS,
+  STORED_ONLY_TYPES,
+} from './mapping-params.ts';
 
 type Obj = Record<string, unknown>;
 
@@ -22,7 +31,14 @@ type Obj = Record<string, unknown>;
 export function javaString(v: unknown): string {
   if (v === null || v === undefined) return 'null';
   if (Array.isArray(v)) return '[' + v.map(javaString).join(', ') + ']';
-  if (typeof v === 'object') return '{' + Object.entries(v as Obj).map(([k, x]) => `${k}=${javaString(x)}`).join(', ') + '}';
+  if (typeof v === 'object')
+    return (
+      '{' +
+      Object.entries(v as Obj)
+        .map(([k, x]) => `${k}=${javaString(x)}`)
+        .join(', ') +
+      '}'
+    );
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v);
   return typeof v; // not a parsed JSON value (a function or a symbol): its kind
 }
@@ -90,8 +106,18 @@ function parseDouble(v: unknown): number {
 }
 
 const BOOL_PARAMS = new Set([
-  'index', 'doc_values', 'store', 'coerce', 'ignore_malformed', 'fielddata', 'norms', 'eager_global_ordinals', 'index_phrases',
-  'split_queries_on_whitespace', 'ignore_z_value', 'time_series_dimension',
+  'index',
+  'doc_values',
+  'store',
+  'coerce',
+  'ignore_malformed',
+  'fielddata',
+  'norms',
+  'eager_global_ordinals',
+  'index_phrases',
+  'split_queries_on_whitespace',
+  'ignore_z_value',
+  'time_series_dimension',
 ]);
 const INT_PARAMS = new Set(['ignore_above', 'position_increment_gap', 'depth_limit']);
 
@@ -196,7 +222,11 @@ function parseProperties(props: unknown, out: Record<string, FieldMapping>, pref
       // ES finds this when it builds the mapping lookup, after parsing: the error is not wrapped.
       throw new EsError(400, 'mapper_parsing_exception', `Field [${leafName}] is defined more than once`);
     }
-    const field = isObjectType ? parseObject(leafName, fullPath, type, node) : type === 'alias' ? parseAlias(leafName, node) : parseLeaf(leafName, fullPath, type, node);
+    const field = isObjectType
+      ? parseObject(leafName, fullPath, type, node)
+      : type === 'alias'
+        ? parseAlias(leafName, node)
+        : parseLeaf(leafName, fullPath, type, node);
     // Walk (or create) the intermediate objects.
     let target = out;
     for (let i = 0; i < parts.length - 1; i++) {
@@ -237,7 +267,9 @@ function mergeFieldDefinitions(a: FieldMapping, b: FieldMapping, path: string): 
 function parseAlias(name: string, node: Obj): FieldMapping {
   const path = node.path;
   if (path === undefined || path === null) throw mapperParsing(`The [path] property must be specified for field [${name}].`);
-  const unsupported = Object.entries(node).filter(([k]) => k !== 'type' && k !== 'path').map(([k, v]) => ` [${k} : ${javaString(v)}]`);
+  const unsupported = Object.entries(node)
+    .filter(([k]) => k !== 'type' && k !== 'path')
+    .map(([k, v]) => ` [${k} : ${javaString(v)}]`);
   if (unsupported.length > 0) throw mapperParsing(`Mapping definition for [${name}] has unsupported parameters: ${unsupported.join('')}`);
   return { type: 'alias', path: javaString(path) };
 }

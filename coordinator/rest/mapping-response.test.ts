@@ -5,7 +5,9 @@ import { fieldMappings } from './mapping-response.ts';
 
 describe('fieldMappings', () => {
   it('lists the matching leaf fields and multi-fields with their full names', () => {
-    const m = parseMapping({ properties: { title: { type: 'text', fields: { raw: { type: 'keyword' } } }, o: { properties: { n: { type: 'long' } } }, t2: { type: 'date' } } });
+    const m = parseMapping({
+      properties: { title: { type: 'text', fields: { raw: { type: 'keyword' } } }, o: { properties: { n: { type: 'long' } } }, t2: { type: 'date' } },
+    });
     const glob = (p: string, s: string) => new RegExp('^' + p.replace(/\*/g, '.*') + '$').test(s);
     expect(fieldMappings(m, ['title*', 'o.n'], glob)).toEqual({
       title: { full_name: 'title', mapping: { title: { type: 'text', fields: { raw: { type: 'keyword' } } } } },

@@ -15,9 +15,28 @@ type Obj = Record<string, unknown>;
 
 /** Parameters that a mapping update may change (ES `Parameter.updateable`); others must stay as they are. */
 const UPDATEABLE = new Set([
-  'type', 'fields', 'properties', 'meta', 'copy_to', 'ignore_above', 'ignore_malformed', 'coerce', 'fielddata', 'search_analyzer',
-  'search_quote_analyzer', 'eager_global_ordinals', 'dynamic', 'boost', 'norms', 'time_series_dimension',
-  'depth_limit', 'split_queries_on_whitespace', 'fielddata_frequency_filter', 'include_in_parent', 'include_in_root', 'value',
+  'type',
+  'fields',
+  'properties',
+  'meta',
+  'copy_to',
+  'ignore_above',
+  'ignore_malformed',
+  'coerce',
+  'fielddata',
+  'search_analyzer',
+  'search_quote_analyzer',
+  'eager_global_ordinals',
+  'dynamic',
+  'boost',
+  'norms',
+  'time_series_dimension',
+  'depth_limit',
+  'split_queries_on_whitespace',
+  'fielddata_frequency_filter',
+  'include_in_parent',
+  'include_in_root',
+  'value',
 ]);
 
 /** Defaults of non-updateable parameters, to compare a parameter a mapping update leaves out. */

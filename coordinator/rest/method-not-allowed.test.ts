@@ -24,6 +24,10 @@ describe('unrouted requests', () => {
       body: { error: 'Incorrect HTTP method for uri [/_cat/indices] and method [DELETE], allowed: [GET, HEAD]', status: 405 },
       headers: { Allow: 'GET,HEAD' },
     });
-    expect(unroutedResponse(routes, 'GET', '/x/_nope/y')).toEqual({ status: 400, body: { error: 'no handler found for uri [/x/_nope/y] and method [GET]' }, headers: {} });
+    expect(unroutedResponse(routes, 'GET', '/x/_nope/y')).toEqual({
+      status: 400,
+      body: { error: 'no handler found for uri [/x/_nope/y] and method [GET]' },
+      headers: {},
+    });
   });
 });

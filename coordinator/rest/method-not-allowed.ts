@@ -35,7 +35,11 @@ export function allowedMethods(routes: readonly RouteEntry[], path: string): str
 }
 
 /** The status, body and headers ES sends for an unrouted request. */
-export function unroutedResponse(routes: readonly RouteEntry[], method: string, path: string): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
+export function unroutedResponse(
+  routes: readonly RouteEntry[],
+  method: string,
+  path: string,
+): { status: number; body: Record<string, unknown>; headers: Record<string, string> } {
   const allowed = allowedMethods(routes, path).filter((m) => m !== method);
   if (allowed.length > 0) {
     return {

@@ -28,8 +28,14 @@ describe('_msearch body', () => {
       '{"searchType": "query_then_fetch", "preference": "_local", "request_cache": true, "allow_partial_search_results": false, "expand_wildcards": ["open", "hidden"], "ignoreUnavailable": "true"}\n{}\n{}\n{}\n';
     const [first, second] = await parseMsearchBody(text, undefined, url);
     expect(Object.fromEntries(first.params)).toEqual({
-      search_type: 'query_then_fetch', rest_total_hits_as_int: 'true', routing: 'r', preference: '_local', request_cache: 'true',
-      allow_partial_search_results: 'false', expand_wildcards: 'open,hidden', ignore_unavailable: 'true',
+      search_type: 'query_then_fetch',
+      rest_total_hits_as_int: 'true',
+      routing: 'r',
+      preference: '_local',
+      request_cache: 'true',
+      allow_partial_search_results: 'false',
+      expand_wildcards: 'open,hidden',
+      ignore_unavailable: 'true',
     });
     expect(Object.fromEntries(second.params)).toEqual({ search_type: 'dfs_query_then_fetch', rest_total_hits_as_int: 'true', routing: 'r' });
   });
@@ -50,7 +56,10 @@ describe('_msearch body', () => {
     expect(syntax.type).toBe('x_content_parse_exception');
     expect(syntax.message).toMatch(/^\[1:11\] Unexpected character/);
     const notObject = await rejection(parseMsearchBody('[]\n{}\n', undefined, none));
-    expect([notObject.type, notObject.message]).toEqual(['parsing_exception', 'Failed to parse object: expecting token of type [START_OBJECT] but found [START_ARRAY]']);
+    expect([notObject.type, notObject.message]).toEqual([
+      'parsing_exception',
+      'Failed to parse object: expecting token of type [START_OBJECT] but found [START_ARRAY]',
+    ]);
     const emptyBody = await rejection(parseMsearchBody('{}\n\n', undefined, none));
     expect([emptyBody.type, emptyBody.message]).toEqual(['parsing_exception', 'Expected [START_OBJECT] but found [null]']);
     const arrayBody = await rejection(parseMsearchBody('{}\n[1]\n', undefined, none));
@@ -68,7 +77,9 @@ describe('_msearch body', () => {
   });
 
   it('yields to the event loop while it parses a large body', async () => {
-    const body = JSON.stringify({ query: { bool: { must: [{ match: { title: 'a b c' } }], filter: [{ terms: { tag: Array.from({ length: 40 }, (_, i) => `t${i}`) } }] } } });
+    const body = JSON.stringify({
+      query: { bool: { must: [{ match: { title: 'a b c' } }], filter: [{ terms: { tag: Array.from({ length: 40 }, (_, i) => `t${i}`) } }] } },
+    });
     const text = `{"index": "x"}\n${body}\n`.repeat(MAX_MSEARCH_ITEMS);
     let turns = 0;
     let done = false;

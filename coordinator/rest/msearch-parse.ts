@@ -23,16 +23,23 @@ export const MAX_MSEARCH_ITEMS = 10_000;
 
 /** Header keys and their camelCase aliases, as ES reads them, mapped to the search's URL parameter. */
 const HEADER_KEYS: Record<string, string> = {
-  search_type: 'search_type', searchType: 'search_type',
-  ccs_minimize_roundtrips: 'ccs_minimize_roundtrips', ccsMinimizeRoundtrips: 'ccs_minimize_roundtrips',
-  request_cache: 'request_cache', requestCache: 'request_cache',
+  search_type: 'search_type',
+  searchType: 'search_type',
+  ccs_minimize_roundtrips: 'ccs_minimize_roundtrips',
+  ccsMinimizeRoundtrips: 'ccs_minimize_roundtrips',
+  request_cache: 'request_cache',
+  requestCache: 'request_cache',
   preference: 'preference',
   routing: 'routing',
   allow_partial_search_results: 'allow_partial_search_results',
-  expand_wildcards: 'expand_wildcards', expandWildcards: 'expand_wildcards',
-  ignore_unavailable: 'ignore_unavailable', ignoreUnavailable: 'ignore_unavailable',
-  allow_no_indices: 'allow_no_indices', allowNoIndices: 'allow_no_indices',
-  ignore_throttled: 'ignore_throttled', ignoreThrottled: 'ignore_throttled',
+  expand_wildcards: 'expand_wildcards',
+  expandWildcards: 'expand_wildcards',
+  ignore_unavailable: 'ignore_unavailable',
+  ignoreUnavailable: 'ignore_unavailable',
+  allow_no_indices: 'allow_no_indices',
+  allowNoIndices: 'allow_no_indices',
+  ignore_throttled: 'ignore_throttled',
+  ignoreThrottled: 'ignore_throttled',
 };
 
 /**
@@ -40,8 +47,17 @@ const HEADER_KEYS: Record<string, string> = {
  * and `IndicesOptions.fromRequest`), before its header overrides them.
  */
 const INHERITED_PARAMS = [
-  'search_type', 'routing', 'ccs_minimize_roundtrips', 'rest_total_hits_as_int', 'typed_keys', 'max_concurrent_shard_requests',
-  'pre_filter_shard_size', 'expand_wildcards', 'ignore_unavailable', 'allow_no_indices', 'ignore_throttled',
+  'search_type',
+  'routing',
+  'ccs_minimize_roundtrips',
+  'rest_total_hits_as_int',
+  'typed_keys',
+  'max_concurrent_shard_requests',
+  'pre_filter_shard_size',
+  'expand_wildcards',
+  'ignore_unavailable',
+  'allow_no_indices',
+  'ignore_throttled',
 ];
 
 /** One search of an `_msearch`: the inputs of a `_search` call. */

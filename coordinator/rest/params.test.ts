@@ -1,6 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
-import { checkUnrecognizedParams, MAX_SUGGESTION_NAME_CHARS, didYouMean, levenshteinSimilarity, parseBooleanParam, parseIntParam, parseTimeValue, similarNames, tokenName, xContentBoolean, xContentFloat, xContentInt } from './params.ts';
+import {
+  checkUnrecognizedParams,
+  MAX_SUGGESTION_NAME_CHARS,
+  didYouMean,
+  levenshteinSimilarity,
+  parseBooleanParam,
+  parseIntParam,
+  parseTimeValue,
+  similarNames,
+  tokenName,
+  xContentBoolean,
+  xContentFloat,
+  xContentInt,
+} from './params.ts';
 import { javaParseDouble, javaParseInt } from '../../shared/java-number.ts';
 
 /** Runs `fn` and returns the EsError it throws (fails the test otherwise). */
@@ -96,7 +109,11 @@ describe('checkUnrecognizedParams', () => {
   it('accepts known names and rejects the rest, sorted, with ES suggestions', () => {
     expect(() => checkUnrecognizedParams('/i/_doc/1', ['routing', 'pretty'], ['routing', 'pretty'])).not.toThrow();
     const one = esErr(() => checkUnrecognizedParams('/i/_doc/1', ['routin'], ['routing', 'refresh']));
-    expect([one.status, one.type, one.message]).toEqual([400, 'illegal_argument_exception', 'request [/i/_doc/1] contains unrecognized parameter: [routin] -> did you mean [routing]?']);
+    expect([one.status, one.type, one.message]).toEqual([
+      400,
+      'illegal_argument_exception',
+      'request [/i/_doc/1] contains unrecognized parameter: [routin] -> did you mean [routing]?',
+    ]);
     const two = esErr(() => checkUnrecognizedParams('/_bulk', ['zz', 'timeot', 'zz'], ['timeout', 'time']));
     expect(two.message).toBe('request [/_bulk] contains unrecognized parameters: [timeot] -> did you mean any of [timeout, time]?, [zz]');
   });
@@ -112,7 +129,24 @@ function referenceSimilar(unknown: string, candidates: string[], threshold: numb
 }
 
 describe('bounded "did you mean"', () => {
-  const names = ['match', 'match_all', 'match_phrase', 'multi_match', 'bool', 'term', 'terms', 'range', 'exists', 'ids', 'query_string', 'size', 'from', 'sort', '_source', 'track_total_hits'];
+  const names = [
+    'match',
+    'match_all',
+    'match_phrase',
+    'multi_match',
+    'bool',
+    'term',
+    'terms',
+    'range',
+    'exists',
+    'ids',
+    'query_string',
+    'size',
+    'from',
+    'sort',
+    '_source',
+    'track_total_hits',
+  ];
 
   it('suggests exactly what the unbounded computation suggests', () => {
     for (const unknown of ['mach', 'matchall', 'trem', 'sise', 'qurey_string', 'x', '', 'multimatch', 'match_phrase_prefix', 'é', 'range😀']) {
@@ -124,7 +158,9 @@ describe('bounded "did you mean"', () => {
     const huge = 'x'.repeat(200_000);
     const t0 = performance.now();
     expect(didYouMean(huge, names)).toBe('');
-    expect(similarNames('a'.repeat(MAX_SUGGESTION_NAME_CHARS), ['a'.repeat(MAX_SUGGESTION_NAME_CHARS - 1)], 0.7)).toEqual(['a'.repeat(MAX_SUGGESTION_NAME_CHARS - 1)]);
+    expect(similarNames('a'.repeat(MAX_SUGGESTION_NAME_CHARS), ['a'.repeat(MAX_SUGGESTION_NAME_CHARS - 1)], 0.7)).toEqual([
+      'a'.repeat(MAX_SUGGESTION_NAME_CHARS - 1),
+    ]);
     expect(similarNames('a'.repeat(MAX_SUGGESTION_NAME_CHARS + 1), ['a'.repeat(MAX_SUGGESTION_NAME_CHARS)], 0.7)).toEqual([]);
     expect(() => checkUnrecognizedParams('/i/_search', [huge, 'sise'], ['size'])).toThrow(/\[sise\] -> did you mean \[size\]\?/);
     expect(performance.now() - t0).toBeLessThan(500);
@@ -138,4 +174,3 @@ describe('bounded "did you mean"', () => {
     expect(performance.now() - t0).toBeLessThan(500);
   });
 });
-

@@ -307,4 +307,3 @@ export function checkUnrecognizedParams(path: string, given: Iterable<string>, a
   });
   throw illegalArgument(`request [${path}] contains unrecognized parameter${bad.length > 1 ? 's' : ''}: ${parts.join(', ')}`);
 }
-

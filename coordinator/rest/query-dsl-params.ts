@@ -18,7 +18,8 @@ export const unsupportedParam = (q: string, key: string): EsError => parsingExce
 /** `[q] unknown token [START_ARRAY] after [key]`. */
 export const unknownToken = (q: string, v: unknown, key: string): EsError => parsingException(`[${q}] unknown token [${tokenName(v)}] after [${key}]`);
 /** `AbstractQueryBuilder.throwParsingExceptionOnMultipleFields`. */
-export const multipleFields = (q: string, a: string, b: string): EsError => parsingException(`[${q}] query doesn't support multiple fields, found [${a}] and [${b}]`);
+export const multipleFields = (q: string, a: string, b: string): EsError =>
+  parsingException(`[${q}] query doesn't support multiple fields, found [${a}] and [${b}]`);
 /** Folio's refusal of an ES parameter it does not run yet (400 `illegal_argument_exception`). */
 export const notYet = (q: string, key: string): EsError => illegalArgument(`[${q}] query parameter [${key}] is not supported by Folio yet`);
 

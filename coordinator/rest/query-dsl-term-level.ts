@@ -18,18 +18,24 @@ export function parseTermLike(name: 'term' | 'prefix', body: Obj): Query {
   let caseInsensitive = false;
   let rewrite: string | undefined;
   const valueKeys = name === 'term' ? ['value', 'term'] : ['value', 'prefix'];
-  const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
-    if (valueKeys.includes(k)) value = v;
-    else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
-    else if (name === 'prefix' && k === 'rewrite') rewrite = scalarText(v);
-    else return k === '_name';
-    return true;
-  }), (f, v) => {
-    if (Array.isArray(v) && name === 'term') throw parsingException('[term] query does not support array of values');
-    if (!isValue(v)) throw unknownToken(name, v, f);
-    value = v;
-  });
+  const field = singleField(
+    name,
+    body,
+    (_f, params) =>
+      eachParam(name, params, (k, v) => {
+        if (valueKeys.includes(k)) value = v;
+        else if (k === 'boost') boost = boostOf(v);
+        else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
+        else if (name === 'prefix' && k === 'rewrite') rewrite = scalarText(v);
+        else return k === '_name';
+        return true;
+      }),
+    (f, v) => {
+      if (Array.isArray(v) && name === 'term') throw parsingException('[term] query does not support array of values');
+      if (!isValue(v)) throw unknownToken(name, v, f);
+      value = v;
+    },
+  );
   if (!field) throw illegalArgument('field name is null or empty');
   if (value === undefined) throw illegalArgument('value cannot be null');
   if (name === 'prefix') {
@@ -61,19 +67,25 @@ export function parseRegexpQuery(body: Obj): Query {
   let caseInsensitive = false;
   let maxDeterminizedStates = DEFAULT_MAX_DETERMINIZED_STATES;
   let boost = 1;
-  const field = singleField('regexp', body, (_f, params) => eachParam('regexp', params, (k, v) => {
-    if (k === 'value') value = scalarText(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'flags') flags = regexpFlagsOf(scalarText(v));
-    else if (k === 'flags_value') flags = xContentInt(v);
-    else if (k === 'max_determinized_states') maxDeterminizedStates = xContentInt(v);
-    else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
-    else return k === 'rewrite' || k === '_name';
-    return true;
-  }), (f, v) => {
-    if (!isValue(v)) throw unknownToken('regexp', v, f);
-    value = scalarText(v);
-  });
+  const field = singleField(
+    'regexp',
+    body,
+    (_f, params) =>
+      eachParam('regexp', params, (k, v) => {
+        if (k === 'value') value = scalarText(v);
+        else if (k === 'boost') boost = boostOf(v);
+        else if (k === 'flags') flags = regexpFlagsOf(scalarText(v));
+        else if (k === 'flags_value') flags = xContentInt(v);
+        else if (k === 'max_determinized_states') maxDeterminizedStates = xContentInt(v);
+        else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
+        else return k === 'rewrite' || k === '_name';
+        return true;
+      }),
+    (f, v) => {
+      if (!isValue(v)) throw unknownToken('regexp', v, f);
+      value = scalarText(v);
+    },
+  );
   if (!field) throw illegalArgument('field name is null or empty');
   if (value === undefined) throw illegalArgument('value cannot be null');
   return { kind: 'regexp', field, value, flags, caseInsensitive, maxDeterminizedStates, boost };

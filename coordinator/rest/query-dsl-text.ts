@@ -78,15 +78,21 @@ export function parseMatchBoolPrefix(body: Obj): Query {
   let msm: string | number | undefined;
   let boost = 1;
   const fuzzy = new FuzzyParams();
-  const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
-    if (k === 'query') query = scalarText(v);
-    else if (k === 'analyzer') analyzer = scalarText(v);
-    else if (k === 'operator') operator = operatorOf(v);
-    else if (k === 'minimum_should_match') msm = msmOf(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else return fuzzy.take(k, v) || k === '_name';
-    return true;
-  }), (f, v) => (query = shortValue(name, f, v)));
+  const field = singleField(
+    name,
+    body,
+    (_f, params) =>
+      eachParam(name, params, (k, v) => {
+        if (k === 'query') query = scalarText(v);
+        else if (k === 'analyzer') analyzer = scalarText(v);
+        else if (k === 'operator') operator = operatorOf(v);
+        else if (k === 'minimum_should_match') msm = msmOf(v);
+        else if (k === 'boost') boost = boostOf(v);
+        else return fuzzy.take(k, v) || k === '_name';
+        return true;
+      }),
+    (f, v) => (query = shortValue(name, f, v)),
+  );
   if (!field) throw illegalArgument(`[${name}] requires fieldName`);
   if (query === undefined) throw illegalArgument(`[${name}] requires query value`);
   const q: Query = { kind: 'match_bool_prefix', field, query, operator, boost };
@@ -110,16 +116,22 @@ export function parseMatchPhrasePrefix(body: Obj): Query {
   let slop = 0;
   let maxExpansions = DEFAULT_MAX_EXPANSIONS;
   let boost = 1;
-  const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
-    if (k === 'query') query = scalarText(v);
-    else if (k === 'analyzer') analyzer = scalarText(v);
-    else if (k === 'slop') slop = xContentInt(v);
-    else if (k === 'max_expansions') maxExpansions = xContentInt(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'zero_terms_query') zeroTermsQuery(v);
-    else return k === '_name';
-    return true;
-  }), (f, v) => (query = shortValue(name, f, v)));
+  const field = singleField(
+    name,
+    body,
+    (_f, params) =>
+      eachParam(name, params, (k, v) => {
+        if (k === 'query') query = scalarText(v);
+        else if (k === 'analyzer') analyzer = scalarText(v);
+        else if (k === 'slop') slop = xContentInt(v);
+        else if (k === 'max_expansions') maxExpansions = xContentInt(v);
+        else if (k === 'boost') boost = boostOf(v);
+        else if (k === 'zero_terms_query') zeroTermsQuery(v);
+        else return k === '_name';
+        return true;
+      }),
+    (f, v) => (query = shortValue(name, f, v)),
+  );
   if (field === undefined) throw illegalArgument(`[${name}] requires fieldName`);
   if (query === undefined) throw illegalArgument(`[${name}] requires query value`);
   if (slop < 0) throw illegalArgument('No negative slop allowed.');
@@ -150,14 +162,19 @@ export function parseFuzzy(body: Obj): Query {
   let value: string | undefined;
   let boost = 1;
   const fuzzy = new FuzzyParams({ transpositions: 'transpositions', rewrite: 'rewrite' });
-  const field = singleField('fuzzy', body, (_f, params) => {
-    for (const [k, v] of Object.entries(params)) {
-      if (!isValue(v)) throw parsingException(`[fuzzy] unexpected token [${tokenName(v)}] after [${k}]`);
-      if (k === 'value' || k === 'term') value = scalarText(v);
-      else if (k === 'boost') boost = boostOf(v);
-      else if (!fuzzy.take(k, v) && k !== '_name') throw parsingException(`[fuzzy] query does not support [${k}]`);
-    }
-  }, (f, v) => (value = shortValue('fuzzy', f, v)));
+  const field = singleField(
+    'fuzzy',
+    body,
+    (_f, params) => {
+      for (const [k, v] of Object.entries(params)) {
+        if (!isValue(v)) throw parsingException(`[fuzzy] unexpected token [${tokenName(v)}] after [${k}]`);
+        if (k === 'value' || k === 'term') value = scalarText(v);
+        else if (k === 'boost') boost = boostOf(v);
+        else if (!fuzzy.take(k, v) && k !== '_name') throw parsingException(`[fuzzy] query does not support [${k}]`);
+      }
+    },
+    (f, v) => (value = shortValue('fuzzy', f, v)),
+  );
   if (!field) throw illegalArgument('field name cannot be null or empty');
   if (value === undefined) throw illegalArgument('query value cannot be null');
   return { kind: 'fuzzy', field, value, fuzzy: fuzzy.with(fuzzy.fuzziness ?? { auto: true, low: 3, high: 6 }), boost };
@@ -175,14 +192,20 @@ export function parseWildcard(body: Obj): Query {
   let boost = 1;
   let caseInsensitive = false;
   let rewrite: string | undefined;
-  const field = singleField('wildcard', body, (_f, params) => eachParam('wildcard', params, (k, v) => {
-    if (k === 'value' || k === 'wildcard') value = scalarText(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
-    else if (k === 'rewrite') rewrite = scalarText(v);
-    else return k === '_name';
-    return true;
-  }), (f, v) => (value = shortValue('wildcard', f, v)));
+  const field = singleField(
+    'wildcard',
+    body,
+    (_f, params) =>
+      eachParam('wildcard', params, (k, v) => {
+        if (k === 'value' || k === 'wildcard') value = scalarText(v);
+        else if (k === 'boost') boost = boostOf(v);
+        else if (k === 'case_insensitive') caseInsensitive = xContentBoolean(v);
+        else if (k === 'rewrite') rewrite = scalarText(v);
+        else return k === '_name';
+        return true;
+      }),
+    (f, v) => (value = shortValue('wildcard', f, v)),
+  );
   if (!field) throw illegalArgument('field name is null or empty');
   if (value === undefined) throw illegalArgument('value cannot be null');
   const q: Query = { kind: 'wildcard', field, value, caseInsensitive, boost };

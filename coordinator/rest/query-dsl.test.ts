@@ -16,7 +16,13 @@ describe('leaf queries', () => {
     expect(parseQuery({ match: { title: 'quick fox' } })).toEqual({ kind: 'match', field: 'title', query: 'quick fox', operator: 'or', boost: 1 });
     expect(parseQuery({ match: { n: 5 } })).toMatchObject({ query: '5' });
     expect(parseQuery({ match: { title: { query: 'a b', operator: 'AnD', minimum_should_match: '75%', boost: 2, analyzer: 'standard' } } })).toEqual({
-      kind: 'match', field: 'title', query: 'a b', operator: 'and', minimumShouldMatch: '75%', analyzer: 'standard', boost: 2,
+      kind: 'match',
+      field: 'title',
+      query: 'a b',
+      operator: 'and',
+      minimumShouldMatch: '75%',
+      analyzer: 'standard',
+      boost: 2,
     });
   });
   it('parses match_phrase with slop', () => {
@@ -25,24 +31,64 @@ describe('leaf queries', () => {
   });
   it('parses multi_match with field boosts and defaults', () => {
     expect(parseQuery({ multi_match: { query: 'x', fields: ['title^2.5', 'body'], type: 'most_fields', tie_breaker: 0.3 } })).toEqual({
-      kind: 'multi_match', query: 'x', fields: [{ field: 'title', boost: 2.5 }, { field: 'body', boost: 1 }], type: 'most_fields',
-      tieBreaker: 0.3, operator: 'or', boost: 1,
+      kind: 'multi_match',
+      query: 'x',
+      fields: [
+        { field: 'title', boost: 2.5 },
+        { field: 'body', boost: 1 },
+      ],
+      type: 'most_fields',
+      tieBreaker: 0.3,
+      operator: 'or',
+      boost: 1,
     });
     expect(parseQuery({ multi_match: { query: 'x' } })).toMatchObject({ fields: [{ field: '*', boost: 1 }], type: 'best_fields', tieBreaker: 0 });
     expect(parseQuery({ multi_match: { query: 'x', fields: 'a^3' } })).toMatchObject({ fields: [{ field: 'a', boost: 3 }] });
   });
   it('parses term, terms, prefix, exists, ids', () => {
     expect(parseQuery({ term: { tag: 'a' } })).toEqual({ kind: 'term', field: 'tag', value: 'a', caseInsensitive: false, boost: 1 });
-    expect(parseQuery({ term: { tag: { value: 3, boost: 2, case_insensitive: true } } })).toEqual({ kind: 'term', field: 'tag', value: 3, caseInsensitive: true, boost: 2 });
+    expect(parseQuery({ term: { tag: { value: 3, boost: 2, case_insensitive: true } } })).toEqual({
+      kind: 'term',
+      field: 'tag',
+      value: 3,
+      caseInsensitive: true,
+      boost: 2,
+    });
     expect(parseQuery({ terms: { tag: ['a', 1, true], boost: 3 } })).toEqual({ kind: 'terms', field: 'tag', values: ['a', 1, true], boost: 3 });
-    expect(parseQuery({ prefix: { name: { value: 'ab', case_insensitive: true } } })).toEqual({ kind: 'prefix', field: 'name', value: 'ab', caseInsensitive: true, boost: 1 });
+    expect(parseQuery({ prefix: { name: { value: 'ab', case_insensitive: true } } })).toEqual({
+      kind: 'prefix',
+      field: 'name',
+      value: 'ab',
+      caseInsensitive: true,
+      boost: 1,
+    });
     expect(parseQuery({ prefix: { name: 'ab' } })).toMatchObject({ kind: 'prefix', value: 'ab' });
     expect(parseQuery({ exists: { field: 'f' } })).toEqual({ kind: 'exists', field: 'f', boost: 1 });
     expect(parseQuery({ ids: { values: ['1', 2] } })).toEqual({ kind: 'ids', values: ['1', '2'], boost: 1 });
   });
   it('parses regexp short and long forms, with flags', () => {
-    expect(parseQuery({ regexp: { k: 'a.*' } })).toEqual({ kind: 'regexp', field: 'k', value: 'a.*', flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: 10000, boost: 1 });
-    const long = parseQuery({ regexp: { k: { value: 'A.*', flags: 'INTERSECTION|COMPLEMENT', case_insensitive: true, max_determinized_states: 20, rewrite: 'constant_score', boost: 2, _name: 'n' } } });
+    expect(parseQuery({ regexp: { k: 'a.*' } })).toEqual({
+      kind: 'regexp',
+      field: 'k',
+      value: 'a.*',
+      flags: 0xffff,
+      caseInsensitive: false,
+      maxDeterminizedStates: 10000,
+      boost: 1,
+    });
+    const long = parseQuery({
+      regexp: {
+        k: {
+          value: 'A.*',
+          flags: 'INTERSECTION|COMPLEMENT',
+          case_insensitive: true,
+          max_determinized_states: 20,
+          rewrite: 'constant_score',
+          boost: 2,
+          _name: 'n',
+        },
+      },
+    });
     expect(long).toEqual({ kind: 'regexp', field: 'k', value: 'A.*', flags: 3, caseInsensitive: true, maxDeterminizedStates: 20, boost: 2 });
     expect(parseQuery({ regexp: { k: { value: 'a', flags_value: 4 } } })).toMatchObject({ flags: 4 });
     expect(esErr(() => parseQuery({ regexp: { k: { value: 'a', flags: 'FOO' } } })).message).toBe('Unknown regexp flag [FOO]');
@@ -52,7 +98,13 @@ describe('leaf queries', () => {
   });
   it('parses match_bool_prefix; slop is refused for multi_match bool_prefix', () => {
     expect(parseQuery({ match_bool_prefix: { f: { query: 'a b', operator: 'AND', minimum_should_match: 2, analyzer: 'x' } } })).toEqual({
-      kind: 'match_bool_prefix', field: 'f', query: 'a b', operator: 'and', minimumShouldMatch: 2, analyzer: 'x', boost: 1,
+      kind: 'match_bool_prefix',
+      field: 'f',
+      query: 'a b',
+      operator: 'and',
+      minimumShouldMatch: 2,
+      analyzer: 'x',
+      boost: 1,
     });
     expect(parseQuery({ match_bool_prefix: { f: 'a b' } })).toMatchObject({ query: 'a b', operator: 'or' });
     expect(reason({ match_bool_prefix: { f: { operator: 'or' } } })).toBe('[match_bool_prefix] requires query value');
@@ -60,17 +112,35 @@ describe('leaf queries', () => {
   });
   it('parses query_string with a default field and operator (the q= syntax)', () => {
     expect(parseQuery({ query_string: { query: 'a b', default_field: 'title', default_operator: 'AND' } })).toEqual({
-      kind: 'bool', must: [{ kind: 'match', field: 'title', query: 'a', operator: 'and', boost: 1 }, { kind: 'match', field: 'title', query: 'b', operator: 'and', boost: 1 }],
-      should: [], filter: [], mustNot: [], boost: 1,
+      kind: 'bool',
+      must: [
+        { kind: 'match', field: 'title', query: 'a', operator: 'and', boost: 1 },
+        { kind: 'match', field: 'title', query: 'b', operator: 'and', boost: 1 },
+      ],
+      should: [],
+      filter: [],
+      mustNot: [],
+      boost: 1,
     });
-    expect(parseQuery({ query_string: { query: '/a.c/' } })).toMatchObject({ kind: 'multi_field', fields: [{ field: '*', boost: 1 }], lenient: true, query: { kind: 'regexp', value: 'a.c' } });
+    expect(parseQuery({ query_string: { query: '/a.c/' } })).toMatchObject({
+      kind: 'multi_field',
+      fields: [{ field: '*', boost: 1 }],
+      lenient: true,
+      query: { kind: 'regexp', value: 'a.c' },
+    });
     expect(reason({ query_string: { default_field: 'x' } })).toBe('[query_string] must be provided with a [query]');
     expect(reason({ query_string: { query: 'a', foo: 1 } })).toBe('[query_string] query does not support [foo]');
     expect(reason({ query_string: { query: 'a', fields: 'x' } })).toBe('[query_string] query does not support [fields]');
   });
   it('parses range including the legacy from/to form', () => {
     expect(parseQuery({ range: { age: { gte: 10, lt: 20, format: 'x', time_zone: '+01:00' } } })).toEqual({
-      kind: 'range', field: 'age', gte: 10, lt: 20, format: 'x', timeZone: '+01:00', boost: 1,
+      kind: 'range',
+      field: 'age',
+      gte: 10,
+      lt: 20,
+      format: 'x',
+      timeZone: '+01:00',
+      boost: 1,
     });
     expect(parseQuery({ range: { age: { from: 1, to: 5, include_lower: false } } })).toEqual({ kind: 'range', field: 'age', gt: 1, lte: 5, boost: 1 });
     expect(parseQuery({ range: { age: { gt: null, lte: 'now' } } })).toEqual({ kind: 'range', field: 'age', lte: 'now', boost: 1 });
@@ -81,13 +151,27 @@ describe('compound queries', () => {
   it('parses bool with object or array clauses', () => {
     const q = parseQuery({ bool: { must: { term: { a: 1 } }, should: [{ match_all: {} }], filter: [], must_not: null, minimum_should_match: 1, boost: 2 } });
     expect(q).toEqual({
-      kind: 'bool', must: [{ kind: 'term', field: 'a', value: 1, caseInsensitive: false, boost: 1 }], should: [{ kind: 'match_all', boost: 1 }],
-      filter: [], mustNot: [], minimumShouldMatch: 1, boost: 2,
+      kind: 'bool',
+      must: [{ kind: 'term', field: 'a', value: 1, caseInsensitive: false, boost: 1 }],
+      should: [{ kind: 'match_all', boost: 1 }],
+      filter: [],
+      mustNot: [],
+      minimumShouldMatch: 1,
+      boost: 2,
     });
   });
   it('parses constant_score and dis_max', () => {
-    expect(parseQuery({ constant_score: { filter: { match_all: {} }, boost: 1.5 } })).toEqual({ kind: 'constant_score', filter: { kind: 'match_all', boost: 1 }, boost: 1.5 });
-    expect(parseQuery({ dis_max: { queries: [{ match_all: {} }], tie_breaker: 0.5 } })).toEqual({ kind: 'dis_max', queries: [{ kind: 'match_all', boost: 1 }], tieBreaker: 0.5, boost: 1 });
+    expect(parseQuery({ constant_score: { filter: { match_all: {} }, boost: 1.5 } })).toEqual({
+      kind: 'constant_score',
+      filter: { kind: 'match_all', boost: 1 },
+      boost: 1.5,
+    });
+    expect(parseQuery({ dis_max: { queries: [{ match_all: {} }], tie_breaker: 0.5 } })).toEqual({
+      kind: 'dis_max',
+      queries: [{ kind: 'match_all', boost: 1 }],
+      tieBreaker: 0.5,
+      boost: 1,
+    });
   });
 });
 
@@ -169,7 +253,31 @@ describe('limits', () => {
     expect([nested.type, nested.message]).toEqual(['too_many_nested_clauses', 'Query contains too many nested clauses; maxClauseCount is set to 4096']);
   });
   it('never throws anything but a 4xx EsError on random JSON', () => {
-    const names = fc.constantFrom('match', 'match_all', 'match_phrase', 'multi_match', 'term', 'terms', 'range', 'exists', 'prefix', 'ids', 'bool', 'constant_score', 'dis_max', 'must', 'should', 'filter', 'query', 'value', 'boost', 'fields', 'queries', 'gte', 'foo');
+    const names = fc.constantFrom(
+      'match',
+      'match_all',
+      'match_phrase',
+      'multi_match',
+      'term',
+      'terms',
+      'range',
+      'exists',
+      'prefix',
+      'ids',
+      'bool',
+      'constant_score',
+      'dis_max',
+      'must',
+      'should',
+      'filter',
+      'query',
+      'value',
+      'boost',
+      'fields',
+      'queries',
+      'gte',
+      'foo',
+    );
     const tree = fc.letrec((tie) => ({
       node: fc.oneof({ depthSize: 'small' }, fc.jsonValue(), fc.dictionary(names, tie('node'), { maxKeys: 3 }), fc.array(tie('node'), { maxLength: 3 })),
     })).node;

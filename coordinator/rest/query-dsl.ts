@@ -9,12 +9,8 @@
  */
 import { EsError, illegalArgument, parsingException } from '../../protocol/errors.ts';
 import { MAX_CLAUSE_COUNT, type MultiMatchType, type Operator, type Query } from '../../protocol/query-ast.ts';
-import {
-  boostOf, didYouMean, isObject, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat, xContentInt,
-} from './params.ts';
-import {
-  eachParam, fieldAndBoost, isValue, msmOf, singleField, unknownToken, unsupportedParam, type Obj,
-} from './query-dsl-params.ts';
+import { boostOf, didYouMean, isObject, operatorOf, scalarText, tokenName, xContentBoolean, xContentError, xContentFloat, xContentInt } from './params.ts';
+import { eachParam, fieldAndBoost, isValue, msmOf, singleField, unknownToken, unsupportedParam, type Obj } from './query-dsl-params.ts';
 import { parseQueryStringQuery } from './query-string-query.ts';
 import { parseSimpleQueryStringQuery } from './simple-query-string-query.ts';
 import { parseExists, parseRange, parseRegexpQuery, parseTermLike, parseTerms } from './query-dsl-term-level.ts';
@@ -97,21 +93,27 @@ function parseText(name: 'match' | 'match_phrase', body: Obj): Query {
   let boost = 1;
   const phrase = name === 'match_phrase';
   const fuzzy = new FuzzyParams();
-  const field = singleField(name, body, (_f, params) => eachParam(name, params, (k, v) => {
-    if (k === 'query') query = scalarText(v);
-    else if (k === 'boost') boost = boostOf(v);
-    else if (k === 'zero_terms_query') zeroTermsQuery(v);
-    else if (phrase && k === 'slop') slop = xContentInt(v);
-    else if (!phrase && k === 'operator') operator = operatorOf(v);
-    else if (!phrase && k === 'minimum_should_match') msm = msmOf(v);
-    else if (!phrase && k === 'analyzer') analyzer = scalarText(v);
-    else if (!phrase && fuzzy.take(k, v)) return true;
-    else return (phrase ? ['analyzer', '_name'] : MATCH_IGNORED).includes(k);
-    return true;
-  }), (f, v) => {
-    if (Array.isArray(v)) throw unknownToken(name, v, f);
-    query = v === null ? undefined : scalarText(v);
-  });
+  const field = singleField(
+    name,
+    body,
+    (_f, params) =>
+      eachParam(name, params, (k, v) => {
+        if (k === 'query') query = scalarText(v);
+        else if (k === 'boost') boost = boostOf(v);
+        else if (k === 'zero_terms_query') zeroTermsQuery(v);
+        else if (phrase && k === 'slop') slop = xContentInt(v);
+        else if (!phrase && k === 'operator') operator = operatorOf(v);
+        else if (!phrase && k === 'minimum_should_match') msm = msmOf(v);
+        else if (!phrase && k === 'analyzer') analyzer = scalarText(v);
+        else if (!phrase && fuzzy.take(k, v)) return true;
+        else return (phrase ? ['analyzer', '_name'] : MATCH_IGNORED).includes(k);
+        return true;
+      }),
+    (f, v) => {
+      if (Array.isArray(v)) throw unknownToken(name, v, f);
+      query = v === null ? undefined : scalarText(v);
+    },
+  );
   if (query === undefined || field === undefined) throw parsingException('No text specified for text query');
   if (phrase) {
     if (slop < 0) throw illegalArgument('No negative slop allowed.');
@@ -278,10 +280,25 @@ function parseDisMax(body: Obj, depth: number): Query {
 }
 
 const PARSERS: Record<string, (body: Obj, depth: number) => Query> = {
-  match_all: (b) => parseMatchAllNone('match_all', b), match_none: (b) => parseMatchAllNone('match_none', b),
-  match: (b) => parseText('match', b), match_phrase: (b) => parseText('match_phrase', b), multi_match: parseMultiMatch,
-  term: (b) => parseTermLike('term', b), prefix: (b) => parseTermLike('prefix', b), terms: parseTerms, range: parseRange,
-  exists: parseExists, ids: parseIds, regexp: parseRegexpQuery, bool: parseBool, constant_score: parseConstantScore, dis_max: parseDisMax,
-  match_bool_prefix: parseMatchBoolPrefix, match_phrase_prefix: parseMatchPhrasePrefix, fuzzy: parseFuzzy, wildcard: parseWildcard,
-  query_string: parseQueryStringQuery, simple_query_string: parseSimpleQueryStringQuery,
+  match_all: (b) => parseMatchAllNone('match_all', b),
+  match_none: (b) => parseMatchAllNone('match_none', b),
+  match: (b) => parseText('match', b),
+  match_phrase: (b) => parseText('match_phrase', b),
+  multi_match: parseMultiMatch,
+  term: (b) => parseTermLike('term', b),
+  prefix: (b) => parseTermLike('prefix', b),
+  terms: parseTerms,
+  range: parseRange,
+  exists: parseExists,
+  ids: parseIds,
+  regexp: parseRegexpQuery,
+  bool: parseBool,
+  constant_score: parseConstantScore,
+  dis_max: parseDisMax,
+  match_bool_prefix: parseMatchBoolPrefix,
+  match_phrase_prefix: parseMatchPhrasePrefix,
+  fuzzy: parseFuzzy,
+  wildcard: parseWildcard,
+  query_string: parseQueryStringQuery,
+  simple_query_string: parseSimpleQueryStringQuery,
 };

@@ -7,9 +7,32 @@
 
 /** The grammar's token kinds (JavaCC's `QueryParserConstants`). */
 export type Kind =
-  | 'AND' | 'OR' | 'NOT' | 'PLUS' | 'MINUS' | 'BAREOPER' | 'LPAREN' | 'RPAREN' | 'COLON' | 'STAR' | 'CARAT' | 'QUOTED'
-  | 'TERM' | 'FUZZY_SLOP' | 'PREFIXTERM' | 'WILDTERM' | 'REGEXPTERM' | 'RANGEIN_START' | 'RANGEEX_START' | 'NUMBER'
-  | 'RANGE_TO' | 'RANGEIN_END' | 'RANGEEX_END' | 'RANGE_QUOTED' | 'RANGE_GOOP' | 'EOF';
+  | 'AND'
+  | 'OR'
+  | 'NOT'
+  | 'PLUS'
+  | 'MINUS'
+  | 'BAREOPER'
+  | 'LPAREN'
+  | 'RPAREN'
+  | 'COLON'
+  | 'STAR'
+  | 'CARAT'
+  | 'QUOTED'
+  | 'TERM'
+  | 'FUZZY_SLOP'
+  | 'PREFIXTERM'
+  | 'WILDTERM'
+  | 'REGEXPTERM'
+  | 'RANGEIN_START'
+  | 'RANGEEX_START'
+  | 'NUMBER'
+  | 'RANGE_TO'
+  | 'RANGEIN_END'
+  | 'RANGEEX_END'
+  | 'RANGE_QUOTED'
+  | 'RANGE_GOOP'
+  | 'EOF';
 
 /** One token: its kind, its text, and where it starts. */
 export interface Token {
@@ -21,11 +44,32 @@ export interface Token {
 
 /** JavaCC `tokenImage` of each kind, used in `Encountered …` messages. */
 export const IMAGE: Record<Kind, string> = {
-  AND: '<AND>', OR: '<OR>', NOT: '<NOT>', PLUS: '"+"', MINUS: '"-"', BAREOPER: '<BAREOPER>', LPAREN: '"("', RPAREN: '")"',
-  COLON: '":"', STAR: '"*"', CARAT: '"^"', QUOTED: '<QUOTED>', TERM: '<TERM>', FUZZY_SLOP: '<FUZZY_SLOP>',
-  PREFIXTERM: '<PREFIXTERM>', WILDTERM: '<WILDTERM>', REGEXPTERM: '<REGEXPTERM>', RANGEIN_START: '"["', RANGEEX_START: '"{"',
-  NUMBER: '<NUMBER>', RANGE_TO: '"TO"', RANGEIN_END: '"]"', RANGEEX_END: '"}"', RANGE_QUOTED: '<RANGE_QUOTED>',
-  RANGE_GOOP: '<RANGE_GOOP>', EOF: '<EOF>',
+  AND: '<AND>',
+  OR: '<OR>',
+  NOT: '<NOT>',
+  PLUS: '"+"',
+  MINUS: '"-"',
+  BAREOPER: '<BAREOPER>',
+  LPAREN: '"("',
+  RPAREN: '")"',
+  COLON: '":"',
+  STAR: '"*"',
+  CARAT: '"^"',
+  QUOTED: '<QUOTED>',
+  TERM: '<TERM>',
+  FUZZY_SLOP: '<FUZZY_SLOP>',
+  PREFIXTERM: '<PREFIXTERM>',
+  WILDTERM: '<WILDTERM>',
+  REGEXPTERM: '<REGEXPTERM>',
+  RANGEIN_START: '"["',
+  RANGEEX_START: '"{"',
+  NUMBER: '<NUMBER>',
+  RANGE_TO: '"TO"',
+  RANGEIN_END: '"]"',
+  RANGEEX_END: '"}"',
+  RANGE_QUOTED: '<RANGE_QUOTED>',
+  RANGE_GOOP: '<RANGE_GOOP>',
+  EOF: '<EOF>',
 };
 
 /** A Lucene `ParseException`/`TokenMgrError` message; becomes the ES `parse_exception` cause. */

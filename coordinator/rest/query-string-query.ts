@@ -36,7 +36,8 @@ function typeTieBreaker(v: string | number | boolean): number {
   const t = scalarText(v).toLowerCase();
   if (t === 'best_fields') return 0;
   if (t === 'most_fields') return 1;
-  if (['cross_fields', 'phrase', 'phrase_prefix', 'bool_prefix'].includes(t)) throw illegalArgument(`[${NAME}] query type [${t}] is not supported by Folio yet`);
+  if (['cross_fields', 'phrase', 'phrase_prefix', 'bool_prefix'].includes(t))
+    throw illegalArgument(`[${NAME}] query type [${t}] is not supported by Folio yet`);
   throw new EsError(400, 'parse_exception', `failed to parse [multi_match] query type [${scalarText(v)}]. unknown type.`);
 }
 
@@ -73,26 +74,66 @@ export function parseQueryStringQuery(body: Obj): Query {
     }
     if (!isValue(v)) throw parsingException(`[${NAME}] unknown token [${v === null ? 'VALUE_NULL' : 'START_OBJECT'}] after [${k}]`);
     switch (k) {
-      case 'query': query = scalarText(v); break;
-      case 'default_field': defaultField = scalarText(v); break;
-      case 'default_operator': defaultOperator = operatorOf(v); break;
-      case 'analyzer': opts.analyzer = scalarText(v); break;
-      case 'allow_leading_wildcard': opts.allowLeadingWildcard = xContentBoolean(v); break;
-      case 'analyze_wildcard': opts.analyzeWildcard = xContentBoolean(v); break;
-      case 'lenient': opts.lenient = xContentBoolean(v); break;
-      case 'max_determinized_states': opts.maxDeterminizedStates = xContentInt(v); break;
-      case 'escape': escape = xContentBoolean(v); break;
-      case 'fuzziness': fuzziness = parseFuzziness(v); break;
-      case 'fuzzy_prefix_length': fuzzyPrefixLength = xContentInt(v); break;
-      case 'fuzzy_max_expansions': fuzzyMaxExpansions = xContentInt(v); break;
-      case 'fuzzy_transpositions': fuzzyTranspositions = xContentBoolean(v); break;
-      case 'fuzzy_rewrite': fuzzyRewrite = scalarText(v); break;
-      case 'phrase_slop': opts.phraseSlop = xContentInt(v); break;
-      case 'rewrite': opts.rewrite = scalarText(v); break;
-      case 'type': typeTie = typeTieBreaker(v); break;
-      case 'tie_breaker': tieBreaker = xContentFloat(v); break;
-      case 'minimum_should_match': msm = msmOf(v); break;
-      case 'boost': boost = boostOf(v); break;
+      case 'query':
+        query = scalarText(v);
+        break;
+      case 'default_field':
+        defaultField = scalarText(v);
+        break;
+      case 'default_operator':
+        defaultOperator = operatorOf(v);
+        break;
+      case 'analyzer':
+        opts.analyzer = scalarText(v);
+        break;
+      case 'allow_leading_wildcard':
+        opts.allowLeadingWildcard = xContentBoolean(v);
+        break;
+      case 'analyze_wildcard':
+        opts.analyzeWildcard = xContentBoolean(v);
+        break;
+      case 'lenient':
+        opts.lenient = xContentBoolean(v);
+        break;
+      case 'max_determinized_states':
+        opts.maxDeterminizedStates = xContentInt(v);
+        break;
+      case 'escape':
+        escape = xContentBoolean(v);
+        break;
+      case 'fuzziness':
+        fuzziness = parseFuzziness(v);
+        break;
+      case 'fuzzy_prefix_length':
+        fuzzyPrefixLength = xContentInt(v);
+        break;
+      case 'fuzzy_max_expansions':
+        fuzzyMaxExpansions = xContentInt(v);
+        break;
+      case 'fuzzy_transpositions':
+        fuzzyTranspositions = xContentBoolean(v);
+        break;
+      case 'fuzzy_rewrite':
+        fuzzyRewrite = scalarText(v);
+        break;
+      case 'phrase_slop':
+        opts.phraseSlop = xContentInt(v);
+        break;
+      case 'rewrite':
+        opts.rewrite = scalarText(v);
+        break;
+      case 'type':
+        typeTie = typeTieBreaker(v);
+        break;
+      case 'tie_breaker':
+        tieBreaker = xContentFloat(v);
+        break;
+      case 'minimum_should_match':
+        msm = msmOf(v);
+        break;
+      case 'boost':
+        boost = boostOf(v);
+        break;
       case 'time_zone':
       case 'quote_analyzer':
       case 'quote_field_suffix':

@@ -8,7 +8,12 @@ import { parseQueryString } from './query-string.ts';
 const OR = { defaultOperator: 'or' as const };
 const m = (query: string, field = '*', operator: 'or' | 'and' = 'or'): Query => ({ kind: 'match', field, query, operator, boost: 1 });
 const bool = (p: Partial<{ must: Query[]; should: Query[]; mustNot: Query[] }>): Query => ({
-  kind: 'bool', must: p.must ?? [], should: p.should ?? [], filter: [], mustNot: p.mustNot ?? [], boost: 1,
+  kind: 'bool',
+  must: p.must ?? [],
+  should: p.should ?? [],
+  filter: [],
+  mustNot: p.mustNot ?? [],
+  boost: 1,
 });
 describe('Lucene classic occurrence rules', () => {
   it('a single term is the term itself, on all fields or df', () => {
@@ -73,11 +78,22 @@ describe('errors', () => {
   it('reads wildcard, fuzzy and all-fields terms (multi_field, lenient on *)', () => {
     expect(parseQueryString('f:te?t*', OR)).toEqual({ kind: 'wildcard', field: 'f', value: 'te?t*', caseInsensitive: false, normalize: {}, boost: 1 });
     const fuzzy = (fuzziness: unknown) => ({ fuzziness, prefixLength: 0, maxExpansions: 50, transpositions: true });
-    expect(parseQueryString('f:foo~', OR)).toEqual({ kind: 'fuzzy', field: 'f', value: 'foo', fuzzy: fuzzy({ auto: true, low: 3, high: 6 }), normalize: {}, boost: 1 });
+    expect(parseQueryString('f:foo~', OR)).toEqual({
+      kind: 'fuzzy',
+      field: 'f',
+      value: 'foo',
+      fuzzy: fuzzy({ auto: true, low: 3, high: 6 }),
+      normalize: {},
+      boost: 1,
+    });
     expect(parseQueryString('f:foo~1^2', OR)).toMatchObject({ kind: 'fuzzy', fuzzy: fuzzy({ auto: false, edits: 1 }), boost: 2 });
     expect(parseQueryString('f:foo^2~1', OR)).toMatchObject({ kind: 'fuzzy', fuzzy: fuzzy({ auto: false, edits: 1 }), boost: 2 });
     expect(parseQueryString('foo*', OR)).toEqual({
-      kind: 'multi_field', fields: [{ field: '*', boost: 1 }], tieBreaker: 0, lenient: true, boost: 1,
+      kind: 'multi_field',
+      fields: [{ field: '*', boost: 1 }],
+      tieBreaker: 0,
+      lenient: true,
+      boost: 1,
       query: { kind: 'prefix', field: '', value: 'foo', caseInsensitive: false, normalize: {}, boost: 1 },
     });
     expect(parseQueryString('[1 TO 2]', OR)).toMatchObject({ kind: 'multi_field', query: { kind: 'range', gte: '1', lte: '2' } });
@@ -87,7 +103,13 @@ describe('errors', () => {
   });
   it('reads field:/regex/ as a regexp query (the pattern as written)', () => {
     expect(parseQueryString('tag:/re+d|b\\/x/', OR)).toEqual({
-      kind: 'regexp', field: 'tag', value: 're+d|b\\/x', flags: 0xffff, caseInsensitive: false, maxDeterminizedStates: 10000, boost: 1,
+      kind: 'regexp',
+      field: 'tag',
+      value: 're+d|b\\/x',
+      flags: 0xffff,
+      caseInsensitive: false,
+      maxDeterminizedStates: 10000,
+      boost: 1,
     });
     expect(parseQueryString('/ab+/', { defaultOperator: 'or', df: 'tag' })).toMatchObject({ kind: 'regexp', field: 'tag', value: 'ab+' });
   });

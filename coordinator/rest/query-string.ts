@@ -95,7 +95,24 @@ class Parser {
     let q = this.clause(field);
     this.addClause(clauses, 'none', mods, q);
     const first = mods === 'none' ? q : null;
-    const starts: Kind[] = ['AND', 'OR', 'NOT', 'PLUS', 'MINUS', 'BAREOPER', 'LPAREN', 'STAR', 'QUOTED', 'TERM', 'PREFIXTERM', 'WILDTERM', 'REGEXPTERM', 'RANGEIN_START', 'RANGEEX_START', 'NUMBER'];
+    const starts: Kind[] = [
+      'AND',
+      'OR',
+      'NOT',
+      'PLUS',
+      'MINUS',
+      'BAREOPER',
+      'LPAREN',
+      'STAR',
+      'QUOTED',
+      'TERM',
+      'PREFIXTERM',
+      'WILDTERM',
+      'REGEXPTERM',
+      'RANGEIN_START',
+      'RANGEEX_START',
+      'NUMBER',
+    ];
     while (starts.includes(this.peek().kind)) {
       const k = this.peek().kind;
       const conj: Conj = k === 'AND' ? 'and' : k === 'OR' ? 'or' : 'none';
@@ -210,7 +227,15 @@ class Parser {
       // `field:/pattern/`: Lucene's `getRegexpQuery` with every syntax flag (the pattern is not unescaped).
       if (field === '_exists_') throw unsupported(`regexp query [${t.image}] on [_exists_]`);
       const maxDeterminizedStates = this.opts.maxDeterminizedStates ?? DEFAULT_MAX_DETERMINIZED_STATES;
-      return this.onFields(field, (f) => ({ kind: 'regexp', field: f, value: t.image.slice(1, -1), flags: 0xffff, caseInsensitive: false, maxDeterminizedStates, boost: 1 }));
+      return this.onFields(field, (f) => ({
+        kind: 'regexp',
+        field: f,
+        value: t.image.slice(1, -1),
+        flags: 0xffff,
+        caseInsensitive: false,
+        maxDeterminizedStates,
+        boost: 1,
+      }));
     }
     const text = unescape(t.image);
     if (field === '_exists_') return { kind: 'exists', field: text, boost: 1 };
@@ -232,7 +257,15 @@ class Parser {
       if (this.opts.allowLeadingWildcard === false && (t.image.startsWith('*') || t.image.startsWith('?'))) {
         throw new SyntaxError_("'*' or '?' not allowed as first character in WildcardQuery");
       }
-      return this.onFields(field, (f) => ({ kind: 'wildcard', field: f, value: t.image, caseInsensitive: false, ...rewrite, normalize: this.normalize(), boost: 1 }));
+      return this.onFields(field, (f) => ({
+        kind: 'wildcard',
+        field: f,
+        value: t.image,
+        caseInsensitive: false,
+        ...rewrite,
+        normalize: this.normalize(),
+        boost: 1,
+      }));
     }
     if (fuzzy !== null) {
       const base = this.opts.fuzzy ?? fuzzyDefaults(AUTO);

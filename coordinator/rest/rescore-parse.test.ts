@@ -10,8 +10,14 @@ describe('parseRescore', () => {
     expect(parseRescore({ query: rescoreQuery })).toEqual([
       { windowSize: 10, query: { kind: 'match', field: 't', query: 'x', operator: 'or', boost: 1 }, queryWeight: 1, rescoreQueryWeight: 1, scoreMode: 'total' },
     ]);
-    const two = parseRescore([{ window_size: 50, query: { ...rescoreQuery, query_weight: 0.7, rescore_query_weight: '1.2', score_mode: 'Max' } }, { query: rescoreQuery }]);
-    expect(two.map((r) => [r.windowSize, r.queryWeight, r.rescoreQueryWeight, r.scoreMode])).toEqual([[50, Math.fround(0.7), Math.fround(1.2), 'max'], [10, 1, 1, 'total']]);
+    const two = parseRescore([
+      { window_size: 50, query: { ...rescoreQuery, query_weight: 0.7, rescore_query_weight: '1.2', score_mode: 'Max' } },
+      { query: rescoreQuery },
+    ]);
+    expect(two.map((r) => [r.windowSize, r.queryWeight, r.rescoreQueryWeight, r.scoreMode])).toEqual([
+      [50, Math.fround(0.7), Math.fround(1.2), 'max'],
+      [10, 1, 1, 'total'],
+    ]);
   });
   it("rejects bad rescorers with ES's texts", () => {
     expect(esErr(() => parseRescore({ window_size: 5 })).message).toBe('missing rescore type');

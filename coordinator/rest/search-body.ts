@@ -29,11 +29,42 @@ import { TRACK_TOTAL_HITS_ACCURATE, TRACK_TOTAL_HITS_DISABLED } from './track-to
 
 /** Body keys ES knows, with the JSON token types `SearchSourceBuilder` accepts for each (V value, O object, A array). */
 const BODY_KEYS: Record<string, string> = {
-  query: 'O', post_filter: 'O', from: 'V', size: 'V', timeout: 'V', terminate_after: 'V', min_score: 'V', version: 'V',
-  seq_no_primary_term: 'V', explain: 'V', track_scores: 'V', track_total_hits: 'V', profile: 'V', _source: 'VOA',
-  stored_fields: 'VA', sort: 'VOA', script_fields: 'O', indices_boost: 'OA', aggregations: 'O', aggs: 'O', highlight: 'O',
-  suggest: 'O', rescore: 'OA', ext: 'O', slice: 'O', collapse: 'O', pit: 'O', runtime_mappings: 'O', docvalue_fields: 'A',
-  fields: 'A', stats: 'A', search_after: 'A', knn: 'OA', retriever: 'O', rank: 'O', sub_searches: 'A',
+  query: 'O',
+  post_filter: 'O',
+  from: 'V',
+  size: 'V',
+  timeout: 'V',
+  terminate_after: 'V',
+  min_score: 'V',
+  version: 'V',
+  seq_no_primary_term: 'V',
+  explain: 'V',
+  track_scores: 'V',
+  track_total_hits: 'V',
+  profile: 'V',
+  _source: 'VOA',
+  stored_fields: 'VA',
+  sort: 'VOA',
+  script_fields: 'O',
+  indices_boost: 'OA',
+  aggregations: 'O',
+  aggs: 'O',
+  highlight: 'O',
+  suggest: 'O',
+  rescore: 'OA',
+  ext: 'O',
+  slice: 'O',
+  collapse: 'O',
+  pit: 'O',
+  runtime_mappings: 'O',
+  docvalue_fields: 'A',
+  fields: 'A',
+  stats: 'A',
+  search_after: 'A',
+  knn: 'OA',
+  retriever: 'O',
+  rank: 'O',
+  sub_searches: 'A',
 };
 
 /** Folio's refusal of a search feature it does not implement (400 `illegal_argument_exception`). */
@@ -121,47 +152,72 @@ export function applyBodyKey(d: Draft, k: string, v: unknown): void {
   const t = Array.isArray(v) ? 'A' : isObject(v) ? 'O' : v === null ? '' : 'V';
   if (t === '' || !allowed.includes(t)) throw parsingException(`Unknown key for a ${tokenName(v)} in [${k}].`);
   switch (k) {
-    case 'query': return void (d.query = parseQuery(v));
-    case 'from': return setFrom(d, xContentInt(v));
+    case 'query':
+      return void (d.query = parseQuery(v));
+    case 'from':
+      return setFrom(d, xContentInt(v));
     case 'size': {
       const n = xContentInt(v);
       return n === -1 ? undefined : setSize(d, n); // -1 = unset (deprecated), as SearchSourceBuilder
     }
-    case 'timeout': return void (d.timeoutMs = timeoutOf(parseTimeValue(scalarText(v), 'timeout')));
-    case 'track_scores': return void (d.trackScores = xContentBoolean(v));
+    case 'timeout':
+      return void (d.timeoutMs = timeoutOf(parseTimeValue(scalarText(v), 'timeout')));
+    case 'track_scores':
+      return void (d.trackScores = xContentBoolean(v));
     case 'track_total_hits':
       if (typeof v === 'boolean' || v === 'true' || v === 'false') {
         d.trackTotalHits = xContentBoolean(v) ? TRACK_TOTAL_HITS_ACCURATE : TRACK_TOTAL_HITS_DISABLED;
       } else setTrackTotalHitsUpTo(d, xContentInt(v));
       return;
-    case 'version': return void (d.version = xContentBoolean(v));
-    case 'seq_no_primary_term': return void (d.seqNoPrimaryTerm = xContentBoolean(v));
-    case 'explain': return void (d.explain = xContentBoolean(v));
-    case 'min_score': return void (d.minScore = xContentFloat(v));
-    case 'profile': return void (d.profile = xContentBoolean(v));
-    case 'sort': return void (d.sort = parseSortBody(v));
-    case '_source': return void (d.source = parseSourceFilter(v));
-    case 'search_after': return void (d.searchAfter = searchAfterOf(v as unknown[]));
-    case 'pit': return void (d.pit = pitOf(v as Record<string, unknown>));
-    case 'indices_boost': return void (d.indicesBoost = parseIndicesBoost(v));
-    case 'slice': return void (d.slice = parseSlice(v as Record<string, unknown>));
-    case 'collapse': return void (d.collapse = parseCollapse(v));
-    case 'highlight': return void (d.highlight = parseHighlight(v));
-    case 'stored_fields': return void (d.storedFields = parseStoredFields(v));
-    case 'docvalue_fields': return void (d.docvalueFields = parseFieldAndFormats(v as unknown[]));
-    case 'fields': return void (d.fields = parseFieldAndFormats(v as unknown[]));
-    case 'rescore': return void (d.rescore = parseRescore(v));
-    case 'script_fields': return void (d.scriptFields = Object.keys(v as object).length);
+    case 'version':
+      return void (d.version = xContentBoolean(v));
+    case 'seq_no_primary_term':
+      return void (d.seqNoPrimaryTerm = xContentBoolean(v));
+    case 'explain':
+      return void (d.explain = xContentBoolean(v));
+    case 'min_score':
+      return void (d.minScore = xContentFloat(v));
+    case 'profile':
+      return void (d.profile = xContentBoolean(v));
+    case 'sort':
+      return void (d.sort = parseSortBody(v));
+    case '_source':
+      return void (d.source = parseSourceFilter(v));
+    case 'search_after':
+      return void (d.searchAfter = searchAfterOf(v as unknown[]));
+    case 'pit':
+      return void (d.pit = pitOf(v as Record<string, unknown>));
+    case 'indices_boost':
+      return void (d.indicesBoost = parseIndicesBoost(v));
+    case 'slice':
+      return void (d.slice = parseSlice(v as Record<string, unknown>));
+    case 'collapse':
+      return void (d.collapse = parseCollapse(v));
+    case 'highlight':
+      return void (d.highlight = parseHighlight(v));
+    case 'stored_fields':
+      return void (d.storedFields = parseStoredFields(v));
+    case 'docvalue_fields':
+      return void (d.docvalueFields = parseFieldAndFormats(v as unknown[]));
+    case 'fields':
+      return void (d.fields = parseFieldAndFormats(v as unknown[]));
+    case 'rescore':
+      return void (d.rescore = parseRescore(v));
+    case 'script_fields':
+      return void (d.scriptFields = Object.keys(v as object).length);
     case 'stats':
       for (const s of v as unknown[]) {
         if (typeof s !== 'string') throw parsingException(`Expected [VALUE_STRING] in [stats] but found [${tokenName(s)}]`);
       }
       return;
-    case 'aggs': case 'aggregations': {
+    case 'aggs':
+    case 'aggregations': {
       const nodes = parseAggregations(v as Record<string, unknown>);
       return void (d.aggs = nodes.length > 0 ? nodes : null);
     }
-    case 'post_filter': return void (d.postFilter = parseQuery(v));
-    default: throw notYet(`[${k}]`);
+    case 'post_filter':
+      return void (d.postFilter = parseQuery(v));
+    default:
+      throw notYet(`[${k}]`);
   }
 }

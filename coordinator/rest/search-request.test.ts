@@ -12,11 +12,39 @@ const err = (qs: string, body?: unknown) => esErr(() => parse(qs, body));
 describe('defaults and precedence', () => {
   it('has ES defaults without body or params', () => {
     expect(parse('')).toEqual({
-      from: 0, size: 10, query: { kind: 'match_all', boost: 1 }, sort: [], sortExplicit: false, source: true, trackTotalHits: 10000,
-      trackScores: false, timeoutMs: null, searchAfter: null, restTotalHitsAsInt: false, scroll: null, allowPartialSearchResults: true,
-      searchType: 'query_then_fetch', version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, routing: null, preference: null, pit: null, profile: false,
-      fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
-      slice: null, collapse: null, highlight: null, aggs: null, postFilter: null, typedKeys: false,
+      from: 0,
+      size: 10,
+      query: { kind: 'match_all', boost: 1 },
+      sort: [],
+      sortExplicit: false,
+      source: true,
+      trackTotalHits: 10000,
+      trackScores: false,
+      timeoutMs: null,
+      searchAfter: null,
+      restTotalHitsAsInt: false,
+      scroll: null,
+      allowPartialSearchResults: true,
+      searchType: 'query_then_fetch',
+      version: false,
+      seqNoPrimaryTerm: false,
+      explain: false,
+      minScore: null,
+      routing: null,
+      preference: null,
+      pit: null,
+      profile: false,
+      fields: null,
+      docvalueFields: null,
+      storedFields: null,
+      rescore: [],
+      scriptFields: 0,
+      slice: null,
+      collapse: null,
+      highlight: null,
+      aggs: null,
+      postFilter: null,
+      typedKeys: false,
     });
     expect(parse('', {})).toMatchObject({ from: 0, size: 10 });
   });
@@ -42,10 +70,26 @@ describe('defaults and precedence', () => {
     expect(parse('', { timeout: '-1' }).timeoutMs).toBeNull();
     expect(parse('', { search_after: [1, 'x', null, true], sort: ['a'] }).searchAfter).toEqual([1, 'x', null, 1]);
     expect(parse('search_type=dfs_query_then_fetch&allow_partial_search_results=false&scroll=1m&routing=r')).toMatchObject({
-      searchType: 'dfs_query_then_fetch', allowPartialSearchResults: false, scroll: '1m', routing: 'r',
+      searchType: 'dfs_query_then_fetch',
+      allowPartialSearchResults: false,
+      scroll: '1m',
+      routing: 'r',
     });
-    expect(parse('', { version: true, seq_no_primary_term: 'true', explain: false, min_score: 0.5, stored_fields: ['a'], fields: [{ field: 'a' }], docvalue_fields: ['a'], aggs: {} })).toMatchObject({
-      version: true, seqNoPrimaryTerm: true, minScore: 0.5,
+    expect(
+      parse('', {
+        version: true,
+        seq_no_primary_term: 'true',
+        explain: false,
+        min_score: 0.5,
+        stored_fields: ['a'],
+        fields: [{ field: 'a' }],
+        docvalue_fields: ['a'],
+        aggs: {},
+      }),
+    ).toMatchObject({
+      version: true,
+      seqNoPrimaryTerm: true,
+      minScore: 0.5,
     });
     expect(parse('q=a&default_operator=AND&df=t').query).toEqual({ kind: 'match', field: 't', query: 'a', operator: 'and', boost: 1 });
   });
@@ -85,12 +129,24 @@ describe('ES error texts', () => {
     expect(err('', { suggest: {} }).message).toBe('[suggest] is not supported by Folio yet');
   });
   it('collapse and highlight: parsed, with ES errors', () => {
-    const r = parse('', { collapse: { field: 'k', inner_hits: [{ name: 'a', size: 2, sort: ['n'] }, { name: 'b' }], max_concurrent_group_searches: 4 }, highlight: { fields: { body: {} } } });
-    expect(r.collapse).toMatchObject({ field: 'k', maxConcurrentGroupSearches: 4, innerHits: [{ name: 'a', from: 0, size: 2 }, { name: 'b', size: 3, sort: null }] });
+    const r = parse('', {
+      collapse: { field: 'k', inner_hits: [{ name: 'a', size: 2, sort: ['n'] }, { name: 'b' }], max_concurrent_group_searches: 4 },
+      highlight: { fields: { body: {} } },
+    });
+    expect(r.collapse).toMatchObject({
+      field: 'k',
+      maxConcurrentGroupSearches: 4,
+      innerHits: [
+        { name: 'a', from: 0, size: 2 },
+        { name: 'b', size: 3, sort: null },
+      ],
+    });
     expect(r.highlight).toEqual({ global: {}, encoder: 'default', fields: [{ name: 'body', options: {} }] });
     expect(err('scroll=1m', { collapse: { field: 'k' } }).message).toBe('Validation Failed: 1: cannot use `collapse` in a scroll context;');
     expect(err('', { collapse: { field: 'k', foo: 1 } }).message).toBe('[1:1] [collapse] unknown field [foo]');
-    expect(err('', { collapse: { field: 'k', inner_hits: { size: 1 } } }).causedBy?.reason).toBe('inner_hits must have a [name]; set the [name] field in the inner_hits definition');
+    expect(err('', { collapse: { field: 'k', inner_hits: { size: 1 } } }).causedBy?.reason).toBe(
+      'inner_hits must have a [name]; set the [name] field in the inner_hits definition',
+    );
     expect(err('', { collapse: { field: 'k', max_concurrent_group_searches: 0 } }).causedBy?.reason).toBe('maxConcurrentGroupRequests` must be positive');
     expect(err('', { highlight: { fields: { b: {} }, pre_tags: ['<b>'] } }).message).toBe('pre_tags are set but post_tags are not set');
     expect(err('', { highlight: { fields: { b: { max_analyzed_offset: 0 } } } }).message).toBe('[max_analyzed_offset] must be a positive integer, or -1');
@@ -134,7 +190,10 @@ describe('ES error texts', () => {
   });
   it('validation failures', () => {
     const e = err('', { from: 2, search_after: [1], sort: ['a'] });
-    expect([e.type, e.message]).toEqual(['action_request_validation_exception', 'Validation Failed: 1: [from] parameter must be set to 0 when [search_after] is used;']);
+    expect([e.type, e.message]).toEqual([
+      'action_request_validation_exception',
+      'Validation Failed: 1: [from] parameter must be set to 0 when [search_after] is used;',
+    ]);
     expect(err('scroll=1m&from=1&size=0').message).toBe(
       'Validation Failed: 1: using [from] is not allowed in a scroll context;2: [size] cannot be [0] in a scroll context;',
     );
@@ -147,18 +206,35 @@ describe('ES error texts', () => {
 
 describe('robustness', () => {
   it('never throws anything but a 4xx EsError for random bodies and params', () => {
-    const keys = fc.constantFrom('query', 'from', 'size', 'sort', '_source', 'track_total_hits', 'track_scores', 'timeout', 'search_after', 'aggs', 'min_score', 'foo');
+    const keys = fc.constantFrom(
+      'query',
+      'from',
+      'size',
+      'sort',
+      '_source',
+      'track_total_hits',
+      'track_scores',
+      'timeout',
+      'search_after',
+      'aggs',
+      'min_score',
+      'foo',
+    );
     const params = fc.constantFrom('q', 'from', 'size', 'sort', '_source', 'track_total_hits', 'timeout', 'scroll', 'rest_total_hits_as_int', 'df', 'bogus');
     fc.assert(
-      fc.property(fc.dictionary(keys, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }), fc.array(fc.tuple(params, fc.string({ maxLength: 8 })), { maxLength: 3 }), (body, qs) => {
-        try {
-          parseSearchRequest(new URLSearchParams(qs), body, P);
-        } catch (e) {
-          expect(e).toBeInstanceOf(EsError);
-          expect((e as EsError).status).toBeGreaterThanOrEqual(400);
-          expect((e as EsError).status).toBeLessThan(500);
-        }
-      }),
+      fc.property(
+        fc.dictionary(keys, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 4 }),
+        fc.array(fc.tuple(params, fc.string({ maxLength: 8 })), { maxLength: 3 }),
+        (body, qs) => {
+          try {
+            parseSearchRequest(new URLSearchParams(qs), body, P);
+          } catch (e) {
+            expect(e).toBeInstanceOf(EsError);
+            expect((e as EsError).status).toBeGreaterThanOrEqual(400);
+            expect((e as EsError).status).toBeLessThan(500);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -166,7 +242,10 @@ describe('robustness', () => {
 
 describe('fields, docvalue_fields, stored_fields', () => {
   it('reads names, patterns and {field, format, include_unmapped} objects; use_field_mapping means the mapping format', () => {
-    const r = parse('', { fields: ['a', 'b.*', { field: 'd', format: 'yyyy/MM/dd' }, { field: 'u*', include_unmapped: true }], docvalue_fields: [{ field: 'n', format: 'use_field_mapping' }, 7] });
+    const r = parse('', {
+      fields: ['a', 'b.*', { field: 'd', format: 'yyyy/MM/dd' }, { field: 'u*', include_unmapped: true }],
+      docvalue_fields: [{ field: 'n', format: 'use_field_mapping' }, 7],
+    });
     expect(r.fields).toEqual([{ field: 'a' }, { field: 'b.*' }, { field: 'd', format: 'yyyy/MM/dd' }, { field: 'u*', includeUnmapped: true }]);
     expect(r.docvalueFields).toEqual([{ field: 'n' }, { field: '7' }]);
   });
@@ -185,8 +264,12 @@ describe('fields, docvalue_fields, stored_fields', () => {
   });
   it('refuses _none_ with other names, with a requested _source, and with fields (ES texts)', () => {
     expect(() => parse('', { stored_fields: ['_none_', 'a'] })).toThrow('cannot combine _none_ with other fields');
-    expect(() => parse('', { stored_fields: '_none_', _source: true })).toThrow('Validation Failed: 1: [stored_fields] cannot be disabled if [_source] is requested;');
-    expect(() => parse('', { stored_fields: '_none_', fields: ['a'] })).toThrow('Validation Failed: 1: [stored_fields] cannot be disabled when using the [fields] option;');
+    expect(() => parse('', { stored_fields: '_none_', _source: true })).toThrow(
+      'Validation Failed: 1: [stored_fields] cannot be disabled if [_source] is requested;',
+    );
+    expect(() => parse('', { stored_fields: '_none_', fields: ['a'] })).toThrow(
+      'Validation Failed: 1: [stored_fields] cannot be disabled when using the [fields] option;',
+    );
   });
   it('refuses malformed entries as ES parsers do', () => {
     expect(() => parse('', { fields: [{ field: 'a', foo: 1 }] })).toThrow('[1:1] [fetch_field_and_format] unknown field [foo]');

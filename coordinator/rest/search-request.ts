@@ -91,12 +91,48 @@ export interface SearchRequest {
 
 /** Parameters `RestSearchAction` consumes (values validated below) plus the response parameters. */
 const URL_PARAMS = [
-  'q', 'df', 'default_operator', 'analyzer', 'analyze_wildcard', 'lenient', 'from', 'size', 'sort', '_source',
-  '_source_includes', '_source_excludes', 'track_total_hits', 'track_scores', 'timeout', 'rest_total_hits_as_int',
-  'allow_partial_search_results', 'scroll', 'search_type', 'request_cache', 'routing', 'preference', 'ignore_unavailable',
-  'expand_wildcards', 'allow_no_indices', 'ignore_throttled', 'typed_keys', 'batched_reduce_size', 'pre_filter_shard_size',
-  'ccs_minimize_roundtrips', 'max_concurrent_shard_requests', 'explain', 'version', 'seq_no_primary_term', 'stored_fields',
-  'docvalue_fields', 'terminate_after', 'format', 'filter_path', 'pretty', 'human', 'error_trace',
+  'q',
+  'df',
+  'default_operator',
+  'analyzer',
+  'analyze_wildcard',
+  'lenient',
+  'from',
+  'size',
+  'sort',
+  '_source',
+  '_source_includes',
+  '_source_excludes',
+  'track_total_hits',
+  'track_scores',
+  'timeout',
+  'rest_total_hits_as_int',
+  'allow_partial_search_results',
+  'scroll',
+  'search_type',
+  'request_cache',
+  'routing',
+  'preference',
+  'ignore_unavailable',
+  'expand_wildcards',
+  'allow_no_indices',
+  'ignore_throttled',
+  'typed_keys',
+  'batched_reduce_size',
+  'pre_filter_shard_size',
+  'ccs_minimize_roundtrips',
+  'max_concurrent_shard_requests',
+  'explain',
+  'version',
+  'seq_no_primary_term',
+  'stored_fields',
+  'docvalue_fields',
+  'terminate_after',
+  'format',
+  'filter_path',
+  'pretty',
+  'human',
+  'error_trace',
 ];
 
 /** `IndicesOptions` booleans: empty = default, else strict, wrapped as `Could not convert [name] to boolean`. */
@@ -223,10 +259,31 @@ function checkUnrecognized(p: Map<string, string>, path: string): void {
  */
 export function parseSearchRequest(params: URLSearchParams, body: unknown, path: string): SearchRequest {
   const d: Draft = {
-    from: 0, size: 10, query: null, sort: null, source: null, trackTotalHits: null, trackScores: false, timeoutMs: null,
-    searchAfter: null, version: false, seqNoPrimaryTerm: false, explain: false, minScore: null, pit: null, profile: false, aggs: null, postFilter: null,
-    fields: null, docvalueFields: null, storedFields: null, rescore: [], scriptFields: 0,
-    slice: null, collapse: null, highlight: null,
+    from: 0,
+    size: 10,
+    query: null,
+    sort: null,
+    source: null,
+    trackTotalHits: null,
+    trackScores: false,
+    timeoutMs: null,
+    searchAfter: null,
+    version: false,
+    seqNoPrimaryTerm: false,
+    explain: false,
+    minScore: null,
+    pit: null,
+    profile: false,
+    aggs: null,
+    postFilter: null,
+    fields: null,
+    docvalueFields: null,
+    storedFields: null,
+    rescore: [],
+    scriptFields: 0,
+    slice: null,
+    collapse: null,
+    highlight: null,
   };
   if (body !== undefined) {
     if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
@@ -238,7 +295,8 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown, path:
   checkUnrecognized(p, path);
   const errors: string[] = [];
   if (url.scroll !== null) {
-    if (d.trackTotalHits !== null && d.trackTotalHits !== TRACK_TOTAL_HITS_ACCURATE) errors.push('disabling [track_total_hits] is not allowed in a scroll context');
+    if (d.trackTotalHits !== null && d.trackTotalHits !== TRACK_TOTAL_HITS_ACCURATE)
+      errors.push('disabling [track_total_hits] is not allowed in a scroll context');
     if (d.from > 0) errors.push('using [from] is not allowed in a scroll context');
     if (d.size === 0) errors.push('[size] cannot be [0] in a scroll context');
     if (d.rescore.length > 0) errors.push('using [rescore] is not allowed in a scroll context');

@@ -41,21 +41,42 @@ export function parseSimpleQueryStringQuery(body: Obj): Query {
     }
     if (!isValue(v)) throw parsingException(`[${NAME}] unknown token [${tokenName(v)}] after [${k}]`);
     switch (k) {
-      case 'query': query = scalarText(v); break;
-      case 'analyzer': opts.analyzer = scalarText(v); break;
-      case 'default_operator': defaultOperator = operatorOf(v); break;
+      case 'query':
+        query = scalarText(v);
+        break;
+      case 'analyzer':
+        opts.analyzer = scalarText(v);
+        break;
+      case 'default_operator':
+        defaultOperator = operatorOf(v);
+        break;
       case 'flags':
         flags = typeof v === 'number' ? xContentInt(v) : resolveSimpleFlags(scalarText(v));
         if (flags < 0) flags = ALL_SIMPLE_FLAGS;
         break;
-      case 'lenient': opts.lenient = xContentBoolean(v); break;
-      case 'analyze_wildcard': opts.analyzeWildcard = xContentBoolean(v); break;
-      case 'minimum_should_match': msm = msmOf(v); break;
-      case 'fuzzy_prefix_length': fuzzy.prefixLength = xContentInt(v); break;
-      case 'fuzzy_max_expansions': fuzzy.maxExpansions = xContentInt(v); break;
-      case 'fuzzy_transpositions': fuzzy.transpositions = xContentBoolean(v); break;
-      case 'boost': boost = boostOf(v); break;
-      case 'quote_field_suffix': throw notYet(NAME, k);
+      case 'lenient':
+        opts.lenient = xContentBoolean(v);
+        break;
+      case 'analyze_wildcard':
+        opts.analyzeWildcard = xContentBoolean(v);
+        break;
+      case 'minimum_should_match':
+        msm = msmOf(v);
+        break;
+      case 'fuzzy_prefix_length':
+        fuzzy.prefixLength = xContentInt(v);
+        break;
+      case 'fuzzy_max_expansions':
+        fuzzy.maxExpansions = xContentInt(v);
+        break;
+      case 'fuzzy_transpositions':
+        fuzzy.transpositions = xContentBoolean(v);
+        break;
+      case 'boost':
+        boost = boostOf(v);
+        break;
+      case 'quote_field_suffix':
+        throw notYet(NAME, k);
       default:
         if (!ACCEPTED.includes(k)) throw parsingException(`[${NAME}] unsupported field [${k}]`);
     }

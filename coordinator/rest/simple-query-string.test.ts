@@ -7,11 +7,22 @@ import { parseQuery } from './query-dsl.ts';
 import { parseSimpleQueryString, resolveSimpleFlags, SimpleFlags, type SimpleQueryOptions } from './simple-query-string.ts';
 
 const opts = (extra: Partial<SimpleQueryOptions> = {}): SimpleQueryOptions => ({
-  fields: [{ field: 'f', boost: 1 }], defaultOperator: 'or', flags: -1, fuzzy: { prefixLength: 0, maxExpansions: 50, transpositions: true }, ...extra,
+  fields: [{ field: 'f', boost: 1 }],
+  defaultOperator: 'or',
+  flags: -1,
+  fuzzy: { prefixLength: 0, maxExpansions: 50, transpositions: true },
+  ...extra,
 });
 const p = (text: string, extra: Partial<SimpleQueryOptions> = {}) => parseSimpleQueryString(text, opts(extra));
 const m = (query: string, operator: 'or' | 'and' = 'or'): Query => ({ kind: 'match', field: 'f', query, operator, boost: 1 });
-const bool = (c: Partial<Record<'must' | 'should' | 'mustNot', Query[]>>): Query => ({ kind: 'bool', must: c.must ?? [], should: c.should ?? [], filter: [], mustNot: c.mustNot ?? [], boost: 1 });
+const bool = (c: Partial<Record<'must' | 'should' | 'mustNot', Query[]>>): Query => ({
+  kind: 'bool',
+  must: c.must ?? [],
+  should: c.should ?? [],
+  filter: [],
+  mustNot: c.mustNot ?? [],
+  boost: 1,
+});
 const not = (q: Query) => bool({ should: [{ kind: 'match_all', boost: 1 }], mustNot: [q] });
 
 describe('SimpleQueryParser grammar', () => {
@@ -47,8 +58,22 @@ describe('SimpleQueryParser grammar', () => {
     expect(p('+ | -')).toEqual({ kind: 'match_none', boost: 1 });
   });
   it('runs on several fields (summed) or patterns as multi_field, lenient on *', () => {
-    expect(p('a', { fields: [{ field: 'x', boost: 2 }, { field: 'y', boost: 1 }] })).toEqual({
-      kind: 'multi_field', fields: [{ field: 'x', boost: 2 }, { field: 'y', boost: 1 }], tieBreaker: 1, lenient: false, boost: 1,
+    expect(
+      p('a', {
+        fields: [
+          { field: 'x', boost: 2 },
+          { field: 'y', boost: 1 },
+        ],
+      }),
+    ).toEqual({
+      kind: 'multi_field',
+      fields: [
+        { field: 'x', boost: 2 },
+        { field: 'y', boost: 1 },
+      ],
+      tieBreaker: 1,
+      lenient: false,
+      boost: 1,
       query: { kind: 'match', field: '', query: 'a', operator: 'or', boost: 1 },
     });
     expect(p('a', { fields: [{ field: '*', boost: 1 }] })).toMatchObject({ kind: 'multi_field', lenient: true });
@@ -85,8 +110,13 @@ describe('SimpleQueryParser grammar', () => {
 
 describe('simple_query_string in the body', () => {
   it('parses its parameters', () => {
-    expect(parseQuery({ simple_query_string: { query: 'a b', fields: ['t^2'], default_operator: 'and', flags: 'OR|prefix', minimum_should_match: 1, boost: 2 } })).toMatchObject({
-      kind: 'multi_field', fields: [{ field: 't', boost: 2 }], boost: 2, query: { kind: 'match', query: 'a b', operator: 'and' },
+    expect(
+      parseQuery({ simple_query_string: { query: 'a b', fields: ['t^2'], default_operator: 'and', flags: 'OR|prefix', minimum_should_match: 1, boost: 2 } }),
+    ).toMatchObject({
+      kind: 'multi_field',
+      fields: [{ field: 't', boost: 2 }],
+      boost: 2,
+      query: { kind: 'match', query: 'a b', operator: 'and' },
     });
     expect(resolveSimpleFlags('OR|prefix')).toBe(12);
     expect(resolveSimpleFlags('and|NONE|or')).toBe(0);

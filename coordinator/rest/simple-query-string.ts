@@ -17,7 +17,17 @@ const NAME = 'simple_query_string';
 
 /** Lucene `SimpleQueryParser` operator flags (ES `SimpleQueryStringFlag`; `SLOP` is `NEAR`). */
 export const SimpleFlags = {
-  AND: 1, NOT: 2, OR: 4, PREFIX: 8, PHRASE: 16, PRECEDENCE: 32, ESCAPE: 64, WHITESPACE: 128, FUZZY: 256, NEAR: 512, SLOP: 512,
+  AND: 1,
+  NOT: 2,
+  OR: 4,
+  PREFIX: 8,
+  PHRASE: 16,
+  PRECEDENCE: 32,
+  ESCAPE: 64,
+  WHITESPACE: 128,
+  FUZZY: 256,
+  NEAR: 512,
+  SLOP: 512,
 } as const;
 /** Every operator flag (ES `SimpleQueryStringFlag.ALL`); any negative `flags` int means it too. */
 export const ALL_SIMPLE_FLAGS = -1;
@@ -105,7 +115,8 @@ class SimpleParser {
     while (state.index < state.end) {
       const c = state.data[state.index];
       if (c === '(' && this.has(F.PRECEDENCE)) this.consumeSubQuery(state);
-      else if (c === ')' && this.has(F.PRECEDENCE)) state.index++; // an extraneous ')' is ignored
+      else if (c === ')' && this.has(F.PRECEDENCE))
+        state.index++; // an extraneous ')' is ignored
       else if (c === '"' && this.has(F.PHRASE)) this.consumePhrase(state);
       else if (c === '+' && this.has(F.AND)) {
         if (state.current === null && state.top !== null) state.current = 'must';
@@ -201,7 +212,10 @@ class SimpleParser {
       state.index = start; // no closing quote: the opening one is read as escaped
     } else if (buf.length > 0) {
       const slop = hasSlop ? this.parseFuzziness(state) : 0;
-      this.buildQueryTree(state, this.onFields((f) => ({ kind: 'match_phrase', field: f, query: buf.join(''), slop, boost: 1 })));
+      this.buildQueryTree(
+        state,
+        this.onFields((f) => ({ kind: 'match_phrase', field: f, query: buf.join(''), slop, boost: 1 })),
+      );
       state.index++;
     }
   }
@@ -210,8 +224,11 @@ class SimpleParser {
     const c = state.data[state.index];
     const F = SimpleFlags;
     return (
-      (c === '"' && this.has(F.PHRASE)) || (c === '|' && this.has(F.OR)) || (c === '+' && this.has(F.AND)) ||
-      ((c === '(' || c === ')') && this.has(F.PRECEDENCE)) || (isSpace(c) && this.has(F.WHITESPACE))
+      (c === '"' && this.has(F.PHRASE)) ||
+      (c === '|' && this.has(F.OR)) ||
+      (c === '+' && this.has(F.AND)) ||
+      ((c === '(' || c === ')') && this.has(F.PRECEDENCE)) ||
+      (isSpace(c) && this.has(F.WHITESPACE))
     );
   }
 

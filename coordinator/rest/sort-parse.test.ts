@@ -20,10 +20,22 @@ describe('parseSortBody', () => {
   it('accepts every ES form', () => {
     expect(parseSortBody('n')).toEqual([f('n')]);
     expect(parseSortBody({ g: 'DESC' })).toEqual([f('g', 'desc')]);
-    expect(parseSortBody([
-      'n', { g: 'desc' }, { o: { order: 'desc', missing: '_first', mode: 'min', unmapped_type: 'long' } }, '_score', { _score: { order: 'asc' } }, '_doc',
-    ])).toEqual([
-      f('n'), f('g', 'desc'), { ...f('o', 'desc'), missing: '_first', mode: 'min', unmappedType: 'long' }, score(), score('asc'), { ...f('_doc'), kind: 'doc' },
+    expect(
+      parseSortBody([
+        'n',
+        { g: 'desc' },
+        { o: { order: 'desc', missing: '_first', mode: 'min', unmapped_type: 'long' } },
+        '_score',
+        { _score: { order: 'asc' } },
+        '_doc',
+      ]),
+    ).toEqual([
+      f('n'),
+      f('g', 'desc'),
+      { ...f('o', 'desc'), missing: '_first', mode: 'min', unmappedType: 'long' },
+      score(),
+      score('asc'),
+      { ...f('_doc'), kind: 'doc' },
     ]);
     expect(parseSortBody({ a: { missing: 5 }, b: 'asc' })).toEqual([{ ...f('a'), missing: 5 }, f('b')]);
   });
@@ -44,7 +56,9 @@ describe('parseSortBody', () => {
     expect(esErr(() => parseSortBody({ a: 5 })).message).toBe('[1:1] [field_sort] Expected START_OBJECT but was: VALUE_NUMBER');
     expect(esErr(() => parseSortBody({ _score: { mode: 'max' } })).message).toBe('[1:1] [_score] unknown field [mode]');
     expect(esErr(() => parseSortBody({ a: { mode: 'foo' } })).causedBy?.reason).toBe('Unknown SortMode [foo]');
-    expect(esErr(() => parseSortBody({ a: { numeric_type: 'int' } })).causedBy?.reason).toBe('invalid value for [numeric_type], must be [long, double, date, date_nanos], got int');
+    expect(esErr(() => parseSortBody({ a: { numeric_type: 'int' } })).causedBy?.reason).toBe(
+      'invalid value for [numeric_type], must be [long, double, date, date_nanos], got int',
+    );
     expect(esErr(() => parseSortBody([5])).message).toBe('malformed sort format, within the sort array, an object, or an actual string are allowed');
     expect(esErr(() => parseSortBody(null)).message).toBe('malformed sort format, either start with array, object, or an actual string');
     expect(esErr(() => parseSortBody({ _script: {} })).type).toBe('illegal_argument_exception');

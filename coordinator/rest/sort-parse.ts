@@ -76,8 +76,7 @@ function fieldSort(name: string, opts: unknown): SortField {
     if (k === 'order') {
       const s = stringOnly('field_sort', k, v);
       order = inField('field_sort', k, () => orderOf(s));
-    }
-    else if (k === 'unmapped_type') unmappedType = stringOnly('field_sort', k, v);
+    } else if (k === 'unmapped_type') unmappedType = stringOnly('field_sort', k, v);
     else if (k === 'format') stringOnly('field_sort', k, v);
     else if (k === 'missing') {
       if (v === null || isObject(v) || Array.isArray(v)) throw xContentError(`[field_sort] missing doesn't support values of type: ${tokenName(v)}`);
@@ -88,8 +87,7 @@ function fieldSort(name: string, opts: unknown): SortField {
     } else if (k === 'numeric_type') {
       const raw = stringOnly('field_sort', k, v);
       numericType = inField('field_sort', k, () => numericTypeOf(raw));
-    }
-    else if (k === 'nested') throw illegalArgument('[nested] sort is not supported by Folio yet');
+    } else if (k === 'nested') throw illegalArgument('[nested] sort is not supported by Folio yet');
     else throw xContentError(`[field_sort] unknown field [${k}]${didYouMean(k, FIELD_SORT_FIELDS)}`);
   }
   const c = clause(name, order);
@@ -125,8 +123,7 @@ function scoreSort(opts: unknown): SortField {
     if (k === 'order') {
       const s = stringOnly('_score', k, v);
       order = inField('_score', k, () => orderOf(s));
-    }
-    else throw xContentError(`[_score] unknown field [${k}]${didYouMean(k, ['order'])}`);
+    } else throw xContentError(`[_score] unknown field [${k}]${didYouMean(k, ['order'])}`);
   }
   return clause('_score', order);
 }

@@ -47,7 +47,11 @@ export interface AggsPhaseOutcome {
 }
 
 /** Calls the `aggs` endpoint of one replying shard on its generation, on the copy that replied (no failover). */
-async function callAggs(r: ShardReply<{ generation: number }>, body: Omit<AggsRequest, 'index' | 'shard' | 'generation'>, ctx: PhaseContext): Promise<AggsResponse> {
+async function callAggs(
+  r: ShardReply<{ generation: number }>,
+  body: Omit<AggsRequest, 'index' | 'shard' | 'generation'>,
+  ctx: PhaseContext,
+): Promise<AggsResponse> {
   const t = r.target;
   const req: AggsRequest = { index: t.index, shard: t.shard, generation: r.response.generation, ...body };
   return callShard(ShardCopyIterator.only(t, r.node), ctx, rpc.aggs, req, { shardIndex: r.shardIndex });
@@ -73,7 +77,9 @@ export async function runAggsPhase(input: AggsPhaseInput, ctx: PhaseContext): Pr
     input.replies.map(async (r, p) => {
       if (shards[p] !== undefined) return;
       try {
-        shards[p] = (await callAggs(r, { query: input.queryFor(r.shardIndex), nodes, ...(input.candidates !== undefined ? { candidates: input.candidates } : {}) }, ctx)).partials;
+        shards[p] = (
+          await callAggs(r, { query: input.queryFor(r.shardIndex), nodes, ...(input.candidates !== undefined ? { candidates: input.candidates } : {}) }, ctx)
+        ).partials;
       } catch (err) {
         fail(p, err);
       }

@@ -14,7 +14,11 @@ const blue = { term: { color: 'blue' } };
 describe('withAliasFilters', () => {
   it('adds one alias filter as a non-scoring filter clause', () => {
     expect(withAliasFilters(q, [red])).toEqual({
-      kind: 'bool', must: [q], should: [], mustNot: [], boost: 1,
+      kind: 'bool',
+      must: [q],
+      should: [],
+      mustNot: [],
+      boost: 1,
       filter: [{ kind: 'term', field: 'color', value: 'red', caseInsensitive: false, boost: 1 }],
     });
   });

@@ -45,7 +45,10 @@ export function collapseCause(req: SearchRequest, sort: readonly SortField[], fi
   }
   if (fm.doc_values === false) return { type: 'illegal_argument_exception', reason: `cannot collapse on field \`${c.field}\` without \`doc_values\`` };
   if (fm.index === false && c.innerHits.length > 0) {
-    return { type: 'illegal_argument_exception', reason: `cannot expand \`inner_hits\` for collapse field \`${c.field}\`, only indexed field can retrieve \`inner_hits\`` };
+    return {
+      type: 'illegal_argument_exception',
+      reason: `cannot expand \`inner_hits\` for collapse field \`${c.field}\`, only indexed field can retrieve \`inner_hits\``,
+    };
   }
   return null;
 }

@@ -6,12 +6,7 @@
  * scroll's new position on the contexts the batch read ({@link advanceScroll}).
  */
 import { rpc } from '../../protocol/rpc.ts';
-import {
-  type AdvanceScrollRequest,
-  type LabelPitRequest,
-  type ListedPit,
-  type OpenContextRequest,
-} from '../../protocol/search-contexts.ts';
+import { type AdvanceScrollRequest, type LabelPitRequest, type ListedPit, type OpenContextRequest } from '../../protocol/search-contexts.ts';
 import type { SortValue } from '../../protocol/sort.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import type { CursorShard } from './cursor-ids.ts';
@@ -37,7 +32,13 @@ export async function openContexts(
   copies: readonly ShardCopyIterator[] = copyIterators(targets),
 ): Promise<OpenOutcome> {
   const out = await fanOut(copies, ctx, rpc.openContext, (t): OpenContextRequest => ({ index: t.index, shard: t.shard, kind, keepAliveMs }));
-  const shards: CursorShard[] = out.results.map((r) => ({ index: r.target.index, shard: r.target.shard, node: r.node, context: r.response.context, shardIndex: r.shardIndex }));
+  const shards: CursorShard[] = out.results.map((r) => ({
+    index: r.target.index,
+    shard: r.target.shard,
+    node: r.node,
+    context: r.response.context,
+    shardIndex: r.shardIndex,
+  }));
   if (out.failures.length === 0) return { shards, failures: [] };
   await closeContexts(shards, ctx.client, ctx.deadline - Date.now());
   return { shards: [], failures: out.failures };

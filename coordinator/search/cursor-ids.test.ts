@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { esErr } from '../../test/support/es-error.ts';
 import { decodePitId, decodeScrollId, decodeSnapshot, encodePitId, encodeScrollId, encodeSnapshot } from './cursor-ids.ts';
 
-const shards = [{ index: 'a', shard: 0, node: 2, context: 17, shardIndex: 0 }, { index: 'a', shard: 1, node: 0, context: 3, shardIndex: 1 }];
+const shards = [
+  { index: 'a', shard: 0, node: 2, context: 17, shardIndex: 0 },
+  { index: 'a', shard: 1, node: 0, context: 3, shardIndex: 1 },
+];
 
 describe('cursor ids', () => {
   it('round-trip as base64url', () => {

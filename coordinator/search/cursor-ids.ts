@@ -104,7 +104,14 @@ function filtersFromWire(f: unknown): { filters?: Record<string, Record<string, 
 
 /** Encodes a scroll id. */
 export function encodeScrollId(s: ScrollState): string {
-  return encode('scroll', { i: s.indices, s: shardsToWire(s.shards), b: s.body ?? null, q: s.params, p: s.path, ...(s.filters && Object.keys(s.filters).length > 0 ? { f: s.filters } : {}) });
+  return encode('scroll', {
+    i: s.indices,
+    s: shardsToWire(s.shards),
+    b: s.body ?? null,
+    q: s.params,
+    p: s.path,
+    ...(s.filters && Object.keys(s.filters).length > 0 ? { f: s.filters } : {}),
+  });
 }
 
 /**
@@ -130,7 +137,8 @@ export function encodeSnapshot(shards: readonly SnapshotShard[]): string {
 export function decodeSnapshot(token: string): SnapshotShard[] {
   const v = decode('snap', token.trim());
   const g = v?.g;
-  const valid = (e: unknown) => Array.isArray(e) && typeof e[0] === 'string' && Number.isInteger(e[1]) && Number.isInteger(e[2]) && (e.length < 4 || Number.isInteger(e[3]));
+  const valid = (e: unknown) =>
+    Array.isArray(e) && typeof e[0] === 'string' && Number.isInteger(e[1]) && Number.isInteger(e[2]) && (e.length < 4 || Number.isInteger(e[3]));
   if (!Array.isArray(g) || !g.every(valid)) throw illegalArgument(`invalid Folio-Snapshot header: [${token}]`);
   return g.map((e: [string, number, number, number?]) => ({ index: e[0], shard: e[1], generation: e[2], ...(e[3] !== undefined ? { node: e[3] } : {}) }));
 }

@@ -68,14 +68,22 @@ export async function resolveCursor(input: CursorInput, req: SearchRequest, view
 async function resolveCursorIndices(input: CursorInput, req: SearchRequest, view: ClusterView): Promise<ResolvedCursor> {
   if (input.scroll) {
     const { state, keepAliveMs } = input.scroll;
-    return { indices: state.indices, pinning: { pins: contextPins(state.shards, keepAliveMs, true), tiebreaker: true, hideTiebreaker: true }, scope: filtersScope(state.filters) };
+    return {
+      indices: state.indices,
+      pinning: { pins: contextPins(state.shards, keepAliveMs, true), tiebreaker: true, hideTiebreaker: true },
+      scope: filtersScope(state.filters),
+    };
   }
   if (req.pit) {
     if (input.indexExpression !== undefined) {
       throw validationFailed(['[indices] cannot be used with point in time. Do not specify any index with point in time.']);
     }
     const pit = decodePitId(req.pit.id);
-    return { indices: pit.indices, pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined, false), tiebreaker: true }, scope: filtersScope(pit.filters) };
+    return {
+      indices: pit.indices,
+      pinning: { pins: contextPins(pit.shards, req.pit.keepAliveMs ?? undefined, false), tiebreaker: true },
+      scope: filtersScope(pit.filters),
+    };
   }
   const options = input.params ? indicesOptionsFrom(input.params, INDICES_OPTIONS.search) : INDICES_OPTIONS.search;
   const { indices, filters, routing } = await resolveSearchScope(input.indexExpression, view, options, req.routing);
@@ -83,7 +91,8 @@ async function resolveCursorIndices(input: CursorInput, req: SearchRequest, view
   if (req.scroll !== null) return { indices, pinning: { pins: new Map(), tiebreaker: true, hideTiebreaker: true }, scope };
   if (input.snapshot !== undefined && input.snapshot !== '') {
     const pins = new Map<string, ShardPin>();
-    for (const s of decodeSnapshot(input.snapshot)) pins.set(pinKey(s.index, s.shard), { generation: s.generation, ...(s.node !== undefined ? { node: s.node } : {}) });
+    for (const s of decodeSnapshot(input.snapshot))
+      pins.set(pinKey(s.index, s.shard), { generation: s.generation, ...(s.node !== undefined ? { node: s.node } : {}) });
     return { indices, pinning: { pins, tiebreaker: false }, scope };
   }
   return { indices, scope };

@@ -3,7 +3,11 @@ import { stringBytes } from '../../shared/size-estimate.ts';
 import { DfsCache, DFS_CACHE_BOUNDS, type DfsEntry } from './dfs-cache.ts';
 
 describe('DfsCache', () => {
-  const entry = (): DfsEntry => ({ stats: { terms: { 'f\u0000t': { docFreq: 1, totalTermFreq: 1 } }, fields: {} }, generations: new Map([['i/0', 3]]), nodes: new Map([['i/0', 0]]) });
+  const entry = (): DfsEntry => ({
+    stats: { terms: { 'f\u0000t': { docFreq: 1, totalTermFreq: 1 } }, fields: {} },
+    generations: new Map([['i/0', 3]]),
+    nodes: new Map([['i/0', 0]]),
+  });
 
   it('caches an ordinary query, but not one whose key holds a 100,000-term list', () => {
     const cache = new DfsCache();

@@ -42,7 +42,11 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
   round: ScoredRound<R>,
 ): Promise<RoundOutcome<R> & { stats?: ScoringStatistics }> {
   const useDfs = plan.needScores && queryUsesTermStatistics(plan.req.query);
-  if (!useDfs) return round(plan.targets.map(() => ({})), new Set());
+  if (!useDfs)
+    return round(
+      plan.targets.map(() => ({})),
+      new Set(),
+    );
 
   // Pinned shards (PIT, scroll, Folio-Snapshot) take the statistics of the generations they read.
   const pinned = plan.pins.some((p) => p !== undefined);
@@ -71,7 +75,11 @@ export async function withGlobalStatistics<R extends { statsStale?: boolean }>(
 }
 
 /** The dfs round: term statistics from every shard; each shard keeps the generation it read open. */
-async function dfsRound(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext): Promise<{ entry: DfsEntry | null; failures: ShardFailure[]; failed: Set<number> }> {
+async function dfsRound(
+  plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
+  ctx: PhaseContext,
+): Promise<{ entry: DfsEntry | null; failures: ShardFailure[]; failed: Set<number> }> {
   const out = await fanOut(copies, ctx, rpc.dfs, (t, i): DfsRequest => ({ index: t.index, shard: t.shard, query: plan.req.query, ...pinFields(plan, i) }));
   const ok = new Set(out.results.map((r) => r.shardIndex));
   const failed = new Set(plan.targets.map((_, i) => i).filter((i) => !ok.has(i)));

@@ -15,7 +15,10 @@ class FakeClient extends ShardClient {
   readonly calls: { node: number; path: string; body: Record<string, unknown>; timeoutMs: number }[] = [];
   readonly behaviour: Behaviour[];
   constructor(behaviour: Behaviour[]) {
-    super(behaviour.map((_, i) => `http://127.0.0.1:${1 + i}`), { connectionsPerNode: 1, maxResponseBytes: 1 << 20 });
+    super(
+      behaviour.map((_, i) => `http://127.0.0.1:${1 + i}`),
+      { connectionsPerNode: 1, maxResponseBytes: 1 << 20 },
+    );
     this.behaviour = behaviour;
   }
 
@@ -55,9 +58,15 @@ describe('search fan-out with failover to another copy', () => {
     const copies = copyIterators(targets);
     const out = await fanOut(copies, ctxOf(client, 5_000), QUERY, (t) => ({ index: t.index, shard: t.shard }));
     expect(out.failures).toEqual([]);
-    expect(out.results.map((r) => [r.shardIndex, r.node, r.response.node])).toEqual([[0, 1, 'n1'], [1, 2, 'n2']]);
+    expect(out.results.map((r) => [r.shardIndex, r.node, r.response.node])).toEqual([
+      [0, 1, 'n1'],
+      [1, 2, 'n2'],
+    ]);
     expect(out.movedOn).toBe(false);
-    expect(copies.map((c) => c.position)).toEqual([{ node: 1, rest: [] }, { node: 2, rest: [0] }]);
+    expect(copies.map((c) => c.position)).toEqual([
+      { node: 1, rest: [] },
+      { node: 2, rest: [0] },
+    ]);
     expect(targets).toEqual([target(0, [1]), target(2, [0], 1)]);
     expect(client.selection.statsOf(0)).toMatchObject({ failures: 1, outstanding: 0 });
     expect(client.selection.statsOf(1)).toMatchObject({ failures: 0, outstanding: 0 });
@@ -81,7 +90,9 @@ describe('search fan-out with failover to another copy', () => {
     expect(client.calls).toHaveLength(1);
     expect(client.calls[0].timeoutMs).toBeGreaterThan(250);
     expect(out.timedOut).toBe(true);
-    expect(out.failures).toEqual([{ shard: 0, index: 'i', node: 'http://127.0.0.1:1', reason: expect.objectContaining({ type: 'timeout_exception' }), status: 504 }]);
+    expect(out.failures).toEqual([
+      { shard: 0, index: 'i', node: 'http://127.0.0.1:1', reason: expect.objectContaining({ type: 'timeout_exception' }), status: 504 },
+    ]);
   });
 
   it('reports the last copy’s failure when every copy fails, and retries only once', async () => {

@@ -121,7 +121,13 @@ export interface FailedShardCall extends Error {
  * @throws the last attempt's error with a `failure` entry naming that attempt's node; `it` then
  *   moves past a copy that failed (`movedOn`) when another is left.
  */
-export async function callShard<Req, R extends ShardEcho>(it: ShardCopyIterator, ctx: PhaseContext, d: Rpc<Req, R>, body: NoInfer<Req>, opts: ShardCallOptions = {}): Promise<R> {
+export async function callShard<Req, R extends ShardEcho>(
+  it: ShardCopyIterator,
+  ctx: PhaseContext,
+  d: Rpc<Req, R>,
+  body: NoInfer<Req>,
+  opts: ShardCallOptions = {},
+): Promise<R> {
   const selection = ctx.client.selection;
   const t = it.target;
   let at: CopyPosition = it.position;

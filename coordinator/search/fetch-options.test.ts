@@ -13,7 +13,9 @@ describe('fetch options of a search', () => {
     expect(fetchesHits(req({ _source: false }))).toBe(false);
   });
   it('collect version, seq_no_primary_term, fields, docvalue_fields, stored_fields (metadata names dropped) and _none_', () => {
-    expect(hitFetchOptions(req({ version: true, seq_no_primary_term: true, fields: ['k'], docvalue_fields: ['n'], stored_fields: ['k', '_source', '_routing'] }))).toEqual({
+    expect(
+      hitFetchOptions(req({ version: true, seq_no_primary_term: true, fields: ['k'], docvalue_fields: ['n'], stored_fields: ['k', '_source', '_routing'] })),
+    ).toEqual({
       version: true,
       seqNoPrimaryTerm: true,
       fields: [{ field: 'k' }],
@@ -31,10 +33,13 @@ describe('per-index checks', () => {
     expect(fetchOptionsCause(req({ docvalue_fields: many.slice(0, 100) }), index())).toBeNull();
     expect(fetchOptionsCause(req({ docvalue_fields: many }), index())).toEqual({
       type: 'illegal_argument_exception',
-      reason: 'Trying to retrieve too many docvalue_fields. Must be less than or equal to: [100] but was [101]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.',
+      reason:
+        'Trying to retrieve too many docvalue_fields. Must be less than or equal to: [100] but was [101]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.',
     });
     expect(maxDocvalueFieldsSearch(index({ 'index.max_docvalue_fields_search': '2' }))).toBe(2);
-    expect(fetchOptionsCause(req({ docvalue_fields: ['one', 'two', 'three'] }), index({ 'index.max_docvalue_fields_search': '2' }))?.reason).toMatch(/^Trying to retrieve too many docvalue_fields\. Must be less than or equal to: \[2\] but was \[3\]/);
+    expect(fetchOptionsCause(req({ docvalue_fields: ['one', 'two', 'three'] }), index({ 'index.max_docvalue_fields_search': '2' }))?.reason).toMatch(
+      /^Trying to retrieve too many docvalue_fields\. Must be less than or equal to: \[2\] but was \[3\]/,
+    );
   });
   it('refuse fields when the mapping disables _source (ES text)', () => {
     const noSource = { name: 'i', mappings: { ...mappings, _source: { enabled: false } } as Mapping };

@@ -63,7 +63,10 @@ export function fetchOptionsCause(req: SearchRequest, metadata: CheckedIndex): E
   if (!o || (!o.fields && !o.docvalueFields && !o.storedFields)) return null;
   if (o.fields && (metadata.mappings as { _source?: { enabled?: unknown } })._source?.enabled === false) {
     // ES `FetchFieldsPhase`: the fields API reads `_source`.
-    return { type: 'illegal_argument_exception', reason: `Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [${metadata.name}]` };
+    return {
+      type: 'illegal_argument_exception',
+      reason: `Unable to retrieve the requested [fields] since _source is disabled in the mappings for index [${metadata.name}]`,
+    };
   }
   if (o.docvalueFields) {
     const limit = maxDocvalueFieldsSearch(metadata);

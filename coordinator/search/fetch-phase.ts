@@ -6,13 +6,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/search/FetchSearchPhase.java
  */
 import { rpc } from '../../protocol/rpc.ts';
-import {
-  type FetchRequest,
-  type FetchedDoc,
-  type HitFetchOptions,
-  type QueryPhaseResponse,
-  type SourceFilter,
-} from '../../protocol/search.ts';
+import { type FetchRequest, type FetchedDoc, type HitFetchOptions, type QueryPhaseResponse, type SourceFilter } from '../../protocol/search.ts';
 import { fetchesHits } from './fetch-options.ts';
 import type { MergedHit } from './merge.ts';
 import { callShard, type FailedShardCall, type ShardReply } from './fan-out.ts';

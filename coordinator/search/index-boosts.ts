@@ -15,7 +15,11 @@ import { type IndicesOptions } from '../cluster/indices-options.ts';
  * @throws EsError 404 `index_not_found_exception` for an entry naming a missing index or alias
  *   (unless `ignore_unavailable`), as the search's own expression would
  */
-export async function resolveIndexBoosts(boosts: readonly IndexBoost[] | undefined, view: ClusterView, options: IndicesOptions): Promise<Map<string, number> | undefined> {
+export async function resolveIndexBoosts(
+  boosts: readonly IndexBoost[] | undefined,
+  view: ClusterView,
+  options: IndicesOptions,
+): Promise<Map<string, number> | undefined> {
   if (!boosts || boosts.length === 0) return undefined;
   const out = new Map<string, number>();
   for (const { index, boost } of boosts) {

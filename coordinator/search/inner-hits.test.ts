@@ -6,15 +6,44 @@ import { TRACK_TOTAL_HITS_ACCURATE } from '../rest/track-total-hits.ts';
 import { expandInnerHits, groupQuery, groupRequest } from './inner-hits.ts';
 import type { SearchResponseBody } from './respond.ts';
 
-const outer = parseSearchRequest(new URLSearchParams(), { query: { match: { t: 'fox' } }, collapse: { field: 'k', inner_hits: [{ name: 'a', size: 2, from: 1, sort: ['n'], _source: ['x'], version: true }, { name: 'b' }] } }, '/i/_search');
+const outer = parseSearchRequest(
+  new URLSearchParams(),
+  {
+    query: { match: { t: 'fox' } },
+    collapse: { field: 'k', inner_hits: [{ name: 'a', size: 2, from: 1, sort: ['n'], _source: ['x'], version: true }, { name: 'b' }] },
+  },
+  '/i/_search',
+);
 const collapse = outer.collapse!;
 
 describe('the expand phase', () => {
   it('searches each group: the query, filtered to the key, or to documents without a value', () => {
-    expect(groupQuery(outer.query, 'k', 'red')).toEqual({ kind: 'bool', must: [outer.query], should: [], filter: [{ kind: 'term', field: 'k', value: 'red', caseInsensitive: false, boost: 1 }], mustNot: [], boost: 1 });
-    expect(groupQuery(outer.query, 'k', null)).toEqual({ kind: 'bool', must: [outer.query], should: [], filter: [], mustNot: [{ kind: 'exists', field: 'k', boost: 1 }], boost: 1 });
+    expect(groupQuery(outer.query, 'k', 'red')).toEqual({
+      kind: 'bool',
+      must: [outer.query],
+      should: [],
+      filter: [{ kind: 'term', field: 'k', value: 'red', caseInsensitive: false, boost: 1 }],
+      mustNot: [],
+      boost: 1,
+    });
+    expect(groupQuery(outer.query, 'k', null)).toEqual({
+      kind: 'bool',
+      must: [outer.query],
+      should: [],
+      filter: [],
+      mustNot: [{ kind: 'exists', field: 'k', boost: 1 }],
+      boost: 1,
+    });
     const r = groupRequest(outer, collapse.innerHits[0], 'k', 3);
-    expect(r).toMatchObject({ from: 1, size: 2, sortExplicit: true, source: { includes: ['x'], excludes: [] }, version: true, collapse: null, highlight: null });
+    expect(r).toMatchObject({
+      from: 1,
+      size: 2,
+      sortExplicit: true,
+      source: { includes: ['x'], excludes: [] },
+      version: true,
+      collapse: null,
+      highlight: null,
+    });
     expect(r.sort.map((s) => s.field)).toEqual(['n']);
     expect(groupRequest(outer, collapse.innerHits[1], 'k', 3)).toMatchObject({ from: 0, size: 3, sort: [], source: true });
     expect(groupRequest({ ...outer, restTotalHitsAsInt: true }, collapse.innerHits[1], 'k', 3).trackTotalHits).toBe(TRACK_TOTAL_HITS_ACCURATE);
@@ -29,11 +58,20 @@ describe('the expand phase', () => {
       await new Promise((r) => setTimeout(r, 2));
       running--;
       const key = (req.query as { filter: { value: unknown }[] }).filter[0].value;
-      return { took: 0, timed_out: false, _shards: { total: 1, successful: 1, skipped: 0, failed: 0 }, hits: { max_score: null, hits: [{ _index: 'i', _id: `${String(key)}-${req.size}`, _score: null }] } };
+      return {
+        took: 0,
+        timed_out: false,
+        _shards: { total: 1, successful: 1, skipped: 0, failed: 0 },
+        hits: { max_score: null, hits: [{ _index: 'i', _id: `${String(key)}-${req.size}`, _score: null }] },
+      };
     };
     const out = await expandInnerHits(outer, collapse, ['p', 'q', 'r'], run, 2);
     expect(peak).toBe(2);
-    expect(out.map((o) => Object.keys(o))).toEqual([['a', 'b'], ['a', 'b'], ['a', 'b']]);
+    expect(out.map((o) => Object.keys(o))).toEqual([
+      ['a', 'b'],
+      ['a', 'b'],
+      ['a', 'b'],
+    ]);
     expect(out[1].a.hits.hits[0]._id).toBe('q-2');
     expect(out[2].b.hits.hits[0]._id).toBe('r-3');
   });

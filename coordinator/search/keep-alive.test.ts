@@ -4,7 +4,7 @@ import { esErr } from '../../test/support/es-error.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 
 describe('checkKeepAlive', () => {
-  it('allows up to the limit and refuses above it with ES\'s error', () => {
+  it("allows up to the limit and refuses above it with ES's error", () => {
     expect(() => checkKeepAlive(DEFAULT_MAX_KEEP_ALIVE_MS, DEFAULT_MAX_KEEP_ALIVE_MS)).not.toThrow();
     const e = esErr(() => checkKeepAlive(25 * 3_600_000, DEFAULT_MAX_KEEP_ALIVE_MS));
     expect([e.status, e.type, e.message]).toEqual([

@@ -5,7 +5,11 @@ import { compareHits, type SortField } from '../../protocol/sort.ts';
 import { mergeTopHits, reduceTotalHits, type ShardTopHits } from './merge.ts';
 
 const field = (f: string, order: 'asc' | 'desc', missing: SortField['missing'] = '_last'): SortField => ({
-  kind: 'field', field: f, order, missing, mode: order === 'asc' ? 'min' : 'max',
+  kind: 'field',
+  field: f,
+  order,
+  missing,
+  mode: order === 'asc' ? 'min' : 'max',
 });
 
 /** Splits hits over `k` shards by a given assignment and returns each shard's sorted top `n`. */
@@ -13,37 +17,75 @@ function shardLists(hits: ShardHit[], assign: number[], k: number, sort: SortFie
   return Array.from({ length: k }, (_, s) => ({
     shardIndex: s,
     index: 'idx',
-    hits: hits.filter((_, i) => assign[i] % k === s).sort((a, b) => compareHits(a, b, sort)).slice(0, n),
+    hits: hits
+      .filter((_, i) => assign[i] % k === s)
+      .sort((a, b) => compareHits(a, b, sort))
+      .slice(0, n),
   }));
 }
 
 describe('mergeTopHits', () => {
   it('merges by sort values then _id and skips from', () => {
     const sort = [field('pop', 'desc')];
-    const a: ShardTopHits = { shardIndex: 0, index: 'i', hits: [{ _id: 'b', _score: null, sort: [5] }, { _id: 'a', _score: null, sort: [1] }] };
-    const b: ShardTopHits = { shardIndex: 1, index: 'i', hits: [{ _id: 'a', _score: null, sort: [5] }, { _id: 'c', _score: null, sort: [3] }] };
+    const a: ShardTopHits = {
+      shardIndex: 0,
+      index: 'i',
+      hits: [
+        { _id: 'b', _score: null, sort: [5] },
+        { _id: 'a', _score: null, sort: [1] },
+      ],
+    };
+    const b: ShardTopHits = {
+      shardIndex: 1,
+      index: 'i',
+      hits: [
+        { _id: 'a', _score: null, sort: [5] },
+        { _id: 'c', _score: null, sort: [3] },
+      ],
+    };
     expect(mergeTopHits([a, b], sort, 0, 10).map((m) => m.hit._id)).toEqual(['a', 'b', 'c', 'a']);
-    expect(mergeTopHits([a, b], sort, 1, 2).map((m) => [m.shardIndex, m.hit._id])).toEqual([[0, 'b'], [1, 'c']]);
+    expect(mergeTopHits([a, b], sort, 1, 2).map((m) => [m.shardIndex, m.hit._id])).toEqual([
+      [0, 'b'],
+      [1, 'c'],
+    ]);
     expect(mergeTopHits([a, b], sort, 4, 10)).toEqual([]);
   });
 
   it('places missing values last in both orders', () => {
     for (const order of ['asc', 'desc'] as const) {
       const sort = [field('x', order)];
-      const s: ShardTopHits = { shardIndex: 0, index: 'i', hits: [{ _id: 'a', _score: null, sort: [1] }, { _id: 'b', _score: null, sort: [null] }] };
+      const s: ShardTopHits = {
+        shardIndex: 0,
+        index: 'i',
+        hits: [
+          { _id: 'a', _score: null, sort: [1] },
+          { _id: 'b', _score: null, sort: [null] },
+        ],
+      };
       expect(mergeTopHits([s], sort, 0, 2).map((m) => m.hit._id)).toEqual(['a', 'b']);
     }
   });
 
   it('rejects a shard list that is not sorted', () => {
     const sort = [field('x', 'asc')];
-    const s: ShardTopHits = { shardIndex: 3, index: 'i', hits: [{ _id: 'a', _score: null, sort: [2] }, { _id: 'b', _score: null, sort: [1] }] };
+    const s: ShardTopHits = {
+      shardIndex: 3,
+      index: 'i',
+      hits: [
+        { _id: 'a', _score: null, sort: [2] },
+        { _id: 'b', _score: null, sort: [1] },
+      ],
+    };
     expect(() => mergeTopHits([s], sort, 0, 2)).toThrow(/shard 3 of \[i\] was not sorted by the provided Sort/);
   });
 
   it('equals the oracle slice for any shard count, sort, from and size, ties included (property)', () => {
     const sortArb = fc.array(
-      fc.record({ f: fc.constantFrom('a', 'b', 'c'), order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), missing: fc.constantFrom<'_last' | '_first'>('_last', '_first') }),
+      fc.record({
+        f: fc.constantFrom('a', 'b', 'c'),
+        order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'),
+        missing: fc.constantFrom<'_last' | '_first'>('_last', '_first'),
+      }),
       { minLength: 0, maxLength: 3 },
     );
     const docArb = fc.record({
@@ -75,7 +117,10 @@ describe('mergeTopHits', () => {
 
 describe('reduceTotalHits', () => {
   it('sums, caps at track_total_hits with gte, and is null when disabled', () => {
-    const t = [{ value: 6000, relation: 'eq' as const }, { value: 6000, relation: 'eq' as const }];
+    const t = [
+      { value: 6000, relation: 'eq' as const },
+      { value: 6000, relation: 'eq' as const },
+    ];
     expect(reduceTotalHits(t, 10_000)).toEqual({ value: 10_000, relation: 'gte' });
     expect(reduceTotalHits(t, Number.MAX_SAFE_INTEGER)).toEqual({ value: 12_000, relation: 'eq' });
     expect(reduceTotalHits(t, -1)).toBeNull();

@@ -27,8 +27,9 @@ type Doc = { _id: string; n: number | null; tag: string | null; x: number | null
 
 function buildShards(docs: Doc[], count: number, index = 'p'): Shard[] {
   let mapping = MAPPING;
-  const shards = Array.from({ length: count }, (_, s) =>
-    new Shard({ index, shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }),
+  const shards = Array.from(
+    { length: count },
+    (_, s) => new Shard({ index, shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }),
   );
   const routing = defaultRoutingNumShards(count);
   for (const d of docs) {
@@ -49,7 +50,11 @@ const docArb = fc.record({
   x: fc.option(fc.constantFrom(-1.5, 0, 0.25, 2), { nil: null, freq: 5 }),
 });
 const sortArb = fc.array(
-  fc.record({ field: fc.constantFrom('n', 'tag', 'x'), order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), missing: fc.constantFrom<'_last' | '_first'>('_last', '_first') }),
+  fc.record({
+    field: fc.constantFrom('n', 'tag', 'x'),
+    order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'),
+    missing: fc.constantFrom<'_last' | '_first'>('_last', '_first'),
+  }),
   { maxLength: 3 },
 );
 
@@ -66,7 +71,13 @@ describe('paging through real shard engines and the merge', () => {
         fc.nat(40),
         (ids, fields, shardCount, sortSpec, filtered, from, size) => {
           const docs: Doc[] = ids.map((id, i) => ({ _id: id, ...fields[i] }));
-          const sort: SortField[] = sortSpec.map((s) => ({ kind: 'field', field: s.field, order: s.order, missing: s.missing, mode: s.order === 'asc' ? 'min' : 'max' }));
+          const sort: SortField[] = sortSpec.map((s) => ({
+            kind: 'field',
+            field: s.field,
+            order: s.order,
+            missing: s.missing,
+            mode: s.order === 'asc' ? 'min' : 'max',
+          }));
           const query: Query = filtered ? { kind: 'range', field: 'n', gte: 1, boost: 1 } : { kind: 'match_all', boost: 1 };
           const shards = buildShards(docs, shardCount);
 
@@ -128,7 +139,14 @@ function queryPage(targets: Target[], input: SelectInput, from: number, size: nu
   const results = targets.map((t, i) => ({
     shardIndex: i,
     index: t.index,
-    hits: searcherOf(t.gen).query({ query: input.query, sort: input.sort, k: from + size, trackTotalHits: Number.MAX_SAFE_INTEGER, stats: input.stats, trackScores: input.trackScores }).hits,
+    hits: searcherOf(t.gen).query({
+      query: input.query,
+      sort: input.sort,
+      k: from + size,
+      trackTotalHits: Number.MAX_SAFE_INTEGER,
+      stats: input.stats,
+      trackScores: input.trackScores,
+    }).hits,
   }));
   return mergeTopHits(results, input.sort, from, size).map((m) => ({ index: m.index, _id: m.hit._id, sort: m.hit.sort }));
 }
@@ -146,8 +164,15 @@ const queryArb = fc.constantFrom<Query>(
   { kind: 'range', field: 'n', gte: 1, boost: 1 },
   { kind: 'term', field: 'tag', value: 'a', caseInsensitive: false, boost: 1 },
   {
-    kind: 'bool', must: [], filter: [], mustNot: [], boost: 1,
-    should: [{ kind: 'term', field: 'tag', value: 'b', caseInsensitive: false, boost: 1 }, { kind: 'range', field: 'x', gte: 0, boost: 2 }],
+    kind: 'bool',
+    must: [],
+    filter: [],
+    mustNot: [],
+    boost: 1,
+    should: [
+      { kind: 'term', field: 'tag', value: 'b', caseInsensitive: false, boost: 1 },
+      { kind: 'range', field: 'x', gte: 0, boost: 2 },
+    ],
   },
 );
 
@@ -177,7 +202,8 @@ describe('deep paging by exact distributed selection through real shard engines'
           // Index p: two refreshes (two segments), then deletions of every 4th doc (live docs).
           const p = buildShards(docs.slice(0, docs.length >> 1), shardCount, 'p');
           const routing = defaultRoutingNumShards(shardCount);
-          for (const d of docs.slice(docs.length >> 1)) p[shardForRouting(d._id, shardCount, routing)].apply([{ op: 'index', _id: d._id, source: JSON.stringify(sourceOf(d)), create: false }]);
+          for (const d of docs.slice(docs.length >> 1))
+            p[shardForRouting(d._id, shardCount, routing)].apply([{ op: 'index', _id: d._id, source: JSON.stringify(sourceOf(d)), create: false }]);
           const deleted = new Set(deletes ? docs.filter((_, i) => i % 4 === 1).map((d) => d._id) : []);
           for (const id of deleted) p[shardForRouting(id, shardCount, routing)].apply([{ op: 'delete', _id: id }]);
           for (const s of p) s.refresh();
@@ -192,7 +218,8 @@ describe('deep paging by exact distributed selection through real shard engines'
           expect(got).toEqual(queryPage(targets, input, from, size));
           if (!sort.some((s) => s.kind === 'score')) {
             const matches = (d: Doc): boolean =>
-              query.kind === 'match_all' || (query.kind === 'range' ? d.n !== null && d.n >= 1 : query.kind === 'term' ? d.tag === 'a' : d.tag === 'b' || (d.x !== null && d.x >= 0));
+              query.kind === 'match_all' ||
+              (query.kind === 'range' ? d.n !== null && d.n >= 1 : query.kind === 'term' ? d.tag === 'a' : d.tag === 'b' || (d.x !== null && d.x >= 0));
             const rows = [
               ...docs.filter((d) => !deleted.has(d._id)).map((d) => ({ index: 'p', d })),
               ...(q.length > 0 ? qDocs.map((d) => ({ index: 'q', d })) : []),

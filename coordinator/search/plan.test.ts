@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { parseSearchRequest } from '../rest/search-request.ts';
 import { DEFAULT_MAX_RESULT_WINDOW } from '../cluster/index-settings.ts';
 import { SCORE_SORT, type SortField } from '../../protocol/sort.ts';
-import { doubleSortClauses, MAX_SIZE_WITH_DEFAULT_WINDOW, regexpLengthCause, rescoreCause, resultWindowCause, scriptFieldsCause, termsCountCause } from './plan.ts';
+import {
+  doubleSortClauses,
+  MAX_SIZE_WITH_DEFAULT_WINDOW,
+  regexpLengthCause,
+  rescoreCause,
+  resultWindowCause,
+  scriptFieldsCause,
+  termsCountCause,
+} from './plan.ts';
 
 const req = (qs: string) => parseSearchRequest(new URLSearchParams(qs), undefined, '/i/_search');
 const tail =
@@ -23,7 +31,9 @@ describe('resultWindowCause', () => {
 
   it("with a set window: ES's from + size rule alone, above or below 10,000", () => {
     expect(resultWindowCause(req('from=9990&size=10'), 10_000)).toBeNull();
-    expect(resultWindowCause(req('from=9991&size=10'), 10_000)?.reason).toBe(`Result window is too large, from + size must be less than or equal to: [10000] but was [10001]. ${tail}`);
+    expect(resultWindowCause(req('from=9991&size=10'), 10_000)?.reason).toBe(
+      `Result window is too large, from + size must be less than or equal to: [10000] but was [10001]. ${tail}`,
+    );
     expect(resultWindowCause(req('size=50000'), 50_000)).toBeNull();
     expect(resultWindowCause(req('size=101'), 100)?.reason).toContain('[100] but was [101]');
   });
@@ -47,8 +57,15 @@ describe('regexpLengthCause', () => {
     const long = 'a'.repeat(1001);
     expect(regexpLengthCause(bodyReq({ query: { regexp: { k: 'a'.repeat(1000) } } }), 1000, 'i', 'u')).toBeNull();
     const cause = regexpLengthCause(bodyReq({ query: { bool: { filter: [{ regexp: { k: long } }] } } }), 1000, 'i', 'u');
-    const text = 'The length of regex [1001] used in the Regexp Query request has exceeded the allowed maximum of [1000]. This maximum can be set by changing the [index.max_regex_length] index level setting.';
-    expect(cause).toEqual({ type: 'query_shard_exception', reason: `failed to create query: ${text}`, index_uuid: 'u', index: 'i', caused_by: { type: 'illegal_argument_exception', reason: text } });
+    const text =
+      'The length of regex [1001] used in the Regexp Query request has exceeded the allowed maximum of [1000]. This maximum can be set by changing the [index.max_regex_length] index level setting.';
+    expect(cause).toEqual({
+      type: 'query_shard_exception',
+      reason: `failed to create query: ${text}`,
+      index_uuid: 'u',
+      index: 'i',
+      caused_by: { type: 'illegal_argument_exception', reason: text },
+    });
     const inRescore = bodyReq({ rescore: { query: { rescore_query: { regexp: { k: 'abc' } } } } });
     expect(regexpLengthCause(inRescore, 2, 'i', 'u')?.caused_by?.reason).toContain('[3]');
   });
@@ -58,9 +75,14 @@ describe('termsCountCause', () => {
   it("refuses a terms query over index.max_terms_count with ES's text, nested or in a rescore query", () => {
     const terms = (n: number) => ({ terms: { k: Array.from({ length: n }, (_, i) => `v${i}`) } });
     expect(termsCountCause(bodyReq({ query: terms(3) }), 3, 'i', 'u')).toBeNull();
-    const text = 'The number of terms [4] used in the Terms Query request has exceeded the allowed maximum of [3]. This maximum can be set by changing the [index.max_terms_count] index level setting.';
+    const text =
+      'The number of terms [4] used in the Terms Query request has exceeded the allowed maximum of [3]. This maximum can be set by changing the [index.max_terms_count] index level setting.';
     expect(termsCountCause(bodyReq({ query: { bool: { filter: [{ constant_score: { filter: terms(4) } }] } } }), 3, 'i', 'u')).toEqual({
-      type: 'query_shard_exception', reason: `failed to create query: ${text}`, index_uuid: 'u', index: 'i', caused_by: { type: 'illegal_argument_exception', reason: text },
+      type: 'query_shard_exception',
+      reason: `failed to create query: ${text}`,
+      index_uuid: 'u',
+      index: 'i',
+      caused_by: { type: 'illegal_argument_exception', reason: text },
     });
     expect(termsCountCause(bodyReq({ rescore: { query: { rescore_query: terms(5) } } }), 3, 'i', 'u')?.caused_by?.reason).toContain('[5]');
   });
@@ -97,8 +119,17 @@ describe('rescoreCause and scriptFieldsCause', () => {
 describe('doubleSortClauses', () => {
   it('marks _score, floating fields and numeric_type double', () => {
     const f = (field: string, extra: Partial<SortField> = {}): SortField => ({ kind: 'field', field, order: 'asc', missing: '_last', mode: 'min', ...extra });
-    const fields = new Map([['d', { type: 'double' }], ['l', { type: 'long' }], ['h', { type: 'half_float' }], ['k', { type: 'keyword' }]]);
-    expect(doubleSortClauses([SCORE_SORT[0], f('d'), f('l'), f('h'), f('k'), f('l', { numericType: 'double' }), f('d', { numericType: 'long' }), f('u', { unmappedType: 'float' })], fields))
-      .toEqual([true, true, false, true, false, true, false, true]);
+    const fields = new Map([
+      ['d', { type: 'double' }],
+      ['l', { type: 'long' }],
+      ['h', { type: 'half_float' }],
+      ['k', { type: 'keyword' }],
+    ]);
+    expect(
+      doubleSortClauses(
+        [SCORE_SORT[0], f('d'), f('l'), f('h'), f('k'), f('l', { numericType: 'double' }), f('d', { numericType: 'long' }), f('u', { unmappedType: 'float' })],
+        fields,
+      ),
+    ).toEqual([true, true, false, true, false, true, false, true]);
   });
 });

@@ -219,7 +219,13 @@ export function regexpLengthCause(req: SearchRequest, maxRegexLength: number, in
       const reason =
         `The length of regex [${pattern.length}] used in the Regexp Query request has exceeded the allowed maximum of [${maxRegexLength}]. ` +
         'This maximum can be set by changing the [index.max_regex_length] index level setting.';
-      return { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, index_uuid: uuid, index, caused_by: { type: 'illegal_argument_exception', reason } };
+      return {
+        type: 'query_shard_exception',
+        reason: `failed to create query: ${reason}`,
+        index_uuid: uuid,
+        index,
+        caused_by: { type: 'illegal_argument_exception', reason },
+      };
     }
   }
   return null;
@@ -237,7 +243,13 @@ export function termsCountCause(req: SearchRequest, maxTermsCount: number, index
     const reason =
       `The number of terms [${count}] used in the Terms Query request has exceeded the allowed maximum of [${maxTermsCount}]. ` +
       'This maximum can be set by changing the [index.max_terms_count] index level setting.';
-    return { type: 'query_shard_exception', reason: `failed to create query: ${reason}`, index_uuid: uuid, index, caused_by: { type: 'illegal_argument_exception', reason } };
+    return {
+      type: 'query_shard_exception',
+      reason: `failed to create query: ${reason}`,
+      index_uuid: uuid,
+      index,
+      caused_by: { type: 'illegal_argument_exception', reason },
+    };
   }
   return null;
 }
@@ -262,12 +274,17 @@ export function scriptFieldsCause(req: SearchRequest, maxScriptFields: number): 
  * over `index.max_rescore_window` (which defaults to `index.max_result_window`: ES's 10,000 while
  * Folio's default window applies). Null when there is no rescore or it is fine.
  */
-export function rescoreCause(req: SearchRequest, sort: readonly SortField[], metadata: { maxResultWindow: number; maxRescoreWindow?: number }): ErrorCause | null {
+export function rescoreCause(
+  req: SearchRequest,
+  sort: readonly SortField[],
+  metadata: { maxResultWindow: number; maxRescoreWindow?: number },
+): ErrorCause | null {
   if (req.rescore.length === 0) return null;
   const byScore = sort.length > 0 && sort[0].kind === 'score' && sort[0].order === 'desc';
   const tiebreak = sort.length === 1 || (sort.length === 2 && sort[1].field === SHARD_DOC && sort[1].order === 'asc');
   if (!byScore || !tiebreak) return { type: 'illegal_argument_exception', reason: 'Cannot use [sort] option in conjunction with [rescore].' };
-  const maxWindow = metadata.maxRescoreWindow ?? (metadata.maxResultWindow === DEFAULT_MAX_RESULT_WINDOW ? MAX_SIZE_WITH_DEFAULT_WINDOW : metadata.maxResultWindow);
+  const maxWindow =
+    metadata.maxRescoreWindow ?? (metadata.maxResultWindow === DEFAULT_MAX_RESULT_WINDOW ? MAX_SIZE_WITH_DEFAULT_WINDOW : metadata.maxResultWindow);
   for (const r of req.rescore) {
     if (r.windowSize <= maxWindow) continue;
     return {
@@ -281,7 +298,12 @@ export function rescoreCause(req: SearchRequest, sort: readonly SortField[], met
 }
 
 /** ES's rejection of a sort clause for one index's mapping, or null when the clause is fine. */
-export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { type: string; fielddata?: boolean }>, index: string, uuid: string): ErrorCause | null {
+export function sortFieldCause(
+  field: SortField,
+  fields: ReadonlyMap<string, { type: string; fielddata?: boolean }>,
+  index: string,
+  uuid: string,
+): ErrorCause | null {
   if (field.kind !== 'field' || field.field === '_id') return null; // `_id` is sortable in Folio
   const fm = fields.get(field.field);
   if (!fm) {
@@ -311,7 +333,11 @@ export function sortFieldCause(field: SortField, fields: ReadonlyMap<string, { t
  * The shards of one index a search with `routing` reads (ES `OperationRouting.searchShards`): those
  * the routing values route to (ES's routing formula, coordinator/cluster/routing.ts), or all without routing.
  */
-export function routedShards<T extends { shard: number }>(shards: T[], m: Pick<IndexMetadata, 'numberOfShards' | 'routingNumShards'>, routing: ReadonlySet<string> | undefined): T[] {
+export function routedShards<T extends { shard: number }>(
+  shards: T[],
+  m: Pick<IndexMetadata, 'numberOfShards' | 'routingNumShards'>,
+  routing: ReadonlySet<string> | undefined,
+): T[] {
   if (!routing) return shards;
   const wanted = new Set([...routing].map((r) => shardForRouting(r, m.numberOfShards, m.routingNumShards)));
   return shards.filter((t) => wanted.has(t.shard));
@@ -323,7 +349,14 @@ export function routedShards<T extends { shard: number }>(shards: T[], m: Pick<I
  * query, and the routing that limits which of its shards are read (ES `OperationRouting.searchShards`).
  * A PIT's or scroll's search reads the shards it pinned, no others.
  */
-export async function planSearch(req: SearchRequest, indices: readonly string[], view: ClusterView, pinning?: Pinning, scope: IndexScope = {}, aggsQuery?: Query): Promise<SearchPlan> {
+export async function planSearch(
+  req: SearchRequest,
+  indices: readonly string[],
+  view: ClusterView,
+  pinning?: Pinning,
+  scope: IndexScope = {},
+  aggsQuery?: Query,
+): Promise<SearchPlan> {
   const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
   const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
@@ -345,7 +378,10 @@ export async function planSearch(req: SearchRequest, indices: readonly string[],
     cause ??= resultWindowCause(req, m.maxResultWindow);
     for (const f of sort) cause ??= sortFieldCause(f, fields, name, m.uuid);
     const rescoreWindow = settings['index.max_rescore_window'];
-    cause ??= rescoreCause(req, sort, { maxResultWindow: m.maxResultWindow, ...(rescoreWindow !== undefined ? { maxRescoreWindow: intValue(rescoreWindow, m.maxResultWindow) } : {}) });
+    cause ??= rescoreCause(req, sort, {
+      maxResultWindow: m.maxResultWindow,
+      ...(rescoreWindow !== undefined ? { maxRescoreWindow: intValue(rescoreWindow, m.maxResultWindow) } : {}),
+    });
     cause ??= searchAfterCause(req, sort);
     cause ??= fetchOptionsCause(req, index.metadata);
     cause ??= sliceCause(req, fields, maxSlicesPerScroll(index.metadata));

@@ -55,7 +55,11 @@ export function keyRanks(s: ShardSample): number[] {
  * The global order of keys from different shards, as the merge orders hits: `compareHits`, then
  * index name by code point, then position in the target list.
  */
-export function compareShardKeys(a: { key: SortKey; index: string; shardIndex: number }, b: { key: SortKey; index: string; shardIndex: number }, sort: readonly SortField[]): number {
+export function compareShardKeys(
+  a: { key: SortKey; index: string; shardIndex: number },
+  b: { key: SortKey; index: string; shardIndex: number },
+  sort: readonly SortField[],
+): number {
   return compareHits(a.key, b.key, sort) || compareCodePoints(a.index, b.index) || a.shardIndex - b.shardIndex;
 }
 

@@ -125,10 +125,7 @@ export function buildSearchResponse(p: ResponseParts): SearchResponseBody {
       const values = p.shownSortValues === undefined ? m.hit.sort : m.hit.sort.slice(0, p.shownSortValues);
       const doubles = p.doubleSortValues?.get(m.index);
       const texts = m.hit.sortTexts;
-      hit.sort =
-        doubles || texts
-          ? values.map((v, c) => (texts?.[c] != null ? new RawJson(texts[c]) : doubles?.[c] ? asDouble(v) : v))
-          : values;
+      hit.sort = doubles || texts ? values.map((v, c) => (texts?.[c] != null ? new RawJson(texts[c]) : doubles?.[c] ? asDouble(v) : v)) : values;
     }
     if (p.collapse?.innerHits) hit.inner_hits = p.collapse.innerHits[i];
     return hit;

@@ -85,7 +85,11 @@ export interface SearchDeps {
  * `search.max_keep_alive` (keep-alive.ts), before anything is opened or renewed.
  */
 export function checkCursorKeepAlives(req: SearchRequest, input: Pick<SearchInput, 'scroll'>, deps: Pick<SearchDeps, 'maxKeepAliveMs'>): void {
-  const asked = [input.scroll?.keepAliveMs, req.pit?.keepAliveMs ?? undefined, req.scroll !== null && !input.scroll ? parseTimeValue(req.scroll, 'scroll') : undefined];
+  const asked = [
+    input.scroll?.keepAliveMs,
+    req.pit?.keepAliveMs ?? undefined,
+    req.scroll !== null && !input.scroll ? parseTimeValue(req.scroll, 'scroll') : undefined,
+  ];
   if (asked.every((ms) => ms === undefined)) return; // a plain search reads no setting
   const max = deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS;
   for (const ms of asked) if (ms !== undefined) checkKeepAlive(ms, max);
@@ -143,16 +147,27 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   // 3–4. query and merge (or, for a deep page, select)
   const deep = plan.collapse === undefined && selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
   const fused = !deep && fusesFetch(plan);
-  const ranked = deep ? await runSelectionPhase(plan, copies, ctx, deps, deps.selectionSamples ?? SELECTION_SAMPLES) : await queryThenMerge(plan, copies, ctx, deps.dfsCache, clock, fused);
+  const ranked = deep
+    ? await runSelectionPhase(plan, copies, ctx, deps, deps.selectionSamples ?? SELECTION_SAMPLES)
+    : await queryThenMerge(plan, copies, ctx, deps.dfsCache, clock, fused);
   if (deep) clock.lap('select');
   const failures = [...plan.failures, ...ranked.failures];
   if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
-  if (failures.length > 0 && !req.allowPartialSearchResults) throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`);
+  if (failures.length > 0 && !req.allowPartialSearchResults)
+    throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`);
   const { page, maxScore } = ranked;
   const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
   const aggs = withAggs
     ? await runAggsPhase(
-        { nodes: req.aggs!, queryFor: (i) => aggsQueryForTarget(plan, i), candidates: plan.aggs!.candidates, replies: ranked.generations, fieldMapping: await fieldMappings(plan, deps), typedKeys: req.typedKeys, maxBuckets: deps.maxBuckets?.() },
+        {
+          nodes: req.aggs!,
+          queryFor: (i) => aggsQueryForTarget(plan, i),
+          candidates: plan.aggs!.candidates,
+          replies: ranked.generations,
+          fieldMapping: await fieldMappings(plan, deps),
+          typedKeys: req.typedKeys,
+          maxBuckets: deps.maxBuckets?.(),
+        },
         ctx,
       )
     : null;
@@ -161,7 +176,9 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     clock.lap('aggregate');
   }
   // 5. fetch (already done by the query round when it fused the fetch)
-  const fetched = ranked.fusedDocs ? { docs: ranked.fusedDocs, failures: [] } : await runFetchPhase(page, ranked.generations, req.source, copies, ctx, hitFetchOptions(req));
+  const fetched = ranked.fusedDocs
+    ? { docs: ranked.fusedDocs, failures: [] }
+    : await runFetchPhase(page, ranked.generations, req.source, copies, ctx, hitFetchOptions(req));
   // A request the fetch phase refuses (a highlight over `index.highlight.max_analyzed_offset`) fails the search, as in ES.
   const refused = fetched.failures.filter((f) => f.status === 400);
   if (refused.length > 0) throw allFailedError('fetch', refused);
@@ -170,10 +187,17 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   const last = page.at(-1);
   if (scrollId !== undefined && last) failures.push(...(await advanceScroll(scrollReads(plan, ranked), last.hit.sort, ctx.client, ctx.deadline - Date.now())));
   const shown = page.filter((_, i) => fetched.docs[i] !== null || req.source === false);
-  const snapshot = encodeSnapshot(ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.node })));
+  const snapshot = encodeSnapshot(
+    ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.node })),
+  );
   // 5b. expand: a collapsed search's inner hits, read from the generations this search read
   const keyAt = plan.sort.length - 1;
-  const innerHits = await expandGroups(req, shown.map((m) => m.hit.sort[keyAt]), { ...input, snapshot }, deps);
+  const innerHits = await expandGroups(
+    req,
+    shown.map((m) => m.hit.sort[keyAt]),
+    { ...input, snapshot },
+    deps,
+  );
   // 6. respond
   const onlyScore = req.sort.length === 1 && req.sort[0].kind === 'score' && req.sort[0].order === 'desc';
   const body = buildSearchResponse({
@@ -195,7 +219,16 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     scrollId: input.scroll && input.scroll.keepAliveMs === undefined ? undefined : scrollId,
     pitId: req.pit?.id,
     withIds: req.storedFields?.none !== true,
-    ...(req.collapse ? { collapse: { field: req.collapse.field, keyAt, totalGroups: reduceGroupTotal(ranked.groups ?? [], req.trackTotalHits), ...(innerHits ? { innerHits } : {}) } } : {}),
+    ...(req.collapse
+      ? {
+          collapse: {
+            field: req.collapse.field,
+            keyAt,
+            totalGroups: reduceGroupTotal(ranked.groups ?? [], req.trackTotalHits),
+            ...(innerHits ? { innerHits } : {}),
+          },
+        }
+      : {}),
   });
   if (aggs) body.aggregations = aggs.aggregations;
   clock.lap('respond');
@@ -261,7 +294,13 @@ async function fetchLookupSource(l: TermsLookupQuery, deps: SearchDeps, deadline
  * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
  *   `search.max_open_scroll_context`).
  */
-async function openScroll(plan: SearchPlan, copies: readonly ShardCopyIterator[], input: SearchInput, ctx: PhaseContext, filters?: IndexScope['filters']): Promise<string> {
+async function openScroll(
+  plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
+  input: SearchInput,
+  ctx: PhaseContext,
+  filters?: IndexScope['filters'],
+): Promise<string> {
   const scopeFilters = filters && filters.size > 0 ? Object.fromEntries([...filters].map(([i, f]) => [i, [...f]])) : undefined;
   const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
   const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx, copies);
@@ -295,7 +334,14 @@ function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
  * With `fused`, the shards return their hits' `_source` too and the page's documents come back
  * with it (`fusedDocs`), unless some shard replied without them.
  */
-async function queryThenMerge(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, dfsCache: DfsCache, clock: PhaseClock, fused: boolean): Promise<RankedPage> {
+async function queryThenMerge(
+  plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
+  ctx: PhaseContext,
+  dfsCache: DfsCache,
+  clock: PhaseClock,
+  fused: boolean,
+): Promise<RankedPage> {
   const queried = await runQueryPhase(plan, copies, ctx, dfsCache, fused ? plan.req.source : undefined, fused ? hitFetchOptions(plan.req) : undefined);
   clock.lap('query');
   const merge = plan.collapse ? mergeTopGroups : mergeTopHits;

@@ -136,7 +136,13 @@ export function selectsDeepPage(plan: SearchPlan, fromThreshold: number): boolea
  * Runs the sample and range rounds on the copies `copies` (the search's copy iterators) stand on,
  * and merges the page; restarts when a pinned generation expired.
  */
-export async function runSelectionPhase(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number): Promise<RankedPage> {
+export async function runSelectionPhase(
+  plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
+  ctx: PhaseContext,
+  caches: SelectionCaches,
+  samples: number,
+): Promise<RankedPage> {
   for (let attempt = 0; ; attempt++) {
     const ranked = await selectOnce(plan, copies, ctx, caches, samples);
     const lost = ranked.failures.some((f) => f.reason.type === 'search_context_missing_exception');
@@ -162,7 +168,14 @@ interface SampleOutcome {
  * copies it was sampled on (pinned searches read their own generations, never cached); a fresh
  * round that every shard answered is cached.
  */
-async function sampleRound(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache: boolean): Promise<SampleOutcome> {
+async function sampleRound(
+  plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
+  ctx: PhaseContext,
+  caches: SelectionCaches,
+  samples: number,
+  useCache: boolean,
+): Promise<SampleOutcome> {
   const { sampleCache } = caches;
   const pinned = plan.pins.some((p) => p !== undefined);
   const cacheKey = sampleCache && !pinned && useCache ? sampleCacheKey(plan) : null;
@@ -174,7 +187,10 @@ async function sampleRound(plan: SearchPlan, copies: readonly ShardCopyIterator[
   }
   if (cached) {
     // The query repeats: take its sample once more with the S that makes range rounds small.
-    const better = reusedSamples(cached.results.map((r) => r.response.total.value), samples);
+    const better = reusedSamples(
+      cached.results.map((r) => r.response.total.value),
+      samples,
+    );
     if (better > cached.samples) {
       samples = better;
       cached = undefined;
@@ -186,7 +202,16 @@ async function sampleRound(plan: SearchPlan, copies: readonly ShardCopyIterator[
     fanOut(copies, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
       skip.has(i)
         ? null
-        : { index: t.index, shard: t.shard, query: queryForTarget(plan, i), sort: sortForTarget(plan, i), samples, ...scoring, ...extras[i], ...pinFields(plan, i) },
+        : {
+            index: t.index,
+            shard: t.shard,
+            query: queryForTarget(plan, i),
+            sort: sortForTarget(plan, i),
+            samples,
+            ...scoring,
+            ...extras[i],
+            ...pinFields(plan, i),
+          },
     ),
   );
   const ranked = rankSampleKeys(
@@ -199,7 +224,14 @@ async function sampleRound(plan: SearchPlan, copies: readonly ShardCopyIterator[
   return { results: sampled.results, failures: sampled.failures, timedOut: sampled.timedOut, ranked, samples, ...stats };
 }
 
-async function selectOnce(plan: SearchPlan, copies: readonly ShardCopyIterator[], ctx: PhaseContext, caches: SelectionCaches, samples: number, useCache = true): Promise<RankedPage> {
+async function selectOnce(
+  plan: SearchPlan,
+  copies: readonly ShardCopyIterator[],
+  ctx: PhaseContext,
+  caches: SelectionCaches,
+  samples: number,
+  useCache = true,
+): Promise<RankedPage> {
   const { req } = plan;
   const scoring = plan.needScores ? { trackScores: true } : {};
   // 1. sample round (or its cached result)
@@ -209,7 +241,12 @@ async function selectOnce(plan: SearchPlan, copies: readonly ShardCopyIterator[]
   const totals = replies.map((r) => r.response.total);
   let maxScore: number | null = null;
   for (const r of replies) if (r.response.max_score !== null && (maxScore === null || r.response.max_score > maxScore)) maxScore = r.response.max_score;
-  const window = windowFromRanked(sampled.ranked, totals.reduce((s, t) => s + t.value, 0), req.from, req.size);
+  const window = windowFromRanked(
+    sampled.ranked,
+    totals.reduce((s, t) => s + t.value, 0),
+    req.from,
+    req.size,
+  );
   if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
 
   // 2. range round, on the generation each shard's sample read

@@ -30,7 +30,11 @@ function numericDocValues(fm: FieldMapping): boolean {
  * `index.max_slices_per_scroll` (default 1024: {@link maxSlicesPerScroll}), `_id` slicing in a PIT, a `field` that is not mapped or has
  * no numeric doc values. Reported, as in ES, as a failure of each of the index's shards.
  */
-export function sliceCause(req: SearchRequest, fields: ReadonlyMap<string, FieldMapping>, maxSlicesPerScroll = DEFAULT_MAX_SLICES_PER_SCROLL): ErrorCause | null {
+export function sliceCause(
+  req: SearchRequest,
+  fields: ReadonlyMap<string, FieldMapping>,
+  maxSlicesPerScroll = DEFAULT_MAX_SLICES_PER_SCROLL,
+): ErrorCause | null {
   const slice = req.slice;
   if (slice === null) return null;
   const bad = (reason: string): ErrorCause => ({ type: 'illegal_argument_exception', reason });

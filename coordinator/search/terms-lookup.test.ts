@@ -27,11 +27,23 @@ describe('resolveTermsLookups', () => {
     };
     const lookup = { index: 'lookup', id: '1', path: 'followers' };
     const req = request({
-      query: { bool: { should: [{ terms: { user: lookup } }, { terms: { tag: { ...lookup, path: 'tags' }, boost: 2 } }, { terms: { user: { index: 'lookup', id: '9', path: 'p' } } }] } },
+      query: {
+        bool: {
+          should: [
+            { terms: { user: lookup } },
+            { terms: { tag: { ...lookup, path: 'tags' }, boost: 2 } },
+            { terms: { user: { index: 'lookup', id: '9', path: 'p' } } },
+          ],
+        },
+      },
     });
     const out = await resolveTermsLookups(req, fetch);
     expect(out.query).toEqual({
-      kind: 'bool', must: [], filter: [], mustNot: [], boost: 1,
+      kind: 'bool',
+      must: [],
+      filter: [],
+      mustNot: [],
+      boost: 1,
       should: [
         { kind: 'terms', field: 'user', values: ['1', '3'], boost: 1 },
         { kind: 'terms', field: 'tag', values: ['x'], boost: 2 },
@@ -46,6 +58,9 @@ describe('resolveTermsLookups', () => {
   });
   it("passes the fetch's error through (a missing lookup index is ES's 404)", async () => {
     const req = request({ query: { terms: { user: { index: 'nope', id: '1', path: 'p' } } } });
-    await expect(resolveTermsLookups(req, () => Promise.reject(indexNotFound('nope')))).rejects.toMatchObject({ status: 404, type: 'index_not_found_exception' });
+    await expect(resolveTermsLookups(req, () => Promise.reject(indexNotFound('nope')))).rejects.toMatchObject({
+      status: 404,
+      type: 'index_not_found_exception',
+    });
   });
 });

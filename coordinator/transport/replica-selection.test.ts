@@ -53,7 +53,12 @@ describe('adaptive replica selection', () => {
     const picks = new Map<number, number>();
     expect(sel.order([0, 1], picks)[0]).toBe(0);
     expect(sel.order([0, 1], picks)[0]).toBe(1); // (1+1)³·1 = 8 > 1.5
-    expect(picks).toEqual(new Map([[0, 1], [1, 1]]));
+    expect(picks).toEqual(
+      new Map([
+        [0, 1],
+        [1, 1],
+      ]),
+    );
   });
 
   it('pulls the losers’ EWMA towards the winner’s, so a node slow once is tried again', () => {

@@ -43,7 +43,11 @@ async function coordinator(batchCalls: boolean): Promise<{ app: Hono; client: Sh
 }
 
 async function json(app: Hono, method: string, path: string, body?: unknown, type = 'application/json'): Promise<{ status: number; body: any }> {
-  const res = await app.request(path, { method, headers: body === undefined ? {} : { 'content-type': type }, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await app.request(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': type },
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -84,16 +88,17 @@ describe('batched shard calls', () => {
     expect(plain.client.stats().shard_batches).toBe(0);
   });
 
-  it('keeps each call\'s own error: a missing shard fails alone', async () => {
+  it("keeps each call's own error: a missing shard fails alone", async () => {
     const ok: QueryPhaseRequest = {
-      index: 'batched', shard: 0, query: { kind: 'match_all', boost: 1 }, k: 2, trackTotalHits: 10_000,
+      index: 'batched',
+      shard: 0,
+      query: { kind: 'match_all', boost: 1 },
+      k: 2,
+      trackTotalHits: 10_000,
       sort: [{ kind: 'field', field: 'n', order: 'asc', missing: '_last', mode: 'min' }],
     };
     const opts = { timeoutMs: 5_000, accept: HITS_CONTENT_TYPE };
-    const [a, b] = await Promise.allSettled([
-      batching.client.rpc(0, rpc.query, ok, opts),
-      batching.client.rpc(0, rpc.query, { ...ok, index: 'nope' }, opts),
-    ]);
+    const [a, b] = await Promise.allSettled([batching.client.rpc(0, rpc.query, ok, opts), batching.client.rpc(0, rpc.query, { ...ok, index: 'nope' }, opts)]);
     expect(a.status).toBe('fulfilled');
     expect((a as PromiseFulfilledResult<any>).value.hits).toHaveLength(2);
     expect(b).toMatchObject({ status: 'rejected', reason: { kind: 'response', status: 404, cause_: { type: 'index_not_found_exception' } } });
@@ -123,7 +128,14 @@ describe('batched calls to a node that never answers', () => {
       client.rpc(0, rpc.fetch, {} as never, { timeoutMs: 5_000, signal: aborter.signal }),
     ];
     setTimeout(() => aborter.abort(), 50);
-    const settled = await Promise.all(calls.map((p) => p.then(() => null, (err) => ({ err, ms: performance.now() - started }))));
+    const settled = await Promise.all(
+      calls.map((p) =>
+        p.then(
+          () => null,
+          (err) => ({ err, ms: performance.now() - started }),
+        ),
+      ),
+    );
     expect(settled[2]).toMatchObject({ err: { kind: 'aborted', cause_: { type: 'task_cancelled_exception' } } });
     expect(settled[0]).toMatchObject({ err: { kind: 'timeout', cause_: { type: 'timeout_exception' } } });
     expect(settled[1]).toMatchObject({ err: { kind: 'timeout' } });

@@ -51,10 +51,12 @@ export class ShardCallBatcher {
    */
   submit(node: number, rpc: AnyRpc, body: unknown, opts: CallOptions): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const settle = <T>(fn: (v: T) => void) => (v: T): void => {
-        this.inFlight--;
-        fn(v);
-      };
+      const settle =
+        <T>(fn: (v: T) => void) =>
+        (v: T): void => {
+          this.inFlight--;
+          fn(v);
+        };
       this.queues[node].push({ rpc, body, opts, resolve: settle(resolve), reject: settle(reject) });
       if (!this.scheduled) {
         this.scheduled = true;

@@ -76,7 +76,14 @@ export class ShardClient {
   constructor(nodes: readonly string[], opts: { connectionsPerNode: number; maxResponseBytes: number; clusterSecret?: string; batchCalls?: boolean }) {
     this.nodes = nodes;
     this.selection = new ReplicaSelection(nodes.length);
-    this.batcher = opts.batchCalls === false ? null : new ShardCallBatcher(nodes.length, (n, d, b, o) => this.send(n, d, b, o), (n, calls) => this.sendBatch(n, calls));
+    this.batcher =
+      opts.batchCalls === false
+        ? null
+        : new ShardCallBatcher(
+            nodes.length,
+            (n, d, b, o) => this.send(n, d, b, o),
+            (n, calls) => this.sendBatch(n, calls),
+          );
     this.clusterSecret = opts.clusterSecret;
     this.pools = nodes.map(
       (url) =>
@@ -298,7 +305,11 @@ export class ShardClient {
     }
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: BATCH_CONTENT_TYPE };
     if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
-    const batch: BatchCall[] = calls.map((c) => ({ path: c.rpc.endpoint, body: c.body, hits: c.opts.accept !== undefined && c.opts.accept.includes('x-folio-hits') }));
+    const batch: BatchCall[] = calls.map((c) => ({
+      path: c.rpc.endpoint,
+      body: c.body,
+      hits: c.opts.accept !== undefined && c.opts.accept.includes('x-folio-hits'),
+    }));
     try {
       if (open.size === 0) return;
       const res = await this.pools[node].request({

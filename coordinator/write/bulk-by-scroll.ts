@@ -62,8 +62,17 @@ export interface BulkByScrollCounters {
 /** A fresh set of counters (all 0, unthrottled). */
 export function emptyCounters(): BulkByScrollCounters {
   return {
-    total: 0, updated: 0, created: 0, deleted: 0, batches: 0, version_conflicts: 0, noops: 0,
-    retries: { bulk: 0, search: 0 }, throttled_millis: 0, requests_per_second: -1, throttled_until_millis: 0,
+    total: 0,
+    updated: 0,
+    created: 0,
+    deleted: 0,
+    batches: 0,
+    version_conflicts: 0,
+    noops: 0,
+    retries: { bulk: 0, search: 0 },
+    throttled_millis: 0,
+    requests_per_second: -1,
+    throttled_until_millis: 0,
   };
 }
 
@@ -141,8 +150,13 @@ export class BulkByScrollProgress {
       total: c.total,
       ...(this.fields.updated ? { updated: c.updated } : {}),
       ...(this.fields.created ? { created: c.created } : {}),
-      deleted: c.deleted, batches: c.batches, version_conflicts: c.version_conflicts, noops: c.noops,
-      retries: { ...c.retries }, throttled_millis: c.throttled_millis, requests_per_second: c.requests_per_second,
+      deleted: c.deleted,
+      batches: c.batches,
+      version_conflicts: c.version_conflicts,
+      noops: c.noops,
+      retries: { ...c.retries },
+      throttled_millis: c.throttled_millis,
+      requests_per_second: c.requests_per_second,
       throttled_until_millis: c.throttled_until_millis,
     };
   }
@@ -235,7 +249,12 @@ function autoSlices(shardCounts: readonly number[]): number {
  * @throws EsError for a missing source index (404), a bad query, or a search that fails on a shard
  *   (ES fails the action when its scroll fails).
  */
-export async function runBulkByScroll(spec: BulkByScrollSpec, deps: BulkByScrollDeps, toItem: HitToItem, progress: BulkByScrollProgress): Promise<BulkByScrollResult> {
+export async function runBulkByScroll(
+  spec: BulkByScrollSpec,
+  deps: BulkByScrollDeps,
+  toItem: HitToItem,
+  progress: BulkByScrollProgress,
+): Promise<BulkByScrollResult> {
   const startedAt = Date.now();
   const { search } = deps;
   // The source may be an alias: the PIT keeps its filters, so every walk reads through them (ES).
@@ -312,7 +331,10 @@ async function walk(
       ...(after ? { search_after: after } : {}),
     };
     const params = new URLSearchParams({ ...spec.source.searchParams, allow_partial_search_results: 'false' });
-    const { body: res } = await searchWithSnapshot({ indexExpression: undefined, params, body, path: '/_search', signal: new AbortController().signal }, deps.search);
+    const { body: res } = await searchWithSnapshot(
+      { indexExpression: undefined, params, body, path: '/_search', signal: new AbortController().signal },
+      deps.search,
+    );
     const total = res.hits.total;
     if (counters.batches === 0 && total !== undefined) counters.total = Math.min(typeof total === 'number' ? total : total.value, spec.maxDocs ?? Infinity);
     const hits = res.hits.hits;
@@ -344,7 +366,8 @@ function countBulk(bulk: Awaited<ReturnType<typeof executeBulk>>, counters: Bulk
     if (r.result === 'created') counters.created++;
     else if (r.result === 'updated') counters.updated++;
     else if (r.result === 'deleted') counters.deleted++;
-    else if (r.result === 'noop' || r.result === 'not_found') counters.noops++; // ES counts a delete that found nothing as a noop
+    else if (r.result === 'noop' || r.result === 'not_found')
+      counters.noops++; // ES counts a delete that found nothing as a noop
     else if (r.status === 409) {
       counters.version_conflicts++;
       if (!proceedOnConflicts) failures.push({ index: r._index, id: r._id, cause: r.error, status: 409 });
@@ -357,7 +380,13 @@ function countBulk(bulk: Awaited<ReturnType<typeof executeBulk>>, counters: Bulk
  * after this one started; the wait is counted in `throttled_millis` and shown meanwhile as
  * `throttled_until_millis`.
  */
-async function throttle(requestsPerSecond: number, batchStartedAt: number, batchSize: number, counters: BulkByScrollCounters, progress: BulkByScrollProgress): Promise<void> {
+async function throttle(
+  requestsPerSecond: number,
+  batchStartedAt: number,
+  batchSize: number,
+  counters: BulkByScrollCounters,
+  progress: BulkByScrollProgress,
+): Promise<void> {
   if (!Number.isFinite(requestsPerSecond)) return;
   const waitMs = Math.max(0, Math.round(batchStartedAt + (batchSize / requestsPerSecond) * 1000 - Date.now()));
   if (waitMs === 0) return;
@@ -372,7 +401,9 @@ async function throttle(requestsPerSecond: number, batchStartedAt: number, batch
 async function refreshIndices(indices: readonly string[], search: SearchDeps): Promise<void> {
   await Promise.all(
     indices.map(async (written) => {
-      const index = await writeIndexName(search.view, written).then((n) => search.view.get(n)).catch(() => null);
+      const index = await writeIndexName(search.view, written)
+        .then((n) => search.view.get(n))
+        .catch(() => null);
       if (!index) return;
       const name = index.metadata.name;
       const byNode = inSyncCopiesByNode(index);

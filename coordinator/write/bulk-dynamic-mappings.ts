@@ -31,7 +31,11 @@ function dynamicDocOf(item: BulkItem): Record<string, unknown> | undefined {
  * the shard's per-item `document_parsing_exception`, as in ES.
  * @returns the union of the new fields, or null when there are none
  */
-export function inferBulkMappingUpdate(stored: Mapping, docs: readonly (readonly [position: number, doc: Record<string, unknown>])[], failures: Map<number, unknown>): Mapping | null {
+export function inferBulkMappingUpdate(
+  stored: Mapping,
+  docs: readonly (readonly [position: number, doc: Record<string, unknown>])[],
+  failures: Map<number, unknown>,
+): Mapping | null {
   let current = stored;
   let update: Mapping | null = null;
   for (const [i, doc] of docs) {
@@ -65,7 +69,13 @@ function nestedObjectsLimitOf(view: IndexView): number {
  * (`1` → long, `1.5` → float) never conflict: the later one finds the field mapped and its value is
  * coerced on the shard. Items that cannot add their fields fail alone, in `failed`.
  */
-export async function applyDynamicMappings(items: readonly BulkItem[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, deps: { view: ClusterView }, slices: EventLoopSlices): Promise<void> {
+export async function applyDynamicMappings(
+  items: readonly BulkItem[],
+  views: Map<string, IndexView | EsError>,
+  failed: Map<number, unknown>,
+  deps: { view: ClusterView },
+  slices: EventLoopSlices,
+): Promise<void> {
   const candidates = new Map<string, [number, Record<string, unknown>][]>();
   // Per index, the cached mapping with the fields of the candidates so far: an item whose fields
   // an earlier candidate adds is no candidate (that candidate adds them in the change too).

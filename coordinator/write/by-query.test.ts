@@ -6,7 +6,7 @@ import { validationMessages } from './write-request.ts';
 describe('by-query writes (each conditional on the _seq_no and primary term the walk read)', () => {
   const hit = { _index: 'i', _id: 'a', _score: null, _seq_no: 7, _primary_term: 2, _routing: 'r', _source: new RawJson('{"n": 1}') };
 
-  it('delete_by_query: a delete with if_seq_no/if_primary_term and the hit\'s routing', () => {
+  it("delete_by_query: a delete with if_seq_no/if_primary_term and the hit's routing", () => {
     const item = deleteHit(hit)!;
     expect(item).toEqual({ action: 'delete', index: 'i', id: 'a', routing: 'r', source: undefined, params: { ifSeqNo: 7, ifPrimaryTerm: 2 } });
     expect(validationMessages({ action: item.action, index: item.index, id: item.id, params: item.params! })).toEqual([]);

@@ -131,7 +131,13 @@ async function validateItems(items: readonly BulkItem[], slices: EventLoopSlices
     const pause = slices.tick();
     if (pause) await pause;
     // The common item (an index or create without parameters, an _id of at most 128 UTF-16 units, so at most 512 bytes) is valid.
-    if (item.params === undefined && item.index !== undefined && (item.action === 'index' || item.action === 'create') && (item.id === undefined || item.id.length <= 128)) continue;
+    if (
+      item.params === undefined &&
+      item.index !== undefined &&
+      (item.action === 'index' || item.action === 'create') &&
+      (item.id === undefined || item.id.length <= 128)
+    )
+      continue;
     const u = item.action === 'update' ? updateBodyOf(item) : undefined;
     const update = u && { hasDoc: u.doc !== undefined || u.script, hasUpsert: u.upsert !== undefined, docAsUpsert: u.docAsUpsert };
     messages.push(...validationMessages({ action: item.action, index: item.index, id: item.id, params: item.params ?? {}, ...(update ? { update } : {}) }));
@@ -225,7 +231,14 @@ interface ShardGroup {
  * `ids[i]`) and groups the write ops per shard, in request order; an item whose index failed, or
  * whose op cannot be built, fails alone in `failed`.
  */
-async function groupByShard(items: readonly BulkItem[], ids: readonly string[], views: Map<string, IndexView | EsError>, failed: Map<number, unknown>, opts: BulkOptions, slices: EventLoopSlices): Promise<Map<string, ShardGroup>> {
+async function groupByShard(
+  items: readonly BulkItem[],
+  ids: readonly string[],
+  views: Map<string, IndexView | EsError>,
+  failed: Map<number, unknown>,
+  opts: BulkOptions,
+  slices: EventLoopSlices,
+): Promise<Map<string, ShardGroup>> {
   const groups = new Map<string, ShardGroup>();
   for (let i = 0; i < items.length; i++) {
     const item = items[i];
@@ -264,7 +277,13 @@ interface ShardWrites {
  * Writes every shard's group in parallel (replication.ts); the items of a group whose write fails
  * fail in `failed` with its EsError, or ES's 503 `unavailable_shards_exception`.
  */
-async function writeGroups(groups: Map<string, ShardGroup>, itemCount: number, refresh: RefreshPolicy, deps: WriteDeps, failed: Map<number, unknown>): Promise<ShardWrites> {
+async function writeGroups(
+  groups: Map<string, ShardGroup>,
+  itemCount: number,
+  refresh: RefreshPolicy,
+  deps: WriteDeps,
+  failed: Map<number, unknown>,
+): Promise<ShardWrites> {
   const results: (WriteResult | null)[] = new Array<WriteResult | null>(itemCount).fill(null);
   const shardInfos: (ShardInfo | null)[] = new Array<ShardInfo | null>(itemCount).fill(null);
   const forcedRefreshes: boolean[] = new Array<boolean>(itemCount).fill(false);
@@ -320,7 +339,8 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
     const index = item.index ?? null;
     const view = index ? views.get(index) : undefined;
     // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
-    const uuid = view instanceof EsError ? (typeof view.metadata.index_uuid === 'string' ? view.metadata.index_uuid : '_na_') : view ? view.metadata.uuid : '_na_';
+    const uuid =
+      view instanceof EsError ? (typeof view.metadata.index_uuid === 'string' ? view.metadata.index_uuid : '_na_') : view ? view.metadata.uuid : '_na_';
     const r = results[i];
     if (failed.has(i) || !r || r.error) {
       errors = true;

@@ -64,7 +64,11 @@ export function getSourceFilter(source: SourceFilter | null, storedFields: reado
  * `_source_includes` keep fields, `_source_excludes` drops fields.
  */
 export function sourceFilterFromParams(source?: string, includes?: string, excludes?: string): SourceFilter {
-  const list = (s?: string): string[] => (s ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const list = (s?: string): string[] =>
+    (s ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
   if (source === 'false') return false;
   const inc = source !== undefined && source !== 'true' && source !== '' ? list(source) : list(includes);
   const exc = list(excludes);
@@ -95,7 +99,10 @@ export interface GetOptions {
  * false, as for `_mget`, whose items carry their own) `version`/`version_type`.
  * @throws EsError 400 for a value that does not parse, or a version invalid for its type
  */
-export function readOptionsFromQuery(query: (name: string) => string | undefined, withVersion = true): Pick<GetOptions, 'routing' | 'realtime' | 'refresh' | 'version'> {
+export function readOptionsFromQuery(
+  query: (name: string) => string | undefined,
+  withVersion = true,
+): Pick<GetOptions, 'routing' | 'realtime' | 'refresh' | 'version'> {
   const out: Pick<GetOptions, 'routing' | 'realtime' | 'refresh' | 'version'> = {};
   const routing = query('routing');
   if (routing !== undefined) out.routing = routing;
@@ -123,12 +130,7 @@ export function sourceParams(param: (name: string) => string | undefined): Sourc
  * @throws ShardCallError when no copy's node answers, or a node answers with an error; EsError 409
  *   `version_conflict_engine_exception` when the document's version is not `opts.version`.
  */
-export async function getDocument(
-  client: ShardClient,
-  view: IndexView,
-  id: string,
-  opts: GetOptions,
-): Promise<FoundDocument | MissingDocument> {
+export async function getDocument(client: ShardClient, view: IndexView, id: string, opts: GetOptions): Promise<FoundDocument | MissingDocument> {
   const m = view.metadata;
   const shard = shardForRouting(opts.routing ?? id, m.numberOfShards, m.routingNumShards);
   const body: GetRequest = { index: m.name, shard, _id: id };

@@ -33,7 +33,13 @@ describe('read version (GET, mget items)', () => {
     const c = readVersionConflict({ version: 10, versionType: 'external_gte' }, 3, 'a', 'i', 1, 'u')!;
     expect(c.toBody()).toMatchObject({
       status: 409,
-      error: { type: 'version_conflict_engine_exception', reason: '[a]: version conflict, current version [3] is different than the one provided [10]', index: 'i', shard: '1', index_uuid: 'u' },
+      error: {
+        type: 'version_conflict_engine_exception',
+        reason: '[a]: version conflict, current version [3] is different than the one provided [10]',
+        index: 'i',
+        shard: '1',
+        index_uuid: 'u',
+      },
     });
   });
 });

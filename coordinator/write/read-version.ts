@@ -47,9 +47,21 @@ export function readVersionFromQuery(query: (name: string) => string | undefined
  * @returns 409 `version_conflict_engine_exception` `[id]: version conflict, current version [c] is different than the one provided [v]`,
  *   with the index, its uuid and the shard as metadata
  */
-export function readVersionConflict(expected: ReadVersion | undefined, current: number, id: string, index: string, shard: number, uuid: string): EsError | null {
+export function readVersionConflict(
+  expected: ReadVersion | undefined,
+  current: number,
+  id: string,
+  index: string,
+  shard: number,
+  uuid: string,
+): EsError | null {
   if (expected === undefined || expected.version === current) return null;
-  return new EsError(409, 'version_conflict_engine_exception', `[${id}]: version conflict, current version [${current}] is different than the one provided [${expected.version}]`, {
-    metadata: { index_uuid: uuid, shard: String(shard), index },
-  });
+  return new EsError(
+    409,
+    'version_conflict_engine_exception',
+    `[${id}]: version conflict, current version [${current}] is different than the one provided [${expected.version}]`,
+    {
+      metadata: { index_uuid: uuid, shard: String(shard), index },
+    },
+  );
 }

@@ -14,7 +14,14 @@ import { type SliceSpec } from '../../protocol/slice.ts';
 import { parseSlice } from '../rest/slice-parse.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
 import {
-  BulkByScrollProgress, DEFAULT_SCROLL_SIZE, hitRouting, REINDEX_FIELDS, responseBody, runBulkByScroll, type BulkByScrollCounters, type BulkByScrollDeps,
+  BulkByScrollProgress,
+  DEFAULT_SCROLL_SIZE,
+  hitRouting,
+  REINDEX_FIELDS,
+  responseBody,
+  runBulkByScroll,
+  type BulkByScrollCounters,
+  type BulkByScrollDeps,
 } from './bulk-by-scroll.ts';
 import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from '../rest/bulk-by-scroll-params.ts';
 import type { SearchHitBody } from '../search/respond.ts';
@@ -68,7 +75,9 @@ export function parseReindexBody(body: unknown, params: URLSearchParams): Reinde
   if (body.script !== undefined) throw illegalArgument('[script] in reindex is not supported by Folio yet');
   for (const k of Object.keys(source)) {
     if (!['index', 'query', 'size', '_source', 'sort', 'slice'].includes(k)) {
-      throw illegalArgument(k === 'remote' ? 'reindex from [remote] is not supported by Folio yet' : `[${k}] in reindex [source] is not supported by Folio yet`);
+      throw illegalArgument(
+        k === 'remote' ? 'reindex from [remote] is not supported by Folio yet' : `[${k}] in reindex [source] is not supported by Folio yet`,
+      );
     }
   }
   const index = Array.isArray(source.index) ? source.index.join(',') : source.index;
@@ -108,10 +117,14 @@ export function parseReindexBody(body: unknown, params: URLSearchParams): Reinde
  */
 export async function runReindex(spec: ReindexSpec, deps: BulkByScrollDeps, progress = new BulkByScrollProgress(REINDEX_FIELDS)): Promise<ReindexResponse> {
   const toItem = (h: SearchHitBody): BulkItem => ({
-    action: spec.opType, index: spec.destIndex, id: h._id, routing: hitRouting(h),
+    action: spec.opType,
+    index: spec.destIndex,
+    id: h._id,
+    routing: hitRouting(h),
     // The destination stores each source's exact text, as ES's reindex copies the source bytes,
     // and keeps its routing (ES `dest.routing` defaults to `keep`).
-    source: (h._source?.parse() ?? {}) as Record<string, unknown>, sourceText: h._source?.text ?? '{}',
+    source: (h._source?.parse() ?? {}) as Record<string, unknown>,
+    sourceText: h._source?.text ?? '{}',
   });
   const result = await runBulkByScroll(
     {

@@ -13,12 +13,7 @@
  */
 import { JsonText, rpc, type ShardBulkReply } from '../../protocol/rpc.ts';
 import { primaryTermOf } from '../../protocol/metadata.ts';
-import {
-  type RefreshPolicy,
-  type ShardBulkRequest,
-  type WriteOp,
-  type WriteResult,
-} from '../../protocol/write.ts';
+import { type RefreshPolicy, type ShardBulkRequest, type WriteOp, type WriteResult } from '../../protocol/write.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import { PrimaryDemotedError } from '../cluster/copy-state-changes.ts';
 import { type IndexView } from '../cluster/index-view.ts';
@@ -64,8 +59,14 @@ export interface ReplicationDeps {
 }
 
 const REST_STATUS: Record<number, string> = {
-  400: 'BAD_REQUEST', 404: 'NOT_FOUND', 409: 'CONFLICT', 429: 'TOO_MANY_REQUESTS', 500: 'INTERNAL_SERVER_ERROR',
-  502: 'BAD_GATEWAY', 503: 'SERVICE_UNAVAILABLE', 504: 'GATEWAY_TIMEOUT',
+  400: 'BAD_REQUEST',
+  404: 'NOT_FOUND',
+  409: 'CONFLICT',
+  429: 'TOO_MANY_REQUESTS',
+  500: 'INTERNAL_SERVER_ERROR',
+  502: 'BAD_GATEWAY',
+  503: 'SERVICE_UNAVAILABLE',
+  504: 'GATEWAY_TIMEOUT',
 };
 
 /**
@@ -78,13 +79,24 @@ const REST_STATUS: Record<number, string> = {
  *   cannot be taken out of the in-sync set (the write is then not acknowledged, though the primary
  *   holds it, as in ES), `retry_on_primary_exception` when the retry's primary was demoted too.
  */
-export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: number, ops: WriteOp[], refresh: RefreshPolicy, retried = false): Promise<ShardWriteOutcome> {
+export async function writeShard(
+  deps: ReplicationDeps,
+  view: IndexView,
+  shard: number,
+  ops: WriteOp[],
+  refresh: RefreshPolicy,
+  retried = false,
+): Promise<ShardWriteOutcome> {
   const index = view.metadata.name;
   const primary = view.placement[shard];
   const primaryTerm = primaryTermOf(view.metadata, shard);
   const inSyncReplicas = view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node);
   const body: ShardBulkRequest = {
-    index, shard, ops, refresh, primaryTerm,
+    index,
+    shard,
+    ops,
+    refresh,
+    primaryTerm,
     // The primary's replica calls end before this call's deadline, so their failures come back as data.
     replication: { nodes: [...deps.client.nodes], inSyncReplicas, timeoutMs: Math.max(1, Math.floor(deps.timeoutMs * 0.8)) },
   };
@@ -112,12 +124,25 @@ export async function writeShard(deps: ReplicationDeps, view: IndexView, shard: 
   const outcome = res.replicas ?? { acknowledged: [], failed: [] };
   const failedNodes = outcome.failed.map((f) => f.node);
   const failures: ShardInfoFailure[] = outcome.failed.map((f) => ({
-    _index: index, _shard: shard, _node: deps.client.nodes[f.node] ?? String(f.node), reason: { type: f.type, reason: f.reason },
-    status: REST_STATUS[f.status] ?? 'INTERNAL_SERVER_ERROR', primary: false,
+    _index: index,
+    _shard: shard,
+    _node: deps.client.nodes[f.node] ?? String(f.node),
+    reason: { type: f.type, reason: f.reason },
+    status: REST_STATUS[f.status] ?? 'INTERNAL_SERVER_ERROR',
+    primary: false,
   }));
   if (failedNodes.length > 0) {
     try {
-      await deps.view.markOutOfSync(index, shard, failedNodes, primaryTerm, `a write failed on them: ${outcome.failed.map((f) => `[${f.node}] ${f.type}: ${f.reason}`).join('; ').slice(0, 500)}`);
+      await deps.view.markOutOfSync(
+        index,
+        shard,
+        failedNodes,
+        primaryTerm,
+        `a write failed on them: ${outcome.failed
+          .map((f) => `[${f.node}] ${f.type}: ${f.reason}`)
+          .join('; ')
+          .slice(0, 500)}`,
+      );
     } catch (err) {
       // The primary was demoted meanwhile (a replica refused its term, or a promotion raced the
       // write): nothing it applied is acknowledged. ES's reroute phase retries the request on the
@@ -143,7 +168,10 @@ const NEW_PRIMARY_WAIT_MS = 5_000;
 function primaryMoved(err: unknown): boolean {
   if (!(err instanceof ShardCallError)) return false;
   const { type, reason } = err.cause_;
-  return type === 'shard_not_in_primary_mode_exception' || (err.status === 409 && type === 'illegal_state_exception' && /operation primary term \[\d+\] is/.test(reason ?? ''));
+  return (
+    type === 'shard_not_in_primary_mode_exception' ||
+    (err.status === 409 && type === 'illegal_state_exception' && /operation primary term \[\d+\] is/.test(reason ?? ''))
+  );
 }
 
 /**

@@ -55,26 +55,37 @@ export class Tasks {
     const record: TaskRecord = {
       completed: false,
       task: {
-        node: this.node, id: n, type: 'transport', action, status: status(), description, start_time_in_millis: Date.now(),
-        running_time_in_nanos: 0, cancellable: cancel !== undefined, cancelled: false, headers: {},
+        node: this.node,
+        id: n,
+        type: 'transport',
+        action,
+        status: status(),
+        description,
+        start_time_in_millis: Date.now(),
+        running_time_in_nanos: 0,
+        cancellable: cancel !== undefined,
+        cancelled: false,
+        headers: {},
       },
     };
     this.tasks.set(id, { record, status, cancel });
-    run().then(
-      (response) => {
-        record.completed = true;
-        record.response = response;
-      },
-      (err) => {
-        record.completed = true;
-        record.error = toEsError(err).toCause();
-      },
-    ).finally(() => {
-      record.task.status = status();
-      record.task.running_time_in_nanos = (Date.now() - record.task.start_time_in_millis) * 1e6;
-      this.completed.push(id);
-      while (this.completed.length > MAX_COMPLETED_TASKS) this.tasks.delete(this.completed.shift()!);
-    });
+    run()
+      .then(
+        (response) => {
+          record.completed = true;
+          record.response = response;
+        },
+        (err) => {
+          record.completed = true;
+          record.error = toEsError(err).toCause();
+        },
+      )
+      .finally(() => {
+        record.task.status = status();
+        record.task.running_time_in_nanos = (Date.now() - record.task.start_time_in_millis) * 1e6;
+        this.completed.push(id);
+        while (this.completed.length > MAX_COMPLETED_TASKS) this.tasks.delete(this.completed.shift()!);
+      });
     return id;
   }
 

@@ -31,11 +31,15 @@ describe('validationMessages (ES IndexRequest/DeleteRequest/UpdateRequest.valida
   it('if_seq_no needs if_primary_term, and neither goes with a version', () => {
     expect(v({ params: { ifSeqNo: 1 } })).toEqual(['ifSeqNo is set, but primary term is [0]']);
     expect(v({ params: { ifPrimaryTerm: 3 } })).toEqual(['ifSeqNo is unassigned, but primary term is [3]']);
-    expect(v({ params: { ifSeqNo: 1, ifPrimaryTerm: 1, version: 4, versionType: 'external' } })).toEqual(['compare and write operations can not use versioning']);
+    expect(v({ params: { ifSeqNo: 1, ifPrimaryTerm: 1, version: 4, versionType: 'external' } })).toEqual([
+      'compare and write operations can not use versioning',
+    ]);
     expect(v({ params: { ifSeqNo: 1, ifPrimaryTerm: 1 } })).toEqual([]);
   });
   it('create: internal versioning only, no explicit version, no compare-and-set', () => {
-    expect(v({ action: 'create', params: { version: 3, versionType: 'external' } })).toEqual(['create operations only support internal versioning. use index instead']);
+    expect(v({ action: 'create', params: { version: 3, versionType: 'external' } })).toEqual([
+      'create operations only support internal versioning. use index instead',
+    ]);
     expect(v({ action: 'create', params: { version: 3 } })).toEqual(['create operations do not support explicit versions. use index instead']);
     expect(v({ action: 'create', params: { ifSeqNo: 0, ifPrimaryTerm: 1 } })).toEqual(['create operations do not support compare and set. use index instead']);
   });
@@ -53,7 +57,10 @@ describe('validationMessages (ES IndexRequest/DeleteRequest/UpdateRequest.valida
       'compare and write operations can not be used with upsert',
       "upsert requests don't support `if_seq_no` and `if_primary_term`",
     ]);
-    expect(v({ action: 'update', update: { hasDoc: false, hasUpsert: true, docAsUpsert: true } })).toEqual(['script or doc is missing', 'doc must be specified if doc_as_upsert is enabled']);
+    expect(v({ action: 'update', update: { hasDoc: false, hasUpsert: true, docAsUpsert: true } })).toEqual([
+      'script or doc is missing',
+      'doc must be specified if doc_as_upsert is enabled',
+    ]);
   });
 });
 
@@ -69,7 +76,11 @@ describe('write parameters', () => {
   });
   it('from a bulk action line: numbers or numeric strings', () => {
     expect(writeParamsFromActionLine({ if_seq_no: 1, if_primary_term: '2', version: 3, version_type: 'external', retry_on_conflict: 1 }, 1)).toEqual({
-      ifSeqNo: 1, ifPrimaryTerm: 2, version: 3, versionType: 'external', retryOnConflict: 1,
+      ifSeqNo: 1,
+      ifPrimaryTerm: 2,
+      version: 3,
+      versionType: 'external',
+      retryOnConflict: 1,
     });
     expect(esErr(() => writeParamsFromActionLine({ version: 1e300 }, 4)).status).toBe(400);
   });
@@ -89,7 +100,12 @@ describe('write parameters', () => {
 describe('parseUpdateBody (ES UpdateRequest parser)', () => {
   it('reads doc, upsert, doc_as_upsert, detect_noop and _source', () => {
     expect(parseUpdateBody({ doc: { a: 1 }, upsert: { a: 0 }, doc_as_upsert: false, detect_noop: false, _source: ['a'] })).toEqual({
-      doc: { a: 1 }, upsert: { a: 0 }, docAsUpsert: false, detectNoop: false, script: false, fetchSource: { includes: ['a'], excludes: [] },
+      doc: { a: 1 },
+      upsert: { a: 0 },
+      docAsUpsert: false,
+      detectNoop: false,
+      script: false,
+      fetchSource: { includes: ['a'], excludes: [] },
     });
   });
   it('refuses unknown fields with did-you-mean, and values of the wrong type', () => {

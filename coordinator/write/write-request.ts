@@ -292,14 +292,29 @@ export function parseUpdateBody(body: Record<string, unknown>): UpdateBody {
   };
   for (const [k, v] of Object.entries(body)) {
     switch (k) {
-      case 'doc': out.doc = object(k, v); break;
-      case 'upsert': out.upsert = object(k, v); break;
-      case 'doc_as_upsert': out.docAsUpsert = bool(k, v); break;
-      case 'detect_noop': out.detectNoop = bool(k, v); break;
-      case 'scripted_upsert': bool(k, v); break;
-      case 'script': out.script = true; break;
-      case '_source': out.fetchSource = parseSourceFilter(v); break;
-      default: throw xContentError(`[UpdateRequest] unknown field [${k}]${suggestField(k, UPDATE_FIELDS)}`);
+      case 'doc':
+        out.doc = object(k, v);
+        break;
+      case 'upsert':
+        out.upsert = object(k, v);
+        break;
+      case 'doc_as_upsert':
+        out.docAsUpsert = bool(k, v);
+        break;
+      case 'detect_noop':
+        out.detectNoop = bool(k, v);
+        break;
+      case 'scripted_upsert':
+        bool(k, v);
+        break;
+      case 'script':
+        out.script = true;
+        break;
+      case '_source':
+        out.fetchSource = parseSourceFilter(v);
+        break;
+      default:
+        throw xContentError(`[UpdateRequest] unknown field [${k}]${suggestField(k, UPDATE_FIELDS)}`);
     }
   }
   return out;
@@ -314,7 +329,11 @@ export function fetchSourceFromQuery(query: (name: string) => string | undefined
   const includes = query('_source_includes');
   const excludes = query('_source_excludes');
   if (source === undefined && includes === undefined && excludes === undefined) return undefined;
-  const list = (s?: string): string[] => (s ?? '').split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const list = (s?: string): string[] =>
+    (s ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x !== '');
   if (source === 'false') return false;
   const inc = source !== undefined && source !== 'true' && source !== '' ? list(source) : list(includes);
   const exc = list(excludes);

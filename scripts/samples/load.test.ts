@@ -31,11 +31,15 @@ async function cluster(script: Script) {
     req.on('end', () => {
       const path = `${req.method} ${req.url}`;
       calls.push(path);
-      const reply = (status: number, json?: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(json === undefined ? '' : JSON.stringify(json));
+      const reply = (status: number, json?: unknown) =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(json === undefined ? '' : JSON.stringify(json));
       if (req.method === 'HEAD') return reply(404);
       if (req.method === 'PUT') return reply(200, { acknowledged: true });
       if (req.url === '/_bulk') {
-        const lines = body.trim().split('\n').map((l) => JSON.parse(l));
+        const lines = body
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l));
         const ids = lines.filter((_, i) => i % 2 === 0).map((a) => a.index._id as string);
         const statuses = script.bulk(ids);
         ids.forEach((id, i) => statuses[i].status < 300 && indexed.add(id));
@@ -45,7 +49,8 @@ async function cluster(script: Script) {
         const r = script.refresh?.(++refreshes) ?? { status: 200, failed: 0 };
         return reply(r.status, { _shards: { total: 2, successful: 2 - r.failed, failed: r.failed } });
       }
-      if (req.url?.endsWith('/_count')) return reply(200, { count: script.count?.(indexed.size) ?? indexed.size, _shards: { total: 2, successful: 2, failed: 0 } });
+      if (req.url?.endsWith('/_count'))
+        return reply(200, { count: script.count?.(indexed.size) ?? indexed.size, _shards: { total: 2, successful: 2, failed: 0 } });
       reply(400, { error: 'unexpected ' + path });
     });
   });
@@ -102,7 +107,9 @@ describe('loadSample', () => {
 
   it('throws when the index holds fewer documents than were acknowledged, or a shard keeps failing the refresh', async () => {
     const lossy = await cluster({ bulk: (ids) => ids.map(() => created), count: (n) => n - 2 });
-    await expect(loadSample(lossy.url, sample(10), { sleep: noSleep })).rejects.toThrow('loading [things]: 10 documents were acknowledged, but after _refresh the index holds 8');
+    await expect(loadSample(lossy.url, sample(10), { sleep: noSleep })).rejects.toThrow(
+      'loading [things]: 10 documents were acknowledged, but after _refresh the index holds 8',
+    );
     const failing = await cluster({ bulk: (ids) => ids.map(() => created), refresh: () => ({ status: 503, failed: 2 }) });
     await expect(loadSample(failing.url, sample(3), { sleep: noSleep })).rejects.toThrow(/POST \/things\/_refresh failed on a shard 8 times, last: HTTP 503/);
   });

@@ -75,7 +75,10 @@ export async function loadSample(coordinatorUrl: string, sample: Sample, opts: L
   try {
     let created = false;
     if (!(await indexExists(base, index, dispatcher))) {
-      const overrides = { ...(opts.shards ? { number_of_shards: opts.shards } : {}), ...(opts.replicas !== undefined ? { number_of_replicas: opts.replicas } : {}) };
+      const overrides = {
+        ...(opts.shards ? { number_of_shards: opts.shards } : {}),
+        ...(opts.replicas !== undefined ? { number_of_replicas: opts.replicas } : {}),
+      };
       const definition = { ...sample.index, settings: { ...sample.index.settings, ...overrides } };
       await callOk(dispatcher, 'PUT', base, `/${encodeURIComponent(index)}`, definition);
       created = true;
@@ -119,13 +122,20 @@ export async function loadSample(coordinatorUrl: string, sample: Sample, opts: L
  * failures with backoff): a refresh or count that missed a shard says nothing about its documents.
  * @throws HttpError on another status, Error when a shard still fails after {@link CHECK_ATTEMPTS}
  */
-async function everyShard<T>(dispatcher: Agent, base: string, method: 'GET' | 'POST', path: string, sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))): Promise<T> {
+async function everyShard<T>(
+  dispatcher: Agent,
+  base: string,
+  method: 'GET' | 'POST',
+  path: string,
+  sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms)),
+): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     const reply = await call(dispatcher, method, base + path);
     const shards = (reply.json as { _shards?: { failed?: number } } | undefined)?._shards;
     if (reply.status === 200 && shards?.failed === 0) return reply.json as T;
     if (reply.status !== 200 && reply.status !== 429 && reply.status !== 503) throw new HttpError(method, path, reply);
-    if (attempt >= CHECK_ATTEMPTS) throw new Error(`${method} ${path} failed on a shard ${attempt} times, last: HTTP ${reply.status} ${reply.text.slice(0, 1000)}`);
+    if (attempt >= CHECK_ATTEMPTS)
+      throw new Error(`${method} ${path} failed on a shard ${attempt} times, last: HTTP ${reply.status} ${reply.text.slice(0, 1000)}`);
     await sleep(backoffMs(attempt));
   }
 }

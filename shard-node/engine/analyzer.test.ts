@@ -26,7 +26,10 @@ describe('standard analyzer', () => {
     expect(t.map((s) => s.length)).toEqual([255, 255, 90]);
   });
   it('returns positions starting at the given offset', () => {
-    expect(analyze('a b', 5)).toEqual([{ term: 'a', position: 5 }, { term: 'b', position: 6 }]);
+    expect(analyze('a b', 5)).toEqual([
+      { term: 'a', position: 5 },
+      { term: 'b', position: 6 },
+    ]);
     expect(analyze('')).toEqual([]);
   });
 });

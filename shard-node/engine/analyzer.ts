@@ -85,6 +85,8 @@ export function forEachToken(text: string, emit: (term: string, start: number, e
     if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57) || (c >= 65 && c <= 90)) && !HAS_ALNUM.test(raw)) continue;
     const start = m.index;
     if (raw.length <= MAX_TOKEN_LENGTH) emit(raw.toLowerCase(), start, start + raw.length);
-    else for (let i = 0; i < raw.length; i += MAX_TOKEN_LENGTH) emit(raw.slice(i, i + MAX_TOKEN_LENGTH).toLowerCase(), start + i, start + Math.min(raw.length, i + MAX_TOKEN_LENGTH));
+    else
+      for (let i = 0; i < raw.length; i += MAX_TOKEN_LENGTH)
+        emit(raw.slice(i, i + MAX_TOKEN_LENGTH).toLowerCase(), start + i, start + Math.min(raw.length, i + MAX_TOKEN_LENGTH));
   }
 }

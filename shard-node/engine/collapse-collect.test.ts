@@ -24,7 +24,12 @@ describe('the shard query phase of a collapsed search', () => {
     const gen = shardWith(docs);
     const sort = [byField('v', 'desc'), KEY('k')];
     const r = searcherOf(gen).query({ query: q.all(), sort, k: 10, trackTotalHits: 10_000, collapse: { field: 'k', groupKeysUpTo: 10 } });
-    expect(r.hits.map((h) => [h._id, h.sort])).toEqual([['b', [9, 'x']], ['c', [9, 'y']], ['f', [8, null]], ['e', [1, 'z']]]);
+    expect(r.hits.map((h) => [h._id, h.sort])).toEqual([
+      ['b', [9, 'x']],
+      ['c', [9, 'y']],
+      ['f', [8, null]],
+      ['e', [1, 'z']],
+    ]);
     expect(r.total).toEqual({ value: 6, relation: 'eq' });
     expect(r.groups?.count).toBe(4);
     expect(new Set(r.groups?.keys)).toEqual(new Set(['x', 'y', 'z', null]));
@@ -35,16 +40,37 @@ describe('the shard query phase of a collapsed search', () => {
 
   it('counts groups without returning any with k 0, and filters by search_after on the collapse field', () => {
     const gen = shardWith(docs);
-    expect(searcherOf(gen).query({ query: q.all(), sort: [byField('v', 'desc'), KEY('n')], k: 0, trackTotalHits: 10_000, collapse: { field: 'n', groupKeysUpTo: 0 } })).toMatchObject({ hits: [], groups: { count: 6 } });
-    const r = searcherOf(gen).query({ query: q.all(), sort: [byField('k'), KEY('k')], k: 10, searchAfter: { sort: ['x'] }, trackTotalHits: 10_000, collapse: { field: 'k', groupKeysUpTo: 10 } });
-    expect(r.hits.map((h) => h.sort)).toEqual([['y', 'y'], ['z', 'z'], [null, null]]);
+    expect(
+      searcherOf(gen).query({
+        query: q.all(),
+        sort: [byField('v', 'desc'), KEY('n')],
+        k: 0,
+        trackTotalHits: 10_000,
+        collapse: { field: 'n', groupKeysUpTo: 0 },
+      }),
+    ).toMatchObject({ hits: [], groups: { count: 6 } });
+    const r = searcherOf(gen).query({
+      query: q.all(),
+      sort: [byField('k'), KEY('k')],
+      k: 10,
+      searchAfter: { sort: ['x'] },
+      trackTotalHits: 10_000,
+      collapse: { field: 'k', groupKeysUpTo: 10 },
+    });
+    expect(r.hits.map((h) => h.sort)).toEqual([
+      ['y', 'y'],
+      ['z', 'z'],
+      [null, null],
+    ]);
     expect(r.groups?.count).toBe(4);
   });
 
-  it('fails a document with several values with ES\'s type and text (400)', () => {
+  it("fails a document with several values with ES's type and text (400)", () => {
     const gen = shardWith([{ _id: 'm', k: ['p', 'q'], n: [1, 2] }]);
     for (const field of ['k', 'n']) {
-      const e = esErr(() => searcherOf(gen).query({ query: q.all(), sort: [byField('v'), KEY(field)], k: 10, trackTotalHits: 10_000, collapse: { field, groupKeysUpTo: 0 } }));
+      const e = esErr(() =>
+        searcherOf(gen).query({ query: q.all(), sort: [byField('v'), KEY(field)], k: 10, trackTotalHits: 10_000, collapse: { field, groupKeysUpTo: 0 } }),
+      );
       expect([e.status, e.type, e.message]).toEqual([400, 'illegal_state_exception', 'failed to collapse 0, the collapse field must be single valued']);
     }
   });

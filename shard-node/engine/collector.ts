@@ -104,7 +104,8 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     return (o) => (has[o] ? arr[o] : miss);
   }
   let sv;
-  if (KEYWORD_LIKE_TYPES.has(fm.type) || fm.type === 'ip') sv = seg.strings.get(sf.field); // ip: the sortable hex form (ip-address.ts)
+  if (KEYWORD_LIKE_TYPES.has(fm.type) || fm.type === 'ip')
+    sv = seg.strings.get(sf.field); // ip: the sortable hex form (ip-address.ts)
   else if (fm.type === 'text') {
     if (!fm.fielddata) {
       throw illegalArgument(

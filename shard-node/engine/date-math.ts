@@ -37,7 +37,15 @@ interface Civil {
 
 function toCivil(localMs: number): Civil {
   const t = new Date(localMs);
-  return { y: t.getUTCFullYear(), mo: t.getUTCMonth(), d: t.getUTCDate(), h: t.getUTCHours(), mi: t.getUTCMinutes(), s: t.getUTCSeconds(), ms: t.getUTCMilliseconds() };
+  return {
+    y: t.getUTCFullYear(),
+    mo: t.getUTCMonth(),
+    d: t.getUTCDate(),
+    h: t.getUTCHours(),
+    mi: t.getUTCMinutes(),
+    s: t.getUTCSeconds(),
+    ms: t.getUTCMilliseconds(),
+  };
 }
 
 function fromCivil(c: Civil): number {

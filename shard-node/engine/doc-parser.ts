@@ -51,7 +51,17 @@ function preview(v: unknown): string {
 
 /** The types this parser indexes; values of other (stored-only) types stay in `_source`. */
 const INDEXED_TYPES: ReadonlySet<string> = new Set([
-  'text', 'match_only_text', 'keyword', 'wildcard', 'constant_keyword', 'date', 'date_nanos', 'boolean', 'ip', 'binary', ...NUMERIC_TYPES,
+  'text',
+  'match_only_text',
+  'keyword',
+  'wildcard',
+  'constant_keyword',
+  'date',
+  'date_nanos',
+  'boolean',
+  'ip',
+  'binary',
+  ...NUMERIC_TYPES,
 ]);
 
 function parseError(id: string, path: string, fm: FieldMapping, v: unknown, cause?: { type: string; reason: string }): EsError {
@@ -237,7 +247,11 @@ function walk(doc: ParsedDoc, id: string, obj: Record<string, unknown>, props: R
       for (const o of objs) {
         if (o === null) continue;
         if (typeof o !== 'object') {
-          throw new EsError(400, 'document_parsing_exception', `[1:2] object mapping for [${path}] tried to parse field [${key}] as object, but found a concrete value`);
+          throw new EsError(
+            400,
+            'document_parsing_exception',
+            `[1:2] object mapping for [${path}] tried to parse field [${key}] as object, but found a concrete value`,
+          );
         }
         walk(doc, id, o as Record<string, unknown>, fm.properties ?? {}, path + '.', root);
       }

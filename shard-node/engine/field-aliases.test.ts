@@ -18,12 +18,18 @@ load(shard, [
   { _id: '1', title: 'quick fox', n: 5 },
   { _id: '2', title: 'lazy dog', n: 2 },
 ]);
-const ids = (q: unknown) => searcherOf(shard.acquire()).query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 }).hits.map((h) => h._id);
+const ids = (q: unknown) =>
+  searcherOf(shard.acquire())
+    .query({ query: parseQuery(q), sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 10 })
+    .hits.map((h) => h._id);
 
 describe('field aliases', () => {
   it('lists aliases by full name and resolves them to their targets for type checks', () => {
     const fields = flatFields(mapping);
-    expect([...aliasesOf(fields)]).toEqual([['t', 'title'], ['o.na', 'n']]);
+    expect([...aliasesOf(fields)]).toEqual([
+      ['t', 'title'],
+      ['o.na', 'n'],
+    ]);
     expect(withAliasTargets(fields).get('o.na')).toEqual({ type: 'long' });
     const plain = flatFields({ properties: { x: { type: 'long' } } });
     expect(withAliasTargets(plain)).toBe(plain);
@@ -42,7 +48,12 @@ describe('field aliases', () => {
     expect(resolveSortAliases(sort, new Map())).toBe(sort);
     const nodes = [{ type: 'max', name: 'm', field: 'o.na', aggs: [] }] as unknown as AggNode[];
     expect((resolveAggAliases(nodes, aliases)[0] as { field: string }).field).toBe('n');
-    const hits = searcherOf(shard.acquire()).query({ query: parseQuery({ match_all: {} }), sort: resolveSortAliases([byField('o.na', 'desc')], aliases), k: 10, trackTotalHits: 10 }).hits;
+    const hits = searcherOf(shard.acquire()).query({
+      query: parseQuery({ match_all: {} }),
+      sort: resolveSortAliases([byField('o.na', 'desc')], aliases),
+      k: 10,
+      trackTotalHits: 10,
+    }).hits;
     expect(hits.map((h) => h.sort)).toEqual([[5], [2]]);
   });
   it('fetches an alias under its own name from its target', () => {
@@ -59,7 +70,7 @@ describe('field aliases', () => {
       'Invalid [path] value [o] for field alias [a]: an alias must refer to an existing field in the mappings.',
     );
     expect(bad({ properties: { a: { type: 'alias', path: 'n.x' }, n: { type: 'nested', properties: { x: { type: 'long' } } } } })).toBe(
-      'Invalid [path] value [n.x] for field alias [a]: an alias must have the same nested scope as its target. The alias is not nested, but the target\'s nested scope is [n].',
+      "Invalid [path] value [n.x] for field alias [a]: an alias must have the same nested scope as its target. The alias is not nested, but the target's nested scope is [n].",
     );
     expect(esErr(() => parseMapping({ properties: { a: { type: 'alias', path: 'x', boost: 2 } } })).message).toBe(
       'Failed to parse mapping: Mapping definition for [a] has unsupported parameters:  [boost : 2]',

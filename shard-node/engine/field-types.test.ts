@@ -27,13 +27,20 @@ describe('date formats', () => {
     { _id: 'c', d: 1540944000 },
   ]);
   it('parses each alternative on index', () => {
-    expect(search(shard, q.all(), [byField('d')]).map((h) => h.sort[0])).toEqual([Date.UTC(2018, 9, 29, 12, 12, 12, 123), Date.UTC(2018, 9, 30), 1540944000000]);
+    expect(search(shard, q.all(), [byField('d')]).map((h) => h.sort[0])).toEqual([
+      Date.UTC(2018, 9, 29, 12, 12, 12, 123),
+      Date.UTC(2018, 9, 30),
+      1540944000000,
+    ]);
   });
   it('refuses a value no alternative takes', () => {
     expect(indexError(shard, { d: '2018-10-29' })).toMatchObject({
       type: 'document_parsing_exception',
       reason: "[1:2] failed to parse field [d] of type [date] in document with id 'bad'. Preview of field's value: '2018-10-29'",
-      caused_by: { type: 'illegal_argument_exception', reason: 'failed to parse date field [2018-10-29] with format [yyyy-MM-dd HH:mm:ss.SSS||yyyy/MM/dd||epoch_second]' },
+      caused_by: {
+        type: 'illegal_argument_exception',
+        reason: 'failed to parse date field [2018-10-29] with format [yyyy-MM-dd HH:mm:ss.SSS||yyyy/MM/dd||epoch_second]',
+      },
     });
   });
   it('term queries on dates are ranges: a day matches the whole day', () => {
@@ -79,7 +86,13 @@ describe('date_nanos', () => {
 describe('numeric types', () => {
   const { shard } = newShard(
     parseMapping({
-      properties: { h: { type: 'half_float' }, s: { type: 'scaled_float', scaling_factor: 10 }, u: { type: 'unsigned_long' }, b: { type: 'byte' }, n: { type: 'long', ignore_malformed: true } },
+      properties: {
+        h: { type: 'half_float' },
+        s: { type: 'scaled_float', scaling_factor: 10 },
+        u: { type: 'unsigned_long' },
+        b: { type: 'byte' },
+        n: { type: 'long', ignore_malformed: true },
+      },
     }),
   );
   load(shard, [
@@ -96,7 +109,10 @@ describe('numeric types', () => {
   });
   it('unsigned_long takes values above 2^63 and refuses negative ones', () => {
     expect(ids(shard, q.term('u', jsonNumber('10223372036854775807')))).toEqual(['1']);
-    expect(indexError(shard, { u: -1 })).toMatchObject({ type: 'document_parsing_exception', caused_by: { reason: 'Value [-1] is out of range for an unsigned long' } });
+    expect(indexError(shard, { u: -1 })).toMatchObject({
+      type: 'document_parsing_exception',
+      caused_by: { reason: 'Value [-1] is out of range for an unsigned long' },
+    });
     expect(indexError(shard, { u: '18446744073709551616' })).toMatchObject({ type: 'document_parsing_exception' });
   });
   it('integer types refuse values out of their range', () => {
@@ -224,7 +240,8 @@ describe('exact sort values above 2^53', () => {
   ]);
   shard.refresh();
   const sources = new Map(['1', '2'].map((id) => [id, shard.get(id)._source!]));
-  const texts = (sort: ReturnType<typeof byField>[]) => sortValueTexts(search(shard, q.all(), sort), sort, shard.acquire().fields(), (id) => sources.get(id) ?? null);
+  const texts = (sort: ReturnType<typeof byField>[]) =>
+    sortValueTexts(search(shard, q.all(), sort), sort, shard.acquire().fields(), (id) => sources.get(id) ?? null);
   it('reads the exact values of the hits whose doubles round', () => {
     expect(texts([byField('n', 'desc'), byField('u', 'desc'), byField('d', 'desc')])).toEqual({
       0: ['9223372036854775807', '10223372036854775807', '1540815132987654321'],
@@ -239,7 +256,14 @@ describe('exact sort values above 2^53', () => {
 
 describe('copy_to', () => {
   const { shard } = newShard(
-    parseMapping({ properties: { first: { type: 'text', copy_to: 'full' }, last: { type: 'text', copy_to: ['full', 'tags'] }, full: { type: 'text' }, tags: { type: 'keyword' } } }),
+    parseMapping({
+      properties: {
+        first: { type: 'text', copy_to: 'full' },
+        last: { type: 'text', copy_to: ['full', 'tags'] },
+        full: { type: 'text' },
+        tags: { type: 'keyword' },
+      },
+    }),
   );
   load(shard, [{ _id: '1', first: 'John', last: 'Smith' }]);
   it('indexes the values in the target fields too', () => {

@@ -44,10 +44,16 @@ export function parseDateNanos(v: unknown, format: string): number {
   if (!i) throw new MalformedValue();
   const instant = instantText(i.ms, i.nanos);
   if (i.ms < 0) {
-    throw new MalformedValue({ type: 'illegal_argument_exception', reason: `date[${instant}] is before the epoch in 1970 and cannot be stored in nanosecond resolution` });
+    throw new MalformedValue({
+      type: 'illegal_argument_exception',
+      reason: `date[${instant}] is before the epoch in 1970 and cannot be stored in nanosecond resolution`,
+    });
   }
   if (i.ms > MAX_NANOS_MS || (i.ms === MAX_NANOS_MS && i.nanos > 775_807)) {
-    throw new MalformedValue({ type: 'illegal_argument_exception', reason: `date[${instant}] is after 2262-04-11T23:47:16.854775807 and cannot be stored in nanosecond resolution` });
+    throw new MalformedValue({
+      type: 'illegal_argument_exception',
+      reason: `date[${instant}] is after 2262-04-11T23:47:16.854775807 and cannot be stored in nanosecond resolution`,
+    });
   }
   return i.ms * 1e6 + i.nanos;
 }
@@ -56,7 +62,7 @@ export function parseDateNanos(v: unknown, format: string): number {
 function instantText(ms: number, nanos: number): string {
   const d = new Date(ms - (((ms % 1000) + 1000) % 1000));
   const base = d.toISOString().slice(0, 19);
-  const frac = ((((ms % 1000) + 1000) % 1000) * 1_000_000 + nanos);
+  const frac = (((ms % 1000) + 1000) % 1000) * 1_000_000 + nanos;
   if (frac === 0) return base + 'Z';
   let f = String(frac).padStart(9, '0');
   while (f.endsWith('000')) f = f.slice(0, -3);
@@ -107,7 +113,8 @@ export function parseNumeric(v: unknown, fm: FieldMapping): number {
   if (n === null) throw new MalformedValue();
   const range = INTEGER_RANGE[fm.type];
   if (range) {
-    if (fm.coerce === false && !Number.isInteger(n)) throw new MalformedValue({ type: 'illegal_argument_exception', reason: `Value [${String(v)}] has a decimal part` });
+    if (fm.coerce === false && !Number.isInteger(n))
+      throw new MalformedValue({ type: 'illegal_argument_exception', reason: `Value [${String(v)}] has a decimal part` });
     // Above 2^53 a JSON number is already a double: Long.MAX_VALUE reads as 2^63, so the bound is inclusive.
     if (n < range[0] || n > range[1] || (typeof v === 'string' && !inIntegerRange(v, fm.type))) {
       throw new MalformedValue({ type: 'illegal_argument_exception', reason: `Value [${String(v)}] is out of range for ${range[2]}` });
@@ -117,22 +124,43 @@ export function parseNumeric(v: unknown, fm: FieldMapping): number {
   switch (fm.type) {
     case 'half_float': {
       const h = toHalfFloat(n);
-      if (!Number.isFinite(h)) throw new MalformedValue({ type: 'illegal_argument_exception', reason: `[half_float] supports only finite values, but got [${h}]` });
+      if (!Number.isFinite(h))
+        throw new MalformedValue({ type: 'illegal_argument_exception', reason: `[half_float] supports only finite values, but got [${h}]` });
       return h;
     }
     case 'float':
-      if (!Number.isFinite(Math.fround(n))) throw new MalformedValue({ type: 'illegal_argument_exception', reason: `[float] supports only finite values, but got [${Math.fround(n)}]` });
+      if (!Number.isFinite(Math.fround(n)))
+        throw new MalformedValue({ type: 'illegal_argument_exception', reason: `[float] supports only finite values, but got [${Math.fround(n)}]` });
       return n;
     case 'scaled_float': {
       const sf = fm.scaling_factor ?? 1;
       return Math.round(n * sf) / sf;
     }
     // `double`, and the integer types (range-checked above): the value as parsed.
-    case 'double': case 'byte': case 'short': case 'integer': case 'long': case 'unsigned_long':
+    case 'double':
+    case 'byte':
+    case 'short':
+    case 'integer':
+    case 'long':
+    case 'unsigned_long':
       return n;
     // Not numeric types (their values are parsed elsewhere): the number as parsed, unchanged.
-    case 'alias': case 'binary': case 'boolean': case 'constant_keyword': case 'date': case 'date_nanos': case 'flat_object': case 'flattened': case 'geo_point':
-    case 'ip': case 'keyword': case 'match_only_text': case 'nested': case 'object': case 'text': case 'wildcard':
+    case 'alias':
+    case 'binary':
+    case 'boolean':
+    case 'constant_keyword':
+    case 'date':
+    case 'date_nanos':
+    case 'flat_object':
+    case 'flattened':
+    case 'geo_point':
+    case 'ip':
+    case 'keyword':
+    case 'match_only_text':
+    case 'nested':
+    case 'object':
+    case 'text':
+    case 'wildcard':
       return n;
   }
 }

@@ -30,11 +30,18 @@ export interface TextOptions {
  * the whole value, numeric/date fields an exact (constant-score) query; `*` is a dis_max over all
  * fields with lenient parsing, as `index.query.default_field: *`.
  */
-export function match(c: CompileContext, field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number, lenient: boolean, opts: TextOptions = {}): Plan {
+export function match(
+  c: CompileContext,
+  field: string,
+  text: string,
+  op: 'and' | 'or',
+  msmSpec: string | number | undefined,
+  boost: number,
+  lenient: boolean,
+  opts: TextOptions = {},
+): Plan {
   if (field === '*') {
-    const parts = [...c.fields.keys()]
-      .map((name) => match(c, name, text, op, msmSpec, boost, true, opts))
-      .filter((p) => p.t !== 'none');
+    const parts = [...c.fields.keys()].map((name) => match(c, name, text, op, msmSpec, boost, true, opts)).filter((p) => p.t !== 'none');
     if (parts.length === 0) return NONE;
     return parts.length === 1 ? parts[0] : { t: 'dismax', queries: parts, tie: 0 };
   }
@@ -71,7 +78,15 @@ export function match(c: CompileContext, field: string, text: string, op: 'and' 
  * @throws EsError 400 `query_shard_exception` `[match_bool_prefix] analyzer [x] not found`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-dsl-match-bool-prefix-query.html
  */
-export function boolPrefix(c: CompileContext, field: string, text: string, op: 'and' | 'or', msmSpec: string | number | undefined, boost: number, opts: TextOptions = {}): Plan {
+export function boolPrefix(
+  c: CompileContext,
+  field: string,
+  text: string,
+  op: 'and' | 'or',
+  msmSpec: string | number | undefined,
+  boost: number,
+  opts: TextOptions = {},
+): Plan {
   const analyzer = opts.analyzer === undefined ? undefined : searchAnalyzer(opts.analyzer, opts.query ?? 'match_bool_prefix');
   const fm = c.fields.get(field);
   if (!fm || fm.index === false) return NONE;
@@ -121,7 +136,10 @@ export function phrase(c: CompileContext, field: string, text: string, slop: num
   if (terms.length === 0) return NONE;
   if (terms.length === 1) return unscored(fm, c.termPlan(field, terms[0], boost), boost);
   const fs = c.stats.field(field);
-  const idfs = idfSum(terms.map((t) => c.stats.term(field, t)), fs.docCount);
+  const idfs = idfSum(
+    terms.map((t) => c.stats.term(field, t)),
+    fs.docCount,
+  );
   const plan: Plan = { t: 'phrase', field, terms, slop, scorer: new Bm25Scorer(boost, idfs, avgFieldLength(fs.sumTotalTermFreq, fs.docCount)) };
   return unscored(fm, plan, boost);
 }
@@ -207,7 +225,15 @@ function crossFields(c: CompileContext, q: Extract<Query, { kind: 'multi_match' 
     if (plans.length === 1) groups.push(plans[0]);
     else if (plans.length > 1) {
       if (q.operator === 'and') groups.push({ t: 'bool', must: plans, should: [], filter: [], mustNot: [], msm: 0 });
-      else groups.push({ t: 'bool', must: [], should: plans, filter: [], mustNot: [], msm: Math.max(1, resolveMinimumShouldMatch(q.minimumShouldMatch, plans.length, 1)) });
+      else
+        groups.push({
+          t: 'bool',
+          must: [],
+          should: plans,
+          filter: [],
+          mustNot: [],
+          msm: Math.max(1, resolveMinimumShouldMatch(q.minimumShouldMatch, plans.length, 1)),
+        });
     }
   }
   const live = groups.filter((p) => p.t !== 'none');

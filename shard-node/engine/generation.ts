@@ -121,7 +121,6 @@ export class Generation {
     },
   };
 
-
   /** The index mapping as it is now (what a fetch compiles its `fields` against). */
   mapping(): Mapping {
     return this.getMapping();
@@ -154,7 +153,11 @@ export class Generation {
     const routing = seg.routings?.get(loc.ord);
     const ignored = ignoredFields(seg, loc.ord);
     return {
-      version: seg.versions[loc.ord], seqNo: seg.seqNos[loc.ord], ...(routing !== undefined ? { routing } : {}), ...(ignored !== undefined ? { ignored } : {}), source: seg.source(loc.ord),
+      version: seg.versions[loc.ord],
+      seqNo: seg.seqNos[loc.ord],
+      ...(routing !== undefined ? { routing } : {}),
+      ...(ignored !== undefined ? { ignored } : {}),
+      source: seg.source(loc.ord),
     };
   }
 

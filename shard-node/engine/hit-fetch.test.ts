@@ -26,7 +26,12 @@ describe('fetch sub-phases on a shard', () => {
   it('add _version, _seq_no, _primary_term and fields when asked; _none_ hides _routing', () => {
     const { shard, mapping } = shardWithDocs();
     const gen = shard.acquire();
-    const hit = compileHitFetch({ version: true, seqNoPrimaryTerm: true, fields: [{ field: 'k' }], docvalueFields: [{ field: 'n' }], noMetadata: true }, mapping(), 'idx', shard.primaryTerm);
+    const hit = compileHitFetch(
+      { version: true, seqNoPrimaryTerm: true, fields: [{ field: 'k' }], docvalueFields: [{ field: 'n' }], noMetadata: true },
+      mapping(),
+      'idx',
+      shard.primaryTerm,
+    );
     expect(gen.fetch(['b', 'a'], true, hit)).toEqual([
       { _id: 'b', _version: 2, _seq_no: 2, _primary_term: 3, fields: { n: [3], k: ['z'] }, _source: '{"k":"z","n":3}' },
       { _id: 'a', _version: 1, _seq_no: 0, _primary_term: 3, fields: { n: [1], k: ['x'] }, _source: '{"k":"x","n":1}' },

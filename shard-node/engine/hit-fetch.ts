@@ -41,7 +41,13 @@ export interface HitFetch {
  * @throws EsError 400 as {@link compileFieldFetch} (a format the field does not take, fielddata on text),
  *   and as {@link compileHighlight} (an unknown highlighter type).
  */
-export function compileHitFetch(options: HitFetchOptions | undefined, mapping: Mapping, index: string, primaryTerm: number, maxAnalyzedOffset?: () => number): HitFetch {
+export function compileHitFetch(
+  options: HitFetchOptions | undefined,
+  mapping: Mapping,
+  index: string,
+  primaryTerm: number,
+  maxAnalyzedOffset?: () => number,
+): HitFetch {
   const o = options ?? {};
   const wantsFields = (o.fields?.length ?? 0) + (o.docvalueFields?.length ?? 0) + (o.storedFields?.length ?? 0) > 0;
   return {
@@ -49,7 +55,9 @@ export function compileHitFetch(options: HitFetchOptions | undefined, mapping: M
     seqNo: o.seqNoPrimaryTerm === true,
     primaryTerm,
     metadata: o.noMetadata !== true,
-    fields: wantsFields ? compileFieldFetch(mapping, { fields: o.fields, docvalueFields: o.docvalueFields, storedFields: o.storedFields }, index, analyzeTerms) : null,
+    fields: wantsFields
+      ? compileFieldFetch(mapping, { fields: o.fields, docvalueFields: o.docvalueFields, storedFields: o.storedFields }, index, analyzeTerms)
+      : null,
     highlight: o.highlight ? compileHighlight(o.highlight, mapping, index, maxAnalyzedOffset?.()) : null,
     storedSource: storedSourceFilter(mapping),
   };

@@ -83,7 +83,7 @@ export function decodeIp(hex: string): string {
   for (let i = 0; i < 32; i += 4) groups.push(parseInt(hex.slice(i, i + 4), 16).toString(16));
   let bestStart = -1;
   let bestLen = 0;
-  for (let i = 0; i < 8; ) {
+  for (let i = 0; i < 8;) {
     if (groups[i] !== '0') {
       i++;
       continue;

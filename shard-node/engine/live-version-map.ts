@@ -117,7 +117,11 @@ export class LiveVersionMap {
   private startPruning(): void {
     const now = this.now();
     this.lastPruneAt = now;
-    const bounds: PruneBounds = { maxTimestampMs: now - this.gcDeletesMs, maxSeqNo: this.shard.localCheckpoint(), currentGeneration: this.shard.currentGeneration() };
+    const bounds: PruneBounds = {
+      maxTimestampMs: now - this.gcDeletesMs,
+      maxSeqNo: this.shard.localCheckpoint(),
+      currentGeneration: this.shard.currentGeneration(),
+    };
     this.pruning = { entries: this.entries.entries(), bounds, now };
   }
 
@@ -137,7 +141,10 @@ export class LiveVersionMap {
         return pruned;
       }
       const [id, e] = next.value;
-      if (e.deleted && canPruneTombstone({ seqNo: e.seqNo, deletedAt: e.deletedAt ?? pass.now, generation: e.generation ?? pass.bounds.currentGeneration }, pass.bounds)) {
+      if (
+        e.deleted &&
+        canPruneTombstone({ seqNo: e.seqNo, deletedAt: e.deletedAt ?? pass.now, generation: e.generation ?? pass.bounds.currentGeneration }, pass.bounds)
+      ) {
         this.entries.delete(id);
         pruned++;
       }

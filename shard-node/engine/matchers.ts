@@ -178,8 +178,7 @@ export function numericMatch(seg: Segment, field: string, pred: (v: number) => b
 /** A numeric predicate for a range with optional bounds. */
 export function numericRange(b: Bounds<number>): (v: number) => boolean {
   const { lo, hi, loInclusive, hiInclusive } = b;
-  return (v) =>
-    (lo === undefined || (loInclusive ? v >= lo : v > lo)) && (hi === undefined || (hiInclusive ? v <= hi : v < hi));
+  return (v) => (lo === undefined || (loInclusive ? v >= lo : v > lo)) && (hi === undefined || (hiInclusive ? v <= hi : v < hi));
 }
 
 /** Docs where `field` (or, for an object path, any field under it) has a value. */

@@ -94,6 +94,10 @@ export class MergeScheduler {
     s.replaceMerged(chosen, { segment: merged.segment, live, shared: false, liveCount });
     s.segs = s.segs.filter((st) => st.liveCount > 0);
     if (pendingBefore) s.dirty = true;
-    else s.publish(s.segs.map((st) => s.view(st)), s.seqNo);
+    else
+      s.publish(
+        s.segs.map((st) => s.view(st)),
+        s.seqNo,
+      );
   }
 }

@@ -35,7 +35,9 @@ function compileAutomaton<T>(build: () => T): T {
     return build();
   } catch (e) {
     if (!(e instanceof TooComplexError)) throw e;
-    throw new EsError(400, 'query_shard_exception', `failed to create query: ${e.message}`, { causedBy: { type: 'too_complex_to_determinize_exception', reason: e.message } });
+    throw new EsError(400, 'query_shard_exception', `failed to create query: ${e.message}`, {
+      causedBy: { type: 'too_complex_to_determinize_exception', reason: e.message },
+    });
   }
 }
 
@@ -52,7 +54,8 @@ function compileRegexp(pattern: string, flags: number, caseInsensitive: boolean,
   } catch (e) {
     if (e instanceof RegexpSyntaxError) throw failed('illegal_argument_exception', e.message);
     if (e instanceof TooComplexError) throw failed('too_complex_to_determinize_exception', e.message);
-    if (e instanceof RangeError) throw failed('too_complex_to_determinize_exception', `Regular expression [${pattern.length}] characters long is nested too deeply.`);
+    if (e instanceof RangeError)
+      throw failed('too_complex_to_determinize_exception', `Regular expression [${pattern.length}] characters long is nested too deeply.`);
     throw e;
   }
 }
@@ -74,7 +77,11 @@ function multiTermField(c: CompileContext, kind: 'prefix' | 'wildcard' | 'fuzzy'
     return fm;
   }
   if (kind === 'fuzzy') throw failedToCreate(`Can only use fuzzy queries on keyword and text fields - not on [${field}] which is of type [${fm.type}]`);
-  throw new EsError(400, 'query_shard_exception', `Can only use ${kind} queries on keyword, text and wildcard fields - not on [${field}] which is of type [${fm.type}]`);
+  throw new EsError(
+    400,
+    'query_shard_exception',
+    `Can only use ${kind} queries on keyword, text and wildcard fields - not on [${field}] which is of type [${fm.type}]`,
+  );
 }
 
 /** A fuzzy term query (multi-term.ts), its dictionary scan charged to the query's budget. */
@@ -134,7 +141,11 @@ export function regexp(c: CompileContext, q: Extract<Query, { kind: 'regexp' }>,
     const fm = c.field(q.field);
     if (!fm) return NONE;
     if (fm.type !== 'text' && fm.type !== 'match_only_text' && !isExactTermType(fm.type)) {
-      throw new EsError(400, 'query_shard_exception', `Can only use regexp queries on keyword and text fields - not on [${q.field}] which is of type [${fm.type}]`);
+      throw new EsError(
+        400,
+        'query_shard_exception',
+        `Can only use regexp queries on keyword and text fields - not on [${q.field}] which is of type [${fm.type}]`,
+      );
     }
     checkSearchable(q.field, fm);
     names = [q.field];

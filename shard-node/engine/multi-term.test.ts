@@ -81,9 +81,16 @@ describe('fuzzy', () => {
   });
   it("answers ES's errors on other field types and bad options", () => {
     const e = esErr(() => search({ fuzzy: { n: 3 } }));
-    expect([e.type, e.message]).toEqual(['query_shard_exception', 'failed to create query: Can only use fuzzy queries on keyword and text fields - not on [n] which is of type [long]']);
-    expect(esErr(() => search({ fuzzy: { my_field1: { value: 'x', max_expansions: 0 } } })).message).toBe('failed to create query: maxExpansions must be positive.');
-    expect(esErr(() => search({ fuzzy: { my_field1: { value: 'x', rewrite: 'bogus' } } })).message).toBe('failed to create query: Failed to parse rewrite_method [bogus]');
+    expect([e.type, e.message]).toEqual([
+      'query_shard_exception',
+      'failed to create query: Can only use fuzzy queries on keyword and text fields - not on [n] which is of type [long]',
+    ]);
+    expect(esErr(() => search({ fuzzy: { my_field1: { value: 'x', max_expansions: 0 } } })).message).toBe(
+      'failed to create query: maxExpansions must be positive.',
+    );
+    expect(esErr(() => search({ fuzzy: { my_field1: { value: 'x', rewrite: 'bogus' } } })).message).toBe(
+      'failed to create query: Failed to parse rewrite_method [bogus]',
+    );
     expect(ids({ fuzzy: { unmapped: 'x' } })).toEqual([]);
   });
   it('runs on keyword values and through match fuzziness', () => {
@@ -108,8 +115,12 @@ describe('prefix and wildcard', () => {
     expect(s['1']).not.toBe(1);
   });
   it("answer ES's errors on other field types", () => {
-    expect(esErr(() => search({ prefix: { n: '1' } })).message).toBe('Can only use prefix queries on keyword, text and wildcard fields - not on [n] which is of type [long]');
-    expect(esErr(() => search({ wildcard: { n: '1*' } })).message).toBe('Can only use wildcard queries on keyword, text and wildcard fields - not on [n] which is of type [long]');
+    expect(esErr(() => search({ prefix: { n: '1' } })).message).toBe(
+      'Can only use prefix queries on keyword, text and wildcard fields - not on [n] which is of type [long]',
+    );
+    expect(esErr(() => search({ wildcard: { n: '1*' } })).message).toBe(
+      'Can only use wildcard queries on keyword, text and wildcard fields - not on [n] which is of type [long]',
+    );
   });
 });
 

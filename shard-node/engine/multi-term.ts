@@ -264,8 +264,13 @@ export function phrasePrefixPlan(ctx: MultiTermContext, field: string, terms: re
   if (found.length === 0) return NONE;
   const expansions = found.sort(compareCodePoints).slice(0, Math.max(1, maxExpansions));
   const fs = ctx.stats.field(field);
-  const idfs = idfSum([...lead, ...expansions].map((t) => ctx.stats.term(field, t)), fs.docCount);
+  const idfs = idfSum(
+    [...lead, ...expansions].map((t) => ctx.stats.term(field, t)),
+    fs.docCount,
+  );
   const scorer = new Bm25Scorer(boost, idfs, avgFieldLength(fs.sumTotalTermFreq, fs.docCount));
-  const plans: Plan[] = expansions.map((t) => (lead.length === 0 ? { t: 'term', field, term: t, scorer } : { t: 'phrase', field, terms: [...lead, t], slop, scorer }));
+  const plans: Plan[] = expansions.map((t) =>
+    lead.length === 0 ? { t: 'term', field, term: t, scorer } : { t: 'phrase', field, terms: [...lead, t], slop, scorer },
+  );
   return plans.length === 1 ? plans[0] : { t: 'dismax', queries: plans, tie: 0 };
 }

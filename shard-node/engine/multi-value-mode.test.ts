@@ -7,7 +7,9 @@ import { jsonNumber } from '../../test/support/json-number.ts';
 import { searcherOf } from './searcher.ts';
 
 const sortBy = (shard: ReturnType<typeof newShard>['shard'], sort: SortField[]) =>
-  searcherOf(shard.acquire()).query({ query: q.all(), sort, k: 10, trackTotalHits: 10 }).hits.map((h) => [h._id, h.sort[0]]);
+  searcherOf(shard.acquire())
+    .query({ query: q.all(), sort, k: 10, trackTotalHits: 10 })
+    .hits.map((h) => [h._id, h.sort[0]]);
 
 describe('pick (MultiValueMode)', () => {
   it('long arithmetic: the sum wraps at 2^63, avg and an even median round', () => {
@@ -54,13 +56,25 @@ describe('sort modes on a shard', () => {
 
   it('sum, avg and median on a long field (ES 260_sort_long values)', () => {
     expect(sortBy(shard, [byField('l', 'asc', { mode: 'sum' })])).toEqual([
-      ['1', -9223372036854775808], ['5', 14], ['4', 2147483650], ['3', 2147483654], ['2', jsonNumber('922337203685477779')],
+      ['1', -9223372036854775808],
+      ['5', 14],
+      ['4', 2147483650],
+      ['3', 2147483654],
+      ['2', jsonNumber('922337203685477779')],
     ]);
     expect(sortBy(shard, [byField('l', 'desc', { mode: 'avg' })])).toEqual([
-      ['2', 461168601842738880], ['3', 715827885], ['4', 536870913], ['5', 7], ['1', -4611686018427387904],
+      ['2', 461168601842738880],
+      ['3', 715827885],
+      ['4', 536870913],
+      ['5', 7],
+      ['1', -4611686018427387904],
     ]);
     expect(sortBy(shard, [byField('l', 'asc', { mode: 'median' })])).toEqual([
-      ['4', 2], ['3', 4], ['5', 7], ['2', 461168601842738880], ['1', 4611686018427387904],
+      ['4', 2],
+      ['3', 4],
+      ['5', 7],
+      ['2', 461168601842738880],
+      ['1', 4611686018427387904],
     ]);
   });
   it('two equal values count twice', () => {
@@ -77,6 +91,8 @@ describe('sort modes on a shard', () => {
     expect(sortBy(shard, [byField('d', 'asc', { numericType: 'long' })]).map((x) => x[1])).toEqual([-2, 1, 2, 3, 900719925474099]);
     expect(sortBy(shard, [byField('k', 'desc')]).map((x) => x[1])).toEqual(['z', 'y', 'c', null, null]);
     expect(() => sortBy(shard, [byField('k', 'asc', { mode: 'avg' })])).toThrow('we only support AVG, MEDIAN and SUM on number based fields');
-    expect(() => sortBy(shard, [byField('k', 'asc', { numericType: 'double' })])).toThrow('[numeric_type] option cannot be set on a non-numeric field, got keyword');
+    expect(() => sortBy(shard, [byField('k', 'asc', { numericType: 'double' })])).toThrow(
+      '[numeric_type] option cannot be set on a non-numeric field, got keyword',
+    );
   });
 });

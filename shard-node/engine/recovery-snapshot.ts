@@ -101,7 +101,14 @@ export class FullSnapshot implements RecoverySnapshot {
         const id = segment.ids[ord];
         if (this.superseded.has(id)) continue;
         const routing = segment.routings?.get(ord);
-        return { op: 'index', _id: id, json: segment.source(ord), seqNo: segment.seqNos[ord], version: segment.versions[ord], ...(routing !== undefined ? { routing } : {}) };
+        return {
+          op: 'index',
+          _id: id,
+          json: segment.source(ord),
+          seqNo: segment.seqNos[ord],
+          version: segment.versions[ord],
+          ...(routing !== undefined ? { routing } : {}),
+        };
       }
       this.seg++;
       this.ord = 0;

@@ -29,7 +29,7 @@ const DEAD = -1;
  */
 function universalStates(targets: readonly Int32Array[], accept: Uint8Array): Uint8Array {
   const out = Uint8Array.from(accept);
-  for (let changed = true; changed; ) {
+  for (let changed = true; changed;) {
     changed = false;
     for (let s = 0; s < targets.length; s++) {
       if (!out[s]) continue;
@@ -111,7 +111,11 @@ export class RegexpAutomaton {
       starts.push(Int32Array.from(st));
       targets.push(Int32Array.from(tg));
     }
-    return new RegexpAutomaton(starts, targets, Uint8Array.from(queue, (id) => (b.nodes[id].nullable ? 1 : 0)));
+    return new RegexpAutomaton(
+      starts,
+      targets,
+      Uint8Array.from(queue, (id) => (b.nodes[id].nullable ? 1 : 0)),
+    );
   }
 
   private lookup(s: number, c: number): number {
@@ -130,7 +134,7 @@ export class RegexpAutomaton {
   matches(term: string): boolean {
     let s = 0;
     const ascii = this.ascii;
-    for (let i = 0; i < term.length; ) {
+    for (let i = 0; i < term.length;) {
       if (this.acceptsAll[s]) return true;
       let c = term.charCodeAt(i);
       if (c < 128) {

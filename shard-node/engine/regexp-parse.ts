@@ -111,7 +111,13 @@ function intervalRx(min: number, max: number, digits: number): Rx {
     parts.push(fixedWidthInterval(String(lo), String(top)));
     lo = top + 1;
   }
-  return { t: 'cat', parts: [{ t: 'rep', r: set(ch('0'), ch('0')), min: 0, max: Infinity }, { t: 'or', parts }] };
+  return {
+    t: 'cat',
+    parts: [
+      { t: 'rep', r: set(ch('0'), ch('0')), min: 0, max: Infinity },
+      { t: 'or', parts },
+    ],
+  };
 }
 
 /** Java's `Integer.parseInt` of a run of ASCII digits: the value, or a syntax error past 2^31 - 1. */

@@ -132,7 +132,7 @@ describe('Lucene regexp: parse and match', () => {
     expect(msg('[ab')).toBe("expected ']' at position 3");
     expect(msg('a{x}')).toBe('integer expected at position 2');
     expect(msg('a{2')).toBe("expected '}' at position 3");
-    expect(msg('"ab')).toBe('expected \'"\' at position 3');
+    expect(msg('"ab')).toBe("expected '\"' at position 3");
     expect(msg('ab)')).toBe('end-of-string expected at position 2');
     expect(msg('<1->')).toBe('interval syntax error at position 3');
     expect(msg('a|')).toBe('unexpected end-of-string');

@@ -48,7 +48,13 @@ function scoreAt(m: SegmentMatches['m'], ord: number): number | null {
  * returns the top `k` by the final scores, `sort[0]` and `_score` updated.
  * @param matchesOf the scored matches of a query on every segment of the generation the hits came from.
  */
-export function rescoreHits(hits: readonly ShardHit[], rescores: readonly Rescore[], sort: readonly SortField[], k: number, matchesOf: (q: Query) => SegmentMatches[]): ShardHit[] {
+export function rescoreHits(
+  hits: readonly ShardHit[],
+  rescores: readonly Rescore[],
+  sort: readonly SortField[],
+  k: number,
+  matchesOf: (q: Query) => SegmentMatches[],
+): ShardHit[] {
   if (hits.length === 0) return [];
   let located: Located[] | null = null;
   let current: ShardHit[] = hits.map((h) => ({ ...h, sort: h.sort.slice() }));

@@ -16,7 +16,9 @@ describe('parseRewriteMethod (ES QueryParsers.parseRewriteMethod)', () => {
   it("fails the query build with ES's text", () => {
     const e = esErr(() => parseRewriteMethod('nope', dflt));
     expect([e.status, e.type, e.message, e.causedBy]).toEqual([
-      400, 'query_shard_exception', 'failed to create query: Failed to parse rewrite_method [nope]',
+      400,
+      'query_shard_exception',
+      'failed to create query: Failed to parse rewrite_method [nope]',
       { type: 'illegal_argument_exception', reason: 'Failed to parse rewrite_method [nope]' },
     ]);
     expect(esErr(() => parseRewriteMethod('top_terms_1x', dflt)).causedBy).toEqual({ type: 'number_format_exception', reason: 'For input string: "1x"' });

@@ -16,11 +16,7 @@ import { javaParseInt } from '../../shared/java-number.ts';
  * - `blended`: the `size` best terms scored with one blended document frequency
  *   (`top_terms_blended_freqs_N`, ES's default for fuzzy queries with `max_expansions` terms).
  */
-export type RewriteMethod =
-  | { kind: 'constant' }
-  | { kind: 'scoring'; size: number }
-  | { kind: 'boost'; size: number }
-  | { kind: 'blended'; size: number };
+export type RewriteMethod = { kind: 'constant' } | { kind: 'scoring'; size: number } | { kind: 'boost'; size: number } | { kind: 'blended'; size: number };
 
 /** ES 8's `indices.query.bool.max_clause_count` default, the most terms a scoring rewrite keeps. */
 const MAX_CLAUSES = 4096;

@@ -55,7 +55,14 @@ const ANALYZERS: Record<string, SearchAnalyzer> = {
   standard: { name: 'standard', analyze: analyzeTerms, normalize: lower },
   simple: { name: 'simple', analyze: (text) => runsOf(text, isLetter).map(lower), normalize: lower },
   whitespace: { name: 'whitespace', analyze: (text) => runsOf(text, isNotWhitespace), normalize: same },
-  stop: { name: 'stop', analyze: (text) => runsOf(text, isLetter).map(lower).filter((t) => !ENGLISH_STOP_WORDS.has(t)), normalize: lower },
+  stop: {
+    name: 'stop',
+    analyze: (text) =>
+      runsOf(text, isLetter)
+        .map(lower)
+        .filter((t) => !ENGLISH_STOP_WORDS.has(t)),
+    normalize: lower,
+  },
   keyword: { name: 'keyword', analyze: (text) => [text], normalize: same },
 };
 

@@ -27,7 +27,10 @@ describe('queries', () => {
   it('match scores with BM25 as Lucene', () => {
     const r = search(shard, q.match('body', 'QUICK'));
     // idf = ln(1 + 1.5/2.5) = 0.4700036, avgdl = 2: dl 1 -> tf 1/1.75, dl 2 -> tf 1/2.2
-    expect(r.hits.map((h) => [h._id, h._score])).toEqual([['2', expect.closeTo(0.2685735, 6)], ['1', expect.closeTo(0.213638, 6)]]);
+    expect(r.hits.map((h) => [h._id, h._score])).toEqual([
+      ['2', expect.closeTo(0.2685735, 6)],
+      ['1', expect.closeTo(0.213638, 6)],
+    ]);
     expect(r.max_score).toBeCloseTo(0.2685735, 6);
     expect(r.total).toEqual({ value: 2, relation: 'eq' });
   });
@@ -60,7 +63,16 @@ describe('queries', () => {
   });
   it('multi_match best_fields / most_fields', () => {
     const mm = (type: 'best_fields' | 'most_fields', tieBreaker = 0): Query => ({
-      kind: 'multi_match', fields: [{ field: 'body', boost: 1 }, { field: 'title', boost: 2 }], query: 'dog', operator: 'or', type, tieBreaker, boost: 1,
+      kind: 'multi_match',
+      fields: [
+        { field: 'body', boost: 1 },
+        { field: 'title', boost: 2 },
+      ],
+      query: 'dog',
+      operator: 'or',
+      type,
+      tieBreaker,
+      boost: 1,
     });
     const best = search(shard, mm('best_fields'));
     const most = search(shard, mm('most_fields'));
@@ -75,7 +87,10 @@ describe('queries', () => {
     expect(idsOf(search(shard, q.term('body', 'quick'))).sort()).toEqual(['1', '2']);
     expect(idsOf(search(shard, q.term('flag', true)))).toEqual(['1']);
     const terms = search(shard, { kind: 'terms', field: 'tag.keyword', values: ['b', 'c'], boost: 3 });
-    expect(terms.hits.map((h) => [h._id, h._score])).toEqual([['2', 3], ['3', 3]]);
+    expect(terms.hits.map((h) => [h._id, h._score])).toEqual([
+      ['2', 3],
+      ['3', 3],
+    ]);
   });
   it('range, exists, prefix, ids', () => {
     expect(idsOf(search(shard, { kind: 'range', field: 'n', gt: 1, lte: 5, boost: 1 })).sort()).toEqual(['1', '3']);
@@ -115,7 +130,12 @@ describe('sorting and paging', () => {
     { _id: 'd', name: 'bravo' },
   ]);
   it('sorts with ties broken by _id, missing last, multi-valued min/max', () => {
-    expect(search(shard, q.all(), [byField('n')]).hits.map((h) => [h._id, h.sort[0], h._score])).toEqual([['b', 1, null], ['a', 3, null], ['c', 3, null], ['d', null, null]]);
+    expect(search(shard, q.all(), [byField('n')]).hits.map((h) => [h._id, h.sort[0], h._score])).toEqual([
+      ['b', 1, null],
+      ['a', 3, null],
+      ['c', 3, null],
+      ['d', null, null],
+    ]);
     expect(search(shard, q.all(), [byField('n', 'desc')]).hits.map((h) => h._id)).toEqual(['b', 'a', 'c', 'd']);
     expect(search(shard, q.all(), [byField('n', 'asc', { missing: '_first' })]).hits.map((h) => h._id)).toEqual(['d', 'b', 'a', 'c']);
     expect(search(shard, q.all(), [byField('n', 'asc', { missing: 2 })]).hits.map((h) => h.sort[0])).toEqual([1, 2, 3, 3]);
@@ -130,8 +150,16 @@ describe('sorting and paging', () => {
   });
   it('search_after with and without _id', () => {
     const sort = [byField('n')];
-    expect(searcherOf(shard.acquire()).query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3], _id: 'a' } }).hits.map((h) => h._id)).toEqual(['c', 'd']);
-    expect(searcherOf(shard.acquire()).query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3] } }).hits.map((h) => h._id)).toEqual(['d']);
+    expect(
+      searcherOf(shard.acquire())
+        .query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3], _id: 'a' } })
+        .hits.map((h) => h._id),
+    ).toEqual(['c', 'd']);
+    expect(
+      searcherOf(shard.acquire())
+        .query({ query: q.all(), sort, k: 10, trackTotalHits: 10, searchAfter: { sort: [3] } })
+        .hits.map((h) => h._id),
+    ).toEqual(['d']);
   });
   it('top-k equals a brute-force sort on random data with many ties', () => {
     fc.assert(
@@ -145,7 +173,10 @@ describe('sorting and paging', () => {
           const half = Math.floor(rows.length / 2);
           const mk = (r: (typeof rows)[number], i: number) => ({ _id: `id${(i * 7919) % 1000}`, w: r.w, ...(r.n === null ? {} : { n: r.n }) });
           load(s, rows.slice(0, half).map(mk));
-          load(s, rows.slice(half).map((r, i) => mk(r, i + half)));
+          load(
+            s,
+            rows.slice(half).map((r, i) => mk(r, i + half)),
+          );
           const sort: SortField[] = byScore ? [SCORE_SORT[0], byField('n', order)] : [byField('n', order)];
           const full = searcherOf(s.acquire()).query({ query: q.match('w', 'a c'), sort, k: 10_000, trackTotalHits: 1e9 });
           const expected = [...full.hits].sort((x, y) => compareHits(x, y, sort));
@@ -155,7 +186,13 @@ describe('sorting and paging', () => {
           expect(top.total.value).toBe(expected.length);
           if (k < expected.length) {
             const last = expected[k - 1];
-            const next = searcherOf(s.acquire()).query({ query: q.match('w', 'a c'), sort, k: 5, trackTotalHits: 1e9, searchAfter: { sort: last.sort, _id: last._id } });
+            const next = searcherOf(s.acquire()).query({
+              query: q.match('w', 'a c'),
+              sort,
+              k: 5,
+              trackTotalHits: 1e9,
+              searchAfter: { sort: last.sort, _id: last._id },
+            });
             expect(next.hits).toEqual(expected.slice(k, k + 5));
           }
         },
@@ -167,7 +204,10 @@ describe('sorting and paging', () => {
 
 describe('dfs', () => {
   it('global statistics make two shards score like one', () => {
-    const all = Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, body: i % 3 === 0 ? 'apple banana' : i < 10 ? 'apple apple cherry' : 'cherry date fig grape' }));
+    const all = Array.from({ length: 40 }, (_, i) => ({
+      _id: `d${i}`,
+      body: i % 3 === 0 ? 'apple banana' : i < 10 ? 'apple apple cherry' : 'cherry date fig grape',
+    }));
     const one = newShard().shard;
     load(one, all);
     const s1 = newShard().shard;
@@ -179,9 +219,14 @@ describe('dfs', () => {
     const d2 = searcherOf(s2.acquire()).dfs(query);
     expect(Object.keys(d1.terms).sort()).toEqual(['body\u0000apple', 'body\u0000cherry']);
     const stats: ScoringStatistics = { terms: {}, fields: {} };
-    for (const [k, v] of Object.entries(d1.terms)) stats.terms[k] = { docFreq: v.docFreq + d2.terms[k].docFreq, totalTermFreq: v.totalTermFreq + d2.terms[k].totalTermFreq };
-    stats.fields.body = { docCount: d1.fields.body.docCount + d2.fields.body.docCount, sumTotalTermFreq: d1.fields.body.sumTotalTermFreq + d2.fields.body.sumTotalTermFreq };
-    const run = (s: Shard, st?: ScoringStatistics) => searcherOf(s.acquire()).query({ query, sort: SCORE_SORT.slice(), k: 100, trackTotalHits: 1e9, stats: st }).hits;
+    for (const [k, v] of Object.entries(d1.terms))
+      stats.terms[k] = { docFreq: v.docFreq + d2.terms[k].docFreq, totalTermFreq: v.totalTermFreq + d2.terms[k].totalTermFreq };
+    stats.fields.body = {
+      docCount: d1.fields.body.docCount + d2.fields.body.docCount,
+      sumTotalTermFreq: d1.fields.body.sumTotalTermFreq + d2.fields.body.sumTotalTermFreq,
+    };
+    const run = (s: Shard, st?: ScoringStatistics) =>
+      searcherOf(s.acquire()).query({ query, sort: SCORE_SORT.slice(), k: 100, trackTotalHits: 1e9, stats: st }).hits;
     const merged = [...run(s1, stats), ...run(s2, stats)].sort((a, b) => compareHits(a, b, SCORE_SORT));
     expect(merged).toEqual(run(one));
     const local = [...run(s1), ...run(s2)].sort((a, b) => compareHits(a, b, SCORE_SORT));
@@ -192,9 +237,18 @@ describe('dfs', () => {
 describe('terms and ids lists (matchers.ts ValueList)', () => {
   it('match the same docs whichever side of the term dictionary is smaller, with duplicates and unknown values', () => {
     const { shard } = newShard();
-    load(shard, Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, tag: `t${i % 5}`, n: i })));
-    load(shard, Array.from({ length: 10 }, (_, i) => ({ _id: `e${i}`, tag: `t${i % 3}`, n: 100 + i })));
-    const hits = (query: Query) => searcherOf(shard.acquire()).query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id);
+    load(
+      shard,
+      Array.from({ length: 40 }, (_, i) => ({ _id: `d${i}`, tag: `t${i % 5}`, n: i })),
+    );
+    load(
+      shard,
+      Array.from({ length: 10 }, (_, i) => ({ _id: `e${i}`, tag: `t${i % 3}`, n: 100 + i })),
+    );
+    const hits = (query: Query) =>
+      searcherOf(shard.acquire())
+        .query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 })
+        .hits.map((h) => h._id);
     const terms = (values: string[]): Query => ({ kind: 'terms', field: 'tag', values, boost: 1 });
     const few = hits(terms(['t1', 't1', 'zz']));
     const many = hits(terms(['t1', ...Array.from({ length: 500 }, (_, i) => `u${i}`), 't1']));
@@ -208,13 +262,25 @@ describe('terms and ids lists (matchers.ts ValueList)', () => {
 describe('a query prepared in event-loop slices', () => {
   const { shard } = newShard();
   // Several segments, with deletes: the matches are evaluated segment by segment ahead of the query.
-  for (let s = 0; s < 4; s++) load(shard, Array.from({ length: 50 }, (_, i) => ({ _id: `${s}-${i}`, tag: `t${(s * 50 + i) % 7}`, body: `w${i % 5} w${s}`, n: i })));
-  shard.apply([{ op: 'delete', _id: '1-3' }, { op: 'delete', _id: '2-1' }]);
+  for (let s = 0; s < 4; s++)
+    load(
+      shard,
+      Array.from({ length: 50 }, (_, i) => ({ _id: `${s}-${i}`, tag: `t${(s * 50 + i) % 7}`, body: `w${i % 5} w${s}`, n: i })),
+    );
+  shard.apply([
+    { op: 'delete', _id: '1-3' },
+    { op: 'delete', _id: '2-1' },
+  ]);
   shard.refresh();
   const values = Array.from({ length: 3000 }, (_, i) => (i % 2 ? `t${i % 9}` : `missing-${i}`));
   const ids = Array.from({ length: 2000 }, (_, i) => `${i % 5}-${i % 60}`);
   const cases: [string, Query, SortField[], number][] = [
-    ['terms + ids by score', q.bool({ should: [{ kind: 'terms', field: 'tag', values, boost: 1 }, { kind: 'ids', values: ids, boost: 2 }, q.match('body', 'w1')] }), SCORE_SORT.slice(), 15],
+    [
+      'terms + ids by score',
+      q.bool({ should: [{ kind: 'terms', field: 'tag', values, boost: 1 }, { kind: 'ids', values: ids, boost: 2 }, q.match('body', 'w1')] }),
+      SCORE_SORT.slice(),
+      15,
+    ],
     ['terms by field (presorted)', { kind: 'terms', field: 'tag', values, boost: 1 }, [byField('n', 'desc')], 10],
     ['ids, size 0', { kind: 'ids', values: ids, boost: 1 }, SCORE_SORT.slice(), 0],
   ];

@@ -29,7 +29,17 @@ import { QueryCompiler } from './query-compile.ts';
 import type { Plan, StatsSource } from './query-plan.ts';
 import { evaluate } from './query-exec.ts';
 import { rescoreHits } from './rescore.ts';
-import { afterRank, preparePresorted, presortedQuery, presortedServes, rangeOfMatches, sampleMatches, sortedMatches, type SelectInput, type SortedMatches } from './selection.ts';
+import {
+  afterRank,
+  preparePresorted,
+  presortedQuery,
+  presortedServes,
+  rangeOfMatches,
+  sampleMatches,
+  sortedMatches,
+  type SelectInput,
+  type SortedMatches,
+} from './selection.ts';
 
 /** Input of {@link Searcher.query} (the shard part of `QueryPhaseRequest`). */
 export interface QueryInput {
@@ -236,7 +246,11 @@ export class Searcher {
   private collapsedQuery(input: QueryInput, collapse: ShardCollapse): QueryOutput {
     const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
     const parts = this.segmentMatches(input.query, input.stats, scoring);
-    const r = collectGroups(parts, { sort: input.sort, k: input.k, ...(input.searchAfter ? { searchAfter: input.searchAfter } : {}), collapse }, this.reader.fields());
+    const r = collectGroups(
+      parts,
+      { sort: input.sort, k: input.k, ...(input.searchAfter ? { searchAfter: input.searchAfter } : {}), collapse },
+      this.reader.fields(),
+    );
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits, groups: r.groups };
   }
 
@@ -290,7 +304,12 @@ export class Searcher {
    * [lower, upper), at most `limit`, with the presorted order built in slices first.
    * @throws EsError 400 for an unsortable field or an invalid query (the promise rejects).
    */
-  async range(input: SelectInput, lower: SelectionBound | undefined, upper: SelectionBound | undefined, limit: number): Promise<{ before: number; hits: ShardHit[] }> {
+  async range(
+    input: SelectInput,
+    lower: SelectionBound | undefined,
+    upper: SelectionBound | undefined,
+    limit: number,
+  ): Promise<{ before: number; hits: ShardHit[] }> {
     await this.preparePresorted(input);
     return rangeOfMatches(this.sortedMatches(input), lower, upper, limit);
   }

@@ -107,7 +107,21 @@ export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): S
   for (const name of fieldNames((s) => s.exists)) exists.set(name, yield* mergeExistsField(name, views, ordMaps, n, pool, due));
   const built = yield* stored.sources.buildSteps(clock);
   const idToOrd = yield* IdHash.buildSteps(ids, clock);
-  return { segment: new Segment({ ids, versions: fit(stored.versions, ids.length), seqNos: fit(stored.seqNos, ids.length), routings: stored.routings, sources: built, inverted, numeric, strings, exists, idToOrd }), ordMaps };
+  return {
+    segment: new Segment({
+      ids,
+      versions: fit(stored.versions, ids.length),
+      seqNos: fit(stored.seqNos, ids.length),
+      routings: stored.routings,
+      sources: built,
+      inverted,
+      numeric,
+      strings,
+      exists,
+      idToOrd,
+    }),
+    ordMaps,
+  };
 }
 
 /** The live docs' stored fields, numbered in merge order, and per view the old → new ordinal map. */
@@ -154,7 +168,13 @@ function* mergeStoredFields(views: readonly SegmentView[], due: WorkMeter): Step
  * merged term ranks when the field has them.
  */
 function* mergeInvertedField(
-  name: string, views: readonly SegmentView[], ordMaps: readonly Int32Array[], n: number, pool: PresencePool, due: WorkMeter, clock: SliceClock,
+  name: string,
+  views: readonly SegmentView[],
+  ordMaps: readonly Int32Array[],
+  n: number,
+  pool: PresencePool,
+  due: WorkMeter,
+  clock: SliceClock,
 ): Steps<{ field: InvertedField; strings?: StringDocValues }> {
   const parts = views.map((v, i) => ({ f: v.segment.inverted.get(name), sv: v.segment.strings.get(name), m: ordMaps[i] }));
   const withPositions = parts.some((p) => p.f?.norms);
@@ -215,7 +235,14 @@ function* mergeInvertedField(
 }
 
 /** One numeric doc-values field over the merged docs (min/max columns narrowed, multi-values kept). */
-function* mergeNumericField(name: string, views: readonly SegmentView[], ordMaps: readonly Int32Array[], n: number, pool: PresencePool, due: WorkMeter): Steps<NumericField> {
+function* mergeNumericField(
+  name: string,
+  views: readonly SegmentView[],
+  ordMaps: readonly Int32Array[],
+  n: number,
+  pool: PresencePool,
+  due: WorkMeter,
+): Steps<NumericField> {
   const multiValued = views.some((v) => {
     const f = v.segment.numeric.get(name);
     return f !== undefined && f.max !== f.min;
@@ -244,7 +271,14 @@ function* mergeNumericField(name: string, views: readonly SegmentView[], ordMaps
 }
 
 /** One field's `exists` bitset over the merged docs. */
-function* mergeExistsField(name: string, views: readonly SegmentView[], ordMaps: readonly Int32Array[], n: number, pool: PresencePool, due: WorkMeter): Steps<Uint8Array> {
+function* mergeExistsField(
+  name: string,
+  views: readonly SegmentView[],
+  ordMaps: readonly Int32Array[],
+  n: number,
+  pool: PresencePool,
+  due: WorkMeter,
+): Steps<Uint8Array> {
   const b = new Uint8Array(n);
   for (const [i, v] of views.entries()) {
     const f = v.segment.exists.get(name);

@@ -314,7 +314,11 @@ export class SegmentBuilder {
       n.max.set(ord, hi);
       n.has.set(ord, 1);
       if (values.length > 1) n.multiValued = true;
-      if (values.length > 2 || (values.length === 2 && lo === hi)) n.multi.set(ord, values.slice().sort((a, b) => a - b));
+      if (values.length > 2 || (values.length === 2 && lo === hi))
+        n.multi.set(
+          ord,
+          values.slice().sort((a, b) => a - b),
+        );
     }
     for (const field of doc.exists) {
       let e = this.ex.get(field);
@@ -350,7 +354,14 @@ export class SegmentBuilder {
       const s = this.strs.get(name);
       const built = yield* f.pb.buildSteps(s !== undefined, clock);
       const has = pool.share(f.has.seal(n));
-      inverted.set(name, { terms: built.terms, docCount: f.docCount, sumTotalTermFreq: f.sttf, norms: f.norms ? f.norms.seal(n) : null, has, sorted: built.sorted });
+      inverted.set(name, {
+        terms: built.terms,
+        docCount: f.docCount,
+        sumTotalTermFreq: f.sttf,
+        norms: f.norms ? f.norms.seal(n) : null,
+        has,
+        sorted: built.sorted,
+      });
       if (clock.due()) yield;
       if (!s) continue;
       const rankOf = built.rankOf!;
@@ -377,6 +388,17 @@ export class SegmentBuilder {
     for (const [name, e] of this.ex) exists.set(name, pool.share(e.seal(n)));
     const sources = yield* this.sources.buildSteps(clock);
     const idToOrd = yield* IdHash.buildSteps(this.ids, clock);
-    return new Segment({ ids: this.ids, versions: this.versions.seal(n), seqNos: this.seqNos.seal(n), routings: this.routings, sources, inverted, numeric, strings, exists, idToOrd });
+    return new Segment({
+      ids: this.ids,
+      versions: this.versions.seal(n),
+      seqNos: this.seqNos.seal(n),
+      routings: this.routings,
+      sources,
+      inverted,
+      numeric,
+      strings,
+      exists,
+      idToOrd,
+    });
   }
 }

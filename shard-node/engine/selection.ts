@@ -138,7 +138,12 @@ function presortedPlan(searcher: Searcher, input: SelectInput): PresortedPlan | 
   const gen = searcher.reader;
   const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
   const plan = searcher.plan(input.query, input.stats);
-  const constant = scoring ? constantScore(plan, gen.views.map((v) => v.segment)) : null;
+  const constant = scoring
+    ? constantScore(
+        plan,
+        gen.views.map((v) => v.segment),
+      )
+    : null;
   if (scoring && constant === null) return null;
   const spec = orderSpec(input.sort, true, gen.fields());
   return spec ? { spec, plan, constant } : null;
@@ -260,7 +265,12 @@ export function sampleMatches(sm: SortedMatches, samples: number): { total: numb
  * Range round on one shard: `before` = matches before `lower` (0 without it), and the matches in
  * [lower, upper) in order, at most `limit` (all to the end without `upper`).
  */
-export function rangeOfMatches(sm: SortedMatches, lower: SelectionBound | undefined, upper: SelectionBound | undefined, limit: number): { before: number; hits: ShardHit[] } {
+export function rangeOfMatches(
+  sm: SortedMatches,
+  lower: SelectionBound | undefined,
+  upper: SelectionBound | undefined,
+  limit: number,
+): { before: number; hits: ShardHit[] } {
   const before = lower ? sm.before(lower) : 0;
   const end = Math.min(upper ? sm.before(upper) : sm.size, before + Math.max(0, limit));
   const hits: ShardHit[] = [];

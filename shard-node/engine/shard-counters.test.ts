@@ -16,12 +16,27 @@ describe('shard operation counters', () => {
     shard.refresh();
     shard.refresh(); // nothing to refresh: not counted
     shard.getRefreshed('1');
-    expect(shard.counters).toMatchObject({ indexTotal: 2, indexFailed: 1, noopUpdateTotal: 1, deleteTotal: 1, getTotal: 5, getExists: 4, getMissing: 1, refreshTotal: 1 }); // the updates read too (ES getForUpdate)
+    expect(shard.counters).toMatchObject({
+      indexTotal: 2,
+      indexFailed: 1,
+      noopUpdateTotal: 1,
+      deleteTotal: 1,
+      getTotal: 5,
+      getExists: 4,
+      getMissing: 1,
+      refreshTotal: 1,
+    }); // the updates read too (ES getForUpdate)
   });
-  it('count a replica\'s live writes as indexing', () => {
+  it("count a replica's live writes as indexing", () => {
     const { shard: primary } = newShard();
     const logged: Parameters<typeof primary.apply>[1] = [];
-    primary.apply([{ op: 'index', _id: 'a', source: '{}', create: false }, { op: 'delete', _id: 'a' }], logged);
+    primary.apply(
+      [
+        { op: 'index', _id: 'a', source: '{}', create: false },
+        { op: 'delete', _id: 'a' },
+      ],
+      logged,
+    );
     const { shard: replica } = newShard();
     replica.applyReplicated(logged);
     expect(replica.counters).toMatchObject({ indexTotal: 1, deleteTotal: 1 });

@@ -14,7 +14,16 @@ export type { ShardCounters };
 /** Zeroed counters. */
 export function newShardCounters(): ShardCounters {
   return {
-    indexTotal: 0, indexFailed: 0, deleteTotal: 0, noopUpdateTotal: 0, getTotal: 0, getExists: 0, getMissing: 0,
-    queryTotal: 0, fetchTotal: 0, refreshTotal: 0, flushTotal: 0,
+    indexTotal: 0,
+    indexFailed: 0,
+    deleteTotal: 0,
+    noopUpdateTotal: 0,
+    getTotal: 0,
+    getExists: 0,
+    getMissing: 0,
+    queryTotal: 0,
+    fetchTotal: 0,
+    refreshTotal: 0,
+    flushTotal: 0,
   };
 }

@@ -66,7 +66,9 @@ describe('background merges', () => {
     for (const [id, source] of expected) expect(shard.get(id)._source).toBe(source);
     // Deleted ids stay deleted for real-time get and for a search.
     expect(shard.get('0-0').found).toBe(false);
-    expect(searcherOf(shard.acquire()).count({ kind: 'term', field: 't', value: 'updated', caseInsensitive: false, boost: 1 })).toBe([...expected.values()].filter((s) => s.includes('"updated"')).length);
+    expect(searcherOf(shard.acquire()).count({ kind: 'term', field: 't', value: 'updated', caseInsensitive: false, boost: 1 })).toBe(
+      [...expected.values()].filter((s) => s.includes('"updated"')).length,
+    );
   });
 
   it('publish a merged generation at once when nothing is pending, and search the same documents', async () => {

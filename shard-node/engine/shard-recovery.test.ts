@@ -11,7 +11,12 @@ describe('shard: the two ends of a peer recovery', () => {
     shard.refresh();
     shard.apply([index('a', 2), { op: 'delete', _id: 'b' }, index('d', 1)]); // not refreshed
     const snap = shard.snapshotOps().map((o) => [o.op, o._id, o.seqNo, o.version, o.op === 'index' ? JSON.parse(o.json).n : null]);
-    expect(snap).toEqual([['index', 'c', 2, 1, 1], ['index', 'a', 3, 2, 2], ['delete', 'b', 4, 2, null], ['index', 'd', 5, 1, 1]]);
+    expect(snap).toEqual([
+      ['index', 'c', 2, 1, 1],
+      ['index', 'a', 3, 2, 2],
+      ['delete', 'b', 4, 2, null],
+      ['index', 'd', 5, 1, 1],
+    ]);
   });
 
   it('a full copy applied to an empty copy reproduces the primary, and live writes that overtook it win', () => {
@@ -87,7 +92,10 @@ describe('shard: a recovery snapshot pinned on the primary', () => {
     expect([snap.mode, snap.upTo]).toEqual(['ops', 2]);
     shard.apply([index('c', 1)]);
     shard.refresh(); // would trim the in-memory translog: the hold keeps seq_nos 1 and 2
-    expect(drain(snap).map((o) => [o._id, o.seqNo])).toEqual([['b', 1], ['a', 2]]);
+    expect(drain(snap).map((o) => [o._id, o.seqNo])).toEqual([
+      ['b', 1],
+      ['a', 2],
+    ]);
     snap.release();
     shard.apply([index('d', 1)]);
     shard.refresh();

@@ -66,7 +66,8 @@ export class ShardRecovery {
    */
   private noteSent(ops: readonly TranslogOp[], upTo: number | undefined, fullRecoveryId: string | undefined): void {
     if (fullRecoveryId === undefined) return;
-    if (this.fullRecovery?.id !== fullRecoveryId) this.fullRecovery = { id: fullRecoveryId, seen: this.holdsDocsAtOrBelow(upTo ?? Infinity) ? new Set() : null };
+    if (this.fullRecovery?.id !== fullRecoveryId)
+      this.fullRecovery = { id: fullRecoveryId, seen: this.holdsDocsAtOrBelow(upTo ?? Infinity) ? new Set() : null };
     const seen = this.fullRecovery.seen;
     if (seen) for (const op of ops) seen.add(op._id);
   }
@@ -182,7 +183,14 @@ export class ShardRecovery {
       if (e.deleted) extra.push({ op: 'delete', _id: id, seqNo: e.seqNo, version: e.version });
       else {
         const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
-        extra.push({ op: 'index', _id: id, json: e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord), seqNo: e.seqNo, version: e.version, ...(routing !== undefined ? { routing } : {}) });
+        extra.push({
+          op: 'index',
+          _id: id,
+          json: e.seg ? e.seg.source(e.ord) : e.buf!.builder.source(e.ord),
+          seqNo: e.seqNo,
+          version: e.version,
+          ...(routing !== undefined ? { routing } : {}),
+        });
       }
     }
     return new FullSnapshot(pinned, extra, superseded, upTo);

@@ -9,7 +9,16 @@ import { searcherOf } from './searcher.ts';
 /** A shard as the shard node opens it (background merges), cut at every check point. */
 function newShard(now?: () => number, gcDeletesMs?: number): Shard {
   let m: Mapping = { properties: { n: { type: 'long' }, t: { type: 'keyword' }, w: { type: 'text' } } };
-  return new Shard({ index: 'i', shard: 0, getMapping: () => m, updateMapping: (u) => (m = mergeMappings(m, u)), backgroundMerges: true, mergeSliceMs: 0, now, gcDeletesMs });
+  return new Shard({
+    index: 'i',
+    shard: 0,
+    getMapping: () => m,
+    updateMapping: (u) => (m = mergeMappings(m, u)),
+    backgroundMerges: true,
+    mergeSliceMs: 0,
+    now,
+    gcDeletesMs,
+  });
 }
 
 /** Every live `_id` of the current generation with its `_source`, failing on an id seen twice. */
@@ -35,7 +44,12 @@ function searchable(shard: Shard): unknown {
   return { docs: [...liveDocs(shard)].sort(([a], [b]) => (a < b ? -1 : 1)), stats, words, fields: g.fieldStats('w'), count, total: g.docCount };
 }
 
-const doc = (i: number, rev = 0): WriteOp => ({ op: 'index', _id: `d${i}`, source: JSON.stringify({ n: i * 10 + rev, t: 'abc'[i % 3], w: `${['red', 'blue', 'green'][i % 3]} w${i} r${rev}` }), create: false });
+const doc = (i: number, rev = 0): WriteOp => ({
+  op: 'index',
+  _id: `d${i}`,
+  source: JSON.stringify({ n: i * 10 + rev, t: 'abc'[i % 3], w: `${['red', 'blue', 'green'][i % 3]} w${i} r${rev}` }),
+  create: false,
+});
 const del = (i: number): WriteOp => ({ op: 'delete', _id: `d${i}` });
 const src = (i: number, rev = 0): string => (doc(i, rev) as Extract<WriteOp, { op: 'index' }>).source;
 
@@ -100,11 +114,25 @@ describe('refresh in event-loop slices', () => {
     await done;
     const first = liveDocs(shard);
     // The writes made before the refresh started, as they were then.
-    expect([first.size, first.has('d500'), first.get('d150'), first.has('d160'), first.get('d10'), first.has('d20')]).toEqual([200, false, src(150), true, src(10), true]);
+    expect([first.size, first.has('d500'), first.get('d150'), first.has('d160'), first.get('d10'), first.has('d20')]).toEqual([
+      200,
+      false,
+      src(150),
+      true,
+      src(10),
+      true,
+    ]);
     expect(shard.hasPendingWrites).toBe(true);
     await shard.refreshSliced(0);
     const next = liveDocs(shard);
-    expect([next.size, next.has('d500'), next.get('d150'), next.has('d160'), next.get('d10'), next.has('d20')]).toEqual([199, true, src(150, 1), false, src(10, 1), false]);
+    expect([next.size, next.has('d500'), next.get('d150'), next.has('d160'), next.get('d10'), next.has('d20')]).toEqual([
+      199,
+      true,
+      src(150, 1),
+      false,
+      src(10, 1),
+      false,
+    ]);
     expect(shard.hasPendingWrites).toBe(false);
     expect([shard.get('d150')._version, shard.get('d10')._version, shard.get('d160').found]).toEqual([2, 2, false]);
     expect(shard.versionMapStats()).toEqual({ entries: 2, tombstones: 2 });

@@ -105,7 +105,8 @@ export class ShardState {
     for (let i = this.segs.length - 1; i >= 0; i--) {
       const st = this.segs[i];
       const ord = st.segment.idToOrd.get(id, hash);
-      if (ord >= 0 && (!st.live || st.live[ord])) return { version: st.segment.versions[ord], seqNo: st.segment.seqNos[ord], deleted: false, seg: st.segment, buf: null, ord };
+      if (ord >= 0 && (!st.live || st.live[ord]))
+        return { version: st.segment.versions[ord], seqNo: st.segment.seqNos[ord], deleted: false, seg: st.segment, buf: null, ord };
     }
     return undefined;
   }

@@ -198,7 +198,16 @@ export class WritePath {
         const ord = buf.builder.add(op._id, op.json, parsed, op.version, op.seqNo, op.routing);
         s.versions.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: false, seg: null, buf, ord });
       } else {
-        s.versions.entries.set(op._id, { version: op.version, seqNo: op.seqNo, deleted: true, seg: null, buf: null, ord: -1, deletedAt: s.now(), generation: s.tombstoneGeneration() });
+        s.versions.entries.set(op._id, {
+          version: op.version,
+          seqNo: op.seqNo,
+          deleted: true,
+          seg: null,
+          buf: null,
+          ord: -1,
+          deletedAt: s.now(),
+          generation: s.tombstoneGeneration(),
+        });
       }
       s.dirty = true;
       if (op.seqNo > s.seqNo) s.seqNo = op.seqNo;
@@ -214,7 +223,15 @@ export class WritePath {
    * synchronous step as the write: nothing else touches the `_id` in between (ES's per-`_id` lock).
    * A conflict assigns no seq_no, as in ES.
    */
-  private indexDoc(id: string, source: Record<string, unknown>, json: string, create: boolean, log: TranslogOp[], forceCreated = false, write: WriteConditions & { routing?: string } = {}): WriteResult {
+  private indexDoc(
+    id: string,
+    source: Record<string, unknown>,
+    json: string,
+    create: boolean,
+    log: TranslogOp[],
+    forceCreated = false,
+    write: WriteConditions & { routing?: string } = {},
+  ): WriteResult {
     const s: ShardState = this.s;
     const routing = write.routing;
     const e = s.lookup(id);
@@ -300,8 +317,13 @@ export class WritePath {
     const routing = e.seg ? e.seg.routings?.get(e.ord) : e.buf!.builder.routing(e.ord);
     const ignored = e.seg ? ignoredFields(e.seg, e.ord) : e.buf!.builder.ignored(e.ord);
     return {
-      found: true, _version: e.version, _seq_no: e.seqNo, _primary_term: this.s.primaryTerm,
-      ...(routing !== undefined ? { _routing: routing } : {}), ...(ignored !== undefined ? { _ignored: ignored } : {}), _source: json,
+      found: true,
+      _version: e.version,
+      _seq_no: e.seqNo,
+      _primary_term: this.s.primaryTerm,
+      ...(routing !== undefined ? { _routing: routing } : {}),
+      ...(ignored !== undefined ? { _ignored: ignored } : {}),
+      _source: json,
     };
   }
 
@@ -316,8 +338,13 @@ export class WritePath {
     }
     counters.getExists++;
     return {
-      found: true, _version: doc.version, _seq_no: doc.seqNo, _primary_term: this.s.primaryTerm,
-      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}), ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}), _source: doc.source,
+      found: true,
+      _version: doc.version,
+      _seq_no: doc.seqNo,
+      _primary_term: this.s.primaryTerm,
+      ...(doc.routing !== undefined ? { _routing: doc.routing } : {}),
+      ...(doc.ignored !== undefined ? { _ignored: doc.ignored } : {}),
+      _source: doc.source,
     };
   }
 }

@@ -7,34 +7,65 @@ import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
 import { searcherOf } from './searcher.ts';
 
 const ids = (shard: Shard, query = q.all()) =>
-  searcherOf(shard.acquire()).query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 }).hits.map((h) => h._id).sort();
+  searcherOf(shard.acquire())
+    .query({ query, sort: [byField('n')], k: 100, trackTotalHits: 1e9 })
+    .hits.map((h) => h._id)
+    .sort();
 
 describe('writes', () => {
   it('index creates then updates with versions and seq_no', () => {
     const { shard } = newShard();
-    expect(shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: false }])[0]).toEqual({ _id: '1', status: 201, result: 'created', _version: 1, _seq_no: 0, _primary_term: 1 });
-    expect(shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 2 }), create: false }])[0]).toMatchObject({ status: 200, result: 'updated', _version: 2, _seq_no: 1 });
+    expect(shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: false }])[0]).toEqual({
+      _id: '1',
+      status: 201,
+      result: 'created',
+      _version: 1,
+      _seq_no: 0,
+      _primary_term: 1,
+    });
+    expect(shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 2 }), create: false }])[0]).toMatchObject({
+      status: 200,
+      result: 'updated',
+      _version: 2,
+      _seq_no: 1,
+    });
   });
   it('create on an existing id is a version conflict', () => {
     const { shard } = newShard();
     shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: true }]);
     const r = shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ n: 1 }), create: true }])[0];
     expect(r.status).toBe(409);
-    expect(r.error).toMatchObject({ type: 'version_conflict_engine_exception', reason: '[1]: version conflict, document already exists (current version [1])' });
+    expect(r.error).toMatchObject({
+      type: 'version_conflict_engine_exception',
+      reason: '[1]: version conflict, document already exists (current version [1])',
+    });
   });
   it('delete found / not found, and versions continue after a delete', () => {
     const { shard } = newShard();
     shard.apply([{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: false }]);
     expect(shard.apply([{ op: 'delete', _id: 'a' }])[0]).toMatchObject({ status: 200, result: 'deleted', _version: 2, _seq_no: 1 });
     expect(shard.apply([{ op: 'delete', _id: 'zz' }])[0]).toMatchObject({ status: 404, result: 'not_found', _version: 1, _seq_no: 2 });
-    expect(shard.apply([{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: true }])[0]).toMatchObject({ status: 201, result: 'created', _version: 3 });
+    expect(shard.apply([{ op: 'index', _id: 'a', source: JSON.stringify({ n: 1 }), create: true }])[0]).toMatchObject({
+      status: 201,
+      result: 'created',
+      _version: 3,
+    });
   });
   it('update merges deeply, detects noop, 404s without upsert', () => {
     const { shard } = newShard();
     shard.apply([{ op: 'index', _id: 'u', source: JSON.stringify({ a: { b: 1, c: 2 }, t: [1, 2] }), create: false }]);
-    expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 }, t: [3] }, docAsUpsert: false }])[0]).toMatchObject({ status: 200, result: 'updated', _version: 2 });
+    expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 }, t: [3] }, docAsUpsert: false }])[0]).toMatchObject({
+      status: 200,
+      result: 'updated',
+      _version: 2,
+    });
     expect(JSON.parse(shard.get('u')._source!)).toEqual({ a: { b: 5, c: 2 }, t: [3] });
-    expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 } }, docAsUpsert: false }])[0]).toMatchObject({ status: 200, result: 'noop', _version: 2, _seq_no: 1 });
+    expect(shard.apply([{ op: 'update', _id: 'u', doc: { a: { b: 5 } }, docAsUpsert: false }])[0]).toMatchObject({
+      status: 200,
+      result: 'noop',
+      _version: 2,
+      _seq_no: 1,
+    });
     const miss = shard.apply([{ op: 'update', _id: 'x', doc: { a: 1 }, docAsUpsert: false }])[0];
     expect(miss).toMatchObject({ status: 404, error: { type: 'document_missing_exception', reason: '[x]: document missing' } });
     expect(shard.apply([{ op: 'update', _id: 'x', doc: { z: 1 }, docAsUpsert: true }])[0]).toMatchObject({ status: 201, result: 'created' });
@@ -53,30 +84,54 @@ describe('writes', () => {
     expect(ok.status).toBe(201);
     expect(bad).toMatchObject({
       status: 400,
-      error: { type: 'document_parsing_exception', reason: "[1:2] failed to parse field [population] of type [long] in document with id 'X'. Preview of field's value: 'abc'" },
+      error: {
+        type: 'document_parsing_exception',
+        reason: "[1:2] failed to parse field [population] of type [long] in document with id 'X'. Preview of field's value: 'abc'",
+      },
     });
     expect(date.status).toBe(201);
     expect(geo.status).toBe(201);
     expect(badGeo.status).toBe(400);
     shard.refresh();
     const g = shard.acquire();
-    expect(searcherOf(g).query({ query: { kind: 'term', field: 'population', value: 12, caseInsensitive: false, boost: 1 }, sort: SCORE_SORT.slice(), k: 10, trackTotalHits: 100 }).total.value).toBe(1);
+    expect(
+      searcherOf(g).query({
+        query: { kind: 'term', field: 'population', value: 12, caseInsensitive: false, boost: 1 },
+        sort: SCORE_SORT.slice(),
+        k: 10,
+        trackTotalHits: 100,
+      }).total.value,
+    ).toBe(1);
     const hits = searcherOf(g).query({ query: q.all(), sort: [byField('d')], k: 10, trackTotalHits: 100 }).hits;
-    expect(hits.map((h) => [h._id, h.sort[0]])).toEqual([['3', 1420070400000], ['2', 1420070401000], ['1', null]]);
+    expect(hits.map((h) => [h._id, h.sort[0]])).toEqual([
+      ['3', 1420070400000],
+      ['2', 1420070401000],
+      ['1', null],
+    ]);
   });
   it('maps new fields dynamically, and strict mapping rejects them', () => {
     const { shard, mapping } = newShard();
     shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({ name: 'x', n: 1 }), create: false }]);
     expect(mapping().properties.name.type).toBe('text');
     const strict = newShard({ dynamic: 'strict', properties: {} }).shard;
-    expect(strict.apply([{ op: 'index', _id: '1', source: JSON.stringify({ f: 1 }), create: false }])[0]).toMatchObject({ status: 400, error: { type: 'strict_dynamic_mapping_exception' } });
+    expect(strict.apply([{ op: 'index', _id: '1', source: JSON.stringify({ f: 1 }), create: false }])[0]).toMatchObject({
+      status: 400,
+      error: { type: 'strict_dynamic_mapping_exception' },
+    });
   });
   it('writes accepted ops to the translog', () => {
     const translog = new MemoryTranslog();
     let m = { properties: {} };
     const shard = new Shard({ index: 'i', shard: 0, getMapping: () => m, updateMapping: () => {}, translog });
-    shard.apply([{ op: 'index', _id: '1', source: JSON.stringify({}), create: false }, { op: 'update', _id: '2', doc: {}, docAsUpsert: false }, { op: 'delete', _id: '1' }]);
-    expect(translog.ops.map((o) => [o.op, o._id, o.seqNo])).toEqual([['index', '1', 0], ['delete', '1', 1]]);
+    shard.apply([
+      { op: 'index', _id: '1', source: JSON.stringify({}), create: false },
+      { op: 'update', _id: '2', doc: {}, docAsUpsert: false },
+      { op: 'delete', _id: '1' },
+    ]);
+    expect(translog.ops.map((o) => [o.op, o._id, o.seqNo])).toEqual([
+      ['index', '1', 0],
+      ['delete', '1', 1],
+    ]);
     m = { properties: {} };
   });
 });
@@ -94,13 +149,23 @@ describe('near-real-time generations', () => {
   });
   it('an old generation keeps seeing old docs after overwrite and delete', () => {
     const { shard } = newShard();
-    load(shard, [{ _id: 'a', n: 1 }, { _id: 'b', n: 2 }]);
+    load(shard, [
+      { _id: 'a', n: 1 },
+      { _id: 'b', n: 2 },
+    ]);
     const old = shard.acquire(undefined, 60_000);
-    shard.apply([{ op: 'delete', _id: 'a' }, { op: 'index', _id: 'b', source: JSON.stringify({ n: 20 }), create: false }]);
+    shard.apply([
+      { op: 'delete', _id: 'a' },
+      { op: 'index', _id: 'b', source: JSON.stringify({ n: 20 }), create: false },
+    ]);
     shard.refresh();
     expect(ids(shard)).toEqual(['b']);
     const again = shard.acquire(old.id);
-    expect(searcherOf(again).query({ query: q.all(), sort: [byField('n')], k: 10, trackTotalHits: 10 }).hits.map((h) => h.sort[0])).toEqual([1, 2]);
+    expect(
+      searcherOf(again)
+        .query({ query: q.all(), sort: [byField('n')], k: 10, trackTotalHits: 10 })
+        .hits.map((h) => h.sort[0]),
+    ).toEqual([1, 2]);
     expect(again.fetch(['a', 'b', 'c'])).toEqual([{ _id: 'a', _source: '{"n":1}' }, { _id: 'b', _source: '{"n":2}' }, null]);
     expect(shard.acquire().fetch(['b'])).toEqual([{ _id: 'b', _source: '{"n":20}' }]);
     expect(shard.stats()).toMatchObject({ docs: 1, deleted: 0, segments: 1 }); // the first segment is fully deleted and dropped;
@@ -180,12 +245,21 @@ describe('custom routing (_routing)', () => {
   it('is kept with the document through refresh, merge, update, the translog and a recovery snapshot', () => {
     const translog = new MemoryTranslog();
     let m = { properties: {} };
-    const shard = new Shard({ index: 'idx', shard: 0, getMapping: () => m, updateMapping: (u) => (m = { properties: { ...m.properties, ...u.properties } }), translog });
+    const shard = new Shard({
+      index: 'idx',
+      shard: 0,
+      getMapping: () => m,
+      updateMapping: (u) => (m = { properties: { ...m.properties, ...u.properties } }),
+      translog,
+    });
     const logged: TranslogOp[] = [];
-    shard.apply([
-      { op: 'index', _id: 'a', source: '{"n":1}', create: false, routing: 'u1' },
-      { op: 'index', _id: 'b', source: '{"n":2}', create: false },
-    ], logged);
+    shard.apply(
+      [
+        { op: 'index', _id: 'a', source: '{"n":1}', create: false, routing: 'u1' },
+        { op: 'index', _id: 'b', source: '{"n":2}', create: false },
+      ],
+      logged,
+    );
     expect(logged.map((o) => (o.op === 'index' ? o.routing : null))).toEqual(['u1', undefined]);
     expect(shard.get('a')).toMatchObject({ found: true, _routing: 'u1' });
     expect(shard.get('b')._routing).toBeUndefined();

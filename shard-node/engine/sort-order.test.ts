@@ -18,13 +18,14 @@ const MAPPING = { properties: { n: { type: 'long' }, x: { type: 'double' }, tag:
 const digitIds = fc.stringMatching(/^[0-9]{1,4}$/);
 const asciiIds = fc.stringMatching(/^[a-c0-9 ]{1,3}$/);
 const mixedIds = fc.oneof(digitIds, asciiIds, fc.stringMatching(/^[a-b]{9,10}$/), fc.constantFrom('é', 'éa', '\u{1F600}', '\u{1F600}a', '\uFFFD', 'z\uE000'));
-const docArb = (idArb: fc.Arbitrary<string>) => fc.record({
-  id: idArb,
-  n: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 3 }), fc.array(fc.integer({ min: -2, max: 3 }), { minLength: 2, maxLength: 3 })),
-  x: fc.constantFrom(null, -1.5, 0, -0, 0.25, 2),
-  tag: fc.oneof(fc.constantFrom(null, 'a', 'b', 'B', 'é', '\u{1F600}', '\uFFFD'), fc.constant(['b', 'a'])),
-  w: fc.constantFrom('a', 'b', 'a b', 'b b c'),
-});
+const docArb = (idArb: fc.Arbitrary<string>) =>
+  fc.record({
+    id: idArb,
+    n: fc.oneof(fc.constant(null), fc.integer({ min: 0, max: 3 }), fc.array(fc.integer({ min: -2, max: 3 }), { minLength: 2, maxLength: 3 })),
+    x: fc.constantFrom(null, -1.5, 0, -0, 0.25, 2),
+    tag: fc.oneof(fc.constantFrom(null, 'a', 'b', 'B', 'é', '\u{1F600}', '\uFFFD'), fc.constant(['b', 'a'])),
+    w: fc.constantFrom('a', 'b', 'a b', 'b b c'),
+  });
 /** Batches with ids of one family: docs indexed then refreshed (a segment), and ids deleted before the refresh. */
 const batchesArb = fc.constantFrom(digitIds, asciiIds, mixedIds).chain((ids) => {
   const one = fc.record({ docs: fc.array(docArb(ids), { maxLength: 25 }), deletes: fc.array(ids, { maxLength: 4 }) });
@@ -32,17 +33,26 @@ const batchesArb = fc.constantFrom(digitIds, asciiIds, mixedIds).chain((ids) => 
 });
 
 const clauseArb: fc.Arbitrary<SortField> = fc.oneof(
-  fc.record({
-    field: fc.constantFrom('n', 'x', 'tag'),
-    order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'),
-    missing: fc.constantFrom<SortField['missing']>('_last', '_first', 2, 'zz', 'b', 'c'),
-    mode: fc.constantFrom<'min' | 'max'>('min', 'max'),
-  }).map((c) => ({ kind: 'field' as const, ...c })),
+  fc
+    .record({
+      field: fc.constantFrom('n', 'x', 'tag'),
+      order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'),
+      missing: fc.constantFrom<SortField['missing']>('_last', '_first', 2, 'zz', 'b', 'c'),
+      mode: fc.constantFrom<'min' | 'max'>('min', 'max'),
+    })
+    .map((c) => ({ kind: 'field' as const, ...c })),
   fc.constantFrom<'asc' | 'desc'>('asc', 'desc').map((order) => byField('_id', order)),
   fc.constantFrom<'asc' | 'desc'>('asc', 'desc').map((order) => ({ ...SCORE_SORT[0], order })),
-  fc.record({ order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), offset: fc.constantFrom(undefined, 2 ** 32) }).map(
-    ({ order, offset }): SortField => ({ kind: 'doc', field: offset ? '_shard_doc' : '_doc', order, missing: '_last', mode: 'min', ...(offset ? { offset } : {}) }),
-  ),
+  fc
+    .record({ order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), offset: fc.constantFrom(undefined, 2 ** 32) })
+    .map(({ order, offset }): SortField => ({
+      kind: 'doc',
+      field: offset ? '_shard_doc' : '_doc',
+      order,
+      missing: '_last',
+      mode: 'min',
+      ...(offset ? { offset } : {}),
+    })),
   fc.constant<SortField>(byField('nope', 'asc', { unmappedType: 'long' })),
 );
 
@@ -107,7 +117,11 @@ describe('presorted orders equal the collector order', () => {
 
           // search_after from a key of the oracle (or past its end), with and without `_id`.
           const pick: SortKey | undefined = all.hits[at];
-          const after = pick ? (withId ? { sort: pick.sort, _id: pick._id } : { sort: pick.sort }) : { sort: sort.map((): SortValue => null), _id: '\u{10FFFF}' };
+          const after = pick
+            ? withId
+              ? { sort: pick.sort, _id: pick._id }
+              : { sort: pick.sort }
+            : { sort: sort.map((): SortValue => null), _id: '\u{10FFFF}' };
           const expected = all.hits.filter((h) => afterKey(after, sort)(h)).slice(0, k);
           expect(searcherOf(gen).query({ ...input, searchAfter: after }).hits).toEqual(expected);
 
@@ -133,7 +147,13 @@ describe('presorted orders equal the collector order', () => {
 
   it('serves constant-score queries with `_score` clauses and the default sort from the order', () => {
     const gen = build([
-      { docs: [{ id: '3', n: 1, x: null, tag: 'a', w: 'a' }, { id: '1', n: 2, x: null, tag: 'b', w: 'b' }], deletes: [] },
+      {
+        docs: [
+          { id: '3', n: 1, x: null, tag: 'a', w: 'a' },
+          { id: '1', n: 2, x: null, tag: 'b', w: 'b' },
+        ],
+        deletes: [],
+      },
       { docs: [{ id: '2', n: 1, x: null, tag: 'a', w: 'a b' }], deletes: ['3'] },
     ]);
     const served = (query: Query, sort: readonly SortField[]) => presortedQuery(searcherOf(gen), { query, sort }) !== null;
@@ -143,7 +163,14 @@ describe('presorted orders equal the collector order', () => {
     expect(served(q.match('w', 'a'), SCORE_SORT)).toBe(false); // text: BM25 varies with length
     expect(served(q.match('w', 'a'), [byField('n'), byField('_id', 'desc')])).toBe(true);
     const out = searcherOf(gen).query({ query: { kind: 'match_all', boost: 2 }, sort: SCORE_SORT, k: 10, trackTotalHits: 10 });
-    expect(out).toEqual({ total: { value: 2, relation: 'eq' }, max_score: 2, hits: [{ _id: '1', _score: 2, sort: [2] }, { _id: '2', _score: 2, sort: [2] }] });
+    expect(out).toEqual({
+      total: { value: 2, relation: 'eq' },
+      max_score: 2,
+      hits: [
+        { _id: '1', _score: 2, sort: [2] },
+        { _id: '2', _score: 2, sort: [2] },
+      ],
+    });
   });
 
   it('caches a filtered order per generation: repeated filtered selections read it by rank, bounded in count', () => {
@@ -171,7 +198,15 @@ describe('presorted orders equal the collector order', () => {
   });
 
   it('caches orders per generation, shares a spec between equivalent sorts, and ranks ids of every encoding', () => {
-    const gen = build([{ docs: [{ id: '10', n: 1, x: null, tag: null, w: 'a' }, { id: '9', n: 1, x: null, tag: null, w: 'a' }], deletes: [] }]);
+    const gen = build([
+      {
+        docs: [
+          { id: '10', n: 1, x: null, tag: null, w: 'a' },
+          { id: '9', n: 1, x: null, tag: null, w: 'a' },
+        ],
+        deletes: [],
+      },
+    ]);
     const fields = gen.fields();
     const a = orderSpec([byField('n', 'desc')], false, fields)!;
     const b = orderSpec([SCORE_SORT[0], byField('n', 'desc'), byField('_id'), byField('x')], true, fields)!;
@@ -186,7 +221,8 @@ describe('presorted orders equal the collector order', () => {
 
 describe('orders built in event-loop slices', () => {
   /** The `_id`s of an order, in order. */
-  const idsOf = (gen: Generation, o: { segs: Uint16Array; ords: Int32Array } | null) => (o ? Array.from(o.ords, (d, r) => gen.views[o.segs[r]].segment.ids[d]) : null);
+  const idsOf = (gen: Generation, o: { segs: Uint16Array; ords: Int32Array } | null) =>
+    o ? Array.from(o.ords, (d, r) => gen.views[o.segs[r]].segment.ids[d]) : null;
 
   it('equal the order built in one task (cut at every check point), for any clauses and deletes', async () => {
     await fc.assert(
@@ -213,8 +249,18 @@ describe('orders built in event-loop slices', () => {
   });
 
   it('large segments: several native sort runs merged in slices give the one-task order; concurrent requests share one build', async () => {
-    const docs = (k: number) => Array.from({ length: 3 * SORT_RUN }, (_, i) => ({ id: `d${(i * 7919) % (3 * SORT_RUN)}`, n: (i * 31) % 1000, x: null, tag: ['a', 'b', 'é'][(i + k) % 3], w: 'a' }));
-    const batches = [{ docs: docs(0), deletes: ['d5', 'd17'] }, { docs: docs(1).slice(0, SORT_RUN + 5), deletes: ['d3'] }];
+    const docs = (k: number) =>
+      Array.from({ length: 3 * SORT_RUN }, (_, i) => ({
+        id: `d${(i * 7919) % (3 * SORT_RUN)}`,
+        n: (i * 31) % 1000,
+        x: null,
+        tag: ['a', 'b', 'é'][(i + k) % 3],
+        w: 'a',
+      }));
+    const batches = [
+      { docs: docs(0), deletes: ['d5', 'd17'] },
+      { docs: docs(1).slice(0, SORT_RUN + 5), deletes: ['d3'] },
+    ];
     const once = build(batches);
     const sliced = build(batches);
     for (const sort of [[byField('n', 'desc'), byField('tag')], [byField('tag', 'desc')], [byField('_id')]]) {

@@ -243,7 +243,13 @@ function* globalStringKeys(sf: SortField, cols: readonly Extract<Column, { t: 's
  * Null when some value has no exact key (callers then collect).
  * @throws EsError 400 for an unsortable field.
  */
-export function liveOrder(owner: object, views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>): DocOrder | null {
+export function liveOrder(
+  owner: object,
+  views: readonly SegmentView[],
+  bases: readonly number[],
+  spec: OrderSpec,
+  fields: Map<string, FieldMapping>,
+): DocOrder | null {
   let byGen = generationCache.get(owner);
   if (!byGen) {
     byGen = new Map();
@@ -266,7 +272,14 @@ const building = new WeakMap<object, Map<string, Promise<DocOrder | null>>>();
  * for the same owner and spec while it is being built wait for that one build.
  * @throws EsError 400 for an unsortable field (the promise rejects).
  */
-export function liveOrderSliced(owner: object, views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>, sliceMs = DEFAULT_SLICE_MS): Promise<DocOrder | null> {
+export function liveOrderSliced(
+  owner: object,
+  views: readonly SegmentView[],
+  bases: readonly number[],
+  spec: OrderSpec,
+  fields: Map<string, FieldMapping>,
+  sliceMs = DEFAULT_SLICE_MS,
+): Promise<DocOrder | null> {
   const hit = generationCache.get(owner)?.get(spec.key);
   if (hit !== undefined) return Promise.resolve(hit);
   let inFlight = building.get(owner);
@@ -293,7 +306,13 @@ export function liveOrderSliced(owner: object, views: readonly SegmentView[], ba
 }
 
 /** The steps of {@link liveOrder} (uncached at this level; segment orders are cached per segment). */
-function* buildLiveOrder(views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, fields: Map<string, FieldMapping>, clock: SliceClock): Steps<DocOrder | null> {
+function* buildLiveOrder(
+  views: readonly SegmentView[],
+  bases: readonly number[],
+  spec: OrderSpec,
+  fields: Map<string, FieldMapping>,
+  clock: SliceClock,
+): Steps<DocOrder | null> {
   const orders: SegmentOrder[] = [];
   for (const v of views) {
     const o = yield* segmentOrder(v.segment, spec, fields, clock);
@@ -353,7 +372,13 @@ function* buildLiveOrder(views: readonly SegmentView[], bases: readonly number[]
 }
 
 /** Per clause and view, keys that compare across views. */
-function* globalKeys(views: readonly SegmentView[], bases: readonly number[], spec: OrderSpec, orders: SegmentOrder[], clock: SliceClock): Steps<Float64Array[][]> {
+function* globalKeys(
+  views: readonly SegmentView[],
+  bases: readonly number[],
+  spec: OrderSpec,
+  orders: SegmentOrder[],
+  clock: SliceClock,
+): Steps<Float64Array[][]> {
   const out: Float64Array[][] = [];
   for (const [c, sf] of spec.clauses.entries()) {
     const col0 = orders[0]?.columns[c];
@@ -366,7 +391,14 @@ function* globalKeys(views: readonly SegmentView[], bases: readonly number[], sp
           return k;
         }),
       );
-    } else out.push(yield* globalStringKeys(sf, orders.map((o) => o.columns[c] as Extract<Column, { t: 'str' }>), clock));
+    } else
+      out.push(
+        yield* globalStringKeys(
+          sf,
+          orders.map((o) => o.columns[c] as Extract<Column, { t: 'str' }>),
+          clock,
+        ),
+      );
     if (clock.due()) yield;
   }
   return out;

@@ -91,9 +91,21 @@ function exactValue(source: unknown, sf: SortField, fm: FieldMapping): bigint | 
     case 'max':
       return values[n - 1];
     case 'sum':
-      return BigInt.asIntN(64, values.reduce((a, b) => a + b, 0n));
+      return BigInt.asIntN(
+        64,
+        values.reduce((a, b) => a + b, 0n),
+      );
     case 'avg':
-      return BigInt(Math.round(Number(BigInt.asIntN(64, values.reduce((a, b) => a + b, 0n))) / n));
+      return BigInt(
+        Math.round(
+          Number(
+            BigInt.asIntN(
+              64,
+              values.reduce((a, b) => a + b, 0n),
+            ),
+          ) / n,
+        ),
+      );
     case 'median':
       return n % 2 === 1 ? values[(n - 1) / 2] : BigInt(Math.round((Number(values[n / 2 - 1]) + Number(values[n / 2])) / 2));
     default:

@@ -38,7 +38,10 @@ describe('shard: delete tombstones after index.gc_deletes', () => {
     const { shard, advance } = clocked();
     expect(shard.gcDeletesMs).toBe(DEFAULT_GC_DELETES_MS);
     shard.apply([index('a'), index('a')]);
-    expect(shard.apply([del('a'), del('never')]).map((r) => [r.result, r._version])).toEqual([['deleted', 3], ['not_found', 1]]);
+    expect(shard.apply([del('a'), del('never')]).map((r) => [r.result, r._version])).toEqual([
+      ['deleted', 3],
+      ['not_found', 1],
+    ]);
     expect(shard.versionMapStats()).toEqual({ entries: 2, tombstones: 2 });
     advance(DEFAULT_GC_DELETES_MS + 1);
     expect(shard.pruneTombstones()).toBe(0); // old enough, but not refreshed yet
@@ -182,7 +185,9 @@ describe('shard: delete tombstones after index.gc_deletes', () => {
     const afterGc = heap();
     const grew = withTombstones - base;
     const left = afterGc - base;
-    console.info(`tombstone heap: base ${(base / 2 ** 20).toFixed(1)} MiB, after ${DELETES} deletes +${(grew / 2 ** 20).toFixed(1)} MiB (${Math.round(grew / DELETES)} B/tombstone), after gc_deletes +${(left / 2 ** 20).toFixed(1)} MiB`);
+    console.info(
+      `tombstone heap: base ${(base / 2 ** 20).toFixed(1)} MiB, after ${DELETES} deletes +${(grew / 2 ** 20).toFixed(1)} MiB (${Math.round(grew / DELETES)} B/tombstone), after gc_deletes +${(left / 2 ** 20).toFixed(1)} MiB`,
+    );
     expect(grew).toBeGreaterThan(DELETES * 50); // the tombstones were really held (≥ 50 B each)
     expect(left).toBeLessThan(grew * 0.2); // and are really gone
   });

@@ -13,8 +13,7 @@
  * the durable store writes it as is, and recovery parses it to index it again.
  */
 export type TranslogOp =
-  | { op: 'index'; _id: string; json: string; seqNo: number; version: number; routing?: string }
-  | { op: 'delete'; _id: string; seqNo: number; version: number };
+  { op: 'index'; _id: string; json: string; seqNo: number; version: number; routing?: string } | { op: 'delete'; _id: string; seqNo: number; version: number };
 
 /** Storage for accepted operations. */
 export interface Translog {

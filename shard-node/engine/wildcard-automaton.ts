@@ -85,4 +85,3 @@ export function normalizeWildcardPattern(pattern: string, normalize: (s: string)
   }
   return out + normalize(run);
 }
-

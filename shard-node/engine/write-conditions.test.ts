@@ -11,7 +11,11 @@ describe('checkWriteConditions: if_seq_no and if_primary_term (ES InternalEngine
   });
   it('a different seq_no or term is a 409 with ES text', () => {
     const e = esErr(() => checkWriteConditions('1', { ifSeqNo: 5, ifPrimaryTerm: 1 }, live, 1));
-    expect([e.status, e.type, e.message]).toEqual([409, 'version_conflict_engine_exception', '[1]: version conflict, required seqNo [5], primary term [1]. current document has seqNo [6] and primary term [1]']);
+    expect([e.status, e.type, e.message]).toEqual([
+      409,
+      'version_conflict_engine_exception',
+      '[1]: version conflict, required seqNo [5], primary term [1]. current document has seqNo [6] and primary term [1]',
+    ]);
     expect(esErr(() => checkWriteConditions('1', { ifSeqNo: 6, ifPrimaryTerm: 1 }, live, 2)).message).toBe(
       '[1]: version conflict, required seqNo [6], primary term [1]. current document has seqNo [6] and primary term [2]',
     );

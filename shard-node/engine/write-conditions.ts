@@ -78,7 +78,11 @@ export function nextVersion(cond: WriteConditions, current: CurrentVersion | und
  * change, as in ES where `detect_noop: false` still answers `noop` for an empty `doc`).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-update.html#_detect_noop_updates
  */
-export function mergeUpdate(base: Record<string, unknown>, changes: Record<string, unknown>, detectNoop: boolean): { merged: Record<string, unknown>; modified: boolean } {
+export function mergeUpdate(
+  base: Record<string, unknown>,
+  changes: Record<string, unknown>,
+  detectNoop: boolean,
+): { merged: Record<string, unknown>; modified: boolean } {
   const merged: Record<string, unknown> = { ...base };
   let modified = false;
   for (const [k, v] of Object.entries(changes)) {

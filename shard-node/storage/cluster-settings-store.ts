@@ -36,7 +36,9 @@ export class SqlitePersistentSettingsStore implements PersistentSettingsStore {
 
   save(scope: ScopedClusterSettings): void {
     this.db
-      .prepare('INSERT INTO persistent_settings (id, version, settings) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, settings = excluded.settings')
+      .prepare(
+        'INSERT INTO persistent_settings (id, version, settings) VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE SET version = excluded.version, settings = excluded.settings',
+      )
       .run(scope.version, JSON.stringify(scope.settings));
   }
 

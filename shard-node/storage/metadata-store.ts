@@ -65,8 +65,16 @@ export class MetadataStore {
 
   /** Every stored entry, by name. */
   list(): NodeIndexEntry[] {
-    const rows = this.db.prepare('SELECT metadata, shards, node FROM indices ORDER BY name').all() as { metadata: string; shards: string; node: number | null }[];
-    return rows.map((r) => ({ metadata: JSON.parse(r.metadata) as NodeIndexEntry['metadata'], shards: JSON.parse(r.shards) as number[], ...(r.node !== null ? { node: r.node } : {}) }));
+    const rows = this.db.prepare('SELECT metadata, shards, node FROM indices ORDER BY name').all() as {
+      metadata: string;
+      shards: string;
+      node: number | null;
+    }[];
+    return rows.map((r) => ({
+      metadata: JSON.parse(r.metadata) as NodeIndexEntry['metadata'],
+      shards: JSON.parse(r.shards) as number[],
+      ...(r.node !== null ? { node: r.node } : {}),
+    }));
   }
 
   /** Closes the file. */

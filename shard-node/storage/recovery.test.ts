@@ -96,7 +96,10 @@ describe('recovery of a shard node from its data directory', () => {
     s.apply(Array.from({ length: 50 }, (_, i) => ({ op: 'index' as const, _id: `c${i}`, source: JSON.stringify({ name: `city ${i}` }), create: false })));
     await s.sync();
     await first.flush('cities');
-    s.apply([{ op: 'delete', _id: 'c0' }, { op: 'index', _id: 'c1', source: JSON.stringify({ name: 'renamed' }), create: false }]);
+    s.apply([
+      { op: 'delete', _id: 'c0' },
+      { op: 'index', _id: 'c1', source: JSON.stringify({ name: 'renamed' }), create: false },
+    ]);
     await s.sync();
 
     const second = registry(dir);
@@ -110,7 +113,10 @@ describe('recovery of a shard node from its data directory', () => {
     // The close flushed: the snapshot holds one row per _id (49 live + the c0 tombstone), no translog left.
     expect(third.recover().ops).toBe(50);
     expect(third.shard('cities', 0).get('c0').found).toBe(false);
-    expect(third.shard('cities', 0).apply([{ op: 'index', _id: 'c0', source: JSON.stringify({}), create: false }])[0]).toMatchObject({ _version: 3, _seq_no: 52 });
+    expect(third.shard('cities', 0).apply([{ op: 'index', _id: 'c0', source: JSON.stringify({}), create: false }])[0]).toMatchObject({
+      _version: 3,
+      _seq_no: 52,
+    });
   });
 
   it('restores the local checkpoint (recorded at flush, moved on by the translog), so restored tombstones can be collected', async () => {
@@ -122,7 +128,10 @@ describe('recovery of a shard node from its data directory', () => {
     s.apply([{ op: 'index', _id: 'c0', source: '{"v":2}', create: false }]); // seq 3 supersedes seq 0 in the snapshot
     await s.sync();
     await first.flush('cities'); // the snapshot lacks seq 0: only the recorded checkpoint says it was processed
-    s.apply([{ op: 'delete', _id: 'c1' }, { op: 'delete', _id: 'never' }]);
+    s.apply([
+      { op: 'delete', _id: 'c1' },
+      { op: 'delete', _id: 'never' },
+    ]);
     await s.sync();
 
     const second = registry(dir);

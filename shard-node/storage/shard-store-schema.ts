@@ -52,5 +52,8 @@ export function rowToOp(r: Row): TranslogOp {
 
 /** The ops in the `translog` table and their bytes as {@link opBytes} counts them. */
 export function translogSize(db: DatabaseSync): { n: number; b: number } {
-  return db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as { n: number; b: number };
+  return db.prepare('SELECT count(*) AS n, coalesce(sum(length(id) + coalesce(length(source), 0) + 24), 0) AS b FROM translog').get() as {
+    n: number;
+    b: number;
+  };
 }

@@ -193,7 +193,12 @@ describe('flush policy', () => {
     store.append([idx('a', 0), idx('b', 1)]);
     await store.sync();
     const timed: [ShardStore, number][] = [];
-    const policy = new FlushPolicy({ flushThresholdBytes: 1 }, () => [store], undefined, (s, seconds) => timed.push([s, seconds]));
+    const policy = new FlushPolicy(
+      { flushThresholdBytes: 1 },
+      () => [store],
+      undefined,
+      (s, seconds) => timed.push([s, seconds]),
+    );
     policy.check();
     await vi.waitFor(() => expect(timed).toHaveLength(1));
     expect(timed[0][0]).toBe(store);
@@ -233,7 +238,7 @@ describe('sliced group commit and readers', () => {
 });
 
 describe('ShardStore custom routing', () => {
-  it('keeps each document\'s routing through the translog, a flush and a reopen', async () => {
+  it("keeps each document's routing through the translog, a flush and a reopen", async () => {
     const s = open();
     s.append([{ ...idx('a', 0), routing: 'u1' } as TranslogOp, idx('b', 1)]);
     await s.sync();
@@ -245,7 +250,11 @@ describe('ShardStore custom routing', () => {
     stores.splice(stores.indexOf(s), 1);
     const reopened = open({}, path);
     const ops = [...reopened.recoveredOps()];
-    expect(ops.map((o) => [o._id, o.op === 'index' ? o.routing : null])).toEqual([['a', 'u1'], ['b', undefined], ['c', 'u3']]);
+    expect(ops.map((o) => [o._id, o.op === 'index' ? o.routing : null])).toEqual([
+      ['a', 'u1'],
+      ['b', undefined],
+      ['c', 'u3'],
+    ]);
   });
 
   it('opens a store written before routings were kept (no routing column) and adds the column', () => {

@@ -88,7 +88,13 @@ export class ShardStore implements Translog {
     const flushed = this.db.prepare("SELECT value FROM meta WHERE key = 'flushed_seq_no'").get() as { value: number } | undefined;
     const t = translogSize(this.db);
     this.counters = { translogOps: t.n, translogBytes: t.b, commits: 0, committedOps: 0, flushedSeqNo: flushed?.value ?? -1, lastFlushAt: Date.now() };
-    this.writer = new TranslogWriter({ db: this.db, path: this.path, commitSliceMs: opts.commitSliceMs ?? 10, onError: opts.onError ?? (() => {}), counters: this.counters });
+    this.writer = new TranslogWriter({
+      db: this.db,
+      path: this.path,
+      commitSliceMs: opts.commitSliceMs ?? 10,
+      onError: opts.onError ?? (() => {}),
+      counters: this.counters,
+    });
     this.setDurability(opts.durability ?? 'request', opts.syncIntervalMs ?? 5000);
   }
 
@@ -123,7 +129,8 @@ export class ShardStore implements Translog {
   opsSince(fromSeqNo: number): TranslogOp[] | null {
     if (this.closed || fromSeqNo < this.counters.flushedSeqNo) return null;
     const out: TranslogOp[] = [];
-    for (const r of this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog WHERE seq_no > ? ORDER BY seq_no').iterate(fromSeqNo)) out.push(rowToOp(r as unknown as Row));
+    for (const r of this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog WHERE seq_no > ? ORDER BY seq_no').iterate(fromSeqNo))
+      out.push(rowToOp(r as unknown as Row));
     // The ops not written yet (the batch being committed, the pending ones) are not in the table.
     this.writer.forEachUnwritten((op) => {
       if (op.seqNo > fromSeqNo) out.push(op);
@@ -266,7 +273,9 @@ export class ShardStore implements Translog {
 
   /** Records the checkpoints in `meta` in one transaction (neither ever goes back: a lower value changes nothing). */
   private writeCheckpoints(checkpoints: { local: number; global: number }): void {
-    const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE excluded.value > meta.value');
+    const mark = this.db.prepare(
+      'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE excluded.value > meta.value',
+    );
     inTransaction(this.db, () => {
       mark.run('local_checkpoint', checkpoints.local);
       mark.run('global_checkpoint', checkpoints.global);

@@ -16,12 +16,28 @@ const ISO = "yyyy-MM-dd'T'HH:mm:ss.SSSXXX";
 
 /** ES's named formats (with or without `strict_`) as patterns. */
 const NAMED: Record<string, string> = {
-  date_optional_time: ISO, date_optional_time_nanos: ISO, date_time: ISO, date_time_no_millis: "yyyy-MM-dd'T'HH:mm:ssXXX",
-  date: 'yyyy-MM-dd', year_month_day: 'yyyy-MM-dd', year_month: 'yyyy-MM', year: 'yyyy', basic_date: 'yyyyMMdd',
-  basic_date_time: "yyyyMMdd'T'HHmmss.SSSZ", date_hour: "yyyy-MM-dd'T'HH", date_hour_minute: "yyyy-MM-dd'T'HH:mm",
-  date_hour_minute_second: "yyyy-MM-dd'T'HH:mm:ss", date_hour_minute_second_millis: "yyyy-MM-dd'T'HH:mm:ss.SSS",
-  date_hour_minute_second_fraction: "yyyy-MM-dd'T'HH:mm:ss.SSS", hour: 'HH', hour_minute: 'HH:mm', hour_minute_second: 'HH:mm:ss',
-  time: 'HH:mm:ss.SSSXXX', time_no_millis: 'HH:mm:ssXXX', ordinal_date: 'yyyy-DDD', week_date: "xxxx-'W'ww-e",
+  date_optional_time: ISO,
+  date_optional_time_nanos: ISO,
+  date_time: ISO,
+  date_time_no_millis: "yyyy-MM-dd'T'HH:mm:ssXXX",
+  date: 'yyyy-MM-dd',
+  year_month_day: 'yyyy-MM-dd',
+  year_month: 'yyyy-MM',
+  year: 'yyyy',
+  basic_date: 'yyyyMMdd',
+  basic_date_time: "yyyyMMdd'T'HHmmss.SSSZ",
+  date_hour: "yyyy-MM-dd'T'HH",
+  date_hour_minute: "yyyy-MM-dd'T'HH:mm",
+  date_hour_minute_second: "yyyy-MM-dd'T'HH:mm:ss",
+  date_hour_minute_second_millis: "yyyy-MM-dd'T'HH:mm:ss.SSS",
+  date_hour_minute_second_fraction: "yyyy-MM-dd'T'HH:mm:ss.SSS",
+  hour: 'HH',
+  hour_minute: 'HH:mm',
+  hour_minute_second: 'HH:mm:ss',
+  time: 'HH:mm:ss.SSSXXX',
+  time_no_millis: 'HH:mm:ssXXX',
+  ordinal_date: 'yyyy-DDD',
+  week_date: "xxxx-'W'ww-e",
 };
 
 const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
@@ -43,7 +59,7 @@ function compile(pattern: string): Token[] {
   const hit = compiled.get(pattern);
   if (hit) return hit;
   const out: Token[] = [];
-  for (let i = 0; i < pattern.length; ) {
+  for (let i = 0; i < pattern.length;) {
     const c = pattern[i];
     if (c === "'") {
       const end = pattern.indexOf("'", i + 1);
@@ -102,28 +118,54 @@ export function formatDate(utcMs: number, format: string | undefined, zone: Zone
     }
     const n = t.count;
     switch (t.letter) {
-      case 'y': case 'u': case 'x': {
+      case 'y':
+      case 'u':
+      case 'x': {
         const y = d.getUTCFullYear();
         s += n === 2 ? pad(y % 100, 2) : pad(y, n);
         break;
       }
-      case 'M': case 'L': {
+      case 'M':
+      case 'L': {
         const m = d.getUTCMonth();
         s += n >= 4 ? MONTHS[m] : n === 3 ? MONTHS[m].slice(0, 3) : pad(m + 1, n);
         break;
       }
-      case 'd': s += pad(d.getUTCDate(), n); break;
-      case 'D': s += pad(Math.floor((utcMs + offset - Date.UTC(d.getUTCFullYear(), 0, 1)) / DAY_MS) + 1, n); break;
-      case 'H': s += pad(d.getUTCHours(), n); break;
-      case 'h': s += pad(d.getUTCHours() % 12 || 12, n); break;
-      case 'm': s += pad(d.getUTCMinutes(), n); break;
-      case 's': s += pad(d.getUTCSeconds(), n); break;
-      case 'S': s += pad(d.getUTCMilliseconds(), 3).padEnd(n, '0').slice(0, n); break;
-      case 'a': s += d.getUTCHours() < 12 ? 'AM' : 'PM'; break;
-      case 'E': s += n >= 4 ? DAYS[d.getUTCDay()] : DAYS[d.getUTCDay()].slice(0, 3); break;
-      case 'e': s += String(((d.getUTCDay() + 6) % 7) + 1); break;
-      case 'w': s += pad(isoWeek(d), n); break;
-      default: s += offsetText(offset, t.letter, n); // X, Z
+      case 'd':
+        s += pad(d.getUTCDate(), n);
+        break;
+      case 'D':
+        s += pad(Math.floor((utcMs + offset - Date.UTC(d.getUTCFullYear(), 0, 1)) / DAY_MS) + 1, n);
+        break;
+      case 'H':
+        s += pad(d.getUTCHours(), n);
+        break;
+      case 'h':
+        s += pad(d.getUTCHours() % 12 || 12, n);
+        break;
+      case 'm':
+        s += pad(d.getUTCMinutes(), n);
+        break;
+      case 's':
+        s += pad(d.getUTCSeconds(), n);
+        break;
+      case 'S':
+        s += pad(d.getUTCMilliseconds(), 3).padEnd(n, '0').slice(0, n);
+        break;
+      case 'a':
+        s += d.getUTCHours() < 12 ? 'AM' : 'PM';
+        break;
+      case 'E':
+        s += n >= 4 ? DAYS[d.getUTCDay()] : DAYS[d.getUTCDay()].slice(0, 3);
+        break;
+      case 'e':
+        s += String(((d.getUTCDay() + 6) % 7) + 1);
+        break;
+      case 'w':
+        s += pad(isoWeek(d), n);
+        break;
+      default:
+        s += offsetText(offset, t.letter, n); // X, Z
     }
   }
   return s;

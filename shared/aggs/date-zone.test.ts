@@ -29,7 +29,7 @@ describe('date rounding and formats', () => {
   it('formats and date math', () => {
     expect(formatDate(0, 'yyyy-MM-dd', UTC)).toBe('1970-01-01');
     expect(formatDate(0, 'epoch_millis||strict_date', UTC)).toBe('0');
-    expect(formatDate(Date.UTC(2024, 6, 4, 9, 5), "dd MMM yyyy HH:mm EEE", UTC)).toBe('04 Jul 2024 09:05 Thu');
+    expect(formatDate(Date.UTC(2024, 6, 4, 9, 5), 'dd MMM yyyy HH:mm EEE', UTC)).toBe('04 Jul 2024 09:05 Thu');
     const now = Date.UTC(2024, 6, 4, 9, 5);
     expect(parseDateValue('now-1d/d', UTC, now)).toBe(Date.UTC(2024, 6, 3));
     expect(parseDateValue('2024-01-31||+1M', UTC)).toBe(Date.UTC(2024, 1, 29));

@@ -66,7 +66,15 @@ function intlZone(id: string): Zone {
   let dtf: Intl.DateTimeFormat;
   try {
     dtf = new Intl.DateTimeFormat('en-US', {
-      timeZone: id, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric', era: 'short',
+      timeZone: id,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      era: 'short',
     });
   } catch {
     throw new EsError(400, 'illegal_argument_exception', `Unknown time-zone ID: ${id}`);
@@ -129,11 +137,16 @@ function calendarFloor(local: number, unit: string): number {
   const y = d.getUTCFullYear();
   const m = d.getUTCMonth();
   switch (unit) {
-    case 'day': return floorTo(local, DAY_MS);
-    case 'week': return floorTo(local, DAY_MS) - ((d.getUTCDay() + 6) % 7) * DAY_MS; // ISO weeks start on Monday
-    case 'month': return utcDate(y, m, 1);
-    case 'quarter': return utcDate(y, m - (m % 3), 1);
-    default: return utcDate(y, 0, 1);
+    case 'day':
+      return floorTo(local, DAY_MS);
+    case 'week':
+      return floorTo(local, DAY_MS) - ((d.getUTCDay() + 6) % 7) * DAY_MS; // ISO weeks start on Monday
+    case 'month':
+      return utcDate(y, m, 1);
+    case 'quarter':
+      return utcDate(y, m - (m % 3), 1);
+    default:
+      return utcDate(y, 0, 1);
   }
 }
 
@@ -148,11 +161,19 @@ function utcDate(y: number, m: number, day: number): number {
 function calendarNext(local: number, unit: string): number {
   const d = new Date(local);
   switch (unit) {
-    case 'day': return local + DAY_MS;
-    case 'week': return local + 7 * DAY_MS;
-    case 'month': d.setUTCMonth(d.getUTCMonth() + 1); return d.getTime();
-    case 'quarter': d.setUTCMonth(d.getUTCMonth() + 3); return d.getTime();
-    default: d.setUTCFullYear(d.getUTCFullYear() + 1); return d.getTime();
+    case 'day':
+      return local + DAY_MS;
+    case 'week':
+      return local + 7 * DAY_MS;
+    case 'month':
+      d.setUTCMonth(d.getUTCMonth() + 1);
+      return d.getTime();
+    case 'quarter':
+      d.setUTCMonth(d.getUTCMonth() + 3);
+      return d.getTime();
+    default:
+      d.setUTCFullYear(d.getUTCFullYear() + 1);
+      return d.getTime();
   }
 }
 

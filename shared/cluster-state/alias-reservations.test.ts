@@ -12,8 +12,18 @@ import { aliasKey, indexKey } from './keys.ts';
 
 function metadata(name: string, uuid: string, extra: Partial<IndexMetadata> = {}): IndexMetadata {
   return {
-    name, uuid, numberOfShards: 1, numberOfReplicas: 0, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: 1_000,
-    mappings: { properties: {} }, creationDate: 0, version: 1, shardCopies: [[{ node: 0, primary: true, inSync: true }]], ...extra,
+    name,
+    uuid,
+    numberOfShards: 1,
+    numberOfReplicas: 0,
+    routingNumShards: 1,
+    maxResultWindow: 10_000,
+    refreshIntervalMs: 1_000,
+    mappings: { properties: {} },
+    creationDate: 0,
+    version: 1,
+    shardCopies: [[{ node: 0, primary: true, inSync: true }]],
+    ...extra,
   };
 }
 
@@ -47,7 +57,10 @@ describe('alias changes on the store', () => {
     await writer.create(metadata('v2', 'u2'));
     expect(await reserved('live')).toEqual(['v1']);
     const out = await writer.changeIndices(['v1', 'v2'], (cur): IndicesChange => ({
-      put: [{ ...cur.get('v1')!, aliases: {} }, { ...cur.get('v2')!, aliases: { live: {} } }],
+      put: [
+        { ...cur.get('v1')!, aliases: {} },
+        { ...cur.get('v2')!, aliases: { live: {} } },
+      ],
       delete: [],
     }));
     expect(out.stored.map((s) => s.metadata.name)).toEqual(['v1', 'v2']);
@@ -59,23 +72,28 @@ describe('alias changes on the store', () => {
     expect(cache.get('v1')!.metadata.version).toBe(2);
   });
 
-  it('an index may not take an alias\'s name, even one this process has not seen yet', async () => {
+  it("an index may not take an alias's name, even one this process has not seen yet", async () => {
     const [a, b] = [await process(), await process()];
     await a.writer.create(metadata('logs-1', 'u1', { aliases: { logs: {} } }));
     // b's cache may lag: the create's compare on the reservation still refuses the name
     await expect(b.writer.create(metadata('logs', 'u2'))).rejects.toMatchObject({
-      status: 400, type: 'invalid_index_name_exception', message: 'Invalid index name [logs], already exists as alias',
+      status: 400,
+      type: 'invalid_index_name_exception',
+      message: 'Invalid index name [logs], already exists as alias',
     });
     expect(await store.get(indexKey('logs'))).toBeUndefined();
   });
 
-  it('an alias may not take an index\'s name created meanwhile by another process', async () => {
+  it("an alias may not take an index's name created meanwhile by another process", async () => {
     const [a, b] = [await process(), await process()];
     await a.writer.create(metadata('data', 'u1'));
     await b.writer.create(metadata('x', 'ux'));
     // a decides on a state where `x` is unknown to it only if its watch lags; the txn compares `x` absent either way
     const adding = a.writer.changeIndices(['data'], (cur) => ({ put: [{ ...cur.get('data')!, aliases: { x: {} } }], delete: [] }));
-    await expect(adding).rejects.toMatchObject({ type: 'invalid_alias_name_exception', message: 'Invalid alias name [x]: an index or data stream exists with the same name as the alias' });
+    await expect(adding).rejects.toMatchObject({
+      type: 'invalid_alias_name_exception',
+      message: 'Invalid alias name [x]: an index or data stream exists with the same name as the alias',
+    });
     expect(await reserved('x')).toBeUndefined();
   });
 
@@ -90,7 +108,7 @@ describe('alias changes on the store', () => {
     expect((await store.range('folio/graveyard/')).kvs.map((kv) => JSON.parse(kv.value).name)).toEqual(['old']);
   });
 
-  it('deleting an index drops it from its aliases\' reservations, and frees an alias name no index holds', async () => {
+  it("deleting an index drops it from its aliases' reservations, and frees an alias name no index holds", async () => {
     const { writer } = await process();
     await writer.create(metadata('i1', 'u1', { aliases: { both: {}, one: {} } }));
     await writer.create(metadata('i2', 'u2', { aliases: { both: {} } }));
@@ -105,7 +123,11 @@ describe('alias changes on the store', () => {
     const { writer } = await process();
     await writer.create(metadata('i1', 'u1'));
     const before = (await store.get(indexKey('i1')))!.modRevision;
-    await expect(writer.changeIndices(['i1'], () => { throw new Error('no'); })).rejects.toThrow('no');
+    await expect(
+      writer.changeIndices(['i1'], () => {
+        throw new Error('no');
+      }),
+    ).rejects.toThrow('no');
     expect(await writer.changeIndices(['i1'], () => null)).toEqual({ stored: [], deleted: [] });
     expect((await store.get(indexKey('i1')))!.modRevision).toBe(before);
   });
@@ -136,23 +158,26 @@ describe('alias changes on the store', () => {
     expect(await reserved('w')).toEqual(['i1']);
   });
 
-  it('a new index\'s aliases are checked against the indices their reservations name when it is stored', async () => {
+  it("a new index's aliases are checked against the indices their reservations name when it is stored", async () => {
     const [a, b] = [await process(), await process()];
     await a.writer.create(metadata('i1', 'u1', { aliases: { w: { is_write_index: true } } }));
     const check = (writer: boolean) => (others: readonly IndexMetadata[]) => {
       if (writer && others.some((m) => m.aliases?.w?.is_write_index)) throw new Error(`alias [w] has a write index [${others.map((m) => m.name).join(',')}]`);
     };
-    await expect(b.writer.create(metadata('i2', 'u2', { aliases: { w: { is_write_index: true } } }), check(true))).rejects.toThrow('alias [w] has a write index [i1]');
+    await expect(b.writer.create(metadata('i2', 'u2', { aliases: { w: { is_write_index: true } } }), check(true))).rejects.toThrow(
+      'alias [w] has a write index [i1]',
+    );
     expect(await store.get(indexKey('i2'))).toBeUndefined();
     await b.writer.create(metadata('i3', 'u3', { aliases: { w: {} } }), check(false));
     expect(await reserved('w')).toEqual(['i1', 'i3']);
   });
 
-  it('two processes changing one alias at once both land, each decided on the other\'s outcome', async () => {
+  it("two processes changing one alias at once both land, each decided on the other's outcome", async () => {
     const [a, b] = [await process(), await process()];
     await a.writer.create(metadata('i1', 'u1'));
     await a.writer.create(metadata('i2', 'u2'));
-    const add = (w: ClusterStateWriter, index: string) => w.changeIndices(['i1', 'i2'], (cur) => ({ put: [{ ...cur.get(index)!, aliases: { shared: {} } }], delete: [] }));
+    const add = (w: ClusterStateWriter, index: string) =>
+      w.changeIndices(['i1', 'i2'], (cur) => ({ put: [{ ...cur.get(index)!, aliases: { shared: {} } }], delete: [] }));
     await Promise.all([add(a.writer, 'i1'), add(b.writer, 'i2')]);
     expect(await reserved('shared')).toEqual(['i1', 'i2']);
   });

@@ -39,7 +39,13 @@ export function reservedIndices(kv: KeyValue | undefined): string[] {
  * name now (the caller makes sure its decision saw each of them).
  * @throws EsError 503 when the store cannot be reached
  */
-export async function reservationChanges(store: StateStore, before: AliasesByIndex, after: AliasesByIndex, deleting: readonly string[], edited: ReadonlySet<string> = new Set()): Promise<{ compare: Compare[]; ops: TxnOp[]; listed: string[] }> {
+export async function reservationChanges(
+  store: StateStore,
+  before: AliasesByIndex,
+  after: AliasesByIndex,
+  deleting: readonly string[],
+  edited: ReadonlySet<string> = new Set(),
+): Promise<{ compare: Compare[]; ops: TxnOp[]; listed: string[] }> {
   const gained = new Map<string, Set<string>>();
   const lost = new Map<string, Set<string>>();
   for (const index of new Set([...before.keys(), ...after.keys()])) {

@@ -250,7 +250,12 @@ export class ClusterStateCache {
       } catch {
         // a tombstone without readable details still names the uuid
       }
-      this.graves.set(uuid, { uuid, name: typeof entry.name === 'string' ? entry.name : '', deletedAt: Number(entry.deletedAt ?? 0), modRevision: kv.modRevision });
+      this.graves.set(uuid, {
+        uuid,
+        name: typeof entry.name === 'string' ? entry.name : '',
+        deletedAt: Number(entry.deletedAt ?? 0),
+        modRevision: kv.modRevision,
+      });
     } else if (kv.key.startsWith(NODES_PREFIX)) {
       const nodeId = kv.key.slice(NODES_PREFIX.length);
       this.members.add(nodeId);

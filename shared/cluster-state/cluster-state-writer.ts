@@ -105,7 +105,10 @@ function indicesWrites(change: IndicesChange, current: ReadonlyMap<string, Store
     const was = current.get(n);
     if (!was) throw indexNotFound(n);
     deleted.push(was.metadata);
-    ops.push({ op: 'delete', key: indexKey(n) }, { op: 'put', key: graveyardKey(was.metadata.uuid), value: JSON.stringify({ name: n, deletedAt: Date.now() }) });
+    ops.push(
+      { op: 'delete', key: indexKey(n) },
+      { op: 'put', key: graveyardKey(was.metadata.uuid), value: JSON.stringify({ name: n, deletedAt: Date.now() }) },
+    );
     before.set(n, aliasNamesOf(was.metadata));
   }
   // An alias whose metadata changes on an index (is_write_index, filter, …) without gaining or
@@ -303,7 +306,10 @@ export class ClusterStateWriter {
       }
       compare.push(...reserved.compare.filter((c) => !compare.some((d) => d.key === c.key)));
       ops.push(...reserved.ops);
-      if (ops.length > MAX_TXN_OPS) throw illegalArgument(`the change touches ${ops.length} keys of the cluster state, more than one transaction takes (${MAX_TXN_OPS}); split it into smaller requests`);
+      if (ops.length > MAX_TXN_OPS)
+        throw illegalArgument(
+          `the change touches ${ops.length} keys of the cluster state, more than one transaction takes (${MAX_TXN_OPS}); split it into smaller requests`,
+        );
       let r: TxnResult;
       try {
         r = await this.store.txn({ compare, ops });
@@ -343,16 +349,22 @@ export class ClusterStateWriter {
     let imported = 0;
     try {
       for (const m of indices) {
-        const r = await this.store.txn({ compare: [{ key: indexKey(m.name), createRevision: 0 }], ops: [{ op: 'put', key: indexKey(m.name), value: JSON.stringify(m) }] });
+        const r = await this.store.txn({
+          compare: [{ key: indexKey(m.name), createRevision: 0 }],
+          ops: [{ op: 'put', key: indexKey(m.name), value: JSON.stringify(m) }],
+        });
         if (r.succeeded) imported++;
       }
-      const done = await this.store.txn({ compare: [{ key: BOOTSTRAPPED_KEY, createRevision: 0 }], ops: [{ op: 'put', key: BOOTSTRAPPED_KEY, value: JSON.stringify({ at: Date.now(), imported }) }] });
+      const done = await this.store.txn({
+        compare: [{ key: BOOTSTRAPPED_KEY, createRevision: 0 }],
+        ops: [{ op: 'put', key: BOOTSTRAPPED_KEY, value: JSON.stringify({ at: Date.now(), imported }) }],
+      });
       if (done.succeeded) this.cache.noteKv({ key: BOOTSTRAPPED_KEY, value: '', createRevision: done.revision, modRevision: done.revision, version: 1 });
     } catch (err) {
       if (isStateStoreError(err)) throw noMasterBlock(err.message);
       throw err;
     }
-    if (imported > 0) this.log?.info({ imported }, 'cluster state bootstrapped from the shard nodes\' metadata');
+    if (imported > 0) this.log?.info({ imported }, "cluster state bootstrapped from the shard nodes' metadata");
     return imported;
   }
 

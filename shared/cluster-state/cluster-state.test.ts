@@ -12,8 +12,18 @@ import { eventually } from '../../test/support/eventually.ts';
 
 function metadata(name: string, uuid: string, extra: Partial<IndexMetadata> = {}): IndexMetadata {
   return {
-    name, uuid, numberOfShards: 1, numberOfReplicas: 0, routingNumShards: 1, maxResultWindow: 10_000, refreshIntervalMs: 1_000,
-    mappings: { properties: {} }, creationDate: 0, version: 1, shardCopies: [[{ node: 0, primary: true, inSync: true }]], ...extra,
+    name,
+    uuid,
+    numberOfShards: 1,
+    numberOfReplicas: 0,
+    routingNumShards: 1,
+    maxResultWindow: 10_000,
+    refreshIntervalMs: 1_000,
+    mappings: { properties: {} },
+    creationDate: 0,
+    version: 1,
+    shardCopies: [[{ node: 0, primary: true, inSync: true }]],
+    ...extra,
   };
 }
 
@@ -37,7 +47,7 @@ afterEach(async () => {
 });
 
 describe('cluster state on the store', () => {
-  it('two processes creating one name at once get one index with one uuid; the loser learns the winner\'s', async () => {
+  it("two processes creating one name at once get one index with one uuid; the loser learns the winner's", async () => {
     const [a, b] = [await process(), await process()];
     const outcomes = await Promise.allSettled([a.writer.create(metadata('logs', 'uuid-a')), b.writer.create(metadata('logs', 'uuid-b'))]);
     const won = outcomes.filter((o) => o.status === 'fulfilled');
@@ -65,9 +75,11 @@ describe('cluster state on the store', () => {
     await ps[0].writer.create(metadata('logs', 'u1', { maxResultWindow: 0 }));
     await Promise.all(ps.map((p) => eventually(() => p.cache.get('logs') !== undefined)));
     const perProcess = 8;
-    await Promise.all(ps.map(async (p) => {
-      for (let i = 0; i < perProcess; i++) await p.writer.update('logs', (m) => ({ ...m, maxResultWindow: m.maxResultWindow + 1 }));
-    }));
+    await Promise.all(
+      ps.map(async (p) => {
+        for (let i = 0; i < perProcess; i++) await p.writer.update('logs', (m) => ({ ...m, maxResultWindow: m.maxResultWindow + 1 }));
+      }),
+    );
     const stored = JSON.parse((await store.get(indexKey('logs')))!.value) as IndexMetadata;
     expect(stored.maxResultWindow).toBe(ps.length * perProcess);
     expect(stored.version).toBe(1 + ps.length * perProcess);
@@ -82,7 +94,7 @@ describe('cluster state on the store', () => {
     await expect(writer.update('nope', (m) => m)).rejects.toMatchObject({ status: 404 });
   });
 
-  it('a deposed cluster manager\'s decision is refused with cluster_block_exception', async () => {
+  it("a deposed cluster manager's decision is refused with cluster_block_exception", async () => {
     const { writer } = await process();
     await writer.create(metadata('logs', 'u1'));
     const election = new Election(store, CLUSTER_MANAGER_ELECTION_PREFIX);
@@ -90,8 +102,10 @@ describe('cluster state on the store', () => {
     const leadership = await election.campaign(lease.id, 'c1');
     await writer.update('logs', (m) => ({ ...m, maxResultWindow: 1 }), { guard: leadership.guard });
     await store.revokeLease(lease.id);
-    await expect(writer.update('logs', (m) => ({ ...m, maxResultWindow: 2 }), { guard: leadership.guard }))
-      .rejects.toMatchObject({ status: 503, type: 'cluster_block_exception' });
+    await expect(writer.update('logs', (m) => ({ ...m, maxResultWindow: 2 }), { guard: leadership.guard })).rejects.toMatchObject({
+      status: 503,
+      type: 'cluster_block_exception',
+    });
     expect(JSON.parse((await store.get(indexKey('logs')))!.value).maxResultWindow).toBe(1);
   });
 
@@ -108,8 +122,12 @@ describe('cluster state on the store', () => {
     expect(a.cache.get('logs')!.metadata.uuid).toBe('u2');
 
     // Past the bound, the oldest tombstones go.
-    for (let i = 0; i < 3; i++) await store.txn({ compare: [], ops: Array.from({ length: 100 }, (_, j) => ({ op: 'put' as const, key: graveyardKey(`old-${i}-${j}`), value: '{}' })) });
-    await store.txn({ compare: [], ops: Array.from({ length: GRAVEYARD_SIZE - 301 }, (_, j) => ({ op: 'put' as const, key: graveyardKey(`more-${j}`), value: '{}' })).slice(0, 120) });
+    for (let i = 0; i < 3; i++)
+      await store.txn({ compare: [], ops: Array.from({ length: 100 }, (_, j) => ({ op: 'put' as const, key: graveyardKey(`old-${i}-${j}`), value: '{}' })) });
+    await store.txn({
+      compare: [],
+      ops: Array.from({ length: GRAVEYARD_SIZE - 301 }, (_, j) => ({ op: 'put' as const, key: graveyardKey(`more-${j}`), value: '{}' })).slice(0, 120),
+    });
     await eventually(() => a.cache.tombstones().length === 1 + 300 + 120);
     for (let i = 0; i < 90; i++) await store.txn({ compare: [], ops: [{ op: 'put', key: graveyardKey(`late-${i}`), value: '{}' }] });
     await eventually(() => a.cache.tombstones().length === 511);
@@ -120,7 +138,7 @@ describe('cluster state on the store', () => {
     expect((await store.range('folio/graveyard/')).kvs).toHaveLength(GRAVEYARD_SIZE);
   });
 
-  it('bootstrap imports the nodes\' indices once; later a free name is not imported again', async () => {
+  it("bootstrap imports the nodes' indices once; later a free name is not imported again", async () => {
     const { cache, writer } = await process();
     await writer.create(metadata('kept', 'k1'));
     expect(await writer.bootstrap([metadata('kept', 'other'), metadata('old', 'o1', { version: 7 })])).toBe(1);

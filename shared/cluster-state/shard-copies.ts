@@ -27,7 +27,9 @@ export function shardsOnNode(metadata: IndexMetadata, ordinal: number | null): n
 export function hostedCopies(metadata: IndexMetadata, ordinal: number | null, shards: readonly number[]): HostedCopy[] {
   return shards.map((s) => {
     const copy = ordinal === null ? undefined : metadata.shardCopies?.[s]?.find((c) => c.node === ordinal);
-    return copy ? { shard: s, primary: copy.primary, inSync: copy.inSync } : { shard: s, primary: metadata.shardCopies === undefined, inSync: metadata.shardCopies === undefined };
+    return copy
+      ? { shard: s, primary: copy.primary, inSync: copy.inSync }
+      : { shard: s, primary: metadata.shardCopies === undefined, inSync: metadata.shardCopies === undefined };
   });
 }
 
@@ -42,7 +44,11 @@ export function withInSync(copies: ShardCopy[][], shard: number, nodes: readonly
   if (!list) throw illegalArgument(`no shard [${shard}]`);
   for (const n of nodes) if (!list.some((c) => c.node === n)) throw illegalArgument(`shard [${shard}] has no copy on node [${n}]`);
   if (list.every((c) => !nodes.includes(c.node) || (c.inSync && !c.resync))) return copies;
-  return copies.map((l, s) => (s !== shard ? l : l.map((c) => (nodes.includes(c.node) ? { node: c.node, primary: c.primary, inSync: true, ...(c.failures ? { failures: c.failures } : {}) } : c))));
+  return copies.map((l, s) =>
+    s !== shard
+      ? l
+      : l.map((c) => (nodes.includes(c.node) ? { node: c.node, primary: c.primary, inSync: true, ...(c.failures ? { failures: c.failures } : {}) } : c)),
+  );
 }
 
 /**

@@ -46,7 +46,12 @@ export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve
  * Reads batches from a watch until `done(batches)` is true, then stops it. Fails after
  * `timeoutMs` with what was seen.
  */
-export async function collect(iterable: AsyncIterable<WatchBatch>, controller: AbortController, done: (batches: WatchBatch[]) => boolean, timeoutMs: number): Promise<WatchBatch[]> {
+export async function collect(
+  iterable: AsyncIterable<WatchBatch>,
+  controller: AbortController,
+  done: (batches: WatchBatch[]) => boolean,
+  timeoutMs: number,
+): Promise<WatchBatch[]> {
   const batches: WatchBatch[] = [];
   const timer = setTimeout(() => controller.abort(), timeoutMs);
   try {

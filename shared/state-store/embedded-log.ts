@@ -83,7 +83,10 @@ export class EmbeddedLog {
       const snapshot = await readSnapshot(dir);
       const walPath = join(dir, 'wal.log');
       const { records, goodBytes } = await readWal(walPath);
-      const size = await stat(walPath).then((s) => s.size, () => 0);
+      const size = await stat(walPath).then(
+        (s) => s.size,
+        () => 0,
+      );
       if (size > goodBytes) await truncate(walPath, goodBytes);
       const wal = await open(walPath, 'a');
       return { log: new EmbeddedLog(dir, wal, goodBytes), snapshot, records };

@@ -26,8 +26,20 @@ describe('EmbeddedStore durability', () => {
     const dir = freshDir();
     let store: StateStore = await EmbeddedStore.open({ dir });
     const lease = await store.grantLease(30);
-    await store.txn({ compare: [], ops: [{ op: 'put', key: 'a', value: '1' }, { op: 'put', key: 'b', value: '1' }] });
-    await store.txn({ compare: [], ops: [{ op: 'put', key: 'a', value: '2' }, { op: 'put', key: 'n/1', value: 'alive', lease: lease.id }] });
+    await store.txn({
+      compare: [],
+      ops: [
+        { op: 'put', key: 'a', value: '1' },
+        { op: 'put', key: 'b', value: '1' },
+      ],
+    });
+    await store.txn({
+      compare: [],
+      ops: [
+        { op: 'put', key: 'a', value: '2' },
+        { op: 'put', key: 'n/1', value: 'alive', lease: lease.id },
+      ],
+    });
     await store.txn({ compare: [], ops: [{ op: 'delete', key: 'b' }] });
     const before = await store.range('');
     await store.close();
@@ -61,14 +73,22 @@ describe('EmbeddedStore durability', () => {
   it('keeps every acknowledged write when the process is killed (SIGKILL) mid-stream, and takes over its lock', async () => {
     const dir = freshDir();
     // A child process writes numbered keys and prints each acknowledged revision; we kill it mid-way.
-    const child = spawn(process.execPath, ['--input-type=module', '-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `
       const { EmbeddedStore } = await import(${JSON.stringify(new URL('./embedded-store.ts', import.meta.url).href)});
       const store = await EmbeddedStore.open({ dir: ${JSON.stringify(dir)} });
       for (let i = 0; ; i++) {
         const r = await store.txn({ compare: [], ops: [{ op: 'put', key: 'k/' + String(i).padStart(6, '0'), value: String(i) }] });
         process.stdout.write(i + ' ' + r.revision + '\\n');
       }
-    `], { stdio: ['ignore', 'pipe', 'pipe'] });
+    `,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -78,7 +98,10 @@ describe('EmbeddedStore durability', () => {
     while (out.split('\n').length < 60 && performance.now() - started < 15_000 && child.exitCode === null) await new Promise((r) => setTimeout(r, 20));
     child.kill('SIGKILL');
     await exited;
-    const acked = out.split('\n').filter((l) => /^\d+ \d+$/.test(l)).map((l) => Number(l.split(' ')[0]));
+    const acked = out
+      .split('\n')
+      .filter((l) => /^\d+ \d+$/.test(l))
+      .map((l) => Number(l.split(' ')[0]));
     expect(acked.length, `child output: ${out.slice(-500)} ${err.slice(-2000)}`).toBeGreaterThanOrEqual(50);
     expect(await readFile(join(dir, 'LOCK'), 'utf8')).toBe(`${child.pid}\n`); // left behind by the killed process
 
@@ -109,7 +132,11 @@ describe('EmbeddedStore durability', () => {
     expect(walText.trimEnd().split('\n')).toHaveLength(3);
     await appendFile(join(crashed, 'wal.log'), '0badc0de {"t":"txn","rev":99,"puts":[["g","7",null]],"dels":[');
     const recovered = await EmbeddedStore.open({ dir: crashed });
-    expect(entries((await recovered.range('')).kvs)).toEqual([['a', '1'], ['b', '2'], ['c', '3']]);
+    expect(entries((await recovered.range('')).kvs)).toEqual([
+      ['a', '1'],
+      ['b', '2'],
+      ['c', '3'],
+    ]);
     expect((await recovered.range('')).revision).toBe(4);
     await recovered.close();
 

@@ -26,19 +26,7 @@ import type { LogRecord, Snapshot } from './embedded-log.ts';
 import { StateStoreError } from './errors.ts';
 import { checkKey, checkTtl, checkTxn, compareKeyBytes } from './request-checks.ts';
 import { WatchHistory } from './watch-history.ts';
-import type {
-  KeyValue,
-  Lease,
-  LeaseId,
-  RangeResult,
-  Revision,
-  StateStore,
-  TxnRequest,
-  TxnResult,
-  WatchBatch,
-  WatchEvent,
-  WatchOptions,
-} from './types.ts';
+import type { KeyValue, Lease, LeaseId, RangeResult, Revision, StateStore, TxnRequest, TxnResult, WatchBatch, WatchEvent, WatchOptions } from './types.ts';
 
 /** Revisions of history kept for watches before the oldest is compacted away. */
 export const DEFAULT_HISTORY_RETAIN_REVISIONS = 10_000;
@@ -332,7 +320,11 @@ export class EmbeddedStore implements StateStore {
     await this.persist({ t: 'revoke', id, rev, dels: keys });
     clearTimeout(lease.timer);
     this.leases.delete(id);
-    if (rev !== null) this.apply(rev, keys.map((key) => ({ key, value: undefined })));
+    if (rev !== null)
+      this.apply(
+        rev,
+        keys.map((key) => ({ key, value: undefined })),
+      );
   }
 
   /** Rebuilds the state from the snapshot and the log records after it. */
@@ -358,7 +350,11 @@ export class EmbeddedStore implements StateStore {
       } else if (r.t === 'revoke') {
         if (r.rev !== null && r.rev <= this.revision) continue;
         this.leases.delete(r.id);
-        if (r.rev !== null) this.apply(r.rev, r.dels.map((key) => ({ key, value: undefined })));
+        if (r.rev !== null)
+          this.apply(
+            r.rev,
+            r.dels.map((key) => ({ key, value: undefined })),
+          );
       } else if (r.t === 'compact') {
         this.watches.compactTo(r.rev);
       }

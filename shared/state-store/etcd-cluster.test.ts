@@ -31,7 +31,11 @@ describe('EtcdStore on a 3-member etcd cluster', () => {
     const endpoints = cluster!.endpoints;
     const leader = await leaderIndex(endpoints);
     const paused = (leader + 1) % endpoints.length; // a follower, so the other two keep a quorum
-    const store = new EtcdStore({ endpoints: [endpoints[paused], ...endpoints.filter((_, i) => i !== paused)], attemptTimeoutMs: 1_000, watchProbeIntervalMs: 500 });
+    const store = new EtcdStore({
+      endpoints: [endpoints[paused], ...endpoints.filter((_, i) => i !== paused)],
+      attemptTimeoutMs: 1_000,
+      watchProbeIntervalMs: 500,
+    });
     const child = cluster!.members[paused].child!;
     try {
       const first = await store.txn({ compare: [], ops: [{ op: 'put', key: 'pause-test/a', value: 'before' }] });

@@ -125,7 +125,8 @@ export class EtcdGateway {
         const { unsent, error } = outcome.failure;
         if (error.code !== 'unavailable') throw error;
         this.avoid(this.endpoints[index]); // the next call starts elsewhere
-        if (!unsent && retry === 'once') throw new StateStoreError('unavailable', `${error.message} (the write may have been applied)`, { ambiguous: true, cause: error });
+        if (!unsent && retry === 'once')
+          throw new StateStoreError('unavailable', `${error.message} (the write may have been applied)`, { ambiguous: true, cause: error });
         failures.push(error.message);
       }
       if (performance.now() + pause >= deadline) break;
@@ -230,7 +231,8 @@ export function gatewayFailure(endpoint: string, reply: GatewayError | { result?
   // A stream's error line is `{"error": {"grpc_code": N, "message": "..."}}`.
   const streamError = (reply as { error?: { grpc_code?: number; message?: string } }).error;
   const code = typeof streamError === 'object' && streamError !== null ? streamError.grpc_code : (reply as GatewayError).code;
-  const message = typeof streamError === 'object' && streamError !== null ? streamError.message : ((reply as GatewayError).message ?? (reply as GatewayError).error);
+  const message =
+    typeof streamError === 'object' && streamError !== null ? streamError.message : ((reply as GatewayError).message ?? (reply as GatewayError).error);
   if (code === undefined || code === 0) return undefined;
   const text = `[${endpoint}] ${message ?? `gRPC code ${code}`}`;
   switch (code) {
@@ -256,7 +258,8 @@ export function gatewayFailure(endpoint: string, reply: GatewayError | { result?
 function connectionFailure(endpoint: string, err: unknown): AttemptFailure {
   const e = err as { code?: string; message?: string; name?: string };
   const unsent = e.code === 'ECONNREFUSED' || e.code === 'UND_ERR_CONNECT_TIMEOUT' || e.code === 'ENOTFOUND' || e.code === 'EHOSTUNREACH';
-  const what = e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' ? 'timed out' : (e.code ?? e.message ?? String(err));
+  const what =
+    e.name === 'TimeoutError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT' ? 'timed out' : (e.code ?? e.message ?? String(err));
   return { unsent, error: new StateStoreError('unavailable', `[${endpoint}] ${what}`, { cause: err }) };
 }
 

@@ -26,7 +26,20 @@ import { EtcdGateway, DEFAULT_ATTEMPT_TIMEOUT_MS, gatewayFailure } from './etcd-
 import type { EtcdGatewayOptions } from './etcd-gateway.ts';
 import { isStateStoreError, StateStoreError } from './errors.ts';
 import { checkKey, checkTtl, checkTxn, prefixRangeEnd } from './request-checks.ts';
-import type { KeyValue, Lease, LeaseId, RangeResult, Revision, StateStore, TxnOp, TxnRequest, TxnResult, WatchBatch, WatchEvent, WatchOptions } from './types.ts';
+import type {
+  KeyValue,
+  Lease,
+  LeaseId,
+  RangeResult,
+  Revision,
+  StateStore,
+  TxnOp,
+  TxnRequest,
+  TxnResult,
+  WatchBatch,
+  WatchEvent,
+  WatchOptions,
+} from './types.ts';
 
 /** Default interval between liveness probes of the member a watch runs on. */
 export const DEFAULT_WATCH_PROBE_INTERVAL_MS = 2_000;
@@ -79,7 +92,13 @@ const unb64 = (s: string | undefined): string => (s ? Buffer.from(s, 'base64').t
 const int = (s: string | undefined): number => (s ? Number(s) : 0);
 
 function toKeyValue(w: WireKeyValue): KeyValue {
-  const kv: KeyValue = { key: unb64(w.key), value: unb64(w.value), createRevision: int(w.create_revision), modRevision: int(w.mod_revision), version: int(w.version) };
+  const kv: KeyValue = {
+    key: unb64(w.key),
+    value: unb64(w.value),
+    createRevision: int(w.create_revision),
+    modRevision: int(w.mod_revision),
+    version: int(w.version),
+  };
   if (w.lease && w.lease !== '0') kv.lease = w.lease;
   return kv;
 }
@@ -177,7 +196,8 @@ export class EtcdStore implements StateStore {
   watch(prefix: string, options: WatchOptions = {}): AsyncIterable<WatchBatch> {
     if (typeof prefix !== 'string') throw new StateStoreError('invalid_argument', 'prefix must be a string');
     const start = options.fromRevision;
-    if (start !== undefined && (!Number.isSafeInteger(start) || start < 1)) throw new StateStoreError('invalid_argument', `fromRevision must be an integer ≥ 1, got ${start}`);
+    if (start !== undefined && (!Number.isSafeInteger(start) || start < 1))
+      throw new StateStoreError('invalid_argument', `fromRevision must be an integer ≥ 1, got ${start}`);
     return this.watchLoop(prefix, start, options.signal);
   }
 
@@ -220,7 +240,9 @@ export class EtcdStore implements StateStore {
           if (result.canceled) {
             const compactRevision = int(result.compact_revision);
             if (compactRevision > 0) {
-              throw new StateStoreError('compacted', `mvcc: required revision has been compacted (watch from ${next}, compacted at ${compactRevision})`, { compactRevision });
+              throw new StateStoreError('compacted', `mvcc: required revision has been compacted (watch from ${next}, compacted at ${compactRevision})`, {
+                compactRevision,
+              });
             }
             throw new StateStoreError('unavailable', `[${stream.endpoint}] watch canceled: ${result.cancel_reason ?? 'no reason given'}`);
           }
@@ -259,9 +281,12 @@ export class EtcdStore implements StateStore {
       inFlight = true;
       this.gateway
         .attempt(index, '/v3/kv/range', body, this.probeTimeoutMs)
-        .then((outcome) => {
-          if (!outcome.ok) attempt.abort();
-        }, () => attempt.abort())
+        .then(
+          (outcome) => {
+            if (!outcome.ok) attempt.abort();
+          },
+          () => attempt.abort(),
+        )
         .finally(() => (inFlight = false));
     }, this.watchProbeIntervalMs);
     timer.unref();

@@ -68,7 +68,11 @@ export class LeaseKeeper {
       if (this.stopped) return;
       if (isStateStoreError(err, 'lease_not_found')) return this.fail(err);
       if (performance.now() - this.renewedAtMs >= this.lease.ttlSeconds * 1000) {
-        return this.fail(new StateStoreError('unavailable', `lease ${this.lease.id} not renewed for its whole TTL (${this.lease.ttlSeconds} s): ${(err as Error).message}`, { cause: err }));
+        return this.fail(
+          new StateStoreError('unavailable', `lease ${this.lease.id} not renewed for its whole TTL (${this.lease.ttlSeconds} s): ${(err as Error).message}`, {
+            cause: err,
+          }),
+        );
       }
     }
     this.schedule();

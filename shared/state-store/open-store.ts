@@ -24,14 +24,25 @@ export interface OpenStateStoreOptions {
  */
 export function parseEtcdEndpoints(value: string): string[] {
   const out: string[] = [];
-  for (const raw of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const raw of value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     let url: URL;
     try {
       url = new URL(raw);
     } catch {
       throw new Error(`FOLIO_ETCD: [${raw}] is not a URL (expected http://host:port)`);
     }
-    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.port === '' || url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== '')) {
+    if (
+      (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+      url.port === '' ||
+      url.username ||
+      url.password ||
+      url.search ||
+      url.hash ||
+      (url.pathname !== '/' && url.pathname !== '')
+    ) {
       throw new Error(`FOLIO_ETCD: [${raw}] must be http(s)://host:port with nothing after the port`);
     }
     if (!out.includes(url.origin)) out.push(url.origin);

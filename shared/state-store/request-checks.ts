@@ -74,7 +74,8 @@ export function checkTxn(request: TxnRequest): void {
     } else if (op?.op === 'put') {
       checkKey(op.key);
       if (typeof op.value !== 'string') throw new StateStoreError('invalid_argument', `value of ${op.key} must be a string`);
-      if (op.lease !== undefined && !/^[1-9][0-9]{0,18}$/.test(op.lease)) throw new StateStoreError('invalid_argument', `lease id must be a positive decimal integer, got ${op.lease}`);
+      if (op.lease !== undefined && !/^[1-9][0-9]{0,18}$/.test(op.lease))
+        throw new StateStoreError('invalid_argument', `lease id must be a positive decimal integer, got ${op.lease}`);
       if (puts.has(op.key)) throw new StateStoreError('invalid_argument', 'duplicate key given in txn request');
       puts.add(op.key);
     } else {

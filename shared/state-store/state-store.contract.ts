@@ -49,7 +49,10 @@ function kvContract(factory: StateStoreFactory): void {
       expect(b).toEqual({ key: `${p}b`, value: 'two', createRevision: r1, modRevision: r2, version: 2 });
       expect(await store.get(`${p}missing`)).toBeUndefined();
       const { kvs, revision } = await store.range(p);
-      expect(kvs.map((kv) => [kv.key, kv.value])).toEqual([[`${p}a`, 'x'], [`${p}b`, 'two']]);
+      expect(kvs.map((kv) => [kv.key, kv.value])).toEqual([
+        [`${p}a`, 'x'],
+        [`${p}b`, 'two'],
+      ]);
       expect(revision).toBeGreaterThanOrEqual(r3 + 1);
       // UTF-8 keys and values round-trip; order is by bytes.
       await put(store, `${p}é`, 'ünïcödé ✓');
@@ -103,8 +106,14 @@ function txnContract(factory: StateStoreFactory): void {
       // One compare fails: nothing of the txn is written.
       const before = await store.range(p);
       const failed = await store.txn({
-        compare: [{ key: `${p}meta`, modRevision: r.revision }, { key: `${p}idx/b/1`, modRevision: r.revision - 1 }],
-        ops: [{ op: 'put', key: `${p}x`, value: '1' }, { op: 'delete', key: `${p}meta` }],
+        compare: [
+          { key: `${p}meta`, modRevision: r.revision },
+          { key: `${p}idx/b/1`, modRevision: r.revision - 1 },
+        ],
+        ops: [
+          { op: 'put', key: `${p}x`, value: '1' },
+          { op: 'delete', key: `${p}meta` },
+        ],
       });
       expect(failed.succeeded).toBe(false);
       expect((await store.range(p)).kvs).toEqual(before.kvs);
@@ -128,9 +137,11 @@ function txnContract(factory: StateStoreFactory): void {
           kv = r.current.get(key);
         }
       };
-      await Promise.all(Array.from({ length: clients }, async () => {
-        for (let i = 0; i < incrementsEach; i++) await increment();
-      }));
+      await Promise.all(
+        Array.from({ length: clients }, async () => {
+          for (let i = 0; i < incrementsEach; i++) await increment();
+        }),
+      );
       const final = (await store.get(key))!;
       expect(final.value).toBe(String(clients * incrementsEach));
       expect(final.version).toBe(clients * incrementsEach);
@@ -140,9 +151,21 @@ function txnContract(factory: StateStoreFactory): void {
 
   it('refuses a txn that puts a key twice or inside a prefix it deletes, and a put on an ended lease', () =>
     withStore(factory, async (store, p) => {
-      const dup = store.txn({ compare: [], ops: [{ op: 'put', key: `${p}a`, value: '1' }, { op: 'put', key: `${p}a`, value: '2' }] });
+      const dup = store.txn({
+        compare: [],
+        ops: [
+          { op: 'put', key: `${p}a`, value: '1' },
+          { op: 'put', key: `${p}a`, value: '2' },
+        ],
+      });
       await expect(dup).rejects.toMatchObject({ code: 'invalid_argument', message: 'duplicate key given in txn request' });
-      const inside = store.txn({ compare: [], ops: [{ op: 'deletePrefix', prefix: p }, { op: 'put', key: `${p}a`, value: '2' }] });
+      const inside = store.txn({
+        compare: [],
+        ops: [
+          { op: 'deletePrefix', prefix: p },
+          { op: 'put', key: `${p}a`, value: '2' },
+        ],
+      });
       await expect(inside).rejects.toMatchObject({ code: 'invalid_argument' });
       const lease = await store.grantLease(5);
       await store.revokeLease(lease.id);
@@ -164,12 +187,20 @@ function leaseContract(factory: StateStoreFactory): void {
       const from = (await store.range(p)).revision + 1;
       expect((await store.get(`${p}node/1`))?.lease).toBe(lease.id);
       const controller = new AbortController();
-      const deletes = collect(store.watch(p, { fromRevision: from, signal: controller.signal }), controller, (b) => b.length >= 1, lease.ttlSeconds * 1000 + 4_000);
+      const deletes = collect(
+        store.watch(p, { fromRevision: from, signal: controller.signal }),
+        controller,
+        (b) => b.length >= 1,
+        lease.ttlSeconds * 1000 + 4_000,
+      );
       await waitUntil('lease keys deleted', lease.ttlSeconds * 1000 + 4_000, async () => (await store.range(`${p}node/`)).kvs.length === 0);
       // Not before the TTL has run out (it starts when the server grants, after the request was sent).
       expect(performance.now() - grantSentAt).toBeGreaterThanOrEqual(lease.ttlSeconds * 1000 - 20);
       const [batch] = await deletes;
-      expect(batch.events.map((e) => [e.type, e.kv.key]).sort()).toEqual([['delete', `${p}node/1`], ['delete', `${p}node/2`]]);
+      expect(batch.events.map((e) => [e.type, e.kv.key]).sort()).toEqual([
+        ['delete', `${p}node/1`],
+        ['delete', `${p}node/2`],
+      ]);
       expect((await store.get(`${p}keep`))?.value).toBe('no lease');
       await expect(store.keepAliveLease(lease.id)).rejects.toMatchObject({ code: 'lease_not_found' });
     }));
@@ -215,14 +246,16 @@ function watchContract(factory: StateStoreFactory): void {
       const expected = writers * txnsEach;
       const seen = collect(store.watch(p, { fromRevision: from, signal: controller.signal }), controller, (b) => b.length >= expected, 15_000);
       const committed = new Map<number, string[]>();
-      await Promise.all(Array.from({ length: writers }, async (_, w) => {
-        for (let i = 0; i < txnsEach; i++) {
-          // Half the txns write two keys: their events must arrive together.
-          const keys = i % 2 === 0 ? [`${p}w${w}/${i}`] : [`${p}w${w}/${i}`, `${p}w${w}/${i}-pair`];
-          const r = await store.txn({ compare: [], ops: keys.map((key) => ({ op: 'put' as const, key, value: `${w}:${i}` })) });
-          committed.set(r.revision, keys);
-        }
-      }));
+      await Promise.all(
+        Array.from({ length: writers }, async (_, w) => {
+          for (let i = 0; i < txnsEach; i++) {
+            // Half the txns write two keys: their events must arrive together.
+            const keys = i % 2 === 0 ? [`${p}w${w}/${i}`] : [`${p}w${w}/${i}`, `${p}w${w}/${i}-pair`];
+            const r = await store.txn({ compare: [], ops: keys.map((key) => ({ op: 'put' as const, key, value: `${w}:${i}` })) });
+            committed.set(r.revision, keys);
+          }
+        }),
+      );
       // A write outside the prefix is not reported.
       await put(store, `${p.slice(0, -1)}-outside`, 'x');
       const batches = await seen;
@@ -261,7 +294,10 @@ function watchContract(factory: StateStoreFactory): void {
       const watchFromOld = async () => {
         for await (const _ of store.watch(p, { fromRevision: first })) return;
       };
-      const err = await watchFromOld().then(() => undefined, (e: unknown) => e);
+      const err = await watchFromOld().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(isStateStoreError(err, 'compacted')).toBe(true);
       expect((err as StateStoreError).compactRevision).toBeGreaterThanOrEqual(third);
       await expect(store.compact(third)).rejects.toMatchObject({ code: 'compacted' });
@@ -334,7 +370,10 @@ function electionContract(factory: StateStoreFactory): void {
       const leaseA = await store.grantLease(30);
       const leaseB = await store.grantLease(30);
       const a = await election.campaign(leaseA.id, 'A');
-      const waiting = election.campaign(leaseB.id, 'B').then(() => 'elected', (e: unknown) => e);
+      const waiting = election.campaign(leaseB.id, 'B').then(
+        () => 'elected',
+        (e: unknown) => e,
+      );
       await sleep(200);
       await store.revokeLease(leaseB.id);
       const outcome = await Promise.race([waiting, sleep(5_000).then(() => 'still waiting')]);

@@ -69,10 +69,7 @@ export type Compare = { key: string; modRevision: Revision } | { key: string; cr
  * - `deletePrefix`: removes every key that starts with `prefix` (not `''`).
  * @see https://etcd.io/docs/v3.4/learning/api/#transaction (RequestOp: put, delete_range)
  */
-export type TxnOp =
-  | { op: 'put'; key: string; value: string; lease?: LeaseId }
-  | { op: 'delete'; key: string }
-  | { op: 'deletePrefix'; prefix: string };
+export type TxnOp = { op: 'put'; key: string; value: string; lease?: LeaseId } | { op: 'delete'; key: string } | { op: 'deletePrefix'; prefix: string };
 
 /** A compare-and-swap transaction: if every compare holds, all of `ops` apply at one revision. */
 export interface TxnRequest {
@@ -89,9 +86,7 @@ export interface TxnRequest {
  *   so the loser can decide and retry without another read.
  * @see https://etcd.io/docs/v3.4/learning/api/#transaction (TxnResponse.succeeded, failure ops)
  */
-export type TxnResult =
-  | { succeeded: true; revision: Revision }
-  | { succeeded: false; revision: Revision; current: Map<string, KeyValue | undefined> };
+export type TxnResult = { succeeded: true; revision: Revision } | { succeeded: false; revision: Revision; current: Map<string, KeyValue | undefined> };
 
 /** A granted lease (etcd's `LeaseGrantResponse`). */
 export interface Lease {

@@ -81,7 +81,11 @@ function fixtureSteps(spec: { index: string; shards?: number }, fixture: Fixture
   return [
     { request: { method: 'DELETE', path: `/${spec.index}` }, expect: { status: '$any' } },
     {
-      request: { method: 'PUT', path: `/${spec.index}`, body: { settings: { number_of_shards: spec.shards ?? 3, number_of_replicas: 0 }, mappings: fixture.mappings } },
+      request: {
+        method: 'PUT',
+        path: `/${spec.index}`,
+        body: { settings: { number_of_shards: spec.shards ?? 3, number_of_replicas: 0 }, mappings: fixture.mappings },
+      },
       expect: { status: 200 },
     },
     { request: { method: 'POST', path: `/${spec.index}/_bulk?refresh=true`, ndjson }, expect: { status: 200, body: { errors: false } } },
@@ -92,8 +96,16 @@ function toStep(file: string, raw: unknown, fixture: Fixture): Step[] {
   const s = raw as Record<string, unknown>;
   if (s.fixture !== undefined) return fixtureSteps(s.fixture as { index: string; shards?: number }, fixture);
   const req = s.request as StepRequest | undefined;
-  if (!req || typeof req.method !== 'string' || typeof req.path !== 'string') fail(file, `a step needs request.method and request.path: ${JSON.stringify(raw)}`);
-  return [{ wait_ms: s.wait_ms as number | undefined, request: req, expect: s.expect as StepExpect | undefined, capture: s.capture as Record<string, string> | undefined }];
+  if (!req || typeof req.method !== 'string' || typeof req.path !== 'string')
+    fail(file, `a step needs request.method and request.path: ${JSON.stringify(raw)}`);
+  return [
+    {
+      wait_ms: s.wait_ms as number | undefined,
+      request: req,
+      expect: s.expect as StepExpect | undefined,
+      capture: s.capture as Record<string, string> | undefined,
+    },
+  ];
 }
 
 /** Reads one scenario file; a scenario is either one step (`request`/`expect`/`capture`) or `steps: […]`. */

@@ -31,21 +31,12 @@ import { openTestClusterState, type TestClusterState } from '../support/cluster-
 import { parseEtcdEndpoints } from '../../shared/state-store/open-store.ts';
 import { commandOf, containerPortOf, environmentOf, readComposeFile, REPO_ROOT } from '../../scripts/local-services.ts';
 import { etcdFlagsOf } from '../../scripts/local-etcd.ts';
-import {
-  envNamesRead,
-  find,
-  manifestFiles,
-  podTemplate,
-  readKustomization,
-  readManifests,
-  resolveEnv,
-  soleContainer,
-  type Manifest,
-} from './k8s-manifests.ts';
+import { envNamesRead, find, manifestFiles, podTemplate, readKustomization, readManifests, resolveEnv, soleContainer, type Manifest } from './k8s-manifests.ts';
 
 /** Env names the manifests may set that no loader reads yet, each with its reason. */
 const RESERVED_ENV: Record<string, string> = {
-  FOLIO_ETCD: 'the cluster-state store (shared/state-store/open-store.ts); the coordinator reads it, the shard node config once shard nodes follow the cluster state (issue 10)',
+  FOLIO_ETCD:
+    'the cluster-state store (shared/state-store/open-store.ts); the coordinator reads it, the shard node config once shard nodes follow the cluster state (issue 10)',
 };
 
 /** The kubernetes-models class that schema-validates each kind the base may contain. */
@@ -127,7 +118,8 @@ describe('deploy/k8s: labels, selectors, ports', () => {
   it('selects exactly one workload with every Service and PodDisruptionBudget', () => {
     for (const s of manifests.filter((m) => m.kind === 'Service' || m.kind === 'PodDisruptionBudget')) {
       const spec = s.spec as { selector: Record<string, string> | { matchLabels: Record<string, string> } };
-      const selector = s.kind === 'Service' ? (spec.selector as Record<string, string>) : (spec.selector as { matchLabels: Record<string, string> }).matchLabels;
+      const selector =
+        s.kind === 'Service' ? (spec.selector as Record<string, string>) : (spec.selector as { matchLabels: Record<string, string> }).matchLabels;
       const selected = workloads.filter((w) => matches(selector, podLabels(w))).map((w) => w.metadata.name);
       expect([s.kind, s.metadata.name, selected.length]).toEqual([s.kind, s.metadata.name, 1]);
     }
@@ -173,7 +165,11 @@ describe('deploy/k8s: shard nodes', () => {
   });
 
   it('has a PodDisruptionBudget', () => {
-    const pdbs = manifests.filter((m) => m.kind === 'PodDisruptionBudget' && matches((m.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, podLabels(shardSet)));
+    const pdbs = manifests.filter(
+      (m) =>
+        m.kind === 'PodDisruptionBudget' &&
+        matches((m.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels, podLabels(shardSet)),
+    );
     expect(pdbs).toHaveLength(1);
     expect((pdbs[0].spec as { maxUnavailable: number }).maxUnavailable).toBe(1);
   });
@@ -199,10 +195,13 @@ describe('deploy/k8s: etcd', () => {
     expect((etcdService.spec as { clusterIP: string }).clusterIP).toBe('None');
     expect((etcdService.spec as { publishNotReadyAddresses: boolean }).publishNotReadyAddresses).toBe(true);
     const ports = (etcdService.spec as { ports: { name: string; port: number; targetPort: string }[] }).ports;
-    expect(ports.map((p) => [p.name, p.port, portOf(p.targetPort)])).toEqual([['client', 2379, 2379], ['peer', 2380, 2380]]);
+    expect(ports.map((p) => [p.name, p.port, portOf(p.targetPort)])).toEqual([
+      ['client', 2379, 2379],
+      ['peer', 2380, 2380],
+    ]);
   });
 
-  it('runs the compose file\'s pinned etcd image, one member per host', () => {
+  it("runs the compose file's pinned etcd image, one member per host", () => {
     expect(etcdContainer.image).toBe(compose.services.etcd.image);
     const anti = podTemplate(etcdSet).spec?.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? [];
     expect(anti).toHaveLength(1);
@@ -210,7 +209,7 @@ describe('deploy/k8s: etcd', () => {
     expect(matches(anti[0].labelSelector?.matchLabels ?? {}, podLabels(etcdSet))).toBe(true);
   });
 
-  it('bootstraps one cluster from the members\' stable names: every member lists all of etcd-N.etcd:2380 and advertises its own', () => {
+  it("bootstraps one cluster from the members' stable names: every member lists all of etcd-N.etcd:2380 and advertises its own", () => {
     const members = Array.from({ length: replicas }, (_, i) => `etcd-${i}`);
     const expected = members.map((m) => `${m}=http://${m}.etcd.${namespace}.svc.cluster.local:2380`).join(',');
     for (const m of members) {
@@ -226,7 +225,7 @@ describe('deploy/k8s: etcd', () => {
     }
   });
 
-  it('keeps each member\'s data on its own PersistentVolumeClaim', () => {
+  it("keeps each member's data on its own PersistentVolumeClaim", () => {
     const claims = (etcdSet.spec as { volumeClaimTemplates: { metadata: { name: string } }[] }).volumeClaimTemplates;
     expect(claims.map((c) => c.metadata.name)).toEqual(['data']);
     const mount = etcdContainer.volumeMounts?.find((v) => v.name === 'data');
@@ -266,7 +265,10 @@ describe('deploy/k8s: coordinators', () => {
     const nodes = loadCoordinatorConfig(coordinatorEnv).nodes;
     const shardPort = (shardService.spec as { ports: { port: number }[] }).ports[0].port;
     expect(nodes).toEqual(
-      Array.from({ length: shardReplicas }, (_, i) => `http://${shardSet.metadata.name}-${i}.${shardService.metadata.name}.${namespace}.svc.cluster.local:${shardPort}`),
+      Array.from(
+        { length: shardReplicas },
+        (_, i) => `http://${shardSet.metadata.name}-${i}.${shardService.metadata.name}.${namespace}.svc.cluster.local:${shardPort}`,
+      ),
     );
     // In another namespace (kustomize overlay, `kubectl -n`), the downward API follows.
     expect(loadCoordinatorConfig({ ...coordinatorEnv, FOLIO_NAMESPACE: 'other' }).nodes[0]).toContain('.shard.other.svc.cluster.local:');
@@ -279,8 +281,12 @@ describe('deploy/k8s: environment, image and commands', () => {
       coordinator: envNamesRead(loadCoordinatorConfig, coordinatorEnv),
       shard: envNamesRead(loadShardNodeConfig, shardEnv),
     };
-    for (const name of ['FOLIO_NODES', 'FOLIO_NODE_COUNT', 'FOLIO_NODE_URL_TEMPLATE', 'FOLIO_NAMESPACE', 'FOLIO_ETCD']) expect(read.coordinator.has(name)).toBe(true);
-    for (const [role, env] of [['coordinator', coordinatorEnv], ['shard', shardEnv]] as const) {
+    for (const name of ['FOLIO_NODES', 'FOLIO_NODE_COUNT', 'FOLIO_NODE_URL_TEMPLATE', 'FOLIO_NAMESPACE', 'FOLIO_ETCD'])
+      expect(read.coordinator.has(name)).toBe(true);
+    for (const [role, env] of [
+      ['coordinator', coordinatorEnv],
+      ['shard', shardEnv],
+    ] as const) {
       const unknown = Object.keys(env).filter((n) => !read[role].has(n) && RESERVED_ENV[n] === undefined);
       expect([role, unknown]).toEqual([role, []]);
     }
@@ -289,7 +295,8 @@ describe('deploy/k8s: environment, image and commands', () => {
   it('documents every env name it sets in the README configuration table, and the reserved ones in docs/deploy.md', () => {
     const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
     const deployDoc = readFileSync(join(REPO_ROOT, 'docs', 'deploy.md'), 'utf8');
-    for (const name of new Set([...Object.keys(coordinatorEnv), ...Object.keys(shardEnv)])) expect([name, readme.includes(`\`${name}\``)]).toEqual([name, true]);
+    for (const name of new Set([...Object.keys(coordinatorEnv), ...Object.keys(shardEnv)]))
+      expect([name, readme.includes(`\`${name}\``)]).toEqual([name, true]);
     for (const name of Object.keys(RESERVED_ENV)) expect(deployDoc).toContain(name);
   });
 
@@ -328,12 +335,22 @@ describe('deploy/k8s: probes and shutdown', () => {
   const silent = createLogger('test', 'silent', {});
   const shardApp = createShardNodeApp(loadShardNodeConfig({ ...shardEnv, FOLIO_DATA: '' }), registry, silent);
   const coordinatorConfig = loadCoordinatorConfig(coordinatorEnv);
-  const client = new ShardClient(coordinatorConfig.nodes, { connectionsPerNode: 1, maxResponseBytes: coordinatorConfig.maxShardResponseBytes, clusterSecret: coordinatorConfig.clusterSecret });
+  const client = new ShardClient(coordinatorConfig.nodes, {
+    connectionsPerNode: 1,
+    maxResponseBytes: coordinatorConfig.maxShardResponseBytes,
+    clusterSecret: coordinatorConfig.clusterSecret,
+  });
   let state: TestClusterState;
   let coordinatorApp: Hono;
   beforeAll(async () => {
     state = await openTestClusterState();
-    coordinatorApp = createCoordinatorApp({ config: coordinatorConfig, view: new ClusterView(client, 1_000, state.access), client, log: silent, clusterUuid: 'manifest-test' });
+    coordinatorApp = createCoordinatorApp({
+      config: coordinatorConfig,
+      view: new ClusterView(client, 1_000, state.access),
+      client,
+      log: silent,
+      clusterUuid: 'manifest-test',
+    });
   });
   afterAll(async () => {
     await client.close();

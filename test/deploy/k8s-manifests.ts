@@ -118,12 +118,15 @@ export function resolveEnv(env: IEnvVar[] | undefined, ctx: PodContext): Record<
  */
 export function envNamesRead(load: (env: NodeJS.ProcessEnv) => unknown, base: Record<string, string> = {}): Set<string> {
   const seen = new Set<string>();
-  const env = new Proxy({ ...base }, {
-    get(target, key) {
-      if (typeof key === 'string') seen.add(key);
-      return Reflect.get(target, key);
+  const env = new Proxy(
+    { ...base },
+    {
+      get(target, key) {
+        if (typeof key === 'string') seen.add(key);
+        return Reflect.get(target, key);
+      },
     },
-  });
+  );
   load(env);
   return seen;
 }

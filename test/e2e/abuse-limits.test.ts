@@ -32,7 +32,10 @@ let extraCapped: ExtraCoordinator | undefined;
 
 beforeAll(async () => {
   [extra, extraCapped] = await Promise.all([
-    startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, { FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: String(IN_FLIGHT_LIMIT_BYTES), FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) }),
+    startExtraCoordinator(
+      { nodes, clusterSecret, etcd: inject('etcdUrl') },
+      { FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES: String(IN_FLIGHT_LIMIT_BYTES), FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS) },
+    ),
     startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, { FOLIO_MAX_CONNECTIONS: String(MAX_CONNECTIONS) }),
   ]);
   own = extra.url;
@@ -178,7 +181,7 @@ describe('in-flight requests breaker (network.breaker.inflight_requests.limit)',
 });
 
 describe('size per response (index.max_result_window at its default)', () => {
-  it('answers size=9000000 with 400 and ES\'s result-window text, limit 10000, within 1 s', async () => {
+  it("answers size=9000000 with 400 and ES's result-window text, limit 10000, within 1 s", async () => {
     const started = performance.now();
     const res = await http(url, 'GET', '/cities/_search?size=9000000');
     const ms = performance.now() - started;
@@ -232,7 +235,8 @@ describe('timers longer than 2^31 - 1 ms', () => {
     expect((await http(url, 'PUT', `/${REFRESH_INDEX}/_doc/1`, { n: 1 })).status).toBe(201);
     const refreshes = async (): Promise<number> => {
       let n = 0;
-      for (const node of nodes) n += sampleValue((await http<string>(node, 'GET', '/metrics')).body, 'folio_refresh_duration_seconds_count', `index="${REFRESH_INDEX}"`) ?? 0;
+      for (const node of nodes)
+        n += sampleValue((await http<string>(node, 'GET', '/metrics')).body, 'folio_refresh_duration_seconds_count', `index="${REFRESH_INDEX}"`) ?? 0;
       return n;
     };
     const before = await refreshes();
@@ -269,7 +273,10 @@ describe('connections and slow clients', () => {
     const alive = sockets.filter((s) => s.closedAfterMs === null).length;
     const dropped = sockets.filter((s) => s.closedAfterMs !== null);
     figure(`connections accepted of ${MAX_CONNECTIONS + 3} (cap ${MAX_CONNECTIONS}, the test client may hold one)`, alive);
-    figure('over-cap connections closed after ms', dropped.map((s) => Math.round(s.closedAfterMs!)));
+    figure(
+      'over-cap connections closed after ms',
+      dropped.map((s) => Math.round(s.closedAfterMs!)),
+    );
     expect(alive).toBeLessThanOrEqual(MAX_CONNECTIONS);
     expect(alive).toBeGreaterThanOrEqual(MAX_CONNECTIONS - 1);
     expect(dropped.length).toBeGreaterThanOrEqual(3);

@@ -29,7 +29,12 @@ async function timed(base: string, method: string, path: string, body?: unknown)
 }
 
 /** ES's error essentials. */
-const errorOf = (res: { status: number; body: any }) => ({ status: res.status, type: res.body?.error?.type, reason: res.body?.error?.reason, root: res.body?.error?.root_cause?.[0]?.type });
+const errorOf = (res: { status: number; body: any }) => ({
+  status: res.status,
+  type: res.body?.error?.type,
+  reason: res.body?.error?.reason,
+  root: res.body?.error?.root_cause?.[0]?.type,
+});
 
 async function resetSettings(base: string): Promise<void> {
   const nulls = Object.fromEntries(TOUCHED.map((k) => [k, null]));
@@ -49,14 +54,19 @@ afterAll(async () => {
 });
 
 describe('action.destructive_requires_name', () => {
-  it('refuses DELETE /_all, /* and wildcard deletes by default with ES 8\'s error, and deletes nothing', async () => {
-    for (const name of ['a', 'b']) expect((await http(url, 'PUT', `/${PREFIX}${name}`, { settings: { number_of_shards: 1, number_of_replicas: 0 } })).status).toBe(200);
+  it("refuses DELETE /_all, /* and wildcard deletes by default with ES 8's error, and deletes nothing", async () => {
+    for (const name of ['a', 'b'])
+      expect((await http(url, 'PUT', `/${PREFIX}${name}`, { settings: { number_of_shards: 1, number_of_replicas: 0 } })).status).toBe(200);
     for (const path of ['/_all', '/*', `/${PREFIX}*`, `/cities,${PREFIX}*`, '/_all,cities']) {
       const res = await timed(url, 'DELETE', path);
-      expect([path, errorOf(res)]).toEqual([path, { status: 400, type: 'illegal_argument_exception', reason: 'Wildcard expressions or all indices are not allowed', root: 'illegal_argument_exception' }]);
+      expect([path, errorOf(res)]).toEqual([
+        path,
+        { status: 400, type: 'illegal_argument_exception', reason: 'Wildcard expressions or all indices are not allowed', root: 'illegal_argument_exception' },
+      ]);
       expect(res.ms).toBeLessThan(BUDGET_MS);
     }
-    for (const index of ['cities', 'mails', `${PREFIX}a`, `${PREFIX}b`]) expect([index, (await http(url, 'GET', `/${index}/_settings`)).status]).toEqual([index, 200]);
+    for (const index of ['cities', 'mails', `${PREFIX}a`, `${PREFIX}b`])
+      expect([index, (await http(url, 'GET', `/${index}/_settings`)).status]).toEqual([index, 200]);
   });
 
   it('allows a wildcard delete while the setting is false (through any coordinator), and refuses again once reset', async () => {
@@ -76,7 +86,11 @@ describe('action.destructive_requires_name', () => {
       }
       expect(seen).toBe(404);
     } finally {
-      expect((await http(url, 'PUT', '/_cluster/settings', { persistent: { 'action.destructive_requires_name': null } })).body).toEqual({ acknowledged: true, persistent: {}, transient: {} });
+      expect((await http(url, 'PUT', '/_cluster/settings', { persistent: { 'action.destructive_requires_name': null } })).body).toEqual({
+        acknowledged: true,
+        persistent: {},
+        transient: {},
+      });
     }
     expect(errorOf(await http(extra!.url, 'DELETE', '/*')).reason).toBe('Wildcard expressions or all indices are not allowed');
     expect((await http(url, 'GET', '/cities/_settings')).status).toBe(200);
@@ -84,7 +98,8 @@ describe('action.destructive_requires_name', () => {
 });
 
 describe('search.max_keep_alive', () => {
-  const tooLarge = 'Keep alive for request (1d) is too large. It must be less than (1d). This limit can be set by changing the [search.max_keep_alive] cluster level setting.';
+  const tooLarge =
+    'Keep alive for request (1d) is too large. It must be less than (1d). This limit can be set by changing the [search.max_keep_alive] cluster level setting.';
 
   it('refuses a 25h keep-alive for opening a PIT, searching with one, starting and continuing a scroll', async () => {
     const expectRefused = (res: { status: number; body: any; ms: number }, what: string) => {
@@ -109,8 +124,15 @@ describe('search.max_keep_alive', () => {
 
   it('follows the setting, transient over persistent, on every coordinator', async () => {
     // search.default_keep_alive (5m) must stay at most search.max_keep_alive (ES validates both together).
-    const set = await http(url, 'PUT', '/_cluster/settings', { persistent: { 'search.max_keep_alive': '1h' }, transient: { search: { max_keep_alive: '2m', default_keep_alive: '1m' } } });
-    expect(set.body).toEqual({ acknowledged: true, persistent: { search: { max_keep_alive: '1h' } }, transient: { search: { max_keep_alive: '2m', default_keep_alive: '1m' } } });
+    const set = await http(url, 'PUT', '/_cluster/settings', {
+      persistent: { 'search.max_keep_alive': '1h' },
+      transient: { search: { max_keep_alive: '2m', default_keep_alive: '1m' } },
+    });
+    expect(set.body).toEqual({
+      acknowledged: true,
+      persistent: { search: { max_keep_alive: '1h' } },
+      transient: { search: { max_keep_alive: '2m', default_keep_alive: '1m' } },
+    });
     // The other coordinator's cache is at most about a second old.
     let res = await http(extra!.url, 'POST', '/cities/_pit?keep_alive=3m');
     for (let i = 0; i < 30 && res.status === 200; i++) {
@@ -129,7 +151,7 @@ describe('search.max_keep_alive', () => {
 });
 
 describe('index shard limits', () => {
-  it('refuses number_of_shards 0 and 1025 with ES\'s texts', async () => {
+  it("refuses number_of_shards 0 and 1025 with ES's texts", async () => {
     for (const [n, reason] of [
       [0, 'Failed to parse value [0] for setting [index.number_of_shards] must be >= 1'],
       [1025, 'Failed to parse value [1025] for setting [index.number_of_shards] must be <= 1024'],
@@ -138,7 +160,9 @@ describe('index shard limits', () => {
       expect(errorOf(res)).toMatchObject({ status: 400, type: 'illegal_argument_exception', reason });
       expect(res.ms).toBeLessThan(BUDGET_MS);
     }
-    expect(errorOf(await http(url, 'PUT', `/${PREFIX}shards`, { settings: { number_of_replicas: -1 } })).reason).toBe('Failed to parse value [-1] for setting [index.number_of_replicas] must be >= 0');
+    expect(errorOf(await http(url, 'PUT', `/${PREFIX}shards`, { settings: { number_of_replicas: -1 } })).reason).toBe(
+      'Failed to parse value [-1] for setting [index.number_of_replicas] must be >= 0',
+    );
     expect((await http(url, 'GET', `/${PREFIX}shards/_settings`)).status).toBe(404);
   });
 
@@ -146,19 +170,25 @@ describe('index shard limits', () => {
     // 1024 primaries × (1 + 2) = 3072 copies > 1000 × 3 nodes.
     const big = await timed(url, 'PUT', `/${PREFIX}big`, { settings: { number_of_shards: 1024, number_of_replicas: 2 } });
     expect(errorOf(big)).toMatchObject({ status: 400, type: 'validation_exception', root: 'validation_exception' });
-    expect(errorOf(big).reason).toMatch(/^Validation Failed: 1: this action would add \[3072\] shards, but this cluster currently has \[\d+\]\/\[3000\] maximum normal shards open;$/);
+    expect(errorOf(big).reason).toMatch(
+      /^Validation Failed: 1: this action would add \[3072\] shards, but this cluster currently has \[\d+\]\/\[3000\] maximum normal shards open;$/,
+    );
     expect(big.ms).toBeLessThan(BUDGET_MS);
     expect((await http(url, 'GET', `/${PREFIX}big/_settings`)).status).toBe(404);
     // An existing index whose replicas would go beyond it: refused, unchanged.
     expect((await http(url, 'PUT', `/${PREFIX}rep`, { settings: { number_of_shards: 2, number_of_replicas: 0 } })).status).toBe(200);
     const raise = await timed(url, 'PUT', `/${PREFIX}rep/_settings`, { index: { number_of_replicas: 100_000 } });
-    expect(errorOf(raise).reason).toMatch(/^Validation Failed: 1: this action would add \[200000\] shards, but this cluster currently has \[\d+\]\/\[3000\] maximum normal shards open;$/);
+    expect(errorOf(raise).reason).toMatch(
+      /^Validation Failed: 1: this action would add \[200000\] shards, but this cluster currently has \[\d+\]\/\[3000\] maximum normal shards open;$/,
+    );
     expect(raise.ms).toBeLessThan(BUDGET_MS);
     expect((await http(url, 'GET', `/${PREFIX}rep/_settings`)).body[`${PREFIX}rep`].settings.index.number_of_replicas).toBe('0');
     // A lower limit through the cluster settings applies at once on this coordinator.
     await http(url, 'PUT', '/_cluster/settings', { transient: { 'cluster.max_shards_per_node': 1 } });
     try {
-      expect(errorOf(await http(url, 'PUT', `/${PREFIX}one`, { settings: { number_of_shards: 1, number_of_replicas: 0 } })).reason).toMatch(/this action would add \[1\] shards, but this cluster currently has \[\d+\]\/\[3\] maximum normal shards open;$/);
+      expect(errorOf(await http(url, 'PUT', `/${PREFIX}one`, { settings: { number_of_shards: 1, number_of_replicas: 0 } })).reason).toMatch(
+        /this action would add \[1\] shards, but this cluster currently has \[\d+\]\/\[3\] maximum normal shards open;$/,
+      );
       // Lowering replicas is never refused.
       expect((await http(url, 'PUT', `/${PREFIX}rep/_settings`, { index: { number_of_replicas: 0 } })).status).toBe(200);
     } finally {
@@ -180,18 +210,34 @@ describe('index shard limits', () => {
 });
 
 describe('_cluster/settings', () => {
-  it('answers in ES\'s shapes and refuses unknown settings with ES\'s text', async () => {
+  it("answers in ES's shapes and refuses unknown settings with ES's text", async () => {
     const unknown = await timed(url, 'PUT', '/_cluster/settings', { persistent: { 'indices.nope': 1 } });
-    expect(errorOf(unknown)).toEqual({ status: 400, type: 'illegal_argument_exception', reason: 'persistent setting [indices.nope], not recognized', root: 'illegal_argument_exception' });
-    expect(errorOf(await http(url, 'PUT', '/_cluster/settings', { transient: { 'indices.nope': null } })).reason).toBe('transient setting [indices.nope], not recognized');
-    expect(errorOf(await http(url, 'PUT', '/_cluster/settings', { persistent: { 'cluster.max_shards_per_node': 'many' } })).reason).toBe('Failed to parse value [many] for setting [cluster.max_shards_per_node]');
+    expect(errorOf(unknown)).toEqual({
+      status: 400,
+      type: 'illegal_argument_exception',
+      reason: 'persistent setting [indices.nope], not recognized',
+      root: 'illegal_argument_exception',
+    });
+    expect(errorOf(await http(url, 'PUT', '/_cluster/settings', { transient: { 'indices.nope': null } })).reason).toBe(
+      'transient setting [indices.nope], not recognized',
+    );
+    expect(errorOf(await http(url, 'PUT', '/_cluster/settings', { persistent: { 'cluster.max_shards_per_node': 'many' } })).reason).toBe(
+      'Failed to parse value [many] for setting [cluster.max_shards_per_node]',
+    );
     expect(errorOf(await http(url, 'PUT', '/_cluster/settings', {})).reason).toBe('Validation Failed: 1: no settings to update;');
     const defaults = await http(url, 'GET', '/_cluster/settings?include_defaults=true&flat_settings=true');
-    expect(defaults.body.defaults).toMatchObject({ 'action.destructive_requires_name': 'true', 'search.max_keep_alive': '24h', 'cluster.max_shards_per_node': '1000' });
+    expect(defaults.body.defaults).toMatchObject({
+      'action.destructive_requires_name': 'true',
+      'search.max_keep_alive': '24h',
+      'cluster.max_shards_per_node': '1000',
+    });
   });
 
   it('round-trips through another coordinator, also after that coordinator restarts', async () => {
-    const set = await http(url, 'PUT', '/_cluster/settings?flat_settings=true', { persistent: { 'cluster.max_shards_per_node': 2000 }, transient: { 'search.max_keep_alive': '12h' } });
+    const set = await http(url, 'PUT', '/_cluster/settings?flat_settings=true', {
+      persistent: { 'cluster.max_shards_per_node': 2000 },
+      transient: { 'search.max_keep_alive': '12h' },
+    });
     expect(set.body).toEqual({ acknowledged: true, persistent: { 'cluster.max_shards_per_node': '2000' }, transient: { 'search.max_keep_alive': '12h' } });
     const expected = (body: any) => {
       expect(body.persistent).toMatchObject({ cluster: { max_shards_per_node: '2000' } });

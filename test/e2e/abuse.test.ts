@@ -111,10 +111,14 @@ async function startLivezProbe(probed: readonly string[]): Promise<{ stop(): Pro
   return {
     async stop() {
       worker.postMessage('stop');
-      const [{ worst, worstBy, failure }] = (await once(worker, 'message')) as [{ worst: { ms: number; service: string }; worstBy: Record<string, number>; failure?: string }];
+      const [{ worst, worstBy, failure }] = (await once(worker, 'message')) as [
+        { worst: { ms: number; service: string }; worstBy: Record<string, number>; failure?: string },
+      ];
       await worker.terminate();
       if (failure !== undefined) throw new Error(`a /livez failed while the case ran: ${failure}`);
-      const byService = Object.entries(worstBy).map(([s, ms]) => `${serviceNames.get(s) ?? s} ${Math.round(ms)}`).join(', ');
+      const byService = Object.entries(worstBy)
+        .map(([s, ms]) => `${serviceNames.get(s) ?? s} ${Math.round(ms)}`)
+        .join(', ');
       return { worstMs: worst.ms, service: serviceNames.get(worst.service) ?? worst.service, byService };
     },
   };
@@ -162,11 +166,20 @@ async function underAbuse(name: string, attack: () => Promise<void>, opts: Abuse
   if (attackError !== undefined) throw attackError;
   const after = await Promise.all(probed.map(rssOf));
   const growth = after.map((a, i) => a - before[i]);
-  table.push({ name, ms: Math.round(ms), worstLivezMs: Math.round(worstLivezMs), slowest, byService, livezBound: opts.livezBound, rssGrowthMiB: Math.round((Math.max(...growth) / MiB) * 10) / 10 });
+  table.push({
+    name,
+    ms: Math.round(ms),
+    worstLivezMs: Math.round(worstLivezMs),
+    slowest,
+    byService,
+    livezBound: opts.livezBound,
+    rssGrowthMiB: Math.round((Math.max(...growth) / MiB) * 10) / 10,
+  });
   expect(ms, `${name}: took ${ms.toFixed(0)} ms (budget ${budgetMs} ms)`).toBeLessThan(budgetMs);
   const livezBoundMs = opts.livezBound?.ms ?? LIVEZ_TARGET_MS;
   expect(worstLivezMs, `${name}: a /livez of ${slowest} took ${worstLivezMs.toFixed(0)} ms (bound ${livezBoundMs} ms)`).toBeLessThan(livezBoundMs);
-  for (const [i, g] of growth.entries()) expect(g, `${name}: RSS of ${serviceNames.get(probed[i]) ?? probed[i]} grew by ${(g / MiB).toFixed(1)} MiB`).toBeLessThan(rssBound);
+  for (const [i, g] of growth.entries())
+    expect(g, `${name}: RSS of ${serviceNames.get(probed[i]) ?? probed[i]} grew by ${(g / MiB).toFixed(1)} MiB`).toBeLessThan(rssBound);
 }
 
 /** A streamed body of `bytes` bytes of JSON-ish filler (generated as it is sent, so the test holds little of it). */
@@ -188,12 +201,13 @@ beforeAll(async () => {
   const created = await http(url, 'PUT', `/${SCRATCH}`, { settings: { number_of_shards: 2, number_of_replicas: 0 } });
   expect(created.status).toBe(200);
   const a80 = 'a'.repeat(80);
-  const bulk = [
-    JSON.stringify({ index: { _id: '1' } }),
-    JSON.stringify({ [a80]: 1, name: a80 }),
-    JSON.stringify({ index: { _id: '2' } }),
-    JSON.stringify({ constructor: 'c', toString: 5, valueOf: 'v', hasOwnProperty: 'h' }),
-  ].join('\n') + '\n';
+  const bulk =
+    [
+      JSON.stringify({ index: { _id: '1' } }),
+      JSON.stringify({ [a80]: 1, name: a80 }),
+      JSON.stringify({ index: { _id: '2' } }),
+      JSON.stringify({ constructor: 'c', toString: 5, valueOf: 'v', hasOwnProperty: 'h' }),
+    ].join('\n') + '\n';
   const loaded = await http(url, 'POST', `/${SCRATCH}/_bulk?refresh=true`, bulk, 'application/x-ndjson');
   expect(loaded.body.errors).toBe(false);
   // Earlier test files leave writes and refreshes behind; settle them so each case measures itself.
@@ -203,7 +217,16 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await http(url, 'DELETE', `/${SCRATCH}`);
-  process.stdout.write('abuse suite (case | ms | worst /livez ms (service) | max RSS growth MiB):\n' + table.map((r) => `  ${r.name} | ${r.ms} | ${r.worstLivezMs} (${r.slowest}; ${r.byService})${r.livezBound ? ` [target ${LIVEZ_TARGET_MS} ms not met; bound ${r.livezBound.ms} ms: ${r.livezBound.why}]` : ''} | ${r.rssGrowthMiB}`).join('\n') + '\n');
+  process.stdout.write(
+    'abuse suite (case | ms | worst /livez ms (service) | max RSS growth MiB):\n' +
+      table
+        .map(
+          (r) =>
+            `  ${r.name} | ${r.ms} | ${r.worstLivezMs} (${r.slowest}; ${r.byService})${r.livezBound ? ` [target ${LIVEZ_TARGET_MS} ms not met; bound ${r.livezBound.ms} ms: ${r.livezBound.why}]` : ''} | ${r.rssGrowthMiB}`,
+        )
+        .join('\n') +
+      '\n',
+  );
 });
 
 describe('hostile requests get a bounded answer and the cluster stays up', () => {
@@ -217,7 +240,10 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
   });
 
   it('filter_path with 2,000 `**` and `*` segments and many paths', async () => {
-    const one = Array(2000).fill('*').map((s, i) => (i % 2 ? '**' : s)).join('.');
+    const one = Array(2000)
+      .fill('*')
+      .map((s, i) => (i % 2 ? '**' : s))
+      .join('.');
     const many = Array(500).fill('**.a*b*c*d*e*f').join(',');
     await underAbuse('filter_path 2,000 segments / 500 paths', async () => {
       for (const fp of [one, many]) {
@@ -275,7 +301,9 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
       // ES checks the window per shard: a search_phase_execution_exception whose root cause is the illegal argument.
       expectEsError(res, 400, 'search_phase_execution_exception');
       expect(res.body.error.root_cause[0].type).toBe('illegal_argument_exception');
-      expect(res.body.error.root_cause[0].reason).toMatch(/^Result window is too large, from \+ size must be less than or equal to: \[10000\] but was \[9000000\]/);
+      expect(res.body.error.root_cause[0].reason).toMatch(
+        /^Result window is too large, from \+ size must be less than or equal to: \[10000\] but was \[9000000\]/,
+      );
     });
   });
 
@@ -300,7 +328,13 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
         '12 × 4 MiB bodies, 24 MiB in-flight budget',
         async () => {
           const sends = Array.from({ length: 12 }, () =>
-            request(own.url + '/cities/_search', { method: 'POST', headers: { 'content-type': 'application/json' }, body: streamedBody(4 * MiB), headersTimeout: 60_000, bodyTimeout: 60_000 }).then(
+            request(own.url + '/cities/_search', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: streamedBody(4 * MiB),
+              headersTimeout: 60_000,
+              bodyTimeout: 60_000,
+            }).then(
               async (res) => ({ status: res.statusCode, body: (await res.body.text()).slice(0, 2_000) }),
               (err: Error) => ({ status: 0, body: err.message }),
             ),
@@ -317,7 +351,10 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
           budgetMs: 10_000,
           rssBoundBytes: 128 * MiB,
           extraServices: [own.url],
-          livezBound: { ms: 500, why: 'the coordinator started for this case (24 MiB breaker) stalled 247 ms once in CI right after admitting the bodies, 110–154 ms in the last round: a stall log shows each admitted body\'s 4 MiB Buffer.concat, its decode pieces and scavenges on the CPU, the rest off it (docs/reliability.md)' },
+          livezBound: {
+            ms: 500,
+            why: "the coordinator started for this case (24 MiB breaker) stalled 247 ms once in CI right after admitting the bodies, 110–154 ms in the last round: a stall log shows each admitted body's 4 MiB Buffer.concat, its decode pieces and scavenges on the CPU, the rest off it (docs/reliability.md)",
+          },
         },
       );
     } finally {
@@ -331,7 +368,9 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
       async () => {
         for (let i = 0; i < 40; i++) {
           const values = Array.from({ length: 60_000 }, (_, j) => `v${i}-${j}`);
-          const res = await http(url, 'POST', '/cities/_search', { query: { bool: { should: [{ terms: { country: values } }, { ids: { values: values.slice(0, 10_000) } }] } } });
+          const res = await http(url, 'POST', '/cities/_search', {
+            query: { bool: { should: [{ terms: { country: values } }, { ids: { values: values.slice(0, 10_000) } }] } },
+          });
           expect(res.status).toBe(200);
         }
       },
@@ -340,7 +379,7 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
         rssBoundBytes: 256 * MiB,
         livezBound: {
           ms: 500,
-          why: 'no piece of Folio\'s own work holds a node past ~10 ms since the parse stopped internalizing the 60,000 short strings (the stalls of 60-313 ms were V8\'s string table); what is left is the coordinator and three shard nodes parsing and matching the same query at once on 2 cores, and their scavenges (docs/reliability.md)',
+          why: "no piece of Folio's own work holds a node past ~10 ms since the parse stopped internalizing the 60,000 short strings (the stalls of 60-313 ms were V8's string table); what is left is the coordinator and three shard nodes parsing and matching the same query at once on 2 cores, and their scavenges (docs/reliability.md)",
         },
       },
     );
@@ -422,7 +461,10 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
       const hit = await http(url, 'POST', `/${SCRATCH}/_search`, { query: { term: { 'constructor.keyword': 'c' } } });
       expect(hit.body.hits.total.value).toBe(1);
       const strict = 'abuse-strict';
-      await http(url, 'PUT', `/${strict}`, { settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: { dynamic: 'strict', properties: { a: { type: 'keyword' } } } });
+      await http(url, 'PUT', `/${strict}`, {
+        settings: { number_of_shards: 1, number_of_replicas: 0 },
+        mappings: { dynamic: 'strict', properties: { a: { type: 'keyword' } } },
+      });
       const refused = await http(url, 'PUT', `/${strict}/_doc/1`, { constructor: 'x' });
       expectEsError(refused, 400, 'strict_dynamic_mapping_exception');
       await http(url, 'DELETE', `/${strict}`);
@@ -439,7 +481,14 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
         expect(res.status).toBe(200);
         expect(res.body.items).toHaveLength(100_000);
       },
-      { budgetMs: 30_000, rssBoundBytes: 128 * MiB, livezBound: { ms: 700, why: 'a shard node applies and answers its 50,000 deletes in slices, but its translog commit ends with a synchronous fsync and its 50,000 results and tombstones set off GCs of up to ~500 ms under load' } },
+      {
+        budgetMs: 30_000,
+        rssBoundBytes: 128 * MiB,
+        livezBound: {
+          ms: 700,
+          why: 'a shard node applies and answers its 50,000 deletes in slices, but its translog commit ends with a synchronous fsync and its 50,000 results and tombstones set off GCs of up to ~500 ms under load',
+        },
+      },
     );
   });
 
@@ -469,7 +518,10 @@ describe('hostile requests get a bounded answer and the cluster stays up', () =>
       },
       {
         budgetMs: 40_000,
-        livezBound: { ms: 500, why: 'nothing of this case runs on the shard nodes, but their garbage collection after the previous cases (100,000 deletes) lands in its 17 s window: 113–314 ms with the unit tests beside the e2e suite, 40–50 ms since the suites run one after another' },
+        livezBound: {
+          ms: 500,
+          why: 'nothing of this case runs on the shard nodes, but their garbage collection after the previous cases (100,000 deletes) lands in its 17 s window: 113–314 ms with the unit tests beside the e2e suite, 40–50 ms since the suites run one after another',
+        },
       },
     );
   });

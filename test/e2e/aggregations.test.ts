@@ -12,7 +12,12 @@ import { compareCodePoints } from '../../protocol/sort.ts';
 import { http } from './http.ts';
 
 const url = inject('coordinatorUrl');
-interface City { country: string; population: number; name: string; featureCode: string }
+interface City {
+  country: string;
+  population: number;
+  name: string;
+  featureCode: string;
+}
 let all: City[] = [];
 
 /** Counts of `key(doc)` sorted as ES's default terms order: count desc, key asc. */
@@ -52,7 +57,10 @@ describe('terms over all cities', () => {
   });
 
   it('population stats per country equal the package', async () => {
-    const res = await search('/cities/_search', { size: 0, aggs: { c: { terms: { field: 'country', size: 15 }, aggs: { p: { stats: { field: 'population' } } } } } });
+    const res = await search('/cities/_search', {
+      size: 0,
+      aggs: { c: { terms: { field: 'country', size: 15 }, aggs: { p: { stats: { field: 'population' } } } } },
+    });
     for (const b of res.aggregations.c.buckets as { key: string; doc_count: number; p: Record<string, number> }[]) {
       const pops = all.filter((c) => c.country === b.key).map((c) => c.population);
       const sum = pops.reduce((s, p) => s + p, 0);
@@ -61,8 +69,17 @@ describe('terms over all cities', () => {
   });
 
   it('top_hits: the most populous city of each of the top countries', async () => {
-    const res = await search('/cities/_search', { size: 0, aggs: { c: { terms: { field: 'country', size: 5 }, aggs: { top: { top_hits: { size: 1, sort: [{ population: 'desc' }], _source: ['name', 'population'] } } } } } });
-    for (const b of res.aggregations.c.buckets as { key: string; doc_count: number; top: { hits: { total: { value: number }; hits: { _source: { population: number } }[] } } }[]) {
+    const res = await search('/cities/_search', {
+      size: 0,
+      aggs: {
+        c: { terms: { field: 'country', size: 5 }, aggs: { top: { top_hits: { size: 1, sort: [{ population: 'desc' }], _source: ['name', 'population'] } } } },
+      },
+    });
+    for (const b of res.aggregations.c.buckets as {
+      key: string;
+      doc_count: number;
+      top: { hits: { total: { value: number }; hits: { _source: { population: number } }[] } };
+    }[]) {
       const max = Math.max(...all.filter((c) => c.country === b.key).map((c) => c.population));
       expect(b.top.hits.total.value).toBe(b.doc_count);
       expect(b.top.hits.hits[0]._source.population).toBe(max);
@@ -72,7 +89,10 @@ describe('terms over all cities', () => {
   it('orders by a metric and by key, exactly', async () => {
     const res = await search('/cities/_search', {
       size: 0,
-      aggs: { c: { terms: { field: 'country', size: 5, order: { total: 'desc' } }, aggs: { total: { sum: { field: 'population' } } } }, k: { terms: { field: 'country', size: 3, order: { _key: 'asc' } } } },
+      aggs: {
+        c: { terms: { field: 'country', size: 5, order: { total: 'desc' } }, aggs: { total: { sum: { field: 'population' } } } },
+        k: { terms: { field: 'country', size: 3, order: { _key: 'asc' } } },
+      },
     });
     const sums = new Map<string, number>();
     for (const c of all) sums.set(c.country, (sums.get(c.country) ?? 0) + c.population);
@@ -89,7 +109,10 @@ describe('composite', () => {
     const walked: [string, number][] = [];
     let after: unknown;
     for (let page = 0; page < 100; page++) {
-      const res = await search('/cities/_search', { size: 0, aggs: { c: { composite: { size: 37, sources: [{ country: { terms: { field: 'country' } } }], ...(after ? { after } : {}) } } } });
+      const res = await search('/cities/_search', {
+        size: 0,
+        aggs: { c: { composite: { size: 37, sources: [{ country: { terms: { field: 'country' } } }], ...(after ? { after } : {}) } } },
+      });
       const c = res.aggregations.c;
       for (const b of c.buckets) walked.push([b.key.country, b.doc_count]);
       if (c.buckets.length < 37) break;
@@ -130,7 +153,10 @@ describe('histograms, ranges and filters', () => {
       ['10000.0-1000000.0', count((c) => c.population >= 10_000 && c.population < 1_000_000)],
       ['1000000.0-*', count((c) => c.population >= 1_000_000)],
     ]);
-    expect(res.aggregations.f.buckets).toEqual({ big: { doc_count: count((c) => c.population >= 1_000_000) }, ppl: { doc_count: count((c) => c.featureCode === 'PPL') } });
+    expect(res.aggregations.f.buckets).toEqual({
+      big: { doc_count: count((c) => c.population >= 1_000_000) },
+      ppl: { doc_count: count((c) => c.featureCode === 'PPL') },
+    });
     expect(res.aggregations.m.doc_count).toBe(all.length);
   });
 });

@@ -19,7 +19,12 @@ const DOCS = 1500;
 
 beforeAll(async () => {
   await http(url, 'DELETE', '/aliases-v1,aliases-v2,aliases-x1,aliases-x2?ignore_unavailable=true');
-  await client.indices.create({ index: 'aliases-v1', settings: { number_of_shards: 1, number_of_replicas: 0 }, mappings: citiesIndex.mappings as never, aliases: { 'aliases-live': {} } });
+  await client.indices.create({
+    index: 'aliases-v1',
+    settings: { number_of_shards: 1, number_of_replicas: 0 },
+    mappings: citiesIndex.mappings as never,
+    aliases: { 'aliases-live': {} },
+  });
   const copy = await client.reindex({ source: { index: 'cities' }, dest: { index: 'aliases-v1' }, max_docs: DOCS, refresh: true });
   expect(copy.created).toBe(DOCS);
 });
@@ -100,7 +105,7 @@ describe('zero-downtime reindex through an alias', () => {
     expect((await client.count({ index: 'aliases-live' })).count).toBe(DOCS + 1);
   });
 
-  it('a filtered alias over the copy answers the official client\'s alias calls as ES does', async () => {
+  it("a filtered alias over the copy answers the official client's alias calls as ES does", async () => {
     await client.indices.putAlias({ index: 'aliases-v2', name: 'aliases-fr', filter: { term: { country: 'FR' } } });
     const fr = (await client.count({ index: 'aliases-v2', query: { term: { country: 'FR' } } })).count;
     expect((await client.count({ index: 'aliases-fr' })).count).toBe(fr);

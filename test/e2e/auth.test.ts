@@ -43,7 +43,12 @@ let caAgent: Agent;
 const basic = (u: string, p: string) => 'Basic ' + Buffer.from(`${u}:${p}`).toString('base64');
 
 /** GET with an optional Authorization header; the raw headers keep repeated lines as arrays. */
-async function get(base: string, path: string, authorization?: string, dispatcher?: Agent): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+async function get(
+  base: string,
+  path: string,
+  authorization?: string,
+  dispatcher?: Agent,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
   const res = await request(base + path, { method: 'GET', headers: authorization ? { authorization } : {}, dispatcher });
   const text = await res.body.text();
   return { status: res.statusCode, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) };
@@ -65,8 +70,23 @@ beforeAll(async () => {
   await writeFile(apiKeysFile, JSON.stringify(made.record) + '\n', { mode: 0o600 });
   // A self-signed certificate for 127.0.0.1 (subjectAltName IP), made with openssl for this run.
   await promisify(execFile)('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1',
-    '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-days',
+    '1',
+    '-keyout',
+    join(dir, 'key.pem'),
+    '-out',
+    join(dir, 'cert.pem'),
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
   ]);
   ca = await readFile(join(dir, 'cert.pem'));
   caAgent = new Agent({ connect: { ca } });
@@ -74,7 +94,11 @@ beforeAll(async () => {
   const authEnv = { FOLIO_USERS_FILE: usersFile, FOLIO_API_KEYS_FILE: apiKeysFile };
   [plain, tls] = await Promise.all([
     startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, authEnv, { ready: probe() }),
-    startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, { ...authEnv, FOLIO_TLS_CERT: join(dir, 'cert.pem'), FOLIO_TLS_KEY: join(dir, 'key.pem') }, { scheme: 'https', ready: probe(caAgent) }),
+    startExtraCoordinator(
+      { nodes, clusterSecret, etcd: inject('etcdUrl') },
+      { ...authEnv, FOLIO_TLS_CERT: join(dir, 'cert.pem'), FOLIO_TLS_KEY: join(dir, 'key.pem') },
+      { scheme: 'https', ready: probe(caAgent) },
+    ),
   ]);
 });
 
@@ -85,7 +109,7 @@ afterAll(async () => {
 });
 
 describe('without credentials', () => {
-  it('answers 401 with ES\'s body and one WWW-Authenticate line per challenge, GET / included', async () => {
+  it("answers 401 with ES's body and one WWW-Authenticate line per challenge, GET / included", async () => {
     for (const path of ['/', '/_search', '/cities/_search', '/cities/_search?q=vienna&pretty', '/_cat/indices', '/metrics', '/_console']) {
       const res = await get(plain!.url, path);
       expect([path, res.status]).toEqual([path, 401]);
@@ -122,12 +146,22 @@ describe('with bad credentials', () => {
   it('answers 401 for a wrong API key secret, an unknown key id and a malformed key', async () => {
     const failed = 'unable to authenticate with provided credentials and anonymous access is not allowed for this request';
     const wrong = await get(plain!.url, '/', 'ApiKey ' + encodeApiKey(key.id, 'not-the-secret'));
-    expect([wrong.status, wrong.body]).toEqual([401, unauthorized(failed, { additional_unsuccessful_credentials: `API key: invalid credentials for API key [${key.id}]` })]);
+    expect([wrong.status, wrong.body]).toEqual([
+      401,
+      unauthorized(failed, { additional_unsuccessful_credentials: `API key: invalid credentials for API key [${key.id}]` }),
+    ]);
     const unknown = await get(plain!.url, '/', 'ApiKey ' + encodeApiKey('no-such-id', key.api_key));
-    expect([unknown.status, unknown.body]).toEqual([401, unauthorized(failed, { additional_unsuccessful_credentials: 'API key: unable to find apikey with id no-such-id' })]);
+    expect([unknown.status, unknown.body]).toEqual([
+      401,
+      unauthorized(failed, { additional_unsuccessful_credentials: 'API key: unable to find apikey with id no-such-id' }),
+    ]);
     const malformed = await get(plain!.url, '/', 'ApiKey ' + Buffer.from('no-colon').toString('base64'));
     expect(malformed.status).toBe(401);
-    expect(malformed.body.error).toMatchObject({ type: 'security_exception', reason: 'error attempting to authenticate request', caused_by: { type: 'illegal_argument_exception', reason: 'invalid ApiKey value' } });
+    expect(malformed.body.error).toMatchObject({
+      type: 'security_exception',
+      reason: 'error attempting to authenticate request',
+      caused_by: { type: 'illegal_argument_exception', reason: 'invalid ApiKey value' },
+    });
   });
 });
 
@@ -158,7 +192,9 @@ describe('timing of API key failures', () => {
     const wrongMs = await median401('ApiKey ' + encodeApiKey(key.id, key.api_key + 'x'), n);
     const afterWrong = await verifications();
     expect([afterUnknown - before, afterWrong - afterUnknown]).toEqual([n, n]);
-    process.stdout.write(`auth timing: median 401 for an unknown API key id ${unknownMs.toFixed(1)} ms, for a wrong secret ${wrongMs.toFixed(1)} ms (${n} requests each)\n`);
+    process.stdout.write(
+      `auth timing: median 401 for an unknown API key id ${unknownMs.toFixed(1)} ms, for a wrong secret ${wrongMs.toFixed(1)} ms (${n} requests each)\n`,
+    );
   });
 });
 
@@ -175,10 +211,14 @@ describe('with good credentials', () => {
 
   it('answers _authenticate for a user and for an API key', async () => {
     expect((await get(plain!.url, '/_security/_authenticate', basic('alice', PASSWORD))).body).toMatchObject({
-      username: 'alice', authentication_realm: { name: 'default_file', type: 'file' }, authentication_type: 'realm',
+      username: 'alice',
+      authentication_realm: { name: 'default_file', type: 'file' },
+      authentication_type: 'realm',
     });
     expect((await get(plain!.url, '/_security/_authenticate', 'ApiKey ' + key.encoded)).body).toMatchObject({
-      username: 'alice', authentication_type: 'api_key', api_key: { id: key.id, name: 'e2e-key' },
+      username: 'alice',
+      authentication_type: 'api_key',
+      api_key: { id: key.id, name: 'e2e-key' },
     });
   });
 
@@ -233,10 +273,13 @@ describe('the official @elastic/elasticsearch client', () => {
     }
   });
 
-  it('surfaces the 401 as a ResponseError with ES\'s body', async () => {
+  it("surfaces the 401 as a ResponseError with ES's body", async () => {
     const client = new Client({ node: plain!.url, auth: { username: 'alice', password: 'wrong-password' } });
     try {
-      const err = await client.info().then(() => undefined, (e: unknown) => e);
+      const err = await client.info().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(errors.ResponseError);
       expect((err as errors.ResponseError).statusCode).toBe(401);
       expect((err as errors.ResponseError).body).toEqual(unauthorized('unable to authenticate user [alice] for REST request [/]'));
@@ -264,9 +307,15 @@ describe('TLS', () => {
   });
 
   it('is refused by a client that does not trust the certificate, and does not speak plain HTTP', async () => {
-    const untrusted = await request(tls!.url + '/livez').then(() => 'connected', (e: NodeJS.ErrnoException) => e.code ?? e.message);
+    const untrusted = await request(tls!.url + '/livez').then(
+      () => 'connected',
+      (e: NodeJS.ErrnoException) => e.code ?? e.message,
+    );
     expect(untrusted).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY/);
-    const cleartext = await request(tls!.url.replace('https:', 'http:') + '/livez').then((r) => r.statusCode, () => 'failed');
+    const cleartext = await request(tls!.url.replace('https:', 'http:') + '/livez').then(
+      (r) => r.statusCode,
+      () => 'failed',
+    );
     expect(cleartext).not.toBe(200);
   });
 

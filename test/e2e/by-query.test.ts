@@ -37,7 +37,14 @@ describe('sliced point in time over all cities', () => {
     const ids: string[] = [];
     let after: unknown[] | undefined;
     for (;;) {
-      const body = { size: 10_000, _source: false, pit: { id: pit, keep_alive: '5m' }, slice: { id, max }, sort: ['_shard_doc'], ...(after ? { search_after: after } : {}) };
+      const body = {
+        size: 10_000,
+        _source: false,
+        pit: { id: pit, keep_alive: '5m' },
+        slice: { id, max },
+        sort: ['_shard_doc'],
+        ...(after ? { search_after: after } : {}),
+      };
       const res = await http(url, 'POST', '/_search', body);
       expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
       const hits = res.body.hits.hits as { _id: string; sort: unknown[] }[];
@@ -91,7 +98,10 @@ describe('_delete_by_query under concurrent writes', () => {
       mappings: { properties: { country: { type: 'keyword' }, population: { type: 'long' }, location: { type: 'geo_point' }, touched: { type: 'integer' } } },
     });
     expect(created.status).toBe(200);
-    const copied = await http(url, 'POST', '/_reindex?refresh=true&slices=auto', { source: { index: 'cities', query: { terms: { country: ['FR', 'IT', 'ES'] } } }, dest: { index: INDEX } });
+    const copied = await http(url, 'POST', '/_reindex?refresh=true&slices=auto', {
+      source: { index: 'cities', query: { terms: { country: ['FR', 'IT', 'ES'] } } },
+      dest: { index: INDEX },
+    });
     expect(copied.status).toBe(200);
     expect(copied.body.failures).toEqual([]);
   });
@@ -109,9 +119,14 @@ describe('_delete_by_query under concurrent writes', () => {
     const targetIds = (targets.body.hits.hits as { _id: string }[]).map((h) => h._id);
 
     // Throttled to about 2 s, so that the writer below has time to write during the walk.
-    const started = await http(url, 'POST', `/${INDEX}/_delete_by_query?wait_for_completion=false&conflicts=proceed&scroll_size=500&requests_per_second=${Math.ceil(matched / 2)}&refresh=true`, {
-      query: small,
-    });
+    const started = await http(
+      url,
+      'POST',
+      `/${INDEX}/_delete_by_query?wait_for_completion=false&conflicts=proceed&scroll_size=500&requests_per_second=${Math.ceil(matched / 2)}&refresh=true`,
+      {
+        query: small,
+      },
+    );
     expect(started.status).toBe(200);
     const task = started.body.task as string;
     // Writes start once the delete has read its first batch (its snapshot is then fixed).
@@ -128,7 +143,8 @@ describe('_delete_by_query under concurrent writes', () => {
       // 20 new documents that match the query, an update of 20 that do not, and of 5 that match
       const lines: unknown[] = [];
       for (let i = 0; i < 20; i++) lines.push({ index: { _index: INDEX, _id: `new-${round}-${i}` } }, { country: 'XX', population: 1, touched: round });
-      for (const id of otherIds.slice((round * 20) % 200, ((round * 20) % 200) + 20)) lines.push({ update: { _index: INDEX, _id: id } }, { doc: { touched: round } });
+      for (const id of otherIds.slice((round * 20) % 200, ((round * 20) % 200) + 20))
+        lines.push({ update: { _index: INDEX, _id: id } }, { doc: { touched: round } });
       const matchedNow = targetIds.slice(round * 5, round * 5 + 5);
       for (const id of matchedNow) lines.push({ update: { _index: INDEX, _id: id } }, { doc: { touched: round } });
       const res = await http(url, 'POST', '/_bulk', lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'application/x-ndjson');
@@ -165,11 +181,16 @@ describe('_delete_by_query under concurrent writes', () => {
 describe('_msearch on the samples', () => {
   it('answers good searches beside failing ones, in order', async () => {
     const lines = [
-      { index: 'cities' }, { size: 0, query: { term: { country: 'AT' } } },
-      { index: 'byquery-missing' }, { query: { match_all: {} } },
-      { index: 'mails' }, { size: 3, query: { match: { subject: 'meeting' } } },
-      { index: 'cities' }, { query: { term: { population: 'many' } } },
-      {}, { size: 1, sort: [{ population: 'desc' }], query: { term: { country: 'AT' } } },
+      { index: 'cities' },
+      { size: 0, query: { term: { country: 'AT' } } },
+      { index: 'byquery-missing' },
+      { query: { match_all: {} } },
+      { index: 'mails' },
+      { size: 3, query: { match: { subject: 'meeting' } } },
+      { index: 'cities' },
+      { query: { term: { population: 'many' } } },
+      {},
+      { size: 1, sort: [{ population: 'desc' }], query: { term: { country: 'AT' } } },
     ];
     const res = await http(url, 'POST', '/cities/_msearch', lines.map((l) => JSON.stringify(l)).join('\n') + '\n', 'application/x-ndjson');
     expect(res.status).toBe(200);

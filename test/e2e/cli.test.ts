@@ -30,7 +30,11 @@ function folio(...args: string[]): Promise<{ code: number; stdout: string; stder
 }
 
 const count = async (index: string) => (await http(url, 'GET', `/${index}/_count`)).body.count as number;
-const readNdjson = async (file: string) => (await readFile(file, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+const readNdjson = async (file: string) =>
+  (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 
 /** The generated NDJSON documents by id, and the line numbers of the 3 bad lines. */
 const good = new Map<string, Record<string, unknown>>();
@@ -63,7 +67,16 @@ describe('folio load, dump and reindex', () => {
     const ac = new AbortController();
     const seen: Checkpoint[] = [];
     const first = await runLoad({
-      url, file, index: 'cli-ndjson', shards: 3, batch: 200, idField: 'id', errorsFile: errors, quiet: true, log: () => {}, signal: ac.signal,
+      url,
+      file,
+      index: 'cli-ndjson',
+      shards: 3,
+      batch: 200,
+      idField: 'id',
+      errorsFile: errors,
+      quiet: true,
+      log: () => {},
+      signal: ac.signal,
       onCheckpoint: (c) => {
         seen.push(c);
         if (c.position >= 1000) ac.abort();
@@ -105,10 +118,15 @@ describe('folio load, dump and reindex', () => {
     await writeFile(join(dir, 'rows.csv'), rows.join('\n') + '\n');
     const r = await folio('load', 'rows.csv', '-i', 'cli-csv', '--shards', '2', '--infer-types', '--id-field', 'id', '--batch', '300');
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`^loaded ${CSV_ROWS} docs into \\[cli-csv\\] in [\\d.]+ s \\(\\d+ docs/s\\), 2 errors written to cli-csv.errors.ndjson$`, 'm'));
+    expect(r.stderr).toMatch(
+      new RegExp(`^loaded ${CSV_ROWS} docs into \\[cli-csv\\] in [\\d.]+ s \\(\\d+ docs/s\\), 2 errors written to cli-csv.errors.ndjson$`, 'm'),
+    );
     expect(await count('cli-csv')).toBe(CSV_ROWS);
     expect((await http(url, 'GET', '/cli-csv/_doc/c3')).body._source).toEqual({ id: 'c3', name: 'Name 3, the odd', score: 4.5, active: false });
-    expect((await readNdjson(join(dir, 'cli-csv.errors.ndjson'))).map((e) => [e.line, e.error.type])).toEqual([[702, 'parse_error'], [1403, 'parse_error']]);
+    expect((await readNdjson(join(dir, 'cli-csv.errors.ndjson'))).map((e) => [e.line, e.error.type])).toEqual([
+      [702, 'parse_error'],
+      [1403, 'parse_error'],
+    ]);
     const settings = (await http(url, 'GET', '/cli-csv/_settings')).body['cli-csv'].settings.index;
     expect(Number(settings.number_of_shards)).toBe(2);
   });
@@ -122,7 +140,10 @@ describe('folio load, dump and reindex', () => {
 
     const some = await folio('dump', '-i', 'cli-csv', '--query', '{"range": {"score": {"gte": 2900}}}', '--sort', 'score:desc');
     expect(some.code, some.stderr).toBe(0);
-    const hits = some.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    const hits = some.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(hits.map((h) => h.id)).toEqual(Array.from({ length: CSV_ROWS - 1934 }, (_, k) => `c${CSV_ROWS - 1 - k}`));
 
     // a dump with ids loads back as the same index
@@ -137,7 +158,16 @@ describe('folio load, dump and reindex', () => {
     expect(server.stderr).toMatch(new RegExp(`^reindexed ${NDJSON_DOCS} docs from \\[cli-ndjson\\] to \\[cli-copy\\] \\(task [^)]+\\)`, 'm'));
     expect(await count('cli-copy')).toBe(NDJSON_DOCS);
 
-    const streamed = await runReindex({ url, source: 'cli-csv', dest: 'cli-streamed', destUrl: url, stream: true, batch: 400, quiet: true, errorsFile: join(dir, 's.errors.ndjson') });
+    const streamed = await runReindex({
+      url,
+      source: 'cli-csv',
+      dest: 'cli-streamed',
+      destUrl: url,
+      stream: true,
+      batch: 400,
+      quiet: true,
+      errorsFile: join(dir, 's.errors.ndjson'),
+    });
     expect(streamed).toMatchObject({ mode: 'stream', docs: CSV_ROWS, errors: 0 });
     const settings = (await http(url, 'GET', '/cli-streamed/_settings')).body['cli-streamed'].settings.index;
     expect(Number(settings.number_of_shards)).toBe(2); // created like the source

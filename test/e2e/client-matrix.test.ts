@@ -87,12 +87,28 @@ async function documents(index: string): Promise<[string, string][]> {
   let after: unknown[] | undefined;
   try {
     for (;;) {
-      const body = JSON.stringify({ size: LIMIT, sort: [{ _id: 'asc' }], pit: { id: pit.body.id, keep_alive: '1m' }, ...(after ? { search_after: after } : {}) });
-      const res = await request(`${url}/_search`, { method: 'POST', body, headers: { 'content-type': 'application/json' }, headersTimeout: 120_000, bodyTimeout: 120_000 });
+      const body = JSON.stringify({
+        size: LIMIT,
+        sort: [{ _id: 'asc' }],
+        pit: { id: pit.body.id, keep_alive: '1m' },
+        ...(after ? { search_after: after } : {}),
+      });
+      const res = await request(`${url}/_search`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json' },
+        headersTimeout: 120_000,
+        bodyTimeout: 120_000,
+      });
       const text = await res.body.text();
       const hits = (JSON.parse(text) as { hits: { hits: { _id: string; sort: unknown[] }[] } }).hits.hits;
       if (hits.length === 0) return out;
-      out.push(...rawHits(text.slice(text.indexOf('"hits":{')), hits.map((h) => h._id)));
+      out.push(
+        ...rawHits(
+          text.slice(text.indexOf('"hits":{')),
+          hits.map((h) => h._id),
+        ),
+      );
       after = hits.at(-1)!.sort;
     }
   } finally {
@@ -120,7 +136,6 @@ function firstDifference(a: readonly [string, string][], b: readonly [string, st
   return null;
 }
 
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'folio-client-matrix-'));
   await deleteIndices(url, `${RESTORED}*`);
@@ -145,7 +160,11 @@ describe('elasticdump', () => {
     times.mapping = await elasticdump(input, `--output=${f('mapping.json')}`, '--type=mapping');
     times.data = await elasticdump(input, `--output=${f('data.json')}`, '--type=data', `--limit=${LIMIT}`);
     const dumped = await dumpedDocuments(f('data.json'));
-    c.check('scroll dump: data', dumped.length === CITIES && new Set(dumped.map((d) => d[0])).size === CITIES, `${dumped.length} lines, ${new Set(dumped.map((d) => d[0])).size} distinct _ids in ${times.data} ms`);
+    c.check(
+      'scroll dump: data',
+      dumped.length === CITIES && new Set(dumped.map((d) => d[0])).size === CITIES,
+      `${dumped.length} lines, ${new Set(dumped.map((d) => d[0])).size} distinct _ids in ${times.data} ms`,
+    );
 
     times.restoreSettings = await elasticdump(`--input=${f('settings.json')}`, output, '--type=settings');
     times.restoreMapping = await elasticdump(`--input=${f('mapping.json')}`, output, '--type=mapping');
@@ -155,14 +174,26 @@ describe('elasticdump', () => {
     const [settingsA, settingsB] = await Promise.all(['cities', RESTORED].map(async (i) => (await http(url, 'GET', `/${i}/_settings`)).body[i].settings.index));
     const kept = ['number_of_shards', 'number_of_replicas', 'max_result_window', 'refresh_interval'];
     const pick = (s: Record<string, unknown>) => Object.fromEntries(kept.map((k) => [k, s[k]]));
-    c.check('restore: settings', JSON.stringify(pick(settingsA)) === JSON.stringify(pick(settingsB)), `${JSON.stringify(pick(settingsB))} in ${times.restoreSettings} ms`);
+    c.check(
+      'restore: settings',
+      JSON.stringify(pick(settingsA)) === JSON.stringify(pick(settingsB)),
+      `${JSON.stringify(pick(settingsB))} in ${times.restoreSettings} ms`,
+    );
     const [mapA, mapB] = await Promise.all(['cities', RESTORED].map(async (i) => (await http(url, 'GET', `/${i}/_mapping`)).body[i].mappings));
-    c.check('restore: mapping', JSON.stringify(mapA) === JSON.stringify(mapB), `${Object.keys(mapB.properties ?? {}).length} fields in ${times.restoreMapping} ms`);
+    c.check(
+      'restore: mapping',
+      JSON.stringify(mapA) === JSON.stringify(mapB),
+      `${Object.keys(mapB.properties ?? {}).length} fields in ${times.restoreMapping} ms`,
+    );
 
     source = await documents('cities');
     const restored = await documents(RESTORED);
     const diff = firstDifference(source, restored);
-    c.check('restore: documents (_id and _source bytes)', source.length === CITIES && diff === null, `${restored.length} documents, ${diff ?? 'equal'}; restored in ${times.restoreData} ms`);
+    c.check(
+      'restore: documents (_id and _source bytes)',
+      source.length === CITIES && diff === null,
+      `${restored.length} documents, ${diff ?? 'equal'}; restored in ${times.restoreData} ms`,
+    );
     const fileDiff = firstDifference(source, dumped);
     c.check('scroll dump: _source bytes as stored', fileDiff === null, fileDiff ?? 'equal');
     expect(c.failed).toEqual([]);
@@ -182,7 +213,11 @@ describe('elasticdump', () => {
     }
     const dumped = await dumpedDocuments(f('pit-data.json'));
     const diff = firstDifference(source ?? (await documents('cities')), dumped);
-    c.check('pit dump: documents (_id and _source bytes)', dumped.length === CITIES && diff === null, `${dumped.length} lines, ${diff ?? 'equal to cities'} in ${ms} ms`);
+    c.check(
+      'pit dump: documents (_id and _source bytes)',
+      dumped.length === CITIES && diff === null,
+      `${dumped.length} lines, ${diff ?? 'equal to cities'} in ${ms} ms`,
+    );
     // elasticdump closes its PIT with `DELETE /{index}/_pit`, a route ES does not have (only
     // `DELETE /_pit`): ES answers 405, and the PIT lives out its keep-alive (`--pitKeepAlive`, 5m).
     const open = await openContexts('pit');
@@ -205,9 +240,11 @@ describe('python3-elasticsearch (Debian)', () => {
   it('helpers.bulk loads an index, helpers.scan walks it and all cities', async () => {
     // helpers.scan clears its scrolls; the script checks that nothing is left open after its walks.
     await http(url, 'DELETE', '/_search/scroll/_all');
-    const { stdout } = await run('/usr/bin/python3', [PYTHON_CHECK, url, `${RESTORED}-py`], { timeout: 180_000 }).catch((err: Error & { stdout?: string; stderr?: string }) => {
-      return { stdout: `${err.stdout ?? ''}\nFAIL python3: ${err.stderr ?? String(err)}` };
-    });
+    const { stdout } = await run('/usr/bin/python3', [PYTHON_CHECK, url, `${RESTORED}-py`], { timeout: 180_000 }).catch(
+      (err: Error & { stdout?: string; stderr?: string }) => {
+        return { stdout: `${err.stdout ?? ''}\nFAIL python3: ${err.stderr ?? String(err)}` };
+      },
+    );
     const lines = stdout.trim().split('\n');
     for (const l of lines) process.stdout.write(`client-matrix ${l}\n`);
     expect(lines.filter((l) => !l.startsWith('PASS'))).toEqual([]);

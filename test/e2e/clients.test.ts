@@ -18,7 +18,10 @@ function unrecognized(reason: string) {
 }
 
 beforeAll(async () => {
-  await http(url, 'PUT', '/clients-http', { settings: { number_of_shards: 3, number_of_replicas: 0 }, mappings: { properties: { name: { type: 'keyword' } } } });
+  await http(url, 'PUT', '/clients-http', {
+    settings: { number_of_shards: 3, number_of_replicas: 0 },
+    mappings: { properties: { name: { type: 'keyword' } } },
+  });
   // 3 replicas on 3 shard nodes: 2 placed (each on another node than the primary), 1 unassigned.
   await http(url, 'PUT', '/clients-yellow', { settings: { number_of_shards: 1, number_of_replicas: 3 } });
   const lines = ['a', 'b', 'c', 'd', 'e'].flatMap((id, i) => [{ index: { _index: 'clients-http', _id: id } }, { name: `n-${id}`, n: i, tag: 't' }]);
@@ -36,14 +39,31 @@ describe('_cluster/health', () => {
     const green = await http(url, 'GET', '/_cluster/health/clients-http');
     expect(green.status).toBe(200);
     expect(green.body).toEqual({
-      cluster_name: 'folio', status: 'green', timed_out: false, number_of_nodes: 4, number_of_data_nodes: 3,
-      active_primary_shards: 3, active_shards: 3, relocating_shards: 0, initializing_shards: 0, unassigned_shards: 0,
-      delayed_unassigned_shards: 0, number_of_pending_tasks: 0, number_of_in_flight_fetch: 0, task_max_waiting_in_queue_millis: 0,
+      cluster_name: 'folio',
+      status: 'green',
+      timed_out: false,
+      number_of_nodes: 4,
+      number_of_data_nodes: 3,
+      active_primary_shards: 3,
+      active_shards: 3,
+      relocating_shards: 0,
+      initializing_shards: 0,
+      unassigned_shards: 0,
+      delayed_unassigned_shards: 0,
+      number_of_pending_tasks: 0,
+      number_of_in_flight_fetch: 0,
+      task_max_waiting_in_queue_millis: 0,
       active_shards_percent_as_number: 100,
     });
     const yellow = await http(url, 'GET', '/_cluster/health/clients-yellow?level=indices');
     expect(yellow.body).toMatchObject({ status: 'yellow', active_primary_shards: 1, active_shards: 3, unassigned_shards: 1 });
-    expect(yellow.body.indices['clients-yellow']).toMatchObject({ status: 'yellow', number_of_shards: 1, number_of_replicas: 3, active_shards: 3, unassigned_shards: 1 });
+    expect(yellow.body.indices['clients-yellow']).toMatchObject({
+      status: 'yellow',
+      number_of_shards: 1,
+      number_of_replicas: 3,
+      active_shards: 3,
+      unassigned_shards: 1,
+    });
     const all = await http(url, 'GET', '/_cluster/health');
     expect(all.body.status).toBe('yellow');
     expect(all.body.active_shards_percent_as_number).toBeLessThan(100);
@@ -66,7 +86,9 @@ describe('_cluster/health', () => {
     expect(bad.body.error.reason).toBe('No enum constant org.elasticsearch.cluster.health.ClusterHealthStatus.PURPLE');
     const unknown = await http(url, 'GET', '/_cluster/health?wait_for_statuss=green');
     expect(unknown.body).toEqual(
-      unrecognized('request [/_cluster/health] contains unrecognized parameter: [wait_for_statuss] -> did you mean any of [wait_for_status, wait_for_events, wait_for_nodes, wait_for_active_shards]?'),
+      unrecognized(
+        'request [/_cluster/health] contains unrecognized parameter: [wait_for_statuss] -> did you mean any of [wait_for_status, wait_for_events, wait_for_nodes, wait_for_active_shards]?',
+      ),
     );
   });
 });
@@ -76,12 +98,39 @@ describe('_cat', () => {
     const text = await http(url, 'GET', '/_cat/indices/clients-*?v&s=index');
     expect(text.headers['content-type']).toMatch(/^text\/plain/);
     const lines = (text.body as string).trimEnd().split('\n');
-    expect(lines[0].split(/\s+/)).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
-    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([['green', 'open', 'clients-http'], ['yellow', 'open', 'clients-yellow']]);
+    expect(lines[0].split(/\s+/)).toEqual([
+      'health',
+      'status',
+      'index',
+      'uuid',
+      'pri',
+      'rep',
+      'docs.count',
+      'docs.deleted',
+      'store.size',
+      'pri.store.size',
+      'dataset.size',
+    ]);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 3))).toEqual([
+      ['green', 'open', 'clients-http'],
+      ['yellow', 'open', 'clients-yellow'],
+    ]);
     const json = await http(url, 'GET', '/_cat/indices/clients-http?format=json');
     expect(json.body).toHaveLength(1);
     expect(json.body[0]).toMatchObject({ health: 'green', status: 'open', index: 'clients-http', pri: '3', rep: '0', 'docs.count': '5', 'docs.deleted': '0' });
-    expect(Object.keys(json.body[0])).toEqual(['health', 'status', 'index', 'uuid', 'pri', 'rep', 'docs.count', 'docs.deleted', 'store.size', 'pri.store.size', 'dataset.size']);
+    expect(Object.keys(json.body[0])).toEqual([
+      'health',
+      'status',
+      'index',
+      'uuid',
+      'pri',
+      'rep',
+      'docs.count',
+      'docs.deleted',
+      'store.size',
+      'pri.store.size',
+      'dataset.size',
+    ]);
     const withDataset = await http(url, 'GET', '/_cat/indices/clients-http?format=json&h=index,dataset.size');
     expect(withDataset.body[0]['dataset.size']).toBe(json.body[0]['store.size']);
     expect(json.body[0]['store.size']).toMatch(/^\d+(\.\d)?[kmgtp]?b$/);
@@ -101,8 +150,13 @@ describe('_cat', () => {
     const res = await http(url, 'GET', '/_cat/shards/clients-*?format=json');
     const rows = res.body as Record<string, string | null>[];
     expect(rows.map((r) => [r.index, r.shard, r.prirep, r.state])).toEqual([
-      ['clients-http', '0', 'p', 'STARTED'], ['clients-http', '1', 'p', 'STARTED'], ['clients-http', '2', 'p', 'STARTED'],
-      ['clients-yellow', '0', 'p', 'STARTED'], ['clients-yellow', '0', 'r', 'STARTED'], ['clients-yellow', '0', 'r', 'STARTED'], ['clients-yellow', '0', 'r', 'UNASSIGNED'],
+      ['clients-http', '0', 'p', 'STARTED'],
+      ['clients-http', '1', 'p', 'STARTED'],
+      ['clients-http', '2', 'p', 'STARTED'],
+      ['clients-yellow', '0', 'p', 'STARTED'],
+      ['clients-yellow', '0', 'r', 'STARTED'],
+      ['clients-yellow', '0', 'r', 'STARTED'],
+      ['clients-yellow', '0', 'r', 'UNASSIGNED'],
     ]);
     expect(Object.keys(rows[0])).toEqual(['index', 'shard', 'prirep', 'state', 'docs', 'store', 'dataset', 'ip', 'node']);
     expect(rows.filter((r) => r.index === 'clients-http').reduce((n, r) => n + Number(r.docs), 0)).toBe(5);
@@ -117,15 +171,35 @@ describe('_cat', () => {
 describe('_mget', () => {
   it('gets docs by docs and by ids, in request order, with found:false and per-item errors', async () => {
     const res = await http(url, 'POST', '/_mget', {
-      docs: [{ _index: 'clients-http', _id: 'b' }, { _index: 'clients-http', _id: 'zz' }, { _index: 'clients-nope', _id: '1' }, { _index: 'clients-http', _id: 'a', _source: ['n'] }],
+      docs: [
+        { _index: 'clients-http', _id: 'b' },
+        { _index: 'clients-http', _id: 'zz' },
+        { _index: 'clients-nope', _id: '1' },
+        { _index: 'clients-http', _id: 'a', _source: ['n'] },
+      ],
     });
     expect(res.status).toBe(200);
-    expect(res.body.docs[0]).toEqual({ _index: 'clients-http', _id: 'b', _version: 1, _seq_no: expect.any(Number), _primary_term: 1, found: true, _source: { name: 'n-b', n: 1, tag: 't' } });
+    expect(res.body.docs[0]).toEqual({
+      _index: 'clients-http',
+      _id: 'b',
+      _version: 1,
+      _seq_no: expect.any(Number),
+      _primary_term: 1,
+      found: true,
+      _source: { name: 'n-b', n: 1, tag: 't' },
+    });
     expect(res.body.docs[1]).toEqual({ _index: 'clients-http', _id: 'zz', found: false });
-    expect(res.body.docs[2]).toMatchObject({ _index: 'clients-nope', _id: '1', error: { root_cause: [{ type: 'index_not_found_exception' }], type: 'index_not_found_exception', reason: 'no such index [clients-nope]' } });
+    expect(res.body.docs[2]).toMatchObject({
+      _index: 'clients-nope',
+      _id: '1',
+      error: { root_cause: [{ type: 'index_not_found_exception' }], type: 'index_not_found_exception', reason: 'no such index [clients-nope]' },
+    });
     expect(res.body.docs[3]._source).toEqual({ n: 0 });
     const ids = await http(url, 'GET', '/clients-http/_mget?_source=false', { ids: ['e', 'c'] });
-    expect(ids.body.docs.map((d: { _id: string; found: boolean; _source?: unknown }) => [d._id, d.found, d._source])).toEqual([['e', true, undefined], ['c', true, undefined]]);
+    expect(ids.body.docs.map((d: { _id: string; found: boolean; _source?: unknown }) => [d._id, d.found, d._source])).toEqual([
+      ['e', true, undefined],
+      ['c', true, undefined],
+    ]);
   });
 
   it('reads a GET body, as ES does (curl -XGET -d, Kibana console)', async () => {
@@ -143,7 +217,11 @@ describe('_mget', () => {
 
   it('rejects an empty request and unknown body keys as ES', async () => {
     const empty = await http(url, 'POST', '/clients-http/_mget', {});
-    expect([empty.status, empty.body.error.type, empty.body.error.reason]).toEqual([400, 'action_request_validation_exception', 'Validation Failed: 1: no documents to get;']);
+    expect([empty.status, empty.body.error.type, empty.body.error.reason]).toEqual([
+      400,
+      'action_request_validation_exception',
+      'Validation Failed: 1: no documents to get;',
+    ]);
     const noIndex = await http(url, 'POST', '/_mget', { ids: ['a'] });
     expect(noIndex.body.error.reason).toBe('Validation Failed: 1: index is missing for doc 0;');
   });
@@ -180,19 +258,49 @@ describe('unrecognized URL parameters', () => {
     ['PUT', '/clients-never?timeoutt=1s', {}, 'request [/clients-never] contains unrecognized parameter: [timeoutt] -> did you mean [timeout]?'],
     ['GET', '/clients-http?zzz=1&aaa=2', undefined, 'request [/clients-http] contains unrecognized parameters: [aaa], [zzz]'],
     ['DELETE', '/clients-http?fooo=1', undefined, 'request [/clients-http] contains unrecognized parameter: [fooo]'],
-    ['PUT', '/clients-http/_doc/x?refrsh=true', { a: 1 }, 'request [/clients-http/_doc/x] contains unrecognized parameter: [refrsh] -> did you mean [refresh]?'],
+    [
+      'PUT',
+      '/clients-http/_doc/x?refrsh=true',
+      { a: 1 },
+      'request [/clients-http/_doc/x] contains unrecognized parameter: [refrsh] -> did you mean [refresh]?',
+    ],
     ['POST', '/clients-http/_doc?routng=1', { a: 1 }, 'request [/clients-http/_doc] contains unrecognized parameter: [routng] -> did you mean [routing]?'],
-    ['GET', '/clients-http/_doc/a?_sourc=false', undefined, 'request [/clients-http/_doc/a] contains unrecognized parameter: [_sourc] -> did you mean [_source]?'],
+    [
+      'GET',
+      '/clients-http/_doc/a?_sourc=false',
+      undefined,
+      'request [/clients-http/_doc/a] contains unrecognized parameter: [_sourc] -> did you mean [_source]?',
+    ],
     ['DELETE', '/clients-http/_doc/a?x=1', undefined, 'request [/clients-http/_doc/a] contains unrecognized parameter: [x]'],
-    ['POST', '/clients-http/_update/a?retry_on_conflicts=1', { doc: {} }, 'request [/clients-http/_update/a] contains unrecognized parameter: [retry_on_conflicts] -> did you mean [retry_on_conflict]?'],
-    ['POST', '/_bulk?pipelin=x', '{"index":{"_index":"clients-never"}}\n{}\n', 'request [/_bulk] contains unrecognized parameter: [pipelin] -> did you mean [pipeline]?'],
+    [
+      'POST',
+      '/clients-http/_update/a?retry_on_conflicts=1',
+      { doc: {} },
+      'request [/clients-http/_update/a] contains unrecognized parameter: [retry_on_conflicts] -> did you mean [retry_on_conflict]?',
+    ],
+    [
+      'POST',
+      '/_bulk?pipelin=x',
+      '{"index":{"_index":"clients-never"}}\n{}\n',
+      'request [/_bulk] contains unrecognized parameter: [pipelin] -> did you mean [pipeline]?',
+    ],
     ['POST', '/clients-http/_refresh?force=true', undefined, 'request [/clients-http/_refresh] contains unrecognized parameter: [force]'],
     ['GET', '/clients-http/_count?size=0', undefined, 'request [/clients-http/_count] contains unrecognized parameter: [size]'],
-    ['GET', '/clients-http/_mapping?include_type_name=true', undefined, 'request [/clients-http/_mapping] contains unrecognized parameter: [include_type_name]'],
+    [
+      'GET',
+      '/clients-http/_mapping?include_type_name=true',
+      undefined,
+      'request [/clients-http/_mapping] contains unrecognized parameter: [include_type_name]',
+    ],
     ['GET', '/clients-http/_settings?flat=true', undefined, 'request [/clients-http/_settings] contains unrecognized parameter: [flat]'],
     ['GET', '/_cat/indices?format=json&hh=index', undefined, 'request [/_cat/indices] contains unrecognized parameter: [hh]'],
     ['GET', '/_cat/shards?verbose', undefined, 'request [/_cat/shards] contains unrecognized parameter: [verbose]'],
-    ['POST', '/clients-http/_mget?source=false', { ids: ['a'] }, 'request [/clients-http/_mget] contains unrecognized parameter: [source] -> did you mean [_source]?'],
+    [
+      'POST',
+      '/clients-http/_mget?source=false',
+      { ids: ['a'] },
+      'request [/clients-http/_mget] contains unrecognized parameter: [source] -> did you mean [_source]?',
+    ],
   ];
   it.each(cases)('%s %s → 400 illegal_argument_exception', async (method, path, body, reason) => {
     const res = await http(url, method, path, body, typeof body === 'string' ? 'application/x-ndjson' : 'application/json');
@@ -232,7 +340,9 @@ describe('the official @elastic/elasticsearch 8.x client, unmodified', () => {
     const created = await client.indices.create({
       index,
       settings: { number_of_shards: 3, number_of_replicas: 0 },
-      mappings: { properties: { name: { type: 'text', fields: { keyword: { type: 'keyword' } } }, population: { type: 'long' }, geonameid: { type: 'keyword' } } },
+      mappings: {
+        properties: { name: { type: 'text', fields: { keyword: { type: 'keyword' } } }, population: { type: 'long' }, geonameid: { type: 'keyword' } },
+      },
     });
     expect(created).toEqual({ acknowledged: true, shards_acknowledged: true, index });
 
@@ -287,10 +397,15 @@ describe('the official @elastic/elasticsearch 8.x client, unmodified', () => {
     await client.indices.create({ index: 'clients-al-1', settings: { number_of_shards: 1, number_of_replicas: 0 } });
     await client.indices.create({ index: 'clients-al-2', settings: { number_of_shards: 1, number_of_replicas: 0 } });
     try {
-      expect(await client.indices.updateAliases({ actions: [{ add: { index: 'clients-al-1', alias: 'clients-al' } }] })).toEqual({ acknowledged: true, errors: false });
+      expect(await client.indices.updateAliases({ actions: [{ add: { index: 'clients-al-1', alias: 'clients-al' } }] })).toEqual({
+        acknowledged: true,
+        errors: false,
+      });
       await client.index({ index: 'clients-al', id: 'a', document: { n: 1 }, refresh: true });
       expect(await client.indices.existsAlias({ name: 'clients-al' })).toBe(true);
-      await client.indices.updateAliases({ actions: [{ remove: { index: 'clients-al-1', alias: 'clients-al' } }, { add: { index: 'clients-al-2', alias: 'clients-al', is_write_index: true } }] });
+      await client.indices.updateAliases({
+        actions: [{ remove: { index: 'clients-al-1', alias: 'clients-al' } }, { add: { index: 'clients-al-2', alias: 'clients-al', is_write_index: true } }],
+      });
       expect(await client.indices.getAlias({ name: 'clients-al' })).toEqual({ 'clients-al-2': { aliases: { 'clients-al': { is_write_index: true } } } });
       expect((await client.count({ index: 'clients-al' })).count).toBe(0);
       await client.indices.putAlias({ index: 'clients-al-1', name: 'clients-al-old' });
@@ -310,9 +425,7 @@ describe('the official @elastic/elasticsearch 8.x client, unmodified', () => {
     expect(re.statusCode).toBe(404);
     expect(re.body).toMatchObject({ error: { type: 'index_not_found_exception' }, status: 404 });
     const bad = await client.count({ index: 'cities' }, { querystring: { sise: 1 } }).catch((e: unknown) => e);
-    expect((bad as InstanceType<typeof errors.ResponseError>).body).toEqual(
-      unrecognized('request [/cities/_count] contains unrecognized parameter: [sise]'),
-    );
+    expect((bad as InstanceType<typeof errors.ResponseError>).body).toEqual(unrecognized('request [/cities/_count] contains unrecognized parameter: [sise]'));
   });
 });
 
@@ -322,7 +435,11 @@ describe('the official client: msearch, helpers.msearch, deleteByQuery, a sliced
   const DOCS = 600;
 
   beforeAll(async () => {
-    await client.indices.create({ index, settings: { number_of_shards: 3, number_of_replicas: 0 }, mappings: { properties: { n: { type: 'long' }, tag: { type: 'keyword' } } } });
+    await client.indices.create({
+      index,
+      settings: { number_of_shards: 3, number_of_replicas: 0 },
+      mappings: { properties: { n: { type: 'long' }, tag: { type: 'keyword' } } },
+    });
     const operations = Array.from({ length: DOCS }, (_, i) => [{ index: { _index: index, _id: `d${i}` } }, { n: i, tag: i % 2 ? 'odd' : 'even' }]).flat();
     const bulk = await client.bulk({ operations, refresh: true });
     expect(bulk.errors).toBe(false);
@@ -335,7 +452,14 @@ describe('the official client: msearch, helpers.msearch, deleteByQuery, a sliced
 
   it('msearch answers each search, a failing one as its item error', async () => {
     const res = await client.msearch({
-      searches: [{ index }, { size: 0, query: { term: { tag: 'odd' } } }, { index: 'clients-none' }, { query: { match_all: {} } }, {}, { size: 2, sort: [{ n: 'desc' }] }],
+      searches: [
+        { index },
+        { size: 0, query: { term: { tag: 'odd' } } },
+        { index: 'clients-none' },
+        { query: { match_all: {} } },
+        {},
+        { size: 2, sort: [{ n: 'desc' }] },
+      ],
       index,
     });
     expect(res.responses).toHaveLength(3);
@@ -360,7 +484,13 @@ describe('the official client: msearch, helpers.msearch, deleteByQuery, a sliced
       const ids: string[] = [];
       let after: any[] | undefined;
       for (;;) {
-        const page = await client.search({ pit: { id: pit.id, keep_alive: '1m' }, slice: { id: String(id), max: 3 }, size: 70, sort: ['_shard_doc'], ...(after ? { search_after: after } : {}) });
+        const page = await client.search({
+          pit: { id: pit.id, keep_alive: '1m' },
+          slice: { id: String(id), max: 3 },
+          size: 70,
+          sort: ['_shard_doc'],
+          ...(after ? { search_after: after } : {}),
+        });
         if (page.hits.hits.length === 0) return ids;
         ids.push(...page.hits.hits.map((h) => h._id!));
         after = page.hits.hits.at(-1)!.sort;

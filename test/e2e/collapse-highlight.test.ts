@@ -12,7 +12,12 @@ import { http } from './http.ts';
 
 const url = inject('coordinatorUrl');
 
-interface City { _id: string; name: string; country: string; population: number }
+interface City {
+  _id: string;
+  name: string;
+  country: string;
+  population: number;
+}
 let all: City[] = [];
 
 beforeAll(() => {
@@ -83,7 +88,13 @@ describe('collapse over cities by country', () => {
   it('counts the groups of a filtered query exactly', async () => {
     const matching = all.filter((c) => c.name.startsWith('San '));
     const oracle = groupsOf(matching, byPopulationDesc);
-    const body = await search({ query: { prefix: { 'name.keyword': 'San ' } }, collapse: { field: 'country' }, sort: [{ population: 'desc' }], size: 100, _source: false });
+    const body = await search({
+      query: { prefix: { 'name.keyword': 'San ' } },
+      collapse: { field: 'country' },
+      sort: [{ population: 'desc' }],
+      size: 100,
+      _source: false,
+    });
     expect(body.hits.total.value).toBe(matching.length);
     expect(body.hits.total_groups).toEqual({ value: oracle.length, relation: 'eq' });
     expect(idsAndKeys(body.hits.hits)).toEqual(oracle.map((c) => [c._id, c.country]));
@@ -94,7 +105,13 @@ describe('collapse over cities by country', () => {
     const seen: string[] = [];
     let after: unknown[] | undefined;
     for (;;) {
-      const body = await search({ collapse: { field: 'country' }, sort: [{ country: 'asc' }], size: 100, _source: false, ...(after ? { search_after: after } : {}) });
+      const body = await search({
+        collapse: { field: 'country' },
+        sort: [{ country: 'asc' }],
+        size: 100,
+        _source: false,
+        ...(after ? { search_after: after } : {}),
+      });
       if (body.hits.hits.length === 0) break;
       seen.push(...body.hits.hits.map((h: { fields: { country: string[] } }) => h.fields.country[0]));
       after = body.hits.hits.at(-1).sort;
@@ -105,7 +122,13 @@ describe('collapse over cities by country', () => {
   it('expands each group of a page with inner_hits equal to the country top cities', async () => {
     const groups = groupsOf(all, byPopulationDesc).slice(10, 15);
     const body = await search({
-      collapse: { field: 'country', inner_hits: [{ name: 'largest', size: 3, sort: [{ population: 'desc' }], _source: ['name'] }, { name: 'count', size: 0 }] },
+      collapse: {
+        field: 'country',
+        inner_hits: [
+          { name: 'largest', size: 3, sort: [{ population: 'desc' }], _source: ['name'] },
+          { name: 'count', size: 0 },
+        ],
+      },
       sort: [{ population: 'desc' }],
       from: 10,
       size: 5,
@@ -150,7 +173,11 @@ describe('highlight over mails', () => {
   };
 
   async function highlighted(query: unknown, highlight: unknown): Promise<Record<string, string[]>> {
-    const res = await http(url, 'POST', '/mails/_search', { query: { bool: { filter: [{ ids: { values: [id] } }], must: [query] } }, highlight, _source: false });
+    const res = await http(url, 'POST', '/mails/_search', {
+      query: { bool: { filter: [{ ids: { values: [id] } }], must: [query] } },
+      highlight,
+      _source: false,
+    });
     expect(res.status, JSON.stringify(res.body).slice(0, 500)).toBe(200);
     expect(res.body.hits.hits.map((h: { _id: string }) => h._id)).toEqual([id]);
     return res.body.hits.hits[0].highlight;
@@ -159,22 +186,45 @@ describe('highlight over mails', () => {
   it('highlights a phrase as one span (unified) and term by term (plain)', async () => {
     const phrase = { match_phrase: { subject: 'free money' } };
     expect(await highlighted(phrase, { fields: { subject: {} } })).toEqual({ subject: [wrap(subject, [[0, 10]])] });
-    expect(await highlighted(phrase, { type: 'plain', fields: { subject: {} } })).toEqual({ subject: [wrap(subject, [[0, 4], [5, 10]])] });
+    expect(await highlighted(phrase, { type: 'plain', fields: { subject: {} } })).toEqual({
+      subject: [
+        wrap(subject, [
+          [0, 4],
+          [5, 10],
+        ]),
+      ],
+    });
     const inBody = await highlighted({ match_phrase: { body: 'free cash grant' } }, { fields: { body: { number_of_fragments: 1 } } });
     expect(inBody).toEqual({ body: [wrap(body.slice(1, 42), [[17, 32]])] });
   });
 
   it('highlights the clauses of a boolean query in each field they target', async () => {
-    const query = { bool: { must: [{ match_phrase: { body: 'free cash grant' } }], should: [{ match: { subject: 'government money' } }, { match: { body: 'planet trees' } }] } };
+    const query = {
+      bool: {
+        must: [{ match_phrase: { body: 'free cash grant' } }],
+        should: [{ match: { subject: 'government money' } }, { match: { body: 'planet trees' } }],
+      },
+    };
     const h = await highlighted(query, { fields: { subject: {}, body: { number_of_fragments: 3 } } });
-    expect(h.subject).toEqual([wrap(subject, [[5, 10], [20, 30]])]);
+    expect(h.subject).toEqual([
+      wrap(subject, [
+        [5, 10],
+        [20, 30],
+      ]),
+    ]);
     const planet = body.indexOf('Save the Planet, Save the Trees!');
     const apologize = body.indexOf('We apologize');
     expect(planet).toBeGreaterThan(apologize);
     // The second passage: the sentence before (55 characters) joined with this one (33), within 100.
     const second = body.slice(apologize, planet + 32);
     const at = planet - apologize;
-    expect(h.body).toEqual([wrap(body.slice(1, 42), [[17, 32]]), wrap(second, [[at + 9, at + 15], [at + 26, at + 31]])]);
+    expect(h.body).toEqual([
+      wrap(body.slice(1, 42), [[17, 32]]),
+      wrap(second, [
+        [at + 9, at + 15],
+        [at + 26, at + 31],
+      ]),
+    ]);
   });
 
   it('keeps the best fragment, escapes with encoder html, and honours highlight_query', async () => {

@@ -21,7 +21,16 @@ import { http } from './http.ts';
 
 const url = inject('coordinatorUrl');
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** Bound of one browser step (a click and its search, a navigation). */
 const STEP_MS = 5_000;
 const SCREENSHOT = fileURLToPath(new URL('../../docs/console.png', import.meta.url));
@@ -55,10 +64,19 @@ interface Shown {
  * Waits until the page shows the answer of exactly this search (status `ok`), reading every
  * attribute in the same frame. (The function runs in the page; this tsconfig has no DOM types.)
  */
-async function waitShown(want: Omit<Shown, 'status' | 'index' | 'size' | 'collapse' | 'facet' | 'filters'> & { size?: number; collapse?: string; facet?: string; filters?: string }): Promise<void> {
+async function waitShown(
+  want: Omit<Shown, 'status' | 'index' | 'size' | 'collapse' | 'facet' | 'filters'> & { size?: number; collapse?: string; facet?: string; filters?: string },
+): Promise<void> {
   const expected: Shown = {
-    status: 'ok', index: 'cities', size: String(want.size ?? SIZE), from: want.from, sort: want.sort, collapse: want.collapse ?? '', query: want.query,
-    facet: want.facet ?? '', filters: want.filters ?? '',
+    status: 'ok',
+    index: 'cities',
+    size: String(want.size ?? SIZE),
+    from: want.from,
+    sort: want.sort,
+    collapse: want.collapse ?? '',
+    query: want.query,
+    facet: want.facet ?? '',
+    filters: want.filters ?? '',
   };
   await page.waitForFunction(
     (e: Record<string, string>) => {
@@ -82,7 +100,12 @@ function tableIds(): Promise<string[]> {
 
 /** The API's answer for the same page: `_id`s in order and `hits.total`. */
 async function apiPage(body: Record<string, unknown>, q?: string): Promise<{ ids: string[]; total: { value: number; relation: string } }> {
-  const res = await http(url, 'POST', `/cities/_search${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`, { size: SIZE, track_total_hits: true, _source: false, ...body });
+  const res = await http(url, 'POST', `/cities/_search${q === undefined ? '' : `?q=${encodeURIComponent(q)}`}`, {
+    size: SIZE,
+    track_total_hits: true,
+    _source: false,
+    ...body,
+  });
   expect(res.status).toBe(200);
   return { ids: res.body.hits.hits.map((h: { _id: string }) => h._id), total: res.body.hits.total };
 }
@@ -115,17 +138,32 @@ async function expectPictureOfProfile(): Promise<void> {
   };
   expect(profile.shards.map((s) => /\[cities\]\[(\d)\]$/.exec(s.id)?.[1]).sort()).toEqual(['0', '1', '2']);
   expect(await attributes('[data-testid=profile] g.group[data-kind=shard]', 'data-id')).toEqual(profile.shards.map((s) => s.id));
-  const expected: { group: string; label: string; ms: number; fused: boolean }[] = Object.entries(profile.coordinator.phases_in_nanos).map(([phase, ns]) => ({ group: 'coordinator', label: phase, ms: ns / 1e6, fused: false }));
+  const expected: { group: string; label: string; ms: number; fused: boolean }[] = Object.entries(profile.coordinator.phases_in_nanos).map(([phase, ns]) => ({
+    group: 'coordinator',
+    label: phase,
+    ms: ns / 1e6,
+    fused: false,
+  }));
   for (const shard of profile.shards) {
     for (const q of shard.searches[0].query) expected.push({ group: shard.id, label: q.description, ms: q.time_in_nanos / 1e6, fused: false });
-    if (shard.fetch) expected.push({ group: shard.id, label: 'fetch', ms: shard.fetch.time_in_nanos / 1e6, fused: shard.fetch.time_in_nanos === 0 && shard.fetch.description !== '' });
+    if (shard.fetch)
+      expected.push({
+        group: shard.id,
+        label: 'fetch',
+        ms: shard.fetch.time_in_nanos / 1e6,
+        fused: shard.fetch.time_in_nanos === 0 && shard.fetch.description !== '',
+      });
   }
   const drawn: { group: string; label: string; width: number | null }[] = [];
   for (const g of await page.locator('[data-testid=profile] g.group').all()) {
     const group = (await g.getAttribute('data-id')) ?? '';
     for (const bar of await g.locator('g.bar').all()) {
       const rect = bar.locator('rect');
-      drawn.push({ group, label: (await bar.locator('text.label').textContent()) ?? '', width: (await rect.count()) === 0 ? null : Number(await rect.getAttribute('width')) });
+      drawn.push({
+        group,
+        label: (await bar.locator('text.label').textContent()) ?? '',
+        width: (await rect.count()) === 0 ? null : Number(await rect.getAttribute('width')),
+      });
     }
   }
   const key = (b: { group: string; label: string }) => `${b.group} ${b.label}`;
@@ -251,10 +289,19 @@ describe('search console in chromium', () => {
     await page.selectOption('select[name=collapse]', 'country');
     const collapsed = async (from: number) => {
       await waitShown({ from: String(from), sort: 'population:desc', collapse: 'country', query: '' });
-      const body = { from, size: SIZE, sort: BY_POPULATION, collapse: { field: 'country', inner_hits: { name: 'group', size: 0 } }, _source: false, track_total_hits: true };
+      const body = {
+        from,
+        size: SIZE,
+        sort: BY_POPULATION,
+        collapse: { field: 'country', inner_hits: { name: 'group', size: 0 } },
+        _source: false,
+        track_total_hits: true,
+      };
       const api = (await http(url, 'POST', '/cities/_search', body)).body;
       expect(await tableIds()).toEqual(api.hits.hits.map((h: { _id: string }) => h._id));
-      expect(await page.locator('[data-testid=hits-table] tbody td.group').allTextContents()).toEqual(api.hits.hits.map((h: { fields: { country: string[] } }) => h.fields.country[0]));
+      expect(await page.locator('[data-testid=hits-table] tbody td.group').allTextContents()).toEqual(
+        api.hits.hits.map((h: { fields: { country: string[] } }) => h.fields.country[0]),
+      );
       const sizes = api.hits.hits.map((h: { inner_hits: { group: { hits: { total: { value: number } } } } }) => String(h.inner_hits.group.hits.total.value));
       expect(await page.locator('[data-testid=hits-table] tbody td.group-size').allTextContents()).toEqual(sizes);
       expect(await page.getByTestId('groups').getAttribute('data-value')).toBe(String(api.hits.total_groups.value));
@@ -275,10 +322,25 @@ describe('search console in chromium', () => {
     await page.fill('textarea[name=query]', q);
     await page.press('textarea[name=query]', 'Enter');
     await waitShown({ from: '0', sort: 'population:desc', query: q });
-    const api = (await http(url, 'POST', `/cities/_search?q=${encodeURIComponent(q)}`, { size: SIZE, sort: BY_POPULATION, _source: false, highlight: { encoder: 'html', number_of_fragments: 1, fragment_size: 150, fields: { '*': {} } } })).body;
+    const api = (
+      await http(url, 'POST', `/cities/_search?q=${encodeURIComponent(q)}`, {
+        size: SIZE,
+        sort: BY_POPULATION,
+        _source: false,
+        highlight: { encoder: 'html', number_of_fragments: 1, fragment_size: 150, fields: { '*': {} } },
+      })
+    ).body;
     const fragments: string[] = api.hits.hits.map((h: { highlight: Record<string, string[]> }) => Object.values(h.highlight)[0][0]);
     expect(fragments.length).toBeGreaterThan(0);
-    const plain = (f: string) => f.replace(/<\/?em>/g, '').replaceAll('&amp;', '&').replaceAll('&#x27;', "'").replaceAll('&#x2F;', '/').replaceAll('&quot;', '"').replaceAll('&lt;', '<').replaceAll('&gt;', '>');
+    const plain = (f: string) =>
+      f
+        .replace(/<\/?em>/g, '')
+        .replaceAll('&amp;', '&')
+        .replaceAll('&#x27;', "'")
+        .replaceAll('&#x2F;', '/')
+        .replaceAll('&quot;', '"')
+        .replaceAll('&lt;', '<')
+        .replaceAll('&gt;', '>');
     expect(await page.locator('[data-testid=hits-table] tbody td.snippet').allTextContents()).toEqual(fragments.map(plain));
     const marks = await page.locator('[data-testid=hits-table] tbody td.snippet mark').allTextContents();
     expect(marks.length).toBeGreaterThanOrEqual(fragments.length);
@@ -292,7 +354,8 @@ describe('search console in chromium', () => {
     await waitShown({ from: '0', sort: 'population:desc', query: q });
     await page.selectOption('select[name=facet]', 'country');
     await waitShown({ from: '0', sort: 'population:desc', query: q, facet: 'country' });
-    const api = (await http(url, 'POST', `/cities/_search?q=${encodeURIComponent(q)}`, { size: 0, aggs: { c: { terms: { field: 'country', size: 10 } } } })).body;
+    const api = (await http(url, 'POST', `/cities/_search?q=${encodeURIComponent(q)}`, { size: 0, aggs: { c: { terms: { field: 'country', size: 10 } } } }))
+      .body;
     const buckets: { key: string; doc_count: number }[] = api.aggregations.c.buckets;
     expect(buckets).toHaveLength(10);
     const keys = buckets.map((b) => b.key);

@@ -27,7 +27,11 @@ describe('a second coordinator', () => {
   });
 
   it('answers pages identically, including deep ones', async () => {
-    for (const path of ['/cities/_search?sort=population:desc&size=20&from=40', '/cities/_search?sort=name.keyword&from=5000&size=7', '/mails/_search?q=money&size=15']) {
+    for (const path of [
+      '/cities/_search?sort=population:desc&size=20&from=40',
+      '/cities/_search?sort=name.keyword&from=5000&size=7',
+      '/mails/_search?q=money&size=15',
+    ]) {
       const a = await http(first, 'GET', path);
       const b = await http(second, 'GET', path);
       expect(b.status).toBe(200);
@@ -47,7 +51,11 @@ describe('a second coordinator', () => {
 
   it('agrees on a closed index and on index.hidden, both stored in the cluster state', async () => {
     await http(first, 'PUT', '/state-index/_doc/1?refresh=true', { v: 1 });
-    expect((await http(first, 'POST', '/state-index/_close')).body).toEqual({ acknowledged: true, shards_acknowledged: true, indices: { 'state-index': { closed: true } } });
+    expect((await http(first, 'POST', '/state-index/_close')).body).toEqual({
+      acknowledged: true,
+      shards_acknowledged: true,
+      indices: { 'state-index': { closed: true } },
+    });
     // the shard nodes refuse it too, so even a coordinator that has not seen the change yet cannot read it
     for (const url of [first, second]) {
       const search = await http(url, 'GET', '/state-index/_search');

@@ -24,7 +24,11 @@ async function oracle(): Promise<string[]> {
 
 beforeAll(async () => {
   await deleteIndices(url, 'cursor-clients-*');
-  await es.indices.create({ index: INDEX, settings: { number_of_shards: 3, number_of_replicas: 0 }, mappings: { properties: { n: { type: 'integer' }, name: { type: 'keyword' } } } });
+  await es.indices.create({
+    index: INDEX,
+    settings: { number_of_shards: 3, number_of_replicas: 0 },
+    mappings: { properties: { n: { type: 'integer' }, name: { type: 'keyword' } } },
+  });
   const docs = Array.from({ length: DOCS }, (_, i) => ({ id: `c${i}`, n: i % 10, name: `name-${i}` }));
   const r = await es.helpers.bulk({ datasource: docs, onDocument: (d) => ({ index: { _index: INDEX, _id: d.id } }), refresh: 'true' });
   expect(r.successful).toBe(DOCS);
@@ -84,11 +88,26 @@ describe('@elastic/elasticsearch', () => {
   });
 
   it('reindex copies the matching documents, synchronously and as a task', async () => {
-    const res = await es.reindex({ source: { index: INDEX, query: { range: { n: { gte: 5 } } }, size: 10 }, dest: { index: 'cursor-clients-dst' }, refresh: true });
+    const res = await es.reindex({
+      source: { index: INDEX, query: { range: { n: { gte: 5 } } }, size: 10 },
+      dest: { index: 'cursor-clients-dst' },
+      refresh: true,
+    });
     const matching = (await es.count({ index: INDEX, query: { range: { n: { gte: 5 } } } })).count;
     expect(res).toMatchObject({
-      timed_out: false, total: matching, created: matching, updated: 0, deleted: 0, batches: Math.ceil(matching / 10), version_conflicts: 0, noops: 0,
-      retries: { bulk: 0, search: 0 }, throttled_millis: 0, requests_per_second: -1, throttled_until_millis: 0, failures: [],
+      timed_out: false,
+      total: matching,
+      created: matching,
+      updated: 0,
+      deleted: 0,
+      batches: Math.ceil(matching / 10),
+      version_conflicts: 0,
+      noops: 0,
+      retries: { bulk: 0, search: 0 },
+      throttled_millis: 0,
+      requests_per_second: -1,
+      throttled_until_millis: 0,
+      failures: [],
     });
     expect((await es.count({ index: 'cursor-clients-dst' })).count).toBe(matching);
     const doc = await es.get<{ name: string }>({ index: 'cursor-clients-dst', id: 'c9' });

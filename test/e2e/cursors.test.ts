@@ -49,7 +49,12 @@ beforeAll(async () => {
     mappings: { properties: { n: { type: 'integer' }, tag: { type: 'keyword' }, title: { type: 'text' } } },
   });
   expect(res.status).toBe(200);
-  await bulk(Array.from({ length: DOCS }, (_, i) => [{ index: { _index: INDEX, _id: `d${String(i).padStart(3, '0')}` } }, { n: i % 7, tag: `t${i % 3}`, title: `doc ${i % 5} words` }]).flat());
+  await bulk(
+    Array.from({ length: DOCS }, (_, i) => [
+      { index: { _index: INDEX, _id: `d${String(i).padStart(3, '0')}` } },
+      { n: i % 7, tag: `t${i % 3}`, title: `doc ${i % 5} words` },
+    ]).flat(),
+  );
 });
 
 afterAll(async () => {
@@ -88,11 +93,22 @@ describe('search_after', () => {
   it('rejects from > 0, a length mismatch, and _shard_doc without a PIT with ES’s errors', async () => {
     const withFrom = await http(url, 'POST', `/${INDEX}/_search`, { from: 3, sort: [{ n: 'asc' }], search_after: [1] });
     expect(withFrom.status).toBe(400);
-    expect(withFrom.body.error).toMatchObject({ type: 'action_request_validation_exception', reason: 'Validation Failed: 1: [from] parameter must be set to 0 when [search_after] is used;' });
+    expect(withFrom.body.error).toMatchObject({
+      type: 'action_request_validation_exception',
+      reason: 'Validation Failed: 1: [from] parameter must be set to 0 when [search_after] is used;',
+    });
     const mismatch = await http(url, 'POST', `/${INDEX}/_search`, { sort: [{ n: 'asc' }, { _id: 'asc' }], search_after: [1] });
-    expect(errorOf(mismatch)).toEqual({ status: 400, type: 'search_phase_execution_exception', root: 'illegal_argument_exception', reason: 'search_after has 1 value(s) but sort has 2.' });
+    expect(errorOf(mismatch)).toEqual({
+      status: 400,
+      type: 'search_phase_execution_exception',
+      root: 'illegal_argument_exception',
+      reason: 'search_after has 1 value(s) but sort has 2.',
+    });
     const shardDoc = await http(url, 'POST', `/${INDEX}/_search`, { sort: ['_shard_doc'] });
-    expect(shardDoc.body.error).toMatchObject({ type: 'action_request_validation_exception', reason: 'Validation Failed: 1: [_shard_doc] sort field cannot be used without [point in time];' });
+    expect(shardDoc.body.error).toMatchObject({
+      type: 'action_request_validation_exception',
+      reason: 'Validation Failed: 1: [_shard_doc] sort field cannot be used without [point in time];',
+    });
   });
 });
 
@@ -117,9 +133,11 @@ describe('point in time', () => {
     for (let page = 0; ; page++) {
       if (page === 2) {
         await bulk([
-          { index: { _index: INDEX, _id: 'pit-new-1' } }, { n: 0, tag: 'x' },
+          { index: { _index: INDEX, _id: 'pit-new-1' } },
+          { n: 0, tag: 'x' },
           { delete: { _index: INDEX, _id: oracle[oracle.length - 1] } },
-          { index: { _index: INDEX, _id: oracle[oracle.length - 2] } }, { n: -5, tag: 'moved' },
+          { index: { _index: INDEX, _id: oracle[oracle.length - 2] } },
+          { n: -5, tag: 'moved' },
         ]);
       }
       const res = await http(url, 'POST', '/_search', { size: 19, sort, pit, ...(after ? { search_after: after } : {}) });
@@ -149,10 +167,13 @@ describe('point in time', () => {
     expect(gone.body.error.root_cause[0].type).toBe('search_context_missing_exception');
     expect(gone.body.error.root_cause[0].reason).toMatch(/^No search context found for id \[\d+\]$/);
     // restore the two docs the test changed
-    await bulk([{ delete: { _index: INDEX, _id: 'pit-new-1' } }, ...[oracle[oracle.length - 1], oracle[oracle.length - 2]].flatMap((id) => {
-      const i = Number(id.slice(1));
-      return [{ index: { _index: INDEX, _id: id } }, { n: i % 7, tag: `t${i % 3}`, title: `doc ${i % 5} words` }];
-    })]);
+    await bulk([
+      { delete: { _index: INDEX, _id: 'pit-new-1' } },
+      ...[oracle[oracle.length - 1], oracle[oracle.length - 2]].flatMap((id) => {
+        const i = Number(id.slice(1));
+        return [{ index: { _index: INDEX, _id: id } }, { n: i % 7, tag: `t${i % 3}`, title: `doc ${i % 5} words` }];
+      }),
+    ]);
   });
 
   it('rejects an index in the path, a missing keep_alive and a bad id as ES', async () => {
@@ -166,7 +187,10 @@ describe('point in time', () => {
     const scroll = await http(url, 'POST', '/_search?scroll=1m', { pit: { id: opened.body.id } });
     expect(scroll.body.error.reason).toBe('Validation Failed: 1: using [point in time] is not allowed in a scroll context;');
     const noKeepAlive = await http(url, 'POST', `/${INDEX}/_pit`);
-    expect(noKeepAlive.body.error).toMatchObject({ type: 'action_request_validation_exception', reason: 'Validation Failed: 1: [keep_alive] is not specified;' });
+    expect(noKeepAlive.body.error).toMatchObject({
+      type: 'action_request_validation_exception',
+      reason: 'Validation Failed: 1: [keep_alive] is not specified;',
+    });
     const bad = await http(url, 'POST', '/_search', { pit: { id: 'nonsense' } });
     expect(bad.body.error).toMatchObject({ type: 'illegal_argument_exception', reason: 'invalid id: [nonsense]' });
     const missing = await http(url, 'POST', '/cursors-nope/_pit?keep_alive=1m');
@@ -208,9 +232,10 @@ describe('scroll', () => {
     let scrollId = first.body._scroll_id;
     await bulk([{ index: { _index: INDEX, _id: 'scroll-new' } }, { n: 1 }, { delete: { _index: INDEX, _id: 'd007' } }]);
     for (let i = 0; ; i++) {
-      const next = i % 2 === 0
-        ? await http(url, 'POST', '/_search/scroll', { scroll: '1m', scroll_id: scrollId })
-        : await http(url, 'GET', `/_search/scroll/${scrollId}?scroll=1m`);
+      const next =
+        i % 2 === 0
+          ? await http(url, 'POST', '/_search/scroll', { scroll: '1m', scroll_id: scrollId })
+          : await http(url, 'GET', `/_search/scroll/${scrollId}?scroll=1m`);
       expect(next.status).toBe(200);
       expect(next.body.hits.total).toEqual({ value: DOCS, relation: 'eq' });
       if (next.body.hits.hits.length === 0) break;
@@ -252,7 +277,8 @@ describe('scroll', () => {
       status: 429,
       type: 'search_phase_execution_exception',
       root: 'too_many_scroll_contexts_exception',
-      reason: 'Trying to create too many scroll contexts. Must be less than or equal to: [2]. This limit can be set by changing the [search.max_open_scroll_context] setting.',
+      reason:
+        'Trying to create too many scroll contexts. Must be less than or equal to: [2]. This limit can be set by changing the [search.max_open_scroll_context] setting.',
     });
     const all = await http(url, 'DELETE', '/_search/scroll/_all');
     expect(all.body).toEqual({ succeeded: true, num_freed: 6 });
@@ -272,10 +298,7 @@ describe('Folio-Snapshot', () => {
     const oracle = ids(await http(url, 'POST', `/${INDEX}/_search`, { size: DOCS, sort }));
     const seen = ids(first);
     for (let from = 23; from < DOCS + 23; from += 23) {
-      await bulk([
-        { index: { _index: INDEX, _id: `snap-${from}` } }, { n: 6 },
-        { delete: { _index: INDEX, _id: oracle[from % DOCS] } },
-      ]);
+      await bulk([{ index: { _index: INDEX, _id: `snap-${from}` } }, { n: 6 }, { delete: { _index: INDEX, _id: oracle[from % DOCS] } }]);
       const res = await fetch(`${url}/${INDEX}/_search`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'Folio-Snapshot': token },

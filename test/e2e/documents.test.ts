@@ -52,12 +52,11 @@ describe('index lifecycle and documents', () => {
     await http(url, 'POST', '/dynrace/_refresh');
     expect((await http(url, 'POST', '/dynrace/_count', { query: { exists: { field: 'x0' } } })).body.count).toBe(4);
     // a value that cannot fit the field a concurrent bulk mapped fails alone (ES document_parsing_exception)
-    const [c, d] = await Promise.all([
-      bulk([{ index: { _id: 'c' } }, { z: 1 }]),
-      bulk([{ index: { _id: 'd' } }, { z: { inner: 1 } }]),
-    ]);
+    const [c, d] = await Promise.all([bulk([{ index: { _id: 'c' } }, { z: 1 }]), bulk([{ index: { _id: 'd' } }, { z: { inner: 1 } }])]);
     expect([c.status, d.status]).toEqual([200, 200]);
-    const failures = [c.body, d.body].flatMap((r) => r.items.map((it: { index: { status: number; error?: { type: string } } }) => it.index).filter((it: { error?: unknown }) => it.error));
+    const failures = [c.body, d.body].flatMap((r) =>
+      r.items.map((it: { index: { status: number; error?: { type: string } } }) => it.index).filter((it: { error?: unknown }) => it.error),
+    );
     expect(failures).toHaveLength(1);
     expect([failures[0].status, failures[0].error.type]).toEqual([400, 'document_parsing_exception']);
     await http(url, 'DELETE', '/dynrace');
@@ -68,7 +67,15 @@ describe('index lifecycle and documents', () => {
     const put = await http(url, 'PUT', '/nrt/_doc/a', { n: 1 });
     expect(put.status).toBe(201);
     // Acknowledged by both copies of the shard (the primary and its replica).
-    expect(put.body).toMatchObject({ _index: 'nrt', _id: 'a', _version: 1, result: 'created', _seq_no: 0, _primary_term: 1, _shards: { total: 2, successful: 2, failed: 0 } });
+    expect(put.body).toMatchObject({
+      _index: 'nrt',
+      _id: 'a',
+      _version: 1,
+      result: 'created',
+      _seq_no: 0,
+      _primary_term: 1,
+      _shards: { total: 2, successful: 2, failed: 0 },
+    });
     expect((await http(url, 'GET', '/nrt/_search')).body.hits.total.value).toBe(0);
     const get = await http(url, 'GET', '/nrt/_doc/a');
     expect(get.body).toMatchObject({ _index: 'nrt', _id: 'a', found: true, _source: { n: 1 } });
@@ -91,14 +98,22 @@ describe('index lifecycle and documents', () => {
   });
 
   it('answers bulk item by item, with errors flagged and the HTTP status 200', async () => {
-    const ndjson = [
-      { index: { _index: 'bulky', _id: '1' } }, { a: 1 },
-      { create: { _index: 'bulky', _id: '1' } }, { a: 2 },
-      { index: { _index: 'bulky' } }, { a: 3 },
-      { update: { _index: 'bulky', _id: '1' } }, { doc: { b: 1 } },
-      { delete: { _index: 'bulky', _id: 'nope' } },
-      { index: { _index: 'bulky', _id: '2' } }, { a: 'not a number' },
-    ].map((l) => JSON.stringify(l)).join('\n') + '\n';
+    const ndjson =
+      [
+        { index: { _index: 'bulky', _id: '1' } },
+        { a: 1 },
+        { create: { _index: 'bulky', _id: '1' } },
+        { a: 2 },
+        { index: { _index: 'bulky' } },
+        { a: 3 },
+        { update: { _index: 'bulky', _id: '1' } },
+        { doc: { b: 1 } },
+        { delete: { _index: 'bulky', _id: 'nope' } },
+        { index: { _index: 'bulky', _id: '2' } },
+        { a: 'not a number' },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join('\n') + '\n';
     const res = await http(url, 'POST', '/_bulk?refresh=true', ndjson, 'application/x-ndjson');
     expect(res.status).toBe(200);
     expect(res.body.errors).toBe(true);

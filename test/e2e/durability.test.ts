@@ -39,7 +39,9 @@ beforeAll(async () => {
   cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET } });
   // The check reads every `_id` in one page of `size` = ids + 1000, which passes ES's default window
   // (10,000) in a fast run: the index raises `max_result_window` so the page is allowed.
-  const created = await http(cluster.coordinatorUrl, 'PUT', `/${INDEX}`, { settings: { number_of_shards: 3, number_of_replicas: 0, max_result_window: 1_000_000 } });
+  const created = await http(cluster.coordinatorUrl, 'PUT', `/${INDEX}`, {
+    settings: { number_of_shards: 3, number_of_replicas: 0, max_result_window: 1_000_000 },
+  });
   expect(created.status).toBe(200);
 });
 
@@ -60,15 +62,26 @@ async function settled<T>(fn: () => Promise<T>, ok: (v: T) => boolean): Promise<
 /** Checks every known `_id` by GET (_mget) and by search after a refresh. */
 async function checkEverythingAcknowledged(): Promise<void> {
   const url = cluster.coordinatorUrl;
-  const refreshed = await settled(() => http(url, 'POST', `/${INDEX}/_refresh`), (r) => r.status === 200 && r.body._shards.failed === 0);
+  const refreshed = await settled(
+    () => http(url, 'POST', `/${INDEX}/_refresh`),
+    (r) => r.status === 200 && r.body._shards.failed === 0,
+  );
   expect(refreshed.body._shards).toMatchObject({ total: 3, failed: 0 });
   const ids = [...load.known.keys()];
-  const got = await settled(() => http(url, 'POST', `/${INDEX}/_mget`, { ids }), (r) => r.status === 200);
+  const got = await settled(
+    () => http(url, 'POST', `/${INDEX}/_mget`, { ids }),
+    (r) => r.status === 200,
+  );
   expect(got.status).toBe(200);
-  const searched = await settled(() => http(url, 'POST', `/${INDEX}/_search`, { size: load.known.size + 1000, query: { match_all: {} }, _source: true }), (r) => r.status === 200 && r.body._shards.failed === 0);
+  const searched = await settled(
+    () => http(url, 'POST', `/${INDEX}/_search`, { size: load.known.size + 1000, query: { match_all: {} }, _source: true }),
+    (r) => r.status === 200 && r.body._shards.failed === 0,
+  );
   expect(searched.status, JSON.stringify(searched.body).slice(0, 500)).toBe(200);
   expect(searched.body._shards.failed).toBe(0);
-  const hits = new Map<string, Record<string, unknown>>(searched.body.hits.hits.map((h: { _id: string; _source: Record<string, unknown> }) => [h._id, h._source]));
+  const hits = new Map<string, Record<string, unknown>>(
+    searched.body.hits.hits.map((h: { _id: string; _source: Record<string, unknown> }) => [h._id, h._source]),
+  );
   let lost = 0;
   const problems: string[] = [];
   got.body.docs.forEach((d: SeenDoc & { _id: string }) => {
@@ -101,7 +114,9 @@ describe('durability of acknowledged writes across shard node restarts', () => {
     await cluster.restart('shard-1');
     const recoveryMs = Date.now() - started;
     const doubtful = load.doubtful;
-    process.stdout.write(`durability: ${load.acked} writes acknowledged over ${round} bulks, ${doubtful} ids with unacknowledged writes, shard-1 restart ${recoveryMs} ms\n`);
+    process.stdout.write(
+      `durability: ${load.acked} writes acknowledged over ${round} bulks, ${doubtful} ids with unacknowledged writes, shard-1 restart ${recoveryMs} ms\n`,
+    );
     expect(load.acked).toBeGreaterThan(200);
     expect(doubtful).toBeGreaterThan(0); // the kill really happened mid-stream
 
@@ -115,7 +130,10 @@ describe('durability of acknowledged writes across shard node restarts', () => {
 
   it('SIGTERM flushes every shard; the graceful restart recovers from the snapshot with an empty translog', async () => {
     for (let i = 0; i < 3; i++) await load.writeBatch(1000 + i);
-    const flushed = await settled(() => http(cluster.coordinatorUrl, 'POST', `/${INDEX}/_flush`), (r) => r.status === 200 && r.body._shards.failed === 0);
+    const flushed = await settled(
+      () => http(cluster.coordinatorUrl, 'POST', `/${INDEX}/_flush`),
+      (r) => r.status === 200 && r.body._shards.failed === 0,
+    );
     expect(flushed.body).toEqual({ _shards: { total: 3, successful: 3, failed: 0 } });
     for (let i = 3; i < 5; i++) await load.writeBatch(1000 + i);
     cluster.kill('shard-0', 'SIGTERM');

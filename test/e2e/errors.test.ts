@@ -26,7 +26,13 @@ describe('search rejections', () => {
   });
 
   it('from/size that are not integers', async () => {
-    const body = await expectError('GET', '/mails/_search?size=abc', 400, 'illegal_argument_exception', 'Failed to parse int parameter [size] with value [abc]');
+    const body = await expectError(
+      'GET',
+      '/mails/_search?size=abc',
+      400,
+      'illegal_argument_exception',
+      'Failed to parse int parameter [size] with value [abc]',
+    );
     expect(body.error.caused_by).toMatchObject({ type: 'number_format_exception', reason: 'For input string: "abc"' });
     await expectError('GET', '/mails/_search?from=1.5', 400, 'illegal_argument_exception', 'Failed to parse int parameter [from] with value [1.5]');
   });
@@ -57,7 +63,13 @@ describe('search rejections', () => {
     expect(malformed.body.error.root_cause.length).toBeGreaterThan(0);
     await expectError('POST', '/mails/_search', 400, 'parsing_exception', /unknown query \[no_such_query\]/, { query: { no_such_query: {} } });
     await expectError('POST', '/mails/_search', 400, 'parsing_exception', 'Unknown key for a VALUE_NUMBER in [fromm].', { fromm: 1 });
-    await expectError('GET', '/mails/_search?fromm=1', 400, 'illegal_argument_exception', /^request \[\/mails\/_search\] contains unrecognized parameter: \[fromm\]/);
+    await expectError(
+      'GET',
+      '/mails/_search?fromm=1',
+      400,
+      'illegal_argument_exception',
+      /^request \[\/mails\/_search\] contains unrecognized parameter: \[fromm\]/,
+    );
   });
 
   it('sorting on a text field, and on an unmapped field', async () => {
@@ -75,8 +87,24 @@ describe('search rejections', () => {
 
 describe('write rejections', () => {
   it('malformed NDJSON', async () => {
-    await expectError('POST', '/_bulk', 400, 'illegal_argument_exception', /^Malformed action\/metadata line \[1\]/, '{"bogus":{}}\n{}\n', 'application/x-ndjson');
-    await expectError('POST', '/_bulk', 400, 'illegal_argument_exception', 'The bulk request must be terminated by a newline [\\n]', '{"index":{"_index":"x"}}\n{}', 'application/x-ndjson');
+    await expectError(
+      'POST',
+      '/_bulk',
+      400,
+      'illegal_argument_exception',
+      /^Malformed action\/metadata line \[1\]/,
+      '{"bogus":{}}\n{}\n',
+      'application/x-ndjson',
+    );
+    await expectError(
+      'POST',
+      '/_bulk',
+      400,
+      'illegal_argument_exception',
+      'The bulk request must be terminated by a newline [\\n]',
+      '{"index":{"_index":"x"}}\n{}',
+      'application/x-ndjson',
+    );
   });
 
   it('creating an index twice, with a bad name', async () => {

@@ -38,7 +38,13 @@ const IDS = Object.keys(DOCS);
 let cluster: ComposeCluster;
 
 /** Sends a request to `base` (default: the coordinator) and returns the status and the raw reply text. */
-async function raw(method: string, path: string, body?: string | Buffer, base?: string, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
+async function raw(
+  method: string,
+  path: string,
+  body?: string | Buffer,
+  base?: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; text: string }> {
   const res = await request((base ?? cluster.coordinatorUrl) + path, {
     method: method as 'GET',
     body,
@@ -66,7 +72,10 @@ function expectExact(what: string, text: string, ids: readonly string[] = IDS): 
 
 /** A 200 reply of the coordinator (retried while a node restarts). */
 async function ok(method: string, path: string, body?: string): Promise<string> {
-  const r = await settled(() => raw(method, path, body), (x) => x.status === 200 && !x.text.includes('"failed":1') && !x.text.includes('"failed":2'));
+  const r = await settled(
+    () => raw(method, path, body),
+    (x) => x.status === 200 && !x.text.includes('"failed":1') && !x.text.includes('"failed":2'),
+  );
   expect(r.status, `${method} ${path}: ${r.text.slice(0, 400)}`).toBe(200);
   return r.text;
 }
@@ -86,7 +95,9 @@ async function checkEveryCopy(index = INDEX): Promise<void> {
     const copies: string[] = [];
     for (const node of ['shard-0', 'shard-1', 'shard-2']) {
       for (let shard = 0; shard < SHARDS; shard++) {
-        const r = await raw('POST', '/_internal/v1/get', JSON.stringify({ index, shard, _id: id }), cluster.urls[node], { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET });
+        const r = await raw('POST', '/_internal/v1/get', JSON.stringify({ index, shard, _id: id }), cluster.urls[node], {
+          [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET,
+        });
         if (r.status !== 200) continue; // this node holds no copy of that shard
         const body = JSON.parse(r.text) as { found: boolean; _source?: string };
         if (body.found) copies.push(body._source!);
@@ -167,7 +178,10 @@ describe('_source byte for byte', () => {
     cluster.kill('shard-1', 'SIGKILL');
     await new Promise((r) => setTimeout(r, 300));
     await cluster.restart('shard-1');
-    await settled(() => raw('GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=20s`), (r) => r.status === 200 && r.text.includes('"green"'));
+    await settled(
+      () => raw('GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=20s`),
+      (r) => r.status === 200 && r.text.includes('"green"'),
+    );
     await checkEveryCopy();
     await checkGets();
     await checkSearches();
@@ -179,7 +193,10 @@ describe('_source byte for byte', () => {
     const deadline = Date.now() + 10_000;
     while (!cluster.logs('shard-0').includes('flushed and closed') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     await cluster.restart('shard-0');
-    await settled(() => raw('GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=20s`), (r) => r.status === 200 && r.text.includes('"green"'));
+    await settled(
+      () => raw('GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=20s`),
+      (r) => r.status === 200 && r.text.includes('"green"'),
+    );
     await checkEveryCopy();
     await checkGets();
     await checkSearches();
@@ -199,7 +216,10 @@ describe('invalid UTF-8 is refused, never replaced', () => {
   const bad = (prefix: string, suffix: string) => Buffer.concat([Buffer.from(prefix), Buffer.from([0xff]), Buffer.from(suffix)]);
 
   it('_doc and _search bodies: 400 x_content_parse_exception with Jackson’s message', async () => {
-    for (const [method, path] of [['PUT', `/${INDEX}/_doc/bad-utf8`], ['POST', `/${INDEX}/_search`]] as const) {
+    for (const [method, path] of [
+      ['PUT', `/${INDEX}/_doc/bad-utf8`],
+      ['POST', `/${INDEX}/_search`],
+    ] as const) {
       const r = await raw(method, path, bad('{"s": "', '"}'));
       expect(r.status, r.text).toBe(400);
       expect(JSON.parse(r.text).error).toMatchObject({ type: 'x_content_parse_exception', reason: '[1:8] Invalid UTF-8 start byte 0xff' });
@@ -212,7 +232,11 @@ describe('invalid UTF-8 is refused, never replaced', () => {
     const r = await raw('POST', `/${INDEX}/_bulk`, body);
     expect(r.status, r.text).toBe(200);
     const items = JSON.parse(r.text).items;
-    expect(items[0].index).toMatchObject({ _id: 'bad-1', status: 400, error: { type: 'document_parsing_exception', reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff' } });
+    expect(items[0].index).toMatchObject({
+      _id: 'bad-1',
+      status: 400,
+      error: { type: 'document_parsing_exception', reason: '[1:7] failed to parse: Invalid UTF-8 start byte 0xff' },
+    });
     expect(items[1].index).toMatchObject({ _id: 'good-1', status: 201 });
     expect((await raw('GET', `/${INDEX}/_source/good-1`)).text).toBe('{"s":"ok"}');
     expect((await raw('GET', `/${INDEX}/_doc/bad-1`)).status).toBe(404);

@@ -34,11 +34,21 @@ export interface ClusterTarget {
  * `FOLIO_ETCD` = `cluster.etcd` (a coordinator of the same cluster: same state, same election).
  * @throws Error when it does not answer within 10 s.
  */
-export async function startExtraCoordinator(cluster: ClusterTarget, env: Record<string, string> = {}, opts: ExtraCoordinatorOptions = {}): Promise<ExtraCoordinator> {
+export async function startExtraCoordinator(
+  cluster: ClusterTarget,
+  env: Record<string, string> = {},
+  opts: ExtraCoordinatorOptions = {},
+): Promise<ExtraCoordinator> {
   const { nodes, clusterSecret } = cluster;
   const port = await freePort();
   const url = `${opts.scheme ?? 'http'}://127.0.0.1:${port}`;
-  const ready = opts.ready ?? ((u: string) => http(u, 'GET', '/').then((r) => r.status === 200, () => false));
+  const ready =
+    opts.ready ??
+    ((u: string) =>
+      http(u, 'GET', '/').then(
+        (r) => r.status === 200,
+        () => false,
+      ));
   const child = spawn(process.execPath, ['coordinator/main.ts'], {
     cwd: REPO_ROOT,
     env: {

@@ -41,15 +41,37 @@ interface Probe {
 }
 
 const probes: Probe[] = [
-  { name: 'sorted page 1 (fused fetch)', body: { size: 20, sort: [{ n: 'desc' }], track_total_hits: true }, ids: byN.slice(-20).reverse().map((d) => d._id), total: DOCS },
+  {
+    name: 'sorted page 1 (fused fetch)',
+    body: { size: 20, sort: [{ n: 'desc' }], track_total_hits: true },
+    ids: byN
+      .slice(-20)
+      .reverse()
+      .map((d) => d._id),
+    total: DOCS,
+  },
   {
     name: 'filtered page 5',
     body: { from: 40, size: 10, query: { bool: { filter: [{ term: { tag: 't3' } }] } }, sort: [{ n: 'asc' }], track_total_hits: true },
-    ids: byN.filter((d) => d.tag === 't3').slice(40, 50).map((d) => d._id),
+    ids: byN
+      .filter((d) => d.tag === 't3')
+      .slice(40, 50)
+      .map((d) => d._id),
     total: byN.filter((d) => d.tag === 't3').length,
   },
-  { name: 'deep page (selection rounds)', body: { from: 600, size: 5, sort: [{ n: 'asc' }], track_total_hits: true }, ids: byN.slice(600, 605).map((d) => d._id), total: DOCS },
-  { name: '100 hits (separate fetch round)', body: { size: 100, sort: [{ n: 'asc' }], track_total_hits: true }, ids: byN.slice(0, 100).map((d) => d._id), total: DOCS, checkSources: true },
+  {
+    name: 'deep page (selection rounds)',
+    body: { from: 600, size: 5, sort: [{ n: 'asc' }], track_total_hits: true },
+    ids: byN.slice(600, 605).map((d) => d._id),
+    total: DOCS,
+  },
+  {
+    name: '100 hits (separate fetch round)',
+    body: { size: 100, sort: [{ n: 'asc' }], track_total_hits: true },
+    ids: byN.slice(0, 100).map((d) => d._id),
+    total: DOCS,
+    checkSources: true,
+  },
 ];
 
 let cluster: ComposeCluster;
@@ -147,9 +169,15 @@ describe('failover: one of 3 shard nodes killed during a search load, 1 replica'
     expect(health.body).toMatchObject({ status: 'yellow', active_primary_shards: 3, active_shards: 4, unassigned_shards: 2 });
     const cat = await http(url, 'GET', `/_cat/shards/${INDEX}?format=json&h=shard,prirep,state,node,unassigned.reason`);
     const down = cat.body.filter((r: { state: string }) => r.state === 'UNASSIGNED');
-    expect(down.map((r: Record<string, string>) => [r.prirep, r['unassigned.reason']])).toEqual([['r', 'NODE_LEFT'], ['r', 'NODE_LEFT']]);
+    expect(down.map((r: Record<string, string>) => [r.prirep, r['unassigned.reason']])).toEqual([
+      ['r', 'NODE_LEFT'],
+      ['r', 'NODE_LEFT'],
+    ]);
     // Writes to every shard succeed again; the promoted shards write in term 2.
-    const lines = Array.from({ length: 30 }, (_, i) => [JSON.stringify({ index: { _index: INDEX, _id: `after${i}` } }), JSON.stringify({ n: DOCS + i, tag: 'after', body: 'after' })]).flat();
+    const lines = Array.from({ length: 30 }, (_, i) => [
+      JSON.stringify({ index: { _index: INDEX, _id: `after${i}` } }),
+      JSON.stringify({ n: DOCS + i, tag: 'after', body: 'after' }),
+    ]).flat();
     const written = await http(url, 'POST', '/_bulk', lines.join('\n') + '\n', 'application/x-ndjson');
     expect(written.body.errors).toBe(false);
     const terms = new Set(written.body.items.map((it: { index: { _primary_term: number } }) => it.index._primary_term));

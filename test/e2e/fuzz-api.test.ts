@@ -43,7 +43,12 @@ function checkReply(method: string, path: string, res: { status: number; body: a
   expect([path, typeof res.body]).toEqual([path, 'object']);
   if (typeof res.body.error === 'object') {
     expect([path, res.body.status]).toEqual([path, res.status]);
-    expect([path, typeof res.body.error.type, typeof res.body.error.reason, Array.isArray(res.body.error.root_cause)]).toEqual([path, 'string', 'string', true]);
+    expect([path, typeof res.body.error.type, typeof res.body.error.reason, Array.isArray(res.body.error.root_cause)]).toEqual([
+      path,
+      'string',
+      'string',
+      true,
+    ]);
   } else {
     // ES's RestController answers unknown URIs with `{"error": "no handler found for uri …"}` (no `status`).
     expect([path, typeof res.body.error]).toEqual([path, 'string']);
@@ -90,22 +95,55 @@ const meta = fc.record(
 );
 const action = fc.oneof(
   fc.tuple(fc.constantFrom('index', 'create', 'delete', 'update', 'upsert', 'indx', ''), meta).map(([op, m]) => JSON.stringify({ [op]: m })),
-  fc.constantFrom('{', '}', '{"index":', 'null', '[]', '{"index":{}}{"x":1}', '"str"', '{"index":{"_id":"a"},"delete":{}}', '   ', '{"index":[]}', '{"delete":{"_id":"a","_index":"fuzz-scratch","x":1}}',
-    '{"index":{"_id":1e400}}', '{"index":{"_id":"big","if_seq_no":99999999999999999999,"if_primary_term":1}}', '{"index":{"_id":"v","version":1e400,"version_type":"external"}}', '{"index":{"_id":"v","version":-1e400,"version_type":"external_gte"}}'),
+  fc.constantFrom(
+    '{',
+    '}',
+    '{"index":',
+    'null',
+    '[]',
+    '{"index":{}}{"x":1}',
+    '"str"',
+    '{"index":{"_id":"a"},"delete":{}}',
+    '   ',
+    '{"index":[]}',
+    '{"delete":{"_id":"a","_index":"fuzz-scratch","x":1}}',
+    '{"index":{"_id":1e400}}',
+    '{"index":{"_id":"big","if_seq_no":99999999999999999999,"if_primary_term":1}}',
+    '{"index":{"_id":"v","version":1e400,"version_type":"external"}}',
+    '{"index":{"_id":"v","version":-1e400,"version_type":"external_gte"}}',
+  ),
   deep,
 );
-const updateDoc = fc.oneof(jsonDoc.map((d) => `{"doc":${d},"doc_as_upsert":true}`), jsonDoc.map((d) => `{"doc":${d}}`), fc.constantFrom('{"script":"x"}', '{"upsert":{"a":1}}', '{}'));
+const updateDoc = fc.oneof(
+  jsonDoc.map((d) => `{"doc":${d},"doc_as_upsert":true}`),
+  jsonDoc.map((d) => `{"doc":${d}}`),
+  fc.constantFrom('{"script":"x"}', '{"upsert":{"a":1}}', '{}'),
+);
 const ndjson = fc
   .array(fc.tuple(action, fc.oneof(docText, updateDoc), fc.boolean()), { minLength: 1, maxLength: 12 })
   .chain((pairs) => fc.tuple(fc.constant(pairs.map(([a, d, withDoc]) => (withDoc ? `${a}\n${d}` : a)).join('\n')), fc.constantFrom('\n', '', '\n\n', '\r\n')))
   .map(([lines, end]) => lines + end);
 const invalidUtf8 = fc.oneof(
   fc.uint8Array({ minLength: 1, maxLength: 64 }).map((b) => Buffer.from(b)),
-  fc.constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf]).map((bad) =>
-    Buffer.concat([Buffer.from('{"query":{"match":{"name":"'), Buffer.from(bad), Buffer.from('"}}}')]),
-  ),
+  fc
+    .constantFrom([0xff], [0xc3, 0x28], [0xe2, 0x82], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0xc0, 0xaf])
+    .map((bad) => Buffer.concat([Buffer.from('{"query":{"match":{"name":"'), Buffer.from(bad), Buffer.from('"}}}')])),
 );
-const contentType = fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml', 'application/json; charset=latin1', 'application/vnd.elasticsearch+json; compatible-with=7', 'application/x-ndjson', 'application/cbor', 'application/smile', 'application/yaml', '', '*/*', 'garbage;;;=');
+const contentType = fc.constantFrom(
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data; boundary=x',
+  'application/xml',
+  'application/json; charset=latin1',
+  'application/vnd.elasticsearch+json; compatible-with=7',
+  'application/x-ndjson',
+  'application/cbor',
+  'application/smile',
+  'application/yaml',
+  '',
+  '*/*',
+  'garbage;;;=',
+);
 
 beforeAll(async () => {
   const res = await http(url, 'PUT', `/${SCRATCH}`, { settings: { number_of_shards: 2 } });
@@ -126,44 +164,113 @@ describe('fuzzing the public API never gets a 5xx', () => {
 
   it('random documents for PUT /{index}/_doc/{id}', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.oneof(id, fc.string({ maxLength: 10 }), fc.constant('x'.repeat(513))), docText, fc.constantFrom('', '?op_type=create', '?refresh=true', '?version=2', '?if_seq_no=0&if_primary_term=1'), async (docId, text, qs) => {
-        const path = `/${SCRATCH}/_doc/${encodeURIComponent(docId)}${qs}`;
-        const res = await raw('PUT', path, text, 'application/json');
-        checkReply('PUT', path, res);
-        if (res.status === 200 || res.status === 201) {
-          expect([path, res.body._id]).toEqual([path, docId]);
-          acked.add(docId);
-        }
-      }),
+      fc.asyncProperty(
+        fc.oneof(id, fc.string({ maxLength: 10 }), fc.constant('x'.repeat(513))),
+        docText,
+        fc.constantFrom('', '?op_type=create', '?refresh=true', '?version=2', '?if_seq_no=0&if_primary_term=1'),
+        async (docId, text, qs) => {
+          const path = `/${SCRATCH}/_doc/${encodeURIComponent(docId)}${qs}`;
+          const res = await raw('PUT', path, text, 'application/json');
+          checkReply('PUT', path, res);
+          if (res.status === 200 || res.status === 201) {
+            expect([path, res.body._id]).toEqual([path, docId]);
+            acked.add(docId);
+          }
+        },
+      ),
       LIMITS,
     );
   }, 60_000);
 
   it('invalid UTF-8 bodies and wrong content types', async () => {
-    const target = fc.constantFrom('/cities/_search', '/cities/_count', '/_mget', '/cities/_mapping', `/${SCRATCH}/_doc/utf8`, `/${SCRATCH}/_bulk`, '/_search/scroll', '/cities/_pit?keep_alive=1s');
+    const target = fc.constantFrom(
+      '/cities/_search',
+      '/cities/_count',
+      '/_mget',
+      '/cities/_mapping',
+      `/${SCRATCH}/_doc/utf8`,
+      `/${SCRATCH}/_bulk`,
+      '/_search/scroll',
+      '/cities/_pit?keep_alive=1s',
+    );
     await fc.assert(
-      fc.asyncProperty(target, fc.oneof(invalidUtf8, fc.constant(Buffer.from('{"query":{"match_all":{}}}'))), fc.option(contentType, { nil: 'application/json' }), async (path, body, type) => {
-        const method = path.endsWith('/_doc/utf8') ? 'PUT' : 'POST';
-        const res = await raw(method, path, body, type);
-        checkReply(method, path, res);
-        if (path.endsWith('/_doc/utf8') && (res.status === 200 || res.status === 201)) acked.add('utf8');
-        if (path.endsWith('/_bulk')) applyBulk(res.body);
-      }),
+      fc.asyncProperty(
+        target,
+        fc.oneof(invalidUtf8, fc.constant(Buffer.from('{"query":{"match_all":{}}}'))),
+        fc.option(contentType, { nil: 'application/json' }),
+        async (path, body, type) => {
+          const method = path.endsWith('/_doc/utf8') ? 'PUT' : 'POST';
+          const res = await raw(method, path, body, type);
+          checkReply(method, path, res);
+          if (path.endsWith('/_doc/utf8') && (res.status === 200 || res.status === 201)) acked.add('utf8');
+          if (path.endsWith('/_bulk')) applyBulk(res.body);
+        },
+      ),
       LIMITS,
     );
   }, 60_000);
 
   it('random paths and methods (reads anywhere, writes only on indices that hold no sample data)', async () => {
     const segment = fc.oneof(
-      fc.constantFrom('_search', '_doc', '_bulk', '_cat', 'indices', 'shards', '_cluster', 'health', '_mget', '_count', '_mapping', '_settings', '_refresh', '_aliases', '_pit', '_stats', '', '%ZZ', '..', '%2e%2e', 'Ünï', '%00', 'fuzz-none', 'fuzz-none,other', '_source', '_create', '_update', '_field_caps', '_msearch'),
+      fc.constantFrom(
+        '_search',
+        '_doc',
+        '_bulk',
+        '_cat',
+        'indices',
+        'shards',
+        '_cluster',
+        'health',
+        '_mget',
+        '_count',
+        '_mapping',
+        '_settings',
+        '_refresh',
+        '_aliases',
+        '_pit',
+        '_stats',
+        '',
+        '%ZZ',
+        '..',
+        '%2e%2e',
+        'Ünï',
+        '%00',
+        'fuzz-none',
+        'fuzz-none,other',
+        '_source',
+        '_create',
+        '_update',
+        '_field_caps',
+        '_msearch',
+      ),
       fc.string({ maxLength: 5 }).map(encodeURIComponent),
     );
-    const query = fc.constantFrom('', '?pretty', '?size=-1', '?filter_path=%', '?q=%', '?refresh=x', '?format=yaml', '?v&h=bogus', '?scroll=1x', '?timeout=-5s', '?from=99999999999999999999');
+    const query = fc.constantFrom(
+      '',
+      '?pretty',
+      '?size=-1',
+      '?filter_path=%',
+      '?q=%',
+      '?refresh=x',
+      '?format=yaml',
+      '?v&h=bogus',
+      '?scroll=1x',
+      '?timeout=-5s',
+      '?from=99999999999999999999',
+    );
     const readRoot = fc.constantFrom('cities', 'mails', '*', '_all', 'cities,mails', SCRATCH);
     const writeRoot = fc.constantFrom('fuzz-none', '_search', '_bulk', '_mget', '_count', '%ZZ', 'UPPER', '_cluster', '_refresh', '');
     const req = fc.oneof(
       fc.tuple(fc.constantFrom('GET', 'HEAD', 'OPTIONS'), fc.oneof(readRoot, segment), fc.array(segment, { maxLength: 3 }), query),
-      fc.tuple(fc.constantFrom('POST', 'PUT', 'DELETE', 'PATCH'), writeRoot, fc.array(segment.filter((s) => !s.startsWith('_delete') && s !== '_close'), { maxLength: 3 }), query),
+      fc.tuple(
+        fc.constantFrom('POST', 'PUT', 'DELETE', 'PATCH'),
+        writeRoot,
+        fc.array(
+          segment.filter((s) => !s.startsWith('_delete') && s !== '_close'),
+          { maxLength: 3 },
+        ),
+        query,
+      ),
     );
     await fc.assert(
       fc.asyncProperty(req, async ([method, root, rest, qs]) => {
@@ -183,7 +290,11 @@ describe('after fuzzing', () => {
   });
 
   it('the sample indices hold exactly their documents', async () => {
-    for (const [index, count] of [['cities', 135_233], ['mails', 6_046], ['mails-1shard', 6_046]] as const) {
+    for (const [index, count] of [
+      ['cities', 135_233],
+      ['mails', 6_046],
+      ['mails-1shard', 6_046],
+    ] as const) {
       expect([index, (await http(url, 'GET', `/${index}/_count`)).body.count]).toEqual([index, count]);
     }
   });

@@ -28,15 +28,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: clusterSecret } });
   try {
     const url = cluster.coordinatorUrl;
-    await Promise.all([
-      loadSample(url, cities),
-      loadSample(url, mails).then(() => loadSample(url, mails, { indexName: 'mails-1shard', shards: 1 })),
-    ]);
+    await Promise.all([loadSample(url, cities), loadSample(url, mails).then(() => loadSample(url, mails, { indexName: 'mails-1shard', shards: 1 }))]);
     process.stdout.write(`e2e cluster ready with samples in ${Date.now() - started} ms at ${url}\n`);
     project.provide('coordinatorUrl', url);
     project.provide('clusterSecret', clusterSecret);
     project.provide('etcdUrl', cluster.urls.etcd);
-    project.provide('nodeUrls', ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]));
+    project.provide(
+      'nodeUrls',
+      ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]),
+    );
   } catch (err) {
     for (const s of ['etcd', 'coordinator', 'shard-0', 'shard-1', 'shard-2']) process.stderr.write(`--- ${s}\n${cluster.logs(s).slice(-4000)}\n`);
     await cluster.stop();

@@ -73,7 +73,12 @@ async function until<T>(what: string, fn: () => Promise<T | undefined> | T | und
 }
 
 async function http(method: string, url: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(url, { method, headers: body ? { 'content-type': 'application/json' } : {}, body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(url, {
+    method,
+    headers: body ? { 'content-type': 'application/json' } : {},
+    body: body ? JSON.stringify(body) : undefined,
+    signal: AbortSignal.timeout(10_000),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
@@ -120,14 +125,20 @@ describe('npm start', () => {
     expect((await http('PUT', `${b.url}/docs/_doc/b?refresh=true`, { from: 'b' })).status).toBe(201);
     expect((await http('GET', `${a.url}/docs/_doc/b`)).body.found).toBe(false);
     expect((await http('GET', `${b.url}/docs/_doc/a`)).body.found).toBe(false);
-    const green = (c: StartedCluster) => http('GET', `${c.url}/_cluster/health?wait_for_status=green&timeout=1s`).then((r) => (r.body.status === 'green' ? true : undefined));
+    const green = (c: StartedCluster) =>
+      http('GET', `${c.url}/_cluster/health?wait_for_status=green&timeout=1s`).then((r) => (r.body.status === 'green' ? true : undefined));
     await until('cluster A green', () => green(a), 30_000, a);
 
     // SIGKILL one shard node of A, write while it is down (its copy falls out of sync), and wait.
     const victim = svcA.find((s) => s.name === 'shard-1')!;
     const killedAt = Date.now();
     process.kill(victim.pid, 'SIGKILL');
-    await until('a write while shard-1 is down', async () => ((await http('PUT', `${a.url}/docs/_doc/c`, { from: 'a, during the outage' })).status < 300 ? true : undefined), 30_000, a);
+    await until(
+      'a write while shard-1 is down',
+      async () => ((await http('PUT', `${a.url}/docs/_doc/c`, { from: 'a, during the outage' })).status < 300 ? true : undefined),
+      30_000,
+      a,
+    );
     const afterWrite = (await http('GET', `${a.url}/_cluster/health`)).body.status;
     const restarted = await until('shard-1 restarted', () => services(a).find((s) => s.name === 'shard-1' && s.pid !== victim.pid), 30_000, a);
     expect(restarted.url).toBe(victim.url); // same port: the coordinator knows it by URL
@@ -135,13 +146,18 @@ describe('npm start', () => {
     const restartToGreenMs = Date.now() - killedAt;
     expect((await http('GET', `${a.url}/docs/_doc/a`)).body).toMatchObject({ found: true, _source: { from: 'a' } });
     expect((await http('GET', `${a.url}/docs/_doc/c`)).body).toMatchObject({ found: true });
-    expect(a.output()).toMatch(new RegExp(`service \\[shard-1\\] \\(pid ${victim.pid}\\) died at \\S+ \\(signal SIGKILL\\) after [0-9.]+ s; restarting it in 1 s`));
-    console.info(`npm start: shard-1 SIGKILLed, restarted and the cluster green again in ${restartToGreenMs} ms (health after the outage write: ${String(afterWrite)})`);
+    expect(a.output()).toMatch(
+      new RegExp(`service \\[shard-1\\] \\(pid ${victim.pid}\\) died at \\S+ \\(signal SIGKILL\\) after [0-9.]+ s; restarting it in 1 s`),
+    );
+    console.info(
+      `npm start: shard-1 SIGKILLed, restarted and the cluster green again in ${restartToGreenMs} ms (health after the outage write: ${String(afterWrite)})`,
+    );
 
     // SIGTERM stops everything each npm start runs, the restarted node included.
     const pids = [...services(a), ...services(b)].map((s) => s.pid);
     for (const c of [a, b]) c.proc.kill('SIGTERM');
-    for (const c of [a, b]) await until(`npm start on ${c.port} to exit`, () => (c.proc.exitCode !== null || c.proc.signalCode !== null ? true : undefined), 15_000, c);
+    for (const c of [a, b])
+      await until(`npm start on ${c.port} to exit`, () => (c.proc.exitCode !== null || c.proc.signalCode !== null ? true : undefined), 15_000, c);
     expect([a.proc.exitCode, b.proc.exitCode]).toEqual([0, 0]);
     expect(pids.filter(alive)).toEqual([]);
     expect(existsSync(join(a.home, String(portA), 'services.json'))).toBe(false);

@@ -8,7 +8,15 @@ import { cities } from '../../scripts/samples/cities.ts';
 import { http } from './http.ts';
 
 const url = inject('coordinatorUrl');
-interface City { _id: string; name: string; altName: string; country: string; featureCode: string; adminCode: string; population: number }
+interface City {
+  _id: string;
+  name: string;
+  altName: string;
+  country: string;
+  featureCode: string;
+  adminCode: string;
+  population: number;
+}
 let all: City[] = [];
 const byPopulationDesc = (a: City, b: City): number => b.population - a.population || compareCodePoints(a._id, b._id);
 const byId = (a: City, b: City): number => compareCodePoints(a._id, b._id);
@@ -52,7 +60,12 @@ describe('paging rules', () => {
 
   it('page n of length s is from=(n-1)*s, with sort values on each hit and null scores', async () => {
     const sorted = [...all].sort(byPopulationDesc);
-    for (const [n, s] of [[1, 5], [3, 5], [7, 13], [40, 25]]) {
+    for (const [n, s] of [
+      [1, 5],
+      [3, 5],
+      [7, 13],
+      [40, 25],
+    ]) {
       const res = await http(url, 'GET', `/cities/_search?size=${s}&from=${(n - 1) * s}&sort=population:desc`);
       expect(res.body.hits.hits.map((h: { _id: string }) => h._id)).toEqual(sorted.slice((n - 1) * s, n * s).map((c) => c._id));
       expect(res.body.hits.max_score).toBeNull();
@@ -66,7 +79,9 @@ describe('paging rules', () => {
   it('takes from/size from the body, and the query string wins over the body', async () => {
     const sorted = [...all].sort(byPopulationDesc);
     expect(await ids('/cities/_search', { from: 20, size: 4, sort: [{ population: 'desc' }] })).toEqual(sorted.slice(20, 24).map((c) => c._id));
-    expect(await ids('/cities/_search?from=2&size=3', { from: 20, size: 4, sort: [{ population: { order: 'desc' } }] })).toEqual(sorted.slice(2, 5).map((c) => c._id));
+    expect(await ids('/cities/_search?from=2&size=3', { from: 20, size: 4, sort: [{ population: { order: 'desc' } }] })).toEqual(
+      sorted.slice(2, 5).map((c) => c._id),
+    );
     expect(await ids('/cities/_search', { from: '6', size: '2', sort: ['_score', { population: 'desc' }] })).toEqual(sorted.slice(6, 8).map((c) => c._id));
   });
 

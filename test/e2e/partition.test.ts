@@ -49,10 +49,21 @@ beforeAll(async () => {
   cluster = await startComposeCluster({ services: ['shard-0', 'shard-1', 'shard-2'], env: { FOLIO_LOG_LEVEL: 'warn', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET } });
   proxy = await startFaultProxy(cluster.urls['shard-1']);
   const nodes = [cluster.urls['shard-0'], proxy.url, cluster.urls['shard-2']];
-  coordinator = await startExtraCoordinator({ nodes, clusterSecret: CLUSTER_SECRET, etcd: cluster.urls.etcd }, { FOLIO_SEARCH_TIMEOUT_MS: String(DEADLINE_MS), FOLIO_INTERNAL_TIMEOUT_MS: String(INTERNAL_TIMEOUT_MS) });
+  coordinator = await startExtraCoordinator(
+    { nodes, clusterSecret: CLUSTER_SECRET, etcd: cluster.urls.etcd },
+    { FOLIO_SEARCH_TIMEOUT_MS: String(DEADLINE_MS), FOLIO_INTERNAL_TIMEOUT_MS: String(INTERNAL_TIMEOUT_MS) },
+  );
   url = coordinator.url;
-  for (const [index, shards, replicas] of [[WITH_REPLICA, 3, 1], [WITHOUT_REPLICA, 3, 0], [REPLICA_ONLY, 1, 1], [WRITTEN, 1, 1]] as const) {
-    const created = await http(url, 'PUT', `/${index}`, { settings: { number_of_shards: shards, number_of_replicas: replicas }, mappings: { properties: { n: { type: 'integer' } } } });
+  for (const [index, shards, replicas] of [
+    [WITH_REPLICA, 3, 1],
+    [WITHOUT_REPLICA, 3, 0],
+    [REPLICA_ONLY, 1, 1],
+    [WRITTEN, 1, 1],
+  ] as const) {
+    const created = await http(url, 'PUT', `/${index}`, {
+      settings: { number_of_shards: shards, number_of_replicas: replicas },
+      mappings: { properties: { n: { type: 'integer' } } },
+    });
     expect(created.status).toBe(200);
     const lines = Array.from({ length: DOCS }, (_, i) => [JSON.stringify({ index: { _index: index, _id: `d${i}` } }), JSON.stringify({ n: i })]).flat();
     const bulk = await http(url, 'POST', '/_bulk?refresh=true', lines.join('\n') + '\n', 'application/x-ndjson');
@@ -119,7 +130,12 @@ describe('partition: the coordinator’s link to one shard node becomes a black 
     expect(res.body.timed_out).toBe(true);
     expect(res.body._shards).toMatchObject({ total: 3, successful: 2, skipped: 0, failed: 1 });
     expect(res.body._shards.failures).toEqual([
-      { shard: expect.any(Number), index: WITHOUT_REPLICA, node: proxy.url, reason: { type: 'timeout_exception', reason: `shard node [${proxy.url}] did not answer in time` } },
+      {
+        shard: expect.any(Number),
+        index: WITHOUT_REPLICA,
+        node: proxy.url,
+        reason: { type: 'timeout_exception', reason: `shard node [${proxy.url}] did not answer in time` },
+      },
     ]);
     // The shard on shard-1 is missing; the hits are the top 20 of the two other shards.
     const lost = res.body._shards.failures[0].shard;
@@ -131,7 +147,12 @@ describe('partition: the coordinator’s link to one shard node becomes a black 
     const strict = await timedSearch(WITHOUT_REPLICA, sorted, '?allow_partial_search_results=false');
     expect(strict.ms).toBeLessThan(DEADLINE_MS + SLACK_MS);
     expect(strict.status).toBeGreaterThanOrEqual(500);
-    expect(strict.body.error).toMatchObject({ type: 'search_phase_execution_exception', reason: 'Partial shards failure (1 shards unavailable)', phase: 'query', grouped: true });
+    expect(strict.body.error).toMatchObject({
+      type: 'search_phase_execution_exception',
+      reason: 'Partial shards failure (1 shards unavailable)',
+      phase: 'query',
+      grouped: true,
+    });
     expect(strict.body.error.failed_shards[0]).toMatchObject({ index: WITHOUT_REPLICA, node: proxy.url, reason: { type: 'timeout_exception' } });
   });
 
@@ -141,8 +162,19 @@ describe('partition: the coordinator’s link to one shard node becomes a black 
     const ms = Date.now() - t0;
     expect(res.status).toBe(201);
     expect(res.body._shards).toEqual({
-      total: 2, successful: 1, failed: 1,
-      failures: [{ _index: WRITTEN, _shard: 0, _node: proxy.url, reason: { type: 'timeout_exception', reason: `shard node [${proxy.url}] did not answer in time` }, status: 'GATEWAY_TIMEOUT', primary: false }],
+      total: 2,
+      successful: 1,
+      failed: 1,
+      failures: [
+        {
+          _index: WRITTEN,
+          _shard: 0,
+          _node: proxy.url,
+          reason: { type: 'timeout_exception', reason: `shard node [${proxy.url}] did not answer in time` },
+          status: 'GATEWAY_TIMEOUT',
+          primary: false,
+        },
+      ],
     });
     // The primary's call to the replica times out (at 80 % of the internal deadline), then the in-sync
     // change is stored (it does not wait for the unreachable node).
@@ -151,7 +183,12 @@ describe('partition: the coordinator’s link to one shard node becomes a black 
     process.stdout.write(`partition, write with its replica in the hole: acknowledged in ${ms} ms (internal deadline ${INTERNAL_TIMEOUT_MS} ms)\n`);
     // Stored before the acknowledgement, and pushed to the reachable nodes: their metadata has the replica out of sync.
     for (const node of ['shard-0', 'shard-2']) {
-      expect((await nodeEntry(cluster.urls[node], WRITTEN)).metadata.shardCopies).toEqual([[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: false, failures: 1 }]]);
+      expect((await nodeEntry(cluster.urls[node], WRITTEN)).metadata.shardCopies).toEqual([
+        [
+          { node: 0, primary: true, inSync: true },
+          { node: 1, primary: false, inSync: false, failures: 1 },
+        ],
+      ]);
     }
   });
 
@@ -176,7 +213,10 @@ describe('partition: the coordinator’s link to one shard node becomes a black 
     const healed = await http(url, 'GET', `/_cluster/health/${WRITTEN}?wait_for_status=green&timeout=30s`);
     expect(healed.body).toMatchObject({ status: 'green', active_shards: 2, unassigned_shards: 0 });
     const cat = await http(url, 'GET', `/_cat/shards/${WRITTEN}?format=json&h=prirep,state,unassigned.reason`);
-    expect(cat.body).toEqual([{ prirep: 'p', state: 'STARTED', 'unassigned.reason': null }, { prirep: 'r', state: 'STARTED', 'unassigned.reason': null }]);
+    expect(cat.body).toEqual([
+      { prirep: 'p', state: 'STARTED', 'unassigned.reason': null },
+      { prirep: 'r', state: 'STARTED', 'unassigned.reason': null },
+    ]);
     expect((await nodeEntry(cluster.urls['shard-1'], WRITTEN)).copies).toEqual([{ shard: 0, primary: false, inSync: true }]);
     // The healed copy itself holds the write (a real-time get on shard-1, not through the coordinator).
     const got = await request(`${cluster.urls['shard-1']}/_internal/v1/get`, {

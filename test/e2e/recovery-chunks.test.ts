@@ -91,7 +91,9 @@ async function expectSameCopies(ids: string[]): Promise<void> {
 const allIds = new Set<string>();
 
 beforeAll(async () => {
-  cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET, FOLIO_INTERNAL_TIMEOUT_MS: '5000', FOLIO_RECOVERY_CHUNK_BYTES: String(CHUNK_BYTES) } });
+  cluster = await startComposeCluster({
+    env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET, FOLIO_INTERNAL_TIMEOUT_MS: '5000', FOLIO_RECOVERY_CHUNK_BYTES: String(CHUNK_BYTES) },
+  });
   const created = await http(cluster.coordinatorUrl, 'PUT', `/${INDEX}`, { settings: { number_of_shards: 1, number_of_replicas: 1 } });
   expect(created.status).toBe(200);
   // History: new documents, overwrites (versions), deletes (tombstones).
@@ -214,7 +216,7 @@ describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 K
     await expectSameCopies([...allIds]);
   }, 120_000);
 
-  it('graceful stop of the primary\'s node: the replica is promoted, and the old primary, holding nothing above the global checkpoint, recovers by ops instead of being emptied', async () => {
+  it("graceful stop of the primary's node: the replica is promoted, and the old primary, holding nothing above the global checkpoint, recovers by ops instead of being emptied", async () => {
     const old = await internal<RecoveryStateResponse>(primary, '/recovery/state', { index: INDEX, shard: 0 });
     expect(old.withinGlobalCheckpoint).toBe(true);
     expect(old.globalCheckpoint).toBe(old.maxSeqNo);
@@ -226,7 +228,7 @@ describe('peer recovery of a restarted copy, in chunks (1 shard, 1 replica, 16 K
     await expectSameCopies([...allIds]);
   }, 120_000);
 
-  it('SIGKILL of the primary\'s node a while after the last write: its store has the global checkpoint, so its copy recovers by ops after the promotion too', async () => {
+  it("SIGKILL of the primary's node a while after the last write: its store has the global checkpoint, so its copy recovers by ops after the promotion too", async () => {
     // The global checkpoint moved with the last write's acknowledgement; the store records it within a second.
     await new Promise((r) => setTimeout(r, 2_000));
     const outcome = await primaryDownAndBack('SIGKILL', 'k');

@@ -8,7 +8,10 @@ import { http } from './http.ts';
 
 const url = inject('coordinatorUrl');
 
-interface Hit { _id: string; _score: number | null }
+interface Hit {
+  _id: string;
+  _score: number | null;
+}
 
 async function top(index: string, body: unknown, size = 100): Promise<{ total: unknown; hits: Hit[]; max: number | null }> {
   const res = await http(url, 'POST', `/${index}/_search?size=${size}&_source=false&track_total_hits=true`, body);
@@ -20,7 +23,10 @@ const queries: [string, unknown][] = [
   ['match on body', { query: { match: { body: 'free money offer' } } }],
   ['match with operator and', { query: { match: { body: { query: 'mortgage rate', operator: 'and' } } } }],
   ['multi_match over subject and body', { query: { multi_match: { query: 'linux kernel patch', fields: ['subject^2', 'body'] } } }],
-  ['bool must + should + filter', { query: { bool: { must: [{ match: { body: 'click' } }], should: [{ match: { subject: 'money' } }], filter: [{ term: { spam: true } }] } } }],
+  [
+    'bool must + should + filter',
+    { query: { bool: { must: [{ match: { body: 'click' } }], should: [{ match: { subject: 'money' } }], filter: [{ term: { spam: true } }] } } },
+  ],
   ['term on a keyword field', { query: { term: { group: 'spam-2' } } }],
 ];
 

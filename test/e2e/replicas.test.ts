@@ -42,12 +42,18 @@ describe('number_of_replicas', () => {
     const health = await http(url, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=30s`);
     expect(health.body).toMatchObject({ status: 'green', active_shards: 2, initializing_shards: 0, unassigned_shards: 0 });
     const started = await copies();
-    expect(started.map((r) => r.slice(0, 3))).toEqual([['p', 'STARTED', null], ['r', 'STARTED', null]]);
+    expect(started.map((r) => r.slice(0, 3))).toEqual([
+      ['p', 'STARTED', null],
+      ['r', 'STARTED', null],
+    ]);
     expect(started[0][3]).not.toBe(started[1][3]);
     // Both copies hold the same documents (the docs column counts each copy's own).
     await http(url, 'POST', `/${INDEX}/_refresh`);
     const docs = await http(url, 'GET', `/_cat/shards/${INDEX}?format=json&h=prirep,docs`);
-    expect(docs.body).toEqual([{ prirep: 'p', docs: '300' }, { prirep: 'r', docs: '300' }]);
+    expect(docs.body).toEqual([
+      { prirep: 'p', docs: '300' },
+      { prirep: 'r', docs: '300' },
+    ]);
     // Writes now reach both copies, and continue the versions the recovery carried over.
     const second = await http(url, 'PUT', `/${INDEX}/_doc/b7?refresh=true`, { n: 7001 });
     expect([second.body._shards, second.body._version]).toEqual([{ total: 2, successful: 2, failed: 0 }, 3]);
@@ -70,7 +76,11 @@ describe('number_of_replicas', () => {
       const cat = await http(url, 'GET', `/_cat/shards/${name}?format=json&h=shard,prirep,state,node`);
       for (const shard of ['0', '1']) {
         const rows = (cat.body as Record<string, string>[]).filter((r) => r.shard === shard);
-        expect(rows.map((r) => [r.prirep, r.state])).toEqual([['p', 'STARTED'], ['r', 'STARTED'], ['r', 'STARTED']]);
+        expect(rows.map((r) => [r.prirep, r.state])).toEqual([
+          ['p', 'STARTED'],
+          ['r', 'STARTED'],
+          ['r', 'STARTED'],
+        ]);
         expect(new Set(rows.map((r) => r.node)).size).toBe(3);
       }
       expect((await http(url, 'GET', `/_cluster/health/${name}`)).body).toMatchObject({ status: 'green', active_shards: 6 });

@@ -10,7 +10,10 @@ const INDEX = 'sample-cache';
 let docs: { id: string; n: number }[] = [];
 
 function oracle(from: number, size: number): string[] {
-  return [...docs].sort((a, b) => a.n - b.n || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(from, from + size).map((d) => d.id);
+  return [...docs]
+    .sort((a, b) => a.n - b.n || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .slice(from, from + size)
+    .map((d) => d.id);
 }
 
 async function bulk(batch: { id: string; n: number }[]): Promise<void> {

@@ -22,10 +22,13 @@ let own = '';
 let extra: ExtraCoordinator | undefined;
 
 beforeAll(async () => {
-  extra = await startExtraCoordinator({ nodes, clusterSecret, etcd: inject('etcdUrl') }, {
-    FOLIO_MAX_CONTENT_LENGTH_BYTES: String(MAX_BYTES),
-    FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
-  });
+  extra = await startExtraCoordinator(
+    { nodes, clusterSecret, etcd: inject('etcdUrl') },
+    {
+      FOLIO_MAX_CONTENT_LENGTH_BYTES: String(MAX_BYTES),
+      FOLIO_HEADERS_TIMEOUT_MS: String(HEADERS_TIMEOUT_MS),
+    },
+  );
   own = extra.url;
 });
 
@@ -43,7 +46,11 @@ async function internal(base: string, method: 'GET' | 'POST', path: string, secr
 describe('the cluster secret on the shard nodes', () => {
   it('answers 401 security_exception to internal calls without it or with a wrong one', async () => {
     for (const node of nodes) {
-      for (const [method, path] of [['GET', '/_internal/v1/stats'], ['GET', '/_internal/v1/indices'], ['POST', '/_internal/v1/refresh']] as const) {
+      for (const [method, path] of [
+        ['GET', '/_internal/v1/stats'],
+        ['GET', '/_internal/v1/indices'],
+        ['POST', '/_internal/v1/refresh'],
+      ] as const) {
         for (const secret of [undefined, 'wrong', clusterSecret + 'x']) {
           const res = await internal(node, method, path, secret);
           expect([node, path, res.status, res.body?.error?.type, res.body?.status]).toEqual([node, path, 401, 'security_exception', 401]);
@@ -120,7 +127,10 @@ describe('query limits', () => {
     const part = (n: number, o: number) => ({ bool: { should: Array.from({ length: n }, (_, i) => ({ term: { country: `c${o + i}` } })) } });
     const res = await http(url, 'POST', '/cities/_search', { query: { bool: { should: [part(2000, 0), part(2000, 2000), part(97, 4000)] } } });
     expect(res.status).toBe(400);
-    expect(res.body.error.root_cause[0]).toMatchObject({ type: 'too_many_nested_clauses', reason: 'Query contains too many nested clauses; maxClauseCount is set to 4096' });
+    expect(res.body.error.root_cause[0]).toMatchObject({
+      type: 'too_many_nested_clauses',
+      reason: 'Query contains too many nested clauses; maxClauseCount is set to 4096',
+    });
   });
 
   it('indices.query.bool.max_nested_depth: 30 nested queries pass, 31 answer the ES error', async () => {

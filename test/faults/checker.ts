@@ -110,16 +110,28 @@ export async function unsettledCopies(nodeUrls: readonly string[], secret: strin
 /** Runs every check. Throws only when a copy cannot be read at all. */
 export async function checkHistory(t: CheckTarget, h: History): Promise<CheckResult> {
   const meta = await storedMetadata(t.etcdEndpoints, t.index);
-  const result: CheckResult = { idsChecked: h.ids.size, copiesChecked: 0, lost: 0, divergentCopies: 0, dualPrimaries: 0, orderViolations: 0, notInSync: 0, checkpointsBehind: 0, examples: [], problemShards: [] };
+  const result: CheckResult = {
+    idsChecked: h.ids.size,
+    copiesChecked: 0,
+    lost: 0,
+    divergentCopies: 0,
+    dualPrimaries: 0,
+    orderViolations: 0,
+    notInSync: 0,
+    checkpointsBehind: 0,
+    examples: [],
+    problemShards: [],
+  };
   const example = (kind: string, text: string) => {
     if (result.examples.filter((e) => e.startsWith(kind)).length < 10) result.examples.push(`${kind}: ${text}`);
   };
   const copies = meta.shardCopies ?? [];
   for (const [s, list] of copies.entries()) {
-    for (const c of list) if (!c.inSync) {
-      result.notInSync++;
-      example('not in sync', `[${t.index}][${s}] copy on shard-${c.node} (${JSON.stringify(c)})`);
-    }
+    for (const c of list)
+      if (!c.inSync) {
+        result.notInSync++;
+        example('not in sync', `[${t.index}][${s}] copy on shard-${c.node} (${JSON.stringify(c)})`);
+      }
   }
 
   // Per copy: every _id of its shard, read on the copy itself.
@@ -153,8 +165,13 @@ export async function checkHistory(t: CheckTarget, h: History): Promise<CheckRes
           if (problem) {
             result.lost++;
             result.problemShards.push(s);
-            const acks = h.acks.filter((a) => a.id === id).map((a) => `${a.op} v${a.version} seq_no ${a.seqNo} term ${a.term} via c${a.coordinator} sent +${a.sentMs}ms acknowledged +${a.ackedMs}ms`);
-            example('lost', `[${t.index}][${s}] on shard-${c.node}${c.primary ? ' (primary)' : ''}: ${problem}; acknowledged writes of ${id}: ${acks.join('; ')}`);
+            const acks = h.acks
+              .filter((a) => a.id === id)
+              .map((a) => `${a.op} v${a.version} seq_no ${a.seqNo} term ${a.term} via c${a.coordinator} sent +${a.sentMs}ms acknowledged +${a.ackedMs}ms`);
+            example(
+              'lost',
+              `[${t.index}][${s}] on shard-${c.node}${c.primary ? ' (primary)' : ''}: ${problem}; acknowledged writes of ${id}: ${acks.join('; ')}`,
+            );
           }
         });
       }

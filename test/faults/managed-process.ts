@@ -98,7 +98,10 @@ export function managedProcess(spec: ProcessSpec): ManagedProcess {
       while (performance.now() < deadline) {
         const c = child;
         if (!c || c.exitCode !== null || c.pid === undefined) throw new Error(`${spec.name} exited (${c?.exitCode}) while starting:\n${log.slice(-4000)}`);
-        const ok = await fetch(spec.readyUrl, { signal: AbortSignal.timeout(1_000) }).then((r) => r.ok, () => false);
+        const ok = await fetch(spec.readyUrl, { signal: AbortSignal.timeout(1_000) }).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) return;
         await new Promise((r) => setTimeout(r, 100));
       }

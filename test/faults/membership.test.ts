@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(cluster.coordinatorUrls[0] + path, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(cluster.coordinatorUrls[0] + path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: await res.json() };
 }
 
@@ -47,9 +51,16 @@ describe('node membership on etcd leases', () => {
     expect((await call('PUT', '/m', { settings: { number_of_shards: 1, number_of_replicas: 1 } })).status).toBe(200);
     await eventually('green after create', async () => (await call('GET', '/_cluster/health/m')).body.status === 'green');
     const docs = Array.from({ length: 50 }, (_, i) => `{"index":{"_id":"${i}"}}\n{"n":${i}}\n`).join('');
-    const bulk = await fetch(`${cluster.coordinatorUrls[0]}/m/_bulk?refresh=true`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: docs });
+    const bulk = await fetch(`${cluster.coordinatorUrls[0]}/m/_bulk?refresh=true`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: docs,
+    });
     expect(((await bulk.json()) as { errors: boolean }).errors).toBe(false);
-    await eventually('both nodes registered', async () => (await store.get(nodeKey('shard-0'))) !== undefined && (await store.get(nodeKey('shard-1'))) !== undefined);
+    await eventually(
+      'both nodes registered',
+      async () => (await store.get(nodeKey('shard-0'))) !== undefined && (await store.get(nodeKey('shard-1'))) !== undefined,
+    );
 
     const before = await stored('m');
     const primary = before.shardCopies![0].find((c) => c.primary)!.node;

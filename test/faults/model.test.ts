@@ -29,7 +29,8 @@ describe('seeded schedules', () => {
         expect(f.kind).not.toBe('partition-nodes');
       }
       const nodes = s.faults.filter((f) => f.kind === 'kill-node' || f.kind === 'pause-node') as { node: number; atMs: number; durationMs: number }[];
-      for (const f of nodes) for (const g of nodes) if (f !== g && f.node === g.node) expect(f.atMs >= g.atMs + g.durationMs || g.atMs >= f.atMs + f.durationMs).toBe(true);
+      for (const f of nodes)
+        for (const g of nodes) if (f !== g && f.node === g.node) expect(f.atMs >= g.atMs + g.durationMs || g.atMs >= f.atMs + f.durationMs).toBe(true);
     }
     expect(makeSchedule(3, { ...shape, nodeLinks: 6 }).faults.length).toBeGreaterThan(0);
   });

@@ -91,7 +91,13 @@ export function failureMessage(r: ScheduleReport): string {
 
 /** Runs schedule `seed` on `cluster`. Throws only when the cluster cannot be driven (e.g. the index cannot be created). */
 export async function runSchedule(cluster: FaultCluster, seed: number, opts: ScheduleOptions): Promise<ScheduleReport> {
-  const shape = { shardNodes: cluster.nodes.length, coordinators: cluster.coordinators.length, etcdMembers: cluster.etcd.members.length, faultMs: opts.faultMs, nodeLinks: cluster.nodeLinks.length };
+  const shape = {
+    shardNodes: cluster.nodes.length,
+    coordinators: cluster.coordinators.length,
+    etcdMembers: cluster.etcd.members.length,
+    faultMs: opts.faultMs,
+    nodeLinks: cluster.nodeLinks.length,
+  };
   const schedule = makeSchedule(seed, shape);
   const index = `faults-${seed}`;
   const numberOfShards = cluster.nodes.length;
@@ -121,11 +127,23 @@ export async function runSchedule(cluster: FaultCluster, seed: number, opts: Sch
   await workload.stop();
   const h = workload.history;
   const report: ScheduleReport = {
-    seed, schedule, nemesis, ops: h.writes + h.reads, acknowledged: h.acks.length, doubtful: h.doubtful, refused: h.refused, reads: h.reads,
-    staleReads: h.staleReads, searches: h.searches, greenMs, problems, stateHistory: [],
+    seed,
+    schedule,
+    nemesis,
+    ops: h.writes + h.reads,
+    acknowledged: h.acks.length,
+    doubtful: h.doubtful,
+    refused: h.refused,
+    reads: h.reads,
+    staleReads: h.staleReads,
+    searches: h.searches,
+    greenMs,
+    problems,
+    stateHistory: [],
   };
   const shardHistory = (shards: Iterable<number>) => {
-    for (const s of [...new Set(shards)].sort()) report.stateHistory.push(`cluster state of [${index}][${s}] (ms since the schedule started):`, ...stateLog.format(s).map((l) => `  ${l}`));
+    for (const s of [...new Set(shards)].sort())
+      report.stateHistory.push(`cluster state of [${index}][${s}] (ms since the schedule started):`, ...stateLog.format(s).map((l) => `  ${l}`));
   };
   if (greenMs < 0) {
     problem('green', `${index} not green within ${opts.greenTimeoutMs} ms of healing`);

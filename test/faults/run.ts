@@ -50,7 +50,10 @@ try {
   await cluster?.stop();
 }
 const sum = (f: (r: ScheduleReport) => number) => reports.reduce((a, r) => a + f(r), 0);
-const greens = reports.map((r) => r.greenMs).filter((ms) => ms >= 0).sort((a, b) => a - b);
+const greens = reports
+  .map((r) => r.greenMs)
+  .filter((ms) => ms >= 0)
+  .sort((a, b) => a - b);
 const failed = reports.filter((r) => r.problems.length > 0);
 process.stdout.write(
   `\n${reports.length} schedules in ${Math.round((performance.now() - started) / 1000)} s: ${sum((r) => r.ops)} ops, ${sum((r) => r.acknowledged)} acknowledged, ` +

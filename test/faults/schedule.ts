@@ -121,5 +121,8 @@ export function formatFault(f: Fault): string {
 
 /** The whole schedule, one fault per line, with the seed to replay it. */
 export function formatSchedule(s: Schedule): string {
-  return [`seed ${s.seed} (replay: node test/faults/run.ts --seed ${s.seed}), ${s.shape.faultMs} ms of faults:`, ...s.faults.map((f) => `  ${formatFault(f)}`)].join('\n');
+  return [
+    `seed ${s.seed} (replay: node test/faults/run.ts --seed ${s.seed}), ${s.shape.faultMs} ms of faults:`,
+    ...s.faults.map((f) => `  ${formatFault(f)}`),
+  ].join('\n');
 }

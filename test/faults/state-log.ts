@@ -59,7 +59,9 @@ export async function recordState(etcdEndpoints: string[], index: string, now: (
         const m = c.metadata;
         const text = m
           ? `v${m.version} term ${m.primaryTerms?.[s] ?? 1}: ${(m.shardCopies?.[s] ?? []).map((x) => `shard-${x.node} ${x.primary ? 'P' : 'R'} ${x.inSync ? 'in' : 'out'}${x.resync ? '(resync)' : ''}`).join(', ')}`
-          : c.revision < 0 ? 'watch failed' : 'deleted';
+          : c.revision < 0
+            ? 'watch failed'
+            : 'deleted';
         if (text.replace(/^v\d+ /, '') === last) continue;
         last = text.replace(/^v\d+ /, '');
         lines.push(`+${c.atMs}ms rev ${c.revision} ${text}`);

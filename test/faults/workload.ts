@@ -52,7 +52,10 @@ export async function createStableIndex(coordinatorUrl: string): Promise<void> {
     mappings: { properties: { n: { type: 'integer' } } },
   });
   if (!('status' in created) || created.status !== 200) throw new Error(`creating ${STABLE_INDEX}: ${JSON.stringify(created)}`);
-  const lines = Array.from({ length: STABLE_DOCS }, (_, i) => [JSON.stringify({ index: { _index: STABLE_INDEX, _id: `s${i}` } }), JSON.stringify({ n: i })]).flat();
+  const lines = Array.from({ length: STABLE_DOCS }, (_, i) => [
+    JSON.stringify({ index: { _index: STABLE_INDEX, _id: `s${i}` } }),
+    JSON.stringify({ n: i }),
+  ]).flat();
   const bulk = await call(coordinatorUrl, 'POST', '/_bulk?refresh=true', lines.join('\n') + '\n', 'application/x-ndjson');
   if (!('status' in bulk) || bulk.body.errors !== false) throw new Error(`loading ${STABLE_INDEX}: ${JSON.stringify(bulk).slice(0, 500)}`);
 }
@@ -82,11 +85,22 @@ async function writer(k: number, rng: Prng, t: WorkloadTarget, h: History, stopp
   const home = k % t.coordinatorUrls.length;
 
   /** Applies one write's outcome to the model; true when it was acknowledged. */
-  const settle = (id: string, op: 'index' | 'update' | 'delete', source: Source | null, coordinator: number, sentMs: number, o: Outcome, item?: any): boolean => {
+  const settle = (
+    id: string,
+    op: 'index' | 'update' | 'delete',
+    source: Source | null,
+    coordinator: number,
+    sentMs: number,
+    o: Outcome,
+    item?: any,
+  ): boolean => {
     const r = item ?? ('status' in o ? o.body : undefined);
     const status = item ? item.status : 'status' in o ? o.status : 0;
     if (status >= 200 && status < 300 && r && typeof r._version === 'number') {
-      h.acknowledged({ id, shard: shardOf(id), op, version: r._version, seqNo: r._seq_no, term: r._primary_term, coordinator, sentMs, ackedMs: t.now() }, source);
+      h.acknowledged(
+        { id, shard: shardOf(id), op, version: r._version, seqNo: r._seq_no, term: r._primary_term, coordinator, sentMs, ackedMs: t.now() },
+        source,
+      );
       return true;
     }
     if ('error' in o && !o.sent) h.refused++;
@@ -138,7 +152,12 @@ async function writer(k: number, rng: Prng, t: WorkloadTarget, h: History, stopp
         items.push({ id, op: 'index', source, lines: [JSON.stringify({ index: { _index: t.index, _id: id } }), JSON.stringify(source)] });
       }
       const [u, d] = [rng.pick(live), rng.pick(live)];
-      items.push({ id: u, op: 'update', source: { ...h.ids.get(u)!.source!, v: round }, lines: [JSON.stringify({ update: { _index: t.index, _id: u } }), JSON.stringify({ doc: { v: round } })] });
+      items.push({
+        id: u,
+        op: 'update',
+        source: { ...h.ids.get(u)!.source!, v: round },
+        lines: [JSON.stringify({ update: { _index: t.index, _id: u } }), JSON.stringify({ doc: { v: round } })],
+      });
       if (d !== u) items.push({ id: d, op: 'delete', source: null, lines: [JSON.stringify({ delete: { _index: t.index, _id: d } })] });
       for (const it of items) h.sending(it.id, shardOf(it.id), it.source);
       const o = await call(url, 'POST', '/_bulk', items.flatMap((it) => it.lines).join('\n') + '\n', 'application/x-ndjson');
@@ -188,7 +207,8 @@ async function searcher(k: number, t: WorkloadTarget, h: History, stopped: () =>
     }
     if (shards.failed > 0) {
       h.searches.partial++;
-      if (!Array.isArray(shards.failures) || shards.failures.length === 0) h.searches.wrong.push(`${where}: ${shards.failed} shards failed without _shards.failures`);
+      if (!Array.isArray(shards.failures) || shards.failures.length === 0)
+        h.searches.wrong.push(`${where}: ${shards.failed} shards failed without _shards.failures`);
       continue;
     }
     h.searches.complete++;
@@ -196,12 +216,15 @@ async function searcher(k: number, t: WorkloadTarget, h: History, stopped: () =>
     if (stable) {
       const ids = hits.map((x) => x._id);
       if (o.body.hits.total.value !== STABLE_DOCS || canonical(ids) !== canonical(expectedTop)) {
-        h.searches.wrong.push(`${where}: complete answer (no _shards.failures) with total ${o.body.hits.total.value} of ${STABLE_DOCS} and top ${ids.slice(0, 5).join(',')}…`);
+        h.searches.wrong.push(
+          `${where}: complete answer (no _shards.failures) with total ${o.body.hits.total.value} of ${STABLE_DOCS} and top ${ids.slice(0, 5).join(',')}…`,
+        );
       }
     } else {
       for (const hit of hits) {
         const known = h.ids.get(hit._id);
-        if (!known || !known.everSent.has(canonical(hit._source))) h.searches.wrong.push(`${where}: hit ${hit._id} with a _source never written: ${JSON.stringify(hit._source)}`);
+        if (!known || !known.everSent.has(canonical(hit._source)))
+          h.searches.wrong.push(`${where}: hit ${hit._id} with a _source never written: ${JSON.stringify(hit._source)}`);
       }
     }
   }

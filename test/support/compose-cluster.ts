@@ -14,14 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startProcess, stopProcess, waitHealthy, serviceError } from '../../scripts/local-process.ts';
 import type { RunningService } from '../../scripts/local-process.ts';
-import {
-  DEFAULT_COMPOSE_FILE,
-  dependencyLevels,
-  freePort,
-  namedVolumesOf,
-  readComposeFile,
-  translateServices,
-} from '../../scripts/local-services.ts';
+import { DEFAULT_COMPOSE_FILE, dependencyLevels, freePort, namedVolumesOf, readComposeFile, translateServices } from '../../scripts/local-services.ts';
 import { etcdServicesOf } from '../../scripts/local-etcd.ts';
 
 /** How long one service may take to become healthy. */
@@ -114,7 +107,9 @@ export async function startComposeCluster(opts: ComposeClusterOptions = {}): Pro
         started.map(async (r) => {
           // Every dependent of this level declares a condition; service_healthy needs the health check.
           const needsHealth = services.some((s) => s.dependsOn.some((d) => d.service === r.service.name && d.condition === 'service_healthy'));
-          const unsupported = services.flatMap((s) => s.dependsOn).find((d) => d.service === r.service.name && d.condition === 'service_completed_successfully');
+          const unsupported = services
+            .flatMap((s) => s.dependsOn)
+            .find((d) => d.service === r.service.name && d.condition === 'service_completed_successfully');
           if (unsupported) throw new Error(`depends_on condition service_completed_successfully (on [${r.service.name}]) is not supported locally`);
           if (needsHealth && !r.service.healthcheck) throw serviceError(r, 'is depended on with service_healthy but has no healthcheck');
           await waitHealthy(r, HEALTHY_DEADLINE_MS);

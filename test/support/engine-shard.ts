@@ -30,7 +30,14 @@ export function byField(field: string, order: 'asc' | 'desc' = 'asc', extra: Par
 /** Query builders with default boost 1. */
 export const q = {
   all: (): Query => ({ kind: 'match_all', boost: 1 }),
-  match: (field: string, query: string, extra: Partial<Extract<Query, { kind: 'match' }>> = {}): Query => ({ kind: 'match', field, query, operator: 'or', boost: 1, ...extra }),
+  match: (field: string, query: string, extra: Partial<Extract<Query, { kind: 'match' }>> = {}): Query => ({
+    kind: 'match',
+    field,
+    query,
+    operator: 'or',
+    boost: 1,
+    ...extra,
+  }),
   term: (field: string, value: string | number | boolean, extra = {}): Query => ({ kind: 'term', field, value, caseInsensitive: false, boost: 1, ...extra }),
   bool: (c: Partial<Extract<Query, { kind: 'bool' }>>): Query => ({ kind: 'bool', must: [], should: [], filter: [], mustNot: [], boost: 1, ...c }),
 };

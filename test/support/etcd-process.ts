@@ -86,7 +86,14 @@ export async function startEtcdCluster(size = 1): Promise<EtcdCluster> {
   const members: EtcdMember[] = [];
   for (let i = 0; i < size; i++) {
     const [clientPort, peerPort] = [await freePort(), await freePort()];
-    members.push({ name: `m${i}`, clientUrl: `http://127.0.0.1:${clientPort}`, peerUrl: `http://127.0.0.1:${peerPort}`, dataDir: join(root, `m${i}`), child: undefined, logs: () => '' });
+    members.push({
+      name: `m${i}`,
+      clientUrl: `http://127.0.0.1:${clientPort}`,
+      peerUrl: `http://127.0.0.1:${peerPort}`,
+      dataDir: join(root, `m${i}`),
+      child: undefined,
+      logs: () => '',
+    });
   }
   const initialCluster = members.map((m) => `${m.name}=${m.peerUrl}`).join(',');
   for (const m of members) spawnMember(m, initialCluster);
@@ -107,11 +114,13 @@ export async function startEtcdCluster(size = 1): Promise<EtcdCluster> {
       await waitHealthy(m);
     },
     async stop() {
-      await Promise.all(members.map(async (m) => {
-        const child = m.child;
-        m.child = undefined;
-        if (child) await stopChild(child, 'SIGTERM', STOP_GRACE_MS);
-      }));
+      await Promise.all(
+        members.map(async (m) => {
+          const child = m.child;
+          m.child = undefined;
+          if (child) await stopChild(child, 'SIGTERM', STOP_GRACE_MS);
+        }),
+      );
       await rm(root, { recursive: true, force: true });
     },
   };
@@ -129,19 +138,32 @@ function spawnMember(m: EtcdMember, initialCluster: string): void {
   const child = spawn(
     ETCD_BIN,
     [
-      '--name', m.name,
-      '--data-dir', m.dataDir,
-      '--listen-client-urls', m.clientUrl,
-      '--advertise-client-urls', m.clientUrl,
-      '--listen-peer-urls', m.peerUrl,
-      '--initial-advertise-peer-urls', m.peerUrl,
-      '--initial-cluster', initialCluster,
-      '--initial-cluster-state', 'new',
-      '--initial-cluster-token', `folio-test-${process.pid}`,
-      '--heartbeat-interval', String(HEARTBEAT_INTERVAL_MS),
-      '--election-timeout', String(ELECTION_TIMEOUT_MS),
-      '--logger', 'zap',
-      '--log-level', 'warn',
+      '--name',
+      m.name,
+      '--data-dir',
+      m.dataDir,
+      '--listen-client-urls',
+      m.clientUrl,
+      '--advertise-client-urls',
+      m.clientUrl,
+      '--listen-peer-urls',
+      m.peerUrl,
+      '--initial-advertise-peer-urls',
+      m.peerUrl,
+      '--initial-cluster',
+      initialCluster,
+      '--initial-cluster-state',
+      'new',
+      '--initial-cluster-token',
+      `folio-test-${process.pid}`,
+      '--heartbeat-interval',
+      String(HEARTBEAT_INTERVAL_MS),
+      '--election-timeout',
+      String(ELECTION_TIMEOUT_MS),
+      '--logger',
+      'zap',
+      '--log-level',
+      'warn',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );

@@ -10,6 +10,8 @@
  */
 export function sampleValue(text: string, name: string, labels = ''): number | undefined {
   const wanted = labels === '' ? [] : labels.split(/,(?=\w+=)/);
-  const line = text.split('\n').find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.slice(0, l.lastIndexOf(' ')).includes(w)));
+  const line = text
+    .split('\n')
+    .find((l) => (l.startsWith(`${name}{`) || l.startsWith(`${name} `)) && wanted.every((w) => l.slice(0, l.lastIndexOf(' ')).includes(w)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }

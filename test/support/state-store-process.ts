@@ -52,10 +52,12 @@ export async function startStateStoreService(dataDir: string, port?: number): Pr
   const append = (c: Buffer) => (log = (log + c.toString('utf8')).slice(-MAX_LOG_CHARS));
   child.stdout?.on('data', append);
   child.stderr?.on('data', append);
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => {
-    live.delete(child);
-    resolve(code ?? signal ?? 'unknown');
-  }));
+  const exited = new Promise<number | string>((resolve) =>
+    child.once('exit', (code, signal) => {
+      live.delete(child);
+      resolve(code ?? signal ?? 'unknown');
+    }),
+  );
   const url = `http://127.0.0.1:${p}`;
   const service: StateStoreService = {
     url,
@@ -74,7 +76,8 @@ export async function startStateStoreService(dataDir: string, port?: number): Pr
   const deadline = performance.now() + HEALTHY_DEADLINE_MS;
   let last: string;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the state store service exited (${child.exitCode ?? child.signalCode}):\n${log}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the state store service exited (${child.exitCode ?? child.signalCode}):\n${log}`);
     try {
       const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1_000) });
       last = await res.text();

@@ -71,7 +71,8 @@ const indexRef = (m: IndexMetadata): string => `[${m.name}/${m.uuid}]`;
 export function checkAlias(alias: string, indices: readonly IndexMetadata[]): void {
   const on = indices.filter((m) => m.aliases?.[alias] !== undefined).sort((a, b) => (a.name < b.name ? -1 : 1));
   const writers = on.filter((m) => m.aliases![alias].is_write_index === true);
-  if (writers.length > 1) throw new EsError(400, 'illegal_state_exception', `alias [${alias}] has more than one write index [${writers.map((m) => m.name).join(',')}]`);
+  if (writers.length > 1)
+    throw new EsError(400, 'illegal_state_exception', `alias [${alias}] has more than one write index [${writers.map((m) => m.name).join(',')}]`);
   const hidden = on.filter((m) => m.aliases![alias].is_hidden === true);
   const shown = on.filter((m) => m.aliases![alias].is_hidden !== true);
   if (hidden.length > 0 && shown.length > 0) {
@@ -110,7 +111,11 @@ const sameAlias = (a: AliasMetadata, b: AliasMetadata): boolean => JSON.stringif
  *   (`must_exist`); 400 `invalid_alias_name_exception`, `illegal_argument_exception` (a filter that
  *   does not parse, several index routing values), `illegal_state_exception` ({@link checkAlias})
  */
-export function applyAliasActions(actions: readonly ResolvedAliasAction[], current: ReadonlyMap<string, IndexMetadata>, isIndex: (name: string) => boolean): AliasActionsOutcome {
+export function applyAliasActions(
+  actions: readonly ResolvedAliasAction[],
+  current: ReadonlyMap<string, IndexMetadata>,
+  isIndex: (name: string) => boolean,
+): AliasActionsOutcome {
   const next = new Map(current);
   const changed = new Set<string>();
   const deleted: string[] = [];
@@ -174,7 +179,14 @@ export function applyAliasActions(actions: readonly ResolvedAliasAction[], curre
   }
   const remaining = [...next.values()];
   for (const alias of touched) checkAlias(alias, remaining);
-  return { put: [...changed].filter((n) => next.has(n)).sort().map((n) => next.get(n)!), delete: deleted, results };
+  return {
+    put: [...changed]
+      .filter((n) => next.has(n))
+      .sort()
+      .map((n) => next.get(n)!),
+    delete: deleted,
+    results,
+  };
 }
 
 /**

@@ -80,7 +80,9 @@ export function writeTargetOf(aliasName: string, targets: readonly AliasTarget[]
  */
 export function singleTargetOf(aliasName: string, targets: readonly AliasTarget[]): AliasTarget {
   if (targets.length === 1) return targets[0];
-  throw illegalArgument(`alias [${aliasName}] has more than one index associated with it [${targets.map((t) => t.index.name).join(', ')}], can't execute a single index op`);
+  throw illegalArgument(
+    `alias [${aliasName}] has more than one index associated with it [${targets.map((t) => t.index.name).join(', ')}], can't execute a single index op`,
+  );
 }
 
 /**
@@ -92,9 +94,12 @@ export function singleTargetOf(aliasName: string, targets: readonly AliasTarget[
 export function aliasIndexRouting(aliasName: string, alias: AliasMetadata, routing: string | undefined): string | undefined {
   const own = alias.index_routing;
   if (own === undefined) return routing;
-  if (own.includes(',')) throw illegalArgument(`index/alias [${aliasName}] provided with routing value [${own}] that resolved to several routing values, rejecting operation`);
+  if (own.includes(','))
+    throw illegalArgument(`index/alias [${aliasName}] provided with routing value [${own}] that resolved to several routing values, rejecting operation`);
   if (routing !== undefined && routing !== own) {
-    throw illegalArgument(`Alias [${aliasName}] has index routing associated with it [${own}], and was provided with routing value [${routing}], rejecting operation`);
+    throw illegalArgument(
+      `Alias [${aliasName}] has index routing associated with it [${own}], and was provided with routing value [${routing}], rejecting operation`,
+    );
   }
   return own;
 }

@@ -31,7 +31,7 @@ export interface AliasActionSpec {
  * (`MetadataCreateIndexService.validateIndexOrAliasName`), or null when the name is fine.
  */
 export function nameProblem(name: string): string | null {
-  if (/[\\/*?"<>| ,#:]/.test(name)) return 'must not contain the following characters [\'\\\\\', \'/\', \'*\', \'?\', \'"\', \'<\', \'>\', \'|\', \' \', \',\', \'#\', \':\']';
+  if (/[\\/*?"<>| ,#:]/.test(name)) return "must not contain the following characters ['\\\\', '/', '*', '?', '\"', '<', '>', '|', ' ', ',', '#', ':']";
   if (/^[-_+]/.test(name)) return "must not start with '_', '-', or '+'";
   const bytes = Buffer.byteLength(name);
   if (bytes > 255) return `index name is too long, (${bytes} > 255)`;
@@ -166,16 +166,36 @@ export function parseAliasesBody(body: unknown): AliasActionSpec[] {
     if (field !== 'actions') throw new EsError(400, 'x_content_parse_exception', `${NO_LOCATION} [aliases] unknown field [${field}]`);
     const list = Array.isArray(v) ? v : [v];
     for (const entry of list) {
-      if (!isObject(entry)) throw parseFailure(['[aliases] failed to parse field [actions]'], { type: 'x_content_parse_exception', reason: `${NO_LOCATION} [alias_action] Expected START_OBJECT but was: ${tokenName(entry)}` });
+      if (!isObject(entry))
+        throw parseFailure(['[aliases] failed to parse field [actions]'], {
+          type: 'x_content_parse_exception',
+          reason: `${NO_LOCATION} [alias_action] Expected START_OBJECT but was: ${tokenName(entry)}`,
+        });
       const keys = Object.keys(entry);
       for (const k of keys) {
-        if (!(k in ACTION_FIELDS)) throw parseFailure(['[aliases] failed to parse field [actions]'], { type: 'x_content_parse_exception', reason: `${NO_LOCATION} [alias_action] unknown field [${k}]` });
+        if (!(k in ACTION_FIELDS))
+          throw parseFailure(['[aliases] failed to parse field [actions]'], {
+            type: 'x_content_parse_exception',
+            reason: `${NO_LOCATION} [alias_action] unknown field [${k}]`,
+          });
       }
-      if (keys.length === 0) throw parseFailure(['[aliases] failed to parse field [actions]'], { type: 'illegal_argument_exception', reason: 'Expected one of [add], [remove] or [remove_index]' });
-      if (keys.length > 1) throw parseFailure(['[aliases] failed to parse field [actions]'], { type: 'illegal_argument_exception', reason: 'Too many operations declared on operation entry' });
+      if (keys.length === 0)
+        throw parseFailure(['[aliases] failed to parse field [actions]'], {
+          type: 'illegal_argument_exception',
+          reason: 'Expected one of [add], [remove] or [remove_index]',
+        });
+      if (keys.length > 1)
+        throw parseFailure(['[aliases] failed to parse field [actions]'], {
+          type: 'illegal_argument_exception',
+          reason: 'Too many operations declared on operation entry',
+        });
       const type = keys[0] as AliasActionSpec['type'];
       const inner = entry[type];
-      if (!isObject(inner)) throw parseFailure(['[aliases] failed to parse field [actions]', `[alias_action] failed to parse field [${type}]`], { type: 'x_content_parse_exception', reason: `${NO_LOCATION} [${type}] Expected START_OBJECT but was: ${tokenName(inner)}` });
+      if (!isObject(inner))
+        throw parseFailure(['[aliases] failed to parse field [actions]', `[alias_action] failed to parse field [${type}]`], {
+          type: 'x_content_parse_exception',
+          reason: `${NO_LOCATION} [${type}] Expected START_OBJECT but was: ${tokenName(inner)}`,
+        });
       try {
         actions.push(parseActionBody(type, inner));
       } catch (err) {
@@ -205,7 +225,10 @@ export function parsePutAliasBody(index: string, name: string, body: unknown): A
         if (isObject(v)) parts.filter = v;
       } else if (v === null || typeof v === 'object') {
         continue;
-      } else if (field === 'index') indices = scalarText(v).split(',').filter((s) => s !== '');
+      } else if (field === 'index')
+        indices = scalarText(v)
+          .split(',')
+          .filter((s) => s !== '');
       else if (field === 'alias') alias = scalarText(v);
       else if (field === 'routing') parts.routing = scalarText(v);
       else if (INDEX_ROUTING.includes(field)) parts.indexRouting = scalarText(v);

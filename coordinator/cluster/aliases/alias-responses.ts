@@ -81,7 +81,14 @@ export function catAliasesRows(indices: readonly IndexMetadata[], names: readonl
   const rows: CatCell[][] = [];
   for (const m of indices) {
     for (const [alias, md] of Object.entries(aliasesOf(m, names))) {
-      rows.push([alias, m.name, md.filter ? '*' : '-', md.index_routing || '-', md.search_routing || '-', md.is_write_index === undefined ? '-' : String(md.is_write_index)]);
+      rows.push([
+        alias,
+        m.name,
+        md.filter ? '*' : '-',
+        md.index_routing || '-',
+        md.search_routing || '-',
+        md.is_write_index === undefined ? '-' : String(md.is_write_index),
+      ]);
     }
   }
   return rows.sort((a, b) => (a[0]! < b[0]! ? -1 : a[0]! > b[0]! ? 1 : a[1]! < b[1]! ? -1 : a[1]! > b[1]! ? 1 : 0));

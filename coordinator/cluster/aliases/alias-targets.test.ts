@@ -9,8 +9,17 @@ import { readTarget, resolveBulkTargets, writeIndexName } from './alias-targets.
 
 function meta(name: string, aliases?: Record<string, AliasMetadata>): IndexMetadata {
   return {
-    name, uuid: `u-${name}`, numberOfShards: 1, numberOfReplicas: 0, routingNumShards: 1, maxResultWindow: 10, refreshIntervalMs: 1000,
-    mappings: { properties: {} }, creationDate: 0, version: 1, ...(aliases ? { aliases } : {}),
+    name,
+    uuid: `u-${name}`,
+    numberOfShards: 1,
+    numberOfReplicas: 0,
+    routingNumShards: 1,
+    maxResultWindow: 10,
+    refreshIntervalMs: 1000,
+    mappings: { properties: {} },
+    creationDate: 0,
+    version: 1,
+    ...(aliases ? { aliases } : {}),
   };
 }
 
@@ -39,7 +48,13 @@ describe('resolveBulkTargets', () => {
     const items = [item('live'), item('routed'), item('routed', { routing: 'x' }), item('many'), item('v1')];
     const failed = new Map<number, unknown>();
     const out = await resolveBulkTargets(items, failed, view);
-    expect(out.map((i) => [i.index, i.routing])).toEqual([['v1', undefined], ['v1', 'k'], ['routed', 'x'], ['many', undefined], ['v1', undefined]]);
+    expect(out.map((i) => [i.index, i.routing])).toEqual([
+      ['v1', undefined],
+      ['v1', 'k'],
+      ['routed', 'x'],
+      ['many', undefined],
+      ['v1', undefined],
+    ]);
     expect([...failed.keys()]).toEqual([2, 3]);
     expect(failed.get(3)).toMatchObject({ type: 'illegal_argument_exception', message: expect.stringContaining('no write index is defined for alias [many]') });
   });
@@ -49,7 +64,11 @@ describe('resolveBulkTargets', () => {
     const items = [item('v1', { requireAlias: true }), item('fresh', { requireAlias: true }), item('live', { requireAlias: true }), item('fresh2')];
     const out = await resolveBulkTargets(items, failed, view);
     expect([...failed.keys()]).toEqual([0, 1]);
-    expect(failed.get(1)).toMatchObject({ status: 404, type: 'index_not_found_exception', message: 'no such index [fresh] and [require_alias] request flag is [true] and [fresh] is not an alias' });
+    expect(failed.get(1)).toMatchObject({
+      status: 404,
+      type: 'index_not_found_exception',
+      message: 'no such index [fresh] and [require_alias] request flag is [true] and [fresh] is not an alias',
+    });
     expect(out[2].index).toBe('v1');
     const plain = [item('v1'), item('v2')];
     expect(await resolveBulkTargets(plain, new Map(), view)).toBe(plain);
@@ -66,10 +85,12 @@ describe('resolveBulkTargets', () => {
 describe('single-document targets', () => {
   const view = viewOf([meta('v1', { one: { index_routing: 'r' } }), meta('v2', { two: {} }), meta('v3', { two: { is_write_index: true } })]);
 
-  it('reads an alias\'s only index with its routing', async () => {
+  it("reads an alias's only index with its routing", async () => {
     const t = await readTarget(view, 'one', undefined);
     expect([t.view.metadata.name, t.routing]).toEqual(['v1', 'r']);
-    await expect(readTarget(view, 'two', undefined)).rejects.toMatchObject({ message: "alias [two] has more than one index associated with it [v2, v3], can't execute a single index op" });
+    await expect(readTarget(view, 'two', undefined)).rejects.toMatchObject({
+      message: "alias [two] has more than one index associated with it [v2, v3], can't execute a single index op",
+    });
     expect((await readTarget(view, 'v2', 'z')).routing).toBe('z');
   });
 

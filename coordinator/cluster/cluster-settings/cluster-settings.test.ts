@@ -2,11 +2,7 @@
 // default), updates that bump each changed scope's version, retries after a lost race, the cache
 // refreshed once stale, and the shard-node store's read (newest version wins) and quorum write.
 import { describe, expect, it } from 'vitest';
-import {
-  emptyClusterSettings,
-  type ClusterSettingsState,
-  type ClusterSettingsUpdateRequest,
-} from '../../../protocol/cluster-settings.ts';
+import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../../protocol/cluster-settings.ts';
 import { ClusterSettings, SETTINGS_MAX_AGE_MS } from './cluster-settings.ts';
 import { DESTRUCTIVE_REQUIRES_NAME, MAX_KEEP_ALIVE, MAX_SHARDS_PER_NODE } from './setting-definitions.ts';
 import { newestSettings, SettingsConflict, type ClusterSettingsStore } from './settings-store.ts';
@@ -24,7 +20,10 @@ class MemoryStore implements ClusterSettingsStore {
   write(update: ClusterSettingsUpdateRequest): Promise<ClusterSettingsState> {
     if (this.conflicts > 0) {
       this.conflicts--;
-      this.state = { ...this.state, persistent: { version: this.state.persistent.version + 1, settings: { ...this.state.persistent.settings, 'cluster.max_shards_per_node': '77' } } };
+      this.state = {
+        ...this.state,
+        persistent: { version: this.state.persistent.version + 1, settings: { ...this.state.persistent.settings, 'cluster.max_shards_per_node': '77' } },
+      };
       return Promise.reject(new SettingsConflict('lost'));
     }
     this.state = { persistent: update.persistent ?? this.state.persistent, transient: update.transient ?? this.state.transient };
@@ -33,7 +32,7 @@ class MemoryStore implements ClusterSettingsStore {
 }
 
 describe('ClusterSettings', () => {
-  it('reads ES\'s defaults when nothing is set', () => {
+  it("reads ES's defaults when nothing is set", () => {
     const s = new ClusterSettings(new MemoryStore());
     expect([s.get(DESTRUCTIVE_REQUIRES_NAME), s.get(MAX_KEEP_ALIVE), s.get(MAX_SHARDS_PER_NODE)]).toEqual([true, 86_400_000, 1000]);
   });
@@ -42,7 +41,10 @@ describe('ClusterSettings', () => {
     const store = new MemoryStore();
     const s = new ClusterSettings(store);
     const applied = await s.update(parseSettingsChanges({ persistent: { 'search.max_keep_alive': '1h' }, transient: { 'search.max_keep_alive': '2h' } }));
-    expect([...applied.persistent, ...applied.transient]).toEqual([['search.max_keep_alive', '1h'], ['search.max_keep_alive', '2h']]);
+    expect([...applied.persistent, ...applied.transient]).toEqual([
+      ['search.max_keep_alive', '1h'],
+      ['search.max_keep_alive', '2h'],
+    ]);
     expect([store.state.persistent.version, store.state.transient.version]).toEqual([1, 1]);
     expect(s.get(MAX_KEEP_ALIVE)).toBe(7_200_000);
     await s.update(parseSettingsChanges({ transient: { 'search.max_keep_alive': null } }));
@@ -53,8 +55,13 @@ describe('ClusterSettings', () => {
   it('keeps search.default_keep_alive at most search.max_keep_alive, checked on the settings an update leaves (ES validateKeepAlives)', async () => {
     const store = new MemoryStore();
     const s = new ClusterSettings(store);
-    const reason = (d: string, m: string) => `Default keep alive setting for request [search.default_keep_alive] should be smaller than max keep alive [search.max_keep_alive], was (${d} > ${m})`;
-    await expect(s.update(parseSettingsChanges({ transient: { 'search.max_keep_alive': '1m' } }))).rejects.toMatchObject({ status: 400, type: 'illegal_argument_exception', message: reason('5m', '1m') });
+    const reason = (d: string, m: string) =>
+      `Default keep alive setting for request [search.default_keep_alive] should be smaller than max keep alive [search.max_keep_alive], was (${d} > ${m})`;
+    await expect(s.update(parseSettingsChanges({ transient: { 'search.max_keep_alive': '1m' } }))).rejects.toMatchObject({
+      status: 400,
+      type: 'illegal_argument_exception',
+      message: reason('5m', '1m'),
+    });
     await expect(s.update(parseSettingsChanges({ persistent: { 'search.default_keep_alive': '2d' } }))).rejects.toMatchObject({ message: reason('2d', '1d') });
     expect(store.state.transient.version + store.state.persistent.version).toBe(0);
     // both at once, and a reset of both, are fine; a transient max below a persistent default is not
@@ -65,7 +72,7 @@ describe('ClusterSettings', () => {
     expect(s.get(MAX_KEEP_ALIVE)).toBe(86_400_000);
   });
 
-  it('reloads and applies its change again after losing a race, keeping the other writer\'s change', async () => {
+  it("reloads and applies its change again after losing a race, keeping the other writer's change", async () => {
     const store = new MemoryStore();
     store.conflicts = 2;
     const s = new ClusterSettings(store);
@@ -77,7 +84,9 @@ describe('ClusterSettings', () => {
   it('gives up with 503 when every attempt loses', async () => {
     const store = new MemoryStore();
     store.conflicts = 100;
-    await expect(new ClusterSettings(store).update(parseSettingsChanges({ persistent: { 'action.destructive_requires_name': 'false' } }))).rejects.toMatchObject({ status: 503 });
+    await expect(
+      new ClusterSettings(store).update(parseSettingsChanges({ persistent: { 'action.destructive_requires_name': 'false' } })),
+    ).rejects.toMatchObject({ status: 503 });
   });
 
   it('serves reads from its cache and refreshes it in the background once stale (a change made elsewhere)', async () => {
@@ -96,7 +105,10 @@ describe('ClusterSettings', () => {
 
   it('refuses an unknown setting before storing anything', async () => {
     const store = new MemoryStore();
-    await expect(new ClusterSettings(store).update(parseSettingsChanges({ persistent: { 'indices.nope': 1 } }))).rejects.toMatchObject({ status: 400, message: 'persistent setting [indices.nope], not recognized' });
+    await expect(new ClusterSettings(store).update(parseSettingsChanges({ persistent: { 'indices.nope': 1 } }))).rejects.toMatchObject({
+      status: 400,
+      message: 'persistent setting [indices.nope], not recognized',
+    });
     expect(store.state.persistent.version).toBe(0);
   });
 });

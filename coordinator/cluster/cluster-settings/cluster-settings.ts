@@ -6,11 +6,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-update-settings.html#cluster-update-settings-api-desc
  */
 import { EsError } from '../../../protocol/errors.ts';
-import {
-  emptyClusterSettings,
-  type ClusterSettingsState,
-  type ClusterSettingsUpdateRequest,
-} from '../../../protocol/cluster-settings.ts';
+import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../../protocol/cluster-settings.ts';
 import { checkKeepAliveSettings, type SettingDefinition } from './setting-definitions.ts';
 import { SettingsConflict, type ClusterSettingsStore } from './settings-store.ts';
 import { applyScopeChanges, type SettingsChanges } from './settings-update.ts';

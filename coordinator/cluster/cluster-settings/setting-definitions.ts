@@ -86,7 +86,10 @@ export const MAX_BUCKETS = intSetting('search.max_buckets', 65_536, 0);
 
 /** Every known cluster setting, by key. */
 export const KNOWN_SETTINGS: ReadonlyMap<string, SettingDefinition<unknown>> = new Map(
-  [DESTRUCTIVE_REQUIRES_NAME, DEFAULT_KEEP_ALIVE, MAX_KEEP_ALIVE, MAX_OPEN_SCROLL_CONTEXT, MAX_OPEN_PIT_CONTEXT, MAX_SHARDS_PER_NODE, MAX_BUCKETS].map((d) => [d.key, d as SettingDefinition<unknown>]),
+  [DESTRUCTIVE_REQUIRES_NAME, DEFAULT_KEEP_ALIVE, MAX_KEEP_ALIVE, MAX_OPEN_SCROLL_CONTEXT, MAX_OPEN_PIT_CONTEXT, MAX_SHARDS_PER_NODE, MAX_BUCKETS].map((d) => [
+    d.key,
+    d as SettingDefinition<unknown>,
+  ]),
 );
 
 /**

@@ -46,13 +46,19 @@ describe('ShardNodeSettingsStore', () => {
     const dirs = await Promise.all([0, 1, 2].map(() => mkdtemp(join(tmpdir(), 'folio-settings-'))));
     const nodes = await Promise.all(dirs.map(node));
     const store = storeOver(nodes.map((n) => n.url));
-    const written = await store.write({ persistent: { version: 1, settings: { 'cluster.max_shards_per_node': '5' } }, transient: { version: 1, settings: { 'search.max_keep_alive': '1h' } } });
+    const written = await store.write({
+      persistent: { version: 1, settings: { 'cluster.max_shards_per_node': '5' } },
+      transient: { version: 1, settings: { 'search.max_keep_alive': '1h' } },
+    });
     expect(written.persistent.settings).toEqual({ 'cluster.max_shards_per_node': '5' });
     for (const n of nodes) expect(n.settings.current().persistent.version).toBe(1);
     // Node 2 "restarts" from its directory: the persistent scope is back, the transient one is gone…
     nodes[2].settings.close();
     const restarted = await node(dirs[2]);
-    expect(restarted.settings.current()).toEqual({ persistent: { version: 1, settings: { 'cluster.max_shards_per_node': '5' } }, transient: { version: 0, settings: {} } });
+    expect(restarted.settings.current()).toEqual({
+      persistent: { version: 1, settings: { 'cluster.max_shards_per_node': '5' } },
+      transient: { version: 0, settings: {} },
+    });
     // …until a read through the cluster pushes the newest transient scope back to it.
     const store2 = storeOver([nodes[0].url, nodes[1].url, restarted.url]);
     expect((await store2.load()).transient.settings).toEqual({ 'search.max_keep_alive': '1h' });

@@ -11,11 +11,7 @@
  * with other settings (409).
  */
 import { EsError } from '../../../protocol/errors.ts';
-import {
-  emptyClusterSettings,
-  type ClusterSettingsState,
-  type ClusterSettingsUpdateRequest,
-} from '../../../protocol/cluster-settings.ts';
+import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../../protocol/cluster-settings.ts';
 import { rpc } from '../../../protocol/rpc.ts';
 import type { ShardClient } from '../../transport/shard-client.ts';
 import { ShardCallError } from '../../transport/shard-call-error.ts';
@@ -85,13 +81,16 @@ export class ShardNodeSettingsStore implements ClusterSettingsStore {
       const stale: ClusterSettingsUpdateRequest = {};
       if (r.value.state.persistent.version < newest.persistent.version) stale.persistent = newest.persistent;
       if (r.value.state.transient.version < newest.transient.version) stale.transient = newest.transient;
-      if (stale.persistent || stale.transient) void this.client.rpc(node, rpc.putClusterSettings, stale, { timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
+      if (stale.persistent || stale.transient)
+        void this.client.rpc(node, rpc.putClusterSettings, stale, { timeoutMs: this.timeoutMs, uncounted: true }).catch(() => undefined);
     });
     return newest;
   }
 
   async write(update: ClusterSettingsUpdateRequest): Promise<ClusterSettingsState> {
-    const replies = await Promise.allSettled(this.client.nodes.map((_, node) => this.client.rpc(node, rpc.putClusterSettings, update, { timeoutMs: this.timeoutMs })));
+    const replies = await Promise.allSettled(
+      this.client.nodes.map((_, node) => this.client.rpc(node, rpc.putClusterSettings, update, { timeoutMs: this.timeoutMs })),
+    );
     const ok: ClusterSettingsState[] = [];
     const missing: string[] = [];
     for (const r of replies) {
@@ -109,7 +108,11 @@ export class ShardNodeSettingsStore implements ClusterSettingsStore {
     }
     const quorum = Math.floor(this.client.nodes.length / 2) + 1;
     if (ok.length < quorum) {
-      throw new EsError(503, 'cluster_block_exception', `cluster settings change reached ${ok.length} of ${this.client.nodes.length} shard nodes, ${quorum} needed: ${missing.join('; ')}`);
+      throw new EsError(
+        503,
+        'cluster_block_exception',
+        `cluster settings change reached ${ok.length} of ${this.client.nodes.length} shard nodes, ${quorum} needed: ${missing.join('; ')}`,
+      );
     }
     return newestSettings(ok);
   }

@@ -61,7 +61,8 @@ export function parseSettingsChanges(body: unknown): SettingsChanges {
   if (!isObject(b)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(b)}]`);
   const changes: SettingsChanges = { persistent: new Map(), transient: new Map() };
   for (const [field, value] of Object.entries(b)) {
-    if (field !== 'persistent' && field !== 'transient') throw new EsError(400, 'x_content_parse_exception', `[cluster_update_settings_request] unknown field [${field}]`);
+    if (field !== 'persistent' && field !== 'transient')
+      throw new EsError(400, 'x_content_parse_exception', `[cluster_update_settings_request] unknown field [${field}]`);
     if (value === null) continue;
     if (!isObject(value)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(value)}]`);
     for (const [k, v] of flattenSettings(value)) changes[field].set(k, v === null ? null : settingText(k, v));
@@ -76,7 +77,11 @@ export function parseSettingsChanges(body: unknown): SettingsChanges {
  * @throws EsError 400 `illegal_argument_exception` `{scope} setting [k], not recognized` for an
  *   unknown key, or the setting's own parse error for an invalid value.
  */
-export function applyScopeChanges(scope: SettingsScope, current: Readonly<Record<string, string>>, changes: ReadonlyMap<string, string | null>): { next: Record<string, string>; updated: Map<string, string> } {
+export function applyScopeChanges(
+  scope: SettingsScope,
+  current: Readonly<Record<string, string>>,
+  changes: ReadonlyMap<string, string | null>,
+): { next: Record<string, string>; updated: Map<string, string> } {
   const next = new Map(Object.entries(current));
   const updated = new Map<string, string>();
   const resets: string[] = [];

@@ -15,11 +15,7 @@ import { noMasterBlock } from '../../../shared/cluster-state/no-master-block.ts'
 import type { ClusterStateCache } from '../../../shared/cluster-state/cluster-state-cache.ts';
 import { CLUSTER_SETTINGS_KEY } from '../../../shared/cluster-state/keys.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import {
-  emptyClusterSettings,
-  type ClusterSettingsState,
-  type ClusterSettingsUpdateRequest,
-} from '../../../protocol/cluster-settings.ts';
+import { emptyClusterSettings, type ClusterSettingsState, type ClusterSettingsUpdateRequest } from '../../../protocol/cluster-settings.ts';
 import { isStateStoreError } from '../../../shared/state-store/errors.ts';
 import type { KeyValue, TxnResult } from '../../../shared/state-store/types.ts';
 import type { ShardClient } from '../../transport/shard-client.ts';
@@ -73,7 +69,8 @@ export class StateStoreSettingsStore implements ClusterSettingsStore {
     const current = parseSettings(kv);
     for (const scope of ['persistent', 'transient'] as const) {
       const want = update[scope];
-      if (want && want.version !== current[scope].version + 1) throw new SettingsConflict(`the stored ${scope} settings are at version ${current[scope].version}`);
+      if (want && want.version !== current[scope].version + 1)
+        throw new SettingsConflict(`the stored ${scope} settings are at version ${current[scope].version}`);
     }
     const next: ClusterSettingsState = { persistent: update.persistent ?? current.persistent, transient: update.transient ?? current.transient };
     const value = JSON.stringify(next);
@@ -94,7 +91,13 @@ export class StateStoreSettingsStore implements ClusterSettingsStore {
       if (now) this.cache.noteKv(now);
       throw new SettingsConflict('another coordinator stored the cluster settings first');
     }
-    this.cache.noteKv({ key: CLUSTER_SETTINGS_KEY, value, createRevision: kv?.createRevision ?? r.revision, modRevision: r.revision, version: (kv?.version ?? 0) + 1 });
+    this.cache.noteKv({
+      key: CLUSTER_SETTINGS_KEY,
+      value,
+      createRevision: kv?.createRevision ?? r.revision,
+      modRevision: r.revision,
+      version: (kv?.version ?? 0) + 1,
+    });
     await this.push(next);
     return next;
   }
@@ -134,7 +137,10 @@ export class StateStoreSettingsStore implements ClusterSettingsStore {
     this.imported = true;
     if (held.persistent.version === 0 && held.transient.version === 0) return undefined;
     try {
-      await this.cache.store.txn({ compare: [{ key: CLUSTER_SETTINGS_KEY, createRevision: 0 }], ops: [{ op: 'put', key: CLUSTER_SETTINGS_KEY, value: JSON.stringify(held) }] });
+      await this.cache.store.txn({
+        compare: [{ key: CLUSTER_SETTINGS_KEY, createRevision: 0 }],
+        ops: [{ op: 'put', key: CLUSTER_SETTINGS_KEY, value: JSON.stringify(held) }],
+      });
     } catch (err) {
       this.imported = false;
       if (isStateStoreError(err)) throw noMasterBlock(err.message);

@@ -8,8 +8,22 @@
 
 /** Field types that ES can sort on (doc values), as they appear in `_mapping`. */
 const SORTABLE_TYPES = new Set([
-  'keyword', 'constant_keyword', 'long', 'integer', 'short', 'byte', 'double', 'float', 'half_float',
-  'scaled_float', 'unsigned_long', 'date', 'date_nanos', 'boolean', 'ip', 'version',
+  'keyword',
+  'constant_keyword',
+  'long',
+  'integer',
+  'short',
+  'byte',
+  'double',
+  'float',
+  'half_float',
+  'scaled_float',
+  'unsigned_long',
+  'date',
+  'date_nanos',
+  'boolean',
+  'ip',
+  'version',
 ]);
 
 /** Field types ES collapses on (single-valued keyword and numeric fields with doc values). */

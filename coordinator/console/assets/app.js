@@ -104,7 +104,13 @@ export function App() {
       const keepCollapse = found.collapsible.includes(wanted.collapse);
       const keepFacet = found.collapsible.includes(wanted.facet);
       const filters = wanted.filters.filter((f) => found.collapsible.includes(f.field));
-      await search({ ...wanted, sortField: keepSort ? wanted.sortField : '', collapse: keepCollapse ? wanted.collapse : '', facet: keepFacet ? wanted.facet : '', filters });
+      await search({
+        ...wanted,
+        sortField: keepSort ? wanted.sortField : '',
+        collapse: keepCollapse ? wanted.collapse : '',
+        facet: keepFacet ? wanted.facet : '',
+        filters,
+      });
     } catch (err) {
       fail(err);
     }
@@ -136,12 +142,24 @@ export function App() {
     void search({ ...shown.form, filters, page: 1 });
   }
 
-  return html`
-    <header class="top">
+  return html` <header class="top">
       <h1>Folio <span>search console</span></h1>
-      <${SearchControls} indices=${indices} fields=${fields.sortable} collapsible=${fields.collapsible} form=${form} draft=${draft} onDraft=${setDraft}
-        onSubmit=${() => change({})} onChange=${change} />
+      <${SearchControls}
+        indices=${indices}
+        fields=${fields.sortable}
+        collapsible=${fields.collapsible}
+        form=${form}
+        draft=${draft}
+        onDraft=${setDraft}
+        onSubmit=${() => change({})}
+        onChange=${change}
+      />
     </header>
     ${error !== null && html`<div class="error" role="alert" data-testid="error">${error}</div>`}
-    <${Results} status=${status} shown=${shown} onPage=${(/** @type {number} */ page) => shown && search({ ...shown.form, page })} onToggleFilter=${toggleFilter} />`;
+    <${Results}
+      status=${status}
+      shown=${shown}
+      onPage=${(/** @type {number} */ page) => shown && search({ ...shown.form, page })}
+      onToggleFilter=${toggleFilter}
+    />`;
 }

@@ -6,7 +6,17 @@
  */
 
 /** The form's defaults: relevance order, no collapse, 20 hits per page, page 1. */
-export const DEFAULT_FORM = Object.freeze({ index: '', query: '', sortField: '', order: 'desc', collapse: '', facet: '', filters: /** @type {import('./search-request.js').FacetFilter[]} */ ([]), size: 20, page: 1 });
+export const DEFAULT_FORM = Object.freeze({
+  index: '',
+  query: '',
+  sortField: '',
+  order: 'desc',
+  collapse: '',
+  facet: '',
+  filters: /** @type {import('./search-request.js').FacetFilter[]} */ ([]),
+  size: 20,
+  page: 1,
+});
 
 /** Page sizes the size control offers. */
 export const PAGE_SIZES = [10, 20, 50, 100];
@@ -34,7 +44,10 @@ export function readHashState(hash) {
   if (collapse) out.collapse = collapse;
   const facet = p.get('facet');
   if (facet) out.facet = facet;
-  const filters = p.getAll('filter').map(filterOf).filter((f) => f !== null);
+  const filters = p
+    .getAll('filter')
+    .map(filterOf)
+    .filter((f) => f !== null);
   if (filters.length > 0) out.filters = filters;
   const size = Number(p.get('size'));
   if (PAGE_SIZES.includes(size)) out.size = size;
@@ -69,7 +82,8 @@ export function hashOf(form) {
 function filterOf(text) {
   try {
     const pair = JSON.parse(text);
-    if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && (typeof pair[1] === 'string' || typeof pair[1] === 'number')) return { field: pair[0], value: pair[1] };
+    if (Array.isArray(pair) && pair.length === 2 && typeof pair[0] === 'string' && (typeof pair[1] === 'string' || typeof pair[1] === 'number'))
+      return { field: pair[0], value: pair[1] };
   } catch {
     // not a filter: left out like any invalid fragment value
   }

@@ -38,12 +38,31 @@ describe('_delete_by_query', () => {
     const res = await stack.call('POST', '/dbq1/_delete_by_query?refresh=true&scroll_size=40', { query: { term: { tag: 'odd' } } });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json)).toEqual([
-      'took', 'timed_out', 'total', 'deleted', 'batches', 'version_conflicts', 'noops', 'retries', 'throttled_millis', 'requests_per_second',
-      'throttled_until_millis', 'failures',
+      'took',
+      'timed_out',
+      'total',
+      'deleted',
+      'batches',
+      'version_conflicts',
+      'noops',
+      'retries',
+      'throttled_millis',
+      'requests_per_second',
+      'throttled_until_millis',
+      'failures',
     ]);
     expect(res.json).toMatchObject({
-      timed_out: false, total: 150, deleted: 150, batches: 4, version_conflicts: 0, noops: 0, retries: { bulk: 0, search: 0 },
-      throttled_millis: 0, requests_per_second: -1, throttled_until_millis: 0, failures: [],
+      timed_out: false,
+      total: 150,
+      deleted: 150,
+      batches: 4,
+      version_conflicts: 0,
+      noops: 0,
+      retries: { bulk: 0, search: 0 },
+      throttled_millis: 0,
+      requests_per_second: -1,
+      throttled_until_millis: 0,
+      failures: [],
     });
     expect(await count('dbq1')).toBe(150);
     expect(await count('dbq1', { term: { tag: 'odd' } })).toBe(0);
@@ -96,7 +115,9 @@ describe('_delete_by_query', () => {
     const reason = async (path: string, body: unknown = {}) => (await stack.call('POST', path, body)).json.error.reason;
     expect(await reason('/dbq5/_delete_by_query?slices=0')).toBe('[slices] must be a positive integer or the string "auto", but was [0]');
     expect(await reason('/dbq5/_delete_by_query?conflicts=maybe')).toBe('conflicts may only be "proceed" or "abort" but was [maybe]');
-    expect(await reason('/dbq5/_delete_by_query?requests_per_second=0')).toBe('[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.');
+    expect(await reason('/dbq5/_delete_by_query?requests_per_second=0')).toBe(
+      '[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.',
+    );
     expect(await reason('/dbq5/_delete_by_query?max_docs=5', { max_docs: 6 })).toBe('[max_docs] set to two different values [6] and [5]');
     expect(await reason('/dbq5/_delete_by_query?max_docs=2&slices=3')).toBe('[max_docs] should be >= [slices]');
     expect(await reason('/dbq5/_delete_by_query', { max_docs: 0 })).toBe('[max_docs] should be >= [slices]');
@@ -129,8 +150,19 @@ describe('_update_by_query', () => {
     const res = await stack.call('POST', '/ubq1/_update_by_query?refresh=true&conflicts=proceed', { query: { range: { n: { lt: 100 } } } });
     expect(res.status).toBe(200);
     expect(Object.keys(res.json)).toEqual([
-      'took', 'timed_out', 'total', 'updated', 'deleted', 'batches', 'version_conflicts', 'noops', 'retries', 'throttled_millis',
-      'requests_per_second', 'throttled_until_millis', 'failures',
+      'took',
+      'timed_out',
+      'total',
+      'updated',
+      'deleted',
+      'batches',
+      'version_conflicts',
+      'noops',
+      'retries',
+      'throttled_millis',
+      'requests_per_second',
+      'throttled_until_millis',
+      'failures',
     ]);
     expect(res.json).toMatchObject({ total: 100, updated: 100, deleted: 0, failures: [] });
     expect(await count('ubq1', { term: { tag: 'odd' } })).toBe(50);
@@ -142,7 +174,11 @@ describe('_update_by_query', () => {
   it('refuses a script', async () => {
     await fill('ubq2');
     const res = await stack.call('POST', '/ubq2/_update_by_query', { script: { source: 'ctx._source.n++' } });
-    expect([res.status, res.json.error.type, res.json.error.reason]).toEqual([400, 'illegal_argument_exception', '[script] in update_by_query is not supported by Folio yet']);
+    expect([res.status, res.json.error.type, res.json.error.reason]).toEqual([
+      400,
+      'illegal_argument_exception',
+      '[script] in update_by_query is not supported by Folio yet',
+    ]);
   });
 });
 

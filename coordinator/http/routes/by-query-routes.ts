@@ -29,7 +29,13 @@ export function registerByQueryRoutes(app: Hono, deps: BulkByScrollDeps & { task
     }
     const run = async () => responseBody(await runBulkByScroll(spec.run, deps, toItem, progress), progress);
     const description = `${kind}-by-query [${index}]`;
-    const task = deps.tasks.start(BY_QUERY_ACTIONS[kind], description, () => progress.status(), run, () => progress.cancel());
+    const task = deps.tasks.start(
+      BY_QUERY_ACTIONS[kind],
+      description,
+      () => progress.status(),
+      run,
+      () => progress.cancel(),
+    );
     return sendJson(c, 200, { task });
   };
   app.post('/:index/_delete_by_query', handler('delete'));

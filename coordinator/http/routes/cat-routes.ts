@@ -75,7 +75,9 @@ const bytesOfDocs = (s: ShardStatsEntry) => (s.docs + s.deleted) * ESTIMATED_STO
 
 /** The stats of each primary of `view`, from the node it is placed on (null when that node is down). */
 function primaryStats(view: IndexView, stats: ClusterStats): (ShardStatsEntry | null)[] {
-  return view.placement.map((node, shard) => (stats.nodes[node]?.reachable ? (stats.shards.get(shardKey(view.metadata.name, shard))?.get(node) ?? null) : null));
+  return view.placement.map((node, shard) =>
+    stats.nodes[node]?.reachable ? (stats.shards.get(shardKey(view.metadata.name, shard))?.get(node) ?? null) : null,
+  );
 }
 
 /**
@@ -96,8 +98,20 @@ export function catIndicesTable(views: readonly IndexView[], stats: ClusterStats
     const bytes = sum(bytesOfDocs);
     const size = bytes === null ? null : { bytes };
     rows.push([
-      health, closed ? 'close' : 'open', m.name, m.uuid, m.numberOfShards, m.numberOfReplicas, sum((s) => s.docs), sum((s) => s.deleted),
-      m.creationDate, new Date(m.creationDate).toISOString(), size, size, size, sum((s) => s.segments),
+      health,
+      closed ? 'close' : 'open',
+      m.name,
+      m.uuid,
+      m.numberOfShards,
+      m.numberOfReplicas,
+      sum((s) => s.docs),
+      sum((s) => s.deleted),
+      m.creationDate,
+      new Date(m.creationDate).toISOString(),
+      size,
+      size,
+      size,
+      sum((s) => s.segments),
     ]);
   }
   return { columns: CAT_INDICES_COLUMNS, rows };
@@ -145,7 +159,15 @@ export function catShardsTable(views: readonly IndexView[], stats: ClusterStats)
 /** Sends a rendered cat table: `text/plain` or a JSON array (through `sendJson`, so `filter_path` applies). */
 function sendCat(c: Context, table: CatTable): Response {
   const q = (k: string) => c.req.query(k);
-  const out = renderCatTable(table, { format: q('format'), h: q('h'), s: q('s'), v: q('v'), help: q('help'), bytes: q('bytes'), accept: c.req.header('accept') });
+  const out = renderCatTable(table, {
+    format: q('format'),
+    h: q('h'),
+    s: q('s'),
+    v: q('v'),
+    help: q('help'),
+    bytes: q('bytes'),
+    accept: c.req.header('accept'),
+  });
   if (out.kind === 'json') return sendJson(c, 200, out.rows);
   return c.body(out.text, 200, { 'content-type': 'text/plain; charset=UTF-8' });
 }

@@ -54,11 +54,20 @@ function parseWaitForNodes(v: string): (n: number) => boolean {
   if (!m) throw new EsError(400, 'number_format_exception', `For input string: "${v}"`);
   const k = Number(m[2]);
   switch (m[1]) {
-    case '>=': case 'ge(': return (n) => n >= k;
-    case '<=': case 'le(': return (n) => n <= k;
-    case '>': case 'gt(': return (n) => n > k;
-    case '<': case 'lt(': return (n) => n < k;
-    default: return (n) => n === k;
+    case '>=':
+    case 'ge(':
+      return (n) => n >= k;
+    case '<=':
+    case 'le(':
+      return (n) => n <= k;
+    case '>':
+    case 'gt(':
+      return (n) => n > k;
+    case '<':
+    case 'lt(':
+      return (n) => n < k;
+    default:
+      return (n) => n === k;
   }
 }
 
@@ -92,7 +101,12 @@ export function registerClusterRoutes(app: Hono, deps: ClusterRouteDeps): void {
   };
 
   /** One look at the cluster: the body, and whether every requested condition holds. */
-  async function evaluate(expression: string | undefined, wait: WaitFor, level: string, options: IndicesOptions): Promise<{ body: Record<string, unknown>; ready: boolean }> {
+  async function evaluate(
+    expression: string | undefined,
+    wait: WaitFor,
+    level: string,
+    options: IndicesOptions,
+  ): Promise<{ body: Record<string, unknown>; ready: boolean }> {
     const [nodes] = await Promise.all([probeNodes(deps.client), deps.view.reload().catch(() => undefined)]);
     const reachable = nodes.map((n) => n.reachable);
     let names: string[];
@@ -108,7 +122,10 @@ export function registerClusterRoutes(app: Hono, deps: ClusterRouteDeps): void {
       const v = deps.view.peek(name);
       return v ? indexHealth(v.metadata, v.copies, reachable) : null;
     };
-    const all = deps.view.names().map(healthOf).filter((h): h is IndexHealth => h !== null);
+    const all = deps.view
+      .names()
+      .map(healthOf)
+      .filter((h): h is IndexHealth => h !== null);
     const indices = names.map(healthOf).filter((h): h is IndexHealth => h !== null);
     const reachableDataNodes = reachable.filter(Boolean).length;
     const body = clusterHealthBody({ clusterName: deps.clusterName, indices, allIndices: all, reachableDataNodes, missingIndex, timedOut: false, level });

@@ -33,7 +33,10 @@ export function registerClusterSettingsRoutes(app: Hono, settings: ClusterSettin
     };
     if (withDefaults) {
       const set = new Set([...Object.keys(state.persistent.settings), ...Object.keys(state.transient.settings)]);
-      body.defaults = settingsObject([...KNOWN_SETTINGS.values()].filter((d) => !set.has(d.key)).map((d) => [d.key, d.defaultValue]), flat);
+      body.defaults = settingsObject(
+        [...KNOWN_SETTINGS.values()].filter((d) => !set.has(d.key)).map((d) => [d.key, d.defaultValue]),
+        flat,
+      );
     }
     return sendJson(c, 200, body);
   });

@@ -59,7 +59,12 @@ export function registerCursorRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
 async function openPit(c: Context, keepAliveMs: number, deps: SearchDeps): Promise<{ id: string; total: number; creationTime: number }> {
   const creationTime = Date.now();
   checkKeepAlive(keepAliveMs, deps.maxKeepAliveMs?.() ?? DEFAULT_MAX_KEEP_ALIVE_MS);
-  const scope = await resolveSearchScope(c.req.param('index'), deps.view, indicesOptionsFrom(queryParams(c), RESOLVE_DEFAULTS.search), c.req.query('routing') ?? null);
+  const scope = await resolveSearchScope(
+    c.req.param('index'),
+    deps.view,
+    indicesOptionsFrom(queryParams(c), RESOLVE_DEFAULTS.search),
+    c.req.query('routing') ?? null,
+  );
   const { indices } = scope;
   const targets = (
     await Promise.all(
@@ -128,7 +133,9 @@ function registerOpenSearchPitRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: 
   app.delete('/_search/point_in_time', async (c) => {
     checkParams(c, []);
     const ids = bodyIds(await readJsonBody(c, maxBodyBytes), 'pit_id', true);
-    const pits = await Promise.all(ids.map(async (id) => ({ successful: (await closeContexts(decodePitId(id).shards, deps.client, CLOSE_TIMEOUT_MS)) > 0, pit_id: id })));
+    const pits = await Promise.all(
+      ids.map(async (id) => ({ successful: (await closeContexts(decodePitId(id).shards, deps.client, CLOSE_TIMEOUT_MS)) > 0, pit_id: id })),
+    );
     return sendJson(c, 200, { pits });
   });
 }
@@ -155,7 +162,14 @@ function registerScrollRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number)
     const asInt = params.get('rest_total_hits_as_int');
     if (asInt !== null) searchParams.set('rest_total_hits_as_int', asInt);
     const { body: res, snapshot } = await searchWithSnapshot(
-      { indexExpression: undefined, params: searchParams, body: state.body, path: state.path, signal: c.req.raw.signal, scroll: { id: scrollId, state, keepAliveMs } },
+      {
+        indexExpression: undefined,
+        params: searchParams,
+        body: state.body,
+        path: state.path,
+        signal: c.req.raw.signal,
+        scroll: { id: scrollId, state, keepAliveMs },
+      },
       deps,
     );
     const out = sendJson(c, 200, res);
@@ -173,7 +187,11 @@ function registerScrollRoutes(app: Hono, deps: SearchDeps, maxBodyBytes: number)
     if (ids.length === 0) throw validationFailed(['no scroll ids specified']);
     const freed = ids.includes('_all')
       ? await closeAllScrolls(deps.client, CLOSE_TIMEOUT_MS)
-      : await closeContexts(ids.flatMap((id) => decodeScrollId(id).shards), deps.client, CLOSE_TIMEOUT_MS);
+      : await closeContexts(
+          ids.flatMap((id) => decodeScrollId(id).shards),
+          deps.client,
+          CLOSE_TIMEOUT_MS,
+        );
     return sendJson(c, freed > 0 ? 200 : 404, { succeeded: true, num_freed: freed });
   };
   app.delete('/_search/scroll', clear);

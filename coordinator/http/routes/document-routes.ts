@@ -24,10 +24,12 @@ const requireAliasParam = (c: Context): boolean | undefined => {
 };
 
 /** A HEAD request answers a missing index with a bare 404 (any other error, e.g. a closed index, as usual); other methods rethrow. */
-const headMiss = (c: Context) => (err: unknown): null => {
-  if (c.req.method === 'HEAD' && !(err instanceof EsError && err.type === 'index_closed_exception')) return null;
-  throw err;
-};
+const headMiss =
+  (c: Context) =>
+  (err: unknown): null => {
+    if (c.req.method === 'HEAD' && !(err instanceof EsError && err.type === 'index_closed_exception')) return null;
+    throw err;
+  };
 
 /** Registers the document routes on `app`: `_bulk`, the single-document writes, the gets. */
 export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
@@ -67,7 +69,12 @@ async function single(c: Context, deps: WriteDeps, action: BulkAction, id: strin
   const index = c.req.param('index')!;
   const query = (name: string) => c.req.query(name);
   const item: BulkItem = {
-    action, index, id, routing: query('routing'), source: body?.source, params: writeParamsFromQuery(query),
+    action,
+    index,
+    id,
+    routing: query('routing'),
+    source: body?.source,
+    params: writeParamsFromQuery(query),
     ...(action === 'update' ? { update: parseUpdateBody(body?.source ?? {}) } : { sourceText: body?.text }),
     requireAlias: requireAliasParam(c),
   };
@@ -95,7 +102,8 @@ async function docBody(c: Context, maxBodyBytes: number): Promise<DocBody> {
   const text = await readBodyText(c, maxBodyBytes);
   const body = text === undefined ? undefined : parseJsonBody(text);
   if (body === undefined) throw new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: source is missing;2: content type is missing;');
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new EsError(400, 'mapper_parsing_exception', 'failed to parse, document is empty');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new EsError(400, 'mapper_parsing_exception', 'failed to parse, document is empty');
   return { source: body, text: trimJsonWhitespace(text!) };
 }
 
@@ -108,7 +116,11 @@ function registerWriteRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): 
     return single(c, deps, opType === 'create' ? 'create' : 'index', c.req.param('id'), await docBody(c, maxBodyBytes));
   });
   app.post('/:index/_doc', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, deps, 'create', undefined, await docBody(c, maxBodyBytes))));
-  app.on(['PUT', 'POST'], '/:index/_create/:id', async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, deps, 'create', c.req.param('id'), await docBody(c, maxBodyBytes))));
+  app.on(
+    ['PUT', 'POST'],
+    '/:index/_create/:id',
+    async (c) => (checkParams(c, ROUTE_PARAMS.index), single(c, deps, 'create', c.req.param('id'), await docBody(c, maxBodyBytes))),
+  );
   app.post('/:index/_update/:id', async (c) => {
     checkParams(c, ROUTE_PARAMS.update);
     // ES `RestUpdateAction`: versions are refused outright (an update reads and writes the latest).
@@ -133,9 +145,18 @@ function registerGetRoutes(app: Hono, deps: WriteDeps): void {
     if (!target) return c.body(null, 404);
     const storedParam = c.req.query('stored_fields');
     const storedFields = storedParam !== undefined ? commaList(storedParam) : undefined;
-    const source = getSourceFilter(sourceParams((k) => c.req.query(k)), storedFields);
+    const source = getSourceFilter(
+      sourceParams((k) => c.req.query(k)),
+      storedFields,
+    );
     // The routing is the alias's index_routing when read through an alias (readTarget), else the URL's.
-    const doc = await getDocument(deps.client, target.view, c.req.param('id'), { source, storedFields, timeoutMs: deps.timeoutMs, ...readOptionsFromQuery((k) => c.req.query(k)), routing: target.routing });
+    const doc = await getDocument(deps.client, target.view, c.req.param('id'), {
+      source,
+      storedFields,
+      timeoutMs: deps.timeoutMs,
+      ...readOptionsFromQuery((k) => c.req.query(k)),
+      routing: target.routing,
+    });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     return sendJson(c, doc.found ? 200 : 404, doc);
   });
@@ -149,7 +170,12 @@ function registerGetRoutes(app: Hono, deps: WriteDeps): void {
     if (!target) return c.body(null, 404);
     const { view } = target;
     const source = sourceFilterFromParams(c.req.query('_source'), c.req.query('_source_includes'), c.req.query('_source_excludes'));
-    const doc = await getDocument(deps.client, view, id, { source, timeoutMs: deps.timeoutMs, ...readOptionsFromQuery((k) => c.req.query(k)), routing: target.routing });
+    const doc = await getDocument(deps.client, view, id, {
+      source,
+      timeoutMs: deps.timeoutMs,
+      ...readOptionsFromQuery((k) => c.req.query(k)),
+      routing: target.routing,
+    });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     if (!doc.found) throw new EsError(404, 'resource_not_found_exception', `Document not found [${view.metadata.name}]/[${id}]`);
     if (doc._source === undefined) throw new EsError(404, 'resource_not_found_exception', `Source not found [${view.metadata.name}]/[${id}]`);

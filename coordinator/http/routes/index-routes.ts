@@ -70,7 +70,8 @@ function registerMappingRoutes(app: Hono, deps: IndexDeps, maxBodyBytes: number)
     checkParams(c, ROUTE_PARAMS.getMapping);
     const out: Record<string, unknown> = {};
     const options = indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.strictOpen);
-    for (const name of await resolveIndices(c.req.param('index'), view, options)) out[name] = { mappings: mappingsBody((await view.get(name)).metadata.mappings) };
+    for (const name of await resolveIndices(c.req.param('index'), view, options))
+      out[name] = { mappings: mappingsBody((await view.get(name)).metadata.mappings) };
     return sendJson(c, 200, out);
   };
   app.get('/_mapping', getMapping); // before `/:index`, which would match it
@@ -126,9 +127,7 @@ function registerRefreshRoutes(app: Hono, deps: IndexDeps): void {
         for (const shards of byNode.values()) addressed += shards.length;
         await Promise.all(
           [...byNode].map(([node, shards]) =>
-            deps.client
-              .rpc(node, rpc.refresh, { index: name, shards }, { timeoutMs: deps.timeoutMs })
-              .catch(() => (failed += shards.length)),
+            deps.client.rpc(node, rpc.refresh, { index: name, shards }, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length)),
           ),
         );
       }),

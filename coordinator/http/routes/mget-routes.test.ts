@@ -7,7 +7,13 @@ const none: MgetDefaults = { index: null, routing: undefined, source: true };
 describe('_mget body', () => {
   it('reads docs with their own index, routing and _source, and ids with the defaults', () => {
     const items = parseMgetBody(
-      { docs: [{ _index: 'a', _id: 1, routing: 'r', _source: ['x'] }, { _id: '2', _source: { includes: 'y', excludes: ['z'] } }], ids: ['3'] },
+      {
+        docs: [
+          { _index: 'a', _id: 1, routing: 'r', _source: ['x'] },
+          { _id: '2', _source: { includes: 'y', excludes: ['z'] } },
+        ],
+        ids: ['3'],
+      },
       { index: 'dflt', routing: 'u', source: false },
     );
     expect(items).toEqual([

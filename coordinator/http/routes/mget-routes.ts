@@ -147,9 +147,18 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
       items.map(async (it) => {
         try {
           // An alias reads its one index with its index routing (ES `TransportShardMultiGetAction`).
-          const { view, routing } = lookup.targets(it.index!) ? await readTarget(deps.view, it.index!, it.routing) : { view: await viewOf(it.index!), routing: it.routing };
+          const { view, routing } = lookup.targets(it.index!)
+            ? await readTarget(deps.view, it.index!, it.routing)
+            : { view: await viewOf(it.index!), routing: it.routing };
           const source = getSourceFilter(it.source, it.storedFields);
-          return await getDocument(deps.client, view, it.id!, { routing, source, storedFields: it.storedFields, version: it.version, timeoutMs: deps.timeoutMs, ...read });
+          return await getDocument(deps.client, view, it.id!, {
+            routing,
+            source,
+            storedFields: it.storedFields,
+            version: it.version,
+            timeoutMs: deps.timeoutMs,
+            ...read,
+          });
         } catch (err) {
           return { _index: it.index, _id: it.id, error: errorOf(err) };
         }

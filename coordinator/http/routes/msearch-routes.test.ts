@@ -21,10 +21,14 @@ afterAll(() => stack.close());
 describe('_msearch', () => {
   it('answers each search in order with status 200, beside a failing one', async () => {
     const res = await msearch('/_msearch', [
-      { index: 'ms' }, { query: { term: { tag: 'odd' } }, size: 0 },
-      { index: 'missing' }, { query: { match_all: {} } },
-      { index: 'ms' }, { sort: [{ n: 'desc' }], size: 2 },
-      { index: 'ms' }, { query: { term: { n: 'not-a-number' } } },
+      { index: 'ms' },
+      { query: { term: { tag: 'odd' } }, size: 0 },
+      { index: 'missing' },
+      { query: { match_all: {} } },
+      { index: 'ms' },
+      { sort: [{ n: 'desc' }], size: 2 },
+      { index: 'ms' },
+      { query: { term: { n: 'not-a-number' } } },
     ]);
     expect(res.status).toBe(200);
     expect(typeof res.json.took).toBe('number');
@@ -42,7 +46,12 @@ describe('_msearch', () => {
   });
 
   it('takes the path index as default, URL options for every item, and max_concurrent_searches', async () => {
-    const res = await msearch('/ms/_msearch?rest_total_hits_as_int=true&max_concurrent_searches=1', [{}, { size: 0 }, {}, { size: 0, query: { range: { n: { lt: 5 } } } }]);
+    const res = await msearch('/ms/_msearch?rest_total_hits_as_int=true&max_concurrent_searches=1', [
+      {},
+      { size: 0 },
+      {},
+      { size: 0, query: { range: { n: { lt: 5 } } } },
+    ]);
     expect(res.json.responses.map((r: { hits: { total: number } }) => r.hits.total)).toEqual([20, 5]);
   });
 

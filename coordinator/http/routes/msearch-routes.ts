@@ -15,8 +15,18 @@ import type { SearchDeps } from '../../search/search.ts';
 
 /** `RestMultiSearchAction` parameters (and the indices options it reads). */
 const MSEARCH_PARAMS = [
-  'max_concurrent_searches', 'max_concurrent_shard_requests', 'pre_filter_shard_size', 'search_type', 'routing', 'ccs_minimize_roundtrips',
-  'rest_total_hits_as_int', 'typed_keys', 'include_named_queries_score', 'expand_wildcards', 'ignore_unavailable', 'allow_no_indices',
+  'max_concurrent_searches',
+  'max_concurrent_shard_requests',
+  'pre_filter_shard_size',
+  'search_type',
+  'routing',
+  'ccs_minimize_roundtrips',
+  'rest_total_hits_as_int',
+  'typed_keys',
+  'include_named_queries_score',
+  'expand_wildcards',
+  'ignore_unavailable',
+  'allow_no_indices',
   'ignore_throttled',
 ];
 

@@ -14,7 +14,15 @@ import type { Tasks } from '../../write/tasks.ts';
 
 /** `RestReindexAction` parameters. */
 const REINDEX_PARAMS = [
-  'refresh', 'timeout', 'wait_for_active_shards', 'wait_for_completion', 'requests_per_second', 'scroll', 'slices', 'max_docs', 'require_alias',
+  'refresh',
+  'timeout',
+  'wait_for_active_shards',
+  'wait_for_completion',
+  'requests_per_second',
+  'scroll',
+  'slices',
+  'max_docs',
+  'require_alias',
 ];
 
 /** Registers `_reindex` and `_tasks` (before the index routes, whose `/:index` would match them). */

@@ -75,7 +75,8 @@ export function registerSettingsRoutes(app: Hono, deps: SettingsRouteDeps, maxBo
         dataNodes: deps.client.nodes.length,
       });
     }
-    const applyTo = (m: Parameters<typeof applySettingsChanges>[0]) => applySettingsChanges(m, changes, { preserveExisting, onlyDynamic: !reopen && !isClosed(m) });
+    const applyTo = (m: Parameters<typeof applySettingsChanges>[0]) =>
+      applySettingsChanges(m, changes, { preserveExisting, onlyDynamic: !reopen && !isClosed(m) });
     for (const m of targets) applyTo(m); // every target checked before any is stored
     for (const name of names) await view.updateMetadata(name, applyTo);
     return sendJson(c, 200, { acknowledged: true });

@@ -10,7 +10,9 @@ let stack: InProcessStack;
 
 beforeAll(async () => {
   stack = await startInProcessStack(2);
-  expect((await stack.call('PUT', '/sl', { settings: { number_of_shards: 3 }, mappings: { properties: { n: { type: 'long' }, tag: { type: 'keyword' } } } })).status).toBe(200);
+  expect(
+    (await stack.call('PUT', '/sl', { settings: { number_of_shards: 3 }, mappings: { properties: { n: { type: 'long' }, tag: { type: 'keyword' } } } })).status,
+  ).toBe(200);
   // every tenth document has no `n` (it is in no slice of a `field: n` split)
   const bulk = Array.from({ length: DOCS }, (_, i) => `{"index":{"_id":"d${i}"}}\n${i % 10 === 0 ? `{"tag":"t"}` : `{"n":${i},"tag":"t"}`}\n`).join('');
   expect((await stack.call('POST', '/sl/_bulk?refresh=true', bulk, 'application/x-ndjson')).json.errors).toBe(false);
@@ -50,7 +52,9 @@ async function scrollSlice(slice: Record<string, unknown>, size = 70): Promise<s
 /** Checks that the slices' ids are all documents (those with `n` when `withN`), each once. */
 function expectPartition(slices: string[][], withN = false): void {
   const all = slices.flat();
-  const expected = Array.from({ length: DOCS }, (_, i) => i).filter((i) => !withN || i % 10 !== 0).map((i) => `d${i}`);
+  const expected = Array.from({ length: DOCS }, (_, i) => i)
+    .filter((i) => !withN || i % 10 !== 0)
+    .map((i) => `d${i}`);
   expect(all.length).toBe(expected.length);
   expect(new Set(all).size).toBe(expected.length);
   expect([...all].sort()).toEqual([...expected].sort());
@@ -110,7 +114,7 @@ describe('sliced scroll', () => {
     expect((await scrollSlice({ field: '_id', id: 1, max: 4 })).sort()).toEqual((await scrollSlice({ id: 1, max: 4 })).sort());
   });
 
-  it("refuses more slices than index.max_slices_per_scroll, and slices outside a scroll or PIT", async () => {
+  it('refuses more slices than index.max_slices_per_scroll, and slices outside a scroll or PIT', async () => {
     const many = await stack.call('POST', '/sl/_search?scroll=1m', { slice: { id: 0, max: 1025 } });
     expect(many.status).toBe(400);
     expect(many.json.error.root_cause[0].reason).toBe(

@@ -13,7 +13,20 @@ import { EsError, illegalArgument, parsingException, validationFailed } from '..
 import { didYouMean, isObject, parseTimeValue, tokenName, xContentBoolean, xContentError, xContentInt } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
 import { BUCKET_METRIC_TYPES } from '../../../protocol/agg-request.ts';
-import type { AggNode, AggRange, BucketMetricAgg, BucketOrder, DateInterval, FilterAgg, FiltersAgg, HistogramAgg, RangeAgg, SingleBucketAgg, TermFilter, TermsAgg } from '../../../protocol/agg-request.ts';
+import type {
+  AggNode,
+  AggRange,
+  BucketMetricAgg,
+  BucketOrder,
+  DateInterval,
+  FilterAgg,
+  FiltersAgg,
+  HistogramAgg,
+  RangeAgg,
+  SingleBucketAgg,
+  TermFilter,
+  TermsAgg,
+} from '../../../protocol/agg-request.ts';
 import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseDateValue } from '../../../shared/aggs/date-format.ts';
 import { UTC, zoneOf, type Zone } from '../../../shared/aggs/date-zone.ts';
@@ -22,18 +35,83 @@ import { bucketsPathProblem, parentPathProblems, parseBucketMetric, parseBucketS
 import { CALENDAR_UNITS, dbl, lng, scalar, str, valuesSource, walk, type Obj, type Spec } from './param-parse.ts';
 import { simpleRegex } from '../../../shared/aggs/simple-regex.ts';
 
-
 /** Every aggregation type ES 8 registers (for the suggestion, and "not supported by Folio yet"). */
 export const ES_AGGREGATIONS: readonly string[] = [
-  'adjacency_matrix', 'auto_date_histogram', 'avg', 'boxplot', 'cardinality', 'categorize_text', 'children', 'composite', 'date_histogram',
-  'date_range', 'diversified_sampler', 'extended_stats', 'filter', 'filters', 'frequent_item_sets', 'geo_bounds', 'geo_centroid', 'geo_line',
-  'geohash_grid', 'geohex_grid', 'geotile_grid', 'global', 'histogram', 'ip_prefix', 'ip_range', 'matrix_stats', 'max',
-  'median_absolute_deviation', 'min', 'missing', 'multi_terms', 'nested', 'parent', 'percentile_ranks', 'percentiles', 'random_sampler', 'range',
-  'rare_terms', 'rate', 'reverse_nested', 'sampler', 'scripted_metric', 'significant_terms', 'significant_text', 'stats', 'string_stats', 'sum',
-  't_test', 'terms', 'time_series', 'top_hits', 'top_metrics', 'value_count', 'variable_width_histogram', 'weighted_avg',
-  'avg_bucket', 'bucket_script', 'bucket_selector', 'bucket_sort', 'bucket_count_ks_test', 'bucket_correlation', 'cumulative_cardinality',
-  'cumulative_sum', 'derivative', 'extended_stats_bucket', 'inference', 'max_bucket', 'min_bucket', 'moving_fn', 'moving_percentiles',
-  'normalize', 'percentiles_bucket', 'serial_diff', 'stats_bucket', 'sum_bucket',
+  'adjacency_matrix',
+  'auto_date_histogram',
+  'avg',
+  'boxplot',
+  'cardinality',
+  'categorize_text',
+  'children',
+  'composite',
+  'date_histogram',
+  'date_range',
+  'diversified_sampler',
+  'extended_stats',
+  'filter',
+  'filters',
+  'frequent_item_sets',
+  'geo_bounds',
+  'geo_centroid',
+  'geo_line',
+  'geohash_grid',
+  'geohex_grid',
+  'geotile_grid',
+  'global',
+  'histogram',
+  'ip_prefix',
+  'ip_range',
+  'matrix_stats',
+  'max',
+  'median_absolute_deviation',
+  'min',
+  'missing',
+  'multi_terms',
+  'nested',
+  'parent',
+  'percentile_ranks',
+  'percentiles',
+  'random_sampler',
+  'range',
+  'rare_terms',
+  'rate',
+  'reverse_nested',
+  'sampler',
+  'scripted_metric',
+  'significant_terms',
+  'significant_text',
+  'stats',
+  'string_stats',
+  'sum',
+  't_test',
+  'terms',
+  'time_series',
+  'top_hits',
+  'top_metrics',
+  'value_count',
+  'variable_width_histogram',
+  'weighted_avg',
+  'avg_bucket',
+  'bucket_script',
+  'bucket_selector',
+  'bucket_sort',
+  'bucket_count_ks_test',
+  'bucket_correlation',
+  'cumulative_cardinality',
+  'cumulative_sum',
+  'derivative',
+  'extended_stats_bucket',
+  'inference',
+  'max_bucket',
+  'min_bucket',
+  'moving_fn',
+  'moving_percentiles',
+  'normalize',
+  'percentiles_bucket',
+  'serial_diff',
+  'stats_bucket',
+  'sum_bucket',
 ];
 
 /** ES `AggregatorFactories.VALID_AGG_NAME`: any name without `[`, `]` or `>`. */
@@ -75,33 +153,60 @@ function termFilterOf(v: unknown, param: 'include' | 'exclude'): TermFilter {
 }
 
 function parseTerms(name: string, body: Obj): TermsAgg {
-  const n: TermsAgg = { type: 'terms', name, field: '', size: 10, shardSize: null, minDocCount: 1, order: [{ key: '_count', asc: false }, { key: '_key', asc: true }], aggs: [] };
+  const n: TermsAgg = {
+    type: 'terms',
+    name,
+    field: '',
+    size: 10,
+    shardSize: null,
+    minDocCount: 1,
+    order: [
+      { key: '_count', asc: false },
+      { key: '_key', asc: true },
+    ],
+    aggs: [],
+  };
   walk('terms', body, {
     ...valuesSource(n),
-    size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s <= 0) throw illegalArgument(`[size] must be greater than 0. Found [${s}] in [${name}]`);
-      n.size = s;
-    }],
-    shard_size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s <= 0) throw illegalArgument(`[shardSize] must be greater than 0. Found [${s}] in [${name}]`);
-      n.shardSize = s;
-    }],
-    min_doc_count: ['V', (v) => {
-      const c = lng(v);
-      if (c < 0) throw illegalArgument(`[minDocCount] must be greater than or equal to 0. Found [${c}] in [${name}]`);
-      n.minDocCount = c;
-    }],
-    shard_min_doc_count: ['V', (v) => {
-      const c = lng(v);
-      if (c < 0) throw illegalArgument(`[shardMinDocCount] must be greater than or equal to 0. Found [${c}] in [${name}]`);
-    }],
+    size: [
+      'V',
+      (v) => {
+        const s = xContentInt(v);
+        if (s <= 0) throw illegalArgument(`[size] must be greater than 0. Found [${s}] in [${name}]`);
+        n.size = s;
+      },
+    ],
+    shard_size: [
+      'V',
+      (v) => {
+        const s = xContentInt(v);
+        if (s <= 0) throw illegalArgument(`[shardSize] must be greater than 0. Found [${s}] in [${name}]`);
+        n.shardSize = s;
+      },
+    ],
+    min_doc_count: [
+      'V',
+      (v) => {
+        const c = lng(v);
+        if (c < 0) throw illegalArgument(`[minDocCount] must be greater than or equal to 0. Found [${c}] in [${name}]`);
+        n.minDocCount = c;
+      },
+    ],
+    shard_min_doc_count: [
+      'V',
+      (v) => {
+        const c = lng(v);
+        if (c < 0) throw illegalArgument(`[shardMinDocCount] must be greater than or equal to 0. Found [${c}] in [${name}]`);
+      },
+    ],
     show_term_doc_count_error: ['V', (v) => (n.showTermDocCountError = xContentBoolean(v))],
     execution_hint: ['V', (v) => void str(v)],
-    collect_mode: ['V', (v) => {
-      if (!['depth_first', 'breadth_first'].includes(str(v))) throw illegalArgument(`No ${'SubAggCollectionMode'} found for [${String(v)}]`);
-    }],
+    collect_mode: [
+      'V',
+      (v) => {
+        if (!['depth_first', 'breadth_first'].includes(str(v))) throw illegalArgument(`No ${'SubAggCollectionMode'} found for [${String(v)}]`);
+      },
+    ],
     order: ['OA', (v) => (n.order = ordersOf(v))],
     include: ['VA', (v) => (n.include = termFilterOf(v, 'include'))],
     exclude: ['VA', (v) => (n.exclude = termFilterOf(v, 'exclude'))],
@@ -122,7 +227,18 @@ function boundsOf(v: unknown, type: string, field: string, date: Zone | null): {
 
 function parseHistogram(name: string, body: Obj, date: boolean): HistogramAgg {
   const type = date ? 'date_histogram' : 'histogram';
-  const n: HistogramAgg = { type, name, field: '', interval: 0, timeZone: null, offset: 0, minDocCount: date ? 0 : 0, keyed: false, order: [{ key: '_key', asc: true }], aggs: [] };
+  const n: HistogramAgg = {
+    type,
+    name,
+    field: '',
+    interval: 0,
+    timeZone: null,
+    offset: 0,
+    minDocCount: date ? 0 : 0,
+    keyed: false,
+    order: [{ key: '_key', asc: true }],
+    aggs: [],
+  };
   let zone: Zone = UTC;
   // `time_zone` may come after the bounds it applies to: read it first.
   if (date && typeof body.time_zone === 'string') {
@@ -138,18 +254,29 @@ function parseHistogram(name: string, body: Obj, date: boolean): HistogramAgg {
     format: ['V', (v) => (n.format = str(v))],
     missing: ['V', (v) => (rawMissing = v)],
     value_type: ['V', () => undefined],
-    script: ['VO', () => { throw illegalArgument('[script] in aggregations is not supported by Folio yet'); }],
-    min_doc_count: ['V', (v) => {
-      const c = lng(v);
-      if (c < 0) throw illegalArgument(`[minDocCount] must be greater than or equal to 0. Found [${c}] in [${name}]`);
-      n.minDocCount = c;
-    }],
+    script: [
+      'VO',
+      () => {
+        throw illegalArgument('[script] in aggregations is not supported by Folio yet');
+      },
+    ],
+    min_doc_count: [
+      'V',
+      (v) => {
+        const c = lng(v);
+        if (c < 0) throw illegalArgument(`[minDocCount] must be greater than or equal to 0. Found [${c}] in [${name}]`);
+        n.minDocCount = c;
+      },
+    ],
     keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
     order: ['OA', (v) => (n.order = ordersOf(v))],
-    extended_bounds: ['O', (v) => {
-      const b = boundsOf(v, type, 'extended_bounds', date ? zone : null);
-      n.extendedBounds = { min: b.min ?? Number.NaN, max: b.max ?? Number.NaN };
-    }],
+    extended_bounds: [
+      'O',
+      (v) => {
+        const b = boundsOf(v, type, 'extended_bounds', date ? zone : null);
+        n.extendedBounds = { min: b.min ?? Number.NaN, max: b.max ?? Number.NaN };
+      },
+    ],
     hard_bounds: ['O', (v) => (n.hardBounds = boundsOf(v, type, 'hard_bounds', date ? zone : null))],
   };
   if (date) {
@@ -160,30 +287,42 @@ function parseHistogram(name: string, body: Obj, date: boolean): HistogramAgg {
       }
       n.dateInterval = iv;
     };
-    specs.calendar_interval = ['V', (v) => {
-      const s = str(v);
-      const unit = Object.hasOwn(CALENDAR_UNITS, s) ? CALENDAR_UNITS[s] : undefined;
-      if (!unit) throw illegalArgument(`The supplied interval [${s}] could not be parsed as a calendar interval.`);
-      setInterval('calendar_interval', { calendar: unit });
-    }];
-    specs.fixed_interval = ['V', (v) => {
-      const s = str(v);
-      const ms = parseTimeValue(s, 'date_histogram.fixedInterval');
-      setInterval('fixed_interval', { fixedMs: ms });
-    }];
+    specs.calendar_interval = [
+      'V',
+      (v) => {
+        const s = str(v);
+        const unit = Object.hasOwn(CALENDAR_UNITS, s) ? CALENDAR_UNITS[s] : undefined;
+        if (!unit) throw illegalArgument(`The supplied interval [${s}] could not be parsed as a calendar interval.`);
+        setInterval('calendar_interval', { calendar: unit });
+      },
+    ];
+    specs.fixed_interval = [
+      'V',
+      (v) => {
+        const s = str(v);
+        const ms = parseTimeValue(s, 'date_histogram.fixedInterval');
+        setInterval('fixed_interval', { fixedMs: ms });
+      },
+    ];
     specs.time_zone = ['V', (v) => (n.timeZone = zoneOf(str(v)).id)];
-    specs.offset = ['V', (v) => {
-      if (typeof v === 'number') return void (n.offset = Math.trunc(v));
-      const s = str(v).trim();
-      const sign = s.startsWith('-') ? -1 : 1;
-      n.offset = sign * parseTimeValue(s.replace(/^[+-]/, ''), 'date_histogram.offset');
-    }];
+    specs.offset = [
+      'V',
+      (v) => {
+        if (typeof v === 'number') return void (n.offset = Math.trunc(v));
+        const s = str(v).trim();
+        const sign = s.startsWith('-') ? -1 : 1;
+        n.offset = sign * parseTimeValue(s.replace(/^[+-]/, ''), 'date_histogram.offset');
+      },
+    ];
   } else {
-    specs.interval = ['V', (v) => {
-      const i = dbl(v);
-      if (!(i > 0)) throw illegalArgument(`[interval] must be >0 for histogram aggregation [${name}]`);
-      n.interval = i;
-    }];
+    specs.interval = [
+      'V',
+      (v) => {
+        const i = dbl(v);
+        if (!(i > 0)) throw illegalArgument(`[interval] must be >0 for histogram aggregation [${name}]`);
+        n.interval = i;
+      },
+    ];
     specs.offset = ['V', (v) => (n.offset = dbl(v))];
   }
   walk(type, body, specs);
@@ -204,10 +343,25 @@ function parseRange(name: string, body: Obj, date: boolean): RangeAgg {
     format: ['V', (v) => (n.format = str(v))],
     missing: ['V', (v) => (rawMissing = v)],
     value_type: ['V', () => undefined],
-    script: ['VO', () => { throw illegalArgument('[script] in aggregations is not supported by Folio yet'); }],
+    script: [
+      'VO',
+      () => {
+        throw illegalArgument('[script] in aggregations is not supported by Folio yet');
+      },
+    ],
     keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
     ranges: ['A', (v) => (raw = v as unknown[])],
-    ...(date ? { time_zone: ['V', (v: unknown) => { zone = zoneOf(str(v)); n.timeZone = zone.id; }] as Spec } : {}),
+    ...(date
+      ? {
+          time_zone: [
+            'V',
+            (v: unknown) => {
+              zone = zoneOf(str(v));
+              n.timeZone = zone.id;
+            },
+          ] as Spec,
+        }
+      : {}),
   });
   if (raw === null || (raw as unknown[]).length === 0) throw illegalArgument(`No [ranges] specified for the [${name}] aggregation`);
   const value = (x: unknown): number | undefined => (x === null ? undefined : date ? parseDateValue(x, zone) : dbl(x));
@@ -216,8 +370,20 @@ function parseRange(name: string, body: Obj, date: boolean): RangeAgg {
     const range: AggRange = {};
     walk(type === 'range' ? 'range' : 'date_range', r, {
       key: ['V', (v) => (range.key = str(v))],
-      from: ['VN', (v) => { const x = value(v); if (x !== undefined) range.from = x; }],
-      to: ['VN', (v) => { const x = value(v); if (x !== undefined) range.to = x; }],
+      from: [
+        'VN',
+        (v) => {
+          const x = value(v);
+          if (x !== undefined) range.from = x;
+        },
+      ],
+      to: [
+        'VN',
+        (v) => {
+          const x = value(v);
+          if (x !== undefined) range.to = x;
+        },
+      ],
     });
     return range;
   });
@@ -234,14 +400,23 @@ function parseFilters(name: string, body: Obj): FiltersAgg {
   let other = false;
   let otherKey = '_other_';
   walk('filters', body, {
-    filters: ['OA', (v) => {
-      if (Array.isArray(v)) {
-        n.keyed = false;
-        n.filters = v.map((q, i) => ({ key: String(i), query: parseQuery(q) }));
-      } else n.filters = Object.entries(v as Obj).map(([key, q]) => ({ key, query: parseQuery(q) }));
-    }],
+    filters: [
+      'OA',
+      (v) => {
+        if (Array.isArray(v)) {
+          n.keyed = false;
+          n.filters = v.map((q, i) => ({ key: String(i), query: parseQuery(q) }));
+        } else n.filters = Object.entries(v as Obj).map(([key, q]) => ({ key, query: parseQuery(q) }));
+      },
+    ],
     other_bucket: ['V', (v) => (other = xContentBoolean(v))],
-    other_bucket_key: ['V', (v) => { otherKey = str(v); other = true; }],
+    other_bucket_key: [
+      'V',
+      (v) => {
+        otherKey = str(v);
+        other = true;
+      },
+    ],
   });
   if (n.filters.length === 0) throw illegalArgument(`[filters] cannot be empty.`);
   if (n.keyed) n.filters.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)); // ES keys named filters in sorted order
@@ -265,23 +440,53 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
   if (type === 'filter') return { type: 'filter', name, query: parseQuery(body), aggs: [] } satisfies FilterAgg;
   const o = body as Obj;
   switch (type) {
-    case 'terms': return parseTerms(name, o);
-    case 'histogram': return parseHistogram(name, o, false);
-    case 'date_histogram': return parseHistogram(name, o, true);
-    case 'range': return parseRange(name, o, false);
-    case 'date_range': return parseRange(name, o, true);
-    case 'filters': return parseFilters(name, o);
-    case 'missing': case 'global': return parseSingle(type, name, o);
-    case 'min': case 'max': case 'sum': case 'avg': case 'value_count': case 'stats': case 'extended_stats': return parseMetric(type, name, o);
-    case 'cardinality': return parseCardinality(name, o);
-    case 'percentiles': return parsePercentiles(name, o);
-    case 'percentile_ranks': return parsePercentileRanks(name, o);
-    case 'composite': return parseComposite(name, o);
-    case 'bucket_sort': return parseBucketSort(name, o);
-    case 'bucket_script': case 'bucket_selector': return parseBucketScriptAgg(type, name, o);
-    case 'cumulative_sum': case 'derivative': return parseParentPipeline(type, name, o);
-    case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return parseBucketMetric(type, name, o);
-    case 'top_hits': return parseTopHits(name, o);
+    case 'terms':
+      return parseTerms(name, o);
+    case 'histogram':
+      return parseHistogram(name, o, false);
+    case 'date_histogram':
+      return parseHistogram(name, o, true);
+    case 'range':
+      return parseRange(name, o, false);
+    case 'date_range':
+      return parseRange(name, o, true);
+    case 'filters':
+      return parseFilters(name, o);
+    case 'missing':
+    case 'global':
+      return parseSingle(type, name, o);
+    case 'min':
+    case 'max':
+    case 'sum':
+    case 'avg':
+    case 'value_count':
+    case 'stats':
+    case 'extended_stats':
+      return parseMetric(type, name, o);
+    case 'cardinality':
+      return parseCardinality(name, o);
+    case 'percentiles':
+      return parsePercentiles(name, o);
+    case 'percentile_ranks':
+      return parsePercentileRanks(name, o);
+    case 'composite':
+      return parseComposite(name, o);
+    case 'bucket_sort':
+      return parseBucketSort(name, o);
+    case 'bucket_script':
+    case 'bucket_selector':
+      return parseBucketScriptAgg(type, name, o);
+    case 'cumulative_sum':
+    case 'derivative':
+      return parseParentPipeline(type, name, o);
+    case 'avg_bucket':
+    case 'max_bucket':
+    case 'min_bucket':
+    case 'sum_bucket':
+    case 'stats_bucket':
+      return parseBucketMetric(type, name, o);
+    case 'top_hits':
+      return parseTopHits(name, o);
   }
   if (ES_AGGREGATIONS.includes(type)) throw illegalArgument(`aggregation type [${type}] is not supported by Folio yet`);
   throw new EsError(400, 'parsing_exception', `Unknown aggregation type [${type}]${didYouMean(type, ES_AGGREGATIONS)}`, {
@@ -294,7 +499,29 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
 const MULTI_BUCKET_TYPES = new Set(['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filters', 'composite']);
 
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set(['min', 'max', 'sum', 'avg', 'value_count', 'stats', 'extended_stats', 'cardinality', 'percentiles', 'percentile_ranks', 'bucket_sort', 'bucket_script', 'bucket_selector', 'top_hits', 'avg_bucket', 'max_bucket', 'min_bucket', 'sum_bucket', 'stats_bucket', 'cumulative_sum', 'derivative']);
+const LEAF_TYPES = new Set([
+  'min',
+  'max',
+  'sum',
+  'avg',
+  'value_count',
+  'stats',
+  'extended_stats',
+  'cardinality',
+  'percentiles',
+  'percentile_ranks',
+  'bucket_sort',
+  'bucket_script',
+  'bucket_selector',
+  'top_hits',
+  'avg_bucket',
+  'max_bucket',
+  'min_bucket',
+  'sum_bucket',
+  'stats_bucket',
+  'cumulative_sum',
+  'derivative',
+]);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.
@@ -353,12 +580,19 @@ export function parseAggregations(json: Record<string, unknown>, level = 0, pare
       throw illegalArgument(`[composite] aggregation cannot be used with a parent aggregation of type: [${parentType ?? 'unknown'}]`);
     }
     if (level > 0 && node.type === 'global') {
-      throw new EsError(400, 'aggregation_execution_exception', `Aggregation [${name}] cannot be a sub-aggregation: global aggregations can only be defined as top level aggregations`);
+      throw new EsError(
+        400,
+        'aggregation_execution_exception',
+        `Aggregation [${name}] cannot be a sub-aggregation: global aggregations can only be defined as top level aggregations`,
+      );
     }
     if (meta !== undefined) node.meta = meta;
     out.push(node);
   }
-  const problems = out.filter((n): n is BucketMetricAgg => BUCKET_METRIC_TYPES.has(n.type)).map((n) => bucketsPathProblem(n, out)).filter((p): p is string => p !== null);
+  const problems = out
+    .filter((n): n is BucketMetricAgg => BUCKET_METRIC_TYPES.has(n.type))
+    .map((n) => bucketsPathProblem(n, out))
+    .filter((p): p is string => p !== null);
   if (level > 0) problems.push(...parentPathProblems(out));
   if (problems.length > 0) throw validationFailed(problems);
   return out;

@@ -27,44 +27,64 @@ export function compositeSource(v: unknown): CompositeSource {
   let missingOrder = 'default';
   const specs: Record<string, Spec> = {
     field: ['V', (x) => (src.field = str(x))],
-    order: ['V', (x) => {
-      const o = str(x).toLowerCase();
-      if (o !== 'asc' && o !== 'desc') throw illegalArgument(`Unknown order direction [${String(x)}]`);
-      src.asc = o === 'asc';
-    }],
+    order: [
+      'V',
+      (x) => {
+        const o = str(x).toLowerCase();
+        if (o !== 'asc' && o !== 'desc') throw illegalArgument(`Unknown order direction [${String(x)}]`);
+        src.asc = o === 'asc';
+      },
+    ],
     missing_bucket: ['V', (x) => (src.missingBucket = xContentBoolean(x))],
-    missing_order: ['V', (x) => {
-      missingOrder = str(x).toLowerCase();
-      if (!['first', 'last', 'default'].includes(missingOrder)) throw illegalArgument(`Unknown MissingOrder [${String(x)}]`);
-    }],
+    missing_order: [
+      'V',
+      (x) => {
+        missingOrder = str(x).toLowerCase();
+        if (!['first', 'last', 'default'].includes(missingOrder)) throw illegalArgument(`Unknown MissingOrder [${String(x)}]`);
+      },
+    ],
     value_type: ['V', () => undefined],
     format: ['V', (x) => (src.format = str(x))],
-    script: ['VO', () => { throw illegalArgument('[script] in aggregations is not supported by Folio yet'); }],
+    script: [
+      'VO',
+      () => {
+        throw illegalArgument('[script] in aggregations is not supported by Folio yet');
+      },
+    ],
   };
   if (kind === 'histogram') {
-    specs.interval = ['V', (x) => {
-      const i = dbl(x);
-      if (!(i > 0)) throw illegalArgument(`[interval] must be greater than 0 for [histogram] source`);
-      src.interval = i;
-    }];
+    specs.interval = [
+      'V',
+      (x) => {
+        const i = dbl(x);
+        if (!(i > 0)) throw illegalArgument(`[interval] must be greater than 0 for [histogram] source`);
+        src.interval = i;
+      },
+    ];
   }
   if (kind === 'date_histogram') {
     const one = (iv: DateInterval) => {
       if (src.dateInterval) throw illegalArgument('Cannot use [fixed_interval] with [calendar_interval] configuration option.');
       src.dateInterval = iv;
     };
-    specs.calendar_interval = ['V', (x) => {
-      const unit = Object.hasOwn(CALENDAR_UNITS, str(x)) ? CALENDAR_UNITS[str(x)] : undefined;
-      if (!unit) throw illegalArgument(`The supplied interval [${str(x)}] could not be parsed as a calendar interval.`);
-      one({ calendar: unit });
-    }];
+    specs.calendar_interval = [
+      'V',
+      (x) => {
+        const unit = Object.hasOwn(CALENDAR_UNITS, str(x)) ? CALENDAR_UNITS[str(x)] : undefined;
+        if (!unit) throw illegalArgument(`The supplied interval [${str(x)}] could not be parsed as a calendar interval.`);
+        one({ calendar: unit });
+      },
+    ];
     specs.fixed_interval = ['V', (x) => one({ fixedMs: parseTimeValue(str(x), 'date_histogram.fixedInterval') })];
     specs.time_zone = ['V', (x) => (src.timeZone = zoneOf(str(x)).id)];
-    specs.offset = ['V', (x) => {
-      if (typeof x === 'number') return void (src.offset = Math.trunc(x));
-      const t = str(x).trim();
-      src.offset = (t.startsWith('-') ? -1 : 1) * parseTimeValue(t.replace(/^[+-]/, ''), 'date_histogram.offset');
-    }];
+    specs.offset = [
+      'V',
+      (x) => {
+        if (typeof x === 'number') return void (src.offset = Math.trunc(x));
+        const t = str(x).trim();
+        src.offset = (t.startsWith('-') ? -1 : 1) * parseTimeValue(t.replace(/^[+-]/, ''), 'date_histogram.offset');
+      },
+    ];
   }
   walk(kind, body as Obj, specs);
   src.missingFirst = missingOrder === 'default' ? src.asc : missingOrder === 'first';
@@ -80,11 +100,14 @@ export function parseComposite(name: string, body: Obj): CompositeAgg {
   let rawAfter: Obj | null = null;
   walk('composite', body, {
     sources: ['A', (v) => (rawSources = v as unknown[])],
-    size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s <= 0) throw illegalArgument(`[size] must be greater than 0. Found [${s}] in [${name}]`);
-      n.size = s;
-    }],
+    size: [
+      'V',
+      (v) => {
+        const s = xContentInt(v);
+        if (s <= 0) throw illegalArgument(`[size] must be greater than 0. Found [${s}] in [${name}]`);
+        n.size = s;
+      },
+    ],
     after: ['O', (v) => (rawAfter = v as Obj)],
   });
   // ES refuses a page larger than the bucket limit up front (CompositeAggregationBuilder.doBuild).
@@ -97,7 +120,8 @@ export function parseComposite(name: string, body: Obj): CompositeAgg {
   if (dup.length > 0) throw illegalArgument(`Composite source names must be unique, found duplicates: [${[...new Set(dup)].join(', ')}]`);
   if (rawAfter !== null) {
     const after = rawAfter as Obj;
-    if (Object.keys(after).length !== n.sources.length) throw illegalArgument(`[after] has ${Object.keys(after).length} value(s) but [sources] has ${n.sources.length}`);
+    if (Object.keys(after).length !== n.sources.length)
+      throw illegalArgument(`[after] has ${Object.keys(after).length} value(s) but [sources] has ${n.sources.length}`);
     n.after = n.sources.map((src) => {
       if (!Object.hasOwn(after, src.name)) throw illegalArgument(`Missing value for [after.${src.name}]`);
       const v = after[src.name];
@@ -116,21 +140,30 @@ export function parseBucketSort(name: string, body: Obj): BucketSortAgg {
   const n: BucketSortAgg = { type: 'bucket_sort', name, sort: [], from: 0, size: null, gapPolicy: 'skip', aggs: [] };
   walk('bucket_sort', body, {
     sort: ['VOA', (v) => (n.sort = parseSortBody(v).map((f) => ({ path: f.field, asc: f.order === 'asc' })))],
-    from: ['V', (v) => {
-      const f = xContentInt(v);
-      if (f < 0) throw illegalArgument(`[from] must be a non-negative integer: [${f}]`);
-      n.from = f;
-    }],
-    size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s <= 0) throw illegalArgument(`[size] must be a positive integer: [${s}]`);
-      n.size = s;
-    }],
-    gap_policy: ['V', (v) => {
-      const g = str(v).toLowerCase();
-      if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values') throw illegalArgument(`Unknown GapPolicy: [${String(v)}]`);
-      n.gapPolicy = g;
-    }],
+    from: [
+      'V',
+      (v) => {
+        const f = xContentInt(v);
+        if (f < 0) throw illegalArgument(`[from] must be a non-negative integer: [${f}]`);
+        n.from = f;
+      },
+    ],
+    size: [
+      'V',
+      (v) => {
+        const s = xContentInt(v);
+        if (s <= 0) throw illegalArgument(`[size] must be a positive integer: [${s}]`);
+        n.size = s;
+      },
+    ],
+    gap_policy: [
+      'V',
+      (v) => {
+        const g = str(v).toLowerCase();
+        if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values') throw illegalArgument(`Unknown GapPolicy: [${String(v)}]`);
+        n.gapPolicy = g;
+      },
+    ],
   });
   return n;
 }

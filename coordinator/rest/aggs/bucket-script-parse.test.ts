@@ -14,7 +14,20 @@ const errorOf = (f: () => unknown): EsError => {
 
 describe('bucket script parsing (Painless subset)', () => {
   it('refuses what it cannot compile with a script_exception compile error', () => {
-    for (const src of ['params.x >', 'Math.max(1, 2)', 'params.x.intValue()', "'a' == 'b'", 'x = 1', 'params.a; params.b', 'doc["x"].value', '1 +* 2', '(1', 'params', 'return', '1 $ 2']) {
+    for (const src of [
+      'params.x >',
+      'Math.max(1, 2)',
+      'params.x.intValue()',
+      "'a' == 'b'",
+      'x = 1',
+      'params.a; params.b',
+      'doc["x"].value',
+      '1 +* 2',
+      '(1',
+      'params',
+      'return',
+      '1 $ 2',
+    ]) {
       const e = errorOf(() => parseBucketScript(src, 'painless', {}));
       expect(e.status, src).toBe(400);
       expect(e.type, src).toBe('script_exception');

@@ -17,7 +17,12 @@ export const MAX_SCRIPT_CHARS = 4096;
 /** Deepest nesting of parentheses and operators the parser follows. */
 export const MAX_SCRIPT_DEPTH = 64;
 
-type Token = { t: 'num'; text: string; at: number } | { t: 'id'; text: string; at: number } | { t: 'str'; text: string; at: number } | { t: 'op'; text: string; at: number } | { t: 'eof'; text: '<EOF>'; at: number };
+type Token =
+  | { t: 'num'; text: string; at: number }
+  | { t: 'id'; text: string; at: number }
+  | { t: 'str'; text: string; at: number }
+  | { t: 'op'; text: string; at: number }
+  | { t: 'eof'; text: '<EOF>'; at: number };
 
 type Fail = (at: number, cause: ErrorCause) => never;
 
@@ -44,7 +49,8 @@ function tokenize(src: string, fail: Fail): Token[] {
     }
     const num = /^(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)[dDfF]?/.exec(src.slice(i));
     if (num && /[\d.]/.test(c)) {
-      if (/^[A-Za-z_]/.test(src.slice(i + num[0].length))) fail(i, { type: 'illegal_argument_exception', reason: `unexpected character [${src.slice(i, i + num[0].length + 1)}].` });
+      if (/^[A-Za-z_]/.test(src.slice(i + num[0].length)))
+        fail(i, { type: 'illegal_argument_exception', reason: `unexpected character [${src.slice(i, i + num[0].length + 1)}].` });
       out.push({ t: 'num', text: num[0], at: i });
       i += num[0].length;
       continue;
@@ -92,7 +98,8 @@ class ScriptParser {
     if (this.isOp(';')) this.p++;
     const tok = this.peek();
     if (tok.t !== 'eof') {
-      if (tok.t === 'op' && (tok.text === ';' || tok.text === '.')) this.fail(tok.at, unsupported(tok.text === ';' ? 'more than one statement' : 'a method call or field access'));
+      if (tok.t === 'op' && (tok.text === ';' || tok.text === '.'))
+        this.fail(tok.at, unsupported(tok.text === ';' ? 'more than one statement' : 'a method call or field access'));
       this.fail(tok.at, invalidNear(tok.text));
     }
     return expr;
@@ -112,7 +119,8 @@ class ScriptParser {
   }
 
   private deeper(at: number): void {
-    if (++this.depth > MAX_SCRIPT_DEPTH) this.fail(at, { type: 'illegal_argument_exception', reason: `expression nested deeper than ${MAX_SCRIPT_DEPTH} levels` });
+    if (++this.depth > MAX_SCRIPT_DEPTH)
+      this.fail(at, { type: 'illegal_argument_exception', reason: `expression nested deeper than ${MAX_SCRIPT_DEPTH} levels` });
   }
 
   /** `c ? t : f` (right-associative) over the binary levels. */
@@ -209,7 +217,9 @@ class ScriptParser {
  */
 export function parseBucketScript(source: string, lang: BucketScript['lang'], params: BucketScript['params']): BucketScript {
   if (source.length > MAX_SCRIPT_CHARS) {
-    throw illegalArgument(`exceeded max allowed inline script size in bytes [${MAX_SCRIPT_CHARS}] with size [${Buffer.byteLength(source)}] for script [${source.slice(0, 100)}]`);
+    throw illegalArgument(
+      `exceeded max allowed inline script size in bytes [${MAX_SCRIPT_CHARS}] with size [${Buffer.byteLength(source)}] for script [${source.slice(0, 100)}]`,
+    );
   }
   const fail: Fail = (at, cause) => {
     throw scriptError('compile error', source, lang, at, cause);

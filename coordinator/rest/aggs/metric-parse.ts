@@ -23,11 +23,14 @@ export function parseMetric(type: StatsMetricAgg['type'], name: string, body: Ob
   const n: StatsMetricAgg = { type, name, field: '', aggs: [] };
   const specs = valuesSource(n);
   if (type === 'extended_stats') {
-    specs.sigma = ['V', (v) => {
-      const s = dbl(v);
-      if (s < 0) throw illegalArgument(`[sigma] must be greater than or equal to 0. Found [${s}] in [${name}]`);
-      n.sigma = s;
-    }];
+    specs.sigma = [
+      'V',
+      (v) => {
+        const s = dbl(v);
+        if (s < 0) throw illegalArgument(`[sigma] must be greater than or equal to 0. Found [${s}] in [${name}]`);
+        n.sigma = s;
+      },
+    ];
   }
   walk(type, body, specs);
   return n;
@@ -46,11 +49,14 @@ export function parseCardinality(name: string, body: Obj): CardinalityAgg {
   const n: CardinalityAgg = { type: 'cardinality', name, field: '', precisionThreshold: 3000, aggs: [] };
   walk('cardinality', body, {
     ...valuesSource(n),
-    precision_threshold: ['V', (v) => {
-      const t = lng(v);
-      if (t < 0) throw illegalArgument(`[precisionThreshold] must be greater than or equal to 0. Found [${t}] in [${name}]`);
-      n.precisionThreshold = Math.min(t, MAX_PRECISION_THRESHOLD);
-    }],
+    precision_threshold: [
+      'V',
+      (v) => {
+        const t = lng(v);
+        if (t < 0) throw illegalArgument(`[precisionThreshold] must be greater than or equal to 0. Found [${t}] in [${name}]`);
+        n.precisionThreshold = Math.min(t, MAX_PRECISION_THRESHOLD);
+      },
+    ],
     execution_hint: ['V', (v) => void str(v)],
     rehash: ['V', (v) => void xContentBoolean(v)],
   });
@@ -71,22 +77,41 @@ export function parsePercentiles(name: string, body: Obj): PercentilesAgg {
     ...specs,
     percents: ['A', (v) => (percents = (v as unknown[]).map(dbl))],
     keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
-    tdigest: ['O', (v) => walk('tdigest', v as Obj, {
-      compression: ['V', (x) => {
-        const c = dbl(x);
-        if (c < 0) throw illegalArgument(`[compression] must be greater than or equal to 0. Found [${c}] in [${name}]`);
-        n.compression = c;
-      }],
-      execution_hint: ['V', (x) => void str(x)],
-    })],
-    hdr: ['O', () => { throw illegalArgument('[hdr] percentiles are not supported by Folio yet'); }],
+    tdigest: [
+      'O',
+      (v) =>
+        walk('tdigest', v as Obj, {
+          compression: [
+            'V',
+            (x) => {
+              const c = dbl(x);
+              if (c < 0) throw illegalArgument(`[compression] must be greater than or equal to 0. Found [${c}] in [${name}]`);
+              n.compression = c;
+            },
+          ],
+          execution_hint: ['V', (x) => void str(x)],
+        }),
+    ],
+    hdr: [
+      'O',
+      () => {
+        throw illegalArgument('[hdr] percentiles are not supported by Folio yet');
+      },
+    ],
   });
   if (percents !== null) {
     const ps = percents as number[];
-    if (ps.length === 0) throw xContentError('Failed to build [percentiles] after last required field arrived', illegalArgument(`[percents] must not be empty: [${name}]`).toCause());
+    if (ps.length === 0)
+      throw xContentError(
+        'Failed to build [percentiles] after last required field arrived',
+        illegalArgument(`[percents] must not be empty: [${name}]`).toCause(),
+      );
     for (const p of ps) {
       if (!(p >= 0 && p <= 100)) {
-        throw xContentError('Failed to build [percentiles] after last required field arrived', illegalArgument(`percent must be in [0,100], got [${javaDoubleText(p)}]: [${name}]`).toCause());
+        throw xContentError(
+          'Failed to build [percentiles] after last required field arrived',
+          illegalArgument(`percent must be in [0,100], got [${javaDoubleText(p)}]: [${name}]`).toCause(),
+        );
       }
     }
     n.percents = [...new Set(ps)];
@@ -103,7 +128,12 @@ export function parsePercentileRanks(name: string, body: Obj): PercentilesAgg {
     values: ['A', (v) => (values = (v as unknown[]).map(dbl))],
     keyed: ['V', (v) => (n.keyed = xContentBoolean(v))],
     tdigest: ['O', (v) => walk('tdigest', v as Obj, { compression: ['V', (x) => (n.compression = dbl(x))], execution_hint: ['V', (x) => void str(x)] })],
-    hdr: ['O', () => { throw illegalArgument('[hdr] percentile_ranks are not supported by Folio yet'); }],
+    hdr: [
+      'O',
+      () => {
+        throw illegalArgument('[hdr] percentile_ranks are not supported by Folio yet');
+      },
+    ],
   });
   if (values === null) throw illegalArgument(`[values] must not be null: [${name}]`);
   if ((values as number[]).length === 0) throw illegalArgument(`[values] must not be an empty array: [${name}]`);
@@ -118,8 +148,10 @@ export function topHitsSource(v: unknown): SourceFilter {
   if (typeof v === 'string' || Array.isArray(v)) return { includes: list(v), excludes: [] };
   const f = { includes: [] as string[], excludes: [] as string[] };
   walk('_source', v as Obj, {
-    includes: ['VA', (x) => (f.includes = list(x))], include: ['VA', (x) => (f.includes = list(x))],
-    excludes: ['VA', (x) => (f.excludes = list(x))], exclude: ['VA', (x) => (f.excludes = list(x))],
+    includes: ['VA', (x) => (f.includes = list(x))],
+    include: ['VA', (x) => (f.includes = list(x))],
+    excludes: ['VA', (x) => (f.excludes = list(x))],
+    exclude: ['VA', (x) => (f.excludes = list(x))],
   });
   return f;
 }
@@ -128,22 +160,40 @@ export function topHitsSource(v: unknown): SourceFilter {
 export function parseTopHits(name: string, body: Obj): TopHitsAgg {
   const n: TopHitsAgg = { type: 'top_hits', name, from: 0, size: 3, sort: [], source: true, aggs: [] };
   const ignored: Spec = ['VOA', () => undefined];
-  const notYet = (k: string): Spec => ['VOA', () => { throw illegalArgument(`[top_hits] [${k}] is not supported by Folio yet`); }];
+  const notYet = (k: string): Spec => [
+    'VOA',
+    () => {
+      throw illegalArgument(`[top_hits] [${k}] is not supported by Folio yet`);
+    },
+  ];
   walk('top_hits', body, {
-    from: ['V', (v) => {
-      const f = xContentInt(v);
-      if (f < 0) throw illegalArgument(`[from] must be greater than or equal to 0. Found [${f}] in [${name}]`);
-      n.from = f;
-    }],
-    size: ['V', (v) => {
-      const s = xContentInt(v);
-      if (s < 0) throw illegalArgument(`[size] must be greater than or equal to 0. Found [${s}] in [${name}]`);
-      n.size = s;
-    }],
+    from: [
+      'V',
+      (v) => {
+        const f = xContentInt(v);
+        if (f < 0) throw illegalArgument(`[from] must be greater than or equal to 0. Found [${f}] in [${name}]`);
+        n.from = f;
+      },
+    ],
+    size: [
+      'V',
+      (v) => {
+        const s = xContentInt(v);
+        if (s < 0) throw illegalArgument(`[size] must be greater than or equal to 0. Found [${s}] in [${name}]`);
+        n.size = s;
+      },
+    ],
     sort: ['VOA', (v) => (n.sort = parseSortBody(v))],
     _source: ['VOA', (v) => (n.source = topHitsSource(v))],
-    version: ignored, seq_no_primary_term: ignored, explain: ignored, track_scores: ignored, stored_fields: ignored, docvalue_fields: ignored, fields: ignored,
-    highlight: notYet('highlight'), script_fields: notYet('script_fields'),
+    version: ignored,
+    seq_no_primary_term: ignored,
+    explain: ignored,
+    track_scores: ignored,
+    stored_fields: ignored,
+    docvalue_fields: ignored,
+    fields: ignored,
+    highlight: notYet('highlight'),
+    script_fields: notYet('script_fields'),
   });
   return n;
 }

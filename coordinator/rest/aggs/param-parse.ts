@@ -69,14 +69,31 @@ export function valuesSource(n: { field: string; missing?: AggValue; format?: st
     missing: ['V', (v) => (n.missing = numericMissing ? dbl(v) : scalar(v))],
     format: ['V', (v) => (n.format = str(v))],
     value_type: ['V', () => undefined],
-    script: ['VO', () => { throw illegalArgument('[script] in aggregations is not supported by Folio yet'); }],
+    script: [
+      'VO',
+      () => {
+        throw illegalArgument('[script] in aggregations is not supported by Folio yet');
+      },
+    ],
   };
 }
 
 /** ES 8 `calendar_interval` units (`DateHistogramAggregationBuilder.DATE_FIELD_UNITS`). */
 export const CALENDAR_UNITS: Record<string, Extract<DateInterval, { calendar: string }>['calendar']> = {
-  '1m': 'minute', minute: 'minute', '1h': 'hour', hour: 'hour', '1d': 'day', day: 'day', '1w': 'week', week: 'week',
-  '1M': 'month', month: 'month', '1q': 'quarter', quarter: 'quarter', '1y': 'year', year: 'year',
+  '1m': 'minute',
+  minute: 'minute',
+  '1h': 'hour',
+  hour: 'hour',
+  '1d': 'day',
+  day: 'day',
+  '1w': 'week',
+  week: 'week',
+  '1M': 'month',
+  month: 'month',
+  '1q': 'quarter',
+  quarter: 'quarter',
+  '1y': 'year',
+  year: 'year',
 };
 
 /** Java's `Double.toString` for the numbers ES prints in messages and keys (`150.0`, `1.5`, `1.0E7`). */

@@ -22,16 +22,22 @@ export function parseBucketMetric(type: BucketMetricAgg['type'], name: string, b
   let path: string | null = null;
   const n: BucketMetricAgg = { type, name, bucketsPath: '', gapPolicy: 'skip', aggs: [] };
   walk(type, body, {
-    buckets_path: ['VA', (v) => {
-      const list = Array.isArray(v) ? v : [v];
-      if (list.length !== 1) throw illegalArgument(`[buckets_path] must contain a single path for aggregation [${name}]`);
-      path = str(list[0]);
-    }],
-    gap_policy: ['V', (v) => {
-      const g = str(v).toLowerCase();
-      if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values') throw illegalArgument(`Unknown GapPolicy: [${String(v)}]`);
-      n.gapPolicy = g;
-    }],
+    buckets_path: [
+      'VA',
+      (v) => {
+        const list = Array.isArray(v) ? v : [v];
+        if (list.length !== 1) throw illegalArgument(`[buckets_path] must contain a single path for aggregation [${name}]`);
+        path = str(list[0]);
+      },
+    ],
+    gap_policy: [
+      'V',
+      (v) => {
+        const g = str(v).toLowerCase();
+        if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values') throw illegalArgument(`Unknown GapPolicy: [${String(v)}]`);
+        n.gapPolicy = g;
+      },
+    ],
     format: ['V', (v) => (n.format = str(v))],
   });
   if (path === null) throw parsingException(`Missing required field [buckets_path] for aggregation [${name}]`);
@@ -42,7 +48,8 @@ export function parseBucketMetric(type: BucketMetricAgg['type'], name: string, b
 /** ES `GapPolicy.parse` of a `gap_policy` value. */
 function gapPolicyOf(v: unknown): 'skip' | 'insert_zeros' | 'keep_values' {
   const g = str(v).toLowerCase();
-  if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values') throw parsingException(`Invalid gap policy: [${g}], accepted values: [skip, insert_zeros, keep_values]`);
+  if (g !== 'skip' && g !== 'insert_zeros' && g !== 'keep_values')
+    throw parsingException(`Invalid gap policy: [${g}], accepted values: [skip, insert_zeros, keep_values]`);
   return g;
 }
 
@@ -55,21 +62,39 @@ function scriptParts(v: unknown): { source: string; lang: string; params: Bucket
   const out = { source: '', lang: 'painless', params: {} as BucketScript['params'] };
   let hasSource = false;
   walk('script', v as Obj, {
-    source: ['VO', (x) => {
-      if (typeof x !== 'string') throw illegalArgument('Folio compiles only inline script text (a string [source])');
-      out.source = x;
-      hasSource = true;
-    }],
-    inline: ['V', (x) => { out.source = str(x); hasSource = true; }],
+    source: [
+      'VO',
+      (x) => {
+        if (typeof x !== 'string') throw illegalArgument('Folio compiles only inline script text (a string [source])');
+        out.source = x;
+        hasSource = true;
+      },
+    ],
+    inline: [
+      'V',
+      (x) => {
+        out.source = str(x);
+        hasSource = true;
+      },
+    ],
     lang: ['V', (x) => (out.lang = str(x))],
-    params: ['O', (x) => {
-      for (const [k, p] of Object.entries(x as Obj)) {
-        if (p !== null && typeof p !== 'number' && typeof p !== 'boolean') throw illegalArgument(`Folio's bucket scripts read number and boolean params only, [${k}] is a ${tokenName(p)}`);
-        out.params[k] = p;
-      }
-    }],
+    params: [
+      'O',
+      (x) => {
+        for (const [k, p] of Object.entries(x as Obj)) {
+          if (p !== null && typeof p !== 'number' && typeof p !== 'boolean')
+            throw illegalArgument(`Folio's bucket scripts read number and boolean params only, [${k}] is a ${tokenName(p)}`);
+          out.params[k] = p;
+        }
+      },
+    ],
     options: ['O', () => undefined],
-    id: ['V', () => { throw illegalArgument('stored scripts ([id]) are not supported by Folio: give the script [source] inline'); }],
+    id: [
+      'V',
+      () => {
+        throw illegalArgument('stored scripts ([id]) are not supported by Folio: give the script [source] inline');
+      },
+    ],
   });
   if (!hasSource) throw illegalArgument('must specify either [source] for an inline script or [id] for a stored script');
   return out;
@@ -88,11 +113,14 @@ export function parseBucketScriptAgg(type: BucketScriptAgg['type'], name: string
   let gapPolicy: BucketScriptAgg['gapPolicy'] = 'skip';
   let format: string | undefined;
   walk(type, body, {
-    buckets_path: ['VOA', (v) => {
-      if (typeof v === 'string') paths = [['_value', v]];
-      else if (Array.isArray(v)) paths = v.map((p, i) => [`_value${i}`, str(p)]);
-      else paths = Object.entries(v as Obj).map(([k, p]) => [k, str(p)]);
-    }],
+    buckets_path: [
+      'VOA',
+      (v) => {
+        if (typeof v === 'string') paths = [['_value', v]];
+        else if (Array.isArray(v)) paths = v.map((p, i) => [`_value${i}`, str(p)]);
+        else paths = Object.entries(v as Obj).map(([k, p]) => [k, str(p)]);
+      },
+    ],
     script: ['VO', (v) => (parts = scriptParts(v))],
     gap_policy: ['V', (v) => (gapPolicy = gapPolicyOf(v))],
     ...(type === 'bucket_script' ? { format: ['V', (v: unknown) => (format = str(v))] as [string, (v: unknown) => void] } : {}),
@@ -116,7 +144,8 @@ export function parentPathProblems(siblings: readonly AggNode[]): string[] {
   const names = new Set(siblings.map((s) => s.name));
   const out: string[] = [];
   for (const n of siblings) {
-    const paths = n.type === 'bucket_script' || n.type === 'bucket_selector' ? n.bucketsPath.map(([, p]) => p) : n.type === 'bucket_sort' ? n.sort.map((s) => s.path) : [];
+    const paths =
+      n.type === 'bucket_script' || n.type === 'bucket_selector' ? n.bucketsPath.map(([, p]) => p) : n.type === 'bucket_sort' ? n.sort.map((s) => s.path) : [];
     for (const path of paths) {
       if (path === '_count' || path === '_key') continue;
       const first = path.split('>')[0].split(/[.[]/)[0];

@@ -25,8 +25,15 @@ export function metricValue(r: Reduced, name: string | undefined): number | null
   const single: Record<string, number | null> = { min: s.min, max: s.max, sum: s.sum, avg, value_count: s.count };
   if (name === undefined || name === 'value') return r.node.type in single ? single[r.node.type] : null;
   const all: Record<string, number | null> = {
-    count: s.count, min: s.min, max: s.max, avg, sum: s.sum, sum_of_squares: s.count > 0 ? s.sumSq : null,
-    variance, variance_population: variance, std_deviation: variance === null ? null : Math.sqrt(variance),
+    count: s.count,
+    min: s.min,
+    max: s.max,
+    avg,
+    sum: s.sum,
+    sum_of_squares: s.count > 0 ? s.sumSq : null,
+    variance,
+    variance_population: variance,
+    std_deviation: variance === null ? null : Math.sqrt(variance),
     std_deviation_population: variance === null ? null : Math.sqrt(variance),
     variance_sampling: s.count > 1 ? (variance! * s.count) / (s.count - 1) : null,
     std_deviation_sampling: s.count > 1 ? Math.sqrt((variance! * s.count) / (s.count - 1)) : null,

@@ -20,7 +20,7 @@ const errorOf = (f: () => unknown): EsError => {
 describe('bucket script evaluation (Painless subset)', () => {
   it('reads params, with dot and bracket access', () => {
     expect(run('params.a / params.b * 100', { a: 1, b: 4 })).toBe(25);
-    expect(run("params['a'] + params[\"b\"]", { a: 1.5, b: 2 })).toBe(3.5);
+    expect(run('params[\'a\'] + params["b"]', { a: 1.5, b: 2 })).toBe(3.5);
     expect(run('return params.a;', { a: 7 })).toBe(7);
   });
 

@@ -37,13 +37,20 @@ function javaType(v: Value): string {
 function arithmetic(op: Exclude<BinaryOp, '&&' | '||' | '==' | '!='>, a: Num, b: Num, at: number, fail: Fail): Value {
   const int = a.int && b.int;
   switch (op) {
-    case '<': return a.n < b.n;
-    case '<=': return a.n <= b.n;
-    case '>': return a.n > b.n;
-    case '>=': return a.n >= b.n;
-    case '+': return { n: a.n + b.n, int };
-    case '-': return { n: a.n - b.n, int };
-    case '*': return { n: a.n * b.n, int };
+    case '<':
+      return a.n < b.n;
+    case '<=':
+      return a.n <= b.n;
+    case '>':
+      return a.n > b.n;
+    case '>=':
+      return a.n >= b.n;
+    case '+':
+      return { n: a.n + b.n, int };
+    case '-':
+      return { n: a.n - b.n, int };
+    case '*':
+      return { n: a.n * b.n, int };
     case '/':
       if (int && b.n === 0) return fail(at, { type: 'arithmetic_exception', reason: '/ by zero' });
       return { n: int ? Math.trunc(a.n / b.n) : a.n / b.n, int };
@@ -66,7 +73,8 @@ export function runBucketScript(script: BucketScript, vars: Readonly<Record<stri
   };
   const num = (v: Value, op: string, other: Value, at: number): Num => {
     if (v === null) return fail(at, { type: 'null_pointer_exception', reason: `cannot apply [${op}] to a null value` });
-    if (typeof v === 'boolean') return fail(at, { type: 'class_cast_exception', reason: `Cannot apply [${op}] operation to types [${javaType(v)}] and [${javaType(other)}].` });
+    if (typeof v === 'boolean')
+      return fail(at, { type: 'class_cast_exception', reason: `Cannot apply [${op}] operation to types [${javaType(v)}] and [${javaType(other)}].` });
     return v;
   };
   const bool = (v: Value, op: string, at: number): boolean => {
@@ -75,9 +83,12 @@ export function runBucketScript(script: BucketScript, vars: Readonly<Record<stri
   };
   const ev = (e: ScriptExpr): Value => {
     switch (e.k) {
-      case 'num': return { n: e.v, int: e.int };
-      case 'bool': return e.v;
-      case 'null': return null;
+      case 'num':
+        return { n: e.v, int: e.int };
+      case 'bool':
+        return e.v;
+      case 'null':
+        return null;
       case 'var': {
         const v = Object.hasOwn(vars, e.name) ? vars[e.name] : Object.hasOwn(script.params, e.name) ? script.params[e.name] : null;
         return typeof v === 'number' ? { n: v, int: Object.hasOwn(vars, e.name) ? false : Number.isInteger(v) } : v;
@@ -88,7 +99,8 @@ export function runBucketScript(script: BucketScript, vars: Readonly<Record<stri
         const x = num(v, e.op, v, e.at);
         return e.op === '-' ? { n: -x.n, int: x.int } : x;
       }
-      case 'cond': return bool(ev(e.c), '?', e.at) ? ev(e.t) : ev(e.f);
+      case 'cond':
+        return bool(ev(e.c), '?', e.at) ? ev(e.t) : ev(e.f);
       case 'bin': {
         if (e.op === '&&') return bool(ev(e.l), '&&', e.at) && bool(ev(e.r), '&&', e.at);
         if (e.op === '||') return bool(ev(e.l), '||', e.at) || bool(ev(e.r), '||', e.at);

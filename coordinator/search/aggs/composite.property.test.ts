@@ -17,9 +17,16 @@ import { renderAggs } from './render.ts';
 import { searcherOf } from '../../../shard-node/engine/searcher.ts';
 
 const MAPPING: Mapping = { properties: { tag: { type: 'keyword' }, n: { type: 'long' } } };
-interface Doc { tags: string[]; n: number | null }
+interface Doc {
+  tags: string[];
+  n: number | null;
+}
 
-const docArb = fc.record({ tags: fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'é', 'Z'), { maxLength: 2 }), n: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }), shard: fc.nat(7) });
+const docArb = fc.record({
+  tags: fc.array(fc.constantFrom('a', 'b', 'c', 'd', 'é', 'Z'), { maxLength: 2 }),
+  n: fc.option(fc.integer({ min: 0, max: 30 }), { nil: null }),
+  shard: fc.nat(7),
+});
 
 describe('composite paging through real shard engines', () => {
   it('a walk with after_key returns every key once, in order, with exact counts', () => {
@@ -32,7 +39,10 @@ describe('composite paging through real shard engines', () => {
         fc.boolean(),
         (raw, shardCount, size, order, missingBucket) => {
           let mapping = MAPPING;
-          const shards = Array.from({ length: shardCount }, (_, s) => new Shard({ index: 'c', shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }));
+          const shards = Array.from(
+            { length: shardCount },
+            (_, s) => new Shard({ index: 'c', shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }),
+          );
           const docs: Doc[] = raw.map((r) => ({ tags: r.tags, n: r.n }));
           raw.forEach((r, i) => {
             const source: Record<string, unknown> = { tag: r.tags };
@@ -42,18 +52,22 @@ describe('composite paging through real shard engines', () => {
           });
           for (const s of shards) s.refresh();
           const gens = shards.map((s) => s.acquire());
-          const sources = [{ t: { terms: { field: 'tag', order, missing_bucket: missingBucket } } }, { h: { histogram: { field: 'n', interval: 5, missing_bucket: missingBucket } } }];
+          const sources = [
+            { t: { terms: { field: 'tag', order, missing_bucket: missingBucket } } },
+            { h: { histogram: { field: 'n', interval: 5, missing_bucket: missingBucket } } },
+          ];
           // Oracle: every (tag, bucket) combination of each doc once, with counts, in composite order.
           const counts = new Map<string, { t: string | null; h: number | null; n: number }>();
           for (const d of docs) {
             const ts: (string | null)[] = d.tags.length > 0 ? [...new Set(d.tags)] : missingBucket ? [null] : [];
             const hs: (number | null)[] = d.n !== null ? [Math.floor(d.n / 5) * 5] : missingBucket ? [null] : [];
-            for (const t of ts) for (const h of hs) {
-              const id = JSON.stringify([t, h]);
-              const c = counts.get(id) ?? { t, h, n: 0 };
-              c.n++;
-              counts.set(id, c);
-            }
+            for (const t of ts)
+              for (const h of hs) {
+                const id = JSON.stringify([t, h]);
+                const c = counts.get(id) ?? { t, h, n: 0 };
+                c.n++;
+                counts.set(id, c);
+              }
           }
           const dir = order === 'asc' ? 1 : -1;
           const oracle = [...counts.values()].sort((x, y) => {
@@ -65,9 +79,15 @@ describe('composite paging through real shard engines', () => {
           let after: Record<string, unknown> | undefined;
           for (let page = 0; page < 100; page++) {
             const nodes = parseAggregations({ c: { composite: { sources, size, ...(after ? { after } : {}) } } });
-            const o = reduceAggs(nodes, gens.map((g) => collectShardAggs(searcherOf(g), nodes, { kind: 'match_all', boost: 1 })));
+            const o = reduceAggs(
+              nodes,
+              gens.map((g) => collectShardAggs(searcherOf(g), nodes, { kind: 'match_all', boost: 1 })),
+            );
             if (!o.done) throw new Error('composite needs no refinement');
-            const c = renderAggs(o.reduced, { fieldMapping: (f) => flatFields(MAPPING).get(f), typedKeys: false }).c as { after_key?: Record<string, unknown>; buckets: { key: { t: unknown; h: unknown }; doc_count: number }[] };
+            const c = renderAggs(o.reduced, { fieldMapping: (f) => flatFields(MAPPING).get(f), typedKeys: false }).c as {
+              after_key?: Record<string, unknown>;
+              buckets: { key: { t: unknown; h: unknown }; doc_count: number }[];
+            };
             for (const b of c.buckets) walked.push({ t: b.key.t, h: b.key.h, n: b.doc_count });
             if (c.buckets.length < size) break;
             after = c.after_key;

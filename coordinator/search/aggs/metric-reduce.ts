@@ -61,7 +61,7 @@ export function mergePercentiles(node: PercentilesAgg, parts: readonly (AggParti
   let total = 0;
   for (const p of parts) {
     if (p?.t !== 'pct') continue;
-    const c = (p).centroids;
+    const c = p.centroids;
     for (let i = 0; i < c.length; i += 2) {
       pairs.push([c[i], c[i + 1]]);
       total += c[i + 1];
@@ -105,6 +105,11 @@ export function pathValue(nodes: readonly AggNode[], subs: readonly (AggPartial[
   const node = nodes[a];
   const parts = subs.map((s) => s?.[a]);
   if (isMetric(node)) return metricValue(reduceMetric(node, parts), first.metric);
-  if (rest.length > 0) return pathValue(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), rest);
+  if (rest.length > 0)
+    return pathValue(
+      node.aggs,
+      parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)),
+      rest,
+    );
   return parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
 }

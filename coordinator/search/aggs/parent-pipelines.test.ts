@@ -12,7 +12,11 @@ const FIELDS: Record<string, FieldMapping> = { tag: { type: 'keyword' }, n: { ty
 function termsShard(buckets: [key: string, docs: number, sum: number, max: number][]): AggPartial[] {
   const p: TermsPartial = {
     t: 'terms',
-    buckets: buckets.map(([key, n, sum, max]) => ({ key, n, aggs: [{ t: 'stats', count: n, sum }, { t: 'stats', count: n, max }, { t: 'pipe' }, { t: 'pipe' }, { t: 'pipe' }] })),
+    buckets: buckets.map(([key, n, sum, max]) => ({
+      key,
+      n,
+      aggs: [{ t: 'stats', count: n, sum }, { t: 'stats', count: n, max }, { t: 'pipe' }, { t: 'pipe' }, { t: 'pipe' }],
+    })),
     complete: true,
     cutoff: 0,
     total: buckets.reduce((x, b) => x + b[1], 0),
@@ -21,10 +25,20 @@ function termsShard(buckets: [key: string, docs: number, sum: number, max: numbe
 }
 
 function run(pipes: Record<string, unknown>, size = 10, typedKeys = false): Record<string, unknown> {
-  const nodes = parseAggregations({ t: { terms: { field: 'tag', size, order: { _count: 'desc' } }, aggs: { s: { sum: { field: 'n' } }, m: { max: { field: 'n' } }, ...pipes } } });
+  const nodes = parseAggregations({
+    t: { terms: { field: 'tag', size, order: { _count: 'desc' } }, aggs: { s: { sum: { field: 'n' } }, m: { max: { field: 'n' } }, ...pipes } },
+  });
   const shards = [
-    termsShard([['a', 4, 40, 20], ['b', 3, 3, 1], ['c', 1, 100, 100]]),
-    termsShard([['a', 1, 5, 5], ['d', 2, 0, 0], ['c', 1, 1, 1]]),
+    termsShard([
+      ['a', 4, 40, 20],
+      ['b', 3, 3, 1],
+      ['c', 1, 100, 100],
+    ]),
+    termsShard([
+      ['a', 1, 5, 5],
+      ['d', 2, 0, 0],
+      ['c', 1, 1, 1],
+    ]),
   ];
   const o = reduceAggs(nodes, shards);
   if (!o.done) throw new Error('not settled');
@@ -45,7 +59,9 @@ describe('parent pipelines', () => {
   });
 
   it('bucket_selector keeps the buckets whose script is true; typed_keys name the value simple_value', () => {
-    const out = run({ keep: { bucket_selector: { buckets_path: { s: 's', m: 'm' }, script: { source: 'params.s > params.min && params.m < 50', params: { min: 2 } } } } });
+    const out = run({
+      keep: { bucket_selector: { buckets_path: { s: 's', m: 'm' }, script: { source: 'params.s > params.min && params.m < 50', params: { min: 2 } } } },
+    });
     expect(keys(out)).toEqual(['a', 'b']);
     const typed = run({ r: { bucket_script: { buckets_path: 's', script: 'params._value * 2' } } }, 10, true);
     expect((typed['sterms#t'] as { buckets: Record<string, unknown>[] }).buckets[0]['simple_value#r']).toEqual({ value: 90 });
@@ -67,7 +83,9 @@ describe('parent pipelines', () => {
     expect(out.t).toMatchObject({ sum_other_doc_count: 0, total_buckets: 4 });
     expect(Object.keys(out.t as object)).toEqual(['doc_count_error_upper_bound', 'sum_other_doc_count', 'total_buckets', 'buckets']);
     expect(run({ all: { bucket_sort: { sort: ['_key'] } } }, 2).t).toMatchObject({ total_buckets: 2, sum_other_doc_count: 4 }); // the parent's size comes first, as in ES
-    expect(run({ r: { bucket_script: { buckets_path: 's', script: '1' } }, s2: { bucket_selector: { buckets_path: 's', script: 'true' } } }).t).not.toHaveProperty('total_buckets');
+    expect(
+      run({ r: { bucket_script: { buckets_path: 's', script: '1' } }, s2: { bucket_selector: { buckets_path: 's', script: 'true' } } }).t,
+    ).not.toHaveProperty('total_buckets');
   });
 
   it('gaps: skip leaves a bucket without a script value; insert_zeros reads 0', () => {
@@ -92,7 +110,11 @@ describe('parent pipelines', () => {
       }
       throw new Error('no error');
     };
-    expect(fail({ x: { bucket_selector: { buckets_path: { s: 's' }, script: 'params.s' } } })).toMatchObject({ status: 400, type: 'script_exception', message: 'runtime error' });
+    expect(fail({ x: { bucket_selector: { buckets_path: { s: 's' }, script: 'params.s' } } })).toMatchObject({
+      status: 400,
+      type: 'script_exception',
+      message: 'runtime error',
+    });
     expect(fail({ x: { bucket_script: { buckets_path: { s: 's' }, script: 'params.s > 1' } } }).causedBy?.type).toBe('class_cast_exception');
     expect(fail({ x: { bucket_script: { buckets_path: { s: 's' }, script: '1 / 0' } } }).causedBy).toMatchObject({ type: 'arithmetic_exception' });
   });
@@ -106,14 +128,34 @@ describe('parent pipelines', () => {
       }
       throw new Error('no error');
     };
-    expect(err({ x: { bucket_selector: { buckets_path: { a: '_count' }, script: 'true' } } }).message).toBe('Validation Failed: 1: bucket_selector aggregation [x] must be declared inside of another aggregation;');
-    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: 'nope' }, script: '1' } } } } }).message).toBe('Validation Failed: 1: No aggregation found for path [nope];');
-    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_sort: {} } } } }).message).toBe('Validation Failed: 1: [x] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort;');
-    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: '_count' }, script: 'Math.log(params.a)' } } } } })).toMatchObject({ type: 'script_exception', message: 'compile error' });
-    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: '_count' }, script: { source: '1', lang: 'groovy' } } } } } }).message).toBe('script_lang not supported [groovy]');
-    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: '_count' }, script: { id: 'stored' } } } } } }).type).toBe('x_content_parse_exception');
-    expect(err({ f: { filter: { match_all: {} }, aggs: { x: { bucket_selector: { buckets_path: { a: '_count' }, script: 'true' } } } } }).type).toBe('illegal_argument_exception');
-    const cycle = parseAggregations({ t: { terms: { field: 'tag' }, aggs: { a: { bucket_script: { buckets_path: { v: 'b' }, script: '1' } }, b: { bucket_script: { buckets_path: { v: 'a' }, script: '1' } } } } });
+    expect(err({ x: { bucket_selector: { buckets_path: { a: '_count' }, script: 'true' } } }).message).toBe(
+      'Validation Failed: 1: bucket_selector aggregation [x] must be declared inside of another aggregation;',
+    );
+    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: 'nope' }, script: '1' } } } } }).message).toBe(
+      'Validation Failed: 1: No aggregation found for path [nope];',
+    );
+    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_sort: {} } } } }).message).toBe(
+      'Validation Failed: 1: [x] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort;',
+    );
+    expect(
+      err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: '_count' }, script: 'Math.log(params.a)' } } } } }),
+    ).toMatchObject({ type: 'script_exception', message: 'compile error' });
+    expect(
+      err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: '_count' }, script: { source: '1', lang: 'groovy' } } } } } })
+        .message,
+    ).toBe('script_lang not supported [groovy]');
+    expect(err({ t: { terms: { field: 'tag' }, aggs: { x: { bucket_script: { buckets_path: { a: '_count' }, script: { id: 'stored' } } } } } }).type).toBe(
+      'x_content_parse_exception',
+    );
+    expect(err({ f: { filter: { match_all: {} }, aggs: { x: { bucket_selector: { buckets_path: { a: '_count' }, script: 'true' } } } } }).type).toBe(
+      'illegal_argument_exception',
+    );
+    const cycle = parseAggregations({
+      t: {
+        terms: { field: 'tag' },
+        aggs: { a: { bucket_script: { buckets_path: { v: 'b' }, script: '1' } }, b: { bucket_script: { buckets_path: { v: 'a' }, script: '1' } } },
+      },
+    });
     expect(() => reduceAggs(cycle, [termsShard([['a', 1, 1, 1]])])).toThrow('Cyclical dependency found with pipeline aggregator [a]');
   });
 });

@@ -32,7 +32,14 @@ const isParent = (n: AggNode): n is ParentPipeline =>
 function pipelineOrder(subs: readonly AggNode[]): number[] {
   const names = new Map(subs.map((n, i) => [n.name, i]));
   const deps = (n: AggNode): string[] => {
-    const paths = n.type === 'bucket_script' || n.type === 'bucket_selector' ? n.bucketsPath.map(([, p]) => p) : n.type === 'bucket_sort' ? n.sort.map((s) => s.path) : n.type === 'cumulative_sum' || n.type === 'derivative' ? [n.bucketsPath] : [];
+    const paths =
+      n.type === 'bucket_script' || n.type === 'bucket_selector'
+        ? n.bucketsPath.map(([, p]) => p)
+        : n.type === 'bucket_sort'
+          ? n.sort.map((s) => s.path)
+          : n.type === 'cumulative_sum' || n.type === 'derivative'
+            ? [n.bucketsPath]
+            : [];
     return paths.map((p) => p.split('>')[0].split(/[.[]/)[0]);
   };
   const out: number[] = [];
@@ -64,15 +71,22 @@ export function applyParentPipelines<B extends PathBucket>(subs: readonly AggNod
     const node = subs[i];
     if (!isParent(node)) continue; // pipelineOrder lists parent pipelines only
     switch (node.type) {
-      case 'bucket_script': bucketScript(subs, i, node, out); break;
-      case 'bucket_selector': out = out.filter((b) => selects(subs, node, b)); break;
+      case 'bucket_script':
+        bucketScript(subs, i, node, out);
+        break;
+      case 'bucket_selector':
+        out = out.filter((b) => selects(subs, node, b));
+        break;
       case 'bucket_sort': {
         const sorted = bucketSort(subs, node, out);
         totalBuckets = sorted.total;
         out = sorted.page;
         break;
       }
-      case 'cumulative_sum': case 'derivative': histogramPipeline(subs, i, node, out); break;
+      case 'cumulative_sum':
+      case 'derivative':
+        histogramPipeline(subs, i, node, out);
+        break;
     }
   }
   return { buckets: out, totalBuckets };

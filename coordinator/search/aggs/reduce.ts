@@ -9,7 +9,18 @@
  * @see docs/aggregations.md
  */
 import { DEFAULT_MAX_BUCKETS, tooManyBuckets } from '../../../shared/aggs/too-many-buckets.ts';
-import type { AggNode, BucketScriptAgg, ParentPipelineAgg, BucketMetricAgg, CompositeAgg, TopHitsAgg, HistogramAgg, MetricAggNode, PercentilesAgg, TermsAgg } from '../../../protocol/agg-request.ts';
+import type {
+  AggNode,
+  BucketScriptAgg,
+  ParentPipelineAgg,
+  BucketMetricAgg,
+  CompositeAgg,
+  TopHitsAgg,
+  HistogramAgg,
+  MetricAggNode,
+  PercentilesAgg,
+  TermsAgg,
+} from '../../../protocol/agg-request.ts';
 import { compareCompositeKeys, type CompositeKey } from '../../../shared/aggs/composite-key.ts';
 import { nextDateKey, roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import { parseOrderPath } from '../../../shared/aggs/terms-plan.ts';
@@ -20,7 +31,6 @@ import { reducedPathValue } from './bucket-path.ts';
 import { pathValue, reduceMetric } from './metric-reduce.ts';
 import { applyParentPipelines } from './parent-pipelines.ts';
 import { settleTerms, type RefineReply } from './terms-settle.ts';
-
 
 /** A reduced bucket: key, doc count, reduced sub-aggregations. */
 export interface ReducedBucket {
@@ -90,7 +100,12 @@ interface Ctx {
  * shard sent none).
  * @throws EsError 400 `too_many_buckets_exception` past `maxBuckets`
  */
-export function reduceAggs(nodes: readonly AggNode[], shards: readonly (AggPartial[] | undefined)[], log: ReplyLog = new Map(), maxBuckets = DEFAULT_MAX_BUCKETS): ReduceOutcome {
+export function reduceAggs(
+  nodes: readonly AggNode[],
+  shards: readonly (AggPartial[] | undefined)[],
+  log: ReplyLog = new Map(),
+  maxBuckets = DEFAULT_MAX_BUCKETS,
+): ReduceOutcome {
   const ctx: Ctx = { log, tasks: new Map(), buckets: 0, maxBuckets };
   const reduced = reduceLevel(nodes, shards, [], ctx);
   if (ctx.tasks.size > 0) return { done: false, tasks: ctx.tasks };
@@ -110,9 +125,14 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
     const parts = shards.map((s) => s?.[a]);
     const step = (key: BucketKey): BucketStep[] => [...path, { agg: a, key }];
     switch (node.type) {
-      case 'terms': return reduceTerms(node, parts as (TermsPartial | undefined)[], path, a, ctx);
-      case 'histogram': case 'date_histogram': return reduceHistogram(node, parts, step, ctx);
-      case 'range': case 'date_range': case 'filters': {
+      case 'terms':
+        return reduceTerms(node, parts as (TermsPartial | undefined)[], path, a, ctx);
+      case 'histogram':
+      case 'date_histogram':
+        return reduceHistogram(node, parts, step, ctx);
+      case 'range':
+      case 'date_range':
+      case 'filters': {
         const width = node.type === 'filters' ? node.filters.length + (node.otherBucketKey !== null ? 1 : 0) : node.ranges.length;
         countBuckets(ctx, width);
         const buckets = Array.from({ length: width }, (_, i): ReducedBucket => {
@@ -122,15 +142,40 @@ function reduceLevel(nodes: readonly AggNode[], shards: readonly (AggPartial[] |
         });
         return { t: 'buckets', node, ...applyParentPipelines(node.aggs, buckets) };
       }
-      case 'composite': return reduceComposite(node, parts, step, ctx);
-      case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'cumulative_sum': case 'derivative': return { t: 'pipe', node };
-      case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': return null; // below, once its sibling is reduced
-      case 'top_hits': return reduceTopHits(node, parts);
-      case 'filter': case 'missing': case 'global': {
+      case 'composite':
+        return reduceComposite(node, parts, step, ctx);
+      case 'bucket_sort':
+      case 'bucket_script':
+      case 'bucket_selector':
+      case 'cumulative_sum':
+      case 'derivative':
+        return { t: 'pipe', node };
+      case 'avg_bucket':
+      case 'max_bucket':
+      case 'min_bucket':
+      case 'sum_bucket':
+      case 'stats_bucket':
+        return null; // below, once its sibling is reduced
+      case 'top_hits':
+        return reduceTopHits(node, parts);
+      case 'filter':
+      case 'missing':
+      case 'global': {
         const n = parts.reduce((x, p) => x + (p?.t === 'single' ? p.n : 0), 0);
-        return { t: 'single', node, n, aggs: reduceLevel(node.aggs, parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)), step(0), ctx) as Reduced[] };
+        return {
+          t: 'single',
+          node,
+          n,
+          aggs: reduceLevel(
+            node.aggs,
+            parts.map((p) => (p?.t === 'single' ? p.aggs : undefined)),
+            step(0),
+            ctx,
+          ) as Reduced[],
+        };
       }
-      default: return reduceMetric(node, parts);
+      default:
+        return reduceMetric(node, parts);
     }
   });
   nodes.forEach((node, i) => {
@@ -191,7 +236,11 @@ function reduceTerms(node: TermsAgg, parts: readonly (TermsPartial | undefined)[
     return null;
   }
   countBuckets(ctx, outcome.buckets.length);
-  const buckets = outcome.buckets.map((b) => ({ key: b.key, n: b.n, aggs: reduceLevel(node.aggs, b.subs, [...path, { agg: a, key: b.key }], ctx) as Reduced[] }));
+  const buckets = outcome.buckets.map((b) => ({
+    key: b.key,
+    n: b.n,
+    aggs: reduceLevel(node.aggs, b.subs, [...path, { agg: a, key: b.key }], ctx) as Reduced[],
+  }));
   return { t: 'terms', node, ...applyParentPipelines(node.aggs, buckets), sumOther: outcome.sumOther };
 }
 
@@ -223,7 +272,7 @@ function reduceComposite(node: CompositeAgg, parts: readonly (AggPartial | undef
  * merge of the search itself, ties on `_id`), `from` skipped, `size` kept; totals summed.
  */
 function reduceTopHits(node: TopHitsAgg, parts: readonly (AggPartial | undefined)[]): Reduced {
-  const lists = parts.map((p, i) => ({ i, p: p?.t === 'top' ? (p) : undefined })).filter((x) => x.p !== undefined);
+  const lists = parts.map((p, i) => ({ i, p: p?.t === 'top' ? p : undefined })).filter((x) => x.p !== undefined);
   const merged = mergeTopHits(
     lists.map(({ i, p }) => ({ shardIndex: i, index: p!.hits[0]?._index ?? '', hits: p!.hits })),
     node.sort.length > 0 ? node.sort : SCORE_SORT,

@@ -78,8 +78,10 @@ function putTotalBuckets(out: Json, total: number | null): Json {
 function renderOne(r: Reduced, opts: RenderOptions): Json {
   const out: Json = r.node.meta ? { meta: r.node.meta } : {};
   switch (r.t) {
-    case 'terms': return renderTerms(r, opts, out);
-    case 'buckets': return renderBuckets(r.node, r.buckets, opts, putTotalBuckets(out, r.totalBuckets));
+    case 'terms':
+      return renderTerms(r, opts, out);
+    case 'buckets':
+      return renderBuckets(r.node, r.buckets, opts, putTotalBuckets(out, r.totalBuckets));
     case 'single':
       out.doc_count = r.n;
       return renderAggs(r.aggs, opts, out);
@@ -99,8 +101,10 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       } else out.values = node.percents.map((p, i) => ({ key: p, value: r.values[i] }));
       return out;
     }
-    case 'stats': return renderStats(r, opts, out);
-    case 'pipe': return out;
+    case 'stats':
+      return renderStats(r, opts, out);
+    case 'pipe':
+      return out;
     case 'simple':
       out.value = r.value;
       if (r.node.format !== undefined && r.value !== null) out.value_as_string = formatDecimal(r.value, r.node.format);
@@ -133,7 +137,8 @@ function renderOne(r: Reduced, opts: RenderOptions): Json {
       };
       return out;
     }
-    case 'comp': return renderComposite(r, opts, out);
+    case 'comp':
+      return renderComposite(r, opts, out);
   }
 }
 
@@ -192,15 +197,23 @@ function renderStats(r: Extract<Reduced, { t: 'stats' }>, opts: RenderOptions, o
     if (asDate && value !== null) out[`${key}_as_string`] = asDate(value);
   };
   switch (r.node.type) {
-    case 'value_count': out.value = r.stats.count; return out;
-    case 'min': case 'max': case 'avg': {
+    case 'value_count':
+      out.value = r.stats.count;
+      return out;
+    case 'min':
+    case 'max':
+    case 'avg': {
       const x = v();
       out.value = x;
       if (asDate && x !== null) out.value_as_string = asDate(x);
       return out;
     }
-    case 'sum': out.value = r.stats.sum; if (asDate) out.value_as_string = asDate(r.stats.sum); return out;
-    default: break; // stats and extended_stats: the shape below
+    case 'sum':
+      out.value = r.stats.sum;
+      if (asDate) out.value_as_string = asDate(r.stats.sum);
+      return out;
+    default:
+      break; // stats and extended_stats: the shape below
   }
   out.count = r.stats.count;
   for (const k of ['min', 'max', 'avg']) out[k] = v(k);
@@ -208,15 +221,26 @@ function renderStats(r: Extract<Reduced, { t: 'stats' }>, opts: RenderOptions, o
   if (asDate && r.stats.count > 0) for (const k of ['min', 'max', 'avg', 'sum']) out[`${k}_as_string`] = asDate(out[k] as number);
   if (r.node.type === 'extended_stats') {
     const sigma = r.node.sigma ?? 2;
-    for (const k of ['sum_of_squares', 'variance', 'variance_population', 'variance_sampling', 'std_deviation', 'std_deviation_population', 'std_deviation_sampling']) {
+    for (const k of [
+      'sum_of_squares',
+      'variance',
+      'variance_population',
+      'variance_sampling',
+      'std_deviation',
+      'std_deviation_population',
+      'std_deviation_sampling',
+    ]) {
       withString(k, v(k));
     }
     const avg = v('avg');
     const bound = (sd: number | null, sign: number) => (avg === null || sd === null ? null : avg + sign * sigma * sd);
     out.std_deviation_bounds = {
-      upper: bound(v('std_deviation'), 1), lower: bound(v('std_deviation'), -1),
-      upper_population: bound(v('std_deviation_population'), 1), lower_population: bound(v('std_deviation_population'), -1),
-      upper_sampling: bound(v('std_deviation_sampling'), 1), lower_sampling: bound(v('std_deviation_sampling'), -1),
+      upper: bound(v('std_deviation'), 1),
+      lower: bound(v('std_deviation'), -1),
+      upper_population: bound(v('std_deviation_population'), 1),
+      lower_population: bound(v('std_deviation_population'), -1),
+      upper_sampling: bound(v('std_deviation_sampling'), 1),
+      lower_sampling: bound(v('std_deviation_sampling'), -1),
     };
   }
   return out;

@@ -21,12 +21,19 @@ import { renderAggs } from './render.ts';
 import { searcherOf } from '../../../shard-node/engine/searcher.ts';
 
 const MAPPING: Mapping = { properties: { tag: { type: 'keyword' }, n: { type: 'long' }, v: { type: 'long' } } };
-interface Doc { tags: string[]; n: number; v: number }
+interface Doc {
+  tags: string[];
+  n: number;
+  v: number;
+}
 
 /** Puts each doc on its key's favourite shard most of the time (strong per-key affinity), else anywhere. */
 function shardsOf(docs: Doc[], count: number, affinity: number[], refreshEvery = 0): Generation[] {
   let mapping = MAPPING;
-  const shards = Array.from({ length: count }, (_, s) => new Shard({ index: 't', shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }));
+  const shards = Array.from(
+    { length: count },
+    (_, s) => new Shard({ index: 't', shard: s, getMapping: () => mapping, updateMapping: (u) => (mapping = mergeMappings(mapping, u)) }),
+  );
   docs.forEach((d, i) => {
     const key = d.tags[0] ?? '';
     let h = 0;
@@ -43,7 +50,12 @@ function shardsOf(docs: Doc[], count: number, affinity: number[], refreshEvery =
 }
 
 /** The coordinator's aggregation phase without HTTP: reduce, then refinement rounds on the same generations. */
-function aggregate(gens: Generation[], body: Record<string, unknown>, candidates?: number, query: Query = { kind: 'match_all', boost: 1 }): { aggs: Record<string, unknown>; rounds: number } {
+function aggregate(
+  gens: Generation[],
+  body: Record<string, unknown>,
+  candidates?: number,
+  query: Query = { kind: 'match_all', boost: 1 },
+): { aggs: Record<string, unknown>; rounds: number } {
   const nodes = parseAggregations(body);
   const parts = gens.map((g) => collectShardAggs(searcherOf(g), nodes, query, candidates));
   const log: ReplyLog = new Map();
@@ -81,10 +93,12 @@ function oracle(docs: Doc[], size: number, minDocCount: number, order: Order) {
   }
   const [[key, dir]] = Object.entries<'asc' | 'desc'>(order as Record<string, 'asc' | 'desc'>);
   const sign = dir === 'asc' ? 1 : -1;
-  const entries = [...counts].filter(([, c]) => c.n >= minDocCount).sort((a, b) => {
-    const c = key === '_count' ? a[1].n - b[1].n : key === '_key' ? compareCodePoints(a[0], b[0]) : a[1].s - b[1].s;
-    return sign * c || compareCodePoints(a[0], b[0]);
-  });
+  const entries = [...counts]
+    .filter(([, c]) => c.n >= minDocCount)
+    .sort((a, b) => {
+      const c = key === '_count' ? a[1].n - b[1].n : key === '_key' ? compareCodePoints(a[0], b[0]) : a[1].s - b[1].s;
+      return sign * c || compareCodePoints(a[0], b[0]);
+    });
   const top = entries.slice(0, size);
   const total = [...counts.values()].reduce((x, c) => x + c.n, 0);
   return {
@@ -93,7 +107,13 @@ function oracle(docs: Doc[], size: number, minDocCount: number, order: Order) {
   };
 }
 
-const docArb = fc.record({ u: fc.double({ min: 0, max: 1, noNaN: true }), u2: fc.double({ min: 0, max: 1, noNaN: true }), multi: fc.boolean(), n: fc.integer({ min: 0, max: 9 }), v: fc.integer({ min: 0, max: 50 }) });
+const docArb = fc.record({
+  u: fc.double({ min: 0, max: 1, noNaN: true }),
+  u2: fc.double({ min: 0, max: 1, noNaN: true }),
+  multi: fc.boolean(),
+  n: fc.integer({ min: 0, max: 9 }),
+  v: fc.integer({ min: 0, max: 50 }),
+});
 
 describe('exact distributed terms through real shard engines', () => {
   it('counts, order, sub-aggregations and sum_other_doc_count equal the single-list oracle', () => {
@@ -119,7 +139,12 @@ describe('exact distributed terms through real shard engines', () => {
             v: r.v,
           }));
           const gens = shardsOf(docs, shardCount, affinity, refreshEvery);
-          const body = { t: { terms: { field: 'tag', size, min_doc_count: minDocCount, order, ...(shardSize ? { shard_size: shardSize } : {}) }, aggs: { s: { sum: { field: 'v' } } } } };
+          const body = {
+            t: {
+              terms: { field: 'tag', size, min_doc_count: minDocCount, order, ...(shardSize ? { shard_size: shardSize } : {}) },
+              aggs: { s: { sum: { field: 'v' } } },
+            },
+          };
           const { aggs, rounds } = aggregate(gens, body, candidates);
           const t = aggs.t as { doc_count_error_upper_bound: number; sum_other_doc_count: number; buckets: unknown[] };
           const want = oracle(docs, size, minDocCount, order);
@@ -148,16 +173,24 @@ describe('exact distributed terms through real shard engines', () => {
         fc.integer({ min: 1, max: 20 }),
         fc.option(fc.integer({ min: 0, max: 30 }), { nil: undefined }),
         (raw, affinity, shardCount, keys, size, pageSort, from, pageSize, candidates) => {
-          const docs: Doc[] = raw.map((r) => ({ tags: r.multi && r.u2 < 0.3 ? [skewedKey(r.u, keys), skewedKey(r.u2, keys)] : [skewedKey(r.u, keys)], n: r.n, v: r.v }));
+          const docs: Doc[] = raw.map((r) => ({
+            tags: r.multi && r.u2 < 0.3 ? [skewedKey(r.u, keys), skewedKey(r.u2, keys)] : [skewedKey(r.u, keys)],
+            n: r.n,
+            v: r.v,
+          }));
           const gens = shardsOf(docs, shardCount, affinity);
-          const body = { t: { terms: { field: 'tag', size }, aggs: { s: { sum: { field: 'v' } }, page: { bucket_sort: { sort: [pageSort], from, size: pageSize } } } } };
+          const body = {
+            t: { terms: { field: 'tag', size }, aggs: { s: { sum: { field: 'v' } }, page: { bucket_sort: { sort: [pageSort], from, size: pageSize } } } },
+          };
           const { aggs } = aggregate(gens, body, candidates);
           const t = aggs.t as { total_buckets: number; sum_other_doc_count: number; buckets: unknown[] };
           // The oracle: the parent's first `size` buckets by count (ties by key), then stably re-sorted and paged.
           const parent = oracle(docs, size, 1, { _count: 'desc' });
           const [[key, dir]] = Object.entries<'asc' | 'desc'>(pageSort as Record<string, 'asc' | 'desc'>);
           const sign = dir === 'asc' ? 1 : -1;
-          const sorted = [...parent.buckets].sort((a, b) => sign * (key === '_count' ? a.doc_count - b.doc_count : key === '_key' ? compareCodePoints(a.key, b.key) : a.s.value - b.s.value));
+          const sorted = [...parent.buckets].sort(
+            (a, b) => sign * (key === '_count' ? a.doc_count - b.doc_count : key === '_key' ? compareCodePoints(a.key, b.key) : a.s.value - b.s.value),
+          );
           expect(t.total_buckets).toBe(parent.buckets.length);
           expect(t.sum_other_doc_count).toBe(parent.sum_other_doc_count);
           expect(t.buckets).toEqual(sorted.slice(from, from + pageSize));
@@ -168,7 +201,11 @@ describe('exact distributed terms through real shard engines', () => {
   });
 
   it('a key order with min_doc_count above 1 looks past keys that do not qualify (found by the property above)', () => {
-    const docs: Doc[] = [{ tags: ['k001'], n: 0, v: 0 }, { tags: ['k000'], n: 0, v: 0 }, { tags: ['k000'], n: 0, v: 0 }];
+    const docs: Doc[] = [
+      { tags: ['k001'], n: 0, v: 0 },
+      { tags: ['k000'], n: 0, v: 0 },
+      { tags: ['k000'], n: 0, v: 0 },
+    ];
     const { aggs } = aggregate(shardsOf(docs, 1, [0, 0, 0]), { t: { terms: { field: 'tag', size: 1, min_doc_count: 2, order: { _key: 'desc' } } } });
     expect((aggs.t as { buckets: unknown[] }).buckets).toEqual([{ key: 'k000', doc_count: 2 }]);
   });
@@ -183,8 +220,12 @@ describe('exact distributed terms through real shard engines', () => {
         (raw, affinity, shardCount, size) => {
           const docs: Doc[] = raw.map((r) => ({ tags: [skewedKey(r.u, 40)], n: r.n, v: r.v }));
           const gens = shardsOf(docs, shardCount, affinity);
-          const { aggs } = aggregate(gens, { t: { terms: { field: 'tag', size, shard_size: 1 }, aggs: { by_n: { terms: { field: 'n', size: 2, shard_size: 1 } } } } });
-          const t = aggs.t as { buckets: { key: string; doc_count: number; by_n: { buckets: { key: number; doc_count: number }[]; sum_other_doc_count: number } }[] };
+          const { aggs } = aggregate(gens, {
+            t: { terms: { field: 'tag', size, shard_size: 1 }, aggs: { by_n: { terms: { field: 'n', size: 2, shard_size: 1 } } } },
+          });
+          const t = aggs.t as {
+            buckets: { key: string; doc_count: number; by_n: { buckets: { key: number; doc_count: number }[]; sum_other_doc_count: number } }[];
+          };
           const top = oracle(docs, size, 1, { _count: 'desc' });
           expect(t.buckets.map((b) => [b.key, b.doc_count])).toEqual(top.buckets.map((b) => [b.key, b.doc_count]));
           for (const b of t.buckets) {

@@ -113,7 +113,16 @@ function sortByFullOrder(
 ): string[] {
   const values = new Map<string, (number | null)[]>();
   const paths = node.order.filter((o) => o.key !== '_count' && o.key !== '_key');
-  for (const id of ids) values.set(id, paths.map((o) => orderValue(o.key, ks.map((k) => k.subs.get(id)))));
+  for (const id of ids)
+    values.set(
+      id,
+      paths.map((o) =>
+        orderValue(
+          o.key,
+          ks.map((k) => k.subs.get(id)),
+        ),
+      ),
+    );
   return ids.sort((a, b) => {
     let p = 0;
     for (const o of node.order) {
@@ -191,9 +200,10 @@ export function settleTerms(
   }
   if (tasks.size === 0 && withSubs) {
     // Counts are settled: every shard with docs in a winning bucket must have sent its sub-aggregations.
-    for (const id of winners) ks.forEach((k, i) => {
-      if ((k.counts.get(id) ?? 0) > 0 && !k.subs.has(id)) addTask(i, { include: [keys.get(id)!], subAggs: true });
-    });
+    for (const id of winners)
+      ks.forEach((k, i) => {
+        if ((k.counts.get(id) ?? 0) > 0 && !k.subs.has(id)) addTask(i, { include: [keys.get(id)!], subAggs: true });
+      });
   }
   if (tasks.size > 0) return { settled: false, tasks: mergeIncludes(tasks) };
   let total = 0;

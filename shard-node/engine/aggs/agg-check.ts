@@ -20,9 +20,22 @@ const MULTI_VALUE = new Set(['stats', 'extended_stats', 'percentiles', 'percenti
 
 /** Field kinds each aggregation type reads: `any` (strings or numbers) or `number` (numeric, date, boolean). */
 const READS: Record<string, 'any' | 'number'> = {
-  terms: 'any', value_count: 'any', cardinality: 'any', missing: 'any',
-  histogram: 'number', date_histogram: 'number', range: 'number', date_range: 'number',
-  min: 'number', max: 'number', sum: 'number', avg: 'number', stats: 'number', extended_stats: 'number', percentiles: 'number', percentile_ranks: 'number',
+  terms: 'any',
+  value_count: 'any',
+  cardinality: 'any',
+  missing: 'any',
+  histogram: 'number',
+  date_histogram: 'number',
+  range: 'number',
+  date_range: 'number',
+  min: 'number',
+  max: 'number',
+  sum: 'number',
+  avg: 'number',
+  stats: 'number',
+  extended_stats: 'number',
+  percentiles: 'number',
+  percentile_ranks: 'number',
 };
 
 const orderError = (path: string, why: string) => new EsError(400, 'aggregation_execution_exception', `Invalid aggregation order path [${path}]. ${why}`);
@@ -34,21 +47,34 @@ function checkOrder(o: BucketOrder, subs: readonly AggNode[]): void {
   let level = subs;
   steps.forEach((step, i) => {
     const sub = level.find((n) => n.name === step.name);
-    if (!sub) throw orderError(o.key, `The provided aggregation [${step.name}] either does not exist, or is a pipeline aggregation and cannot be used to sort the buckets.`);
+    if (!sub)
+      throw orderError(
+        o.key,
+        `The provided aggregation [${step.name}] either does not exist, or is a pipeline aggregation and cannot be used to sort the buckets.`,
+      );
     const last = i === steps.length - 1;
     const single = sub.type === 'filter' || sub.type === 'missing' || sub.type === 'global';
     if (!last && !single) {
-      throw orderError(o.key, 'Buckets can only be sorted on a sub-aggregator path that is built out of zero or more single-bucket aggregations within the path and a final single-bucket or a metrics aggregation at the path end.');
+      throw orderError(
+        o.key,
+        'Buckets can only be sorted on a sub-aggregator path that is built out of zero or more single-bucket aggregations within the path and a final single-bucket or a metrics aggregation at the path end.',
+      );
     }
     if (last) {
       if (!single && !isMetric(sub)) {
-        throw orderError(o.key, 'Buckets can only be sorted on a sub-aggregator path that is built out of zero or more single-bucket aggregations within the path and a final single-bucket or a metrics aggregation at the path end.');
+        throw orderError(
+          o.key,
+          'Buckets can only be sorted on a sub-aggregator path that is built out of zero or more single-bucket aggregations within the path and a final single-bucket or a metrics aggregation at the path end.',
+        );
       }
       if (MULTI_VALUE.has(sub.type) && step.metric === undefined) {
         throw orderError(o.key, 'When ordering on a multi-value metrics aggregation a metric name must be specified.');
       }
       if (!MULTI_VALUE.has(sub.type) && isMetric(sub) && step.metric !== undefined && step.metric !== 'value') {
-        throw orderError(o.key, `Unknown value key [${step.metric}] for single-value metric aggregation [${sub.name}]. Either use [value] as key or drop the key all together.`);
+        throw orderError(
+          o.key,
+          `Unknown value key [${step.metric}] for single-value metric aggregation [${sub.name}]. Either use [value] as key or drop the key all together.`,
+        );
       }
     }
     level = sub.aggs;
@@ -84,15 +110,19 @@ export function checkAggs(nodes: readonly AggNode[], fields: ReadonlyMap<string,
           throw illegalArgument(`Field [${field}] of type [${fm.type}] is not supported for aggregation [${node.type}]`);
         }
         if (node.type === 'terms' && kind === 'number' && ((node.include && 'regex' in node.include) || (node.exclude && 'regex' in node.exclude))) {
-          throw new EsError(400, 'aggregation_execution_exception',
-            `Aggregation [${node.name}] cannot support regular expression style include/exclude settings as they can only be applied to string fields. Use an array of numeric values for include/exclude clauses used to filter numeric fields`);
+          throw new EsError(
+            400,
+            'aggregation_execution_exception',
+            `Aggregation [${node.name}] cannot support regular expression style include/exclude settings as they can only be applied to string fields. Use an array of numeric values for include/exclude clauses used to filter numeric fields`,
+          );
         }
       }
     }
     if (node.type === 'composite') {
       for (const src of node.sources) {
         if (src.field === '') throw illegalArgument('Required one of fields [field, script], but none were specified. ');
-        if (src.field === '_index' && src.kind !== 'terms') throw illegalArgument(`Field [_index] of type [_index] is not supported for aggregation [${src.kind}]`);
+        if (src.field === '_index' && src.kind !== 'terms')
+          throw illegalArgument(`Field [_index] of type [_index] is not supported for aggregation [${src.kind}]`);
         const fm = fields.get(src.field);
         if (!fm) continue;
         const kind = valuesKind(fm);

@@ -40,7 +40,6 @@ export const INDEX_FIELD = '_index';
 /** A reusable buffer for {@link readValues}. */
 export const scratch: number[] = [];
 
-
 /** Every live doc of the generation (the `global` bucket). */
 export function liveDocs(gen: Generation): SegDocs[] {
   return gen.views.map((v) => {
@@ -108,7 +107,13 @@ export function numericMissing(v: unknown, fm: FieldMapping | undefined): number
  * Calls `fn(key)` once per distinct value of each doc (keys as terms or numbers), and for docs
  * without a value with `missing` when given. Returns nothing; `fn` may record the doc.
  */
-export function forEachKey(ctx: AggContext, field: string, missing: AggValue | undefined, docs: SegDocs[], fn: (key: BucketKey, s: number, d: number) => void): void {
+export function forEachKey(
+  ctx: AggContext,
+  field: string,
+  missing: AggValue | undefined,
+  docs: SegDocs[],
+  fn: (key: BucketKey, s: number, d: number) => void,
+): void {
   const fm = ctx.fields.get(field);
   const numeric = fm !== undefined && valuesKind(fm) === 'number';
   const miss: BucketKey | undefined = missing === undefined ? undefined : numeric ? numericMissing(missing, fm) : String(missing);
@@ -137,7 +142,11 @@ export function forEachKey(ctx: AggContext, field: string, missing: AggValue | u
 }
 
 /** Groups docs per bucket key (only keys `want` accepts, when given). */
-export function groupDocs(docs: SegDocs[], each: (fn: (key: BucketKey, s: number, d: number) => void) => void, want?: (key: BucketKey) => boolean): Map<BucketKey, number[][]> {
+export function groupDocs(
+  docs: SegDocs[],
+  each: (fn: (key: BucketKey, s: number, d: number) => void) => void,
+  want?: (key: BucketKey) => boolean,
+): Map<BucketKey, number[][]> {
   const groups = new Map<BucketKey, number[][]>();
   each((key, s, d) => {
     if (want && !want(key)) return;

@@ -28,19 +28,37 @@ function parallel(aggs: readonly AggNode[], partials: StatsPartial[]): AggPartia
 export function bucketedStatsApply(node: TermsAgg, ctx: AggContext): boolean {
   const fm = ctx.fields.get(node.field);
   if (!fm || valuesKind(fm) !== 'string' || node.missing !== undefined || node.aggs.length === 0) return false;
-  return node.aggs.some((a) => !PIPELINE_TYPES.has(a.type)) && node.aggs.every((a) => {
-    if (PIPELINE_TYPES.has(a.type)) return true; // computed on the coordinator; a `pipe` partial here
-    if (a.type !== 'min' && a.type !== 'max' && a.type !== 'sum' && a.type !== 'avg' && a.type !== 'value_count' && a.type !== 'stats' && a.type !== 'extended_stats') return false;
-    const sub = ctx.fields.get(a.field);
-    return a.missing === undefined && (sub === undefined || valuesKind(sub) === 'number');
-  });
+  return (
+    node.aggs.some((a) => !PIPELINE_TYPES.has(a.type)) &&
+    node.aggs.every((a) => {
+      if (PIPELINE_TYPES.has(a.type)) return true; // computed on the coordinator; a `pipe` partial here
+      if (
+        a.type !== 'min' &&
+        a.type !== 'max' &&
+        a.type !== 'sum' &&
+        a.type !== 'avg' &&
+        a.type !== 'value_count' &&
+        a.type !== 'stats' &&
+        a.type !== 'extended_stats'
+      )
+        return false;
+      const sub = ctx.fields.get(a.field);
+      return a.missing === undefined && (sub === undefined || valuesKind(sub) === 'number');
+    })
+  );
 }
 
 /**
  * Per bucket (parallel to `keys`), the partials of the metric sub-aggregations.
  * Call only when {@link bucketedStatsApply} is true.
  */
-export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKey[], ctx: AggContext, ordinalOf: (terms: readonly string[], key: string) => number): AggPartial[][] {
+export function bucketedStats(
+  node: TermsAgg,
+  docs: SegDocs[],
+  keys: readonly BucketKey[],
+  ctx: AggContext,
+  ordinalOf: (terms: readonly string[], key: string) => number,
+): AggPartial[][] {
   const metrics = metricsOf(node.aggs);
   const B = keys.length;
   const M = metrics.length;
@@ -50,7 +68,12 @@ export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly Bu
   const min = new Float64Array(B * M).fill(Infinity);
   const max = new Float64Array(B * M).fill(-Infinity);
   const fm = ctx.fields.get(node.field)!;
-  const go = globalOrdinals(ctx.gen, ctx.gen.views.map((v) => v.segment), node.field, fm);
+  const go = globalOrdinals(
+    ctx.gen,
+    ctx.gen.views.map((v) => v.segment),
+    node.field,
+    fm,
+  );
   const slot = new Int32Array(go.terms.length).fill(-1);
   keys.forEach((k, i) => {
     const g = typeof k === 'string' ? ordinalOf(go.terms, k) : -1;
@@ -90,10 +113,13 @@ export function bucketedStats(node: TermsAgg, docs: SegDocs[], keys: readonly Bu
     }
   }
   return keys.map((_, b) =>
-    parallel(node.aggs, metrics.map((a, m): StatsPartial => {
-      const x = b * M + m;
-      return statsPartial(a.type, count[x], sum[x], min[x], max[x], sumSq[x]);
-    })),
+    parallel(
+      node.aggs,
+      metrics.map((a, m): StatsPartial => {
+        const x = b * M + m;
+        return statsPartial(a.type, count[x], sum[x], min[x], max[x], sumSq[x]);
+      }),
+    ),
   );
 }
 
@@ -136,7 +162,15 @@ function statsArrays(size: number): StatsArrays {
  * into `acc` at the doc's global ordinal, reading only what the metric needs. Returns the docs
  * without a term.
  */
-function countSingleNumber(ranks: RankColumn, map: Int32Array, num: NumberColumn, type: StatsMetricAgg['type'], ds: Int32Array, global: Int32Array, acc: StatsArrays): number {
+function countSingleNumber(
+  ranks: RankColumn,
+  map: Int32Array,
+  num: NumberColumn,
+  type: StatsMetricAgg['type'],
+  ds: Int32Array,
+  global: Int32Array,
+  acc: StatsArrays,
+): number {
   const { has, min: values } = num.nf;
   const { count, sum, sumSq, min, max } = acc;
   const bounds = type !== 'sum' && type !== 'avg' && type !== 'value_count';
@@ -222,6 +256,10 @@ export function countAndStats(node: TermsAgg, docs: SegDocs[], ctx: AggContext, 
   return {
     global,
     missing,
-    partials: (g) => parallel(node.aggs, metrics.map((a, m) => statsPartial(a.type, count[g * M + m], sum[g * M + m], min[g * M + m], max[g * M + m], sumSq[g * M + m]))),
+    partials: (g) =>
+      parallel(
+        node.aggs,
+        metrics.map((a, m) => statsPartial(a.type, count[g * M + m], sum[g * M + m], min[g * M + m], max[g * M + m], sumSq[g * M + m])),
+      ),
   };
 }

@@ -11,9 +11,30 @@ import type { AggNode, CardinalityAgg, FiltersAgg, HistogramAgg, PercentilesAgg,
 import { roundDate, UTC, zoneOf } from '../../../shared/aggs/date-zone.ts';
 import { HyperLogLog, precisionFor } from '../../../shared/aggs/hyperloglog.ts';
 import { TDigest } from '../../../shared/aggs/tdigest.ts';
-import type { AggPartial, BucketKey, BucketStep, CardinalityPartial, HistogramPartial, MultiPartial, PercentilesPartial, StatsPartial, TermsPartial, TermsRefineTask } from '../../../protocol/aggs.ts';
+import type {
+  AggPartial,
+  BucketKey,
+  BucketStep,
+  CardinalityPartial,
+  HistogramPartial,
+  MultiPartial,
+  PercentilesPartial,
+  StatsPartial,
+  TermsPartial,
+  TermsRefineTask,
+} from '../../../protocol/aggs.ts';
 import {
-  asSegDocs, column, countDocs, filterDocs, forEachKey, groupDocs, liveDocs, numericMissing, scratch, subtractDocs, type AggContext,
+  asSegDocs,
+  column,
+  countDocs,
+  filterDocs,
+  forEachKey,
+  groupDocs,
+  liveDocs,
+  numericMissing,
+  scratch,
+  subtractDocs,
+  type AggContext,
 } from './agg-context.ts';
 import { readValues, valuesKind, type SegDocs } from './doc-values.ts';
 import { collectComposite, compositeBucketDocs } from './composite-collect.ts';
@@ -209,23 +230,55 @@ function collectPercentiles(node: PercentilesAgg, docs: SegDocs[], ctx: AggConte
 export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: AggContext, topLevel: boolean): AggPartial[] {
   return nodes.map((node): AggPartial => {
     switch (node.type) {
-      case 'terms': return collectTerms(node, docs, ctx, topLevel);
-      case 'histogram': case 'date_histogram': return collectHistogram(node, docs, ctx);
-      case 'range': case 'date_range': return collectRange(node, docs, ctx);
+      case 'terms':
+        return collectTerms(node, docs, ctx, topLevel);
+      case 'histogram':
+      case 'date_histogram':
+        return collectHistogram(node, docs, ctx);
+      case 'range':
+      case 'date_range':
+        return collectRange(node, docs, ctx);
       case 'filters': {
         const parts = filtersBuckets(node, docs, ctx);
-        return { t: 'multi', buckets: parts.map((p) => (node.aggs.length > 0 ? { n: countDocs(p), aggs: collectAggs(node.aggs, p, ctx, false) } : { n: countDocs(p) })) };
+        return {
+          t: 'multi',
+          buckets: parts.map((p) => (node.aggs.length > 0 ? { n: countDocs(p), aggs: collectAggs(node.aggs, p, ctx, false) } : { n: countDocs(p) })),
+        };
       }
-      case 'filter': case 'missing': case 'global': {
+      case 'filter':
+      case 'missing':
+      case 'global': {
         const sub = bucketDocs(node, 0, docs, ctx);
         return node.aggs.length > 0 ? { t: 'single', n: countDocs(sub), aggs: collectAggs(node.aggs, sub, ctx, false) } : { t: 'single', n: countDocs(sub) };
       }
-      case 'composite': return collectComposite(node, docs, ctx);
-      case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': case 'cumulative_sum': case 'derivative': return { t: 'pipe' };
-      case 'top_hits': return collectTopHits(node, docs, ctx);
-      case 'cardinality': return collectCardinality(node, docs, ctx);
-      case 'percentiles': case 'percentile_ranks': return collectPercentiles(node, docs, ctx);
-      case 'avg': case 'extended_stats': case 'max': case 'min': case 'stats': case 'sum': case 'value_count': return collectStats(node, docs, ctx);
+      case 'composite':
+        return collectComposite(node, docs, ctx);
+      case 'bucket_sort':
+      case 'bucket_script':
+      case 'bucket_selector':
+      case 'avg_bucket':
+      case 'max_bucket':
+      case 'min_bucket':
+      case 'sum_bucket':
+      case 'stats_bucket':
+      case 'cumulative_sum':
+      case 'derivative':
+        return { t: 'pipe' };
+      case 'top_hits':
+        return collectTopHits(node, docs, ctx);
+      case 'cardinality':
+        return collectCardinality(node, docs, ctx);
+      case 'percentiles':
+      case 'percentile_ranks':
+        return collectPercentiles(node, docs, ctx);
+      case 'avg':
+      case 'extended_stats':
+      case 'max':
+      case 'min':
+      case 'stats':
+      case 'sum':
+      case 'value_count':
+        return collectStats(node, docs, ctx);
     }
   });
 }
@@ -233,30 +286,70 @@ export function collectAggs(nodes: readonly AggNode[], docs: SegDocs[], ctx: Agg
 /** The docs of one bucket of a bucket aggregation (a refinement path step). */
 function bucketDocs(node: AggNode, key: BucketKey, docs: SegDocs[], ctx: AggContext): SegDocs[] {
   switch (node.type) {
-    case 'filter': return filterDocs(docs, node.query, ctx);
-    case 'global': return liveDocs(ctx.gen);
-    case 'missing': return missingDocs(node.field ?? '', docs, ctx);
+    case 'filter':
+      return filterDocs(docs, node.query, ctx);
+    case 'global':
+      return liveDocs(ctx.gen);
+    case 'missing':
+      return missingDocs(node.field ?? '', docs, ctx);
     case 'filters': {
       const i = Number(key);
       if (i < node.filters.length) return filterDocs(docs, node.filters[i].query, ctx);
-      return subtractDocs(docs, node.filters.map((f) => filterDocs(docs, f.query, ctx)));
+      return subtractDocs(
+        docs,
+        node.filters.map((f) => filterDocs(docs, f.query, ctx)),
+      );
     }
     case 'terms': {
-      const g = groupDocs(docs, (fn) => forEachKey(ctx, node.field, node.missing, docs, fn), (k) => k === key).get(key);
+      const g = groupDocs(
+        docs,
+        (fn) => forEachKey(ctx, node.field, node.missing, docs, fn),
+        (k) => k === key,
+      ).get(key);
       return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
     }
-    case 'histogram': case 'date_histogram': {
-      const g = groupDocs(docs, (fn) => forEachHistogramKey(node, docs, ctx, fn), (k) => k === key).get(key);
+    case 'histogram':
+    case 'date_histogram': {
+      const g = groupDocs(
+        docs,
+        (fn) => forEachHistogramKey(node, docs, ctx, fn),
+        (k) => k === key,
+      ).get(key);
       return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
     }
-    case 'range': case 'date_range': {
-      const g = groupDocs(docs, (fn) => forEachRange(node, docs, ctx, fn), (k) => k === Number(key)).get(Number(key));
+    case 'range':
+    case 'date_range': {
+      const g = groupDocs(
+        docs,
+        (fn) => forEachRange(node, docs, ctx, fn),
+        (k) => k === Number(key),
+      ).get(Number(key));
       return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
     }
-    case 'composite': return compositeBucketDocs(node, String(key), docs, ctx);
+    case 'composite':
+      return compositeBucketDocs(node, String(key), docs, ctx);
     // Metric and pipeline aggregations have no buckets: the docs stay as they are.
-    case 'avg': case 'extended_stats': case 'max': case 'min': case 'stats': case 'sum': case 'value_count': case 'cardinality': case 'percentiles': case 'percentile_ranks': case 'top_hits':
-    case 'bucket_sort': case 'bucket_script': case 'bucket_selector': case 'avg_bucket': case 'max_bucket': case 'min_bucket': case 'sum_bucket': case 'stats_bucket': case 'cumulative_sum': case 'derivative':
+    case 'avg':
+    case 'extended_stats':
+    case 'max':
+    case 'min':
+    case 'stats':
+    case 'sum':
+    case 'value_count':
+    case 'cardinality':
+    case 'percentiles':
+    case 'percentile_ranks':
+    case 'top_hits':
+    case 'bucket_sort':
+    case 'bucket_script':
+    case 'bucket_selector':
+    case 'avg_bucket':
+    case 'max_bucket':
+    case 'min_bucket':
+    case 'sum_bucket':
+    case 'stats_bucket':
+    case 'cumulative_sum':
+    case 'derivative':
       return docs;
   }
 }

@@ -24,12 +24,26 @@ export function collectShardAggs(searcher: Searcher, nodes: readonly AggNode[], 
   const fields = gen.fields();
   nodes = resolveAggAliases(nodes, aliasesOf(fields));
   checkAggs(nodes, fields);
-  const ctx: AggContext = { gen, searcher, fields, query, collectAggs, ...(candidates !== undefined ? { candidates } : {}), ...(index !== undefined ? { index } : {}) };
+  const ctx: AggContext = {
+    gen,
+    searcher,
+    fields,
+    query,
+    collectAggs,
+    ...(candidates !== undefined ? { candidates } : {}),
+    ...(index !== undefined ? { index } : {}),
+  };
   return collectAggs(nodes, matchingDocs(searcher, query), ctx, true);
 }
 
 /** One {@link TermsPartial} per refinement task, over the live matches of `query` in the searcher's generation. */
-export function refineShardAggs(searcher: Searcher, nodes: readonly AggNode[], query: Query, tasks: readonly TermsRefineTask[], index?: string): TermsPartial[] {
+export function refineShardAggs(
+  searcher: Searcher,
+  nodes: readonly AggNode[],
+  query: Query,
+  tasks: readonly TermsRefineTask[],
+  index?: string,
+): TermsPartial[] {
   const gen = searcher.reader;
   const ctx: AggContext = { gen, searcher, fields: gen.fields(), query, collectAggs, ...(index !== undefined ? { index } : {}) };
   return refineAggs(resolveAggAliases(nodes, aliasesOf(ctx.fields)), tasks, matchingDocs(searcher, query), ctx);

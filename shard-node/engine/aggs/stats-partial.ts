@@ -16,11 +16,18 @@ export function statsPartial(type: StatsMetricAgg['type'], count: number, sum: n
   const lo = count > 0 && bounds ? min : null;
   const hi = count > 0 && bounds ? max : null;
   switch (type) {
-    case 'value_count': return { t: 'stats', count };
-    case 'sum': case 'avg': return { t: 'stats', count, sum };
-    case 'min': return { t: 'stats', count, min: lo };
-    case 'max': return { t: 'stats', count, max: hi };
-    case 'stats': return { t: 'stats', count, sum, min: lo, max: hi };
-    case 'extended_stats': return { t: 'stats', count, sum, min: lo, max: hi, sumSq };
+    case 'value_count':
+      return { t: 'stats', count };
+    case 'sum':
+    case 'avg':
+      return { t: 'stats', count, sum };
+    case 'min':
+      return { t: 'stats', count, min: lo };
+    case 'max':
+      return { t: 'stats', count, max: hi };
+    case 'stats':
+      return { t: 'stats', count, sum, min: lo, max: hi };
+    case 'extended_stats':
+      return { t: 'stats', count, sum, min: lo, max: hi, sumSq };
   }
 }

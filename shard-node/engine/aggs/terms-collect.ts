@@ -134,7 +134,12 @@ export function countTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext): Te
   const numeric = fm !== undefined && valuesKind(fm) === 'number';
   if (fm !== undefined && !numeric) {
     // Global ordinals: count per global ordinal, which is already key order.
-    const go = globalOrdinals(ctx.gen, ctx.gen.views.map((v) => v.segment), node.field, fm);
+    const go = globalOrdinals(
+      ctx.gen,
+      ctx.gen.views.map((v) => v.segment),
+      node.field,
+      fm,
+    );
     const { global, missing } = countGlobal(node, docs, ctx, go);
     return termCountsOf(node, go, global, missing);
   }
@@ -221,7 +226,12 @@ function termBucketDocs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKe
     });
     return lists;
   }
-  const go = globalOrdinals(ctx.gen, ctx.gen.views.map((v) => v.segment), node.field, fm);
+  const go = globalOrdinals(
+    ctx.gen,
+    ctx.gen.views.map((v) => v.segment),
+    node.field,
+    fm,
+  );
   const globalSlot = new Int32Array(go.terms.length).fill(-1);
   keys.forEach((k, i) => {
     const g = typeof k === 'string' ? ordinalOf(go.terms, k) : -1;
@@ -256,14 +266,29 @@ function termBucketDocs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKe
 /** Sub-aggregations of the buckets `keys` of a terms node. */
 function termBucketAggs(node: TermsAgg, docs: SegDocs[], keys: readonly BucketKey[], ctx: AggContext): AggPartial[][] {
   if (bucketedStatsApply(node, ctx)) return bucketedStats(node, docs, keys, ctx, ordinalOf);
-  return termBucketDocs(node, docs, keys, ctx).map((perSeg) => ctx.collectAggs(node.aggs, docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(perSeg[s]) })), ctx, false));
+  return termBucketDocs(node, docs, keys, ctx).map((perSeg) =>
+    ctx.collectAggs(
+      node.aggs,
+      docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(perSeg[s]) })),
+      ctx,
+      false,
+    ),
+  );
 }
 
 /** A shard's first-round list of a terms node (see shared/aggs/terms-plan.ts). */
 export function collectTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext, topLevel: boolean): TermsPartial {
   const fm = ctx.fields.get(node.field);
   // Few terms and metric sub-aggregations: counts and metrics of every term in one pass.
-  const go = node.aggs.length > 0 && fm !== undefined && valuesKind(fm) === 'string' ? globalOrdinals(ctx.gen, ctx.gen.views.map((v) => v.segment), node.field, fm) : null;
+  const go =
+    node.aggs.length > 0 && fm !== undefined && valuesKind(fm) === 'string'
+      ? globalOrdinals(
+          ctx.gen,
+          ctx.gen.views.map((v) => v.segment),
+          node.field,
+          fm,
+        )
+      : null;
   const onePass = go ? countAndStats(node, docs, ctx, go) : null;
   const tc = onePass ? termCountsOf(node, go!, onePass.global, onePass.missing) : countTerms(node, docs, ctx);
   let total = 0;
@@ -291,7 +316,11 @@ export function collectTerms(node: TermsAgg, docs: SegDocs[], ctx: AggContext, t
   }
   const head = chosen.slice(0, listed);
   const headKeys = head.map((i) => tc.keys[i]);
-  const subs = onePass ? headKeys.map((k) => onePass.partials(ordinalOf(go!.terms, k as string))) : node.aggs.length > 0 ? termBucketAggs(node, docs, headKeys, ctx) : null;
+  const subs = onePass
+    ? headKeys.map((k) => onePass.partials(ordinalOf(go!.terms, k as string)))
+    : node.aggs.length > 0
+      ? termBucketAggs(node, docs, headKeys, ctx)
+      : null;
   const complete = chosen.length === distinct;
   const out: TermsPartial = {
     t: 'terms',
@@ -341,8 +370,20 @@ export function refineTerms(node: TermsAgg, docs: SegDocs[], task: TermsRefineTa
   include.forEach((key, i) => {
     const n = lists[i].reduce((x, l) => x + l.length, 0);
     if (n === 0) return;
-    buckets.push(task.subAggs && node.aggs.length > 0 ? { key, n, aggs: ctx.collectAggs(node.aggs, docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(lists[i][s]) })), ctx, false) } : { key, n });
+    buckets.push(
+      task.subAggs && node.aggs.length > 0
+        ? {
+            key,
+            n,
+            aggs: ctx.collectAggs(
+              node.aggs,
+              docs.map(({ seg }, s) => ({ seg, docs: Int32Array.from(lists[i][s]) })),
+              ctx,
+              false,
+            ),
+          }
+        : { key, n },
+    );
   });
   return { t: 'terms', buckets, complete: false, cutoff: 0, total: 0 };
 }
-

@@ -50,11 +50,19 @@ export function collectTopHits(node: TopHitsAgg, docs: SegDocs[], ctx: AggContex
   const bases = new Map(ctx.gen.views.map((v, i) => [v.segment, ctx.gen.bases[i]]));
   const parts: SegmentMatches[] = docs.map(({ seg, docs: ds }) => {
     const s = scores?.get(seg);
-    return { seg, base: bases.get(seg) ?? 0, live: null, m: { docs: ds, scores: s ? Float64Array.from(ds, (d) => s[d]) : scoring ? new Float64Array(ds.length) : null } };
+    return {
+      seg,
+      base: bases.get(seg) ?? 0,
+      live: null,
+      m: { docs: ds, scores: s ? Float64Array.from(ds, (d) => s[d]) : scoring ? new Float64Array(ds.length) : null },
+    };
   });
   const r = collect(parts, { sort, k: window }, ctx.fields);
   const hits = r.hits.slice(0, window);
-  const sources = ctx.gen.sourceTexts(hits.map((h) => h._id), node.source);
+  const sources = ctx.gen.sourceTexts(
+    hits.map((h) => h._id),
+    node.source,
+  );
   return {
     t: 'top',
     total: r.total,

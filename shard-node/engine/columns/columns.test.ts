@@ -5,7 +5,15 @@ import { PostingsBuilder } from './postings-builder.ts';
 import { BLOCK_CACHE_BLOCKS, SOURCE_BLOCK_DOCS, SourceSlabBuilder } from './source-slab.ts';
 import { searcherOf } from '../searcher.ts';
 
-const UNICODE = ['{}', '{"a":"é ü ß"}', '{"cjk":"東京都 とうきょう"}', '{"emoji":"😀👍🏽","astral":"𝔘𝔫𝔦"}', '{"lone":"\\ud800x"}', '{"bom":"\ufeffstart"}', '{"e":""}'];
+const UNICODE = [
+  '{}',
+  '{"a":"é ü ß"}',
+  '{"cjk":"東京都 とうきょう"}',
+  '{"emoji":"😀👍🏽","astral":"𝔘𝔫𝔦"}',
+  '{"lone":"\\ud800x"}',
+  '{"bom":"\ufeffstart"}',
+  '{"e":""}',
+];
 
 describe('source slab', () => {
   it('round-trips unicode JSON text exactly, from the builder and sealed', () => {
@@ -29,7 +37,9 @@ describe('source slab', () => {
 describe('source slab compression', () => {
   it('compresses blocks of documents and reads any document back, past the block cache', () => {
     const b = new SourceSlabBuilder();
-    const docs = Array.from({ length: SOURCE_BLOCK_DOCS * (BLOCK_CACHE_BLOCKS + 40) + 5 }, (_, i) => JSON.stringify({ name: `city ${i % 1000}`, country: 'AT', population: i * 37, n: i }));
+    const docs = Array.from({ length: SOURCE_BLOCK_DOCS * (BLOCK_CACHE_BLOCKS + 40) + 5 }, (_, i) =>
+      JSON.stringify({ name: `city ${i % 1000}`, country: 'AT', population: i * 37, n: i }),
+    );
     for (const d of docs) b.add(d);
     const slab = b.build();
     expect(slab.size).toBe(docs.length);
@@ -49,7 +59,10 @@ describe('segments on slabs', () => {
     for (let i = 0; i < docs.length; i += 5) load(shard, docs.slice(i, i + 5));
     shard.apply(docs.filter((_, i) => i % 4 === 0).map((d) => ({ op: 'delete' as const, _id: d._id })));
     // Overwrite some docs twice before one refresh: only the last copy may be searchable.
-    shard.apply([{ op: 'index', _id: 'd1', source: JSON.stringify({ n: 1, s: 'first' }), create: false }, { op: 'index', _id: 'd1', source: JSON.stringify({ n: 1, s: 'ß second' }), create: false }]);
+    shard.apply([
+      { op: 'index', _id: 'd1', source: JSON.stringify({ n: 1, s: 'first' }), create: false },
+      { op: 'index', _id: 'd1', source: JSON.stringify({ n: 1, s: 'ß second' }), create: false },
+    ]);
     expect(shard.get('d1')._source).toBe('{"n":1,"s":"ß second"}');
     shard.refresh();
     for (let i = 0; i < 15; i++) load(shard, [{ _id: `e${i}`, n: 100 + i, s: '𝔘' }]);
@@ -125,9 +138,18 @@ describe('compact columns', () => {
     expect([...zl.docs].map((_, i) => [...zl.positions!.subarray(zl.posStarts![i], zl.posStarts![i + 1])])).toEqual([[0, 2], [0]]);
     const yl = t.get('y')!;
     expect([...yl.docs].map((_, i) => [...yl.positions!.subarray(yl.posStarts![i], yl.posStarts![i + 1])])).toEqual([[1], [3]]);
-    expect([...t].map(([term, pl]) => [term, [...pl.docs]])).toEqual([['z', [1, 4]], ['y', [1, 5]]]);
+    expect([...t].map(([term, pl]) => [term, [...pl.docs]])).toEqual([
+      ['z', [1, 4]],
+      ['y', [1, 5]],
+    ]);
     const kw = new PostingsBuilder(false);
-    for (const [term, doc] of [['m', 0], ['c', 0], ['m', 2], ['a', 3]] as const) kw.add(kw.termId(term), doc, 0);
+    for (const [term, doc] of [
+      ['m', 0],
+      ['c', 0],
+      ['m', 2],
+      ['a', 3],
+    ] as const)
+      kw.add(kw.termId(term), doc, 0);
     const k = kw.build(true);
     expect(k.sorted).toEqual(['a', 'c', 'm']);
     expect([...k.terms].map(([term, pl]) => [term, [...pl.docs], pl.freqs, pl.positions, pl.totalTermFreq])).toEqual([

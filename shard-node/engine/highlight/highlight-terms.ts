@@ -87,7 +87,12 @@ export function highlightClauses(q: Query, ctx: ClauseContext, out: HighlightCla
     case 'term':
       if (targets(q.field, ctx)) {
         const value = String(q.value);
-        out.push({ kind: 'terms', terms: new Set([q.caseInsensitive ? value.toLowerCase() : value]), all: false, ...(q.caseInsensitive ? { caseInsensitive: true } : {}) });
+        out.push({
+          kind: 'terms',
+          terms: new Set([q.caseInsensitive ? value.toLowerCase() : value]),
+          all: false,
+          ...(q.caseInsensitive ? { caseInsensitive: true } : {}),
+        });
       }
       break;
     case 'terms':
@@ -109,8 +114,18 @@ export function highlightClauses(q: Query, ctx: ClauseContext, out: HighlightCla
       if (targets(q.field, ctx)) out.push({ kind: 'wildcard', pattern: q.value, caseInsensitive: q.caseInsensitive });
       break;
     // Kinds with nothing to highlight.
-    case 'exists': case 'fuzzy': case 'ids': case 'match_all': case 'match_bool_prefix': case 'match_none': case 'match_phrase_prefix':
-    case 'multi_field': case 'range': case 'regexp': case 'slice': case 'terms_lookup':
+    case 'exists':
+    case 'fuzzy':
+    case 'ids':
+    case 'match_all':
+    case 'match_bool_prefix':
+    case 'match_none':
+    case 'match_phrase_prefix':
+    case 'multi_field':
+    case 'range':
+    case 'regexp':
+    case 'slice':
+    case 'terms_lookup':
       break;
   }
   return out;

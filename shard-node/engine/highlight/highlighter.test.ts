@@ -10,7 +10,12 @@ import { highlightField, passageBounds, phraseOccurrences } from './highlighter.
 const terms = (...t: string[]): HighlightClause => ({ kind: 'terms', terms: new Set(t), all: false });
 const phrase = (t: string[], slop = 0): HighlightClause => ({ kind: 'phrase', terms: t, slop });
 
-function hl(values: string[], clauses: HighlightClause[], options: HighlightOptions = {}, extra: { keyword?: boolean; ignoreAbove?: number; encoder?: 'html'; analyzedLimit?: number } = {}) {
+function hl(
+  values: string[],
+  clauses: HighlightClause[],
+  options: HighlightOptions = {},
+  extra: { keyword?: boolean; ignoreAbove?: number; encoder?: 'html'; analyzedLimit?: number } = {},
+) {
   return highlightField({
     values,
     keyword: extra.keyword ?? false,
@@ -24,15 +29,21 @@ function hl(values: string[], clauses: HighlightClause[], options: HighlightOpti
 
 describe('highlightField', () => {
   it('wraps every matching token of a one-sentence value', () => {
-    expect(hl(['The quick brown fox is brown.'], [terms('quick', 'brown', 'fox')])).toEqual(['The <em>quick</em> <em>brown</em> <em>fox</em> is <em>brown</em>.']);
+    expect(hl(['The quick brown fox is brown.'], [terms('quick', 'brown', 'fox')])).toEqual([
+      'The <em>quick</em> <em>brown</em> <em>fox</em> is <em>brown</em>.',
+    ]);
   });
 
   it('marks a phrase as one span (unified), or term by term (plain), and only where the whole phrase occurs', () => {
     const text = 'What dreams may come, when we have shuffled off this mortal coil, must give us pause. This coil is mortal.';
     const c = [phrase(['this', 'mortal', 'coil'])];
     expect(hl([text], c)).toEqual(['What dreams may come, when we have shuffled off <em>this mortal coil</em>, must give us pause.']);
-    expect(hl([text], c, { type: 'plain' })).toEqual(['What dreams may come, when we have shuffled off <em>this</em> <em>mortal</em> <em>coil</em>, must give us pause.']);
-    expect(hl([text], c, { requireFieldMatch: false })).toEqual(['What dreams may come, when we have shuffled off <em>this</em> <em>mortal</em> <em>coil</em>, must give us pause.']);
+    expect(hl([text], c, { type: 'plain' })).toEqual([
+      'What dreams may come, when we have shuffled off <em>this</em> <em>mortal</em> <em>coil</em>, must give us pause.',
+    ]);
+    expect(hl([text], c, { requireFieldMatch: false })).toEqual([
+      'What dreams may come, when we have shuffled off <em>this</em> <em>mortal</em> <em>coil</em>, must give us pause.',
+    ]);
     expect(hl(['this coil mortal'], c)).toBeNull();
   });
 
@@ -53,7 +64,11 @@ describe('highlightField', () => {
   it('cuts passages at sentences and near fragment_size at a token, then keeps the best in text order', () => {
     const v = 'aaa bbb ccc ddd. eee fff.';
     const tokens = [...v.matchAll(/\w+/g)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
-    expect(passageBounds(v, tokens, 10)).toEqual([[0, 8], [8, 17], [17, 25]]);
+    expect(passageBounds(v, tokens, 10)).toEqual([
+      [0, 8],
+      [8, 17],
+      [17, 25],
+    ]);
     expect(passageBounds(v, tokens, 100)).toEqual([[0, 25]]);
     expect(hl([v], [terms('bbb', 'fff')], { fragmentSize: 10 })).toEqual(['aaa <em>bbb</em>', 'eee <em>fff</em>.']);
     expect(hl([v], [terms('ccc', 'ddd', 'fff')], { fragmentSize: 10, numberOfFragments: 1 })).toEqual(['<em>ccc</em> <em>ddd</em>.']);
@@ -109,19 +124,51 @@ describe('highlightClauses', () => {
   });
   it('takes every field clause without require_field_match, and field patterns of multi_match', () => {
     expect(highlightClauses(q, { field: 'body', requireFieldMatch: false, fields })).toEqual([terms('quick', 'fox'), phrase(['lazy', 'dog']), terms('A b')]);
-    const mm: Query = { kind: 'multi_match', fields: [{ field: 't*', boost: 1 }], query: 'Brown', operator: 'or', type: 'best_fields', tieBreaker: 0, boost: 1 };
+    const mm: Query = {
+      kind: 'multi_match',
+      fields: [{ field: 't*', boost: 1 }],
+      query: 'Brown',
+      operator: 'or',
+      type: 'best_fields',
+      tieBreaker: 0,
+      boost: 1,
+    };
     expect(highlightClauses(mm, { field: 'title', requireFieldMatch: true, fields })).toEqual([terms('brown')]);
     expect(highlightClauses(mm, { field: 'body', requireFieldMatch: true, fields })).toEqual([]);
   });
 });
 
 describe('compileHighlight and highlightDoc', () => {
-  const mapping = { properties: { title: { type: 'text' as const, fields: { raw: { type: 'keyword' as const } } }, n: { type: 'long' as const }, body: { type: 'text' as const } } };
+  const mapping = {
+    properties: {
+      title: { type: 'text' as const, fields: { raw: { type: 'keyword' as const } } },
+      n: { type: 'long' as const },
+      body: { type: 'text' as const },
+    },
+  };
   const query: Query = { kind: 'match', field: '*', query: 'fox', operator: 'or', boost: 1 };
   it('expands patterns to text and keyword fields, reads multi-fields from their parent', () => {
-    const h = compileHighlight({ spec: { global: {}, encoder: 'default', fields: [{ name: '*', options: {} }] }, query: { kind: 'bool', must: [], should: [query, { kind: 'term', field: 'title.raw', value: 'Fox', caseInsensitive: false, boost: 1 }], filter: [], mustNot: [], boost: 1 } }, mapping, 'idx');
+    const h = compileHighlight(
+      {
+        spec: { global: {}, encoder: 'default', fields: [{ name: '*', options: {} }] },
+        query: {
+          kind: 'bool',
+          must: [],
+          should: [query, { kind: 'term', field: 'title.raw', value: 'Fox', caseInsensitive: false, boost: 1 }],
+          filter: [],
+          mustNot: [],
+          boost: 1,
+        },
+      },
+      mapping,
+      'idx',
+    );
     expect(h.fields.map((f) => f.name)).toEqual(['title', 'title.raw', 'body']);
-    expect(highlightDoc(h, { title: 'Fox', n: 1, body: ['a fox', 'no'] }, 0)).toEqual({ title: ['<em>Fox</em>'], 'title.raw': ['<em>Fox</em>'], body: ['a <em>fox</em>'] });
+    expect(highlightDoc(h, { title: 'Fox', n: 1, body: ['a fox', 'no'] }, 0)).toEqual({
+      title: ['<em>Fox</em>'],
+      'title.raw': ['<em>Fox</em>'],
+      body: ['a <em>fox</em>'],
+    });
     expect(highlightDoc(h, { title: 'cat' }, 0)).toBeNull();
   });
   it('refuses text over index.highlight.max_analyzed_offset unless the request truncates below it', () => {
@@ -133,11 +180,21 @@ describe('compileHighlight and highlightDoc', () => {
       'illegal_argument_exception',
       'The length [59] of field [body] in doc[7]/index[idx] exceeds the [index.highlight.max_analyzed_offset] limit [10]. To avoid this error, set the query parameter [max_analyzed_offset] to a value less than index setting [10] and this will tolerate long field values by truncating them.',
     ]);
-    expect(highlightDoc(compileHighlight(spec({ maxAnalyzedOffset: 20 }), mapping, 'idx', 30), long, 7)).toEqual({ body: ['The quick brown <em>fox</em> went to the forest and saw another fox.'] });
-    expect(esErr(() => compileHighlight(spec({ type: 'fvh' }), mapping, 'idx')).message).toBe('the field [body] should be indexed with term vector with position offsets to be used with fast vector highlighter');
-    const withOffsets = { properties: { body: { type: 'text' as const, index_options: 'offsets', term_vector: 'with_positions_offsets' } } } as unknown as typeof mapping;
-    expect(highlightDoc(compileHighlight(spec({}), withOffsets, 'idx', 10), long, 7)).toEqual({ body: ['The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>.'] });
-    expect(highlightDoc(compileHighlight(spec({ type: 'fvh' }), withOffsets, 'idx', 10), long, 7)).toEqual({ body: ['The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>.'] });
+    expect(highlightDoc(compileHighlight(spec({ maxAnalyzedOffset: 20 }), mapping, 'idx', 30), long, 7)).toEqual({
+      body: ['The quick brown <em>fox</em> went to the forest and saw another fox.'],
+    });
+    expect(esErr(() => compileHighlight(spec({ type: 'fvh' }), mapping, 'idx')).message).toBe(
+      'the field [body] should be indexed with term vector with position offsets to be used with fast vector highlighter',
+    );
+    const withOffsets = {
+      properties: { body: { type: 'text' as const, index_options: 'offsets', term_vector: 'with_positions_offsets' } },
+    } as unknown as typeof mapping;
+    expect(highlightDoc(compileHighlight(spec({}), withOffsets, 'idx', 10), long, 7)).toEqual({
+      body: ['The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>.'],
+    });
+    expect(highlightDoc(compileHighlight(spec({ type: 'fvh' }), withOffsets, 'idx', 10), long, 7)).toEqual({
+      body: ['The quick brown <em>fox</em> went to the forest and saw another <em>fox</em>.'],
+    });
     expect(esErr(() => highlightDoc(compileHighlight(spec({ type: 'plain' }), withOffsets, 'idx', 10), long, 7)).type).toBe('illegal_argument_exception');
     expect(esErr(() => compileHighlight(spec({ type: 'magic' }), mapping, 'idx')).message).toBe('unknown highlighter type [magic] for the field [body]');
   });

@@ -70,20 +70,35 @@ export function HitsTable({ hits, collapse = '', groupInnerHits = 'group' }) {
   const columns = sourceColumns(hits);
   const snippets = hits.some((h) => snippetOf(h) !== null);
   const span = columns.length + 2 + (collapse ? 2 : 0) + (snippets ? 1 : 0);
-  return html`
-    <div class="table-wrap">
-      <table class="hits" data-testid="hits-table" data-collapse=${collapse}>
-        <thead><tr>
-          ${collapse && html`<th>${collapse}</th><th class="num">in group</th>`}
-          <th>_id</th><th class="num">_score</th>${columns.map((c) => html`<th>${c}</th>`)}${snippets && html`<th>highlight</th>`}
-        </tr></thead>
-        <tbody>
-          ${hits.length === 0 && html`<tr><td class="empty" colspan=${span}>No hits on this page.</td></tr>`}
-          ${hits.map((hit) => html`
-            <tr key=${`${hit._index}/${hit._id}`} title=${JSON.stringify(hit._source ?? {})}>
-              ${collapse && html`
-                <td class="group">${cellText(hit.fields?.[collapse]?.[0])}</td>
-                <td class="num group-size">${cellText(hit.inner_hits?.[groupInnerHits]?.hits?.total?.value)}</td>`}
+  return html` <div class="table-wrap">
+    <table class="hits" data-testid="hits-table" data-collapse=${collapse}>
+      <thead>
+        <tr>
+          ${
+            collapse &&
+            html`<th>${collapse}</th>
+              <th class="num">in group</th>`
+          }
+          <th>_id</th>
+          <th class="num">_score</th>
+          ${columns.map((c) => html`<th>${c}</th>`)}${snippets && html`<th>highlight</th>`}
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          hits.length === 0 &&
+          html`<tr>
+            <td class="empty" colspan=${span}>No hits on this page.</td>
+          </tr>`
+        }
+        ${hits.map(
+          (hit) =>
+            html` <tr key=${`${hit._index}/${hit._id}`} title=${JSON.stringify(hit._source ?? {})}>
+              ${
+                collapse &&
+                html` <td class="group">${cellText(hit.fields?.[collapse]?.[0])}</td>
+                  <td class="num group-size">${cellText(hit.inner_hits?.[groupInnerHits]?.hits?.total?.value)}</td>`
+              }
               <td class="id">${hit._id}</td>
               <td class="num">${hit._score === null || hit._score === undefined ? '—' : hit._score.toFixed(3)}</td>
               ${columns.map((c) => {
@@ -91,10 +106,11 @@ export function HitsTable({ hits, collapse = '', groupInnerHits = 'group' }) {
                 return html`<td class=${typeof hit._source?.[c] === 'number' ? 'num' : ''} title=${text}>${text}</td>`;
               })}
               ${snippets && html`<td class="snippet">${snippetCell(snippetOf(hit))}</td>`}
-            </tr>`)}
-        </tbody>
-      </table>
-    </div>`;
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 /**

@@ -27,15 +27,22 @@ export function Pager({ page, pages, hasMore, onPage }) {
     if (target === null) setTyped(String(page));
     else onPage(target);
   };
-  return html`
-    <form class="pager" onSubmit=${jump} aria-label="pages">
-      <button type="button" data-testid="first" disabled=${page <= 1} onClick=${() => onPage(1)}>« first</button>
-      <button type="button" data-testid="prev" disabled=${page <= 1} onClick=${() => onPage(page - 1)}>‹ prev</button>
-      <label>page <input name="page" data-testid="page-input" inputmode="numeric" size="7" value=${typed}
-        onInput=${(/** @type {Event} */ e) => setTyped(/** @type {HTMLInputElement} */ (e.currentTarget).value)} /></label>
-      <span class="of">of ${pages === null ? '?' : NUMBER.format(pages)}</span>
-      <button type="submit" data-testid="go">Go</button>
-      <button type="button" data-testid="next" disabled=${atEnd} onClick=${() => onPage(page + 1)}>next ›</button>
-      <button type="button" data-testid="last" disabled=${pages === null || page >= pages} onClick=${() => pages !== null && onPage(pages)}>last »</button>
-    </form>`;
+  return html` <form class="pager" onSubmit=${jump} aria-label="pages">
+    <button type="button" data-testid="first" disabled=${page <= 1} onClick=${() => onPage(1)}>« first</button>
+    <button type="button" data-testid="prev" disabled=${page <= 1} onClick=${() => onPage(page - 1)}>‹ prev</button>
+    <label
+      >page
+      <input
+        name="page"
+        data-testid="page-input"
+        inputmode="numeric"
+        size="7"
+        value=${typed}
+        onInput=${(/** @type {Event} */ e) => setTyped(/** @type {HTMLInputElement} */ (e.currentTarget).value)}
+    /></label>
+    <span class="of">of ${pages === null ? '?' : NUMBER.format(pages)}</span>
+    <button type="submit" data-testid="go">Go</button>
+    <button type="button" data-testid="next" disabled=${atEnd} onClick=${() => onPage(page + 1)}>next ›</button>
+    <button type="button" data-testid="last" disabled=${pages === null || page >= pages} onClick=${() => pages !== null && onPage(pages)}>last »</button>
+  </form>`;
 }

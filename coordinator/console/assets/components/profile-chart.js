@@ -81,20 +81,20 @@ export function ProfileChart({ profile, took }) {
   const drawn = groups.map((g) => {
     const top = y;
     y += HEADER + g.bars.length * ROW + GAP;
-    return html`
-      <g class=${`group ${g.kind}`} data-kind=${g.kind} data-id=${g.id} transform=${`translate(0 ${top})`}>
-        <text class="group-title" x="0" y="13">${g.kind === 'shard' ? `shard ${g.id}` : 'coordinator phases'}</text>
-        ${g.bars.map((b, i) => html`
-          <g class=${`bar ${b.label.replace('/', '-')}`} transform=${`translate(0 ${HEADER + i * ROW})`}>
+    return html` <g class=${`group ${g.kind}`} data-kind=${g.kind} data-id=${g.id} transform=${`translate(0 ${top})`}>
+      <text class="group-title" x="0" y="13">${g.kind === 'shard' ? `shard ${g.id}` : 'coordinator phases'}</text>
+      ${g.bars.map(
+        (b, i) =>
+          html` <g class=${`bar ${b.label.replace('/', '-')}`} transform=${`translate(0 ${HEADER + i * ROW})`}>
             <text class="label" x=${LABEL_WIDTH - 6} y="11" text-anchor="end">${b.label}</text>
             ${b.note === undefined && html`<rect x=${LABEL_WIDTH} y="1" height=${ROW - 4} width=${barWidth(b.ms, max)} rx="2" />`}
             <text class="value" x=${LABEL_WIDTH + (b.note === undefined ? barWidth(b.ms, max) + 4 : 0)} y="11">${b.note ?? formatMs(b.ms)}</text>
-          </g>`)}
-      </g>`;
+          </g>`,
+      )}
+    </g>`;
   });
-  return html`
-    <figure class="profile" data-testid="profile">
-      <figcaption>Where the time went <span class="muted">(took ${took} ms; wall times on the coordinator)</span></figcaption>
-      <svg viewBox=${`0 0 ${WIDTH} ${Math.max(y, 1)}`} width="100%" role="img" aria-label="search profile">${drawn}</svg>
-    </figure>`;
+  return html` <figure class="profile" data-testid="profile">
+    <figcaption>Where the time went <span class="muted">(took ${took} ms; wall times on the coordinator)</span></figcaption>
+    <svg viewBox=${`0 0 ${WIDTH} ${Math.max(y, 1)}`} width="100%" role="img" aria-label="search profile">${drawn}</svg>
+  </figure>`;
 }

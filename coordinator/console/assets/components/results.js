@@ -25,36 +25,59 @@ export function Results({ status, shown, onPage, onToggleFilter }) {
   const total = response?.hits?.total;
   const groups = response?.hits?.total_groups;
   const pages = shown && total ? pageCount(groups ?? total, shown.form.size) : null;
-  return html`
-    <section class="results" data-testid="results" data-status=${status}
-      data-index=${shown?.form.index ?? ''} data-from=${shown ? String(shown.request.body.from) : ''}
-      data-size=${shown ? String(shown.form.size) : ''} data-sort=${shown?.form.sortField ? `${shown.form.sortField}:${shown.form.order}` : ''}
-      data-collapse=${shown?.form.collapse ?? ''} data-query=${shown?.form.query ?? ''}
-      data-facet=${shown?.form.facet ?? ''} data-filters=${shown ? shown.form.filters.map((f) => `${f.field}:${f.value}`).join(',') : ''}>
-      ${shown !== null && html`
-        <div class="summary">
+  return html` <section
+    class="results"
+    data-testid="results"
+    data-status=${status}
+    data-index=${shown?.form.index ?? ''}
+    data-from=${shown ? String(shown.request.body.from) : ''}
+    data-size=${shown ? String(shown.form.size) : ''}
+    data-sort=${shown?.form.sortField ? `${shown.form.sortField}:${shown.form.order}` : ''}
+    data-collapse=${shown?.form.collapse ?? ''}
+    data-query=${shown?.form.query ?? ''}
+    data-facet=${shown?.form.facet ?? ''}
+    data-filters=${shown ? shown.form.filters.map((f) => `${f.field}:${f.value}`).join(',') : ''}
+  >
+    ${
+      shown !== null &&
+      html` <div class="summary">
           <span class="total" data-testid="total" data-value=${String(total.value)} data-relation=${total.relation}>
             ${total.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(total.value)} hits
           </span>
           <span class="badge" title="hits.total.relation">relation: ${total.relation}</span>
-          ${groups && html`<span class="total groups" data-testid="groups" data-value=${String(groups.value)} data-relation=${groups.relation}>
-            in ${groups.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(groups.value)} groups by ${shown.form.collapse}</span>`}
-          <${FilterChips} filters=${shown.form.filters} onRemove=${(/** @type {import('../search-request.js').FacetFilter} */ f) => onToggleFilter(f.field, f.value)} />
+          ${
+            groups &&
+            html`<span class="total groups" data-testid="groups" data-value=${String(groups.value)} data-relation=${groups.relation}>
+              in ${groups.relation === 'gte' ? '≥ ' : ''}${NUMBER.format(groups.value)} groups by ${shown.form.collapse}</span
+            >`
+          }
+          <${FilterChips}
+            filters=${shown.form.filters}
+            onRemove=${(/** @type {import('../search-request.js').FacetFilter} */ f) => onToggleFilter(f.field, f.value)}
+          />
           <span class="muted">took ${response.took} ms · round trip ${Math.round(shown.roundTripMs)} ms</span>
           ${status === 'loading' && html`<span class="muted loading">searching…</span>`}
         </div>
-        <details class="request"><summary>request</summary>
-          <code>${shown.request.method} ${shown.request.path}\n${JSON.stringify(shown.request.body)}</code>
+        <details class="request">
+          <summary>request</summary>
+          <code>${shown.request.method} ${shown.request.path} ${JSON.stringify(shown.request.body)}</code>
         </details>
-        <${Pager} page=${shown.form.page} pages=${pages} hasMore=${response.hits.hits.length === shown.form.size}
-          onPage=${onPage} />
+        <${Pager} page=${shown.form.page} pages=${pages} hasMore=${response.hits.hits.length === shown.form.size} onPage=${onPage} />
         <div class="panes">
           <${HitsTable} hits=${response.hits.hits} collapse=${shown.form.collapse} groupInnerHits=${GROUP_INNER_HITS} />
           <div class="side">
-            ${shown.form.facet && html`<${Facets} field=${shown.form.facet} terms=${response.aggregations?.[FACET_AGG]} filters=${shown.form.filters}
-              onToggle=${(/** @type {string | number} */ value) => onToggleFilter(shown.form.facet, value)} />`}
+            ${
+              shown.form.facet &&
+              html`<${Facets}
+                field=${shown.form.facet}
+                terms=${response.aggregations?.[FACET_AGG]}
+                filters=${shown.form.filters}
+                onToggle=${(/** @type {string | number} */ value) => onToggleFilter(shown.form.facet, value)}
+              />`
+            }
             <${ProfileChart} profile=${response.profile} took=${response.took} />
           </div>
-        </div>`}
-    </section>`;
+        </div>`
+    }
+  </section>`;
 }

@@ -30,49 +30,65 @@ export function SearchControls({ indices, fields, collapsible, form, draft, onDr
     if (e.ctrlKey || e.metaKey || !draft.trim().startsWith('{')) submit(e);
   };
   const value = (/** @type {Event} */ e) => /** @type {HTMLInputElement} */ (e.currentTarget).value;
-  return html`
-    <form class="controls" onSubmit=${submit}>
-      <label class="index">index
-        <select name="index" value=${form.index} onChange=${(/** @type {Event} */ e) => onChange({ index: value(e) })}>
-          ${indices.map((i) => html`<option value=${i.index}>${i.index} (${NUMBER.format(i.docs)})</option>`)}
-        </select>
-      </label>
-      <label class="query">query
-        <textarea name="query" rows=${draft.includes('\n') ? 4 : 1} spellcheck="false" value=${draft}
-          placeholder='q syntax (name:wien AND country:AT) or JSON DSL ({"match": {"name": "wien"}}); empty: all'
-          onInput=${(/** @type {Event} */ e) => onDraft(value(e))} onKeyDown=${onKeyDown}></textarea>
-      </label>
-      <label>sort
-        <select name="sort" value=${form.sortField} onChange=${(/** @type {Event} */ e) => onChange({ sortField: value(e) })}>
-          <option value="">_score (relevance)</option>
-          <option value="_id">_id</option>
-          ${fields.map((f) => html`<option value=${f}>${f}</option>`)}
-        </select>
-      </label>
-      <label>order
-        <select name="order" value=${form.order} disabled=${form.sortField === ''}
-          onChange=${(/** @type {Event} */ e) => onChange({ order: /** @type {'asc' | 'desc'} */ (value(e)) })}>
-          <option value="desc">desc</option>
-          <option value="asc">asc</option>
-        </select>
-      </label>
-      <label>collapse
-        <select name="collapse" value=${form.collapse} onChange=${(/** @type {Event} */ e) => onChange({ collapse: value(e) })}>
-          <option value="">none</option>
-          ${collapsible.map((f) => html`<option value=${f}>${f}</option>`)}
-        </select>
-      </label>
-      <label>facets
-        <select name="facet" value=${form.facet} onChange=${(/** @type {Event} */ e) => onChange({ facet: value(e) })}>
-          <option value="">none</option>
-          ${collapsible.map((f) => html`<option value=${f}>${f}</option>`)}
-        </select>
-      </label>
-      <label>per page
-        <select name="size" value=${String(form.size)} onChange=${(/** @type {Event} */ e) => onChange({ size: Number(value(e)) })}>
-          ${PAGE_SIZES.map((s) => html`<option value=${String(s)}>${s}</option>`)}
-        </select>
-      </label>
-      <button type="submit" class="primary">Search</button>
-    </form>`;
+  return html` <form class="controls" onSubmit=${submit}>
+    <label class="index"
+      >index
+      <select name="index" value=${form.index} onChange=${(/** @type {Event} */ e) => onChange({ index: value(e) })}>
+        ${indices.map((i) => html`<option value=${i.index}>${i.index} (${NUMBER.format(i.docs)})</option>`)}
+      </select>
+    </label>
+    <label class="query"
+      >query
+      <textarea
+        name="query"
+        rows=${draft.includes('\n') ? 4 : 1}
+        spellcheck="false"
+        value=${draft}
+        placeholder='q syntax (name:wien AND country:AT) or JSON DSL ({"match": {"name": "wien"}}); empty: all'
+        onInput=${(/** @type {Event} */ e) => onDraft(value(e))}
+        onKeyDown=${onKeyDown}
+      ></textarea>
+    </label>
+    <label
+      >sort
+      <select name="sort" value=${form.sortField} onChange=${(/** @type {Event} */ e) => onChange({ sortField: value(e) })}>
+        <option value="">_score (relevance)</option>
+        <option value="_id">_id</option>
+        ${fields.map((f) => html`<option value=${f}>${f}</option>`)}
+      </select>
+    </label>
+    <label
+      >order
+      <select
+        name="order"
+        value=${form.order}
+        disabled=${form.sortField === ''}
+        onChange=${(/** @type {Event} */ e) => onChange({ order: /** @type {'asc' | 'desc'} */ (value(e)) })}
+      >
+        <option value="desc">desc</option>
+        <option value="asc">asc</option>
+      </select>
+    </label>
+    <label
+      >collapse
+      <select name="collapse" value=${form.collapse} onChange=${(/** @type {Event} */ e) => onChange({ collapse: value(e) })}>
+        <option value="">none</option>
+        ${collapsible.map((f) => html`<option value=${f}>${f}</option>`)}
+      </select>
+    </label>
+    <label
+      >facets
+      <select name="facet" value=${form.facet} onChange=${(/** @type {Event} */ e) => onChange({ facet: value(e) })}>
+        <option value="">none</option>
+        ${collapsible.map((f) => html`<option value=${f}>${f}</option>`)}
+      </select>
+    </label>
+    <label
+      >per page
+      <select name="size" value=${String(form.size)} onChange=${(/** @type {Event} */ e) => onChange({ size: Number(value(e)) })}>
+        ${PAGE_SIZES.map((s) => html`<option value=${String(s)}>${s}</option>`)}
+      </select>
+    </label>
+    <button type="submit" class="primary">Search</button>
+  </form>`;
 }
