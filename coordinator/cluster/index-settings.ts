@@ -11,7 +11,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/cluster/metadata/MetadataUpdateSettingsService.java
  */
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
-import { checkFieldAliases, parseMapping, refuseTypedCreateMapping } from '../rest/mapping-parse.ts';
+import { checkFieldAliases } from '../rest/field-alias-check.ts';
+import { parseMapping, refuseTypedCreateMapping } from '../rest/mapping-parse.ts';
 import { parseTimeValue } from '../rest/params.ts';
 import type { IndexMetadata, IndexSettingValue } from '../../protocol/metadata.ts';
 import { defaultRoutingNumShards } from './routing.ts';

@@ -2,7 +2,8 @@
  * Validation of an index mapping as ES's `MapperService` parses it (`PUT /{index}` `mappings`,
  * `PUT /{index}/_mapping`): known field types and their parameters, field names, the root's
  * metadata fields and `dynamic` (the parameter tables are mapping-params.ts; the checks of a
- * mapping update are mapping-update-check.ts, its printing mapping-response.ts). Errors carry ES's texts:
+ * mapping update are mapping-update-check.ts, the aliases of a whole mapping field-alias-check.ts, its
+ * printing mapping-response.ts). Errors carry ES's texts:
  * a parse failure is `mapper_parsing_exception` "Failed to parse mapping: …" caused by the reason.
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/MapperService.java
  * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/ObjectMapper.java
@@ -10,7 +11,7 @@
  */
 import type { ErrorCause } from '../../protocol/errors.ts';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
-import { fieldAliases, flatFields, type FieldMapping, type Mapping } from '../../protocol/mapping.ts';
+import { type FieldMapping, type Mapping } from '../../protocol/mapping.ts';
 import { dateFormatter } from '../../shared/date-format.ts';
 import { InvalidDateFormat } from '../../shared/date-pattern.ts';
 import { ownValue, setOwn } from '../../shared/own-keys.ts';
@@ -262,7 +263,7 @@ function mergeFieldDefinitions(a: FieldMapping, b: FieldMapping, path: string): 
 
 /**
  * ES `FieldAliasMapper.TypeParser`: `path` (a string) is required and nothing else is taken; the
- * path itself is checked against the whole mapping later ({@link checkFieldAliases}).
+ * path itself is checked against the whole mapping later (`checkFieldAliases`, field-alias-check.ts).
  */
 function parseAlias(name: string, node: Obj): FieldMapping {
   const path = node.path;
@@ -376,48 +377,5 @@ export function parseMapping(raw: unknown): Mapping {
 export function refuseTypedCreateMapping(mappings: unknown): void {
   if (isObject(mappings) && Object.keys(mappings).length === 1 && Object.hasOwn(mappings, '_doc')) {
     throw illegalArgument('The mapping definition cannot be nested under a type [_doc] unless include_type_name is set to true.');
-  }
-}
-
-/** The full path of the innermost `nested` object holding `path` (ES `NestedLookup.getNestedParent`), or null. */
-function nestedParent(m: Mapping, path: string): string | null {
-  let props = m.properties ?? {};
-  let parent: string | null = null;
-  const parts = path.split('.');
-  for (let i = 0; i < parts.length - 1; i++) {
-    const fm = ownValue(props, parts[i]);
-    if (!fm || !fm.properties) break;
-    if (fm.type === 'nested') parent = parts.slice(0, i + 1).join('.');
-    props = fm.properties;
-  }
-  return parent;
-}
-
-/**
- * ES `FieldAliasMapper.validate` over a whole (created or merged) mapping: an alias may not refer
- * to itself, must refer to an existing field (not an object) that is not another alias, and must
- * sit in the same `nested` scope as its target. ES runs it when it builds the mapping lookup, so
- * the errors are not wrapped in "Failed to parse mapping".
- * @throws EsError 400 `mapper_parsing_exception` (`illegal_argument_exception` for the nested scope) with ES's texts
- * @see https://github.com/elastic/elasticsearch/blob/8.15/server/src/main/java/org/elasticsearch/index/mapper/FieldAliasMapper.java
- */
-export function checkFieldAliases(m: Mapping): void {
-  const fields = flatFields(m);
-  for (const [name, path] of fieldAliases(m)) {
-    const bad = (why: string) => new EsError(400, 'mapper_parsing_exception', `Invalid [path] value [${path}] for field alias [${name}]: ${why}`);
-    if (path === name) throw bad('an alias cannot refer to itself.');
-    const target = fields.get(path);
-    if (!target) throw bad('an alias must refer to an existing field in the mappings.');
-    if (target.type === 'alias') throw bad('an alias cannot refer to another alias.');
-    const aliasScope = nestedParent(m, name);
-    const pathScope = nestedParent(m, path);
-    if (aliasScope !== pathScope) {
-      throw illegalArgument(
-        `Invalid [path] value [${path}] for field alias [${name}]: an alias must have the same nested scope as its target. ` +
-          (aliasScope === null ? 'The alias is not nested' : `The alias's nested scope is [${aliasScope}]`) +
-          ', but ' +
-          (pathScope === null ? 'the target is not nested.' : `the target's nested scope is [${pathScope}].`),
-      );
-    }
   }
 }
