@@ -41,6 +41,130 @@ function typeTieBreaker(v: string | number | boolean): number {
   throw new EsError(400, 'parse_exception', `failed to parse [multi_match] query type [${scalarText(v)}]. unknown type.`);
 }
 
+/** A `query_string` body's parameters as read (ES `QueryStringQueryBuilder`'s fields, with its defaults), before the checks across them. */
+interface QueryStringParams {
+  query: string | undefined;
+  defaultField: string | undefined;
+  fields: { field: string; boost: number }[] | undefined;
+  defaultOperator: Operator;
+  fuzziness: Fuzziness;
+  fuzzyPrefixLength: number;
+  fuzzyMaxExpansions: number;
+  fuzzyTranspositions: boolean;
+  fuzzyRewrite: string | undefined;
+  tieBreaker: number | undefined;
+  /** The tie breaker of `type` (`best_fields` 0, `most_fields` 1), used when `tie_breaker` is not given. */
+  typeTie: number;
+  msm: string | number | undefined;
+  escape: boolean;
+  boost: number;
+  /** The options handed to the query-string parser as they are. */
+  opts: Partial<QueryStringOptions>;
+}
+
+/** Reads one scalar parameter `k` of a `query_string` body into `p`, with ES's errors for unknown or unsupported ones. */
+function readScalarParam(p: QueryStringParams, k: string, v: string | number | boolean): void {
+  switch (k) {
+    case 'query':
+      p.query = scalarText(v);
+      break;
+    case 'default_field':
+      p.defaultField = scalarText(v);
+      break;
+    case 'default_operator':
+      p.defaultOperator = operatorOf(v);
+      break;
+    case 'analyzer':
+      p.opts.analyzer = scalarText(v);
+      break;
+    case 'allow_leading_wildcard':
+      p.opts.allowLeadingWildcard = xContentBoolean(v);
+      break;
+    case 'analyze_wildcard':
+      p.opts.analyzeWildcard = xContentBoolean(v);
+      break;
+    case 'lenient':
+      p.opts.lenient = xContentBoolean(v);
+      break;
+    case 'max_determinized_states':
+      p.opts.maxDeterminizedStates = xContentInt(v);
+      break;
+    case 'escape':
+      p.escape = xContentBoolean(v);
+      break;
+    case 'fuzziness':
+      p.fuzziness = parseFuzziness(v);
+      break;
+    case 'fuzzy_prefix_length':
+      p.fuzzyPrefixLength = xContentInt(v);
+      break;
+    case 'fuzzy_max_expansions':
+      p.fuzzyMaxExpansions = xContentInt(v);
+      break;
+    case 'fuzzy_transpositions':
+      p.fuzzyTranspositions = xContentBoolean(v);
+      break;
+    case 'fuzzy_rewrite':
+      p.fuzzyRewrite = scalarText(v);
+      break;
+    case 'phrase_slop':
+      p.opts.phraseSlop = xContentInt(v);
+      break;
+    case 'rewrite':
+      p.opts.rewrite = scalarText(v);
+      break;
+    case 'type':
+      p.typeTie = typeTieBreaker(v);
+      break;
+    case 'tie_breaker':
+      p.tieBreaker = xContentFloat(v);
+      break;
+    case 'minimum_should_match':
+      p.msm = msmOf(v);
+      break;
+    case 'boost':
+      p.boost = boostOf(v);
+      break;
+    case 'time_zone':
+    case 'quote_analyzer':
+    case 'quote_field_suffix':
+      throw notYet(NAME, k);
+    default:
+      if (!ACCEPTED.includes(k)) throw parsingException(`[${NAME}] query does not support [${k}]`);
+  }
+}
+
+/** Step 1: reads a `query_string` body's parameters (`fields` is the only array; objects and nulls are refused). */
+function readParams(body: Obj): QueryStringParams {
+  const p: QueryStringParams = {
+    query: undefined,
+    defaultField: undefined,
+    fields: undefined,
+    defaultOperator: 'or',
+    fuzziness: AUTO,
+    fuzzyPrefixLength: 0,
+    fuzzyMaxExpansions: DEFAULT_MAX_EXPANSIONS,
+    fuzzyTranspositions: true,
+    fuzzyRewrite: undefined,
+    tieBreaker: undefined,
+    typeTie: 0,
+    msm: undefined,
+    escape: false,
+    boost: 1,
+    opts: {},
+  };
+  for (const [k, v] of Object.entries(body)) {
+    if (Array.isArray(v)) {
+      if (k !== 'fields') throw parsingException(`[${NAME}] query does not support [${k}]`);
+      p.fields = v.map((f) => fieldAndBoost(scalarText(f)));
+      continue;
+    }
+    if (!isValue(v)) throw parsingException(`[${NAME}] unknown token [${v === null ? 'VALUE_NULL' : 'START_OBJECT'}] after [${k}]`);
+    readScalarParam(p, k, v);
+  }
+  return p;
+}
+
 /**
  * Parses a `query_string` body into the query tree (query-string.ts does the grammar).
  * @throws EsError 400: `parsing_exception` `[query_string] query does not support [x]`,
@@ -51,111 +175,21 @@ function typeTieBreaker(v: string | number | boolean): number {
  *   `quote_field_suffix` and the multi_match types Folio does not run yet.
  */
 export function parseQueryStringQuery(body: Obj): Query {
-  let query: string | undefined;
-  let defaultField: string | undefined;
-  let fields: { field: string; boost: number }[] | undefined;
-  let defaultOperator: Operator = 'or';
-  let fuzziness: Fuzziness = AUTO;
-  let fuzzyPrefixLength = 0;
-  let fuzzyMaxExpansions = DEFAULT_MAX_EXPANSIONS;
-  let fuzzyTranspositions = true;
-  let fuzzyRewrite: string | undefined;
-  let tieBreaker: number | undefined;
-  let typeTie = 0;
-  let msm: string | number | undefined;
-  let escape = false;
-  let boost = 1;
-  const opts: Partial<QueryStringOptions> = {};
-  for (const [k, v] of Object.entries(body)) {
-    if (Array.isArray(v)) {
-      if (k !== 'fields') throw parsingException(`[${NAME}] query does not support [${k}]`);
-      fields = v.map((f) => fieldAndBoost(scalarText(f)));
-      continue;
-    }
-    if (!isValue(v)) throw parsingException(`[${NAME}] unknown token [${v === null ? 'VALUE_NULL' : 'START_OBJECT'}] after [${k}]`);
-    switch (k) {
-      case 'query':
-        query = scalarText(v);
-        break;
-      case 'default_field':
-        defaultField = scalarText(v);
-        break;
-      case 'default_operator':
-        defaultOperator = operatorOf(v);
-        break;
-      case 'analyzer':
-        opts.analyzer = scalarText(v);
-        break;
-      case 'allow_leading_wildcard':
-        opts.allowLeadingWildcard = xContentBoolean(v);
-        break;
-      case 'analyze_wildcard':
-        opts.analyzeWildcard = xContentBoolean(v);
-        break;
-      case 'lenient':
-        opts.lenient = xContentBoolean(v);
-        break;
-      case 'max_determinized_states':
-        opts.maxDeterminizedStates = xContentInt(v);
-        break;
-      case 'escape':
-        escape = xContentBoolean(v);
-        break;
-      case 'fuzziness':
-        fuzziness = parseFuzziness(v);
-        break;
-      case 'fuzzy_prefix_length':
-        fuzzyPrefixLength = xContentInt(v);
-        break;
-      case 'fuzzy_max_expansions':
-        fuzzyMaxExpansions = xContentInt(v);
-        break;
-      case 'fuzzy_transpositions':
-        fuzzyTranspositions = xContentBoolean(v);
-        break;
-      case 'fuzzy_rewrite':
-        fuzzyRewrite = scalarText(v);
-        break;
-      case 'phrase_slop':
-        opts.phraseSlop = xContentInt(v);
-        break;
-      case 'rewrite':
-        opts.rewrite = scalarText(v);
-        break;
-      case 'type':
-        typeTie = typeTieBreaker(v);
-        break;
-      case 'tie_breaker':
-        tieBreaker = xContentFloat(v);
-        break;
-      case 'minimum_should_match':
-        msm = msmOf(v);
-        break;
-      case 'boost':
-        boost = boostOf(v);
-        break;
-      case 'time_zone':
-      case 'quote_analyzer':
-      case 'quote_field_suffix':
-        throw notYet(NAME, k);
-      default:
-        if (!ACCEPTED.includes(k)) throw parsingException(`[${NAME}] query does not support [${k}]`);
-    }
-  }
-  if (query === undefined) throw parsingException(`[${NAME}] must be provided with a [query]`);
-  if (fields !== undefined && fields.length > 0 && defaultField !== undefined) {
+  const p = readParams(body);
+  if (p.query === undefined) throw parsingException(`[${NAME}] must be provided with a [query]`);
+  if (p.fields !== undefined && p.fields.length > 0 && p.defaultField !== undefined) {
     const reason = `Validation Failed: 1: [${NAME}] cannot use [fields] parameter in conjunction with [default_field];`;
     throw new EsError(400, 'query_shard_exception', `failed to create query: ${reason}`, { causedBy: { type: 'query_validation_exception', reason } });
   }
-  const fuzzy = { fuzziness, prefixLength: fuzzyPrefixLength, maxExpansions: fuzzyMaxExpansions, transpositions: fuzzyTranspositions };
-  const parsed = parseQueryString(escape ? escapeQueryString(query) : query, {
-    ...opts,
-    defaultOperator,
-    ...(defaultField !== undefined ? { df: defaultField } : {}),
-    ...(fields !== undefined && fields.length > 0 ? { fields } : {}),
-    fuzzy: fuzzyRewrite === undefined ? fuzzy : { ...fuzzy, rewrite: fuzzyRewrite },
-    tieBreaker: tieBreaker ?? typeTie,
+  const fuzzy = { fuzziness: p.fuzziness, prefixLength: p.fuzzyPrefixLength, maxExpansions: p.fuzzyMaxExpansions, transpositions: p.fuzzyTranspositions };
+  const parsed = parseQueryString(p.escape ? escapeQueryString(p.query) : p.query, {
+    ...p.opts,
+    defaultOperator: p.defaultOperator,
+    ...(p.defaultField !== undefined ? { df: p.defaultField } : {}),
+    ...(p.fields !== undefined && p.fields.length > 0 ? { fields: p.fields } : {}),
+    fuzzy: p.fuzzyRewrite === undefined ? fuzzy : { ...fuzzy, rewrite: p.fuzzyRewrite },
+    tieBreaker: p.tieBreaker ?? p.typeTie,
   });
-  const withMsm = msm !== undefined && parsed.kind === 'bool' ? { ...parsed, minimumShouldMatch: msm } : parsed;
-  return boost === 1 ? withMsm : { ...withMsm, boost: Math.fround(withMsm.boost * boost) };
+  const withMsm = p.msm !== undefined && parsed.kind === 'bool' ? { ...parsed, minimumShouldMatch: p.msm } : parsed;
+  return p.boost === 1 ? withMsm : { ...withMsm, boost: Math.fround(withMsm.boost * p.boost) };
 }
