@@ -156,6 +156,45 @@ function effectiveSource(source: SourceFilter | null, stored: StoredFields | nul
   return true;
 }
 
+/** Step 1: a Draft holding ES's defaults (`SearchSourceBuilder`'s: from 0, size 10, nothing else given). */
+function emptyDraft(): Draft {
+  return {
+    from: 0,
+    size: 10,
+    query: null,
+    sort: null,
+    source: null,
+    trackTotalHits: null,
+    trackScores: false,
+    timeoutMs: null,
+    searchAfter: null,
+    version: false,
+    seqNoPrimaryTerm: false,
+    explain: false,
+    minScore: null,
+    pit: null,
+    profile: false,
+    aggs: null,
+    postFilter: null,
+    fields: null,
+    docvalueFields: null,
+    storedFields: null,
+    rescore: [],
+    scriptFields: 0,
+    slice: null,
+    collapse: null,
+    highlight: null,
+  };
+}
+
+/** Step 2: the body, key by key in its order (`SearchSourceBuilder.parseXContent`; first error wins). */
+function applyBody(d: Draft, body: unknown): void {
+  if (body !== undefined) {
+    if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
+    for (const [k, v] of Object.entries(body)) applyBodyKey(d, k, v);
+  }
+}
+
 /** The URL options of a search that do not live in the Draft. */
 interface UrlOptions {
   allowPartial: boolean;
@@ -164,7 +203,7 @@ interface UrlOptions {
   restTotalHitsAsInt: boolean;
 }
 
-/** `RestSearchAction` parameters in ES's order; returns the options that do not live in the Draft. */
+/** Step 3: the URL, `RestSearchAction` parameters in ES's order (URL wins over the body); returns the options that do not live in the Draft. */
 function applyUrl(d: Draft, p: Map<string, string>, path: string): UrlOptions {
   const has = (k: string) => p.has(k);
   const get = (k: string) => p.get(k) as string;
@@ -243,56 +282,13 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string): UrlOptions {
   return { allowPartial, searchType: st, scroll, restTotalHitsAsInt };
 }
 
-/** `BaseRestHandler.unrecognized` over the search parameters (see {@link checkUnrecognizedParams}). */
+/** Step 4: `BaseRestHandler.unrecognized` over the search parameters (see {@link checkUnrecognizedParams}). */
 function checkUnrecognized(p: Map<string, string>, path: string): void {
   checkUnrecognizedParams(path, p.keys(), URL_PARAMS);
 }
 
-/**
- * Parses and validates a search request.
- * @param params the URL query parameters (a repeated name takes its last value, as ES).
- * @param body the parsed JSON body (see {@link parseJsonBody}), or undefined for none.
- * @param path the request path without query string, for error texts (`/idx/_search`).
- * @throws EsError 400 with ES's exact type and reason for every invalid value (body errors first, then
- *   URL values, then unrecognized parameters, then `Validation Failed: …` checks).
- * @example parseSearchRequest(new URLSearchParams('size=5&sort=date:desc'), { query: { match_all: {} } }, '/idx/_search')
- */
-export function parseSearchRequest(params: URLSearchParams, body: unknown, path: string): SearchRequest {
-  const d: Draft = {
-    from: 0,
-    size: 10,
-    query: null,
-    sort: null,
-    source: null,
-    trackTotalHits: null,
-    trackScores: false,
-    timeoutMs: null,
-    searchAfter: null,
-    version: false,
-    seqNoPrimaryTerm: false,
-    explain: false,
-    minScore: null,
-    pit: null,
-    profile: false,
-    aggs: null,
-    postFilter: null,
-    fields: null,
-    docvalueFields: null,
-    storedFields: null,
-    rescore: [],
-    scriptFields: 0,
-    slice: null,
-    collapse: null,
-    highlight: null,
-  };
-  if (body !== undefined) {
-    if (!isObject(body)) throw parsingException(`Expected [START_OBJECT] but found [${tokenName(body)}]`);
-    for (const [k, v] of Object.entries(body)) applyBodyKey(d, k, v);
-  }
-  const p = new Map<string, string>();
-  for (const [k, v] of params) p.set(k, v);
-  const url = applyUrl(d, p, path);
-  checkUnrecognized(p, path);
+/** Step 5: `SearchRequest.validate`: every problem of the combined request, in ES's order (none: `[]`). */
+function validationErrors(d: Draft, url: UrlOptions, p: Map<string, string>): string[] {
   const errors: string[] = [];
   if (url.scroll !== null) {
     if (d.trackTotalHits !== null && d.trackTotalHits !== TRACK_TOTAL_HITS_ACCURATE)
@@ -317,7 +313,11 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown, path:
   } else if ((d.sort ?? []).some((f) => f.field === '_shard_doc')) {
     errors.push('[_shard_doc] sort field cannot be used without [point in time]');
   }
-  if (errors.length > 0) throw validationFailed(errors);
+  return errors;
+}
+
+/** Step 6: the normalized request, defaults filled in (`match_all`, the effective `_source`, the total-hits default). */
+function toSearchRequest(d: Draft, url: UrlOptions, p: Map<string, string>): SearchRequest {
   return {
     from: d.from,
     size: d.size,
@@ -355,4 +355,25 @@ export function parseSearchRequest(params: URLSearchParams, body: unknown, path:
     collapse: d.collapse,
     highlight: d.highlight,
   };
+}
+
+/**
+ * Parses and validates a search request.
+ * @param params the URL query parameters (a repeated name takes its last value, as ES).
+ * @param body the parsed JSON body (see {@link parseJsonBody}), or undefined for none.
+ * @param path the request path without query string, for error texts (`/idx/_search`).
+ * @throws EsError 400 with ES's exact type and reason for every invalid value (body errors first, then
+ *   URL values, then unrecognized parameters, then `Validation Failed: …` checks).
+ * @example parseSearchRequest(new URLSearchParams('size=5&sort=date:desc'), { query: { match_all: {} } }, '/idx/_search')
+ */
+export function parseSearchRequest(params: URLSearchParams, body: unknown, path: string): SearchRequest {
+  const d = emptyDraft();
+  applyBody(d, body);
+  const p = new Map<string, string>();
+  for (const [k, v] of params) p.set(k, v);
+  const url = applyUrl(d, p, path);
+  checkUnrecognized(p, path);
+  const errors = validationErrors(d, url, p);
+  if (errors.length > 0) throw validationFailed(errors);
+  return toSearchRequest(d, url, p);
 }
