@@ -75,9 +75,17 @@ function fileOf(opts: { file?: string }, variable: string): string {
  * Adds the `users` and `api-key` command groups to `program`. `run` wraps each action so that a
  * {@link UsageError} exits 1 and any other error 3.
  */
-export function registerAuthCommands(program: Command, io: AuthCommandIo, run: (action: () => Promise<void>) => Promise<void>): void {
+export function registerAuthCommands(program: Command, io: AuthCommandIo, run: RunAction): void {
+  registerUserCommands(program, io, run);
+  registerApiKeyCommands(program, io, run);
+}
+
+/** How an action runs: a {@link UsageError} exits 1, any other error 3. */
+type RunAction = (action: () => Promise<void>) => Promise<void>;
+
+/** `folio users add|remove`: edit the users file (FOLIO_USERS_FILE), as `elasticsearch-users useradd|userdel`. */
+function registerUserCommands(program: Command, io: AuthCommandIo, run: RunAction): void {
   const usersFile = () => new Option('--file <path>', 'users file').env('FOLIO_USERS_FILE');
-  const keysFile = () => new Option('--file <path>', 'API keys file').env('FOLIO_API_KEYS_FILE');
   const users = program.command('users').description('manage the users of HTTP Basic authentication (FOLIO_USERS_FILE)');
   users
     .command('add')
@@ -113,7 +121,11 @@ export function registerAuthCommands(program: Command, io: AuthCommandIo, run: (
         io.err(`user [${name}] removed from ${file}\n`);
       }),
     );
+}
 
+/** `folio api-key create|invalidate`: edit the API keys file (FOLIO_API_KEYS_FILE); `create` prints ES's create API key response. */
+function registerApiKeyCommands(program: Command, io: AuthCommandIo, run: RunAction): void {
+  const keysFile = () => new Option('--file <path>', 'API keys file').env('FOLIO_API_KEYS_FILE');
   const keys = program.command('api-key').description('manage API keys (FOLIO_API_KEYS_FILE)');
   keys
     .command('create')

@@ -37,16 +37,17 @@ import type { Query } from '../../protocol/query-ast.ts';
 import type { SortValue } from '../../protocol/sort.ts';
 import { candidatesPerShard } from '../../shared/aggs/terms-plan.ts';
 import { runAggsPhase } from './aggs-phase.ts';
-import { advanceScroll, openContexts, type ScrollRead } from './contexts.ts';
+import { advanceScroll } from './contexts.ts';
 import { resolveCursor, type CursorInput } from './cursor.ts';
-import { encodeScrollId, encodeSnapshot } from './cursor-ids.ts';
+import { encodeSnapshot } from './cursor-ids.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { hitFetchOptions } from './fetch-options.ts';
-import { fusedDocs, fusesFetch, runFetchPhase } from './fetch-phase.ts';
+import { fusedDocs, fusesFetch, runFetchPhase, type FetchOutcome } from './fetch-phase.ts';
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from './keep-alive.ts';
 import { phaseContext, type PhaseContext } from './phase-context.ts';
 import { mergeTopHits, reduceTotalHits } from './merge.ts';
-import { aggsQueryForTarget, planSearch, type IndexScope, type SearchPlan } from './plan.ts';
+import { aggsQueryForTarget, planSearch, type SearchPlan } from './plan.ts';
+import { openScroll, scrollReads } from './scroll-open.ts';
 import { buildProfile, PhaseClock, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
 import { copyIterators, type ShardCopyIterator } from './shard-copy-iterator.ts';
@@ -56,7 +57,7 @@ import { mergeTopGroups, reduceGroupTotal } from './collapse-merge.ts';
 import { planCollapse } from './collapse-plan.ts';
 import { expandInnerHits, type InnerHitsBody } from './inner-hits.ts';
 import { defaultMaxConcurrentSearches } from './max-concurrent-searches.ts';
-import { allFailedError } from './shard-failures.ts';
+import { allFailedError, type ShardFailure } from './shard-failures.ts';
 import { resolveTermsLookups, type TermsLookupQuery } from './terms-lookup.ts';
 import { getDocument } from '../write/get-document.ts';
 
@@ -136,13 +137,7 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
   checkCursorKeepAlives(req, input, deps);
   clock.lap('parse');
   // 2. plan (a new scroll then opens one context per shard)
-  const cursor = await resolveCursor(input, req, deps.view);
-  const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
-  // Aggregations read each target's query (alias filters, slice); with `post_filter`, that query without it.
-  const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope, withAggs ? aggsQuery : undefined), deps.view);
-  const copies = copyIterators(plan.targets); // the copy each shard is read on, moved by the rounds (the plan stays as planned)
-  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, copies, input, ctx, cursor.scope?.filters) : undefined);
-  if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length) };
+  const { plan, copies, scrollId, withAggs } = await planAndOpen(req, aggsQuery, input, deps, ctx);
   clock.lap('plan');
   // 3–4. query and merge (or, for a deep page, select)
   const deep = plan.collapse === undefined && selectsDeepPage(plan, deps.deepPageFrom ?? DEEP_PAGE_FROM);
@@ -151,42 +146,20 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     ? await runSelectionPhase(plan, copies, ctx, deps, deps.selectionSamples ?? SELECTION_SAMPLES)
     : await queryThenMerge(plan, copies, ctx, deps.dfsCache, clock, fused);
   if (deep) clock.lap('select');
-  const failures = [...plan.failures, ...ranked.failures];
-  if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
-  if (failures.length > 0 && !req.allowPartialSearchResults)
-    throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`);
-  const { page, maxScore } = ranked;
-  const total = reduceTotalHits(ranked.totals, req.trackTotalHits);
-  const aggs = withAggs
-    ? await runAggsPhase(
-        {
-          nodes: req.aggs!,
-          queryFor: (i) => aggsQueryForTarget(plan, i),
-          candidates: plan.aggs!.candidates,
-          replies: ranked.generations,
-          fieldMapping: await fieldMappings(plan, deps),
-          typedKeys: req.typedKeys,
-          maxBuckets: deps.maxBuckets?.(),
-        },
-        ctx,
-      )
-    : null;
+  const failures = queryFailures(req, plan, ranked);
+  // 4, beside the merge: the aggregations' reduce
+  const aggs = withAggs ? await reduceAggs(req, plan, ranked, ctx, deps) : null;
   if (aggs) {
     failures.push(...aggs.failures);
     clock.lap('aggregate');
   }
   // 5. fetch (already done by the query round when it fused the fetch)
-  const fetched = ranked.fusedDocs
-    ? { docs: ranked.fusedDocs, failures: [] }
-    : await runFetchPhase(page, ranked.generations, req.source, copies, ctx, hitFetchOptions(req));
-  // A request the fetch phase refuses (a highlight over `index.highlight.max_analyzed_offset`) fails the search, as in ES.
-  const refused = fetched.failures.filter((f) => f.status === 400);
-  if (refused.length > 0) throw allFailedError('fetch', refused);
+  const fetched = await fetchPage(req, ranked, copies, ctx);
   failures.push(...fetched.failures);
   clock.lap('fetch');
-  const last = page.at(-1);
+  const last = ranked.page.at(-1);
   if (scrollId !== undefined && last) failures.push(...(await advanceScroll(scrollReads(plan, ranked), last.hit.sort, ctx.client, ctx.deadline - Date.now())));
-  const shown = page.filter((_, i) => fetched.docs[i] !== null || req.source === false);
+  const shown = ranked.page.filter((_, i) => fetched.docs[i] !== null || req.source === false);
   const snapshot = encodeSnapshot(
     ranked.generations.map((r) => ({ index: r.target.index, shard: r.target.shard, generation: r.response.generation, node: r.node })),
   );
@@ -199,16 +172,110 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
     deps,
   );
   // 6. respond
+  const docs = fetched.docs.filter((d) => d !== null || req.source === false);
+  const body = respond(req, input, plan, ranked, { startedAt, failures, shown, docs, scrollId, keyAt, innerHits });
+  if (aggs) body.aggregations = aggs.aggregations;
+  clock.lap('respond');
+  if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
+  return { body, snapshot };
+}
+
+/**
+ * Step 2: the plan (cursor.ts resolves the indices and any pinning, plan.ts and collapse-plan.ts
+ * check and plan), the copy iterators the rounds move through, and a new scroll's contexts opened
+ * (a continuation keeps its `_scroll_id`). Aggregations (first batch of a scroll only) read each
+ * target's query; with `post_filter`, `aggsQuery`, the query without it.
+ */
+async function planAndOpen(
+  req: SearchRequest,
+  aggsQuery: Query | undefined,
+  input: SearchInput,
+  deps: SearchDeps,
+  ctx: PhaseContext,
+): Promise<{ plan: SearchPlan; copies: ShardCopyIterator[]; scrollId: string | undefined; withAggs: boolean }> {
+  const cursor = await resolveCursor(input, req, deps.view);
+  const withAggs = req.aggs !== null && !input.scroll; // ES aggregates on a scroll's first batch only
+  // Aggregations read each target's query (alias filters, slice); with `post_filter`, that query without it.
+  const plan = await planCollapse(await planSearch(req, cursor.indices, deps.view, cursor.pinning, cursor.scope, withAggs ? aggsQuery : undefined), deps.view);
+  const copies = copyIterators(plan.targets); // the copy each shard is read on, moved by the rounds (the plan stays as planned)
+  const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, copies, input, ctx, cursor.scope?.filters) : undefined);
+  if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length) };
+  return { plan, copies, scrollId, withAggs };
+}
+
+/**
+ * The failures of planning and of the query round (or selection), checked before anything else runs.
+ * @throws EsError `search_phase_execution_exception` when every shard failed, or when any failed and
+ *   `allow_partial_search_results` is false ("Partial shards failure (N shards unavailable)").
+ */
+function queryFailures(req: SearchRequest, plan: SearchPlan, ranked: RankedPage): ShardFailure[] {
+  const failures = [...plan.failures, ...ranked.failures];
+  if (plan.totalShards > 0 && failures.length === plan.totalShards) throw allFailedError('query', failures);
+  if (failures.length > 0 && !req.allowPartialSearchResults)
+    throw allFailedError('query', failures, `Partial shards failure (${failures.length} shards unavailable)`);
+  return failures;
+}
+
+/**
+ * Step 4's aggregation reduce over the query round's replies, with the refinement rounds of exact
+ * `terms` (aggs-phase.ts); keys render through the searched indices' mappings.
+ */
+async function reduceAggs(req: SearchRequest, plan: SearchPlan, ranked: RankedPage, ctx: PhaseContext, deps: SearchDeps): ReturnType<typeof runAggsPhase> {
+  return runAggsPhase(
+    {
+      nodes: req.aggs!,
+      queryFor: (i) => aggsQueryForTarget(plan, i),
+      candidates: plan.aggs!.candidates,
+      replies: ranked.generations,
+      fieldMapping: await fieldMappings(plan, deps),
+      typedKeys: req.typedKeys,
+      maxBuckets: deps.maxBuckets?.(),
+    },
+    ctx,
+  );
+}
+
+/**
+ * Step 5: the page's documents, those the query round fused, or else fetched from the generation
+ * each shard's hits were read from (fetch-phase.ts).
+ * @throws EsError when the fetch phase refuses the request (a highlight over
+ *   `index.highlight.max_analyzed_offset`): that fails the search, as in ES.
+ */
+async function fetchPage(req: SearchRequest, ranked: RankedPage, copies: readonly ShardCopyIterator[], ctx: PhaseContext): Promise<FetchOutcome> {
+  const fetched = ranked.fusedDocs
+    ? { docs: ranked.fusedDocs, failures: [] }
+    : await runFetchPhase(ranked.page, ranked.generations, req.source, copies, ctx, hitFetchOptions(req));
+  // A request the fetch phase refuses (a highlight over `index.highlight.max_analyzed_offset`) fails the search, as in ES.
+  const refused = fetched.failures.filter((f) => f.status === 400);
+  if (refused.length > 0) throw allFailedError('fetch', refused);
+  return fetched;
+}
+
+/** What step 6 renders besides the plan and the ranked page: the shown hits, their documents, and the cursor and collapse parts. */
+interface ShownPage {
+  startedAt: number;
+  failures: ShardFailure[];
+  shown: RankedPage['page'];
+  docs: FetchOutcome['docs'];
+  scrollId: string | undefined;
+  /** Position of the collapse key in each hit's sort values. */
+  keyAt: number;
+  innerHits: InnerHitsBody[] | undefined;
+}
+
+/** Step 6: the ES-shaped body (respond.ts), with `_scroll_id` / `pit_id` and a collapsed search's groups. */
+function respond(req: SearchRequest, input: SearchInput, plan: SearchPlan, ranked: RankedPage, p: ShownPage): SearchResponseBody {
+  const { keyAt, innerHits, scrollId } = p;
   const onlyScore = req.sort.length === 1 && req.sort[0].kind === 'score' && req.sort[0].order === 'desc';
-  const body = buildSearchResponse({
-    startedAt,
+  return buildSearchResponse({
+    startedAt: p.startedAt,
     timedOut: ranked.timedOut,
     totalShards: plan.totalShards,
-    failures,
-    total,
-    maxScore: req.size === 0 ? null : maxScore,
-    page: shown,
-    docs: fetched.docs.filter((d) => d !== null || req.source === false),
+    failures: p.failures,
+    total: reduceTotalHits(ranked.totals, req.trackTotalHits),
+    maxScore: req.size === 0 ? null : ranked.maxScore,
+    page: p.shown,
+    docs: p.docs,
     sort: plan.sort,
     withSortValues: req.pit !== null || (req.sort.length > 0 && !onlyScore),
     withScores: plan.needScores,
@@ -230,10 +297,6 @@ export async function searchWithSnapshot(input: SearchInput, deps: SearchDeps): 
         }
       : {}),
   });
-  if (aggs) body.aggregations = aggs.aggregations;
-  clock.lap('respond');
-  if (ctx.profile) body.profile = buildProfile(ctx.profile, clock);
-  return { body, snapshot };
 }
 
 /**
@@ -285,48 +348,6 @@ async function fetchLookupSource(l: TermsLookupQuery, deps: SearchDeps, deadline
   const view = await deps.view.get(l.index);
   const doc = await getDocument(deps.client, view, l.id, { routing: l.routing, source: true, timeoutMs: Math.max(1, deadline - Date.now()) });
   return doc.found ? doc._source?.parse() : undefined;
-}
-
-/**
- * Opens a new scroll: one scroll context per target (keep-alive = the `scroll` parameter), pinned
- * into the plan. @returns its `_scroll_id`: the contexts, the alias filters of its indices, and the
- * request itself, re-run per batch.
- * @throws EsError `search_phase_execution_exception` when a shard cannot open one (429 over
- *   `search.max_open_scroll_context`).
- */
-async function openScroll(
-  plan: SearchPlan,
-  copies: readonly ShardCopyIterator[],
-  input: SearchInput,
-  ctx: PhaseContext,
-  filters?: IndexScope['filters'],
-): Promise<string> {
-  const scopeFilters = filters && filters.size > 0 ? Object.fromEntries([...filters].map(([i, f]) => [i, [...f]])) : undefined;
-  const keepAliveMs = parseTimeValue(plan.req.scroll as string, 'scroll');
-  const opened = await openContexts(plan.targets, 'scroll', keepAliveMs, ctx, copies);
-  if (opened.failures.length > 0) throw allFailedError('query', opened.failures);
-  for (const s of opened.shards) plan.pins[s.shardIndex] = { node: s.node, context: { id: s.context, scroll: true }, shardIndex: s.shardIndex };
-  // The params keep `scroll`: each batch re-parses the request as a scroll's (a `slice` is only valid there).
-  return encodeScrollId({
-    indices: [...new Set(plan.targets.map((t) => t.index))],
-    shards: opened.shards,
-    ...(scopeFilters ? { filters: scopeFilters } : {}),
-    body: input.body,
-    params: input.params.toString(),
-    path: input.path,
-  });
-}
-
-/** The scroll contexts a batch's query round read, with the position number each answered. */
-function scrollReads(plan: SearchPlan, ranked: RankedPage): ScrollRead[] {
-  const reads: ScrollRead[] = [];
-  for (const r of ranked.generations) {
-    const context = plan.pins[r.shardIndex]?.context;
-    if (context && r.response.scrollSeq !== undefined) {
-      reads.push({ index: r.target.index, shard: r.target.shard, node: r.node, context: context.id, seq: r.response.scrollSeq });
-    }
-  }
-  return reads;
 }
 
 /**

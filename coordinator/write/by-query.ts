@@ -19,7 +19,8 @@ import { parseSearchRequest } from '../rest/search-request.ts';
 import { type SliceSpec } from '../../protocol/slice.ts';
 import { parseSlice } from '../rest/slice-parse.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
-import { DEFAULT_SCROLL_SIZE, hitRouting, type BulkByScrollSpec, type HitToItem, type StatusFields } from './bulk-by-scroll.ts';
+import { DEFAULT_SCROLL_SIZE, hitRouting, type BulkByScrollSpec, type HitToItem } from './bulk-by-scroll.ts';
+import type { StatusFields } from './bulk-by-scroll-status.ts';
 import type { SearchHitBody } from '../search/respond.ts';
 import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from '../rest/bulk-by-scroll-params.ts';
 

@@ -13,16 +13,8 @@ import { javaString } from '../rest/mapping-parse.ts';
 import { type SliceSpec } from '../../protocol/slice.ts';
 import { parseSlice } from '../rest/slice-parse.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
-import {
-  BulkByScrollProgress,
-  DEFAULT_SCROLL_SIZE,
-  hitRouting,
-  REINDEX_FIELDS,
-  responseBody,
-  runBulkByScroll,
-  type BulkByScrollCounters,
-  type BulkByScrollDeps,
-} from './bulk-by-scroll.ts';
+import { DEFAULT_SCROLL_SIZE, hitRouting, responseBody, runBulkByScroll, type BulkByScrollDeps } from './bulk-by-scroll.ts';
+import { BulkByScrollProgress, REINDEX_FIELDS, type BulkByScrollCounters } from './bulk-by-scroll-status.ts';
 import { parseConflicts, parseMaxDocs, parseRefresh, parseRequestsPerSecond, parseSlicesParam } from '../rest/bulk-by-scroll-params.ts';
 import type { SearchHitBody } from '../search/respond.ts';
 

@@ -13,7 +13,7 @@
  */
 import { JsonText, rpc, type ShardBulkReply } from '../../protocol/rpc.ts';
 import { primaryTermOf } from '../../protocol/metadata.ts';
-import { type RefreshPolicy, type ShardBulkRequest, type WriteOp, type WriteResult } from '../../protocol/write.ts';
+import { type FailedReplica, type RefreshPolicy, type ShardBulkRequest, type WriteOp, type WriteResult } from '../../protocol/write.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import { PrimaryDemotedError } from '../cluster/copy-state-changes.ts';
 import { type IndexView } from '../cluster/index-view.ts';
@@ -123,14 +123,7 @@ export async function writeShard(
   const total = 1 + view.metadata.numberOfReplicas;
   const outcome = res.replicas ?? { acknowledged: [], failed: [] };
   const failedNodes = outcome.failed.map((f) => f.node);
-  const failures: ShardInfoFailure[] = outcome.failed.map((f) => ({
-    _index: index,
-    _shard: shard,
-    _node: deps.client.nodes[f.node] ?? String(f.node),
-    reason: { type: f.type, reason: f.reason },
-    status: REST_STATUS[f.status] ?? 'INTERNAL_SERVER_ERROR',
-    primary: false,
-  }));
+  const failures = replicaFailures(outcome.failed, index, shard, deps.client.nodes);
   if (failedNodes.length > 0) {
     try {
       await deps.view.markOutOfSync(
@@ -159,6 +152,18 @@ export async function writeShard(
     forcedRefresh: res.forcedRefresh === true,
     shardInfo: { total, successful: 1 + outcome.acknowledged.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
   };
+}
+
+/** The replicas that failed a write, as ES's `ShardInfo.Failure`s: `nodes` turns a node number into its URL, statuses print as `RestStatus` names. */
+function replicaFailures(failed: readonly FailedReplica[], index: string, shard: number, nodes: readonly string[]): ShardInfoFailure[] {
+  return failed.map((f) => ({
+    _index: index,
+    _shard: shard,
+    _node: nodes[f.node] ?? String(f.node),
+    reason: { type: f.type, reason: f.reason },
+    status: REST_STATUS[f.status] ?? 'INTERNAL_SERVER_ERROR',
+    primary: false,
+  }));
 }
 
 /** How long (ms) a write whose primary was demoted waits for the view to name the new one. */

@@ -7,7 +7,8 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-update-by-query.html
  */
 import type { Context, Hono } from 'hono';
-import { BulkByScrollProgress, responseBody, responseStatus, runBulkByScroll, type BulkByScrollDeps } from '../../write/bulk-by-scroll.ts';
+import { responseBody, responseStatus, runBulkByScroll, type BulkByScrollDeps } from '../../write/bulk-by-scroll.ts';
+import { BulkByScrollProgress } from '../../write/bulk-by-scroll-status.ts';
 import { parseWaitForCompletion } from '../../rest/bulk-by-scroll-params.ts';
 import { BY_QUERY_ACTIONS, BY_QUERY_FIELDS, BY_QUERY_PARAMS, deleteHit, parseByQueryRequest, updateHit, type ByQueryKind } from '../../write/by-query.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';

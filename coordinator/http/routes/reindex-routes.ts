@@ -6,7 +6,8 @@
  */
 import type { Hono } from 'hono';
 import { EsError } from '../../../protocol/errors.ts';
-import { BulkByScrollProgress, REINDEX_FIELDS, responseStatus, type BulkByScrollDeps } from '../../write/bulk-by-scroll.ts';
+import { responseStatus, type BulkByScrollDeps } from '../../write/bulk-by-scroll.ts';
+import { BulkByScrollProgress, REINDEX_FIELDS } from '../../write/bulk-by-scroll-status.ts';
 import { parseWaitForCompletion } from '../../rest/bulk-by-scroll-params.ts';
 import { checkParams, queryParams, readJsonBody, sendJson } from '../http.ts';
 import { parseReindexBody, runReindex, taskNotFound } from '../../write/reindex.ts';
