@@ -8,11 +8,11 @@
  * This module is the registry's index lifecycle (recover, put, delete, close) and its entry point;
  * the work is its siblings': one hosted index and its copies' lifecycle (hosted-index.ts), applying
  * pushed metadata (index-metadata-apply.ts), replication state (hosted-replication.ts), shard lookup
- * (hosted-shard-lookup.ts) and flushes (hosted-flush.ts). Mirrors ES `IndicesService`.
+ * (hosted-shard-lookup.ts), flushes (hosted-flush.ts) and the node's ordinal guard (node-ordinal.ts). Mirrors ES `IndicesService`.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  * @see https://github.com/elastic/elasticsearch/blob/v8.15.0/server/src/main/java/org/elasticsearch/indices/IndicesService.java
  */
-import { indexNotFound, EsError } from '../protocol/errors.ts';
+import { indexNotFound } from '../protocol/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../protocol/mapping.ts';
@@ -37,6 +37,7 @@ import { advanceGlobalCheckpoint, checkOperationTerm, finalizeInSync, replicatio
 import { checkIndexOpen, hostedShardOf, nodeIndexEntry, primaryShardOf, servingShardOf } from './hosted-shard-lookup.ts';
 import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, storesOf } from './hosted-flush.ts';
 import { applyIndexMetadata } from './index-metadata-apply.ts';
+import { NodeOrdinal } from './node-ordinal.ts';
 
 /** Durable storage of a registry (absent: in memory only): where its copies live, and when they are flushed. */
 export interface RegistryStorageOptions extends FlushPolicyOptions, ShardCopyStorage {}
@@ -69,8 +70,8 @@ export class IndexRegistry {
   private readonly log: Logger | undefined;
   /** Set by the app to time refreshes (explicit and periodic) and flushes; null: not timed. */
   timings: RegistryTimings | null = null;
-  /** This node's ordinal in FOLIO_NODES, as the coordinators first named it (null: not yet). */
-  private ordinal: number | null = null;
+  /** This node's ordinal in FOLIO_NODES and its guard (shard-node/node-ordinal.ts). */
+  private readonly ordinal: NodeOrdinal;
   /** Copies this node, as a primary, is recovering (they receive its live writes). */
   readonly recoveries = new RecoveryTracker();
   /** What opening and dropping copies needs (shard-node/hosted-index.ts). */
@@ -80,6 +81,7 @@ export class IndexRegistry {
     this.nodeId = nodeId;
     this.storage = storage ?? null;
     this.log = log;
+    this.ordinal = new NodeOrdinal(nodeId);
     this.copyEnv = { storage: this.storage, log, mergeMapping: (index, update) => this.mergeMapping(index, update) };
     this.metaStore = storage ? new MetadataStore(storage.dataDir) : null;
     this.flushPolicy = storage
@@ -107,7 +109,7 @@ export class IndexRegistry {
     for (const entry of this.metaStore?.list() ?? []) {
       const h = this.host(entry.metadata);
       h.ordinal = entry.node ?? null;
-      this.ordinal ??= h.ordinal;
+      this.ordinal.adopt(h.ordinal);
       report.indices++;
       for (const s of entry.shards) {
         report.ops += recoverShardCopy(this.copyEnv, h, s);
@@ -125,9 +127,10 @@ export class IndexRegistry {
    * here: with `ordinal` (this node's position in FOLIO_NODES) and a `shardCopies` list, the ones
    * that list names, dropping copies it no longer names; else the listed `shards`. Existing copies
    * keep their data. Restarts the refresh timer when the interval changed. Durable on return.
+   * @throws EsError 409 `illegal_state_exception` on another ordinal than the node's ({@link NodeOrdinal.check}).
    */
   putIndex(metadata: IndexMetadata, shards: number[], ordinal?: number): void {
-    this.checkOrdinal(ordinal);
+    this.ordinal.check(ordinal);
     let hosted = this.indices.get(metadata.name);
     if (hosted && hosted.metadata.uuid !== metadata.uuid) {
       this.deleteIndex(metadata.name);
@@ -252,23 +255,6 @@ export class IndexRegistry {
     return fresh;
   }
 
-  /**
-   * Guards the data against a reordered FOLIO_NODES: copies are named by ordinal, so a coordinator
-   * that addresses this node by another ordinal than before would make it drop its copies.
-   * @throws EsError 409 `illegal_state_exception` on a different ordinal than the one this node holds its copies by.
-   */
-  private checkOrdinal(ordinal: number | undefined): void {
-    if (ordinal === undefined) return;
-    this.ordinal ??= ordinal;
-    if (this.ordinal !== ordinal) {
-      throw new EsError(
-        409,
-        'illegal_state_exception',
-        `node [${this.nodeId}] holds its copies as FOLIO_NODES[${this.ordinal}] but was addressed as FOLIO_NODES[${ordinal}]: the node list must keep its order`,
-      );
-    }
-  }
-
   /** Merges new fields into an index's mapping (dynamic mapping); throws on a type conflict. */
   mergeMapping(index: string, update: Mapping): IndexMetadata {
     const h = this.hosted(index);
@@ -296,7 +282,7 @@ export class IndexRegistry {
 
   /** This node's ordinal in FOLIO_NODES as the coordinators named it, or null before any did. */
   nodeOrdinal(): number | null {
-    return this.ordinal;
+    return this.ordinal.value;
   }
 
   /** Each index this node knows with the metadata it holds (no copy details: see {@link IndexRegistry.list}). */

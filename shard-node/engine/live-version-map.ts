@@ -7,7 +7,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/engine/LiveVersionMap.java
  */
 import { CLOCK_EVERY } from '../../shared/sliced-work.ts';
-import type { Segment, SegmentBuilder } from './segment.ts';
+import type { Segment } from './segment.ts';
+import type { SegmentBuilder } from './segment-builder.ts';
 import { canPruneTombstone, pruneDue, type PruneBounds } from './tombstone-gc.ts';
 
 /** Unrefreshed docs, already inverted (Lucene's in-memory segment), and which of them died before their refresh. */

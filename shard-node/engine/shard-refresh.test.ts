@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { mergeMappings } from '../../shared/dynamic-mapping.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
 import type { WriteOp } from '../../protocol/write.ts';
-import { SegmentBuilder } from './segment.ts';
+import { SegmentBuilder } from './segment-builder.ts';
 import { Shard } from './shard.ts';
 import { searcherOf } from './searcher.ts';
 

@@ -12,7 +12,8 @@ import { DEFAULT_SLICE_MS, yieldToEventLoop } from '../../shared/event-loop-slic
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import type { PendingBuffer } from './live-version-map.ts';
 import type { MergeScheduler } from './merge-scheduler.ts';
-import type { Segment, SegmentBuilder } from './segment.ts';
+import type { Segment } from './segment.ts';
+import type { SegmentBuilder } from './segment-builder.ts';
 import { mergeSegments, mergeSteps, selectMerge, type SegmentView } from './segment-merge.ts';
 import type { ShardState } from './shard-state.ts';
 

@@ -14,7 +14,8 @@ import { LiveVersionMap, type DocEntry, type PendingBuffer } from './live-versio
 import { LocalCheckpointTracker } from './local-checkpoint.ts';
 import { newShardCounters, type ShardCounters } from './shard-counters.ts';
 import { ReaderManager } from './reader-manager.ts';
-import { SegmentBuilder, type Segment } from './segment.ts';
+import type { Segment } from './segment.ts';
+import { SegmentBuilder } from './segment-builder.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { PRUNE_SLICE_MS } from './tombstone-gc.ts';
 import type { Translog } from './translog.ts';

@@ -6,7 +6,7 @@ import { compareHits, SCORE_SORT, sortNeedsScores } from '../../protocol/sort.ts
 import { afterKey, collect } from './collector.ts';
 import type { Generation } from './generation.ts';
 import { presortedQuery, sortedMatches } from './selection.ts';
-import { cachedOrder, liveOrder, liveOrderSliced, orderSpec, ORDER_SPEC_MAX_KEY_CHARS, ORDERS_PER_SEGMENT, rememberOrder } from './sort-order.ts';
+import { liveOrder, liveOrderSliced, orderSpec } from './sort-order.ts';
 import { SORT_RUN } from '../../shared/sliced-work.ts';
 import { idKeys } from './sort-keys.ts';
 import { byField, newShard, q } from '../../test/support/engine-shard.ts';
@@ -43,16 +43,14 @@ const clauseArb: fc.Arbitrary<SortField> = fc.oneof(
     .map((c) => ({ kind: 'field' as const, ...c })),
   fc.constantFrom<'asc' | 'desc'>('asc', 'desc').map((order) => byField('_id', order)),
   fc.constantFrom<'asc' | 'desc'>('asc', 'desc').map((order) => ({ ...SCORE_SORT[0], order })),
-  fc
-    .record({ order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), offset: fc.constantFrom(undefined, 2 ** 32) })
-    .map(({ order, offset }): SortField => ({
-      kind: 'doc',
-      field: offset ? '_shard_doc' : '_doc',
-      order,
-      missing: '_last',
-      mode: 'min',
-      ...(offset ? { offset } : {}),
-    })),
+  fc.record({ order: fc.constantFrom<'asc' | 'desc'>('asc', 'desc'), offset: fc.constantFrom(undefined, 2 ** 32) }).map(({ order, offset }): SortField => ({
+    kind: 'doc',
+    field: offset ? '_shard_doc' : '_doc',
+    order,
+    missing: '_last',
+    mode: 'min',
+    ...(offset ? { offset } : {}),
+  })),
   fc.constant<SortField>(byField('nope', 'asc', { unmappedType: 'long' })),
 );
 
@@ -272,19 +270,5 @@ describe('orders built in event-loop slices', () => {
       expect(idsOf(sliced, await a)).toEqual(expected);
       expect(expected).toHaveLength(once.docCount);
     }
-  });
-});
-
-describe('order cache bounds', () => {
-  it('keeps at most ORDERS_PER_SEGMENT orders, least recently used first out, and never a key over the cap', () => {
-    const byKey = new Map<string, number>();
-    for (let i = 0; i < ORDERS_PER_SEGMENT; i++) rememberOrder(byKey, `k${i}`, i);
-    expect(cachedOrder(byKey, 'k0')).toBe(0); // k0 is now the most recent
-    rememberOrder(byKey, 'new', 99);
-    expect(byKey.size).toBe(ORDERS_PER_SEGMENT);
-    expect([byKey.has('k0'), byKey.has('k1'), byKey.has('new')]).toEqual([true, false, true]);
-    rememberOrder(byKey, 'm'.repeat(ORDER_SPEC_MAX_KEY_CHARS + 1), 1);
-    expect(byKey.has('m'.repeat(ORDER_SPEC_MAX_KEY_CHARS + 1))).toBe(false);
-    expect(cachedOrder(byKey, 'absent')).toBeUndefined();
   });
 });

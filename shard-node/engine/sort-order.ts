@@ -6,23 +6,25 @@
  * binary search, and a filtered query is one pass of the permutation through its match set.
  *
  * Two levels, both built lazily at first use and cached on immutable objects:
- * - per segment and clause list: all ordinals in order (segments never change). Every clause
+ * - per segment and clause list: all ordinals in order (segments never change; segment-order.ts). Every clause
  *   becomes a numeric key column (`Float64Array`; keyword values as their rank column), the
  *   columns are folded into one dense rank, and the final sort is a native numeric sort of
- *   `rank × maxDoc + idRank` with no comparator callback ({@link idKeys} ranks `_id`s once per segment);
+ *   `rank × maxDoc + idRank` with no comparator callback (`idKeys` ranks `_id`s once per segment);
  * - per generation and clause list: the live documents of every segment merged into one order
  *   (a generation's live docs never change either), so deletions cost nothing at query time.
+ * Both caches are bounded in count (order-cache.ts).
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/DocValuesSkipper.java
  * @see docs/selection.md (3: shard cost)
  */
 import type { FieldMapping } from '../../protocol/mapping.ts';
 import type { SortField } from '../../protocol/sort.ts';
 import { compareCodePoints } from '../../protocol/sort.ts';
-import type { Segment } from './segment.ts';
 import type { SegmentView } from './segment-merge.ts';
 import { DEFAULT_SLICE_MS } from '../../shared/event-loop-slices.ts';
-import { runAtOnce, runSliced, sortSteps, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
-import { clauseColumn, denseRanksSteps, idKeysSteps, numericKeys, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
+import { runAtOnce, runSliced, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
+import { idKeysSteps, stringKeys, type Column, type IdKeys } from './sort-keys.ts';
+import { cachedOrder, rememberOrder } from './order-cache.ts';
+import { dirOf, segmentOrder, type SegmentOrder } from './segment-order.ts';
 import { kwayMergeSteps } from '../../shared/kway-merge.ts';
 
 /**
@@ -70,144 +72,13 @@ export function orderSpec(sort: readonly SortField[], scoreConstant: boolean, fi
   return { clauses, idDesc, key: JSON.stringify([parts, idDesc]) };
 }
 
-/** One segment's order for one spec: all ordinals in order, and each clause's local key column. */
-interface SegmentOrder {
-  perm: Int32Array;
-  /** Per clause: numeric keys comparable across segments, null for string and `_doc` clauses. */
-  keys: (Float64Array | null)[];
-  columns: Column[];
-}
-
 /** Live documents of a generation (or the matches of a query in it) in order: entry r is ordinal `ords[r]` of view `segs[r]`. */
 export interface DocOrder {
   segs: Uint16Array;
   ords: Int32Array;
 }
 
-const segmentCache = new WeakMap<Segment, Map<string, SegmentOrder | null>>();
 const generationCache = new WeakMap<object, Map<string, DocOrder | null>>();
-
-/**
- * Most orders one segment (or generation) keeps, least recently used first out. Each holds arrays
- * of the segment's size, and a spec's key carries request values (a sort's `missing`), so distinct
- * keys must not pile up for the segment's whole life.
- */
-export const ORDERS_PER_SEGMENT = 16;
-/** Specs with a longer key (a huge `missing` value) are served but never cached. */
-export const ORDER_SPEC_MAX_KEY_CHARS = 4096;
-
-/** A cached order of `spec` (refreshed as most recently used), or undefined. */
-export function cachedOrder<V>(byKey: Map<string, V>, key: string): V | undefined {
-  const hit = byKey.get(key);
-  if (hit !== undefined) {
-    byKey.delete(key);
-    byKey.set(key, hit);
-  }
-  return hit;
-}
-
-/** Keeps an order unless its key is too long, evicting the least recently used past {@link ORDERS_PER_SEGMENT}. */
-export function rememberOrder<V>(byKey: Map<string, V>, key: string, value: V): void {
-  if (key.length > ORDER_SPEC_MAX_KEY_CHARS) return;
-  byKey.set(key, value);
-  while (byKey.size > ORDERS_PER_SEGMENT) byKey.delete(byKey.keys().next().value!);
-}
-
-/** The sign a clause's order gives its keys. */
-const dirOf = (sf: SortField): number => (sf.order === 'desc' ? -1 : 1);
-
-/**
- * The segment's order for a spec, built once per segment; null (cached too) when a value has no
- * exact key (a non-finite number).
- * @throws EsError 400 for an unsortable field (from the collector's value reader).
- */
-function* segmentOrder(seg: Segment, spec: OrderSpec, fields: Map<string, FieldMapping>, clock: SliceClock): Steps<SegmentOrder | null> {
-  let bySeg = segmentCache.get(seg);
-  if (!bySeg) {
-    bySeg = new Map();
-    segmentCache.set(seg, bySeg);
-  }
-  const hit = cachedOrder(bySeg, spec.key);
-  if (hit !== undefined) return hit;
-  const n = seg.maxDoc;
-  const columns = spec.clauses.map((sf) => clauseColumn(sf, fields, seg));
-  const keys: (Float64Array | null)[] = [];
-  const local: Float64Array[] = [];
-  let exact = true;
-  for (const [c, sf] of spec.clauses.entries()) {
-    const col = columns[c];
-    let k: Float64Array | null;
-    if (col.t === 'num') {
-      keys.push((k = numericKeys(col, sf)));
-      if (!k) exact = false;
-    } else {
-      keys.push(null);
-      if (col.t === 'str') k = stringKeys(col, sf, col.terms, null);
-      else {
-        k = new Float64Array(n);
-        for (let d = 0; d < n; d++) k[d] = dirOf(sf) * d + 0;
-      }
-    }
-    if (k) local.push(k);
-    if (clock.due()) yield;
-  }
-  const o = exact ? { perm: yield* sortByKeys(local, yield* idKeysSteps(seg, clock), spec.idDesc, n, clock), keys, columns } : null;
-  rememberOrder(bySeg, spec.key, o);
-  return o;
-}
-
-/**
- * Ordinals sorted by the key columns in turn, then `_id` (descending when `idDesc`): the columns
- * are folded into one dense rank r (each step ranks `r × size + next` again, which stays below
- * n² < 2^53), then `r × n + idRank` sorts natively and its remainder names the document.
- */
-function* sortByKeys(keys: Float64Array[], ids: IdKeys, idDesc: boolean, n: number, clock: SliceClock): Steps<Int32Array> {
-  const perm = new Int32Array(n);
-  if (keys.length === 0) {
-    for (let i = 0; i < n; i++) perm[i] = ids.order[idDesc ? n - 1 - i : i];
-    return perm;
-  }
-  let r = keys.length === 1 ? (offsetRanks(keys[0], n) ?? (yield* denseRanksSteps(keys[0], clock))) : yield* denseRanksSteps(keys[0], clock);
-  for (let c = 1; c < keys.length; c++) {
-    const next = yield* denseRanksSteps(keys[c], clock);
-    const comp = new Float64Array(n);
-    for (let d = 0; d < n; d++) comp[d] = r.rank[d] * next.size + next.rank[d];
-    r = yield* denseRanksSteps(comp, clock);
-  }
-  const comp = new Float64Array(n);
-  for (let d = 0; d < n; d++) comp[d] = r.rank[d] * n + (idDesc ? n - 1 - ids.rank[d] : ids.rank[d]);
-  yield* sortSteps(comp, clock);
-  for (let i = 0; i < n; i++) {
-    const x = comp[i] % n;
-    perm[i] = ids.order[idDesc ? n - 1 - x : x];
-  }
-  return perm;
-}
-
-/**
- * Ranks of integral keys without a sort: each key minus the smallest (the infinities of missing
- * values just outside), when `size × n` stays exact (< 2^53); null otherwise.
- */
-function offsetRanks(keys: Float64Array, n: number): { rank: Float64Array; size: number } | null {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (let d = 0; d < keys.length; d++) {
-    const k = keys[d];
-    if (k === Infinity || k === -Infinity) continue;
-    if (!Number.isInteger(k)) return null;
-    if (k < lo) lo = k;
-    if (k > hi) hi = k;
-  }
-  if (lo > hi) lo = hi = 0;
-  const size = hi - lo + 3;
-  if (size * n >= 2 ** 53) return null;
-  const rank = new Float64Array(keys.length);
-  for (let d = 0; d < keys.length; d++) {
-    const k = keys[d];
-    rank[d] = k === -Infinity ? 0 : k === Infinity ? size - 1 : k - lo + 1;
-  }
-  return { rank, size };
-}
 
 /**
  * Global keys of one string clause for every view: the views' term dictionaries are merged

@@ -28,7 +28,8 @@ export interface StateStoreFactory {
 export function describeStateStoreContract(name: string, factory: StateStoreFactory): void {
   describe(`StateStore contract: ${name}`, () => {
     kvContract(factory);
-    txnContract(factory);
+    txnAtomicityContract(factory);
+    txnRefusalContract(factory);
     leaseContract(factory);
     watchContract(factory);
     electionContract(factory);
@@ -84,8 +85,8 @@ function kvContract(factory: StateStoreFactory): void {
     }));
 }
 
-/** Multi-key transactions: all-or-nothing at one revision, no lost update under contention, and the txns etcd refuses. */
-function txnContract(factory: StateStoreFactory): void {
+/** Multi-key transactions: all-or-nothing at one revision, and no lost update under contention. */
+function txnAtomicityContract(factory: StateStoreFactory): void {
   it('applies multi-key puts and deletes all at one revision, or none of them', () =>
     withStore(factory, async (store, p) => {
       await put(store, `${p}idx/a/1`, 'old');
@@ -148,7 +149,10 @@ function txnContract(factory: StateStoreFactory): void {
       // Every commit got its own revision.
       expect(new Set(commitRevisions).size).toBe(clients * incrementsEach);
     }));
+}
 
+/** The txns etcd refuses: a key put twice, a put inside a prefix the same txn deletes, a put on an ended lease. */
+function txnRefusalContract(factory: StateStoreFactory): void {
   it('refuses a txn that puts a key twice or inside a prefix it deletes, and a put on an ended lease', () =>
     withStore(factory, async (store, p) => {
       const dup = store.txn({
