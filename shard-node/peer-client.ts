@@ -46,11 +46,13 @@ export class PeerClient {
   async rpc<Req, Res>(url: string, d: Rpc<Req, Res>, body: JsonText<NoInfer<Req>>, timeoutMs: number): Promise<Res> {
     let pool = this.pools.get(url);
     if (!pool) {
+      // No pool-wide headers/body timeouts: they would keep the first call's deadline for every later
+      // call, and undici's coarse timers may fire them early. Each call's own AbortSignal bounds it.
       pool = new Pool(url, {
         connections: CONNECTIONS_PER_PEER,
         pipelining: 1,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: 0,
+        bodyTimeout: 0,
         maxResponseSize: MAX_REPLY_BYTES,
       });
       this.pools.set(url, pool);
