@@ -7,15 +7,13 @@
  *
  * Like Lucene's `Operations.determinize`, construction stops with a {@link TooComplexError} once the
  * automaton would exceed `max_determinized_states` states; it also stops after a fixed amount of
- * derivative work ({@link MAX_DERIVATIVE_WORK}), so a hostile pattern costs bounded time. The
+ * derivative work (`MAX_DERIVATIVE_WORK` (regexp-derivatives.ts)), so a hostile pattern costs bounded time. The
  * derivatives themselves are regexp-derivatives.ts's.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/util/automaton/Operations.java
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/util/automaton/TooComplexToDeterminizeException.java
  */
 import type { Rx } from './regexp-parse.ts';
-import { DerivativeBuilder, MAX_DERIVATIVE_WORK, NONE, TooComplexError } from './regexp-derivatives.ts';
-
-export { MAX_DERIVATIVE_WORK, TooComplexError };
+import { DerivativeBuilder, NONE, TooComplexError } from './regexp-derivatives.ts';
 
 /** ES `max_determinized_states` default (Lucene `Operations.DEFAULT_DETERMINIZE_WORK_LIMIT / 10`). */
 export const DEFAULT_MAX_DETERMINIZED_STATES = 10_000;
@@ -73,7 +71,7 @@ export class RegexpAutomaton {
 
   /**
    * Determinizes a parsed expression.
-   * @throws TooComplexError past `maxStates` states or {@link MAX_DERIVATIVE_WORK} steps.
+   * @throws TooComplexError past `maxStates` states or `MAX_DERIVATIVE_WORK` (regexp-derivatives.ts) steps.
    */
   static build(rx: Rx, maxStates = DEFAULT_MAX_DETERMINIZED_STATES): RegexpAutomaton {
     const b = new DerivativeBuilder();

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_DERIVATIVE_WORK, RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
+import { RegexpAutomaton } from './regexp-automaton.ts';
+import { MAX_DERIVATIVE_WORK, TooComplexError } from './regexp-derivatives.ts';
 import { RegexpFlags, resolveRegexpFlags } from '../../protocol/regexp-flags.ts';
 import { parseRegexp, RegexpSyntaxError, type Rx } from './regexp-parse.ts';
 

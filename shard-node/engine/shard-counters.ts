@@ -9,8 +9,6 @@
 
 import type { ShardCounters } from '../../protocol/metadata.ts';
 
-export type { ShardCounters };
-
 /** Zeroed counters. */
 export function newShardCounters(): ShardCounters {
   return {

@@ -21,7 +21,7 @@ import type { RecoverySnapshot } from './recovery-snapshot.ts';
 import { Refresher } from './shard-refresh.ts';
 import { ShardRecovery } from './shard-recovery.ts';
 import { ShardState } from './shard-state.ts';
-import type { ShardCounters } from './shard-counters.ts';
+import type { ShardCounters } from '../../protocol/metadata.ts';
 import { WritePath, type GetResult } from './shard-writes.ts';
 import { DEFAULT_GC_DELETES_MS } from './tombstone-gc.ts';
 import type { Translog, TranslogOp } from './translog.ts';

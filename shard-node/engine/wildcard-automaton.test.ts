@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TooComplexError } from './regexp-automaton.ts';
+import { TooComplexError } from './regexp-derivatives.ts';
 import { compileWildcard, normalizeWildcardPattern } from './wildcard-automaton.ts';
 
 /** The plain recursive definition of Lucene wildcards over code points: the reference. */

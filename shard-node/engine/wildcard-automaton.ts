@@ -8,7 +8,8 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/WildcardQuery.java
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/lucene/search/AutomatonQueries.java
  */
-import { DEFAULT_MAX_DETERMINIZED_STATES, RegexpAutomaton, TooComplexError } from './regexp-automaton.ts';
+import { DEFAULT_MAX_DETERMINIZED_STATES, RegexpAutomaton } from './regexp-automaton.ts';
+import { TooComplexError } from './regexp-derivatives.ts';
 import { MAX_CODE_POINT, type Rx } from './regexp-parse.ts';
 
 const ANY_CHAR: Rx = { t: 'set', ranges: [0, MAX_CODE_POINT] };

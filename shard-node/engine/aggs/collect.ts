@@ -42,8 +42,6 @@ import { statsPartial } from './stats-partial.ts';
 import { collectTerms, refineTerms } from './terms-collect.ts';
 import { collectTopHits } from './top-hits-collect.ts';
 
-export { liveDocs, matchingDocs, type AggContext } from './agg-context.ts';
-
 // ---------------------------------------------------------------------------------------------
 // histograms, ranges, single buckets
 

@@ -11,7 +11,8 @@ import type { Searcher } from '../searcher.ts';
 import { checkAggs } from './agg-check.ts';
 import { resolveAggAliases } from '../field-aliases.ts';
 import { aliasesOf } from '../../../protocol/mapping.ts';
-import { collectAggs, matchingDocs, refineAggs, type AggContext } from './collect.ts';
+import { collectAggs, refineAggs } from './collect.ts';
+import { matchingDocs, type AggContext } from './agg-context.ts';
 
 /**
  * Every aggregation's partial result over the live matches of `query` in the searcher's generation.
