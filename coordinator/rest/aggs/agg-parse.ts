@@ -14,7 +14,7 @@
 import { EsError, illegalArgument, parsingException, validationFailed } from '../../../protocol/errors.ts';
 import { didYouMean, isObject, tokenName } from '../params.ts';
 import { parseQuery } from '../query-dsl.ts';
-import { BUCKET_METRIC_TYPES } from '../../../protocol/agg-request.ts';
+import { BUCKET_METRIC_TYPES, HITS_TYPES, METRIC_TYPES, PIPELINE_TYPES } from '../../../protocol/agg-request.ts';
 import type { AggNode, BucketMetricAgg, FilterAgg } from '../../../protocol/agg-request.ts';
 import { parseBucketSort, parseComposite } from './bucket-paging-parse.ts';
 import { parseFilters, parseSingle, parseTerms } from './bucket-parse.ts';
@@ -169,29 +169,7 @@ function parseTyped(type: string, name: string, body: unknown): AggNode {
 const MULTI_BUCKET_TYPES = new Set(['terms', 'histogram', 'date_histogram', 'range', 'date_range', 'filters', 'composite']);
 
 /** Types that cannot hold sub-aggregations (ES `AggregationInitializationException`). */
-const LEAF_TYPES = new Set([
-  'min',
-  'max',
-  'sum',
-  'avg',
-  'value_count',
-  'stats',
-  'extended_stats',
-  'cardinality',
-  'percentiles',
-  'percentile_ranks',
-  'bucket_sort',
-  'bucket_script',
-  'bucket_selector',
-  'top_hits',
-  'avg_bucket',
-  'max_bucket',
-  'min_bucket',
-  'sum_bucket',
-  'stats_bucket',
-  'cumulative_sum',
-  'derivative',
-]);
+const LEAF_TYPES: ReadonlySet<string> = new Set([...METRIC_TYPES, ...PIPELINE_TYPES, ...HITS_TYPES]);
 
 /**
  * Parses an `aggs` object (any depth) into the aggregation tree.

@@ -299,57 +299,27 @@ function bucketDocs(node: AggNode, key: BucketKey, docs: SegDocs[], ctx: AggCont
       );
     }
     case 'terms': {
-      const g = groupDocs(
-        docs,
-        (fn) => forEachKey(ctx, node.field, node.missing, docs, fn),
-        (k) => k === key,
-      ).get(key);
-      return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
+      return groupAt(docs, (fn) => forEachKey(ctx, node.field, node.missing, docs, fn), key);
     }
     case 'histogram':
     case 'date_histogram': {
-      const g = groupDocs(
-        docs,
-        (fn) => forEachHistogramKey(node, docs, ctx, fn),
-        (k) => k === key,
-      ).get(key);
-      return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
+      return groupAt(docs, (fn) => forEachHistogramKey(node, docs, ctx, fn), key);
     }
     case 'range':
     case 'date_range': {
-      const g = groupDocs(
-        docs,
-        (fn) => forEachRange(node, docs, ctx, fn),
-        (k) => k === Number(key),
-      ).get(Number(key));
-      return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
+      return groupAt(docs, (fn) => forEachRange(node, docs, ctx, fn), Number(key));
     }
     case 'composite':
       return compositeBucketDocs(node, String(key), docs, ctx);
-    // Metric and pipeline aggregations have no buckets: the docs stay as they are.
-    case 'avg':
-    case 'extended_stats':
-    case 'max':
-    case 'min':
-    case 'stats':
-    case 'sum':
-    case 'value_count':
-    case 'cardinality':
-    case 'percentiles':
-    case 'percentile_ranks':
-    case 'top_hits':
-    case 'bucket_sort':
-    case 'bucket_script':
-    case 'bucket_selector':
-    case 'avg_bucket':
-    case 'max_bucket':
-    case 'min_bucket':
-    case 'sum_bucket':
-    case 'stats_bucket':
-    case 'cumulative_sum':
-    case 'derivative':
-      return docs;
+    default:
+      return docs; // metric and pipeline aggregations have no buckets: the docs stay as they are
   }
+}
+
+/** The documents of `docs` whose key (as `each` enumerates them) is `key`; empty lists when none has it. */
+function groupAt(docs: SegDocs[], each: (fn: (key: BucketKey, s: number, d: number) => void) => void, key: BucketKey): SegDocs[] {
+  const g = groupDocs(docs, each, (k) => k === key).get(key);
+  return g ? asSegDocs(docs, g) : docs.map(({ seg }) => ({ seg, docs: new Int32Array(0) }));
 }
 
 /** Follows a refinement path from `docs` down to the level holding the task's terms node. */
