@@ -196,6 +196,10 @@ export function collect(parts: SegmentMatches[], spec: CollectSpec, fields: Map<
   let scored = false;
   for (const { m, live } of parts) {
     if (m.scores) scored = true;
+    else if (!live) {
+      total += m.docs.length; // no deletes, no scores: every match counts
+      continue;
+    }
     for (let i = 0; i < m.docs.length; i++) {
       if (live && !live[m.docs[i]]) continue;
       total++;

@@ -211,9 +211,19 @@ export function routedDocs(seg: Segment): Int32Array {
   return Int32Array.from(seg.routings.keys()).sort();
 }
 
-/** Every doc of the segment. */
+/** {@link allDocs} per segment, made on first use: segments are immutable, and matches are never written to. */
+const allDocsOf = new WeakMap<Segment, Int32Array>();
+
+/**
+ * Every doc of the segment (0 .. maxDoc-1), one shared array per segment: a `match_all` search
+ * allocated 1 MB per 250,000 docs on every call, and its scavenges (as Lucene's `MatchAllDocsQuery`
+ * iterates a range and allocates nothing). Callers read it only, as they read postings views.
+ */
 export function allDocs(seg: Segment): Int32Array {
-  const out = new Int32Array(seg.maxDoc);
+  let out = allDocsOf.get(seg);
+  if (out) return out;
+  out = new Int32Array(seg.maxDoc);
   for (let i = 0; i < out.length; i++) out[i] = i;
+  allDocsOf.set(seg, out);
   return out;
 }

@@ -88,6 +88,12 @@ export class Searcher {
   private readonly plans = new WeakMap<Query, { stats: ScoringStatistics | undefined; mapping: Mapping; plan: Plan; lists: ValueList[] }>();
   /** Segment matches computed ahead in slices ({@link Searcher.prepareQuery}), per query object, until the query takes them. */
   private readonly prepared = new WeakMap<Query, { plan: Plan; scoring: boolean; parts: SegmentMatches[] }>();
+  /**
+   * The matches last evaluated, for the next phase of the same request on the same query object: a
+   * search with `aggs` collects them over the matches its query phase just found (ES's aggregation
+   * collectors run in the query phase's one pass). One slot, so it holds at most one query's matches.
+   */
+  private last: { query: Query; plan: Plan; scoring: boolean; parts: SegmentMatches[] } | null = null;
 
   constructor(reader: Generation) {
     this.reader = reader;
@@ -161,10 +167,16 @@ export class Searcher {
     const ahead = this.prepared.get(query);
     if (ahead && ahead.plan === plan && ahead.scoring === scoring) {
       this.prepared.delete(query);
+      this.last = { query, ...ahead };
       return ahead.parts;
     }
+    const last = this.last;
+    // Scored matches serve an unscored caller too (the same docs; it ignores the scores).
+    if (last && last.query === query && last.plan === plan && (last.scoring === scoring || !scoring)) return last.parts;
     const { views, bases } = this.reader;
-    return views.map((v, i) => ({ seg: v.segment, base: bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
+    const parts = views.map((v, i) => ({ seg: v.segment, base: bases[i], live: v.live, m: evaluate(plan, v.segment, scoring) }));
+    this.last = { query, plan, scoring, parts };
+    return parts;
   }
 
   /**

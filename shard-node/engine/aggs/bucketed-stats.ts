@@ -160,7 +160,8 @@ function statsArrays(size: number): StatsArrays {
  * Rally's country_agg_uncached, one segment: a single-valued keyword (`ranks`, ordinal + 1 per doc)
  * and one single-valued number under one metric of `type`; counts into `global`, adds the number
  * into `acc` at the doc's global ordinal, reading only what the metric needs. Returns the docs
- * without a term.
+ * without a term. The metric's value count is the bucket's doc count less the docs without a
+ * number (one increment per doc fewer), and a query matching every doc is read without `ds`.
  */
 function countSingleNumber(
   ranks: RankColumn,
@@ -175,9 +176,13 @@ function countSingleNumber(
   const { count, sum, sumSq, min, max } = acc;
   const bounds = type !== 'sum' && type !== 'avg' && type !== 'value_count';
   const squares = type === 'extended_stats';
+  const before = global.slice();
+  const noValue = new Int32Array(global.length);
+  // Matches are ascending and distinct, so as many as the segment has docs are all of them, in order.
+  const dense = ds.length === ranks.length;
   let missing = 0;
   for (let i = 0; i < ds.length; i++) {
-    const d = ds[i];
+    const d = dense ? i : ds[i];
     const o = ranks[d];
     if (o === 0) {
       missing++;
@@ -185,17 +190,19 @@ function countSingleNumber(
     }
     const g = map[o - 1];
     global[g]++;
-    if (has[d]) {
-      const v = values[d];
-      count[g]++;
-      sum[g] += v;
-      if (squares) sumSq[g] += v * v;
-      if (bounds) {
-        if (v < min[g]) min[g] = v;
-        if (v > max[g]) max[g] = v;
-      }
+    if (has[d] === 0) {
+      noValue[g]++;
+      continue;
+    }
+    const v = values[d];
+    sum[g] += v;
+    if (squares) sumSq[g] += v * v;
+    if (bounds) {
+      if (v < min[g]) min[g] = v;
+      if (v > max[g]) max[g] = v;
     }
   }
+  for (let g = 0; g < global.length; g++) count[g] += global[g] - before[g] - noValue[g];
   return missing;
 }
 
