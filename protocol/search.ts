@@ -320,6 +320,13 @@ export interface SelectRangeRequest {
    * current one, else the shard answers `stale: true` (no hits) and the coordinator samples anew.
    */
   requireCurrent?: boolean;
+  /**
+   * Fused fetch, as {@link QueryPhaseRequest.fetchSource}: also return each hit's `_source` as
+   * `sources` (asked when the window is small enough that every hit may be shown: a repeated deep page).
+   */
+  fetchSource?: SourceFilter;
+  /** With the fused fetch: what else each hit carries; the reply's `extras` hold it. */
+  fetchOptions?: HitFetchOptions;
 }
 
 /** Reply to {@link SelectRangeRequest}. */
@@ -331,6 +338,10 @@ export interface SelectRangeResponse extends ShardEcho {
   hits: ShardHit[];
   /** With `requireCurrent`: the shard has refreshed since the cached sample; nothing was read. */
   stale?: boolean;
+  /** With {@link SelectRangeRequest.fetchSource}: per hit, its filtered `_source` JSON text (as {@link QueryPhaseResponse.sources}). */
+  sources?: (string | null)[];
+  /** With the fused fetch, parallel to `sources`: each hit's {@link HitExtras} (null: none). */
+  extras?: (HitExtras | null)[];
 }
 
 /**

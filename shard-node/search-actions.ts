@@ -130,8 +130,14 @@ async function query({ registry, contexts, node, read }: RoundDeps, req: QueryPh
   return res;
 }
 
-/** The fused fetch of a query round: its hits' `_source` texts, and their extras when asked or routed. */
-function fuseFetch(registry: IndexRegistry, gen: Generation, req: QueryPhaseRequest, res: QueryPhaseResponse, primaryTerm: number): void {
+/** The fused fetch of a query or range round: its hits' `_source` texts, and their extras when asked or routed. */
+function fuseFetch(
+  registry: IndexRegistry,
+  gen: Generation,
+  req: Pick<QueryPhaseRequest, 'index' | 'fetchSource' | 'fetchOptions'>,
+  res: Pick<QueryPhaseResponse, 'hits' | 'sources' | 'extras'>,
+  primaryTerm: number,
+): void {
   const ids = res.hits.map((h) => h._id);
   res.sources = gen.sourceTexts(ids, req.fetchSource!);
   if (req.fetchOptions !== undefined || gen.hasHitMetadata) {
@@ -174,7 +180,13 @@ async function selectRange({ registry, node, read }: RoundDeps, req: SelectRange
   const gen = read(req.index, req.shard, req.generation, undefined);
   const input = { query: req.query, sort: resolveSortAliases(req.sort, aliasesOf(gen.fields())), stats: req.stats, trackScores: req.trackScores };
   const r = await searcherOf(gen).range(input, req.lower, req.upper, req.limit);
-  return { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
+  const res: SelectRangeResponse = { node, index: req.index, shard: req.shard, generation: gen.id, before: r.before, hits: r.hits };
+  if (req.fetchSource !== undefined) {
+    const shard = registry.shard(req.index, req.shard);
+    shard.counters.fetchTotal++;
+    fuseFetch(registry, gen, req, res, shard.primaryTerm);
+  }
+  return res;
 }
 
 /** Aggregations on the generation the query round read: the whole tree's partials, or the refinement tasks' results. */

@@ -45,7 +45,7 @@ export function fusesFetch(plan: SearchPlan): boolean {
  * reply without `sources` (a shard that does not fuse) yields null documents, which the caller
  * fetches with {@link runFetchPhase}.
  */
-export function fusedDocs(page: readonly MergedHit[], results: readonly ShardReply<QueryPhaseResponse>[]): (FetchedDoc | null)[] {
+export function fusedDocs(page: readonly MergedHit[], results: readonly ShardReply<Pick<QueryPhaseResponse, 'sources' | 'extras'>>[]): (FetchedDoc | null)[] {
   const byShard = new Map(results.map((r) => [r.shardIndex, r.response]));
   return page.map((h) => {
     const res = byShard.get(h.shardIndex);

@@ -18,8 +18,9 @@ import type { Generation } from '../../shard-node/engine/generation.ts';
 import { Shard } from '../../shard-node/engine/shard.ts';
 import { mergeStatistics } from './dfs-cache.ts';
 import { mergeTopHits } from './merge.ts';
-import { boundForShard, chooseWindow } from './rank-bounds.ts';
+import { boundForShard, chooseWindow, rankSampleKeys, windowFromRanked, withAnchors, type RankedKey } from './rank-bounds.ts';
 import { mergeRanges } from './select-phase.ts';
+import { pageAnchors } from './range-anchors.ts';
 import { searcherOf } from '../../shard-node/engine/searcher.ts';
 
 const MAPPING: Mapping = { properties: { n: { type: 'long' }, tag: { type: 'keyword' }, x: { type: 'double' } } };
@@ -134,6 +135,34 @@ function selectPage(targets: Target[], input: SelectInput, from: number, size: n
   return mergeRanges(ranges, input.sort, from, size).map((m) => ({ index: m.index, _id: m.hit._id, sort: m.hit.sort }));
 }
 
+/**
+ * The selection as the coordinator runs it on a cached sample: `ranked` keys (with any anchors),
+ * one hit more than the window per shard, the page merged with the hit after it, and the anchors
+ * that merge fixes added to the keys for the next page (range-anchors.ts).
+ */
+function selectPageAnchored(
+  targets: Target[],
+  input: SelectInput,
+  from: number,
+  size: number,
+  ranked: RankedKey[],
+  total: number,
+): { page: { index: string; _id: string; sort: SortValue[] }[]; ranked: RankedKey[]; limit: number } {
+  const w = windowFromRanked(ranked, total, from, size);
+  if (w.empty) return { page: [], ranked, limit: 0 };
+  const ranges = targets.map((t, i) => {
+    const at = { index: t.index, shardIndex: i };
+    const r = rangeOfMatches(sortedMatches(searcherOf(t.gen), input), boundForShard(w.lower, at), boundForShard(w.upper, at), w.limit + 1);
+    return { ...at, before: r.before, hits: r.hits };
+  });
+  const merged = mergeRanges(ranges, input.sort, from, size + 1);
+  return {
+    page: merged.slice(0, size).map((m) => ({ index: m.index, _id: m.hit._id, sort: m.hit.sort })),
+    ranked: withAnchors(ranked, pageAnchors(merged, from), input.sort),
+    limit: w.limit,
+  };
+}
+
 /** The query-then-fetch page over the same in-process shards (the reference for scored sorts). */
 function queryPage(targets: Target[], input: SelectInput, from: number, size: number): { index: string; _id: string; sort: SortValue[] }[] {
   const results = targets.map((t, i) => ({
@@ -234,6 +263,47 @@ describe('deep paging by exact distributed selection through real shard engines'
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('pages after anchors (the exact ranks earlier pages fixed) equal the oracle; a repeated page reads exactly its hits', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.stringMatching(/^[a-z0-9]{1,6}$/), { minLength: 1, maxLength: 150, size: 'max' }),
+        fc.array(docArb, { minLength: 150, maxLength: 150 }),
+        fc.integer({ min: 1, max: 6 }),
+        selectSortArb,
+        queryArb,
+        fc.array(fc.record({ from: fc.nat(160), size: fc.integer({ min: 1, max: 30 }) }), { minLength: 1, maxLength: 6 }),
+        fc.integer({ min: 1, max: 12 }),
+        (ids, fields, shardCount, sortSpec, query, pages, samples) => {
+          const docs: Doc[] = ids.map((id, i) => ({ _id: id, ...fields[i] }));
+          const sort: SortField[] = sortSpec.map((s) =>
+            s.field === '_score'
+              ? { kind: 'score', field: '_score', order: s.order, missing: '_last', mode: 'max' }
+              : { kind: 'field', field: s.field, order: s.order, missing: s.missing, mode: s.order === 'asc' ? 'min' : 'max' },
+          );
+          const targets: Target[] = buildShards(docs, shardCount, 'p').map((s) => ({ index: 'p', gen: s.acquire() }));
+          const stats = mergeStatistics(targets.map((t) => searcherOf(t.gen).dfs(query)));
+          const input: SelectInput = { query, sort, stats, trackScores: sort.some((s) => s.kind === 'score') };
+          const sampled = targets.map((t, i) => {
+            const smp = sampleMatches(sortedMatches(searcherOf(t.gen), input), samples);
+            return { shardIndex: i, index: t.index, total: smp.total, keys: smp.keys };
+          });
+          const total = sampled.reduce((n, x) => n + x.total, 0);
+          let ranked = rankSampleKeys(sampled, sort);
+          for (const { from, size } of pages) {
+            const first = selectPageAnchored(targets, input, from, size, ranked, total);
+            expect(first.page).toEqual(queryPage(targets, input, from, size));
+            ranked = first.ranked;
+            const again = selectPageAnchored(targets, input, from, size, ranked, total);
+            expect(again.page).toEqual(first.page);
+            if (from + size <= total) expect(again.limit).toBe(size);
+            ranked = again.ranked;
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });

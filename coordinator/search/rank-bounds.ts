@@ -128,3 +128,27 @@ export function boundForShard(k: RankedKey | null, shard: { index: string; shard
   const before = (compareCodePoints(shard.index, k.index) || shard.shardIndex - k.shardIndex) < 0;
   return before ? { sort: k.key.sort, _id: k.key._id, equalBefore: true } : { sort: k.key.sort, _id: k.key._id };
 }
+
+/**
+ * `ranked` with keys of known exact global rank merged in, in the global order (a new array;
+ * `ranked` is not changed): the hits a deep page has shown, whose ranks the merge fixed (the page's
+ * first hit is at rank `from`). Such a key is a sample key with lo = hi, so the window of a page
+ * that repeats starts and ends on them and the range round returns exactly its hits. A key
+ * already present keeps one entry, with the exact rank.
+ * @see docs/selection.md (Anchors)
+ */
+export function withAnchors(ranked: readonly RankedKey[], anchors: readonly RankedKey[], sort: readonly SortField[]): RankedKey[] {
+  const out = ranked.slice();
+  for (const a of anchors) {
+    let lo = 0;
+    let hi = out.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareShardKeys(out[mid], a, sort) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo < out.length && compareShardKeys(out[lo], a, sort) === 0) out[lo] = a;
+    else out.splice(lo, 0, a);
+  }
+  return out;
+}

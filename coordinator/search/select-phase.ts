@@ -28,6 +28,9 @@ import {
   type ShardGroups,
 } from '../../protocol/search.ts';
 import { withGlobalStatistics } from './dfs-phase.ts';
+import { fetchesHits, hitFetchOptions } from './fetch-options.ts';
+import { FUSED_FETCH_MAX_SOURCES, fusedDocs } from './fetch-phase.ts';
+import { recordAnchors } from './range-anchors.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
 import { preferCopies } from './copy-affinity.ts';
@@ -36,7 +39,7 @@ import { fanOut, type ShardReply } from './fan-out.ts';
 import type { PhaseContext } from './phase-context.ts';
 import { mergeTopHits, type MergedHit, type ShardTopHits, type ShardTotal } from './merge.ts';
 import { pinFields, queryForTarget, sortForTarget, type SearchPlan } from './plan.ts';
-import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type ShardSample } from './rank-bounds.ts';
+import { boundForShard, rankSampleKeys, windowFromRanked, type RankedKey, type SelectionWindow, type ShardSample } from './rank-bounds.ts';
 import type { ShardFailure } from './shard-failures.ts';
 import type { ShardCopyIterator } from './shard-copy-iterator.ts';
 import type { SortField } from '../../protocol/sort.ts';
@@ -61,8 +64,10 @@ export interface CachedSample {
   results: readonly ShardReply<SelectSampleResponse>[];
   samples: number;
   stats?: ScoringStatistics;
-  /** The sample keys in global order with their rank bounds, computed once per cached sample. */
+  /** The sample keys in global order with their rank bounds, computed once per cached sample; with the anchors pages added (range-anchors.ts). */
   ranked: RankedKey[];
+  /** How many anchors `ranked` holds (range-anchors.ts `MAX_ANCHORS` bounds it). */
+  anchors?: number;
 }
 
 /** Most keys per shard a reused sample round asks for (its one-time cost: K × this many keys). */
@@ -161,6 +166,9 @@ interface SampleOutcome {
   samples: number;
   /** The cache key when the round came from the sample cache (absent: a fresh round). */
   cachedKey?: string;
+  /** The cache entry this round is (cached) or filled (fresh), under `entryKey`: where the page's anchors go. */
+  entry?: CachedSample;
+  entryKey?: string;
 }
 
 /**
@@ -196,7 +204,7 @@ async function sampleRound(
       cached = undefined;
     }
   }
-  if (cached) return { ...cached, samples, failures: [], timedOut: false, cachedKey: cacheKey! };
+  if (cached) return { ...cached, samples, failures: [], timedOut: false, cachedKey: cacheKey!, entry: cached, entryKey: cacheKey! };
   const scoring = plan.needScores ? { trackScores: true } : {};
   const sampled = await withGlobalStatistics<SelectSampleResponse>(plan, copies, ctx, caches.dfsCache, (extras, skip) =>
     fanOut(copies, ctx, rpc.selectSample, (t, i): SelectSampleRequest | null =>
@@ -220,8 +228,13 @@ async function sampleRound(
   );
   const stats = sampled.stats ? { stats: sampled.stats } : {};
   // The replies name the copies that answered; nothing writes to them.
-  if (cacheKey && sampled.failures.length === 0 && !sampled.timedOut) sampleCache!.set(cacheKey, { results: sampled.results, samples, ranked, ...stats });
-  return { results: sampled.results, failures: sampled.failures, timedOut: sampled.timedOut, ranked, samples, ...stats };
+  const out: SampleOutcome = { results: sampled.results, failures: sampled.failures, timedOut: sampled.timedOut, ranked, samples, ...stats };
+  if (cacheKey && sampled.failures.length === 0 && !sampled.timedOut) {
+    out.entry = { results: sampled.results, samples, ranked, ...stats };
+    out.entryKey = cacheKey;
+    sampleCache!.set(cacheKey, out.entry);
+  }
+  return out;
 }
 
 async function selectOnce(
@@ -233,7 +246,6 @@ async function selectOnce(
   useCache = true,
 ): Promise<RankedPage> {
   const { req } = plan;
-  const scoring = plan.needScores ? { trackScores: true } : {};
   // 1. sample round (or its cached result)
   const sampled = await sampleRound(plan, copies, ctx, caches, samples, useCache);
   const cached = sampled.cachedKey !== undefined;
@@ -249,28 +261,11 @@ async function selectOnce(
   );
   if (window.empty) return { page: [], totals, maxScore, generations: replies, failures: sampled.failures, timedOut: sampled.timedOut };
 
-  // 2. range round, on the generation each shard's sample read
+  // 2. range round, on the generation each shard's sample read; with the fetch fused when every
+  // hit it may return fits the fused-fetch budget (a repeated page, whose window its anchors fix).
+  const fused = fetchesHits(req) && copies.length * (window.limit + 1) <= FUSED_FETCH_MAX_SOURCES;
   const byPosition = new Map(replies.map((r) => [r.shardIndex, r.response]));
-  const ranged = await fanOut(copies, ctx, rpc.selectRange, (t, i): SelectRangeRequest | null => {
-    const s = byPosition.get(i);
-    // With a cached sample every shard is asked, so one that was empty then proves it still is.
-    if (!s || (s.total.value === 0 && !cached)) return null;
-    const lower = boundForShard(window.lower, { index: t.index, shardIndex: i });
-    const upper = boundForShard(window.upper, { index: t.index, shardIndex: i });
-    return {
-      index: t.index,
-      shard: t.shard,
-      query: queryForTarget(plan, i),
-      sort: sortForTarget(plan, i),
-      generation: s.generation,
-      ...(lower ? { lower } : {}),
-      ...(upper ? { upper } : {}),
-      limit: window.limit,
-      ...scoring,
-      ...(sampled.stats ? { stats: sampled.stats } : {}),
-      ...(cached ? { requireCurrent: true } : {}),
-    };
-  });
+  const ranged = await fanOut(copies, ctx, rpc.selectRange, (t, i) => rangeRequest(plan, t, i, byPosition.get(i), window, sampled, fused));
   if (cached && ranged.results.some((r) => r.response.stale)) {
     caches.sampleCache!.delete(sampled.cachedKey!);
     return selectOnce(plan, copies, ctx, caches, sampled.samples, false);
@@ -279,20 +274,64 @@ async function selectOnce(
   // moved its iterator to the next copy, so sample again there (bounded by the copies left).
   if (ranged.movedOn) return selectOnce(plan, copies, ctx, caches, sampled.samples, false);
 
-  // 3. merge
-  const page = mergeRanges(
+  // 3. merge, and the exact ranks it found anchor the cached sample (range-anchors.ts)
+  const merged = mergeRanges(
     ranged.results.map((r) => ({ shardIndex: r.shardIndex, index: r.target.index, before: r.response.before, hits: r.response.hits })),
     plan.sort,
     req.from,
-    req.size,
+    req.size + 1,
   );
+  const page = merged.slice(0, req.size);
+  if (sampled.entry && ranged.failures.length === 0 && !ranged.timedOut) {
+    recordAnchors(caches.sampleCache!, sampled.entryKey!, sampled.entry, plan.sort, req.from, merged);
+  }
+  const withSources = fused && ranged.results.every((r) => r.response.sources !== undefined);
+  if (withSources && ctx.profile) for (const r of ranged.results) ctx.profile.recordFusedFetch(r.shardIndex);
   return {
+    ...(withSources ? { fusedDocs: fusedDocs(page, ranged.results) } : {}),
     page,
     totals,
     maxScore,
     generations: replies, // the sample round read (and pinned) each shard's generation; the range round read the same
     failures: [...sampled.failures, ...ranged.failures],
     timedOut: sampled.timedOut || ranged.timedOut,
+  };
+}
+
+/**
+ * The range-round request of the shard at position `i` (null: not asked), on the generation its
+ * sample read, for one hit more than the window: the hit after the page, whose rank the merge
+ * fixes (range-anchors.ts). With `fused`, the shard returns its hits' `_source` too.
+ */
+function rangeRequest(
+  plan: SearchPlan,
+  t: { index: string; shard: number },
+  i: number,
+  s: SelectSampleResponse | undefined,
+  window: SelectionWindow,
+  sampled: SampleOutcome,
+  fused: boolean,
+): SelectRangeRequest | null {
+  const cached = sampled.cachedKey !== undefined;
+  // With a cached sample every shard is asked, so one that was empty then proves it still is.
+  if (!s || (s.total.value === 0 && !cached)) return null;
+  const lower = boundForShard(window.lower, { index: t.index, shardIndex: i });
+  const upper = boundForShard(window.upper, { index: t.index, shardIndex: i });
+  const fetchOptions = fused ? hitFetchOptions(plan.req) : undefined;
+  return {
+    index: t.index,
+    shard: t.shard,
+    query: queryForTarget(plan, i),
+    sort: sortForTarget(plan, i),
+    generation: s.generation,
+    ...(lower ? { lower } : {}),
+    ...(upper ? { upper } : {}),
+    limit: window.limit + 1,
+    ...(fused ? { fetchSource: plan.req.source } : {}),
+    ...(fetchOptions !== undefined ? { fetchOptions } : {}),
+    ...(plan.needScores ? { trackScores: true } : {}),
+    ...(sampled.stats ? { stats: sampled.stats } : {}),
+    ...(cached ? { requireCurrent: true } : {}),
   };
 }
 

@@ -131,6 +131,26 @@ describe('paging rules', () => {
     }
   });
 
+  it("a deep page that repeats is one round: its range round carries the hits' _source (fused fetch), equal to the oracle", async () => {
+    const sorted = [...all].sort(byPopulationDesc);
+    const from = 70_001;
+    const fusedRounds: boolean[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await http(url, 'POST', `/cities/_search?size=10&from=${from}&sort=population:desc`, { profile: true });
+      expect(res.status).toBe(200);
+      expect(res.body.hits.hits.map((h: { _id: string }) => h._id)).toEqual(sorted.slice(from, from + 10).map((c) => c._id));
+      for (const h of res.body.hits.hits as { _id: string; _source: unknown }[]) {
+        const { _id, ...source } = all.find((c) => c._id === h._id)!;
+        expect(h._source).toEqual({ ...source, location: expect.any(Object) });
+      }
+      const shards = res.body.profile.shards as { fetch?: { description: string } }[];
+      fusedRounds.push(shards.length > 0 && shards.every((s) => s.fetch?.description === 'fused into the query call'));
+    }
+    // Sampled, resampled with a larger S (the query repeats), then its anchors fix the window.
+    expect(fusedRounds[0]).toBe(false);
+    expect(fusedRounds.at(-1)).toBe(true);
+  });
+
   it('walks every page of population:desc at size 500 once, in oracle order (window raised)', async () => {
     const raised = await http(url, 'PUT', '/cities/_settings', { index: { max_result_window: 200_000 } });
     expect(raised.status).toBe(200);
