@@ -1,0 +1,161 @@
+/**
+ * Issue 17's side-by-side run: the running bench cluster (already loaded with the corpus) against
+ * PostgreSQL fed the same rows. For each task (bench/pg-tasks.ts) the bench first checks the page
+ * (or count) of both engines against the corpus, then times them interleaved: Folio at 1 client
+ * (bench/load-driver.ts), PostgreSQL at 1 client (pgbench), Folio at {@link PgShape.clients},
+ * PostgreSQL at {@link PgShape.clients}. As in the main bench, the many-client run is skipped for
+ * an engine whose 1-client p50 is over {@link SLOW_P50_MS}. Memory: PostgreSQL's Pss summed over
+ * its processes (idle after the load, sampled mid-run under the many-client load, after the runs)
+ * and its relation sizes.
+ */
+import { closedLoop } from './load-driver.ts';
+import type { LoopResult } from './load-driver.ts';
+import { SLOW_P50_MS } from './measure.ts';
+import type { FolioClient, SearchReply } from './measure.ts';
+import type { Corpus } from './corpus.ts';
+import { startPostgres } from './peer-postgres.ts';
+import type { PostgresServer } from './peer-postgres.ts';
+import { loadPostgres, relationSizes } from './pg-schema.ts';
+import type { LoadTimes, RelationSizes } from './pg-schema.ts';
+import { countSql, pgTasks } from './pg-tasks.ts';
+import type { PgTask } from './pg-tasks.ts';
+import { pgbench } from './pgbench.ts';
+
+/** Durations and concurrency of the comparison. */
+export interface PgShape {
+  durationMs: number;
+  warmupMs: number;
+  /** The many-client run's clients (issue 17: 16). */
+  clients: number;
+}
+
+/** One engine's figures on one task. */
+export interface PgSide {
+  one: LoopResult | null;
+  many: LoopResult | null;
+  /** Why `many` (or both) is missing. */
+  note?: string;
+}
+
+/** One task on both engines. */
+export interface PgRow {
+  task: string;
+  sql: string;
+  folioBody: string;
+  /** Result of the check before timing. */
+  check: string;
+  folio: PgSide;
+  pg: PgSide;
+}
+
+/** What the comparison measured. */
+export interface PgReport {
+  version: string;
+  docs: number;
+  clients: number;
+  durationMs: number;
+  load: LoadTimes;
+  sizes: RelationSizes;
+  /** Pss of the server's processes, bytes: idle after the load, peak sampled under load, after the runs. */
+  pss: { afterLoad: number; underLoadMax: number; afterRuns: number };
+  rows: PgRow[];
+  notes: string[];
+}
+
+/** Ids (first field) or the count of a psql result. */
+function pgResult(task: PgTask, rows: string[][]): string[] | number {
+  return task.count ? Number(rows[0][0]) : rows.map((r) => r[0]);
+}
+
+const same = (a: string[] | number, b: string[] | number) =>
+  typeof a === 'number' || typeof b === 'number' ? a === b : a.length === b.length && a.every((x, i) => x === b[i]);
+const show = (v: string[] | number) => (typeof v === 'number' ? String(v) : `[${v.slice(0, 3).join(', ')}…]`);
+
+/** Checks both engines' answer to `task` against the corpus (or against each other when there is no oracle). */
+async function check(task: PgTask, client: FolioClient, server: PostgresServer): Promise<string> {
+  const reply = await client.search(task.folio);
+  const folio = task.count ? reply.hits.total.value : reply.hits.hits.map((h) => h._id);
+  const pg = pgResult(task, await server.sql(task.sql));
+  const expected = task.expected ? ('ids' in task.expected ? task.expected.ids : task.expected.count) : null;
+  if (expected !== null) {
+    if (same(folio, expected) && same(pg, expected)) return task.count ? `equal (${expected as number}, oracle)` : 'equal (oracle)';
+    return `DIFFERS: oracle ${show(expected)}, Folio ${show(folio)}, PostgreSQL ${show(pg)}`;
+  }
+  const folioCount = (await client.search<SearchReply>({ ...task.folio, size: 0, track_total_hits: true })).hits.total.value;
+  const pgCount = Number((await server.sql(countSql(task)))[0][0]);
+  if (same(folio, pg) && folioCount === pgCount) return `equal (Folio = PostgreSQL, ${pgCount} matches)`;
+  return `DIFFERS: Folio ${show(folio)} of ${folioCount}, PostgreSQL ${show(pg)} of ${pgCount}`;
+}
+
+/** Times one task, Folio and PostgreSQL interleaved; `sample` is called mid-way through PostgreSQL's many-client run. */
+async function timeTask(task: PgTask, client: FolioClient, server: PostgresServer, shape: PgShape, sample: () => void): Promise<{ folio: PgSide; pg: PgSide }> {
+  const body = JSON.stringify(task.folio);
+  const folioOp = () => client.searchRaw(body).then(() => {});
+  const seconds = Math.max(1, Math.round(shape.durationMs / 1000));
+  const target = { binDir: server.binDir, port: server.port, dir: server.dir };
+  const warm = shape.warmupMs >= 500;
+  const folio: PgSide = { one: null, many: null };
+  const pg: PgSide = { one: null, many: null };
+  folio.one = await closedLoop(folioOp, { clients: 1, durationMs: shape.durationMs, warmupMs: shape.warmupMs });
+  if (warm) await pgbench(target, task.sql, { clients: 1, seconds: 1, log: false });
+  pg.one = await pgbench(target, task.sql, { clients: 1, seconds, log: true });
+  const slow = (r: LoopResult) => r.requests === 0 || r.p50Ms > SLOW_P50_MS;
+  if (slow(folio.one)) folio.note = `1-client p50 > ${SLOW_P50_MS} ms`;
+  else folio.many = await closedLoop(folioOp, { clients: shape.clients, durationMs: shape.durationMs, warmupMs: shape.warmupMs });
+  if (slow(pg.one)) pg.note = `1-client p50 > ${SLOW_P50_MS} ms`;
+  else {
+    if (warm) await pgbench(target, task.sql, { clients: shape.clients, seconds: 1, log: false });
+    pg.many = await pgbench(target, task.sql, { clients: shape.clients, seconds, log: true, midway: sample });
+  }
+  return { folio, pg };
+}
+
+/**
+ * Starts PostgreSQL, loads the corpus, runs every task against the loaded Folio cluster behind
+ * `client`, stops PostgreSQL. Resolves the report, or why the peer was skipped.
+ */
+export async function runPostgresPeer(
+  client: FolioClient,
+  corpus: Corpus,
+  tieField: string,
+  shape: PgShape,
+  log: (line: string) => void,
+): Promise<PgReport | { skipped: string }> {
+  const server = await startPostgres(log);
+  if ('skipped' in server) {
+    log(`pg peer: SKIPPED (${server.skipped})`);
+    return server;
+  }
+  try {
+    let t0 = performance.now();
+    const load = await loadPostgres(server, corpus);
+    log(`pg peer: COPY ${load.copySeconds.toFixed(1)} s, indexes ${load.indexSeconds.toFixed(1)} s, VACUUM ANALYZE ${load.vacuumSeconds.toFixed(1)} s`);
+    const sizes = await relationSizes(server);
+    const pss = { afterLoad: server.pss(), underLoadMax: 0, afterRuns: 0 };
+    const sample = () => (pss.underLoadMax = Math.max(pss.underLoadMax, server.pss()));
+    const report: PgReport = { version: server.version, docs: corpus.size, clients: shape.clients, durationMs: shape.durationMs, load, sizes, pss, rows: [], notes: [] };
+    for (const task of pgTasks(corpus, tieField)) {
+      t0 = performance.now();
+      const row: PgRow = { task: task.name, sql: task.sql, folioBody: JSON.stringify(task.folio), check: 'not run', folio: { one: null, many: null }, pg: { one: null, many: null } };
+      report.rows.push(row);
+      if (task.skip) {
+        row.check = `skipped: ${task.skip}`;
+        continue;
+      }
+      try {
+        row.check = await check(task, client, server);
+        Object.assign(row, await timeTask(task, client, server, shape, sample));
+      } catch (err) {
+        report.notes.push(`${task.name}: failed: ${(err as Error).message.slice(0, 300)}`);
+      }
+      const fmt = (s: PgSide) => `p50 ${s.one?.p50Ms.toFixed(2) ?? '-'} ms, ${s.many?.rps.toFixed(0) ?? '-'} QPS at ${shape.clients}`;
+      log(`pg compare ${task.name}: Folio ${fmt(row.folio)}; PostgreSQL ${fmt(row.pg)}; ${row.check} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+    }
+    pss.afterRuns = server.pss();
+    return report;
+  } catch (err) {
+    return { skipped: `failed: ${(err as Error).message.split('\n').slice(0, 3).join(' | ')}` };
+  } finally {
+    await server.stop();
+  }
+}
