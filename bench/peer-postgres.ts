@@ -152,9 +152,13 @@ async function waitReady(psql: () => Promise<unknown>, child: ChildProcess, stde
 
 /** Runs psql with `sql` (stdin streamed in when given); resolves the tab-separated fields of each output line. */
 async function psql(binDir: string, port: number, sql: string, stdin?: NodeJS.ReadableStream): Promise<string[][]> {
-  const child = spawn(join(binDir, 'psql'), ['-X', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', sql], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    join(binDir, 'psql'),
+    ['-X', '-q', '-A', '-t', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', 'postgres', '-c', sql],
+    {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -204,9 +208,13 @@ export async function startPostgres(log: (line: string) => void): Promise<Postgr
     const started = spawn(cmd, args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir });
     child = started;
     let tail = '';
-    started.stderr!.setEncoding('utf8').on('data', (d: string) => (tail = (tail + d).slice(-2000)));
+    started.stderr.setEncoding('utf8').on('data', (d: string) => (tail = (tail + d).slice(-2000)));
     const query = (text: string, stdin?: NodeJS.ReadableStream) => psql(binDir, port, text, stdin);
-    await waitReady(() => query('SELECT 1'), started, () => tail);
+    await waitReady(
+      () => query('SELECT 1'),
+      started,
+      () => tail,
+    );
     log(`pg peer: ${version} on 127.0.0.1:${port} (${settings.join(', ')}; every other setting default)`);
     return { version, binDir, port, dir, pid: started.pid!, sql: query, pss: () => processTree(started.pid!).reduce((s, p) => s + pssBytes(p), 0), stop };
   } catch (err) {

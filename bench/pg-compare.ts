@@ -8,6 +8,7 @@
  * its processes (idle after the load, sampled mid-run under the many-client load, after the runs)
  * and its relation sizes.
  */
+import { loadavg } from 'node:os';
 import { closedLoop } from './load-driver.ts';
 import type { LoopResult } from './load-driver.ts';
 import { SLOW_P50_MS } from './measure.ts';
@@ -60,6 +61,8 @@ export interface PgReport {
   pss: { afterLoad: number; underLoadMax: number; afterRuns: number };
   rows: PgRow[];
   notes: string[];
+  /** 1-minute load average (os.loadavg) before and after the timed runs: other work on the machine shows here. */
+  loadAverage: { before: number; after: number };
 }
 
 /** Ids (first field) or the count of a psql result. */
@@ -117,7 +120,6 @@ async function timeTask(task: PgTask, client: FolioClient, server: PostgresServe
 export async function runPostgresPeer(
   client: FolioClient,
   corpus: Corpus,
-  tieField: string,
   shape: PgShape,
   log: (line: string) => void,
 ): Promise<PgReport | { skipped: string }> {
@@ -133,10 +135,33 @@ export async function runPostgresPeer(
     const sizes = await relationSizes(server);
     const pss = { afterLoad: server.pss(), underLoadMax: 0, afterRuns: 0 };
     const sample = () => (pss.underLoadMax = Math.max(pss.underLoadMax, server.pss()));
-    const report: PgReport = { version: server.version, docs: corpus.size, clients: shape.clients, durationMs: shape.durationMs, load, sizes, pss, rows: [], notes: [] };
+    const report: PgReport = {
+      version: server.version,
+      docs: corpus.size,
+      clients: shape.clients,
+      durationMs: shape.durationMs,
+      load,
+      sizes,
+      pss,
+      rows: [],
+      notes: [],
+      loadAverage: { before: loadavg()[0], after: NaN },
+    };
+    // search_after needs a unique last sort value: `_id` (sortable in Folio), else its keyword copy `uid`.
+    const tieField = await client.search({ size: 0, sort: [{ _id: 'asc' }] }).then(
+      () => '_id',
+      () => 'uid',
+    );
     for (const task of pgTasks(corpus, tieField)) {
       t0 = performance.now();
-      const row: PgRow = { task: task.name, sql: task.sql, folioBody: JSON.stringify(task.folio), check: 'not run', folio: { one: null, many: null }, pg: { one: null, many: null } };
+      const row: PgRow = {
+        task: task.name,
+        sql: task.sql,
+        folioBody: JSON.stringify(task.folio),
+        check: 'not run',
+        folio: { one: null, many: null },
+        pg: { one: null, many: null },
+      };
       report.rows.push(row);
       if (task.skip) {
         row.check = `skipped: ${task.skip}`;
@@ -152,6 +177,7 @@ export async function runPostgresPeer(
       log(`pg compare ${task.name}: Folio ${fmt(row.folio)}; PostgreSQL ${fmt(row.pg)}; ${row.check} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     }
     pss.afterRuns = server.pss();
+    report.loadAverage.after = loadavg()[0];
     return report;
   } catch (err) {
     return { skipped: `failed: ${(err as Error).message.split('\n').slice(0, 3).join(' | ')}` };

@@ -111,9 +111,7 @@ export async function loadPostgres(server: PostgresServer, corpus: Corpus): Prom
 
 /** Reads the table's and indexes' sizes. */
 export async function relationSizes(server: PostgresServer): Promise<RelationSizes> {
-  const [[table, indexes, total]] = await server.sql(
-    "SELECT pg_relation_size('cities'), pg_indexes_size('cities'), pg_total_relation_size('cities')",
-  );
+  const [[table, indexes, total]] = await server.sql("SELECT pg_relation_size('cities'), pg_indexes_size('cities'), pg_total_relation_size('cities')");
   const rows = await server.sql("SELECT indexrelid::regclass, pg_relation_size(indexrelid) FROM pg_index WHERE indrelid = 'cities'::regclass ORDER BY 1");
   return { table: Number(table), indexes: Number(indexes), total: Number(total), byIndex: Object.fromEntries(rows.map(([n, b]) => [n, Number(b)])) };
 }
