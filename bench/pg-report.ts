@@ -95,6 +95,7 @@ export function renderPgSection(r: PgReport | { skipped: string }, folio: FolioC
     `- PostgreSQL's indexes: primary key (id), B-tree (population DESC, id COLLATE "C"), B-tree (country, population DESC, id COLLATE "C"), GIN (to_tsvector('simple', name)); \`id\` is COLLATE "C", the order of Folio's \`_id\` tie-break for these ASCII ids`,
     `- Folio: the bench cluster (${folio.shards} shards on ${folio.shards} shard-node processes + 1 coordinator), the same corpus`,
     `- load: PostgreSQL by pgbench (-M prepared, -c 1 and -c ${r.clients}, -j ≤ 2, -T ${Math.max(1, Math.round(r.durationMs / 1000))}, p50/p99 from its per-transaction logs -l, QPS = its tps without connection time); Folio by the bench's closed loop (undici keep-alive, ${r.durationMs / 1000} s per run after a warm-up). Interleaved per task: Folio 1c, PostgreSQL 1c, Folio ${r.clients}c, PostgreSQL ${r.clients}c. Both clients run on the same 2 cores as the servers`,
+    '- run alone with `BENCH_ONLY=pg npm run bench` (`BENCH_QUICK=1`: 200,000 rows, 1 s runs); skipped, with the reason printed, when PostgreSQL cannot be installed or started',
     `- rows checked: before timing, the page (or count) of both engines is compared with the corpus sorted in memory (full text: Folio with PostgreSQL, ids and match counts)`,
     '',
     pgTable(r),
