@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { freePort } from '../scripts/local-services.ts';
+import { cpuMs } from './process-cpu.ts';
 
 const run = promisify(execFile);
 
@@ -48,6 +49,8 @@ export interface PostgresServer {
   sql(text: string, stdin?: NodeJS.ReadableStream): Promise<string[][]>;
   /** Summed Pss of the postmaster and its children (/proc/<pid>/smaps_rollup), bytes. */
   pss(): number;
+  /** CPU time of the postmaster, its live children and its reaped children (backends), ms. */
+  cpuMs(): number;
   /** Fast shutdown (SIGINT), SIGKILL after {@link STOP_GRACE_MS}; removes the scratch directory. */
   stop(): Promise<void>;
 }
@@ -216,7 +219,17 @@ export async function startPostgres(log: (line: string) => void): Promise<Postgr
       () => tail,
     );
     log(`pg peer: ${version} on 127.0.0.1:${port} (${settings.join(', ')}; every other setting default)`);
-    return { version, binDir, port, dir, pid: started.pid!, sql: query, pss: () => processTree(started.pid!).reduce((s, p) => s + pssBytes(p), 0), stop };
+    return {
+      version,
+      binDir,
+      port,
+      dir,
+      pid: started.pid!,
+      sql: query,
+      pss: () => processTree(started.pid!).reduce((s, p) => s + pssBytes(p), 0),
+      cpuMs: () => cpuMs(processTree(started.pid!)),
+      stop,
+    };
   } catch (err) {
     await stop();
     return { skipped: `could not start: ${(err as Error).message.split('\n').slice(0, 3).join(' | ')}` };

@@ -3,7 +3,8 @@
  * PostgreSQL fed the same rows. For each task (bench/pg-tasks.ts) the bench first checks the page
  * (or count) of both engines against the corpus, then times them interleaved: Folio at 1 client
  * (bench/load-driver.ts), PostgreSQL at 1 client (pgbench), Folio at {@link PgShape.clients},
- * PostgreSQL at {@link PgShape.clients}. The many-client run is skipped for an engine whose 1-client
+ * PostgreSQL at {@link PgShape.clients}, each run with the servers' CPU time per query (Folio's
+ * shard nodes and coordinator; PostgreSQL's postmaster and backends; not the load clients). The many-client run is skipped for an engine whose 1-client
  * p50 is over {@link MANY_CLIENTS_LIMIT_MS}: higher than the main bench's limit, so that the OFFSET
  * pages get a figure at 16 clients as in issue 17's table (both engines' runs stay bounded: the
  * closed loops stop issuing after the duration and pgbench after `-T`). Memory: PostgreSQL's Pss summed over
@@ -22,6 +23,7 @@ import type { LoadTimes, RelationSizes } from './pg-schema.ts';
 import { countSql, pgTasks } from './pg-tasks.ts';
 import type { PgTask } from './pg-tasks.ts';
 import { pgbench } from './pgbench.ts';
+import { cpuMs } from './process-cpu.ts';
 
 /** Above this 1-client p50 an engine's many-client run is skipped (it would only queue). */
 export const MANY_CLIENTS_LIMIT_MS = 2000;
@@ -34,10 +36,13 @@ export interface PgShape {
   clients: number;
 }
 
+/** A measured run and the servers' CPU time per query during it (load client excluded). */
+export type MeasuredRun = LoopResult & { cpuMsPerQuery: number };
+
 /** One engine's figures on one task. */
 export interface PgSide {
-  one: LoopResult | null;
-  many: LoopResult | null;
+  one: MeasuredRun | null;
+  many: MeasuredRun | null;
   /** Why `many` (or both) is missing. */
   note?: string;
 }
@@ -94,26 +99,47 @@ async function check(task: PgTask, client: FolioClient, server: PostgresServer):
   return `DIFFERS: Folio ${show(folio)} of ${folioCount}, PostgreSQL ${show(pg)} of ${pgCount}`;
 }
 
+/** One measured run with the servers' CPU per query around it. */
+async function withCpu(cpu: () => number, measure: () => Promise<LoopResult>): Promise<MeasuredRun> {
+  const before = cpu();
+  const r = await measure();
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the postmaster reaps the ended backends
+  return { ...r, cpuMsPerQuery: (cpu() - before) / Math.max(1, r.requests + r.errors) };
+}
+
 /** Times one task, Folio and PostgreSQL interleaved; `sample` is called mid-way through PostgreSQL's many-client run. */
-async function timeTask(task: PgTask, client: FolioClient, server: PostgresServer, shape: PgShape, sample: () => void): Promise<{ folio: PgSide; pg: PgSide }> {
+async function timeTask(
+  task: PgTask,
+  client: FolioClient,
+  server: PostgresServer,
+  folioCpu: () => number,
+  shape: PgShape,
+  sample: () => void,
+): Promise<{ folio: PgSide; pg: PgSide }> {
   const body = JSON.stringify(task.folio);
   const folioOp = () => client.searchRaw(body).then(() => {});
   const seconds = Math.max(1, Math.round(shape.durationMs / 1000));
   const target = { binDir: server.binDir, port: server.port, dir: server.dir };
   const warm = shape.warmupMs >= 500;
-  const folio: PgSide = { one: null, many: null };
-  const pg: PgSide = { one: null, many: null };
-  folio.one = await closedLoop(folioOp, { clients: 1, durationMs: shape.durationMs, warmupMs: shape.warmupMs });
-  if (warm) await pgbench(target, task.sql, { clients: 1, seconds: 1, log: false });
-  pg.one = await pgbench(target, task.sql, { clients: 1, seconds, log: true });
+  // Warm-ups run apart from the measured runs, so the CPU read around a run is the run's own.
+  const runFolio = async (clients: number) => {
+    await closedLoop(folioOp, { clients, durationMs: shape.warmupMs, warmupMs: 0 });
+    return withCpu(folioCpu, () => closedLoop(folioOp, { clients, durationMs: shape.durationMs, warmupMs: 0 }));
+  };
+  const runPg = async (clients: number, midway?: () => void) => {
+    if (warm) await pgbench(target, task.sql, { clients, seconds: 1, log: false });
+    return withCpu(
+      () => server.cpuMs(),
+      () => pgbench(target, task.sql, { clients, seconds, log: true, midway }),
+    );
+  };
+  const folio: PgSide = { one: await runFolio(1), many: null };
+  const pg: PgSide = { one: await runPg(1), many: null };
   const slow = (r: LoopResult) => r.requests === 0 || r.p50Ms > MANY_CLIENTS_LIMIT_MS;
-  if (slow(folio.one)) folio.note = `1-client p50 > ${MANY_CLIENTS_LIMIT_MS} ms`;
-  else folio.many = await closedLoop(folioOp, { clients: shape.clients, durationMs: shape.durationMs, warmupMs: shape.warmupMs });
-  if (slow(pg.one)) pg.note = `1-client p50 > ${MANY_CLIENTS_LIMIT_MS} ms`;
-  else {
-    if (warm) await pgbench(target, task.sql, { clients: shape.clients, seconds: 1, log: false });
-    pg.many = await pgbench(target, task.sql, { clients: shape.clients, seconds, log: true, midway: sample });
-  }
+  if (slow(folio.one!)) folio.note = `1-client p50 > ${MANY_CLIENTS_LIMIT_MS} ms`;
+  else folio.many = await runFolio(shape.clients);
+  if (slow(pg.one!)) pg.note = `1-client p50 > ${MANY_CLIENTS_LIMIT_MS} ms`;
+  else pg.many = await runPg(shape.clients, sample);
   return { folio, pg };
 }
 
@@ -125,6 +151,7 @@ export async function runPostgresPeer(
   client: FolioClient,
   corpus: Corpus,
   shape: PgShape,
+  folioPids: number[],
   log: (line: string) => void,
 ): Promise<PgReport | { skipped: string }> {
   const server = await startPostgres(log);
@@ -173,11 +200,12 @@ export async function runPostgresPeer(
       }
       try {
         row.check = await check(task, client, server);
-        Object.assign(row, await timeTask(task, client, server, shape, sample));
+        Object.assign(row, await timeTask(task, client, server, () => cpuMs(folioPids), shape, sample));
       } catch (err) {
         report.notes.push(`${task.name}: failed: ${(err as Error).message.slice(0, 300)}`);
       }
-      const fmt = (s: PgSide) => `p50 ${s.one?.p50Ms.toFixed(2) ?? '-'} ms, ${s.many?.rps.toFixed(0) ?? '-'} QPS at ${shape.clients}`;
+      const fmt = (s: PgSide) =>
+        `p50 ${s.one?.p50Ms.toFixed(2) ?? '-'} ms, ${s.many?.rps.toFixed(0) ?? '-'} QPS at ${shape.clients}, CPU ${s.one?.cpuMsPerQuery.toFixed(3) ?? '-'}/${s.many?.cpuMsPerQuery.toFixed(3) ?? '-'} ms/query`;
       log(`pg compare ${task.name}: Folio ${fmt(row.folio)}; PostgreSQL ${fmt(row.pg)}; ${row.check} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
     }
     pss.afterRuns = server.pss();

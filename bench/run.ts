@@ -213,7 +213,7 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
     if (!PG_ONLY) await runFolioAggs(client, corpus, report);
     if (AGGS_ONLY) return;
     if (!PG_ONLY) await runFolioScroll(client, corpus, report);
-    report.postgres = await runPostgresPeer(client, corpus, pgShape, log);
+    report.postgres = await runPostgresPeer(client, corpus, pgShape, [...cluster.shardPids, cluster.coordinatorPid], log);
   } finally {
     await client.close();
     await cluster.stop();
