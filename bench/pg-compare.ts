@@ -45,6 +45,8 @@ export interface PgSide {
   many: MeasuredRun | null;
   /** Why `many` (or both) is missing. */
   note?: string;
+  /** The servers' CPU ms per second with no query in flight, read just before the runs (subtracted from their CPU per query). */
+  idleCpuMsPerS?: number;
 }
 
 /** One task on both engines. */
@@ -99,12 +101,25 @@ async function check(task: PgTask, client: FolioClient, server: PostgresServer):
   return `DIFFERS: Folio ${show(folio)} of ${folioCount}, PostgreSQL ${show(pg)} of ${pgCount}`;
 }
 
-/** One measured run with the servers' CPU per query around it. */
-async function withCpu(cpu: () => number, measure: () => Promise<LoopResult>): Promise<MeasuredRun> {
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Length of the idle window in which each task first reads the servers' background CPU rate. */
+const IDLE_WINDOW_MS = 1000;
+
+/** CPU time per second of wall time that `cpu` uses with no query in flight. */
+async function idleRate(cpu: () => number): Promise<number> {
   const before = cpu();
+  await sleep(IDLE_WINDOW_MS);
+  return ((cpu() - before) * 1000) / IDLE_WINDOW_MS;
+}
+
+/** One measured run with the servers' CPU per query around it, net of their idle rate (ms CPU per s). */
+async function withCpu(cpu: () => number, idleMsPerS: number, measure: () => Promise<LoopResult>): Promise<MeasuredRun> {
+  const before = cpu();
+  const t0 = performance.now();
   const r = await measure();
-  await new Promise((resolve) => setTimeout(resolve, 100)); // the postmaster reaps the ended backends
-  return { ...r, cpuMsPerQuery: (cpu() - before) / Math.max(1, r.requests + r.errors) };
+  await sleep(100); // the postmaster reaps the ended backends
+  const background = (idleMsPerS * (performance.now() - t0)) / 1000;
+  return { ...r, cpuMsPerQuery: Math.max(0, cpu() - before - background) / Math.max(1, r.requests + r.errors) };
 }
 
 /** Times one task, Folio and PostgreSQL interleaved; `sample` is called mid-way through PostgreSQL's many-client run. */
@@ -121,20 +136,23 @@ async function timeTask(
   const seconds = Math.max(1, Math.round(shape.durationMs / 1000));
   const target = { binDir: server.binDir, port: server.port, dir: server.dir };
   const warm = shape.warmupMs >= 500;
+  // Both servers' background CPU (merges, GC, checkpoints) over an idle second, subtracted from each run.
+  const idle = { folio: await idleRate(folioCpu), pg: await idleRate(() => server.cpuMs()) };
   // Warm-ups run apart from the measured runs, so the CPU read around a run is the run's own.
   const runFolio = async (clients: number) => {
     await closedLoop(folioOp, { clients, durationMs: shape.warmupMs, warmupMs: 0 });
-    return withCpu(folioCpu, () => closedLoop(folioOp, { clients, durationMs: shape.durationMs, warmupMs: 0 }));
+    return withCpu(folioCpu, idle.folio, () => closedLoop(folioOp, { clients, durationMs: shape.durationMs, warmupMs: 0 }));
   };
   const runPg = async (clients: number, midway?: () => void) => {
     if (warm) await pgbench(target, task.sql, { clients, seconds: 1, log: false });
     return withCpu(
       () => server.cpuMs(),
+      idle.pg,
       () => pgbench(target, task.sql, { clients, seconds, log: true, midway }),
     );
   };
-  const folio: PgSide = { one: await runFolio(1), many: null };
-  const pg: PgSide = { one: await runPg(1), many: null };
+  const folio: PgSide = { one: await runFolio(1), many: null, idleCpuMsPerS: idle.folio };
+  const pg: PgSide = { one: await runPg(1), many: null, idleCpuMsPerS: idle.pg };
   const slow = (r: LoopResult) => r.requests === 0 || r.p50Ms > MANY_CLIENTS_LIMIT_MS;
   if (slow(folio.one!)) folio.note = `1-client p50 > ${MANY_CLIENTS_LIMIT_MS} ms`;
   else folio.many = await runFolio(shape.clients);

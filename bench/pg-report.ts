@@ -48,6 +48,7 @@ export function pgTable(r: PgReport): string {
     'p50 1c Folio ÷ PG',
     `QPS ${c}c Folio ÷ PG`,
     `CPU/query ${c}c Folio ÷ PG`,
+    'idle CPU ms/s Folio / PG',
   ];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i < 2 ? '---' : '---:')).join('|')}|`];
   for (const row of r.rows) {
@@ -71,6 +72,7 @@ export function pgTable(r: PgReport): string {
         ratio(f.one?.p50Ms, p.one?.p50Ms),
         ratio(f.many?.rps, p.many?.rps),
         ratio(f.many?.cpuMsPerQuery, p.many?.cpuMsPerQuery),
+        `${f2(f.idleCpuMsPerS)} / ${f2(p.idleCpuMsPerS)}`,
       ].join(' | ')} |`,
     );
   }
@@ -101,7 +103,7 @@ export function renderPgSection(r: PgReport | { skipped: string }, folio: FolioC
     `- PostgreSQL: ${r.version} (Debian package), one server as the bench's child, settings at their defaults (shared_buffers 128 MB, work_mem 4 MB, JIT on; no plan here reaches jit_above_cost) but listen_addresses, port and the socket directory; ${r.docs.toLocaleString('en-US')} rows through COPY in ${r.load.copySeconds.toFixed(1)} s, indexes ${r.load.indexSeconds.toFixed(1)} s, VACUUM (ANALYZE) ${r.load.vacuumSeconds.toFixed(1)} s`,
     `- PostgreSQL's indexes: primary key (id), B-tree (population DESC, id COLLATE "C"), B-tree (country, population DESC, id COLLATE "C"), GIN (to_tsvector('simple', name)); \`id\` is COLLATE "C", the order of Folio's \`_id\` tie-break for these ASCII ids`,
     `- Folio: the bench cluster (${folio.shards} shards on ${folio.shards} shard-node processes + 1 coordinator), the same corpus`,
-    `- load: PostgreSQL by pgbench (-M prepared, -c 1 and -c ${r.clients}, -j ≤ 2, -T ${Math.max(1, Math.round(r.durationMs / 1000))}, p50/p99 from its per-transaction logs -l, QPS = its tps without connection time); Folio by the bench's closed loop (undici keep-alive, ${r.durationMs / 1000} s per run after a warm-up). Interleaved per task: Folio 1c, PostgreSQL 1c, Folio ${r.clients}c, PostgreSQL ${r.clients}c; an engine's ${r.clients}-client run is skipped when its 1-client p50 is over ${MANY_CLIENTS_LIMIT_MS / 1000} s. Both clients run on the same 2 cores as the servers. CPU/query: the servers' CPU time (/proc/<pid>/stat utime + stime, and the reaped backends' via the postmaster's cutime + cstime) over the run divided by its queries; Folio = 4 shard nodes + coordinator, PostgreSQL = postmaster + backends (pgbench's connection start-up included); the load clients are not counted`,
+    `- load: PostgreSQL by pgbench (-M prepared, -c 1 and -c ${r.clients}, -j ≤ 2, -T ${Math.max(1, Math.round(r.durationMs / 1000))}, p50/p99 from its per-transaction logs -l, QPS = its tps without connection time); Folio by the bench's closed loop (undici keep-alive, ${r.durationMs / 1000} s per run after a warm-up). Interleaved per task: Folio 1c, PostgreSQL 1c, Folio ${r.clients}c, PostgreSQL ${r.clients}c; an engine's ${r.clients}-client run is skipped when its 1-client p50 is over ${MANY_CLIENTS_LIMIT_MS / 1000} s. Both clients run on the same 2 cores as the servers. CPU/query: the servers' CPU time (/proc/<pid>/stat utime + stime, and the reaped backends' via the postmaster's cutime + cstime) over the run, minus the servers' idle CPU rate read over 1 s just before the task's runs (last column: background work such as merges, GC, checkpoints), divided by the run's queries; Folio = 4 shard nodes + coordinator, PostgreSQL = postmaster + backends (pgbench's connection start-up included); the load clients are not counted`,
     '- run alone with `BENCH_ONLY=pg npm run bench` (`BENCH_QUICK=1`: 200,000 rows, 1 s runs); skipped, with the reason printed, when PostgreSQL cannot be installed or started',
     `- rows checked: before timing, the page (or count) of both engines is compared with the corpus sorted in memory (full text: Folio with PostgreSQL, ids and match counts)`,
     '',
