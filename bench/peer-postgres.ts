@@ -70,7 +70,12 @@ export function findBinDir(): string | null {
   return dirs.find((d) => BINARIES.every((b) => existsSync(join(d, b)))) ?? null;
 }
 
-/** Makes sure Debian's `postgresql` is installed (apt-get when it is missing); resolves the bin directory or why not. */
+/**
+ * Makes sure Debian's `postgresql` is installed (apt-get when it is missing); resolves the bin
+ * directory or why not. The package's own cluster (`main`, port 5432) is never used: in a container
+ * with a `policy-rc.d` that refuses service starts (as here) it stays down; elsewhere the package
+ * starts it as a system service, which the bench leaves to the system.
+ */
 export async function ensurePostgres(log: (line: string) => void): Promise<{ binDir: string } | PostgresSkipped> {
   const found = findBinDir();
   if (found) return { binDir: found };
