@@ -22,6 +22,7 @@ export default defineConfig({
             'test/*.test.ts',
             'test/deploy/**/*.test.ts',
             'cli/**/*.test.ts',
+            'bench/**/*.test.ts',
           ],
           testTimeout: 60_000,
         },

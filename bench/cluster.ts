@@ -24,6 +24,8 @@ export interface BenchCluster {
   coordinatorUrl: string;
   /** PIDs of the shard-node processes. */
   shardPids: number[];
+  /** PID of the coordinator process. */
+  coordinatorPid: number;
   /** Forces a full GC in every shard node (via its inspector) and returns their summed memory. */
   shardMemory(): Promise<ShardMemory>;
   /** Stops every process and removes the temporary directory. */
@@ -158,6 +160,7 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   return {
     coordinatorUrl: running.find((r) => r.service.name === 'coordinator')!.service.url,
     shardPids: shardRuns.map((r) => r.child.pid ?? 0),
+    coordinatorPid: running.find((r) => r.service.name === 'coordinator')!.child.pid ?? 0,
     async shardMemory() {
       let gcForced = true;
       const total: ShardMemory = { rss: 0, heapUsed: 0, external: 0, gcForced: true };

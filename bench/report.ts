@@ -10,6 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import type { FanOutCeiling } from './ceilings.ts';
 import type { EngineFigures } from './measure.ts';
+import type { PgReport } from './pg-compare.ts';
 
 /** Heading of the section this report owns in docs/performance.md. */
 export const SECTION_HEADING = '## Deep paging benchmark';
@@ -48,6 +49,8 @@ export interface BenchReport {
   aggRows: AggRow[];
   skippedCombos: string[];
   notes: string[];
+  /** Issue 17's PostgreSQL comparison (bench/pg-compare.ts), when it ran. */
+  postgres?: PgReport | { skipped: string };
 }
 
 /** `nproc`, memory and CPU model of this machine. */
@@ -227,14 +230,14 @@ export function renderReport(r: BenchReport): string {
   ].join('\n');
 }
 
-/** Replaces (or appends) the section in `file`, creating the file when absent. */
-export function writeSection(file: string, section: string): void {
+/** Replaces (or appends) the section under `heading` (a `## ` line) in `file`, creating the file when absent. */
+export function writeSection(file: string, section: string, heading: string = SECTION_HEADING): void {
   const old = existsSync(file) ? readFileSync(file, 'utf8') : '# Performance\n';
-  const start = old.indexOf(SECTION_HEADING);
+  const start = old.indexOf(`${heading}\n`);
   let next: string;
   if (start < 0) next = `${old.trimEnd()}\n\n${section.trimEnd()}\n`;
   else {
-    const rest = old.slice(start + SECTION_HEADING.length);
+    const rest = old.slice(start + heading.length);
     const end = rest.search(/\n## /);
     next = `${old.slice(0, start)}${section.trimEnd()}\n${end < 0 ? '' : rest.slice(end)}`;
   }

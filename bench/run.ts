@@ -2,11 +2,13 @@
  * `npm run bench`: the deep-paging benchmark of issue 3. Builds the 1 M-document corpus, measures
  * the bare fan-out ceiling, starts 4 shard nodes + 1 coordinator, bulk-loads the corpus (docs/s,
  * memory per doc), runs the Rally-named tasks at every `from` on Folio and the aggregation tasks
- * of issue 12 (bench/agg-tasks.ts), then the same tasks on the Sphinx peer, and prints the tables
+ * of issue 12 (bench/agg-tasks.ts), issue 17's comparison with PostgreSQL on the same loaded
+ * cluster (bench/pg-compare.ts), then the same tasks on the Sphinx peer, and prints the tables
  * that it also writes to docs/performance.md.
  *
  * Env: BENCH_QUICK=1 for a smoke run (200 k docs, 1 s per run, ≈ 3 min); BENCH_ONLY=aggs runs the
- * aggregation tasks alone and leaves docs/performance.md as it is. Every run is bounded in
+ * aggregation tasks alone and leaves docs/performance.md as it is; BENCH_ONLY=pg runs the
+ * PostgreSQL comparison alone and writes only its section. Every run is bounded in
  * time and the whole bench exits by itself after {@link BENCH_DEADLINE_MS}. Figures are never
  * asserted: the machine is shared, so read them as ratios within one run.
  */
@@ -27,20 +29,26 @@ import type { EngineFigures } from './measure.ts';
 import type { RunShape } from './measure.ts';
 import { startSphinxPeer, type SphinxPeer } from './peer-sphinx.ts';
 import { renderReport, writeSection } from './report.ts';
+import { runPostgresPeer, type PgShape } from './pg-compare.ts';
+import { PG_SECTION_HEADING, renderPgSection } from './pg-report.ts';
 import type { BenchReport, ResultRow } from './report.ts';
 import { FROMS, PAGE_SIZE, PAGED_TASKS, SCROLL_PAGES, SCROLL_PAGE_SIZE, TERM_COUNTRY, scrollBody } from './tasks.ts';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 /** BENCH_ONLY=aggs: the aggregation tasks alone (a check while working on them; prints, writes nothing). */
 const AGGS_ONLY = process.env.BENCH_ONLY === 'aggs';
+/** BENCH_ONLY=pg: load Folio, then the PostgreSQL comparison alone (writes only its section). */
+const PG_ONLY = process.env.BENCH_ONLY === 'pg';
 const DOCS = QUICK ? 200_000 : 1_000_000;
 const SHARDS = 4;
 const CLIENTS = 32;
 const MAX_RESULT_WINDOW = 2_000_000;
 const BULK_BATCH_DOCS = 5000;
 /** The bench gives up (and its exit hooks stop every child) after this long. */
-const BENCH_DEADLINE_MS = (QUICK ? 8 : 25) * 60_000;
+const BENCH_DEADLINE_MS = (QUICK ? 10 : 35) * 60_000;
 const shape: RunShape = { durationMs: QUICK ? 1000 : 5000, warmupMs: QUICK ? 100 : 500, clients: CLIENTS, probeBudgetMs: QUICK ? 500 : 3000 };
+/** Issue 17 compares with PostgreSQL at 1 and at 16 clients. */
+const pgShape: PgShape = { durationMs: shape.durationMs, warmupMs: shape.warmupMs, clients: 16 };
 const INDEX = 'bench-cities';
 
 const log = (line: string) => console.log(line);
@@ -201,10 +209,11 @@ async function runFolio(corpus: Corpus, report: BenchReport): Promise<void> {
   const client = new FolioClient(cluster.coordinatorUrl, INDEX, CLIENTS + 2);
   try {
     await loadFolio(cluster, corpus, report);
-    if (!AGGS_ONLY) await runFolioPaged(client, corpus, report);
-    await runFolioAggs(client, corpus, report);
+    if (!AGGS_ONLY && !PG_ONLY) await runFolioPaged(client, corpus, report);
+    if (!PG_ONLY) await runFolioAggs(client, corpus, report);
     if (AGGS_ONLY) return;
-    await runFolioScroll(client, corpus, report);
+    if (!PG_ONLY) await runFolioScroll(client, corpus, report);
+    report.postgres = await runPostgresPeer(client, corpus, pgShape, [...cluster.shardPids, cluster.coordinatorPid], log);
   } finally {
     await client.close();
     await cluster.stop();
@@ -318,7 +327,7 @@ log(`fan-out ceiling: p50 ${ceiling.one.p50Ms.toFixed(3)} ms at 1, ${ceiling.man
 
 const report: BenchReport = {
   date: new Date().toISOString(),
-  command: QUICK ? 'BENCH_QUICK=1 npm run bench' : 'npm run bench',
+  command: `${QUICK ? 'BENCH_QUICK=1 ' : ''}${PG_ONLY ? 'BENCH_ONLY=pg ' : ''}npm run bench`,
   quick: QUICK,
   corpusStatement: corpus.statement,
   clients: CLIENTS,
@@ -333,12 +342,12 @@ const report: BenchReport = {
   notes: [],
 };
 await runFolio(corpus, report);
-if (!AGGS_ONLY) report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
+if (!AGGS_ONLY && !PG_ONLY) report.memory.engine = await engineMemory(Math.min(DOCS, ENGINE_MEMORY_DOCS));
 if (report.memory.engine)
   log(
     `engine memory: ${report.memory.engine.excludingInvertedPerDoc.toFixed(0)} B/doc excluding the inverted index (${report.memory.engine.totalPerDoc.toFixed(0)} in all)`,
   );
-await runSphinx(corpus, report);
+if (!PG_ONLY) await runSphinx(corpus, report);
 report.notes.push(
   `the term task uses country ${TERM_COUNTRY} sorted by population desc (Rally: AT, score order) so that from = 100,000 exists; phrase and default are score-ordered (ties on _id, on id in Sphinx).`,
   `runs at ${CLIENTS} clients are skipped when one request already takes > 300 ms at 1 client (they would only queue; deep pages at ${CLIENTS} in flight cost GBs in either engine).`,
@@ -353,7 +362,16 @@ for (const row of report.aggRows) {
   noteErrors(report, `${row.task} Folio`, row.folio);
   for (const v of row.sphinx) noteErrors(report, `${row.task} Sphinx (${v.label})`, v.figures);
 }
-const section = renderReport(report);
-console.log(`\n${section}`);
-if (!AGGS_ONLY) writeSection(join(REPO_ROOT, 'docs', 'performance.md'), section);
-log(`bench: done in ${elapsed(started)} s${AGGS_ONLY ? '' : '; table written to docs/performance.md'}`);
+const perfDoc = join(REPO_ROOT, 'docs', 'performance.md');
+if (!PG_ONLY) {
+  const section = renderReport(report);
+  console.log(`\n${section}`);
+  if (!AGGS_ONLY) writeSection(perfDoc, section);
+}
+if (report.postgres) {
+  const folioContext = { rssPerDoc: report.memory.rssPerDoc, rawSourcePerDoc: corpus.rawSourceBytesPerDoc, shards: SHARDS };
+  const pgSection = renderPgSection(report.postgres, folioContext, report.date, report.command);
+  console.log(`\n${pgSection}`);
+  writeSection(perfDoc, pgSection, PG_SECTION_HEADING);
+}
+log(`bench: done in ${elapsed(started)} s${AGGS_ONLY ? '' : '; tables written to docs/performance.md'}`);

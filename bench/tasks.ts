@@ -38,7 +38,7 @@ function maxMatches(from: number, size: number): string {
 }
 
 /** Positions of `corpus` passing `keep`, sorted by `cmp`. */
-function sortedPositions(corpus: Corpus, keep: (i: number) => boolean, cmp: (a: number, b: number) => number): Int32Array {
+export function sortedPositions(corpus: Corpus, keep: (i: number) => boolean, cmp: (a: number, b: number) => number): Int32Array {
   const out: number[] = [];
   for (let i = 0; i < corpus.size; i++) if (keep(i)) out.push(i);
   return Int32Array.from(out).sort(cmp);
@@ -51,7 +51,7 @@ function byId(corpus: Corpus): (a: number, b: number) => number {
 }
 
 /** Population order (`dir` 1 asc, -1 desc), ties on `_id`. */
-function byPopulation(corpus: Corpus, dir: 1 | -1): (a: number, b: number) => number {
+export function byPopulation(corpus: Corpus, dir: 1 | -1): (a: number, b: number) => number {
   const pop = corpus.population;
   const id = byId(corpus);
   return (a, b) => (pop[a] !== pop[b] ? dir * (pop[a] - pop[b]) : id(a, b));
