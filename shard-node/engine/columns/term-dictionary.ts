@@ -1,0 +1,207 @@
+/**
+ * A sealed field's terms, sorted by code point (= UTF-8 byte order), in blocks of
+ * {@link TERMS_PER_BLOCK} prefix-compressed UTF-8 entries held in one `Uint8Array`, with an
+ * in-memory index of each block's first term: a lookup binary-searches the index, then scans one
+ * block. Ordinals are ranks in the sorted order, so ordinal ↔ term both ways (Lucene's
+ * `TermsEnum.seekExact`/`seekCeil` and `SortedSetDocValues.lookupOrd`); this is the leaf-block
+ * layout of Lucene's block tree without the FST over block prefixes (a sorted array of first
+ * terms plays its part).
+ *
+ * Bytes: per block, per term `vint prefix, vint suffix length, suffix bytes`, the prefix shared
+ * with the previous term of the block (0 for a block's first term).
+ * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/blocktree/Lucene90BlockTreeTermsWriter.html
+ */
+import { compareCodePoints } from '../../../protocol/sort.ts';
+import { ByteReader, ByteWriter } from './packed-ints.ts';
+
+/** Terms per prefix-compressed block. */
+export const TERMS_PER_BLOCK = 32;
+
+/** The encoded form of a {@link TermDictionary}: plain arrays a file writer copies out and a reader wraps. */
+export interface TermDictionaryParts {
+  /** Number of terms. */
+  size: number;
+  /** The blocks, back to back. */
+  bytes: Uint8Array;
+  /** Byte offset of each block in `bytes` (`ceil(size / TERMS_PER_BLOCK)` entries). */
+  blockStarts: Int32Array;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** The UTF-8 bytes of `s` into `scratch` (grown when short); returns [bytes, length]. */
+function utf8(s: string, scratch: Uint8Array): [Uint8Array, number] {
+  const n = s.length;
+  if (scratch.length < n * 3) scratch = new Uint8Array(n * 3 + 16);
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x80) return [scratch, encoder.encodeInto(s, scratch).written];
+    scratch[i] = c;
+  }
+  return [scratch, n];
+}
+
+/** `bytes[0..n)` as a string (an ASCII fast path, else UTF-8 decoding). */
+function text(bytes: Uint8Array, n: number): string {
+  if (n <= 64) {
+    let s = '';
+    for (let i = 0; i < n; i++) {
+      const b = bytes[i];
+      if (b >= 0x80) return decoder.decode(bytes.subarray(0, n));
+      s += String.fromCharCode(b);
+    }
+    return s;
+  }
+  return decoder.decode(bytes.subarray(0, n));
+}
+
+/** Compares `a[0..an)` with `b[0..bn)` as unsigned bytes. */
+function compareBytes(a: Uint8Array, an: number, b: Uint8Array, bn: number): number {
+  const n = an < bn ? an : bn;
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i] - b[i];
+  return an - bn;
+}
+
+/** Immutable sorted terms with ordinal ↔ term lookups. Build with {@link TermDictionary.build}. */
+export class TermDictionary {
+  readonly size: number;
+  private readonly bytes: Uint8Array;
+  private readonly blockStarts: Int32Array;
+  /** Each block's first term (the in-memory index). */
+  private readonly firsts: string[];
+  /** Scratch: the term being decoded, and the term looked up. */
+  private cur = new Uint8Array(64);
+  private target = new Uint8Array(64);
+
+  private constructor(parts: TermDictionaryParts, firsts: string[]) {
+    this.size = parts.size;
+    this.bytes = parts.bytes;
+    this.blockStarts = parts.blockStarts;
+    this.firsts = firsts;
+  }
+
+  /** A dictionary of `sorted` (distinct, ascending by code point: not checked). */
+  static build(sorted: readonly string[]): TermDictionary {
+    const w = new ByteWriter(Math.max(64, sorted.length * 8));
+    const blockStarts = new Int32Array(Math.ceil(sorted.length / TERMS_PER_BLOCK));
+    let prev = new Uint8Array(0);
+    for (let i = 0; i < sorted.length; i++) {
+      const b = encoder.encode(sorted[i]);
+      let prefix = 0;
+      if (i % TERMS_PER_BLOCK === 0) blockStarts[i / TERMS_PER_BLOCK] = w.length;
+      else while (prefix < b.length && prefix < prev.length && b[prefix] === prev[prefix]) prefix++;
+      w.vint(prefix);
+      w.vint(b.length - prefix);
+      for (let k = prefix; k < b.length; k++) w.byte(b[k]);
+      prev = b;
+    }
+    const firsts: string[] = [];
+    for (let i = 0; i < sorted.length; i += TERMS_PER_BLOCK) firsts.push(sorted[i]);
+    return new TermDictionary({ size: sorted.length, bytes: w.toBytes(), blockStarts }, firsts);
+  }
+
+  /** Wraps encoded parts (e.g. read from a segment file); decodes the block index. */
+  static fromEncoded(parts: TermDictionaryParts): TermDictionary {
+    const firsts: string[] = [];
+    const r = new ByteReader(parts.bytes);
+    for (const start of parts.blockStarts) {
+      r.pos = start;
+      r.vint();
+      const n = r.vint();
+      firsts.push(decoder.decode(parts.bytes.subarray(r.pos, r.pos + n)));
+    }
+    return new TermDictionary(parts, firsts);
+  }
+
+  /** The encoded parts (shared, not copied). */
+  encodedParts(): TermDictionaryParts {
+    return { size: this.size, bytes: this.bytes, blockStarts: this.blockStarts };
+  }
+
+  /** Bytes held by the encoded arrays (not the block index strings). */
+  get byteLength(): number {
+    return this.bytes.byteLength + this.blockStarts.byteLength;
+  }
+
+  /** Reads the next entry of a block into `cur`; returns its length. */
+  private next(r: ByteReader): number {
+    const prefix = r.vint();
+    const suffix = r.vint();
+    const n = prefix + suffix;
+    if (this.cur.length < n) {
+      const grown = new Uint8Array(n * 2);
+      grown.set(this.cur.subarray(0, prefix));
+      this.cur = grown;
+    }
+    this.cur.set(this.bytes.subarray(r.pos, r.pos + suffix), prefix);
+    r.pos += suffix;
+    return n;
+  }
+
+  /** The last block whose first term is ≤ `term`, or -1 when `term` sorts before every term. */
+  private blockOf(term: string): number {
+    let lo = 0;
+    let hi = this.firsts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (compareCodePoints(this.firsts[mid], term) <= 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - 1;
+  }
+
+  /**
+   * The ordinal of the first term ≥ `term` (`size` when none), and whether it equals `term`
+   * (Lucene `TermsEnum.seekCeil`).
+   */
+  seekCeil(term: string): { ord: number; found: boolean } {
+    const block = this.blockOf(term);
+    if (block < 0) return { ord: 0, found: false };
+    const [target, tn] = utf8(term, this.target);
+    this.target = target;
+    const r = new ByteReader(this.bytes, this.blockStarts[block]);
+    const first = block * TERMS_PER_BLOCK;
+    const end = Math.min(first + TERMS_PER_BLOCK, this.size);
+    for (let ord = first; ord < end; ord++) {
+      const c = compareBytes(this.cur, this.next(r), target, tn);
+      if (c >= 0) return { ord, found: c === 0 };
+    }
+    return { ord: end, found: false };
+  }
+
+  /** The ordinal of `term`, or -1 when absent (Lucene `TermsEnum.seekExact`). */
+  ord(term: string): number {
+    const { ord, found } = this.seekCeil(term);
+    return found ? ord : -1;
+  }
+
+  /** The term at ordinal `ord` (0 ≤ ord < size; Lucene `lookupOrd`). */
+  term(ord: number): string {
+    const block = Math.floor(ord / TERMS_PER_BLOCK);
+    if (ord % TERMS_PER_BLOCK === 0) return this.firsts[block];
+    const r = new ByteReader(this.bytes, this.blockStarts[block]);
+    let n = 0;
+    for (let i = block * TERMS_PER_BLOCK; i <= ord; i++) n = this.next(r);
+    return text(this.cur, n);
+  }
+
+  /** Calls `fn(term, ord)` for the ordinals `[from, to)` in order (one pass over their blocks). */
+  forEach(fn: (term: string, ord: number) => void, from = 0, to = this.size): void {
+    if (from >= to) return;
+    let block = Math.floor(from / TERMS_PER_BLOCK);
+    const r = new ByteReader(this.bytes, this.blockStarts[block]);
+    for (let ord = block * TERMS_PER_BLOCK; ord < to; ord++) {
+      if (ord % TERMS_PER_BLOCK === 0) r.pos = this.blockStarts[(block = ord / TERMS_PER_BLOCK)];
+      const n = this.next(r);
+      if (ord >= from) fn(ord % TERMS_PER_BLOCK === 0 ? this.firsts[block] : text(this.cur, n), ord);
+    }
+  }
+
+  /** Every term, in order, as a new array. */
+  toArray(): string[] {
+    const out = new Array<string>(this.size);
+    this.forEach((t, i) => (out[i] = t));
+    return out;
+  }
+}
