@@ -8,7 +8,7 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/TieredMergePolicy.java
  */
 import type { InvertedField, NumericField, StringDocValues } from './segment.ts';
-import { Segment } from './segment.ts';
+import { keywordDocValues, Segment } from './segment.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './columns/columns.ts';
 import { PostingsBuilder } from './columns/postings-builder.ts';
 import { IdHash } from './columns/id-hash.ts';
@@ -208,30 +208,31 @@ function* mergeInvertedField(
     if (due(m.length)) yield;
   }
   const hasStrings = parts.some((p) => p.sv);
-  const built = yield* pb.buildSteps(hasStrings, clock);
-  const field: InvertedField = { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has), sorted: built.sorted };
+  const built = yield* pb.buildSteps(false, clock);
+  const field: InvertedField = { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has) };
   if (!hasStrings) return { field };
-  const rankOf = built.rankOf!;
+  const rankOf = built.rankOf;
   const multiValued = parts.some((p) => p.sv && p.sv.max !== p.sv.min);
   const min = rankColumn(n, rankOf.length);
   const max = multiValued ? rankColumn(n, rankOf.length) : min;
-  for (const { sv, m } of parts) {
-    if (!sv) continue;
-    // Old rank + 1 → new rank + 1 (0 stays 0), for the terms that still have a live doc.
-    const remap = new Int32Array(sv.terms.length + 1);
-    for (let r = 0; r < sv.terms.length; r++) {
-      const t = pb.lookup(sv.terms[r]);
+  for (const { f, sv, m } of parts) {
+    if (!sv || !f) continue;
+    // Old rank + 1 → new rank + 1 (0 stays 0), for the terms that still have a live doc. A
+    // segment's ranks are its dictionary's ordinals.
+    const remap = new Int32Array(f.terms.size + 1);
+    f.terms.dictionary.forEach((term, r) => {
+      const t = pb.lookup(term);
       remap[r + 1] = t < 0 ? 0 : rankOf[t] + 1;
-    }
+    });
     for (let d = 0; d < m.length; d++) {
       const nd = m[d];
       if (nd < 0) continue;
       min[nd] = remap[sv.min[d]];
       if (multiValued) max[nd] = remap[sv.max[d]];
     }
-    if (due(m.length + sv.terms.length)) yield;
+    if (due(m.length + f.terms.size)) yield;
   }
-  return { field, strings: { terms: built.sorted!, min, max } };
+  return { field, strings: keywordDocValues(built.terms, min, max) };
 }
 
 /** One numeric doc-values field over the merged docs (min/max columns narrowed, multi-values kept). */

@@ -2,13 +2,17 @@
  * Builds one field's postings from a stream of term occurrences held in flat typed arrays (no
  * object per token or per posting entry), like Lucene's `FreqProxTermsWriter`: occurrences are
  * appended as (term id, doc, position); `build()` counting-sorts them by term (stable, so docs stay
- * ascending when they were added in doc order) and collapses runs of one doc into one entry with
- * its freq. Every term's arrays are views into a few shared `Int32Array`s.
+ * ascending when they were added in doc order), sorts the terms by code point into a
+ * `TermDictionary`, and encodes each term's postings (runs of one doc collapsed into one entry with
+ * its freq) in dictionary order (postings-codec.ts).
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/FreqProxTermsWriter.java
  */
 import { compareCodePoints } from '../../../protocol/sort.ts';
 import { IntBuffer } from './growable.ts';
 import { TermPostings } from './term-postings.ts';
+import { TermDictionary } from './term-dictionary.ts';
+import { ByteWriter } from './packed-ints.ts';
+import { encodePostings } from './postings-codec.ts';
 import { runAtOnce, sortSteps, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 
 /** Loop iterations between two looks at the slice clock. */
@@ -16,11 +20,12 @@ const ITEMS_PER_CHECK = 65536;
 
 /** Output of {@link PostingsBuilder.build}. */
 export interface BuiltPostings {
+  /** The terms (sorted by code point, whatever `sorted` asked) and their encoded postings. */
   terms: TermPostings;
-  /** Terms by code point, when built with `sorted`; `terms` then iterates in this order too. */
-  sorted: string[] | undefined;
-  /** Term id → rank in `sorted` (when sorted). */
-  rankOf: Int32Array | undefined;
+  /** Terms by code point as strings, when built with `sorted` (made on first read, then kept by `terms`). */
+  readonly sorted: string[] | undefined;
+  /** Term id → rank by code point (the term's ordinal in `terms`). */
+  rankOf: Int32Array;
   /** Sum of all occurrences (Lucene `sumTotalTermFreq` for positional fields). */
   occurrences: number;
 }
@@ -90,63 +95,59 @@ export class PostingsBuilder {
       if (sPos) sPos[j] = occPos![i];
       if (i % ITEMS_PER_CHECK === 0 && clock.due()) yield;
     }
-    let order: Int32Array | undefined;
-    let rankOf: Int32Array | undefined;
-    let names: string[] | undefined;
-    if (sorted) {
-      // Term ids sorted by their terms (distinct, so the order is total), then ranked.
-      const all = this.names;
-      order = new Int32Array(T);
-      for (let t = 0; t < T; t++) order[t] = t;
-      yield* sortSteps(order, clock, (a, b) => compareCodePoints(all[a], all[b]));
-      names = new Array<string>(T);
-      rankOf = new Int32Array(T);
-      for (let r = 0; r < T; r++) {
-        const t = order[r];
-        names[r] = all[t];
-        rankOf[t] = r;
-      }
+    // Term ids sorted by their terms (distinct, so the order is total), then ranked: the
+    // dictionary's ordinals. Postings are encoded in that order.
+    const all = this.names;
+    const order = new Int32Array(T);
+    for (let t = 0; t < T; t++) order[t] = t;
+    yield* sortSteps(order, clock, (a, b) => compareCodePoints(all[a], all[b]));
+    const names = new Array<string>(T);
+    const rankOf = new Int32Array(T);
+    for (let r = 0; r < T; r++) {
+      const t = order[r];
+      names[r] = all[t];
+      rankOf[t] = r;
     }
-    const keys = names ?? this.names;
-    if (!sPos) {
-      // DOCS-only: one occurrence per (term, doc) already, so the sorted docs are the postings.
-      const terms = new TermPostings({ ids: this.ids, keys, pairStart: start, docs: sDoc, freqs: null, posStarts: null, positions: null });
-      return { terms, sorted: names, rankOf, occurrences: n };
-    }
-    // Positional: collapse each term's run of one doc into one entry; positions stay in place.
-    let pairs = 0;
-    const pairStart = new Int32Array(T + 1);
-    for (let t = 0; t < T; t++) {
-      pairStart[t] = pairs;
-      let prev = -1;
-      for (let j = start[t]; j < start[t + 1]; j++) {
-        if (sDoc[j] !== prev) {
-          prev = sDoc[j];
-          pairs++;
+    const dictionary = TermDictionary.build(names);
+    if (clock.due()) yield;
+    const w = new ByteWriter(n + 4 * T + 64);
+    const offsets = new Uint32Array(T);
+    let docs = new Int32Array(64);
+    let freqs = new Int32Array(64);
+    for (let r = 0; r < T; r++) {
+      const t = order[r];
+      offsets[r] = w.length;
+      if (!sPos) {
+        // DOCS-only: one occurrence per (term, doc) already, so the sorted docs are the postings.
+        encodePostings(w, start[t + 1] - start[t], sDoc, start[t], null, null, 0);
+      } else {
+        // Positional: collapse the term's run of one doc into one entry; positions stay in place.
+        if (docs.length < start[t + 1] - start[t]) {
+          docs = new Int32Array(2 * (start[t + 1] - start[t]));
+          freqs = new Int32Array(docs.length);
         }
-      }
-      if (t % 4096 === 0 && clock.due()) yield;
-    }
-    pairStart[T] = pairs;
-    const docs = new Int32Array(pairs);
-    const freqs = new Int32Array(pairs);
-    const posStarts = new Int32Array(pairs + T);
-    for (let t = 0; t < T; t++) {
-      let p = pairStart[t] - 1;
-      const ps = pairStart[t] + t;
-      let prev = -1;
-      for (let j = start[t]; j < start[t + 1]; j++) {
-        if (sDoc[j] !== prev) {
-          prev = sDoc[j];
-          docs[++p] = prev;
-          posStarts[ps + p - pairStart[t]] = j;
+        let p = -1;
+        let prev = -1;
+        for (let j = start[t]; j < start[t + 1]; j++) {
+          if (sDoc[j] !== prev) {
+            prev = sDoc[j];
+            docs[++p] = prev;
+            freqs[p] = 0;
+          }
+          freqs[p]++;
         }
-        freqs[p]++;
+        encodePostings(w, p + 1, docs, 0, freqs, sPos, start[t]);
       }
-      posStarts[ps + pairStart[t + 1] - pairStart[t]] = start[t + 1];
-      if (t % 4096 === 0 && clock.due()) yield;
+      if (r % 1024 === 0 && clock.due()) yield;
     }
-    const terms = new TermPostings({ ids: this.ids, keys, pairStart, docs, freqs, posStarts, positions: sPos });
-    return { terms, sorted: names, rankOf, occurrences: n };
+    const terms = TermPostings.of(dictionary, w.toBytes(), offsets, sPos !== null);
+    return {
+      terms,
+      get sorted() {
+        return sorted ? terms.sorted() : undefined;
+      },
+      rankOf,
+      occurrences: n,
+    };
   }
 }

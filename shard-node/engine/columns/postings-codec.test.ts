@@ -22,7 +22,7 @@ function encodeAll(terms: Term[], positional: boolean): { bytes: Uint8Array; off
   const offsets: number[] = [];
   for (const t of terms) {
     offsets.push(w.length);
-    encodePostings(w, t.docs.length, t.docs, positional ? t.freqs : null, positional ? t.positions : null);
+    encodePostings(w, t.docs.length, [-9, ...t.docs], 1, positional ? t.freqs : null, positional ? [-9, -9, ...t.positions] : null, 2);
   }
   return { bytes: w.toBytes(), offsets };
 }
@@ -92,7 +92,7 @@ describe('postings codec', () => {
   });
 
   it('rejects docs that do not ascend', () => {
-    expect(() => encodePostings(new ByteWriter(), 2, [3, 3], null, null)).toThrow(/ascend/);
+    expect(() => encodePostings(new ByteWriter(), 2, [3, 3], 0, null, null, 0)).toThrow(/ascend/);
   });
 });
 

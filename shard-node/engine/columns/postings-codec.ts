@@ -35,11 +35,20 @@ function maxBits(a: ArrayLike<number>, from: number, n: number): number {
 }
 
 /**
- * Appends one term's postings to `w` in the layout above. `docs[0..n)` ascending; `freqs` (≥ 1 each)
- * and `positions` (freqs[i] entries per doc, in doc order) together for positional fields, both
- * null for DOCS-only ones. @throws Error when docs do not ascend or positions descend in a doc
+ * Appends one term's postings to `w` in the layout above. `docs[docsFrom, docsFrom + n)` ascending;
+ * `freqs[0..n)` (≥ 1 each) and `positions` from `posFrom` (freqs[i] entries per doc, in doc order)
+ * together for positional fields, both null for DOCS-only ones.
+ * @throws Error when docs do not ascend or positions descend within a doc
  */
-export function encodePostings(w: ByteWriter, n: number, docs: ArrayLike<number>, freqs: ArrayLike<number> | null, positions: ArrayLike<number> | null): void {
+export function encodePostings(
+  w: ByteWriter,
+  n: number,
+  docs: ArrayLike<number>,
+  docsFrom: number,
+  freqs: ArrayLike<number> | null,
+  positions: ArrayLike<number> | null,
+  posFrom: number,
+): void {
   w.vint(n);
   let ttf = 0;
   if (freqs) {
@@ -47,15 +56,16 @@ export function encodePostings(w: ByteWriter, n: number, docs: ArrayLike<number>
     w.vint(ttf - n);
   }
   let prev = -1;
-  let pos = 0;
+  let pos = posFrom;
   const full = n - (n % BLOCK_SIZE);
   for (let b = 0; b < full; b += BLOCK_SIZE) {
     const before = prev;
     for (let i = 0; i < BLOCK_SIZE; i++) {
-      const gap = docs[b + i] - prev - 1;
-      if (gap < 0) throw new Error(`postings docs must ascend: ${docs[b + i]} after ${prev}`);
+      const doc = docs[docsFrom + b + i];
+      const gap = doc - prev - 1;
+      if (gap < 0) throw new Error(`postings docs must ascend: ${doc} after ${prev}`);
       scratch[i] = gap;
-      prev = docs[b + i];
+      prev = doc;
     }
     const docBits = maxBits(scratch, 0, BLOCK_SIZE);
     // freq - 1 packs in at most as many bits as freq.
@@ -74,10 +84,11 @@ export function encodePostings(w: ByteWriter, n: number, docs: ArrayLike<number>
     }
   }
   for (let i = full; i < n; i++) {
-    const gap = docs[i] - prev - 1;
-    if (gap < 0) throw new Error(`postings docs must ascend: ${docs[i]} after ${prev}`);
+    const doc = docs[docsFrom + i];
+    const gap = doc - prev - 1;
+    if (gap < 0) throw new Error(`postings docs must ascend: ${doc} after ${prev}`);
     w.vint(gap);
-    prev = docs[i];
+    prev = doc;
     if (freqs) {
       w.vint(freqs[i] - 1);
       pos = writePositions(w, freqs, i, 1, positions!, pos);

@@ -55,7 +55,13 @@ describe('TermDictionary', () => {
     const sorted = Array.from({ length: 100 }, (_, i) => `k${String(i).padStart(3, '0')}`);
     const dict = TermDictionary.build(sorted);
     const seen: [string, number][] = [];
-    dict.forEach((t, o) => seen.push([t, o]), 30, 70);
+    dict.forEach(
+      (t, o) => {
+        seen.push([t, o]);
+      },
+      30,
+      70,
+    );
     expect(seen).toEqual(sorted.slice(30, 70).map((t, i) => [t, i + 30]));
   });
 

@@ -71,8 +71,8 @@ export class TermDictionary {
   /** Each block's first term (the in-memory index). */
   private readonly firsts: string[];
   /** Scratch: the term being decoded, and the term looked up. */
-  private cur = new Uint8Array(64);
-  private target = new Uint8Array(64);
+  private cur: Uint8Array = new Uint8Array(64);
+  private target: Uint8Array = new Uint8Array(64);
 
   private constructor(parts: TermDictionaryParts, firsts: string[]) {
     this.size = parts.size;
@@ -186,22 +186,32 @@ export class TermDictionary {
     return text(this.cur, n);
   }
 
-  /** Calls `fn(term, ord)` for the ordinals `[from, to)` in order (one pass over their blocks). */
-  forEach(fn: (term: string, ord: number) => void, from = 0, to = this.size): void {
+  /** Calls `fn(term, ord)` for the ordinals `[from, to)` in order (one pass over their blocks), until `fn` returns false. */
+  forEach(fn: (term: string, ord: number) => boolean | void, from = 0, to = this.size): void {
     if (from >= to) return;
     let block = Math.floor(from / TERMS_PER_BLOCK);
     const r = new ByteReader(this.bytes, this.blockStarts[block]);
     for (let ord = block * TERMS_PER_BLOCK; ord < to; ord++) {
       if (ord % TERMS_PER_BLOCK === 0) r.pos = this.blockStarts[(block = ord / TERMS_PER_BLOCK)];
       const n = this.next(r);
-      if (ord >= from) fn(ord % TERMS_PER_BLOCK === 0 ? this.firsts[block] : text(this.cur, n), ord);
+      if (ord >= from && fn(ord % TERMS_PER_BLOCK === 0 ? this.firsts[block] : text(this.cur, n), ord) === false) return;
     }
   }
 
   /** Every term, in order, as a new array. */
   toArray(): string[] {
     const out = new Array<string>(this.size);
-    this.forEach((t, i) => (out[i] = t));
+    this.forEach((t, i) => {
+      out[i] = t;
+    });
     return out;
+  }
+
+  /** Calls `fn(term, ord)` for each term starting with `prefix`, in order (a seek, then a scan). */
+  forEachWithPrefix(prefix: string, fn: (term: string, ord: number) => void): void {
+    this.forEach((t, ord) => {
+      if (!t.startsWith(prefix)) return false;
+      fn(t, ord);
+    }, this.seekCeil(prefix).ord);
   }
 }
