@@ -199,7 +199,7 @@ export class SegmentBuilder {
       };
       const min = ranks(s.min);
       if (clock.due()) yield;
-      strings.set(name, keywordDocValues(built.terms, min, s.multiValued ? ranks(s.max) : min));
+      strings.set(name, keywordDocValues(built.terms.dictionary, min, s.multiValued ? ranks(s.max) : min));
       if (clock.due()) yield;
     }
     const numeric = new Map<string, NumericField>();

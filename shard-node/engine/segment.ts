@@ -9,6 +9,7 @@
  */
 import type { SourceSlab } from './columns/source-slab.ts';
 import type { TermPostings } from './columns/term-postings.ts';
+import type { TermDictionary } from './columns/term-dictionary.ts';
 import { IdHash } from './columns/id-hash.ts';
 import type { NumericColumn, RankColumn } from './columns/columns.ts';
 import { rankColumn } from './columns/columns.ts';
@@ -78,11 +79,15 @@ export interface SegmentBytes {
   docValues: number;
 }
 
-/** Keyword doc values whose `terms` are the strings of `postings`' dictionary, made on first read (most keyword fields are never sorted on). */
-export function keywordDocValues(postings: TermPostings, min: RankColumn, max: RankColumn): StringDocValues {
+/**
+ * Keyword doc values whose `terms` are the strings of the field's term dictionary, made on first
+ * read (most keyword fields are never sorted or aggregated on). They share the dictionary with the
+ * field's postings, as Lucene's `SORTED_SET` doc values keep their own terms.
+ */
+export function keywordDocValues(dictionary: TermDictionary, min: RankColumn, max: RankColumn): StringDocValues {
   return {
     get terms() {
-      return postings.sorted();
+      return dictionary.strings();
     },
     min,
     max,

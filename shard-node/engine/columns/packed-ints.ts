@@ -38,6 +38,14 @@ export class ByteWriter {
     this.buf[this.length++] = b;
   }
 
+  /** Appends `src[from, to)`. */
+  bytes(src: Uint8Array, from: number, to: number): void {
+    this.ensure(to - from);
+    if (to - from > 32) this.buf.set(src.subarray(from, to), this.length);
+    else for (let i = from, p = this.length; i < to; i++) this.buf[p++] = src[i];
+    this.length += to - from;
+  }
+
   /** Appends `v` (0 ≤ v < 2³²) as a variable-byte int: 1 byte below 128, at most 5. */
   vint(v: number): void {
     this.ensure(5);

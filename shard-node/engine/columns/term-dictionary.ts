@@ -70,6 +70,8 @@ export class TermDictionary {
   private readonly blockStarts: Int32Array;
   /** Each block's first term (the in-memory index). */
   private readonly firsts: string[];
+  /** Every term as a string, made on first {@link TermDictionary.strings} and kept. */
+  private stringsCache: string[] | undefined;
   /** Scratch: the term being decoded, and the term looked up. */
   private cur: Uint8Array = new Uint8Array(64);
   private target: Uint8Array = new Uint8Array(64);
@@ -85,16 +87,21 @@ export class TermDictionary {
   static build(sorted: readonly string[]): TermDictionary {
     const w = new ByteWriter(Math.max(64, sorted.length * 8));
     const blockStarts = new Int32Array(Math.ceil(sorted.length / TERMS_PER_BLOCK));
-    let prev = new Uint8Array(0);
+    // Two scratch buffers, the previous term's bytes and this one's, swapped per term.
+    let prev: Uint8Array = new Uint8Array(64);
+    let prevLen = 0;
+    let cur: Uint8Array = new Uint8Array(64);
     for (let i = 0; i < sorted.length; i++) {
-      const b = encoder.encode(sorted[i]);
+      const [b, n] = utf8(sorted[i], cur);
       let prefix = 0;
       if (i % TERMS_PER_BLOCK === 0) blockStarts[i / TERMS_PER_BLOCK] = w.length;
-      else while (prefix < b.length && prefix < prev.length && b[prefix] === prev[prefix]) prefix++;
+      else while (prefix < n && prefix < prevLen && b[prefix] === prev[prefix]) prefix++;
       w.vint(prefix);
-      w.vint(b.length - prefix);
-      for (let k = prefix; k < b.length; k++) w.byte(b[k]);
+      w.vint(n - prefix);
+      w.bytes(b, prefix, n);
+      cur = prev;
       prev = b;
+      prevLen = n;
     }
     const firsts: string[] = [];
     for (let i = 0; i < sorted.length; i += TERMS_PER_BLOCK) firsts.push(sorted[i]);
@@ -134,7 +141,9 @@ export class TermDictionary {
       grown.set(this.cur.subarray(0, prefix));
       this.cur = grown;
     }
-    this.cur.set(this.bytes.subarray(r.pos, r.pos + suffix), prefix);
+    const cur = this.cur;
+    const bytes = this.bytes;
+    for (let i = 0, p = r.pos; i < suffix; i++) cur[prefix + i] = bytes[p + i];
     r.pos += suffix;
     return n;
   }
@@ -205,6 +214,14 @@ export class TermDictionary {
       out[i] = t;
     });
     return out;
+  }
+
+  /**
+   * Every term as a string, by ordinal: made once, then kept (sorting and aggregations index
+   * terms by rank; Lucene reads them from the doc values' own term dictionary instead).
+   */
+  strings(): string[] {
+    return (this.stringsCache ??= this.toArray());
   }
 
   /** Calls `fn(term, ord)` for each term starting with `prefix`, in order (a seek, then a scan). */

@@ -41,8 +41,6 @@ export class TermPostings {
   private readonly postings: Uint8Array;
   private readonly offsets: Uint32Array;
   private readonly positional: boolean;
-  /** Every term as a string, made on first need (sorting, aggregations, fielddata) and kept. */
-  private sortedCache: string[] | undefined;
 
   private constructor(dictionary: TermDictionary, parts: EncodedTermPostings) {
     this.dictionary = dictionary;
@@ -109,14 +107,13 @@ export class TermPostings {
     return decodeDocs(this.postings, this.offsets[ord], this.positional);
   }
 
-  /** The terms sorted by code point, as strings (made once, then kept: sorting and aggregations index them by rank). */
+  /** The terms sorted by code point, as strings (made once, then kept: {@link TermDictionary.strings}). */
   sorted(): string[] {
-    return (this.sortedCache ??= this.dictionary.toArray());
+    return this.dictionary.strings();
   }
 
-  /** The terms, by code point. */
+  /** The terms, by code point (decoded as iterated). */
   *keys(): IterableIterator<string> {
-    if (this.sortedCache) return yield* this.sortedCache;
     const chunk: string[] = [];
     for (let from = 0; from < this.size; from += 256) {
       chunk.length = 0;
