@@ -13,7 +13,10 @@ import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
-type Query = Record<string, unknown>;
+import type { Sample } from '../scripts/samples/sample.ts';
+import type { Mapping } from '../protocol/mapping.ts';
+import type { Query } from '../protocol/query-ast.ts';
+import type { SortField } from '../protocol/sort.ts';
 
 interface Shape {
   name: string;
@@ -124,7 +127,7 @@ function mem(): { heap: number; rss: number } {
 }
 
 async function child(root: string, docs: number): Promise<ChildResult> {
-  const { buildCorpus } = await import(path.join(root, 'bench/corpus.ts'));
+  const { buildCorpus } = (await import(path.join(root, 'bench/corpus.ts'))) as typeof import('./corpus.ts');
   const sample = buildCorpus(docs).sample(1, 2_000_000);
   const m0 = mem();
   const r = await engineFigures(root, sample);
@@ -143,10 +146,11 @@ async function child(root: string, docs: number): Promise<ChildResult> {
 }
 
 /** Indexes `sample` into one shard, times the shapes, drops the inverted index and keyword doc values; the shard is released on return. */
-async function engineFigures(root: string, sample: { index: { mappings: unknown }; docs(): Iterable<{ _id: string; source: unknown }> }) {
-  const { newShard } = await import(path.join(root, 'test/support/engine-shard.ts'));
-  const { searcherOf } = await import(path.join(root, 'shard-node/engine/searcher.ts'));
-  const { shard } = newShard(sample.index.mappings);
+async function engineFigures(root: string, sample: Sample) {
+  // The other checkout has the same modules (their types are taken from this one).
+  const { newShard } = (await import(path.join(root, 'test/support/engine-shard.ts'))) as typeof import('../test/support/engine-shard.ts');
+  const { searcherOf } = (await import(path.join(root, 'shard-node/engine/searcher.ts'))) as typeof import('../shard-node/engine/searcher.ts');
+  const { shard } = newShard(sample.index.mappings as Mapping);
   const t0 = performance.now();
   let batch: { op: 'index'; _id: string; source: string; create: false }[] = [];
   for (const d of sample.docs()) {
@@ -163,7 +167,7 @@ async function engineFigures(root: string, sample: { index: { mappings: unknown 
   const loaded = mem();
   const gen = shard.acquire();
   const searcher = searcherOf(gen);
-  const sort = (sorted: boolean) =>
+  const sort = (sorted: boolean): SortField[] =>
     sorted
       ? [{ kind: 'field', field: 'population', order: 'desc', missing: '_last', mode: 'max' }]
       : [{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }];
@@ -183,7 +187,7 @@ async function engineFigures(root: string, sample: { index: { mappings: unknown 
     }
     latency[shape.name] = { cold: median(passes[0]), warm: median(passes.slice(1).flat()) };
   }
-  const segments = gen.views.map((v: { segment: unknown }) => v.segment) as { inverted: Map<string, unknown>; strings: Map<string, unknown> }[];
+  const segments = gen.views.map((v) => v.segment);
   const drop = (f: (s: (typeof segments)[number]) => void): number => {
     const a = mem().heap;
     for (const s of segments) f(s);
