@@ -37,7 +37,7 @@ function best(runs: number, f: () => void): number {
 
 function report(name: string, docs: Int32Array, freqs: Int32Array | null, positions: Int32Array | null): void {
   const ints = docs.length + (freqs ? freqs.length + positions!.length : 0);
-  let bytes = new Uint8Array(0);
+  let bytes: Uint8Array = new Uint8Array(0);
   const enc = best(5, () => {
     const w = new ByteWriter(1 << 20);
     encodePostings(w, docs.length, docs, 0, freqs, positions, 0);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { ByteReader, ByteWriter } from './packed-ints.ts';
-import { BLOCK_SIZE, decodeDocs, decodePostings, encodePostings, postingsStats } from './postings-codec.ts';
+import { BLOCK_SIZE, decodeDocs, decodeDocsFreqs, decodePostings, encodePostings, postingsStats } from './postings-codec.ts';
 
 const MAX_DOC = 2 ** 31 - 1;
 
@@ -48,6 +48,8 @@ function check(terms: Term[], positional: boolean): void {
   terms.forEach((t, i) => {
     expect([...decodeDocs(bytes, offsets[i], positional)]).toEqual(t.docs);
     const pl = decodePostings(bytes, offsets[i], positional);
+    const df = decodeDocsFreqs(bytes, offsets[i], positional);
+    expect([[...df.docs], df.freqs && [...df.freqs], df.positions, df.totalTermFreq]).toEqual([t.docs, positional ? t.freqs : null, null, pl.totalTermFreq]);
     expect([...pl.docs]).toEqual(t.docs);
     const ttf = positional ? t.positions.length : t.docs.length;
     expect(pl.totalTermFreq).toBe(ttf);

@@ -178,6 +178,38 @@ export function decodeDocs(bytes: Uint8Array, offset: number, positional: boolea
   return docs;
 }
 
+/**
+ * Decodes a term's docs and freqs, passing over positions (what scoring a term needs): a
+ * {@link PostingList} without positions. DOCS-only postings give null freqs.
+ */
+export function decodeDocsFreqs(bytes: Uint8Array, offset: number, positional: boolean): PostingList {
+  if (!positional) return decodePostings(bytes, offset, false);
+  const r = new ByteReader(bytes, offset);
+  const n = r.vint();
+  const ttf = n + r.vint();
+  const docs = new Int32Array(n);
+  const freqs = new Int32Array(n);
+  const full = n - (n % BLOCK_SIZE);
+  let prev = -1;
+  for (let b = 0; b < full; b += BLOCK_SIZE) {
+    const docBits = r.byte();
+    const freqBits = r.byte();
+    r.vint();
+    const end = r.vint() + r.pos;
+    r.unpack(BLOCK_SIZE, docBits, docs, b);
+    prev = prefixSum(docs, b, BLOCK_SIZE, prev);
+    r.unpack(BLOCK_SIZE, freqBits, freqs, b);
+    for (let i = b; i < b + BLOCK_SIZE; i++) freqs[i]++;
+    r.pos = end;
+  }
+  for (let i = full; i < n; i++) {
+    docs[i] = prev = prev + r.vint() + 1;
+    const freq = (freqs[i] = r.vint() + 1);
+    for (let k = 0; k < freq; k++) r.vint();
+  }
+  return { docs, freqs, posStarts: null, positions: null, totalTermFreq: ttf };
+}
+
 /** Decodes a term's postings into a {@link PostingList} (positions offsets start at 0). */
 export function decodePostings(bytes: Uint8Array, offset: number, positional: boolean): PostingList {
   if (!positional) {

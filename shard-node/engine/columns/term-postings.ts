@@ -13,7 +13,7 @@
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90PostingsFormat.html
  */
 import type { PostingList } from '../segment.ts';
-import { decodeDocs, decodePostings, postingsStats } from './postings-codec.ts';
+import { decodeDocs, decodeDocsFreqs, decodePostings, postingsStats } from './postings-codec.ts';
 import { TermDictionary, type TermDictionaryParts } from './term-dictionary.ts';
 
 /** The encoded arrays of a {@link TermPostings}, for segment files (shared, never copied here). */
@@ -83,6 +83,17 @@ export class TermPostings {
   get(term: string): PostingList | undefined {
     const ord = this.dictionary.ord(term);
     return ord < 0 ? undefined : this.postingsAt(ord);
+  }
+
+  /** Whether postings carry freqs and positions (text fields); DOCS-only otherwise (keyword, boolean). */
+  get hasFreqs(): boolean {
+    return this.positional;
+  }
+
+  /** The docs and freqs of `term` without its positions (`posStarts`/`positions` null), or undefined: what scoring a term needs. */
+  docsAndFreqs(term: string): PostingList | undefined {
+    const ord = this.dictionary.ord(term);
+    return ord < 0 ? undefined : decodeDocsFreqs(this.postings, this.offsets[ord], this.positional);
   }
 
   /** The ascending doc ordinals of `term`, or undefined: what matchers need (freqs and positions not decoded). */
