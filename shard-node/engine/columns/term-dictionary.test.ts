@@ -65,6 +65,18 @@ describe('TermDictionary', () => {
     expect(seen).toEqual(sorted.slice(30, 70).map((t, i) => [t, i + 30]));
   });
 
+  it('iterates correctly while its callback looks terms up in the same dictionary', () => {
+    const sorted = Array.from({ length: 70 }, (_, i) => `shared-${String(i).padStart(2, '0')}`);
+    const dict = TermDictionary.build(sorted);
+    const seen: string[] = [];
+    dict.forEach((t) => {
+      seen.push(t);
+      expect(dict.ord('zzz-unrelated-and-long')).toBe(-1);
+      expect(dict.term(33)).toBe(sorted[33]);
+    });
+    expect(seen).toEqual(sorted);
+  });
+
   it('stores shared prefixes once', () => {
     const sorted = Array.from({ length: 64 }, (_, i) => `a-long-shared-prefix-${String(i).padStart(2, '0')}`);
     const raw = sorted.reduce((n, t) => n + t.length, 0);

@@ -72,8 +72,8 @@ export class TermDictionary {
   private readonly firsts: string[];
   /** Every term as a string, made on first {@link TermDictionary.strings} and kept. */
   private stringsCache: string[] | undefined;
-  /** Scratch: the term being decoded, and the term looked up. */
-  private cur: Uint8Array = new Uint8Array(64);
+  /** Scratch of lookups (which call no code of their caller): the term being decoded, and the term looked up. */
+  private readonly scratch = { buf: new Uint8Array(64) };
   private target: Uint8Array = new Uint8Array(64);
 
   private constructor(parts: TermDictionaryParts, firsts: string[]) {
@@ -131,17 +131,17 @@ export class TermDictionary {
     return this.bytes.byteLength + this.blockStarts.byteLength;
   }
 
-  /** Reads the next entry of a block into `cur`; returns its length. */
-  private next(r: ByteReader): number {
+  /** Reads the next entry of a block into `into.buf` (prefix kept from the entry before); returns its length. */
+  private next(r: ByteReader, into: { buf: Uint8Array }): number {
     const prefix = r.vint();
     const suffix = r.vint();
     const n = prefix + suffix;
-    if (this.cur.length < n) {
+    if (into.buf.length < n) {
       const grown = new Uint8Array(n * 2);
-      grown.set(this.cur.subarray(0, prefix));
-      this.cur = grown;
+      grown.set(into.buf.subarray(0, prefix));
+      into.buf = grown;
     }
-    const cur = this.cur;
+    const cur = into.buf;
     const bytes = this.bytes;
     for (let i = 0, p = r.pos; i < suffix; i++) cur[prefix + i] = bytes[p + i];
     r.pos += suffix;
@@ -173,7 +173,8 @@ export class TermDictionary {
     const first = block * TERMS_PER_BLOCK;
     const end = Math.min(first + TERMS_PER_BLOCK, this.size);
     for (let ord = first; ord < end; ord++) {
-      const c = compareBytes(this.cur, this.next(r), target, tn);
+      const n = this.next(r, this.scratch);
+      const c = compareBytes(this.scratch.buf, n, target, tn);
       if (c >= 0) return { ord, found: c === 0 };
     }
     return { ord: end, found: false };
@@ -191,8 +192,8 @@ export class TermDictionary {
     if (ord % TERMS_PER_BLOCK === 0) return this.firsts[block];
     const r = new ByteReader(this.bytes, this.blockStarts[block]);
     let n = 0;
-    for (let i = block * TERMS_PER_BLOCK; i <= ord; i++) n = this.next(r);
-    return text(this.cur, n);
+    for (let i = block * TERMS_PER_BLOCK; i <= ord; i++) n = this.next(r, this.scratch);
+    return text(this.scratch.buf, n);
   }
 
   /** Calls `fn(term, ord)` for the ordinals `[from, to)` in order (one pass over their blocks), until `fn` returns false. */
@@ -200,10 +201,12 @@ export class TermDictionary {
     if (from >= to) return;
     let block = Math.floor(from / TERMS_PER_BLOCK);
     const r = new ByteReader(this.bytes, this.blockStarts[block]);
+    // Its own buffer: `fn` may look terms up in this dictionary meanwhile.
+    const cur = { buf: new Uint8Array(64) };
     for (let ord = block * TERMS_PER_BLOCK; ord < to; ord++) {
       if (ord % TERMS_PER_BLOCK === 0) r.pos = this.blockStarts[(block = ord / TERMS_PER_BLOCK)];
-      const n = this.next(r);
-      if (ord >= from && fn(ord % TERMS_PER_BLOCK === 0 ? this.firsts[block] : text(this.cur, n), ord) === false) return;
+      const n = this.next(r, cur);
+      if (ord >= from && fn(ord % TERMS_PER_BLOCK === 0 ? this.firsts[block] : text(cur.buf, n), ord) === false) return;
     }
   }
 
