@@ -8,6 +8,8 @@
  * query shapes (each over ~20 distinct values, so the first pass is cold: no cached order or
  * plan; then three warm passes), and drops the inverted index and keyword doc values to measure
  * their share. Prints each child's JSON line, then the medians side by side.
+ * `node bench/compact-postings.ts --latency <before-root> [docs]` instead loads both engines in one
+ * process and times them query by query, interleaved (the fairer latency figure on a loaded machine).
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +101,13 @@ function warmUpShapes(): Shape[] {
   }));
 }
 
+/** Population descending for the sorted shapes, else `_score`. */
+function sortOf(sorted: boolean): SortField[] {
+  return sorted
+    ? [{ kind: 'field', field: 'population', order: 'desc', missing: '_last', mode: 'max' }]
+    : [{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }];
+}
+
 /** One child's figures. */
 interface ChildResult {
   root: string;
@@ -167,11 +176,7 @@ async function engineFigures(root: string, sample: Sample) {
   const loaded = mem();
   const gen = shard.acquire();
   const searcher = searcherOf(gen);
-  const sort = (sorted: boolean): SortField[] =>
-    sorted
-      ? [{ kind: 'field', field: 'population', order: 'desc', missing: '_last', mode: 'max' }]
-      : [{ kind: 'score', field: '_score', order: 'desc', missing: '_last', mode: 'max' }];
-  const run = (shape: Shape, query: Query) => searcher.query({ query, sort: sort(shape.sorted), k: shape.k, trackTotalHits: 10_000 });
+  const run = (shape: Shape, query: Query) => searcher.query({ query, sort: sortOf(shape.sorted), k: shape.k, trackTotalHits: 10_000 });
   for (const shape of warmUpShapes()) for (const query of shape.queries) run(shape, query);
   const latency: ChildResult['latency'] = {};
   for (const shape of SHAPES) {
@@ -230,12 +235,69 @@ function driver(before: string, docs: number, rounds: number): void {
   }
 }
 
+/** Builds one shard over `sample` with the engine at `root`; returns its query function. */
+async function shardAt(root: string, sample: Sample): Promise<(shape: Shape, query: Query) => void> {
+  const { newShard } = (await import(path.join(root, 'test/support/engine-shard.ts'))) as typeof import('../test/support/engine-shard.ts');
+  const { searcherOf } = (await import(path.join(root, 'shard-node/engine/searcher.ts'))) as typeof import('../shard-node/engine/searcher.ts');
+  const { shard } = newShard(sample.index.mappings as Mapping);
+  let batch: { op: 'index'; _id: string; source: string; create: false }[] = [];
+  for (const d of sample.docs()) {
+    batch.push({ op: 'index', _id: d._id, source: JSON.stringify(d.source), create: false });
+    if (batch.length === 5000) {
+      shard.apply(batch);
+      shard.refresh();
+      batch = [];
+    }
+  }
+  if (batch.length > 0) shard.apply(batch);
+  shard.refresh();
+  const searcher = searcherOf(shard.acquire());
+  return (shape, query) => {
+    searcher.query({ query, sort: sortOf(shape.sorted), k: shape.k, trackTotalHits: 10_000 });
+  };
+}
+
+/**
+ * Query latency of both engines in one process, interleaved query by query (before, after, then
+ * after, before for the next query), so that the load of a shared machine falls on both alike.
+ * Prints per shape the medians of the cold pass and of three warm passes.
+ */
+async function interleaved(before: string, docs: number): Promise<void> {
+  const after = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const { buildCorpus } = (await import(path.join(after, 'bench/corpus.ts'))) as typeof import('./corpus.ts');
+  const sample = buildCorpus(docs).sample(1, 2_000_000);
+  const engines = [await shardAt(before, sample), await shardAt(after, sample)];
+  for (const shape of warmUpShapes()) for (const query of shape.queries) for (const run of engines) run(shape, query);
+  console.log(
+    `${docs} docs, queries interleaved before/after in one process (p50 ms)\n| Shape | Before cold | After cold | Before warm | After warm |\n| --- | --- | --- | --- | --- |`,
+  );
+  for (const shape of SHAPES) {
+    const times = [
+      [[], []],
+      [[], []],
+    ] as number[][][]; // [engine][cold 0 | warm 1]
+    for (let pass = 0; pass < 4; pass++) {
+      shape.queries.forEach((query, i) => {
+        const order = (i + pass) % 2 === 0 ? [0, 1] : [1, 0];
+        for (const e of order) {
+          const s = performance.now();
+          engines[e](shape, query);
+          times[e][pass === 0 ? 0 : 1].push(performance.now() - s);
+        }
+      });
+    }
+    const m = (e: number, w: number) => median(times[e][w]).toFixed(3);
+    console.log(`| ${shape.name} | ${m(0, 0)} | ${m(1, 0)} | ${m(0, 1)} | ${m(1, 1)} |`);
+  }
+}
+
 if (import.meta.main) {
   const args = process.argv.slice(2);
-  if (args[0] === '--child') console.log(JSON.stringify(await child(path.resolve(args[1]), Number(args[2]))));
+  if (args[0] === '--latency') await interleaved(path.resolve(args[1]), Number(args[2] ?? 100_000));
+  else if (args[0] === '--child') console.log(JSON.stringify(await child(path.resolve(args[1]), Number(args[2]))));
   else if (args[0]) driver(path.resolve(args[0]), Number(args[1] ?? 250_000), Number(args[2] ?? 2));
   else {
-    console.error('usage: node bench/compact-postings.ts <before-root> [docs] [rounds]');
+    console.error('usage: node bench/compact-postings.ts <before-root> [docs] [rounds] | --latency <before-root> [docs]');
     process.exitCode = 2;
   }
 }

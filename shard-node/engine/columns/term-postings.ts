@@ -15,6 +15,10 @@
 import type { PostingList } from '../segment.ts';
 import { decodeDocs, decodeDocsFreqs, decodePostings, postingsStats } from './postings-codec.ts';
 import { TermDictionary, type TermDictionaryParts } from './term-dictionary.ts';
+import { cachedPostings } from './postings-cache.ts';
+import { ByteReader } from './packed-ints.ts';
+
+let nextId = 1;
 
 /** The encoded arrays of a {@link TermPostings}, for segment files (shared, never copied here). */
 export interface EncodedTermPostings {
@@ -41,6 +45,8 @@ export class TermPostings {
   private readonly postings: Uint8Array;
   private readonly offsets: Uint32Array;
   private readonly positional: boolean;
+  /** Process-unique id: the decoded-postings cache key prefix. */
+  private readonly id = nextId++;
 
   private constructor(dictionary: TermDictionary, parts: EncodedTermPostings) {
     this.dictionary = dictionary;
@@ -93,7 +99,7 @@ export class TermPostings {
   /** The docs and freqs of `term` without its positions (`posStarts`/`positions` null), or undefined: what scoring a term needs. */
   docsAndFreqs(term: string): PostingList | undefined {
     const ord = this.dictionary.ord(term);
-    return ord < 0 ? undefined : decodeDocsFreqs(this.postings, this.offsets[ord], this.positional);
+    return ord < 0 ? undefined : this.cached(ord, 'f', decodeDocsFreqs);
   }
 
   /** The ascending doc ordinals of `term`, or undefined: what matchers need (freqs and positions not decoded). */
@@ -110,12 +116,19 @@ export class TermPostings {
 
   /** The postings of the term at ordinal `ord` (0 ≤ ord < size). */
   postingsAt(ord: number): PostingList {
-    return decodePostings(this.postings, this.offsets[ord], this.positional);
+    return this.cached(ord, 'p', decodePostings);
   }
 
   /** The docs of the term at ordinal `ord` (0 ≤ ord < size). */
   docsAt(ord: number): Int32Array {
-    return decodeDocs(this.postings, this.offsets[ord], this.positional);
+    return this.cached(ord, 'd', decodeDocs);
+  }
+
+  /** Term `ord`'s postings decoded by `decode`, through the hot-term cache (postings-cache.ts). */
+  private cached<T extends PostingList | Int32Array>(ord: number, form: string, decode: (bytes: Uint8Array, offset: number, positional: boolean) => T): T {
+    const at = this.offsets[ord];
+    const docFreq = new ByteReader(this.postings, at).vint();
+    return cachedPostings(`${this.id}:${form}:${ord}`, docFreq, () => decode(this.postings, at, this.positional));
   }
 
   /** The terms sorted by code point, as strings (made once, then kept: {@link TermDictionary.strings}). */
