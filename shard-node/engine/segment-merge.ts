@@ -200,7 +200,7 @@ function* mergeInvertedField(
     const ids = merged.maps[i];
     for (let ord = 0; ord < ids.length; ord++) {
       const tid = ids[ord];
-      const { docs, posStarts, positions } = f.terms.postingsAt(ord);
+      const { docs, posStarts, positions } = f.terms.postingsOnce(ord);
       for (let j = 0; j < docs.length; j++) {
         const nd = m[docs[j]];
         if (nd < 0) continue;

@@ -166,7 +166,7 @@ export class Segment {
     fd = { terms, min: rankColumn(this.maxDoc, terms.length), max: rankColumn(this.maxDoc, terms.length) };
     const postings = this.inverted.get(field)!.terms;
     for (let r = 0; r < terms.length; r++) {
-      for (const d of postings.docsAt(r)) {
+      for (const d of postings.docsOnce(r)) {
         if (fd.min[d] === 0) fd.min[d] = r + 1;
         fd.max[d] = r + 1;
       }

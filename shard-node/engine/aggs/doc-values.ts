@@ -67,7 +67,7 @@ function uninvert(seg: Segment, field: string, terms: readonly string[]): { star
   const counts = new Int32Array(seg.maxDoc + 1);
   const lists: Int32Array[] = [];
   for (let r = 0; r < terms.length; r++) {
-    const docs = postings.docsAt(r);
+    const docs = postings.docsOnce(r);
     lists.push(docs);
     for (let i = 0; i < docs.length; i++) counts[docs[i] + 1]++;
   }

@@ -124,6 +124,16 @@ export class TermPostings {
     return this.cached(ord, 'd', decodeDocs);
   }
 
+  /** The postings of the term at ordinal `ord`, decoded outside the hot-term cache: for one pass over every term (a merge). */
+  postingsOnce(ord: number): PostingList {
+    return decodePostings(this.postings, this.offsets[ord], this.positional);
+  }
+
+  /** The docs of the term at ordinal `ord`, decoded outside the hot-term cache: for one pass over every term (uninverting). */
+  docsOnce(ord: number): Int32Array {
+    return decodeDocs(this.postings, this.offsets[ord], this.positional);
+  }
+
   /** Term `ord`'s postings decoded by `decode`, through the hot-term cache (postings-cache.ts). */
   private cached<T extends PostingList | Int32Array>(ord: number, form: string, decode: (bytes: Uint8Array, offset: number, positional: boolean) => T): T {
     const at = this.offsets[ord];
@@ -152,10 +162,10 @@ export class TermPostings {
     }
   }
 
-  /** `[term, postings]` pairs by code point (postings decoded as iterated). */
+  /** `[term, postings]` pairs by code point (postings decoded as iterated, outside the hot-term cache). */
   *entries(): IterableIterator<[string, PostingList]> {
     let ord = 0;
-    for (const term of this.keys()) yield [term, this.postingsAt(ord++)];
+    for (const term of this.keys()) yield [term, this.postingsOnce(ord++)];
   }
 
   /** Same as {@link TermPostings.entries} (`for (const [term, postings] of terms)`, as over a `Map`). */
