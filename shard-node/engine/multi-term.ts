@@ -91,7 +91,8 @@ function prefixDocs(seg: Segment, field: string, prefix: string): Int32Array {
   const inv = seg.inverted.get(field);
   if (!inv) return EMPTY;
   const lists: Int32Array[] = [];
-  inv.terms.dictionary.forEachWithPrefix(prefix, (_, ord) => lists.push(inv.terms.docsAt(ord)));
+  const [from, to] = inv.terms.dictionary.prefixRange(prefix);
+  for (let ord = from; ord < to; ord++) lists.push(inv.terms.docsAt(ord));
   return M.unionDocs(seg, lists);
 }
 

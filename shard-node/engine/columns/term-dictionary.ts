@@ -227,6 +227,28 @@ export class TermDictionary {
     return (this.stringsCache ??= this.toArray());
   }
 
+  /**
+   * The ordinals `[from, to)` of the terms starting with `prefix` (a seek, then a scan comparing
+   * bytes: no term is decoded to a string).
+   */
+  prefixRange(prefix: string): [number, number] {
+    const from = this.seekCeil(prefix).ord;
+    const [target, tn] = utf8(prefix, this.target);
+    this.target = target;
+    if (from >= this.size) return [from, from];
+    let block = Math.floor(from / TERMS_PER_BLOCK);
+    const r = new ByteReader(this.bytes, this.blockStarts[block]);
+    for (let ord = block * TERMS_PER_BLOCK; ord < this.size; ord++) {
+      if (ord % TERMS_PER_BLOCK === 0) r.pos = this.blockStarts[(block = ord / TERMS_PER_BLOCK)];
+      const n = this.next(r, this.scratch);
+      if (ord < from) continue;
+      if (n < tn) return [from, ord];
+      const cur = this.scratch.buf;
+      for (let i = 0; i < tn; i++) if (cur[i] !== target[i]) return [from, ord];
+    }
+    return [from, this.size];
+  }
+
   /** Calls `fn(term, ord)` for each term starting with `prefix`, in order (a seek, then a scan). */
   forEachWithPrefix(prefix: string, fn: (term: string, ord: number) => void): void {
     this.forEach((t, ord) => {
