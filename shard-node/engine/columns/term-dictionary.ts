@@ -236,10 +236,10 @@ export class TermDictionary {
     const [target, tn] = utf8(prefix, this.target);
     this.target = target;
     if (from >= this.size) return [from, from];
-    let block = Math.floor(from / TERMS_PER_BLOCK);
-    const r = new ByteReader(this.bytes, this.blockStarts[block]);
-    for (let ord = block * TERMS_PER_BLOCK; ord < this.size; ord++) {
-      if (ord % TERMS_PER_BLOCK === 0) r.pos = this.blockStarts[(block = ord / TERMS_PER_BLOCK)];
+    const first = from - (from % TERMS_PER_BLOCK);
+    const r = new ByteReader(this.bytes, this.blockStarts[first / TERMS_PER_BLOCK]);
+    for (let ord = first; ord < this.size; ord++) {
+      if (ord % TERMS_PER_BLOCK === 0) r.pos = this.blockStarts[ord / TERMS_PER_BLOCK];
       const n = this.next(r, this.scratch);
       if (ord < from) continue;
       if (n < tn) return [from, ord];
