@@ -75,7 +75,7 @@ export function measureEngineMemory(docs: number): EngineMemory {
     drop((s) => {
       mutable(s).ids = null;
       mutable(s).idToOrd = null;
-    }) + drop(() => (shard as unknown as { entries: Map<string, unknown> }).entries.clear());
+    }) + drop(() => (shard as unknown as { state: { versions: { entries: Map<string, unknown> } } }).state.versions.entries.clear());
   const per = (x: number) => x / docs;
   return {
     docs,

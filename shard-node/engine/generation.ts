@@ -17,7 +17,7 @@ import { filterSourceText } from '../../shared/raw-json.ts';
 import { storedSourceFilter } from '../../shared/source-mapping.ts';
 import { IGNORED_FIELD } from './doc-parser.ts';
 import type { SegmentView } from './segment-merge.ts';
-import { prefixRange, type TermDictionary } from './multi-term.ts';
+import type { TermDictionary } from './multi-term.ts';
 import { hitExtras, ignoredFields, type HitFetch } from './hit-fetch.ts';
 
 function flat(mapping: Mapping): Map<string, FieldMapping> {
@@ -90,10 +90,10 @@ export class Generation {
     let docFreq = 0;
     let totalTermFreq = 0;
     for (const v of this.views) {
-      const pl = v.segment.inverted.get(field)?.terms.get(term);
-      if (pl) {
-        docFreq += pl.docs.length;
-        totalTermFreq += pl.totalTermFreq;
+      const st = v.segment.inverted.get(field)?.terms.stats(term);
+      if (st) {
+        docFreq += st.docFreq;
+        totalTermFreq += st.totalTermFreq;
       }
     }
     return { docFreq, totalTermFreq };
@@ -108,11 +108,7 @@ export class Generation {
       }
     },
     forEachWithPrefix: (field, prefix, fn) => {
-      for (const v of this.views) {
-        const sorted = v.segment.sortedTerms(field);
-        const [from, to] = prefixRange(sorted, prefix);
-        for (let i = from; i < to; i++) fn(sorted[i]);
-      }
+      for (const v of this.views) v.segment.inverted.get(field)?.terms.dictionary.forEachWithPrefix(prefix, (t) => fn(t));
     },
     size: (field) => {
       let n = 0;

@@ -144,17 +144,16 @@ export function termRangeMatch(seg: Segment, field: string, b: Bounds<string>): 
   const inv = seg.inverted.get(field);
   if (!inv) return new Int32Array(0);
   const lists: Int32Array[] = [];
-  for (const t of seg.sortedTerms(field)) {
-    if (b.lo !== undefined) {
-      const c = compareCodePoints(t, b.lo);
-      if (c < 0 || (c === 0 && !b.loInclusive)) continue;
-    }
+  const dict = inv.terms.dictionary;
+  const from = b.lo === undefined ? 0 : dict.seekCeil(b.lo).ord;
+  dict.forEach((t, ord) => {
+    if (b.lo !== undefined && !b.loInclusive && t === b.lo) return;
     if (b.hi !== undefined) {
       const c = compareCodePoints(t, b.hi);
-      if (c > 0 || (c === 0 && !b.hiInclusive)) break;
+      if (c > 0 || (c === 0 && !b.hiInclusive)) return false;
     }
-    lists.push(inv.terms.docs(t)!);
-  }
+    lists.push(inv.terms.docsAt(ord));
+  }, from);
   return unionDocs(seg, lists);
 }
 

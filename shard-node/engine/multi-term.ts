@@ -86,28 +86,13 @@ const byBoostThenTerm = (a: Expansion, b: Expansion) => b.boost - a.boost || com
 /** Lucene's default rewrite of prefix, wildcard and regexp queries (constant score). */
 export const CONSTANT: RewriteMethod = { kind: 'constant' };
 
-/** The positions `[from, to)` of the terms of `sorted` (code point order) that start with `prefix`. */
-export function prefixRange(sorted: readonly string[], prefix: string): [number, number] {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareCodePoints(sorted[mid], prefix) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  let to = lo;
-  while (to < sorted.length && sorted[to].startsWith(prefix)) to++;
-  return [lo, to];
-}
-
-/** Docs having a term of `field` that starts with `prefix` (binary search in the sorted terms). */
+/** Docs having a term of `field` that starts with `prefix` (a seek in the sorted term dictionary, then a scan). */
 function prefixDocs(seg: Segment, field: string, prefix: string): Int32Array {
   const inv = seg.inverted.get(field);
   if (!inv) return EMPTY;
-  const sorted = seg.sortedTerms(field);
-  const [from, to] = prefixRange(sorted, prefix);
   const lists: Int32Array[] = [];
-  for (let i = from; i < to; i++) lists.push(inv.terms.docs(sorted[i])!);
+  const [from, to] = inv.terms.dictionary.prefixRange(prefix);
+  for (let ord = from; ord < to; ord++) lists.push(inv.terms.docsAt(ord));
   return M.unionDocs(seg, lists);
 }
 

@@ -174,9 +174,14 @@ export function evaluate(plan: Plan, seg: Segment, scoring: boolean): Matches {
       return constScores(evaluate(plan.inner, seg, false).docs, plan.score, scoring);
     case 'term': {
       const inv = seg.inverted.get(plan.field);
-      const pl = inv?.terms.get(plan.term);
-      if (!inv || !pl) return EMPTY;
-      if (!scoring) return { docs: pl.docs, scores: null };
+      if (!inv) return EMPTY;
+      if (!scoring) {
+        const docs = inv.terms.docs(plan.term);
+        return docs ? { docs, scores: null } : EMPTY;
+      }
+      // Positions are not decoded: a term scores on its freqs.
+      const pl = inv.terms.docsAndFreqs(plan.term);
+      if (!pl) return EMPTY;
       const scores = new Float64Array(pl.docs.length);
       const norms = inv.norms;
       for (let i = 0; i < pl.docs.length; i++) {
@@ -212,8 +217,7 @@ export function constantScore(plan: Plan, segs: readonly Segment[]): number | nu
     case 'term': {
       for (const seg of segs) {
         const inv = seg.inverted.get(plan.field);
-        const pl = inv?.terms.get(plan.term);
-        if (inv && pl && (inv.norms !== null || pl.freqs !== null)) return null;
+        if (inv && (inv.norms !== null || inv.terms.hasFreqs) && inv.terms.has(plan.term)) return null;
       }
       return plan.scorer.score(1, NO_NORMS);
     }

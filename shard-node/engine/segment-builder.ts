@@ -15,7 +15,7 @@ import { IdHash } from './columns/id-hash.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import type { RankColumn } from './columns/columns.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './columns/columns.ts';
-import { Segment, type InvertedField, type NumericField, type StringDocValues } from './segment.ts';
+import { keywordDocValues, Segment, type InvertedField, type NumericField, type StringDocValues } from './segment.ts';
 
 /** The `_ignored` metadata field (doc-parser.ts `IGNORED_FIELD`). */
 const IGNORED = '_ignored';
@@ -177,7 +177,7 @@ export class SegmentBuilder {
     const strings = new Map<string, StringDocValues>();
     for (const [name, f] of this.inv) {
       const s = this.strs.get(name);
-      const built = yield* f.pb.buildSteps(s !== undefined, clock);
+      const built = yield* f.pb.buildSteps(false, clock);
       const has = pool.share(f.has.seal(n));
       inverted.set(name, {
         terms: built.terms,
@@ -185,11 +185,10 @@ export class SegmentBuilder {
         sumTotalTermFreq: f.sttf,
         norms: f.norms ? f.norms.seal(n) : null,
         has,
-        sorted: built.sorted,
       });
       if (clock.due()) yield;
       if (!s) continue;
-      const rankOf = built.rankOf!;
+      const rankOf = built.rankOf;
       const ranks = (b: IntBuffer): RankColumn => {
         const out = rankColumn(n, rankOf.length);
         for (let d = 0; d < b.length; d++) {
@@ -200,7 +199,7 @@ export class SegmentBuilder {
       };
       const min = ranks(s.min);
       if (clock.due()) yield;
-      strings.set(name, { terms: built.sorted!, min, max: s.multiValued ? ranks(s.max) : min });
+      strings.set(name, keywordDocValues(built.terms.dictionary, min, s.multiValued ? ranks(s.max) : min));
       if (clock.due()) yield;
     }
     const numeric = new Map<string, NumericField>();

@@ -8,9 +8,10 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/TieredMergePolicy.java
  */
 import type { InvertedField, NumericField, StringDocValues } from './segment.ts';
-import { Segment } from './segment.ts';
+import { keywordDocValues, Segment } from './segment.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './columns/columns.ts';
 import { PostingsBuilder } from './columns/postings-builder.ts';
+import { mergeSortedTerms } from './columns/sorted-terms-merge.ts';
 import { IdHash } from './columns/id-hash.ts';
 import { SourceSlabBuilder } from './columns/source-slab.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
@@ -181,8 +182,11 @@ function* mergeInvertedField(
   const norms = withPositions ? new Uint8Array(n) : null;
   const has = new Uint8Array(n);
   let docCount = 0;
-  const pb = new PostingsBuilder(withPositions);
-  for (const { f, m } of parts) {
+  // The inputs' dictionaries are sorted: a k-way merge numbers the merged terms in order, so the
+  // builder neither hashes nor sorts them (terms left without a live doc are dropped at build).
+  const merged = mergeSortedTerms(parts.map((p) => (p.f ? p.f.terms.dictionary.toArray() : [])));
+  const pb = PostingsBuilder.presorted(withPositions, merged.terms);
+  for (const [i, { f, m }] of parts.entries()) {
     if (!f) continue;
     for (let d = 0; d < m.length; d++) {
       const nd = m[d];
@@ -193,14 +197,14 @@ function* mergeInvertedField(
         docCount++;
       }
     }
-    for (const [term, pl] of f.terms) {
-      let tid = -1;
-      const { docs, posStarts, positions } = pl;
-      for (let i = 0; i < docs.length; i++) {
-        const nd = m[docs[i]];
+    const ids = merged.maps[i];
+    for (let ord = 0; ord < ids.length; ord++) {
+      const tid = ids[ord];
+      const { docs, posStarts, positions } = f.terms.postingsOnce(ord);
+      for (let j = 0; j < docs.length; j++) {
+        const nd = m[docs[j]];
         if (nd < 0) continue;
-        if (tid < 0) tid = pb.termId(term);
-        if (withPositions && positions && posStarts) for (let p = posStarts[i]; p < posStarts[i + 1]; p++) pb.add(tid, nd, positions[p]);
+        if (withPositions && positions && posStarts) for (let p = posStarts[j]; p < posStarts[j + 1]; p++) pb.add(tid, nd, positions[p]);
         else pb.add(tid, nd, 0);
       }
       if (due(docs.length + 1)) yield;
@@ -208,30 +212,29 @@ function* mergeInvertedField(
     if (due(m.length)) yield;
   }
   const hasStrings = parts.some((p) => p.sv);
-  const built = yield* pb.buildSteps(hasStrings, clock);
-  const field: InvertedField = { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has), sorted: built.sorted };
+  const built = yield* pb.buildSteps(false, clock);
+  const field: InvertedField = { terms: built.terms, docCount, sumTotalTermFreq: built.occurrences, norms, has: pool.share(has) };
   if (!hasStrings) return { field };
-  const rankOf = built.rankOf!;
+  const rankOf = built.rankOf;
   const multiValued = parts.some((p) => p.sv && p.sv.max !== p.sv.min);
   const min = rankColumn(n, rankOf.length);
   const max = multiValued ? rankColumn(n, rankOf.length) : min;
-  for (const { sv, m } of parts) {
-    if (!sv) continue;
-    // Old rank + 1 → new rank + 1 (0 stays 0), for the terms that still have a live doc.
-    const remap = new Int32Array(sv.terms.length + 1);
-    for (let r = 0; r < sv.terms.length; r++) {
-      const t = pb.lookup(sv.terms[r]);
-      remap[r + 1] = t < 0 ? 0 : rankOf[t] + 1;
-    }
+  for (const [i, { f, sv, m }] of parts.entries()) {
+    if (!sv || !f) continue;
+    // Old rank + 1 → new rank + 1 (0 stays 0 and so does a term left without a live doc). A
+    // segment's ranks are its dictionary's ordinals.
+    const ids = merged.maps[i];
+    const remap = new Int32Array(ids.length + 1);
+    for (let r = 0; r < ids.length; r++) remap[r + 1] = rankOf[ids[r]] + 1;
     for (let d = 0; d < m.length; d++) {
       const nd = m[d];
       if (nd < 0) continue;
       min[nd] = remap[sv.min[d]];
       if (multiValued) max[nd] = remap[sv.max[d]];
     }
-    if (due(m.length + sv.terms.length)) yield;
+    if (due(m.length + f.terms.size)) yield;
   }
-  return { field, strings: { terms: built.sorted!, min, max } };
+  return { field, strings: keywordDocValues(built.terms.dictionary, min, max) };
 }
 
 /** One numeric doc-values field over the merged docs (min/max columns narrowed, multi-values kept). */

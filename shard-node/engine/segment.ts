@@ -7,9 +7,9 @@
  * by `SegmentBuilder` (segment-builder.ts) or merged by `mergeSegments` (segment-merge.ts).
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/package-summary.html
  */
-import { compareCodePoints } from '../../protocol/sort.ts';
 import type { SourceSlab } from './columns/source-slab.ts';
 import type { TermPostings } from './columns/term-postings.ts';
+import type { TermDictionary } from './columns/term-dictionary.ts';
 import { IdHash } from './columns/id-hash.ts';
 import type { NumericColumn, RankColumn } from './columns/columns.ts';
 import { rankColumn } from './columns/columns.ts';
@@ -31,7 +31,7 @@ export interface PostingList {
 
 /** One field's inverted index in a segment plus its Lucene `Terms` statistics. */
 export interface InvertedField {
-  /** Term → postings (flat arrays; a {@link PostingList} is made on each lookup). */
+  /** Term → postings (a compact dictionary and encoded postings; a {@link PostingList} is decoded on each lookup). */
   terms: TermPostings;
   /** Docs with at least one term. */
   docCount: number;
@@ -41,8 +41,6 @@ export interface InvertedField {
   norms: Uint8Array | null;
   /** 1 when the doc has at least one term. */
   has: Uint8Array;
-  /** Terms sorted by code point: built at seal for keyword fields, lazily for text. */
-  sorted?: string[];
 }
 
 /** Numeric doc values (numbers, dates as epoch ms, booleans as 0/1). */
@@ -63,10 +61,12 @@ export interface NumericField {
 /**
  * String doc values for sorting: per doc 1 + the rank in `terms` (sorted by code point) of its
  * smallest and largest term, 0 when it has none, in the narrowest unsigned array that fits.
- * `max` is `min` when every doc has at most one term.
+ * `max` is `min` when every doc has at most one term. The ranks are the ordinals of the field's
+ * term dictionary; a segment's `terms` strings are made from it on first read
+ * ({@link keywordDocValues}).
  */
 export interface StringDocValues {
-  terms: readonly string[];
+  readonly terms: readonly string[];
   min: RankColumn;
   max: RankColumn;
 }
@@ -77,6 +77,21 @@ export interface SegmentBytes {
   source: number;
   /** Numeric and keyword doc-value columns, presence and `exists` flags. */
   docValues: number;
+}
+
+/**
+ * Keyword doc values whose `terms` are the strings of the field's term dictionary, made on first
+ * read (most keyword fields are never sorted or aggregated on). They share the dictionary with the
+ * field's postings, as Lucene's `SORTED_SET` doc values keep their own terms.
+ */
+export function keywordDocValues(dictionary: TermDictionary, min: RankColumn, max: RankColumn): StringDocValues {
+  return {
+    get terms() {
+      return dictionary.strings();
+    },
+    min,
+    max,
+  };
 }
 
 let nextSegmentId = 1;
@@ -140,10 +155,7 @@ export class Segment {
 
   /** The terms of an inverted field sorted by code point (cached). */
   sortedTerms(field: string): string[] {
-    const inv = this.inverted.get(field);
-    if (!inv) return [];
-    if (!inv.sorted) inv.sorted = [...inv.terms.keys()].sort(compareCodePoints);
-    return inv.sorted;
+    return this.inverted.get(field)?.terms.sorted() ?? [];
   }
 
   /** Text fielddata for sorting (`fielddata: true`): min/max analyzed term per doc, uninverted once. */
@@ -152,8 +164,9 @@ export class Segment {
     if (fd) return fd;
     const terms = this.sortedTerms(field);
     fd = { terms, min: rankColumn(this.maxDoc, terms.length), max: rankColumn(this.maxDoc, terms.length) };
+    const postings = this.inverted.get(field)!.terms;
     for (let r = 0; r < terms.length; r++) {
-      for (const d of this.inverted.get(field)!.terms.docs(terms[r])!) {
+      for (const d of postings.docsOnce(r)) {
         if (fd.min[d] === 0) fd.min[d] = r + 1;
         fd.max[d] = r + 1;
       }

@@ -54,7 +54,7 @@ export function valuesKind(fm: FieldMapping): ValuesKind | null {
 
 const uninverted = new WeakMap<Segment, Map<string, { starts: Int32Array; ords: Int32Array }>>();
 
-/** Every term ordinal of every doc, from the postings of `field` over the sorted dictionary `terms` (cached per segment). */
+/** Every term ordinal of every doc, from the postings of `field` over its sorted dictionary `terms` (ordinal r = `terms[r]`; cached per segment). */
 function uninvert(seg: Segment, field: string, terms: readonly string[]): { starts: Int32Array; ords: Int32Array } {
   let perField = uninverted.get(seg);
   if (!perField) {
@@ -67,7 +67,7 @@ function uninvert(seg: Segment, field: string, terms: readonly string[]): { star
   const counts = new Int32Array(seg.maxDoc + 1);
   const lists: Int32Array[] = [];
   for (let r = 0; r < terms.length; r++) {
-    const docs = postings.docs(terms[r]) ?? new Int32Array(0);
+    const docs = postings.docsOnce(r);
     lists.push(docs);
     for (let i = 0; i < docs.length; i++) counts[docs[i] + 1]++;
   }

@@ -1,98 +1,175 @@
 /**
- * One field's term dictionary and postings in a sealed segment, in a few flat typed arrays (as
- * Lucene keeps a field's postings in one `.doc`/`.pos` file addressed by the terms dictionary),
- * with a {@link PostingList} made on demand as views into them. Keeping one object and four
- * typed-array views per term alive cost 56 MiB of a 82 MiB heap for 90,000 `cities` documents,
- * and two thirds of a full garbage collection's pause (80 ms → 30 ms without them): a shard node's
- * major GCs stalled its `/livez` by 150-220 ms (docs/reliability.md, the abuse suite). Here the
- * live objects per term are its string and a `Map` entry (no object of its own).
+ * One field's term dictionary and postings in a sealed segment, held compactly as Lucene holds
+ * them in its `.tim`/`.doc` files: the terms in a prefix-compressed {@link TermDictionary} (ordinal
+ * = rank by code point), each term's postings in one byte stream in the block layout of
+ * postings-codec.ts, and one byte offset per term. A {@link PostingList} is decoded on lookup.
+ *
+ * Before, a field held a `Map<string, number>`, a `keys` string array and flat `Int32Array`s of
+ * docs, freqs, position starts and positions (16 bytes per positional posting, a JS string and a
+ * map entry per term); the figures of the change are in docs/performance.md ("Compact postings").
+ *
+ * The encoded form ({@link EncodedTermPostings}) is plain typed arrays, so a segment file writer
+ * copies them out and a reader wraps them again with {@link TermPostings.fromEncoded}.
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90PostingsFormat.html
  */
 import type { PostingList } from '../segment.ts';
+import { decodeDocs, decodeDocsFreqs, decodePostings, postingsStats } from './postings-codec.ts';
+import { TermDictionary, type TermDictionaryParts } from './term-dictionary.ts';
+import { cachedPostings } from './postings-cache.ts';
+import { ByteReader } from './packed-ints.ts';
 
-/** The flat arrays a {@link TermPostings} reads (built by `PostingsBuilder`). */
-export interface TermPostingsParts {
-  /** Term → term id (an index into `pairStart`). */
-  ids: Map<string, number>;
-  /** The terms in iteration order (code point order for fields built sorted). */
-  keys: readonly string[];
-  /** Term id t's entries are `[pairStart[t], pairStart[t + 1])` of `docs` (and of `freqs`). */
-  pairStart: Int32Array;
-  /** Ascending doc ordinals per term. */
-  docs: Int32Array;
-  /** Term frequency per entry; null for DOCS-only fields. */
-  freqs: Int32Array | null;
-  /**
-   * Positional fields: term t's position offsets are `posStarts[pairStart[t] + t ..= pairStart[t + 1] + t]`
-   * (one more than its entries), absolute offsets into `positions`; null for DOCS-only fields.
-   */
-  posStarts: Int32Array | null;
-  positions: Int32Array | null;
+let nextId = 1;
+
+/** The encoded arrays of a {@link TermPostings}, for segment files (shared, never copied here). */
+export interface EncodedTermPostings {
+  /** The sorted terms. */
+  dictionary: TermDictionaryParts;
+  /** Every term's postings, back to back, in ordinal order (postings-codec.ts layout). */
+  postings: Uint8Array;
+  /** Byte offset in `postings` of each term's postings, by ordinal. */
+  offsets: Uint32Array;
+  /** Whether the postings carry freqs and positions (text fields) or docs only (keyword, boolean). */
+  positional: boolean;
 }
 
-/** A read-only `Map<string, PostingList>` over flat arrays (only the members the engine uses). */
-export class TermPostings {
-  private readonly ids: Map<string, number>;
-  private readonly order: readonly string[];
-  private readonly pairStart: Int32Array;
-  private readonly docArray: Int32Array;
-  private readonly freqs: Int32Array | null;
-  private readonly posStarts: Int32Array | null;
-  private readonly positions: Int32Array | null;
+/** Docs and total term freq of one term (Lucene `TermStatistics` inputs). */
+export interface TermStats {
+  docFreq: number;
+  totalTermFreq: number;
+}
 
-  constructor(parts: TermPostingsParts) {
-    this.ids = parts.ids;
-    this.order = parts.keys;
-    this.pairStart = parts.pairStart;
-    this.docArray = parts.docs;
-    this.freqs = parts.freqs;
-    this.posStarts = parts.posStarts;
-    this.positions = parts.positions;
+/** A read-only term → postings map over encoded arrays (the members the engine uses of a `Map<string, PostingList>`). */
+export class TermPostings {
+  /** The field's terms, sorted by code point: ordinals here are the postings' ordinals. */
+  readonly dictionary: TermDictionary;
+  private readonly postings: Uint8Array;
+  private readonly offsets: Uint32Array;
+  private readonly positional: boolean;
+  /** Process-unique id: the decoded-postings cache key prefix. */
+  private readonly id = nextId++;
+
+  private constructor(dictionary: TermDictionary, parts: EncodedTermPostings) {
+    this.dictionary = dictionary;
+    this.postings = parts.postings;
+    this.offsets = parts.offsets;
+    this.positional = parts.positional;
+  }
+
+  /** Wraps encoded arrays (from `PostingsBuilder` or a segment file). */
+  static fromEncoded(parts: EncodedTermPostings): TermPostings {
+    return new TermPostings(TermDictionary.fromEncoded(parts.dictionary), parts);
+  }
+
+  /** Wraps a built dictionary and the postings encoded in its ordinal order. */
+  static of(dictionary: TermDictionary, postings: Uint8Array, offsets: Uint32Array, positional: boolean): TermPostings {
+    return new TermPostings(dictionary, { dictionary: dictionary.encodedParts(), postings, offsets, positional });
+  }
+
+  /** The encoded arrays (shared): what a segment file stores. */
+  encodedParts(): EncodedTermPostings {
+    return { dictionary: this.dictionary.encodedParts(), postings: this.postings, offsets: this.offsets, positional: this.positional };
+  }
+
+  /** Bytes of the encoded arrays (dictionary, postings, offsets). */
+  get byteLength(): number {
+    return this.dictionary.byteLength + this.postings.byteLength + this.offsets.byteLength;
   }
 
   /** Number of distinct terms. */
   get size(): number {
-    return this.order.length;
+    return this.dictionary.size;
   }
 
   /** Whether the field has `term`. */
   has(term: string): boolean {
-    return this.ids.has(term);
+    return this.dictionary.ord(term) >= 0;
   }
 
-  /** The postings of `term` (views made on each call), or undefined. */
+  /** The postings of `term` (decoded on each call), or undefined. */
   get(term: string): PostingList | undefined {
-    const t = this.ids.get(term);
-    return t === undefined ? undefined : this.list(t);
+    const ord = this.dictionary.ord(term);
+    return ord < 0 ? undefined : this.postingsAt(ord);
   }
 
-  /** The ascending doc ordinals of `term` (one view), or undefined: what matchers need. */
+  /** Whether postings carry freqs and positions (text fields); DOCS-only otherwise (keyword, boolean). */
+  get hasFreqs(): boolean {
+    return this.positional;
+  }
+
+  /** The docs and freqs of `term` without its positions (`posStarts`/`positions` null), or undefined: what scoring a term needs. */
+  docsAndFreqs(term: string): PostingList | undefined {
+    const ord = this.dictionary.ord(term);
+    return ord < 0 ? undefined : this.cached(ord, 'f', decodeDocsFreqs);
+  }
+
+  /** The ascending doc ordinals of `term`, or undefined: what matchers need (freqs and positions not decoded). */
   docs(term: string): Int32Array | undefined {
-    const t = this.ids.get(term);
-    return t === undefined ? undefined : this.docArray.subarray(this.pairStart[t], this.pairStart[t + 1]);
+    const ord = this.dictionary.ord(term);
+    return ord < 0 ? undefined : this.docsAt(ord);
   }
 
-  /** The terms, in iteration order. */
-  keys(): IterableIterator<string> {
-    return this.order[Symbol.iterator]();
+  /** docFreq and totalTermFreq of `term` from its postings header (nothing decoded), or undefined. */
+  stats(term: string): TermStats | undefined {
+    const ord = this.dictionary.ord(term);
+    return ord < 0 ? undefined : postingsStats(this.postings, this.offsets[ord], this.positional);
   }
 
-  /** `[term, postings]` pairs in iteration order (postings made as iterated). */
+  /** The postings of the term at ordinal `ord` (0 ≤ ord < size). */
+  postingsAt(ord: number): PostingList {
+    return this.cached(ord, 'p', decodePostings);
+  }
+
+  /** The docs of the term at ordinal `ord` (0 ≤ ord < size). */
+  docsAt(ord: number): Int32Array {
+    return this.cached(ord, 'd', decodeDocs);
+  }
+
+  /** The postings of the term at ordinal `ord`, decoded outside the hot-term cache: for one pass over every term (a merge). */
+  postingsOnce(ord: number): PostingList {
+    return decodePostings(this.postings, this.offsets[ord], this.positional);
+  }
+
+  /** The docs of the term at ordinal `ord`, decoded outside the hot-term cache: for one pass over every term (uninverting). */
+  docsOnce(ord: number): Int32Array {
+    return decodeDocs(this.postings, this.offsets[ord], this.positional);
+  }
+
+  /** Term `ord`'s postings decoded by `decode`, through the hot-term cache (postings-cache.ts). */
+  private cached<T extends PostingList | Int32Array>(ord: number, form: string, decode: (bytes: Uint8Array, offset: number, positional: boolean) => T): T {
+    const at = this.offsets[ord];
+    const docFreq = new ByteReader(this.postings, at).vint();
+    return cachedPostings(`${this.id}:${form}:${ord}`, docFreq, () => decode(this.postings, at, this.positional));
+  }
+
+  /** The terms sorted by code point, as strings (made once, then kept: {@link TermDictionary.strings}). */
+  sorted(): string[] {
+    return this.dictionary.strings();
+  }
+
+  /** The terms, by code point (decoded as iterated). */
+  *keys(): IterableIterator<string> {
+    const chunk: string[] = [];
+    for (let from = 0; from < this.size; from += 256) {
+      chunk.length = 0;
+      this.dictionary.forEach(
+        (t) => {
+          chunk.push(t);
+        },
+        from,
+        Math.min(from + 256, this.size),
+      );
+      yield* chunk;
+    }
+  }
+
+  /** `[term, postings]` pairs by code point (postings decoded as iterated, outside the hot-term cache). */
   *entries(): IterableIterator<[string, PostingList]> {
-    for (const term of this.order) yield [term, this.list(this.ids.get(term)!)];
+    let ord = 0;
+    for (const term of this.keys()) yield [term, this.postingsOnce(ord++)];
   }
 
   /** Same as {@link TermPostings.entries} (`for (const [term, postings] of terms)`, as over a `Map`). */
   [Symbol.iterator](): IterableIterator<[string, PostingList]> {
     return this.entries();
-  }
-
-  private list(t: number): PostingList {
-    const a = this.pairStart[t];
-    const b = this.pairStart[t + 1];
-    const docs = this.docArray.subarray(a, b);
-    if (!this.posStarts) return { docs, freqs: this.freqs ? this.freqs.subarray(a, b) : null, posStarts: null, positions: null, totalTermFreq: b - a };
-    const posStarts = this.posStarts.subarray(a + t, b + t + 1);
-    return { docs, freqs: this.freqs!.subarray(a, b), posStarts, positions: this.positions, totalTermFreq: posStarts[b - a] - posStarts[0] };
   }
 }
