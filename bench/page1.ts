@@ -1,0 +1,121 @@
+/**
+ * Page-1 CPU bench (issue 17): CPU time per search summed over every process of one or more
+ * running `npm start` clusters, and p50 / searches per second, at 1 and 16 clients, with the runs
+ * of the clusters interleaved (A, B, A, B, …) so that paired figures share the machine's load.
+ * CPU is read from /proc/<pid>/stat (utime + stime) of every service listed in the cluster's
+ * `<FOLIO_HOME>/<port>/services.json` before and after each run, divided by the searches; it is
+ * the figure to trust on a shared machine, where wall times swing with other load.
+ *
+ * Usage (each cluster started with `FOLIO_SAMPLE=none FOLIO_PORT=<port> FOLIO_HOME=<home> npm start`):
+ * ```
+ * node bench/page1.ts --cluster A=9301@/tmp/folio-a --cluster B=9302@/tmp/folio-b \
+ *   [--docs 200000] [--rounds 3] [--seconds 4] [--clients 1,16] [--tasks sorted,default,count]
+ * ```
+ * The corpus (bench/corpus.ts, index `bench-cities`, 4 shards, 1 replica) is loaded into every
+ * cluster that does not hold it yet.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { buildCorpus } from './corpus.ts';
+import { closedLoop } from './load-driver.ts';
+import { FolioClient } from './measure.ts';
+import { loadSample } from '../scripts/samples/load.ts';
+
+/** The page-1 bodies measured, by task name. */
+export const PAGE1_TASKS: Record<string, Record<string, unknown>> = {
+  sorted: { query: { match_all: {} }, sort: [{ population: 'desc' }], size: 10 },
+  default: { query: { match_all: {} }, size: 10 },
+  filtered: { query: { term: { country: 'US' } }, sort: [{ population: 'desc' }], size: 10 },
+  count: { query: { term: { country: 'US' } }, track_total_hits: true, size: 10 },
+};
+
+/** One cluster under test: its label, coordinator URL and the pids of its services. */
+interface Target {
+  label: string;
+  url: string;
+  pids: number[];
+  /** The coordinator's pid (its CPU is also printed on its own). */
+  coordinator: number;
+}
+
+/** utime + stime of `pid` in clock ticks (0 when the process is gone). */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** The summed CPU ticks of `pids` (10 ms each on Linux's USER_HZ of 100). */
+function totalTicks(pids: number[]): number {
+  return pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
+}
+
+/** Parses `label=port@home` into a target (pids from services.json). */
+function target(spec: string): Target {
+  const m = /^([^=]+)=(\d+)@(.+)$/.exec(spec);
+  if (!m) throw new Error(`--cluster wants label=port@home, got [${spec}]`);
+  const services = JSON.parse(readFileSync(join(m[3], m[2], 'services.json'), 'utf8')) as { name: string; pid: number | null }[];
+  const pids = services.map((s) => s.pid ?? 0).filter((p) => p > 0);
+  return { label: m[1], url: `http://127.0.0.1:${m[2]}`, pids, coordinator: services.find((s) => s.name === 'coordinator')?.pid ?? 0 };
+}
+
+/** Runs one task at `clients` on one target and prints its figures. */
+async function measure(t: Target, client: FolioClient, task: string, clients: number, seconds: number): Promise<void> {
+  const body = JSON.stringify(PAGE1_TASKS[task]);
+  const op = async (): Promise<void> => void (await client.searchRaw(body));
+  // Warm-up outside the CPU window.
+  await closedLoop(op, { clients, durationMs: 300, warmupMs: 300 });
+  const ticks0 = totalTicks(t.pids);
+  const coord0 = cpuTicks(t.coordinator);
+  const mono0 = process.hrtime.bigint() / 1000n;
+  const r = await closedLoop(op, { clients, durationMs: seconds * 1000, warmupMs: 0 });
+  const mono1 = process.hrtime.bigint() / 1000n;
+  const cpuMs = (totalTicks(t.pids) - ticks0) * 10;
+  const perSearch = r.requests > 0 ? cpuMs / r.requests : NaN;
+  const coordPerSearch = r.requests > 0 ? ((cpuTicks(t.coordinator) - coord0) * 10) / r.requests : NaN;
+  console.log(
+    `${t.label}\t${task}\t${clients}c\tcpu/search ${perSearch.toFixed(3)} ms (coordinator ${coordPerSearch.toFixed(3)})\tp50 ${r.p50Ms.toFixed(2)} ms\tp99 ${r.p99Ms.toFixed(2)} ms\t${r.rps.toFixed(0)}/s\terrors ${r.errors}${r.firstError ? ' ' + r.firstError : ''}\tmonotonic µs ${mono0}-${mono1}`,
+  );
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      cluster: { type: 'string', multiple: true },
+      docs: { type: 'string', default: '200000' },
+      rounds: { type: 'string', default: '3' },
+      seconds: { type: 'string', default: '4' },
+      clients: { type: 'string', default: '1,16' },
+      tasks: { type: 'string', default: 'sorted,default' },
+    },
+  });
+  const targets = (values.cluster ?? []).map(target);
+  if (targets.length === 0) throw new Error('name at least one --cluster label=port@home');
+  const corpus = buildCorpus(Number(values.docs));
+  for (const t of targets) {
+    const loaded = await loadSample(t.url, corpus.sample(4, 1_000_000), { shards: 4, replicas: 1 });
+    if (loaded.created) console.log(`${t.label}: loaded ${loaded.docs} docs`);
+  }
+  for (const t of targets) {
+    const before = t.pids.map(cpuTicks);
+    const mono0 = process.hrtime.bigint() / 1000n;
+    await new Promise((r) => setTimeout(r, 3000));
+    const idle = t.pids.map((pid, i) => (cpuTicks(pid) - before[i]) * 10);
+    console.log(`${t.label}\tidle CPU ms/s by pid: ${idle.map((ms, i) => `${t.pids[i]} ${(ms / 3).toFixed(0)}`).join(', ')}\tmonotonic µs ${mono0}-${process.hrtime.bigint() / 1000n}`);
+  }
+  const clients = values.clients.split(',').map(Number);
+  const clientsOf = new Map(targets.map((t) => [t, new FolioClient(t.url, 'bench-cities', Math.max(...clients))]));
+  for (let round = 1; round <= Number(values.rounds); round++) {
+    console.log(`# round ${round}`);
+    for (const task of values.tasks.split(','))
+      for (const c of clients) for (const t of targets) await measure(t, clientsOf.get(t)!, task, c, Number(values.seconds));
+  }
+  await Promise.all([...clientsOf.values()].map((c) => c.close()));
+}
+
+await main();
