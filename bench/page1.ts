@@ -15,12 +15,13 @@
  * cluster that does not hold it yet.
  */
 import { readFileSync } from 'node:fs';
+import { cpuMs, waitForQuiet } from './process-cpu.ts';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildCorpus } from './corpus.ts';
 import { closedLoop } from './load-driver.ts';
 import { FolioClient } from './measure.ts';
-import { loadSample } from '../scripts/samples/load.ts';
+import { indexExists, loadSample } from '../scripts/samples/load.ts';
 
 /** The page-1 bodies measured, by task name. */
 export const PAGE1_TASKS: Record<string, Record<string, unknown>> = {
@@ -39,22 +40,6 @@ interface Target {
   coordinator: number;
 }
 
-/** utime + stime of `pid` in clock ticks (0 when the process is gone). */
-function cpuTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** The summed CPU ticks of `pids` (10 ms each on Linux's USER_HZ of 100). */
-function totalTicks(pids: number[]): number {
-  return pids.reduce((sum, pid) => sum + cpuTicks(pid), 0);
-}
-
 /** Parses `label=port@home` into a target (pids from services.json). */
 function target(spec: string): Target {
   const m = /^([^=]+)=(\d+)@(.+)$/.exec(spec);
@@ -70,14 +55,13 @@ async function measure(t: Target, client: FolioClient, task: string, clients: nu
   const op = async (): Promise<void> => void (await client.searchRaw(body));
   // Warm-up outside the CPU window.
   await closedLoop(op, { clients, durationMs: 300, warmupMs: 300 });
-  const ticks0 = totalTicks(t.pids);
-  const coord0 = cpuTicks(t.coordinator);
+  const cpu0 = cpuMs(t.pids);
+  const coord0 = cpuMs([t.coordinator]);
   const mono0 = process.hrtime.bigint() / 1000n;
   const r = await closedLoop(op, { clients, durationMs: seconds * 1000, warmupMs: 0 });
   const mono1 = process.hrtime.bigint() / 1000n;
-  const cpuMs = (totalTicks(t.pids) - ticks0) * 10;
-  const perSearch = r.requests > 0 ? cpuMs / r.requests : NaN;
-  const coordPerSearch = r.requests > 0 ? ((cpuTicks(t.coordinator) - coord0) * 10) / r.requests : NaN;
+  const perSearch = r.requests > 0 ? (cpuMs(t.pids) - cpu0) / r.requests : NaN;
+  const coordPerSearch = r.requests > 0 ? (cpuMs([t.coordinator]) - coord0) / r.requests : NaN;
   console.log(
     `${t.label}\t${task}\t${clients}c\tcpu/search ${perSearch.toFixed(3)} ms (coordinator ${coordPerSearch.toFixed(3)})\tp50 ${r.p50Ms.toFixed(2)} ms\tp99 ${r.p99Ms.toFixed(2)} ms\t${r.rps.toFixed(0)}/s\terrors ${r.errors}${r.firstError ? ' ' + r.firstError : ''}\tmonotonic µs ${mono0}-${mono1}`,
   );
@@ -98,15 +82,22 @@ async function main(): Promise<void> {
   if (targets.length === 0) throw new Error('name at least one --cluster label=port@home');
   const corpus = buildCorpus(Number(values.docs));
   for (const t of targets) {
+    // loadSample indexes every document again into an existing index: only a missing one is loaded.
+    if (await indexExists(t.url, 'bench-cities')) continue;
     const loaded = await loadSample(t.url, corpus.sample(4, 1_000_000), { shards: 4, replicas: 1 });
-    if (loaded.created) console.log(`${t.label}: loaded ${loaded.docs} docs`);
+    console.log(`${t.label}: loaded ${loaded.docs} docs`);
   }
   for (const t of targets) {
-    const before = t.pids.map(cpuTicks);
+    // Background merges after a load would be billed to the searches (bench/process-cpu.ts).
+    const { waitedMs, quiet } = await waitForQuiet(t.pids);
+    console.log(`${t.label}: ${quiet ? 'quiet' : 'still busy'} after ${(waitedMs / 1000).toFixed(0)} s`);
+    const before = t.pids.map((pid) => cpuMs([pid]));
     const mono0 = process.hrtime.bigint() / 1000n;
     await new Promise((r) => setTimeout(r, 3000));
-    const idle = t.pids.map((pid, i) => (cpuTicks(pid) - before[i]) * 10);
-    console.log(`${t.label}\tidle CPU ms/s by pid: ${idle.map((ms, i) => `${t.pids[i]} ${(ms / 3).toFixed(0)}`).join(', ')}\tmonotonic µs ${mono0}-${process.hrtime.bigint() / 1000n}`);
+    const idle = t.pids.map((pid, i) => cpuMs([pid]) - before[i]);
+    console.log(
+      `${t.label}\tidle CPU ms/s by pid: ${idle.map((ms, i) => `${t.pids[i]} ${(ms / 3).toFixed(0)}`).join(', ')}\tmonotonic µs ${mono0}-${process.hrtime.bigint() / 1000n}`,
+    );
   }
   const clients = values.clients.split(',').map(Number);
   const clientsOf = new Map(targets.map((t) => [t, new FolioClient(t.url, 'bench-cities', Math.max(...clients))]));
