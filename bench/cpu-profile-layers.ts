@@ -87,8 +87,17 @@ function attribute(p: CpuProfile, from: number, to: number): { layers: Map<strin
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
-  options: { window: { type: 'string', default: '15' }, from: { type: 'string' }, to: { type: 'string' }, top: { type: 'string', default: '25' } },
+  options: {
+    window: { type: 'string', default: '15' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    top: { type: 'string', default: '25' },
+    // Searches completed in the window: the summary table then gives µs per search.
+    searches: { type: 'string' },
+  },
 });
+const summed = new Map<string, number>();
+let summedMs = 0;
 for (const file of positionals) {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
   const from = values.from !== undefined ? Number(values.from) : profile.endTime - Number(values.window) * 1e6;
@@ -99,4 +108,12 @@ for (const file of positionals) {
   console.log('top self:');
   for (const [name, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, Number(values.top)))
     console.log(`  ${((100 * ms) / totalMs).toFixed(1).padStart(5)} %  ${name}`);
+  for (const [layer, ms] of layers) summed.set(layer, (summed.get(layer) ?? 0) + ms);
+  summedMs += totalMs;
+}
+if (positionals.length > 1) {
+  const per = values.searches !== undefined ? 1000 / Number(values.searches) : undefined;
+  console.log(`\n## all files: ${summedMs.toFixed(0)} ms busy${per ? `, ${(summedMs * per).toFixed(0)} µs per search` : ''}`);
+  for (const [layer, ms] of [...summed].sort((a, b) => b[1] - a[1]))
+    console.log(`| ${layer} | ${per ? (ms * per).toFixed(0) + ' µs' : ms.toFixed(0) + ' ms'} | ${((100 * ms) / summedMs).toFixed(1)} % |`);
 }

@@ -76,6 +76,8 @@ async function main(): Promise<void> {
       seconds: { type: 'string', default: '4' },
       clients: { type: 'string', default: '1,16' },
       tasks: { type: 'string', default: 'sorted,default' },
+      // CPU ms per second under which a cluster counts as quiet (raise it for profiled processes).
+      quiet: { type: 'string', default: '60' },
     },
   });
   const targets = (values.cluster ?? []).map(target);
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
   }
   for (const t of targets) {
     // Background merges after a load would be billed to the searches (bench/process-cpu.ts).
-    const { waitedMs, quiet } = await waitForQuiet(t.pids);
+    const { waitedMs, quiet } = await waitForQuiet(t.pids, { maxMsPerS: Number(values.quiet) });
     console.log(`${t.label}: ${quiet ? 'quiet' : 'still busy'} after ${(waitedMs / 1000).toFixed(0)} s`);
     const before = t.pids.map((pid) => cpuMs([pid]));
     const mono0 = process.hrtime.bigint() / 1000n;
