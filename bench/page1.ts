@@ -49,6 +49,15 @@ function target(spec: string): Target {
   return { label: m[1], url: `http://127.0.0.1:${m[2]}`, pids, coordinator: services.find((s) => s.name === 'coordinator')?.pid ?? 0 };
 }
 
+/** Figures of every run, by `label task clients`: CPU per search, the coordinator's share, p50, searches/s. */
+const runs = new Map<string, { cpu: number; coordinator: number; p50: number; rps: number }[]>();
+
+/** The median of `xs`. */
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
 /** Runs one task at `clients` on one target and prints its figures. */
 async function measure(t: Target, client: FolioClient, task: string, clients: number, seconds: number): Promise<void> {
   const body = JSON.stringify(PAGE1_TASKS[task]);
@@ -62,6 +71,8 @@ async function measure(t: Target, client: FolioClient, task: string, clients: nu
   const mono1 = process.hrtime.bigint() / 1000n;
   const perSearch = r.requests > 0 ? (cpuMs(t.pids) - cpu0) / r.requests : NaN;
   const coordPerSearch = r.requests > 0 ? (cpuMs([t.coordinator]) - coord0) / r.requests : NaN;
+  const key = `${t.label}\t${task}\t${clients}c`;
+  runs.set(key, [...(runs.get(key) ?? []), { cpu: perSearch, coordinator: coordPerSearch, p50: r.p50Ms, rps: r.rps }]);
   console.log(
     `${t.label}\t${task}\t${clients}c\tcpu/search ${perSearch.toFixed(3)} ms (coordinator ${coordPerSearch.toFixed(3)})\tp50 ${r.p50Ms.toFixed(2)} ms\tp99 ${r.p99Ms.toFixed(2)} ms\t${r.rps.toFixed(0)}/s\terrors ${r.errors}${r.firstError ? ' ' + r.firstError : ''}\tmonotonic µs ${mono0}-${mono1}`,
   );
@@ -108,6 +119,11 @@ async function main(): Promise<void> {
     for (const task of values.tasks.split(','))
       for (const c of clients) for (const t of targets) await measure(t, clientsOf.get(t)!, task, c, Number(values.seconds));
   }
+  console.log('# medians over the rounds: CPU per search (coordinator), p50, searches/s');
+  for (const [key, rs] of [...runs].sort((a, b) => a[0].split('\t').slice(1).join().localeCompare(b[0].split('\t').slice(1).join())))
+    console.log(
+      `${key}\t${median(rs.map((x) => x.cpu)).toFixed(3)} ms (${median(rs.map((x) => x.coordinator)).toFixed(3)})\tp50 ${median(rs.map((x) => x.p50)).toFixed(2)} ms\t${median(rs.map((x) => x.rps)).toFixed(0)}/s`,
+    );
   await Promise.all([...clientsOf.values()].map((c) => c.close()));
 }
 
