@@ -29,6 +29,8 @@ export const PAGE1_TASKS: Record<string, Record<string, unknown>> = {
   default: { query: { match_all: {} }, size: 10 },
   filtered: { query: { term: { country: 'US' } }, sort: [{ population: 'desc' }], size: 10 },
   count: { query: { term: { country: 'US' } }, track_total_hits: true, size: 10 },
+  // The PostgreSQL comparison's exact count (bench/pg-tasks.ts).
+  count0: { query: { term: { country: 'US' } }, track_total_hits: true, size: 0 },
 };
 
 /** One cluster under test: its label, coordinator URL and the pids of its services. */
