@@ -30,3 +30,30 @@ export function cpuMs(pids: number[]): number {
   }
   return (ticks * 1000) / CLOCK_TICKS_PER_S;
 }
+
+/**
+ * Resolves once `pids` together used at most `maxMsPerS` of CPU per second over two consecutive
+ * windows of `windowMs`, or after `deadlineMs`; returns the time waited in ms and whether they went
+ * quiet. After a bulk load the shard nodes keep merging segments in the background for minutes
+ * (1 M docs: 0.2–0.36 s of CPU per second on a node, about 2.5 min on the 2-core dev machine), and
+ * a search measured meanwhile pays for that CPU and reads generations that each finished merge
+ * replaces: that made the exact-count task of issue 17 swing between identical runs. Rally's tracks
+ * force-merge and wait for merges for the same reason.
+ */
+export async function waitForQuiet(
+  pids: number[],
+  opts: { maxMsPerS?: number; windowMs?: number; deadlineMs?: number } = {},
+): Promise<{ waitedMs: number; quiet: boolean }> {
+  const maxMsPerS = opts.maxMsPerS ?? 60;
+  const windowMs = opts.windowMs ?? 2000;
+  const started = performance.now();
+  const deadline = started + (opts.deadlineMs ?? 600_000);
+  let calm = 0;
+  while (performance.now() < deadline) {
+    const before = cpuMs(pids);
+    await new Promise((r) => setTimeout(r, windowMs));
+    calm = ((cpuMs(pids) - before) * 1000) / windowMs <= maxMsPerS ? calm + 1 : 0;
+    if (calm === 2) return { waitedMs: performance.now() - started, quiet: true };
+  }
+  return { waitedMs: performance.now() - started, quiet: false };
+}

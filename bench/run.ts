@@ -18,6 +18,7 @@ import { promisify } from 'node:util';
 import { loadSample } from '../scripts/samples/load.ts';
 import { REPO_ROOT } from '../scripts/local-services.ts';
 import { measureFanOutCeiling } from './ceilings.ts';
+import { waitForQuiet } from './process-cpu.ts';
 import type { EngineMemory } from './engine-memory.ts';
 import { startBenchCluster, type BenchCluster } from './cluster.ts';
 import { buildCorpus } from './corpus.ts';
@@ -116,6 +117,12 @@ async function loadFolio(cluster: BenchCluster, corpus: Corpus, report: BenchRep
   const flushed = await fetch(`${cluster.coordinatorUrl}/${INDEX}/_flush`, { method: 'POST' });
   if (flushed.status !== 200) throw new Error(`POST /${INDEX}/_flush: HTTP ${flushed.status} ${await flushed.text()}`);
   log(`flush after the load: ${elapsed(t0)} s`);
+  // The flush does not wait for background merges, which go on for minutes after a 1 M-doc load and
+  // made the measured tasks swing between runs (issue 17's exact count: 374-960 searches/s):
+  // measure once the shard nodes are quiet (bench/process-cpu.ts).
+  t0 = performance.now();
+  const { quiet } = await waitForQuiet(cluster.shardPids);
+  log(`shard nodes ${quiet ? 'quiet' : 'still busy (gave up waiting)'} after ${elapsed(t0)} s`);
   const memAfter = await cluster.shardMemory();
   report.memory = {
     rssPerDoc: (memAfter.rss - memBefore.rss) / loaded.docs,

@@ -14,6 +14,7 @@ import { ReplicaSelection } from './replica-selection.ts';
 import { BATCH_CONTENT_TYPE, decodeBatch, type BatchCall, type BatchFrame } from '../../protocol/wire-batch.ts';
 import { JsonText, requestPath, rpc as rpcs, type AnyRpc, type Rpc } from '../../protocol/rpc.ts';
 import { ShardCallBatcher, type QueuedCall } from './shard-batcher.ts';
+import { requestBytes } from './request-bytes.ts';
 import { batchBodyBytes, callBodyBytes } from './call-body.ts';
 import { isNdjsonContentType, parseNdjsonSliced } from '../../shared/sliced-json.ts';
 import { abortedError, batchFailure, exchangeError, responseError, ShardCallError, timeoutError, type ShardCallFailure } from './shard-call-error.ts';
@@ -214,17 +215,28 @@ export class ShardClient {
     if (this.clusterSecret !== undefined) headers[CLUSTER_SECRET_HEADER] = this.clusterSecret;
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (opts.accept !== undefined) headers.accept = opts.accept;
+    const request = {
+      path,
+      method,
+      headers,
+      body: body === undefined ? undefined : body instanceof JsonText ? body.text : callBodyBytes(body),
+      signal,
+      headersTimeout: clampTimerDelayMs(opts.timeoutMs),
+      bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
+    };
+    if (opts.accept === undefined || !opts.accept.includes('ndjson')) {
+      // A reply read whole (request-bytes.ts: no Readable per reply).
+      let reply;
+      try {
+        reply = await requestBytes(this.pools[node], request);
+      } catch (err) {
+        throw exchangeError(url, err, deadline, opts.signal);
+      }
+      return this.interpret<T>(url, reply.statusCode, isHitsContentType(reply.headers['content-type']), reply.bytes, opts.uncounted !== true);
+    }
     let res;
     try {
-      res = await this.pools[node].request({
-        path,
-        method,
-        headers,
-        body: body === undefined ? undefined : body instanceof JsonText ? body.text : callBodyBytes(body),
-        signal,
-        headersTimeout: clampTimerDelayMs(opts.timeoutMs),
-        bodyTimeout: clampTimerDelayMs(opts.timeoutMs),
-      });
+      res = await this.pools[node].request(request);
     } catch (err) {
       throw exchangeError(url, err, deadline, opts.signal);
     }
@@ -312,7 +324,7 @@ export class ShardClient {
     }));
     try {
       if (open.size === 0) return;
-      const res = await this.pools[node].request({
+      const res = await requestBytes(this.pools[node], {
         path: rpcs.batch.path,
         method: rpcs.batch.method,
         headers,
@@ -321,7 +333,7 @@ export class ShardClient {
         headersTimeout: clampTimerDelayMs(timeoutMs),
         bodyTimeout: clampTimerDelayMs(timeoutMs),
       });
-      const bytes = new Uint8Array(await res.body.arrayBuffer());
+      const bytes = res.bytes;
       answered = true;
       if (res.statusCode !== 200 || !String(res.headers['content-type'] ?? '').startsWith(BATCH_CONTENT_TYPE)) {
         // The whole batch was refused (e.g. a node without the batch endpoint): every call fails as that reply.
