@@ -73,6 +73,16 @@ export function termKey(field: string, term: string): string {
 
 const searchers = new WeakMap<Generation, Searcher>();
 
+/**
+ * Whether the query phase computes scores: for a sort on `_score` when hits are collected, or
+ * `track_scores`. A `size: 0` search (a count, or aggregations) scores nothing, as ES counts
+ * with a `TotalHitCountCollector` and answers `max_score: null`; scoring a count's 117,000 matches
+ * with BM25 tripled its cost (docs/performance.md).
+ */
+function queryScores(input: QueryInput): boolean {
+  return input.trackScores === true || (input.k > 0 && sortNeedsScores(input.sort));
+}
+
 /** The searcher of `reader`, made on first use and kept as long as the generation lives. */
 export function searcherOf(reader: Generation): Searcher {
   let s = searchers.get(reader);
@@ -190,7 +200,7 @@ export class Searcher {
   async prepareQuery(input: QueryInput, sliceMs = DEFAULT_SLICE_MS): Promise<void> {
     const plan = this.plan(input.query, input.stats);
     const lists = this.plans.get(input.query)!.lists;
-    const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
+    const scoring = queryScores(input);
     if (lists.length > 0) {
       await runSliced(function* (clock) {
         for (const list of lists) yield* list.prepareSteps(clock);
@@ -248,8 +258,7 @@ export class Searcher {
       }
       return { total: { value: pq.total, relation: 'eq' }, max_score: pq.total > 0 ? pq.score : null, hits };
     }
-    const scoring = sortNeedsScores(input.sort) || input.trackScores === true;
-    const parts = this.segmentMatches(input.query, input.stats, scoring);
+    const parts = this.segmentMatches(input.query, input.stats, queryScores(input));
     const r = collect(parts, { sort: input.sort, k: input.k, searchAfter: input.searchAfter }, fields);
     return { total: { value: r.total, relation: 'eq' }, max_score: r.maxScore, hits: r.hits };
   }
