@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Mapping } from '../../../protocol/mapping.ts';
 import { citiesIndex } from '../../../scripts/samples/cities.ts';
 import { expectSameSegment, loadCitiesWithEdgeCases } from '../../../test/support/segment-equality.ts';
 import { newShard } from '../../../test/support/engine-shard.ts';
@@ -10,7 +11,7 @@ import { decodeTermDictionary, encodeTermDictionary, TERMS_PER_BLOCK } from './t
 
 /** A shard loaded with 3,000 cities and the edge cases, and its segments. */
 function segments() {
-  const { shard } = newShard(citiesIndex.mappings);
+  const { shard } = newShard(citiesIndex.mappings as Mapping);
   loadCitiesWithEdgeCases(shard, 3000);
   return shard.acquire().views.map((v) => v.segment);
 }
