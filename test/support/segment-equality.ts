@@ -67,9 +67,10 @@ export function cityDocs(n: number, from = 0): { _id: string; json: string }[] {
 /**
  * Indexes `n` cities (in bulks of 500, refreshing after each) plus edge cases (unicode and
  * astral `_id`s and text, multi-valued numbers and keywords, a custom routing, an empty text, a
- * lone surrogate), deletes and overwrites some, and refreshes.
+ * lone surrogate, in an `_id` too unless `loneSurrogateId` is false), deletes and overwrites
+ * some, and refreshes.
  */
-export function loadCitiesWithEdgeCases(shard: Shard, n: number): void {
+export function loadCitiesWithEdgeCases(shard: Shard, n: number, loneSurrogateId = true): void {
   const docs = cityDocs(n);
   for (let i = 0; i < docs.length; i += 500)
     check(shard.apply(docs.slice(i, i + 500).map((d) => ({ op: 'index' as const, _id: d._id, source: d.json, create: false }))));
@@ -84,7 +85,7 @@ export function loadCitiesWithEdgeCases(shard: Shard, n: number): void {
       },
       { op: 'index', _id: 'routed', source: JSON.stringify({ name: 'routed city', population: -7 }), create: false, routing: 'r1' },
       { op: 'index', _id: 'empty', source: JSON.stringify({ name: '', altName: [], population: 2 ** 40 }), create: false },
-      { op: 'index', _id: 'lone\ud800', source: JSON.stringify({ name: 'lone \ud800 surrogate', country: 'ÿ' }), create: false },
+      { op: 'index', _id: loneSurrogateId ? 'lone\ud800' : 'lone', source: JSON.stringify({ name: 'lone \ud800 surrogate', country: 'ÿ' }), create: false },
       ...docs.slice(0, 50).map((d) => ({ op: 'delete' as const, _id: d._id })),
       ...docs.slice(50, 60).map((d) => ({ op: 'index' as const, _id: d._id, source: JSON.stringify({ name: 'overwritten', population: 1 }), create: false })),
     ]),
