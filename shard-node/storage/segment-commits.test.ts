@@ -61,7 +61,7 @@ function observe(s: Shard) {
     counts: [searcher.count(), searcher.count(q.match('name', 'san')), searcher.count(q.term('country', 'FR')), searcher.count(q.match('name', 'Zürich 😀'))],
     byPopulation: top([byField('population', 'desc'), byField('name.keyword')]),
     byName: top([byField('name.keyword', 'asc')]),
-    scored: searcher.query({ query: q.match('name', 'san jose'), sort: [], k: 10, trackTotalHits: 1e9 }).hits.map((h) => [h._id, h.score]),
+    scored: searcher.query({ query: q.match('name', 'san jose'), sort: [], k: 10, trackTotalHits: 1e9 }).hits.map((h) => [h._id, h._score]),
   };
   s.release(g.id);
   return state;
