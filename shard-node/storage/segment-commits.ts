@@ -9,7 +9,7 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/IndexFileDeleter.java
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/store/FSDirectory.java
  */
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Segment } from '../engine/segment.ts';
@@ -58,8 +58,6 @@ export class SegmentCommits {
    * translog op above it into the SQLite snapshot, so a restart from the commit finds them all.
    */
   committedSeqNo: number | null = null;
-  /** Bytes of the files the newest commit point names (segments and itself), for stats and benches. */
-  committedBytes = 0;
 
   constructor(dir: string) {
     this.dir = dir;
@@ -77,11 +75,6 @@ export class SegmentCommits {
     } catch {
       return null;
     }
-  }
-
-  /** True when a commit point exists on disk (valid or not). */
-  get hasCommit(): boolean {
-    return this.generation > 0;
   }
 
   /**
@@ -111,7 +104,6 @@ export class SegmentCommits {
    * turn between segments). @returns the commit's seq_no (now {@link committedSeqNo})
    */
   async write(commit: ShardCommit): Promise<number> {
-    let bytes = 0;
     const named: { file: string; maxDoc: number; deleted: Int32Array }[] = [];
     for (const { segment, deleted } of commit.segments) {
       let file = this.files.get(segment);
@@ -120,9 +112,8 @@ export class SegmentCommits {
         const encoded = encodeSegment(segment);
         await writeDurably(join(this.dir, file), encoded);
         this.files.set(segment, file);
-        bytes += encoded.length;
         await yieldToEventLoop();
-      } else bytes += this.sizeOf(file);
+      }
       named.push({ file, maxDoc: segment.maxDoc, deleted });
     }
     fsyncDir(this.dir);
@@ -134,13 +125,8 @@ export class SegmentCommits {
     fsyncDir(this.dir);
     this.generation = generation;
     this.committedSeqNo = commit.seqNo;
-    this.committedBytes = bytes + point.length;
     this.deleteUnreferenced(new Set([...named.map((n) => n.file), `segments_${generation}`]));
     return commit.seqNo;
-  }
-
-  private sizeOf(file: string): number {
-    return existsSync(join(this.dir, file)) ? statSync(join(this.dir, file)).size : 0;
   }
 
   /** Deletes the segment files, commit points and temporary files not in `keep` (Lucene's `IndexFileDeleter`). */

@@ -223,7 +223,14 @@ export class ShardStore implements Translog {
     if (this.writer.failure) throw this.writer.failure;
     if (checkpoints !== undefined) this.writeCheckpoints(checkpoints);
     // The commit (segment files, then the commit point) is durable before the fold, and the fold stops at its seq_no.
-    if (this.commitSource) await this.segments.write(this.commitSource());
+    if (this.commitSource) {
+      try {
+        await this.segments.write(this.commitSource());
+      } catch (err) {
+        if (this.closed) return 0; // the copy was closed (or dropped with its files) meanwhile
+        throw err;
+      }
+    }
     const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
     // Folded: the ops at or below the local checkpoint and below every retention hold. Ops above
     // the checkpoint stay in the translog (ES keeps the translog above the safe commit's local
