@@ -96,6 +96,13 @@ export class ByteWriter {
     this.flushed += b.length;
   }
 
+  /** The code units of `s` from `from` on, one byte each (latin1) or two (UTF-16LE), without a length. */
+  chars(s: string, from: number, utf16: boolean): void {
+    const n = (s.length - from) * (utf16 ? 2 : 1);
+    this.room(n);
+    this.used += this.scratch.write(from === 0 ? s : s.slice(from), this.used, n, utf16 ? 'utf16le' : 'latin1');
+  }
+
   /** Zero bytes up to the next multiple of 8. */
   align8(): void {
     while (this.length % 8 !== 0) this.u8(0);

@@ -22,14 +22,14 @@ const HAS_FREQS = 1;
 const HAS_POSITIONS = 2;
 const HAS_NORMS = 4;
 
-/** The field's postings laid out in one pass over its terms in `terms` order. */
+/** The field's postings laid out flat, its terms in `terms` order (one postings lookup per term). */
 function flatten(inv: InvertedField, terms: readonly string[]) {
+  const lists = terms.map((t) => inv.terms.get(t)!);
   let pairs = 0;
   let occurrences = 0;
   let freqs = false;
   let positional = terms.length === 0 ? inv.norms !== null : false;
-  for (const t of terms) {
-    const pl = inv.terms.get(t)!;
+  for (const pl of lists) {
     pairs += pl.docs.length;
     if (pl.freqs) freqs = true;
     if (pl.posStarts) {
@@ -46,18 +46,19 @@ function flatten(inv: InvertedField, terms: readonly string[]) {
   let p = 0;
   let o = 0;
   for (let t = 0; t < T; t++) {
-    const pl = inv.terms.get(terms[t])!;
+    const pl = lists[t];
+    const n = pl.docs.length;
     pairStart[t] = p;
     docs.set(pl.docs, p);
     if (freqArr && pl.freqs) freqArr.set(pl.freqs, p);
     if (posStarts && positions && pl.posStarts && pl.positions) {
       const base = pl.posStarts[0];
-      for (let i = 0; i <= pl.docs.length; i++) posStarts[p + t + i] = o + pl.posStarts[i] - base;
-      const n = pl.posStarts[pl.docs.length] - base;
-      positions.set(pl.positions.subarray(base, base + n), o);
-      o += n;
+      for (let i = 0; i <= n; i++) posStarts[p + t + i] = o + pl.posStarts[i] - base;
+      const count = pl.posStarts[n] - base;
+      positions.set(pl.positions.subarray(base, base + count), o);
+      o += count;
     }
-    p += pl.docs.length;
+    p += n;
   }
   pairStart[T] = p;
   return { pairStart, docs, freqs: freqArr, posStarts, positions };

@@ -18,7 +18,7 @@ export const TERMS_PER_BLOCK = 32;
 export function encodeTermDictionary(w: ByteWriter, terms: readonly string[]): void {
   let charset = CHARSET_LATIN1;
   for (const t of terms) if ((charset = Math.max(charset, charsetOf(t))) !== CHARSET_LATIN1) break;
-  const encoding = charset === CHARSET_LATIN1 ? 'latin1' : 'utf16le';
+  const utf16 = charset !== CHARSET_LATIN1;
   const blocks = new ByteWriter();
   const starts = new Uint32Array(Math.ceil(terms.length / TERMS_PER_BLOCK));
   let prev = '';
@@ -32,7 +32,7 @@ export function encodeTermDictionary(w: ByteWriter, terms: readonly string[]): v
     }
     blocks.varint(shared);
     blocks.varint(t.length - shared);
-    blocks.bytes(Buffer.from(shared === 0 ? t : t.slice(shared), encoding));
+    blocks.chars(t, shared, utf16);
     prev = t;
   }
   w.u64(terms.length);
