@@ -128,6 +128,9 @@ describe('restarts from segment files', () => {
     const second = filesIn(dir);
     expect(second.filter((f) => f.startsWith('segments_'))).toEqual(['segments_2']);
     for (const [f, mtime] of stamps) if (second.includes(f)) expect(statSync(join(shardDir(dir), f)).mtimeMs).toBe(mtime);
+    // A flush with nothing new to commit writes no commit point.
+    await r.flush('cities');
+    expect(filesIn(dir)).toEqual(second);
     // The two segments refreshed after the first flush are new files beside the first two.
     expect(second.filter((f) => f.endsWith('.fseg')).length).toBe(first.filter((f) => f.endsWith('.fseg')).length + 2);
   });

@@ -59,6 +59,9 @@ export class SegmentCommits {
    */
   committedSeqNo: number | null = null;
 
+  /** The segment files the newest commit point written or loaded here names, in order. */
+  private committedFiles: string[] = [];
+
   constructor(dir: string) {
     this.dir = dir;
     const names = existsSync(dir) ? readdirSync(dir) : [];
@@ -95,15 +98,24 @@ export class SegmentCommits {
       return { segment, deleted: s.deleted };
     });
     this.committedSeqNo = point.seqNo;
+    this.committedFiles = point.segments.map((s) => s.file);
     return { segments, tombstones: point.tombstones, seqNo: point.seqNo, maxSeqNo: point.maxSeqNo, mapping: point.mapping };
   }
 
   /**
    * Makes `commit` durable: new segment files, then the commit point `segments_<N+1>`, then the
    * files it does not name are deleted. Each segment is encoded in one task (the event loop gets a
-   * turn between segments). @returns the commit's seq_no (now {@link committedSeqNo})
+   * turn between segments). Skipped when the newest commit point has the same seq_no and names the
+   * same files: every change since is then an op above that seq_no, which the translog keeps (a
+   * flush that folds nothing writes nothing). @returns the commit's seq_no (now {@link committedSeqNo})
    */
   async write(commit: ShardCommit): Promise<number> {
+    if (
+      commit.seqNo === this.committedSeqNo &&
+      commit.segments.every(({ segment }, i) => this.files.get(segment) === this.committedFiles[i]) &&
+      commit.segments.length === this.committedFiles.length
+    )
+      return commit.seqNo;
     const named: { file: string; maxDoc: number; deleted: Int32Array }[] = [];
     for (const { segment, deleted } of commit.segments) {
       let file = this.files.get(segment);
@@ -125,6 +137,7 @@ export class SegmentCommits {
     fsyncDir(this.dir);
     this.generation = generation;
     this.committedSeqNo = commit.seqNo;
+    this.committedFiles = named.map((n) => n.file);
     this.deleteUnreferenced(new Set([...named.map((n) => n.file), `segments_${generation}`]));
     return commit.seqNo;
   }
