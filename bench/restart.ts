@@ -8,8 +8,8 @@
  * from the start of `IndexRegistry.recover()` to a searchable shard (recovered and refreshed, a
  * count answered) and the process's time from its start: from the segment files, and from the
  * SQLite snapshot (the commit point hidden, so the path that ran before them replays every
- * document). Also prints disk bytes per document (segment files; the SQLite store) and the
- * flush's duration. Runs alternate, `FOLIO_BENCH_RESTART_RUNS` each (default 3); medians.
+ * document). Also prints disk bytes per document (segment files; the SQLite store), the flush's
+ * duration and the part of it spent writing segment files (the rest folds the translog into SQLite). Runs alternate, `FOLIO_BENCH_RESTART_RUNS` each (default 3); medians.
  *
  * Run: `node bench/restart.ts` (or `FOLIO_BENCH_RESTART_DOCS=1000000 node bench/restart.ts`).
  */
@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import type { Mapping } from '../protocol/mapping.ts';
 import type { IndexMetadata } from '../protocol/metadata.ts';
 import { IndexRegistry } from '../shard-node/index-registry.ts';
+import { SegmentCommits } from '../shard-node/storage/segment-commits.ts';
 import { searcherOf } from '../shard-node/engine/searcher.ts';
 import { buildCorpus } from './corpus.ts';
 
@@ -71,6 +72,18 @@ function openChild(dir: string): void {
   process.stdout.write(JSON.stringify(out) + '\n');
   process.exit(0);
 }
+
+/** Milliseconds spent writing segment files and commit points (wrapped around `SegmentCommits.write`). */
+let segmentWriteMs = 0;
+const segmentWrite = Object.getOwnPropertyDescriptor(SegmentCommits.prototype, 'write')!.value as SegmentCommits['write'];
+SegmentCommits.prototype.write = async function (this: SegmentCommits, ...args: Parameters<SegmentCommits['write']>) {
+  const started = performance.now();
+  try {
+    return await segmentWrite.apply(this, args);
+  } finally {
+    segmentWriteMs += performance.now() - started;
+  }
+};
 
 async function build(dir: string): Promise<{ flushMs: number; rawSourceBytesPerDoc: number; loadMs: number }> {
   const corpus = buildCorpus(DOCS);
@@ -146,6 +159,7 @@ async function main(): Promise<void> {
       sqliteBytesPerDoc: Math.round(sqliteBytes / DOCS),
       loadMs: Math.round(built.loadMs),
       flushMs: Math.round(built.flushMs),
+      segmentWriteMs: Math.round(segmentWriteMs),
       fromSegmentFiles: summary(fromFiles),
       fromSqliteSnapshot: summary(fromSqlite),
     };

@@ -16,8 +16,8 @@ import type { Segment } from '../engine/segment.ts';
 import type { ShardCommit } from '../engine/shard-commit.ts';
 import { decodeCommitPoint, encodeCommitPoint } from '../engine/segment-file/commit-point.ts';
 import { CorruptSegmentFileError } from '../engine/segment-file/corrupt-segment-file.ts';
-import { decodeSegment, encodeSegment } from '../engine/segment-file/segment-codec.ts';
-import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
+import { decodeSegment, encodeSegmentSteps } from '../engine/segment-file/segment-codec.ts';
+import { runSliced } from '../../shared/sliced-work.ts';
 import { fsyncDir } from './durable-dir.ts';
 
 const SEGMENT_FILE = /^_(\d+)\.fseg$/;
@@ -104,8 +104,8 @@ export class SegmentCommits {
 
   /**
    * Makes `commit` durable: new segment files, then the commit point `segments_<N+1>`, then the
-   * files it does not name are deleted. Each segment is encoded in one task (the event loop gets a
-   * turn between segments). Skipped when the newest commit point has the same seq_no and names the
+   * files it does not name are deleted. Segments are encoded in event-loop slices (paused between
+   * sections and fields, `DEFAULT_SLICE_MS`), so a large one does not hold the event loop. Skipped when the newest commit point has the same seq_no and names the
    * same files: every change since is then an op above that seq_no, which the translog keeps (a
    * flush that folds nothing writes nothing). @returns the commit's seq_no (now {@link committedSeqNo})
    */
@@ -121,10 +121,9 @@ export class SegmentCommits {
       let file = this.files.get(segment);
       if (file === undefined) {
         file = `_${this.nextSegment++}.fseg`;
-        const encoded = encodeSegment(segment);
+        const encoded = await runSliced((clock) => encodeSegmentSteps(segment, clock));
         await writeDurably(join(this.dir, file), encoded);
         this.files.set(segment, file);
-        await yieldToEventLoop();
       }
       named.push({ file, maxDoc: segment.maxDoc, deleted });
     }

@@ -13,6 +13,7 @@ import { compareCodePoints } from '../../../protocol/sort.ts';
 import { PresencePool } from '../columns/columns.ts';
 import { SourceSlab } from '../columns/source-slab.ts';
 import { Segment, type InvertedField, type NumericField, type StringDocValues } from '../segment.ts';
+import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 import { ByteReader } from './byte-reader.ts';
 import { ByteWriter } from './byte-writer.ts';
 import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
@@ -68,10 +69,11 @@ export function checkedReader(buf: Buffer, resource: string, magic: string, vers
   return new ByteReader(buf, resource, head, buf.length - FOOTER_BYTES);
 }
 
-/** Writes one section: its tag, its byte length, its body. */
-function section(w: ByteWriter, tag: SectionTag, body: (s: ByteWriter) => void): void {
+/** Writes one section: its tag, its byte length, its body (steps: `body` may pause between pieces). */
+function* section(w: ByteWriter, tag: SectionTag, body: (s: ByteWriter) => Steps<void> | void): Steps<void> {
   const s = new ByteWriter();
-  body(s);
+  const steps = body(s);
+  if (steps) yield* steps;
   const bytes = s.finish();
   w.bytes(Buffer.from(tag, 'latin1'));
   w.u64(bytes.length);
@@ -100,41 +102,52 @@ function sameTerms(seg: Segment, name: string, sv: StringDocValues): boolean {
   return sorted.length === sv.terms.length && sorted.every((t, i) => t === sv.terms[i]);
 }
 
-/** The bytes of the segment file for `seg`. */
+/** The bytes of the segment file for `seg`, in one task. */
 export function encodeSegment(seg: Segment): Buffer {
+  return runAtOnce((clock) => encodeSegmentSteps(seg, clock));
+}
+
+/**
+ * {@link encodeSegment} as pausable steps (shared/sliced-work.ts): the clock is asked between
+ * sections and between fields, so a large segment is written without holding the event loop.
+ */
+export function* encodeSegmentSteps(seg: Segment, clock: SliceClock): Steps<Buffer> {
   const w = new ByteWriter();
   writeHeader(w, SEGMENT_MAGIC, SEGMENT_FORMAT_VERSION);
-  section(w, 'IDS ', (s) => {
+  yield* section(w, 'IDS ', (s) => {
     s.u64(seg.maxDoc);
     s.strings(seg.ids);
   });
-  section(w, 'VERS', (s) => s.array(seg.versions));
-  section(w, 'SEQN', (s) => s.array(seg.seqNos));
-  section(w, 'ROUT', (s) => {
+  if (clock.due()) yield;
+  yield* section(w, 'VERS', (s) => s.array(seg.versions));
+  yield* section(w, 'SEQN', (s) => s.array(seg.seqNos));
+  yield* section(w, 'ROUT', (s) => {
     s.u64(seg.routings?.size ?? 0);
     for (const [ord, routing] of seg.routings ?? []) {
       s.u32(ord);
       s.string(routing);
     }
   });
-  section(w, 'SRC ', (s) => {
+  yield* section(w, 'SRC ', (s) => {
     s.array(seg.sources.blockOffsets);
     s.array(seg.sources.offsets);
     s.array(seg.sources.blocks);
   });
-  section(w, 'INVF', (s) => named(s, seg.inverted, (f) => encodeInvertedField(s, f)));
-  section(w, 'NUMF', (s) => named(s, seg.numeric, (f) => encodeNumericField(s, f)));
-  section(w, 'STRF', (s) => named(s, seg.strings, (f, name) => encodeStringDocValues(s, f, sameTerms(seg, name, f))));
-  section(w, 'EXST', (s) => named(s, seg.exists, (f) => s.array(f)));
+  if (clock.due()) yield;
+  yield* section(w, 'INVF', (s) => named(s, seg.inverted, clock, (f) => encodeInvertedField(s, f)));
+  yield* section(w, 'NUMF', (s) => named(s, seg.numeric, clock, (f) => encodeNumericField(s, f)));
+  yield* section(w, 'STRF', (s) => named(s, seg.strings, clock, (f, name) => encodeStringDocValues(s, f, sameTerms(seg, name, f))));
+  yield* section(w, 'EXST', (s) => named(s, seg.exists, clock, (f) => s.array(f)));
   return finishWithFooter(w);
 }
 
-/** Writes a map's size, then per entry its name and `write(value)`. */
-function named<V>(w: ByteWriter, map: ReadonlyMap<string, V>, write: (v: V, name: string) => void): void {
+/** Writes a map's size, then per entry its name and `write(value)`, asking the clock after each. */
+function* named<V>(w: ByteWriter, map: ReadonlyMap<string, V>, clock: SliceClock, write: (v: V, name: string) => void): Steps<void> {
   w.u64(map.size);
   for (const [name, v] of map) {
     w.string(name);
     write(v, name);
+    if (clock.due()) yield;
   }
 }
 
