@@ -1,13 +1,15 @@
 /**
  * A segment's doc values in a segment file (docs/segment-files.md, "Doc values"): numeric columns
  * (`Int32Array` or `Float64Array` as the segment narrowed them, Lucene `SORTED_NUMERIC`), keyword
- * rank columns (1, 2 or 4 bytes a doc, Lucene `SORTED_SET` ordinals) and `exists` flags, each as
+ * rank columns (1, 2 or 4 bytes a doc, Lucene `SORTED_SET` ordinals into the field's term
+ * dictionary) and `exists` flags, each as
  * its raw little-endian bytes; a `max` column equal to `min` is written once and read back as one
  * shared array, as the segment held it.
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90DocValuesFormat.html
  */
 import type { NumericColumn, RankColumn } from '../columns/columns.ts';
-import type { NumericField, StringDocValues } from '../segment.ts';
+import type { TermDictionary } from '../columns/term-dictionary.ts';
+import { keywordDocValues, type NumericField, type StringDocValues } from '../segment.ts';
 import type { ByteReader } from './byte-reader.ts';
 import type { ByteWriter } from './byte-writer.ts';
 
@@ -80,23 +82,19 @@ function readRankColumn(r: ByteReader, maxDoc: number): RankColumn {
 }
 
 /**
- * Writes a keyword field's doc values: its sorted terms unless they are the inverted field's
- * (`sameTerms`, the usual case: one list serves both), then the min and max rank columns.
+ * Writes a keyword field's doc values: its min and max rank columns. Their ranks are ordinals of
+ * the field's term dictionary (segment.ts `keywordDocValues`), which the inverted field stores.
  */
-export function encodeStringDocValues(w: ByteWriter, sv: StringDocValues, sameTerms: boolean): void {
-  w.u8(sameTerms ? 1 : 0);
-  if (!sameTerms) w.strings(sv.terms);
+export function encodeStringDocValues(w: ByteWriter, sv: StringDocValues): void {
   writeRankColumn(w, sv.min);
   w.u8(sv.max === sv.min ? 1 : 0);
   if (sv.max !== sv.min) writeRankColumn(w, sv.max);
 }
 
-/** Reads keyword doc values written by {@link encodeStringDocValues}; `invertedTerms` is the field's sorted term list. */
-export function decodeStringDocValues(r: ByteReader, maxDoc: number, invertedTerms: readonly string[] | undefined): StringDocValues {
-  const same = r.u8() === 1;
-  const terms = same ? invertedTerms : r.strings();
-  if (!terms) return r.corrupt('keyword doc values name an inverted field the segment does not have');
+/** Reads keyword doc values written by {@link encodeStringDocValues} over the field's term dictionary. */
+export function decodeStringDocValues(r: ByteReader, maxDoc: number, dictionary: TermDictionary | undefined): StringDocValues {
+  if (!dictionary) return r.corrupt('keyword doc values name an inverted field the segment does not have');
   const min = readRankColumn(r, maxDoc);
   const max = r.u8() === 1 ? min : readRankColumn(r, maxDoc);
-  return { terms, min, max };
+  return keywordDocValues(dictionary, min, max);
 }

@@ -5,9 +5,6 @@ import { expectSameSegment, loadCitiesWithEdgeCases } from '../../../test/suppor
 import { newShard } from '../../../test/support/engine-shard.ts';
 import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
 import { decodeSegment, encodeSegment } from './segment-codec.ts';
-import { ByteWriter } from './byte-writer.ts';
-import { ByteReader } from './byte-reader.ts';
-import { decodeTermDictionary, encodeTermDictionary, TERMS_PER_BLOCK } from './term-dictionary.ts';
 
 /** A shard loaded with 3,000 cities and the edge cases, and its segments. */
 function segments() {
@@ -44,15 +41,5 @@ describe('segment files', () => {
     }
     expect(() => decodeSegment(bytes.subarray(0, bytes.length - 1), 'short')).toThrow(/checksum failed/);
     expect(() => decodeSegment(Buffer.alloc(3), 'tiny')).toThrow(/too short/);
-  });
-
-  it('prefix-compress sorted terms in indexed blocks', () => {
-    const terms = Array.from({ length: TERMS_PER_BLOCK * 3 + 5 }, (_, i) => `prefix-${String(i).padStart(4, '0')}`);
-    terms.push('zz😀', 'zz😀b');
-    const w = new ByteWriter();
-    encodeTermDictionary(w, terms);
-    const bytes = w.finish();
-    expect(bytes.length).toBeLessThan(terms.join('').length);
-    expect(decodeTermDictionary(new ByteReader(bytes, 'dict'))).toEqual(terms);
   });
 });

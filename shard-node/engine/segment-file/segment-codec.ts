@@ -9,10 +9,9 @@
  */
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
-import { compareCodePoints } from '../../../protocol/sort.ts';
 import { PresencePool } from '../columns/columns.ts';
 import { SourceSlab } from '../columns/source-slab.ts';
-import { Segment, type InvertedField, type NumericField, type StringDocValues } from '../segment.ts';
+import { Segment, type InvertedField, type NumericField } from '../segment.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 import { ByteReader } from './byte-reader.ts';
 import { ByteWriter } from './byte-writer.ts';
@@ -93,15 +92,6 @@ function readSection<T>(r: ByteReader, tag: SectionTag, body: (s: ByteReader) =>
   return out;
 }
 
-/** The keyword doc values' terms are the inverted field's sorted terms (one list in the file). */
-function sameTerms(seg: Segment, name: string, sv: StringDocValues): boolean {
-  const inv = seg.inverted.get(name);
-  if (!inv) return false;
-  if (inv.sorted === sv.terms) return true;
-  const sorted = inv.sorted ?? [...inv.terms.keys()].sort(compareCodePoints);
-  return sorted.length === sv.terms.length && sorted.every((t, i) => t === sv.terms[i]);
-}
-
 /** The bytes of the segment file for `seg`, in one task. */
 export function encodeSegment(seg: Segment): Buffer {
   return runAtOnce((clock) => encodeSegmentSteps(seg, clock));
@@ -136,7 +126,7 @@ export function* encodeSegmentSteps(seg: Segment, clock: SliceClock): Steps<Buff
   if (clock.due()) yield;
   yield* section(w, 'INVF', (s) => named(s, seg.inverted, clock, (f) => encodeInvertedField(s, f)));
   yield* section(w, 'NUMF', (s) => named(s, seg.numeric, clock, (f) => encodeNumericField(s, f)));
-  yield* section(w, 'STRF', (s) => named(s, seg.strings, clock, (f, name) => encodeStringDocValues(s, f, sameTerms(seg, name, f))));
+  yield* section(w, 'STRF', (s) => named(s, seg.strings, clock, (f) => encodeStringDocValues(s, f)));
   yield* section(w, 'EXST', (s) => named(s, seg.exists, clock, (f) => s.array(f)));
   return finishWithFooter(w);
 }
@@ -188,7 +178,7 @@ export function decodeSegment(buf: Buffer, resource: string): Segment {
   });
   const inverted: Map<string, InvertedField> = readSection(r, 'INVF', (s) => readNamed(s, () => decodeInvertedField(s, maxDoc, share)));
   const numeric: Map<string, NumericField> = readSection(r, 'NUMF', (s) => readNamed(s, () => decodeNumericField(s, maxDoc, share)));
-  const strings = readSection(r, 'STRF', (s) => readNamed(s, (name) => decodeStringDocValues(s, maxDoc, inverted.get(name)?.sorted)));
+  const strings = readSection(r, 'STRF', (s) => readNamed(s, (name) => decodeStringDocValues(s, maxDoc, inverted.get(name)?.terms.dictionary)));
   const exists = readSection(r, 'EXST', (s) => readNamed(s, () => share(s.array(Uint8Array))));
   if (r.pos !== buf.length - FOOTER_BYTES) r.corrupt('bytes between the last section and the footer');
   return new Segment({ ids, versions, seqNos, routings, sources, inverted, numeric, strings, exists });
