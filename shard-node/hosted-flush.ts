@@ -46,6 +46,23 @@ export function storesOf(indices: Iterable<HostedIndex>): ShardStore[] {
   return [...indices].flatMap((h) => [...h.stores.values()]);
 }
 
+/**
+ * Seals every copy's unrefreshed writes into segments before the close flush, so that the commit
+ * it writes holds every write and the restart replays no translog (ES's flush on close commits
+ * the `IndexWriter`, whose buffered documents become segments). Failures are logged: the flush
+ * then leaves those writes in the translog, which the restart replays.
+ */
+export async function sealBeforeClose(indices: Iterable<HostedIndex>, log: Logger | undefined): Promise<void> {
+  const refreshes = [...indices].flatMap((h) =>
+    [...h.shards]
+      .filter(([s]) => h.stores.has(s) && !h.failed.has(s))
+      .map(([s, shard]) =>
+        shard.refreshSliced().catch((err: Error) => log?.error({ err, index: h.metadata.name, shard: s }, 'refresh before the close flush failed')),
+      ),
+  );
+  await Promise.all(refreshes);
+}
+
 /** Flushes every store (ES flushes on close; a failure is logged) and then closes them all. */
 export async function flushAndCloseStores(stores: readonly ShardStore[], log: Logger | undefined): Promise<void> {
   await Promise.all(stores.map((st) => st.flush().catch((err: Error) => log?.error({ err, path: st.path }, 'flush on close failed'))));

@@ -12,6 +12,8 @@ import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 import { primaryTermOf, type IndexMetadata, type NodeIndexEntry } from '../protocol/metadata.ts';
 import { Shard } from './engine/shard.ts';
+import type { ShardCommit } from './engine/shard-commit.ts';
+import { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
 import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { IndexRefresher } from './index-refresher.ts';
 import { PrimaryInSyncState } from './primary-in-sync-state.ts';
@@ -125,6 +127,7 @@ export function openShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): Sha
   // The store records the checkpoints at each flush (ES: a commit's local_checkpoint, the translog's global checkpoint).
   if (store) {
     store.checkpointSource = () => ({ local: shard.localCheckpoint, global: shard.globalCheckpoint });
+    store.commitSource = () => shard.commit(); // each flush writes it as segment files (docs/segment-files.md)
     shard.onCheckpointsMoved = () => store.recordCheckpointsSoon();
   }
   h.shards.set(s, shard);
@@ -133,19 +136,28 @@ export function openShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): Sha
 
 /**
  * Start-up recovery of the copy `s` (ES `StoreRecovery.recoverFromStore`): opens it over its
- * store, replays the store's flush snapshot and translog from the recorded checkpoints, and
- * refreshes, so every acknowledged write is searchable. Needs storage. @returns the ops replayed
+ * store; with a commit point, opens its segment files (no document is re-analysed) and replays
+ * the translog above it, else (a data directory from before segment files, or a file that failed
+ * its checksum: {@link readCommit}) replays the store's flush snapshot and translog; either way
+ * from the recorded checkpoints, then refreshes, so every acknowledged write is searchable. Needs
+ * storage. @returns the ops replayed
  */
 export function recoverShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): number {
   const shard = openShardCopy(env, h, s);
   const store = h.stores.get(s)!;
   const translogOps = store.stats().translogOps;
-  const ops = shard.recoverFromStore(store.recoveredOps(), store.recordedLocalCheckpoint(), store.recordedGlobalCheckpoint());
+  const commit = readCommit(env.log, h, s, store);
+  const local = store.recordedLocalCheckpoint();
+  const global = store.recordedGlobalCheckpoint();
+  const ops = commit
+    ? shard.recoverFromStore(store.translogOpsAbove(commit.seqNo), local, global, commit)
+    : shard.recoverFromStore(store.recoveredOps(), local, global);
   shard.refresh();
   env.log?.info(
     {
       index: h.metadata.name,
       shard: s,
+      from: commit ? 'segment files' : 'store snapshot',
       ops,
       translogOps,
       maxSeqNo: shard.maxSeqNo,
@@ -155,6 +167,23 @@ export function recoverShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): 
     'shard recovered',
   );
   return ops;
+}
+
+/**
+ * The copy's newest commit point and segments (shard-node/storage/segment-commits.ts), or null when
+ * it has none. A file that fails its checksum or checks is never served: the error is logged and
+ * null returned, so the copy is rebuilt from its SQLite flush snapshot and translog, which a
+ * flush keeps whole up to the commit (docs/segment-files.md, "Corruption"); the next flush writes
+ * new files and deletes the bad ones.
+ */
+function readCommit(log: Logger | undefined, h: HostedIndex, s: number, store: ShardStore): ShardCommit | null {
+  try {
+    return store.segments.load();
+  } catch (err) {
+    if (!(err instanceof CorruptSegmentFileError)) throw err;
+    log?.error({ err, index: h.metadata.name, shard: s }, 'segment files failed their checks: rebuilding the copy from its store snapshot');
+    return null;
+  }
 }
 
 /**

@@ -35,7 +35,7 @@ import {
 } from './hosted-index.ts';
 import { advanceGlobalCheckpoint, checkOperationTerm, finalizeInSync, replicationGroupOf, suspectReplicasAfterRestart } from './hosted-replication.ts';
 import { checkIndexOpen, hostedShardOf, nodeIndexEntry, primaryShardOf, servingShardOf } from './hosted-shard-lookup.ts';
-import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, storesOf } from './hosted-flush.ts';
+import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, sealBeforeClose, storesOf } from './hosted-flush.ts';
 import { applyIndexMetadata } from './index-metadata-apply.ts';
 import { NodeOrdinal } from './node-ordinal.ts';
 
@@ -364,12 +364,13 @@ export class IndexRegistry {
   }
 
   /**
-   * Graceful shutdown: stops the timers, flushes every shard (ES flushes on close) and closes the
-   * files. The data stays; memory-only registries just stop their timers.
+   * Graceful shutdown: stops the timers, seals and flushes every shard (ES flushes on close) and
+   * closes the files. The data stays; memory-only registries just stop their timers.
    */
   async close(): Promise<void> {
     this.flushPolicy?.stop();
     for (const h of this.indices.values()) h.refresher.stop();
+    await sealBeforeClose(this.indices.values(), this.log);
     await flushAndCloseStores(this.allStores(), this.log);
     this.indices.clear();
     this.metaStore?.close();

@@ -9,6 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoverySourceHandler.java
  */
 import { FullSnapshot, OpsSnapshot, type PinnedSegment, type RecoverySnapshot } from './recovery-snapshot.ts';
+import { openCommit, type ShardCommit } from './shard-commit.ts';
 import type { ShardState } from './shard-state.ts';
 import type { WritePath } from './shard-writes.ts';
 import type { TranslogOp } from './translog.ts';
@@ -131,12 +132,15 @@ export class ShardRecovery {
    * snapshot, then translog) and rebuilds the local checkpoint as ES does from a commit's
    * `local_checkpoint` and the translog replayed above it: `checkpoint` (what the store recorded at
    * its last flush; every op at or below it is in the store), then every replayed op is processed;
-   * `globalCheckpoint`: the one the store recorded with it.
-   * @returns the ops applied.
+   * `globalCheckpoint`: the one the store recorded with it. With a `commit` (segment files read
+   * back, shard-commit.ts `openCommit`), `ops` are the translog above its seq_no, and the local
+   * checkpoint starts at least there (every op at or below it is in the commit).
+   * @returns the ops applied (with a commit, each of its live docs and tombstones counts as one, as the snapshot's rows did).
    */
-  fromStore(ops: Iterable<TranslogOp>, checkpoint: number, globalCheckpoint: number): number {
+  fromStore(ops: Iterable<TranslogOp>, checkpoint: number, globalCheckpoint: number, commit?: ShardCommit): number {
     const s = this.s;
-    s.checkpoints.fastForward(checkpoint);
+    const restored = commit ? openCommit(s, commit) : 0;
+    s.checkpoints.fastForward(commit ? Math.max(checkpoint, commit.seqNo) : checkpoint);
     s.globalCp = Math.max(s.globalCp, globalCheckpoint); // read from the store: nothing to record again
     const checkpoints = s.checkpoints;
     function* marked(): Generator<TranslogOp> {
@@ -145,7 +149,7 @@ export class ShardRecovery {
         yield op;
       }
     }
-    return this.writes.restore(marked());
+    return restored + this.writes.restore(marked());
   }
 
   /** The ops above `fromSeqNo` while the translog holds them all, else null (shard.ts `Shard.opsSince`). */

@@ -19,6 +19,7 @@ import type { VersionMapStats } from './live-version-map.ts';
 import { MergeScheduler } from './merge-scheduler.ts';
 import type { RecoverySnapshot } from './recovery-snapshot.ts';
 import { Refresher } from './shard-refresh.ts';
+import { takeCommit, type ShardCommit } from './shard-commit.ts';
 import { ShardRecovery } from './shard-recovery.ts';
 import { ShardState } from './shard-state.ts';
 import type { ShardCounters } from '../../protocol/metadata.ts';
@@ -69,10 +70,7 @@ export class Shard {
   private readonly recovery: ShardRecovery;
   /** Processed seq_nos of this copy (ES local checkpoint); a peer recovery waits for it (local-checkpoint.ts). */
   private readonly checkpoints: ShardState['checkpoints'];
-  /**
-   * Names this instance of the copy (random per open): a peer recovery moves the local checkpoint
-   * only on the instance it started on (ES: a recovery targets one allocation id).
-   */
+  /** Names this instance of the copy (random per open): a recovery moves only its own instance's checkpoint (ES allocation id). */
   readonly copyId = randomUUID();
 
   constructor(opts: ShardOptions) {
@@ -256,12 +254,17 @@ export class Shard {
   }
 
   /**
-   * Start-up recovery from this copy's durable store (shard-recovery.ts `fromStore`): replays its
-   * ops and rebuilds the local checkpoint from `checkpoint` and the ops replayed.
-   * @returns the ops applied.
+   * Start-up recovery from this copy's durable store (shard-recovery.ts `fromStore`): opens the
+   * `commit` read from segment files, if any, replays `ops` (with a commit: the translog above it)
+   * and rebuilds the local checkpoint from `checkpoint` and the ops replayed. @returns the ops applied.
    */
-  recoverFromStore(ops: Iterable<TranslogOp>, checkpoint: number, globalCheckpoint = -1): number {
-    return this.recovery.fromStore(ops, checkpoint, globalCheckpoint);
+  recoverFromStore(ops: Iterable<TranslogOp>, checkpoint: number, globalCheckpoint = -1, commit?: ShardCommit): number {
+    return this.recovery.fromStore(ops, checkpoint, globalCheckpoint, commit);
+  }
+
+  /** This copy's commit now, for its store to write as segment files (shard-commit.ts `takeCommit`). */
+  commit(): ShardCommit {
+    return takeCommit(this.state);
   }
 
   /**
@@ -273,10 +276,7 @@ export class Shard {
     return this.recovery.opsSince(fromSeqNo);
   }
 
-  /**
-   * Pins what a peer recovery of another copy reads from this primary, synchronously
-   * (shard-recovery.ts `openSnapshot`). The caller must {@link RecoverySnapshot.release} it.
-   */
+  /** Pins what a peer recovery of another copy reads from this primary (shard-recovery.ts `openSnapshot`); release it. */
   openRecoverySnapshot(fromSeqNo: number | null): RecoverySnapshot {
     return this.recovery.openSnapshot(fromSeqNo);
   }
@@ -297,11 +297,7 @@ export class Shard {
     return this.state.translog.sync?.() ?? Promise.resolve();
   }
 
-  /**
-   * Recovery: re-applies recorded ops exactly as logged (shard-writes.ts `restore`); call `refresh()`
-   * afterwards to make them searchable.
-   * @returns the ops applied
-   */
+  /** Recovery: re-applies recorded ops exactly as logged (shard-writes.ts `restore`); refresh afterwards. @returns the ops applied */
   restore(ops: Iterable<TranslogOp>): number {
     return this.writes.restore(ops);
   }

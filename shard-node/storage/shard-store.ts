@@ -6,16 +6,22 @@
  * (shard-node/storage/translog-writer.ts); this module opens the file, reads ops back (recovery,
  * ops-based peer recovery) and flushes.
  *
- * Flush folds the translog into `docs` in chunks (each its own transaction, so a crash mid-flush
- * leaves `docs` ⊕ `translog` whole), then truncates the WAL. Mirrors ES `IndexShard`'s store and
+ * Flush first writes the shard's commit as segment files and a commit point beside the file
+ * (segment-commits.ts; a restart opens them and replays only the translog above the commit), then
+ * folds the translog, up to the commit's seq_no, into `docs` in chunks (each its own transaction,
+ * so a crash mid-flush leaves `docs` ⊕ `translog` whole: the rebuild a restart falls back to when
+ * a segment file fails its checksum), then truncates the WAL. Mirrors ES `IndexShard`'s store and
  * translog pair (`Store`, `Translog`) behind the engine's {@link Translog} interface.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/index-modules-translog.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
  */
 import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { DatabaseSync } from 'node:sqlite';
+import type { ShardCommit } from '../engine/shard-commit.ts';
 import { RetentionHolds, type Translog, type TranslogOp } from '../engine/translog.ts';
+import { SegmentCommits } from './segment-commits.ts';
 import { addRoutingColumns, rowToOp, SCHEMA, translogSize, type Row } from './shard-store-schema.ts';
 import { inTransaction, openDurableDatabase } from './sqlite.ts';
 import { TranslogWriter, type TranslogDurability } from './translog-writer.ts';
@@ -75,6 +81,13 @@ export class ShardStore implements Translog {
   checkpointSource: (() => { local: number; global: number }) | null = null;
   /** The pending {@link recordCheckpointsSoon}, if any. */
   private checkpointsTimer: NodeJS.Timeout | null = null;
+  /** The segment files and commit points beside the SQLite file (segment-commits.ts). */
+  readonly segments: SegmentCommits;
+  /**
+   * The shard's commit (engine/shard-commit.ts `takeCommit`), set by the registry once the shard
+   * exists: each flush then writes it as segment files and a commit point. Null: no segment files.
+   */
+  commitSource: (() => ShardCommit) | null = null;
   /** Ops a running ops-based peer recovery reads (ES retention leases): a flush leaves them in the translog. */
   private readonly holds = new RetentionHolds();
 
@@ -85,6 +98,7 @@ export class ShardStore implements Translog {
     this.db.exec(SCHEMA);
     addRoutingColumns(this.db);
     this.flushChunkOps = opts.flushChunkOps ?? 2_000;
+    this.segments = new SegmentCommits(dirname(opts.path));
     const flushed = this.db.prepare("SELECT value FROM meta WHERE key = 'flushed_seq_no'").get() as { value: number } | undefined;
     const t = translogSize(this.db);
     this.counters = { translogOps: t.n, translogBytes: t.b, commits: 0, committedOps: 0, flushedSeqNo: flushed?.value ?? -1, lastFlushAt: Date.now() };
@@ -180,8 +194,15 @@ export class ShardStore implements Translog {
     for (const r of this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog ORDER BY seq_no').iterate()) yield rowToOp(r as unknown as Row);
   }
 
+  /** Recovery from a commit point: the translog's ops above `seqNo` in seq_no order (the commit holds the rest). */
+  *translogOpsAbove(seqNo: number): Generator<TranslogOp> {
+    const rows = this.db.prepare('SELECT id, seq_no, version, source, routing FROM translog WHERE seq_no > ? ORDER BY seq_no');
+    for (const r of rows.iterate(seqNo)) yield rowToOp(r as unknown as Row);
+  }
+
   /**
-   * ES flush: commits pending ops, then folds the translog into the snapshot in chunks of
+   * ES flush: commits pending ops, writes the shard's commit ({@link commitSource}: segment files
+   * and a commit point), then folds the translog (up to the commit's seq_no) into the snapshot in chunks of
    * `flushChunkOps` (yielding to the event loop between chunks) and truncates the WAL. Ops appended
    * during the flush stay in the translog. Concurrent calls share one flush. Resolves with the ops
    * folded.
@@ -201,12 +222,21 @@ export class ShardStore implements Translog {
     this.commitNow();
     if (this.writer.failure) throw this.writer.failure;
     if (checkpoints !== undefined) this.writeCheckpoints(checkpoints);
+    // The commit (segment files, then the commit point) is durable before the fold, and the fold stops at its seq_no.
+    if (this.commitSource) {
+      try {
+        await this.segments.write(this.commitSource());
+      } catch (err) {
+        if (this.closed) return 0; // the copy was closed (or dropped with its files) meanwhile
+        throw err;
+      }
+    }
     const top = this.db.prepare('SELECT max(seq_no) AS hi FROM translog').get() as { hi: number | null };
     // Folded: the ops at or below the local checkpoint and below every retention hold. Ops above
     // the checkpoint stay in the translog (ES keeps the translog above the safe commit's local
     // checkpoint): a restart replays them one by one and marks each processed, so a gap below them
     // (an op this copy never received) is still a gap, and an op a running recovery reads is kept.
-    const foldable = Math.min(top.hi ?? -1, checkpoint ?? Infinity, this.holds.floor);
+    const foldable = Math.min(top.hi ?? -1, checkpoint ?? Infinity, this.holds.floor, this.segments.committedSeqNo ?? Infinity);
     let folded = 0;
     if (top.hi !== null && foldable >= 0) {
       const upTo = foldable;
