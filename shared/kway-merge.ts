@@ -6,7 +6,7 @@
  * lists, typed columns) and the merge allocates nothing per element.
  *
  * Users: the coordinator's query-phase merge (coordinator/search/merge.ts `mergeTopHits`), and the
- * engine's presorted orders and merged term dictionaries (shard-node/engine/sort-order.ts).
+ * engine's presorted orders (shard-node/engine/sort-order.ts) and merged term dictionaries (shard-node/engine/columns/sorted-terms-merge.ts).
  * The order of the output is the order of `less`; elements that `less` finds equal in both
  * directions come out in no defined order, so callers that need a stable order break ties in it.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TopDocs.java

@@ -10,6 +10,7 @@ import type { FieldMapping } from '../../../protocol/mapping.ts';
 import { isNumericDocValues, KEYWORD_LIKE_TYPES } from '../../../protocol/mapping.ts';
 import type { NumericField, Segment } from '../segment.ts';
 import type { RankColumn } from '../columns/columns.ts';
+import { mergeSortedTerms } from '../columns/sorted-terms-merge.ts';
 
 /** The live docs one bucket holds in one segment (ascending ordinals). */
 export interface SegDocs {
@@ -173,20 +174,6 @@ export interface GlobalOrdinals {
 
 const globalCache = new WeakMap<object, Map<string, GlobalOrdinals>>();
 
-/** Code-point order of two strings (protocol/sort.ts `compareCodePoints`, inlined for the merge). */
-function cmpTerms(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let ca = a.charCodeAt(i);
-    let cb = b.charCodeAt(i);
-    if (ca === cb) continue;
-    if (ca >= 0xd800 && ca <= 0xdfff) ca += 0x10000;
-    if (cb >= 0xd800 && cb <= 0xdfff) cb += 0x10000;
-    return ca - cb;
-  }
-  return a.length - b.length;
-}
-
 /**
  * The global ordinals of a string field over `segments` (a generation's, cached on `owner`).
  * @param owner the generation the segments belong to (the cache key)
@@ -204,41 +191,9 @@ export function globalOrdinals(owner: object, segments: readonly Segment[], fiel
     const col = valuesColumn(seg, field, fm);
     if (col?.kind === 'ords') dicts.push({ seg, terms: col.terms });
   }
-  const terms: string[] = [];
+  const { terms, maps } = mergeSortedTerms(dicts.map((d) => d.terms));
   const bySegment = new Map<Segment, Int32Array>();
-  const maps = dicts.map((d) => new Int32Array(d.terms.length));
   dicts.forEach((d, i) => bySegment.set(d.seg, maps[i]));
-  if (dicts.length === 1) {
-    terms.push(...dicts[0].terms);
-    for (let r = 0; r < terms.length; r++) maps[0][r] = r;
-  } else {
-    const pos = new Int32Array(dicts.length);
-    const heap: number[] = [];
-    const less = (a: number, b: number) => cmpTerms(dicts[heap[a]].terms[pos[heap[a]]], dicts[heap[b]].terms[pos[heap[b]]]) < 0;
-    const down = (i: number) => {
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= heap.length) return;
-        const m = l + 1 < heap.length && less(l + 1, l) ? l + 1 : l;
-        if (!less(m, i)) return;
-        [heap[m], heap[i]] = [heap[i], heap[m]];
-        i = m;
-      }
-    };
-    dicts.forEach((d, i) => d.terms.length > 0 && heap.push(i));
-    for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
-    while (heap.length > 0) {
-      const p = heap[0];
-      const term = dicts[p].terms[pos[p]];
-      if (terms.length === 0 || terms[terms.length - 1] !== term) terms.push(term);
-      maps[p][pos[p]] = terms.length - 1;
-      if (++pos[p] >= dicts[p].terms.length) {
-        heap[0] = heap[heap.length - 1];
-        heap.pop();
-      }
-      down(0);
-    }
-  }
   const built = { terms, bySegment };
   perField.set(field, built);
   return built;

@@ -6,6 +6,7 @@
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/MultiTermsEnum.java
  */
 import { compareCodePoints } from '../../../protocol/sort.ts';
+import { RunMerge } from '../../../shared/kway-merge.ts';
 
 /** Output of {@link mergeSortedTerms}. */
 export interface MergedTerms {
@@ -15,36 +16,28 @@ export interface MergedTerms {
   maps: Int32Array[];
 }
 
-/** Merges `lists` (each distinct and ascending by code point: not checked) into one. */
+/**
+ * Merges `lists` (each distinct and ascending by code point: not checked) into one, by a k-way
+ * merge of the lists (shared/kway-merge.ts). Also the global ordinals of a keyword field over a
+ * generation's segments (aggs/doc-values.ts `globalOrdinals`).
+ */
 export function mergeSortedTerms(lists: readonly (readonly string[])[]): MergedTerms {
   const maps = lists.map((l) => new Int32Array(l.length));
   const terms: string[] = [];
-  const pos = new Int32Array(lists.length);
-  // A min-heap of input indexes, by their current term.
-  const heap: number[] = [];
-  const less = (a: number, b: number) => compareCodePoints(lists[heap[a]][pos[heap[a]]], lists[heap[b]][pos[heap[b]]]) < 0;
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= heap.length) return;
-      const m = l + 1 < heap.length && less(l + 1, l) ? l + 1 : l;
-      if (!less(m, i)) return;
-      [heap[m], heap[i]] = [heap[i], heap[m]];
-      i = m;
-    }
-  };
-  lists.forEach((l, i) => l.length > 0 && heap.push(i));
-  for (let i = (heap.length >> 1) - 1; i >= 0; i--) down(i);
-  while (heap.length > 0) {
-    const p = heap[0];
-    const term = lists[p][pos[p]];
+  if (lists.length === 1) {
+    terms.push(...lists[0]);
+    for (let r = 0; r < terms.length; r++) maps[0][r] = r;
+    return { terms, maps };
+  }
+  const merge = new RunMerge(
+    lists.map((l) => l.length),
+    (a, i, b, j) => compareCodePoints(lists[a][i], lists[b][j]) < 0,
+  );
+  for (let p = merge.next(); p >= 0; p = merge.next()) {
+    const i = merge.pos[p] - 1;
+    const term = lists[p][i];
     if (terms.length === 0 || terms[terms.length - 1] !== term) terms.push(term);
-    maps[p][pos[p]] = terms.length - 1;
-    if (++pos[p] >= lists[p].length) {
-      heap[0] = heap[heap.length - 1];
-      heap.pop();
-    }
-    down(0);
+    maps[p][i] = terms.length - 1;
   }
   return { terms, maps };
 }
