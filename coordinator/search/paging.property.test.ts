@@ -145,9 +145,9 @@ function selectPageAnchored(
   input: SelectInput,
   from: number,
   size: number,
-  ranked: RankedKey[],
+  ranked: readonly RankedKey[],
   total: number,
-): { page: { index: string; _id: string; sort: SortValue[] }[]; ranked: RankedKey[]; limit: number } {
+): { page: { index: string; _id: string; sort: SortValue[] }[]; ranked: readonly RankedKey[]; limit: number } {
   const w = windowFromRanked(ranked, total, from, size);
   if (w.empty) return { page: [], ranked, limit: 0 };
   const ranges = targets.map((t, i) => {
@@ -291,7 +291,7 @@ describe('deep paging by exact distributed selection through real shard engines'
             return { shardIndex: i, index: t.index, total: smp.total, keys: smp.keys };
           });
           const total = sampled.reduce((n, x) => n + x.total, 0);
-          let ranked = rankSampleKeys(sampled, sort);
+          let ranked: readonly RankedKey[] = rankSampleKeys(sampled, sort);
           for (const { from, size } of pages) {
             const first = selectPageAnchored(targets, input, from, size, ranked, total);
             expect(first.page).toEqual(queryPage(targets, input, from, size));

@@ -35,7 +35,10 @@ export function pageAnchors(merged: readonly MergedHit[], from: number): RankedK
 /**
  * Adds the anchors of a page merged from the range round to the cached sample `entry` under `key`,
  * when that entry is still the one cached (another search may have sampled anew since: its
- * generations may differ) and has room.
+ * generations may differ) and has room. The entry is updated in place: setting it again would
+ * re-estimate its bytes (a walk of every key, milliseconds for a reused sample of 4 × 4,096 keys,
+ * on every deep page) and could find it past the per-entry cap, which drops the sample. Anchors
+ * add at most {@link MAX_ANCHORS} keys to what the cache charged for it.
  * @param merged the merge of hits `from … from + size` (up to `size + 1` hits: the page and the one after it)
  */
 export function recordAnchors(
@@ -48,5 +51,8 @@ export function recordAnchors(
 ): void {
   if (merged.length === 0 || cache.peek(key) !== entry || (entry.anchors ?? 0) >= MAX_ANCHORS) return;
   const anchors = pageAnchors(merged, from);
-  cache.set(key, { ...entry, ranked: withAnchors(entry.ranked, anchors, sort), anchors: (entry.anchors ?? 0) + anchors.length });
+  const ranked = withAnchors(entry.ranked, anchors, sort);
+  if (ranked === entry.ranked) return;
+  entry.ranked = ranked;
+  entry.anchors = (entry.anchors ?? 0) + anchors.length;
 }

@@ -137,18 +137,30 @@ export function boundForShard(k: RankedKey | null, shard: { index: string; shard
  * already present keeps one entry, with the exact rank.
  * @see docs/selection.md (Anchors)
  */
-export function withAnchors(ranked: readonly RankedKey[], anchors: readonly RankedKey[], sort: readonly SortField[]): RankedKey[] {
+export function withAnchors(ranked: readonly RankedKey[], anchors: readonly RankedKey[], sort: readonly SortField[]): readonly RankedKey[] {
+  // A page that repeats brings the anchors it was served with: nothing to copy.
+  const fresh = anchors.filter((a) => {
+    const at = ranked[lowerBound(ranked, a, sort)] as RankedKey | undefined;
+    return !(at && at.lo === a.lo && at.hi === a.hi && compareShardKeys(at, a, sort) === 0);
+  });
+  if (fresh.length === 0) return ranked;
   const out = ranked.slice();
-  for (const a of anchors) {
-    let lo = 0;
-    let hi = out.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareShardKeys(out[mid], a, sort) < 0) lo = mid + 1;
-      else hi = mid;
-    }
+  for (const a of fresh) {
+    const lo = lowerBound(out, a, sort);
     if (lo < out.length && compareShardKeys(out[lo], a, sort) === 0) out[lo] = a;
     else out.splice(lo, 0, a);
   }
   return out;
+}
+
+/** The first position of `keys` (in the global order) whose key does not sort before `k`. */
+function lowerBound(keys: readonly RankedKey[], k: RankedKey, sort: readonly SortField[]): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareShardKeys(keys[mid], k, sort) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

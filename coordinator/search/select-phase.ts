@@ -65,7 +65,7 @@ export interface CachedSample {
   samples: number;
   stats?: ScoringStatistics;
   /** The sample keys in global order with their rank bounds, computed once per cached sample; with the anchors pages added (range-anchors.ts). */
-  ranked: RankedKey[];
+  ranked: readonly RankedKey[];
   /** How many anchors `ranked` holds (range-anchors.ts `MAX_ANCHORS` bounds it). */
   anchors?: number;
 }
@@ -161,7 +161,7 @@ interface SampleOutcome {
   failures: ShardFailure[];
   timedOut: boolean;
   stats?: ScoringStatistics;
-  ranked: RankedKey[];
+  ranked: readonly RankedKey[];
   /** S for a restarted selection: the one asked, or the larger one a repeated query earned. */
   samples: number;
   /** The cache key when the round came from the sample cache (absent: a fresh round). */
