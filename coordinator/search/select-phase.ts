@@ -33,6 +33,7 @@ import { FUSED_FETCH_MAX_SOURCES, fusedDocs } from './fetch-phase.ts';
 import { recordAnchors } from './range-anchors.ts';
 import { LRUCache } from 'lru-cache';
 import { byteBoundedOptions, type CacheBounds } from '../../shared/bounded-cache.ts';
+import { estimateBytes } from '../../shared/size-estimate.ts';
 import { preferCopies } from './copy-affinity.ts';
 import type { DfsCache } from './dfs-cache.ts';
 import { fanOut, type ShardReply } from './fan-out.ts';
@@ -85,15 +86,44 @@ export function reusedSamples(totals: readonly number[], dflt: number): number {
 }
 
 /**
- * Bounds of the sample cache: 64 MiB in all, 8 MiB per entry (a reused sample of 4,096 keys on
- * each of a dozen shards, with its ranked copy, fits; a sample of a huge query key does not).
+ * Bounds of the sample cache: 64 MiB in all, 8 MiB per entry (a sample of a huge query key is not
+ * cached; a reused sample is taken no larger than fits, {@link SampleCache.fittingSamples}).
  */
 export const SAMPLE_CACHE_BOUNDS: CacheBounds = { maxBytes: 64 * 1024 * 1024, maxEntryBytes: 8 * 1024 * 1024 };
 
+/** Bytes a ranked key adds beside the reply key it points at (an object header and five slots). */
+const RANKED_KEY_BYTES = 72;
+
+/**
+ * The byte estimate of a cached sample: its replies walked once, and each ranked key's own object
+ * (the keys it points at are the replies', counted there). Walking `ranked` too counted every key
+ * twice: 4 shards × 3,906 keys (the reused sample of 1 M documents) came to 9.5 MB, past the entry
+ * cap, so that sample was never cached and every deep page sampled anew (238 KB, 12–14 ms).
+ */
+export function sampleBytes(v: CachedSample, limitBytes: number): number {
+  return estimateBytes(v.results, limitBytes) + v.ranked.length * RANKED_KEY_BYTES + (v.stats ? estimateBytes(v.stats, limitBytes) : 0);
+}
+
 /** LRU of sample rounds keyed by {@link sampleCacheKey}, bounded in bytes (shared/bounded-cache.ts). */
 export class SampleCache extends LRUCache<string, CachedSample> {
+  private readonly maxEntryBytes: number;
+
   constructor(bounds: CacheBounds = SAMPLE_CACHE_BOUNDS) {
-    super(byteBoundedOptions<CachedSample>(bounds));
+    super(byteBoundedOptions<CachedSample>(bounds, sampleBytes));
+    this.maxEntryBytes = bounds.maxEntryBytes;
+  }
+
+  /**
+   * The largest S whose sample of the same query still fits an entry, from the bytes per key of
+   * `sample` (a sample of it already taken): a larger one would not be cached, and every search
+   * would then sample anew.
+   */
+  fittingSamples(sample: CachedSample): number {
+    const keys = sample.results.reduce((n, r) => n + r.response.keys.length, 0);
+    if (keys === 0) return Number.MAX_SAFE_INTEGER;
+    const perKey = sampleBytes(sample, this.maxEntryBytes) / keys;
+    // Three quarters of the cap: the cache key and the anchors are charged beside the keys.
+    return Math.floor((0.75 * this.maxEntryBytes) / (perKey * sample.results.length));
   }
 }
 
@@ -195,9 +225,12 @@ async function sampleRound(
   }
   if (cached) {
     // The query repeats: take its sample once more with the S that makes range rounds small.
-    const better = reusedSamples(
-      cached.results.map((r) => r.response.total.value),
-      samples,
+    const better = Math.min(
+      reusedSamples(
+        cached.results.map((r) => r.response.total.value),
+        samples,
+      ),
+      sampleCache!.fittingSamples(cached),
     );
     if (better > cached.samples) {
       samples = better;
