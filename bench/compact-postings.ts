@@ -17,6 +17,7 @@ import path from 'node:path';
 
 import type { Sample } from '../scripts/samples/sample.ts';
 import type { Mapping } from '../protocol/mapping.ts';
+import { indexInBatches } from '../test/support/engine-shard.ts';
 import type { Query } from '../protocol/query-ast.ts';
 import type { SortField } from '../protocol/sort.ts';
 
@@ -161,17 +162,7 @@ async function engineFigures(root: string, sample: Sample) {
   const { searcherOf } = (await import(path.join(root, 'shard-node/engine/searcher.ts'))) as typeof import('../shard-node/engine/searcher.ts');
   const { shard } = newShard(sample.index.mappings as Mapping);
   const t0 = performance.now();
-  let batch: { op: 'index'; _id: string; source: string; create: false }[] = [];
-  for (const d of sample.docs()) {
-    batch.push({ op: 'index', _id: d._id, source: JSON.stringify(d.source), create: false });
-    if (batch.length === 5000) {
-      shard.apply(batch);
-      shard.refresh();
-      batch = [];
-    }
-  }
-  if (batch.length > 0) shard.apply(batch);
-  shard.refresh();
+  indexInBatches(shard, sample.docs());
   const indexMs = performance.now() - t0;
   const loaded = mem();
   const gen = shard.acquire();
@@ -240,17 +231,7 @@ async function shardAt(root: string, sample: Sample): Promise<(shape: Shape, que
   const { newShard } = (await import(path.join(root, 'test/support/engine-shard.ts'))) as typeof import('../test/support/engine-shard.ts');
   const { searcherOf } = (await import(path.join(root, 'shard-node/engine/searcher.ts'))) as typeof import('../shard-node/engine/searcher.ts');
   const { shard } = newShard(sample.index.mappings as Mapping);
-  let batch: { op: 'index'; _id: string; source: string; create: false }[] = [];
-  for (const d of sample.docs()) {
-    batch.push({ op: 'index', _id: d._id, source: JSON.stringify(d.source), create: false });
-    if (batch.length === 5000) {
-      shard.apply(batch);
-      shard.refresh();
-      batch = [];
-    }
-  }
-  if (batch.length > 0) shard.apply(batch);
-  shard.refresh();
+  indexInBatches(shard, sample.docs());
   const searcher = searcherOf(shard.acquire());
   return (shape, query) => {
     searcher.query({ query, sort: sortOf(shape.sorted), k: shape.k, trackTotalHits: 10_000 });

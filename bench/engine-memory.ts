@@ -8,7 +8,7 @@
  * not an estimate. Prints one JSON line ({@link EngineMemory}).
  */
 import { buildCorpus } from './corpus.ts';
-import { newShard } from '../test/support/engine-shard.ts';
+import { indexInBatches, newShard } from '../test/support/engine-shard.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
 import type { Mapping } from '../protocol/mapping.ts';
 
@@ -45,17 +45,7 @@ export function measureEngineMemory(docs: number): EngineMemory {
   const sample = corpus.sample(1, 2_000_000);
   const before = heap();
   const { shard } = newShard(sample.index.mappings as Mapping);
-  let batch: { op: 'index'; _id: string; source: string; create: false }[] = [];
-  for (const d of sample.docs()) {
-    batch.push({ op: 'index', _id: d._id, source: JSON.stringify(d.source), create: false });
-    if (batch.length === 5000) {
-      shard.apply(batch);
-      shard.refresh();
-      batch = [];
-    }
-  }
-  if (batch.length > 0) shard.apply(batch);
-  shard.refresh();
+  indexInBatches(shard, sample.docs());
   const total = heap() - before;
   const segments: Segment[] = shard.acquire().views.map((v) => v.segment);
   const sourceBytes = segments.reduce((n, s) => n + s.sources.byteLength, 0);

@@ -2,11 +2,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Mapping } from '../../protocol/mapping.ts';
 import type { IndexMetadata } from '../../protocol/metadata.ts';
-import { citiesIndex } from '../../scripts/samples/cities.ts';
 import { byField, q } from '../../test/support/engine-shard.ts';
 import { cityDocs, loadCitiesWithEdgeCases } from '../../test/support/segment-equality.ts';
+import { oneShardCitiesMetadata } from '../../test/support/segment-crash-docs.ts';
 import type { Shard } from '../engine/shard.ts';
 import { searcherOf } from '../engine/searcher.ts';
 import { IndexRegistry } from '../index-registry.ts';
@@ -33,18 +32,7 @@ function registry(dir: string, errors: string[] = []): IndexRegistry {
   return r;
 }
 
-const meta: IndexMetadata = {
-  name: 'cities',
-  uuid: 'uuid-seg',
-  numberOfShards: 1,
-  numberOfReplicas: 0,
-  routingNumShards: 1,
-  maxResultWindow: 10_000,
-  refreshIntervalMs: -1,
-  mappings: citiesIndex.mappings as Mapping,
-  creationDate: 1,
-  version: 1,
-};
+const meta: IndexMetadata = oneShardCitiesMetadata('cities', 'uuid-seg');
 const shardDir = (dir: string) => join(dir, 'uuid-seg', '0');
 const filesIn = (dir: string) => readdirSync(shardDir(dir)).filter((f) => f.endsWith('.fseg') || f.startsWith('segments_'));
 

@@ -10,19 +10,24 @@ import { cityDocs } from './segment-equality.ts';
 /** The crash test's index name. */
 export const CRASH_INDEX = 'crash';
 
-/** Its metadata: one shard, no periodic refresh (the child refreshes). */
-export const crashMetadata: IndexMetadata = {
-  name: CRASH_INDEX,
-  uuid: 'uuid-crash',
-  numberOfShards: 1,
-  numberOfReplicas: 0,
-  routingNumShards: 1,
-  maxResultWindow: 10_000,
-  refreshIntervalMs: -1,
-  mappings: citiesIndex.mappings as Mapping,
-  creationDate: 1,
-  version: 1,
-};
+/** The metadata of a one-shard cities index without replicas or periodic refresh (the tests refresh). */
+export function oneShardCitiesMetadata(name: string, uuid: string): IndexMetadata {
+  return {
+    name,
+    uuid,
+    numberOfShards: 1,
+    numberOfReplicas: 0,
+    routingNumShards: 1,
+    maxResultWindow: 10_000,
+    refreshIntervalMs: -1,
+    mappings: citiesIndex.mappings as Mapping,
+    creationDate: 1,
+    version: 1,
+  };
+}
+
+/** The crash test's metadata (the child refreshes). */
+export const crashMetadata: IndexMetadata = oneShardCitiesMetadata(CRASH_INDEX, 'uuid-crash');
 
 let base: { json: string }[] | undefined;
 
