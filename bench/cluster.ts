@@ -139,6 +139,27 @@ async function inspect(port: number, calls: { method: string; params?: object }[
   }
 }
 
+/** Forces two full GCs in each shard node through its inspector, then sums their memory. */
+async function forcedGcMemory(shardRuns: RunningService[], inspectPorts: Map<string, number>): Promise<ShardMemory> {
+  const total: ShardMemory = { rss: 0, heapUsed: 0, external: 0, gcForced: true };
+  for (const r of shardRuns) {
+    try {
+      const [, , mem] = await inspect(inspectPorts.get(r.service.name)!, [
+        { method: 'HeapProfiler.collectGarbage' },
+        { method: 'HeapProfiler.collectGarbage' },
+        { method: 'Runtime.evaluate', params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true } },
+      ]);
+      const usage = JSON.parse((mem as { result: { value: string } }).result.value) as NodeJS.MemoryUsage;
+      total.heapUsed += usage.heapUsed;
+      total.external += usage.external;
+    } catch {
+      total.gcForced = false;
+    }
+    total.rss += rssBytes(r.child.pid ?? 0);
+  }
+  return total;
+}
+
 /** Starts `shards` shard nodes + 1 coordinator (log level warn) and waits until all are healthy. */
 export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'folio-bench-'));
@@ -188,27 +209,7 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
       return shardRuns.map((r) => r.child.pid ?? 0);
     },
     coordinatorPid: running.find((r) => r.service.name === 'coordinator')!.child.pid ?? 0,
-    async shardMemory() {
-      let gcForced = true;
-      const total: ShardMemory = { rss: 0, heapUsed: 0, external: 0, gcForced: true };
-      for (const r of shardRuns) {
-        try {
-          const [, , mem] = await inspect(inspectPorts.get(r.service.name)!, [
-            { method: 'HeapProfiler.collectGarbage' },
-            { method: 'HeapProfiler.collectGarbage' },
-            { method: 'Runtime.evaluate', params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true } },
-          ]);
-          const usage = JSON.parse((mem as { result: { value: string } }).result.value) as NodeJS.MemoryUsage;
-          total.heapUsed += usage.heapUsed;
-          total.external += usage.external;
-        } catch {
-          gcForced = false;
-        }
-        total.rss += rssBytes(r.child.pid ?? 0);
-      }
-      total.gcForced = gcForced;
-      return total;
-    },
+    shardMemory: () => forcedGcMemory(shardRuns, inspectPorts),
     async restartShardNodes(graceMs) {
       await Promise.all(shardRuns.map((r) => stopProcess(r, graceMs)));
       const spawnedAt = performance.now();
