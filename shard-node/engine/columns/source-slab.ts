@@ -24,6 +24,11 @@ let nextSlabId = 1;
 /** Decompressed blocks by `slabId:block`, in use order (Map insertion order). */
 const blockCache = new Map<string, Uint8Array>();
 
+/** Empties the process-wide block cache (benches measure cold reads with it). */
+export function clearBlockCache(): void {
+  blockCache.clear();
+}
+
 /** Immutable, block-compressed sources of one segment. */
 export class SourceSlab {
   /** Process-unique id (the block cache's key). */

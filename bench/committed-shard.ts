@@ -1,0 +1,159 @@
+/**
+ * Where the memory of a loaded, committed shard lives, and what the fetch phase costs on it
+ * (issue 16, "memory bounded by what is hot"; docs/performance.md, "On-demand blocks"). Builds the
+ * bench corpus (bench/corpus.ts) into one shard engine (5,000-doc batches with a refresh each),
+ * writes its commit as segment files (shard-node/storage/segment-commits.ts), then in a fresh
+ * `node --expose-gc` process opens the commit as a restart does and measures:
+ * - heap + external bytes and RSS growth of the opened shard per document (after a forced GC), and
+ *   each structure's share by dropping it (`_source` slabs, inverted fields, doc values, `_id`s);
+ * - the fetch phase (`Generation.fetch`, whole `_source`) for windows of a page of 10 random hits,
+ *   a scroll batch of 1,000 consecutive docs and a `_reindex`-like walk of every doc: cold (the
+ *   block cache emptied before each window; the OS page cache holds the file) and warm (the same
+ *   window again).
+ * Prints one JSON object. Run: `node bench/committed-shard.ts [docs]` (default 250,000).
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Mapping } from '../protocol/mapping.ts';
+import * as slab from '../shard-node/engine/columns/source-slab.ts';
+import type { Segment } from '../shard-node/engine/segment.ts';
+import { SegmentCommits } from '../shard-node/storage/segment-commits.ts';
+import { indexInBatches, newShard } from '../test/support/engine-shard.ts';
+import { buildCorpus } from './corpus.ts';
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+function heap(): number {
+  gc!();
+  gc!();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.external;
+}
+
+const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** Empties the `_source` block cache, whatever this checkout calls it. */
+function coldCache(): void {
+  const m = slab as Record<string, unknown>;
+  for (const name of ['clearBlockCache', 'clearBlockCaches']) if (typeof m[name] === 'function') return (m[name] as () => void)();
+  throw new Error('no block cache clear hook in source-slab.ts');
+}
+
+/** A deterministic PRNG (mulberry32), so both checkouts fetch the same windows. */
+function rng(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function build(dir: string, docs: number): Promise<number> {
+  const corpus = buildCorpus(docs);
+  const sample = corpus.sample(1, 2_000_000);
+  const { shard } = newShard(sample.index.mappings as Mapping);
+  indexInBatches(shard, sample.docs());
+  await shard.mergesIdle();
+  await new SegmentCommits(dir).write(shard.commit());
+  return corpus.rawSourceBytesPerDoc;
+}
+
+function open(dir: string, docs: number): Record<string, unknown> {
+  const rss0 = (gc!(), process.memoryUsage().rss);
+  const before = heap();
+  const commit = new SegmentCommits(dir).load()!;
+  const { shard } = newShard(commit.mapping);
+  shard.recoverFromStore([], commit.seqNo, -1, commit);
+  shard.refresh();
+  const total = heap() - before;
+  const rssOpened = (gc!(), process.memoryUsage().rss) - rss0;
+  const gen = shard.acquire();
+  const segments: Segment[] = gen.views.map((v) => v.segment);
+  const ids = segments.flatMap((s) => s.ids);
+  if (ids.length !== docs) throw new Error(`opened ${ids.length} docs, not ${docs}`);
+  const r = rng(16);
+  const time = (f: () => void): number => {
+    const t = performance.now();
+    f();
+    return performance.now() - t;
+  };
+  const windowCost = (windows: string[][]) => {
+    const cold: number[] = [];
+    const warm: number[] = [];
+    for (const w of windows) {
+      coldCache();
+      cold.push(time(() => gen.fetch(w)));
+      warm.push(time(() => gen.fetch(w)));
+    }
+    return { coldMs: +median(cold).toFixed(4), warmMs: +median(warm).toFixed(4) };
+  };
+  const pages = Array.from({ length: 300 }, () => Array.from({ length: 10 }, () => ids[Math.floor(r() * ids.length)]));
+  const batches = Array.from({ length: 30 }, () => {
+    const at = Math.floor(r() * (ids.length - 1000));
+    return ids.slice(at, at + 1000);
+  });
+  const page10 = windowCost(pages);
+  const scroll1000 = windowCost(batches);
+  coldCache();
+  const reindexColdMs = time(() => {
+    for (let at = 0; at < ids.length; at += 1000) gen.fetch(ids.slice(at, at + 1000));
+  });
+  const reindexWarmMs = time(() => {
+    for (let at = 0; at < ids.length; at += 1000) gen.fetch(ids.slice(at, at + 1000));
+  });
+  const afterWalk = heap() - before;
+  const rssAfterWalk = (gc!(), process.memoryUsage().rss) - rss0;
+  coldCache();
+  const drop = (f: (s: Segment) => void): number => {
+    const a = heap();
+    for (const s of segments) f(s);
+    return a - heap();
+  };
+  const mutable = (s: Segment) => s as unknown as Record<string, unknown>;
+  const source = drop((s) => (mutable(s).sources = null));
+  const inverted = drop((s) => s.inverted.clear());
+  const docValues = drop((s) => {
+    s.strings.clear();
+    s.numeric.clear();
+    s.exists.clear();
+  });
+  const idBytes = drop((s) => {
+    mutable(s).ids = null;
+    mutable(s).idToOrd = null;
+  });
+  const per = (x: number) => +(x / docs).toFixed(1);
+  return {
+    docs,
+    segments: segments.length,
+    heapPerDoc: per(total),
+    rssPerDoc: per(rssOpened),
+    heapPerDocAfterReindexWalk: per(afterWalk),
+    rssPerDocAfterReindexWalk: per(rssAfterWalk),
+    sourcePerDoc: per(source),
+    invertedPerDoc: per(inverted),
+    docValuesPerDoc: per(docValues),
+    idsPerDoc: per(idBytes),
+    fetch: { page10, scroll1000, reindex: { coldMs: Math.round(reindexColdMs), warmMs: Math.round(reindexWarmMs) } },
+  };
+}
+
+if (process.argv[2] === '--open') {
+  if (!gc) throw new Error('run with node --expose-gc');
+  process.stdout.write(JSON.stringify(open(process.argv[3], Number(process.argv[4]))) + '\n');
+  process.exit(0);
+} else {
+  const docs = Number(process.argv[2] ?? 250_000);
+  const dir = mkdtempSync(join(tmpdir(), 'folio-committed-shard-'));
+  try {
+    const rawSourcePerDoc = await build(dir, docs);
+    const res = spawnSync(process.execPath, ['--expose-gc', import.meta.filename, '--open', dir, String(docs)], { encoding: 'utf8' });
+    if (res.status !== 0) throw new Error(`open failed: ${res.stderr}`);
+    const out = JSON.parse(res.stdout.trim().split('\n').pop()!) as Record<string, unknown>;
+    process.stdout.write(JSON.stringify({ rawSourcePerDoc: +rawSourcePerDoc.toFixed(1), ...out }, null, 2) + '\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
