@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Mapping } from '../protocol/mapping.ts';
-import * as slab from '../shard-node/engine/columns/source-slab.ts';
+import * as slab from '../shard-node/engine/columns/block-cache.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
 import { SegmentCommits } from '../shard-node/storage/segment-commits.ts';
 import { indexInBatches, newShard } from '../test/support/engine-shard.ts';

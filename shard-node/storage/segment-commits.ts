@@ -5,7 +5,10 @@
  * segment is a new file), fsyncs the directory, then the commit point atomically (a temporary
  * file, fsync, rename, fsync the directory), and only then deletes the files the new commit point
  * no longer names, as Lucene's `IndexWriter.commit` and `IndexFileDeleter` do. A restart loads the
- * newest commit point and its segments, verifying every checksum.
+ * newest commit point and its segments, verifying every checksum. A segment in a file (loaded, or
+ * written by a flush) keeps its `_source` blocks in the file, read on demand through an open
+ * descriptor (engine/segment-file/segment-file-handle.ts), so deleting a merged-away file never
+ * breaks a reader that still holds its segment.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/IndexFileDeleter.java
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/store/FSDirectory.java
  */
@@ -16,7 +19,8 @@ import type { Segment } from '../engine/segment.ts';
 import type { ShardCommit } from '../engine/shard-commit.ts';
 import { decodeCommitPoint, encodeCommitPoint } from '../engine/segment-file/commit-point.ts';
 import { CorruptSegmentFileError } from '../engine/segment-file/corrupt-segment-file.ts';
-import { decodeSegment, encodeSegmentSteps } from '../engine/segment-file/segment-codec.ts';
+import { decodeSegment, encodeSegmentSteps, sourceBlocksOffset } from '../engine/segment-file/segment-codec.ts';
+import { SegmentFileHandle } from '../engine/segment-file/segment-file-handle.ts';
 import { runSliced } from '../../shared/sliced-work.ts';
 import { fsyncDir } from './durable-dir.ts';
 
@@ -92,7 +96,7 @@ export class SegmentCommits {
     const segments = point.segments.map((s) => {
       const file = join(this.dir, s.file);
       if (!existsSync(file)) throw new CorruptSegmentFileError('segment file named by the commit point is missing', file);
-      const segment = decodeSegment(readFileSync(file), file);
+      const segment = decodeSegment(readFileSync(file), file, new SegmentFileHandle(file));
       if (segment.maxDoc !== s.maxDoc) throw new CorruptSegmentFileError(`maxDoc ${segment.maxDoc} is not the commit point's ${s.maxDoc}`, file);
       this.files.set(segment, s.file);
       return { segment, deleted: s.deleted };
@@ -122,8 +126,11 @@ export class SegmentCommits {
       if (file === undefined) {
         file = `_${this.nextSegment++}.fseg`;
         const encoded = await runSliced((clock) => encodeSegmentSteps(segment, clock));
-        await writeDurably(join(this.dir, file), encoded);
+        const path = join(this.dir, file);
+        await writeDurably(path, encoded);
         this.files.set(segment, file);
+        // The `_source` blocks now leave the heap: later reads go to the file (and the block cache).
+        segment.sources.readFromFile(new SegmentFileHandle(path), sourceBlocksOffset(encoded, path));
       }
       named.push({ file, maxDoc: segment.maxDoc, deleted });
     }

@@ -10,7 +10,7 @@
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { PresencePool } from '../columns/columns.ts';
-import { SourceSlab } from '../columns/source-slab.ts';
+import { blockChecksums, SourceSlab } from '../columns/source-slab.ts';
 import { Segment, type InvertedField, type NumericField } from '../segment.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 import { ByteReader } from './byte-reader.ts';
@@ -18,6 +18,7 @@ import { ByteWriter } from './byte-writer.ts';
 import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
 import { decodeNumericField, decodeStringDocValues, encodeNumericField, encodeStringDocValues } from './doc-values-codec.ts';
 import { decodeInvertedField, encodeInvertedField } from './inverted-field-codec.ts';
+import type { SegmentFileHandle } from './segment-file-handle.ts';
 
 /** The first 8 bytes of a segment file. */
 export const SEGMENT_MAGIC = 'FOLIOSEG';
@@ -152,10 +153,28 @@ function readNamed<V>(r: ByteReader, read: (name: string) => V): Map<string, V> 
 }
 
 /**
- * The segment a segment file holds, checksum verified first.
+ * The byte offset in a segment file's bytes `buf` of its `_source` blocks (the `SRC ` section's
+ * last array): where a flush that wrote the file points the segment's slab
+ * ({@link SourceSlab.readFromFile}). The file is one this process just encoded; only its section
+ * headers are walked. @throws CorruptSegmentFileError when the layout does not fit
+ */
+export function sourceBlocksOffset(buf: Buffer, resource: string): number {
+  const r = new ByteReader(buf, resource, SEGMENT_MAGIC.length + 8, buf.length - FOOTER_BYTES);
+  for (const tag of ['IDS ', 'VERS', 'SEQN', 'ROUT'] as const) readSection(r, tag, (s) => s.bytes(s.remaining));
+  return readSection(r, 'SRC ', (s) => {
+    s.arrayPlace(Uint32Array);
+    s.arrayPlace(Uint32Array);
+    return s.arrayPlace(Uint8Array).at;
+  });
+}
+
+/**
+ * The segment a segment file holds, checksum verified first. With `file` (the same file, open),
+ * the `_source` blocks are not copied into memory: the slab reads them from `file` on demand,
+ * each checked against a CRC32 computed here from the verified bytes (source-slab.ts).
  * @throws CorruptSegmentFileError when the checksum, magic, version or any structure is wrong
  */
-export function decodeSegment(buf: Buffer, resource: string): Segment {
+export function decodeSegment(buf: Buffer, resource: string, file?: SegmentFileHandle): Segment {
   const r = checkedReader(buf, resource, SEGMENT_MAGIC, SEGMENT_FORMAT_VERSION);
   const pool = new PresencePool();
   const share = (bits: Uint8Array): Uint8Array => pool.share(bits);
@@ -172,9 +191,17 @@ export function decodeSegment(buf: Buffer, resource: string): Segment {
   const sources = readSection(r, 'SRC ', (s) => {
     const blockOffsets = s.array(Uint32Array);
     const offsets = s.array(Uint32Array);
-    const blocks = s.array(Uint8Array);
-    if (offsets.length !== maxDoc + 1 || blockOffsets[blockOffsets.length - 1] !== blocks.length) s.corrupt('_source slab arrays do not fit together');
-    return new SourceSlab(blocks, blockOffsets, offsets);
+    const fits = (blocksLength: number) => {
+      if (offsets.length !== maxDoc + 1 || blockOffsets[blockOffsets.length - 1] !== blocksLength) s.corrupt('_source slab arrays do not fit together');
+    };
+    if (!file) {
+      const blocks = s.array(Uint8Array);
+      fits(blocks.length);
+      return new SourceSlab(blocks, blockOffsets, offsets);
+    }
+    const { at, length } = s.arrayPlace(Uint8Array);
+    fits(length);
+    return SourceSlab.inFile(file, at, blockOffsets, offsets, blockChecksums(buf.subarray(at, at + length), blockOffsets));
   });
   const inverted: Map<string, InvertedField> = readSection(r, 'INVF', (s) => readNamed(s, () => decodeInvertedField(s, maxDoc, share)));
   const numeric: Map<string, NumericField> = readSection(r, 'NUMF', (s) => readNamed(s, () => decodeNumericField(s, maxDoc, share)));
