@@ -9,7 +9,10 @@
  * - the fetch phase (`Generation.fetch`, whole `_source`) for windows of a page of 10 random hits,
  *   a scroll batch of 1,000 consecutive docs and a `_reindex`-like walk of every doc: cold (the
  *   block cache emptied before each window; the OS page cache holds the file) and warm (the same
- *   window again).
+ *   window again);
+ * - query latency (k 10 by score: `term` on `country`, a 2-word `match` on `name`, `prefix` on
+ *   `name`), cold (the first run of each value, block cache and decoded-postings cache emptied
+ *   before it) and warm (median of three repeats).
  * Prints one JSON object. Run: `node bench/committed-shard.ts [docs]` (default 250,000).
  */
 import { spawnSync } from 'node:child_process';
@@ -18,6 +21,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Mapping } from '../protocol/mapping.ts';
 import * as slab from '../shard-node/engine/columns/block-cache.ts';
+import * as decoded from '../shard-node/engine/columns/postings-cache.ts';
+import type { Query } from '../protocol/query-ast.ts';
+import { searcherOf } from '../shard-node/engine/searcher.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
 import { SegmentCommits } from '../shard-node/storage/segment-commits.ts';
 import { indexInBatches, newShard } from '../test/support/engine-shard.ts';
@@ -34,12 +40,30 @@ function heap(): number {
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Empties the `_source` block cache, whatever this checkout calls it. */
+/** Empties the block cache and the decoded-postings cache (when this checkout can). */
 function coldCache(): void {
   const m = slab as Record<string, unknown>;
-  for (const name of ['clearBlockCache', 'clearBlockCaches']) if (typeof m[name] === 'function') return (m[name] as () => void)();
-  throw new Error('no block cache clear hook in source-slab.ts');
+  if (typeof m.clearBlockCache !== 'function') throw new Error('no block cache clear hook');
+  (m.clearBlockCache as () => void)();
+  const p = decoded as Record<string, unknown>;
+  if (typeof p.clearPostingsCache === 'function') (p.clearPostingsCache as () => void)();
 }
+
+const COUNTRIES = ['US', 'DE', 'FR', 'IT', 'ES', 'GB', 'RU', 'CN', 'IN', 'BR', 'MX', 'JP', 'PL', 'NL', 'SE', 'AT', 'CH', 'CA', 'AU', 'NO'];
+const NAMES = ['san jose', 'new york', 'saint louis', 'port said', 'la paz', 'santa cruz', 'villa nueva', 'puerto rico', 'fort worth', 'rio grande'];
+const PREFIXES = ['sa', 'po', 'ne', 'be', 'ma', 'ka', 'ch', 'la', 'br', 'ro'];
+/** Other values, run first to compile the code paths. */
+const WARM_UP: Query[] = [
+  ...['AR', 'CO', 'VE', 'PE'].map((value): Query => ({ kind: 'term', field: 'country', value, caseInsensitive: false, boost: 1 })),
+  ...['bad ems', 'lake view'].map((query): Query => ({ kind: 'match', field: 'name', query, operator: 'or', boost: 1 })),
+  ...['ta', 'ha'].map((value): Query => ({ kind: 'prefix', field: 'name', value, caseInsensitive: false, boost: 1 })),
+];
+/** The query shapes timed (k 10 by score), each value once cold (the first time it runs), then warm. */
+const SHAPES: [string, Query[]][] = [
+  ['term country', COUNTRIES.map((value) => ({ kind: 'term', field: 'country', value, caseInsensitive: false, boost: 1 }))],
+  ['match name, 2 words', NAMES.map((query) => ({ kind: 'match', field: 'name', query, operator: 'or', boost: 1 }))],
+  ['prefix name', PREFIXES.map((value) => ({ kind: 'prefix', field: 'name', value, caseInsensitive: false, boost: 1 }))],
+];
 
 /** A deterministic PRNG (mulberry32), so both checkouts fetch the same windows. */
 function rng(seed: number): () => number {
@@ -104,6 +128,20 @@ function open(dir: string, docs: number): Record<string, unknown> {
   const reindexWarmMs = time(() => {
     for (let at = 0; at < ids.length; at += 1000) gen.fetch(ids.slice(at, at + 1000));
   });
+  const searcher = searcherOf(gen);
+  const run = (query: Query) => searcher.query({ query, sort: [], k: 10, trackTotalHits: 10_000 });
+  for (const x of WARM_UP) run(x); // compiles the code paths without caching the timed queries
+  const queries: Record<string, { coldMs: number; warmMs: number }> = {};
+  for (const [name, qs] of SHAPES) {
+    const cold: number[] = [];
+    const warm: number[] = [];
+    for (const x of qs) {
+      coldCache();
+      cold.push(time(() => run(x))); // the first time this query runs: nothing cached
+      warm.push(median([0, 1, 2].map(() => time(() => run(x)))));
+    }
+    queries[name] = { coldMs: +median(cold).toFixed(4), warmMs: +median(warm).toFixed(4) };
+  }
   const afterWalk = heap() - before;
   const rssAfterWalk = (gc!(), process.memoryUsage().rss) - rss0;
   coldCache();
@@ -137,6 +175,10 @@ function open(dir: string, docs: number): Record<string, unknown> {
     docValuesPerDoc: per(docValues),
     idsPerDoc: per(idBytes),
     fetch: { page10, scroll1000, reindex: { coldMs: Math.round(reindexColdMs), warmMs: Math.round(reindexWarmMs) } },
+    queries,
+    blockCache: Object.fromEntries(
+      ['source', 'postings'].map((k) => [k, (slab as unknown as { blockCacheStats?: (k: string) => unknown }).blockCacheStats?.(k)]),
+    ),
   };
 }
 

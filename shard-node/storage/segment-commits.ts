@@ -19,7 +19,8 @@ import type { Segment } from '../engine/segment.ts';
 import type { ShardCommit } from '../engine/shard-commit.ts';
 import { decodeCommitPoint, encodeCommitPoint } from '../engine/segment-file/commit-point.ts';
 import { CorruptSegmentFileError } from '../engine/segment-file/corrupt-segment-file.ts';
-import { decodeSegment, encodeSegmentSteps, sourceBlocksOffset } from '../engine/segment-file/segment-codec.ts';
+import { FilePages, pageChecksums } from '../engine/segment-file/file-pages.ts';
+import { decodeSegment, encodeSegmentSteps, segmentFileLayout, type SegmentFileLayout } from '../engine/segment-file/segment-codec.ts';
 import { SegmentFileHandle } from '../engine/segment-file/segment-file-handle.ts';
 import { runSliced } from '../../shared/sliced-work.ts';
 import { fsyncDir } from './durable-dir.ts';
@@ -36,6 +37,18 @@ async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
     await fh.sync();
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * Moves what a segment reads on demand out of the heap once its file is written: the `_source`
+ * blocks and every field's postings are read from `handle` from now on (and the block cache).
+ * `encoded` is the file's bytes (page checksums are computed from them).
+ */
+function readFromFile(segment: Segment, handle: SegmentFileHandle, layout: SegmentFileLayout, encoded: Buffer): void {
+  segment.sources.readFromFile(handle, layout.sourceBlocksAt);
+  for (const [field, { at, length }] of layout.postings) {
+    segment.inverted.get(field)?.terms.readFromFile(new FilePages(handle, at, length, pageChecksums(encoded.subarray(at, at + length))));
   }
 }
 
@@ -129,8 +142,7 @@ export class SegmentCommits {
         const path = join(this.dir, file);
         await writeDurably(path, encoded);
         this.files.set(segment, file);
-        // The `_source` blocks now leave the heap: later reads go to the file (and the block cache).
-        segment.sources.readFromFile(new SegmentFileHandle(path), sourceBlocksOffset(encoded, path));
+        readFromFile(segment, new SegmentFileHandle(path), segmentFileLayout(encoded, path), encoded);
       }
       named.push({ file, maxDoc: segment.maxDoc, deleted });
     }

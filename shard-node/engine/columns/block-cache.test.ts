@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { blockCacheMaxBytes, blockCacheStats, cachedBlock, clearBlockCache, configureBlockCache, defaultBlockCacheBytes, ENTRY_OVERHEAD_BYTES } from './block-cache.ts';
+import {
+  blockCacheMaxBytes,
+  blockCacheStats,
+  cachedBlock,
+  clearBlockCache,
+  configureBlockCache,
+  defaultBlockCacheBytes,
+  ENTRY_OVERHEAD_BYTES,
+} from './block-cache.ts';
 
 afterEach(() => configureBlockCache(defaultBlockCacheBytes()));
 

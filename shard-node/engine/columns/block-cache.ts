@@ -1,7 +1,7 @@
 /**
  * The shard node's process-wide block cache, bounded in bytes: decompressed `_source` blocks
  * (source-slab.ts), whether their segment is still in memory or read from its segment file on
- * demand. It plays the part of the OS page cache plus Lucene's stored-fields block reuse: a page of
+ * demand, and the pages of postings streams read from segment files (segment-file/file-pages.ts). It plays the part of the OS page cache plus Lucene's stored-fields block reuse: a page of
  * neighbours or a scroll batch decompresses each block once, and the blocks a search touches stay
  * warm while the rest of a shard's `_source` stays on disk. One LRU for every shard and kind, on the
  * maintained `lru-cache` package (`maxSize` + `sizeCalculation`: each entry is charged its bytes
@@ -17,11 +17,11 @@
 import { getHeapStatistics } from 'node:v8';
 import { LRUCache } from 'lru-cache';
 
-/** What a cached block holds (the `kind` label of the metrics). */
-export type BlockKind = 'source';
+/** What a cached block holds (the `kind` label of the metrics): decompressed `_source` blocks, or pages of a postings stream read from a file. */
+export type BlockKind = 'source' | 'postings';
 
 /** Every kind, in metric order. */
-export const BLOCK_KINDS: readonly BlockKind[] = ['source'];
+export const BLOCK_KINDS: readonly BlockKind[] = ['source', 'postings'];
 
 /** Bytes charged per entry on top of its block: the key string, the map entry and the typed-array header. */
 export const ENTRY_OVERHEAD_BYTES = 96;

@@ -166,7 +166,10 @@ export class SourceSlab {
     const actual = crc32(raw);
     const stored = this.file!.crcs[b];
     if (actual !== stored) {
-      throw new CorruptSegmentFileError(`_source block ${b} checksum failed (stored=${stored.toString(16)}, actual=${actual.toString(16)})`, this.file!.handle.path);
+      throw new CorruptSegmentFileError(
+        `_source block ${b} checksum failed (stored=${stored.toString(16)}, actual=${actual.toString(16)})`,
+        this.file!.handle.path,
+      );
     }
   }
 }

@@ -117,6 +117,11 @@ export class ByteReader {
     return { at: this.need(n * kind.BYTES_PER_ELEMENT), length: n };
   }
 
+  /** A view of `length` bytes at absolute offset `at` of the buffer (an {@link ByteReader.arrayPlace} read earlier). */
+  view(at: number, length: number): Buffer {
+    return this.buf.subarray(at, at + length);
+  }
+
   /** One string written by `ByteWriter.string`. */
   string(): string {
     const charset = this.u8();

@@ -17,7 +17,7 @@ import { ByteReader } from './byte-reader.ts';
 import { ByteWriter } from './byte-writer.ts';
 import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
 import { decodeNumericField, decodeStringDocValues, encodeNumericField, encodeStringDocValues } from './doc-values-codec.ts';
-import { decodeInvertedField, encodeInvertedField } from './inverted-field-codec.ts';
+import { decodeInvertedField, encodeInvertedField, invertedFieldPostingsPlace } from './inverted-field-codec.ts';
 import type { SegmentFileHandle } from './segment-file-handle.ts';
 
 /** The first 8 bytes of a segment file. */
@@ -152,26 +152,37 @@ function readNamed<V>(r: ByteReader, read: (name: string) => V): Map<string, V> 
   return out;
 }
 
+/** Where the parts a segment reads on demand are in its file: byte offsets and lengths. */
+export interface SegmentFileLayout {
+  /** The `_source` blocks (the `SRC ` section's last array). */
+  sourceBlocksAt: number;
+  /** Each inverted field's postings stream. */
+  postings: Map<string, { at: number; length: number }>;
+}
+
 /**
- * The byte offset in a segment file's bytes `buf` of its `_source` blocks (the `SRC ` section's
- * last array): where a flush that wrote the file points the segment's slab
- * ({@link SourceSlab.readFromFile}). The file is one this process just encoded; only its section
- * headers are walked. @throws CorruptSegmentFileError when the layout does not fit
+ * Where the on-demand parts of a segment file's bytes `buf` are: what a flush that wrote the file
+ * points the segment's `_source` slab ({@link SourceSlab.readFromFile}) and postings
+ * (`TermPostings.readFromFile`) at. The file is one this process just encoded; only section
+ * headers and array lengths are walked. @throws CorruptSegmentFileError when the layout does not fit
  */
-export function sourceBlocksOffset(buf: Buffer, resource: string): number {
+export function segmentFileLayout(buf: Buffer, resource: string): SegmentFileLayout {
   const r = new ByteReader(buf, resource, SEGMENT_MAGIC.length + 8, buf.length - FOOTER_BYTES);
   for (const tag of ['IDS ', 'VERS', 'SEQN', 'ROUT'] as const) readSection(r, tag, (s) => s.bytes(s.remaining));
-  return readSection(r, 'SRC ', (s) => {
+  const sourceBlocksAt = readSection(r, 'SRC ', (s) => {
     s.arrayPlace(Uint32Array);
     s.arrayPlace(Uint32Array);
     return s.arrayPlace(Uint8Array).at;
   });
+  const postings = readSection(r, 'INVF', (s) => readNamed(s, () => invertedFieldPostingsPlace(s)));
+  return { sourceBlocksAt, postings };
 }
 
 /**
  * The segment a segment file holds, checksum verified first. With `file` (the same file, open),
- * the `_source` blocks are not copied into memory: the slab reads them from `file` on demand,
- * each checked against a CRC32 computed here from the verified bytes (source-slab.ts).
+ * the `_source` blocks and the postings are not copied into memory: they are read from `file` on
+ * demand, each block or page checked against a CRC32 computed here from the verified bytes
+ * (source-slab.ts, file-pages.ts). The term dictionaries, doc values and `_id`s are in memory.
  * @throws CorruptSegmentFileError when the checksum, magic, version or any structure is wrong
  */
 export function decodeSegment(buf: Buffer, resource: string, file?: SegmentFileHandle): Segment {
@@ -203,7 +214,7 @@ export function decodeSegment(buf: Buffer, resource: string, file?: SegmentFileH
     fits(length);
     return SourceSlab.inFile(file, at, blockOffsets, offsets, blockChecksums(buf.subarray(at, at + length), blockOffsets));
   });
-  const inverted: Map<string, InvertedField> = readSection(r, 'INVF', (s) => readNamed(s, () => decodeInvertedField(s, maxDoc, share)));
+  const inverted: Map<string, InvertedField> = readSection(r, 'INVF', (s) => readNamed(s, () => decodeInvertedField(s, maxDoc, share, file)));
   const numeric: Map<string, NumericField> = readSection(r, 'NUMF', (s) => readNamed(s, () => decodeNumericField(s, maxDoc, share)));
   const strings = readSection(r, 'STRF', (s) => readNamed(s, (name) => decodeStringDocValues(s, maxDoc, inverted.get(name)?.terms.dictionary)));
   const exists = readSection(r, 'EXST', (s) => readNamed(s, () => share(s.array(Uint8Array))));

@@ -2,7 +2,8 @@ import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, wr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { newShard } from '../../test/support/engine-shard.ts';
+import { newShard, q } from '../../test/support/engine-shard.ts';
+import { searcherOf } from '../engine/searcher.ts';
 import { cityDocs, loadCitiesWithEdgeCases } from '../../test/support/segment-equality.ts';
 import { blockCacheStats, clearBlockCache, configureBlockCache, defaultBlockCacheBytes } from '../engine/columns/block-cache.ts';
 import { SOURCE_BLOCK_DOCS } from '../engine/columns/source-slab.ts';
@@ -27,12 +28,82 @@ const segmentsOf = (s: Shard): Segment[] => s.acquire().views.map((v) => v.segme
 /** Every doc's `_source` text, segment by segment. */
 const sourcesOf = (segs: readonly Segment[]): string[][] => segs.map((seg) => Array.from({ length: seg.maxDoc }, (_, d) => seg.source(d)));
 
+/** Every term's postings (docs, freqs, positions) and stats, field by field, segment by segment, read through the cached and the one-pass paths. */
+function postingsOf(segs: readonly Segment[]): unknown[] {
+  const plain = (p: { docs: Int32Array; freqs: Int32Array | null; positions: Int32Array | null } | undefined) =>
+    p && [Array.from(p.docs), p.freqs && Array.from(p.freqs), p.positions && Array.from(p.positions)];
+  return segs.map((seg) =>
+    [...seg.inverted].map(([field, inv]) => {
+      const terms = inv.terms.sorted();
+      return [
+        field,
+        terms.map((t, ord) => [t, plain(inv.terms.get(t)), Array.from(inv.terms.docs(t)!), inv.terms.stats(t), plain(inv.terms.postingsOnce(ord))]),
+      ];
+    }),
+  );
+}
+
 /** A shard with cities and edge cases (unicode, astral, lone surrogates), in several segments. */
 function citiesShard(n = 3000): Shard {
   const { shard } = newShard();
   loadCitiesWithEdgeCases(shard, n);
   return shard;
 }
+
+describe('postings read from segment files on demand', () => {
+  it('a flushed segment and a segment opened from its file return the same postings for every term, with the postings out of the heap', async () => {
+    const shard = citiesShard(2000);
+    const segs = segmentsOf(shard);
+    const expected = postingsOf(segs);
+    const d = dir();
+    await new SegmentCommits(d).write(shard.commit());
+    expect(segs.every((s) => [...s.inverted.values()].every((inv) => inv.terms.onDisk))).toBe(true);
+    clearBlockCache();
+    expect(postingsOf(segs)).toEqual(expected);
+    const loaded = new SegmentCommits(d).load()!.segments.map((c) => c.segment);
+    expect(loaded.every((s) => [...s.inverted.values()].every((inv) => inv.terms.onDisk))).toBe(true);
+    configureBlockCache(8 * 1024); // one page: each page read evicts the one before
+    const before = blockCacheStats('postings');
+    expect(postingsOf(loaded)).toEqual(expected);
+    const after = blockCacheStats('postings');
+    expect(after.misses - before.misses).toBeGreaterThan(20); // every page of the stream, at least once
+    expect(after.evictions - before.evictions).toBeGreaterThan(10);
+    expect(after.bytes).toBeLessThanOrEqual(8 * 1024);
+  });
+
+  it('a flipped byte in a postings page throws CorruptSegmentFileError from the search that reads it', async () => {
+    const shard = citiesShard(1000);
+    const d = dir();
+    await new SegmentCommits(d).write(shard.commit());
+    const g = shard.acquire();
+    // One of the first terms of `name` in the largest segment with a live doc: its postings are in the stream's first page.
+    const largest = g.views.map((v) => v.segment).reduce((a, b) => (a.maxDoc >= b.maxDoc ? a : b));
+    const term = largest.inverted
+      .get('name')!
+      .terms.sorted()
+      .slice(0, 20)
+      .find((t) => searcherOf(g).count(q.term('name', t)) > 0)!;
+    const query = q.term('name', term);
+    expect(searcherOf(g).count(query)).toBeGreaterThan(0);
+    const countryBefore = searcherOf(g).count(q.term('country', 'US'));
+    // Flip a byte in the first page of the `name` postings of every segment file.
+    for (const seg of g.views.map((v) => v.segment)) {
+      const inv = seg.inverted.get('name')!;
+      const stream = Buffer.from(inv.terms.encodedParts().postings);
+      for (const f of readdirSync(d).filter((x) => x.endsWith('.fseg'))) {
+        const whole = readFileSync(join(d, f));
+        const at = whole.indexOf(stream);
+        if (at < 0) continue;
+        const fd = openSync(join(d, f), 'r+');
+        writeSync(fd, Buffer.from([whole[at + 10] ^ 0xff]), 0, 1, at + 10);
+        closeSync(fd);
+      }
+    }
+    clearBlockCache();
+    expect(() => searcherOf(g).count(query)).toThrow(CorruptSegmentFileError);
+    expect(searcherOf(g).count(q.term('country', 'US'))).toBe(countryBefore); // other fields still read
+  });
+});
 
 describe('_source blocks read from segment files on demand', () => {
   it('a flushed segment and a segment opened from its file return the same _source bytes for every doc, with the blocks out of the heap', async () => {
@@ -54,7 +125,8 @@ describe('_source blocks read from segment files on demand', () => {
     // Byte for byte, and the bytes a segment file stores are the same again.
     for (let i = 0; i < segs.length; i++) {
       expect(Buffer.from(loaded[i].sources.blocks).equals(Buffer.from(segs[i].sources.blocks))).toBe(true);
-      for (let doc = 0; doc < segs[i].maxDoc; doc += 97) expect(Buffer.from(loaded[i].sources.bytesOf(doc)).equals(Buffer.from(segs[i].sources.bytesOf(doc)))).toBe(true);
+      for (let doc = 0; doc < segs[i].maxDoc; doc += 97)
+        expect(Buffer.from(loaded[i].sources.bytesOf(doc)).equals(Buffer.from(segs[i].sources.bytesOf(doc)))).toBe(true);
     }
   });
 
@@ -92,7 +164,10 @@ describe('_source blocks read from segment files on demand', () => {
     const firstFiles = readdirSync(d).filter((f) => f.endsWith('.fseg'));
     const held = shard.acquire(); // a point in time / scroll holds this generation
     const heldSegs = held.views.map((v) => v.segment);
-    expect(heldSegs.every((s) => s.sources.onDisk)).toBe(true);
+    expect(heldSegs.every((s) => s.sources.onDisk && [...s.inverted.values()].every((inv) => inv.terms.onDisk))).toBe(true);
+    const queries = [q.match('name', 'san'), q.term('country', 'US'), q.match('name', 'saint petersburg')];
+    const counts = queries.map((x) => searcherOf(held).count(x));
+    expect(counts[0]).toBeGreaterThan(0);
     // More small segments: the merge policy merges, and the next flush deletes the merged-away files.
     const more = cityDocs(1000, 1200);
     for (let i = 0; i < 1000; i += 100) {
@@ -103,9 +178,10 @@ describe('_source blocks read from segment files on demand', () => {
     await commits.write(shard.commit());
     const now = readdirSync(d).filter((f) => f.endsWith('.fseg'));
     expect(firstFiles.filter((f) => !now.includes(f)).length).toBeGreaterThan(0);
-    clearBlockCache(); // every block comes from the (deleted) files
+    clearBlockCache(); // every block and page comes from the (deleted) files
     const fetched = held.fetch(docs.map((x) => x._id));
     expect(fetched.map((f) => f?._source)).toEqual(docs.map((x) => x.json));
+    expect(queries.map((x) => searcherOf(held).count(x))).toEqual(counts);
   });
 
   it('a flipped byte in a _source block throws CorruptSegmentFileError from the read (a shard failure, not a crash); other blocks still read', async () => {
