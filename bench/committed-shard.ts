@@ -40,13 +40,20 @@ function heap(): number {
 
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Empties the block cache and the decoded-postings cache (when this checkout can). */
+/** Empties the block cache and the decoded-postings cache (when this checkout can), then collects the garbage. */
 function coldCache(): void {
   const m = slab as Record<string, unknown>;
   if (typeof m.clearBlockCache !== 'function') throw new Error('no block cache clear hook');
   (m.clearBlockCache as () => void)();
   const p = decoded as Record<string, unknown>;
   if (typeof p.clearPostingsCache === 'function') (p.clearPostingsCache as () => void)();
+  gc!(); // the dropped blocks' garbage is not collected inside the timed call
+}
+
+/** The block cache's counters per kind (none in a checkout without them). */
+function blockCacheFigures(): Record<string, unknown> {
+  const stats = (slab as unknown as { blockCacheStats?: (k: string) => unknown }).blockCacheStats;
+  return stats ? Object.fromEntries(['source', 'postings'].map((k) => [k, stats(k)])) : {};
 }
 
 const COUNTRIES = ['US', 'DE', 'FR', 'IT', 'ES', 'GB', 'RU', 'CN', 'IN', 'BR', 'MX', 'JP', 'PL', 'NL', 'SE', 'AT', 'CH', 'CA', 'AU', 'NO'];
@@ -128,6 +135,9 @@ function open(dir: string, docs: number): Record<string, unknown> {
   const reindexWarmMs = time(() => {
     for (let at = 0; at < ids.length; at += 1000) gen.fetch(ids.slice(at, at + 1000));
   });
+  const afterWalk = heap() - before;
+  const rssAfterWalk = (gc!(), process.memoryUsage().rss) - rss0;
+  const cacheAfterWalk = blockCacheFigures();
   const searcher = searcherOf(gen);
   const run = (query: Query) => searcher.query({ query, sort: [], k: 10, trackTotalHits: 10_000 });
   for (const x of WARM_UP) run(x); // compiles the code paths without caching the timed queries
@@ -142,8 +152,6 @@ function open(dir: string, docs: number): Record<string, unknown> {
     }
     queries[name] = { coldMs: +median(cold).toFixed(4), warmMs: +median(warm).toFixed(4) };
   }
-  const afterWalk = heap() - before;
-  const rssAfterWalk = (gc!(), process.memoryUsage().rss) - rss0;
   coldCache();
   const drop = (f: (s: Segment) => void): number => {
     const a = heap();
@@ -176,9 +184,8 @@ function open(dir: string, docs: number): Record<string, unknown> {
     idsPerDoc: per(idBytes),
     fetch: { page10, scroll1000, reindex: { coldMs: Math.round(reindexColdMs), warmMs: Math.round(reindexWarmMs) } },
     queries,
-    blockCache: Object.fromEntries(
-      ['source', 'postings'].map((k) => [k, (slab as unknown as { blockCacheStats?: (k: string) => unknown }).blockCacheStats?.(k)]),
-    ),
+    blockCacheAfterReindexWalk: cacheAfterWalk,
+    blockCacheAtEnd: blockCacheFigures(),
   };
 }
 

@@ -43,7 +43,7 @@ export interface ShardNodeConfig extends HttpServerLimits {
   inFlightRequestsLimitBytes: number;
   /**
    * FOLIO_BLOCK_CACHE_BYTES: size of the process-wide block cache of decompressed `_source` blocks
-   * (engine/columns/block-cache.ts), in bytes. Default a tenth of V8's heap limit, as ES sizes its
+   * and postings pages (engine/columns/block-cache.ts), in bytes. Default a tenth of V8's heap limit, as ES sizes its
    * node query cache (`indices.queries.cache.size`: 10%).
    */
   blockCacheBytes: number;

@@ -87,6 +87,8 @@ describe('shard-node metrics', () => {
     expect(sampleValue(text, 'folio_block_cache_hits_total', 'kind="source"')).toBe(hits + 1);
     expect(sampleValue(text, 'folio_block_cache_evictions_total', 'kind="source"')).toBeGreaterThanOrEqual(0);
     expect(sampleValue(text, 'folio_block_cache_bytes', 'kind="source"')).toBeGreaterThan(0);
+    for (const name of ['hits_total', 'misses_total', 'evictions_total', 'bytes'])
+      expect(sampleValue(text, `folio_block_cache_${name}`, 'kind="postings"')).toBeTypeOf('number');
   });
 
   it('drops the gauges of a deleted index', async () => {

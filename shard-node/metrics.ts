@@ -9,7 +9,7 @@
  * - `folio_search_contexts_open` {kind}: open PIT and scroll contexts, at scrape;
  * - `folio_block_cache_hits_total`, `folio_block_cache_misses_total`,
  *   `folio_block_cache_evictions_total`, `folio_block_cache_bytes` {kind}: the process-wide block
- *   cache (engine/columns/block-cache.ts; `kind` = `source`), at scrape.
+ *   cache (engine/columns/block-cache.ts; `kind` = `source` or `postings`), at scrape.
  * `GET /metrics` sits outside the internal API prefix (and its cluster secret).
  */
 import type { Hono } from 'hono';

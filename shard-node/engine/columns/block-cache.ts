@@ -47,6 +47,8 @@ interface Entry {
 
 const stats = new Map<BlockKind, BlockCacheStats>(BLOCK_KINDS.map((k) => [k, { hits: 0, misses: 0, evictions: 0, bytes: 0 }]));
 let cache = newCache(defaultBlockCacheBytes());
+/** Bumped whenever the cache is emptied: readers' own references to blocks from before are stale. */
+let epoch = 0;
 
 function newCache(maxBytes: number): LRUCache<string, Entry> {
   return new LRUCache<string, Entry>({
@@ -69,6 +71,7 @@ export function configureBlockCache(maxBytes: number): void {
   if (!(Number.isInteger(maxBytes) && maxBytes > 0)) throw new RangeError(`block cache size must be a positive number of bytes, got [${maxBytes}]`);
   cache.clear();
   cache = newCache(maxBytes);
+  epoch++;
 }
 
 /** The cache's size in bytes. */
@@ -79,6 +82,12 @@ export function blockCacheMaxBytes(): number {
 /** Empties the cache (benches measure cold reads; tests start clean). Counters are kept. */
 export function clearBlockCache(): void {
   cache.clear();
+  epoch++;
+}
+
+/** A number that changes whenever the cache is emptied (a reader keeping a block of its own drops it then). */
+export function blockCacheEpoch(): number {
+  return epoch;
 }
 
 /**
@@ -98,6 +107,11 @@ export function cachedBlock(kind: BlockKind, key: string, load: () => Uint8Array
   cache.set(key, { kind, bytes });
   if (cache.has(key)) s.bytes += bytes.byteLength + ENTRY_OVERHEAD_BYTES;
   return bytes;
+}
+
+/** Counts a hit of `kind` served from a reader's own reference to a block it got from the cache (file-pages.ts). */
+export function countBlockCacheHit(kind: BlockKind): void {
+  stats.get(kind)!.hits++;
 }
 
 /** Whether the block under `key` is cached (does not touch its recency or the counters). */

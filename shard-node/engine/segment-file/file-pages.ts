@@ -8,7 +8,7 @@
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90PostingsFormat.html
  */
 import { crc32 } from 'node:zlib';
-import { cachedBlock, hasCachedBlock } from '../columns/block-cache.ts';
+import { blockCacheEpoch, cachedBlock, countBlockCacheHit, hasCachedBlock } from '../columns/block-cache.ts';
 import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
 import type { SegmentFileHandle } from './segment-file-handle.ts';
 
@@ -35,6 +35,13 @@ export class FilePages {
   private readonly crcs: Uint32Array;
   /** The last page read past the cache (a merge's pass over every term). */
   private streamed: { p: number; bytes: Uint8Array } | null = null;
+  /**
+   * The last page read through the cache, kept here too: a multi-term query (prefix, wildcard,
+   * range) reads many neighbouring terms' postings from the same page, and this skips a cache
+   * lookup per term. One page per field and segment, outside the cache's byte bound; dropped when
+   * the cache is emptied.
+   */
+  private recent: { p: number; bytes: Uint8Array; epoch: number } | null = null;
 
   /** @param crcs each page's CRC32 ({@link pageChecksums} of the same bytes) */
   constructor(handle: SegmentFileHandle, at: number, length: number, crcs: Uint32Array) {
@@ -80,7 +87,13 @@ export class FilePages {
   }
 
   private page(p: number): Uint8Array {
-    return cachedBlock('postings', `p${this.id}:${p}`, () => this.read(p));
+    if (this.recent?.p === p && this.recent.epoch === blockCacheEpoch()) {
+      countBlockCacheHit('postings');
+      return this.recent.bytes;
+    }
+    const bytes = cachedBlock('postings', `p${this.id}:${p}`, () => this.read(p));
+    this.recent = { p, bytes, epoch: blockCacheEpoch() };
+    return bytes;
   }
 
   private streamedPage(p: number): Uint8Array {
