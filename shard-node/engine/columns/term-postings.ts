@@ -9,7 +9,10 @@
  * map entry per term); the figures of the change are in docs/performance.md ("Compact postings").
  *
  * The encoded form ({@link EncodedTermPostings}) is plain typed arrays, so a segment file writer
- * copies them out and a reader wraps them again with {@link TermPostings.fromEncoded}.
+ * copies them out and a reader wraps them again with {@link TermPostings.fromEncoded}. Once the
+ * segment is in a file, the postings stream stays there ({@link TermPostings.inFile},
+ * {@link TermPostings.readFromFile}): a lookup reads the pages of the term's bytes through the
+ * block cache (segment-file/file-pages.ts); the dictionary and the offsets stay in memory.
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90PostingsFormat.html
  */
 import type { PostingList } from '../segment.ts';
