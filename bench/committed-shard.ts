@@ -24,6 +24,7 @@ import * as slab from '../shard-node/engine/columns/block-cache.ts';
 import * as decoded from '../shard-node/engine/columns/postings-cache.ts';
 import type { Query } from '../protocol/query-ast.ts';
 import { searcherOf } from '../shard-node/engine/searcher.ts';
+import type { Generation } from '../shard-node/engine/generation.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
 import { SegmentCommits } from '../shard-node/storage/segment-commits.ts';
 import { indexInBatches, newShard } from '../test/support/engine-shard.ts';
@@ -92,6 +93,32 @@ async function build(dir: string, docs: number): Promise<number> {
   return corpus.rawSourceBytesPerDoc;
 }
 
+/** Milliseconds `f` takes. */
+function time(f: () => void): number {
+  const t = performance.now();
+  f();
+  return performance.now() - t;
+}
+
+/** Median ms per query shape of {@link SHAPES}: each value's first run (cold), and the median of three repeats (warm). */
+function queryCost(gen: Generation): Record<string, { coldMs: number; warmMs: number }> {
+  const searcher = searcherOf(gen);
+  const run = (query: Query) => searcher.query({ query, sort: [], k: 10, trackTotalHits: 10_000 });
+  for (const x of WARM_UP) run(x); // compiles the code paths without caching the timed queries
+  const queries: Record<string, { coldMs: number; warmMs: number }> = {};
+  for (const [name, qs] of SHAPES) {
+    const cold: number[] = [];
+    const warm: number[] = [];
+    for (const x of qs) {
+      coldCache();
+      cold.push(time(() => run(x))); // the first time this query runs: nothing cached
+      warm.push(median([0, 1, 2].map(() => time(() => run(x)))));
+    }
+    queries[name] = { coldMs: +median(cold).toFixed(4), warmMs: +median(warm).toFixed(4) };
+  }
+  return queries;
+}
+
 function open(dir: string, docs: number): Record<string, unknown> {
   const rss0 = (gc!(), process.memoryUsage().rss);
   const before = heap();
@@ -106,11 +133,6 @@ function open(dir: string, docs: number): Record<string, unknown> {
   const ids = segments.flatMap((s) => s.ids);
   if (ids.length !== docs) throw new Error(`opened ${ids.length} docs, not ${docs}`);
   const r = rng(16);
-  const time = (f: () => void): number => {
-    const t = performance.now();
-    f();
-    return performance.now() - t;
-  };
   const windowCost = (windows: string[][]) => {
     const cold: number[] = [];
     const warm: number[] = [];
@@ -138,20 +160,7 @@ function open(dir: string, docs: number): Record<string, unknown> {
   const afterWalk = heap() - before;
   const rssAfterWalk = (gc!(), process.memoryUsage().rss) - rss0;
   const cacheAfterWalk = blockCacheFigures();
-  const searcher = searcherOf(gen);
-  const run = (query: Query) => searcher.query({ query, sort: [], k: 10, trackTotalHits: 10_000 });
-  for (const x of WARM_UP) run(x); // compiles the code paths without caching the timed queries
-  const queries: Record<string, { coldMs: number; warmMs: number }> = {};
-  for (const [name, qs] of SHAPES) {
-    const cold: number[] = [];
-    const warm: number[] = [];
-    for (const x of qs) {
-      coldCache();
-      cold.push(time(() => run(x))); // the first time this query runs: nothing cached
-      warm.push(median([0, 1, 2].map(() => time(() => run(x)))));
-    }
-    queries[name] = { coldMs: +median(cold).toFixed(4), warmMs: +median(warm).toFixed(4) };
-  }
+  const queries = queryCost(gen);
   coldCache();
   const drop = (f: (s: Segment) => void): number => {
     const a = heap();
