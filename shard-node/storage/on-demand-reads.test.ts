@@ -208,6 +208,7 @@ describe('_source blocks read from segment files on demand', () => {
     clearBlockCache();
     expect(() => seg.source(SOURCE_BLOCK_DOCS)).toThrow(CorruptSegmentFileError);
     expect(() => seg.source(SOURCE_BLOCK_DOCS)).toThrow(/checksum failed/);
+    expect(() => seg.source(SOURCE_BLOCK_DOCS)).toThrow(expect.objectContaining({ status: 500, type: 'corrupt_index_exception' }));
     expect(seg.source(0)).toBe(expected[0]);
     expect(seg.source(2 * SOURCE_BLOCK_DOCS)).toBe(expected[2 * SOURCE_BLOCK_DOCS]);
   });
