@@ -1,4 +1,5 @@
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -212,4 +213,25 @@ describe('_source blocks read from segment files on demand', () => {
     expect(seg.source(0)).toBe(expected[0]);
     expect(seg.source(2 * SOURCE_BLOCK_DOCS)).toBe(expected[2 * SOURCE_BLOCK_DOCS]);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'keeps a merged-away segment file open while a reader holds it, and closes it once the reader is gone and collected',
+    () => {
+      const child = spawnSync(process.execPath, ['--expose-gc', join(import.meta.dirname, '../../test/support/segment-fd-lifetime-child.ts')], {
+        encoding: 'utf8',
+      });
+      expect(child.status, child.stderr).toBe(0);
+      const r = JSON.parse(child.stdout.trim().split('\n').pop()!) as {
+        deleted: number;
+        readAfterDelete: boolean;
+        whileHeld: number;
+        afterRelease: number;
+        live: number;
+      };
+      expect(r.deleted).toBeGreaterThan(0);
+      expect(r.readAfterDelete).toBe(true);
+      expect(r.whileHeld).toBe(r.live + r.deleted); // the deleted files' descriptors stay open for the reader
+      expect(r.afterRelease).toBe(r.live); // and close once nothing holds their segments
+    },
+  );
 });
