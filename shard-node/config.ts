@@ -4,6 +4,7 @@
 import { hostname } from 'node:os';
 import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envInt, envStr } from '../shared/env.ts';
+import { defaultBlockCacheBytes } from './engine/columns/block-cache.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
 import { resolveNodeList } from '../shared/node-list.ts';
 import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_FLUSH_THRESHOLD_BYTES } from './storage/flush-policy.ts';
@@ -40,6 +41,12 @@ export interface ShardNodeConfig extends HttpServerLimits {
    * (default an eighth of V8's heap limit, at least 256 MiB; -1 = no limit).
    */
   inFlightRequestsLimitBytes: number;
+  /**
+   * FOLIO_BLOCK_CACHE_BYTES: size of the process-wide block cache of decompressed `_source` blocks
+   * and postings pages (engine/columns/block-cache.ts), in bytes. Default a tenth of V8's heap limit, as ES sizes its
+   * node query cache (`indices.queries.cache.size`: 10%).
+   */
+  blockCacheBytes: number;
   /** How long a refresh generation read by a search stays open for its later phases (default 60 s). */
   searchContextKeepAliveMs: number;
   /** FOLIO_MAX_OPEN_SCROLL_CONTEXT: ES `search.max_open_scroll_context`, shard contexts per node (default 500). */
@@ -94,8 +101,11 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
   const inFlightRequestsLimitBytes = envInt(env, 'FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES', defaultInFlightRequestsLimitBytes());
   if (inFlightRequestsLimitBytes < -1)
     throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
+  const blockCacheBytes = envInt(env, 'FOLIO_BLOCK_CACHE_BYTES', defaultBlockCacheBytes());
+  if (blockCacheBytes <= 0) throw new Error(`FOLIO_BLOCK_CACHE_BYTES must be a positive number of bytes, got [${blockCacheBytes}]`);
   return {
     ...loadHttpServerLimits(env),
+    blockCacheBytes,
     inFlightRequestsLimitBytes,
     nodeId: envStr(env, 'FOLIO_NODE_ID', hostname()),
     host: envStr(env, 'FOLIO_HOST', '127.0.0.1'),

@@ -13,6 +13,7 @@ import { capConnections, serverOptions } from '../shared/http-server-limits.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
+import { configureBlockCache } from './engine/columns/block-cache.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { NodeClusterSettings } from './cluster-settings.ts';
 import { SqlitePersistentSettingsStore } from './storage/cluster-settings-store.ts';
@@ -32,6 +33,7 @@ const LEAVE_DEADLINE_MS = 1_000;
 
 const config = loadShardNodeConfig();
 const log = createLogger('shard-node', config.logLevel, { node: config.nodeId });
+configureBlockCache(config.blockCacheBytes); // before any segment is read
 if (config.clusterSecret === undefined) log.warn('FOLIO_INSECURE=true: the internal API (/_internal/v1) answers requests without the cluster secret');
 mkdirDurable(config.dataDir);
 let lock: NodeLock;

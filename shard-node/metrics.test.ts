@@ -10,6 +10,7 @@ import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { sampleValue } from '../test/support/prom-text.ts';
+import { clearBlockCache } from './engine/columns/block-cache.ts';
 
 const config = loadShardNodeConfig({ FOLIO_NODE_ID: 'metrics-test', FOLIO_LOG_LEVEL: 'silent', FOLIO_INSECURE: 'true' });
 const registry = new IndexRegistry(config.nodeId);
@@ -71,6 +72,23 @@ describe('shard-node metrics', () => {
     expect(sampleValue(text, 'folio_shard_http_request_duration_seconds_count', 'method="POST",route="/_internal/v1/query",status_class="2xx"')).toBe(1);
     expect(sampleValue(text, 'folio_shard_http_requests_total', 'method="PUT",route="/_internal/v1/indices/:index",status_class="2xx"')).toBe(1);
     expect(text).toContain('folio_process_resident_memory_bytes');
+  });
+
+  it('exports the block cache counters and bytes by kind', async () => {
+    const before = await scrape();
+    const misses = sampleValue(before, 'folio_block_cache_misses_total', 'kind="source"')!;
+    const hits = sampleValue(before, 'folio_block_cache_hits_total', 'kind="source"')!;
+    await call('POST', '/bulk', { index: 'metered', shard: 1, ops: [{ op: 'index', _id: 'c1', create: false, source: '{"n":1}' }], refresh: 'true' });
+    clearBlockCache();
+    for (let i = 0; i < 2; i++) await call('POST', '/get', { index: 'metered', shard: 1, _id: 'c1', realtime: false });
+    const text = await scrape();
+    expect(text).toContain('# TYPE folio_block_cache_hits_total counter');
+    expect(sampleValue(text, 'folio_block_cache_misses_total', 'kind="source"')).toBe(misses + 1);
+    expect(sampleValue(text, 'folio_block_cache_hits_total', 'kind="source"')).toBe(hits + 1);
+    expect(sampleValue(text, 'folio_block_cache_evictions_total', 'kind="source"')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(text, 'folio_block_cache_bytes', 'kind="source"')).toBeGreaterThan(0);
+    for (const name of ['hits_total', 'misses_total', 'evictions_total', 'bytes'])
+      expect(sampleValue(text, `folio_block_cache_${name}`, 'kind="postings"')).toBeTypeOf('number');
   });
 
   it('drops the gauges of a deleted index', async () => {

@@ -6,11 +6,15 @@
  *   `folio_shard_generation` {index, shard, prirep}: the registry's shard stats, collected at scrape
  *   (`prirep` as in `_cat/shards`: `p` for a primary copy, `r` for a replica; sum `p` for an index's docs);
  * - `folio_refresh_duration_seconds`, `folio_flush_duration_seconds` {index}: histograms;
- * - `folio_search_contexts_open` {kind}: open PIT and scroll contexts, at scrape.
+ * - `folio_search_contexts_open` {kind}: open PIT and scroll contexts, at scrape;
+ * - `folio_block_cache_hits_total`, `folio_block_cache_misses_total`,
+ *   `folio_block_cache_evictions_total`, `folio_block_cache_bytes` {kind}: the process-wide block
+ *   cache (engine/columns/block-cache.ts; `kind` = `source` or `postings`), at scrape.
  * `GET /metrics` sits outside the internal API prefix (and its cluster secret).
  */
 import type { Hono } from 'hono';
-import { Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { BLOCK_KINDS, blockCacheStats, type BlockCacheStats } from './engine/columns/block-cache.ts';
 import { createMetricsRegistry, instrumentHttp, LATENCY_BUCKETS_SECONDS, METRIC_PREFIX, registerMetricsRoute, type HttpMetrics } from '../shared/metrics.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import type { SearchContexts } from './search-contexts.ts';
@@ -78,6 +82,37 @@ export function instrumentShardNode(app: Hono, indices: IndexRegistry, contexts:
       for (const kind of ['pit', 'scroll'] as const) this.set({ kind }, contexts.count(kind));
     },
   });
+  registerBlockCacheMetrics(registers);
   registerMetricsRoute(app, registry);
   return { registry, http };
+}
+
+/** The block cache's counters and bytes per kind, read at scrape (the cache is process-wide). */
+function registerBlockCacheMetrics(registers: Registry[]): void {
+  const counters: [keyof BlockCacheStats, string][] = [
+    ['hits', 'Block cache lookups that found the block, by kind'],
+    ['misses', 'Block cache lookups that read (and decompressed) the block, by kind'],
+    ['evictions', 'Blocks evicted from the block cache to stay within its size, by kind'],
+  ];
+  for (const [field, help] of counters) {
+    new Counter({
+      name: `${METRIC_PREFIX}block_cache_${field}_total`,
+      help,
+      labelNames: ['kind'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const kind of BLOCK_KINDS) this.inc({ kind }, blockCacheStats(kind)[field]);
+      },
+    });
+  }
+  new Gauge({
+    name: `${METRIC_PREFIX}block_cache_bytes`,
+    help: 'Bytes held by the block cache (blocks plus per-entry overhead), by kind',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      for (const kind of BLOCK_KINDS) this.set({ kind }, blockCacheStats(kind).bytes);
+    },
+  });
 }

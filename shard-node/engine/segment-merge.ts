@@ -155,7 +155,7 @@ function* mergeStoredFields(views: readonly SegmentView[], due: WorkMeter): Step
       versions[ids.length] = seg.versions[d];
       seqNos[ids.length] = seg.seqNos[d];
       ids.push(seg.ids[d]);
-      sources.addBytes(seg.sources.bytesOf(d));
+      sources.addBytes(seg.sources.bytesOf(d, false)); // a merge reads each block once: past the block cache
       if (due(1)) yield;
     }
     ordMaps.push(m);

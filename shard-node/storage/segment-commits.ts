@@ -5,7 +5,10 @@
  * segment is a new file), fsyncs the directory, then the commit point atomically (a temporary
  * file, fsync, rename, fsync the directory), and only then deletes the files the new commit point
  * no longer names, as Lucene's `IndexWriter.commit` and `IndexFileDeleter` do. A restart loads the
- * newest commit point and its segments, verifying every checksum.
+ * newest commit point and its segments, verifying every checksum. A segment in a file (loaded, or
+ * written by a flush) keeps its `_source` blocks in the file, read on demand through an open
+ * descriptor (engine/segment-file/segment-file-handle.ts), so deleting a merged-away file never
+ * breaks a reader that still holds its segment.
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/index/IndexFileDeleter.java
  * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/store/FSDirectory.java
  */
@@ -16,7 +19,9 @@ import type { Segment } from '../engine/segment.ts';
 import type { ShardCommit } from '../engine/shard-commit.ts';
 import { decodeCommitPoint, encodeCommitPoint } from '../engine/segment-file/commit-point.ts';
 import { CorruptSegmentFileError } from '../engine/segment-file/corrupt-segment-file.ts';
-import { decodeSegment, encodeSegmentSteps } from '../engine/segment-file/segment-codec.ts';
+import { FilePages, pageChecksums } from '../engine/segment-file/file-pages.ts';
+import { decodeSegment, encodeSegmentSteps, segmentFileLayout, type SegmentFileLayout } from '../engine/segment-file/segment-codec.ts';
+import { SegmentFileHandle } from '../engine/segment-file/segment-file-handle.ts';
 import { runSliced } from '../../shared/sliced-work.ts';
 import { fsyncDir } from './durable-dir.ts';
 
@@ -32,6 +37,18 @@ async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
     await fh.sync();
   } finally {
     await fh.close();
+  }
+}
+
+/**
+ * Moves what a segment reads on demand out of the heap once its file is written: the `_source`
+ * blocks and every field's postings are read from `handle` from now on (and the block cache).
+ * `encoded` is the file's bytes (page checksums are computed from them).
+ */
+function readFromFile(segment: Segment, handle: SegmentFileHandle, layout: SegmentFileLayout, encoded: Buffer): void {
+  segment.sources.readFromFile(handle, layout.sourceBlocksAt);
+  for (const [field, { at, length }] of layout.postings) {
+    segment.inverted.get(field)?.terms.readFromFile(new FilePages(handle, at, length, pageChecksums(encoded.subarray(at, at + length))));
   }
 }
 
@@ -92,7 +109,7 @@ export class SegmentCommits {
     const segments = point.segments.map((s) => {
       const file = join(this.dir, s.file);
       if (!existsSync(file)) throw new CorruptSegmentFileError('segment file named by the commit point is missing', file);
-      const segment = decodeSegment(readFileSync(file), file);
+      const segment = decodeSegment(readFileSync(file), file, new SegmentFileHandle(file));
       if (segment.maxDoc !== s.maxDoc) throw new CorruptSegmentFileError(`maxDoc ${segment.maxDoc} is not the commit point's ${s.maxDoc}`, file);
       this.files.set(segment, s.file);
       return { segment, deleted: s.deleted };
@@ -122,8 +139,10 @@ export class SegmentCommits {
       if (file === undefined) {
         file = `_${this.nextSegment++}.fseg`;
         const encoded = await runSliced((clock) => encodeSegmentSteps(segment, clock));
-        await writeDurably(join(this.dir, file), encoded);
+        const path = join(this.dir, file);
+        await writeDurably(path, encoded);
         this.files.set(segment, file);
+        readFromFile(segment, new SegmentFileHandle(path), segmentFileLayout(encoded, path), encoded);
       }
       named.push({ file, maxDoc: segment.maxDoc, deleted });
     }

@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { byField, load, newShard, q } from '../../../test/support/engine-shard.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './columns.ts';
 import { PostingsBuilder } from './postings-builder.ts';
-import { BLOCK_CACHE_BLOCKS, SOURCE_BLOCK_DOCS, SourceSlabBuilder } from './source-slab.ts';
+import { configureBlockCache, defaultBlockCacheBytes } from './block-cache.ts';
+import { SOURCE_BLOCK_DOCS, SourceSlabBuilder } from './source-slab.ts';
 import { searcherOf } from '../searcher.ts';
 
 const UNICODE = [
@@ -36,8 +37,10 @@ describe('source slab', () => {
 
 describe('source slab compression', () => {
   it('compresses blocks of documents and reads any document back, past the block cache', () => {
+    configureBlockCache(512 * 1024); // about 400 of the 552 blocks below
+    onTestFinished(() => configureBlockCache(defaultBlockCacheBytes()));
     const b = new SourceSlabBuilder();
-    const docs = Array.from({ length: SOURCE_BLOCK_DOCS * (BLOCK_CACHE_BLOCKS + 40) + 5 }, (_, i) =>
+    const docs = Array.from({ length: SOURCE_BLOCK_DOCS * 552 + 5 }, (_, i) =>
       JSON.stringify({ name: `city ${i % 1000}`, country: 'AT', population: i * 37, n: i }),
     );
     for (const d of docs) b.add(d);

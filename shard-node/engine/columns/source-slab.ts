@@ -2,42 +2,102 @@
  * `_source` storage, as Lucene stores fields: documents' JSON text as UTF-8, packed into blocks
  * of {@link SOURCE_BLOCK_DOCS} documents, each block compressed with LZ4 (Lucene's default
  * stored-fields codec, `BEST_SPEED`), plus a `Uint32Array` of uncompressed offsets. Reading one
- * document decompresses its block (a few µs); the last blocks read are kept decompressed
- * ({@link BLOCK_CACHE_BLOCKS}), so a merge or a page of neighbours decompresses each block once.
+ * document decompresses its block (a few µs).
  * Measured on the cities corpus (166 B of raw `_source` per doc): 16 docs per block store
  * 54 B/doc + 4 B of offsets, and a block decompresses in about 8 µs (docs/performance.md).
+ * Decompressed blocks live in the process-wide block cache, bounded in bytes (block-cache.ts), so a
+ * merge or a page of neighbours decompresses each block once.
+ *
+ * Once a slab's segment is in a segment file ({@link SourceSlab.readFromFile}), its compressed blocks
+ * leave the heap: a block is read from the file when it is not cached (one positioned read,
+ * segment-file/segment-file-handle.ts) and checked against the CRC32 the slab keeps per block (4 B
+ * per 16 docs) before it is decompressed; the offsets stay in memory.
  * JSON text from `JSON.stringify` is well-formed UTF-16 (lone surrogates are escaped), so the round
  * trip is exact. Compression uses lz4-napi (lz4_flex, the LZ4 block format with the size prepended).
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90StoredFieldsFormat.html
  */
+import { crc32 } from 'node:zlib';
 import { compressSync, uncompressSync } from 'lz4-napi';
 import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
+import { CorruptSegmentFileError } from '../segment-file/corrupt-segment-file.ts';
+import type { SegmentFileHandle } from '../segment-file/segment-file-handle.ts';
+import { cachedBlock, hasCachedBlock } from './block-cache.ts';
 
 /** Documents per compressed block. */
 export const SOURCE_BLOCK_DOCS = 16;
-/** Decompressed blocks kept process-wide (least recently used out): about 2.7 KB each on the cities corpus. */
-export const BLOCK_CACHE_BLOCKS = 512;
 
 const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 let nextSlabId = 1;
-/** Decompressed blocks by `slabId:block`, in use order (Map insertion order). */
-const blockCache = new Map<string, Uint8Array>();
 
-/** Immutable, block-compressed sources of one segment. */
+/** Where a file-backed slab's blocks are: the open file, the blocks' byte offset in it, and each block's CRC32. */
+interface SourceFile {
+  handle: SegmentFileHandle;
+  at: number;
+  crcs: Uint32Array;
+}
+
+/** The CRC32 of every block of `blocks` (`blockOffsets.length - 1` of them). */
+export function blockChecksums(blocks: Uint8Array, blockOffsets: Uint32Array): Uint32Array {
+  const out = new Uint32Array(blockOffsets.length - 1);
+  for (let b = 0; b < out.length; b++) out[b] = crc32(blocks.subarray(blockOffsets[b], blockOffsets[b + 1]));
+  return out;
+}
+
+/** Immutable, block-compressed sources of one segment: in memory, or read from its segment file on demand. */
 export class SourceSlab {
   /** Process-unique id (the block cache's key). */
   readonly id = nextSlabId++;
-  /** The compressed blocks back to back; block b is `blocks[blockOffsets[b] .. blockOffsets[b + 1])`. */
-  readonly blocks: Uint8Array;
   readonly blockOffsets: Uint32Array;
   /** `maxDoc + 1` uncompressed byte offsets, ascending: doc d is `[offsets[d], offsets[d + 1])` of the uncompressed stream. */
   readonly offsets: Uint32Array;
+  /** The compressed blocks back to back while in memory (null once read from a file). */
+  private memory: Uint8Array | null;
+  private file: SourceFile | null = null;
+  /** The last block decompressed for a sequential read that bypasses the cache (a merge). */
+  private streamed: { b: number; bytes: Uint8Array } | null = null;
 
   constructor(blocks: Uint8Array, blockOffsets: Uint32Array, offsets: Uint32Array) {
-    this.blocks = blocks;
+    this.memory = blocks;
     this.blockOffsets = blockOffsets;
     this.offsets = offsets;
+  }
+
+  /**
+   * A slab whose compressed blocks stay in a segment file, at byte `at` of `handle`'s file, each
+   * block with its CRC32 in `crcs` (computed when the file was verified on open).
+   */
+  static inFile(handle: SegmentFileHandle, at: number, blockOffsets: Uint32Array, offsets: Uint32Array, crcs: Uint32Array): SourceSlab {
+    const slab = new SourceSlab(new Uint8Array(0), blockOffsets, offsets);
+    slab.memory = null;
+    slab.file = { handle, at, crcs };
+    return slab;
+  }
+
+  /**
+   * Moves the compressed blocks out of the heap once they are in a segment file (the flush that
+   * wrote it): from now on they are read from `handle` at byte `at`. Readers see the same bytes
+   * before and after (the switch happens between two synchronous reads).
+   */
+  readFromFile(handle: SegmentFileHandle, at: number): void {
+    if (this.memory === null) return;
+    const crcs = blockChecksums(this.memory, this.blockOffsets);
+    this.file = { handle, at, crcs };
+    this.memory = null;
+  }
+
+  /** Whether the compressed blocks are read from a segment file (not held in the heap). */
+  get onDisk(): boolean {
+    return this.file !== null;
+  }
+
+  /** The compressed blocks back to back (from the file when they are there: what a segment file stores). */
+  get blocks(): Uint8Array {
+    if (this.memory) return this.memory;
+    const n = this.blockOffsets[this.blockOffsets.length - 1];
+    const out = this.file!.handle.read(this.file!.at, n);
+    for (let b = 0; b < this.blockOffsets.length - 1; b++) this.checkBlock(b, out.subarray(this.blockOffsets[b], this.blockOffsets[b + 1]));
+    return out;
   }
 
   /** Number of documents. */
@@ -50,17 +110,22 @@ export class SourceSlab {
     return decoder.decode(this.bytesOf(d));
   }
 
-  /** Doc `d`'s UTF-8 bytes: a view into its decompressed block (valid until the block leaves the cache). */
-  bytesOf(d: number): Uint8Array {
+  /**
+   * Doc `d`'s UTF-8 bytes: a view into its decompressed block (never written to). With
+   * `cache: false` (a merge walking every doc once) a block not cached is decompressed without
+   * entering the block cache, so a merge does not evict what searches keep warm.
+   * @throws CorruptSegmentFileError when the block read from the file fails or fails its checksum
+   */
+  bytesOf(d: number, cache = true): Uint8Array {
     const b = Math.floor(d / SOURCE_BLOCK_DOCS);
-    const block = this.block(b);
+    const block = cache ? this.block(b) : this.streamedBlock(b);
     const base = this.offsets[b * SOURCE_BLOCK_DOCS];
     return block.subarray(this.offsets[d] - base, this.offsets[d + 1] - base);
   }
 
-  /** Bytes held: compressed blocks plus both offset arrays. */
+  /** Bytes held in the heap: both offset arrays, the per-block checksums, and the compressed blocks while in memory. */
   get byteLength(): number {
-    return this.blocks.byteLength + this.blockOffsets.byteLength + this.offsets.byteLength;
+    return (this.memory?.byteLength ?? 0) + (this.file?.crcs.byteLength ?? 0) + this.blockOffsets.byteLength + this.offsets.byteLength;
   }
 
   /** Uncompressed bytes of all documents (what the slab would hold without compression). */
@@ -68,18 +133,44 @@ export class SourceSlab {
     return this.offsets[this.offsets.length - 1];
   }
 
+  private key(b: number): string {
+    return `${this.id}:${b}`;
+  }
+
   private block(b: number): Uint8Array {
-    const key = `${this.id}:${b}`;
-    let out = blockCache.get(key);
-    if (out !== undefined) {
-      blockCache.delete(key);
-      blockCache.set(key, out);
-      return out;
+    return cachedBlock('source', this.key(b), () => this.decompress(b));
+  }
+
+  private streamedBlock(b: number): Uint8Array {
+    if (this.streamed?.b === b) return this.streamed.bytes;
+    if (hasCachedBlock(this.key(b))) return this.block(b);
+    const bytes = this.decompress(b);
+    this.streamed = { b, bytes };
+    return bytes;
+  }
+
+  private decompress(b: number): Uint8Array {
+    const from = this.blockOffsets[b];
+    const to = this.blockOffsets[b + 1];
+    if (this.memory) return uncompressSync(this.memory.subarray(from, to));
+    const raw = this.file!.handle.read(this.file!.at + from, to - from);
+    this.checkBlock(b, raw);
+    try {
+      return uncompressSync(raw);
+    } catch (err) {
+      throw new CorruptSegmentFileError(`_source block ${b} does not decompress: ${(err as Error).message}`, this.file!.handle.path);
     }
-    out = uncompressSync(this.blocks.subarray(this.blockOffsets[b], this.blockOffsets[b + 1]));
-    blockCache.set(key, out);
-    if (blockCache.size > BLOCK_CACHE_BLOCKS) blockCache.delete(blockCache.keys().next().value!);
-    return out;
+  }
+
+  private checkBlock(b: number, raw: Uint8Array): void {
+    const actual = crc32(raw);
+    const stored = this.file!.crcs[b];
+    if (actual !== stored) {
+      throw new CorruptSegmentFileError(
+        `_source block ${b} checksum failed (stored=${stored.toString(16)}, actual=${actual.toString(16)})`,
+        this.file!.handle.path,
+      );
+    }
   }
 }
 

@@ -9,7 +9,10 @@
  * map entry per term); the figures of the change are in docs/performance.md ("Compact postings").
  *
  * The encoded form ({@link EncodedTermPostings}) is plain typed arrays, so a segment file writer
- * copies them out and a reader wraps them again with {@link TermPostings.fromEncoded}.
+ * copies them out and a reader wraps them again with {@link TermPostings.fromEncoded}. Once the
+ * segment is in a file, the postings stream stays there ({@link TermPostings.inFile},
+ * {@link TermPostings.readFromFile}): a lookup reads the pages of the term's bytes through the
+ * block cache (segment-file/file-pages.ts); the dictionary and the offsets stay in memory.
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90PostingsFormat.html
  */
 import type { PostingList } from '../segment.ts';
@@ -17,8 +20,12 @@ import { decodeDocs, decodeDocsFreqs, decodePostings, postingsStats } from './po
 import { TermDictionary, type TermDictionaryParts } from './term-dictionary.ts';
 import { cachedPostings } from './postings-cache.ts';
 import { ByteReader } from './packed-ints.ts';
+import type { FilePages } from '../segment-file/file-pages.ts';
 
 let nextId = 1;
+
+/** Bytes enough for a term's postings header (docFreq and totalTermFreq, two varints). */
+const POSTINGS_HEAD_BYTES = 10;
 
 /** The encoded arrays of a {@link TermPostings}, for segment files (shared, never copied here). */
 export interface EncodedTermPostings {
@@ -42,7 +49,10 @@ export interface TermStats {
 export class TermPostings {
   /** The field's terms, sorted by code point: ordinals here are the postings' ordinals. */
   readonly dictionary: TermDictionary;
-  private readonly postings: Uint8Array;
+  /** Every term's postings while in memory (null once they are read from the segment file). */
+  private postings: Uint8Array | null;
+  /** The same bytes in the segment file, read a page at a time ({@link TermPostings.readFromFile}). */
+  private file: FilePages | null = null;
   private readonly offsets: Uint32Array;
   private readonly positional: boolean;
   /** Process-unique id: the decoded-postings cache key prefix. */
@@ -60,19 +70,54 @@ export class TermPostings {
     return new TermPostings(TermDictionary.fromEncoded(parts.dictionary), parts);
   }
 
+  /** Wraps encoded arrays whose postings stay in a segment file (`pages`), read on demand. */
+  static inFile(dictionary: TermDictionaryParts, pages: FilePages, offsets: Uint32Array, positional: boolean): TermPostings {
+    const terms = new TermPostings(TermDictionary.fromEncoded(dictionary), { dictionary, postings: new Uint8Array(0), offsets, positional });
+    terms.postings = null;
+    terms.file = pages;
+    return terms;
+  }
+
   /** Wraps a built dictionary and the postings encoded in its ordinal order. */
   static of(dictionary: TermDictionary, postings: Uint8Array, offsets: Uint32Array, positional: boolean): TermPostings {
     return new TermPostings(dictionary, { dictionary: dictionary.encodedParts(), postings, offsets, positional });
   }
 
-  /** The encoded arrays (shared): what a segment file stores. */
-  encodedParts(): EncodedTermPostings {
-    return { dictionary: this.dictionary.encodedParts(), postings: this.postings, offsets: this.offsets, positional: this.positional };
+  /**
+   * Moves the postings bytes out of the heap once they are in a segment file (`pages`, the same
+   * bytes): from now on a term's postings are read from the file on demand, through the block
+   * cache. The dictionary and offsets stay in memory. Readers see the same postings before and after.
+   * @throws RangeError when `pages` is not as long as the postings
+   */
+  readFromFile(pages: FilePages): void {
+    if (this.postings !== null && pages.length !== this.postings.length) throw new RangeError('postings pages of another length');
+    this.file = pages;
+    this.postings = null;
   }
 
-  /** Bytes of the encoded arrays (dictionary, postings, offsets). */
+  /** Whether the postings are read from a segment file (not held in the heap). */
+  get onDisk(): boolean {
+    return this.file !== null;
+  }
+
+  /** The encoded arrays (shared; the postings read back from the file when they are there): what a segment file stores. */
+  encodedParts(): EncodedTermPostings {
+    return { dictionary: this.dictionary.encodedParts(), postings: this.postings ?? this.file!.all(), offsets: this.offsets, positional: this.positional };
+  }
+
+  /** Bytes of the encoded arrays held in the heap (dictionary, offsets, and the postings or their page checksums). */
   get byteLength(): number {
-    return this.dictionary.byteLength + this.postings.byteLength + this.offsets.byteLength;
+    return this.dictionary.byteLength + (this.postings?.byteLength ?? this.file!.byteLength) + this.offsets.byteLength;
+  }
+
+  /**
+   * Term `ord`'s postings bytes and where they start in them: the whole stream in memory, or the
+   * term's own bytes read from the file.
+   */
+  private termBytes(ord: number, headOnly = false, cache = true): [Uint8Array, number] {
+    if (this.postings) return [this.postings, this.offsets[ord]];
+    const end = ord + 1 < this.offsets.length ? this.offsets[ord + 1] : this.file!.length;
+    return [this.file!.slice(this.offsets[ord], headOnly ? Math.min(end, this.offsets[ord] + POSTINGS_HEAD_BYTES) : end, cache), 0];
   }
 
   /** Number of distinct terms. */
@@ -111,7 +156,9 @@ export class TermPostings {
   /** docFreq and totalTermFreq of `term` from its postings header (nothing decoded), or undefined. */
   stats(term: string): TermStats | undefined {
     const ord = this.dictionary.ord(term);
-    return ord < 0 ? undefined : postingsStats(this.postings, this.offsets[ord], this.positional);
+    if (ord < 0) return undefined;
+    const [bytes, at] = this.termBytes(ord, true);
+    return postingsStats(bytes, at, this.positional);
   }
 
   /** The postings of the term at ordinal `ord` (0 ≤ ord < size). */
@@ -126,19 +173,24 @@ export class TermPostings {
 
   /** The postings of the term at ordinal `ord`, decoded outside the hot-term cache: for one pass over every term (a merge). */
   postingsOnce(ord: number): PostingList {
-    return decodePostings(this.postings, this.offsets[ord], this.positional);
+    const [bytes, at] = this.termBytes(ord, false, false);
+    return decodePostings(bytes, at, this.positional);
   }
 
   /** The docs of the term at ordinal `ord`, decoded outside the hot-term cache: for one pass over every term (uninverting). */
   docsOnce(ord: number): Int32Array {
-    return decodeDocs(this.postings, this.offsets[ord], this.positional);
+    const [bytes, at] = this.termBytes(ord, false, false);
+    return decodeDocs(bytes, at, this.positional);
   }
 
   /** Term `ord`'s postings decoded by `decode`, through the hot-term cache (postings-cache.ts). */
   private cached<T extends PostingList | Int32Array>(ord: number, form: string, decode: (bytes: Uint8Array, offset: number, positional: boolean) => T): T {
-    const at = this.offsets[ord];
-    const docFreq = new ByteReader(this.postings, at).vint();
-    return cachedPostings(`${this.id}:${form}:${ord}`, docFreq, () => decode(this.postings, at, this.positional));
+    const [head, headAt] = this.termBytes(ord, true);
+    const docFreq = new ByteReader(head, headAt).vint();
+    return cachedPostings(`${this.id}:${form}:${ord}`, docFreq, () => {
+      const [bytes, at] = this.termBytes(ord);
+      return decode(bytes, at, this.positional);
+    });
   }
 
   /** The terms sorted by code point, as strings (made once, then kept: {@link TermDictionary.strings}). */

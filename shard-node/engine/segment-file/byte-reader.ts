@@ -76,6 +76,11 @@ export class ByteReader {
     return new ByteReader(this.buf, this.resource, at, at + n);
   }
 
+  /** Bytes left before the end. */
+  get remaining(): number {
+    return this.end - this.pos;
+  }
+
   /** True when every byte up to the end was read. */
   get atEnd(): boolean {
     return this.pos === this.end;
@@ -100,6 +105,21 @@ export class ByteReader {
     const copy = new ArrayBuffer(n * kind.BYTES_PER_ELEMENT);
     new Uint8Array(copy).set(this.buf.subarray(at, at + n * kind.BYTES_PER_ELEMENT));
     return new kind(copy, 0, n);
+  }
+
+  /**
+   * Where a typed array written by `ByteWriter.array` is, without copying it: its first byte's
+   * offset in the buffer (the file) and its element count; the reader moves past it.
+   */
+  arrayPlace<T>(kind: ArrayKind<T>): { at: number; length: number } {
+    const n = this.u64();
+    this.skipAlign();
+    return { at: this.need(n * kind.BYTES_PER_ELEMENT), length: n };
+  }
+
+  /** A view of `length` bytes at absolute offset `at` of the buffer (an {@link ByteReader.arrayPlace} read earlier). */
+  view(at: number, length: number): Buffer {
+    return this.buf.subarray(at, at + length);
   }
 
   /** One string written by `ByteWriter.string`. */

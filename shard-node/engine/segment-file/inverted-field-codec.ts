@@ -14,6 +14,8 @@ import { TermPostings } from '../columns/term-postings.ts';
 import type { InvertedField } from '../segment.ts';
 import type { ByteReader } from './byte-reader.ts';
 import type { ByteWriter } from './byte-writer.ts';
+import { FilePages, pageChecksums } from './file-pages.ts';
+import type { SegmentFileHandle } from './segment-file-handle.ts';
 
 /** Flag bits of an inverted field. */
 const POSITIONAL = 1;
@@ -36,10 +38,12 @@ export function encodeInvertedField(w: ByteWriter, inv: InvertedField): void {
 
 /**
  * Reads one inverted field written by {@link encodeInvertedField}. `share` may hand back an equal
- * presence array decoded earlier.
+ * presence array decoded earlier. With `file` (the open segment file `r` reads), the postings are
+ * not copied into memory: they are read from the file on demand, a page at a time, each page
+ * checked against a CRC32 computed here from the verified bytes (file-pages.ts).
  * @throws CorruptSegmentFileError when the arrays do not fit together
  */
-export function decodeInvertedField(r: ByteReader, maxDoc: number, share: (bits: Uint8Array) => Uint8Array): InvertedField {
+export function decodeInvertedField(r: ByteReader, maxDoc: number, share: (bits: Uint8Array) => Uint8Array, file?: SegmentFileHandle): InvertedField {
   const flags = r.u8();
   const docCount = r.u64();
   const sumTotalTermFreq = r.f64();
@@ -47,7 +51,11 @@ export function decodeInvertedField(r: ByteReader, maxDoc: number, share: (bits:
   const blockStarts = r.array(Int32Array);
   const bytes = r.array(Uint8Array);
   const offsets = r.array(Uint32Array);
-  const postings = r.array(Uint8Array);
+  let postings: Uint8Array | FilePages;
+  if (file) {
+    const { at, length } = r.arrayPlace(Uint8Array);
+    postings = new FilePages(file, at, length, pageChecksums(r.view(at, length)));
+  } else postings = r.array(Uint8Array);
   const norms = flags & HAS_NORMS ? r.array(Uint8Array) : null;
   const has = r.array(Uint8Array);
   const fits =
@@ -58,6 +66,29 @@ export function decodeInvertedField(r: ByteReader, maxDoc: number, share: (bits:
     (!norms || norms.length === maxDoc) &&
     has.length === maxDoc;
   if (!fits) r.corrupt('inverted field arrays do not fit together');
-  const terms = TermPostings.fromEncoded({ dictionary: { size, bytes, blockStarts }, postings, offsets, positional: (flags & POSITIONAL) !== 0 });
+  const positional = (flags & POSITIONAL) !== 0;
+  const dictionary = { size, bytes, blockStarts };
+  const terms =
+    postings instanceof FilePages
+      ? TermPostings.inFile(dictionary, postings, offsets, positional)
+      : TermPostings.fromEncoded({ dictionary, postings, offsets, positional });
   return { terms, docCount, sumTotalTermFreq, norms, has: share(has) };
+}
+
+/**
+ * Where an inverted field's postings are in the file `r` reads (absolute offset and length), the
+ * reader moved past the field: what a flush that wrote the file points the field's postings at.
+ */
+export function invertedFieldPostingsPlace(r: ByteReader): { at: number; length: number } {
+  const flags = r.u8();
+  r.u64();
+  r.f64();
+  r.u64();
+  r.arrayPlace(Int32Array);
+  r.arrayPlace(Uint8Array);
+  r.arrayPlace(Uint32Array);
+  const place = r.arrayPlace(Uint8Array);
+  if (flags & HAS_NORMS) r.arrayPlace(Uint8Array);
+  r.arrayPlace(Uint8Array);
+  return place;
 }

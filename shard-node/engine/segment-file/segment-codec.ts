@@ -10,14 +10,15 @@
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { PresencePool } from '../columns/columns.ts';
-import { SourceSlab } from '../columns/source-slab.ts';
+import { blockChecksums, SourceSlab } from '../columns/source-slab.ts';
 import { Segment, type InvertedField, type NumericField } from '../segment.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
 import { ByteReader } from './byte-reader.ts';
 import { ByteWriter } from './byte-writer.ts';
 import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
 import { decodeNumericField, decodeStringDocValues, encodeNumericField, encodeStringDocValues } from './doc-values-codec.ts';
-import { decodeInvertedField, encodeInvertedField } from './inverted-field-codec.ts';
+import { decodeInvertedField, encodeInvertedField, invertedFieldPostingsPlace } from './inverted-field-codec.ts';
+import type { SegmentFileHandle } from './segment-file-handle.ts';
 
 /** The first 8 bytes of a segment file. */
 export const SEGMENT_MAGIC = 'FOLIOSEG';
@@ -151,11 +152,40 @@ function readNamed<V>(r: ByteReader, read: (name: string) => V): Map<string, V> 
   return out;
 }
 
+/** Where the parts a segment reads on demand are in its file: byte offsets and lengths. */
+export interface SegmentFileLayout {
+  /** The `_source` blocks (the `SRC ` section's last array). */
+  sourceBlocksAt: number;
+  /** Each inverted field's postings stream. */
+  postings: Map<string, { at: number; length: number }>;
+}
+
 /**
- * The segment a segment file holds, checksum verified first.
+ * Where the on-demand parts of a segment file's bytes `buf` are: what a flush that wrote the file
+ * points the segment's `_source` slab ({@link SourceSlab.readFromFile}) and postings
+ * (`TermPostings.readFromFile`) at. The file is one this process just encoded; only section
+ * headers and array lengths are walked. @throws CorruptSegmentFileError when the layout does not fit
+ */
+export function segmentFileLayout(buf: Buffer, resource: string): SegmentFileLayout {
+  const r = new ByteReader(buf, resource, SEGMENT_MAGIC.length + 8, buf.length - FOOTER_BYTES);
+  for (const tag of ['IDS ', 'VERS', 'SEQN', 'ROUT'] as const) readSection(r, tag, (s) => s.bytes(s.remaining));
+  const sourceBlocksAt = readSection(r, 'SRC ', (s) => {
+    s.arrayPlace(Uint32Array);
+    s.arrayPlace(Uint32Array);
+    return s.arrayPlace(Uint8Array).at;
+  });
+  const postings = readSection(r, 'INVF', (s) => readNamed(s, () => invertedFieldPostingsPlace(s)));
+  return { sourceBlocksAt, postings };
+}
+
+/**
+ * The segment a segment file holds, checksum verified first. With `file` (the same file, open),
+ * the `_source` blocks and the postings are not copied into memory: they are read from `file` on
+ * demand, each block or page checked against a CRC32 computed here from the verified bytes
+ * (source-slab.ts, file-pages.ts). The term dictionaries, doc values and `_id`s are in memory.
  * @throws CorruptSegmentFileError when the checksum, magic, version or any structure is wrong
  */
-export function decodeSegment(buf: Buffer, resource: string): Segment {
+export function decodeSegment(buf: Buffer, resource: string, file?: SegmentFileHandle): Segment {
   const r = checkedReader(buf, resource, SEGMENT_MAGIC, SEGMENT_FORMAT_VERSION);
   const pool = new PresencePool();
   const share = (bits: Uint8Array): Uint8Array => pool.share(bits);
@@ -172,11 +202,19 @@ export function decodeSegment(buf: Buffer, resource: string): Segment {
   const sources = readSection(r, 'SRC ', (s) => {
     const blockOffsets = s.array(Uint32Array);
     const offsets = s.array(Uint32Array);
-    const blocks = s.array(Uint8Array);
-    if (offsets.length !== maxDoc + 1 || blockOffsets[blockOffsets.length - 1] !== blocks.length) s.corrupt('_source slab arrays do not fit together');
-    return new SourceSlab(blocks, blockOffsets, offsets);
+    const fits = (blocksLength: number) => {
+      if (offsets.length !== maxDoc + 1 || blockOffsets[blockOffsets.length - 1] !== blocksLength) s.corrupt('_source slab arrays do not fit together');
+    };
+    if (!file) {
+      const blocks = s.array(Uint8Array);
+      fits(blocks.length);
+      return new SourceSlab(blocks, blockOffsets, offsets);
+    }
+    const { at, length } = s.arrayPlace(Uint8Array);
+    fits(length);
+    return SourceSlab.inFile(file, at, blockOffsets, offsets, blockChecksums(buf.subarray(at, at + length), blockOffsets));
   });
-  const inverted: Map<string, InvertedField> = readSection(r, 'INVF', (s) => readNamed(s, () => decodeInvertedField(s, maxDoc, share)));
+  const inverted: Map<string, InvertedField> = readSection(r, 'INVF', (s) => readNamed(s, () => decodeInvertedField(s, maxDoc, share, file)));
   const numeric: Map<string, NumericField> = readSection(r, 'NUMF', (s) => readNamed(s, () => decodeNumericField(s, maxDoc, share)));
   const strings = readSection(r, 'STRF', (s) => readNamed(s, (name) => decodeStringDocValues(s, maxDoc, inverted.get(name)?.terms.dictionary)));
   const exists = readSection(r, 'EXST', (s) => readNamed(s, () => share(s.array(Uint8Array))));
