@@ -44,7 +44,7 @@ export interface ShardNodeConfig extends HttpServerLimits {
   /**
    * FOLIO_BLOCK_CACHE_BYTES: size of the process-wide block cache of decompressed `_source` blocks
    * and postings pages (engine/columns/block-cache.ts), in bytes. Default a tenth of V8's heap limit, as ES sizes its
-   * node query cache (`indices.queries.cache.size`: 10%).
+   * node query cache (`indices.queries.cache.size`: 10%), at most 64 MiB.
    */
   blockCacheBytes: number;
   /** How long a refresh generation read by a search stays open for its later phases (default 60 s). */

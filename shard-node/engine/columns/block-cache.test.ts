@@ -6,6 +6,7 @@ import {
   clearBlockCache,
   configureBlockCache,
   defaultBlockCacheBytes,
+  MAX_DEFAULT_BLOCK_CACHE_BYTES,
   ENTRY_OVERHEAD_BYTES,
 } from './block-cache.ts';
 
@@ -17,6 +18,7 @@ describe('block cache', () => {
   it('defaults to a tenth of the heap limit and refuses a size that is not a positive integer', () => {
     expect(blockCacheMaxBytes()).toBe(defaultBlockCacheBytes());
     expect(defaultBlockCacheBytes()).toBeGreaterThan(1024 * 1024);
+    expect(defaultBlockCacheBytes()).toBeLessThanOrEqual(MAX_DEFAULT_BLOCK_CACHE_BYTES);
     for (const bad of [0, -1, 1.5, NaN]) expect(() => configureBlockCache(bad)).toThrow(RangeError);
   });
 

@@ -9,8 +9,10 @@
  * {@link BlockKind} for `/metrics` (shard-node/metrics.ts).
  *
  * Its size is a node setting, `FOLIO_BLOCK_CACHE_BYTES` (shard-node/config.ts), by default a tenth
- * of V8's heap limit, as ES sizes its node query cache (`indices.queries.cache.size`, 10% of the
- * heap). See docs/performance.md, "On-demand `_source` blocks".
+ * of V8's heap limit (as ES sizes its node query cache, `indices.queries.cache.size`, 10% of the
+ * heap) but at most {@link MAX_DEFAULT_BLOCK_CACHE_BYTES}: the segment files stay in the OS page
+ * cache, which Lucene relies on alone, and a walk of a whole index (a `_reindex`, a scroll) must not
+ * leave the corpus resident in every shard node. See docs/performance.md, "On-demand `_source` blocks".
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/query-cache.html
  * @see https://github.com/isaacs/node-lru-cache#maxsize
  */
@@ -34,9 +36,12 @@ export interface BlockCacheStats {
   bytes: number;
 }
 
-/** The default size: a tenth of V8's heap limit (ES `indices.queries.cache.size` default, 10%). */
+/** The most the default size gives the cache: 64 MiB per shard node. */
+export const MAX_DEFAULT_BLOCK_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** The default size: a tenth of V8's heap limit (ES `indices.queries.cache.size` default, 10%), at most {@link MAX_DEFAULT_BLOCK_CACHE_BYTES}. */
 export function defaultBlockCacheBytes(): number {
-  return Math.floor(getHeapStatistics().heap_size_limit / 10);
+  return Math.min(MAX_DEFAULT_BLOCK_CACHE_BYTES, Math.floor(getHeapStatistics().heap_size_limit / 10));
 }
 
 /** A cached block and its kind (the kind is kept so that an eviction is counted to it). */
