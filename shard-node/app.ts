@@ -12,6 +12,7 @@ import type { Logger } from '../shared/logger.ts';
 import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
+import { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
 import { registerShardProbes } from './probes.ts';
 import { instrumentShardNode } from './metrics.ts';
 import { clusterSecretAuth } from './cluster-auth.ts';
@@ -84,7 +85,10 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     ...(config.peerUrls ? { peerUrls: config.peerUrls } : {}),
   };
   // Every handler reads its body within FOLIO_MAX_BODY_BYTES (413; rpc-serve.ts).
-  const server = rpcApp(app, config.maxBodyBytes);
+  // A read that finds a segment file corrupt fails that copy when another in-sync copy exists (shard-node/corrupt-copies.ts).
+  const server = rpcApp(app, config.maxBodyBytes, (err) => {
+    if (err instanceof CorruptSegmentFileError) registry.failCorruptCopy(err);
+  });
   for (const m of ACTION_MODULES) m.bind(server, services);
   return app;
 }

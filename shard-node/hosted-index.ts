@@ -7,6 +7,7 @@
  * Mirrors ES `IndexService` (`createShard`, `removeShard`) and `IndexShard.failShard`.
  * @see https://github.com/elastic/elasticsearch/blob/v8.15.0/server/src/main/java/org/elasticsearch/index/IndexService.java
  */
+import { dirname } from 'node:path';
 import { EsError } from '../protocol/errors.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../protocol/mapping.ts';
@@ -14,6 +15,8 @@ import { primaryTermOf, type IndexMetadata, type NodeIndexEntry } from '../proto
 import { Shard } from './engine/shard.ts';
 import type { ShardCommit } from './engine/shard-commit.ts';
 import { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
+import { failCorruptCopy } from './corrupt-copies.ts';
+import { readCorruptionMarker, removeCorruptionMarkers } from './storage/corruption-marker.ts';
 import { DEFAULT_GC_DELETES_MS } from './engine/tombstone-gc.ts';
 import { IndexRefresher } from './index-refresher.ts';
 import { PrimaryInSyncState } from './primary-in-sync-state.ts';
@@ -137,9 +140,11 @@ export function openShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): Sha
 /**
  * Start-up recovery of the copy `s` (ES `StoreRecovery.recoverFromStore`): opens it over its
  * store; with a commit point, opens its segment files (no document is re-analysed) and replays
- * the translog above it, else (a data directory from before segment files, or a file that failed
- * its checksum: {@link readCommit}) replays the store's flush snapshot and translog; either way
- * from the recorded checkpoints, then refreshes, so every acknowledged write is searchable. Needs
+ * the translog above it, else (a data directory from before segment files) replays the store's
+ * flush snapshot and translog; either way from the recorded checkpoints, then refreshes, so every
+ * acknowledged write is searchable. A copy with a corruption marker, or whose segment files fail
+ * their checks, is failed when another in-sync copy exists (it stays empty until peer recovery
+ * rebuilds it), else rebuilt from the flush snapshot and translog ({@link readCommit}). Needs
  * storage. @returns the ops replayed
  */
 export function recoverShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): number {
@@ -147,12 +152,19 @@ export function recoverShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): 
   const store = h.stores.get(s)!;
   const translogOps = store.stats().translogOps;
   const commit = readCommit(env.log, h, s, store);
+  if (commit === 'failed') {
+    // Its memory stays empty: a flush must neither commit that nor record its checkpoints.
+    store.commitSource = null;
+    store.checkpointSource = null;
+    return 0;
+  }
   const local = store.recordedLocalCheckpoint();
   const global = store.recordedGlobalCheckpoint();
   const ops = commit
     ? shard.recoverFromStore(store.translogOpsAbove(commit.seqNo), local, global, commit)
     : shard.recoverFromStore(store.recoveredOps(), local, global);
   shard.refresh();
+  if (!commit) removeCorruptionMarkers(dirname(store.path)); // rebuilt whole without the files
   env.log?.info(
     {
       index: h.metadata.name,
@@ -170,20 +182,30 @@ export function recoverShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): 
 }
 
 /**
- * The copy's newest commit point and segments (shard-node/storage/segment-commits.ts), or null when
- * it has none. A file that fails its checksum or checks is never served: the error is logged and
- * null returned, so the copy is rebuilt from its SQLite flush snapshot and translog, which a
- * flush keeps whole up to the commit (docs/segment-files.md, "Corruption"); the next flush writes
- * new files and deletes the bad ones.
+ * The copy's newest commit point and segments (shard-node/storage/segment-commits.ts), null when
+ * it has none, or `failed`. A copy with a corruption marker (a read found one of its files
+ * corrupt: shard-node/corrupt-copies.ts), or whose commit point or segment file fails its
+ * checks, is never served as it is: when another in-sync copy exists, it is failed
+ * (`failCorruptCopy`: the marker stays or is written, and peer recovery rebuilds it) and `failed`
+ * returned; otherwise null is returned, so the copy is rebuilt from its SQLite flush snapshot and
+ * translog, which a flush keeps whole up to the commit (docs/segment-files.md, "Corruption"); the
+ * next flush writes new files and deletes the bad ones. Either choice is logged.
  */
-function readCommit(log: Logger | undefined, h: HostedIndex, s: number, store: ShardStore): ShardCommit | null {
-  try {
-    return store.segments.load();
-  } catch (err) {
-    if (!(err instanceof CorruptSegmentFileError)) throw err;
-    log?.error({ err, index: h.metadata.name, shard: s }, 'segment files failed their checks: rebuilding the copy from its store snapshot');
-    return null;
+function readCommit(log: Logger | undefined, h: HostedIndex, s: number, store: ShardStore): ShardCommit | null | 'failed' {
+  let corruption = readCorruptionMarker(dirname(store.path));
+  let err: CorruptSegmentFileError | undefined;
+  if (corruption === null) {
+    try {
+      return store.segments.load();
+    } catch (e) {
+      if (!(e instanceof CorruptSegmentFileError)) throw e;
+      err = e;
+      corruption = { reason: e.message, resource: e.resource, markedAt: Date.now() };
+    }
   }
+  if (failCorruptCopy(log, h, s, corruption.reason, corruption.resource)) return 'failed';
+  log?.error({ err, reason: corruption.reason, index: h.metadata.name, shard: s }, 'segment files failed their checks: rebuilding the copy from its store snapshot');
+  return null;
 }
 
 /**

@@ -38,6 +38,8 @@ import { checkIndexOpen, hostedShardOf, nodeIndexEntry, primaryShardOf, servingS
 import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, sealBeforeClose, storesOf } from './hosted-flush.ts';
 import { applyIndexMetadata } from './index-metadata-apply.ts';
 import { NodeOrdinal } from './node-ordinal.ts';
+import { copyOfFile, failCorruptCopy } from './corrupt-copies.ts';
+import type { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
 
 /** Durable storage of a registry (absent: in memory only): where its copies live, and when they are flushed. */
 export interface RegistryStorageOptions extends FlushPolicyOptions, ShardCopyStorage {}
@@ -310,6 +312,17 @@ export class IndexRegistry {
    */
   checkOpen(index: string): void {
     checkIndexOpen(this.hosted(index), index);
+  }
+
+  /**
+   * A read found the segment file `err.resource` corrupt: fails the copy that keeps it when
+   * another in-sync copy exists, with its corruption marker (shard-node/corrupt-copies.ts).
+   * @returns true when the copy is failed, false when it stays in service (its only in-sync copy,
+   *   or no hosted copy keeps that file)
+   */
+  failCorruptCopy(err: CorruptSegmentFileError): boolean {
+    const found = copyOfFile(this.indices.values(), err.resource);
+    return found !== null && failCorruptCopy(this.log, found.h, found.shard, err.message, err.resource);
   }
 
   /** The copies hosted here that have failed, as `index/shard`. */

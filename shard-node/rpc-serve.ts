@@ -33,6 +33,11 @@ export interface RpcApp {
   readonly maxBodyBytes: number;
   /** The handlers of the batchable actions bound so far, by endpoint (a batch frame's `path`). */
   readonly batchable: Map<string, { rpc: AnyRpc; handler: BatchableHandler }>;
+  /**
+   * Sees every error a handler throws (single or batched call) before it is answered: the node
+   * fails a copy whose segment file a read found corrupt (shard-node/corrupt-copies.ts).
+   */
+  readonly onHandlerError: ((err: unknown) => void) | undefined;
 }
 
 /**
@@ -40,8 +45,25 @@ export interface RpcApp {
  * touching the Fetch body builds a web stream per call, ~7 % of a query). The node's in-flight
  * budget must be installed on `hono` first (shared/body-budget.ts `installInFlightBudget`).
  */
-export function rpcApp(hono: Hono, maxBodyBytes: number): RpcApp {
-  return { hono, maxBodyBytes, batchable: new Map() };
+export function rpcApp(hono: Hono, maxBodyBytes: number, onHandlerError?: (err: unknown) => void): RpcApp {
+  return { hono, maxBodyBytes, batchable: new Map(), onHandlerError };
+}
+
+/** `handler`, with every error it throws or rejects with shown to `report` first. */
+function reportingErrors<Req, Res>(handler: RpcHandler<Req, Res>, report: ((err: unknown) => void) | undefined): RpcHandler<Req, Res> {
+  if (!report) return handler;
+  const seen = (err: unknown): never => {
+    report(err);
+    throw err;
+  };
+  return (req, c) => {
+    try {
+      const res = handler(req, c);
+      return res instanceof Promise ? res.catch(seen) : res;
+    } catch (err) {
+      return seen(err);
+    }
+  };
 }
 
 /**
@@ -49,8 +71,9 @@ export function rpcApp(hono: Hono, maxBodyBytes: number): RpcApp {
  * A `bytes` action is bound with {@link serveBytes} instead.
  * @throws Error when `d` takes a raw body (a programming error, at start-up)
  */
-export function serve<Req, Res>(app: RpcApp, d: Rpc<Req, Res>, handler: RpcHandler<Req, Res>): void {
+export function serve<Req, Res>(app: RpcApp, d: Rpc<Req, Res>, bound: RpcHandler<Req, Res>): void {
   if (d.input === 'bytes') throw new Error(`[${d.name}] takes a raw body: bind it with serveBytes`);
+  const handler = reportingErrors(bound, app.onHandlerError);
   const entries = d.entries;
   const encoded = d.batchable;
   app.hono.on(d.method, d.path, async (c) => {
