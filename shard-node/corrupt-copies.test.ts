@@ -146,6 +146,31 @@ describe('a _source block found corrupt by a read', () => {
   });
 });
 
+describe('a segment file found corrupt by a background merge', () => {
+  it('with another in-sync copy: the merge is dropped and the copy failed with its marker', async () => {
+    const dir = dataDir();
+    const errors: string[] = [];
+    const r = registry(dir, errors);
+    r.putIndex(metadata(true), [0], 0);
+    const s = r.shard('cities', 0);
+    // Ten segments in files (at most ten are never merged), then an eleventh: the merge reads the ten.
+    for (let k = 0; k < 10; k++) {
+      s.apply(DOCS.slice(k * 20, k * 20 + 20).map((d) => ({ op: 'index' as const, _id: d._id, source: d.json, create: false })));
+      s.refresh();
+    }
+    await s.sync();
+    await r.flush('cities');
+    expect(flipSourceBytes(dir)).toBe(10);
+    s.apply([{ op: 'index', _id: DOCS[500]._id, source: DOCS[500].json, create: false }]);
+    s.refresh();
+    await s.mergesIdle();
+    expect(s.lastMergeError).toMatchObject({ type: 'corrupt_index_exception' });
+    expect(r.failedCopies()).toEqual(['cities/0']);
+    expect(markers(dir)).toHaveLength(1);
+    expect(errors).toEqual(['shard copy failed: a segment file is corrupt; it will be recovered from another copy']);
+  });
+});
+
 describe('a segment file found corrupt at start-up', () => {
   it('with another in-sync copy: the copy is failed with a marker, serves nothing, and the flush on close leaves its files alone', async () => {
     const dir = dataDir();

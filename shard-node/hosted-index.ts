@@ -125,6 +125,10 @@ export function openShardCopy(env: ShardCopyEnv, h: HostedIndex, s: number): Sha
     translog: store,
     gcDeletesMs: h.metadata.gcDeletesMs ?? DEFAULT_GC_DELETES_MS,
     backgroundMerges: true, // merges run in event-loop slices, not inside a refresh (docs/reliability.md)
+    // A merge reads its inputs from their files: one that fails its checksum fails this copy (not a later instance of it).
+    onMergeError: (err) => {
+      if (err instanceof CorruptSegmentFileError && h.shards.get(s) === shard) failCorruptCopy(env.log, h, s, err.message, err.resource);
+    },
   });
   shard.primaryTerm = primaryTermOf(h.metadata, s);
   // The store records the checkpoints at each flush (ES: a commit's local_checkpoint, the translog's global checkpoint).

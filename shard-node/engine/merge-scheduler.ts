@@ -18,10 +18,13 @@ export class MergeScheduler {
   private merging: Promise<void> | null = null;
   /** The last background merge failure (the merge is dropped; the segments stay as they were). */
   lastError: unknown = null;
+  /** Told of each background merge failure (a merge input that fails its checksum fails the copy: shard-node/corrupt-copies.ts). */
+  private readonly onError: ((err: unknown) => void) | undefined;
 
-  constructor(state: ShardState, sliceMs: number) {
+  constructor(state: ShardState, sliceMs: number, onError?: (err: unknown) => void) {
     this.s = state;
     this.sliceMs = sliceMs;
+    this.onError = onError;
   }
 
   /** True while a background merge runs. */
@@ -58,6 +61,7 @@ export class MergeScheduler {
       (err: unknown) => {
         this.merging = null;
         this.lastError = err;
+        this.onError?.(err);
       },
     );
   }

@@ -49,6 +49,12 @@ export interface ShardOptions {
   backgroundMerges?: boolean;
   /** Slice length of background merges in ms (default `DEFAULT_SLICE_MS`; tests use 0 to cut them everywhere). */
   mergeSliceMs?: number;
+  /**
+   * Told of each background merge failure (the merge is dropped either way). ES fails the engine
+   * on a merge exception (`Engine.failEngine`); the shard node fails the copy when its input was
+   * corrupt (shard-node/corrupt-copies.ts).
+   */
+  onMergeError?: (err: unknown) => void;
 }
 
 /** Shard statistics (`NodeStats` entry without index/shard). */
@@ -88,7 +94,7 @@ export class Shard {
     });
     this.checkpoints = this.state.checkpoints;
     this.writes = new WritePath(this.state);
-    this.merges = new MergeScheduler(this.state, opts.mergeSliceMs ?? DEFAULT_SLICE_MS);
+    this.merges = new MergeScheduler(this.state, opts.mergeSliceMs ?? DEFAULT_SLICE_MS, opts.onMergeError);
     this.refresher = new Refresher(this.state, this.merges, opts.backgroundMerges ?? false);
     this.recovery = new ShardRecovery(this.state, this.writes);
   }
