@@ -9,6 +9,10 @@
  * - found at start-up: the replica's node is stopped, a byte of its segment file flipped, and the
  *   node started: the copy is failed (not rebuilt from its SQLite snapshot, since another in-sync
  *   copy exists) and recovered from the primary;
+ * - found by searches on the replica: after a flush, a byte of the replica's `_source` block is
+ *   flipped and concurrent searches run (adaptive replica selection spreads them over both copies)
+ *   until one's fetch round reads it: every search answers 200 with no shard failure (the fetch
+ *   fails over to the primary), the replica is failed and recovered;
  * each time every document reads back byte-identical, through GET and search.
  */
 import { randomBytes } from 'node:crypto';
@@ -44,9 +48,12 @@ async function roles(): Promise<{ primary: string; replica: string }> {
 const shardDir = (service: string) => join(cluster.volumes[`${service}-data`], uuid, '0');
 const segmentFiles = (service: string) => readdirSync(shardDir(service)).filter((f) => f.endsWith('.fseg'));
 
-/** Flips one byte inside the first `_source` block of each of the copy's segment files; answers how many files. */
-function flipSourceBytes(service: string): number {
-  const files = segmentFiles(service);
+/**
+ * Flips one byte inside the first `_source` block of each of the copy's segment files (but those in
+ * `except`); answers how many files.
+ */
+function flipSourceBytes(service: string, except: readonly string[] = []): number {
+  const files = segmentFiles(service).filter((f) => !except.includes(f));
   for (const f of files) {
     const path = join(shardDir(service), f);
     const bytes = readFileSync(path);
@@ -75,7 +82,7 @@ async function expectEveryGet(): Promise<void> {
 
 /** One search for every document: 200, no shard failure, every `_source` byte-identical. */
 async function expectEverySearchHit(): Promise<void> {
-  const res = await request(`${cluster.coordinatorUrl}/${INDEX}/_search?size=${DOCS}&sort=i`, { method: 'GET' });
+  const res = await request(`${cluster.coordinatorUrl}/${INDEX}/_search?size=${sources.size}&sort=i`, { method: 'GET' });
   const text = await res.body.text();
   expect(res.statusCode, text).toBe(200);
   const body = JSON.parse(text) as { _shards: { failed: number }; hits: { hits: { _id: string }[] } };
@@ -138,8 +145,9 @@ describe('a corrupt segment file fails its copy, which is recovered from another
     expect(cluster.logs(primary)).toContain('_source block 0 checksum failed');
     // The replica is promoted; the old primary's copy is emptied (its marker with it) and fully copied.
     await expect.poll(async () => (await roles()).primary, { timeout: 30_000 }).toBe(replica);
+    // Green once the failed copy is recovered (the recovery is logged once its in-sync change is stored).
+    await expect.poll(() => recoveries().length, { timeout: 30_000 }).toBeGreaterThan(seen);
     await waitGreen();
-    await expect.poll(() => recoveries().length, { timeout: 10_000 }).toBeGreaterThan(seen);
     expect(recoveries().at(-1)).toMatchObject({ mode: 'full', reset: true, target: SERVICES.indexOf(primary) });
     expect(readdirSync(shardDir(primary)).filter((f) => f.startsWith('corrupted_'))).toEqual([]);
     await expectEveryGet();
@@ -152,8 +160,9 @@ describe('a corrupt segment file fails its copy, which is recovered from another
     await cluster.halt(replica, 'SIGTERM'); // the close flush writes the recovered copy's segment files
     expect(flipSourceBytes(replica)).toBeGreaterThan(0);
     await cluster.restart(replica);
+    // Green once the failed copy is recovered (the recovery is logged once its in-sync change is stored).
+    await expect.poll(() => recoveries().length, { timeout: 30_000 }).toBeGreaterThan(seen);
     await waitGreen();
-    await expect.poll(() => recoveries().length, { timeout: 10_000 }).toBeGreaterThan(seen);
     expect(recoveries().at(-1)).toMatchObject({ mode: 'full', reset: true, target: SERVICES.indexOf(replica) });
     const log = cluster.logs(replica);
     expect(log).toContain('shard copy failed: a segment file is corrupt; it will be recovered from another copy');
@@ -161,5 +170,37 @@ describe('a corrupt segment file fails its copy, which is recovered from another
     expect(existsSync(shardDir(replica)) && readdirSync(shardDir(replica)).filter((f) => f.startsWith('corrupted_'))).toEqual([]);
     await expectEveryGet();
     await expectEverySearchHit();
+  }, 120_000);
+
+  it('found by searches on the replica: every search answers 200 with every hit, the copy is failed and recovered', async () => {
+    const { replica } = await roles();
+    // New documents in a new segment file: blocks no search has read, so the block cache holds none of them.
+    const lines: string[] = [];
+    for (let i = DOCS; i < DOCS + 200; i++) {
+      const id = `d${String(i).padStart(5, '0')}`;
+      const source = `{"i":${i},"name":"neu ${i} ü","price":2.50}`;
+      sources.set(id, source);
+      lines.push(JSON.stringify({ index: { _index: INDEX, _id: id } }), source);
+    }
+    const bulk = await http(cluster.coordinatorUrl, 'POST', '/_bulk', lines.join('\n') + '\n', 'application/x-ndjson');
+    expect(bulk.body.errors).toBe(false);
+    const older = segmentFiles(replica);
+    expect((await http(cluster.coordinatorUrl, 'POST', `/${INDEX}/_refresh`)).status).toBe(200);
+    expect((await http(cluster.coordinatorUrl, 'POST', `/${INDEX}/_flush`)).status).toBe(200);
+    const seen = recoveries().length;
+    const failedLine = 'shard copy failed: a segment file is corrupt; it will be recovered from another copy';
+    const before = cluster.logs(replica).split(failedLine).length;
+    expect(flipSourceBytes(replica, older)).toBeGreaterThan(0);
+    let rounds = 0;
+    while (cluster.logs(replica).split(failedLine).length === before) {
+      expect(++rounds, 'no search read the replica').toBeLessThanOrEqual(60);
+      await Promise.all([0, 1, 2, 3].map(() => expectEverySearchHit()));
+    }
+    // Green once the failed copy is recovered (the recovery is logged once its in-sync change is stored).
+    await expect.poll(() => recoveries().length, { timeout: 30_000 }).toBeGreaterThan(seen);
+    await waitGreen();
+    expect(recoveries().at(-1)).toMatchObject({ mode: 'full', reset: true, target: SERVICES.indexOf(replica) });
+    await expectEverySearchHit();
+    await expectEveryGet();
   }, 120_000);
 });
