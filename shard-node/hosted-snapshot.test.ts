@@ -43,7 +43,7 @@ const meta = (uuid: string): IndexMetadata => ({
 
 /** Snapshots shard 0 of `r` into `repo` as `snapshot`. */
 async function snapshot(r: IndexRegistry, repo: string, name: string) {
-  const commit = await r.acquireSnapshotCommit('cities', 0);
+  const commit = await r.snapshotCopy('cities', 0).acquireCommit();
   try {
     return await snapshotShardFiles({ dir: shardDir(repo, 'idx', 0), sourceDir: commit.dir, snapshot: name, files: commit.files, commit: commit.commit });
   } finally {
@@ -55,10 +55,10 @@ async function snapshot(r: IndexRegistry, repo: string, name: string) {
 async function restore(repo: string, name: string, data = tempDir()): Promise<IndexRegistry> {
   const r = registry(data);
   r.putIndex(meta('uuid-restored'), [0]);
-  const staging = r.restoreStaging('cities', 0);
+  const staging = r.snapshotCopy('cities', 0).restoreStaging();
   const snap = (await readShardSnapshot(shardDir(repo, 'idx', 0), name))!;
   await stageRestoredCopy(shardDir(repo, 'idx', 0), snap, staging);
-  r.installRestoredCopy('cities', 0, staging);
+  r.snapshotCopy('cities', 0).install(staging);
   return r;
 }
 
@@ -111,7 +111,15 @@ describe('shard snapshots and restores', () => {
     const r = registry(tempDir());
     r.putIndex(meta('uuid-1'), [0]);
     const s = r.shard('cities', 0);
-    s.apply(Array.from({ length: 10 }, (_, i) => ({ op: 'index' as const, _id: `c${i}`, source: JSON.stringify({ name: `city ${i}` }), create: false, ...(i === 3 ? { routing: 'r3' } : {}) })));
+    s.apply(
+      Array.from({ length: 10 }, (_, i) => ({
+        op: 'index' as const,
+        _id: `c${i}`,
+        source: JSON.stringify({ name: `city ${i}` }),
+        create: false,
+        ...(i === 3 ? { routing: 'r3' } : {}),
+      })),
+    );
     s.apply([{ op: 'delete', _id: 'c0' }]);
     await s.sync();
     await snapshot(r, repo, 'snap-a');
@@ -162,6 +170,6 @@ describe('shard snapshots and restores', () => {
     const r = registry(tempDir());
     r.putIndex(meta('uuid-1'), [0]);
     r.shard('cities', 0).apply([{ op: 'index', _id: 'a', source: '{}', create: false }]);
-    expect(() => r.restoreStaging('cities', 0)).toThrow(/cannot be restored/);
+    expect(() => r.snapshotCopy('cities', 0).restoreStaging()).toThrow(/cannot be restored/);
   });
 });

@@ -39,28 +39,6 @@ export interface SnapshotCommit {
   release: () => void;
 }
 
-/**
- * Makes every acknowledged write of the primary copy `s` durable in a commit point and holds that
- * commit's files ({@link SnapshotCommit}); the caller releases them once copied. `flush` flushes
- * the copy (counted as a flush, as ES's snapshot flush is).
- * @throws EsError 400 `illegal_state_exception` when the copy has no data directory (nothing to copy)
- */
-export async function acquireSnapshotCommit(h: HostedIndex, shard: Shard, s: number, flush: () => Promise<void>): Promise<SnapshotCommit> {
-  const store = h.stores.get(s);
-  if (!store) throw new EsError(400, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no data directory: a snapshot copies segment files`);
-  await h.refresher.refreshAndRelease(s, shard);
-  await flush();
-  await store.flush(); // a flush that was already running when the refresh ended may predate it
-  const pinned = store.segments.pinCommit();
-  if (!pinned) throw new EsError(500, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no commit point after its flush`);
-  return { dir: store.segments.dir, ...pinned };
-}
-
-/** Where a restore stages the copy `s` of `h` (`<data>/<index uuid>/<shard>.restoring`), removed with the index's data. */
-export function restoreStagingDir(dataDir: string, h: HostedIndex, s: number): string {
-  return `${dirname(shardStorePath(dataDir, h.metadata.uuid, s))}.restoring`;
-}
-
 /** The ops that set each `_id` of a commit: every live doc of its segments, then its delete tombstones. */
 function* commitOps(dir: string, point: CommitPoint): Generator<TranslogOp> {
   for (const named of point.segments) {
@@ -73,7 +51,14 @@ function* commitOps(dir: string, point: CommitPoint): Generator<TranslogOp> {
         continue;
       }
       const routing = segment.routings?.get(d);
-      yield { op: 'index', _id: segment.ids[d], json: segment.source(d), seqNo: segment.seqNos[d], version: segment.versions[d], ...(routing !== undefined ? { routing } : {}) };
+      yield {
+        op: 'index',
+        _id: segment.ids[d],
+        json: segment.source(d),
+        seqNo: segment.seqNos[d],
+        version: segment.versions[d],
+        ...(routing !== undefined ? { routing } : {}),
+      };
     }
   }
   for (const t of point.tombstones) yield { op: 'delete', _id: t.id, seqNo: t.seqNo, version: t.version };
@@ -120,35 +105,90 @@ export async function stageRestoredCopy(repoShardDir: string, snapshot: ShardSna
   }
 }
 
-/**
- * Checks that the copy `s` of `h` can take a restore: it must be an empty primary (ES restores
- * into a new index's unassigned primaries).
- * @throws EsError 409 `illegal_state_exception` when it holds operations
- */
-export function checkRestorable(h: HostedIndex, shard: Shard, s: number): void {
-  if (shard.maxSeqNo !== -1)
-    throw new EsError(409, 'illegal_state_exception', `[${h.metadata.name}][${s}] cannot be restored: the copy holds operations up to seq_no [${shard.maxSeqNo}]`);
+/** What a {@link SnapshotCopy} works on: the registry's copy environment, the index, its primary copy and how to flush and persist it. */
+interface SnapshotCopyContext {
+  env: ShardCopyEnv;
+  h: HostedIndex;
+  s: number;
+  /** The primary copy. */
+  shard: Shard;
+  /** Flushes the copy as an explicit flush does (counted in its `flush.total`). */
+  flush: () => Promise<unknown>;
+  /** Persists the registry's entry of the index. */
+  persist: () => void;
 }
 
-/**
- * Replaces the empty copy `s` of `h` with the restored one staged in `staging` and opens it from
- * its commit point (shard-node/hosted-index.ts `recoverShardCopy`), all synchronously, so no
- * write or metadata change interleaves. The caller persists the registry entry.
- * @throws EsError 409 when the copy took a write since the staging began (the staging is removed)
- */
-export function installRestoredCopy(env: ShardCopyEnv, h: HostedIndex, s: number, staging: string): Shard {
-  const current = h.shards.get(s);
-  try {
-    if (current) checkRestorable(h, current, s);
-  } catch (err) {
-    rmSync(staging, { recursive: true, force: true });
-    throw err;
+/** The snapshot side of one primary copy (IndexRegistry.snapshotCopy): its commit for a snapshot, a restore into it. */
+export class SnapshotCopy {
+  private readonly c: SnapshotCopyContext;
+
+  /** The copy `s` of `h`, whose primary is `shard`; `flush` flushes it as an explicit flush, `persist` persists the registry's entry. */
+  constructor(env: ShardCopyEnv, h: HostedIndex, s: number, shard: Shard, flush: () => Promise<unknown>, persist: () => void) {
+    this.c = { env, h, s, shard, flush, persist };
   }
-  const dataDir = env.storage!.dataDir;
-  const target = dirname(shardStorePath(dataDir, h.metadata.uuid, s));
-  dropShardCopy(env, h, s);
-  renameSync(staging, target);
-  fsyncDir(dirname(target));
-  recoverShardCopy(env, h, s);
-  return h.shards.get(s)!;
+
+  /**
+   * Makes every acknowledged write durable in a commit point and holds that commit's files
+   * ({@link SnapshotCommit}); the caller releases them once copied.
+   * @throws EsError 400 `illegal_state_exception` when the copy has no data directory (nothing to copy)
+   */
+  async acquireCommit(): Promise<SnapshotCommit> {
+    const { h, s, shard } = this.c;
+    const store = h.stores.get(s);
+    if (!store) throw new EsError(400, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no data directory: a snapshot copies segment files`);
+    await h.refresher.refreshAndRelease(s, shard);
+    await this.c.flush();
+    await store.flush(); // a flush that was already running when the refresh ended may predate it
+    const pinned = store.segments.pinCommit();
+    if (!pinned) throw new EsError(500, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no commit point after its flush`);
+    return { dir: store.segments.dir, ...pinned };
+  }
+
+  /**
+   * Where a restore stages the copy (`<data>/<index uuid>/<shard>.restoring`, removed with the
+   * index's data), after checking it can take one: an empty primary (ES restores into a new
+   * index's unassigned primaries).
+   * @throws EsError 409 `illegal_state_exception` when it holds operations; 400 without a data directory
+   */
+  restoreStaging(): string {
+    const { env, h, s } = this.c;
+    this.checkEmpty();
+    if (!env.storage) throw new EsError(400, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no data directory: a restore copies segment files`);
+    return `${dirname(shardStorePath(env.storage.dataDir, h.metadata.uuid, s))}.restoring`;
+  }
+
+  /** @throws EsError 409 `illegal_state_exception` when the copy now here holds operations */
+  private checkEmpty(): void {
+    const { h, s } = this.c;
+    const current = h.shards.get(s);
+    if (current && current.maxSeqNo !== -1)
+      throw new EsError(
+        409,
+        'illegal_state_exception',
+        `[${h.metadata.name}][${s}] cannot be restored: the copy holds operations up to seq_no [${current.maxSeqNo}]`,
+      );
+  }
+
+  /**
+   * Replaces the empty copy with the restored one staged in `staging` and opens it from its commit
+   * point (shard-node/hosted-index.ts `recoverShardCopy`), all synchronously, so no write or
+   * metadata change interleaves; the registry entry is persisted. Durable on return.
+   * @throws EsError 409 when the copy took a write since the staging began (the staging is removed)
+   */
+  install(staging: string): Shard {
+    const { env, h, s } = this.c;
+    try {
+      this.checkEmpty();
+    } catch (err) {
+      rmSync(staging, { recursive: true, force: true });
+      throw err;
+    }
+    const target = dirname(shardStorePath(env.storage!.dataDir, h.metadata.uuid, s));
+    dropShardCopy(env, h, s);
+    renameSync(staging, target);
+    fsyncDir(dirname(target));
+    recoverShardCopy(env, h, s);
+    this.c.persist();
+    return h.shards.get(s)!;
+  }
 }

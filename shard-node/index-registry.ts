@@ -12,7 +12,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/near-real-time.html
  * @see https://github.com/elastic/elasticsearch/blob/v8.15.0/server/src/main/java/org/elasticsearch/indices/IndicesService.java
  */
-import { EsError, indexNotFound } from '../protocol/errors.ts';
+import { indexNotFound } from '../protocol/errors.ts';
 import { mergeMappings } from '../shared/dynamic-mapping.ts';
 import type { Logger } from '../shared/logger.ts';
 import type { Mapping } from '../protocol/mapping.ts';
@@ -30,6 +30,7 @@ import {
   recoverShardCopy,
   resetShardCopy,
   type HostedIndex,
+  type RecoveryReport,
   type ShardCopyEnv,
   type ShardCopyStorage,
 } from './hosted-index.ts';
@@ -37,20 +38,13 @@ import { advanceGlobalCheckpoint, checkOperationTerm, finalizeInSync, replicatio
 import { checkIndexOpen, hostedShardOf, nodeIndexEntry, primaryShardOf, servingShardOf } from './hosted-shard-lookup.ts';
 import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, sealBeforeClose, storesOf } from './hosted-flush.ts';
 import { applyIndexMetadata } from './index-metadata-apply.ts';
-import { acquireSnapshotCommit, checkRestorable, installRestoredCopy, restoreStagingDir, type SnapshotCommit } from './hosted-snapshot.ts';
+import { SnapshotCopy } from './hosted-snapshot.ts';
 import { NodeOrdinal } from './node-ordinal.ts';
 
 /** Durable storage of a registry (absent: in memory only): where its copies live, and when they are flushed. */
 export interface RegistryStorageOptions extends FlushPolicyOptions, ShardCopyStorage {}
 
-/** What {@link IndexRegistry.recover} reopened. */
-export interface RecoveryReport {
-  indices: number;
-  shards: number;
-  /** Snapshot rows plus translog ops replayed. */
-  ops: number;
-  tookMs: number;
-}
+export type { RecoveryReport } from './hosted-index.ts';
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
 export interface RegistryTimings {
@@ -256,36 +250,11 @@ export class IndexRegistry {
     return fresh;
   }
 
-  /**
-   * The primary copy `shard` of `index` flushed with every acknowledged write, and its commit's
-   * files held until released (shard-node/hosted-snapshot.ts `acquireSnapshotCommit`).
-   * @throws EsError as {@link IndexRegistry.primaryShard}; 400 without a data directory
-   */
-  async acquireSnapshotCommit(index: string, shard: number): Promise<SnapshotCommit> {
-    const copy = this.primaryShard(index, shard);
-    return acquireSnapshotCommit(this.hosted(index), copy, shard, async () => {
-      await this.flush(index, [shard]);
-    });
-  }
-
-  /**
-   * Where a restore stages the copy `shard` of `index`, after checking that it is an empty primary.
-   * @throws EsError as {@link IndexRegistry.primaryShard}; 409 for a copy that holds operations; 400 without a data directory
-   */
-  restoreStaging(index: string, shard: number): string {
-    const copy = this.primaryShard(index, shard);
+  /** The snapshot side of the primary `shard` of `index` (hosted-snapshot.ts). @throws EsError as {@link IndexRegistry.primaryShard} */
+  snapshotCopy(index: string, shard: number): SnapshotCopy {
     const h = this.hosted(index);
-    checkRestorable(h, copy, shard);
-    if (!this.storage) throw new EsError(400, 'illegal_state_exception', `[${index}][${shard}] has no data directory: a restore copies segment files`);
-    return restoreStagingDir(this.storage.dataDir, h, shard);
-  }
-
-  /** Replaces the empty primary `shard` of `index` with the copy staged at `staging` and opens it (hosted-snapshot.ts `installRestoredCopy`). Durable on return. */
-  installRestoredCopy(index: string, shard: number, staging: string): Shard {
-    const h = this.hosted(index);
-    const restored = installRestoredCopy(this.copyEnv, h, shard, staging);
-    this.persist(h);
-    return restored;
+    const flush = () => this.flush(index, [shard]);
+    return new SnapshotCopy(this.copyEnv, h, shard, this.primaryShard(index, shard), flush, () => this.persist(h));
   }
 
   /** Merges new fields into an index's mapping (dynamic mapping); throws on a type conflict. */

@@ -28,7 +28,7 @@ export const snapshotActions: ActionModule = {
     serve(app, rpc.snapshotShard, async (req) => {
       const location = checkedLocation(req.location, pathRepo);
       const startTime = Date.now();
-      const commit = await registry.acquireSnapshotCommit(req.index, req.shard);
+      const commit = await registry.snapshotCopy(req.index, req.shard).acquireCommit();
       try {
         const r = await snapshotShardFiles({
           dir: shardDir(location, req.indexId, req.shard),
@@ -37,7 +37,10 @@ export const snapshotActions: ActionModule = {
           files: commit.files,
           commit: commit.commit,
         });
-        log.info({ index: req.index, shard: req.shard, files: r.totalFileCount, copiedFiles: r.incrementalFileCount, copiedBytes: r.incrementalSize }, 'shard snapshot written');
+        log.info(
+          { index: req.index, shard: req.shard, files: r.totalFileCount, copiedFiles: r.incrementalFileCount, copiedBytes: r.incrementalSize },
+          'shard snapshot written',
+        );
         return { node, index: req.index, shard: req.shard, ...r, startTime };
       } finally {
         commit.release();
@@ -48,10 +51,15 @@ export const snapshotActions: ActionModule = {
       const started = Date.now();
       const repoShard = shardDir(location, req.indexId, req.shard);
       const shardSnapshot = await readShardSnapshot(repoShard, req.snapshot);
-      if (!shardSnapshot) throw new EsError(500, 'index_shard_restore_failed_exception', `[${req.index}][${req.shard}] failed to restore: no snapshot of the shard in the repository`);
-      const staging = registry.restoreStaging(req.index, req.shard);
+      if (!shardSnapshot)
+        throw new EsError(
+          500,
+          'index_shard_restore_failed_exception',
+          `[${req.index}][${req.shard}] failed to restore: no snapshot of the shard in the repository`,
+        );
+      const staging = registry.snapshotCopy(req.index, req.shard).restoreStaging();
       const staged = await stageRestoredCopy(repoShard, shardSnapshot, staging);
-      registry.installRestoredCopy(req.index, req.shard, staging);
+      registry.snapshotCopy(req.index, req.shard).install(staging); // looked up again: the copy may have changed meanwhile
       log.info({ index: req.index, shard: req.shard, files: staged.files, bytes: staged.bytes, maxSeqNo: staged.maxSeqNo }, 'shard restored from snapshot');
       return { node, index: req.index, shard: req.shard, ...staged, time: Date.now() - started };
     });

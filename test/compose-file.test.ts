@@ -180,7 +180,11 @@ describe('Dockerfile', () => {
 
 describe('compose → local translation', () => {
   const ports = { 'shard-0': 41000, 'shard-1': 41001, 'shard-2': 41002, coordinator: 41003, etcd: 41004 };
-  const volumeDirs = { ...Object.fromEntries(shards.map((s) => [`${s}-data`, `/tmp/folio/${s}`])), 'etcd-data': '/tmp/folio/etcd', snapshots: '/tmp/folio/snapshots' };
+  const volumeDirs = {
+    ...Object.fromEntries(shards.map((s) => [`${s}-data`, `/tmp/folio/${s}`])),
+    'etcd-data': '/tmp/folio/etcd',
+    snapshots: '/tmp/folio/snapshots',
+  };
   const local = translateServices(compose, { ports, volumeDirs, peerPorts: { etcd: 41005 }, etcdBinary: '/usr/bin/etcd', env: { FOLIO_LOG_LEVEL: 'warn' } });
   const byName = Object.fromEntries(local.map((s) => [s.name, s]));
 

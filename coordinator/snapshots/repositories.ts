@@ -30,11 +30,16 @@ export function repositoryMissing(name: string): EsError {
   return new EsError(404, 'repository_missing_exception', `[${name}] missing`);
 }
 
+/** A settings scalar as ES keeps it: its text. */
+function scalarText(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
 /** Flattens a settings object to ES's flat string values (`{"a":{"b":1}}` → `{"a.b":"1"}`). */
 function flatSettings(value: unknown, prefix = '', out: Record<string, string> = {}): Record<string, string> {
   if (value === null || value === undefined) return out;
   if (typeof value !== 'object' || Array.isArray(value)) {
-    out[prefix] = Array.isArray(value) ? value.map(String).join(',') : String(value);
+    out[prefix] = Array.isArray(value) ? value.map((v) => scalarText(v)).join(',') : scalarText(value);
     return out;
   }
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) flatSettings(v, prefix ? `${prefix}.${k}` : k, out);

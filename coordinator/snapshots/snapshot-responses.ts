@@ -98,7 +98,11 @@ function shardsStats(done: number, failed: number): Record<string, number> {
  * and bytes it copied (`incremental`) and references (`total`). `shards` maps each index to its
  * shard snapshots by shard number (missing: the shard failed).
  */
-export function snapshotStatusJson(repository: string, info: SnapshotInfo, shards: ReadonlyMap<string, ReadonlyMap<number, ShardSnapshot>>): Record<string, unknown> {
+export function snapshotStatusJson(
+  repository: string,
+  info: SnapshotInfo,
+  shards: ReadonlyMap<string, ReadonlyMap<number, ShardSnapshot>>,
+): Record<string, unknown> {
   const all = [...shards.values()].flatMap((m) => [...m.values()]);
   const indices: Record<string, unknown> = {};
   for (const index of info.indices) {

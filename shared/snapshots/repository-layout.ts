@@ -189,4 +189,7 @@ export async function writeShardSnapshots(dir: string, generation: number, data:
 }
 
 /** The index metadata a snapshot holds for one index (settings, mappings, aliases; the copies are the cluster's, not kept). */
-export type SnapshotIndexMetadata = Pick<IndexMetadata, 'name' | 'uuid' | 'numberOfShards' | 'numberOfReplicas' | 'routingNumShards' | 'settings' | 'mappings' | 'aliases' | 'state'>;
+export type SnapshotIndexMetadata = Pick<
+  IndexMetadata,
+  'name' | 'uuid' | 'numberOfShards' | 'numberOfReplicas' | 'routingNumShards' | 'settings' | 'mappings' | 'aliases' | 'state'
+>;

@@ -13,13 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyFileDurably, fsyncDirectory, readFileIdentity, readJsonFile, removeFiles, writeJsonAtomic } from './repository-files.ts';
-import {
-  readShardSnapshots,
-  shardSnapshotPath,
-  writeShardSnapshots,
-  type ShardSnapshot,
-  type SnapshotFile,
-} from './repository-layout.ts';
+import { readShardSnapshots, shardSnapshotPath, writeShardSnapshots, type ShardSnapshot, type SnapshotFile } from './repository-layout.ts';
 
 /** What snapshotting one shard wrote and references ({@link snapshotShardFiles}). */
 export interface ShardSnapshotResult {
@@ -145,7 +139,9 @@ export async function restoreShardFiles(dir: string, shardSnapshot: ShardSnapsho
     bytes += await copyFileDurably(join(dir, f.name), target);
     const id = await readFileIdentity(target);
     if (id.length !== f.length || id.checksum !== f.checksum)
-      throw new Error(`restored file [${f.physical_name}] does not match the snapshot: length ${id.length} checksum ${id.checksum}, expected ${f.length} ${f.checksum}`);
+      throw new Error(
+        `restored file [${f.physical_name}] does not match the snapshot: length ${id.length} checksum ${id.checksum}, expected ${f.length} ${f.checksum}`,
+      );
   }
   await fsyncDirectory(targetDir);
   return bytes;

@@ -198,11 +198,18 @@ describe('snapshot and restore', () => {
     expect(outside.body.error).toMatchObject({
       type: 'repository_exception',
       reason: '[outside] failed to create repository',
-      caused_by: { type: 'repository_exception', reason: "[outside] location [/definitely/not/under/path/repo] doesn't match any of the locations specified by path.repo" },
+      caused_by: {
+        type: 'repository_exception',
+        reason: "[outside] location [/definitely/not/under/path/repo] doesn't match any of the locations specified by path.repo",
+      },
     });
     expect((await http(url, 'GET', '/_snapshot/outside')).status).toBe(404);
     const badType = await http(url, 'PUT', '/_snapshot/badtype', { type: 'nope', settings: {} });
-    expect([badType.status, badType.body.error.type, badType.body.error.reason]).toEqual([500, 'repository_exception', '[badtype] repository type [nope] does not exist']);
+    expect([badType.status, badType.body.error.type, badType.body.error.reason]).toEqual([
+      500,
+      'repository_exception',
+      '[badtype] repository type [nope] does not exist',
+    ]);
     const again = await http(url, 'PUT', `/_snapshot/${REPO}/snap-1?wait_for_completion=true`);
     expect([again.status, again.body.error.type, again.body.error.reason]).toEqual([
       400,

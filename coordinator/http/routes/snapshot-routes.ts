@@ -8,32 +8,53 @@
  * @see docs/snapshots.md
  */
 import type { Context, Hono } from 'hono';
-import { EsError, illegalArgument } from '../../../protocol/errors.ts';
+import { EsError } from '../../../protocol/errors.ts';
 import { rpc } from '../../../protocol/rpc.ts';
 import type { Logger } from '../../../shared/logger.ts';
-import { INDICES_OPTIONS, indicesOptionsFrom, type IndicesOptions } from '../../cluster/indices-options.ts';
+import type { SnapshotInfo } from '../../../shared/snapshots/repository-layout.ts';
+import type { NewIndexSpec } from '../../cluster/new-index.ts';
 import { parseBooleanParam } from '../../rest/params.ts';
-import { parseRepositoryBody, validateRepositoryName, type Repositories } from '../../snapshots/repositories.ts';
+import { parseRepositoryBody, Repositories, validateRepositoryName } from '../../snapshots/repositories.ts';
+import { objectBody, parseCreateBody, parseRestoreBody } from '../../snapshots/snapshot-requests.ts';
 import { catSnapshotsTable, snapshotJson, snapshotStatusJson } from '../../snapshots/snapshot-responses.ts';
-import type { CreateSnapshotBody, RestoreBody, SnapshotService } from '../../snapshots/snapshot-service.ts';
-import type { ShardClient } from '../../transport/shard-client.ts';
+import { SnapshotRestore } from '../../snapshots/snapshot-restore.ts';
+import { SnapshotService } from '../../snapshots/snapshot-service.ts';
+import { createIndex, type WriteDeps } from '../../write/documents.ts';
 import { renderCatTable } from '../cat-table.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
-import type { SnapshotInfo } from '../../../shared/snapshots/repository-layout.ts';
 
-/** What the snapshot routes need. */
-export interface SnapshotRouteDeps {
-  repositories: Repositories;
-  snapshots: SnapshotService;
-  client: ShardClient;
-  timeoutMs: number;
+/** What the snapshot routes need: the write path's (a restore creates indices as `PUT /{index}` does), `path.repo` and a logger. */
+export interface SnapshotRouteDeps extends Pick<WriteDeps, 'view' | 'client' | 'timeoutMs' | 'maxShardsPerNode'> {
+  /** FOLIO_PATH_REPO's roots (ES `path.repo`). */
+  pathRepo: readonly string[];
   log: Logger;
 }
 
-/** ES `CreateSnapshotRequest`'s default indices options (`strictExpandHidden`): open, closed and hidden indices; a missing name fails. */
-const SNAPSHOT_INDICES: IndicesOptions = { ...INDICES_OPTIONS.getAliases, allowNoIndices: true };
+/** The services the handlers call. */
+interface Services {
+  repositories: Repositories;
+  snapshots: SnapshotService;
+  restores: SnapshotRestore;
+  deps: SnapshotRouteDeps;
+  maxBody: number;
+}
 
 const CAT_PARAMS = ['format', 'h', 's', 'v', 'help', 'bytes', 'time', 'master_timeout', 'ignore_unavailable', 'local'];
+const GET_SNAPSHOT_PARAMS = [
+  'master_timeout',
+  'ignore_unavailable',
+  'verbose',
+  'index_details',
+  'include_repository',
+  'sort',
+  'size',
+  'order',
+  'offset',
+  'after',
+  'from_sort_value',
+  'slm_policy_filter',
+  'index_names',
+];
 
 /** A boolean query parameter (ES `paramAsBoolean`), `dflt` when absent. */
 function boolParam(c: Context, name: string, dflt: boolean): boolean {
@@ -41,97 +62,9 @@ function boolParam(c: Context, name: string, dflt: boolean): boolean {
   return v === undefined ? dflt : parseBooleanParam(v);
 }
 
-/** A JSON object body, or `{}` when empty. @throws EsError 400 for a body that is not an object */
-async function objectBody(c: Context, maxBody: number): Promise<Record<string, unknown>> {
-  const body = await readJsonBody(c, maxBody);
-  if (body === undefined || body === null) return {};
-  if (typeof body !== 'object' || Array.isArray(body)) throw illegalArgument('request body must be a JSON object');
-  return body as Record<string, unknown>;
-}
-
-/** A boolean body field (`true`/`false` or their strings). @throws EsError 400 for anything else */
-function boolField(body: Record<string, unknown>, name: string): boolean | undefined {
-  const v = body[name];
-  if (v === undefined) return undefined;
-  if (typeof v === 'boolean') return v;
-  if (v === 'true' || v === 'false') return v === 'true';
-  throw illegalArgument(`malformed ${name}, expected boolean but got [${JSON.stringify(v)}]`);
-}
-
-/** An indices field: a string, or a list of strings. @throws EsError 400 otherwise */
-function indicesField(body: Record<string, unknown>): string | string[] | undefined {
-  const v = body.indices;
-  if (v === undefined || typeof v === 'string') return v;
-  if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v;
-  throw illegalArgument('malformed indices section, should be an array of strings');
-}
-
-/** The `PUT /_snapshot/{repo}/{snap}` body (ES `CreateSnapshotRequest.source`). */
-function parseCreateBody(body: Record<string, unknown>): { body: CreateSnapshotBody; options: IndicesOptions } {
-  const out: CreateSnapshotBody = {};
-  const indices = indicesField(body);
-  if (indices !== undefined) out.indices = indices;
-  for (const k of ['ignore_unavailable', 'allow_no_indices', 'include_global_state', 'partial'] as const) {
-    const v = boolField(body, k);
-    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  }
-  if (body.metadata !== undefined) {
-    if (body.metadata === null || typeof body.metadata !== 'object' || Array.isArray(body.metadata)) throw illegalArgument('malformed metadata, should be an object');
-    out.metadata = body.metadata as Record<string, unknown>;
-  }
-  const params = new URLSearchParams();
-  if (out.ignore_unavailable !== undefined) params.set('ignore_unavailable', String(out.ignore_unavailable));
-  if (out.allow_no_indices !== undefined) params.set('allow_no_indices', String(out.allow_no_indices));
-  if (body.expand_wildcards !== undefined) params.set('expand_wildcards', Array.isArray(body.expand_wildcards) ? body.expand_wildcards.join(',') : String(body.expand_wildcards));
-  return { body: out, options: indicesOptionsFrom(params, SNAPSHOT_INDICES) };
-}
-
-const RESTORE_FIELDS = new Set([
-  'indices',
-  'ignore_unavailable',
-  'allow_no_indices',
-  'expand_wildcards',
-  'include_global_state',
-  'include_aliases',
-  'partial',
-  'rename_pattern',
-  'rename_replacement',
-  'index_settings',
-  'ignore_index_settings',
-  'feature_states',
-]);
-
-/** The `_restore` body (ES `RestoreSnapshotRequest.source`). @throws EsError 400 `Unknown parameter x` for an unknown field */
-function parseRestoreBody(body: Record<string, unknown>): RestoreBody {
-  for (const k of Object.keys(body)) if (!RESTORE_FIELDS.has(k)) throw illegalArgument(`Unknown parameter ${k}`);
-  const out: RestoreBody = {};
-  const indices = indicesField(body);
-  if (indices !== undefined) out.indices = indices;
-  for (const k of ['ignore_unavailable', 'allow_no_indices', 'include_global_state', 'include_aliases', 'partial'] as const) {
-    const v = boolField(body, k);
-    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
-  }
-  for (const k of ['rename_pattern', 'rename_replacement'] as const) {
-    const v = body[k];
-    if (v === undefined) continue;
-    if (typeof v !== 'string') throw illegalArgument(`malformed ${k}`);
-    out[k] = v;
-  }
-  if (body.index_settings !== undefined) {
-    if (body.index_settings === null || typeof body.index_settings !== 'object' || Array.isArray(body.index_settings)) throw illegalArgument('malformed index_settings section');
-    out.index_settings = body.index_settings as Record<string, unknown>;
-  }
-  const ignored = body.ignore_index_settings;
-  if (ignored !== undefined) {
-    if (typeof ignored === 'string' || (Array.isArray(ignored) && ignored.every((x) => typeof x === 'string'))) out.ignore_index_settings = ignored;
-    else throw illegalArgument('malformed ignore_index_settings section, should be an array of strings');
-  }
-  return out;
-}
-
 /**
- * Runs a long operation: with `wait`, its result; without, `{"accepted": true}` once `start` has
- * called its `onAccepted` (checks passed), the rest running on (a later failure is logged).
+ * Runs a long operation: with `wait`, its result; without, null once `start` has called its
+ * `onAccepted` (checks passed), the rest running on (a later failure is logged).
  */
 async function runOrAccept<T>(wait: boolean, log: Logger, what: string, start: (onAccepted: () => void) => Promise<T>): Promise<T | null> {
   if (wait) return start(() => {});
@@ -142,16 +75,26 @@ async function runOrAccept<T>(wait: boolean, log: Logger, what: string, start: (
       resolve(null);
     }).catch((err: unknown) => {
       if (accepted) log.error({ err }, `${what} failed after it was accepted`);
-      else reject(err as Error);
+      else reject(err instanceof Error ? err : new Error(String(err)));
     });
   });
 }
 
 /** Registers the snapshot routes (before the index routes, whose `/:index/...` would match `/_snapshot/...`). */
 export function registerSnapshotRoutes(app: Hono, deps: SnapshotRouteDeps, maxBody: number): void {
-  const { repositories, snapshots, log } = deps;
+  const repositories = new Repositories(() => deps.view.stateStore, deps.pathRepo);
+  const createIndexLikePut = (name: string, spec: NewIndexSpec) => createIndex(deps, name, spec);
+  const snapshotDeps = { view: deps.view, client: deps.client, repositories, createIndex: createIndexLikePut, log: deps.log };
+  const snapshots = new SnapshotService(snapshotDeps);
+  const services: Services = { repositories, snapshots, restores: new SnapshotRestore(snapshotDeps, snapshots), deps, maxBody };
+  registerRepositoryRoutes(app, services);
+  registerStatusRoutes(app, services);
+  registerSnapshotLifecycleRoutes(app, services);
+  registerCatSnapshotsRoutes(app, services);
+}
 
-  // Repositories.
+/** `PUT|POST|GET|DELETE /_snapshot/{repo}`, `GET /_snapshot`, `POST /_snapshot/{repo}/_verify` and `_cleanup`. */
+function registerRepositoryRoutes(app: Hono, { repositories, snapshots, deps, maxBody }: Services): void {
   const putRepository = async (c: Context) => {
     checkParams(c, ['master_timeout', 'timeout', 'verify']);
     const name = c.req.param('repo')!;
@@ -164,8 +107,7 @@ export function registerSnapshotRoutes(app: Hono, deps: SnapshotRouteDeps, maxBo
   app.post('/_snapshot/:repo', putRepository);
   const getRepositories = async (c: Context) => {
     checkParams(c, ['master_timeout', 'local']);
-    const found = await repositories.resolve(c.req.param('repo'));
-    return sendJson(c, 200, Object.fromEntries(found));
+    return sendJson(c, 200, Object.fromEntries(await repositories.resolve(c.req.param('repo'))));
   };
   app.get('/_snapshot', getRepositories);
   app.get('/_snapshot/:repo', getRepositories);
@@ -174,6 +116,7 @@ export function registerSnapshotRoutes(app: Hono, deps: SnapshotRouteDeps, maxBo
     await repositories.delete(c.req.param('repo'));
     return sendJson(c, 200, { acknowledged: true });
   });
+  // ES lists the nodes that verified the repository; here the coordinator writes the test file, every shard node answering is listed.
   app.post('/_snapshot/:repo/_verify', async (c) => {
     checkParams(c, ['master_timeout', 'timeout']);
     const name = c.req.param('repo');
@@ -188,13 +131,16 @@ export function registerSnapshotRoutes(app: Hono, deps: SnapshotRouteDeps, maxBo
     );
     return sendJson(c, 200, { nodes });
   });
+  // Nothing to clean: a snapshot delete removes every blob no snapshot references, and a failed snapshot's leftovers with it.
   app.post('/_snapshot/:repo/_cleanup', async (c) => {
     checkParams(c, ['master_timeout', 'timeout']);
     await snapshots.repository(c.req.param('repo'));
     return sendJson(c, 200, { results: { deleted_bytes: 0, deleted_blobs: 0 } });
   });
+}
 
-  // Snapshot status: `_status` of the running ones, or of named ones.
+/** `GET /_snapshot/{repo}/_status` (the running snapshots: none once a request returns) and `GET /_snapshot/{repo}/{snap}/_status`. */
+function registerStatusRoutes(app: Hono, { snapshots }: Services): void {
   app.get('/_snapshot/:repo/_status', async (c) => {
     checkParams(c, ['master_timeout', 'ignore_unavailable']);
     await snapshots.repository(c.req.param('repo'));
@@ -218,21 +164,23 @@ export function registerSnapshotRoutes(app: Hono, deps: SnapshotRouteDeps, maxBo
     }
     return sendJson(c, 200, { snapshots: out });
   });
+}
 
-  // Snapshots.
+/** Create, get and delete snapshots, and restore one. */
+function registerSnapshotLifecycleRoutes(app: Hono, { repositories, snapshots, restores, deps, maxBody }: Services): void {
   const createSnapshot = async (c: Context) => {
     checkParams(c, ['master_timeout', 'wait_for_completion']);
     const repo = c.req.param('repo')!;
     const snap = c.req.param('snap')!;
-    const { body, options } = parseCreateBody(await objectBody(c, maxBody));
+    const { body, options } = parseCreateBody(objectBody(await readJsonBody(c, maxBody)));
     const wait = boolParam(c, 'wait_for_completion', false);
-    const info = await runOrAccept(wait, log, 'snapshot', (accepted) => snapshots.create(repo, snap, body, options, accepted));
+    const info = await runOrAccept(wait, deps.log, 'snapshot', (accepted) => snapshots.create(repo, snap, body, options, accepted));
     return sendJson(c, 200, info ? { snapshot: snapshotJson(repo, info) } : { accepted: true });
   };
   app.put('/_snapshot/:repo/:snap', createSnapshot);
   app.post('/_snapshot/:repo/:snap', createSnapshot);
   app.get('/_snapshot/:repo/:snap', async (c) => {
-    checkParams(c, ['master_timeout', 'ignore_unavailable', 'verbose', 'index_details', 'include_repository', 'sort', 'size', 'order', 'offset', 'after', 'from_sort_value', 'slm_policy_filter', 'index_names']);
+    checkParams(c, GET_SNAPSHOT_PARAMS);
     const verbose = boolParam(c, 'verbose', true);
     const ignore = boolParam(c, 'ignore_unavailable', false);
     const out: unknown[] = [];
@@ -248,23 +196,31 @@ export function registerSnapshotRoutes(app: Hono, deps: SnapshotRouteDeps, maxBo
   });
   app.post('/_snapshot/:repo/:snap/_restore', async (c) => {
     checkParams(c, ['master_timeout', 'wait_for_completion']);
-    const body = parseRestoreBody(await objectBody(c, maxBody));
+    const body = parseRestoreBody(objectBody(await readJsonBody(c, maxBody)));
     const wait = boolParam(c, 'wait_for_completion', false);
-    const info = await runOrAccept(wait, log, 'restore', (accepted) => snapshots.restore(c.req.param('repo'), c.req.param('snap'), body, accepted));
+    const info = await runOrAccept(wait, deps.log, 'restore', (accepted) => restores.restore(c.req.param('repo'), c.req.param('snap'), body, accepted));
     return sendJson(c, 200, info ? { snapshot: info } : { accepted: true });
   });
+}
 
-  // `_cat/snapshots`.
+/** `GET /_cat/snapshots[/{repo}]`: the finished snapshots of the repositories named (all by default). */
+function registerCatSnapshotsRoutes(app: Hono, { repositories, snapshots }: Services): void {
   const catSnapshots = async (c: Context) => {
     checkParams(c, CAT_PARAMS);
-    const expression = c.req.param('repo') ?? c.req.query('repository') ?? '_all';
     const rows: { repository: string; info: SnapshotInfo }[] = [];
-    for (const repository of (await repositories.resolve(expression)).keys()) {
+    for (const repository of (await repositories.resolve(c.req.param('repo') ?? '_all')).keys()) {
       for (const info of await snapshots.list(repository, '_all', true)) if ('state' in info) rows.push({ repository, info });
     }
-    const table = catSnapshotsTable(rows);
     const q = (k: string) => c.req.query(k);
-    const out = renderCatTable(table, { format: q('format'), h: q('h'), s: q('s'), v: q('v'), help: q('help'), bytes: q('bytes'), accept: c.req.header('accept') });
+    const out = renderCatTable(catSnapshotsTable(rows), {
+      format: q('format'),
+      h: q('h'),
+      s: q('s'),
+      v: q('v'),
+      help: q('help'),
+      bytes: q('bytes'),
+      accept: c.req.header('accept'),
+    });
     if (out.kind === 'json') return sendJson(c, 200, out.rows);
     return c.body(out.text, 200, { 'content-type': 'text/plain; charset=UTF-8' });
   };
