@@ -21,7 +21,7 @@ const RESTORED = 'restored-src';
 
 afterAll(async () => {
   await http(url, 'DELETE', `/${INDEX},${RESTORED}`);
-  await http(url, 'DELETE', `/_snapshot/${REPO}/snap-1,snap-2`);
+  await http(url, 'DELETE', `/_snapshot/${REPO}/snap-1,snap-2,snap-async`);
   await http(url, 'DELETE', `/_snapshot/${REPO}`);
 });
 
@@ -218,6 +218,21 @@ describe('snapshot and restore', () => {
     ]);
     const missingIndex = await http(url, 'PUT', `/_snapshot/${REPO}/snap-x?wait_for_completion=true`, { indices: 'no-such-index' });
     expect([missingIndex.status, missingIndex.body.error.type]).toEqual([404, 'index_not_found_exception']);
+  });
+
+  it('without wait_for_completion a snapshot is accepted and finishes in the background', async () => {
+    const accepted = await http(url, 'PUT', `/_snapshot/${REPO}/snap-async`, { indices: RESTORED });
+    expect([accepted.status, accepted.body]).toEqual([200, { accepted: true }]);
+    let state = '';
+    for (let i = 0; i < 100 && state !== 'SUCCESS'; i++) {
+      const got = await http(url, 'GET', `/_snapshot/${REPO}/snap-async`);
+      state = got.body.snapshots?.[0]?.state ?? '';
+      if (state !== 'SUCCESS') await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(state).toBe('SUCCESS');
+    const before = blobs().size;
+    expect((await http(url, 'DELETE', `/_snapshot/${REPO}/snap-async`)).status).toBe(200);
+    expect(blobs().size).toBeLessThan(before); // another index: none of its blobs is shared
   });
 
   it('deleting a snapshot removes only the blobs no other snapshot uses', async () => {
