@@ -7,7 +7,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/common/blobstore/fs/FsBlobContainer.java
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
@@ -66,6 +66,36 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
   await rename(tmp, path);
   await fsyncDirectory(dirname(path));
+}
+
+/**
+ * Writes `data` to `path`, which must not exist yet, atomically: a temporary file, fsync, then a
+ * hard link to `path` (which fails when another writer created it first, where a rename would
+ * replace its file), fsync of the directory. A repository's `index-<N>` is written this way, so two
+ * writers that read the same generation cannot both write the next one (ES compares the
+ * repository generation in the cluster state for the same purpose).
+ * @returns false when `path` exists (nothing written)
+ */
+export async function writeNewFileAtomic(path: string, data: string | Uint8Array): Promise<boolean> {
+  await ensureDirectory(dirname(path));
+  const tmp = temporaryPath(path);
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+  try {
+    await link(tmp, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await rm(tmp, { force: true });
+  }
+  await fsyncDirectory(dirname(path));
+  return true;
 }
 
 /** Writes `value` as JSON to `path` atomically ({@link writeFileAtomic}). */

@@ -40,6 +40,19 @@ describe('the root index-N of a repository', () => {
     expect((await readRepositoryData(dir)).data.snapshots.map((s) => s.name)).toEqual(['a']);
   });
 
+  it('refuses to write a generation another writer wrote first', async () => {
+    const dir = tempDir();
+    const g = await writeRepositoryData(dir, -1, data(['a']));
+    await writeRepositoryData(dir, g, data(['a', 'b'])); // the other writer
+    await expect(writeRepositoryData(dir, g, data(['a', 'c']))).rejects.toMatchObject({
+      status: 500,
+      type: 'repository_exception',
+      message: `[${dir}] concurrent modification of the index-N file, expected current generation [0], actual current generation [1]`,
+    });
+    expect((await readRepositoryData(dir)).data.snapshots.map((s) => s.name)).toEqual(['a', 'b']);
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('keeps a shard-level index-N the same way', async () => {
     const dir = tempDir();
     const g = await writeShardSnapshots(dir, -1, {

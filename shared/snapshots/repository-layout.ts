@@ -13,7 +13,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { IndexMetadata } from '../../protocol/metadata.ts';
-import { readJsonFile, removeFiles, writeFileAtomic, writeJsonAtomic } from './repository-files.ts';
+import { EsError } from '../../protocol/errors.ts';
+import { readJsonFile, removeFiles, writeFileAtomic, writeNewFileAtomic } from './repository-files.ts';
 
 /** ES `SnapshotState` of a finished snapshot. */
 export type SnapshotState = 'SUCCESS' | 'PARTIAL' | 'FAILED';
@@ -157,12 +158,32 @@ export async function readRepositoryData(location: string): Promise<{ generation
 }
 
 /**
- * Writes `data` as `index-<generation + 1>` atomically, then `index.latest`, then removes the
- * older `index-<N>` (ES `BlobStoreRepository.writeIndexGen`). @returns the new generation
+ * ES's error when the repository's generation moved under a writer (another coordinator wrote it).
+ * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/repositories/blobstore/BlobStoreRepository.java (writeIndexGen)
+ */
+function concurrentModification(dir: string, expected: number, actual: number): EsError {
+  return new EsError(
+    500,
+    'repository_exception',
+    `[${dir}] concurrent modification of the index-N file, expected current generation [${expected}], actual current generation [${actual}]`,
+  );
+}
+
+/** Writes `data` as `index-<generation + 1>` unless another writer did. @throws EsError 500 `repository_exception` then */
+async function writeNextGeneration(dir: string, generation: number, data: unknown): Promise<number> {
+  const next = generation + 1;
+  if (!(await writeNewFileAtomic(join(dir, `index-${next}`), JSON.stringify(data)))) throw concurrentModification(dir, generation, await latestGeneration(dir));
+  return next;
+}
+
+/**
+ * Writes `data` as `index-<generation + 1>` atomically (refused when another writer wrote that
+ * generation first), then `index.latest`, then removes the older `index-<N>` (ES
+ * `BlobStoreRepository.writeIndexGen`). @returns the new generation
+ * @throws EsError 500 `repository_exception` `concurrent modification of the index-N file, ...`
  */
 export async function writeRepositoryData(location: string, generation: number, data: RepositoryData): Promise<number> {
-  const next = generation + 1;
-  await writeJsonAtomic(join(location, `index-${next}`), data);
+  const next = await writeNextGeneration(location, generation, data);
   await writeFileAtomic(join(location, 'index.latest'), String(next));
   const older: string[] = [];
   for (let g = Math.max(0, next - 3); g < next; g++) older.push(`index-${g}`);
@@ -178,10 +199,9 @@ export async function readShardSnapshots(dir: string): Promise<{ generation: num
   return { generation, data: data ?? { snapshots: [], files: [] } };
 }
 
-/** Writes the shard-level `index-<generation + 1>` atomically and removes the older ones. */
+/** Writes the shard-level `index-<generation + 1>` atomically (as {@link writeRepositoryData}) and removes the older ones. */
 export async function writeShardSnapshots(dir: string, generation: number, data: ShardSnapshots): Promise<number> {
-  const next = generation + 1;
-  await writeJsonAtomic(join(dir, `index-${next}`), data);
+  const next = await writeNextGeneration(dir, generation, data);
   const older: string[] = [];
   for (let g = Math.max(0, next - 3); g < next; g++) older.push(`index-${g}`);
   await removeFiles(dir, older);
