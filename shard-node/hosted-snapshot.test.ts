@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -164,6 +164,27 @@ describe('shard snapshots and restores', () => {
     expect(restored.shard('cities', 0).stats().docs).toBe(2);
     expect(await deleteShardSnapshot(shardDir(repo, 'idx', 0), 'snap-b')).toBe(3);
     expect(blobs(repo)).toHaveLength(0);
+  });
+
+  it('a damaged blob fails the restore: nothing is installed and the empty copy is failed, not served', async () => {
+    const repo = tempDir();
+    const r = registry(tempDir());
+    r.putIndex(meta('uuid-1'), [0]);
+    r.shard('cities', 0).apply([{ op: 'index', _id: 'a', source: '{"name":"a"}', create: false }]);
+    await r.shard('cities', 0).sync();
+    await snapshot(r, repo, 'snap-a');
+    const snap = (await readShardSnapshot(shardDir(repo, 'idx', 0), 'snap-a'))!;
+    const segment = snap.files.find((f) => f.physical_name.endsWith('.fseg'))!;
+    writeFileSync(join(shardDir(repo, 'idx', 0), segment.name), 'not the segment'); // a damaged blob
+
+    const target = registry(tempDir());
+    target.putIndex(meta('uuid-restored'), [0]);
+    const staging = target.snapshotCopy('cities', 0).restoreStaging();
+    const failure = await stageRestoredCopy(shardDir(repo, 'idx', 0), snap, staging).catch((e: Error) => e);
+    expect(failure).toBeInstanceOf(Error);
+    expect(existsSync(staging)).toBe(false);
+    target.snapshotCopy('cities', 0).fail(failure as Error);
+    expect(target.failedCopies()).toEqual(['cities/0']);
   });
 
   it('refuses to restore into a copy that holds operations', () => {

@@ -23,7 +23,7 @@ import type { Shard } from './engine/shard.ts';
 import { decodeCommitPoint, encodeCommitPoint, type CommitPoint } from './engine/segment-file/commit-point.ts';
 import { decodeSegment } from './engine/segment-file/segment-codec.ts';
 import type { TranslogOp } from './engine/translog.ts';
-import { dropShardCopy, recoverShardCopy, type HostedIndex, type ShardCopyEnv } from './hosted-index.ts';
+import { dropShardCopy, failCopy, recoverShardCopy, type HostedIndex, type ShardCopyEnv } from './hosted-index.ts';
 import { fsyncDir } from './storage/durable-dir.ts';
 import { shardStorePath } from './storage/metadata-store.ts';
 import { ShardStore } from './storage/shard-store.ts';
@@ -155,6 +155,16 @@ export class SnapshotCopy {
     this.checkEmpty();
     if (!env.storage) throw new EsError(400, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no data directory: a restore copies segment files`);
     return `${dirname(shardStorePath(env.storage.dataDir, h.metadata.uuid, s))}.restoring`;
+  }
+
+  /**
+   * Fails the empty copy after its restore failed (hosted-index.ts `failCopy`): it serves nothing
+   * and the node reports it failed, so its shard is red, as ES leaves a shard whose restore failed,
+   * instead of serving an empty copy as if restored.
+   */
+  fail(err: Error): void {
+    const { env, h, s } = this.c;
+    if (h.shards.get(s)?.maxSeqNo === -1) failCopy(env.log, h, s, new Error(`restore from snapshot failed: ${err.message}`));
   }
 
   /** @throws EsError 409 `illegal_state_exception` when the copy now here holds operations */

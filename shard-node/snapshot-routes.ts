@@ -13,7 +13,7 @@ import { resolveRepositoryLocation } from '../shared/snapshots/repository-locati
 import { shardDir } from '../shared/snapshots/repository-layout.ts';
 import { readShardSnapshot, snapshotShardFiles } from '../shared/snapshots/shard-blobs.ts';
 import type { ActionModule } from './action-module.ts';
-import { stageRestoredCopy } from './hosted-snapshot.ts';
+import { stageRestoredCopy, type StagedCopy } from './hosted-snapshot.ts';
 import { serve } from './rpc-serve.ts';
 
 /** The repository directory of a request, checked against `path.repo`. @throws EsError 500 `repository_exception` outside it */
@@ -58,7 +58,13 @@ export const snapshotActions: ActionModule = {
           `[${req.index}][${req.shard}] failed to restore: no snapshot of the shard in the repository`,
         );
       const staging = registry.snapshotCopy(req.index, req.shard).restoreStaging();
-      const staged = await stageRestoredCopy(repoShard, shardSnapshot, staging);
+      let staged: StagedCopy;
+      try {
+        staged = await stageRestoredCopy(repoShard, shardSnapshot, staging);
+      } catch (err) {
+        registry.snapshotCopy(req.index, req.shard).fail(err as Error);
+        throw err;
+      }
       registry.snapshotCopy(req.index, req.shard).install(staging); // looked up again: the copy may have changed meanwhile
       log.info({ index: req.index, shard: req.shard, files: staged.files, bytes: staged.bytes, maxSeqNo: staged.maxSeqNo }, 'shard restored from snapshot');
       return { node, index: req.index, shard: req.shard, ...staged, time: Date.now() - started };

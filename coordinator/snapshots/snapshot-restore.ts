@@ -110,7 +110,8 @@ export class SnapshotRestore {
       shards.total += outcomes.length;
       shards.successful += outcomes.filter(Boolean).length;
       shards.failed += outcomes.filter((ok) => !ok).length;
-      if (plan.replicas > 0)
+      // A shard that failed stays failed (red, as ES leaves it): no replica is placed to recover from it.
+      if (plan.replicas > 0 && outcomes.every(Boolean))
         await this.deps.view.updateMetadata(plan.target, (m) => ({
           ...m,
           numberOfReplicas: plan.replicas,
