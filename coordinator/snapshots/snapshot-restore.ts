@@ -60,6 +60,12 @@ export class SnapshotRestore {
    *   for an open index of the same name, two indices renamed into one, or a change of the shard count
    */
   async restore(repoName: string, snap: string, body: RestoreBody, onAccepted?: () => void): Promise<RestoreInfo> {
+    await this.snapshots.repository(repoName);
+    // In the repository's queue: a delete of the snapshot cannot remove its blobs while they are copied.
+    return this.snapshots.queued(repoName, () => this.restoreNow(repoName, snap, body, onAccepted));
+  }
+
+  private async restoreNow(repoName: string, snap: string, body: RestoreBody, onAccepted?: () => void): Promise<RestoreInfo> {
     const { location } = await this.snapshots.repository(repoName);
     const info = await this.snapshots.info(repoName, location, snap);
     const selected = selectIndices(info.indices, expressionList(body.indices), body.ignore_unavailable ?? false);

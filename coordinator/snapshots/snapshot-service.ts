@@ -121,8 +121,8 @@ export class SnapshotService {
     this.deps = deps;
   }
 
-  /** Runs `op` after the operations queued on `repo` before it. */
-  private queued<T>(repo: string, op: () => Promise<T>): Promise<T> {
+  /** Runs `op` after the operations queued on `repo` before it (snapshots, deletes and restores of one repository run one at a time). */
+  queued<T>(repo: string, op: () => Promise<T>): Promise<T> {
     const prev = this.queues.get(repo) ?? Promise.resolve();
     const run = prev.then(op, op);
     const tail = run.catch(() => undefined);
