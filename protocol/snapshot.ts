@@ -56,3 +56,18 @@ export interface RestoreShardResponse {
   /** ms */
   time: number;
 }
+
+/**
+ * Check that this node reaches repository `location` (ES `BlobStoreRepository.verify` on each
+ * node): the location is under its `path.repo`, it reads the coordinator's `tests-<seed>/master.dat`
+ * there, and writes `tests-<seed>/data-<node>.dat` beside it.
+ */
+export interface VerifyRepositoryRequest {
+  location: string;
+  seed: string;
+}
+
+/** The node that verified the repository. */
+export interface VerifyRepositoryResponse {
+  node: string;
+}

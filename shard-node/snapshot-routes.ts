@@ -7,8 +7,11 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/snapshots/SnapshotShardsService.java
  * @see docs/snapshots.md
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { EsError } from '../protocol/errors.ts';
 import { rpc } from '../protocol/rpc.ts';
+import { writeFileAtomic } from '../shared/snapshots/repository-files.ts';
 import { resolveRepositoryLocation } from '../shared/snapshots/repository-location.ts';
 import { shardDir } from '../shared/snapshots/repository-layout.ts';
 import { readShardSnapshot, snapshotShardFiles } from '../shared/snapshots/shard-blobs.ts';
@@ -45,6 +48,18 @@ export const snapshotActions: ActionModule = {
       } finally {
         commit.release();
       }
+    });
+    serve(app, rpc.verifyRepository, async (req) => {
+      const dir = join(checkedLocation(req.location, pathRepo), `tests-${req.seed}`);
+      const master = await readFile(join(dir, 'master.dat'), 'utf8').catch(() => null);
+      if (master !== req.seed)
+        throw new EsError(
+          500,
+          'repository_verification_exception',
+          `store location [${req.location}] is not shared between node [${node}] and the coordinator`,
+        );
+      await writeFileAtomic(join(dir, `data-${node}.dat`), req.seed);
+      return { node };
     });
     serve(app, rpc.restoreShard, async (req) => {
       const location = checkedLocation(req.location, pathRepo);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -37,13 +37,15 @@ describe('repositories in the cluster state', () => {
   it('registers, lists, resolves and deletes repositories; a location outside path.repo is refused before anything is stored', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'folio-repos-'));
     const store = await EmbeddedStore.open({ dir });
-    const repos = new Repositories(() => store, ['/tmp']);
-    await repos.put('one', { type: 'fs', settings: { location: 'folio-test-one' } }, false);
-    await repos.put('two', { type: 'fs', settings: { location: '/tmp/folio-test-two' } }, false);
+    const tmpRoot = mkdtempSync(join(tmpdir(), 'folio-repo-root-'));
+    const repos = new Repositories(() => store, [tmpRoot]);
+    await repos.put('one', { type: 'fs', settings: { location: tmpRoot + '/one' } });
+    await repos.put('two', { type: 'fs', settings: { location: tmpRoot + '/two' } });
     expect([...(await repos.resolve('_all')).keys()]).toEqual(['one', 'two']);
     expect([...(await repos.resolve('t*')).keys()]).toEqual(['two']);
-    expect(repos.location('one', await repos.get('one'))).toBe('/tmp/folio-test-one');
-    const outside = await repos.put('bad', { type: 'fs', settings: { location: '/etc' } }, false).catch((e: EsError) => e);
+    expect(repos.location('one', await repos.get('one'))).toBe(join(tmpRoot, 'one'));
+    expect(existsSync(join(tmpRoot, 'two'))).toBe(true); // created at registration
+    const outside = await repos.put('bad', { type: 'fs', settings: { location: '/etc' } }).catch((e: EsError) => e);
     expect(outside).toMatchObject({ status: 500, type: 'repository_exception', message: '[bad] failed to create repository' });
     expect((outside as EsError).causedBy?.reason).toBe("[bad] location [/etc] doesn't match any of the locations specified by path.repo");
     await expect(repos.get('bad')).rejects.toMatchObject({ status: 404, type: 'repository_missing_exception', message: '[bad] missing' });
@@ -52,5 +54,6 @@ describe('repositories in the cluster state', () => {
     await expect(repos.resolve('one')).rejects.toMatchObject({ type: 'repository_missing_exception' });
     await store.close();
     rmSync(dir, { recursive: true, force: true });
+    rmSync(tmpRoot, { recursive: true, force: true });
   });
 });

@@ -7,13 +7,10 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/put-snapshot-repo-api.html
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/repositories/RepositoriesService.java
  */
-import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import { noMasterBlock } from '../../shared/cluster-state/no-master-block.ts';
 import { REPOSITORIES_PREFIX } from '../../shared/cluster-state/keys.ts';
-import { ensureDirectory, writeFileAtomic } from '../../shared/snapshots/repository-files.ts';
+import { ensureDirectory } from '../../shared/snapshots/repository-files.ts';
 import { resolveRepositoryLocation } from '../../shared/snapshots/repository-location.ts';
 import { isStateStoreError } from '../../shared/state-store/errors.ts';
 import type { StateStore } from '../../shared/state-store/types.ts';
@@ -95,12 +92,13 @@ export class Repositories {
   }
 
   /**
-   * Registers (or replaces) repository `name`: its location must resolve under `path.repo`, and,
-   * with `verify`, take a test file (ES `BlobStoreRepository.startVerification`).
-   * @throws EsError 500 `repository_exception` `[name] failed to create repository` caused by the location check;
-   *   500 `repository_verification_exception` when the directory cannot be written; 503 when the store cannot be reached
+   * Registers (or replaces) repository `name` after checking its location resolves under
+   * `path.repo`, and creates its directory; verification on the nodes is repository-verify.ts.
+   * @returns the repository's directory
+   * @throws EsError 500 `repository_exception` `[name] failed to create repository` caused by the location check
+   *   or by a directory that cannot be created; 503 when the store cannot be reached
    */
-  async put(name: string, repo: RepositoryMetadata, verify: boolean): Promise<void> {
+  async put(name: string, repo: RepositoryMetadata): Promise<string> {
     let dir: string;
     try {
       dir = this.location(name, repo);
@@ -108,22 +106,14 @@ export class Repositories {
       const cause = (err as EsError).toCause();
       throw new EsError(500, 'repository_exception', `[${name}] failed to create repository`, { causedBy: cause, rootCauses: [cause] });
     }
-    if (verify) await this.verifyDirectory(name, dir);
-    await this.guard(() => this.store().txn({ compare: [], ops: [{ op: 'put', key: REPOSITORIES_PREFIX + name, value: JSON.stringify(repo) }] }));
-  }
-
-  /** Writes and removes a test file in the repository's directory (creating it). @throws EsError 500 `repository_verification_exception` */
-  async verifyDirectory(name: string, dir: string): Promise<void> {
     try {
       await ensureDirectory(dir);
-      const probe = join(dir, `tests-${randomBytes(8).toString('base64url')}`);
-      await writeFileAtomic(probe, 'verification');
-      await rm(probe, { force: true });
     } catch (err) {
-      throw new EsError(500, 'repository_verification_exception', `[${name}] path  is not accessible on master node`, {
-        causedBy: { type: 'i_o_exception', reason: (err as Error).message },
-      });
+      const cause = { type: 'i_o_exception', reason: (err as Error).message };
+      throw new EsError(500, 'repository_exception', `[${name}] failed to create repository`, { causedBy: cause, rootCauses: [cause] });
     }
+    await this.guard(() => this.store().txn({ compare: [], ops: [{ op: 'put', key: REPOSITORIES_PREFIX + name, value: JSON.stringify(repo) }] }));
+    return dir;
   }
 
   /** Repository `name`. @throws EsError 404 `repository_missing_exception` */

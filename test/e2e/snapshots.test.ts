@@ -68,7 +68,8 @@ describe('snapshot and restore', () => {
     expect((await http(url, 'GET', '/_snapshot')).body[REPO]).toBeDefined();
     const verify = await http(url, 'POST', `/_snapshot/${REPO}/_verify`);
     expect(verify.status).toBe(200);
-    expect(Object.keys(verify.body.nodes)).toHaveLength(3);
+    expect(Object.keys(verify.body.nodes).sort()).toEqual(['shard-0', 'shard-1', 'shard-2']); // each read the coordinator's test file
+    expect(readdirSync(join(snapshotsDir, LOCATION))).toEqual([]); // and the test files are gone
   });
 
   it('snapshots a multi-shard index with a replica, then a second snapshot copies only the new segment files', async () => {

@@ -9,12 +9,12 @@
  */
 import type { Context, Hono } from 'hono';
 import { EsError } from '../../../protocol/errors.ts';
-import { rpc } from '../../../protocol/rpc.ts';
 import type { Logger } from '../../../shared/logger.ts';
 import type { SnapshotInfo } from '../../../shared/snapshots/repository-layout.ts';
 import type { NewIndexSpec } from '../../cluster/new-index.ts';
 import { parseBooleanParam } from '../../rest/params.ts';
 import { parseRepositoryBody, Repositories, validateRepositoryName } from '../../snapshots/repositories.ts';
+import { verifyRepository } from '../../snapshots/repository-verify.ts';
 import { objectBody, parseCreateBody, parseRestoreBody } from '../../snapshots/snapshot-requests.ts';
 import { catSnapshotsTable, snapshotJson, snapshotStatusJson } from '../../snapshots/snapshot-responses.ts';
 import { SnapshotRestore } from '../../snapshots/snapshot-restore.ts';
@@ -100,7 +100,9 @@ function registerRepositoryRoutes(app: Hono, { repositories, snapshots, deps, ma
     const name = c.req.param('repo')!;
     validateRepositoryName(name);
     const repo = parseRepositoryBody(name, await readJsonBody(c, maxBody));
-    await repositories.put(name, repo, boolParam(c, 'verify', true));
+    const dir = await repositories.put(name, repo);
+    // As in ES, a repository that fails its verification stays registered; the request answers the failure.
+    if (boolParam(c, 'verify', true)) await verifyRepository(name, dir, deps.client, deps.timeoutMs);
     return sendJson(c, 200, { acknowledged: true });
   };
   app.put('/_snapshot/:repo', putRepository);
@@ -116,20 +118,11 @@ function registerRepositoryRoutes(app: Hono, { repositories, snapshots, deps, ma
     await repositories.delete(c.req.param('repo'));
     return sendJson(c, 200, { acknowledged: true });
   });
-  // ES lists the nodes that verified the repository; here the coordinator writes the test file, every shard node answering is listed.
   app.post('/_snapshot/:repo/_verify', async (c) => {
     checkParams(c, ['master_timeout', 'timeout']);
     const name = c.req.param('repo');
     const { location } = await snapshots.repository(name);
-    await repositories.verifyDirectory(name, location);
-    const nodes: Record<string, { name: string }> = {};
-    await Promise.all(
-      deps.client.nodes.map(async (_, n) => {
-        const h = await deps.client.rpc(n, rpc.health, undefined, { timeoutMs: deps.timeoutMs }).catch(() => null);
-        if (h) nodes[h.node] = { name: h.node };
-      }),
-    );
-    return sendJson(c, 200, { nodes });
+    return sendJson(c, 200, { nodes: await verifyRepository(name, location, deps.client, deps.timeoutMs) });
   });
   // Nothing to clean: a snapshot delete removes every blob no snapshot references, and a failed snapshot's leftovers with it.
   app.post('/_snapshot/:repo/_cleanup', async (c) => {
