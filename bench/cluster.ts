@@ -6,7 +6,7 @@
  * resident memory from /proc/<pid>/status.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -22,14 +22,39 @@ const HEALTHY_DEADLINE_MS = 60_000;
 /** A running bench cluster. */
 export interface BenchCluster {
   coordinatorUrl: string;
-  /** PIDs of the shard-node processes. */
-  shardPids: number[];
+  /** PIDs of the shard-node processes (new ones after {@link BenchCluster.restartShardNodes}). */
+  readonly shardPids: number[];
   /** PID of the coordinator process. */
   coordinatorPid: number;
   /** Forces a full GC in every shard node (via its inspector) and returns their summed memory. */
   shardMemory(): Promise<ShardMemory>;
+  /**
+   * Stops every shard node (SIGTERM, SIGKILL after `graceMs`), starts them again on the same ports
+   * and data directories, and resolves the `performance.now()` at which the new processes were
+   * spawned, once each answers its health check (the caller waits for green itself).
+   */
+  restartShardNodes(graceMs: number): Promise<number>;
+  /** Bytes of every file in the shard nodes' data directories (segment files, translog, SQLite). */
+  shardDataBytes(): number;
   /** Stops every process and removes the temporary directory. */
   stop(): Promise<void>;
+}
+
+/** Summed size of the files under `dir`, recursively (0 when it is missing). */
+function treeBytes(dir: string): number {
+  let total = 0;
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) total += treeBytes(p);
+    else if (e.isFile()) total += statSync(p).size;
+  }
+  return total;
 }
 
 /** Summed memory of the shard nodes, bytes. */
@@ -114,6 +139,27 @@ async function inspect(port: number, calls: { method: string; params?: object }[
   }
 }
 
+/** Forces two full GCs in each shard node through its inspector, then sums their memory. */
+async function forcedGcMemory(shardRuns: RunningService[], inspectPorts: Map<string, number>): Promise<ShardMemory> {
+  const total: ShardMemory = { rss: 0, heapUsed: 0, external: 0, gcForced: true };
+  for (const r of shardRuns) {
+    try {
+      const [, , mem] = await inspect(inspectPorts.get(r.service.name)!, [
+        { method: 'HeapProfiler.collectGarbage' },
+        { method: 'HeapProfiler.collectGarbage' },
+        { method: 'Runtime.evaluate', params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true } },
+      ]);
+      const usage = JSON.parse((mem as { result: { value: string } }).result.value) as NodeJS.MemoryUsage;
+      total.heapUsed += usage.heapUsed;
+      total.external += usage.external;
+    } catch {
+      total.gcForced = false;
+    }
+    total.rss += rssBytes(r.child.pid ?? 0);
+  }
+  return total;
+}
+
 /** Starts `shards` shard nodes + 1 coordinator (log level warn) and waits until all are healthy. */
 export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'folio-bench-'));
@@ -156,32 +202,24 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
     await stop();
     throw err;
   }
-  const shardRuns = running.filter((r) => r.service.name.startsWith('shard-'));
+  let shardRuns = running.filter((r) => r.service.name.startsWith('shard-'));
   return {
     coordinatorUrl: running.find((r) => r.service.name === 'coordinator')!.service.url,
-    shardPids: shardRuns.map((r) => r.child.pid ?? 0),
-    coordinatorPid: running.find((r) => r.service.name === 'coordinator')!.child.pid ?? 0,
-    async shardMemory() {
-      let gcForced = true;
-      const total: ShardMemory = { rss: 0, heapUsed: 0, external: 0, gcForced: true };
-      for (const r of shardRuns) {
-        try {
-          const [, , mem] = await inspect(inspectPorts.get(r.service.name)!, [
-            { method: 'HeapProfiler.collectGarbage' },
-            { method: 'HeapProfiler.collectGarbage' },
-            { method: 'Runtime.evaluate', params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true } },
-          ]);
-          const usage = JSON.parse((mem as { result: { value: string } }).result.value) as NodeJS.MemoryUsage;
-          total.heapUsed += usage.heapUsed;
-          total.external += usage.external;
-        } catch {
-          gcForced = false;
-        }
-        total.rss += rssBytes(r.child.pid ?? 0);
-      }
-      total.gcForced = gcForced;
-      return total;
+    get shardPids() {
+      return shardRuns.map((r) => r.child.pid ?? 0);
     },
+    coordinatorPid: running.find((r) => r.service.name === 'coordinator')!.child.pid ?? 0,
+    shardMemory: () => forcedGcMemory(shardRuns, inspectPorts),
+    async restartShardNodes(graceMs) {
+      await Promise.all(shardRuns.map((r) => stopProcess(r, graceMs)));
+      const spawnedAt = performance.now();
+      const again = shardRuns.map((r) => startProcess(r.service));
+      for (const [i, r] of shardRuns.entries()) running[running.indexOf(r)] = again[i];
+      shardRuns = again;
+      await Promise.all(again.map((r) => waitHealthy(r, HEALTHY_DEADLINE_MS)));
+      return spawnedAt;
+    },
+    shardDataBytes: () => Object.entries(volumeDirs).reduce((sum, [v, d]) => sum + (v.startsWith('shard-') ? treeBytes(d) : 0), 0),
     stop,
   };
 }

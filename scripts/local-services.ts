@@ -248,6 +248,36 @@ function rewriteUrls(text: string, map: { host: string; port: number; url: strin
 }
 
 /**
+ * The environment a Dockerfile's `ENV KEY=VALUE …` lines set (later lines win; values without
+ * quotes or spaces, as ours are).
+ * @see https://docs.docker.com/reference/dockerfile/#env
+ */
+export function dockerfileEnvironment(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const m = /^ENV\s+(.+)$/.exec(line.trim());
+    if (!m) continue;
+    for (const pair of m[1].split(/\s+/)) {
+      const eq = pair.indexOf('=');
+      if (eq > 0) env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    }
+  }
+  return env;
+}
+
+let imageEnv: Record<string, string> | undefined;
+
+/**
+ * The environment of the repository's image (its Dockerfile's `ENV`), read once: a container of a
+ * service with `build` starts from it beneath its compose `environment`, and so do the local
+ * processes of those services, so that they run as the containers do.
+ */
+export function imageEnvironment(): Record<string, string> {
+  imageEnv ??= dockerfileEnvironment(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+  return imageEnv;
+}
+
+/**
  * Translates the selected services (default: all, plus dependencies) into local processes.
  * Throws when a port or volume directory is missing, or a health-check form is unsupported.
  */
@@ -272,7 +302,8 @@ export function translateServices(compose: ComposeFile, opts: TranslateOptions):
       if (dir === undefined) throw new Error(`no local directory for volume [${source}] of service [${name}]`);
       return dir;
     };
-    const env: Record<string, string> = {};
+    // A service built from the repository's Dockerfile starts from the image's environment, as in a container.
+    const env: Record<string, string> = svc.build !== undefined ? { ...imageEnvironment() } : {};
     for (const [k, v] of Object.entries(environmentOf(svc))) {
       const mount = mounts.find((m) => m.target === v);
       env[k] = mount ? localDir(mount.source) : rewriteUrls(v, hostMap);

@@ -11,6 +11,7 @@ import {
   containerPortOf,
   dependenciesOf,
   dependencyLevels,
+  dockerfileEnvironment,
   environmentOf,
   namedVolumesOf,
   parseDurationMs,
@@ -195,6 +196,16 @@ describe('compose → local translation', () => {
     expect(byName.coordinator.env).toMatchObject({ FOLIO_HOST: '127.0.0.1', FOLIO_PORT: '41003', FOLIO_LOG_LEVEL: 'warn' });
     expect(byName.coordinator.url).toBe('http://127.0.0.1:41003');
     expect(byName.coordinator.published).toBe(true);
+  });
+
+  it("starts the services built from the Dockerfile from the image's environment, beneath their compose environment", () => {
+    const image = dockerfileEnvironment(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+    // The fixed malloc thresholds that keep a shard node's freed buffers from staying resident (docs/performance.md).
+    expect(image).toMatchObject({ NODE_ENV: 'production', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' });
+    for (const name of folio) expect(byName[name].env).toMatchObject(image);
+    expect(byName.etcd.env.MALLOC_MMAP_THRESHOLD_).toBeUndefined();
+    expect(byName.coordinator.env.FOLIO_PORT).toBe('41003');
+    expect(dockerfileEnvironment('FROM x\nENV A=1 B=2\n  ENV A=3\nRUN ENV=4\n')).toEqual({ A: '3', B: '2' });
   });
 
   it('maps volumes to local directories and rewrites the health-check URL', () => {

@@ -58,4 +58,15 @@ describe('SampleCache', () => {
     }
     expect(cache.fittingSamples(sample(40, 256))).toBeLessThan(4_096);
   });
+
+  it('computes the fitting size of a sample once: a repeated deep page does not walk its keys again', () => {
+    const cache = new SampleCache();
+    const s = sample(4, 1_000);
+    const fits = cache.fittingSamples(s);
+    // Keys ten times as large: a new walk would give a smaller S; the memoized one is answered.
+    const fat = { _id: 'x'.repeat(2_000), sort: [0] };
+    for (const r of s.results) r.response.keys.fill(fat);
+    expect(cache.fittingSamples(s)).toBe(fits);
+    expect(new SampleCache().fittingSamples(s)).toBeLessThan(fits);
+  });
 });
