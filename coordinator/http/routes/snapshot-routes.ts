@@ -16,6 +16,7 @@ import { parseBooleanParam } from '../../rest/params.ts';
 import { parseRepositoryBody, Repositories, validateRepositoryName } from '../../snapshots/repositories.ts';
 import { verifyRepository } from '../../snapshots/repository-verify.ts';
 import { objectBody, parseCreateBody, parseRestoreBody } from '../../snapshots/snapshot-requests.ts';
+import { listingOptions, listSnapshots, type ListedSnapshot } from '../../snapshots/snapshot-listing.ts';
 import { catSnapshotsTable, snapshotJson, snapshotStatusJson } from '../../snapshots/snapshot-responses.ts';
 import { SnapshotRestore } from '../../snapshots/snapshot-restore.ts';
 import { SnapshotService } from '../../snapshots/snapshot-service.ts';
@@ -176,11 +177,13 @@ function registerSnapshotLifecycleRoutes(app: Hono, { repositories, snapshots, r
     checkParams(c, GET_SNAPSHOT_PARAMS);
     const verbose = boolParam(c, 'verbose', true);
     const ignore = boolParam(c, 'ignore_unavailable', false);
-    const out: unknown[] = [];
-    for (const repo of (await repositories.resolve(c.req.param('repo'))).keys()) {
-      for (const info of await snapshots.list(repo, c.req.param('snap'), ignore)) out.push(snapshotJson(repo, info, verbose));
+    const options = listingOptions((k) => c.req.query(k));
+    const all: ListedSnapshot[] = [];
+    for (const repository of (await repositories.resolve(c.req.param('repo'))).keys()) {
+      for (const info of await snapshots.list(repository, c.req.param('snap'), ignore)) all.push({ repository, info });
     }
-    return sendJson(c, 200, { snapshots: out, total: out.length, remaining: 0 });
+    const { page, total, remaining } = listSnapshots(all, options);
+    return sendJson(c, 200, { snapshots: page.map((s) => snapshotJson(s.repository, s.info, verbose)), total, remaining });
   });
   app.delete('/_snapshot/:repo/:snap', async (c) => {
     checkParams(c, ['master_timeout', 'wait_for_completion']);
