@@ -17,6 +17,8 @@ export interface SnapshotShardRequest {
   indexId: string;
   /** The snapshot's uuid. */
   snapshot: string;
+  /** The repository's `max_snapshot_bytes_per_sec` in bytes (0 or absent: unlimited), shared by the node's copies to it. */
+  maxBytesPerSec?: number;
 }
 
 /** What the shard's snapshot wrote and references (bytes and files). */
@@ -41,6 +43,8 @@ export interface RestoreShardRequest {
   location: string;
   indexId: string;
   snapshot: string;
+  /** The repository's `max_restore_bytes_per_sec` in bytes (0 or absent: unlimited). */
+  maxBytesPerSec?: number;
 }
 
 /** What the restore copied and opened. */

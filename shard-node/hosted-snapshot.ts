@@ -17,6 +17,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { EsError } from '../protocol/errors.ts';
 import { ensureDirectory, removeFiles, writeFileAtomic } from '../shared/snapshots/repository-files.ts';
+import type { RateLimiter } from '../shared/snapshots/rate-limiter.ts';
 import type { ShardSnapshot } from '../shared/snapshots/repository-layout.ts';
 import { restoreShardFiles } from '../shared/snapshots/shard-blobs.ts';
 import type { Shard } from './engine/shard.ts';
@@ -80,11 +81,11 @@ export interface StagedCopy {
  * Reads each segment file once more to fill the store, one at a time.
  * @throws Error when a blob is missing or fails its checks (the staging directory is removed)
  */
-export async function stageRestoredCopy(repoShardDir: string, snapshot: ShardSnapshot, staging: string, shouldStop?: () => string | null): Promise<StagedCopy> {
+export async function stageRestoredCopy(repoShardDir: string, snapshot: ShardSnapshot, staging: string, limiter?: RateLimiter): Promise<StagedCopy> {
   await rm(staging, { recursive: true, force: true });
   await ensureDirectory(staging);
   try {
-    const bytes = await restoreShardFiles(repoShardDir, snapshot, staging, shouldStop);
+    const bytes = await restoreShardFiles(repoShardDir, snapshot, staging, undefined, limiter);
     const pointPath = join(staging, snapshot.commit);
     const point = decodeCommitPoint(await readFile(pointPath), pointPath);
     // A new history (ES bootstrapNewHistory): the restored copy's checkpoint is its max seq_no.

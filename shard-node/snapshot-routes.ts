@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { EsError } from '../protocol/errors.ts';
 import { rpc } from '../protocol/rpc.ts';
 import { writeFileAtomic } from '../shared/snapshots/repository-files.ts';
+import { RateLimiter } from '../shared/snapshots/rate-limiter.ts';
 import { resolveRepositoryLocation } from '../shared/snapshots/repository-location.ts';
 import { shardDir } from '../shared/snapshots/repository-layout.ts';
 import { readShardSnapshot, snapshotShardFiles } from '../shared/snapshots/shard-blobs.ts';
@@ -24,10 +25,19 @@ function checkedLocation(location: string, pathRepo: readonly string[]): string 
   return resolveRepositoryLocation('_internal', location, pathRepo);
 }
 
+/** The node's rate limiter of each repository location and direction (ES keeps one per repository per node), set to the latest rate asked. */
+function limiterOf(limiters: Map<string, RateLimiter>, key: string, bytesPerSec: number | undefined): RateLimiter {
+  let l = limiters.get(key);
+  if (!l) limiters.set(key, (l = new RateLimiter(bytesPerSec ?? 0)));
+  l.bytesPerSec = bytesPerSec ?? 0;
+  return l;
+}
+
 /** See the module comment. */
 export const snapshotActions: ActionModule = {
   name: 'snapshot',
   bind(app, { registry, node, log, pathRepo = [] }) {
+    const limiters = new Map<string, RateLimiter>();
     serve(app, rpc.snapshotShard, async (req) => {
       const location = checkedLocation(req.location, pathRepo);
       const startTime = Date.now();
@@ -39,6 +49,7 @@ export const snapshotActions: ActionModule = {
           snapshot: req.snapshot,
           files: commit.files,
           commit: commit.commit,
+          limiter: limiterOf(limiters, `snapshot:${location}`, req.maxBytesPerSec),
         });
         log.info(
           { index: req.index, shard: req.shard, files: r.totalFileCount, copiedFiles: r.incrementalFileCount, copiedBytes: r.incrementalSize },
@@ -75,7 +86,7 @@ export const snapshotActions: ActionModule = {
       const staging = registry.snapshotCopy(req.index, req.shard).restoreStaging();
       let staged: StagedCopy;
       try {
-        staged = await stageRestoredCopy(repoShard, shardSnapshot, staging);
+        staged = await stageRestoredCopy(repoShard, shardSnapshot, staging, limiterOf(limiters, `restore:${location}`, req.maxBytesPerSec));
       } catch (err) {
         registry.snapshotCopy(req.index, req.shard).fail(err as Error);
         throw err;

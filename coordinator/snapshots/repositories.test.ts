@@ -48,6 +48,9 @@ describe('repositories in the cluster state', () => {
     const outside = await repos.put('bad', { type: 'fs', settings: { location: '/etc' } }).catch((e: EsError) => e);
     expect(outside).toMatchObject({ status: 500, type: 'repository_exception', message: '[bad] failed to create repository' });
     expect((outside as EsError).causedBy?.reason).toBe("[bad] location [/etc] doesn't match any of the locations specified by path.repo");
+    const badRate = await repos.put('bad', { type: 'fs', settings: { location: 'x', max_snapshot_bytes_per_sec: 'fast' } }).catch((e: EsError) => e);
+    expect((badRate as EsError).causedBy).toMatchObject({ type: 'parse_exception' });
+    expect(repos.rates({ type: 'fs', settings: { max_restore_bytes_per_sec: '10mb' } })).toEqual({ snapshot: 40 * 1024 * 1024, restore: 10 * 1024 * 1024 });
     await expect(repos.get('bad')).rejects.toMatchObject({ status: 404, type: 'repository_missing_exception', message: '[bad] missing' });
     await repos.delete('one');
     expect([...(await repos.all()).keys()]).toEqual(['two']);

@@ -11,6 +11,7 @@ import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import { noMasterBlock } from '../../shared/cluster-state/no-master-block.ts';
 import { REPOSITORIES_PREFIX } from '../../shared/cluster-state/keys.ts';
 import { ensureDirectory } from '../../shared/snapshots/repository-files.ts';
+import { DEFAULT_MAX_SNAPSHOT_BYTES_PER_SEC, parseBytesPerSec } from '../../shared/snapshots/rate-limiter.ts';
 import { resolveRepositoryLocation } from '../../shared/snapshots/repository-location.ts';
 import { isStateStoreError } from '../../shared/state-store/errors.ts';
 import type { StateStore } from '../../shared/state-store/types.ts';
@@ -86,6 +87,18 @@ export class Repositories {
     this.pathRepo = pathRepo;
   }
 
+  /**
+   * The repository's copy rates in bytes per second (0: unlimited): `max_snapshot_bytes_per_sec`
+   * (ES's default 40mb) and `max_restore_bytes_per_sec` (unlimited).
+   * @throws EsError 400 `parse_exception` for a value that is not a byte size
+   */
+  rates(repo: RepositoryMetadata): { snapshot: number; restore: number } {
+    return {
+      snapshot: parseBytesPerSec('max_snapshot_bytes_per_sec', repo.settings.max_snapshot_bytes_per_sec, DEFAULT_MAX_SNAPSHOT_BYTES_PER_SEC),
+      restore: parseBytesPerSec('max_restore_bytes_per_sec', repo.settings.max_restore_bytes_per_sec, 0),
+    };
+  }
+
   /** The absolute directory of a repository. @throws EsError 500 `repository_exception` when its location is outside `path.repo` */
   location(name: string, repo: RepositoryMetadata): string {
     return resolveRepositoryLocation(name, repo.settings.location, this.pathRepo);
@@ -102,6 +115,7 @@ export class Repositories {
     let dir: string;
     try {
       dir = this.location(name, repo);
+      this.rates(repo);
     } catch (err) {
       const cause = (err as EsError).toCause();
       throw new EsError(500, 'repository_exception', `[${name}] failed to create repository`, { causedBy: cause, rootCauses: [cause] });

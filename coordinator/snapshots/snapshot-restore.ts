@@ -8,6 +8,7 @@
  */
 import { EsError, illegalArgument, indexNotFound, toEsError } from '../../protocol/errors.ts';
 import { rpc } from '../../protocol/rpc.ts';
+import type { RestoreShardRequest } from '../../protocol/snapshot.ts';
 import { readJsonFile } from '../../shared/snapshots/repository-files.ts';
 import { indexMetadataPath, type SnapshotIndexMetadata, type SnapshotInfo } from '../../shared/snapshots/repository-layout.ts';
 import { wildcardMatch } from '../../shared/wildcard.ts';
@@ -66,7 +67,7 @@ export class SnapshotRestore {
   }
 
   private async restoreNow(repoName: string, snap: string, body: RestoreBody, onAccepted?: () => void): Promise<RestoreInfo> {
-    const { location } = await this.snapshots.repository(repoName);
+    const { location, rates } = await this.snapshots.repository(repoName);
     const info = await this.snapshots.info(repoName, location, snap);
     const selected = selectIndices(info.indices, expressionList(body.indices), body.ignore_unavailable ?? false);
     const targets = renameIndices(repoName, info, selected, body);
@@ -111,7 +112,7 @@ export class SnapshotRestore {
       const outcomes = await pooled(
         Array.from({ length: plan.metadata.numberOfShards }, (_, s) => s),
         SNAPSHOT_SHARD_CONCURRENCY,
-        (shard) => this.restoreShard(view, shard, location, indexId, info.uuid),
+        (shard) => this.restoreShard(view, shard, { location, indexId, snapshot: info.uuid, maxBytesPerSec: rates.restore }),
       );
       shards.total += outcomes.length;
       shards.successful += outcomes.filter(Boolean).length;
@@ -129,16 +130,11 @@ export class SnapshotRestore {
   }
 
   /** Restores one shard on its primary, retrying while the node has not applied the new index yet. @returns whether it succeeded */
-  private async restoreShard(view: IndexView, shard: number, location: string, indexId: string, snapshot: string): Promise<boolean> {
+  private async restoreShard(view: IndexView, shard: number, source: Omit<RestoreShardRequest, 'index' | 'shard'>): Promise<boolean> {
     const index = view.metadata.name;
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.deps.client.rpc(
-          view.placement[shard],
-          rpc.restoreShard,
-          { index, shard, location, indexId, snapshot },
-          { timeoutMs: SHARD_COPY_TIMEOUT_MS },
-        );
+        await this.deps.client.rpc(view.placement[shard], rpc.restoreShard, { index, shard, ...source }, { timeoutMs: SHARD_COPY_TIMEOUT_MS });
         return true;
       } catch (err) {
         const es = toEsError(err);

@@ -134,9 +134,9 @@ export class SnapshotService {
   }
 
   /** The repository's metadata and directory. @throws EsError 404 `repository_missing_exception`; 500 for a location outside `path.repo` */
-  async repository(name: string): Promise<{ repo: RepositoryMetadata; location: string }> {
+  async repository(name: string): Promise<{ repo: RepositoryMetadata; location: string; rates: { snapshot: number; restore: number } }> {
     const repo = await this.deps.repositories.get(name);
-    return { repo, location: this.deps.repositories.location(name, repo) };
+    return { repo, location: this.deps.repositories.location(name, repo), rates: this.deps.repositories.rates(repo) };
   }
 
   /** Snapshots running in this process on `repo`. */
@@ -153,7 +153,7 @@ export class SnapshotService {
    */
   async create(repoName: string, snap: string, body: CreateSnapshotBody, options: IndicesOptions, onAccepted?: () => void): Promise<SnapshotInfo> {
     validateSnapshotName(repoName, snap);
-    const { location } = await this.repository(repoName);
+    const { location, rates } = await this.repository(repoName);
     const expression = expressionList(body.indices).join(',') || '_all';
     const indices = await resolveIndices(expression, this.deps.view, options);
     const running = this.running.get(repoName) ?? new Map<string, RunningSnapshot>();
@@ -172,14 +172,21 @@ export class SnapshotService {
     };
     running.set(entry.uuid, entry);
     this.running.set(repoName, running);
-    const done = this.queued(repoName, () => this.takeSnapshot(repoName, location, entry, views, body.partial ?? false)).finally(() =>
+    const done = this.queued(repoName, () => this.takeSnapshot(repoName, location, entry, views, body.partial ?? false, rates.snapshot)).finally(() =>
       running.delete(entry.uuid),
     );
     onAccepted?.();
     return done;
   }
 
-  private async takeSnapshot(repoName: string, location: string, entry: RunningSnapshot, views: IndexView[], partial: boolean): Promise<SnapshotInfo> {
+  private async takeSnapshot(
+    repoName: string,
+    location: string,
+    entry: RunningSnapshot,
+    views: IndexView[],
+    partial: boolean,
+    maxBytesPerSec: number,
+  ): Promise<SnapshotInfo> {
     const { generation, data } = await readRepositoryData(location);
     if (data.snapshots.some((s) => s.name === entry.snapshot))
       throw invalidSnapshotName(repoName, entry.snapshot, 'snapshot with the same name already exists');
@@ -193,7 +200,7 @@ export class SnapshotService {
         'snapshot_exception',
         `[${repoName}:${entry.snapshot}/${entry.uuid}] Indices don't have primary shards [${unavailable.join(', ')}]`,
       );
-    const { jobs, failures, oks } = await this.snapshotShards(location, entry, views, indexIds);
+    const { jobs, failures, oks } = await this.snapshotShards(location, entry, views, indexIds, maxBytesPerSec);
     for (const v of views) await writeJsonAtomic(indexMetadataPath(location, indexIds[v.metadata.name], entry.uuid), snapshotIndexMetadata(v.metadata));
     const info: SnapshotInfo = {
       snapshot: entry.snapshot,
@@ -224,14 +231,14 @@ export class SnapshotService {
   }
 
   /** Step 3 of a snapshot: each shard's primary copies its commit's new files, {@link SNAPSHOT_SHARD_CONCURRENCY} at a time; a failure is recorded, not thrown. */
-  private async snapshotShards(location: string, entry: RunningSnapshot, views: IndexView[], indexIds: Record<string, string>) {
+  private async snapshotShards(location: string, entry: RunningSnapshot, views: IndexView[], indexIds: Record<string, string>, maxBytesPerSec: number) {
     const jobs = views.flatMap((v) => Array.from({ length: v.metadata.numberOfShards }, (_, s) => ({ view: v, shard: s })));
     const results = await pooled(jobs, SNAPSHOT_SHARD_CONCURRENCY, async ({ view, shard }) => {
       try {
         const reply = await this.deps.client.rpc(
           view.placement[shard],
           rpc.snapshotShard,
-          { index: view.metadata.name, shard, location, indexId: indexIds[view.metadata.name], snapshot: entry.uuid },
+          { index: view.metadata.name, shard, location, indexId: indexIds[view.metadata.name], snapshot: entry.uuid, maxBytesPerSec },
           { timeoutMs: SHARD_COPY_TIMEOUT_MS },
         );
         return { ok: reply };

@@ -11,6 +11,7 @@ import { link, mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
+import type { RateLimiter } from './rate-limiter.ts';
 
 /** Bytes read per step of a streaming copy (ES `FsBlobContainer` copies through an 8 KiB buffer; more is fewer syscalls). */
 export const COPY_CHUNK_BYTES = 256 * 1024;
@@ -118,13 +119,23 @@ export async function readJsonFile<T>(path: string): Promise<T | undefined> {
 /**
  * Copies `src` to `dest` durably and atomically: streamed in {@link COPY_CHUNK_BYTES} chunks to a
  * temporary file, fsynced, renamed into place (the directory is fsynced by the caller once per
- * batch, {@link fsyncDirectory}). @returns the bytes copied
+ * batch, {@link fsyncDirectory}); with `limiter`, no faster than its rate. @returns the bytes copied
  */
-export async function copyFileDurably(src: string, dest: string): Promise<number> {
+export async function copyFileDurably(src: string, dest: string, limiter?: RateLimiter): Promise<number> {
   await ensureDirectory(dirname(dest));
   const tmp = temporaryPath(dest);
   try {
-    await pipeline(createReadStream(src, { highWaterMark: COPY_CHUNK_BYTES }), createWriteStream(tmp, { highWaterMark: COPY_CHUNK_BYTES }));
+    const read = createReadStream(src, { highWaterMark: COPY_CHUNK_BYTES });
+    const write = createWriteStream(tmp, { highWaterMark: COPY_CHUNK_BYTES });
+    if (limiter) {
+      const throttle = async function* (chunks: AsyncIterable<Buffer>) {
+        for await (const chunk of chunks) {
+          await limiter.pause(chunk.length);
+          yield chunk;
+        }
+      };
+      await pipeline(read, throttle, write);
+    } else await pipeline(read, write);
     const fh = await open(tmp, 'r+');
     try {
       await fh.sync();

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RateLimiter } from './rate-limiter.ts';
 import { copyFileDurably, fsyncDirectory, readFileIdentity, readJsonFile, removeFiles, writeJsonAtomic } from './repository-files.ts';
 import { readShardSnapshots, shardSnapshotPath, writeShardSnapshots, type ShardSnapshot, type SnapshotFile } from './repository-layout.ts';
 
@@ -45,6 +46,8 @@ export async function snapshotShardFiles(opts: {
   files: readonly string[];
   commit: string;
   shouldStop?: () => string | null;
+  /** Throttles the copies (`max_snapshot_bytes_per_sec`). */
+  limiter?: RateLimiter;
 }): Promise<ShardSnapshotResult> {
   const started = Date.now();
   const { generation, data } = await readShardSnapshots(opts.dir);
@@ -63,7 +66,7 @@ export async function snapshotShardFiles(opts: {
       continue;
     }
     const name = newBlobName();
-    const copied = await copyFileDurably(source, join(opts.dir, name));
+    const copied = await copyFileDurably(source, join(opts.dir, name), opts.limiter);
     if (copied !== id.length) throw new Error(`[${physical}] changed while it was copied (${copied} bytes, ${id.length} expected)`);
     out.push({ name, physical_name: physical, length: id.length, checksum: id.checksum });
     incrementalFileCount++;
@@ -130,13 +133,19 @@ export async function deleteShardSnapshot(dir: string, snapshot: string): Promis
  * record (ES `FileRestoreContext` verifies every restored file). @returns the bytes copied
  * @throws Error when a blob is missing or differs from its record
  */
-export async function restoreShardFiles(dir: string, shardSnapshot: ShardSnapshot, targetDir: string, shouldStop?: () => string | null): Promise<number> {
+export async function restoreShardFiles(
+  dir: string,
+  shardSnapshot: ShardSnapshot,
+  targetDir: string,
+  shouldStop?: () => string | null,
+  limiter?: RateLimiter,
+): Promise<number> {
   let bytes = 0;
   for (const f of shardSnapshot.files) {
     const stop = shouldStop?.();
     if (stop) throw new Error(stop);
     const target = join(targetDir, f.physical_name);
-    bytes += await copyFileDurably(join(dir, f.name), target);
+    bytes += await copyFileDurably(join(dir, f.name), target, limiter);
     const id = await readFileIdentity(target);
     if (id.length !== f.length || id.checksum !== f.checksum)
       throw new Error(
