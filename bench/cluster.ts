@@ -82,7 +82,8 @@ export function widenCompose(compose: ComposeFile, shards: number): ComposeFile 
   for (let i = 0; i < shards; i++) {
     const s = structuredClone(template);
     s.environment = { ...(s.environment as Record<string, string>), FOLIO_NODE_ID: `shard-${i}` };
-    s.volumes = [`shard-${i}-data:/data`];
+    // Its own data volume; the volumes every service shares (the snapshot repository) stay.
+    s.volumes = ((template.volumes ?? []) as string[]).map((v) => (v.startsWith('shard-0-data:') ? `shard-${i}-data:/data` : v));
     services[`shard-${i}`] = s;
     volumes[`shard-${i}-data`] = null;
   }

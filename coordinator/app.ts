@@ -36,6 +36,7 @@ import { registerMgetRoutes } from './http/routes/mget-routes.ts';
 import { registerMsearchRoutes } from './http/routes/msearch-routes.ts';
 import { registerReindexRoutes } from './http/routes/reindex-routes.ts';
 import { registerSearchRoutes } from './http/routes/search-routes.ts';
+import { registerSnapshotRoutes } from './http/routes/snapshot-routes.ts';
 import { DfsCache } from './search/dfs-cache.ts';
 import { SampleCache } from './search/select-phase.ts';
 import type { ShardClient } from './transport/shard-client.ts';
@@ -119,6 +120,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerSecurityRoutes(app, auth, maxBody); // `/_security/_authenticate`, `/_security/api_key`
   registerClusterRoutes(app, { view, client, clusterName: config.clusterName });
   registerClusterSettingsRoutes(app, settings, maxBody); // GET|PUT /_cluster/settings
+  registerSnapshotRoutes(app, { ...writeDeps, pathRepo: config.pathRepo ?? [], log }, maxBody); // `/_snapshot`, `/_cat/snapshots` before `/:index`
   registerCatRoutes(app, { view, client });
   registerStatsRoutes(app, { view, client }); // `/_stats`, `/{index}/_stats` before `/:index`
   registerAliasRoutes(app, { view }, maxBody); // `/_alias`, `/_aliases` before `/:index`

@@ -1,6 +1,7 @@
 /**
  * Coordinator configuration, read once from the environment. Table in the README.
  */
+import { parsePathRepo } from '../shared/snapshots/repository-location.ts';
 import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envBool, envInt, envStr } from '../shared/env.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
@@ -29,6 +30,11 @@ export interface CoordinatorConfig extends HttpServerLimits {
   etcdEndpoints?: string[];
   /** FOLIO_STATE_DIR: the embedded cluster-state store's directory when FOLIO_ETCD is unset (default `data/cluster-state`). */
   stateDir: string;
+  /**
+   * FOLIO_PATH_REPO (ES `path.repo`): comma-separated roots under which `fs` snapshot repositories
+   * may live (shared/snapshots/repository-location.ts). Unset or empty: no repository can be registered.
+   */
+  pathRepo?: string[];
   /** FOLIO_CLUSTER_NAME: `cluster_name` in `GET /` (default `folio`). */
   clusterName: string;
   /** FOLIO_LOG_LEVEL: pino level (default info). */
@@ -112,6 +118,7 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     nodeName: envStr(env, 'FOLIO_NODE_NAME', 'coordinator'),
     etcdEndpoints: etcdEndpointsOf(env),
     stateDir: envStr(env, 'FOLIO_STATE_DIR', 'data/cluster-state'),
+    pathRepo: parsePathRepo(env.FOLIO_PATH_REPO),
     clusterName: envStr(env, 'FOLIO_CLUSTER_NAME', 'folio'),
     logLevel: envStr(env, 'FOLIO_LOG_LEVEL', 'info'),
     searchTimeoutMs: envInt(env, 'FOLIO_SEARCH_TIMEOUT_MS', 30_000),

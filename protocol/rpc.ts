@@ -68,6 +68,14 @@ import type {
   SelectSampleRequest,
   SelectSampleResponse,
 } from './search.ts';
+import type {
+  RestoreShardRequest,
+  RestoreShardResponse,
+  SnapshotShardRequest,
+  SnapshotShardResponse,
+  VerifyRepositoryRequest,
+  VerifyRepositoryResponse,
+} from './snapshot.ts';
 import type { BatchFrame, BatchRequest } from './wire-batch.ts';
 import type { EntriesField } from './wire.ts';
 import type { GetRequest, GetResponse, ReplicaBulkRequest, ReplicaBulkResponse, ShardBulkRequest, ShardBulkResponse } from './write.ts';
@@ -222,6 +230,10 @@ export const rpc = {
   recoveryCancel: action<RecoveryCancelRequest, RecoveryCancelResponse>({ name: 'recoveryCancel', method: 'POST', endpoint: 'recovery/cancel' }),
   recoveryApply: action<RecoveryApplyRequest, RecoveryApplyResponse>({ name: 'recoveryApply', method: 'POST', endpoint: 'recovery/apply', input: 'bytes' }),
   recoveryFinalize: action<RecoveryFinalizeRequest, RecoveryFinalizeResponse>({ name: 'recoveryFinalize', method: 'POST', endpoint: 'recovery/finalize' }),
+  // Snapshots, driven by the coordinator (coordinator/snapshots/): a primary copies its commit to a repository, or restores one.
+  snapshotShard: action<SnapshotShardRequest, SnapshotShardResponse>({ name: 'snapshotShard', method: 'POST', endpoint: 'snapshot/shard' }),
+  restoreShard: action<RestoreShardRequest, RestoreShardResponse>({ name: 'restoreShard', method: 'POST', endpoint: 'snapshot/restore' }),
+  verifyRepository: action<VerifyRepositoryRequest, VerifyRepositoryResponse>({ name: 'verifyRepository', method: 'POST', endpoint: 'snapshot/verify' }),
 } as const;
 
 /** Every descriptor of {@link rpc}. */

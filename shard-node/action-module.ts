@@ -27,6 +27,8 @@ export interface ShardNodeServices {
   peers: PeerClient;
   /** The node's own addresses of its peers by ordinal (ShardNodeConfig.peerUrls); unset: the coordinator's. */
   peerUrls?: readonly string[];
+  /** FOLIO_PATH_REPO: the roots snapshot repositories may live under (ShardNodeConfig.pathRepo). */
+  pathRepo?: readonly string[];
 }
 
 /** A family of actions and how it binds them. */

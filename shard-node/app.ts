@@ -26,9 +26,10 @@ import { metadataActions } from './metadata-routes.ts';
 import { writeActions } from './write-routes.ts';
 import { searchActions } from './search-routes.ts';
 import { recoveryActions } from './recovery-routes.ts';
+import { snapshotActions } from './snapshot-routes.ts';
 
 /** The node's action modules: every action of the RPC table is bound by one of them. */
-export const ACTION_MODULES: readonly ActionModule[] = [metadataActions, writeActions, searchActions, recoveryActions];
+export const ACTION_MODULES: readonly ActionModule[] = [metadataActions, writeActions, searchActions, recoveryActions, snapshotActions];
 
 /** A non-negative integer setting value, else `fallback`. */
 function countSetting(value: string | undefined, fallback: number): number {
@@ -83,6 +84,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     // Calls to other shard nodes: a primary forwarding writes to its replicas (replication-operation.ts).
     peers: new PeerClient(config.clusterSecret),
     ...(config.peerUrls ? { peerUrls: config.peerUrls } : {}),
+    ...(config.pathRepo ? { pathRepo: config.pathRepo } : {}),
   };
   // Every handler reads its body within FOLIO_MAX_BODY_BYTES (413; rpc-serve.ts).
   // A read that finds a segment file corrupt fails that copy when another in-sync copy exists (shard-node/corrupt-copies.ts).

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envInt, envStr } from '../shared/env.ts';
 import { defaultBlockCacheBytes } from './engine/columns/block-cache.ts';
+import { parsePathRepo } from '../shared/snapshots/repository-location.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
 import { resolveNodeList } from '../shared/node-list.ts';
 import { DEFAULT_FLUSH_INTERVAL_MS, DEFAULT_FLUSH_THRESHOLD_BYTES } from './storage/flush-policy.ts';
@@ -71,6 +72,11 @@ export interface ShardNodeConfig extends HttpServerLimits {
    * coordinator sent. A replica whose ordinal the list lacks fails the forward (503).
    */
   peerUrls?: string[];
+  /**
+   * FOLIO_PATH_REPO (ES `path.repo`): the comma-separated roots under which `fs` snapshot
+   * repositories may live (shared/snapshots/repository-location.ts); empty: none allowed.
+   */
+  pathRepo?: string[];
 }
 
 /**
@@ -122,6 +128,7 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     maxOpenPitContext: envInt(env, 'FOLIO_MAX_OPEN_PIT_CONTEXT', 300),
     maxOpenSnapshotContext: envInt(env, 'FOLIO_MAX_OPEN_SNAPSHOT_CONTEXT', 1000),
     clusterSecret: clusterSecret(env),
+    pathRepo: parsePathRepo(env.FOLIO_PATH_REPO),
     ...(['FOLIO_NODES', 'FOLIO_NODE_COUNT', 'FOLIO_NODE_URL_TEMPLATE'].some((k) => envStr(env, k, '') !== '') ? { peerUrls: resolveNodeList(env) } : {}),
   };
 }

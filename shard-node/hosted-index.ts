@@ -49,6 +49,15 @@ export interface HostedIndex {
   replicaCheckpoints: ReplicaCheckpoints;
 }
 
+/** What `IndexRegistry.recover` reopened (shard-node/index-registry.ts). */
+export interface RecoveryReport {
+  indices: number;
+  shards: number;
+  /** Snapshot rows plus translog ops replayed. */
+  ops: number;
+  tookMs: number;
+}
+
 /** Where and how the shard copies of this node are stored (absent: in memory only). */
 export interface ShardCopyStorage {
   /** FOLIO_DATA: root of `node-state.sqlite` and `<index-uuid>/<shard>/shard.sqlite`. */

@@ -30,6 +30,7 @@ import {
   recoverShardCopy,
   resetShardCopy,
   type HostedIndex,
+  type RecoveryReport,
   type ShardCopyEnv,
   type ShardCopyStorage,
 } from './hosted-index.ts';
@@ -37,6 +38,7 @@ import { advanceGlobalCheckpoint, checkOperationTerm, finalizeInSync, replicatio
 import { checkIndexOpen, hostedShardOf, nodeIndexEntry, primaryShardOf, servingShardOf } from './hosted-shard-lookup.ts';
 import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, sealBeforeClose, storesOf } from './hosted-flush.ts';
 import { applyIndexMetadata } from './index-metadata-apply.ts';
+import { SnapshotCopy } from './hosted-snapshot.ts';
 import { NodeOrdinal } from './node-ordinal.ts';
 import { copyOfFile, failCorruptCopy } from './corrupt-copies.ts';
 import type { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
@@ -44,14 +46,7 @@ import type { CorruptSegmentFileError } from './engine/segment-file/corrupt-segm
 /** Durable storage of a registry (absent: in memory only): where its copies live, and when they are flushed. */
 export interface RegistryStorageOptions extends FlushPolicyOptions, ShardCopyStorage {}
 
-/** What {@link IndexRegistry.recover} reopened. */
-export interface RecoveryReport {
-  indices: number;
-  shards: number;
-  /** Snapshot rows plus translog ops replayed. */
-  ops: number;
-  tookMs: number;
-}
+export type { RecoveryReport } from './hosted-index.ts';
 
 /** Receives refresh and flush durations in seconds (shard-node/metrics.ts). */
 export interface RegistryTimings {
@@ -255,6 +250,13 @@ export class IndexRegistry {
     const fresh = resetShardCopy(this.copyEnv, h, this.nodeId, shard);
     this.persist(h);
     return fresh;
+  }
+
+  /** The snapshot side of the primary `shard` of `index` (hosted-snapshot.ts). @throws EsError as {@link IndexRegistry.primaryShard} */
+  snapshotCopy(index: string, shard: number): SnapshotCopy {
+    const h = this.hosted(index);
+    const flush = () => this.flush(index, [shard]);
+    return new SnapshotCopy(this.copyEnv, h, shard, this.primaryShard(index, shard), flush, () => this.persist(h));
   }
 
   /** Merges new fields into an index's mapping (dynamic mapping); throws on a type conflict. */

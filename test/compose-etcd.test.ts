@@ -44,7 +44,7 @@ describe('the compose etcd service, run locally', () => {
   it('gives the Folio services the URL it listens on', () => {
     const compose = readComposeFile();
     const ports = { etcd: 42000, 'shard-0': 42001, 'shard-1': 42002, 'shard-2': 42003, coordinator: 42004 };
-    const volumeDirs = { 'etcd-data': '/tmp/e', 'shard-0-data': '/tmp/0', 'shard-1-data': '/tmp/1', 'shard-2-data': '/tmp/2' };
+    const volumeDirs = { 'etcd-data': '/tmp/e', 'shard-0-data': '/tmp/0', 'shard-1-data': '/tmp/1', 'shard-2-data': '/tmp/2', snapshots: '/tmp/s' };
     const services = translateServices(compose, { ports, volumeDirs, peerPorts: { etcd: 42005 }, etcdBinary: ETCD_BIN });
     const etcd = services.find((s) => s.name === 'etcd')!;
     for (const s of services.filter((x) => x.name !== 'etcd')) expect([s.name, s.env.FOLIO_ETCD]).toEqual([s.name, etcd.url]);

@@ -120,13 +120,17 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('gives each shard node its own named volume at /data, and the coordinator none', () => {
-    expect(Object.keys(compose.volumes ?? {}).sort()).toEqual(['etcd-data', ...shards.map((s) => `${s}-data`)]);
+  it('gives each shard node its own named volume at /data, and every Folio service the shared snapshots volume as its path.repo', () => {
+    expect(Object.keys(compose.volumes ?? {}).sort()).toEqual(['etcd-data', ...shards.map((s) => `${s}-data`), 'snapshots']);
     for (const s of shards) {
-      expect(volumeMountsOf(compose.services[s])).toEqual([{ source: `${s}-data`, target: '/data' }]);
-      expect(namedVolumesOf(compose, s)).toEqual([`${s}-data`]);
+      expect(volumeMountsOf(compose.services[s])).toEqual([
+        { source: `${s}-data`, target: '/data' },
+        { source: 'snapshots', target: '/snapshots' },
+      ]);
+      expect(namedVolumesOf(compose, s)).toEqual([`${s}-data`, 'snapshots']);
     }
-    expect(compose.services.coordinator.volumes).toBeUndefined();
+    expect(volumeMountsOf(compose.services.coordinator)).toEqual([{ source: 'snapshots', target: '/snapshots' }]);
+    for (const name of folio) expect(environmentOf(compose.services[name]).FOLIO_PATH_REPO).toBe('/snapshots');
     expect(containerPortOf('coordinator', compose.services.coordinator)).toBe(9200);
   });
 
@@ -177,7 +181,11 @@ describe('Dockerfile', () => {
 
 describe('compose → local translation', () => {
   const ports = { 'shard-0': 41000, 'shard-1': 41001, 'shard-2': 41002, coordinator: 41003, etcd: 41004 };
-  const volumeDirs = { ...Object.fromEntries(shards.map((s) => [`${s}-data`, `/tmp/folio/${s}`])), 'etcd-data': '/tmp/folio/etcd' };
+  const volumeDirs = {
+    ...Object.fromEntries(shards.map((s) => [`${s}-data`, `/tmp/folio/${s}`])),
+    'etcd-data': '/tmp/folio/etcd',
+    snapshots: '/tmp/folio/snapshots',
+  };
   const local = translateServices(compose, { ports, volumeDirs, peerPorts: { etcd: 41005 }, etcdBinary: '/usr/bin/etcd', env: { FOLIO_LOG_LEVEL: 'warn' } });
   const byName = Object.fromEntries(local.map((s) => [s.name, s]));
 
@@ -202,6 +210,7 @@ describe('compose → local translation', () => {
 
   it('maps volumes to local directories and rewrites the health-check URL', () => {
     expect(byName['shard-1'].env).toMatchObject({ FOLIO_DATA: '/tmp/folio/shard-1', FOLIO_PORT: '41001', FOLIO_NODE_ID: 'shard-1' });
+    for (const name of folio) expect(byName[name].env.FOLIO_PATH_REPO).toBe('/tmp/folio/snapshots'); // one shared directory
     expect(byName['shard-1'].healthcheck?.argv.at(-1)).toContain("fetch('http://127.0.0.1:41001/_internal/v1/health')");
     expect(byName.coordinator.healthcheck?.argv.at(-1)).toContain("fetch('http://127.0.0.1:41003/')");
     expect(local.map((l) => l.restart)).toEqual(local.map(() => 'unless-stopped'));

@@ -25,7 +25,7 @@ import type { Logger } from '../../shared/logger.ts';
 import type { Mapping } from '../../protocol/mapping.ts';
 import { type IndexMetadata, primaryTermOf } from '../../protocol/metadata.ts';
 import { isStateStoreError } from '../../shared/state-store/errors.ts';
-import type { Compare } from '../../shared/state-store/types.ts';
+import type { Compare, StateStore } from '../../shared/state-store/types.ts';
 import { AliasLookup, type AliasTarget } from './aliases/alias-lookup.ts';
 import { inSyncChange, outOfSyncChange, PrimaryDemotedError, promotionChange } from './copy-state-changes.ts';
 import { checkOpen } from './index-state.ts';
@@ -94,6 +94,11 @@ export class ClusterView {
       this.loading = null;
     });
     return this.loading;
+  }
+
+  /** The cluster-state store itself, for the parts of the cluster state this view does not cache (snapshot repositories). */
+  get stateStore(): StateStore {
+    return this.state.cache.store;
   }
 
   /** Names of all known indices, sorted. */

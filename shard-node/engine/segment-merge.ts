@@ -16,10 +16,18 @@ import { IdHash } from './columns/id-hash.ts';
 import { SourceSlabBuilder } from './columns/source-slab.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
-/** A generation may hold this many segments before a merge is triggered. */
+/**
+ * Segments one tier may hold before a merge is triggered (Lucene `TieredMergePolicy`
+ * `segmentsPerTier`, 10): a tier with more merges {@link MERGE_FACTOR} of its smallest.
+ */
 export const MAX_SEGMENTS = 10;
-/** How many of the smallest segments one merge combines. */
+/** How many segments of one tier one merge combines (Lucene `maxMergeAtOnce`, 10). */
 export const MERGE_FACTOR = 10;
+/**
+ * Segments below this many live documents count as this size (Lucene's `floorSegmentMB`, 2 MB, is
+ * about 10,000 documents of 200 B): the tiny segments of frequent refreshes share the lowest tier.
+ */
+export const FLOOR_SEGMENT_DOCS = 10_000;
 
 /** A segment with its live-docs bitset (null = all live) and live count. */
 export interface SegmentView {
@@ -29,17 +37,42 @@ export interface SegmentView {
 }
 
 /**
- * Picks the segments to merge: none while there are at most `MAX_SEGMENTS`, else the
- * `MERGE_FACTOR` smallest by live document count. Returns indexes into `views`.
+ * The tier of a segment of `liveCount` documents: 0 up to {@link MERGE_FACTOR} × the floor, then one
+ * more per factor of {@link MERGE_FACTOR} (Lucene's `LogMergePolicy` levels).
+ */
+export function mergeTier(liveCount: number): number {
+  return Math.floor(Math.log(Math.max(liveCount, FLOOR_SEGMENT_DOCS) / FLOOR_SEGMENT_DOCS) / Math.log(MERGE_FACTOR) + 1e-9);
+}
+
+/**
+ * Picks the segments to merge, as Lucene's tiered and log merge policies do: segments are grouped
+ * in tiers of similar size ({@link mergeTier}); the lowest tier holding more than
+ * {@link MAX_SEGMENTS} merges its {@link MERGE_FACTOR} smallest; none otherwise. A merge thus
+ * combines segments of about one size, and each document is rewritten about once per tier
+ * (log₁₀ of the shard's size): the earlier policy, the 10 smallest of all once there were more than
+ * 10, rewrote every segment but the largest at each merge, and indexing slowed as a shard grew
+ * (docs/performance.md, "Merge policy"). Returns indexes into `views`, ascending.
+ * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/index/TieredMergePolicy.html
  */
 export function selectMerge(views: readonly SegmentView[]): number[] {
   if (views.length <= MAX_SEGMENTS) return [];
-  return views
-    .map((v, i) => [v.liveCount, i] as const)
-    .sort((a, b) => a[0] - b[0] || a[1] - b[1])
-    .slice(0, MERGE_FACTOR)
-    .map(([, i]) => i)
-    .sort((a, b) => a - b);
+  const byTier = new Map<number, (readonly [number, number])[]>();
+  for (const [i, v] of views.entries()) {
+    const tier = mergeTier(v.liveCount);
+    let members = byTier.get(tier);
+    if (!members) byTier.set(tier, (members = []));
+    members.push([v.liveCount, i]);
+  }
+  for (const tier of [...byTier.keys()].sort((a, b) => a - b)) {
+    const members = byTier.get(tier)!;
+    if (members.length <= MAX_SEGMENTS) continue;
+    return members
+      .sort((a, b) => a[0] - b[0] || a[1] - b[1])
+      .slice(0, MERGE_FACTOR)
+      .map(([, i]) => i)
+      .sort((a, b) => a - b);
+  }
+  return [];
 }
 
 /** `a` cut to `n` entries (a copy only when a view's live count was stale). */

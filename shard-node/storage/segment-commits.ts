@@ -78,6 +78,8 @@ export class SegmentCommits {
 
   /** The segment files the newest commit point written or loaded here names, in order. */
   private committedFiles: string[] = [];
+  /** Files held by running snapshots ({@link pinCommit}): never deleted while held. */
+  private readonly pinned = new Map<string, number>();
 
   constructor(dir: string) {
     this.dir = dir;
@@ -160,11 +162,35 @@ export class SegmentCommits {
     return commit.seqNo;
   }
 
-  /** Deletes the segment files, commit points and temporary files not in `keep` (Lucene's `IndexFileDeleter`). */
+  /**
+   * The files of the newest commit point on disk (its segment files, then `segments_<N>` itself),
+   * held from deletion until `release` is called, as a snapshot holds ES's
+   * `IndexShard.acquireLastIndexCommit`: a flush or merge meanwhile writes new files and keeps
+   * these. Null when the copy has no commit point.
+   */
+  pinCommit(): { commit: string; files: string[]; release: () => void } | null {
+    if (this.generation === 0) return null;
+    const commit = `segments_${this.generation}`;
+    const files = [...this.committedFiles, commit];
+    for (const f of files) this.pinned.set(f, (this.pinned.get(f) ?? 0) + 1);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      for (const f of files) {
+        const n = (this.pinned.get(f) ?? 1) - 1;
+        if (n <= 0) this.pinned.delete(f);
+        else this.pinned.set(f, n);
+      }
+    };
+    return { commit, files, release };
+  }
+
+  /** Deletes the segment files, commit points and temporary files not in `keep` nor pinned (Lucene's `IndexFileDeleter`). */
   private deleteUnreferenced(keep: ReadonlySet<string>): void {
     let removed = false;
     for (const name of readdirSync(this.dir)) {
-      if (keep.has(name) || !(SEGMENT_FILE.test(name) || COMMIT_FILE.test(name) || TEMPORARY_FILE.test(name))) continue;
+      if (keep.has(name) || this.pinned.has(name) || !(SEGMENT_FILE.test(name) || COMMIT_FILE.test(name) || TEMPORARY_FILE.test(name))) continue;
       rmSync(join(this.dir, name), { force: true });
       removed = true;
     }

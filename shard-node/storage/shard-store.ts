@@ -274,6 +274,48 @@ export class ShardStore implements Translog {
   }
 
   /**
+   * Fills the `docs` snapshot of a new, empty store with the state of a restored commit (ES's
+   * restore writes a shard's files, then starts a new history on them): one row per `_id`, given as
+   * the ops that set it, in transactions of `flushChunkOps` rows with a yield to the event loop
+   * between them, then records `seqNo` as the flushed seq_no and both checkpoints, so that the
+   * store and the segment files hold the same copy (a segment file failing its checks later is
+   * rebuilt from here, docs/segment-files.md). @returns the rows written
+   * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/shard/StoreRecovery.java (restore, bootstrapNewHistory)
+   */
+  async restoreDocs(ops: Iterable<TranslogOp>, seqNo: number): Promise<number> {
+    const put = this.db.prepare(
+      `INSERT INTO docs (id, seq_no, version, source, routing) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET seq_no = excluded.seq_no, version = excluded.version, source = excluded.source, routing = excluded.routing
+         WHERE excluded.seq_no > docs.seq_no`,
+    );
+    let batch: TranslogOp[] = [];
+    let written = 0;
+    const commit = () => {
+      inTransaction(this.db, () => {
+        for (const op of batch) put.run(op._id, op.seqNo, op.version, op.op === 'index' ? op.json : null, op.op === 'index' ? (op.routing ?? null) : null);
+      });
+      written += batch.length;
+      batch = [];
+    };
+    for (const op of ops) {
+      batch.push(op);
+      if (batch.length >= this.flushChunkOps) {
+        commit();
+        await yieldToEventLoop();
+      }
+    }
+    if (batch.length > 0) commit();
+    const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    inTransaction(this.db, () => {
+      mark.run('flushed_seq_no', seqNo);
+      mark.run('local_checkpoint', seqNo);
+      mark.run('global_checkpoint', seqNo);
+    });
+    this.counters.flushedSeqNo = seqNo;
+    return written;
+  }
+
+  /**
    * The local checkpoint recorded by the last flush (-1 when none was): a restarted shard starts
    * its checkpoint there and moves it on with the translog it replays (ES store recovery).
    */

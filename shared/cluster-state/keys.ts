@@ -59,6 +59,13 @@ export const CLUSTER_MANAGER_ELECTION_PREFIX = 'folio/election/cluster-manager/'
  */
 export const ALIASES_PREFIX = 'folio/aliases/';
 
+/**
+ * `folio/repositories/<name>` → the snapshot repository's `{"type", "settings"}` as `PUT /_snapshot/<name>`
+ * registered it (ES `RepositoriesMetadata`, part of the cluster state's metadata).
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/put-snapshot-repo-api.html
+ */
+export const REPOSITORIES_PREFIX = 'folio/repositories/';
+
 /** The key of index `name`. ES index names cannot contain `/`, so the name is used as is. */
 export function indexKey(name: string): string {
   return INDICES_PREFIX + name;

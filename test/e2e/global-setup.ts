@@ -19,6 +19,8 @@ declare module 'vitest' {
     clusterSecret: string;
     /** The etcd client URL of the cluster's state store (FOLIO_ETCD), for tests that start their own coordinator. */
     etcdUrl: string;
+    /** The shared `snapshots` volume every service has as its FOLIO_PATH_REPO (docker-compose.yml), to inspect snapshot repositories. */
+    snapshotsDir: string;
   }
 }
 
@@ -33,6 +35,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide('coordinatorUrl', url);
     project.provide('clusterSecret', clusterSecret);
     project.provide('etcdUrl', cluster.urls.etcd);
+    project.provide('snapshotsDir', cluster.volumes.snapshots);
     project.provide(
       'nodeUrls',
       ['shard-0', 'shard-1', 'shard-2'].map((s) => cluster.urls[s]),
