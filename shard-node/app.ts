@@ -89,7 +89,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
   // Every handler reads its body within FOLIO_MAX_BODY_BYTES (413; rpc-serve.ts).
   // A read that finds a segment file corrupt fails that copy when another in-sync copy exists (shard-node/corrupt-copies.ts).
   const server = rpcApp(app, config.maxBodyBytes, (err) => {
-    if (err instanceof CorruptSegmentFileError) registry.failCorruptCopy(err);
+    if (err instanceof CorruptSegmentFileError) registry.failCorruptCopy(err.resource, err.message);
   });
   for (const m of ACTION_MODULES) m.bind(server, services);
   return app;

@@ -45,7 +45,16 @@ const DOCS = cityDocs(600);
 function metadata(replica: boolean): IndexMetadata {
   const m = oneShardCitiesMetadata('cities', UUID);
   if (!replica) return { ...m, shardCopies: [[{ node: 0, primary: true, inSync: true }]] };
-  return { ...m, numberOfReplicas: 1, shardCopies: [[{ node: 0, primary: true, inSync: true }, { node: 1, primary: false, inSync: true }]] };
+  return {
+    ...m,
+    numberOfReplicas: 1,
+    shardCopies: [
+      [
+        { node: 0, primary: true, inSync: true },
+        { node: 1, primary: false, inSync: true },
+      ],
+    ],
+  };
 }
 const shardDir = (dir: string) => join(dir, UUID, '0');
 const markers = (dir: string) => readdirSync(shardDir(dir)).filter((f) => f.startsWith(CORRUPTION_MARKER_PREFIX));
@@ -76,7 +85,10 @@ function flipSourceBytes(dir: string): number {
 }
 
 describe('the decision', () => {
-  const copies = (...c: [number, boolean][]): IndexMetadata => ({ ...metadata(false), shardCopies: [c.map(([node, inSync], i) => ({ node, primary: i === 0, inSync }))] });
+  const copies = (...c: [number, boolean][]): IndexMetadata => ({
+    ...metadata(false),
+    shardCopies: [c.map(([node, inSync], i) => ({ node, primary: i === 0, inSync }))],
+  });
   it('fails a corrupt copy only when another in-sync copy exists, on another node than its own', () => {
     expect(hasOtherInSyncCopy(copies([0, true], [1, true]), 0, 0)).toBe(true);
     expect(hasOtherInSyncCopy(copies([0, true], [1, true]), 1, 0)).toBe(true);
@@ -94,7 +106,11 @@ describe('a _source block found corrupt by a read', () => {
     const app = createShardNodeApp(config, r, createLogger('shard-node', 'silent', {}));
     const seen: { status: number; type?: string }[] = [];
     for (const d of DOCS) {
-      const res = await app.request('/_internal/v1/get', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ index: 'cities', shard: 0, _id: d._id }) });
+      const res = await app.request('/_internal/v1/get', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ index: 'cities', shard: 0, _id: d._id }),
+      });
       const body = (await res.json()) as { error?: { type: string }; _source?: string };
       seen.push({ status: res.status, ...(body.error ? { type: body.error.type } : {}) });
       if (res.status === 200) expect(body._source).toBe(d.json);
@@ -191,7 +207,11 @@ describe('a segment file found corrupt at start-up', () => {
     await expect(second.flush('cities')).rejects.toMatchObject({ status: 503 });
     await second.close();
     open.splice(open.indexOf(second), 1);
-    expect(readdirSync(shardDir(dir)).filter((f) => !f.startsWith(CORRUPTION_MARKER_PREFIX)).sort()).toEqual(files);
+    expect(
+      readdirSync(shardDir(dir))
+        .filter((f) => !f.startsWith(CORRUPTION_MARKER_PREFIX))
+        .sort(),
+    ).toEqual(files);
   });
 
   it('with a marker and no other in-sync copy: rebuilt from the SQLite snapshot, every doc back, the marker removed', async () => {

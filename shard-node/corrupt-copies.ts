@@ -68,3 +68,14 @@ export function failCorruptCopy(log: Logger | undefined, h: HostedIndex, shard: 
   );
   return true;
 }
+
+/**
+ * A read found the segment file `resource` corrupt for `reason`: fails the copy of `indices` that
+ * keeps it ({@link copyOfFile}) as {@link failCorruptCopy} does.
+ * @returns true when the copy is failed, false when it stays in service (its only in-sync copy, or
+ *   no hosted copy keeps that file)
+ */
+export function failCorruptFileCopy(log: Logger | undefined, indices: Iterable<HostedIndex>, resource: string, reason: string): boolean {
+  const found = copyOfFile(indices, resource);
+  return found !== null && failCorruptCopy(log, found.h, found.shard, reason, resource);
+}

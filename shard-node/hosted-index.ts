@@ -217,7 +217,10 @@ function readCommit(log: Logger | undefined, h: HostedIndex, s: number, store: S
     }
   }
   if (failCorruptCopy(log, h, s, corruption.reason, corruption.resource)) return 'failed';
-  log?.error({ err, reason: corruption.reason, index: h.metadata.name, shard: s }, 'segment files failed their checks: rebuilding the copy from its store snapshot');
+  log?.error(
+    { err, reason: corruption.reason, index: h.metadata.name, shard: s },
+    'segment files failed their checks: rebuilding the copy from its store snapshot',
+  );
   return null;
 }
 

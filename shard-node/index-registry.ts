@@ -22,7 +22,6 @@ import type { Shard } from './engine/shard.ts';
 import { FlushPolicy, type FlushPolicyOptions } from './storage/flush-policy.ts';
 import { RecoveryTracker } from './replication-tracker.ts';
 import { MetadataStore, removeIndexData } from './storage/metadata-store.ts';
-import type { ShardStore } from './storage/shard-store.ts';
 import {
   durabilityOf,
   hostIndex,
@@ -40,8 +39,7 @@ import { countPolicyFlush, flushAndCloseStores, flushCopies, indexOfStore, sealB
 import { applyIndexMetadata } from './index-metadata-apply.ts';
 import { SnapshotCopy } from './hosted-snapshot.ts';
 import { NodeOrdinal } from './node-ordinal.ts';
-import { copyOfFile, failCorruptCopy } from './corrupt-copies.ts';
-import type { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
+import { failCorruptFileCopy } from './corrupt-copies.ts';
 
 /** Durable storage of a registry (absent: in memory only): where its copies live, and when they are flushed. */
 export interface RegistryStorageOptions extends FlushPolicyOptions, ShardCopyStorage {}
@@ -84,7 +82,7 @@ export class IndexRegistry {
     this.flushPolicy = storage
       ? new FlushPolicy(
           storage,
-          () => this.allStores(),
+          () => storesOf(this.indices.values()),
           log,
           (store, seconds) => {
             countPolicyFlush(this.indices.values(), store);
@@ -96,9 +94,8 @@ export class IndexRegistry {
   }
 
   /**
-   * Start-up recovery: reopens every persisted index and its shards, replays each shard's flush
-   * snapshot and translog, and refreshes, so every acknowledged write is searchable. A no-op
-   * without storage.
+   * Start-up recovery: reopens every persisted index and its copies (hosted-index.ts `recoverShardCopy`),
+   * so every acknowledged write is searchable. A no-op without storage.
    */
   recover(): RecoveryReport {
     const started = Date.now();
@@ -316,15 +313,9 @@ export class IndexRegistry {
     checkIndexOpen(this.hosted(index), index);
   }
 
-  /**
-   * A read found the segment file `err.resource` corrupt: fails the copy that keeps it when
-   * another in-sync copy exists, with its corruption marker (shard-node/corrupt-copies.ts).
-   * @returns true when the copy is failed, false when it stays in service (its only in-sync copy,
-   *   or no hosted copy keeps that file)
-   */
-  failCorruptCopy(err: CorruptSegmentFileError): boolean {
-    const found = copyOfFile(this.indices.values(), err.resource);
-    return found !== null && failCorruptCopy(this.log, found.h, found.shard, err.message, err.resource);
+  /** A read found the segment file `resource` corrupt: fails its copy, as corrupt-copies.ts `failCorruptFileCopy`. */
+  failCorruptCopy(resource: string, reason: string): boolean {
+    return failCorruptFileCopy(this.log, this.indices.values(), resource, reason);
   }
 
   /** The copies hosted here that have failed, as `index/shard`. */
@@ -386,13 +377,9 @@ export class IndexRegistry {
     this.flushPolicy?.stop();
     for (const h of this.indices.values()) h.refresher.stop();
     await sealBeforeClose(this.indices.values(), this.log);
-    await flushAndCloseStores(this.allStores(), this.log);
+    await flushAndCloseStores(storesOf(this.indices.values()), this.log);
     this.indices.clear();
     this.metaStore?.close();
-  }
-
-  private allStores(): ShardStore[] {
-    return storesOf(this.indices.values());
   }
 
   private host(metadata: IndexMetadata): HostedIndex {

@@ -49,11 +49,7 @@ export interface ShardOptions {
   backgroundMerges?: boolean;
   /** Slice length of background merges in ms (default `DEFAULT_SLICE_MS`; tests use 0 to cut them everywhere). */
   mergeSliceMs?: number;
-  /**
-   * Told of each background merge failure (the merge is dropped either way). ES fails the engine
-   * on a merge exception (`Engine.failEngine`); the shard node fails the copy when its input was
-   * corrupt (shard-node/corrupt-copies.ts).
-   */
+  /** Told of each background merge failure (ES `Engine.failEngine`; a corrupt input fails the copy: shard-node/corrupt-copies.ts). */
   onMergeError?: (err: unknown) => void;
 }
 
