@@ -44,6 +44,9 @@ export interface ScaleReport {
   externalPerDoc: number;
   /** Files in the shard nodes' data directories per document: every copy. */
   diskPerDoc: number;
+  /** Seconds from the last bulk's reply to a green cluster (replicas in sync); null when it was not green within 10 min. */
+  greenAfterLoadS: number | null;
+  /** NaN when the restarted cluster was not green within 10 min. */
   restartToGreenS: number;
   pages: ScalePage[];
   sphinxNote: string;
@@ -94,6 +97,7 @@ export function renderScaleSection(r: ScaleReport): string {
     `| bulk (5,000 docs per \`_bulk\`, replicated) | ${f2(r.bulkDocsPerS)} docs/s | — |`,
     `| shard nodes' RSS per document, every copy, after a forced GC | ${f2(r.rssPerDoc)} B (${rssRatio.toFixed(2)}× raw; heap ${f2(r.heapPerDoc)}, external ${f2(r.externalPerDoc)}) | ≤ ${RSS_TARGET_RATIO}× raw: ${met(rssRatio <= RSS_TARGET_RATIO)} |`,
     `| disk per document, every copy (segment files, translog, SQLite) | ${f2(r.diskPerDoc)} B | — |`,
+    `| the last bulk's reply → green | ${r.greenAfterLoadS === null ? '**not green within 600 s**' : `${f2(r.greenAfterLoadS)} s`} | — |`,
     `| spawning the restarted shard nodes → green | ${f2(r.restartToGreenS)} s | ≤ ${RESTART_TARGET_S} s: ${met(r.restartToGreenS <= RESTART_TARGET_S)} |`,
     '',
     ...pagesTable(r),

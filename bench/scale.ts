@@ -47,8 +47,8 @@ setTimeout(() => {
   process.exit(2);
 }, SCALE_DEADLINE_MS).unref();
 
-/** Polls `_cluster/health` until green; resolves `performance.now()` at green. */
-async function waitGreen(url: string, deadlineMs: number): Promise<number> {
+/** Polls `_cluster/health` until green; resolves `performance.now()` at green, or null after `deadlineMs` (the health and the unassigned or recovering copies are logged). */
+async function waitGreen(url: string, deadlineMs: number): Promise<number | null> {
   const end = performance.now() + deadlineMs;
   while (performance.now() < end) {
     const res = await fetch(`${url}/_cluster/health?wait_for_status=green&timeout=1s`).catch(() => null);
@@ -56,7 +56,14 @@ async function waitGreen(url: string, deadlineMs: number): Promise<number> {
     if (body.status === 'green') return performance.now();
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`the cluster was not green within ${deadlineMs} ms`);
+  for (const path of ['/_cluster/health', '/_cat/shards?v', '/_cat/recovery?v&active_only=true']) {
+    const text = await fetch(`${url}${path}`).then(
+      (r) => r.text(),
+      (err: Error) => err.message,
+    );
+    log(`not green after ${deadlineMs / 1000} s: GET ${path}\n${text.slice(0, 4000)}`);
+  }
+  return null;
 }
 
 /** Loads the corpus with one replica, flushes, waits for merges; fills bulk, memory and disk figures. */
@@ -70,9 +77,11 @@ async function load(cluster: BenchCluster, corpus: Corpus, report: ScaleReport):
       if (done > 0 && done % 1_000_000 < BULK_BATCH_DOCS) log(`bulk: ${done.toLocaleString('en-US')} docs, ${(done / seconds(t0)).toFixed(0)} docs/s`);
     },
   });
+  const loadedAt = performance.now();
   report.bulkDocsPerS = loaded.docs / seconds(t0);
   log(`bulk: ${loaded.docs} docs at ${report.bulkDocsPerS.toFixed(0)} docs/s`);
-  await waitGreen(cluster.coordinatorUrl, 600_000);
+  const green = await waitGreen(cluster.coordinatorUrl, 600_000);
+  report.greenAfterLoadS = green === null ? null : (green - loadedAt) / 1000;
   const flushed = await fetch(`${cluster.coordinatorUrl}/${INDEX}/_flush`, { method: 'POST' });
   if (flushed.status !== 200) throw new Error(`POST /${INDEX}/_flush: HTTP ${flushed.status} ${await flushed.text()}`);
   const { quiet, waitedMs } = await waitForQuiet(cluster.shardPids, { deadlineMs: 900_000 });
@@ -97,7 +106,8 @@ function scalePages(): ScalePage[] {
 /** Restarts the shard nodes, times them to green, then runs each page once cold and checks it against the oracle. */
 async function restartAndCold(cluster: BenchCluster, client: FolioClient, corpus: Corpus, report: ScaleReport): Promise<void> {
   const spawnedAt = await cluster.restartShardNodes(STOP_GRACE_MS);
-  report.restartToGreenS = (await waitGreen(cluster.coordinatorUrl, 600_000)) / 1000 - spawnedAt / 1000;
+  const green = await waitGreen(cluster.coordinatorUrl, 600_000);
+  report.restartToGreenS = green === null ? NaN : (green - spawnedAt) / 1000;
   log(`restart: green ${report.restartToGreenS.toFixed(2)} s after the shard nodes were spawned`);
   const oracles = new Map<string, Int32Array | null>();
   for (const page of report.pages) {
@@ -169,6 +179,7 @@ const report: ScaleReport = {
   externalPerDoc: NaN,
   diskPerDoc: NaN,
   restartToGreenS: NaN,
+  greenAfterLoadS: NaN,
   pages: scalePages(),
   sphinxNote: 'not run',
   sphinxRssPerDoc: null,
