@@ -54,8 +54,8 @@ export async function ensureDirectory(dir: string): Promise<void> {
   for (let d = dir; d.length >= first.length; d = dirname(d)) await fsyncDirectory(dirname(d));
 }
 
-/** Writes `data` to `path` atomically: a temporary file, fsync, rename, fsync of the directory. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+/** Writes `data` to a new temporary file beside `path` (its directory made first) and fsyncs it. @returns the temporary file's path */
+async function writeTemporary(path: string, data: string | Uint8Array): Promise<string> {
   await ensureDirectory(dirname(path));
   const tmp = temporaryPath(path);
   const fh = await open(tmp, 'w');
@@ -65,6 +65,12 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   } finally {
     await fh.close();
   }
+  return tmp;
+}
+
+/** Writes `data` to `path` atomically: a temporary file, fsync, rename, fsync of the directory. */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = await writeTemporary(path, data);
   await rename(tmp, path);
   await fsyncDirectory(dirname(path));
 }
@@ -78,15 +84,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * @returns false when `path` exists (nothing written)
  */
 export async function writeNewFileAtomic(path: string, data: string | Uint8Array): Promise<boolean> {
-  await ensureDirectory(dirname(path));
-  const tmp = temporaryPath(path);
-  const fh = await open(tmp, 'w');
-  try {
-    await fh.writeFile(data);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
+  const tmp = await writeTemporary(path, data);
   try {
     await link(tmp, path);
   } catch (err) {

@@ -157,7 +157,7 @@ export function catShardsTable(views: readonly IndexView[], stats: ClusterStats)
 }
 
 /** Sends a rendered cat table: `text/plain` or a JSON array (through `sendJson`, so `filter_path` applies). */
-function sendCat(c: Context, table: CatTable): Response {
+export function sendCat(c: Context, table: CatTable): Response {
   const q = (k: string) => c.req.query(k);
   const out = renderCatTable(table, {
     format: q('format'),

@@ -21,7 +21,7 @@ import { catSnapshotsTable, snapshotJson, snapshotStatusJson } from '../../snaps
 import { SnapshotRestore } from '../../snapshots/snapshot-restore.ts';
 import { SnapshotService } from '../../snapshots/snapshot-service.ts';
 import { createIndex, type WriteDeps } from '../../write/documents.ts';
-import { renderCatTable } from '../cat-table.ts';
+import { sendCat } from './cat-routes.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
 
 /** What the snapshot routes need: the write path's (a restore creates indices as `PUT /{index}` does), `path.repo` and a logger. */
@@ -207,18 +207,7 @@ function registerCatSnapshotsRoutes(app: Hono, { repositories, snapshots }: Serv
     for (const repository of (await repositories.resolve(c.req.param('repo') ?? '_all')).keys()) {
       for (const info of await snapshots.list(repository, '_all', true)) if ('state' in info) rows.push({ repository, info });
     }
-    const q = (k: string) => c.req.query(k);
-    const out = renderCatTable(catSnapshotsTable(rows), {
-      format: q('format'),
-      h: q('h'),
-      s: q('s'),
-      v: q('v'),
-      help: q('help'),
-      bytes: q('bytes'),
-      accept: c.req.header('accept'),
-    });
-    if (out.kind === 'json') return sendJson(c, 200, out.rows);
-    return c.body(out.text, 200, { 'content-type': 'text/plain; charset=UTF-8' });
+    return sendCat(c, catSnapshotsTable(rows));
   };
   app.get('/_cat/snapshots', catSnapshots);
   app.get('/_cat/snapshots/:repo', catSnapshots);
