@@ -1,7 +1,7 @@
 // A segment file found corrupt, at start-up or by a read: the copy is failed with a corruption
 // marker when another in-sync copy exists (peer recovery rebuilds it), else it is rebuilt from its
 // SQLite snapshot (start-up) or stays in service (a read).
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,9 +14,9 @@ import { createShardNodeApp } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { hasOtherInSyncCopy } from './corrupt-copies.ts';
 import { clearBlockCache } from './engine/columns/block-cache.ts';
-import { segmentFileLayout } from './engine/segment-file/segment-codec.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { CORRUPTION_MARKER_PREFIX, writeCorruptionMarker } from './storage/corruption-marker.ts';
+import { flipSourceByte } from '../test/support/flip-source-byte.ts';
 
 const dirs: string[] = [];
 const open: IndexRegistry[] = [];
@@ -74,11 +74,7 @@ function flipSourceBytes(dir: string): number {
   const files = readdirSync(shardDir(dir)).filter((f) => f.endsWith('.fseg'));
   for (const f of files) {
     const path = join(shardDir(dir), f);
-    const bytes = readFileSync(path);
-    const at = segmentFileLayout(bytes, path).sourceBlocksAt + 8;
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.from([bytes[at] ^ 0xff]), 0, 1, at);
-    closeSync(fd);
+    flipSourceByte(path);
   }
   clearBlockCache();
   return files.length;

@@ -5,15 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { EsError } from '../../protocol/errors.ts';
 import { EmbeddedStore } from '../../shared/state-store/embedded-store.ts';
 import { parseRepositoryBody, Repositories, validateRepositoryName } from './repositories.ts';
-
-function thrown(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (err) {
-    return err as EsError;
-  }
-  throw new Error('did not throw');
-}
+import { esErr } from '../../test/support/es-error.ts';
 
 describe('a PUT /_snapshot/{repo} body', () => {
   it('keeps the type and flattens the settings to strings, as ES prints them', () => {
@@ -24,12 +16,12 @@ describe('a PUT /_snapshot/{repo} body', () => {
   });
 
   it("answers ES's errors for a missing or unknown type and a bad name", () => {
-    const missing = thrown(() => parseRepositoryBody('r', { settings: {} }));
+    const missing = esErr(() => parseRepositoryBody('r', { settings: {} }));
     expect([missing.status, missing.type, missing.message]).toEqual([400, 'action_request_validation_exception', 'Validation Failed: 1: type is missing;']);
-    const unknown = thrown(() => parseRepositoryBody('r', { type: 's3' }));
+    const unknown = esErr(() => parseRepositoryBody('r', { type: 's3' }));
     expect([unknown.status, unknown.type, unknown.message]).toEqual([500, 'repository_exception', '[r] repository type [s3] does not exist']);
-    expect(thrown(() => validateRepositoryName('a#b')).message).toBe("[a#b] must not contain '#'");
-    expect(thrown(() => validateRepositoryName('a/b')).message).toMatch(/^\[a\/b\] must not contain the following characters/);
+    expect(esErr(() => validateRepositoryName('a#b')).message).toBe("[a#b] must not contain '#'");
+    expect(esErr(() => validateRepositoryName('a/b')).message).toMatch(/^\[a\/b\] must not contain the following characters/);
   });
 });
 

@@ -1,18 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../../protocol/errors.ts';
 import { renameIndices, selectIndices } from './snapshot-restore.ts';
 import { validateSnapshotName } from './snapshot-service.ts';
+import { esErr } from '../../test/support/es-error.ts';
 
 const info = { snapshot: 'snap', uuid: 'U' };
-
-function thrown(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (err) {
-    return err as EsError;
-  }
-  throw new Error('did not throw');
-}
 
 describe("a restore's indices", () => {
   const available = ['logs-1', 'logs-2', 'users'];
@@ -23,7 +14,7 @@ describe("a restore's indices", () => {
     expect(selectIndices(available, ['users', 'logs-*'], false)).toEqual(available);
     expect(selectIndices(available, ['logs-*', '-logs-2'], false)).toEqual(['logs-1']);
     expect(selectIndices(available, ['nope', 'users'], true)).toEqual(['users']);
-    const missing = thrown(() => selectIndices(available, ['nope'], false));
+    const missing = esErr(() => selectIndices(available, ['nope'], false));
     expect([missing.status, missing.type, missing.message]).toEqual([404, 'index_not_found_exception', 'no such index [nope]']);
   });
 
@@ -34,13 +25,13 @@ describe("a restore's indices", () => {
       ['users', 'users'],
     ]);
     expect([...renameIndices('repo', info, ['a-a'], { rename_pattern: 'a', rename_replacement: 'b' })]).toEqual([['a-a', 'b-b']]);
-    const clash = thrown(() => renameIndices('repo', info, ['logs-1', 'logs-2'], { rename_pattern: 'logs-.', rename_replacement: 'x' }));
+    const clash = esErr(() => renameIndices('repo', info, ['logs-1', 'logs-2'], { rename_pattern: 'logs-.', rename_replacement: 'x' }));
     expect([clash.status, clash.type, clash.message]).toEqual([
       500,
       'snapshot_restore_exception',
       '[repo:snap/U] indices [logs-1] and [logs-2] are renamed into the same index [x]',
     ]);
-    expect(thrown(() => renameIndices('repo', info, ['a'], { rename_pattern: '(', rename_replacement: 'x' })).status).toBe(400);
+    expect(esErr(() => renameIndices('repo', info, ['a'], { rename_pattern: '(', rename_replacement: 'x' })).status).toBe(400);
   });
 });
 
@@ -56,7 +47,7 @@ describe('snapshot names', () => {
       ['Snap', 'must be lowercase'],
     ];
     for (const [name, why] of cases) {
-      const e = thrown(() => validateSnapshotName('r', name));
+      const e = esErr(() => validateSnapshotName('r', name));
       expect([e.status, e.type, e.message]).toEqual([400, 'invalid_snapshot_name_exception', `[r:${name}] Invalid snapshot name [${name}], ${why}`]);
     }
   });

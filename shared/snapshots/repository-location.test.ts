@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EsError } from '../../protocol/errors.ts';
 import { parsePathRepo, resolveRepositoryLocation } from './repository-location.ts';
-
-/** The EsError `fn` throws. */
-function thrown(fn: () => unknown): EsError {
-  try {
-    fn();
-  } catch (err) {
-    return err as EsError;
-  }
-  throw new Error('did not throw');
-}
+import { esErr } from '../../test/support/es-error.ts';
 
 describe('path.repo (FOLIO_PATH_REPO)', () => {
   it('parses a comma-separated list of roots into absolute paths', () => {
@@ -26,18 +16,18 @@ describe('path.repo (FOLIO_PATH_REPO)', () => {
   });
 
   it("refuses a location outside every root with ES's repository_exception texts", () => {
-    const outside = thrown(() => resolveRepositoryLocation('r', '/etc', ['/mnt/a']));
+    const outside = esErr(() => resolveRepositoryLocation('r', '/etc', ['/mnt/a']));
     expect([outside.status, outside.type, outside.message]).toEqual([
       500,
       'repository_exception',
       "[r] location [/etc] doesn't match any of the locations specified by path.repo",
     ]);
     // `..` cannot climb out, and a sibling whose name starts with the root's is not under it.
-    expect(thrown(() => resolveRepositoryLocation('r', '../escape', ['/mnt/a'])).type).toBe('repository_exception');
-    expect(thrown(() => resolveRepositoryLocation('r', '/mnt/ab', ['/mnt/a'])).type).toBe('repository_exception');
-    expect(thrown(() => resolveRepositoryLocation('r', '/x', [])).message).toBe(
+    expect(esErr(() => resolveRepositoryLocation('r', '../escape', ['/mnt/a'])).type).toBe('repository_exception');
+    expect(esErr(() => resolveRepositoryLocation('r', '/mnt/ab', ['/mnt/a'])).type).toBe('repository_exception');
+    expect(esErr(() => resolveRepositoryLocation('r', '/x', [])).message).toBe(
       "[r] location [/x] doesn't match any of the locations specified by path.repo because this setting is empty",
     );
-    expect(thrown(() => resolveRepositoryLocation('r', undefined, ['/mnt/a'])).message).toBe('[r] missing location');
+    expect(esErr(() => resolveRepositoryLocation('r', undefined, ['/mnt/a'])).message).toBe('[r] missing location');
   });
 });

@@ -16,15 +16,15 @@
  * each time every document reads back byte-identical, through GET and search.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeIndicesResponse } from '../../protocol/metadata.ts';
-import { segmentFileLayout } from '../../shard-node/engine/segment-file/segment-codec.ts';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
 import { http } from './http.ts';
+import { flipSourceByte } from '../support/flip-source-byte.ts';
 
 const CLUSTER_SECRET = randomBytes(32).toString('hex');
 const INDEX = 'corrupt-copy';
@@ -56,11 +56,7 @@ function flipSourceBytes(service: string, except: readonly string[] = []): numbe
   const files = segmentFiles(service).filter((f) => !except.includes(f));
   for (const f of files) {
     const path = join(shardDir(service), f);
-    const bytes = readFileSync(path);
-    const at = segmentFileLayout(bytes, path).sourceBlocksAt + 8;
-    const fd = openSync(path, 'r+');
-    writeSync(fd, Buffer.from([bytes[at] ^ 0xff]), 0, 1, at);
-    closeSync(fd);
+    flipSourceByte(path);
   }
   return files.length;
 }
