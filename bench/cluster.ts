@@ -28,6 +28,8 @@ export interface BenchCluster {
   coordinatorPid: number;
   /** Forces a full GC in every shard node (via its inspector) and returns their summed memory. */
   shardMemory(): Promise<ShardMemory>;
+  /** Forces two full GCs in every shard node, then evaluates `expression` (returning a JSON string) in each; the parsed results in node order. */
+  shardEvaluate(expression: string): Promise<unknown[]>;
   /**
    * Stops every shard node (SIGTERM, SIGKILL after `graceMs`), starts them again on the same ports
    * and data directories, and resolves the `performance.now()` at which the new processes were
@@ -211,6 +213,17 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
     },
     coordinatorPid: running.find((r) => r.service.name === 'coordinator')!.child.pid ?? 0,
     shardMemory: () => forcedGcMemory(shardRuns, inspectPorts),
+    shardEvaluate: (expression) =>
+      Promise.all(
+        shardRuns.map(async (r) => {
+          const [, , out] = await inspect(inspectPorts.get(r.service.name)!, [
+            { method: 'HeapProfiler.collectGarbage' },
+            { method: 'HeapProfiler.collectGarbage' },
+            { method: 'Runtime.evaluate', params: { expression, returnByValue: true } },
+          ]);
+          return JSON.parse((out as { result: { value: string } }).result.value) as unknown;
+        }),
+      ),
     async restartShardNodes(graceMs) {
       await Promise.all(shardRuns.map((r) => stopProcess(r, graceMs)));
       const spawnedAt = performance.now();

@@ -130,7 +130,7 @@ function open(dir: string, docs: number): Record<string, unknown> {
   const rssOpened = (gc!(), process.memoryUsage().rss) - rss0;
   const gen = shard.acquire();
   const segments: Segment[] = gen.views.map((v) => v.segment);
-  const ids = segments.flatMap((s) => s.ids);
+  const ids = segments.flatMap((s) => s.ids.toArray());
   if (ids.length !== docs) throw new Error(`opened ${ids.length} docs, not ${docs}`);
   const r = rng(16);
   const windowCost = (windows: string[][]) => {

@@ -85,7 +85,7 @@ try {
     }),
   };
   const sides: Record<'memory' | 'files', Generation> = { memory: opened(inMemory), files: opened(onDisk) };
-  const ids = sides.files.views.flatMap((v) => v.segment.ids);
+  const ids = sides.files.views.flatMap((v) => v.segment.ids.toArray());
   let seed = 16;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const out: Record<string, Record<string, number>> = {};

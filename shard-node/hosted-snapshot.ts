@@ -54,7 +54,7 @@ function* commitOps(dir: string, point: CommitPoint): Generator<TranslogOp> {
       const routing = segment.routings?.get(d);
       yield {
         op: 'index',
-        _id: segment.ids[d],
+        _id: segment.ids.get(d),
         json: segment.source(d),
         seqNo: segment.seqNos[d],
         version: segment.versions[d],

@@ -97,7 +97,7 @@ export function collectGroups(parts: SegmentMatches[], spec: GroupSpec, fields: 
         if (!best.has(key)) best.set(key, { _id: '', _score: null, sort: [] }); // counted, never returned
         continue;
       }
-      scratch._id = seg.ids[d];
+      scratch._id = seg.ids.get(d);
       for (let s = 0; s < getters.length; s++) scratch.sort[s] = getters[s](d, score);
       scratch.sort[getters.length] = key;
       if (after && !after(scratch)) continue;

@@ -89,7 +89,7 @@ export function getter(sf: SortField, fields: Map<string, FieldMapping>, seg: Se
     const offset = sf.offset ?? 0; // `_shard_doc`: shard index within the PIT × 2^32
     return (o) => offset + base + o;
   }
-  if (sf.field === '_id') return (o) => seg.ids[o]; // Folio sorts on `_id` (ES 8 refuses by default)
+  if (sf.field === '_id') return (o) => seg.ids.get(o); // Folio sorts on `_id` (ES 8 refuses by default)
   const fm = fields.get(sf.field);
   const miss = missingValue(sf, fm);
   if (!fm) {
@@ -219,7 +219,7 @@ export function collect(parts: SegmentMatches[], spec: CollectSpec, fields: Map<
         const d = docs[i];
         if (live && !live[d]) continue;
         const score = scores ? scores[i] : 0;
-        scratch._id = seg.ids[d];
+        scratch._id = seg.ids.get(d);
         for (let s = 0; s < getters.length; s++) scratch.sort[s] = getters[s](d, score);
         if (after && !after(scratch)) continue;
         if (heap && !heap.wants(scratch)) continue;

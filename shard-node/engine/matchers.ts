@@ -5,7 +5,7 @@
  */
 import { compareCodePoints } from '../../protocol/sort.ts';
 import type { Segment } from './segment.ts';
-import { IdHash } from './columns/id-hash.ts';
+import { IdHash, StringIds } from './columns/id-hash.ts';
 import { CLOCK_EVERY, runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
 /** Ascending ordinals where `bits[d]` is set. */
@@ -82,7 +82,7 @@ export class ValueList {
     if (this.table) return;
     const values = this.values;
     const hashes = new Uint32Array(values.length);
-    const table = yield* IdHash.buildSteps(values, clock, hashes);
+    const table = yield* IdHash.buildSteps(new StringIds(values), clock, hashes);
     let distinct = 0;
     const first = new Uint8Array(values.length);
     for (let i = 0; i < values.length; i++) {

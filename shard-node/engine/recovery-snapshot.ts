@@ -98,7 +98,7 @@ export class FullSnapshot implements RecoverySnapshot {
       while (this.ord < segment.maxDoc) {
         const ord = this.ord++;
         if (live && !live[ord]) continue;
-        const id = segment.ids[ord];
+        const id = segment.ids.get(ord);
         if (this.superseded.has(id)) continue;
         const routing = segment.routings?.get(ord);
         return {

@@ -12,6 +12,7 @@ import { ByteBuffer, FloatBuffer, IntBuffer } from './columns/growable.ts';
 import { PostingsBuilder } from './columns/postings-builder.ts';
 import { SourceSlabBuilder } from './columns/source-slab.ts';
 import { IdHash } from './columns/id-hash.ts';
+import { IdColumn } from './columns/id-column.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 import type { RankColumn } from './columns/columns.ts';
 import { narrowNumbers, PresencePool, rankColumn } from './columns/columns.ts';
@@ -211,9 +212,10 @@ export class SegmentBuilder {
     const exists = new Map<string, Uint8Array>();
     for (const [name, e] of this.ex) exists.set(name, pool.share(e.seal(n)));
     const sources = yield* this.sources.buildSteps(clock);
-    const idToOrd = yield* IdHash.buildSteps(this.ids, clock);
+    const ids = IdColumn.of(this.ids);
+    const idToOrd = yield* IdHash.buildSteps(ids, clock);
     return new Segment({
-      ids: this.ids,
+      ids,
       versions: this.versions.seal(n),
       seqNos: this.seqNos.seal(n),
       routings: this.routings,

@@ -13,6 +13,7 @@ import { narrowNumbers, PresencePool, rankColumn } from './columns/columns.ts';
 import { PostingsBuilder } from './columns/postings-builder.ts';
 import { mergeSortedTerms } from './columns/sorted-terms-merge.ts';
 import { IdHash } from './columns/id-hash.ts';
+import { IdColumn } from './columns/id-column.ts';
 import { SourceSlabBuilder } from './columns/source-slab.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../shared/sliced-work.ts';
 
@@ -140,10 +141,11 @@ export function* mergeSteps(views: readonly SegmentView[], clock: SliceClock): S
   const exists = new Map<string, Uint8Array>();
   for (const name of fieldNames((s) => s.exists)) exists.set(name, yield* mergeExistsField(name, views, ordMaps, n, pool, due));
   const built = yield* stored.sources.buildSteps(clock);
-  const idToOrd = yield* IdHash.buildSteps(ids, clock);
+  const idColumn = IdColumn.of(ids);
+  const idToOrd = yield* IdHash.buildSteps(idColumn, clock);
   return {
     segment: new Segment({
-      ids,
+      ids: idColumn,
       versions: fit(stored.versions, ids.length),
       seqNos: fit(stored.seqNos, ids.length),
       routings: stored.routings,
@@ -187,7 +189,7 @@ function* mergeStoredFields(views: readonly SegmentView[], due: WorkMeter): Step
       if (routing !== undefined) routings.set(ids.length, routing);
       versions[ids.length] = seg.versions[d];
       seqNos[ids.length] = seg.seqNos[d];
-      ids.push(seg.ids[d]);
+      ids.push(seg.ids.get(d));
       sources.addBytes(seg.sources.bytesOf(d, false)); // a merge reads each block once: past the block cache
       if (due(1)) yield;
     }

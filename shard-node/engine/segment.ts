@@ -11,8 +11,9 @@ import type { SourceSlab } from './columns/source-slab.ts';
 import type { TermPostings } from './columns/term-postings.ts';
 import type { TermDictionary } from './columns/term-dictionary.ts';
 import { IdHash } from './columns/id-hash.ts';
-import type { NumericColumn, RankColumn } from './columns/columns.ts';
-import { rankColumn } from './columns/columns.ts';
+import { IdColumn } from './columns/id-column.ts';
+import type { IntegerColumn, NumericColumn, RankColumn } from './columns/columns.ts';
+import { narrowIntegers, rankColumn } from './columns/columns.ts';
 
 /** Postings of one term: ascending doc ordinals, and for text fields freqs and positions. */
 export interface PostingList {
@@ -101,7 +102,8 @@ export class Segment {
   /** Process-unique id (for debugging and caches). */
   readonly id: number = nextSegmentId++;
   readonly maxDoc: number;
-  readonly ids: string[];
+  /** `_id` per doc ordinal (one buffer of code units, id-column.ts): read one with `ids.get(d)`. */
+  readonly ids: IdColumn;
   /** `_source` per doc as UTF-8 JSON text; read one with {@link Segment.source}. */
   readonly sources: SourceSlab;
   /** `_id` → ordinal ({@link IdHash}: -1 when absent). */
@@ -109,9 +111,11 @@ export class Segment {
   /**
    * Per doc, its `_version` and `_seq_no` (ES keeps both as doc values): where a write finds the
    * version of a refreshed document, so the shard's live version map holds only recent writes.
+   * Each in the narrowest array that holds it exactly ({@link narrowIntegers}: versions are mostly 1,
+   * a byte each; seq_nos 4 bytes below 2^31).
    */
-  readonly versions: Float64Array;
-  readonly seqNos: Float64Array;
+  readonly versions: IntegerColumn;
+  readonly seqNos: IntegerColumn;
   /** Per doc ordinal, the custom `_routing` it was indexed with; null when no doc of the segment has one (the usual case). */
   readonly routings: ReadonlyMap<number, string> | null;
   readonly inverted: Map<string, InvertedField>;
@@ -123,9 +127,9 @@ export class Segment {
   private readonly fielddata = new Map<string, StringDocValues>();
 
   constructor(parts: {
-    ids: string[];
-    versions: Float64Array;
-    seqNos: Float64Array;
+    ids: readonly string[] | IdColumn;
+    versions: Float64Array | IntegerColumn;
+    seqNos: Float64Array | IntegerColumn;
     routings?: ReadonlyMap<number, string> | null;
     sources: SourceSlab;
     inverted: Map<string, InvertedField>;
@@ -136,11 +140,11 @@ export class Segment {
     idToOrd?: IdHash;
   }) {
     this.maxDoc = parts.ids.length;
-    this.ids = parts.ids;
+    this.ids = parts.ids instanceof IdColumn ? parts.ids : IdColumn.of(parts.ids);
     this.sources = parts.sources;
-    this.idToOrd = parts.idToOrd ?? IdHash.build(parts.ids);
-    this.versions = parts.versions;
-    this.seqNos = parts.seqNos;
+    this.idToOrd = parts.idToOrd ?? IdHash.build(this.ids);
+    this.versions = parts.versions instanceof Float64Array ? narrowIntegers(parts.versions) : parts.versions;
+    this.seqNos = parts.seqNos instanceof Float64Array ? narrowIntegers(parts.seqNos) : parts.seqNos;
     this.routings = parts.routings && parts.routings.size > 0 ? parts.routings : null;
     this.inverted = parts.inverted;
     this.numeric = parts.numeric;

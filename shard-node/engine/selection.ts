@@ -188,7 +188,7 @@ export function presortedQuery(searcher: Searcher, input: SelectInput): Presorte
     const read = readers[s];
     const sort: SortValue[] = new Array<SortValue>(read.length);
     for (let c = 0; c < read.length; c++) sort[c] = read[c](d, score);
-    return { _id: gen.views[s].segment.ids[d], sort };
+    return { _id: gen.views[s].segment.ids.get(d), sort };
   };
   if (input.query.kind === 'match_all') return { order, matched: null, total: gen.docCount, score: constant, keyOf, filtered: () => order };
   const cacheKey = `${spec.key}\u0000${JSON.stringify(input.query)}`;

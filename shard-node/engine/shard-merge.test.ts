@@ -17,7 +17,7 @@ function liveDocs(shard: Shard): Map<string, string> {
   for (const v of shard.acquire().views) {
     for (let d = 0; d < v.segment.maxDoc; d++) {
       if (v.live && !v.live[d]) continue;
-      const id = v.segment.ids[d];
+      const id = v.segment.ids.get(d);
       expect(out.has(id), `${id} live twice`).toBe(false);
       out.set(id, v.segment.source(d));
     }

@@ -104,7 +104,7 @@ export class ShardRecovery {
       const seg = st.segment;
       for (let ord = 0; ord < seg.maxDoc; ord++) {
         if (st.live && !st.live[ord]) continue;
-        const id = seg.ids[ord];
+        const id = seg.ids.get(ord);
         if (entries.has(id) || sent.has(id) || seg.seqNos[ord] > upTo) continue;
         s.removeLive({ version: seg.versions[ord], seqNo: seg.seqNos[ord], deleted: false, seg, buf: null, ord });
       }

@@ -202,7 +202,7 @@ export class Refresher {
       // writes made since the start (entries of the next buffer) stay.
       const entries = s.versions.entries;
       for (let ord = 0; ord < segment.maxDoc; ord++) {
-        const id = segment.ids[ord];
+        const id = segment.ids.get(ord);
         if (entries.get(id)?.buf === start.buffer) entries.delete(id);
       }
     }

@@ -269,7 +269,7 @@ describe('custom routing (_routing)', () => {
     shard.apply([{ op: 'index', _id: 'c', source: '{"n":3}', create: false, routing: 'u3' }]);
     shard.refresh();
     const merged = mergeSegments(shard.acquire().views).segment;
-    expect([...merged.ids].map((id) => merged.routings?.get(merged.idToOrd.get(id)))).toEqual(['u1', undefined, 'u3']);
+    expect(merged.ids.toArray().map((id) => merged.routings?.get(merged.idToOrd.get(id)))).toEqual(['u1', undefined, 'u3']);
     expect(shard.get('a')._routing).toBe('u1');
     expect(shard.get('c')._routing).toBe('u3');
     // An update without routing keeps the document's routing (as ES requires the same routing to reach it).

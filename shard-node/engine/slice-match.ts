@@ -20,7 +20,7 @@ function idSliceHashes(seg: Segment): Uint32Array {
   let hashes = idHashes.get(seg);
   if (!hashes) {
     hashes = new Uint32Array(seg.maxDoc);
-    for (let d = 0; d < seg.maxDoc; d++) hashes[d] = mix32(hashId(seg.ids[d]));
+    for (let d = 0; d < seg.maxDoc; d++) hashes[d] = mix32(hashId(seg.ids.get(d)));
     idHashes.set(seg, hashes);
   }
   return hashes;

@@ -173,7 +173,7 @@ export function idKeys(seg: Segment): IdKeys {
 export function* idKeysSteps(seg: Segment, clock: SliceClock): Steps<IdKeys> {
   let k = idCache.get(seg);
   if (k) return k;
-  const ids = seg.ids;
+  const ids = seg.ids.toArray(); // a copy while ranking (an `_id` sort, rare)
   const n = ids.length;
   let scheme: 0 | 1 | 2 = 1;
   let code = encodeIds(ids, 0x30, 0x39, 15);

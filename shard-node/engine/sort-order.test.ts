@@ -220,7 +220,7 @@ describe('presorted orders equal the collector order', () => {
 describe('orders built in event-loop slices', () => {
   /** The `_id`s of an order, in order. */
   const idsOf = (gen: Generation, o: { segs: Uint16Array; ords: Int32Array } | null) =>
-    o ? Array.from(o.ords, (d, r) => gen.views[o.segs[r]].segment.ids[d]) : null;
+    o ? Array.from(o.ords, (d, r) => gen.views[o.segs[r]].segment.ids.get(d)) : null;
 
   it('equal the order built in one task (cut at every check point), for any clauses and deletes', async () => {
     await fc.assert(

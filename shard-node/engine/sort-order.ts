@@ -231,7 +231,7 @@ function* buildLiveOrder(
         if (x !== y) return x < y;
       }
       if (codes) return dir * (codes[a][i] - codes[b][j]) < 0;
-      return dir * compareCodePoints(views[a].segment.ids[runs[a][i]], views[b].segment.ids[runs[b][j]]) < 0;
+      return dir * compareCodePoints(views[a].segment.ids.get(runs[a][i]), views[b].segment.ids.get(runs[b][j])) < 0;
     },
     (s, i) => {
       segs[r] = s;

@@ -13,8 +13,8 @@ import { compareCodePoints } from '../../protocol/sort.ts';
 /** Asserts `b` holds everything `a` holds, as search, sort, aggregations and fetch read it. */
 export function expectSameSegment(a: Segment, b: Segment): void {
   expect(b.maxDoc).toBe(a.maxDoc);
-  expect(b.ids).toEqual(a.ids);
-  for (let d = 0; d < a.maxDoc; d++) expect(b.idToOrd.get(a.ids[d])).toBe(d);
+  expect(b.ids.toArray()).toEqual(a.ids.toArray());
+  for (let d = 0; d < a.maxDoc; d++) expect(b.idToOrd.get(a.ids.get(d))).toBe(d);
   expect(b.versions).toEqual(a.versions);
   expect(b.seqNos).toEqual(a.seqNos);
   expect(b.routings ? [...b.routings] : null).toEqual(a.routings ? [...a.routings] : null);

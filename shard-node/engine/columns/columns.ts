@@ -11,6 +11,28 @@ export type NumericColumn = Float64Array | Int32Array;
 /** Keyword doc values: per doc its term's rank + 1 (0 = no value), in 1, 2 or 4 bytes. */
 export type RankColumn = Uint8Array | Uint16Array | Uint32Array;
 
+/** A column of whole numbers (versions, seq_nos): the narrowest of these that holds every value exactly. */
+export type IntegerColumn = Uint8Array | Uint16Array | Int32Array | Float64Array;
+
+/**
+ * `values` in the narrowest of `Uint8Array`, `Uint16Array` and `Int32Array` that holds every value
+ * exactly (whole, no -0, in range), else `values` itself. Lucene's doc values pack a column to the
+ * bits its range needs in the same way (`DirectWriter`).
+ */
+export function narrowIntegers(values: Float64Array): IntegerColumn {
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if ((v | 0) !== v || Object.is(v, -0)) return values;
+    if (v < lo) lo = v;
+    else if (v > hi) hi = v;
+  }
+  if (lo >= 0 && hi <= 0xff) return Uint8Array.from(values);
+  if (lo >= 0 && hi <= 0xffff) return Uint16Array.from(values);
+  return Int32Array.from(values);
+}
+
 /** `values` as an `Int32Array` when that is exact (no fraction, no -0, in int32 range), else itself. */
 export function narrowNumbers(values: Float64Array): NumericColumn {
   for (let i = 0; i < values.length; i++) {

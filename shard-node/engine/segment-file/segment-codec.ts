@@ -10,6 +10,7 @@
 import { endianness } from 'node:os';
 import { crc32 } from 'node:zlib';
 import { PresencePool } from '../columns/columns.ts';
+import { IdColumn } from '../columns/id-column.ts';
 import { blockChecksums, SourceSlab } from '../columns/source-slab.ts';
 import { Segment, type InvertedField, type NumericField } from '../segment.ts';
 import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-work.ts';
@@ -107,11 +108,12 @@ export function* encodeSegmentSteps(seg: Segment, clock: SliceClock): Steps<Buff
   writeHeader(w, SEGMENT_MAGIC, SEGMENT_FORMAT_VERSION);
   yield* section(w, 'IDS ', (s) => {
     s.u64(seg.maxDoc);
-    s.strings(seg.ids);
+    s.array(seg.ids.lengths()); // ByteWriter.strings' layout: code-unit lengths, then the blob
+    s.string(seg.ids.blob());
   });
   if (clock.due()) yield;
-  yield* section(w, 'VERS', (s) => s.array(seg.versions));
-  yield* section(w, 'SEQN', (s) => s.array(seg.seqNos));
+  yield* section(w, 'VERS', (s) => s.array(Float64Array.from(seg.versions))); // the file keeps float64; memory narrows
+  yield* section(w, 'SEQN', (s) => s.array(Float64Array.from(seg.seqNos)));
   yield* section(w, 'ROUT', (s) => {
     s.u64(seg.routings?.size ?? 0);
     for (const [ord, routing] of seg.routings ?? []) {
@@ -189,8 +191,10 @@ export function decodeSegment(buf: Buffer, resource: string, file?: SegmentFileH
   const r = checkedReader(buf, resource, SEGMENT_MAGIC, SEGMENT_FORMAT_VERSION);
   const pool = new PresencePool();
   const share = (bits: Uint8Array): Uint8Array => pool.share(bits);
-  const { maxDoc, ids } = readSection(r, 'IDS ', (s) => ({ maxDoc: s.u64(), ids: s.strings() }));
-  if (ids.length !== maxDoc) r.corrupt('_id count is not maxDoc');
+  const { maxDoc, lengths, blob } = readSection(r, 'IDS ', (s) => ({ maxDoc: s.u64(), lengths: s.array(Uint32Array), blob: s.string() }));
+  if (lengths.length !== maxDoc) r.corrupt('_id count is not maxDoc');
+  if (lengths.reduce((n, l) => n + l, 0) !== blob.length) r.corrupt('string lengths do not match their blob');
+  const ids = IdColumn.fromParts(lengths, blob);
   const versions = readSection(r, 'VERS', (s) => s.array(Float64Array));
   const seqNos = readSection(r, 'SEQN', (s) => s.array(Float64Array));
   if (versions.length !== maxDoc || seqNos.length !== maxDoc) r.corrupt('version or seq_no column length is not maxDoc');
