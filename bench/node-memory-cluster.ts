@@ -26,15 +26,29 @@ const READ = `(() => {
     const m = /^(\\w+):\\s+(\\d+) kB/.exec(l);
     if (m) smaps[m[1]] = Number(m[2]) * 1024;
   }
+  // anonymous resident bytes by mapping: the main malloc arena ([heap]), glibc thread arenas (64 MiB-aligned), the rest (V8 pages, mmap'd blocks)
+  const anon = { brk: 0, threadArenas: 0, other: 0 };
+  let kind = null;
+  for (const l of fs.readFileSync('/proc/self/smaps', 'utf8').split('\\n')) {
+    const h = /^([0-9a-f]+)-([0-9a-f]+) \\S+ \\S+ \\S+ \\S+\\s*(.*)$/.exec(l);
+    if (h) {
+      const start = BigInt('0x' + h[1]);
+      kind = h[3] === '[heap]' ? 'brk' : h[3] === '' && start % 67108864n === 0n && BigInt('0x' + h[2]) - start <= 67108864n ? 'threadArenas' : 'other';
+      continue;
+    }
+    const m = /^Anonymous:\\s+(\\d+) kB/.exec(l);
+    if (m && kind) anon[kind] += Number(m[1]) * 1024;
+  }
   const spaces = {};
   for (const s of v8.getHeapSpaceStatistics()) spaces[s.space_name] = { committed: s.physical_space_size, used: s.space_used_size };
   const h = v8.getHeapStatistics();
-  return JSON.stringify({ mem: process.memoryUsage(), smaps, spaces, heapCommitted: h.total_physical_size, mallocedMemory: h.malloced_memory });
+  return JSON.stringify({ mem: process.memoryUsage(), smaps, anon, spaces, heapCommitted: h.total_physical_size, mallocedMemory: h.malloced_memory });
 })()`;
 
 type Read = {
   mem: NodeJS.MemoryUsage;
   smaps: Record<string, number>;
+  anon: { brk: number; threadArenas: number; other: number };
   spaces: Record<string, { committed: number; used: number }>;
   heapCommitted: number;
   mallocedMemory: number;
@@ -52,6 +66,9 @@ function figures(r: Read): Record<string, number> {
     external: r.mem.external,
     v8Malloced: r.mallocedMemory,
     nativeOutsideV8: r.smaps.Anonymous - r.heapCommitted - r.mem.external,
+    'anon.brk': r.anon.brk,
+    'anon.threadArenas': r.anon.threadArenas,
+    'anon.other': r.anon.other,
   };
   for (const [name, s] of Object.entries(r.spaces)) {
     out[`${name}.committed`] = s.committed;

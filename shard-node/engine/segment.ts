@@ -95,6 +95,27 @@ export function keywordDocValues(dictionary: TermDictionary, min: RankColumn, ma
   };
 }
 
+/**
+ * Keyword doc values whose rank columns stay in the segment file until a sort, an aggregation or a
+ * script first reads them (`load`, called once; the columns are then kept), as Lucene reads
+ * `SORTED_SET` doc values from its files on demand: most keyword fields are only searched, and their
+ * columns (1–4 bytes a doc each, 8 for a multi-valued field) were most of a loaded shard's doc values.
+ */
+export function lazyKeywordDocValues(dictionary: TermDictionary, load: () => { min: RankColumn; max: RankColumn }): StringDocValues {
+  let columns: { min: RankColumn; max: RankColumn } | null = null;
+  return {
+    get terms() {
+      return dictionary.strings();
+    },
+    get min() {
+      return (columns ??= load()).min;
+    },
+    get max() {
+      return (columns ??= load()).max;
+    },
+  };
+}
+
 let nextSegmentId = 1;
 
 /** An immutable segment. Build one with `SegmentBuilder` (segment-builder.ts) or `mergeSegments`. */

@@ -19,6 +19,7 @@ import type { Segment } from '../engine/segment.ts';
 import type { ShardCommit } from '../engine/shard-commit.ts';
 import { decodeCommitPoint, encodeCommitPoint } from '../engine/segment-file/commit-point.ts';
 import { CorruptSegmentFileError } from '../engine/segment-file/corrupt-segment-file.ts';
+import { fileKeywordDocValues } from '../engine/segment-file/doc-values-codec.ts';
 import { FilePages, pageChecksums } from '../engine/segment-file/file-pages.ts';
 import { decodeSegment, encodeSegmentSteps, segmentFileLayout, type SegmentFileLayout } from '../engine/segment-file/segment-codec.ts';
 import { SegmentFileHandle } from '../engine/segment-file/segment-file-handle.ts';
@@ -42,13 +43,18 @@ async function writeDurably(path: string, bytes: Uint8Array): Promise<void> {
 
 /**
  * Moves what a segment reads on demand out of the heap once its file is written: the `_source`
- * blocks and every field's postings are read from `handle` from now on (and the block cache).
+ * blocks and every field's postings are read from `handle` from now on (and the block cache), and
+ * keyword doc values are read from it again when first used (their in-memory columns are dropped).
  * `encoded` is the file's bytes (page checksums are computed from them).
  */
 function readFromFile(segment: Segment, handle: SegmentFileHandle, layout: SegmentFileLayout, encoded: Buffer): void {
   segment.sources.readFromFile(handle, layout.sourceBlocksAt);
   for (const [field, { at, length }] of layout.postings) {
     segment.inverted.get(field)?.terms.readFromFile(new FilePages(handle, at, length, pageChecksums(encoded.subarray(at, at + length))));
+  }
+  for (const [field, place] of layout.keywordDocValues) {
+    const dictionary = segment.inverted.get(field)?.terms.dictionary;
+    if (dictionary && segment.strings.has(field)) segment.strings.set(field, fileKeywordDocValues(dictionary, handle, place));
   }
 }
 

@@ -7,11 +7,14 @@
  * shared array, as the segment held it.
  * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/Lucene90DocValuesFormat.html
  */
+import { crc32 } from 'node:zlib';
 import type { NumericColumn, RankColumn } from '../columns/columns.ts';
 import type { TermDictionary } from '../columns/term-dictionary.ts';
-import { keywordDocValues, type NumericField, type StringDocValues } from '../segment.ts';
+import { keywordDocValues, lazyKeywordDocValues, type NumericField, type StringDocValues } from '../segment.ts';
 import type { ByteReader } from './byte-reader.ts';
 import type { ByteWriter } from './byte-writer.ts';
+import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
+import type { SegmentFileHandle } from './segment-file-handle.ts';
 
 /** Column kind bytes. */
 const INT32 = 0;
@@ -67,7 +70,7 @@ function writeRankColumn(w: ByteWriter, c: RankColumn): void {
   w.array(c);
 }
 
-function readRankColumn(r: ByteReader, maxDoc: number): RankColumn {
+function decodeRankColumn(r: ByteReader, maxDoc: number): RankColumn {
   const kind = r.u8();
   const c =
     kind === U8
@@ -81,6 +84,50 @@ function readRankColumn(r: ByteReader, maxDoc: number): RankColumn {
   return c;
 }
 
+/** Where a rank column is in a segment file: its first byte, element count and width, and the CRC32 of its bytes. */
+export interface RankColumnPlace {
+  at: number;
+  length: number;
+  bytesPerElement: 1 | 2 | 4;
+  crc: number;
+}
+
+/** Where a keyword field's rank columns are (`max` null: the same column as `min`). */
+export interface StringDocValuesPlace {
+  min: RankColumnPlace;
+  max: RankColumnPlace | null;
+}
+
+function rankColumnPlace(r: ByteReader, maxDoc: number): RankColumnPlace {
+  const kind = r.u8();
+  if (kind !== U8 && kind !== U16 && kind !== U32) return r.corrupt(`unknown rank column kind ${kind}`);
+  const { at, length } = kind === U8 ? r.arrayPlace(Uint8Array) : kind === U16 ? r.arrayPlace(Uint16Array) : r.arrayPlace(Uint32Array);
+  if (length !== maxDoc) r.corrupt('rank column length is not maxDoc');
+  return { at, length, bytesPerElement: kind, crc: crc32(r.view(at, length * kind)) };
+}
+
+/** Where the columns written by {@link encodeStringDocValues} are, without reading them (the reader moves past them). */
+export function stringDocValuesPlace(r: ByteReader, maxDoc: number): StringDocValuesPlace {
+  const min = rankColumnPlace(r, maxDoc);
+  return { min, max: r.u8() === 1 ? null : rankColumnPlace(r, maxDoc) };
+}
+
+/** Reads a rank column from the segment file and checks it. @throws CorruptSegmentFileError when its bytes fail their CRC32 */
+function readRankColumn(file: SegmentFileHandle, p: RankColumnPlace): RankColumn {
+  const bytes = file.read(p.at, p.length * p.bytesPerElement);
+  if (crc32(bytes) !== p.crc) throw new CorruptSegmentFileError(`checksum failed for keyword doc values at offset ${p.at}`, file.path);
+  const copy = new Uint8Array(bytes).buffer; // aligned, its own memory
+  return p.bytesPerElement === U8 ? new Uint8Array(copy) : p.bytesPerElement === U16 ? new Uint16Array(copy) : new Uint32Array(copy);
+}
+
+/** Keyword doc values read from `file` at `place` when first used ({@link lazyKeywordDocValues}). */
+export function fileKeywordDocValues(dictionary: TermDictionary, file: SegmentFileHandle, place: StringDocValuesPlace): StringDocValues {
+  return lazyKeywordDocValues(dictionary, () => {
+    const min = readRankColumn(file, place.min);
+    return { min, max: place.max ? readRankColumn(file, place.max) : min };
+  });
+}
+
 /**
  * Writes a keyword field's doc values: its min and max rank columns. Their ranks are ordinals of
  * the field's term dictionary (segment.ts `keywordDocValues`), which the inverted field stores.
@@ -91,10 +138,14 @@ export function encodeStringDocValues(w: ByteWriter, sv: StringDocValues): void 
   if (sv.max !== sv.min) writeRankColumn(w, sv.max);
 }
 
-/** Reads keyword doc values written by {@link encodeStringDocValues} over the field's term dictionary. */
-export function decodeStringDocValues(r: ByteReader, maxDoc: number, dictionary: TermDictionary | undefined): StringDocValues {
+/**
+ * Reads keyword doc values written by {@link encodeStringDocValues} over the field's term dictionary;
+ * with `file` (the same file, open), the columns stay there until first used ({@link fileKeywordDocValues}).
+ */
+export function decodeStringDocValues(r: ByteReader, maxDoc: number, dictionary: TermDictionary | undefined, file?: SegmentFileHandle): StringDocValues {
   if (!dictionary) return r.corrupt('keyword doc values name an inverted field the segment does not have');
-  const min = readRankColumn(r, maxDoc);
-  const max = r.u8() === 1 ? min : readRankColumn(r, maxDoc);
+  if (file) return fileKeywordDocValues(dictionary, file, stringDocValuesPlace(r, maxDoc));
+  const min = decodeRankColumn(r, maxDoc);
+  const max = r.u8() === 1 ? min : decodeRankColumn(r, maxDoc);
   return keywordDocValues(dictionary, min, max);
 }

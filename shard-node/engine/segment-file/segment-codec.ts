@@ -17,7 +17,14 @@ import { runAtOnce, type SliceClock, type Steps } from '../../../shared/sliced-w
 import { ByteReader } from './byte-reader.ts';
 import { ByteWriter } from './byte-writer.ts';
 import { CorruptSegmentFileError } from './corrupt-segment-file.ts';
-import { decodeNumericField, decodeStringDocValues, encodeNumericField, encodeStringDocValues } from './doc-values-codec.ts';
+import {
+  decodeNumericField,
+  decodeStringDocValues,
+  encodeNumericField,
+  encodeStringDocValues,
+  stringDocValuesPlace,
+  type StringDocValuesPlace,
+} from './doc-values-codec.ts';
 import { decodeInvertedField, encodeInvertedField, invertedFieldPostingsPlace } from './inverted-field-codec.ts';
 import type { SegmentFileHandle } from './segment-file-handle.ts';
 
@@ -160,6 +167,8 @@ export interface SegmentFileLayout {
   sourceBlocksAt: number;
   /** Each inverted field's postings stream. */
   postings: Map<string, { at: number; length: number }>;
+  /** Each keyword field's doc-value rank columns. */
+  keywordDocValues: Map<string, StringDocValuesPlace>;
 }
 
 /**
@@ -170,14 +179,21 @@ export interface SegmentFileLayout {
  */
 export function segmentFileLayout(buf: Buffer, resource: string): SegmentFileLayout {
   const r = new ByteReader(buf, resource, SEGMENT_MAGIC.length + 8, buf.length - FOOTER_BYTES);
-  for (const tag of ['IDS ', 'VERS', 'SEQN', 'ROUT'] as const) readSection(r, tag, (s) => s.bytes(s.remaining));
+  const maxDoc = readSection(r, 'IDS ', (s) => {
+    const n = s.u64();
+    s.bytes(s.remaining);
+    return n;
+  });
+  for (const tag of ['VERS', 'SEQN', 'ROUT'] as const) readSection(r, tag, (s) => s.bytes(s.remaining));
   const sourceBlocksAt = readSection(r, 'SRC ', (s) => {
     s.arrayPlace(Uint32Array);
     s.arrayPlace(Uint32Array);
     return s.arrayPlace(Uint8Array).at;
   });
   const postings = readSection(r, 'INVF', (s) => readNamed(s, () => invertedFieldPostingsPlace(s)));
-  return { sourceBlocksAt, postings };
+  readSection(r, 'NUMF', (s) => s.bytes(s.remaining));
+  const keywordDocValues = readSection(r, 'STRF', (s) => readNamed(s, () => stringDocValuesPlace(s, maxDoc)));
+  return { sourceBlocksAt, postings, keywordDocValues };
 }
 
 /**
@@ -220,7 +236,7 @@ export function decodeSegment(buf: Buffer, resource: string, file?: SegmentFileH
   });
   const inverted: Map<string, InvertedField> = readSection(r, 'INVF', (s) => readNamed(s, () => decodeInvertedField(s, maxDoc, share, file)));
   const numeric: Map<string, NumericField> = readSection(r, 'NUMF', (s) => readNamed(s, () => decodeNumericField(s, maxDoc, share)));
-  const strings = readSection(r, 'STRF', (s) => readNamed(s, (name) => decodeStringDocValues(s, maxDoc, inverted.get(name)?.terms.dictionary)));
+  const strings = readSection(r, 'STRF', (s) => readNamed(s, (name) => decodeStringDocValues(s, maxDoc, inverted.get(name)?.terms.dictionary, file)));
   const exists = readSection(r, 'EXST', (s) => readNamed(s, () => share(s.array(Uint8Array))));
   if (r.pos !== buf.length - FOOTER_BYTES) r.corrupt('bytes between the last section and the footer');
   return new Segment({ ids, versions, seqNos, routings, sources, inverted, numeric, strings, exists });
