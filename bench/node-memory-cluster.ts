@@ -89,14 +89,19 @@ async function main(): Promise<void> {
       const h = (await (await fetch(`${cluster.coordinatorUrl}/_cluster/health?wait_for_status=green&timeout=5s`)).json()) as { status: string };
       if (h.status === 'green') break;
     }
-    await fetch(`${cluster.coordinatorUrl}/${corpus.sample(NODES, 2_000_000).name}/_flush`, { method: 'POST' });
-    await waitForQuiet(cluster.shardPids, { deadlineMs: 300_000 });
-    const after = ((await cluster.shardEvaluate(READ)) as Read[]).map(figures);
-    const perCopy: Record<string, number> = {};
-    for (const k of Object.keys(after[0])) {
-      const grown = after.reduce((s, a, i) => s + a[k] - before[i][k], 0);
-      perCopy[k] = +(grown / (2 * DOCS)).toFixed(1);
-    }
+    const flushAndRead = async () => {
+      await fetch(`${cluster.coordinatorUrl}/${corpus.sample(NODES, 2_000_000).name}/_flush`, { method: 'POST' });
+      await waitForQuiet(cluster.shardPids, { deadlineMs: 300_000 });
+      return ((await cluster.shardEvaluate(READ)) as Read[]).map(figures);
+    };
+    const grownPerCopy = (after: Record<string, number>[]) => {
+      const out: Record<string, number> = {};
+      for (const k of Object.keys(after[0])) out[k] = +(after.reduce((s, a, i) => s + a[k] - before[i][k], 0) / (2 * DOCS)).toFixed(1);
+      return out;
+    };
+    const after = await flushAndRead(); // as bench:scale reads it: one flush, then quiet
+    const perCopy = grownPerCopy(after);
+    const perCopyAfterSecondFlush = grownPerCopy(await flushAndRead()); // the merges that ran after the first flush, flushed too
     const perNodeMiB = after.map((a) => Object.fromEntries(Object.entries(a).map(([k, v]) => [k, +(v / 2 ** 20).toFixed(1)])));
     const report = {
       nodes: NODES,
@@ -105,6 +110,7 @@ async function main(): Promise<void> {
       loadS: +loadS.toFixed(1),
       rawSourcePerDoc: +corpus.rawSourceBytesPerDoc.toFixed(1),
       perCopy,
+      perCopyAfterSecondFlush,
       perNodeMiB,
     };
     process.stdout.write(JSON.stringify(report, null, 2) + '\n');

@@ -145,9 +145,9 @@ function breakdown(shards: Shard[], docs: number): Record<string, number> {
   );
   drop('sourceOffsetsCrcs', () => segments.forEach((s) => ((s as unknown as Mutable).sources = null)));
   drop('norms', () => segments.forEach((s) => s.inverted.forEach((f) => ((f as unknown as Mutable).norms = null))));
+  drop('keywordDocValues', () => segments.forEach((s) => s.strings.clear())); // the rank columns (the dictionaries are the inverted fields')
   drop('invertedIndex', () => segments.forEach((s) => s.inverted.clear()));
   drop('numericDocValues', () => segments.forEach((s) => s.numeric.clear()));
-  drop('keywordDocValues', () => segments.forEach((s) => s.strings.clear()));
   drop('existsFlags', () => segments.forEach((s) => s.exists.clear()));
   drop('liveVersionMap', () =>
     shards.forEach((sh) => (sh as unknown as { state: { versions: { entries: Map<string, unknown> } } }).state.versions.entries.clear()),

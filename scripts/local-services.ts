@@ -31,6 +31,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { ETCD_BIN, etcdFlagsOf, isEtcdService, localEtcd } from './local-etcd.ts';
+import { localPreload } from './local-preload.ts';
 
 /** The repository root (parent of scripts/). */
 export const REPO_ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -270,10 +271,11 @@ let imageEnv: Record<string, string> | undefined;
 /**
  * The environment of the repository's image (its Dockerfile's `ENV`), read once: a container of a
  * service with `build` starts from it beneath its compose `environment`, and so do the local
- * processes of those services, so that they run as the containers do.
+ * processes of those services, so that they run as the containers do (its `LD_PRELOAD` resolved on
+ * this machine: local-preload.ts).
  */
 export function imageEnvironment(): Record<string, string> {
-  imageEnv ??= dockerfileEnvironment(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
+  imageEnv ??= localPreload(dockerfileEnvironment(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8')));
   return imageEnv;
 }
 

@@ -20,6 +20,7 @@ import {
   translateServices,
   volumeMountsOf,
 } from '../scripts/local-services.ts';
+import { localPreload } from '../scripts/local-preload.ts';
 import { etcdFlagsOf, isEtcdService } from '../scripts/local-etcd.ts';
 import { loadShardNodeConfig } from '../shard-node/config.ts';
 import { parseEtcdEndpoints } from '../shared/state-store/open-store.ts';
@@ -202,7 +203,8 @@ describe('compose → local translation', () => {
     const image = dockerfileEnvironment(readFileSync(join(REPO_ROOT, 'Dockerfile'), 'utf8'));
     // The fixed malloc thresholds that keep a shard node's freed buffers from staying resident (docs/performance.md).
     expect(image).toMatchObject({ NODE_ENV: 'production', MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_TRIM_THRESHOLD_: '131072' });
-    for (const name of folio) expect(byName[name].env).toMatchObject(image);
+    expect(image).toMatchObject({ LD_PRELOAD: '/usr/local/lib/libjemalloc.so.2', MALLOC_CONF: 'background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0' });
+    for (const name of folio) expect(byName[name].env).toMatchObject(localPreload(image)); // the preload as this machine has it (local-preload.ts)
     expect(byName.etcd.env.MALLOC_MMAP_THRESHOLD_).toBeUndefined();
     expect(byName.coordinator.env.FOLIO_PORT).toBe('41003');
     expect(dockerfileEnvironment('FROM x\nENV A=1 B=2\n  ENV A=3\nRUN ENV=4\n')).toEqual({ A: '3', B: '2' });
