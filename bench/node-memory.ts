@@ -29,6 +29,8 @@ import { blockCacheStats, clearBlockCache } from '../shard-node/engine/columns/b
 import { clearPostingsCache } from '../shard-node/engine/columns/postings-cache.ts';
 import type { Segment } from '../shard-node/engine/segment.ts';
 import type { Shard } from '../shard-node/engine/shard.ts';
+import { searcherOf } from '../shard-node/engine/searcher.ts';
+import { byField, q } from '../test/support/engine-shard.ts';
 import { buildCorpus } from './corpus.ts';
 
 const INDEX = 'node-memory';
@@ -159,11 +161,40 @@ function per(a: Reading, b: Reading, docs: number): Record<string, number> {
   return Object.fromEntries(Object.keys(a).map((k) => [k, +((b[k as keyof Reading] - a[k as keyof Reading]) / docs).toFixed(1)]));
 }
 
+/**
+ * What the scale run's searches leave resident, heap + `external` per copy: the presorted orders of
+ * `population` in both directions (a selection sample round each, as a deep page builds them), a
+ * page 1 of each, and 200 fetches of 10 hits (the block cache's `_source` blocks).
+ */
+async function afterSearches(shards: Shard[], docs: number): Promise<Record<string, number>> {
+  const a = read();
+  for (const sh of shards) {
+    const s = searcherOf(sh.acquire());
+    for (const order of ['asc', 'desc'] as const) {
+      const input = { query: q.all(), sort: [byField('population', order)] };
+      await s.sample(input, 100);
+      s.query({ ...input, k: 10, trackTotalHits: 10_000 });
+    }
+    const gen = sh.acquire();
+    const ids = gen.views.flatMap((v) => Array.from({ length: 20 }, (_, i) => v.segment.ids.get(Math.floor((i * v.segment.maxDoc) / 20))));
+    for (let i = 0; i < 200; i++) gen.fetch(ids.slice(i % ids.length, (i % ids.length) + 10));
+  }
+  const b = read();
+  const per = (x: number) => +(x / docs).toFixed(1);
+  return {
+    heapAndExternal: per(heapAndExternal(b) - heapAndExternal(a)),
+    rss: per(b.rss - a.rss),
+    blockCacheSource: per(blockCacheStats('source').bytes),
+    blockCachePostings: per(blockCacheStats('postings').bytes),
+  };
+}
+
 /** Measures a registry at `dir` (built here, or opened as a restart does) against `base`. */
 async function measure(r: IndexRegistry, base: Reading, docs: number, copies: number): Promise<Record<string, unknown>> {
   const loaded = read();
   const shards = [...Array(copies).keys()].map((s) => r.shard(INDEX, s));
   const total = per(base, loaded, docs);
+  const searches = await afterSearches(shards, docs);
   const parts = breakdown(shards, docs);
   const afterDrops = read();
   const sqliteBefore = read();
@@ -175,6 +206,7 @@ async function measure(r: IndexRegistry, base: Reading, docs: number, copies: nu
     nativeOutsideV8PerCopy: +((loaded.rssAnon - loaded.heapCommitted - loaded.external - (base.rssAnon - base.heapCommitted - base.external)) / docs).toFixed(
       1,
     ),
+    afterSearches: searches,
     parts,
     heapAndExternalLeftAfterDrops: +((heapAndExternal(afterDrops) - heapAndExternal(base)) / docs).toFixed(1),
     sqliteCloseRssPerCopy: +((sqliteBefore.rss - sqliteClosed.rss) / docs).toFixed(1),
