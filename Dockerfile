@@ -11,6 +11,11 @@ ENV NODE_ENV=production
 # 128 KiB and more mmapped, returned on free (docs/performance.md, "Resident memory").
 # https://man7.org/linux/man-pages/man3/mallopt.3.html
 ENV MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
+# V8's compiled code of every module, kept between starts (relative to the working directory: /app
+# here, the repository for `npm start`'s processes): a restarted shard node loads its modules in a
+# third of the time, the largest fixed part of a restart to green (docs/performance.md, "Restarts").
+# https://nodejs.org/api/module.html#module-compile-cache
+ENV NODE_COMPILE_CACHE=.folio/compile-cache
 WORKDIR /app
 
 # Dependencies first, so that source edits reuse this layer. Dev dependencies (TypeScript,
@@ -27,6 +32,10 @@ COPY state-store ./state-store
 # Shard nodes keep their data under /data (a named volume per shard in docker-compose.yml).
 # A new named volume takes the ownership of this directory, so the non-root user can write it.
 RUN mkdir -p /data && chown node:node /data
+# Fill the compile cache at build time, so that a container's first start is fast too, and let the
+# non-root user add to it.
+RUN node --input-type=module -e "await import('./shard-node/app.ts'); await import('./coordinator/app.ts')" \
+  && chown -R node:node .folio
 USER node
 
 EXPOSE 9200 9300

@@ -196,7 +196,7 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   for (const name of names) for (const v of namedVolumesOf(compose, name)) volumeDirs[v] = join(dir, v);
   const peerPorts: Record<string, number> = {};
   for (const name of etcdServicesOf(compose)) if (name in ports) peerPorts[name] = await freePort();
-  const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: { FOLIO_LOG_LEVEL: 'warn' } });
+  const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: { FOLIO_LOG_LEVEL: process.env.FOLIO_BENCH_LOG_LEVEL ?? 'warn' } });
   const inspectPorts = new Map<string, number>();
   for (const s of services) {
     if (!s.name.startsWith('shard-')) continue;
