@@ -3,10 +3,12 @@
  * services (copies of `shard-0`) in a temporary compose file, run as local processes through the
  * same translation as `npm start` and the e2e tests (scripts/local-services.ts). Shard nodes run
  * with the V8 inspector on a loopback port, so the bench can force a GC before reading their
- * resident memory from /proc/<pid>/status.
+ * resident memory from /proc/<pid>/status. Every service's output lines go to `<name>.log` in a
+ * directory that outlives the run (`FOLIO_BENCH_LOG_DIR`, else a new `folio-bench-logs-*` under the
+ * temporary directory), so that a long run's failures (a replica failed mid-bulk) can be read after.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
+import { createWriteStream, mkdirSync, readdirSync, readFileSync, statSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -38,6 +40,8 @@ export interface BenchCluster {
   restartShardNodes(graceMs: number): Promise<number>;
   /** Bytes of every file in the shard nodes' data directories (segment files, translog, SQLite). */
   shardDataBytes(): number;
+  /** The directory holding each service's `<name>.log` (kept after {@link BenchCluster.stop}). */
+  logDir: string;
   /** Stops every process and removes the temporary directory. */
   stop(): Promise<void>;
 }
@@ -163,9 +167,26 @@ async function forcedGcMemory(shardRuns: RunningService[], inspectPorts: Map<str
   return total;
 }
 
+/** The directory for the services' logs: `FOLIO_BENCH_LOG_DIR` (created if missing) or a new temporary one. */
+async function benchLogDir(): Promise<string> {
+  const configured = process.env.FOLIO_BENCH_LOG_DIR;
+  if (!configured) return mkdtemp(join(tmpdir(), 'folio-bench-logs-'));
+  mkdirSync(configured, { recursive: true });
+  return configured;
+}
+
+/** Starts the service with its output lines appended to `<logDir>/<name>.log`. */
+function startLogged(service: Parameters<typeof startProcess>[0], logDir: string): RunningService {
+  const file = createWriteStream(join(logDir, `${service.name}.log`), { flags: 'a' });
+  const run = startProcess(service, { onLine: (line) => file.write(line + '\n') });
+  void run.exited.then(() => file.end());
+  return run;
+}
+
 /** Starts `shards` shard nodes + 1 coordinator (log level warn) and waits until all are healthy. */
 export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   const dir = await mkdtemp(join(tmpdir(), 'folio-bench-'));
+  const logDir = await benchLogDir();
   const compose = widenCompose(readComposeFile(), shards);
   const composeFile = join(dir, 'docker-compose.yml');
   await writeFile(composeFile, stringify(compose));
@@ -177,7 +198,7 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   for (const name of names) for (const v of namedVolumesOf(compose, name)) volumeDirs[v] = join(dir, v);
   const peerPorts: Record<string, number> = {};
   for (const name of etcdServicesOf(compose)) if (name in ports) peerPorts[name] = await freePort();
-  const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: { FOLIO_LOG_LEVEL: 'warn' } });
+  const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: { FOLIO_LOG_LEVEL: process.env.FOLIO_BENCH_LOG_LEVEL ?? 'warn' } });
   const inspectPorts = new Map<string, number>();
   for (const s of services) {
     if (!s.name.startsWith('shard-')) continue;
@@ -197,7 +218,12 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   };
   try {
     for (const level of levels) {
-      const started = level.map((name) => startProcess(services.find((s) => s.name === name)!));
+      const started = level.map((name) =>
+        startLogged(
+          services.find((s) => s.name === name)!,
+          logDir,
+        ),
+      );
       running.push(...started);
       await Promise.all(started.map((r) => waitHealthy(r, HEALTHY_DEADLINE_MS)));
     }
@@ -227,12 +253,13 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
     async restartShardNodes(graceMs) {
       await Promise.all(shardRuns.map((r) => stopProcess(r, graceMs)));
       const spawnedAt = performance.now();
-      const again = shardRuns.map((r) => startProcess(r.service));
+      const again = shardRuns.map((r) => startLogged(r.service, logDir));
       for (const [i, r] of shardRuns.entries()) running[running.indexOf(r)] = again[i];
       shardRuns = again;
       await Promise.all(again.map((r) => waitHealthy(r, HEALTHY_DEADLINE_MS)));
       return spawnedAt;
     },
+    logDir,
     shardDataBytes: () => Object.entries(volumeDirs).reduce((sum, [v, d]) => sum + (v.startsWith('shard-') ? treeBytes(d) : 0), 0),
     stop,
   };

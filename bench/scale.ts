@@ -185,6 +185,7 @@ const report: ScaleReport = {
   sphinxRssPerDoc: null,
 };
 const cluster = await startBenchCluster(SHARDS);
+console.log(`scale: the services' logs go to ${cluster.logDir}`);
 const client = new FolioClient(cluster.coordinatorUrl, INDEX, CLIENTS + 2);
 try {
   await load(cluster, corpus, report);

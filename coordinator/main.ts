@@ -9,6 +9,7 @@ import type { Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
+import { flushCompileCache } from 'node:module';
 import { capConnections, serverOptions as httpServerOptions } from '../shared/http-server-limits.ts';
 import { createLogger } from '../shared/logger.ts';
 import { loadTlsOptions, watchTlsFiles } from './auth/tls.ts';
@@ -70,6 +71,9 @@ const listening = (info: { port: number }): void => {
     { host: config.host, port: info.port, scheme: tls ? 'https' : 'http', authentication: config.usersFile !== undefined || config.apiKeysFile !== undefined },
     'coordinator listening',
   );
+  // Every module is loaded: write their compiled code now (NODE_COMPILE_CACHE, set by the image), not at
+  // an exit a SIGKILL would skip, so the next start skips parsing and compiling (docs/performance.md).
+  flushCompileCache();
 };
 const server = tls
   ? serve(

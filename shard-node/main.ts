@@ -9,6 +9,7 @@
  * (cluster-state-follower.ts), and revokes its lease first when it shuts down.
  */
 import { serve } from '@hono/node-server';
+import { flushCompileCache } from 'node:module';
 import { capConnections, serverOptions } from '../shared/http-server-limits.ts';
 import { createLogger } from '../shared/logger.ts';
 import { createShardNodeApp } from './app.ts';
@@ -86,6 +87,9 @@ async function follow(store: EtcdStore): Promise<{ cache: ClusterStateCache; fol
 // Slow and numerous clients: the same bounds as the coordinator's (shared/http-server-limits.ts).
 const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config) }, (info) => {
   log.info({ host: config.host, port: info.port }, 'shard node listening');
+  // Every module is loaded: write their compiled code now (NODE_COMPILE_CACHE, set by the image), not at
+  // an exit a SIGKILL would skip, so that a restart skips parsing and compiling (docs/performance.md).
+  flushCompileCache();
   if (stopping) return;
   membership?.start();
   if (stateStore) following = follow(stateStore).catch((err: Error) => (log.warn({ err: err.message }, 'not following the cluster state'), null));
