@@ -11,6 +11,7 @@ import type { SourceSlab } from './columns/source-slab.ts';
 import type { TermPostings } from './columns/term-postings.ts';
 import type { TermDictionary } from './columns/term-dictionary.ts';
 import { IdHash } from './columns/id-hash.ts';
+import { runSliced } from '../../shared/sliced-work.ts';
 import { IdColumn } from './columns/id-column.ts';
 import type { IntegerColumn, NumericColumn, RankColumn } from './columns/columns.ts';
 import { narrowIntegers, rankColumn } from './columns/columns.ts';
@@ -116,6 +117,33 @@ export function lazyKeywordDocValues(dictionary: TermDictionary, load: () => { m
   };
 }
 
+/** Segments read from their files whose `_id` tables are still to build (weakly: one merged away is skipped). */
+const idTablesToBuild: WeakRef<Segment>[] = [];
+let buildingIdTables = false;
+
+/**
+ * Queues `segment`'s `_id` table for a background build in event-loop slices, one segment after the
+ * other. Opening a shard reads its segment files without hashing every `_id` (38 % of the open of a
+ * 500,000-document shard, docs/performance.md "Restarts"), so that a restarted copy serves searches
+ * at once; writes and GETs need the table, and the first one before the build makes it at once. As
+ * Lucene, whose `_id` terms index is read from the file, not built, when a segment opens.
+ * @see https://lucene.apache.org/core/9_0_0/core/org/apache/lucene/codecs/lucene90/blocktree/Lucene90BlockTreeTermsReader.html
+ */
+function buildIdTablesInBackground(segment: Segment): void {
+  idTablesToBuild.push(new WeakRef(segment));
+  if (buildingIdTables) return;
+  buildingIdTables = true;
+  setImmediate(() => void drainIdTables());
+}
+
+async function drainIdTables(): Promise<void> {
+  try {
+    for (let ref = idTablesToBuild.shift(); ref !== undefined; ref = idTablesToBuild.shift()) await ref.deref()?.buildIdTable();
+  } finally {
+    buildingIdTables = false;
+  }
+}
+
 let nextSegmentId = 1;
 
 /** An immutable segment. Build one with `SegmentBuilder` (segment-builder.ts) or `mergeSegments`. */
@@ -127,8 +155,8 @@ export class Segment {
   readonly ids: IdColumn;
   /** `_source` per doc as UTF-8 JSON text; read one with {@link Segment.source}. */
   readonly sources: SourceSlab;
-  /** `_id` → ordinal ({@link IdHash}: -1 when absent). */
-  readonly idToOrd: IdHash;
+  /** The `_id` table once built ({@link Segment.idToOrd}). */
+  private idHash: IdHash | undefined;
   /**
    * Per doc, its `_version` and `_seq_no` (ES keeps both as doc values): where a write finds the
    * version of a refreshed document, so the shard's live version map holds only recent writes.
@@ -157,13 +185,18 @@ export class Segment {
     numeric: Map<string, NumericField>;
     strings: Map<string, StringDocValues>;
     exists: Map<string, Uint8Array>;
-    /** The `_id` table, when built already (in slices); else built here. */
+    /**
+     * The `_id` table, when built already (in slices: a flush or a merge). A segment read from its
+     * file comes without one: it is built in the background ({@link buildIdTablesInBackground}), or
+     * at once by the first lookup that comes before it.
+     */
     idToOrd?: IdHash;
   }) {
     this.maxDoc = parts.ids.length;
     this.ids = parts.ids instanceof IdColumn ? parts.ids : IdColumn.of(parts.ids);
     this.sources = parts.sources;
-    this.idToOrd = parts.idToOrd ?? IdHash.build(this.ids);
+    this.idHash = parts.idToOrd;
+    if (this.idHash === undefined) buildIdTablesInBackground(this);
     this.versions = parts.versions instanceof Float64Array ? narrowIntegers(parts.versions) : parts.versions;
     this.seqNos = parts.seqNos instanceof Float64Array ? narrowIntegers(parts.seqNos) : parts.seqNos;
     this.routings = parts.routings && parts.routings.size > 0 ? parts.routings : null;
@@ -171,6 +204,18 @@ export class Segment {
     this.numeric = parts.numeric;
     this.strings = parts.strings;
     this.exists = parts.exists;
+  }
+
+  /** `_id` → ordinal ({@link IdHash}: -1 when absent), built here in one go if the background has not yet. */
+  get idToOrd(): IdHash {
+    return (this.idHash ??= IdHash.build(this.ids));
+  }
+
+  /** Builds the `_id` table in event-loop slices unless it is built already. */
+  async buildIdTable(): Promise<void> {
+    if (this.idHash !== undefined) return;
+    const table = await runSliced((clock) => IdHash.buildSteps(this.ids, clock));
+    this.idHash ??= table;
   }
 
   /** Doc `d`'s `_source` as JSON text. */

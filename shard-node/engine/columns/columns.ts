@@ -24,22 +24,28 @@ export function narrowIntegers(values: Float64Array): IntegerColumn {
   let hi = 0;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    if ((v | 0) !== v || Object.is(v, -0)) return values;
+    if ((v | 0) !== v || (v === 0 && 1 / v < 0)) return values;
     if (v < lo) lo = v;
     else if (v > hi) hi = v;
   }
-  if (lo >= 0 && hi <= 0xff) return Uint8Array.from(values);
-  if (lo >= 0 && hi <= 0xffff) return Uint16Array.from(values);
-  return Int32Array.from(values);
+  if (lo >= 0 && hi <= 0xff) return converted(new Uint8Array(values.length), values);
+  if (lo >= 0 && hi <= 0xffff) return converted(new Uint16Array(values.length), values);
+  return converted(new Int32Array(values.length), values);
+}
+
+/** `out` filled with `values` (each exact in `out`'s type): `set` converts natively, `from` element by element. */
+function converted<A extends Uint8Array | Uint16Array | Int32Array>(out: A, values: Float64Array): A {
+  out.set(values);
+  return out;
 }
 
 /** `values` as an `Int32Array` when that is exact (no fraction, no -0, in int32 range), else itself. */
 export function narrowNumbers(values: Float64Array): NumericColumn {
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    if ((v | 0) !== v || Object.is(v, -0)) return values;
+    if ((v | 0) !== v || (v === 0 && 1 / v < 0)) return values;
   }
-  return Int32Array.from(values);
+  return converted(new Int32Array(values.length), values);
 }
 
 /** A zeroed rank column for `n` docs whose ranks + 1 go up to `terms` (the dictionary size). */
@@ -55,11 +61,8 @@ export class PresencePool {
 
   /** `bits`, or an earlier array with the same content. */
   share(bits: Uint8Array): Uint8Array {
-    outer: for (const c of this.distinct) {
-      if (c.length !== bits.length) continue;
-      for (let i = 0; i < bits.length; i++) if (c[i] !== bits[i]) continue outer;
-      return c;
-    }
+    const seen = Buffer.from(bits.buffer, bits.byteOffset, bits.byteLength);
+    for (const c of this.distinct) if (seen.equals(c)) return c;
     this.distinct.push(bits);
     return bits;
   }

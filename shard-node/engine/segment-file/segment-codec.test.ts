@@ -42,4 +42,19 @@ describe('segment files', () => {
     expect(() => decodeSegment(bytes.subarray(0, bytes.length - 1), 'short')).toThrow(/checksum failed/);
     expect(() => decodeSegment(Buffer.alloc(3), 'tiny')).toThrow(/too short/);
   });
+
+  it('find every _id of a segment read from its file, before and after its background _id table', async () => {
+    const seg = segs[0];
+    const ids = Array.from({ length: seg.maxDoc }, (_, d) => seg.ids.get(d));
+    const atOnce = decodeSegment(encodeSegment(seg), 'test');
+    // The first lookup comes before the background build: it builds the table at once.
+    for (const [d, id] of ids.entries()) expect(atOnce.idToOrd.get(id)).toBe(d);
+    expect(atOnce.idToOrd.get('no-such-id')).toBe(-1);
+    const sliced = decodeSegment(encodeSegment(seg), 'test');
+    await sliced.buildIdTable();
+    const built = sliced.idToOrd;
+    await sliced.buildIdTable();
+    expect(sliced.idToOrd).toBe(built);
+    for (const [d, id] of ids.entries()) expect(built.get(id)).toBe(d);
+  });
 });
