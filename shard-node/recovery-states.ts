@@ -128,7 +128,7 @@ export class RecoveryStates {
     const e = this.entries.get(key(index, shard));
     if (e && e.uuid === uuid) {
       const details = [...e.files].map(([name, f]) => ({ name, length: f.length, recovered: f.recovered, reused: f.reused }));
-      const running = e.state.stage !== 'done' && e.state.stage === 'index' ? this.now() - e.stageAt : 0;
+      const running = e.state.stage === 'index' ? this.now() - e.stageAt : 0; // the index stage so far
       return { ...e.state, primary, indexTimeMs: e.state.indexTimeMs + running, details };
     }
     const at = Math.max(this.startedAt, created);

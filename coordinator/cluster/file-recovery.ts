@@ -32,6 +32,12 @@ export const FILE_CHUNK_BYTES = 1024 * 1024;
  * its retained history does not cover the target, docs/recovery.md).
  */
 export const FILE_RECOVERY_MIN_OPS = 10_000;
+/**
+ * Deadline (ms) of `files/start` (a refresh and flush of the whole primary) and `files/finish` (the
+ * target fills its store from every segment) when the internal timeout is shorter: both grow with
+ * the shard, unlike a chunk.
+ */
+export const FILE_STEP_TIMEOUT_MS = 10 * 60_000;
 
 /**
  * Whether a target at local checkpoint `targetCheckpoint` recovers from the primary's files
@@ -96,7 +102,8 @@ export function chunksOf(files: readonly { name: string; length: number }[], chu
 export async function copyFiles(c: FileCopyContext): Promise<FileCopyOutcome> {
   const started = Date.now();
   const { client, callOpts, index, shard, primary, target, primaryTerm } = c;
-  const start = await client.rpc(primary, rpc.recoveryFilesStart, { index, shard, target, primaryTerm }, callOpts);
+  const longOpts = { ...callOpts, timeoutMs: Math.max(callOpts.timeoutMs, FILE_STEP_TIMEOUT_MS) };
+  const start = await client.rpc(primary, rpc.recoveryFilesStart, { index, shard, target, primaryTerm }, longOpts);
   try {
     const plan = await client.rpc(target, rpc.recoveryFilesPlan, { index, shard, primaryTerm, files: start.files, recovery: c.recovery }, callOpts);
     const reused = new Set(plan.reused);
@@ -132,7 +139,7 @@ export async function copyFiles(c: FileCopyContext): Promise<FileCopyOutcome> {
       target,
       rpc.recoveryFilesFinish,
       { index, shard, primaryTerm, commit: start.commit, globalCheckpoint: start.globalCheckpoint },
-      callOpts,
+      longOpts,
     );
     const sum = (fs: readonly { length: number }[]) => fs.reduce((n, f) => n + f.length, 0);
     const kept = start.files.filter((f) => reused.has(f.name));
