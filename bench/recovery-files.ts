@@ -47,6 +47,13 @@ function doc(i: number): Record<string, unknown> {
   };
 }
 
+/** The fields of a `_recovery` shard entry this bench reads. */
+interface RecoveryEntry {
+  primary: boolean;
+  index: { total_time_in_millis: number; source_throttle_time_in_millis: number };
+  verify_index: { total_time_in_millis: number };
+}
+
 /** One cluster: load, add a replica, time its recovery. */
 async function run(label: string, env: Record<string, string>): Promise<Record<string, unknown>> {
   const cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: randomBytes(32).toString('hex'), ...env } });
@@ -75,11 +82,7 @@ async function run(label: string, env: Record<string, string>): Promise<Record<s
       .filter((l) => l.includes('"shard copy recovered"'))
       .at(-1);
     const outcome = line ? (JSON.parse(line) as { mode: string; ops: number; tookMs: number; files?: { files: number; bytes: number; tookMs: number } }) : null;
-    const rec = await es<Record<string, { shards: { primary: boolean; index: { source_throttle_time_in_millis: number } }[] }>>(
-      url,
-      'GET',
-      `/${INDEX}/_recovery`,
-    );
+    const rec = await es<Record<string, { shards: RecoveryEntry[] }>>(url, 'GET', `/${INDEX}/_recovery`);
     const replica = rec[INDEX].shards.find((s) => !s.primary);
     const f = outcome?.files;
     return {
@@ -96,6 +99,10 @@ async function run(label: string, env: Record<string, string>): Promise<Record<s
             fileMiB: Number((f.bytes / 1024 / 1024).toFixed(1)),
             phase1Ms: f.tookMs,
             phase1MiBPerSec: Number((f.bytes / 1024 / 1024 / (f.tookMs / 1000)).toFixed(1)),
+            // The index stage (the copy of the files) apart from verify_index (checks, the store filled, the copy opened).
+            indexStageMs: replica?.index.total_time_in_millis,
+            copyMiBPerSec: replica ? Number((f.bytes / 1024 / 1024 / (replica.index.total_time_in_millis / 1000)).toFixed(1)) : undefined,
+            verifyStageMs: replica?.verify_index.total_time_in_millis,
             throttledMs: replica?.index.source_throttle_time_in_millis,
           }
         : {}),

@@ -53,6 +53,9 @@ export interface RecoveryFileChunkRequest extends RecoveryShardRequest {
   maxBytesPerSec?: number;
 }
 
+/** Reply header of a file chunk: the ms the primary's throttle held it (ES `source_throttle_time`). */
+export const RECOVERY_THROTTLED_MS_HEADER = 'x-folio-recovery-throttled-ms';
+
 /** Largest file chunk a caller may ask for (bytes). */
 export const MAX_FILE_CHUNK_BYTES = 16 * 1024 * 1024;
 
@@ -84,6 +87,8 @@ export interface RecoveryFileWriteRequest extends RecoveryShardRequest {
   file: string;
   offset: number;
   last: boolean;
+  /** The ms the primary's throttle held this chunk (the recovery state's `source_throttle_time`). */
+  throttledMs?: number;
 }
 
 /** Reply to {@link RecoveryFileWriteRequest}. */

@@ -14,7 +14,7 @@
  */
 import { join } from 'node:path';
 import { EsError } from '../protocol/errors.ts';
-import type { RecoveryFileWriteRequest } from '../protocol/recovery-files.ts';
+import { RECOVERY_THROTTLED_MS_HEADER, type RecoveryFileWriteRequest } from '../protocol/recovery-files.ts';
 import { rpc } from '../protocol/rpc.ts';
 import { readFileIdentity } from '../shared/snapshots/repository-files.ts';
 import type { IndexRegistry } from './index-registry.ts';
@@ -56,7 +56,7 @@ export function serveFileRecovery(app: RpcApp, deps: FileRecoveryRouteDeps): voi
     const chunk = await files.read(req.recoveryId, req.index, req.shard, req.file, req.offset, req.length, req.maxBytesPerSec);
     return c.body(new Uint8Array(chunk.bytes.buffer as ArrayBuffer, chunk.bytes.byteOffset, chunk.bytes.byteLength), 200, {
       'content-type': 'application/octet-stream',
-      [THROTTLE_HEADER]: String(Math.round(chunk.throttledMs)),
+      [RECOVERY_THROTTLED_MS_HEADER]: String(Math.round(chunk.throttledMs)),
     });
   });
   serve(app, rpc.recoveryFilesPlan, (req) => targets.plan(req));
@@ -67,9 +67,6 @@ export function serveFileRecovery(app: RpcApp, deps: FileRecoveryRouteDeps): voi
     return { node, index: req.index, shard: req.shard, acknowledged: true as const };
   });
 }
-
-/** Reply header of a file chunk: the ms the primary's throttle held it (ES `source_throttle_time`). */
-export const THROTTLE_HEADER = 'x-folio-recovery-throttled-ms';
 
 /**
  * The `meta` query parameter of `recovery/files/write`, parsed.
@@ -86,5 +83,5 @@ function parseWriteMeta(meta: unknown): RecoveryFileWriteRequest {
     typeof r.primaryTerm !== 'number'
   )
     throw new EsError(400, 'illegal_argument_exception', 'recovery/files/write needs a [meta] parameter with index, shard, primaryTerm, file and offset');
-  return { ...r, last: r.last === true } as RecoveryFileWriteRequest;
+  return { ...r, last: r.last === true, throttledMs: typeof r.throttledMs === 'number' && r.throttledMs > 0 ? r.throttledMs : 0 } as RecoveryFileWriteRequest;
 }

@@ -153,6 +153,7 @@ export class FileRecoveryTargets {
       fsyncDir(plan.staging);
     }
     this.states.fileBytes(req.index, req.shard, req.file, bytes.byteLength, req.last);
+    if (req.throttledMs) this.states.throttled(req.index, req.shard, req.throttledMs);
     return { node: this.registry.nodeId, index: req.index, shard: req.shard, received: at + bytes.byteLength };
   }
 

@@ -19,7 +19,7 @@
  * @see docs/recovery.md
  */
 import type { RecoveryIdentity, RecoveryStateResponse } from '../../protocol/recovery.ts';
-import type { RecoveryFilesStartResponse } from '../../protocol/recovery-files.ts';
+import { RECOVERY_THROTTLED_MS_HEADER, type RecoveryFilesStartResponse } from '../../protocol/recovery-files.ts';
 import { rpc } from '../../protocol/rpc.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 
@@ -128,11 +128,12 @@ export async function copyFiles(c: FileCopyContext): Promise<FileCopyOutcome> {
     let next = chunks.length > 0 ? pull(chunks[0]) : null;
     for (let i = 0; i < chunks.length; i++) {
       const ref = chunks[i];
-      const { bytes } = await next!;
+      const { bytes, headers } = await next!;
       // Back-pressure: one chunk is read ahead while this one is written, never more.
       next = i + 1 < chunks.length ? pull(chunks[i + 1]) : null;
       next?.catch(() => undefined);
-      const meta = { index, shard, primaryTerm, file: ref.file, offset: ref.offset, last: ref.last };
+      const throttledMs = Number(headers[RECOVERY_THROTTLED_MS_HEADER] ?? 0);
+      const meta = { index, shard, primaryTerm, file: ref.file, offset: ref.offset, last: ref.last, throttledMs };
       await client.rpcBytes(target, rpc.recoveryFileWrite, meta, { ...callOpts, body: bytes, contentType: 'application/octet-stream' });
     }
     const state = await client.rpc(

@@ -114,7 +114,7 @@ describe('catRecoveryTable', () => {
       type: 'empty_store',
       source_host: 'n/a',
       target_node: 'shard-0',
-      files_percent: '100.0%',
+      files_percent: '0.0%',
       translog_ops_percent: '100.0%',
     });
     expect(out.rows[1]).toMatchObject({

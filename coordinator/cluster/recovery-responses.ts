@@ -63,7 +63,7 @@ function nodeJson(n: NodeInfo | undefined): Record<string, string> {
 /** One copy's `RecoveryState` as ES prints it (`detailed`: per-file details). */
 export function recoveryJson(c: CopyRecovery, nodes: readonly NodeInfo[], detailed: boolean, now = Date.now()): Record<string, unknown> {
   const r = c.state;
-  const known = r.files.total > 0 || r.type !== 'peer';
+  const known = r.files.total > 0; // ES: 0.0% while no file is listed
   const files: Record<string, unknown> = {
     total: r.files.total,
     reused: r.files.reused,
@@ -165,7 +165,7 @@ export function catRecoveryTable(copies: readonly CopyRecovery[], nodes: readonl
     const r = c.state;
     const src = r.source !== undefined ? nodes[r.source] : undefined;
     const dst = nodes[c.node];
-    const known = r.files.total > 0 || r.type !== 'peer';
+    const known = r.files.total > 0; // ES: 0.0% while no file is listed
     const toRecover = r.files.total - r.files.reused;
     const bytesToRecover = r.bytes.total - r.bytes.reused;
     return [
