@@ -46,10 +46,12 @@ describe('RecoveryStates', () => {
     expect(states.report('j', 'u', 0, true, false, 0)).toMatchObject({ type: 'empty_store', startTime: 5_000 });
   });
 
-  it('an ops-based recovery starts at the translog stage when its first chunk arrives', () => {
+  it('an ops-based recovery starts at the translog stage when its first chunk arrives; its total is what was replayed once finalized', () => {
     const states = new RecoveryStates(() => 1);
     states.ensurePeer('i', 'u', 0, 'r2', 0);
-    states.translogOps('i', 0, 10, 10);
-    expect(states.report('i', 'u', 0, false, true, 0)).toMatchObject({ type: 'peer', stage: 'translog', translog: { recovered: 10, total: 10 } });
+    states.translogOps('i', 0, 10, 14);
+    expect(states.report('i', 'u', 0, false, true, 0)).toMatchObject({ type: 'peer', stage: 'translog', translog: { recovered: 10, total: 14 } });
+    states.stage('i', 0, 'finalize'); // the last chunk: 4 of the seq_nos estimated were superseded
+    expect(states.report('i', 'u', 0, false, true, 0).translog).toEqual({ recovered: 10, total: 10 });
   });
 });

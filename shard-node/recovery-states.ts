@@ -101,6 +101,8 @@ export class RecoveryStates {
     else if (e.state.stage === 'translog') e.state.translogTimeMs += spent;
     e.state.stage = stage;
     e.stageAt = at;
+    // The last chunk is applied: the total is what was replayed (the estimate counted seq_nos, some superseded).
+    if (stage === 'finalize') e.state.translog.total = e.state.translog.recovered;
     if (stage === 'done') e.state.stopTime = at;
   }
 

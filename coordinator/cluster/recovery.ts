@@ -8,6 +8,10 @@
  *    term the new primary may lack: ES rolls such a copy back to the global checkpoint), and keeps
  *    what it has otherwise; a failed copy is always emptied, and so is a copy that gets a full copy
  *    (below);
+ * 1b. a target that misses more than `FOLIO_RECOVERY_FILE_MIN_OPS` ops (empty, or far behind) gets
+ *    the primary's pinned commit file by file first (coordinator/cluster/file-recovery.ts, ES
+ *    file-based recovery's phase 1) and is reopened from it; the steps below then replay the ops
+ *    above the commit (its retention hold keeps them), released once step 2 pinned them again;
  * 2. `recovery/start` on the primary: from now on the primary names the target in every write's
  *    replication group (live writes reach it), and, in the same synchronous step, pins what the
  *    target misses: the ops above its checkpoint when the primary's translog still has them (ES
