@@ -40,29 +40,40 @@ export interface SnapshotCommit {
   release: () => void;
 }
 
+/**
+ * The live docs of one segment file `named` by a commit point, in `dir`, as the index ops that set
+ * them (the file is read whole and checked: one segment in memory at a time, as a restart reads it).
+ */
+export function* segmentOps(dir: string, named: CommitPoint['segments'][number]): Generator<TranslogOp> {
+  const path = join(dir, named.file);
+  const segment = decodeSegment(readFileSync(path), path);
+  let next = 0;
+  for (let d = 0; d < segment.maxDoc; d++) {
+    if (next < named.deleted.length && named.deleted[next] === d) {
+      next++;
+      continue;
+    }
+    const routing = segment.routings?.get(d);
+    yield {
+      op: 'index',
+      _id: segment.ids[d],
+      json: segment.source(d),
+      seqNo: segment.seqNos[d],
+      version: segment.versions[d],
+      ...(routing !== undefined ? { routing } : {}),
+    };
+  }
+}
+
+/** The delete tombstones of a commit point, as delete ops. */
+export function* tombstoneOps(point: CommitPoint): Generator<TranslogOp> {
+  for (const t of point.tombstones) yield { op: 'delete', _id: t.id, seqNo: t.seqNo, version: t.version };
+}
+
 /** The ops that set each `_id` of a commit: every live doc of its segments, then its delete tombstones. */
 function* commitOps(dir: string, point: CommitPoint): Generator<TranslogOp> {
-  for (const named of point.segments) {
-    const path = join(dir, named.file);
-    const segment = decodeSegment(readFileSync(path), path); // one segment in memory at a time, as a restart reads it
-    let next = 0;
-    for (let d = 0; d < segment.maxDoc; d++) {
-      if (next < named.deleted.length && named.deleted[next] === d) {
-        next++;
-        continue;
-      }
-      const routing = segment.routings?.get(d);
-      yield {
-        op: 'index',
-        _id: segment.ids[d],
-        json: segment.source(d),
-        seqNo: segment.seqNos[d],
-        version: segment.versions[d],
-        ...(routing !== undefined ? { routing } : {}),
-      };
-    }
-  }
-  for (const t of point.tombstones) yield { op: 'delete', _id: t.id, seqNo: t.seqNo, version: t.version };
+  for (const named of point.segments) yield* segmentOps(dir, named);
+  yield* tombstoneOps(point);
 }
 
 /**

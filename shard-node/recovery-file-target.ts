@@ -4,8 +4,8 @@
  * directory beside the copy (`<shard>.recovering`, which survives an emptied copy and a restart);
  * a file that arrives whole is fsynced and its length and CRC32 checked against the primary's
  * before it takes its name, so an interrupted recovery resumes reusing every file received whole
- * (same name, length and checksum: ES's "reused" files). Finishing checks every file again as the
- * commit point and segments are decoded, fills the copy's SQLite store from them, then replaces
+ * (same name, length and checksum: ES's "reused" files). The copy's SQLite store is filled from
+ * each segment as it arrives (shard-node/staged-store-fill.ts). Finishing waits for it, then replaces
  * the copy with the staged one and opens it from its commit point (hosted-snapshot.ts `install`,
  * as a restore does): no document is re-analysed. Phase 2 then replays the ops above the commit.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoveryTarget.java
@@ -27,9 +27,9 @@ import type {
 } from '../protocol/recovery-files.ts';
 import { readFileIdentity } from '../shared/snapshots/repository-files.ts';
 import { decodeCommitPoint } from './engine/segment-file/commit-point.ts';
-import { fillStoreFromCommit } from './hosted-snapshot.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import type { RecoveryStates } from './recovery-states.ts';
+import { StagedStoreFill } from './staged-store-fill.ts';
 import { fsyncDir } from './storage/durable-dir.ts';
 
 /** Suffix of a file being received. */
@@ -40,6 +40,8 @@ interface Plan {
   staging: string;
   files: Map<string, RecoveryFileMetadata>;
   received: Map<string, number>;
+  /** The staged store, filled as the files arrive. */
+  fill: StagedStoreFill;
 }
 
 /**
@@ -88,6 +90,8 @@ export class FileRecoveryTargets {
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
     checkRecoveringReplica(registry, req.index, req.shard);
     const staging = registry.snapshotCopy(req.index, req.shard, registry.shard(req.index, req.shard)).recoveryStaging();
+    await this.plans.get(`${req.index}/${req.shard}`)?.fill.abandon(); // a retried recovery: the previous attempt's store goes
+    this.plans.delete(`${req.index}/${req.shard}`);
     await mkdir(staging, { recursive: true });
     const files = new Map(req.files.map((f) => [f.name, f]));
     const reused = new Set<string>();
@@ -98,7 +102,9 @@ export class FileRecoveryTargets {
     }
     fsyncDir(staging);
     const received = new Map(req.files.map((f) => [f.name, reused.has(f.name) ? f.length : 0]));
-    this.plans.set(`${req.index}/${req.shard}`, { staging, files, received });
+    const fill = new StagedStoreFill(staging);
+    this.plans.set(`${req.index}/${req.shard}`, { staging, files, received, fill });
+    for (const name of reused) await fill.fileReady(name);
     const uuid = registry.metadataList().find((m) => m.name === req.index)?.uuid ?? '';
     this.states.start(
       req.index,
@@ -151,6 +157,7 @@ export class FileRecoveryTargets {
       }
       await rename(part, join(plan.staging, req.file));
       fsyncDir(plan.staging);
+      await plan.fill.fileReady(req.file);
     }
     this.states.fileBytes(req.index, req.shard, req.file, bytes.byteLength, req.last);
     if (req.throttledMs) this.states.throttled(req.index, req.shard, req.throttledMs);
@@ -173,12 +180,11 @@ export class FileRecoveryTargets {
         throw new EsError(409, 'illegal_state_exception', `[${req.index}][${req.shard}] file [${name}] was not received`);
     const pointPath = join(plan.staging, req.commit);
     const point = decodeCommitPoint(await readFile(pointPath), pointPath);
-    for (const name of await readdir(plan.staging)) if (name.startsWith('shard.sqlite')) await rm(join(plan.staging, name), { force: true });
-    await fillStoreFromCommit(plan.staging, point, point.seqNo, Math.min(req.globalCheckpoint, point.seqNo));
+    this.plans.delete(`${req.index}/${req.shard}`);
+    await plan.fill.finish(point, point.seqNo, Math.min(req.globalCheckpoint, point.seqNo)); // most rows were written during the copy
     const shard = registry
       .snapshotCopy(req.index, req.shard, registry.shard(req.index, req.shard))
       .install(plan.staging, () => checkRecoveringReplica(registry, req.index, req.shard));
-    this.plans.delete(`${req.index}/${req.shard}`);
     this.states.stage(req.index, req.shard, 'translog');
     return {
       node: registry.nodeId,

@@ -7,7 +7,7 @@
  *    and holds the translog's ops above the commit's seq_no (phase 2 replays them);
  * 2. `recovery/files/plan` on the target: the files its staging directory holds whole with the
  *    same name, length and checksum are reused (an interrupted recovery resumes with them);
- * 3. every other file, in chunks of {@link FILE_CHUNK_BYTES} (ES `indices.recovery.chunk_size`),
+ * 3. every other file (the commit point first), in chunks of {@link FILE_CHUNK_BYTES} (ES `indices.recovery.chunk_size`),
  *    read from the primary through its throttle (ES `indices.recovery.max_bytes_per_sec`, default
  *    40mb) and written on the target, one chunk read ahead while one is written;
  * 4. `recovery/files/finish` on the target: every file verified, its store filled from the
@@ -107,7 +107,8 @@ export async function copyFiles(c: FileCopyContext): Promise<FileCopyOutcome> {
   try {
     const plan = await client.rpc(target, rpc.recoveryFilesPlan, { index, shard, primaryTerm, files: start.files, recovery: c.recovery }, callOpts);
     const reused = new Set(plan.reused);
-    const missing = start.files.filter((f) => !reused.has(f.name));
+    // The commit point first: the target then writes each segment's rows into its store as the segment arrives.
+    const missing = start.files.filter((f) => !reused.has(f.name)).sort((a, b) => Number(b.name === start.commit) - Number(a.name === start.commit));
     const pull = (ref: ChunkRef) =>
       client.rpcBytes(
         primary,
