@@ -20,6 +20,7 @@ import { instrumentCoordinator } from './metrics.ts';
 import { unroutedResponse } from './rest/method-not-allowed.ts';
 import { registerAliasRoutes } from './http/routes/alias-routes.ts';
 import { registerByQueryRoutes } from './http/routes/by-query-routes.ts';
+import { registerRecoveryRoutes } from './http/routes/recovery-routes.ts';
 import { registerCatRoutes } from './http/routes/cat-routes.ts';
 import { registerStatsRoutes } from './http/routes/stats-routes.ts';
 import { registerClusterRoutes } from './http/routes/cluster-routes.ts';
@@ -122,6 +123,7 @@ export function createCoordinatorApp(deps: CoordinatorDeps): Hono {
   registerClusterSettingsRoutes(app, settings, maxBody); // GET|PUT /_cluster/settings
   registerSnapshotRoutes(app, { ...writeDeps, pathRepo: config.pathRepo ?? [], log }, maxBody); // `/_snapshot`, `/_cat/snapshots` before `/:index`
   registerCatRoutes(app, { view, client });
+  registerRecoveryRoutes(app, { view, client });
   registerStatsRoutes(app, { view, client }); // `/_stats`, `/{index}/_stats` before `/:index`
   registerAliasRoutes(app, { view }, maxBody); // `/_alias`, `/_aliases` before `/:index`
   registerMgetRoutes(app, { view, client, timeoutMs: config.internalTimeoutMs }, maxBody);

@@ -2,6 +2,8 @@
  * Coordinator configuration, read once from the environment. Table in the README.
  */
 import { parsePathRepo } from '../shared/snapshots/repository-location.ts';
+import { parseBytesPerSec } from '../shared/snapshots/rate-limiter.ts';
+import { FILE_CHUNK_BYTES, FILE_RECOVERY_MIN_OPS } from './cluster/file-recovery.ts';
 import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envBool, envInt, envStr } from '../shared/env.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
@@ -51,6 +53,12 @@ export interface CoordinatorConfig extends HttpServerLimits {
   maxShardResponseBytes: number;
   /** Bytes of encoded ops per peer-recovery chunk (FOLIO_RECOVERY_CHUNK_BYTES, default 4 MiB; coordinator/cluster/recovery.ts). */
   recoveryChunkBytes: number;
+  /** The file-based recovery rule's threshold in ops (FOLIO_RECOVERY_FILE_MIN_OPS, default 10,000; negative: never; docs/recovery.md). */
+  recoveryFileMinOps: number;
+  /** Bytes per file chunk of a file-based recovery (FOLIO_RECOVERY_FILE_CHUNK_BYTES, default 1 MiB). */
+  recoveryFileChunkBytes: number;
+  /** Recovery throttle on the primary, bytes/s (FOLIO_RECOVERY_MAX_BYTES_PER_SEC, ES `indices.recovery.max_bytes_per_sec`, default 40mb; 0: none). */
+  recoveryMaxBytesPerSec: number;
   /**
    * FOLIO_BATCH_SHARD_CALLS (default true): search rounds that concurrent searches send to the same
    * node in one event-loop turn travel as one batch request (coordinator/transport/shard-batcher.ts).
@@ -127,6 +135,9 @@ export function loadCoordinatorConfig(env: NodeJS.ProcessEnv = process.env): Coo
     connectionsPerNode: envInt(env, 'FOLIO_CONNECTIONS_PER_NODE', 32),
     maxShardResponseBytes: envInt(env, 'FOLIO_MAX_SHARD_RESPONSE_BYTES', 256 * 1024 * 1024),
     recoveryChunkBytes: envInt(env, 'FOLIO_RECOVERY_CHUNK_BYTES', 4 * 1024 * 1024),
+    recoveryFileMinOps: envInt(env, 'FOLIO_RECOVERY_FILE_MIN_OPS', FILE_RECOVERY_MIN_OPS),
+    recoveryFileChunkBytes: envInt(env, 'FOLIO_RECOVERY_FILE_CHUNK_BYTES', FILE_CHUNK_BYTES),
+    recoveryMaxBytesPerSec: parseBytesPerSec('FOLIO_RECOVERY_MAX_BYTES_PER_SEC', env.FOLIO_RECOVERY_MAX_BYTES_PER_SEC, 40 * 1024 * 1024),
     batchShardCalls: envBool(env, 'FOLIO_BATCH_SHARD_CALLS', true),
     deepPageFrom: envInt(env, 'FOLIO_DEEP_PAGE_FROM', DEEP_PAGE_FROM),
     selectionSamples: envInt(env, 'FOLIO_SELECTION_SAMPLES', SELECTION_SAMPLES),

@@ -51,7 +51,18 @@ const app = createCoordinatorApp({ config, view, client, log, clusterUuid, setti
 // Promotions and recoveries run from the view's reloads, which also run on a timer so that an
 // idle coordinator still notices a dead primary or a returning copy (coordinator/cluster/copy-maintenance.ts), and only
 // on the coordinator elected cluster manager (coordinator/cluster/cluster-manager.ts).
-const maintainer = new CopyMaintainer({ view, client, timeoutMs: config.internalTimeoutMs, chunkBytes: config.recoveryChunkBytes }, log);
+const maintainer = new CopyMaintainer(
+  {
+    view,
+    client,
+    timeoutMs: config.internalTimeoutMs,
+    chunkBytes: config.recoveryChunkBytes,
+    fileRecoveryMinOps: config.recoveryFileMinOps,
+    fileChunkBytes: config.recoveryFileChunkBytes,
+    maxBytesPerSec: config.recoveryMaxBytesPerSec,
+  },
+  log,
+);
 maintainer.attach(view, cache);
 const managerRole = new ClusterManagerRole(store, maintainer, `${config.nodeName}@${config.host}:${config.port}`, log);
 managerRole.start();

@@ -3,6 +3,7 @@
  * Part of the internal shard-node protocol (docs/architecture.md lists its modules).
  */
 import type { Mapping } from './mapping.ts';
+import type { ShardRecoveryState } from './recovery-report.ts';
 
 /** Index metadata, held by every shard node and rebuilt from them by any coordinator. */
 export interface IndexMetadata {
@@ -250,6 +251,8 @@ export interface NodeShardStats {
   ops?: ShardCounters & { openContexts: number; scrollTotal: number };
   /** ES `seq_no` of the copy: highest seq_no, local and global checkpoints (-1: none). */
   seqNo?: { maxSeqNo: number; localCheckpoint: number; globalCheckpoint: number };
+  /** The copy's latest recovery (ES `RecoveryState`: `GET /_recovery`, `GET /_cat/recovery`). */
+  recovery?: ShardRecoveryState;
 }
 
 /** GET /_internal/v1/stats: per-shard document counts, generations, counters and checkpoints. */

@@ -101,6 +101,20 @@ export interface RecoveryApplyRequest extends RecoveryShardRequest {
    * tombstones possibly collected after `index.gc_deletes`), as ES's file copy replaces them.
    */
   fullRecoveryId?: string;
+  /** The recovery this chunk belongs to, for the target's recovery state (protocol/recovery-report.ts). */
+  recovery?: RecoveryIdentity;
+}
+
+/**
+ * One peer recovery as the coordinator names it to the target: its id (one for both phases of a
+ * file-based recovery), where it comes from, and the ops it expects to replay.
+ */
+export interface RecoveryIdentity {
+  id: string;
+  /** The primary's node ordinal (FOLIO_NODES). */
+  source: number;
+  /** Ops the translog stage expects (ES `total_on_start`; -1: unknown). */
+  opsTotal: number;
 }
 
 /** Reply to {@link RecoveryApplyRequest}. */

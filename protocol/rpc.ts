@@ -46,6 +46,17 @@ import type {
   RecoveryStateResponse,
 } from './recovery.ts';
 import type {
+  RecoveryDoneRequest,
+  RecoveryFileChunkRequest,
+  RecoveryFilesFinishRequest,
+  RecoveryFilesPlanRequest,
+  RecoveryFilesPlanResponse,
+  RecoveryFilesStartRequest,
+  RecoveryFilesStartResponse,
+  RecoveryFileWriteRequest,
+  RecoveryFileWriteResponse,
+} from './recovery-files.ts';
+import type {
   AdvanceScrollRequest,
   AdvanceScrollResponse,
   CloseContextsRequest,
@@ -230,6 +241,35 @@ export const rpc = {
   recoveryCancel: action<RecoveryCancelRequest, RecoveryCancelResponse>({ name: 'recoveryCancel', method: 'POST', endpoint: 'recovery/cancel' }),
   recoveryApply: action<RecoveryApplyRequest, RecoveryApplyResponse>({ name: 'recoveryApply', method: 'POST', endpoint: 'recovery/apply', input: 'bytes' }),
   recoveryFinalize: action<RecoveryFinalizeRequest, RecoveryFinalizeResponse>({ name: 'recoveryFinalize', method: 'POST', endpoint: 'recovery/finalize' }),
+  // File-based recovery's phase 1 (protocol/recovery-files.ts): the primary's pinned commit, file by file in chunks.
+  recoveryFilesStart: action<RecoveryFilesStartRequest, RecoveryFilesStartResponse>({
+    name: 'recoveryFilesStart',
+    method: 'POST',
+    endpoint: 'recovery/files/start',
+  }),
+  recoveryFileChunk: action<RecoveryFileChunkRequest, Uint8Array>({
+    name: 'recoveryFileChunk',
+    method: 'POST',
+    endpoint: 'recovery/files/chunk',
+    output: 'bytes',
+  }),
+  recoveryFilesPlan: action<RecoveryFilesPlanRequest, RecoveryFilesPlanResponse>({
+    name: 'recoveryFilesPlan',
+    method: 'POST',
+    endpoint: 'recovery/files/plan',
+  }),
+  recoveryFileWrite: action<RecoveryFileWriteRequest, RecoveryFileWriteResponse>({
+    name: 'recoveryFileWrite',
+    method: 'POST',
+    endpoint: 'recovery/files/write',
+    input: 'bytes',
+  }),
+  recoveryFilesFinish: action<RecoveryFilesFinishRequest, RecoveryStateResponse>({
+    name: 'recoveryFilesFinish',
+    method: 'POST',
+    endpoint: 'recovery/files/finish',
+  }),
+  recoveryDone: action<RecoveryDoneRequest, RecoveryCancelResponse>({ name: 'recoveryDone', method: 'POST', endpoint: 'recovery/done' }),
   // Snapshots, driven by the coordinator (coordinator/snapshots/): a primary copies its commit to a repository, or restores one.
   snapshotShard: action<SnapshotShardRequest, SnapshotShardResponse>({ name: 'snapshotShard', method: 'POST', endpoint: 'snapshot/shard' }),
   restoreShard: action<RestoreShardRequest, RestoreShardResponse>({ name: 'restoreShard', method: 'POST', endpoint: 'snapshot/restore' }),

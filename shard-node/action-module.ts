@@ -8,6 +8,7 @@ import type { Logger } from '../shared/logger.ts';
 import type { NodeClusterSettings } from './cluster-settings.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import type { PeerClient } from './peer-client.ts';
+import type { RecoveryStates } from './recovery-states.ts';
 import type { RpcApp } from './rpc-serve.ts';
 import type { SearchContexts } from './search-contexts.ts';
 
@@ -29,6 +30,8 @@ export interface ShardNodeServices {
   peerUrls?: readonly string[];
   /** FOLIO_PATH_REPO: the roots snapshot repositories may live under (ShardNodeConfig.pathRepo). */
   pathRepo?: readonly string[];
+  /** The latest recovery of each copy here (`GET /_recovery`; shard-node/recovery-states.ts). */
+  recoveryStates: RecoveryStates;
 }
 
 /** A family of actions and how it binds them. */

@@ -12,6 +12,7 @@ import type { Logger } from '../shared/logger.ts';
 import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
+import { RecoveryStates } from './recovery-states.ts';
 import { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
 import { registerShardProbes } from './probes.ts';
 import { instrumentShardNode } from './metrics.ts';
@@ -85,6 +86,7 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     peers: new PeerClient(config.clusterSecret),
     ...(config.peerUrls ? { peerUrls: config.peerUrls } : {}),
     ...(config.pathRepo ? { pathRepo: config.pathRepo } : {}),
+    recoveryStates: new RecoveryStates(),
   };
   // Every handler reads its body within FOLIO_MAX_BODY_BYTES (413; rpc-serve.ts).
   // A read that finds a segment file corrupt fails that copy when another in-sync copy exists (shard-node/corrupt-copies.ts).

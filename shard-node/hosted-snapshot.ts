@@ -40,29 +40,56 @@ export interface SnapshotCommit {
   release: () => void;
 }
 
+/**
+ * The live docs of one segment file `named` by a commit point, in `dir`, as the index ops that set
+ * them (the file is read whole and checked: one segment in memory at a time, as a restart reads it).
+ */
+export function* segmentOps(dir: string, named: CommitPoint['segments'][number]): Generator<TranslogOp> {
+  const path = join(dir, named.file);
+  const segment = decodeSegment(readFileSync(path), path);
+  let next = 0;
+  for (let d = 0; d < segment.maxDoc; d++) {
+    if (next < named.deleted.length && named.deleted[next] === d) {
+      next++;
+      continue;
+    }
+    const routing = segment.routings?.get(d);
+    yield {
+      op: 'index',
+      _id: segment.ids.get(d),
+      json: segment.source(d),
+      seqNo: segment.seqNos[d],
+      version: segment.versions[d],
+      ...(routing !== undefined ? { routing } : {}),
+    };
+  }
+}
+
+/** The delete tombstones of a commit point, as delete ops. */
+export function* tombstoneOps(point: CommitPoint): Generator<TranslogOp> {
+  for (const t of point.tombstones) yield { op: 'delete', _id: t.id, seqNo: t.seqNo, version: t.version };
+}
+
 /** The ops that set each `_id` of a commit: every live doc of its segments, then its delete tombstones. */
 function* commitOps(dir: string, point: CommitPoint): Generator<TranslogOp> {
-  for (const named of point.segments) {
-    const path = join(dir, named.file);
-    const segment = decodeSegment(readFileSync(path), path); // one segment in memory at a time, as a restart reads it
-    let next = 0;
-    for (let d = 0; d < segment.maxDoc; d++) {
-      if (next < named.deleted.length && named.deleted[next] === d) {
-        next++;
-        continue;
-      }
-      const routing = segment.routings?.get(d);
-      yield {
-        op: 'index',
-        _id: segment.ids.get(d),
-        json: segment.source(d),
-        seqNo: segment.seqNos[d],
-        version: segment.versions[d],
-        ...(routing !== undefined ? { routing } : {}),
-      };
-    }
+  for (const named of point.segments) yield* segmentOps(dir, named);
+  yield* tombstoneOps(point);
+}
+
+/**
+ * Writes the SQLite store of the staged copy in `dir` from its commit `point` (its segments' live
+ * docs and tombstones, one segment in memory at a time), recording `seqNo` as the flushed seq_no
+ * and local checkpoint and `globalCheckpoint`, so that the store and the files hold the same copy
+ * (docs/segment-files.md, "Corruption"). A restore and a file-based peer recovery both use it.
+ * @returns the rows written
+ */
+export async function fillStoreFromCommit(dir: string, point: CommitPoint, seqNo: number, globalCheckpoint: number): Promise<number> {
+  const store = ShardStore.open({ path: join(dir, 'shard.sqlite') });
+  try {
+    return await store.restoreDocs(commitOps(dir, point), seqNo, globalCheckpoint);
+  } finally {
+    store.close();
   }
-  for (const t of point.tombstones) yield { op: 'delete', _id: t.id, seqNo: t.seqNo, version: t.version };
 }
 
 /** What staging a restored copy did ({@link stageRestoredCopy}). */
@@ -92,13 +119,7 @@ export async function stageRestoredCopy(repoShardDir: string, snapshot: ShardSna
     const fresh: CommitPoint = { ...point, generation: 1, seqNo: point.maxSeqNo };
     await writeFileAtomic(join(staging, 'segments_1'), encodeCommitPoint(fresh));
     if (snapshot.commit !== 'segments_1') await removeFiles(staging, [snapshot.commit]);
-    const store = ShardStore.open({ path: join(staging, 'shard.sqlite') });
-    let docs: number;
-    try {
-      docs = await store.restoreDocs(commitOps(staging, point), point.maxSeqNo);
-    } finally {
-      store.close();
-    }
+    const docs = await fillStoreFromCommit(staging, point, point.maxSeqNo, point.maxSeqNo);
     return { files: snapshot.files.length, bytes, docs, maxSeqNo: point.maxSeqNo };
   } catch (err) {
     await rm(staging, { recursive: true, force: true });
@@ -146,6 +167,35 @@ export class SnapshotCopy {
   }
 
   /**
+   * {@link acquireCommit} for a file-based peer recovery's phase 1 (ES `RecoverySourceHandler`
+   * acquires a safe commit and a retention lease): also holds the translog's ops above the
+   * commit's seq_no for phase 2; `release` lets both go.
+   * @throws EsError as {@link acquireCommit}; 409 when the translog no longer holds those ops (a
+   *   flush folded them meanwhile: the recovery is retried)
+   */
+  async acquireRecoveryCommit(): Promise<SnapshotCommit & { seqNo: number; maxSeqNo: number; globalCheckpoint: number }> {
+    const { h, s, shard } = this.c;
+    const commit = await this.acquireCommit();
+    const store = h.stores.get(s)!;
+    const seqNo = store.segments.committedSeqNo ?? -1;
+    const unhold = store.retainOps(seqNo);
+    if (!unhold) {
+      commit.release();
+      throw new EsError(409, 'illegal_state_exception', `[${h.metadata.name}][${s}] the translog no longer holds the ops above the commit's seq_no [${seqNo}]`);
+    }
+    const release = () => {
+      commit.release();
+      unhold();
+    };
+    const point = decodeCommitPoint(await readFile(join(commit.dir, commit.commit)), commit.commit);
+    if (point.seqNo !== seqNo) {
+      release(); // another flush came between the pin and the hold: the next attempt pins again
+      throw new EsError(409, 'illegal_state_exception', `[${h.metadata.name}][${s}] a flush moved the commit while it was pinned for a recovery`);
+    }
+    return { ...commit, release, seqNo: point.seqNo, maxSeqNo: point.maxSeqNo, globalCheckpoint: Math.min(shard.globalCheckpoint, point.seqNo) };
+  }
+
+  /**
    * Where a restore stages the copy (`<data>/<index uuid>/<shard>.restoring`, removed with the
    * index's data), after checking it can take one: an empty primary (ES restores into a new
    * index's unassigned primaries).
@@ -156,6 +206,19 @@ export class SnapshotCopy {
     this.checkEmpty();
     if (!env.storage) throw new EsError(400, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no data directory: a restore copies segment files`);
     return `${dirname(shardStorePath(env.storage.dataDir, h.metadata.uuid, s))}.restoring`;
+  }
+
+  /**
+   * Where a file-based peer recovery stages the copy (`<data>/<index uuid>/<shard>.recovering`):
+   * kept when the copy is emptied or the node restarts, so that an interrupted recovery resumes
+   * with the files it received whole; removed with the index's data or renamed into place.
+   * @throws EsError 400 `illegal_state_exception` without a data directory
+   */
+  recoveryStaging(): string {
+    const { env, h, s } = this.c;
+    if (!env.storage)
+      throw new EsError(400, 'illegal_state_exception', `[${h.metadata.name}][${s}] has no data directory: a file-based recovery copies segment files`);
+    return `${dirname(shardStorePath(env.storage.dataDir, h.metadata.uuid, s))}.recovering`;
   }
 
   /**
@@ -183,13 +246,15 @@ export class SnapshotCopy {
   /**
    * Replaces the empty copy with the restored one staged in `staging` and opens it from its commit
    * point (shard-node/hosted-index.ts `recoverShardCopy`), all synchronously, so no write or
-   * metadata change interleaves; the registry entry is persisted. Durable on return.
-   * @throws EsError 409 when the copy took a write since the staging began (the staging is removed)
+   * metadata change interleaves; the registry entry is persisted. Durable on return. `check`
+   * (default: the copy is still empty) runs first; a file-based peer recovery checks instead that
+   * the copy is a replica out of sync.
+   * @throws EsError 409 when `check` fails, e.g. the copy took a write since the staging began (the staging is removed)
    */
-  install(staging: string): Shard {
+  install(staging: string, check: () => void = () => this.checkEmpty()): Shard {
     const { env, h, s } = this.c;
     try {
-      this.checkEmpty();
+      check();
     } catch (err) {
       rmSync(staging, { recursive: true, force: true });
       throw err;

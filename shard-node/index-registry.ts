@@ -249,11 +249,11 @@ export class IndexRegistry {
     return fresh;
   }
 
-  /** The snapshot side of the primary `shard` of `index` (hosted-snapshot.ts). @throws EsError as {@link IndexRegistry.primaryShard} */
-  snapshotCopy(index: string, shard: number): SnapshotCopy {
+  /** The file side (hosted-snapshot.ts) of `copy`: the primary `shard` of `index` by default, a file recovery's target copy otherwise. @throws EsError as {@link IndexRegistry.primaryShard} */
+  snapshotCopy(index: string, shard: number, copy: Shard = this.primaryShard(index, shard)): SnapshotCopy {
     const h = this.hosted(index);
     const flush = () => this.flush(index, [shard]);
-    return new SnapshotCopy(this.copyEnv, h, shard, this.primaryShard(index, shard), flush, () => this.persist(h));
+    return new SnapshotCopy(this.copyEnv, h, shard, copy, flush, () => this.persist(h));
   }
 
   /** Merges new fields into an index's mapping (dynamic mapping); throws on a type conflict. */

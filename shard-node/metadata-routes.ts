@@ -6,6 +6,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-refresh.html
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
  */
+import type { RecoveryStates } from './recovery-states.ts';
 import type { NodeStats } from '../protocol/metadata.ts';
 import { rpc } from '../protocol/rpc.ts';
 import type { ActionModule } from './action-module.ts';
@@ -18,7 +19,7 @@ import type { SearchContexts } from './search-contexts.ts';
  * operation counters with its open and finished search contexts (what `GET /_stats` sums), and its
  * sequence numbers and checkpoints.
  */
-function nodeStats(registry: IndexRegistry, contexts: SearchContexts, node: string): NodeStats {
+function nodeStats(registry: IndexRegistry, contexts: SearchContexts, node: string, states: RecoveryStates): NodeStats {
   const shards: NodeStats['shards'] = [];
   for (const entry of registry.list()) {
     for (const s of entry.shards) {
@@ -32,6 +33,7 @@ function nodeStats(registry: IndexRegistry, contexts: SearchContexts, node: stri
         ...(copy ? { primary: copy.primary } : {}),
         ops: { ...shard.counters, ...contexts.shardStats(index, s) },
         seqNo: { maxSeqNo: shard.maxSeqNo, localCheckpoint: shard.localCheckpoint, globalCheckpoint: shard.globalCheckpoint },
+        recovery: states.report(index, entry.metadata.uuid, s, copy?.primary ?? false, shard.maxSeqNo >= 0, entry.metadata.creationDate),
       });
     }
   }
@@ -41,7 +43,7 @@ function nodeStats(registry: IndexRegistry, contexts: SearchContexts, node: stri
 /** See the module comment. */
 export const metadataActions: ActionModule = {
   name: 'metadata',
-  bind(app, { registry, node, log, clusterSettings, contexts }) {
+  bind(app, { registry, node, log, clusterSettings, contexts, recoveryStates }) {
     serve(app, rpc.health, () => ({ status: 'ok', node }));
     serve(app, rpc.listIndices, () => ({ node, indices: registry.list() }));
     serve(app, rpc.putIndex, (req) => {
@@ -58,6 +60,6 @@ export const metadataActions: ActionModule = {
     serve(app, rpc.flush, async (req) => ({ node, index: req.index, shards: await registry.flush(req.index, req.shards) }));
     serve(app, rpc.getClusterSettings, () => ({ node, state: clusterSettings.current() }));
     serve(app, rpc.putClusterSettings, (req) => ({ node, state: clusterSettings.apply(req) }));
-    serve(app, rpc.stats, () => nodeStats(registry, contexts, node));
+    serve(app, rpc.stats, () => nodeStats(registry, contexts, node, recoveryStates));
   },
 };

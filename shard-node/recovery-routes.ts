@@ -42,7 +42,10 @@ import { rpc } from '../protocol/rpc.ts';
 import type { ActionModule } from './action-module.ts';
 import type { Shard } from './engine/shard.ts';
 import type { IndexRegistry } from './index-registry.ts';
+import { FileRecoverySources } from './recovery-file-sources.ts';
+import { serveFileRecovery } from './recovery-file-routes.ts';
 import { RecoverySources } from './recovery-sources.ts';
+import { RecoveryStates } from './recovery-states.ts';
 import { decodeRecoveryOps, RECOVERY_OPS_CONTENT_TYPE } from './recovery-wire.ts';
 import { serve, serveBytes, type RpcApp } from './rpc-serve.ts';
 
@@ -56,13 +59,17 @@ export interface RecoveryRouteDeps {
   node: string;
   /** The primary's pinned recoveries (default: a new set for this app). */
   sources?: RecoverySources;
+  /** The primary's pinned commits of file-based recoveries (default: a new set for this app). */
+  files?: FileRecoverySources;
+  /** This node's recovery states (default: a new set for this app). */
+  states?: RecoveryStates;
 }
 
 /** See the module comment. */
 export const recoveryActions: ActionModule = {
   name: 'recovery',
-  bind(app, { registry, node }) {
-    serveRecovery(app, { registry, node });
+  bind(app, { registry, node, recoveryStates }) {
+    serveRecovery(app, { registry, node, states: recoveryStates });
   },
 };
 
@@ -70,6 +77,9 @@ export const recoveryActions: ActionModule = {
 export function serveRecovery(app: RpcApp, deps: RecoveryRouteDeps): RecoverySources {
   const { registry, node } = deps;
   const sources = deps.sources ?? new RecoverySources();
+  const files = deps.files ?? new FileRecoverySources();
+  const states = deps.states ?? new RecoveryStates();
+  serveFileRecovery(app, { registry, node, files, states });
   serve(app, rpc.recoveryState, (req) => recoveryState(deps, req));
   serve(app, rpc.recoveryReset, (req) => {
     if (req.primaryTerm !== undefined) registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
@@ -79,10 +89,14 @@ export function serveRecovery(app: RpcApp, deps: RecoveryRouteDeps): RecoverySou
   serve(app, rpc.recoveryChunk, (req, c) => readChunk(deps, sources, req, c));
   serve(app, rpc.recoveryCancel, (req) => {
     sources.release(req.recoveryId);
+    files.release(req.recoveryId);
     return { node, index: req.index, shard: req.shard, acknowledged: true };
   });
-  serveBytes(app, rpc.recoveryApply, (meta, body) => applyChunk(deps, parseApplyMeta(meta), body));
-  serve(app, rpc.recoveryFinalize, (req) => finalizeRecovery(deps, sources, req));
+  serveBytes(app, rpc.recoveryApply, (meta, body) => applyChunk(deps, states, parseApplyMeta(meta), body));
+  serve(app, rpc.recoveryFinalize, (req) => {
+    files.releaseTarget(req.index, req.shard, req.target);
+    return finalizeRecovery(deps, sources, req);
+  });
   return sources;
 }
 
@@ -152,7 +166,12 @@ async function readChunk({ registry }: RecoveryRouteDeps, sources: RecoverySourc
  * instance the recovery started on.
  * @throws EsError 409 when the copy was emptied or reopened since (checked again after each wait)
  */
-async function applyChunk({ registry, node }: RecoveryRouteDeps, req: RecoveryApplyRequest, body: () => Promise<Uint8Array>): Promise<RecoveryApplyResponse> {
+async function applyChunk(
+  { registry, node }: RecoveryRouteDeps,
+  states: RecoveryStates,
+  req: RecoveryApplyRequest,
+  body: () => Promise<Uint8Array>,
+): Promise<RecoveryApplyResponse> {
   const sameCopy = () => {
     const shard = registry.shard(req.index, req.shard);
     registry.checkTerm(req.index, req.shard, req.primaryTerm, 'replica');
@@ -165,7 +184,14 @@ async function applyChunk({ registry, node }: RecoveryRouteDeps, req: RecoveryAp
   const ops = await decodeRecoveryOps(await body());
   // Checked again after each wait: a reset while the chunk was read makes it another instance.
   const shard = sameCopy();
+  const r = req.recovery;
+  if (r) {
+    const uuid = registry.metadataList().find((m) => m.name === req.index)?.uuid ?? '';
+    states.ensurePeer(req.index, uuid, req.shard, r.id, r.source);
+  }
   const applied = await shard.applyRecoverySliced(ops, req.upTo, req.fullRecoveryId);
+  states.translogOps(req.index, req.shard, ops.length, r?.opsTotal);
+  if (req.upTo !== undefined) states.stage(req.index, req.shard, 'finalize');
   await shard.sync();
   sameCopy();
   if (req.upTo !== undefined) await registry.refresh(req.index, [req.shard]);

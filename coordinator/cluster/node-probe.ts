@@ -35,6 +35,8 @@ export interface ShardStatsEntry {
   ops?: NodeShardStats['ops'];
   /** Sequence numbers and checkpoints of the copy (`GET /_stats?level=shards`). */
   seqNo?: NodeShardStats['seqNo'];
+  /** The copy's latest recovery (`GET /_recovery`, `GET /_cat/recovery`). */
+  recovery?: NodeShardStats['recovery'];
 }
 
 /** Key of a shard in {@link ClusterStats.shards}. */
@@ -87,6 +89,7 @@ export async function fetchClusterStats(client: ShardClient, timeoutMs = NODE_ST
             segments: s.segments,
             ...(s.ops ? { ops: s.ops } : {}),
             ...(s.seqNo ? { seqNo: s.seqNo } : {}),
+            ...(s.recovery ? { recovery: s.recovery } : {}),
           });
           shards.set(key, byNode);
         }

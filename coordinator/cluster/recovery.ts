@@ -8,6 +8,10 @@
  *    term the new primary may lack: ES rolls such a copy back to the global checkpoint), and keeps
  *    what it has otherwise; a failed copy is always emptied, and so is a copy that gets a full copy
  *    (below);
+ * 1b. a target that misses more than `FOLIO_RECOVERY_FILE_MIN_OPS` ops (empty, or far behind) gets
+ *    the primary's pinned commit file by file first (coordinator/cluster/file-recovery.ts, ES
+ *    file-based recovery's phase 1) and is reopened from it; the steps below then replay the ops
+ *    above the commit (its retention hold keeps them), released once step 2 pinned them again;
  * 2. `recovery/start` on the primary: from now on the primary names the target in every write's
  *    replication group (live writes reach it), and, in the same synchronous step, pins what the
  *    target misses: the ops above its checkpoint when the primary's translog still has them (ES
@@ -42,7 +46,10 @@ import {
   type RecoveryApplyRequest,
   type RecoveryChunkRequest,
   type RecoveryFinalizeRequest,
+  type RecoveryIdentity,
+  type RecoveryStartResponse,
 } from '../../protocol/recovery.ts';
+import { copyFilesIfFarBehind } from './file-recovery.ts';
 import type { Compare } from '../../shared/state-store/types.ts';
 import type { ClusterView } from './cluster-view.ts';
 import type { IndexView } from './index-view.ts';
@@ -71,6 +78,12 @@ export interface RecoveryDeps {
   chunkBytes?: number;
   /** Ops per chunk at most (default {@link RECOVERY_CHUNK_OPS}). */
   chunkOps?: number;
+  /** The file-based recovery rule's threshold (FOLIO_RECOVERY_FILE_MIN_OPS; default FILE_RECOVERY_MIN_OPS; negative: never). */
+  fileRecoveryMinOps?: number;
+  /** Bytes per file chunk (FOLIO_RECOVERY_FILE_CHUNK_BYTES; default FILE_CHUNK_BYTES). */
+  fileChunkBytes?: number;
+  /** The primary's recovery throttle, bytes/s (FOLIO_RECOVERY_MAX_BYTES_PER_SEC; 0: none; default 40mb). */
+  maxBytesPerSec?: number;
 }
 
 /** What a finished recovery did. */
@@ -79,8 +92,8 @@ export interface RecoveryOutcome {
   shard: number;
   /** Node ordinal of the recovered copy. */
   target: number;
-  /** `ops`: translog replay; `full`: every document copied. */
-  mode: 'ops' | 'full';
+  /** `ops`: translog replay; `full`: every document copied; `files`: the primary's files, then the ops above their commit. */
+  mode: 'ops' | 'full' | 'files';
   /** The copy was emptied first (left behind by a promotion). */
   reset: boolean;
   /** Ops sent by the primary (documents and tombstones in `full` mode). */
@@ -93,6 +106,8 @@ export interface RecoveryOutcome {
   /** The primary's max seq_no when the snapshot was pinned. */
   upTo: number;
   tookMs: number;
+  /** A file-based recovery's phase 1: files and bytes sent, and reused from an interrupted attempt. */
+  files?: { files: number; reusedFiles: number; bytes: number; reusedBytes: number; tookMs: number };
 }
 
 /** One chunk read from the primary. */
@@ -103,7 +118,8 @@ interface Chunk {
 }
 
 /**
- * Recovers the copy of `shard` on node `target` from its primary and puts it in sync (steps above).
+ * Recovers the copy of `shard` on node `target` from its primary and puts it in sync (steps above;
+ * a target far behind gets the primary's files first: coordinator/cluster/file-recovery.ts).
  * @throws the failing call's error (ShardCallError or EsError), or Error when the target does not
  *   catch up within {@link RECOVERY_CATCH_UP_MS}; the copy then stays (or is put back) out of sync,
  *   and the next attempt starts over safely.
@@ -115,7 +131,7 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   const primaryTerm = primaryTermOf(view.metadata, shard);
   const copy = view.copies[shard].find((c) => c.node === target);
   if (!copy || copy.primary || primary === target) throw new Error(`[${index}][${shard}] node [${target}] holds no replica to recover`);
-  const callOpts = { timeoutMs: deps.timeoutMs, uncounted: true };
+  const callOpts = { timeoutMs: deps.timeoutMs, uncounted: true as const };
   const checkpoint = () => deps.client.rpc(target, rpc.recoveryState, { index, shard }, callOpts).then((r) => r.checkpoint);
 
   // 1. Where the target is (or an empty copy). The first read raises the copy's operation term to the
@@ -127,10 +143,20 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   const probe = copy.failed === true ? null : await deps.client.rpc(target, rpc.recoveryState, { index, shard, primaryTerm }, callOpts);
   let reset = probe === null || (copy.resync === true && probe.withinGlobalCheckpoint !== true);
   let initial = reset ? await deps.client.rpc(target, rpc.recoveryReset, { index, shard, primaryTerm }, callOpts) : probe!;
+  // 1b. Far behind (or empty): the primary's commit, file by file; phase 2 below replays the ops above it.
+  const identity: RecoveryIdentity = { id: randomUUID(), source: primary, opsTotal: -1 };
+  const fileCtx = { client: deps.client, callOpts, index, shard, primary, target, primaryTerm, recovery: identity };
+  const files = await copyFilesIfFarBehind(
+    { ...fileCtx, chunkBytes: deps.fileChunkBytes, maxBytesPerSec: deps.maxBytesPerSec },
+    initial.checkpoint,
+    deps.fileRecoveryMinOps,
+  );
+  if (files) initial = files.state;
   // 2. Track the target on the primary and pin what it misses.
   const startOn = (from: number, full: boolean) =>
     deps.client.rpc(primary, rpc.recoveryStart, { index, shard, target, fromSeqNo: from, primaryTerm, ...(full ? { full: true } : {}) }, callOpts);
-  let start = await startOn(initial.checkpoint, reset);
+  let start = await startOn(initial.checkpoint, reset && !files);
+  if (files) await deps.client.rpc(primary, rpc.recoveryCancel, { index, shard, recoveryId: files.start.recoveryId }, callOpts).catch(() => undefined);
   if (start.mode === 'full' && !reset && initial.maxSeqNo >= 0) {
     // The primary no longer has the ops above the target's checkpoint: a full copy, onto an emptied
     // copy (ES copies the files into a fresh store), so that nothing the primary deleted meanwhile
@@ -141,34 +167,11 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
     start = await startOn(initial.checkpoint, true);
   }
   const from = initial.checkpoint;
-  // 3. Copy, chunk by chunk; the last one fast-forwards the target's checkpoint (and, for a full
-  //    copy, drops what the primary no longer has: its deletes' tombstones may be gone, index.gc_deletes).
-  const chunkReq: RecoveryChunkRequest = {
-    index,
-    shard,
-    recoveryId: start.recoveryId,
-    primaryTerm,
-    maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES,
-    maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS,
-  };
-  const pull = async (): Promise<Chunk> => {
-    const r = await deps.client.rpcBytes(primary, rpc.recoveryChunk, chunkReq, callOpts);
-    return { bytes: r.bytes, ops: Number(r.headers[RECOVERY_CHUNK_OPS_HEADER] ?? 0), done: r.headers[RECOVERY_CHUNK_DONE_HEADER] === 'true' };
-  };
-  const full = start.mode === 'full' ? { fullRecoveryId: randomUUID() } : {};
-  const apply = (chunk: Chunk) => {
-    const meta: RecoveryApplyRequest = { index, shard, primaryTerm, copyId: initial.copyId, ...full, ...(chunk.done ? { upTo: start.upTo } : {}) };
-    return deps.client.rpcBytes(target, rpc.recoveryApply, meta, { ...callOpts, body: chunk.bytes, contentType: RECOVERY_OPS_CONTENT_TYPE });
-  };
-  let copied: { ops: number; chunks: number; bytes: number };
-  try {
-    copied = await relayChunks(pull, apply);
-  } catch (err) {
-    // Release the pin on the primary now rather than after its idle timeout.
-    await deps.client.rpc(primary, rpc.recoveryCancel, { index, shard, recoveryId: start.recoveryId }, callOpts).catch(() => undefined);
-    throw err;
-  }
-  const { ops, chunks, bytes } = copied;
+  // 3. Copy the ops, chunk by chunk (relayOps).
+  const { ops, chunks, bytes } = await relayOps(deps, { index, shard, primary, target, primaryTerm, callOpts }, start, initial.copyId, {
+    ...identity,
+    opsTotal: start.upTo - from,
+  });
   // 4. Live writes applied on the primary before now must have reached the target.
   await waitForCheckpoint(checkpoint, start.upTo, `${index}][${shard}`);
   // 5. In sync on the primary (from here on its writes treat the target as in sync) ...
@@ -182,7 +185,74 @@ export async function recoverCopy(deps: RecoveryDeps, view: IndexView, shard: nu
   }
   // 6. ... and in the cluster state, fenced by the cluster manager's guard.
   await deps.view.markInSync(index, shard, target, deps.guard, copy.failures ?? 0);
-  return { index, shard, target, mode: start.mode, reset, ops, chunks, bytes, fromSeqNo: from, upTo: start.upTo, tookMs: Date.now() - started };
+  await deps.client.rpc(target, rpc.recoveryDone, { index, shard }, callOpts).catch(() => undefined); // the target's recovery state: done
+  const fileStats = files
+    ? { files: { files: files.files, reusedFiles: files.reusedFiles, bytes: files.bytes, reusedBytes: files.reusedBytes, tookMs: files.tookMs } }
+    : {};
+  return {
+    index,
+    shard,
+    target,
+    mode: files ? 'files' : start.mode,
+    reset,
+    ops,
+    chunks,
+    bytes,
+    fromSeqNo: from,
+    upTo: start.upTo,
+    tookMs: Date.now() - started,
+    ...fileStats,
+  };
+}
+
+/** Where an ops copy runs: the copy and the call options. */
+interface OpsCopyContext {
+  index: string;
+  shard: number;
+  primary: number;
+  target: number;
+  primaryTerm: number;
+  callOpts: { timeoutMs: number; uncounted: true };
+}
+
+/**
+ * Step 3: the pinned ops, chunk by chunk: `recovery/chunk` on the primary, relayed untouched to
+ * `recovery/apply` on the target (instance `copyId`); the last one fast-forwards the target's
+ * checkpoint (and, for a full copy, drops what the primary no longer has: its deletes' tombstones
+ * may be gone, index.gc_deletes). A failure releases the pin on the primary now rather than after
+ * its idle timeout. @returns the ops, chunks and bytes relayed
+ */
+async function relayOps(
+  deps: RecoveryDeps,
+  c: OpsCopyContext,
+  start: RecoveryStartResponse,
+  copyId: string,
+  recovery: RecoveryIdentity,
+): Promise<{ ops: number; chunks: number; bytes: number }> {
+  const { index, shard, primaryTerm, callOpts } = c;
+  const chunkReq: RecoveryChunkRequest = {
+    index,
+    shard,
+    recoveryId: start.recoveryId,
+    primaryTerm,
+    maxBytes: deps.chunkBytes ?? RECOVERY_CHUNK_BYTES,
+    maxOps: deps.chunkOps ?? RECOVERY_CHUNK_OPS,
+  };
+  const pull = async (): Promise<Chunk> => {
+    const r = await deps.client.rpcBytes(c.primary, rpc.recoveryChunk, chunkReq, callOpts);
+    return { bytes: r.bytes, ops: Number(r.headers[RECOVERY_CHUNK_OPS_HEADER] ?? 0), done: r.headers[RECOVERY_CHUNK_DONE_HEADER] === 'true' };
+  };
+  const full = start.mode === 'full' ? { fullRecoveryId: randomUUID() } : {};
+  const apply = (chunk: Chunk) => {
+    const meta: RecoveryApplyRequest = { index, shard, primaryTerm, copyId, recovery, ...full, ...(chunk.done ? { upTo: start.upTo } : {}) };
+    return deps.client.rpcBytes(c.target, rpc.recoveryApply, meta, { ...callOpts, body: chunk.bytes, contentType: RECOVERY_OPS_CONTENT_TYPE });
+  };
+  try {
+    return await relayChunks(pull, apply);
+  } catch (err) {
+    await deps.client.rpc(c.primary, rpc.recoveryCancel, { index, shard, recoveryId: start.recoveryId }, callOpts).catch(() => undefined);
+    throw err;
+  }
 }
 
 /**

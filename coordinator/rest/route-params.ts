@@ -156,6 +156,10 @@ export const ROUTE_PARAMS = {
     'include_unloaded_segments',
     ...INDICES_OPTIONS,
   ],
+  /** `RestCatRecoveryAction`: `GET /_cat/recovery`, `/_cat/recovery/{index}`. */
+  catRecovery: [...CAT_COMMON, 'active_only', 'detailed', 'time', ...INDICES_OPTIONS],
+  /** `RestRecoveryAction`: `GET /_recovery`, `/{index}/_recovery`. */
+  recovery: ['active_only', 'detailed', ...INDICES_OPTIONS],
   /** `RestShardsAction`: `GET /_cat/shards`, `/_cat/shards/{index}`. */
   catShards: [...CAT_COMMON, 'local', 'master_timeout'],
   /** `RestIndicesAliasesAction`, `RestIndexPutAliasAction`, `RestIndexDeleteAliasesAction`: `POST /_aliases`, `PUT|DELETE /{index}/_alias/{name}`. */

@@ -277,12 +277,24 @@ export class ShardStore implements Translog {
    * Fills the `docs` snapshot of a new, empty store with the state of a restored commit (ES's
    * restore writes a shard's files, then starts a new history on them): one row per `_id`, given as
    * the ops that set it, in transactions of `flushChunkOps` rows with a yield to the event loop
-   * between them, then records `seqNo` as the flushed seq_no and both checkpoints, so that the
+   * between them, then records `seqNo` as the flushed seq_no and local checkpoint, and
+   * `globalCheckpoint` (default `seqNo`), so that the
    * store and the segment files hold the same copy (a segment file failing its checks later is
    * rebuilt from here, docs/segment-files.md). @returns the rows written
    * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/index/shard/StoreRecovery.java (restore, bootstrapNewHistory)
    */
-  async restoreDocs(ops: Iterable<TranslogOp>, seqNo: number): Promise<number> {
+  async restoreDocs(ops: Iterable<TranslogOp>, seqNo: number, globalCheckpoint = seqNo): Promise<number> {
+    const written = await this.putDocs(ops);
+    this.markRestored(seqNo, globalCheckpoint);
+    return written;
+  }
+
+  /**
+   * {@link restoreDocs}'s rows only: one per `_id` (the op with the highest seq_no wins, in any
+   * order), in transactions of `flushChunkOps` rows with a yield between them. A file-based peer
+   * recovery writes each segment's rows as its file arrives. @returns the rows written
+   */
+  async putDocs(ops: Iterable<TranslogOp>): Promise<number> {
     const put = this.db.prepare(
       `INSERT INTO docs (id, seq_no, version, source, routing) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (id) DO UPDATE SET seq_no = excluded.seq_no, version = excluded.version, source = excluded.source, routing = excluded.routing
@@ -305,14 +317,18 @@ export class ShardStore implements Translog {
       }
     }
     if (batch.length > 0) commit();
+    return written;
+  }
+
+  /** {@link restoreDocs}'s end: records `seqNo` as the flushed seq_no and local checkpoint, and `globalCheckpoint`. */
+  markRestored(seqNo: number, globalCheckpoint = seqNo): void {
     const mark = this.db.prepare('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
     inTransaction(this.db, () => {
       mark.run('flushed_seq_no', seqNo);
       mark.run('local_checkpoint', seqNo);
-      mark.run('global_checkpoint', seqNo);
+      mark.run('global_checkpoint', globalCheckpoint);
     });
     this.counters.flushedSeqNo = seqNo;
-    return written;
   }
 
   /**
