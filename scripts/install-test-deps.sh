@@ -7,7 +7,10 @@
 #     not use it;
 #   - python3-elasticsearch: test/e2e/client-matrix.test.ts runs Python's elasticsearch client
 #     (bookworm ships 7.17, which accepts an 8.x server that sends X-Elastic-Product) through
-#     /usr/bin/python3.
+#     /usr/bin/python3;
+#   - libjemalloc2: the image preloads jemalloc (Dockerfile `LD_PRELOAD`), and local clusters (the e2e
+#     suite, `npm start`, the benches) do where the library exists (scripts/local-preload.ts), so that
+#     the suite's memory bounds are measured under the allocator the services run with.
 # Needs root or password-less sudo when something is missing; does nothing when all is there.
 set -euo pipefail
 
@@ -15,6 +18,7 @@ missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
 [ -x /usr/bin/etcd ] || missing+=(etcd-server)
 [ -f /usr/lib/python3/dist-packages/elasticsearch/__init__.py ] || missing+=(python3-elasticsearch)
+compgen -G '/usr/lib/*/libjemalloc.so.2' >/dev/null || missing+=(libjemalloc2)
 
 if [ "${#missing[@]}" -gt 0 ]; then
   as_root=()
