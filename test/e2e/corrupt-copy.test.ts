@@ -23,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NodeIndicesResponse } from '../../protocol/metadata.ts';
 import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
+import { coordinatorRecoveries } from '../support/cluster-calls.ts';
 import { http } from './http.ts';
 import { flipSourceByte } from '../support/flip-source-byte.ts';
 
@@ -93,13 +94,7 @@ async function waitGreen(): Promise<void> {
 }
 
 /** The coordinator's `shard copy recovered` log entries so far. */
-function recoveries(): { mode: string; reset: boolean; target: number }[] {
-  return cluster
-    .logs('coordinator')
-    .split('\n')
-    .filter((l) => l.includes('"shard copy recovered"'))
-    .map((l) => JSON.parse(l) as ReturnType<typeof recoveries>[number]);
-}
+const recoveries = () => coordinatorRecoveries<{ mode: string; reset: boolean; target: number }>(cluster);
 
 beforeAll(async () => {
   cluster = await startComposeCluster({ env: { FOLIO_LOG_LEVEL: 'info', FOLIO_CLUSTER_SECRET: CLUSTER_SECRET, FOLIO_INTERNAL_TIMEOUT_MS: '5000' } });

@@ -9,11 +9,10 @@
  * replica's peer recovery with its files and bytes.
  */
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import type { NodeIndicesResponse } from '../../protocol/metadata.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
+import { bulkOk, coordinatorRecoveries, internalCall } from '../support/cluster-calls.ts';
 import { http } from './http.ts';
 
 const CLUSTER_SECRET = randomBytes(32).toString('hex');
@@ -23,20 +22,11 @@ const SERVICES = ['shard-0', 'shard-1', 'shard-2'];
 
 let cluster: ComposeCluster;
 
-async function internal<T>(service: string, path: string, body?: unknown): Promise<T> {
-  const res = await request(`${cluster.urls[service]}/_internal/v1${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.body.json()) as T;
-}
+/** A shard node's internal call (cluster secret), JSON in and out. */
+const internal = <T>(service: string, path: string, body?: unknown): Promise<T> => internalCall<T>(cluster, CLUSTER_SECRET, service, path, body);
 
-async function bulk(lines: string[]): Promise<void> {
-  const res = await http(cluster.coordinatorUrl, 'POST', '/_bulk', lines.join('\n') + '\n', 'application/x-ndjson');
-  expect(res.status).toBe(200);
-  expect(res.body.errors).toBe(false);
-}
+/** Bulk-indexes NDJSON action + source pairs and checks no item failed. */
+const bulk = (lines: string[]): Promise<void> => bulkOk(cluster, lines);
 
 /** The replica's entry of `GET /{index}/_recovery` (null when none is reported yet). */
 async function replicaRecovery(activeOnly: boolean): Promise<Record<string, any> | null> {
@@ -46,13 +36,9 @@ async function replicaRecovery(activeOnly: boolean): Promise<Record<string, any>
   return shards[0] ?? null;
 }
 
-function recoveries(): { mode: string; files?: { files: number; reusedFiles: number; bytes: number; tookMs: number }; tookMs: number }[] {
-  return cluster
-    .logs('coordinator')
-    .split('\n')
-    .filter((l) => l.includes('"shard copy recovered"'))
-    .map((l) => JSON.parse(l) as ReturnType<typeof recoveries>[number]);
-}
+/** The coordinator's `shard copy recovered` log entries so far. */
+const recoveries = () =>
+  coordinatorRecoveries<{ mode: string; files?: { files: number; reusedFiles: number; bytes: number; tookMs: number }; tookMs: number }>(cluster);
 
 beforeAll(async () => {
   cluster = await startComposeCluster({

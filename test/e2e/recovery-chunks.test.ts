@@ -18,12 +18,11 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLUSTER_SECRET_HEADER } from '../../shared/cluster-secret.ts';
 import type { NodeIndicesResponse } from '../../protocol/metadata.ts';
 import type { RecoveryStateResponse } from '../../protocol/recovery.ts';
 import { startComposeCluster, type ComposeCluster } from '../support/compose-cluster.ts';
+import { bulkOk, coordinatorRecoveries, internalCall } from '../support/cluster-calls.ts';
 import { http } from './http.ts';
 
 const CLUSTER_SECRET = randomBytes(32).toString('hex');
@@ -39,33 +38,17 @@ let primary: string;
 let uuid: string;
 
 /** A shard node's internal call (cluster secret), JSON in and out. */
-async function internal<T>(service: string, path: string, body?: unknown): Promise<T> {
-  const res = await request(`${cluster.urls[service]}/_internal/v1${path}`, {
-    method: body === undefined ? 'GET' : 'POST',
-    headers: { [CLUSTER_SECRET_HEADER]: CLUSTER_SECRET, 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return (await res.body.json()) as T;
-}
+const internal = <T>(service: string, path: string, body?: unknown): Promise<T> => internalCall<T>(cluster, CLUSTER_SECRET, service, path, body);
 
-/** Bulk-indexes `ops` (NDJSON action + source pairs) and checks no item failed. */
-async function bulk(lines: string[]): Promise<void> {
-  const res = await http(cluster.coordinatorUrl, 'POST', '/_bulk', lines.join('\n') + '\n', 'application/x-ndjson');
-  expect(res.status).toBe(200);
-  expect(res.body.errors).toBe(false);
-}
+/** Bulk-indexes NDJSON action + source pairs and checks no item failed. */
+const bulk = (lines: string[]): Promise<void> => bulkOk(cluster, lines);
 
 const indexLine = (id: string, source: Record<string, unknown>) => [JSON.stringify({ index: { _index: INDEX, _id: id } }), JSON.stringify(source)];
 const pad = 'lorem ipsum dolor sit amet '.repeat(6);
 
 /** The coordinator's `shard copy recovered` log entries so far. */
-function recoveries(): { mode: string; reset: boolean; fromSeqNo: number; upTo: number; ops: number; chunks: number; bytes: number; target: number }[] {
-  return cluster
-    .logs('coordinator')
-    .split('\n')
-    .filter((l) => l.includes('"shard copy recovered"'))
-    .map((l) => JSON.parse(l) as ReturnType<typeof recoveries>[number]);
-}
+const recoveries = () =>
+  coordinatorRecoveries<{ mode: string; reset: boolean; fromSeqNo: number; upTo: number; ops: number; chunks: number; bytes: number; target: number }>(cluster);
 
 async function waitGreen(): Promise<void> {
   const health = await http(cluster.coordinatorUrl, 'GET', `/_cluster/health/${INDEX}?wait_for_status=green&timeout=60s`);
