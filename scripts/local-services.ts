@@ -26,7 +26,6 @@
  * @see https://github.com/compose-spec/compose-spec/blob/main/05-services.md
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
@@ -364,19 +363,8 @@ function healthcheckOf(name: string, svc: ComposeService, selfMap: { host: strin
   return { argv, intervalMs: parseDurationMs(hc.start_interval ?? hc.interval, 5000), timeoutMs: parseDurationMs(hc.timeout, 30_000) };
 }
 
-/** Asks the OS for a free loopback port (listen on port 0, read it, close). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const addr = server.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      server.close(() => (port ? resolvePort(port) : reject(new Error('could not read the assigned port'))));
-    });
-  });
-}
+/** A free loopback port (scripts/free-port.ts). */
+export { freePort } from './free-port.ts';
 
 /** Names of the named volumes a service mounts (keys of the top-level `volumes`). */
 export function namedVolumesOf(compose: ComposeFile, name: string): string[] {
