@@ -6,7 +6,8 @@
  *  2. every service's `/livez` answers within {@link LIVEZ_TARGET_MS} while the case runs (a probe
  *     loop runs beside the attack);
  *  3. the resident set of the coordinator and of each shard node grows by less than the case's
- *     bound (`folio_process_resident_memory_bytes` before and after).
+ *     bound (`folio_process_resident_memory_bytes` before and after, once the allocator has had
+ *     its decay time to return what the case freed).
  * The measured time, worst probe and RSS growth of each case are printed, and docs/reliability.md
  * keeps the table. Functional details of each limit are tested in the abuse-*.test.ts files.
  */
@@ -31,6 +32,14 @@ const serviceNames = new Map(services.map((s, i) => [s, i === 0 ? 'coordinator' 
 const LIVEZ_TARGET_MS = 100;
 /** How often the probe loop asks each service's `/livez`. */
 const PROBE_EVERY_MS = 20;
+/**
+ * How long a case's memory may take to go back to the OS before its RSS is read: the services
+ * preload jemalloc, which returns freed pages over `dirty_decay_ms` (1 s, the Dockerfile's
+ * `MALLOC_CONF`), so a read at once counts memory the case already freed (the 100,000-delete case
+ * read 154 MiB of coordinator growth at once, in one run of 2).
+ * @see https://jemalloc.net/jemalloc.3.html#opt.dirty_decay_ms
+ */
+const ALLOCATOR_DECAY_WAIT_MS = 1_500;
 /** Default RSS growth bound per service and case. */
 const DEFAULT_RSS_BOUND_BYTES = 64 * 1024 * 1024;
 const MiB = 1024 * 1024;
@@ -164,6 +173,7 @@ async function attempt(attack: () => Promise<void>, probed: readonly string[]): 
   const ms = performance.now() - t0;
   const { worstMs: worstLivezMs, service: slowest, byService } = await probe.stop();
   if (attackError !== undefined) throw attackError;
+  await new Promise((r) => setTimeout(r, ALLOCATOR_DECAY_WAIT_MS));
   const after = await Promise.all(probed.map(rssOf));
   return { ms, worstLivezMs, slowest, byService, growth: after.map((a, i) => a - before[i]) };
 }
