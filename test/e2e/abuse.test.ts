@@ -56,6 +56,8 @@ interface Measured {
   /** The first run's worst `/livez` when the case was run twice (see {@link underAbuse}). */
   firstLivezMs?: number;
   rssGrowthMiB: number;
+  /** Each service's RSS growth in MiB, as text. */
+  rssByService: string;
 }
 const table: Measured[] = [];
 
@@ -201,6 +203,7 @@ async function underAbuse(name: string, attack: () => Promise<void>, opts: Abuse
     byService: run.byService,
     firstLivezMs: rerun ? Math.round(first.worstLivezMs) : undefined,
     rssGrowthMiB: Math.round((Math.max(...run.growth) / MiB) * 10) / 10,
+    rssByService: run.growth.map((g, i) => `${serviceNames.get(probed[i]) ?? probed[i]} ${(g / MiB).toFixed(1)}`).join(', '),
   });
   expect(run.ms, `${name}: took ${run.ms.toFixed(0)} ms (budget ${budgetMs} ms)`).toBeLessThan(budgetMs);
   const rerunNote = rerun ? ` (second run; the first's worst was ${first.worstLivezMs.toFixed(0)} ms)` : '';
@@ -249,7 +252,7 @@ afterAll(async () => {
       table
         .map(
           (r) =>
-            `  ${r.name} | ${r.ms} | ${r.worstLivezMs} (${r.slowest}; ${r.byService})${r.firstLivezMs !== undefined ? ` [second run; the first's worst /livez: ${r.firstLivezMs} ms]` : ''} | ${r.rssGrowthMiB}`,
+            `  ${r.name} | ${r.ms} | ${r.worstLivezMs} (${r.slowest}; ${r.byService})${r.firstLivezMs !== undefined ? ` [second run; the first's worst /livez: ${r.firstLivezMs} ms]` : ''} | ${r.rssGrowthMiB} (${r.rssByService})`,
         )
         .join('\n') +
       '\n',
