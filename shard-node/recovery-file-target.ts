@@ -28,7 +28,7 @@ import type {
 import { readFileIdentity } from '../shared/snapshots/repository-files.ts';
 import { decodeCommitPoint } from './engine/segment-file/commit-point.ts';
 import type { IndexRegistry } from './index-registry.ts';
-import type { RecoveryStates } from './recovery-states.ts';
+import { copyRecoveryState, type RecoveryStates } from './recovery-states.ts';
 import { StagedStoreFill } from './staged-store-fill.ts';
 import { fsyncDir } from './storage/durable-dir.ts';
 
@@ -186,16 +186,7 @@ export class FileRecoveryTargets {
       .snapshotCopy(req.index, req.shard, registry.shard(req.index, req.shard))
       .install(plan.staging, () => checkRecoveringReplica(registry, req.index, req.shard));
     this.states.stage(req.index, req.shard, 'translog');
-    return {
-      node: registry.nodeId,
-      index: req.index,
-      shard: req.shard,
-      checkpoint: shard.localCheckpoint,
-      maxSeqNo: shard.maxSeqNo,
-      copyId: shard.copyId,
-      globalCheckpoint: shard.globalCheckpoint,
-      withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
-    };
+    return copyRecoveryState(registry.nodeId, req, shard);
   }
 
   private planOf(index: string, shard: number): Plan {

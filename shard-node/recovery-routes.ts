@@ -40,12 +40,11 @@ import {
 } from '../protocol/recovery.ts';
 import { rpc } from '../protocol/rpc.ts';
 import type { ActionModule } from './action-module.ts';
-import type { Shard } from './engine/shard.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import { FileRecoverySources } from './recovery-file-sources.ts';
 import { serveFileRecovery } from './recovery-file-routes.ts';
 import { RecoverySources } from './recovery-sources.ts';
-import { RecoveryStates } from './recovery-states.ts';
+import { copyRecoveryState, RecoveryStates } from './recovery-states.ts';
 import { decodeRecoveryOps, RECOVERY_OPS_CONTENT_TYPE } from './recovery-wire.ts';
 import { serve, serveBytes, type RpcApp } from './rpc-serve.ts';
 
@@ -83,7 +82,7 @@ export function serveRecovery(app: RpcApp, deps: RecoveryRouteDeps): RecoverySou
   serve(app, rpc.recoveryState, (req) => recoveryState(deps, req));
   serve(app, rpc.recoveryReset, (req) => {
     if (req.primaryTerm !== undefined) registry.raiseOperationTerm(req.index, req.shard, req.primaryTerm);
-    return stateOf(node, req, registry.resetCopy(req.index, req.shard));
+    return copyRecoveryState(node, req, registry.resetCopy(req.index, req.shard));
   });
   serve(app, rpc.recoveryStart, (req) => startRecovery(deps, sources, req));
   serve(app, rpc.recoveryChunk, (req, c) => readChunk(deps, sources, req, c));
@@ -98,20 +97,6 @@ export function serveRecovery(app: RpcApp, deps: RecoveryRouteDeps): RecoverySou
     return finalizeRecovery(deps, sources, req);
   });
   return sources;
-}
-
-/** A copy's recovery state as the target reports it. */
-function stateOf(node: string, req: RecoveryShardRequest, shard: Shard): RecoveryStateResponse {
-  return {
-    node,
-    index: req.index,
-    shard: req.shard,
-    checkpoint: shard.localCheckpoint,
-    maxSeqNo: shard.maxSeqNo,
-    copyId: shard.copyId,
-    globalCheckpoint: shard.globalCheckpoint,
-    withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
-  };
 }
 
 /**
@@ -135,7 +120,7 @@ async function recoveryState({ registry, node }: RecoveryRouteDeps, req: Recover
       await new Promise((r) => setTimeout(r, 5));
     }
   }
-  return stateOf(node, req, registry.shard(req.index, req.shard));
+  return copyRecoveryState(node, req, registry.shard(req.index, req.shard));
 }
 
 /** `recovery/start` (primary): tracks the target and pins what it misses, in one synchronous step. */

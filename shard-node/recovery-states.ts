@@ -9,6 +9,8 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/recovery/RecoveryState.java
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cat-recovery.html
  */
+import type { RecoveryStateResponse } from '../protocol/recovery.ts';
+import type { Shard } from './engine/shard.ts';
 import type { RecoveryFileMetadata } from '../protocol/recovery-files.ts';
 import type { RecoveryStage, RecoveryType, ShardRecoveryState } from '../protocol/recovery-report.ts';
 
@@ -150,4 +152,25 @@ export class RecoveryStates {
       verifyTimeMs: 0,
     };
   }
+}
+
+/**
+ * A copy's checkpoints as a recovery target reports them (`recovery/state`, `recovery/reset` and the
+ * end of a file-based copy): where phase 2 of a peer recovery starts from.
+ */
+export function copyRecoveryState(
+  node: string,
+  req: { index: string; shard: number },
+  shard: Pick<Shard, 'localCheckpoint' | 'maxSeqNo' | 'copyId' | 'globalCheckpoint' | 'heldWithinGlobalCheckpoint'>,
+): RecoveryStateResponse {
+  return {
+    node,
+    index: req.index,
+    shard: req.shard,
+    checkpoint: shard.localCheckpoint,
+    maxSeqNo: shard.maxSeqNo,
+    copyId: shard.copyId,
+    globalCheckpoint: shard.globalCheckpoint,
+    withinGlobalCheckpoint: shard.heldWithinGlobalCheckpoint,
+  };
 }
