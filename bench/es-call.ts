@@ -1,11 +1,12 @@
+/** A coordinator call for the bench scripts. */
+import { request } from 'undici';
+
 /**
  * A JSON call to a coordinator for the bench scripts, with 10-minute timeouts (a health wait, a
  * large bulk). `T` is the shape of the reply fields the caller reads.
  * @throws Error for a status of 300 or more, except a health wait that timed out (408 with the
  *   health body, as ES answers)
  */
-import { request } from 'undici';
-
 export async function es<T = unknown>(url: string, method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
   const res = await request(`${url}${path}`, {
     method: method as 'GET',
