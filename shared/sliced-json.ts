@@ -62,6 +62,33 @@ export async function stringifySlicedChunks(obj: Record<string, unknown>): Promi
   return chunks;
 }
 
+/**
+ * The UTF-8 chunks (about {@link CHUNK_BYTES} each) of `JSON.stringify({ ...head, [key]: items })`
+ * where the `count` items are made one at a time by `item(i)`, serialized and dropped: a reply of
+ * 100,000 items never holds them all as objects (docs/reliability.md, issue 11). Yields to the event
+ * loop whenever about {@link SLICE_MS} of work has passed. `head` must not have `key`.
+ * @example await stringifyItemsChunks({ errors: false, took: 3 }, 'items', 2, (i) => ({ i })) // '{"errors":false,"took":3,"items":[{"i":0},{"i":1}]}'
+ */
+export async function stringifyItemsChunks(head: Record<string, unknown>, key: string, count: number, item: (i: number) => unknown): Promise<Buffer[]> {
+  const chunks: Buffer[] = [];
+  const headText = JSON.stringify(head);
+  let pending = `${headText.length > 2 ? headText.slice(0, -1) + ',' : '{'}${JSON.stringify(key)}:[`;
+  let started = performance.now();
+  for (let i = 0; i < count; i++) {
+    pending += (i > 0 ? ',' : '') + JSON.stringify(item(i));
+    if (pending.length >= CHUNK_BYTES) {
+      chunks.push(Buffer.from(pending));
+      pending = '';
+    }
+    if ((i & 63) === 63 && performance.now() - started >= SLICE_MS) {
+      await yieldToEventLoop();
+      started = performance.now();
+    }
+  }
+  chunks.push(Buffer.from(pending + ']}'));
+  return chunks;
+}
+
 /** The serialization of {@link stringifySliced}: hands each piece of the text to `out`, in order. */
 async function writeSliced(obj: Record<string, unknown>, out: (part: string) => void): Promise<void> {
   out('{');

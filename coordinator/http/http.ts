@@ -9,7 +9,7 @@ import { EsError } from '../../protocol/errors.ts';
 import { applyFilterPath, parseFilterPath, type FilterPath } from '../rest/filter-path.ts';
 import { queryStringError, rawQueryString } from '../rest/query-string-check.ts';
 import { reservationOf } from '../../shared/body-budget.ts';
-import { stringifySlicedChunks } from '../../shared/sliced-json.ts';
+import { stringifyItemsChunks, stringifySlicedChunks } from '../../shared/sliced-json.ts';
 import { readRequestBody } from '../../shared/request-body.ts';
 import { DECODE_PIECE_BYTES, decodeUtf8StrictSliced } from '../../shared/utf8.ts';
 import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
@@ -145,9 +145,34 @@ export function sendJson(c: Context, status: number, body: unknown): Response {
 export async function sendJsonSliced(c: Context, status: number, body: Record<string, unknown>): Promise<Response> {
   const { pretty, filter } = replyOptions(c);
   if (pretty || filter) return sendJson(c, status, body);
-  // Written chunk by chunk from a stream (hono's node server waits for the socket to drain between
-  // chunks), each chunk UTF-8 encoded as the text was built: never one 18 MB write.
-  const chunks = await stringifySlicedChunks(body);
+  return sendChunks(c, status, await stringifySlicedChunks(body));
+}
+
+/**
+ * {@link sendJsonSliced} of `{ ...head, [key]: items }` whose `count` items are built one at a time
+ * by `item(i)` as they are serialized (shared/sliced-json.ts `stringifyItemsChunks`): a `_bulk`
+ * reply of 100,000 items is never held as 100,000 objects, which would outlive the scavenger and
+ * wait for a major GC (docs/reliability.md, issue 11). Same bytes as {@link sendJsonSliced} of the
+ * built body; with `?pretty` or `?filter_path` the body is built and goes through {@link sendJson}.
+ */
+export async function sendJsonItemsSliced(
+  c: Context,
+  status: number,
+  head: Record<string, unknown>,
+  key: string,
+  count: number,
+  item: (i: number) => unknown,
+): Promise<Response> {
+  const { pretty, filter } = replyOptions(c);
+  if (pretty || filter) return sendJson(c, status, { ...head, [key]: Array.from({ length: count }, (_, i) => item(i)) });
+  return sendChunks(c, status, await stringifyItemsChunks(head, key, count, item));
+}
+
+/**
+ * Writes a JSON reply's UTF-8 chunks one at a time from a stream (hono's node server waits for the
+ * socket to drain between chunks): never one 18 MB write.
+ */
+function sendChunks(c: Context, status: number, chunks: Buffer[]): Response {
   const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
   let next = 0;
   const stream = new ReadableStream<Uint8Array>({

@@ -12,9 +12,7 @@
 import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import { randomBytes } from 'node:crypto';
 import { EsError, illegalArgument, toEsError, validationFailed } from '../../protocol/errors.ts';
-import type { SourceFilter } from '../../protocol/search.ts';
 import type { RefreshPolicy, WriteOp, WriteResult } from '../../protocol/write.ts';
-import { filterSourceText, RawJson } from '../../shared/raw-json.ts';
 import { shardForRouting } from '../cluster/routing.ts';
 import { resolveBulkTargets } from '../cluster/aliases/alias-targets.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
@@ -24,31 +22,23 @@ import type { IndexView } from '../cluster/index-view.ts';
 import { parseCreateIndexBody, validateIndexName } from '../cluster/index-settings.ts';
 import { applyDynamicMappings } from './bulk-dynamic-mappings.ts';
 import { writeShard, type ShardInfo } from './replication.ts';
+import {
+  anyItemFailed,
+  bulkResponseItem,
+  fetchSourceOf,
+  updateBodyOf,
+  type BulkOptions,
+  type BulkOutcome,
+  type BulkResponse,
+  type BulkResponseItem,
+  type BulkRun,
+  type ShardWrites,
+} from './bulk-response.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { checkShardLimit, configuredShards, DEFAULT_MAX_SHARDS_PER_NODE, totalShards } from '../cluster/shard-limit.ts';
-import { missingPipeline, parseUpdateBody, validationMessages, writeConditionsOf, type UpdateBody } from './write-request.ts';
+import { missingPipeline, validationMessages, writeConditionsOf } from './write-request.ts';
 
-/** One item of the `_bulk` response: `{<action>: {...}}`. */
-export type BulkResponseItem = Record<string, Record<string, unknown>>;
-
-/** The `_bulk` response body. */
-export interface BulkResponse {
-  errors: boolean;
-  took: number;
-  items: BulkResponseItem[];
-}
-
-/**
- * Request-level defaults and options of a bulk (ES `BulkRequest`'s global parameters): the URL's
- * `pipeline` for `index`/`create` items without their own, and its `_source*` for `update` items'
- * `get` (an item's action line `_source` wins over it, and it over the update body's).
- */
-export interface BulkOptions {
-  pipeline?: string;
-  fetchSource?: SourceFilter;
-  /** Give each update item's `get._source` as the stored text ({@link RawJson}, for replies sent whole by `sendJson`), not parsed. */
-  rawSources?: boolean;
-}
+export type { BulkOptions, BulkOutcome, BulkResponse, BulkResponseItem } from './bulk-response.ts';
 
 /** Services the write path uses. */
 export interface WriteDeps {
@@ -62,11 +52,6 @@ export interface WriteDeps {
 /** ES-style auto-generated `_id`: 20 URL-safe base64 characters. */
 export function generateId(): string {
   return randomBytes(15).toString('base64url');
-}
-
-function errorOf(err: unknown): { type: string; reason: string; [k: string]: unknown } {
-  const es = toEsError(err);
-  return { type: es.type, reason: es.message, ...es.metadata, ...(es.causedBy ? { caused_by: es.causedBy } : {}) };
 }
 
 /**
@@ -106,18 +91,6 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
     }
   }
   return out;
-}
-
-/** An update item's body, parsed (items built by the parser carry it; others are parsed here). */
-function updateBodyOf(item: BulkItem): UpdateBody {
-  return item.update ?? parseUpdateBody(item.source ?? {});
-}
-
-/** The `_source` an update item answers with in its `get` (action line, then the request's, then the body's), or undefined. */
-function fetchSourceOf(item: BulkItem, opts: BulkOptions): SourceFilter | undefined {
-  if (item.action !== 'update') return undefined;
-  const filter = item.params?.fetchSource ?? opts.fetchSource ?? updateBodyOf(item).fetchSource;
-  return filter === false ? undefined : filter; // ES `UpdateHelper.extractGetResult`: `_source: false` is no `get` at all
 }
 
 /**
@@ -189,17 +162,6 @@ function routingOf(item: BulkItem): { routing?: string } {
 }
 
 /**
- * ES `UpdateResponse`'s `get` (`GetResult.toXContentEmbedded`): `_seq_no`, `_primary_term`,
- * `found`, and the document's `_source` after the update, filtered as asked (absent when filtered out).
- */
-function updateGet(r: WriteResult, filter: SourceFilter, raw: boolean): Record<string, unknown> {
-  const get: Record<string, unknown> = { _seq_no: r._seq_no, _primary_term: r._primary_term, found: true };
-  const text = filterSourceText(r.source!, filter);
-  if (text !== undefined) get._source = raw ? new RawJson(text) : JSON.parse(text);
-  return get;
-}
-
-/**
  * Records the items that fail before routing in `failed`: the parser's failures and each valid
  * item's own ({@link itemFailure}).
  * @returns the positions whose error names no index (ES reports it as thrown: `{type, reason}`)
@@ -266,13 +228,6 @@ async function groupByShard(
   return groups;
 }
 
-/** What the shards answered for each of a bulk's items, by position (null: not written). */
-interface ShardWrites {
-  results: (WriteResult | null)[];
-  shardInfos: (ShardInfo | null)[];
-  forcedRefreshes: boolean[];
-}
-
 /**
  * Writes every shard's group in parallel (replication.ts); the items of a group whose write fails
  * fail in `failed` with its EsError, or ES's 503 `unavailable_shards_exception`.
@@ -311,11 +266,13 @@ async function writeGroups(
 /**
  * Executes parsed bulk items. Per-item failures (a bad document, a version conflict, an unreachable
  * shard, an unknown pipeline) are reported in their item with `errors: true`; the call itself only
- * throws for failures that concern the whole request.
+ * throws for failures that concern the whole request. The reply's items are built on demand
+ * ({@link BulkOutcome.item}), so a large reply can be serialized without holding an object per item
+ * (coordinator/http/bulk-reply.ts).
  * @throws EsError 400 `action_request_validation_exception` when an item fails ES's validation
  *   (write-request.ts): nothing is written, as ES's `BulkRequest.validate`.
  */
-export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
+export async function executeBulkOutcome(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkOutcome> {
   const startedAt = Date.now();
   // A bulk of 100,000 items is validated, routed and answered in slices that yield to the event loop
   // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
@@ -331,47 +288,26 @@ export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPo
 
   const ids = items.map((it) => it.id ?? generateId());
   const groups = await groupByShard(items, ids, views, failed, opts, slices);
-  const { results, shardInfos, forcedRefreshes } = await writeGroups(groups, items.length, refresh, deps, failed);
+  const writes = await writeGroups(groups, items.length, refresh, deps, failed);
 
-  let errors = false;
-  const bulkResponseItem = (i: number): BulkResponseItem => {
-    const item = items[i];
-    const index = item.index ?? null;
-    const view = index ? views.get(index) : undefined;
-    // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
-    const uuid =
-      view instanceof EsError ? (typeof view.metadata.index_uuid === 'string' ? view.metadata.index_uuid : '_na_') : view ? view.metadata.uuid : '_na_';
-    const r = results[i];
-    if (failed.has(i) || !r || r.error) {
-      errors = true;
-      const es = failed.has(i) ? toEsError(failed.get(i)) : null;
-      const status = es?.status ?? r?.status ?? 500;
-      const error = es ? errorOf(es) : r!.error!;
-      return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: bare.has(i) ? error : { ...error, index_uuid: uuid, index } } };
-    }
-    const replicas = view && !(view instanceof EsError) ? view.metadata.numberOfReplicas : 0;
-    const shards = shardInfos[i] ?? { total: 1 + replicas, successful: 1, failed: 0 };
-    const fetchSource = r.source !== undefined ? fetchSourceOf(item, opts) : undefined;
-    return {
-      [item.action]: {
-        _index: index,
-        _id: r._id,
-        _version: r._version,
-        result: r.result,
-        ...(forcedRefreshes[i] ? { forced_refresh: true } : {}),
-        _shards: shards,
-        _seq_no: r._seq_no,
-        _primary_term: r._primary_term,
-        ...(fetchSource !== undefined ? { get: updateGet(r, fetchSource, opts.rawSources === true) } : {}),
-        status: r.status,
-      },
-    };
-  };
+  const run: BulkRun = { items, ids, views, failed, bare, writes, opts };
+  return { errors: anyItemFailed(run), took: Date.now() - startedAt, length: items.length, item: (i) => bulkResponseItem(run, i) };
+}
+
+
+/**
+ * {@link executeBulkOutcome} with every reply item built (in slices that yield to the event loop):
+ * ES's `BulkResponse`, for callers that read the items (single-document writes, `_reindex`,
+ * `_update_by_query`). @throws as {@link executeBulkOutcome}
+ */
+export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
+  const outcome = await executeBulkOutcome(items, refresh, deps, opts);
+  const slices = new EventLoopSlices();
   const out: BulkResponseItem[] = [];
-  for (let i = 0; i < items.length; i++) {
+  for (let i = 0; i < outcome.length; i++) {
     const pause = slices.tick();
     if (pause) await pause;
-    out.push(bulkResponseItem(i));
+    out.push(outcome.item(i));
   }
-  return { errors, took: Date.now() - startedAt, items: out };
+  return { errors: outcome.errors, took: outcome.took, items: out };
 }

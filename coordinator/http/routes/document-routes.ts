@@ -9,11 +9,11 @@ import { EsError, illegalArgument, validationFailed } from '../../../protocol/er
 import { parseJsonBody } from '../../rest/json-body.ts';
 import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../../rest/bulk-parse.ts';
 import { readTarget, writeIndexName } from '../../cluster/aliases/alias-targets.ts';
-import { executeBulk, type BulkOptions, type WriteDeps } from '../../write/documents.ts';
+import { executeBulk, executeBulkOutcome, type BulkOptions, type WriteDeps } from '../../write/documents.ts';
 import { commaList } from '../../rest/field-and-format.ts';
 import { getDocument, getSourceFilter, readOptionsFromQuery, sourceFilterFromParams, sourceParams } from '../../write/get-document.ts';
 import { fetchSourceFromQuery, parseUpdateBody, writeParamsFromQuery } from '../../write/write-request.ts';
-import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonSliced } from '../http.ts';
+import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonItemsSliced } from '../http.ts';
 import { ROUTE_PARAMS } from '../../rest/route-params.ts';
 import { parseBooleanParam } from '../../rest/params.ts';
 
@@ -54,7 +54,9 @@ function registerBulkRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): v
     if (fetchSource !== undefined) opts.fetchSource = fetchSource;
     // The URL's `require_alias` is the default of every item that does not set its own (ES `BulkRequest.requireAlias`).
     if (requireAliasParam(c) === true) for (const item of items) item.requireAlias ??= true;
-    return sendJsonSliced(c, 200, { ...(await executeBulk(items, refreshParam(c), deps, opts)) });
+    const outcome = await executeBulkOutcome(items, refreshParam(c), deps, opts);
+    // Each reply item is built as it is serialized: never 100,000 objects at once (docs/reliability.md).
+    return sendJsonItemsSliced(c, 200, { errors: outcome.errors, took: outcome.took }, 'items', outcome.length, (i) => outcome.item(i));
   };
   app.on(['POST', 'PUT'], '/_bulk', bulk);
   app.on(['POST', 'PUT'], '/:index/_bulk', bulk);
