@@ -200,7 +200,10 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   for (const name of etcdServicesOf(compose)) if (name in ports) peerPorts[name] = await freePort();
   const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: { FOLIO_LOG_LEVEL: process.env.FOLIO_BENCH_LOG_LEVEL ?? 'warn' } });
   const inspectPorts = new Map<string, number>();
+  // Node flags for the coordinator only (e.g. `--trace-gc`, which NODE_OPTIONS refuses), its output in coordinator.log.
+  const coordinatorFlags = (process.env.FOLIO_BENCH_COORDINATOR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
   for (const s of services) {
+    if (s.name === 'coordinator') s.argv = [s.argv[0], ...coordinatorFlags, ...s.argv.slice(1)];
     if (!s.name.startsWith('shard-')) continue;
     const p = await freePort();
     inspectPorts.set(s.name, p);

@@ -63,21 +63,21 @@ export async function stringifySlicedChunks(obj: Record<string, unknown>): Promi
 }
 
 /**
- * The UTF-8 chunks (about {@link CHUNK_BYTES} each) of `JSON.stringify({ ...head, [key]: items })`
- * where the `count` items are made one at a time by `item(i)`, serialized and dropped: a reply of
- * 100,000 items never holds them all as objects (docs/reliability.md, issue 11). Yields to the event
- * loop whenever about {@link SLICE_MS} of work has passed. `head` must not have `key`.
- * @example await stringifyItemsChunks({ errors: false, took: 3 }, 'items', 2, (i) => ({ i })) // '{"errors":false,"took":3,"items":[{"i":0},{"i":1}]}'
+ * The text of `JSON.stringify({ ...head, [key]: items })` in pieces of about {@link CHUNK_BYTES}
+ * characters, where the `count` items are made one at a time by `item(i)`, serialized and dropped:
+ * a reply of 100,000 items never holds them all, as objects or as text (docs/reliability.md, issue
+ * 11). Yields to the event loop whenever about {@link SLICE_MS} of work has passed. `head` must not
+ * have `key`; `item` must give the same value for the same `i` when the pieces are made twice.
+ * @example (await Array.fromAsync(stringifyItemsPieces({ took: 3 }, 'items', 2, (i) => ({ i })))).join('') // '{"took":3,"items":[{"i":0},{"i":1}]}'
  */
-export async function stringifyItemsChunks(head: Record<string, unknown>, key: string, count: number, item: (i: number) => unknown): Promise<Buffer[]> {
-  const chunks: Buffer[] = [];
+export async function* stringifyItemsPieces(head: Record<string, unknown>, key: string, count: number, item: (i: number) => unknown): AsyncGenerator<string> {
   const headText = JSON.stringify(head);
   let pending = `${headText.length > 2 ? headText.slice(0, -1) + ',' : '{'}${JSON.stringify(key)}:[`;
   let started = performance.now();
   for (let i = 0; i < count; i++) {
     pending += (i > 0 ? ',' : '') + JSON.stringify(item(i));
     if (pending.length >= CHUNK_BYTES) {
-      chunks.push(Buffer.from(pending));
+      yield pending;
       pending = '';
     }
     if ((i & 63) === 63 && performance.now() - started >= SLICE_MS) {
@@ -85,8 +85,7 @@ export async function stringifyItemsChunks(head: Record<string, unknown>, key: s
       started = performance.now();
     }
   }
-  chunks.push(Buffer.from(pending + ']}'));
-  return chunks;
+  yield pending + ']}';
 }
 
 /** The serialization of {@link stringifySliced}: hands each piece of the text to `out`, in order. */

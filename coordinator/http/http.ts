@@ -9,7 +9,7 @@ import { EsError } from '../../protocol/errors.ts';
 import { applyFilterPath, parseFilterPath, type FilterPath } from '../rest/filter-path.ts';
 import { queryStringError, rawQueryString } from '../rest/query-string-check.ts';
 import { reservationOf } from '../../shared/body-budget.ts';
-import { stringifyItemsChunks, stringifySlicedChunks } from '../../shared/sliced-json.ts';
+import { stringifyItemsPieces, stringifySlicedChunks } from '../../shared/sliced-json.ts';
 import { readRequestBody } from '../../shared/request-body.ts';
 import { DECODE_PIECE_BYTES, decodeUtf8StrictSliced } from '../../shared/utf8.ts';
 import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
@@ -150,10 +150,12 @@ export async function sendJsonSliced(c: Context, status: number, body: Record<st
 
 /**
  * {@link sendJsonSliced} of `{ ...head, [key]: items }` whose `count` items are built one at a time
- * by `item(i)` as they are serialized (shared/sliced-json.ts `stringifyItemsChunks`): a `_bulk`
- * reply of 100,000 items is never held as 100,000 objects, which would outlive the scavenger and
- * wait for a major GC (docs/reliability.md, issue 11). Same bytes as {@link sendJsonSliced} of the
- * built body; with `?pretty` or `?filter_path` the body is built and goes through {@link sendJson}.
+ * by `item(i)` as they are serialized (shared/sliced-json.ts `stringifyItemsPieces`), and each
+ * piece UTF-8 encoded when the socket takes it: a `_bulk` reply of 100,000 items (18 MB) is never
+ * held whole, as objects or as bytes, which would outlive the scavenger and wait for a major GC
+ * (docs/reliability.md, issue 11). A first pass over the same pieces counts the `content-length`.
+ * Same bytes as {@link sendJsonSliced} of the built body; with `?pretty` or `?filter_path` the body
+ * is built and goes through {@link sendJson}. `item(i)` must give the same value on each call.
  */
 export async function sendJsonItemsSliced(
   c: Context,
@@ -165,7 +167,20 @@ export async function sendJsonItemsSliced(
 ): Promise<Response> {
   const { pretty, filter } = replyOptions(c);
   if (pretty || filter) return sendJson(c, status, { ...head, [key]: Array.from({ length: count }, (_, i) => item(i)) });
-  return sendChunks(c, status, await stringifyItemsChunks(head, key, count, item));
+  let length = 0;
+  for await (const piece of stringifyItemsPieces(head, key, count, item)) length += Buffer.byteLength(piece);
+  const pieces = stringifyItemsPieces(head, key, count, item);
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await pieces.next();
+      if (next.done === true) controller.close();
+      else controller.enqueue(Buffer.from(next.value));
+    },
+    async cancel() {
+      await pieces.return(undefined);
+    },
+  });
+  return c.body(stream, status as 200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(length) });
 }
 
 /**
