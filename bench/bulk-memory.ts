@@ -86,7 +86,9 @@ try {
   // the abuse suite, whose cluster has loaded its sample data before.
   await es(url, 'POST', `/${INDEX}/_bulk`, bulkBody(10_000), 'application/x-ndjson');
   await new Promise((r) => setTimeout(r, DECAY_WAIT_MS));
-  console.log('run | ms | RSS growth after 1.5 s (MiB) | peak RSS growth (MiB) | peak heap+external growth (MiB) | peak old+large-object space+external growth (MiB)');
+  console.log(
+    'run | ms | RSS growth after 1.5 s (MiB) | peak RSS growth (MiB) | peak heap+external growth (MiB) | peak old+large-object space+external growth (MiB)',
+  );
   for (let run = 1; run <= RUNS; run++) {
     const body = bulkBody();
     const rssBefore = rss(pid);

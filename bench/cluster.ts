@@ -175,8 +175,13 @@ async function benchLogDir(): Promise<string> {
   return configured;
 }
 
-/** Starts the service with its output lines appended to `<logDir>/<name>.log`. */
+/**
+ * Starts the service with its output lines appended to `<logDir>/<name>.log`; the coordinator with
+ * the Node flags of FOLIO_BENCH_COORDINATOR_NODE_FLAGS (e.g. `--trace-gc`, which NODE_OPTIONS refuses).
+ */
 function startLogged(service: Parameters<typeof startProcess>[0], logDir: string): RunningService {
+  const flags = service.name === 'coordinator' ? (process.env.FOLIO_BENCH_COORDINATOR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '') : [];
+  if (flags.length > 0) service = { ...service, argv: [service.argv[0], ...flags, ...service.argv.slice(1)] };
   const file = createWriteStream(join(logDir, `${service.name}.log`), { flags: 'a' });
   const run = startProcess(service, { onLine: (line) => file.write(line + '\n') });
   void run.exited.then(() => file.end());
@@ -200,10 +205,7 @@ export async function startBenchCluster(shards: number): Promise<BenchCluster> {
   for (const name of etcdServicesOf(compose)) if (name in ports) peerPorts[name] = await freePort();
   const services = translateServices(compose, { ports, volumeDirs, peerPorts, env: { FOLIO_LOG_LEVEL: process.env.FOLIO_BENCH_LOG_LEVEL ?? 'warn' } });
   const inspectPorts = new Map<string, number>();
-  // Node flags for the coordinator only (e.g. `--trace-gc`, which NODE_OPTIONS refuses), its output in coordinator.log.
-  const coordinatorFlags = (process.env.FOLIO_BENCH_COORDINATOR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
   for (const s of services) {
-    if (s.name === 'coordinator') s.argv = [s.argv[0], ...coordinatorFlags, ...s.argv.slice(1)];
     if (!s.name.startsWith('shard-')) continue;
     const p = await freePort();
     inspectPorts.set(s.name, p);

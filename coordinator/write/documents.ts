@@ -294,7 +294,6 @@ export async function executeBulkOutcome(items: readonly BulkItem[], refresh: Re
   return { errors: anyItemFailed(run), took: Date.now() - startedAt, length: items.length, item: (i) => bulkResponseItem(run, i) };
 }
 
-
 /**
  * {@link executeBulkOutcome} with every reply item built (in slices that yield to the event loop):
  * ES's `BulkResponse`, for callers that read the items (single-document writes, `_reindex`,
