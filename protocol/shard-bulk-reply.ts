@@ -14,6 +14,7 @@
  */
 import type { ShardBulkResponse, WriteResult } from './write.ts';
 import { NDJSON_CONTENT_TYPE, ndjsonSliced } from '../shared/sliced-json.ts';
+import { WriteResultColumns } from './write-result-columns.ts';
 
 /** Whether a bulk call's `accept` header asks for the NDJSON reply. */
 export function acceptsNdjson(accept: string | undefined): boolean {
@@ -46,4 +47,55 @@ export function decodeShardBulkReply(values: readonly unknown[]): ShardBulkRespo
   if (values.length !== 1 + head.items) throw new Error(`the shard bulk reply has ${values.length - 1} lines after its head, ${head.items} announced`);
   const { items, ...rest } = head;
   return { ...rest, items: values.slice(1) as WriteResult[] };
+}
+
+/** A shard bulk reply whose items are held as columns (protocol/write-result-columns.ts). */
+export interface CompactShardBulkReply extends Omit<ShardBulkResponse, 'items'> {
+  items: WriteResultColumns;
+}
+
+/**
+ * Reads the NDJSON reply of {@link encodeShardBulkReply} line by line as it arrives
+ * ({@link ShardBulkReplyReader.line}, e.g. a shard call's `onNdjsonLine`), each item stored in
+ * columns and its parsed line dropped: a reply of 50,000 items is never held as 50,000 objects.
+ * The same reply as {@link decodeShardBulkReply}, items aside.
+ */
+export class ShardBulkReplyReader {
+  private readonly ids: readonly string[];
+  private head: ShardBulkReplyHead | undefined;
+  private items: WriteResultColumns | undefined;
+  private lines = 0;
+  private noHead = false;
+
+  /** A reader of the reply to ops whose `_id`s are `ids`, in order. */
+  constructor(ids: readonly string[]) {
+    this.ids = ids;
+  }
+
+  /** Takes the next parsed line. */
+  line(value: unknown): void {
+    if (this.head === undefined && !this.noHead) {
+      const head = value as ShardBulkReplyHead | undefined;
+      if (head === undefined || head === null || typeof head !== 'object' || typeof head.items !== 'number') this.noHead = true;
+      else {
+        this.head = head;
+        this.items = new WriteResultColumns(head.items, this.ids);
+      }
+      return;
+    }
+    if (this.items !== undefined && this.lines < this.items.length) this.items.set(this.lines, value as WriteResult);
+    this.lines++;
+  }
+
+  /**
+   * The reply read.
+   * @throws Error when the lines do not match the head's counts (a cut or mis-encoded reply), as {@link decodeShardBulkReply}
+   */
+  reply(): CompactShardBulkReply {
+    const head = this.head;
+    if (head === undefined) throw new Error('the shard bulk reply has no head line');
+    if (this.lines !== head.items) throw new Error(`the shard bulk reply has ${this.lines} lines after its head, ${head.items} announced`);
+    const { items, ...rest } = head;
+    return { ...rest, items: this.items! };
+  }
 }

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isNdjsonContentType, ndjsonSliced, parseNdjsonSliced, stringifySliced, stringifySlicedChunks } from './sliced-json.ts';
+import { isNdjsonContentType, ndjsonSliced, parseNdjsonSliced, stringifyItemsPieces, stringifySliced, stringifySlicedChunks } from './sliced-json.ts';
 
 const items = Array.from({ length: 5003 }, (_, i) => ({ _id: `d${i}`, status: i % 2 ? 201 : 404, error: i % 7 ? undefined : { type: 'x', reason: 'é"\n😀' } }));
 const objects = [
@@ -37,6 +37,25 @@ describe('stringifySliced', () => {
     for (const obj of [{ ops: mixed }, { ops: mixed.slice(0, 64) }, { ops: mixed.slice(0, 65) }, { a: 1, ops: mixed.slice(0, 1_000), b: [undefined, null] }]) {
       expect(await stringifySliced(obj)).toBe(JSON.stringify(obj));
       expect(Buffer.concat(await stringifySlicedChunks(obj)).toString('utf8')).toBe(JSON.stringify(obj));
+    }
+  });
+});
+
+describe('stringifyItemsPieces', () => {
+  it('gives the text JSON.stringify gives of the head with the items built one at a time', async () => {
+    const big = Array.from({ length: 20_000 }, (_, i) => ({
+      delete: { _index: 'i', _id: `é"${i}\u2028`, status: 404, error: i % 7 ? undefined : { type: 'x' } },
+    }));
+    for (const [head, list] of [
+      [{ errors: true, took: 3 }, big],
+      [{ errors: false, took: 0, skipped: undefined }, items],
+      [{}, [1, 'x', null]],
+      [{ took: 1 }, []],
+    ] as const) {
+      const pieces: string[] = [];
+      for await (const piece of stringifyItemsPieces(head, 'items', list.length, (i) => list[i])) pieces.push(piece);
+      expect(pieces.join('')).toBe(JSON.stringify({ ...head, items: list }));
+      if (list === big) expect(pieces.length).toBeGreaterThan(1);
     }
   });
 });

@@ -68,7 +68,7 @@ export async function stringifySlicedChunks(obj: Record<string, unknown>): Promi
  * a reply of 100,000 items never holds them all, as objects or as text (docs/reliability.md, issue
  * 11). Yields to the event loop whenever about {@link SLICE_MS} of work has passed. `head` must not
  * have `key`; `item` must give the same value for the same `i` when the pieces are made twice.
- * @example (await Array.fromAsync(stringifyItemsPieces({ took: 3 }, 'items', 2, (i) => ({ i })))).join('') // '{"took":3,"items":[{"i":0},{"i":1}]}'
+ * @example for await (const piece of stringifyItemsPieces({ took: 3 }, 'items', 2, (i) => ({ i }))) socket.write(piece) // '{"took":3,"items":[{"i":0},{"i":1}]}'
  */
 export async function* stringifyItemsPieces(head: Record<string, unknown>, key: string, count: number, item: (i: number) => unknown): AsyncGenerator<string> {
   const headText = JSON.stringify(head);
@@ -156,10 +156,12 @@ export async function ndjsonSliced(values: Iterable<unknown>): Promise<string> {
  * (`JSON.parse`), a line cut by a chunk boundary when its end arrives, and the work yields to the
  * event loop whenever about {@link SLICE_MS} of it has passed, so a reply of 50,000 lines is never
  * parsed in one task. Blank lines are skipped; a last line without `\n` counts.
- * @returns the parsed lines in order, and the bytes read
+ * With `onLine`, each parsed line is handed to it as it is parsed instead of gathered (a caller that
+ * keeps less than the parsed values: protocol/shard-bulk-reply.ts `ShardBulkReplyReader`).
+ * @returns the parsed lines in order (none with `onLine`), and the bytes read
  * @throws SyntaxError for a line that is not JSON; the stream's error
  */
-export async function parseNdjsonSliced(chunks: AsyncIterable<Uint8Array>): Promise<{ values: unknown[]; bytes: number }> {
+export async function parseNdjsonSliced(chunks: AsyncIterable<Uint8Array>, onLine?: (value: unknown) => void): Promise<{ values: unknown[]; bytes: number }> {
   const values: unknown[] = [];
   let bytes = 0;
   let started = performance.now();
@@ -168,7 +170,9 @@ export async function parseNdjsonSliced(chunks: AsyncIterable<Uint8Array>): Prom
   const parseLine = (buf: Buffer, start: number, end: number): void => {
     if (end > start && buf[end - 1] === 0x0d) end--;
     const text = buf.toString('utf8', start, end);
-    if (text.trim() !== '') values.push(JSON.parse(text));
+    if (text.trim() === '') return;
+    if (onLine) onLine(JSON.parse(text));
+    else values.push(JSON.parse(text));
   };
   for await (const chunk of chunks) {
     const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);

@@ -31,6 +31,12 @@ export interface CallOptions {
    * the same object as the JSON reply (protocol/wire.ts). Absent: the node answers JSON.
    */
   accept?: string;
+  /**
+   * With an `application/x-ndjson` reply: each parsed line is handed to it as it arrives instead of
+   * being gathered, and the call resolves an empty array (a bulk reply read into columns:
+   * protocol/shard-bulk-reply.ts `ShardBulkReplyReader`).
+   */
+  onNdjsonLine?: (value: unknown) => void;
   /** Leaves the call out of {@link ShardCallStats} (the cluster view's background reloads: no request's work). */
   uncounted?: boolean;
 }
@@ -245,7 +251,7 @@ export class ShardClient {
       // Parsed line by line as it arrives, in slices (shared/sliced-json.ts): the parsed lines.
       let parsed;
       try {
-        parsed = await parseNdjsonSliced(res.body);
+        parsed = await parseNdjsonSliced(res.body, opts.onNdjsonLine);
       } catch (err) {
         throw err instanceof SyntaxError ? err : exchangeError(url, err, deadline, opts.signal); // a bad line: as JSON.parse of a JSON reply
       }

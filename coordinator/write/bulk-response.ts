@@ -9,6 +9,7 @@
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/BulkItemResponse.java
  */
 import { EsError, toEsError } from '../../protocol/errors.ts';
+import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import type { SourceFilter } from '../../protocol/search.ts';
 import type { WriteResult } from '../../protocol/write.ts';
 import { filterSourceText, RawJson } from '../../shared/raw-json.ts';
@@ -39,11 +40,14 @@ export interface BulkOptions {
   rawSources?: boolean;
 }
 
-/** What the shards answered for each of a bulk's items, by position (null: not written). */
+/** What the shards answered for each of a bulk's items, by position in the request. */
 export interface ShardWrites {
-  results: (WriteResult | null)[];
-  shardInfos: (ShardInfo | null)[];
-  forcedRefreshes: boolean[];
+  /** The item's write result (a new object on each call), or null when it was not written. */
+  result(p: number): WriteResult | null;
+  /** The shard info of the item's shard write, or null when it was not written. */
+  shardInfo(p: number): ShardInfo | null;
+  /** Whether the item's shard refreshed because of the write (ES `forced_refresh`). */
+  forcedRefresh(p: number): boolean;
 }
 
 /** Everything a bulk's reply items are built from, by the items' positions in the request. */
@@ -100,15 +104,20 @@ function updateGet(r: WriteResult, filter: SourceFilter, raw: boolean): Record<s
   return get;
 }
 
-/** Whether the item at `i` failed (its reply item has an `error`, and the reply `errors: true`). */
-export function itemFailed(run: BulkRun, i: number): boolean {
-  const r = run.writes.results[i];
+/** Whether the item at `i`, written with result `r`, failed (its reply item has an `error`, and the reply `errors: true`). */
+function itemFailed(run: BulkRun, i: number, r: WriteResult | null): boolean {
   return run.failed.has(i) || !r || Boolean(r.error);
 }
 
-/** The reply's `errors`: whether any item failed. */
-export function anyItemFailed(run: BulkRun): boolean {
-  for (let i = 0; i < run.items.length; i++) if (itemFailed(run, i)) return true;
+/** The reply's `errors`: whether any item failed (in slices that yield to the event loop). */
+export async function anyItemFailed(run: BulkRun): Promise<boolean> {
+  if (run.failed.size > 0) return true;
+  const slices = new EventLoopSlices();
+  for (let i = 0; i < run.items.length; i++) {
+    const pause = slices.tick();
+    if (pause) await pause;
+    if (itemFailed(run, i, run.writes.result(i))) return true;
+  }
   return false;
 }
 
@@ -121,15 +130,15 @@ export function bulkResponseItem(run: BulkRun, i: number): BulkResponseItem {
   // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
   const uuid =
     view instanceof EsError ? (typeof view.metadata.index_uuid === 'string' ? view.metadata.index_uuid : '_na_') : view ? view.metadata.uuid : '_na_';
-  const r = writes.results[i];
-  if (itemFailed(run, i)) {
+  const r = writes.result(i);
+  if (itemFailed(run, i, r)) {
     const es = failed.has(i) ? toEsError(failed.get(i)) : null;
     const status = es?.status ?? r?.status ?? 500;
     const error = es ? errorOf(es) : r!.error!;
     return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: bare.has(i) ? error : { ...error, index_uuid: uuid, index } } };
   }
   const replicas = view && !(view instanceof EsError) ? view.metadata.numberOfReplicas : 0;
-  const shards = writes.shardInfos[i] ?? { total: 1 + replicas, successful: 1, failed: 0 };
+  const shards = writes.shardInfo(i) ?? { total: 1 + replicas, successful: 1, failed: 0 };
   const fetchSource = r!.source !== undefined ? fetchSourceOf(item, opts) : undefined;
   return {
     [item.action]: {
@@ -137,7 +146,7 @@ export function bulkResponseItem(run: BulkRun, i: number): BulkResponseItem {
       _id: r!._id,
       _version: r!._version,
       result: r!.result,
-      ...(writes.forcedRefreshes[i] ? { forced_refresh: true } : {}),
+      ...(writes.forcedRefresh(i) ? { forced_refresh: true } : {}),
       _shards: shards,
       _seq_no: r!._seq_no,
       _primary_term: r!._primary_term,

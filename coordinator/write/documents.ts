@@ -12,7 +12,7 @@
 import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import { randomBytes } from 'node:crypto';
 import { EsError, illegalArgument, toEsError, validationFailed } from '../../protocol/errors.ts';
-import type { RefreshPolicy, WriteOp, WriteResult } from '../../protocol/write.ts';
+import type { RefreshPolicy, WriteOp } from '../../protocol/write.ts';
 import { shardForRouting } from '../cluster/routing.ts';
 import { resolveBulkTargets } from '../cluster/aliases/alias-targets.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
@@ -21,7 +21,7 @@ import type { NewIndexSpec } from '../cluster/new-index.ts';
 import type { IndexView } from '../cluster/index-view.ts';
 import { parseCreateIndexBody, validateIndexName } from '../cluster/index-settings.ts';
 import { applyDynamicMappings } from './bulk-dynamic-mappings.ts';
-import { writeShard, type ShardInfo } from './replication.ts';
+import { writeShard, type ShardWriteOutcome } from './replication.ts';
 import {
   anyItemFailed,
   bulkResponseItem,
@@ -239,18 +239,19 @@ async function writeGroups(
   deps: WriteDeps,
   failed: Map<number, unknown>,
 ): Promise<ShardWrites> {
-  const results: (WriteResult | null)[] = new Array<WriteResult | null>(itemCount).fill(null);
-  const shardInfos: (ShardInfo | null)[] = new Array<ShardInfo | null>(itemCount).fill(null);
-  const forcedRefreshes: boolean[] = new Array<boolean>(itemCount).fill(false);
+  // Each item's shard write and its place in it, in typed arrays: no object or pointer per item (issue 11).
+  const outcomes: ShardWriteOutcome[] = [];
+  const outcomeOf = new Int32Array(itemCount).fill(-1);
+  const slotOf = new Int32Array(itemCount);
   await Promise.all(
     [...groups.values()].map(async (g) => {
       const index = g.view.metadata.name;
       try {
         const res = await writeShard(deps, g.view, g.shard, g.ops, refresh);
+        const o = outcomes.push(res) - 1;
         g.positions.forEach((p, j) => {
-          results[p] = res.items[j];
-          shardInfos[p] = res.shardInfo;
-          forcedRefreshes[p] = res.forcedRefresh;
+          outcomeOf[p] = o;
+          slotOf[p] = j;
         });
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
@@ -260,7 +261,15 @@ async function writeGroups(
       }
     }),
   );
-  return { results, shardInfos, forcedRefreshes };
+  const outcome = (p: number): ShardWriteOutcome | undefined => (outcomeOf[p] < 0 ? undefined : outcomes[outcomeOf[p]]);
+  return {
+    result: (p) => {
+      const results = outcome(p)?.results;
+      return results === undefined || slotOf[p] >= results.length ? null : results.get(slotOf[p]);
+    },
+    shardInfo: (p) => outcome(p)?.shardInfo ?? null,
+    forcedRefresh: (p) => outcome(p)?.forcedRefresh ?? false,
+  };
 }
 
 /**
@@ -291,7 +300,7 @@ export async function executeBulkOutcome(items: readonly BulkItem[], refresh: Re
   const writes = await writeGroups(groups, items.length, refresh, deps, failed);
 
   const run: BulkRun = { items, ids, views, failed, bare, writes, opts };
-  return { errors: anyItemFailed(run), took: Date.now() - startedAt, length: items.length, item: (i) => bulkResponseItem(run, i) };
+  return { errors: await anyItemFailed(run), took: Date.now() - startedAt, length: items.length, item: (i) => bulkResponseItem(run, i) };
 }
 
 /**

@@ -17,7 +17,8 @@ import { type FailedReplica, type RefreshPolicy, type ShardBulkRequest, type Wri
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import { PrimaryDemotedError } from '../cluster/copy-state-changes.ts';
 import { type IndexView } from '../cluster/index-view.ts';
-import { decodeShardBulkReply } from '../../protocol/shard-bulk-reply.ts';
+import { ShardBulkReplyReader, type CompactShardBulkReply } from '../../protocol/shard-bulk-reply.ts';
+import { WriteResultColumns } from '../../protocol/write-result-columns.ts';
 import { NDJSON_CONTENT_TYPE, stringifySliced } from '../../shared/sliced-json.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { ShardCallError } from '../transport/shard-call-error.ts';
@@ -44,7 +45,10 @@ export interface ShardInfo {
 
 /** The outcome of one shard's write: the primary's items and the shard info every acknowledged item carries. */
 export interface ShardWriteOutcome {
-  items: WriteResult[];
+  /** The primary's items, in op order, as columns. */
+  results: WriteResultColumns;
+  /** {@link ShardWriteOutcome.results} as objects, built on each read. */
+  readonly items: WriteResult[];
   shardInfo: ShardInfo;
   /** The primary refreshed because of the write (ES `forced_refresh`: `refresh=true`, or a `wait_for` that had to force one). */
   forcedRefresh: boolean;
@@ -100,14 +104,9 @@ export async function writeShard(
     // The primary's replica calls end before this call's deadline, so their failures come back as data.
     replication: { nodes: [...deps.client.nodes], inSyncReplicas, timeoutMs: Math.max(1, Math.floor(deps.timeoutMs * 0.8)) },
   };
-  // A shard's share of a large bulk is tens of thousands of ops: the request is serialized, and the
-  // reply (NDJSON, protocol/shard-bulk-reply.ts) parsed, in slices that yield to the event loop.
-  let reply: ShardBulkReply;
+  let res: CompactShardBulkReply;
   try {
-    reply = await deps.client.rpc(primary, rpc.bulk, new JsonText<ShardBulkRequest>(await stringifySliced({ ...body })), {
-      timeoutMs: deps.timeoutMs,
-      accept: NDJSON_CONTENT_TYPE,
-    });
+    res = await callPrimary(deps, primary, body);
   } catch (err) {
     // The copy is no longer the primary of this term (a promotion this view has not seen yet):
     // nothing was acknowledged. ES's reroute phase waits for the cluster state that names the new
@@ -118,7 +117,6 @@ export async function writeShard(
     }
     throw err;
   }
-  const res = Array.isArray(reply) ? decodeShardBulkReply(reply) : reply;
   if (res.index !== index || res.shard !== shard) throw new Error(`node [${res.node}] answered for the wrong shard`);
   const total = 1 + view.metadata.numberOfReplicas;
   const outcome = res.replicas ?? { acknowledged: [], failed: [] };
@@ -147,11 +145,35 @@ export async function writeShard(
       throw err;
     }
   }
+  const results = res.items;
   return {
-    items: res.items,
+    results,
+    get items() {
+      return results.toArray();
+    },
     forcedRefresh: res.forcedRefresh === true,
     shardInfo: { total, successful: 1 + outcome.acknowledged.length, failed: failedNodes.length, ...(failures.length > 0 ? { failures } : {}) },
   };
+}
+
+/**
+ * Sends a shard's bulk to its primary. A shard's share of a large bulk is tens of thousands of ops:
+ * the request is serialized, and the reply (NDJSON, protocol/shard-bulk-reply.ts) parsed, in slices
+ * that yield to the event loop, its items read into columns as the lines arrive
+ * (protocol/write-result-columns.ts): 50,000 parsed objects held until the whole `_bulk` is
+ * answered would wait for a major GC (docs/reliability.md, issue 11).
+ * @throws the call's error; Error when the reply's lines do not match its head
+ */
+async function callPrimary(deps: ReplicationDeps, primary: number, body: ShardBulkRequest): Promise<CompactShardBulkReply> {
+  const reader = new ShardBulkReplyReader(body.ops.map((op) => op._id));
+  const reply: ShardBulkReply = await deps.client.rpc(primary, rpc.bulk, new JsonText<ShardBulkRequest>(await stringifySliced({ ...body })), {
+    timeoutMs: deps.timeoutMs,
+    accept: NDJSON_CONTENT_TYPE,
+    onNdjsonLine: (line) => reader.line(line),
+  });
+  if (!Array.isArray(reply)) return { ...reply, items: WriteResultColumns.of(reply.items) };
+  for (const line of reply) reader.line(line); // none when the lines went to onNdjsonLine
+  return reader.reply();
 }
 
 /** The replicas that failed a write, as ES's `ShardInfo.Failure`s: `nodes` turns a node number into its URL, statuses print as `RestStatus` names. */
