@@ -42,7 +42,9 @@ async function oldAndExternal(url: string): Promise<number> {
   const space = (name: string): number =>
     Number(new RegExp(`^folio_nodejs_heap_space_size_used_bytes\\{[^}]*space="${name}"[^}]*\\} (\\S+)`, 'm').exec(text)?.[1] ?? NaN);
   const external = Number(/^folio_nodejs_external_memory_bytes(?:\{[^}]*\})? (\S+)/m.exec(text)?.[1] ?? NaN);
-  return space('old') + space('large_object') + external;
+  const sum = space('old') + space('large_object') + external;
+  if (process.env.FOLIO_BENCH_PARTS) console.log(`  old ${mib(space('old'))} large_object ${mib(space('large_object'))} external ${mib(external)} new ${mib(space('new'))}`);
+  return sum;
 }
 
 /** Samples `read` every `everyMs` until stopped; resolves the highest value seen. */

@@ -141,3 +141,22 @@ export async function decodeUtf8StrictSliced(bytes: Uint8Array, pieceBytes = DEC
   }
   return parts.join('');
 }
+
+/**
+ * Whether `bytes` are valid UTF-8, checked in pieces of {@link DECODE_PIECE_BYTES} that yield to
+ * the event loop whenever about {@link DEFAULT_SLICE_MS} of work has passed, without decoding them
+ * (a caller that decodes line by line: coordinator/rest/bulk-parse.ts).
+ */
+export async function isUtf8Sliced(bytes: Uint8Array, pieceBytes = DECODE_PIECE_BYTES): Promise<boolean> {
+  let started = performance.now();
+  for (let start = 0; start < bytes.length;) {
+    const end = pieceEnd(bytes, start + pieceBytes);
+    if (!isUtf8(bytes.subarray(start, end))) return false;
+    start = end;
+    if (performance.now() - started >= DEFAULT_SLICE_MS) {
+      await yieldToEventLoop();
+      started = performance.now();
+    }
+  }
+  return true;
+}

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EsError } from '../../protocol/errors.ts';
 import { esErr } from '../../test/support/es-error.ts';
 import { jsonNumber } from '../../test/support/json-number.ts';
-import { decodeBulkBody, parseBulkBody, parseBulkBodySliced, trimJsonWhitespace } from './bulk-parse.ts';
+import { decodeBulkBody, parseBulkBody, parseBulkBodySliced, parseBulkBytesSliced, trimJsonWhitespace } from './bulk-parse.ts';
 
 function reject(body: string): EsError {
   return esErr(() => parseBulkBody(body, undefined));
@@ -162,5 +162,41 @@ describe('require_alias per item', () => {
       undefined,
     );
     expect(items.map((i) => i.requireAlias)).toEqual([true, false, undefined]);
+  });
+});
+
+describe('parseBulkBytesSliced: a body parsed from its bytes line by line', () => {
+  /** What the route did before: the whole body decoded, then parsed (items, or the error's type and reason). */
+  async function viaText(bytes: Buffer): Promise<unknown> {
+    try {
+      const { text, badLines } = await decodeBulkBody(bytes);
+      return await parseBulkBodySliced(text, 'dflt', badLines);
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }
+  async function viaBytes(bytes: Buffer | undefined): Promise<unknown> {
+    try {
+      return await parseBulkBytesSliced(bytes, 'dflt');
+    } catch (err) {
+      return { error: (err as Error).message };
+    }
+  }
+
+  it('gives the items and errors the decoded text gives', async () => {
+    const bodies = [
+      '{"index":{"_id":"1"}}\n{"a":"é😀"}\n{"delete":{"_id":"2"}}\n',
+      '\uFEFF{"delete":{"_id":"bom"}}\r\n\r\n  \n{"create":{"_index":"x","_id":"3"}}\r\n { "b" : 1 } \r\n',
+      '{"delete":{"_id":"no-newline"}}',
+      '\uFEFF',
+      '\n\n',
+      '{"delete":{"_id":"1"}}\n{"bad"\n',
+      '{"index":{}}\n',
+    ].map((b) => Buffer.from(b));
+    bodies.push(Buffer.concat([Buffer.from('{"index":{"_id":"u"}}\n{"s":"'), Buffer.from([0xff]), Buffer.from('"}\n{"delete":{"_id":"v"}}\n')]));
+    const big = Array.from({ length: 30_000 }, (_, i) => `{"delete":{"_id":"g-${i}-é"}}\n`).join('');
+    bodies.push(Buffer.from(big));
+    for (const bytes of bodies) expect(await viaBytes(bytes), bytes.toString().slice(0, 60)).toEqual(await viaText(bytes));
+    expect(await viaBytes(undefined)).toEqual({ error: 'Validation Failed: 1: no requests added;' });
   });
 });

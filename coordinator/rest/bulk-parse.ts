@@ -8,7 +8,7 @@ import { EventLoopSlices } from '../../shared/event-loop-slices.ts';
 import { EsError, illegalArgument } from '../../protocol/errors.ts';
 import { xContentBoolean } from './params.ts';
 import { parseSourceFilter } from './source-filter-parse.ts';
-import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, type Utf8Problem } from '../../shared/utf8.ts';
+import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, isUtf8Sliced, type Utf8Problem } from '../../shared/utf8.ts';
 import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from '../write/write-request.ts';
 
 /** The four bulk actions. */
@@ -144,7 +144,7 @@ export function trimJsonWhitespace(text: string): string {
  * @throws EsError 400 on an empty body, a malformed action line, an unknown action, or a missing source line.
  */
 export function parseBulkBody(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem> = new Map()): BulkItem[] {
-  const items = [...bulkItems(body, defaultIndex, badLines)];
+  const items = [...bulkItems(textLines(body), defaultIndex, badLines)];
   if (items.length === 0) throw noRequests();
   return items;
 }
@@ -162,9 +162,26 @@ export async function parseBulkBodySliced(
   defaultIndex: string | undefined,
   badLines: ReadonlyMap<number, Utf8Problem> = new Map(),
 ): Promise<BulkItem[]> {
+  return parseLinesSliced(textLines(body), defaultIndex, badLines);
+}
+
+/**
+ * The items of a `_bulk` body's bytes: {@link parseBulkBodySliced} of {@link decodeBulkBody}'s
+ * text, the same items and errors; a body of valid UTF-8 (checked in slices) is decoded line by
+ * line as it is parsed, never held whole as a string (issue 11: a 6 MB body held as bytes, pieces
+ * and text waits for a major GC; docs/reliability.md).
+ */
+export async function parseBulkBytesSliced(bytes: Uint8Array | undefined, defaultIndex: string | undefined): Promise<BulkItem[]> {
+  if (bytes === undefined) return parseBulkBodySliced('', defaultIndex);
+  if (await isUtf8Sliced(bytes)) return parseLinesSliced(byteLines(bytes), defaultIndex, new Map());
+  const { text, badLines } = await decodeBulkBody(bytes);
+  return parseBulkBodySliced(text, defaultIndex, badLines);
+}
+
+async function parseLinesSliced(next: NextLine, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem>): Promise<BulkItem[]> {
   const items: BulkItem[] = [];
   const slices = new EventLoopSlices(PARSE_SLICE_MS);
-  for (const item of bulkItems(body, defaultIndex, badLines)) {
+  for (const item of bulkItems(next, defaultIndex, badLines)) {
     items.push(item);
     const pause = slices.tick();
     if (pause) await pause;
@@ -177,13 +194,15 @@ function noRequests(): EsError {
   return new EsError(400, 'action_request_validation_exception', 'Validation Failed: 1: no requests added;');
 }
 
-/** The items of an NDJSON bulk body, one per action (the parsing of {@link parseBulkBody}). */
-function* bulkItems(body: string, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem>): Generator<BulkItem> {
+/** A body's next non-blank line (its text without the `\r` of a CRLF) and its number (1-based), or null at the end. */
+type NextLine = () => { text: string; no: number } | null;
+
+/** The lines of a decoded body, cut one at a time (not with one `split` of the whole body, a task of its own on a 6 MB body). */
+function textLines(body: string): NextLine {
   if (body.length > 0 && !body.endsWith('\n')) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
-  // Lines are cut one at a time (not with one `split` of the whole body, a task of its own on a 6 MB body).
   let pos = 0;
   let no = 0;
-  const next = (): { text: string; no: number } | null => {
+  return () => {
     while (pos <= body.length) {
       let end = body.indexOf('\n', pos);
       if (end < 0) end = body.length;
@@ -195,6 +214,32 @@ function* bulkItems(body: string, defaultIndex: string | undefined, badLines: Re
     }
     return null;
   };
+}
+
+/**
+ * The lines of a body of valid UTF-8, each decoded on its own (a leading BOM dropped, as the
+ * decoder of {@link decodeBulkBody} does): the body is never held as one 6 MB string beside its bytes.
+ */
+function byteLines(bytes: Uint8Array): NextLine {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+  if (pos < buf.length && buf[buf.length - 1] !== 0x0a) throw illegalArgument('The bulk request must be terminated by a newline [\\n]');
+  let no = 0;
+  return () => {
+    while (pos <= buf.length) {
+      let end = buf.indexOf(0x0a, pos);
+      if (end < 0) end = buf.length;
+      const text = buf.toString('utf8', pos, end > pos && buf[end - 1] === 0x0d ? end - 1 : end);
+      pos = end + 1;
+      no++;
+      if (text.trim() !== '') return { text, no };
+    }
+    return null;
+  };
+}
+
+/** The items of an NDJSON bulk body, one per action (the parsing of {@link parseBulkBody}). */
+function* bulkItems(next: NextLine, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem>): Generator<BulkItem> {
   for (let line = next(); line !== null; line = next()) {
     // An action line is parsed by the REST layer in ES: a bad byte there fails the whole request.
     const badMeta = badLines.get(line.no);

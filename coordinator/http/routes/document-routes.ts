@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, validationFailed } from '../../../protocol/errors.ts';
 import { parseJsonBody } from '../../rest/json-body.ts';
-import { decodeBulkBody, parseBulkBodySliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../../rest/bulk-parse.ts';
+import { parseBulkBytesSliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../../rest/bulk-parse.ts';
 import { readTarget, writeIndexName } from '../../cluster/aliases/alias-targets.ts';
 import { executeBulk, executeBulkOutcome, type BulkOptions, type WriteDeps } from '../../write/documents.ts';
 import { commaList } from '../../rest/field-and-format.ts';
@@ -42,11 +42,9 @@ export function registerDocumentRoutes(app: Hono, deps: WriteDeps, maxBodyBytes:
 function registerBulkRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): void {
   const bulk = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.bulk);
-    const bytes = await readBodyBytes(c, maxBodyBytes);
-    const { text, badLines } = bytes === undefined ? { text: '', badLines: new Map() } : await decodeBulkBody(bytes);
     // Parsed and answered in slices that yield to the event loop: a large bulk must not hold the
     // coordinator (docs/reliability.md, the abuse suite).
-    const items = await parseBulkBodySliced(text, c.req.param('index'), badLines);
+    const items = await parseBulkBytesSliced(await readBodyBytes(c, maxBodyBytes), c.req.param('index'));
     const opts: BulkOptions = {};
     const pipeline = c.req.query('pipeline');
     if (pipeline !== undefined) opts.pipeline = pipeline;
