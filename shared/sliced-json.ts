@@ -11,9 +11,13 @@ import { DEFAULT_SLICE_MS, yieldToEventLoop } from './event-loop-slices.ts';
 const SLICE_MS = DEFAULT_SLICE_MS;
 /** Array elements serialized by the first `JSON.stringify` call of an array. */
 const FIRST_CHUNK_ITEMS = 64;
-/** Bounds of the elements per call as it adapts to their size ({@link CHUNK_TARGET_MS}). */
+/**
+ * Bounds of the elements per call as it adapts to their size ({@link CHUNK_TARGET_MS}). 1,024 small
+ * ops (a delete: ~50 bytes) make ~50 KB, under V8's large-object size (128 KiB): the chunk texts die
+ * young in the scavenger, where a large object waits for a major GC (docs/reliability.md, issue 11).
+ */
 const MIN_CHUNK_ITEMS = 1;
-const MAX_CHUNK_ITEMS = 4096;
+const MAX_CHUNK_ITEMS = 1024;
 /**
  * Time (ms) one `JSON.stringify` call of an array's chunk should take: the chunk grows or shrinks
  * towards it, so 1,000 mails of 10 KB (a replica bulk of the `mails` sample: one call held a shard
@@ -63,7 +67,14 @@ export async function stringifySlicedChunks(obj: Record<string, unknown>): Promi
 }
 
 /**
- * The text of `JSON.stringify({ ...head, [key]: items })` in pieces of about {@link CHUNK_BYTES}
+ * Characters per piece of {@link stringifyItemsPieces}: under V8's large-object size (128 KiB), so
+ * a piece, and the flat copy its UTF-8 encoding makes, die young in the scavenger; a large object
+ * waits for a major GC (docs/reliability.md, issue 11).
+ */
+const PIECE_CHARS = 48 * 1024;
+
+/**
+ * The text of `JSON.stringify({ ...head, [key]: items })` in pieces of about {@link PIECE_CHARS}
  * characters, where the `count` items are made one at a time by `item(i)`, serialized and dropped:
  * a reply of 100,000 items never holds them all, as objects or as text (docs/reliability.md, issue
  * 11). Yields to the event loop whenever about {@link SLICE_MS} of work has passed. `head` must not
@@ -76,7 +87,7 @@ export async function* stringifyItemsPieces(head: Record<string, unknown>, key: 
   let started = performance.now();
   for (let i = 0; i < count; i++) {
     pending += (i > 0 ? ',' : '') + JSON.stringify(item(i));
-    if (pending.length >= CHUNK_BYTES) {
+    if (pending.length >= PIECE_CHARS) {
       yield pending;
       pending = '';
     }
