@@ -1,13 +1,15 @@
 /**
  * The coordinator's memory on the abuse suite's 100,000-delete `_bulk` (issue 11; test/e2e/abuse.test.ts,
  * "bulk deletes of never-existing ids"; docs/reliability.md). Starts 2 shard nodes and a coordinator
- * (bench/cluster.ts), creates an index of 2 shards and 0 replicas, and sends `FOLIO_BENCH_RUNS`
- * (default 5) bulks of 100,000 `delete` lines of unknown ids, one after the other. Per run it prints
- * the coordinator's RSS growth 1.5 s after the reply (what the abuse case asserts, < 128 MiB), its
- * peak RSS growth (/proc/<pid>/status VmRSS sampled every 20 ms), and its peak growth of V8 heap
- * used + external memory (prom-client's `folio_nodejs_heap_size_used_bytes` and
- * `folio_nodejs_external_memory_bytes` from `/metrics`, sampled every 50 ms), each against the read
- * before the run; and the run's time. Run: `node bench/bulk-memory.ts`.
+ * (bench/cluster.ts), creates an index of 2 shards and 0 replicas, sends a first bulk of 10,000
+ * deletes (warm-up), then `FOLIO_BENCH_RUNS` (default 5) bulks of 100,000 `delete` lines of unknown
+ * ids, one after the other. Per run it prints the time, the coordinator's RSS growth 1.5 s after the
+ * reply (what the abuse case asserts, < 128 MiB), its peak RSS growth (/proc/<pid>/status VmRSS
+ * every 20 ms), and from `/metrics` (every 100 ms) its peak growth of V8 heap used + external memory
+ * (young-generation garbage included) and of the old and large-object spaces + external memory
+ * (what outlives the scavenger), each against the read before the run.
+ * Run: `node bench/bulk-memory.ts`; `FOLIO_BENCH_COORDINATOR_NODE_FLAGS=--trace-gc-nvp
+ * FOLIO_BENCH_LOG_DIR=<dir>` logs the coordinator's collections to `<dir>/coordinator.log`.
  */
 import { readFileSync } from 'node:fs';
 import { request } from 'undici';

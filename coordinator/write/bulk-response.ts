@@ -3,7 +3,7 @@
  * ES's `BulkItemResponse` of each item, in request order, either its write's outcome (`_index`,
  * `_id`, `_version`, `result`, `_shards`, `_seq_no`, `_primary_term`, an update's `get`, `status`)
  * or its failure (`status`, `error`). A reply of 100,000 items is never held as 100,000 objects:
- * `sendBulkReply` (coordinator/http/bulk-reply.ts) serializes each item as it builds it, so the
+ * `sendJsonItemsSliced` (coordinator/http/http.ts) serializes each item as it builds it, so the
  * objects die young instead of waiting, promoted, for a major GC (docs/reliability.md, issue 11).
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-bulk.html#bulk-api-response-body
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/action/bulk/BulkItemResponse.java

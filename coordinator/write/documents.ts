@@ -277,7 +277,7 @@ async function writeGroups(
  * shard, an unknown pipeline) are reported in their item with `errors: true`; the call itself only
  * throws for failures that concern the whole request. The reply's items are built on demand
  * ({@link BulkOutcome.item}), so a large reply can be serialized without holding an object per item
- * (coordinator/http/bulk-reply.ts).
+ * (coordinator/http/http.ts `sendJsonItemsSliced`).
  * @throws EsError 400 `action_request_validation_exception` when an item fails ES's validation
  *   (write-request.ts): nothing is written, as ES's `BulkRequest.validate`.
  */
