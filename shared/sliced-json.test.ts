@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isNdjsonContentType, ndjsonSliced, parseNdjsonSliced, stringifyItemsPieces, stringifySliced, stringifySlicedChunks } from './sliced-json.ts';
+import { isNdjsonContentType, ndjsonSliced, parseNdjsonSliced, stringifyItemsPieces, stringifySliced } from './sliced-json.ts';
 
 const items = Array.from({ length: 5003 }, (_, i) => ({ _id: `d${i}`, status: i % 2 ? 201 : 404, error: i % 7 ? undefined : { type: 'x', reason: 'é"\n😀' } }));
 const objects = [
@@ -23,20 +23,11 @@ describe('stringifySliced', () => {
     for (const obj of objects) expect(await stringifySliced(obj)).toBe(JSON.stringify(obj));
   });
 
-  it('as UTF-8 chunks: their concatenation is the same text', async () => {
-    for (const obj of objects) expect(Buffer.concat(await stringifySlicedChunks(obj)).toString('utf8')).toBe(JSON.stringify(obj));
-    const big = { items: Array.from({ length: 20_000 }, (_, i) => ({ _id: `é${i}`, status: 200 })) };
-    const chunks = await stringifySlicedChunks(big);
-    expect(chunks.length).toBeGreaterThan(1);
-    expect(Buffer.concat(chunks).toString('utf8')).toBe(JSON.stringify(big));
-  });
-
   it('cuts arrays of elements of any size (chunks adapt to the time a call takes) into the same text', async () => {
     const large = 'x"é\n'.repeat(2_500); // 10 KB with escapes
     const mixed = Array.from({ length: 1_200 }, (_, i) => (i % 300 < 60 ? { _id: `m${i}`, json: large } : i % 3 ? `s${i}` : undefined));
     for (const obj of [{ ops: mixed }, { ops: mixed.slice(0, 64) }, { ops: mixed.slice(0, 65) }, { a: 1, ops: mixed.slice(0, 1_000), b: [undefined, null] }]) {
       expect(await stringifySliced(obj)).toBe(JSON.stringify(obj));
-      expect(Buffer.concat(await stringifySlicedChunks(obj)).toString('utf8')).toBe(JSON.stringify(obj));
     }
   });
 });

@@ -40,32 +40,6 @@ export async function stringifySliced(obj: Record<string, unknown>): Promise<str
   return parts.join('');
 }
 
-/** Bytes per chunk of {@link stringifySlicedChunks}. */
-const CHUNK_BYTES = 256 * 1024;
-
-/**
- * {@link stringifySliced} as UTF-8 chunks of about {@link CHUNK_BYTES} each, encoded as they are
- * built: a reply of 18 MB written as one string is encoded in one task (~20 ms), chunks are not.
- * Their concatenation is the UTF-8 of `JSON.stringify(obj)`.
- */
-export async function stringifySlicedChunks(obj: Record<string, unknown>): Promise<Buffer[]> {
-  const chunks: Buffer[] = [];
-  let pending: string[] = [];
-  let pendingLength = 0;
-  const flush = (): void => {
-    if (pending.length > 0) chunks.push(Buffer.from(pending.join('')));
-    pending = [];
-    pendingLength = 0;
-  };
-  await writeSliced(obj, (part) => {
-    pending.push(part);
-    pendingLength += part.length;
-    if (pendingLength >= CHUNK_BYTES) flush();
-  });
-  flush();
-  return chunks;
-}
-
 /**
  * Characters per piece of {@link stringifyItemsPieces}: under V8's large-object size (128 KiB), so
  * a piece, and the flat copy its UTF-8 encoding makes, die young in the scavenger; a large object

@@ -9,7 +9,7 @@ import { EsError } from '../../protocol/errors.ts';
 import { applyFilterPath, parseFilterPath, type FilterPath } from '../rest/filter-path.ts';
 import { queryStringError, rawQueryString } from '../rest/query-string-check.ts';
 import { reservationOf } from '../../shared/body-budget.ts';
-import { stringifyItemsPieces, stringifySlicedChunks } from '../../shared/sliced-json.ts';
+import { stringifyItemsPieces } from '../../shared/sliced-json.ts';
 import { readRequestBody } from '../../shared/request-body.ts';
 import { DECODE_PIECE_BYTES, decodeUtf8StrictSliced } from '../../shared/utf8.ts';
 import { yieldToEventLoop } from '../../shared/event-loop-slices.ts';
@@ -136,25 +136,12 @@ export function sendJson(c: Context, status: number, body: unknown): Response {
 }
 
 /**
- * {@link sendJson} for a reply with large arrays and no `_source` texts (a `_bulk` reply of
- * 100,000 items is ~18 MB and one `JSON.stringify` of ~300 ms here): the arrays are serialized and
- * UTF-8 encoded in slices that yield to the event loop (shared/sliced-json.ts), and the chunks
- * written one at a time. With `?pretty` or `?filter_path` it
- * is {@link sendJson}. A body holding `RawJson` (shared/raw-json.ts) values must go through {@link sendJson}.
- */
-export async function sendJsonSliced(c: Context, status: number, body: Record<string, unknown>): Promise<Response> {
-  const { pretty, filter } = replyOptions(c);
-  if (pretty || filter) return sendJson(c, status, body);
-  return sendChunks(c, status, await stringifySlicedChunks(body));
-}
-
-/**
- * {@link sendJsonSliced} of `{ ...head, [key]: items }` whose `count` items are built one at a time
+ * {@link sendJson} of `{ ...head, [key]: items }` (a `_bulk` reply), whose `count` items are built one at a time
  * by `item(i)` as they are serialized (shared/sliced-json.ts `stringifyItemsPieces`), and each
  * piece UTF-8 encoded when the socket takes it: a `_bulk` reply of 100,000 items (18 MB) is never
  * held whole, as objects or as bytes, which would outlive the scavenger and wait for a major GC
  * (docs/reliability.md, issue 11). A first pass over the same pieces counts the `content-length`.
- * Same bytes as {@link sendJsonSliced} of the built body; with `?pretty` or `?filter_path` the body
+ * Same bytes as {@link sendJson} of the built body; with `?pretty` or `?filter_path` the body
  * is built and goes through {@link sendJson}. `item(i)` must give the same value on each call.
  */
 export async function sendJsonItemsSliced(
@@ -178,22 +165,6 @@ export async function sendJsonItemsSliced(
     },
     async cancel() {
       await pieces.return(undefined);
-    },
-  });
-  return c.body(stream, status as 200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(length) });
-}
-
-/**
- * Writes a JSON reply's UTF-8 chunks one at a time from a stream (hono's node server waits for the
- * socket to drain between chunks): never one 18 MB write.
- */
-function sendChunks(c: Context, status: number, chunks: Buffer[]): Response {
-  const length = chunks.reduce((n, chunk) => n + chunk.length, 0);
-  let next = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (next < chunks.length) controller.enqueue(chunks[next++]);
-      else controller.close();
     },
   });
   return c.body(stream, status as 200, { 'content-type': 'application/json; charset=UTF-8', 'content-length': String(length) });
