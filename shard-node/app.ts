@@ -23,6 +23,7 @@ import { PeerClient } from './peer-client.ts';
 import { NodeClusterSettings } from './cluster-settings.ts';
 import type { ActionModule } from './action-module.ts';
 import { rpcApp } from './rpc-serve.ts';
+import { withRpcFastPath, type NodeListener } from './rpc-fast-path.ts';
 import { metadataActions } from './metadata-routes.ts';
 import { writeActions } from './write-routes.ts';
 import { searchActions } from './search-routes.ts';
@@ -62,10 +63,22 @@ function searchContextsOf(config: ShardNodeConfig, clusterSettings: NodeClusterS
  * `clusterSettings` holds the cluster settings for the coordinators (default: in memory only).
  */
 export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegistry, log: Logger, clusterSettings = new NodeClusterSettings()): Hono {
+  return createShardNode(config, registry, log, clusterSettings).app;
+}
+
+/** The shard node's HTTP handling: the hono app, and the listener that serves it with the search rounds' fast path. */
+export interface ShardNodeHttp {
+  app: Hono;
+  /** `honoListener` (hono's node:http listener for `app`) with the search rounds answered first on node:http (shard-node/rpc-fast-path.ts). */
+  listener(honoListener: NodeListener): NodeListener;
+}
+
+/** {@link createShardNodeApp}, with the node:http listener the service listens with (shard-node/main.ts). */
+export function createShardNode(config: ShardNodeConfig, registry: IndexRegistry, log: Logger, clusterSettings = new NodeClusterSettings()): ShardNodeHttp {
   const app = new Hono();
   const contexts = searchContextsOf(config, clusterSettings);
   const metrics = instrumentShardNode(app, registry, contexts); // HTTP metrics middleware and `GET /metrics` (outside the internal prefix)
-  installInFlightBudget(app, config.inFlightRequestsLimitBytes, metrics.registry); // internal bodies reserve here
+  const breaker = installInFlightBudget(app, config.inFlightRequestsLimitBytes, metrics.registry); // internal bodies reserve here
   // Authenticate first: a request without the cluster secret gets 401 before its body is read.
   app.use(`${INTERNAL_PREFIX}/*`, clusterSecretAuth(config.clusterSecret));
   app.onError((err, c) => {
@@ -94,5 +107,6 @@ export function createShardNodeApp(config: ShardNodeConfig, registry: IndexRegis
     if (err instanceof CorruptSegmentFileError) registry.failCorruptCopy(err.resource, err.message);
   });
   for (const m of ACTION_MODULES) m.bind(server, services);
-  return app;
+  const fast = { rpc: server, clusterSecret: config.clusterSecret, breaker, metrics: metrics.http, log };
+  return { app, listener: (honoListener) => withRpcFastPath(fast, honoListener) };
 }

@@ -18,17 +18,22 @@ export const OPEN_INTERNAL_PATHS: ReadonlySet<string> = new Set(['/_internal/v1/
  */
 export function clusterSecretAuth(secret: string | undefined): MiddlewareHandler {
   return async (c, next) => {
-    if (secret !== undefined && !OPEN_INTERNAL_PATHS.has(c.req.path)) {
-      const given = c.req.header(CLUSTER_SECRET_HEADER);
-      if (!secretMatches(given, secret)) {
-        const why = given === undefined ? 'missing cluster secret' : 'invalid cluster secret';
-        throw new EsError(
-          401,
-          'security_exception',
-          `${why} for the internal API [${c.req.method} ${c.req.path}]: set the ${CLUSTER_SECRET_HEADER} header to FOLIO_CLUSTER_SECRET`,
-        );
-      }
-    }
+    if (secret !== undefined && !OPEN_INTERNAL_PATHS.has(c.req.path)) checkClusterSecret(secret, c.req.header(CLUSTER_SECRET_HEADER), c.req.method, c.req.path);
     await next();
   };
+}
+
+/**
+ * The check of {@link clusterSecretAuth} for one request to a path that needs the secret: `given`
+ * is its `x-folio-cluster-secret` header (undefined when missing).
+ * @throws EsError 401 `security_exception` when `given` is missing or is not `secret`
+ */
+export function checkClusterSecret(secret: string, given: string | undefined, method: string, path: string): void {
+  if (secretMatches(given, secret)) return;
+  const why = given === undefined ? 'missing cluster secret' : 'invalid cluster secret';
+  throw new EsError(
+    401,
+    'security_exception',
+    `${why} for the internal API [${method} ${path}]: set the ${CLUSTER_SECRET_HEADER} header to FOLIO_CLUSTER_SECRET`,
+  );
 }

@@ -9,10 +9,12 @@
  * (cluster-state-follower.ts), and revokes its lease first when it shuts down.
  */
 import { serve } from '@hono/node-server';
+import { createServer as createHttpServer, type ServerOptions } from 'node:http';
+import type { NodeListener } from './rpc-fast-path.ts';
 import { flushCompileCache } from 'node:module';
 import { capConnections, serverOptions } from '../shared/http-server-limits.ts';
 import { createLogger } from '../shared/logger.ts';
-import { createShardNodeApp } from './app.ts';
+import { createShardNode } from './app.ts';
 import { loadShardNodeConfig } from './config.ts';
 import { configureBlockCache } from './engine/columns/block-cache.ts';
 import { IndexRegistry } from './index-registry.ts';
@@ -70,7 +72,8 @@ const recovered = registry.recover();
 shardReadiness.recovering = false;
 log.info({ dataDir: config.dataDir, durability: config.translogDurability, ...recovered }, 'recovered');
 const clusterSettings = new NodeClusterSettings(new SqlitePersistentSettingsStore(config.dataDir));
-const app = createShardNodeApp(config, registry, log, clusterSettings);
+const http = createShardNode(config, registry, log, clusterSettings);
+const app = http.app;
 
 // Membership (liveness) in the cluster state, when the node is given the store's endpoints.
 const etcdEndpoints = etcdEndpointsOf(process.env);
@@ -85,7 +88,10 @@ async function follow(store: EtcdStore): Promise<{ cache: ClusterStateCache; fol
   return { cache, follower };
 }
 // Slow and numerous clients: the same bounds as the coordinator's (shared/http-server-limits.ts).
-const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config) }, (info) => {
+// The search rounds are answered on node:http before hono (shard-node/rpc-fast-path.ts).
+const createServer = ((options: ServerOptions, honoListener: NodeListener) =>
+  createHttpServer(options, http.listener(honoListener))) as typeof createHttpServer;
+const server = serve({ fetch: app.fetch, hostname: config.host, port: config.port, serverOptions: serverOptions(config), createServer }, (info) => {
   log.info({ host: config.host, port: info.port }, 'shard node listening');
   // Every module is loaded: write their compiled code now (NODE_COMPILE_CACHE, set by the image), not at
   // an exit a SIGKILL would skip, so that a restart skips parsing and compiling (docs/performance.md).

@@ -134,7 +134,7 @@ export function encodeReply(res: object, entries: EntriesField | undefined, acce
 const YIELD_AROUND_PARSE_BYTES = 256 * 1024;
 
 /** The shard node's 413 for an internal body over FOLIO_MAX_BODY_BYTES. */
-function bodyTooLarge(maxBytes: number): EsError {
+export function bodyTooLarge(maxBytes: number): EsError {
   return new EsError(413, 'content_too_long_exception', `internal request body exceeds [${maxBytes}] bytes`);
 }
 
@@ -152,7 +152,14 @@ export function readInternalBytes(c: Context, maxBytes: number): Promise<Uint8Ar
  * @throws EsError 413 over `maxBytes`, 429 past the in-flight budget, 400 on malformed JSON (never a 500)
  */
 export async function readInternalJson<T>(c: Context, maxBytes: number): Promise<T> {
-  const bytes = await readInternalBytes(c, maxBytes);
+  return parseInternalJson<T>(await readInternalBytes(c, maxBytes));
+}
+
+/**
+ * Parses an internal JSON body's bytes; a large one in slices, in event-loop tasks of its own.
+ * @throws EsError 400 `x_content_parse_exception` on malformed JSON (never a 500)
+ */
+export async function parseInternalJson<T>(bytes: Uint8Array): Promise<T> {
   const large = bytes.byteLength >= YIELD_AROUND_PARSE_BYTES;
   if (large) await yieldToEventLoop();
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');

@@ -41,7 +41,7 @@ export const searchActions: ActionModule = {
  * call that builds a presorted order yields to the event loop while it does).
  * @throws EsError 400 when the batch holds no call list or more than {@link MAX_BATCH_CALLS}
  */
-async function answerBatch(app: RpcApp, req: BatchRequest, log: Logger): Promise<BatchFrame[]> {
+export async function answerBatch(app: RpcApp, req: BatchRequest, log: Logger): Promise<BatchFrame[]> {
   if (!Array.isArray(req?.calls) || req.calls.length > MAX_BATCH_CALLS) {
     throw new EsError(400, 'illegal_argument_exception', `a batch holds 0 to ${MAX_BATCH_CALLS} calls`);
   }

@@ -48,6 +48,8 @@ export interface HttpMetrics {
   requests: Counter<'method' | 'route' | 'status_class'>;
   /** `folio_<name>_request_duration_seconds{method, route, status_class}`. */
   duration: Histogram<'method' | 'route' | 'status_class'>;
+  /** Counts one finished request and observes its latency (what the middleware does per request). */
+  observe(method: string, route: string, status: number, seconds: number): void;
 }
 
 /**
@@ -57,7 +59,7 @@ export interface HttpMetrics {
  */
 export function instrumentHttp(app: Hono, registry: Registry, name: string): HttpMetrics {
   const labelNames = ['method', 'route', 'status_class'] as const;
-  const metrics: HttpMetrics = {
+  const metrics: Omit<HttpMetrics, 'observe'> = {
     requests: new Counter({
       name: `${METRIC_PREFIX}${name}_requests_total`,
       help: 'HTTP requests by route pattern and status class',
@@ -74,20 +76,21 @@ export function instrumentHttp(app: Hono, registry: Registry, name: string): Htt
   };
   const requests = labelledChildren(metrics.requests);
   const duration = labelledChildren(metrics.duration);
+  const observe = (method: string, route: string, status: number, seconds: number): void => {
+    const statusLabel = statusClass(status);
+    requests(method, route, statusLabel).inc();
+    duration(method, route, statusLabel).observe(seconds);
+  };
   const middleware: MiddlewareHandler = async (c, next) => {
     const started = performance.now();
     try {
       await next();
     } finally {
-      const method = c.req.method;
-      const route = routeLabel(c);
-      const status = statusClass(c.res.status);
-      requests(method, route, status).inc();
-      duration(method, route, status).observe((performance.now() - started) / 1000);
+      observe(c.req.method, routeLabel(c), c.res.status, (performance.now() - started) / 1000);
     }
   };
   app.use('*', middleware);
-  return metrics;
+  return { ...metrics, observe };
 }
 
 /**

@@ -76,9 +76,9 @@ class Reserver {
   }
 }
 
-/** The request's declared `content-length`, or 0 when absent or malformed. */
-function declaredLength(c: Context): number {
-  const n = Number(c.req.header('content-length') ?? 0);
+/** A declared `content-length` header value as a byte count, or 0 when absent or malformed. */
+function declaredLength(header: string | undefined): number {
+  const n = Number(header ?? 0);
   return Number.isSafeInteger(n) && n > 0 ? n : 0;
 }
 
@@ -91,12 +91,29 @@ function declaredLength(c: Context): number {
  *   when the bytes do not fit; `request aborted` when the client goes away mid-body
  */
 export async function readRequestBody(c: Context, maxBytes: number, tooLarge: (got: number) => Error, budget?: BodyBudget): Promise<Uint8Array> {
-  const reserver = new Reserver(budget);
-  const declared = declaredLength(c);
-  if (declared > 0 && declared <= maxBytes) reserver.upTo(declared);
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  if (incoming && !incoming.readableEnded && !incoming.readableDidRead) return readIncoming(incoming, maxBytes, tooLarge, reserver);
+  if (incoming && !incoming.readableEnded && !incoming.readableDidRead) return readIncomingBody(incoming, maxBytes, tooLarge, budget);
+  const reserver = new Reserver(budget);
+  const declared = declaredLength(c.req.header('content-length'));
+  if (declared > 0 && declared <= maxBytes) reserver.upTo(declared);
   return readStream(c.req.raw.body, maxBytes, tooLarge, reserver);
+}
+
+/**
+ * {@link readRequestBody} straight from a Node request (a route served on node:http without hono:
+ * shard-node/rpc-fast-path.ts): the same limit, reservation and abort rules.
+ * @throws as {@link readRequestBody}
+ */
+export async function readIncomingBody(
+  incoming: IncomingMessage,
+  maxBytes: number,
+  tooLarge: (got: number) => Error,
+  budget?: BodyBudget,
+): Promise<Uint8Array> {
+  const reserver = new Reserver(budget);
+  const declared = declaredLength(incoming.headers['content-length']);
+  if (declared > 0 && declared <= maxBytes) reserver.upTo(declared);
+  return readIncoming(incoming, maxBytes, tooLarge, reserver);
 }
 
 /**
