@@ -38,21 +38,34 @@ export interface ShardStats {
   shard_response_bytes: number;
 }
 
+/**
+ * The search path the bench sends: `request_cache=false`, so that a figure measures the search's
+ * work, as Rally's tracks turn the request cache off for their search tasks (a `size: 0` count or
+ * aggregation would otherwise be answered from ES's shard request cache after its first run).
+ * `BENCH_REQUEST_CACHE=1` sends ES's default (the index setting decides) instead.
+ * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/shard-request-cache.html
+ */
+export function benchSearchPath(index: string, env: NodeJS.ProcessEnv = process.env): string {
+  return env.BENCH_REQUEST_CACHE === '1' ? `/${index}/_search` : `/${index}/_search?request_cache=false`;
+}
+
 /** A keep-alive client of the coordinator. */
 export class FolioClient {
   readonly url: string;
   readonly index: string;
   private readonly pool: Pool;
+  private readonly searchPath: string;
 
   constructor(url: string, index: string, connections: number) {
     this.url = url;
     this.index = index;
     this.pool = new Pool(url, { connections, keepAliveTimeout: 30_000, headersTimeout: 120_000, bodyTimeout: 120_000 });
+    this.searchPath = benchSearchPath(index);
   }
 
   /** POSTs a search body (a JSON string) and returns the raw reply; throws on a non-200 status. */
   async searchRaw(body: string): Promise<ArrayBuffer> {
-    const res = await this.pool.request({ path: `/${this.index}/_search`, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    const res = await this.pool.request({ path: this.searchPath, method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const buf = await res.body.arrayBuffer();
     if (res.statusCode !== 200) throw new Error(`search returned HTTP ${res.statusCode}: ${Buffer.from(buf).toString('utf8', 0, 500)}`);
     return buf;
