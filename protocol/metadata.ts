@@ -128,6 +128,17 @@ export interface RefreshRequest {
   shards: number[];
 }
 
+/** `POST /_internal/v1/cache/clear`: empty the shard request cache of every copy here of `indices`. */
+export interface ClearCacheRequest {
+  indices: string[];
+}
+
+/** Reply to {@link ClearCacheRequest}: the copies here whose request cache was emptied. */
+export interface ClearCacheResponse {
+  node: string;
+  shards: { index: string; shard: number }[];
+}
+
 /** Reply to {@link RefreshRequest}: the shards refreshed (or flushed) here. */
 export interface RefreshResponse {
   node: string;
@@ -253,6 +264,8 @@ export interface NodeShardStats {
   seqNo?: { maxSeqNo: number; localCheckpoint: number; globalCheckpoint: number };
   /** The copy's latest recovery (ES `RecoveryState`: `GET /_recovery`, `GET /_cat/recovery`). */
   recovery?: ShardRecoveryState;
+  /** ES `request_cache` of the copy (shard-node/request-cache.ts). */
+  requestCache?: { memorySizeInBytes: number; evictions: number; hitCount: number; missCount: number };
 }
 
 /** GET /_internal/v1/stats: per-shard document counts, generations, counters and checkpoints. */

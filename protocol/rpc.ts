@@ -24,6 +24,8 @@ import type { ClusterSettingsResponse, ClusterSettingsUpdateRequest } from './cl
 import { INTERNAL_PREFIX } from './echo.ts';
 import type {
   AcknowledgedResponse,
+  ClearCacheRequest,
+  ClearCacheResponse,
   DeleteIndexRequest,
   HealthResponse,
   NodeIndicesResponse,
@@ -227,6 +229,8 @@ export const rpc = {
   deleteIndex: action<DeleteIndexRequest, AcknowledgedResponse>({ name: 'deleteIndex', method: 'DELETE', endpoint: 'indices/:index' }),
   refresh: action<RefreshRequest, RefreshResponse>({ name: 'refresh', method: 'POST', endpoint: 'refresh' }),
   flush: action<RefreshRequest, RefreshResponse>({ name: 'flush', method: 'POST', endpoint: 'flush' }),
+  /** Empties the shard request cache of indices' copies (`POST /_cache/clear`). */
+  clearCache: action<ClearCacheRequest, ClearCacheResponse>({ name: 'clearCache', method: 'POST', endpoint: 'cache/clear' }),
   getClusterSettings: action<void, ClusterSettingsResponse>({ name: 'getClusterSettings', method: 'GET', endpoint: 'cluster_settings' }),
   putClusterSettings: action<ClusterSettingsUpdateRequest, ClusterSettingsResponse>({
     name: 'putClusterSettings',

@@ -106,6 +106,12 @@ export interface QueryPhaseRequest {
   fetchOptions?: HitFetchOptions;
   /** ES `collapse`: return the top `k` groups instead of hits (see {@link ShardCollapse}). */
   collapse?: ShardCollapse;
+  /**
+   * The coordinator found the request cacheable (coordinator/search/request-cache-policy.ts, ES
+   * `IndicesService.canCache`): the shard answers it from its request cache when it can
+   * (shard-node/query-reply-cache.ts). Never set with `context`.
+   */
+  requestCache?: true;
 }
 
 /**

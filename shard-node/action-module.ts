@@ -9,6 +9,7 @@ import type { NodeClusterSettings } from './cluster-settings.ts';
 import type { IndexRegistry } from './index-registry.ts';
 import type { PeerClient } from './peer-client.ts';
 import type { RecoveryStates } from './recovery-states.ts';
+import type { ShardRequestCache } from './request-cache.ts';
 import type { RpcApp } from './rpc-serve.ts';
 import type { SearchContexts } from './search-contexts.ts';
 
@@ -32,6 +33,8 @@ export interface ShardNodeServices {
   pathRepo?: readonly string[];
   /** The latest recovery of each copy here (`GET /_recovery`; shard-node/recovery-states.ts). */
   recoveryStates: RecoveryStates;
+  /** The node's shard request cache (FOLIO_REQUEST_CACHE_BYTES; shard-node/request-cache.ts). */
+  requestCache: ShardRequestCache;
 }
 
 /** A family of actions and how it binds them. */

@@ -13,6 +13,7 @@ import { INTERNAL_PREFIX } from '../protocol/echo.ts';
 import type { ShardNodeConfig } from './config.ts';
 import { IndexRegistry } from './index-registry.ts';
 import { RecoveryStates } from './recovery-states.ts';
+import { ShardRequestCache } from './request-cache.ts';
 import { CorruptSegmentFileError } from './engine/segment-file/corrupt-segment-file.ts';
 import { registerShardProbes } from './probes.ts';
 import { instrumentShardNode } from './metrics.ts';
@@ -100,6 +101,7 @@ export function createShardNode(config: ShardNodeConfig, registry: IndexRegistry
     ...(config.peerUrls ? { peerUrls: config.peerUrls } : {}),
     ...(config.pathRepo ? { pathRepo: config.pathRepo } : {}),
     recoveryStates: new RecoveryStates(),
+    requestCache: new ShardRequestCache(config.requestCacheBytes),
   };
   // Every handler reads its body within FOLIO_MAX_BODY_BYTES (413; rpc-serve.ts).
   // A read that finds a segment file corrupt fails that copy when another in-sync copy exists (shard-node/corrupt-copies.ts).

@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { defaultInFlightRequestsLimitBytes } from '../shared/circuit-breaker.ts';
 import { envInt, envStr } from '../shared/env.ts';
 import { defaultBlockCacheBytes } from './engine/columns/block-cache.ts';
+import { defaultRequestCacheBytes } from './request-cache.ts';
 import { parsePathRepo } from '../shared/snapshots/repository-location.ts';
 import { loadHttpServerLimits, type HttpServerLimits } from '../shared/http-server-limits.ts';
 import { resolveNodeList } from '../shared/node-list.ts';
@@ -48,6 +49,11 @@ export interface ShardNodeConfig extends HttpServerLimits {
    * node query cache (`indices.queries.cache.size`: 10%), at most 64 MiB.
    */
   blockCacheBytes: number;
+  /**
+   * FOLIO_REQUEST_CACHE_BYTES: size of the shard request cache (shard-node/request-cache.ts), ES
+   * `indices.requests.cache.size`; default 1% of V8's heap limit, as ES; 0 turns it off.
+   */
+  requestCacheBytes: number;
   /** How long a refresh generation read by a search stays open for its later phases (default 60 s). */
   searchContextKeepAliveMs: number;
   /** FOLIO_MAX_OPEN_SCROLL_CONTEXT: ES `search.max_open_scroll_context`, shard contexts per node (default 500). */
@@ -109,9 +115,12 @@ export function loadShardNodeConfig(env: NodeJS.ProcessEnv = process.env): Shard
     throw new Error(`FOLIO_IN_FLIGHT_REQUESTS_LIMIT_BYTES must be -1 (no limit) or at least 0, got [${inFlightRequestsLimitBytes}]`);
   const blockCacheBytes = envInt(env, 'FOLIO_BLOCK_CACHE_BYTES', defaultBlockCacheBytes());
   if (blockCacheBytes <= 0) throw new Error(`FOLIO_BLOCK_CACHE_BYTES must be a positive number of bytes, got [${blockCacheBytes}]`);
+  const requestCacheBytes = envInt(env, 'FOLIO_REQUEST_CACHE_BYTES', defaultRequestCacheBytes());
+  if (requestCacheBytes < 0) throw new Error(`FOLIO_REQUEST_CACHE_BYTES must be 0 (off) or a positive number of bytes, got [${requestCacheBytes}]`);
   return {
     ...loadHttpServerLimits(env),
     blockCacheBytes,
+    requestCacheBytes,
     inFlightRequestsLimitBytes,
     nodeId: envStr(env, 'FOLIO_NODE_ID', hostname()),
     host: envStr(env, 'FOLIO_HOST', '127.0.0.1'),

@@ -19,6 +19,7 @@ import { reservationOf } from '../shared/body-budget.ts';
 import { yieldToEventLoop } from '../shared/event-loop-slices.ts';
 import { parseJsonSliced } from '../shared/json-parse-sliced.ts';
 import { readRequestBody } from '../shared/request-body.ts';
+import { CachedReply } from './request-cache.ts';
 
 /** A handler of action `Req → Res`: its reply, or a `Response` it built itself. */
 export type RpcHandler<Req, Res> = (req: Req, c: Context) => Res | Response | Promise<Res | Response>;
@@ -117,9 +118,11 @@ const utf8 = new TextEncoder();
 
 /**
  * A search round's reply as the bytes its single call answers: binary hits when `acceptHits`, the
- * action has an entries field and the reply is encodable, else JSON.
+ * action has an entries field and the reply is encodable, else JSON. A reply from the shard request
+ * cache (shard-node/request-cache.ts `CachedReply`) answers the bytes it keeps for that format.
  */
 export function encodeReply(res: object, entries: EntriesField | undefined, acceptHits: boolean): { hits: boolean; body: Uint8Array } {
+  if (res instanceof CachedReply) return res.encode(acceptHits, (r) => encodeReply(r, entries, acceptHits)); // the shard request cache
   if (acceptHits && entries) {
     try {
       return { hits: true, body: encodeHits(res, entries) };

@@ -14,6 +14,8 @@ import type { Logger } from '../shared/logger.ts';
 import type { ActionModule, ShardNodeServices } from './action-module.ts';
 import { encodeReply, serve, type RpcApp } from './rpc-serve.ts';
 import { createSearchActions } from './search-actions.ts';
+import { queryReplyCache } from './query-reply-cache.ts';
+import type { QueryPhaseResponse } from '../protocol/search.ts';
 
 /** Most calls one batch may carry (a coordinator sends at most one per search in flight). */
 export const MAX_BATCH_CALLS = 1024;
@@ -26,7 +28,10 @@ export const searchActions: ActionModule = {
   bind(app, services) {
     const actions = createSearchActions(services);
     serve(app, rpc.dfs, actions.dfs);
-    serve(app, rpc.query, actions.query);
+    // A query round that asks for the shard request cache (query-reply-cache.ts) may answer a
+    // CachedReply in place of its reply: rpc-serve.ts encodeReply writes its kept bytes.
+    const cached = queryReplyCache({ ...services, cache: services.requestCache, query: actions.query });
+    serve(app, rpc.query, (req) => (cached.applies(req) ? (cached.answer(req) as Promise<QueryPhaseResponse>) : actions.query(req)));
     serve(app, rpc.selectSample, actions.selectSample);
     serve(app, rpc.selectRange, actions.selectRange);
     serve(app, rpc.aggs, actions.aggs);

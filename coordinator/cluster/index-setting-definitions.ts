@@ -131,7 +131,7 @@ const TRANSLOG_DURABILITY: IndexSettingDefinition = {
 /**
  * Every index setting Folio knows, by key. Those Folio applies: `number_of_shards`,
  * `number_of_replicas`, `number_of_routing_shards`, `refresh_interval`, `max_result_window`,
- * `translog.durability`, `gc_deletes`, `hidden`, `max_slices_per_scroll`. The others are stored and printed only.
+ * `translog.durability`, `gc_deletes`, `hidden`, `max_slices_per_scroll`, `requests.cache.enable`. The others are stored and printed only.
  */
 export const INDEX_SETTINGS: ReadonlyMap<string, IndexSettingDefinition> = new Map(
   [
@@ -144,6 +144,7 @@ export const INDEX_SETTINGS: ReadonlyMap<string, IndexSettingDefinition> = new M
     timeSetting('index.gc_deletes', '60s', -1),
     boolSetting('index.hidden', false),
     intSetting('index.highlight.max_analyzed_offset', 1_000_000, 1), // read by the shards' highlighter
+    boolSetting('index.requests.cache.enable', true), // the shard request cache (coordinator/search/request-cache-policy.ts)
     // accepted and stored, without effect on Folio (see the module comment)
     intSetting('index.max_inner_result_window', 100, 1),
     intSetting('index.max_rescore_window', 10_000, 1),

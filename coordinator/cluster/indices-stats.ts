@@ -42,7 +42,7 @@ export const STATS_METRICS = [
 ] as const;
 
 /** The metrics Folio measures; the others are accepted and left out of the reply. */
-const MEASURED = ['docs', 'shard_stats', 'store', 'indexing', 'get', 'search', 'refresh', 'flush'] as const;
+const MEASURED = ['docs', 'shard_stats', 'store', 'indexing', 'get', 'search', 'refresh', 'flush', 'request_cache'] as const;
 type Measured = (typeof MEASURED)[number];
 
 /** How much detail the reply has (ES `level`): `_all` only, per index too, or per shard copy too. */
@@ -102,6 +102,10 @@ interface Totals {
   scrollTotal: number;
   refreshTotal: number;
   flushTotal: number;
+  requestCacheBytes: number;
+  requestCacheEvictions: number;
+  requestCacheHits: number;
+  requestCacheMisses: number;
 }
 
 const zero = (): Totals => ({
@@ -121,12 +125,23 @@ const zero = (): Totals => ({
   scrollTotal: 0,
   refreshTotal: 0,
   flushTotal: 0,
+  requestCacheBytes: 0,
+  requestCacheEvictions: 0,
+  requestCacheHits: 0,
+  requestCacheMisses: 0,
 });
 
 function add(t: Totals, s: ShardStatsEntry): void {
   t.copies++;
   t.docs += s.docs;
   t.deleted += s.deleted;
+  const rc = s.requestCache;
+  if (rc) {
+    t.requestCacheBytes += rc.memorySizeInBytes;
+    t.requestCacheEvictions += rc.evictions;
+    t.requestCacheHits += rc.hitCount;
+    t.requestCacheMisses += rc.missCount;
+  }
   const o = s.ops;
   if (!o) return;
   t.indexTotal += o.indexTotal;
@@ -190,6 +205,12 @@ function commonStats(t: Totals, metrics: ReadonlySet<string>): Record<string, un
     }),
     refresh: () => ({ total: t.refreshTotal, total_time_in_millis: 0, external_total: t.refreshTotal, external_total_time_in_millis: 0, listeners: 0 }),
     flush: () => ({ total: t.flushTotal, periodic: 0, total_time_in_millis: 0 }),
+    request_cache: () => ({
+      memory_size_in_bytes: t.requestCacheBytes,
+      evictions: t.requestCacheEvictions,
+      hit_count: t.requestCacheHits,
+      miss_count: t.requestCacheMisses,
+    }),
   };
   const out: Record<string, unknown> = {};
   for (const m of MEASURED) if (metrics.has(m)) out[m] = sections[m]();

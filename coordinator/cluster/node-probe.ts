@@ -37,6 +37,8 @@ export interface ShardStatsEntry {
   seqNo?: NodeShardStats['seqNo'];
   /** The copy's latest recovery (`GET /_recovery`, `GET /_cat/recovery`). */
   recovery?: NodeShardStats['recovery'];
+  /** The copy's shard request cache counters (`GET /_stats/request_cache`). */
+  requestCache?: NodeShardStats['requestCache'];
 }
 
 /** Key of a shard in {@link ClusterStats.shards}. */
@@ -90,6 +92,7 @@ export async function fetchClusterStats(client: ShardClient, timeoutMs = NODE_ST
             ...(s.ops ? { ops: s.ops } : {}),
             ...(s.seqNo ? { seqNo: s.seqNo } : {}),
             ...(s.recovery ? { recovery: s.recovery } : {}),
+            ...(s.requestCache ? { requestCache: s.requestCache } : {}),
           });
           shards.set(key, byNode);
         }

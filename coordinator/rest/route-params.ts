@@ -40,6 +40,8 @@ export const ROUTE_PARAMS = {
   putMapping: ['timeout', 'master_timeout', 'write_index_only', ...INDICES_OPTIONS],
   /** `RestRefreshAction`: `POST|GET /_refresh`, `/{index}/_refresh`. */
   refresh: [...INDICES_OPTIONS],
+  /** `RestClearIndicesCacheAction`: `POST /_cache/clear`, `/{index}/_cache/clear`. */
+  clearCache: ['query', 'request', 'fielddata', 'fields', 'index', ...INDICES_OPTIONS],
   /** `RestBulkAction`: `POST|PUT /_bulk`, `/{index}/_bulk`. */
   bulk: [
     'wait_for_active_shards',

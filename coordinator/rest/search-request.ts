@@ -69,6 +69,8 @@ export interface SearchRequest {
   pit: { id: string; keepAliveMs: number | null } | null;
   /** ES `profile: true`: the response carries a `profile` section (coordinator/search/profile.ts). */
   profile: boolean;
+  /** ES `request_cache` URL parameter (absent: the index setting decides; coordinator/search/request-cache-policy.ts). */
+  requestCache?: boolean;
   /** The body `aggs`/`aggregations` (coordinator/rest/aggs/agg-parse.ts); null when absent or empty. */
   aggs: AggNode[] | null;
   /** ES `post_filter`: narrows the hits, not the aggregations; null when absent. */
@@ -201,6 +203,7 @@ interface UrlOptions {
   searchType: SearchRequest['searchType'];
   scroll: string | null;
   restTotalHitsAsInt: boolean;
+  requestCache: boolean | null;
 }
 
 /** Step 3: the URL, `RestSearchAction` parameters in ES's order (URL wins over the body); returns the options that do not live in the Draft. */
@@ -261,7 +264,7 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string): UrlOptions {
   }
   if (has('sort')) d.sort = [...(d.sort ?? []), ...parseSortParam(get('sort'))];
   // back in parseSearchRequest
-  if (has('request_cache')) parseBooleanParam(get('request_cache'));
+  const requestCache = has('request_cache') ? parseBooleanParam(get('request_cache')) : null;
   const scroll = p.get('scroll') ?? null;
   if (scroll !== null) parseTimeValue(scroll, 'scroll');
   for (const b of ['ignore_unavailable', 'allow_no_indices', 'ignore_throttled']) if (has(b)) indicesOptionBoolean(b, get(b));
@@ -279,7 +282,7 @@ function applyUrl(d: Draft, p: Map<string, string>, path: string): UrlOptions {
       throw illegalArgument(`[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got ${t}`);
     }
   }
-  return { allowPartial, searchType: st, scroll, restTotalHitsAsInt };
+  return { allowPartial, searchType: st, scroll, restTotalHitsAsInt, requestCache };
 }
 
 /** Step 4: `BaseRestHandler.unrecognized` over the search parameters (see {@link checkUnrecognizedParams}). */
@@ -345,6 +348,7 @@ function toSearchRequest(d: Draft, url: UrlOptions, p: Map<string, string>): Sea
     preference: p.get('preference') ?? null,
     pit: d.pit,
     profile: d.profile,
+    ...(url.requestCache !== null ? { requestCache: url.requestCache } : {}),
     aggs: d.aggs,
     postFilter: d.postFilter,
     typedKeys: p.has('typed_keys') ? parseBooleanParam(p.get('typed_keys') as string) : false,

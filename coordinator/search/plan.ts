@@ -90,6 +90,8 @@ export interface SearchPlan {
   aggs?: QueryAggs;
   /** With `post_filter` and `aggs`: per target, the query its aggregations read (alias filters and slice, no `post_filter`). */
   aggsQueries?: Query[];
+  /** The indices whose query rounds may be answered from the shard request cache (set by the search: request-cache-policy.ts). */
+  requestCache?: ReadonlySet<string>;
 }
 
 /** What the index expression gave each index beyond its name: alias filters and search routing (index-expression.ts `SearchScope`). */

@@ -54,6 +54,7 @@ export async function runQueryPhase(
             ...(fetchSource !== undefined ? { fetchSource } : {}),
             ...(plan.aggs ? { aggs: plan.aggsQueries ? { ...plan.aggs, query: plan.aggsQueries[i] } : plan.aggs } : {}),
             ...(fetchSource !== undefined && fetchOptions !== undefined ? { fetchOptions } : {}),
+            ...(plan.requestCache?.has(t.index) ? { requestCache: true as const } : {}),
           },
     ),
   );

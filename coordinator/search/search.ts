@@ -50,6 +50,7 @@ import { aggsQueryForTarget, planSearch, type SearchPlan } from './plan.ts';
 import { openScroll, scrollReads } from './scroll-open.ts';
 import { buildProfile, PhaseClock, type PhaseObserver } from './profile.ts';
 import { runQueryPhase } from './query-phase.ts';
+import { cachedIndices, requestCacheUse } from './request-cache-policy.ts';
 import { copyIterators, type ShardCopyIterator } from './shard-copy-iterator.ts';
 import { buildSearchResponse, type SearchResponseBody } from './respond.ts';
 import { DEEP_PAGE_FROM, runSelectionPhase, SELECTION_SAMPLES, selectsDeepPage, type RankedPage, type SampleCache } from './select-phase.ts';
@@ -200,6 +201,8 @@ async function planAndOpen(
   const copies = copyIterators(plan.targets); // the copy each shard is read on, moved by the rounds (the plan stays as planned)
   const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, copies, input, ctx, cursor.scope?.filters) : undefined);
   if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length) };
+  const cacheUse = requestCacheUse(req, input.body, input.params.get('q'), plan.pins.some((p) => p !== undefined));
+  if (cacheUse !== 'never') plan.requestCache = await cachedIndices(plan.targets, cacheUse, deps.view);
   return { plan, copies, scrollId, withAggs };
 }
 

@@ -12,9 +12,10 @@ import { checkParams, queryParams, sendJson } from '../http.ts';
 import { resolveIndices } from '../../cluster/index-expression.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom } from '../../cluster/indices-options.ts';
 import { indicesStatsBody, parseStatsLevel, parseStatsMetrics } from '../../cluster/indices-stats.ts';
-import { fetchClusterStats } from '../../cluster/node-probe.ts';
+import { fetchClusterStats, NODE_STATS_TIMEOUT_MS } from '../../cluster/node-probe.ts';
 import { ROUTE_PARAMS } from '../../rest/route-params.ts';
 import type { ShardClient } from '../../transport/shard-client.ts';
+import { registerCacheRoutes } from './cache-routes.ts';
 
 /** What the stats routes read: the cluster view and the shard nodes. */
 export interface StatsRouteDeps {
@@ -22,7 +23,7 @@ export interface StatsRouteDeps {
   client: ShardClient;
 }
 
-/** Registers the indices stats routes (before `/:index` routes). */
+/** Registers the indices stats routes, and the clearing of the request cache they report (cache-routes.ts), before `/:index` routes. */
 export function registerStatsRoutes(app: Hono, deps: StatsRouteDeps): void {
   const stats = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.indicesStats);
@@ -40,4 +41,5 @@ export function registerStatsRoutes(app: Hono, deps: StatsRouteDeps): void {
   app.get('/_stats/:metric', stats);
   app.get('/:index/_stats', stats);
   app.get('/:index/_stats/:metric', stats);
+  registerCacheRoutes(app, { ...deps, timeoutMs: NODE_STATS_TIMEOUT_MS });
 }
