@@ -63,9 +63,13 @@ export class FolioClient {
     this.searchPath = benchSearchPath(index);
   }
 
-  /** POSTs a search body (a JSON string) and returns the raw reply; throws on a non-200 status. */
-  async searchRaw(body: string): Promise<ArrayBuffer> {
-    const res = await this.pool.request({ path: this.searchPath, method: 'POST', headers: { 'content-type': 'application/json' }, body });
+  /**
+   * POSTs a search body (a JSON string) and returns the raw reply; throws on a non-200 status.
+   * `params` replaces the bench's URL parameters ({@link benchSearchPath}): `''` sends none.
+   */
+  async searchRaw(body: string, params?: string): Promise<ArrayBuffer> {
+    const path = params === undefined ? this.searchPath : `/${this.index}/_search${params === '' ? '' : `?${params}`}`;
+    const res = await this.pool.request({ path, method: 'POST', headers: { 'content-type': 'application/json' }, body });
     const buf = await res.body.arrayBuffer();
     if (res.statusCode !== 200) throw new Error(`search returned HTTP ${res.statusCode}: ${Buffer.from(buf).toString('utf8', 0, 500)}`);
     return buf;

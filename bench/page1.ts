@@ -31,7 +31,15 @@ export const PAGE1_TASKS: Record<string, Record<string, unknown>> = {
   count: { query: { term: { country: 'US' } }, track_total_hits: true, size: 10 },
   // The PostgreSQL comparison's exact count (bench/pg-tasks.ts).
   count0: { query: { term: { country: 'US' } }, track_total_hits: true, size: 0 },
+  // With ES's default instead of the bench's request_cache=false (issue 17: the shard request cache; compare with count0).
+  count0_cached: { query: { term: { country: 'US' } }, track_total_hits: true, size: 0 },
+  // A size-0 aggregation over a filter, without and with the shard request cache.
+  agg0: { query: { term: { country: 'IT' } }, track_total_hits: true, size: 0, aggs: { f: { terms: { field: 'featureCode' } } } },
+  agg0_cached: { query: { term: { country: 'IT' } }, track_total_hits: true, size: 0, aggs: { f: { terms: { field: 'featureCode' } } } },
 };
+
+/** URL parameters of the tasks that have their own (measure.ts `searchRaw`; '' = none: ES's default, the index setting decides). */
+export const PAGE1_TASK_PARAMS: Record<string, string> = { count0_cached: '', agg0_cached: '' };
 
 /** One cluster under test: its label, coordinator URL and the pids of its services. */
 interface Target {
@@ -63,7 +71,8 @@ function median(xs: number[]): number {
 /** Runs one task at `clients` on one target and prints its figures. */
 async function measure(t: Target, client: FolioClient, task: string, clients: number, seconds: number): Promise<void> {
   const body = JSON.stringify(PAGE1_TASKS[task]);
-  const op = async (): Promise<void> => void (await client.searchRaw(body));
+  const params = PAGE1_TASK_PARAMS[task];
+  const op = async (): Promise<void> => void (await client.searchRaw(body, params));
   // Warm-up outside the CPU window.
   await closedLoop(op, { clients, durationMs: 300, warmupMs: 300 });
   const cpu0 = cpuMs(t.pids);
