@@ -199,6 +199,23 @@ export function evaluate(plan: Plan, seg: Segment, scoring: boolean): Matches {
 }
 
 /**
+ * The live matches of `plan` in one segment, counted without collecting them where an index
+ * statistic answers, as Lucene's `Weight.count`: a term in a segment without deletions matches
+ * its `docFreq` documents (TermWeight.count); nothing matches `none`; any other plan is evaluated
+ * unscored and its live matches counted. `live` is the segment's live-docs bitset (null: none deleted).
+ * @see https://github.com/apache/lucene/blob/main/lucene/core/src/java/org/apache/lucene/search/TermQuery.java
+ */
+export function countMatches(plan: Plan, seg: Segment, live: Uint8Array | null): number {
+  if (plan.t === 'none') return 0;
+  if (plan.t === 'term' && live === null) return seg.inverted.get(plan.field)?.terms.stats(plan.term)?.docFreq ?? 0;
+  const { docs } = evaluate(plan, seg, false);
+  if (live === null) return docs.length;
+  let n = 0;
+  for (const d of docs) n += live[d];
+  return n;
+}
+
+/**
  * The score every match of `plan` gets in all of `segs` when it is provably the same, else null:
  * `match_all`, `exists`, `terms`, `range`, `prefix`, `ids` and `constant_score` score their boost;
  * a term on a field indexed without freqs and norms (keyword, boolean) scores `scorer(1, NO_NORMS)`;

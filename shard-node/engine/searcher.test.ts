@@ -5,7 +5,7 @@ import type { SortField } from '../../protocol/sort.ts';
 import { compareHits, SCORE_SORT } from '../../protocol/sort.ts';
 import type { ScoringStatistics } from '../../protocol/search.ts';
 import type { Shard } from './shard.ts';
-import { byField, load, newShard, q } from '../../test/support/engine-shard.ts';
+import { byField, indexInBatches, load, newShard, q } from '../../test/support/engine-shard.ts';
 import { searcherOf } from './searcher.ts';
 
 const docs = [
@@ -294,4 +294,37 @@ describe('a query prepared in event-loop slices', () => {
       expect(expected.total.value).toBeGreaterThan(0);
     });
   }
+});
+
+describe('a count (k 0, nothing scored)', () => {
+  // Segments with and without deletions: a term's count there is its docFreq (query-exec.ts
+  // countMatches); every count must equal the total a collecting query phase (k 10) reports.
+  const { shard } = newShard();
+  indexInBatches(
+    shard,
+    Array.from({ length: 600 }, (_, i) => ({ _id: `d${i}`, source: { tag: `t${i % 7}`, n: i % 11, body: i % 3 ? 'red fox' : 'blue fox' } })),
+    200,
+  );
+  shard.apply(Array.from({ length: 40 }, (_, i) => ({ op: 'delete' as const, _id: `d${i * 5}` })));
+  shard.apply([{ op: 'index', _id: 'd1', source: JSON.stringify({ tag: 't6', n: 99 }), create: false }]);
+  shard.refresh();
+  const queries: Query[] = [
+    q.term('tag.keyword', 't3'),
+    q.term('tag.keyword', 't6'),
+    q.term('tag.keyword', 'absent'),
+    q.term('missing', 'x'),
+    q.match('body', 'red'),
+    { kind: 'bool', must: [q.term('tag.keyword', 't2')], should: [], filter: [q.match('body', 'blue')], mustNot: [], boost: 1 },
+  ];
+
+  it('counts what a collecting query phase counts, with and without deletions in a segment', () => {
+    const gen = shard.acquire();
+    expect(gen.views.some((v) => v.live !== null)).toBe(true);
+    expect(gen.views.some((v) => v.live === null)).toBe(true);
+    for (const query of queries) {
+      const counted = searcherOf(gen).query({ query, sort: SCORE_SORT.slice(), k: 0, trackTotalHits: Number.MAX_SAFE_INTEGER });
+      const collected = searcherOf(gen).query({ query, sort: [byField('n')], k: 10, trackTotalHits: Number.MAX_SAFE_INTEGER });
+      expect([query, counted.total, counted.max_score, counted.hits]).toEqual([query, collected.total, null, []]);
+    }
+  });
 });

@@ -27,7 +27,7 @@ import type { Generation } from './generation.ts';
 import type { ValueList } from './matchers.ts';
 import { QueryCompiler } from './query-compile.ts';
 import type { Plan, StatsSource } from './query-plan.ts';
-import { evaluate } from './query-exec.ts';
+import { countMatches, evaluate } from './query-exec.ts';
 import { rescoreHits } from './rescore.ts';
 import {
   afterRank,
@@ -207,6 +207,8 @@ export class Searcher {
       }, sliceMs);
     }
     if (input.k > 0 && !input.collapse && presortedServes(this, input)) return;
+    // A count of a term reads its docFreq per segment (query-exec.ts countMatches): nothing to evaluate ahead.
+    if (input.k === 0 && !input.searchAfter && !input.collapse && !scoring && (plan.t === 'term' || plan.t === 'none')) return;
     const parts = await runSliced((clock) => this.matchSteps(plan, scoring, clock), sliceMs);
     if (this.plan(input.query, input.stats) === plan) this.prepared.set(input.query, { plan, scoring, parts });
   }
@@ -246,6 +248,9 @@ export class Searcher {
     if (input.searchAfter) input = { ...input, searchAfter: { ...input.searchAfter, sort: searchAfterValues(input.searchAfter.sort, input.sort, fields) } };
     if (input.rescore && input.rescore.length > 0 && input.k > 0) return this.rescoredQuery(input, input.rescore);
     if (input.collapse) return this.collapsedQuery(input, input.collapse);
+    // A count (`size: 0`, nothing scored): ES's TotalHitCountCollector over Lucene's Weight.count.
+    if (input.k === 0 && !input.searchAfter && !queryScores(input))
+      return { total: { value: this.count(input.query), relation: 'eq' }, max_score: null, hits: [] };
     const pq = input.k > 0 ? presortedQuery(this, input) : null;
     if (pq) {
       const order = pq.filtered();
@@ -287,17 +292,23 @@ export class Searcher {
     return { total: first.total, max_score: hits.length > 0 ? hits[0]._score : first.max_score, hits };
   }
 
-  /** Number of live documents matching `query` (all live docs when absent). */
+  /**
+   * Number of live documents matching `query` (all live docs when absent), per segment by
+   * query-exec.ts `countMatches` (a term without deletions is its `docFreq`), or from the matches
+   * a sliced prepare or the previous query already evaluated.
+   */
   count(query?: Query): number {
     const r = this.reader;
     if (!query) return r.docCount;
-    const plan = new QueryCompiler(r.fields(), this.localStats(), r.dictionary).compile(query);
+    const ahead = this.prepared.get(query) ?? (this.last?.query === query ? this.last : undefined);
+    const plan = ahead?.plan ?? new QueryCompiler(r.fields(), this.localStats(), r.dictionary).compile(query);
     let n = 0;
-    for (const v of r.views) {
-      const { docs } = evaluate(plan, v.segment, false);
-      if (!v.live) n += docs.length;
+    r.views.forEach((v, i) => {
+      const docs = ahead?.parts[i]?.m.docs;
+      if (docs === undefined) n += countMatches(plan, v.segment, v.live);
+      else if (!v.live) n += docs.length;
       else for (const d of docs) n += v.live[d];
-    }
+    });
     return n;
   }
 
