@@ -63,7 +63,7 @@ export interface SearchPlan {
   req: SearchRequest;
   /** The effective sort (`_score` desc by default). */
   sort: SortField[];
-  /** Compute scores (sort on `_score`, or `track_scores`). */
+  /** Compute scores (sort on `_score` when hits are asked for, i.e. `from + size > 0`; or `track_scores`). */
   needScores: boolean;
   /** Entries each shard returns: `from + size` (the paging rewrite happens here, once). */
   k: number;
@@ -295,7 +295,8 @@ export async function planSearch(
   return {
     req,
     sort,
-    needScores: sortNeedsScores(sort) || req.trackScores,
+    // A count (k 0) scores nothing, as ES's TotalHitCountCollector (max_score null): no dfs round, no BM25 per match.
+    needScores: (req.from + req.size > 0 && sortNeedsScores(sort)) || req.trackScores,
     k: req.from + req.size,
     targets,
     pins,
