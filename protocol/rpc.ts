@@ -292,10 +292,11 @@ export function batchableRpc(endpoint: string): AnyRpc | undefined {
  * `JSON.stringify` in the call. `Req` is the type the text encodes.
  */
 export class JsonText<Req = unknown> {
-  readonly text: string;
+  /** The JSON text, or its UTF-8 bytes (a large request built as bytes: coordinator/write/shard-ops.ts). */
+  readonly text: string | Buffer;
   /** Type carrier only, never set. */
   declare readonly encodes?: Req;
-  constructor(text: string) {
+  constructor(text: string | Buffer) {
     this.text = text;
   }
 }

@@ -23,6 +23,7 @@ import type { IndexView } from '../cluster/index-view.ts';
 import { parseCreateIndexBody, validateIndexName } from '../cluster/index-settings.ts';
 import { applyDynamicMappings } from './bulk-dynamic-mappings.ts';
 import { writeShard, type ShardWriteOutcome } from './replication.ts';
+import { ShardOpsBuilder } from './shard-ops.ts';
 import {
   anyItemFailed,
   bulkResponseItem,
@@ -186,12 +187,11 @@ async function failBeforeRouting(items: BulkItems, opts: BulkOptions, failed: Ma
   return bare;
 }
 
-/** One shard's ops of a bulk, with the positions of their items in the request. */
+/** One shard's ops of a bulk, as bytes, with the positions of their items in the request (shard-ops.ts). */
 interface ShardGroup {
   view: IndexView;
   shard: number;
-  positions: number[];
-  ops: WriteOp[];
+  ops: ShardOpsBuilder;
 }
 
 /**
@@ -224,10 +224,9 @@ async function groupByShard(
       const op: WriteOp = extra === undefined && items.action(i) === 'delete' ? { op: 'delete', _id: id } : toWriteOp(items.get(i), id, opts);
       const shard = shardForRouting(extra?.routing ?? id, m.numberOfShards, m.routingNumShards);
       const key = `${m.name}\u0000${shard}`;
-      const g = groups.get(key) ?? { view, shard, positions: [], ops: [] };
-      g.positions.push(i);
-      g.ops.push(op);
-      groups.set(key, g);
+      let g = groups.get(key);
+      if (g === undefined) groups.set(key, (g = { view, shard, ops: new ShardOpsBuilder() }));
+      g.ops.add(i, op);
     } catch (err) {
       failed.set(i, err);
     }
@@ -241,30 +240,31 @@ async function groupByShard(
  */
 async function writeGroups(
   groups: Map<string, ShardGroup>,
-  itemCount: number,
+  items: BulkItems,
   refresh: RefreshPolicy,
   deps: WriteDeps,
   failed: Map<number, unknown>,
 ): Promise<ShardWrites> {
   // Each item's shard write and its place in it, in typed arrays: no object or pointer per item (issue 11).
   const outcomes: ShardWriteOutcome[] = [];
-  const outcomeOf = new Int32Array(itemCount).fill(-1);
-  const slotOf = new Int32Array(itemCount);
+  const outcomeOf = new Int32Array(items.length).fill(-1);
+  const slotOf = new Int32Array(items.length);
   await Promise.all(
     [...groups.values()].map(async (g) => {
       const index = g.view.metadata.name;
+      const built = g.ops;
       try {
-        const res = await writeShard(deps, g.view, g.shard, g.ops, refresh);
+        const res = await writeShard(deps, g.view, g.shard, built.build((p) => items.id(p)!), refresh);
         const o = outcomes.push(res) - 1;
-        g.positions.forEach((p, j) => {
-          outcomeOf[p] = o;
-          slotOf[p] = j;
-        });
+        for (let j = 0; j < built.count; j++) {
+          outcomeOf[built.position(j)] = o;
+          slotOf[built.position(j)] = j;
+        }
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         const unavailable =
           err instanceof EsError ? err : new EsError(503, 'unavailable_shards_exception', `[${index}][${g.shard}] primary shard is not active: ${reason}`);
-        for (const p of g.positions) failed.set(p, unavailable);
+        for (let j = 0; j < built.count; j++) failed.set(built.position(j), unavailable);
       }
     }),
   );
@@ -306,7 +306,7 @@ export async function executeBulkOutcome(items: BulkItems, refresh: RefreshPolic
 
   items.fillIds(generateId); // each item's `_id` from here on: its own, or the one generated for it
   const groups = await groupByShard(items, views, failed, opts, slices);
-  const writes = await writeGroups(groups, items.length, refresh, deps, failed);
+  const writes = await writeGroups(groups, items, refresh, deps, failed);
 
   const run: BulkRun = { items, views, failed, bare, writes, opts };
   return { errors: await anyItemFailed(run), took: Date.now() - startedAt, length: items.length, item: (i) => bulkResponseItem(run, i) };

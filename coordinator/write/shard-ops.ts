@@ -1,0 +1,76 @@
+/**
+ * One shard's share of a bulk as bytes (issue 11): its write ops as the UTF-8 of their JSON array,
+ * the text the shard request carries (`ShardBulkRequest.ops`), and the positions of their items in
+ * the request in a typed array. 50,000 ops were held as objects (and their `_id` strings) for the
+ * whole write, promoted by the scavenger; as bytes they stay outside V8's heap, and the request body
+ * is these bytes between its head and tail, never serialized again (docs/reliability.md).
+ */
+import type { WriteOp } from '../../protocol/write.ts';
+
+const INITIAL_BYTES = 16 * 1024;
+const INITIAL_OPS = 64;
+
+/** A shard's ops, built: their JSON array text as bytes, their count, and each op's `_id`. */
+export interface ShardOps {
+  /** The number of ops. */
+  readonly count: number;
+  /** `JSON.stringify(ops)` as UTF-8. */
+  readonly json: Buffer;
+  /** The `_id` of op `j` (undefined past the last), a string made on each call. */
+  id(j: number): string | undefined;
+}
+
+/** Collects a shard's ops one at a time, in request order, with their items' positions. */
+export class ShardOpsBuilder {
+  #bytes = Buffer.allocUnsafe(INITIAL_BYTES);
+  #used = 0;
+  #positions = new Int32Array(INITIAL_OPS);
+  #count = 0;
+
+  /** The number of ops added. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Adds `op`, the write of the item at `position` in the request. */
+  add(position: number, op: WriteOp): void {
+    if (this.#count === this.#positions.length) {
+      const grown = new Int32Array(this.#positions.length * 2);
+      grown.set(this.#positions);
+      this.#positions = grown;
+    }
+    this.#positions[this.#count] = position;
+    this.#write(`${this.#count === 0 ? '[' : ','}${JSON.stringify(op)}`);
+    this.#count++;
+  }
+
+  /** The position in the request of op `j`'s item. */
+  position(j: number): number {
+    return this.#positions[j];
+  }
+
+  /** The ops added, their `_id`s read through `idOfPosition` (the item's `_id` at a request position). */
+  build(idOfPosition: (position: number) => string): ShardOps {
+    const count = this.#count;
+    const json = this.#count === 0 ? Buffer.from('[]') : Buffer.concat([this.#bytes.subarray(0, this.#used), Buffer.from(']')]);
+    const positions = this.#positions;
+    return { count, json, id: (j) => (j < count ? idOfPosition(positions[j]) : undefined) };
+  }
+
+  #write(text: string): void {
+    const max = text.length * 3;
+    if (this.#used + max > this.#bytes.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.#bytes.length * 2, this.#used + max));
+      this.#bytes.copy(next, 0, 0, this.#used);
+      this.#bytes = next;
+    }
+    this.#used += this.#bytes.write(text, this.#used, 'utf8');
+  }
+}
+
+/** `ops` as {@link ShardOps} (a single document's write, a by-query batch). */
+export function shardOpsOf(ops: readonly WriteOp[]): ShardOps {
+  const builder = new ShardOpsBuilder();
+  ops.forEach((op, j) => builder.add(j, op));
+  return builder.build((j) => ops[j]._id);
+}
