@@ -56,14 +56,17 @@ export class BulkItems {
     this.#action[i] = ACTION_CODE[item.action];
     this.#index[i] = this.#nameNumber(item.index);
     this.#setId(i, item.id);
+    const { routing, source, sourceText, params, update, requireAlias, failure } = item;
+    if (routing === undefined && source === undefined && params === undefined && requireAlias === undefined && failure === undefined) return;
     const extra: BulkItemExtra = {};
-    let any = false;
-    for (const k of ['routing', 'source', 'sourceText', 'params', 'update', 'requireAlias', 'failure'] as const) {
-      if (item[k] === undefined) continue;
-      (extra as Record<string, unknown>)[k] = item[k];
-      any = true;
-    }
-    if (any) this.#extra.set(i, extra);
+    if (routing !== undefined) extra.routing = routing;
+    if (source !== undefined) extra.source = source;
+    if (sourceText !== undefined) extra.sourceText = sourceText;
+    if (params !== undefined) extra.params = params;
+    if (update !== undefined) extra.update = update;
+    if (requireAlias !== undefined) extra.requireAlias = requireAlias;
+    if (failure !== undefined) extra.failure = failure;
+    this.#extra.set(i, extra);
   }
 
   /** The action of item `i`. */
@@ -160,20 +163,26 @@ export class BulkItems {
   }
 
   #setId(i: number, id: string | undefined): void {
-    const bytes = id === undefined ? 0 : Buffer.byteLength(id);
-    if (id === undefined || (bytes !== id.length && !id.isWellFormed())) {
+    if (id === undefined) {
       this.#idStart[i] = -1;
       this.#idEnd[i] = -1;
-      if (id !== undefined) this.#oddIds.set(i, id);
       return;
     }
-    if (this.#idUsed + bytes > this.#idBytes.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.#idBytes.length * 2, this.#idUsed + bytes));
+    if (this.#idUsed + id.length * 3 > this.#idBytes.length) {
+      const next = Buffer.allocUnsafe(Math.max(this.#idBytes.length * 2, this.#idUsed + id.length * 3));
       this.#idBytes.copy(next, 0, 0, this.#idUsed);
       this.#idBytes = next;
     }
-    if (bytes !== id.length) this.#idAscii = false;
-    this.#idBytes.write(id, this.#idUsed, 'utf8');
+    const bytes = this.#idBytes.write(id, this.#idUsed, 'utf8');
+    if (bytes !== id.length) {
+      if (!id.isWellFormed()) {
+        this.#idStart[i] = -1;
+        this.#idEnd[i] = -1;
+        this.#oddIds.set(i, id);
+        return;
+      }
+      this.#idAscii = false;
+    }
     this.#idStart[i] = this.#idUsed;
     this.#idEnd[i] = this.#idUsed += bytes;
   }

@@ -221,12 +221,13 @@ async function groupByShard(
       const id = items.id(i)!;
       const extra = items.extra(i);
       // A delete without parameters (the common one) needs no item object.
-      const op: WriteOp = extra === undefined && items.action(i) === 'delete' ? { op: 'delete', _id: id } : toWriteOp(items.get(i), id, opts);
+      const op = extra === undefined && items.action(i) === 'delete' ? undefined : toWriteOp(items.get(i), id, opts);
       const shard = shardForRouting(extra?.routing ?? id, m.numberOfShards, m.routingNumShards);
       const key = `${m.name}\u0000${shard}`;
       let g = groups.get(key);
       if (g === undefined) groups.set(key, (g = { view, shard, ops: new ShardOpsBuilder() }));
-      g.ops.add(i, op);
+      if (op === undefined) g.ops.addDelete(i, id);
+      else g.ops.add(i, op);
     } catch (err) {
       failed.set(i, err);
     }

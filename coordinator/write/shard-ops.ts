@@ -9,6 +9,8 @@ import type { WriteOp } from '../../protocol/write.ts';
 
 const INITIAL_BYTES = 16 * 1024;
 const INITIAL_OPS = 64;
+/** Characters of op text gathered before they are written as bytes: under V8's large-object size, so the text dies young. */
+const PENDING_CHARS = 16 * 1024;
 
 /** A shard's ops, built: their JSON array text as bytes, their count, and each op's `_id`. */
 export interface ShardOps {
@@ -26,6 +28,8 @@ export class ShardOpsBuilder {
   #used = 0;
   #positions = new Int32Array(INITIAL_OPS);
   #count = 0;
+  /** Ops' text not yet written into {@link ShardOpsBuilder.#bytes}. */
+  #pending = '';
 
   /** The number of ops added. */
   get count(): number {
@@ -34,14 +38,12 @@ export class ShardOpsBuilder {
 
   /** Adds `op`, the write of the item at `position` in the request. */
   add(position: number, op: WriteOp): void {
-    if (this.#count === this.#positions.length) {
-      const grown = new Int32Array(this.#positions.length * 2);
-      grown.set(this.#positions);
-      this.#positions = grown;
-    }
-    this.#positions[this.#count] = position;
-    this.#write(`${this.#count === 0 ? '[' : ','}${JSON.stringify(op)}`);
-    this.#count++;
+    this.#addText(position, JSON.stringify(op));
+  }
+
+  /** Adds a delete of `_id` `id` without conditions (`{op: 'delete', _id}`), the write of the item at `position`. */
+  addDelete(position: number, id: string): void {
+    this.#addText(position, `{"op":"delete","_id":${JSON.stringify(id)}}`);
   }
 
   /** The position in the request of op `j`'s item. */
@@ -51,13 +53,29 @@ export class ShardOpsBuilder {
 
   /** The ops added, their `_id`s read through `idOfPosition` (the item's `_id` at a request position). */
   build(idOfPosition: (position: number) => string): ShardOps {
+    this.#flush();
     const count = this.#count;
-    const json = this.#count === 0 ? Buffer.from('[]') : Buffer.concat([this.#bytes.subarray(0, this.#used), Buffer.from(']')]);
+    const json = count === 0 ? Buffer.from('[]') : Buffer.concat([this.#bytes.subarray(0, this.#used), Buffer.from(']')]);
     const positions = this.#positions;
     return { count, json, id: (j) => (j < count ? idOfPosition(positions[j]) : undefined) };
   }
 
-  #write(text: string): void {
+  #addText(position: number, json: string): void {
+    if (this.#count === this.#positions.length) {
+      const grown = new Int32Array(this.#positions.length * 2);
+      grown.set(this.#positions);
+      this.#positions = grown;
+    }
+    this.#positions[this.#count] = position;
+    this.#pending += this.#count === 0 ? `[${json}` : `,${json}`;
+    this.#count++;
+    if (this.#pending.length >= PENDING_CHARS) this.#flush();
+  }
+
+  /** Writes the pending text into the bytes (one write per {@link PENDING_CHARS}, not one per op). */
+  #flush(): void {
+    const text = this.#pending;
+    this.#pending = '';
     const max = text.length * 3;
     if (this.#used + max > this.#bytes.length) {
       const next = Buffer.allocUnsafe(Math.max(this.#bytes.length * 2, this.#used + max));
