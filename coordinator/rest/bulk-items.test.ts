@@ -38,3 +38,17 @@ describe('BulkItems', () => {
     expect(Array.from({ length: items.length }, (_, i) => items.get(i))).toEqual(list);
   });
 });
+
+describe('BulkItems _id pieces', () => {
+  it('keeps _ids that fill a piece to its end, long ones and generated ones in a copy', () => {
+    // 9,000 ids of 15 bytes take three pieces of 64 Ki bytes.
+    const list = Array.from({ length: 9_000 }, (_, i) => ({ action: 'delete' as const, index: 'a', id: `id-${String(i).padStart(12, '0')}`, routing: undefined, source: undefined }));
+    list.push({ action: 'delete', index: 'a', id: 'ü'.repeat(600), routing: undefined, source: undefined });
+    const items = BulkItems.of(list);
+    expect(Array.from({ length: items.length }, (_, i) => items.id(i))).toEqual(list.map((it) => it.id));
+    expect(items.idByteLength(9_000)).toBe(1_200);
+    const copy = BulkItems.of([...list, { action: 'index', index: 'a', id: undefined, routing: undefined, source: {} }]).copy();
+    copy.fillIds(() => 'generated');
+    expect([copy.id(4_095), copy.id(4_096), copy.id(9_001)]).toEqual([list[4_095].id, list[4_096].id, 'generated']);
+  });
+});

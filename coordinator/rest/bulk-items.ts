@@ -15,7 +15,11 @@ export type BulkItemExtra = Partial<Pick<BulkItem, 'routing' | 'source' | 'sourc
 const ACTIONS: readonly BulkAction[] = ['index', 'create', 'update', 'delete'];
 const ACTION_CODE: Readonly<Record<BulkAction, number>> = { index: 0, create: 1, update: 2, delete: 3 };
 const INITIAL_ITEMS = 256;
-const INITIAL_ID_BYTES = 4096;
+/** Bytes per piece of `_id` bytes (an `_id` is never split across pieces). */
+const ID_PIECE_BITS = 16;
+const ID_PIECE_BYTES = 1 << ID_PIECE_BITS;
+/** `_id`s of more UTF-8 bytes than this (ES refuses over 512) are kept as strings. */
+const MAX_PIECE_ID_BYTES = 1024;
 
 /** A bulk's items by position, in columns; items are added in request order with {@link BulkItems.push}. */
 export class BulkItems {
@@ -25,15 +29,20 @@ export class BulkItems {
   #index = new Int32Array(INITIAL_ITEMS);
   #names: string[] = [];
   #nameNo = new Map<string, number>();
-  /** Each item's `_id` as `#idBytes[#idStart[i], #idEnd[i])`; `#idStart[i]` -1 for none. */
+  /**
+   * Each item's `_id` as the bytes `[#idStart[i], #idEnd[i])` of piece `#idStart[i] >>> ID_PIECE_BITS`
+   * of `#idPieces` (offsets within it in the low bits); `#idStart[i]` -1 for none. Pieces are
+   * filled and never copied to grow.
+   */
   #idStart = new Int32Array(INITIAL_ITEMS);
   #idEnd = new Int32Array(INITIAL_ITEMS);
-  #idBytes = Buffer.allocUnsafe(INITIAL_ID_BYTES);
+  #idPieces: Buffer[] = [];
+  #idPiece = Buffer.alloc(0);
   #idUsed = 0;
   /** Whether every `_id` is ASCII (decoded as latin1, a faster path). */
   #idAscii = true;
   #extra = new Map<number, BulkItemExtra>();
-  /** The `_id`s that UTF-8 cannot carry (a lone surrogate, which JSON's `\\ud800` can), kept as strings. */
+  /** The `_id`s that UTF-8 cannot carry (a lone surrogate, which JSON's `\\ud800` can) or longer than {@link MAX_PIECE_ID_BYTES}, kept as strings. */
   #oddIds = new Map<number, string>();
 
   /** The items of `items`, in order. */
@@ -84,7 +93,9 @@ export class BulkItems {
   id(i: number): string | undefined {
     const start = this.#idStart[i];
     if (start < 0) return this.#oddIds.get(i);
-    return this.#idBytes.toString(this.#idAscii ? 'latin1' : 'utf8', start, this.#idEnd[i]);
+    const piece = this.#idPieces[start >>> ID_PIECE_BITS];
+    const offset = start & (ID_PIECE_BYTES - 1);
+    return piece.toString(this.#idAscii ? 'latin1' : 'utf8', offset, offset + this.#idEnd[i] - start);
   }
 
   /** The UTF-8 byte length of item `i`'s `_id`, or -1 when it has none. */
@@ -121,8 +132,9 @@ export class BulkItems {
     out.#nameNo = new Map(this.#nameNo);
     out.#idStart = this.#idStart.slice();
     out.#idEnd = this.#idEnd.slice();
-    out.#idBytes = Buffer.from(this.#idBytes.subarray(0, this.#idUsed));
-    out.#idUsed = this.#idUsed;
+    out.#idPieces = this.#idPieces; // filled pieces are never written again; the copy starts a new one
+    out.#idPiece = Buffer.alloc(0);
+    out.#idUsed = 0;
     out.#idAscii = this.#idAscii;
     out.#extra = new Map([...this.#extra].map(([i, e]) => [i, { ...e }]));
     out.#oddIds = new Map(this.#oddIds);
@@ -163,17 +175,18 @@ export class BulkItems {
   }
 
   #setId(i: number, id: string | undefined): void {
-    if (id === undefined) {
+    if (id === undefined || id.length * 3 > MAX_PIECE_ID_BYTES) {
       this.#idStart[i] = -1;
       this.#idEnd[i] = -1;
+      if (id !== undefined) this.#oddIds.set(i, id);
       return;
     }
-    if (this.#idUsed + id.length * 3 > this.#idBytes.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.#idBytes.length * 2, this.#idUsed + id.length * 3));
-      this.#idBytes.copy(next, 0, 0, this.#idUsed);
-      this.#idBytes = next;
+    if (this.#idUsed + id.length * 3 > this.#idPiece.length) {
+      this.#idPiece = Buffer.allocUnsafe(ID_PIECE_BYTES);
+      this.#idPieces = [...this.#idPieces, this.#idPiece];
+      this.#idUsed = 0;
     }
-    const bytes = this.#idBytes.write(id, this.#idUsed, 'utf8');
+    const bytes = this.#idPiece.write(id, this.#idUsed, 'utf8');
     if (bytes !== id.length) {
       if (!id.isWellFormed()) {
         this.#idStart[i] = -1;
@@ -183,8 +196,9 @@ export class BulkItems {
       }
       this.#idAscii = false;
     }
-    this.#idStart[i] = this.#idUsed;
-    this.#idEnd[i] = this.#idUsed += bytes;
+    const base = (this.#idPieces.length - 1) << ID_PIECE_BITS;
+    this.#idStart[i] = base + this.#idUsed;
+    this.#idEnd[i] = base + (this.#idUsed += bytes);
   }
 
   #grow(): void {

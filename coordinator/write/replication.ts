@@ -184,7 +184,7 @@ function isOpList(ops: readonly WriteOp[] | ShardOps): ops is readonly WriteOp[]
 
 /** The shard bulk request's JSON as bytes: the ops' bytes as they were built, then the head's fields. */
 function shardBulkRequestBytes(head: Omit<ShardBulkRequest, 'ops'>, ops: ShardOps): Buffer {
-  return Buffer.concat([Buffer.from('{"ops":'), ops.json, Buffer.from(`,${JSON.stringify(head).slice(1)}`)]);
+  return Buffer.concat([Buffer.from('{"ops":'), ...ops.json, Buffer.from(`,${JSON.stringify(head).slice(1)}`)]);
 }
 
 /** The replicas that failed a write, as ES's `ShardInfo.Failure`s: `nodes` turns a node number into its URL, statuses print as `RestStatus` names. */

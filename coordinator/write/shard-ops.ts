@@ -7,25 +7,28 @@
  */
 import type { WriteOp } from '../../protocol/write.ts';
 
-const INITIAL_BYTES = 16 * 1024;
 const INITIAL_OPS = 64;
-/** Characters of op text gathered before they are written as bytes: under V8's large-object size, so the text dies young. */
-const PENDING_CHARS = 16 * 1024;
+/**
+ * Characters of op text gathered before they are encoded as one piece of bytes: under V8's
+ * large-object size, so the text dies young; the pieces are never copied to grow, and are
+ * concatenated once, into the request body.
+ */
+const PENDING_CHARS = 32 * 1024;
 
 /** A shard's ops, built: their JSON array text as bytes, their count, and each op's `_id`. */
 export interface ShardOps {
   /** The number of ops. */
   readonly count: number;
-  /** `JSON.stringify(ops)` as UTF-8. */
-  readonly json: Buffer;
+  /** `JSON.stringify(ops)` as UTF-8, in pieces (concatenated once, into the request body). */
+  readonly json: readonly Buffer[];
   /** The `_id` of op `j` (undefined past the last), a string made on each call. */
   id(j: number): string | undefined;
 }
 
 /** Collects a shard's ops one at a time, in request order, with their items' positions. */
 export class ShardOpsBuilder {
-  #bytes = Buffer.allocUnsafe(INITIAL_BYTES);
-  #used = 0;
+  /** The bytes written, in pieces of about {@link PENDING_CHARS} bytes. */
+  #chunks: Buffer[] = [];
   #positions = new Int32Array(INITIAL_OPS);
   #count = 0;
   /** Ops' text not yet written into {@link ShardOpsBuilder.#bytes}. */
@@ -55,7 +58,7 @@ export class ShardOpsBuilder {
   build(idOfPosition: (position: number) => string): ShardOps {
     this.#flush();
     const count = this.#count;
-    const json = count === 0 ? Buffer.from('[]') : Buffer.concat([this.#bytes.subarray(0, this.#used), Buffer.from(']')]);
+    const json = count === 0 ? [Buffer.from('[]')] : [...this.#chunks, Buffer.from(']')];
     const positions = this.#positions;
     return { count, json, id: (j) => (j < count ? idOfPosition(positions[j]) : undefined) };
   }
@@ -72,17 +75,11 @@ export class ShardOpsBuilder {
     if (this.#pending.length >= PENDING_CHARS) this.#flush();
   }
 
-  /** Writes the pending text into the bytes (one write per {@link PENDING_CHARS}, not one per op). */
+  /** Encodes the pending text as a piece of bytes (one per {@link PENDING_CHARS} characters, not one per op). */
   #flush(): void {
     const text = this.#pending;
     this.#pending = '';
-    const max = text.length * 3;
-    if (this.#used + max > this.#bytes.length) {
-      const next = Buffer.allocUnsafe(Math.max(this.#bytes.length * 2, this.#used + max));
-      this.#bytes.copy(next, 0, 0, this.#used);
-      this.#bytes = next;
-    }
-    this.#used += this.#bytes.write(text, this.#used, 'utf8');
+    if (text !== '') this.#chunks.push(Buffer.from(text, 'utf8'));
   }
 }
 
