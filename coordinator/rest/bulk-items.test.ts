@@ -33,7 +33,13 @@ describe('BulkItems', () => {
   });
 
   it('grows past its first capacity', () => {
-    const list = Array.from({ length: 5_000 }, (_, i) => ({ action: 'delete' as const, index: `i${i % 3}`, id: `id-${i}-${'x'.repeat(i % 40)}`, routing: undefined, source: undefined }));
+    const list = Array.from({ length: 5_000 }, (_, i) => ({
+      action: 'delete' as const,
+      index: `i${i % 3}`,
+      id: `id-${i}-${'x'.repeat(i % 40)}`,
+      routing: undefined,
+      source: undefined,
+    }));
     const items = BulkItems.of(list);
     expect(Array.from({ length: items.length }, (_, i) => items.get(i))).toEqual(list);
   });
@@ -42,7 +48,13 @@ describe('BulkItems', () => {
 describe('BulkItems _id pieces', () => {
   it('keeps _ids that fill a piece to its end, long ones and generated ones in a copy', () => {
     // 9,000 ids of 15 bytes take three pieces of 64 Ki bytes.
-    const list = Array.from({ length: 9_000 }, (_, i) => ({ action: 'delete' as const, index: 'a', id: `id-${String(i).padStart(12, '0')}`, routing: undefined, source: undefined }));
+    const list = Array.from({ length: 9_000 }, (_, i) => ({
+      action: 'delete' as const,
+      index: 'a',
+      id: `id-${String(i).padStart(12, '0')}`,
+      routing: undefined,
+      source: undefined,
+    }));
     list.push({ action: 'delete', index: 'a', id: 'ü'.repeat(600), routing: undefined, source: undefined });
     const items = BulkItems.of(list);
     expect(Array.from({ length: items.length }, (_, i) => items.id(i))).toEqual(list.map((it) => it.id));

@@ -255,7 +255,13 @@ async function writeGroups(
       const index = g.view.metadata.name;
       const built = g.ops;
       try {
-        const res = await writeShard(deps, g.view, g.shard, built.build((p) => items.id(p)!), refresh);
+        const res = await writeShard(
+          deps,
+          g.view,
+          g.shard,
+          built.build((p) => items.id(p)!),
+          refresh,
+        );
         const o = outcomes.push(res) - 1;
         for (let j = 0; j < built.count; j++) {
           outcomeOf[built.position(j)] = o;

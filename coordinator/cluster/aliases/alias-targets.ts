@@ -83,7 +83,7 @@ function bulkItemAccess(items: readonly BulkItem[] | BulkItems): BulkItemAccess 
       },
     };
   }
-  const list = items as readonly BulkItem[];
+  const list = items;
   return {
     index: (i) => list[i].index,
     routing: (i) => list[i].routing,
