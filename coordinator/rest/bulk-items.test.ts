@@ -32,6 +32,16 @@ describe('BulkItems', () => {
     expect([items.extra(0)?.requireAlias, items.extra(1)?.requireAlias]).toEqual([true, false]);
   });
 
+  it('keeps an empty _id apart from none, first or later, and in a copy', () => {
+    const list = ['', 'a', '', undefined].map((id) => ({ action: 'index' as const, index: 'i', id, routing: undefined, source: undefined }));
+    const items = BulkItems.of(list);
+    const copy = BulkItems.of([list[3], list[0]]).copy();
+    copy.fillIds(() => 'g');
+    expect([0, 1, 2, 3].map((i) => items.id(i))).toEqual(['', 'a', '', undefined]);
+    expect([0, 1, 2, 3].map((i) => items.idByteLength(i))).toEqual([0, 1, 0, -1]);
+    expect([copy.id(0), copy.id(1)]).toEqual(['g', '']);
+  });
+
   it('grows past its first capacity', () => {
     const list = Array.from({ length: 5_000 }, (_, i) => ({
       action: 'delete' as const,

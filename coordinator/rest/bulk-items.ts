@@ -181,7 +181,7 @@ export class BulkItems {
       if (id !== undefined) this.#oddIds.set(i, id);
       return;
     }
-    if (this.#idUsed + id.length * 3 > this.#idPiece.length) {
+    if (this.#idPiece.length === 0 || this.#idUsed + id.length * 3 > this.#idPiece.length) {
       this.#idPiece = Buffer.allocUnsafe(ID_PIECE_BYTES);
       this.#idPieces = [...this.#idPieces, this.#idPiece];
       this.#idUsed = 0;
