@@ -182,9 +182,18 @@ function isOpList(ops: readonly WriteOp[] | ShardOps): ops is readonly WriteOp[]
   return Array.isArray(ops);
 }
 
-/** The shard bulk request's JSON as bytes: the ops' bytes as they were built, then the head's fields. */
-function shardBulkRequestBytes(head: Omit<ShardBulkRequest, 'ops'>, ops: ShardOps): Buffer {
-  return Buffer.concat([Buffer.from('{"ops":'), ...ops.json, Buffer.from(`,${JSON.stringify(head).slice(1)}`)]);
+/**
+ * The shard bulk request's JSON as bytes, the ops' bytes as they were built between the head's
+ * fields: the text `JSON.stringify({ index, shard, ops, ...rest })` makes.
+ */
+export function shardBulkRequestBytes(head: Omit<ShardBulkRequest, 'ops'>, ops: ShardOps): Buffer {
+  const { index, shard, ...rest } = head;
+  const tail = JSON.stringify(rest);
+  return Buffer.concat([
+    Buffer.from(`${JSON.stringify({ index, shard }).slice(0, -1)},"ops":`),
+    ...ops.json,
+    Buffer.from(tail === '{}' ? '}' : `,${tail.slice(1)}`),
+  ]);
 }
 
 /** The replicas that failed a write, as ES's `ShardInfo.Failure`s: `nodes` turns a node number into its URL, statuses print as `RestStatus` names. */
