@@ -291,15 +291,17 @@ export function batchableRpc(endpoint: string): AnyRpc | undefined {
 }
 
 /**
- * A request already serialized to JSON text, sent as is: a large body (a shard's share of a bulk)
- * is serialized in slices by the caller (shared/sliced-json.ts) rather than by one
- * `JSON.stringify` in the call. `Req` is the type the text encodes.
+ * A request already serialized to JSON text (or its UTF-8 bytes), sent as is: a large body is
+ * serialized in slices by the caller (shared/sliced-json.ts), or built as bytes (a shard's share of
+ * a bulk: coordinator/write/shard-ops.ts), rather than by one `JSON.stringify` in the call. `Req` is
+ * the type the text encodes.
  */
 export class JsonText<Req = unknown> {
-  readonly text: string;
+  /** The JSON text, or its UTF-8 bytes (a large request built as bytes: coordinator/write/shard-ops.ts). */
+  readonly text: string | Buffer;
   /** Type carrier only, never set. */
   declare readonly encodes?: Req;
-  constructor(text: string) {
+  constructor(text: string | Buffer) {
     this.text = text;
   }
 }

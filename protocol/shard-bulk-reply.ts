@@ -14,7 +14,7 @@
  */
 import type { ShardBulkResponse, WriteResult } from './write.ts';
 import { NDJSON_CONTENT_TYPE, ndjsonSliced } from '../shared/sliced-json.ts';
-import { WriteResultColumns } from './write-result-columns.ts';
+import { WriteResultColumns, type OpIds } from './write-result-columns.ts';
 
 /** Whether a bulk call's `accept` header asks for the NDJSON reply. */
 export function acceptsNdjson(accept: string | undefined): boolean {
@@ -61,14 +61,14 @@ export interface CompactShardBulkReply extends Omit<ShardBulkResponse, 'items'> 
  * The same reply as {@link decodeShardBulkReply}, items aside.
  */
 export class ShardBulkReplyReader {
-  private readonly ids: readonly string[];
+  private readonly ids: OpIds;
   private head: ShardBulkReplyHead | undefined;
   private items: WriteResultColumns | undefined;
   private lines = 0;
   private noHead = false;
 
-  /** A reader of the reply to ops whose `_id`s are `ids`, in order. */
-  constructor(ids: readonly string[]) {
+  /** A reader of the reply to ops whose `_id`s are `ids`, in order (a list, or op `j`'s `_id`). */
+  constructor(ids: OpIds) {
     this.ids = ids;
   }
 

@@ -18,10 +18,13 @@ const COMPACT_KEYS = new Set(['_id', 'status', 'result', '_version', '_seq_no', 
 /** Whether `v` is absent or a number (NaN never comes out of JSON, so it can mean absent). */
 const numberOrAbsent = (v: unknown): boolean => v === undefined || typeof v === 'number';
 
+/** The `_id`s of a shard bulk's ops, in order: a list, or the `_id` of op `j` (undefined past the last). */
+export type OpIds = readonly string[] | ((j: number) => string | undefined);
+
 /** The items of one shard bulk reply, in op order. */
 export class WriteResultColumns {
   readonly length: number;
-  private readonly ids: readonly string[];
+  private readonly idAt: (j: number) => string | undefined;
   private readonly status: Uint16Array;
   private readonly result: Uint8Array;
   /** `_version`, `_seq_no`, `_primary_term`, NaN when absent. */
@@ -31,10 +34,14 @@ export class WriteResultColumns {
   /** The items kept as parsed, by position. */
   private readonly whole = new Map<number, WriteResult>();
 
-  /** Room for `length` items; `ids` are the `_id`s of the ops sent, in order (an item with another is kept whole). */
-  constructor(length: number, ids: readonly string[]) {
+  /**
+   * Room for `length` items; `ids` are the `_id`s of the ops sent, in order (an item with another
+   * is kept whole), as a list or as the `_id` of op `j` (a string made on each call, so that no
+   * list of 50,000 `_id`s is held: issue 11).
+   */
+  constructor(length: number, ids: OpIds) {
     this.length = length;
-    this.ids = ids;
+    this.idAt = typeof ids === 'function' ? ids : (j) => ids[j];
     this.status = new Uint16Array(length);
     this.result = new Uint8Array(length);
     this.version = new Float64Array(length);
@@ -69,7 +76,7 @@ export class WriteResultColumns {
   private compact(j: number, value: WriteResult): boolean {
     for (const k of Object.keys(value)) if (!COMPACT_KEYS.has(k)) return false;
     return (
-      value._id === this.ids[j] &&
+      value._id === this.idAt(j) &&
       Number.isInteger(value.status) &&
       value.status >= 0 &&
       value.status < 65536 &&
@@ -84,7 +91,7 @@ export class WriteResultColumns {
   get(j: number): WriteResult {
     const kept = this.whole.get(j);
     if (kept !== undefined) return kept;
-    const r: WriteResult = { _id: this.ids[j], status: this.status[j] };
+    const r: WriteResult = { _id: this.idAt(j) as string, status: this.status[j] };
     if (this.result[j] !== 0) r.result = RESULTS[this.result[j] - 1];
     if (!Number.isNaN(this.version[j])) r._version = this.version[j];
     if (!Number.isNaN(this.seqNo[j])) r._seq_no = this.seqNo[j];

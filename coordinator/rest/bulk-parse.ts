@@ -10,6 +10,7 @@ import { xContentBoolean } from './params.ts';
 import { parseSourceFilter } from './source-filter-parse.ts';
 import { decodeUtf8StrictSliced, findInvalidUtf8, invalidUtf8Error, isUtf8Sliced, type Utf8Problem } from '../../shared/utf8.ts';
 import { parseUpdateBody, writeParamsFromActionLine, type UpdateBody, type WriteParams } from '../write/write-request.ts';
+import { BulkItems } from './bulk-items.ts';
 
 /** The four bulk actions. */
 export type BulkAction = 'index' | 'create' | 'update' | 'delete';
@@ -172,22 +173,51 @@ export async function parseBulkBodySliced(
  * and text waits for a major GC; docs/reliability.md).
  */
 export async function parseBulkBytesSliced(bytes: Uint8Array | undefined, defaultIndex: string | undefined): Promise<BulkItem[]> {
-  if (bytes === undefined) return parseBulkBodySliced('', defaultIndex);
-  if (await isUtf8Sliced(bytes)) return parseLinesSliced(byteLines(bytes), defaultIndex, new Map());
+  const items: BulkItem[] = [];
+  await parseBytesInto(bytes, defaultIndex, (item) => items.push(item));
+  return items;
+}
+
+/**
+ * {@link parseBulkBytesSliced} into columns ({@link BulkItems}): each parsed item is put in the
+ * columns and dropped, so a 100,000-line body never holds an object per item (issue 11).
+ * @throws EsError as {@link parseBulkBody}
+ */
+export async function parseBulkBytesToColumns(bytes: Uint8Array | undefined, defaultIndex: string | undefined): Promise<BulkItems> {
+  const items = new BulkItems();
+  await parseBytesInto(bytes, defaultIndex, (item) => items.push(item));
+  return items;
+}
+
+async function parseBytesInto(bytes: Uint8Array | undefined, defaultIndex: string | undefined, add: (item: BulkItem) => void): Promise<void> {
+  if (bytes === undefined) return parseLinesInto(textLines(''), defaultIndex, new Map(), add);
+  if (await isUtf8Sliced(bytes)) return parseLinesInto(byteLines(bytes), defaultIndex, new Map(), add);
   const { text, badLines } = await decodeBulkBody(bytes);
-  return parseBulkBodySliced(text, defaultIndex, badLines);
+  return parseLinesInto(textLines(text), defaultIndex, badLines, add);
 }
 
 async function parseLinesSliced(next: NextLine, defaultIndex: string | undefined, badLines: ReadonlyMap<number, Utf8Problem>): Promise<BulkItem[]> {
   const items: BulkItem[] = [];
+  await parseLinesInto(next, defaultIndex, badLines, (item) => items.push(item));
+  return items;
+}
+
+/** Hands each item of the lines to `add`, in slices of {@link PARSE_SLICE_MS}. @throws EsError as {@link parseBulkBody} */
+async function parseLinesInto(
+  next: NextLine,
+  defaultIndex: string | undefined,
+  badLines: ReadonlyMap<number, Utf8Problem>,
+  add: (item: BulkItem) => void,
+): Promise<void> {
+  let count = 0;
   const slices = new EventLoopSlices(PARSE_SLICE_MS);
   for (const item of bulkItems(next, defaultIndex, badLines)) {
-    items.push(item);
+    add(item);
+    count++;
     const pause = slices.tick();
     if (pause) await pause;
   }
-  if (items.length === 0) throw noRequests();
-  return items;
+  if (count === 0) throw noRequests();
 }
 
 function noRequests(): EsError {

@@ -14,6 +14,7 @@ import type { ClusterView } from '../cluster/cluster-view.ts';
 import { intValue } from '../cluster/index-setting-definitions.ts';
 import type { IndexView } from '../cluster/index-view.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
+import type { BulkItems } from '../rest/bulk-items.ts';
 
 /** The document whose new fields an item may add to the mapping (an update's `doc`, else its `upsert`), or undefined. */
 function dynamicDocOf(item: BulkItem): Record<string, unknown> | undefined {
@@ -70,7 +71,7 @@ function nestedObjectsLimitOf(view: IndexView): number {
  * coerced on the shard. Items that cannot add their fields fail alone, in `failed`.
  */
 export async function applyDynamicMappings(
-  items: readonly BulkItem[],
+  items: BulkItems,
   views: Map<string, IndexView | EsError>,
   failed: Map<number, unknown>,
   deps: { view: ClusterView },
@@ -84,7 +85,8 @@ export async function applyDynamicMappings(
   for (let i = 0; i < items.length; i++) {
     const pause = slices.tick();
     if (pause) await pause;
-    const item = items[i];
+    if (items.action(i) === 'delete') continue;
+    const item = items.get(i);
     const view = views.get(item.index!);
     if (!view || view instanceof EsError || failed.has(i)) continue;
     const doc = dynamicDocOf(item);

@@ -14,6 +14,7 @@ import type { SourceFilter } from '../../protocol/search.ts';
 import type { WriteResult } from '../../protocol/write.ts';
 import { filterSourceText, RawJson } from '../../shared/raw-json.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
+import type { BulkItems } from '../rest/bulk-items.ts';
 import type { IndexView } from '../cluster/index-view.ts';
 import type { ShardInfo } from './replication.ts';
 import { parseUpdateBody, type UpdateBody } from './write-request.ts';
@@ -52,9 +53,8 @@ export interface ShardWrites {
 
 /** Everything a bulk's reply items are built from, by the items' positions in the request. */
 export interface BulkRun {
-  items: readonly BulkItem[];
-  /** Each item's `_id` (its own, or the one generated for it). */
-  ids: readonly string[];
+  /** The items, each with its `_id` (its own, or the one generated for it). */
+  items: BulkItems;
   /** Each target index's view, or the error that fails its items. */
   views: ReadonlyMap<string, IndexView | EsError>;
   /** The items that failed before or at their shard's write, with their errors. */
@@ -123,9 +123,9 @@ export async function anyItemFailed(run: BulkRun): Promise<boolean> {
 
 /** The reply item of the item at position `i` of `run` (ES `BulkItemResponse.toXContent`). */
 export function bulkResponseItem(run: BulkRun, i: number): BulkResponseItem {
-  const { items, ids, views, failed, bare, writes, opts } = run;
-  const item = items[i];
-  const index = item.index ?? null;
+  const { items, views, failed, bare, writes, opts } = run;
+  const action = items.action(i);
+  const index = items.index(i) ?? null;
   const view = index ? views.get(index) : undefined;
   // a closed index's error names its uuid (ES IndexClosedException); a missing index has none
   const uuid =
@@ -135,13 +135,13 @@ export function bulkResponseItem(run: BulkRun, i: number): BulkResponseItem {
     const es = failed.has(i) ? toEsError(failed.get(i)) : null;
     const status = es?.status ?? r?.status ?? 500;
     const error = es ? errorOf(es) : r!.error!;
-    return { [item.action]: { _index: index, _id: item.id ?? ids[i], status, error: bare.has(i) ? error : { ...error, index_uuid: uuid, index } } };
+    return { [action]: { _index: index, _id: items.id(i), status, error: bare.has(i) ? error : { ...error, index_uuid: uuid, index } } };
   }
   const replicas = view && !(view instanceof EsError) ? view.metadata.numberOfReplicas : 0;
   const shards = writes.shardInfo(i) ?? { total: 1 + replicas, successful: 1, failed: 0 };
-  const fetchSource = r!.source !== undefined ? fetchSourceOf(item, opts) : undefined;
+  const fetchSource = r!.source !== undefined ? fetchSourceOf(items.get(i), opts) : undefined;
   return {
-    [item.action]: {
+    [action]: {
       _index: index,
       _id: r!._id,
       _version: r!._version,

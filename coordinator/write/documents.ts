@@ -16,12 +16,14 @@ import type { RefreshPolicy, WriteOp } from '../../protocol/write.ts';
 import { shardForRouting } from '../cluster/routing.ts';
 import { resolveBulkTargets } from '../cluster/aliases/alias-targets.ts';
 import type { BulkItem } from '../rest/bulk-parse.ts';
+import { BulkItems } from '../rest/bulk-items.ts';
 import type { ClusterView } from '../cluster/cluster-view.ts';
 import type { NewIndexSpec } from '../cluster/new-index.ts';
 import type { IndexView } from '../cluster/index-view.ts';
 import { parseCreateIndexBody, validateIndexName } from '../cluster/index-settings.ts';
 import { applyDynamicMappings } from './bulk-dynamic-mappings.ts';
 import { writeShard, type ShardWriteOutcome } from './replication.ts';
+import { ShardOpsBuilder } from './shard-ops.ts';
 import {
   anyItemFailed,
   bulkResponseItem,
@@ -36,7 +38,7 @@ import {
 } from './bulk-response.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { checkShardLimit, configuredShards, DEFAULT_MAX_SHARDS_PER_NODE, totalShards } from '../cluster/shard-limit.ts';
-import { missingPipeline, validationMessages, writeConditionsOf } from './write-request.ts';
+import { MAX_ID_BYTES, missingPipeline, validationMessages, writeConditionsOf } from './write-request.ts';
 
 export type { BulkOptions, BulkOutcome, BulkResponse, BulkResponseItem } from './bulk-response.ts';
 
@@ -98,19 +100,23 @@ async function ensureIndices(names: Iterable<string>, deps: WriteDeps): Promise<
  * with every item's messages in order (`BulkRequest.validate`).
  * @throws EsError 400 `action_request_validation_exception` (the promise rejects)
  */
-async function validateItems(items: readonly BulkItem[], slices: EventLoopSlices): Promise<void> {
+async function validateItems(items: BulkItems, slices: EventLoopSlices): Promise<void> {
   const messages: string[] = [];
-  for (const item of items) {
+  for (let i = 0; i < items.length; i++) {
     const pause = slices.tick();
     if (pause) await pause;
-    // The common item (an index or create without parameters, an _id of at most 128 UTF-16 units, so at most 512 bytes) is valid.
+    // The common items are valid: an index or create without parameters and an _id of at most 512
+    // bytes, or a delete without parameters and an _id of 1 to 512 bytes.
+    const action = items.action(i);
+    const idBytes = items.idByteLength(i);
     if (
-      item.params === undefined &&
-      item.index !== undefined &&
-      (item.action === 'index' || item.action === 'create') &&
-      (item.id === undefined || item.id.length <= 128)
+      items.extra(i)?.params === undefined &&
+      items.index(i) !== undefined &&
+      idBytes <= MAX_ID_BYTES &&
+      (action === 'index' || action === 'create' || (action === 'delete' && idBytes > 0))
     )
       continue;
+    const item = items.get(i);
     const u = item.action === 'update' ? updateBodyOf(item) : undefined;
     const update = u && { hasDoc: u.doc !== undefined || u.script, hasUpsert: u.upsert !== undefined, docAsUpsert: u.docAsUpsert };
     messages.push(...validationMessages({ action: item.action, index: item.index, id: item.id, params: item.params ?? {}, ...(update ? { update } : {}) }));
@@ -122,10 +128,11 @@ async function validateItems(items: readonly BulkItem[], slices: EventLoopSlices
  * A valid item's own failure before routing (ES fails just that item): an empty `_id` for an
  * `index`/`create` (`IndexRouting.process`), or an ingest pipeline that does not exist.
  */
-function itemFailure(item: BulkItem, opts: BulkOptions): EsError | undefined {
-  if (item.action !== 'index' && item.action !== 'create') return undefined;
-  if (item.id === '') return illegalArgument('if _id is specified it must not be empty');
-  const pipeline = item.params?.pipeline ?? opts.pipeline;
+function itemFailure(items: BulkItems, i: number, opts: BulkOptions): EsError | undefined {
+  const action = items.action(i);
+  if (action !== 'index' && action !== 'create') return undefined;
+  if (items.idByteLength(i) === 0) return illegalArgument('if _id is specified it must not be empty');
+  const pipeline = items.extra(i)?.params?.pipeline ?? opts.pipeline;
   return pipeline === undefined ? undefined : missingPipeline({ pipeline });
 }
 
@@ -166,26 +173,25 @@ function routingOf(item: BulkItem): { routing?: string } {
  * item's own ({@link itemFailure}).
  * @returns the positions whose error names no index (ES reports it as thrown: `{type, reason}`)
  */
-async function failBeforeRouting(items: readonly BulkItem[], opts: BulkOptions, failed: Map<number, unknown>, slices: EventLoopSlices): Promise<Set<number>> {
+async function failBeforeRouting(items: BulkItems, opts: BulkOptions, failed: Map<number, unknown>, slices: EventLoopSlices): Promise<Set<number>> {
   const bare = new Set<number>();
   for (let i = 0; i < items.length; i++) {
-    const item = items[i];
+    const parseFailure = items.extra(i)?.failure;
     const pause = slices.tick();
     if (pause) await pause;
-    const own = item.failure ? undefined : itemFailure(item, opts);
+    const own = parseFailure ? undefined : itemFailure(items, i, opts);
     if (own) bare.add(i);
-    const failure = item.failure ?? own;
+    const failure = parseFailure ?? own;
     if (failure) failed.set(i, failure);
   }
   return bare;
 }
 
-/** One shard's ops of a bulk, with the positions of their items in the request. */
+/** One shard's ops of a bulk, as bytes, with the positions of their items in the request (shard-ops.ts). */
 interface ShardGroup {
   view: IndexView;
   shard: number;
-  positions: number[];
-  ops: WriteOp[];
+  ops: ShardOpsBuilder;
 }
 
 /**
@@ -194,8 +200,7 @@ interface ShardGroup {
  * whose op cannot be built, fails alone in `failed`.
  */
 async function groupByShard(
-  items: readonly BulkItem[],
-  ids: readonly string[],
+  items: BulkItems,
   views: Map<string, IndexView | EsError>,
   failed: Map<number, unknown>,
   opts: BulkOptions,
@@ -203,24 +208,26 @@ async function groupByShard(
 ): Promise<Map<string, ShardGroup>> {
   const groups = new Map<string, ShardGroup>();
   for (let i = 0; i < items.length; i++) {
-    const item = items[i];
     const pause = slices.tick();
     if (pause) await pause;
     if (failed.has(i)) continue;
-    const view = views.get(item.index!)!;
+    const view = views.get(items.index(i)!)!;
     if (view instanceof EsError) {
       failed.set(i, view);
       continue;
     }
     const m = view.metadata;
     try {
-      const op = toWriteOp(item, ids[i], opts);
-      const shard = shardForRouting(item.routing ?? ids[i], m.numberOfShards, m.routingNumShards);
+      const id = items.id(i)!;
+      const extra = items.extra(i);
+      // A delete without parameters (the common one) needs no item object.
+      const op = extra === undefined && items.action(i) === 'delete' ? undefined : toWriteOp(items.get(i), id, opts);
+      const shard = shardForRouting(extra?.routing ?? id, m.numberOfShards, m.routingNumShards);
       const key = `${m.name}\u0000${shard}`;
-      const g = groups.get(key) ?? { view, shard, positions: [], ops: [] };
-      g.positions.push(i);
-      g.ops.push(op);
-      groups.set(key, g);
+      let g = groups.get(key);
+      if (g === undefined) groups.set(key, (g = { view, shard, ops: new ShardOpsBuilder() }));
+      if (op === undefined) g.ops.addDelete(i, id);
+      else g.ops.add(i, op);
     } catch (err) {
       failed.set(i, err);
     }
@@ -234,30 +241,37 @@ async function groupByShard(
  */
 async function writeGroups(
   groups: Map<string, ShardGroup>,
-  itemCount: number,
+  items: BulkItems,
   refresh: RefreshPolicy,
   deps: WriteDeps,
   failed: Map<number, unknown>,
 ): Promise<ShardWrites> {
   // Each item's shard write and its place in it, in typed arrays: no object or pointer per item (issue 11).
   const outcomes: ShardWriteOutcome[] = [];
-  const outcomeOf = new Int32Array(itemCount).fill(-1);
-  const slotOf = new Int32Array(itemCount);
+  const outcomeOf = new Int32Array(items.length).fill(-1);
+  const slotOf = new Int32Array(items.length);
   await Promise.all(
     [...groups.values()].map(async (g) => {
       const index = g.view.metadata.name;
+      const built = g.ops;
       try {
-        const res = await writeShard(deps, g.view, g.shard, g.ops, refresh);
+        const res = await writeShard(
+          deps,
+          g.view,
+          g.shard,
+          built.build((p) => items.id(p)!),
+          refresh,
+        );
         const o = outcomes.push(res) - 1;
-        g.positions.forEach((p, j) => {
-          outcomeOf[p] = o;
-          slotOf[p] = j;
-        });
+        for (let j = 0; j < built.count; j++) {
+          outcomeOf[built.position(j)] = o;
+          slotOf[built.position(j)] = j;
+        }
       } catch (err) {
         const reason = err instanceof Error ? err.message : String(err);
         const unavailable =
           err instanceof EsError ? err : new EsError(503, 'unavailable_shards_exception', `[${index}][${g.shard}] primary shard is not active: ${reason}`);
-        for (const p of g.positions) failed.set(p, unavailable);
+        for (let j = 0; j < built.count; j++) failed.set(built.position(j), unavailable);
       }
     }),
   );
@@ -273,7 +287,8 @@ async function writeGroups(
 }
 
 /**
- * Executes parsed bulk items. Per-item failures (a bad document, a version conflict, an unreachable
+ * Executes parsed bulk items (held as columns: rest/bulk-items.ts; the items without an `_id` get
+ * their generated one in `items`). Per-item failures (a bad document, a version conflict, an unreachable
  * shard, an unknown pipeline) are reported in their item with `errors: true`; the call itself only
  * throws for failures that concern the whole request. The reply's items are built on demand
  * ({@link BulkOutcome.item}), so a large reply can be serialized without holding an object per item
@@ -281,7 +296,7 @@ async function writeGroups(
  * @throws EsError 400 `action_request_validation_exception` when an item fails ES's validation
  *   (write-request.ts): nothing is written, as ES's `BulkRequest.validate`.
  */
-export async function executeBulkOutcome(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkOutcome> {
+export async function executeBulkOutcome(items: BulkItems, refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkOutcome> {
   const startedAt = Date.now();
   // A bulk of 100,000 items is validated, routed and answered in slices that yield to the event loop
   // (shared/event-loop-slices.ts), so it does not hold the coordinator's other requests.
@@ -291,15 +306,16 @@ export async function executeBulkOutcome(items: readonly BulkItem[], refresh: Re
   const bare = await failBeforeRouting(items, opts, failed, slices);
   // Aliases: each item to its alias's write index (and `require_alias` checked) before indices are auto-created.
   items = await resolveBulkTargets(items, failed, deps.view);
-  const names = new Set(items.filter((_, i) => !failed.has(i)).map((it) => it.index!));
+  const names = new Set<string>();
+  for (let i = 0; i < items.length; i++) if (!failed.has(i)) names.add(items.index(i)!);
   const views = await ensureIndices(names, deps);
   await applyDynamicMappings(items, views, failed, deps, slices);
 
-  const ids = items.map((it) => it.id ?? generateId());
-  const groups = await groupByShard(items, ids, views, failed, opts, slices);
-  const writes = await writeGroups(groups, items.length, refresh, deps, failed);
+  items.fillIds(generateId); // each item's `_id` from here on: its own, or the one generated for it
+  const groups = await groupByShard(items, views, failed, opts, slices);
+  const writes = await writeGroups(groups, items, refresh, deps, failed);
 
-  const run: BulkRun = { items, ids, views, failed, bare, writes, opts };
+  const run: BulkRun = { items, views, failed, bare, writes, opts };
   return { errors: await anyItemFailed(run), took: Date.now() - startedAt, length: items.length, item: (i) => bulkResponseItem(run, i) };
 }
 
@@ -309,7 +325,7 @@ export async function executeBulkOutcome(items: readonly BulkItem[], refresh: Re
  * `_update_by_query`). @throws as {@link executeBulkOutcome}
  */
 export async function executeBulk(items: readonly BulkItem[], refresh: RefreshPolicy, deps: WriteDeps, opts: BulkOptions = {}): Promise<BulkResponse> {
-  const outcome = await executeBulkOutcome(items, refresh, deps, opts);
+  const outcome = await executeBulkOutcome(BulkItems.of(items), refresh, deps, opts);
   const slices = new EventLoopSlices();
   const out: BulkResponseItem[] = [];
   for (let i = 0; i < outcome.length; i++) {

@@ -19,7 +19,8 @@ import { PrimaryDemotedError } from '../cluster/copy-state-changes.ts';
 import { type IndexView } from '../cluster/index-view.ts';
 import { ShardBulkReplyReader, type CompactShardBulkReply } from '../../protocol/shard-bulk-reply.ts';
 import { WriteResultColumns } from '../../protocol/write-result-columns.ts';
-import { NDJSON_CONTENT_TYPE, stringifySliced } from '../../shared/sliced-json.ts';
+import { NDJSON_CONTENT_TYPE } from '../../shared/sliced-json.ts';
+import { shardOpsOf, type ShardOps } from './shard-ops.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { ShardCallError } from '../transport/shard-call-error.ts';
 
@@ -87,18 +88,18 @@ export async function writeShard(
   deps: ReplicationDeps,
   view: IndexView,
   shard: number,
-  ops: WriteOp[],
+  ops: readonly WriteOp[] | ShardOps,
   refresh: RefreshPolicy,
   retried = false,
 ): Promise<ShardWriteOutcome> {
+  if (isOpList(ops)) return writeShard(deps, view, shard, shardOpsOf(ops), refresh, retried);
   const index = view.metadata.name;
   const primary = view.placement[shard];
   const primaryTerm = primaryTermOf(view.metadata, shard);
   const inSyncReplicas = view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node);
-  const body: ShardBulkRequest = {
+  const head: Omit<ShardBulkRequest, 'ops'> = {
     index,
     shard,
-    ops,
     refresh,
     primaryTerm,
     // The primary's replica calls end before this call's deadline, so their failures come back as data.
@@ -106,7 +107,7 @@ export async function writeShard(
   };
   let res: CompactShardBulkReply;
   try {
-    res = await callPrimary(deps, primary, body);
+    res = await callPrimary(deps, primary, head, ops);
   } catch (err) {
     // The copy is no longer the primary of this term (a promotion this view has not seen yet):
     // nothing was acknowledged. ES's reroute phase waits for the cluster state that names the new
@@ -158,15 +159,15 @@ export async function writeShard(
 
 /**
  * Sends a shard's bulk to its primary. A shard's share of a large bulk is tens of thousands of ops:
- * the request is serialized, and the reply (NDJSON, protocol/shard-bulk-reply.ts) parsed, in slices
- * that yield to the event loop, its items read into columns as the lines arrive
+ * the request is sent as the bytes its ops were built into (shard-ops.ts), and the reply (NDJSON,
+ * protocol/shard-bulk-reply.ts) parsed in slices that yield to the event loop, its items read into columns as the lines arrive
  * (protocol/write-result-columns.ts): 50,000 parsed objects held until the whole `_bulk` is
  * answered would wait for a major GC (docs/reliability.md, issue 11).
  * @throws the call's error; Error when the reply's lines do not match its head
  */
-async function callPrimary(deps: ReplicationDeps, primary: number, body: ShardBulkRequest): Promise<CompactShardBulkReply> {
-  const reader = new ShardBulkReplyReader(body.ops.map((op) => op._id));
-  const reply: ShardBulkReply = await deps.client.rpc(primary, rpc.bulk, new JsonText<ShardBulkRequest>(await stringifySliced({ ...body })), {
+async function callPrimary(deps: ReplicationDeps, primary: number, head: Omit<ShardBulkRequest, 'ops'>, ops: ShardOps): Promise<CompactShardBulkReply> {
+  const reader = new ShardBulkReplyReader((j) => ops.id(j));
+  const reply: ShardBulkReply = await deps.client.rpc(primary, rpc.bulk, new JsonText<ShardBulkRequest>(shardBulkRequestBytes(head, ops)), {
     timeoutMs: deps.timeoutMs,
     accept: NDJSON_CONTENT_TYPE,
     onNdjsonLine: (line) => reader.line(line),
@@ -174,6 +175,25 @@ async function callPrimary(deps: ReplicationDeps, primary: number, body: ShardBu
   if (!Array.isArray(reply)) return { ...reply, items: WriteResultColumns.of(reply.items) };
   for (const line of reply) reader.line(line); // none when the lines went to onNdjsonLine
   return reader.reply();
+}
+
+/** Whether `ops` is a list of op objects (a single document's write, a test) rather than {@link ShardOps}. */
+function isOpList(ops: readonly WriteOp[] | ShardOps): ops is readonly WriteOp[] {
+  return Array.isArray(ops);
+}
+
+/**
+ * The shard bulk request's JSON as bytes, the ops' bytes as they were built between the head's
+ * fields: the text `JSON.stringify({ index, shard, ops, ...rest })` makes.
+ */
+export function shardBulkRequestBytes(head: Omit<ShardBulkRequest, 'ops'>, ops: ShardOps): Buffer {
+  const { index, shard, ...rest } = head;
+  const tail = JSON.stringify(rest);
+  return Buffer.concat([
+    Buffer.from(`${JSON.stringify({ index, shard }).slice(0, -1)},"ops":`),
+    ...ops.json,
+    Buffer.from(tail === '{}' ? '}' : `,${tail.slice(1)}`),
+  ]);
 }
 
 /** The replicas that failed a write, as ES's `ShardInfo.Failure`s: `nodes` turns a node number into its URL, statuses print as `RestStatus` names. */

@@ -9,6 +9,7 @@
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/docs-index_.html#index-api-query-params (require_alias)
  */
 import type { BulkItem } from '../../rest/bulk-parse.ts';
+import { BulkItems } from '../../rest/bulk-items.ts';
 import type { ClusterView } from '../cluster-view.ts';
 import type { IndexView } from '../index-view.ts';
 import { aliasIndexRouting, requireAliasFailure, singleTargetOf, writeTargetOf, type AliasTarget } from './alias-lookup.ts';
@@ -28,31 +29,71 @@ async function aliasTargets(view: ClusterView, name: string): Promise<readonly A
  * contradicts the alias's (400). Returns `items` itself when no item names an alias or requires one,
  * so a plain bulk pays one map lookup per distinct index name.
  */
-export async function resolveBulkTargets(items: readonly BulkItem[], failed: Map<number, unknown>, view: ClusterView): Promise<readonly BulkItem[]> {
+export async function resolveBulkTargets<T extends readonly BulkItem[] | BulkItems>(items: T, failed: Map<number, unknown>, view: ClusterView): Promise<T> {
+  const at = bulkItemAccess(items);
   const byName = new Map<string, readonly AliasTarget[] | undefined>();
   for (let i = 0; i < items.length; i++) {
-    const name = items[i].index;
+    const name = at.index(i);
     if (failed.has(i) || name === undefined || byName.has(name)) continue;
     byName.set(name, await aliasTargets(view, name));
   }
-  if (![...byName.values()].some((t) => t !== undefined) && !items.some((it) => it.requireAlias === true)) return items;
-  const out = [...items];
+  if (![...byName.values()].some((t) => t !== undefined) && !at.anyRequireAlias()) return items;
+  const out = at.copy();
   for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    if (failed.has(i) || item.index === undefined) continue;
-    const targets = byName.get(item.index);
+    const index = at.index(i);
+    if (failed.has(i) || index === undefined) continue;
+    const targets = byName.get(index);
     if (!targets) {
-      if (item.requireAlias === true) failed.set(i, requireAliasFailure(item.index));
+      if (at.requireAlias(i) === true) failed.set(i, requireAliasFailure(index));
       continue;
     }
     try {
-      const target = writeTargetOf(item.index, targets);
-      out[i] = { ...item, index: target.index.name, routing: aliasIndexRouting(item.index, target.alias, item.routing) };
+      const target = writeTargetOf(index, targets);
+      out.retarget(i, target.index.name, aliasIndexRouting(index, target.alias, at.routing(i)));
     } catch (err) {
       failed.set(i, err);
     }
   }
-  return out;
+  return out.items as T;
+}
+
+/** What {@link resolveBulkTargets} reads and writes of items held as objects or as columns. */
+interface BulkItemAccess {
+  index(i: number): string | undefined;
+  routing(i: number): string | undefined;
+  requireAlias(i: number): boolean | undefined;
+  anyRequireAlias(): boolean;
+  copy(): { items: readonly BulkItem[] | BulkItems; retarget(i: number, index: string, routing: string | undefined): void };
+}
+
+function bulkItemAccess(items: readonly BulkItem[] | BulkItems): BulkItemAccess {
+  if (items instanceof BulkItems) {
+    const anyRequireAlias = (): boolean => {
+      for (let i = 0; i < items.length; i++) if (items.extra(i)?.requireAlias === true) return true;
+      return false;
+    };
+    return {
+      index: (i) => items.index(i),
+      routing: (i) => items.routing(i),
+      requireAlias: (i) => items.extra(i)?.requireAlias,
+      anyRequireAlias,
+      copy: () => {
+        const out = items.copy();
+        return { items: out, retarget: (i, index, routing) => out.retarget(i, index, routing) };
+      },
+    };
+  }
+  const list = items;
+  return {
+    index: (i) => list[i].index,
+    routing: (i) => list[i].routing,
+    requireAlias: (i) => list[i].requireAlias,
+    anyRequireAlias: () => list.some((it) => it.requireAlias === true),
+    copy: () => {
+      const out = [...list];
+      return { items: out, retarget: (i, index, routing) => (out[i] = { ...list[i], index, routing }) };
+    },
+  };
 }
 
 /**

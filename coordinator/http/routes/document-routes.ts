@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import { EsError, illegalArgument, validationFailed } from '../../../protocol/errors.ts';
 import { parseJsonBody } from '../../rest/json-body.ts';
-import { parseBulkBytesSliced, trimJsonWhitespace, type BulkAction, type BulkItem } from '../../rest/bulk-parse.ts';
+import { parseBulkBytesToColumns, trimJsonWhitespace, type BulkAction, type BulkItem } from '../../rest/bulk-parse.ts';
 import { readTarget, writeIndexName } from '../../cluster/aliases/alias-targets.ts';
 import { executeBulk, executeBulkOutcome, type BulkOptions, type WriteDeps } from '../../write/documents.ts';
 import { commaList } from '../../rest/field-and-format.ts';
@@ -44,14 +44,14 @@ function registerBulkRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: number): v
     checkParams(c, ROUTE_PARAMS.bulk);
     // Parsed and answered in slices that yield to the event loop: a large bulk must not hold the
     // coordinator (docs/reliability.md, the abuse suite).
-    const items = await parseBulkBytesSliced(await readBodyBytes(c, maxBodyBytes), c.req.param('index'));
+    const items = await parseBulkBytesToColumns(await readBodyBytes(c, maxBodyBytes), c.req.param('index'));
     const opts: BulkOptions = {};
     const pipeline = c.req.query('pipeline');
     if (pipeline !== undefined) opts.pipeline = pipeline;
     const fetchSource = fetchSourceFromQuery((name) => c.req.query(name));
     if (fetchSource !== undefined) opts.fetchSource = fetchSource;
     // The URL's `require_alias` is the default of every item that does not set its own (ES `BulkRequest.requireAlias`).
-    if (requireAliasParam(c) === true) for (const item of items) item.requireAlias ??= true;
+    if (requireAliasParam(c) === true) items.requireAliasByDefault();
     const outcome = await executeBulkOutcome(items, refreshParam(c), deps, opts);
     // Each reply item is built as it is serialized: never 100,000 objects at once (docs/reliability.md).
     return sendJsonItemsSliced(c, 200, { errors: outcome.errors, took: outcome.took }, 'items', outcome.length, (i) => outcome.item(i));
