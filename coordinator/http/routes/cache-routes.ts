@@ -12,7 +12,7 @@ import type { Context, Hono } from 'hono';
 import { rpc } from '../../../protocol/rpc.ts';
 import type { ClusterView } from '../../cluster/cluster-view.ts';
 import { resolveIndices } from '../../cluster/index-expression.ts';
-import { inSyncCopiesByNode } from '../../cluster/index-view.ts';
+import { broadcastToCopies } from '../../cluster/shard-broadcast.ts';
 import { INDICES_OPTIONS, indicesOptionsFrom } from '../../cluster/indices-options.ts';
 import { parseBooleanParam } from '../../rest/params.ts';
 import { ROUTE_PARAMS } from '../../rest/route-params.ts';
@@ -50,24 +50,9 @@ export function registerCacheRoutes(app: Hono, deps: CacheRouteDeps): void {
     const clearRequest = clearsRequestCache(params);
     const expression = c.req.param('index') ?? params.get('index') ?? '_all';
     const names = await resolveIndices(expression, deps.view, indicesOptionsFrom(params, INDICES_OPTIONS.search));
-    let total = 0;
-    let addressed = 0;
-    let failed = 0;
-    await Promise.all(
-      names.map(async (name) => {
-        const v = await deps.view.get(name);
-        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
-        const byNode = inSyncCopiesByNode(v);
-        for (const shards of byNode.values()) addressed += shards.length;
-        if (!clearRequest) return;
-        await Promise.all(
-          [...byNode].map(([node, shards]) =>
-            deps.client.rpc(node, rpc.clearCache, { indices: [name] }, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length)),
-          ),
-        );
-      }),
-    );
-    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
+    const send = (node: number, index: string) => deps.client.rpc(node, rpc.clearCache, { indices: [index] }, { timeoutMs: deps.timeoutMs });
+    const shards = await broadcastToCopies(deps.view, names, clearRequest ? send : null);
+    return sendJson(c, 200, { _shards: shards });
   };
   app.post('/_cache/clear', clear);
   app.post('/:index/_cache/clear', clear);

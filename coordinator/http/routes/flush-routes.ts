@@ -4,7 +4,7 @@
  * whose node fails counts as failed.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices-flush.html
  */
-import { inSyncCopiesByNode } from '../../cluster/index-view.ts';
+import { broadcastToCopies } from '../../cluster/shard-broadcast.ts';
 import type { Context, Hono } from 'hono';
 import { rpc } from '../../../protocol/rpc.ts';
 import { type RefreshRequest } from '../../../protocol/metadata.ts';
@@ -30,25 +30,11 @@ export function registerFlushRoutes(app: Hono, deps: FlushDeps): void {
   const flush = async (c: Context) => {
     checkParams(c, FLUSH_PARAMS);
     const names = await resolveIndices(c.req.param('index') ?? '_all', deps.view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.search));
-    let total = 0;
-    let addressed = 0;
-    let failed = 0;
-    await Promise.all(
-      names.map(async (name) => {
-        const v = await deps.view.get(name);
-        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not flushed (nor failed).
-        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
-        const byNode = inSyncCopiesByNode(v);
-        for (const shards of byNode.values()) addressed += shards.length;
-        await Promise.all(
-          [...byNode].map(([node, shards]) => {
-            const body: RefreshRequest = { index: name, shards };
-            return deps.client.rpc(node, rpc.flush, body, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length));
-          }),
-        );
-      }),
-    );
-    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
+    const send = (node: number, index: string, shards: number[]) => {
+      const body: RefreshRequest = { index, shards };
+      return deps.client.rpc(node, rpc.flush, body, { timeoutMs: deps.timeoutMs });
+    };
+    return sendJson(c, 200, { _shards: await broadcastToCopies(deps.view, names, send) });
   };
   app.on(['POST', 'GET'], '/_flush', flush);
   app.on(['POST', 'GET'], '/:index/_flush', flush);

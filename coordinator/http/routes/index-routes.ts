@@ -4,7 +4,7 @@
  * under ES's default indices options for that API and the request's own.
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/indices.html
  */
-import { inSyncCopiesByNode } from '../../cluster/index-view.ts';
+import { broadcastToCopies } from '../../cluster/shard-broadcast.ts';
 import type { Context, Hono } from 'hono';
 import { rpc } from '../../../protocol/rpc.ts';
 import { parseBooleanParam } from '../../rest/params.ts';
@@ -116,24 +116,8 @@ function registerRefreshRoutes(app: Hono, deps: IndexDeps): void {
   const refresh = async (c: Context) => {
     checkParams(c, ROUTE_PARAMS.refresh);
     const names = await resolveIndices(c.req.param('index'), view, indicesOptionsFrom(queryParams(c), INDICES_OPTIONS.search));
-    let total = 0;
-    let addressed = 0;
-    let failed = 0;
-    await Promise.all(
-      names.map(async (name) => {
-        const v = await view.get(name);
-        // ES counts every configured copy in `total`; unassigned or out-of-sync ones are not refreshed (nor failed).
-        total += v.metadata.numberOfShards * (1 + v.metadata.numberOfReplicas);
-        const byNode = inSyncCopiesByNode(v);
-        for (const shards of byNode.values()) addressed += shards.length;
-        await Promise.all(
-          [...byNode].map(([node, shards]) =>
-            deps.client.rpc(node, rpc.refresh, { index: name, shards }, { timeoutMs: deps.timeoutMs }).catch(() => (failed += shards.length)),
-          ),
-        );
-      }),
-    );
-    return sendJson(c, 200, { _shards: { total, successful: addressed - failed, failed } });
+    const send = (node: number, index: string, shards: number[]) => deps.client.rpc(node, rpc.refresh, { index, shards }, { timeoutMs: deps.timeoutMs });
+    return sendJson(c, 200, { _shards: await broadcastToCopies(view, names, send) });
   };
   app.on(['POST', 'GET'], '/_refresh', refresh); // before `/:index`, which would match `GET /_refresh`
   app.on(['POST', 'GET'], '/:index/_refresh', refresh);
