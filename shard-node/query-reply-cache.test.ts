@@ -37,7 +37,15 @@ function setup() {
   let runs = 0;
   const query = (req: QueryPhaseRequest): Promise<QueryPhaseResponse> => {
     runs++;
-    return Promise.resolve({ node: 'n', index: req.index, shard: req.shard, generation: req.generation ?? shard.generation, total: { value: runs, relation: 'eq' }, max_score: null, hits: [] });
+    return Promise.resolve({
+      node: 'n',
+      index: req.index,
+      shard: req.shard,
+      generation: req.generation ?? shard.generation,
+      total: { value: runs, relation: 'eq' },
+      max_score: null,
+      hits: [],
+    });
   };
   const cache = new ShardRequestCache(1 << 20);
   const cached = queryReplyCache({

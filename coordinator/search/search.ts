@@ -201,7 +201,8 @@ async function planAndOpen(
   const copies = copyIterators(plan.targets); // the copy each shard is read on, moved by the rounds (the plan stays as planned)
   const scrollId = input.scroll?.id ?? (req.scroll !== null ? await openScroll(plan, copies, input, ctx, cursor.scope?.filters) : undefined);
   if (withAggs) plan.aggs = { nodes: req.aggs!, candidates: candidatesPerShard(plan.targets.length) };
-  const cacheUse = requestCacheUse(req, input.body, input.params.get('q'), plan.pins.some((p) => p !== undefined));
+  const pinned = plan.pins.some((p) => p !== undefined);
+  const cacheUse = requestCacheUse(req, input.body, input.params.get('q'), pinned);
   if (cacheUse !== 'never') plan.requestCache = await cachedIndices(plan.targets, cacheUse, deps.view);
   return { plan, copies, scrollId, withAggs };
 }
