@@ -77,7 +77,7 @@ export function withRpcFastPath(deps: RpcFastPathDeps, next: NodeListener): Node
   return (req, res) => {
     const route = req.method === 'POST' && req.url !== undefined ? routes.get(req.url) : undefined;
     if (route === undefined) next(req, res);
-    else void answer(deps, route, req, res);
+    else answer(deps, route, req, res).catch((err: unknown) => deps.log.error({ err, path: req.url }, 'internal request failed'));
   };
 }
 
@@ -107,9 +107,16 @@ async function answer(deps: RpcFastPathDeps, route: FastRoute, req: IncomingMess
   }
 }
 
-/** Writes a whole reply (a client that went away meanwhile is ignored, as node:http does). */
+/**
+ * Writes a whole reply (a client that went away meanwhile is ignored, as node:http does; a reply
+ * whose head already left, which only a failed write can cause, ends the connection).
+ */
 function send(res: ServerResponse, status: number, contentType: string, body: Uint8Array): void {
   if (res.writableEnded || res.destroyed) return;
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
   res.writeHead(status, { 'content-type': contentType, 'content-length': body.byteLength });
   res.end(body);
 }
