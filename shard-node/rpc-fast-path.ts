@@ -14,7 +14,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toEsError } from '../protocol/errors.ts';
 import { rpc as rpcs } from '../protocol/rpc.ts';
-import { acceptsHits, HITS_CONTENT_TYPE } from '../protocol/wire.ts';
 import { BATCH_CONTENT_TYPE, encodeBatch, type BatchRequest } from '../protocol/wire-batch.ts';
 import { BodyReservation, type MemoryCircuitBreaker } from '../shared/circuit-breaker.ts';
 import { CLUSTER_SECRET_HEADER } from '../shared/cluster-secret.ts';
@@ -22,7 +21,7 @@ import type { HttpMetrics } from '../shared/metrics.ts';
 import type { Logger } from '../shared/logger.ts';
 import { readIncomingBody } from '../shared/request-body.ts';
 import { checkClusterSecret } from './cluster-auth.ts';
-import { bodyTooLarge, encodeReply, parseInternalJson, type RpcApp } from './rpc-serve.ts';
+import { bodyTooLarge, encodeCallReply, parseInternalJson, type RpcApp } from './rpc-serve.ts';
 import { answerBatch } from './search-routes.ts';
 
 /** A node:http request listener. */
@@ -56,10 +55,7 @@ export interface RpcFastPathDeps {
 function fastRoutes(deps: RpcFastPathDeps): Map<string, FastRoute> {
   const routes = new Map<string, FastRoute>();
   for (const { rpc, handler } of deps.rpc.batchable.values()) {
-    routes.set(rpc.path, async (body, accept) => {
-      const { hits, body: bytes } = encodeReply(await handler(body), rpc.entries, acceptsHits(accept));
-      return { contentType: hits ? HITS_CONTENT_TYPE : 'application/json', body: bytes };
-    });
+    routes.set(rpc.path, async (body, accept) => encodeCallReply(await handler(body), rpc.entries, accept));
   }
   routes.set(rpcs.batch.path, async (body) => ({
     contentType: BATCH_CONTENT_TYPE,

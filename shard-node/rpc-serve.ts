@@ -82,8 +82,8 @@ export function serve<Req, Res>(app: RpcApp, d: Rpc<Req, Res>, bound: RpcHandler
     const res = await handler(req, c);
     if (res instanceof Response) return res;
     if (!encoded) return c.json(res as object);
-    const { hits, body } = encodeReply(res as object, entries, acceptsHits(c.req.header('accept')));
-    return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'content-type': hits ? HITS_CONTENT_TYPE : 'application/json' });
+    const { contentType, body } = encodeCallReply(res as object, entries, c.req.header('accept'));
+    return c.body(body as Uint8Array<ArrayBuffer>, 200, { 'content-type': contentType });
   });
   if (d.batchable) app.batchable.set(d.endpoint, { rpc: d, handler: handler as BatchableHandler });
 }
@@ -131,6 +131,15 @@ export function encodeReply(res: object, entries: EntriesField | undefined, acce
     }
   }
   return { hits: false, body: utf8.encode(JSON.stringify(res)) };
+}
+
+/**
+ * {@link encodeReply} for a single call with the `accept` header `accept`: the bytes and the reply's
+ * content type (binary hits or JSON). The hono route and the node:http fast path (rpc-fast-path.ts) both answer with it.
+ */
+export function encodeCallReply(res: object, entries: EntriesField | undefined, accept: string | undefined): { contentType: string; body: Uint8Array } {
+  const { hits, body } = encodeReply(res, entries, acceptsHits(accept));
+  return { contentType: hits ? HITS_CONTENT_TYPE : 'application/json', body };
 }
 
 /** Internal bodies from this size on are parsed in slices, in event-loop tasks of their own. */
