@@ -21,10 +21,10 @@ export interface FanOutCeiling {
   many: LoopResult;
 }
 
-/** Starts one trivial server process and resolves its child and port once it prints `ready`. */
-function startServer(): Promise<{ child: ChildProcess; port: number }> {
+/** Starts one trivial server process (`args`: bench/trivial-server.ts's, e.g. `--h2c`) and resolves its child and port once it prints `ready`. */
+export function startServer(args: readonly string[] = []): Promise<{ child: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SERVER_SCRIPT], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [SERVER_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     const timer = setTimeout(() => reject(new Error('trivial server did not start in 10 s')), 10_000);
     let out = '';
     child.stdout.setEncoding('utf8');
@@ -41,7 +41,7 @@ function startServer(): Promise<{ child: ChildProcess; port: number }> {
 }
 
 /** Sends SIGTERM, then SIGKILL after 2 s; resolves when the process has ended. */
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
