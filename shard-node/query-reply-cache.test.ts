@@ -112,6 +112,29 @@ describe('queryReplyCache', () => {
     expect(cache.stats(shard).hitCount).toBe(0);
   });
 
+  it('lets identical rounds that arrive while the reply is computed wait for it, each counted as a hit', async () => {
+    const { cached, cache, shard, state, runs } = setup();
+    const replies = await Promise.all([cached.answer(base), cached.answer(base), cached.answer(base)]);
+    expect(runs()).toBe(1);
+    expect(replies[1]).toBe(replies[0]);
+    expect(replies[2]).toBe(replies[0]);
+    expect(cache.stats(shard)).toMatchObject({ hitCount: 2, missCount: 1 });
+    expect(state.counters.queryTotal).toBe(2); // the two waiters (the fake round itself does not count)
+    expect(state.acquired).toEqual([undefined, undefined, undefined]); // each retains the generation for its later rounds
+    // The shared reply enters the cache once encoded; a different request does not wait for another's reply.
+    served(replies[0]);
+    await Promise.all([cached.answer(base), cached.answer({ ...base, k: 10 })]);
+    expect(runs()).toBe(2);
+    expect(cache.stats(shard)).toMatchObject({ hitCount: 3, missCount: 2 });
+  });
+
+  it('runs a waiting round itself when the one it waited for failed or may not be cached', async () => {
+    const { cached, runs } = setup();
+    const stale = { ...base, statsGeneration: 4 };
+    await Promise.all([cached.answer(stale), cached.answer(stale)]);
+    expect(runs()).toBe(2);
+  });
+
   it('refuses a closed index before serving a cached reply', async () => {
     const { cached, state } = setup();
     served(await cached.answer(base));

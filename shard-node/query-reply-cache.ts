@@ -7,13 +7,16 @@
  * does what the round does beside its reply: it checks the index is open and the shard here,
  * retains the generation the reply names for the search's later rounds (fetch, aggregation
  * refinement), and counts the query (and fused fetch) in the shard's `search` stats, as ES counts a
- * query phase answered from its cache. Single calls, batched frames and the node:http fast path
- * (shard-node/rpc-fast-path.ts) all reach it through the bound handler.
+ * query phase answered from its cache. An identical round that arrives while the reply is being
+ * computed waits for that reply instead of computing it again, and counts as a hit, as ES's
+ * `IndicesRequestCache` loads a key once (`computeIfAbsent`; a request whose loader did not run is a
+ * hit). Single calls, batched frames and the node:http fast path (shard-node/rpc-fast-path.ts) all
+ * reach it through the bound handler.
  * @see https://github.com/elastic/elasticsearch/blob/main/server/src/main/java/org/elasticsearch/indices/IndicesService.java
  */
 import type { QueryPhaseRequest, QueryPhaseResponse } from '../protocol/search.ts';
 import type { IndexRegistry } from './index-registry.ts';
-import type { CachedReply, ShardRequestCache } from './request-cache.ts';
+import { CachedReply, type ShardRequestCache } from './request-cache.ts';
 import { generationReader } from './search-reader.ts';
 import type { SearchContexts } from './search-contexts.ts';
 
@@ -46,6 +49,8 @@ export interface QueryReplyCache {
 export function queryReplyCache(deps: QueryReplyCacheDeps): QueryReplyCache {
   const { registry, cache, query } = deps;
   const read = generationReader(deps);
+  // Replies being computed, by cache key: an identical round waits for the one in flight.
+  const loading = new Map<string, Promise<CachedReply | QueryPhaseResponse>>();
   return {
     applies: (req) => cache.maxBytes > 0 && req?.requestCache === true && req.context === undefined,
     async answer(req) {
@@ -54,14 +59,31 @@ export function queryReplyCache(deps: QueryReplyCacheDeps): QueryReplyCache {
       if (req.statsGeneration !== undefined && req.generation === undefined && req.statsGeneration !== shard.generation) return query(req);
       const gen = read(req.index, req.shard, req.generation, undefined); // open, here, retained for the later rounds
       const key = cache.key(shard, gen.id, requestText(req));
-      const hit = cache.get(shard, key);
-      if (hit) {
+      const countQuery = (): void => {
         shard.counters.queryTotal++;
         if (req.fetchSource !== undefined) shard.counters.fetchTotal++;
+      };
+      // The same round in flight: its reply, when it is cacheable (else, or when it failed, this round runs).
+      // No await between this lookup and `loading.set` below unless one is in flight.
+      const inFlight = loading.get(key);
+      const shared = inFlight && (await inFlight.catch(() => undefined));
+      if (shared instanceof CachedReply) {
+        cache.countHit(shard);
+        countQuery();
+        return shared;
+      }
+      const hit = cache.get(shard, key);
+      if (hit) {
+        countQuery();
         return hit;
       }
-      const res = await query(req);
-      return res.generation === gen.id && !res.statsStale ? cache.reply(shard, gen.id, key, res) : res;
+      const run = query(req).then((res) => (res.generation === gen.id && !res.statsStale ? cache.reply(shard, gen.id, key, res) : res));
+      loading.set(key, run);
+      try {
+        return await run;
+      } finally {
+        if (loading.get(key) === run) loading.delete(key);
+      }
     },
   };
 }

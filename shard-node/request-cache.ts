@@ -139,6 +139,11 @@ export class ShardRequestCache<T extends object = object> {
     return undefined;
   }
 
+  /** Counts a hit on `shard` for a reply shared without a lookup (a round that waited for an identical one in flight). */
+  countHit(shard: T): void {
+    this.entity(shard).stats.hitCount++;
+  }
+
   /**
    * `reply`, read from `generation` of `shard`, as a {@link CachedReply} that enters the cache
    * under `key` when it is first encoded (and is charged again as it gains its other encoding).
