@@ -30,7 +30,7 @@ function view3(shards: number, name = 'idx'): IndexView {
 
 /** `text` resolved against {@link NODES}; throws when it is no preference. */
 function pref(text: string): ResolvedPreference {
-  const p = resolvedPreference(text, () => NODES);
+  const p = resolvedPreference(text, { nodeIdentities: () => NODES });
   if (!p) throw new Error(`no preference for [${text}]`);
   return p;
 }

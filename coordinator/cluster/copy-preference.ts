@@ -52,16 +52,21 @@ export function resolvePreference(p: Preference, nodes: readonly NodeIdentity[])
   return { shards: p.shards, copies: c };
 }
 
+/** Where a preference's node names are looked up: the cluster view (`ClusterView.nodeIdentities`). */
+export interface NodeDirectory {
+  nodeIdentities(): readonly NodeIdentity[];
+}
+
 /**
- * A `preference` text parsed and resolved; undefined for none. `nodes` is asked only by a preference
- * that names nodes (`ClusterView.nodeIdentities`).
+ * A `preference` text parsed and resolved; undefined for none (nothing allocated then). `nodes` is
+ * asked only by a preference that names nodes.
  * @throws EsError 400 for a preference ES refuses (preference.ts)
  */
-export function resolvedPreference(text: string | null | undefined, nodes: () => readonly NodeIdentity[]): ResolvedPreference | undefined {
+export function resolvedPreference(text: string | null | undefined, nodes: NodeDirectory): ResolvedPreference | undefined {
   const parsed = parsePreference(text);
   if (parsed === null) return undefined;
   const named = parsed.copies.kind === 'prefer_nodes' || parsed.copies.kind === 'only_nodes';
-  return resolvePreference(parsed, named ? nodes() : []);
+  return resolvePreference(parsed, named ? nodes.nodeIdentities() : []);
 }
 
 /** Java `String.hashCode()` (UTF-16 code units, 32-bit). */

@@ -19,7 +19,7 @@ import type { SearchTarget } from './shard-copy-iterator.ts';
  * @throws EsError 400 for a preference ES refuses (preference.ts)
  */
 export function searchPreference(text: string | null, indices: readonly string[], view: Pick<ClusterView, 'nodeIdentities'>): ResolvedPreference | undefined {
-  return indices.length === 0 ? undefined : resolvedPreference(text, () => view.nodeIdentities());
+  return indices.length === 0 ? undefined : resolvedPreference(text, view);
 }
 
 /**

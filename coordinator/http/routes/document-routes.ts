@@ -157,7 +157,7 @@ function registerGetRoutes(app: Hono, deps: WriteDeps): void {
       timeoutMs: deps.timeoutMs,
       ...readOptionsFromQuery((k) => c.req.query(k)),
       routing: target.routing,
-      preference: resolvedPreference(c.req.query('preference'), () => deps.view.nodeIdentities()),
+      preference: resolvedPreference(c.req.query('preference'), deps.view),
     });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     return sendJson(c, doc.found ? 200 : 404, doc);
@@ -177,7 +177,7 @@ function registerGetRoutes(app: Hono, deps: WriteDeps): void {
       timeoutMs: deps.timeoutMs,
       ...readOptionsFromQuery((k) => c.req.query(k)),
       routing: target.routing,
-      preference: resolvedPreference(c.req.query('preference'), () => deps.view.nodeIdentities()),
+      preference: resolvedPreference(c.req.query('preference'), deps.view),
     });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     if (!doc.found) throw new EsError(404, 'resource_not_found_exception', `Document not found [${view.metadata.name}]/[${id}]`);

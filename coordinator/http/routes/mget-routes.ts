@@ -137,7 +137,7 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
     const { realtime, refresh } = readOptionsFromQuery((k) => c.req.query(k), false);
     const read = { ...(realtime !== undefined ? { realtime } : {}), ...(refresh !== undefined ? { refresh } : {}) };
     const items = parseMgetBody(await readJsonBody(c, maxBodyBytes), defaults);
-    const preference = resolvedPreference(c.req.query('preference'), () => deps.view.nodeIdentities());
+    const preference = resolvedPreference(c.req.query('preference'), deps.view);
     const views = new Map<string, Promise<IndexView>>();
     const viewOf = (name: string) => {
       let v = views.get(name);
