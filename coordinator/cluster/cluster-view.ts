@@ -1,17 +1,15 @@
 /**
- * The coordinator's view of the cluster: index metadata and every copy of every shard (primary and
- * replicas, with their in-sync state). The metadata is the cluster state in the state store (etcd,
- * or the embedded store `npm start` serves), followed through an {@link ClusterStateCache} watch;
- * every change is one compare-and-swap on it ({@link ClusterStateWriter}), so coordinators stay
- * stateless, several can run side by side, and two of them can no longer decide differently (ES:
- * one elected master publishes versioned cluster states).
+ * The coordinator's view of the cluster: index metadata and every copy of every shard (primary and replicas, with their in-sync
+ * state). The metadata is the cluster state in the state store (etcd, or the embedded store `npm start` serves), followed through
+ * an {@link ClusterStateCache} watch; every change is one compare-and-swap on it ({@link ClusterStateWriter}), so coordinators stay
+ * stateless, several can run side by side, and two of them can no longer decide differently (ES: one elected master publishes
+ * versioned cluster states).
  *
- * Shard nodes keep a copy of each index's metadata: this view pushes each new value to them after
- * it is stored, and the node reload (once a second) repairs a node that lags
- * (node-metadata-sync.ts). The reload also tells {@link ClusterView.onLoaded} which nodes missed it, the
- * hook of promotions and recoveries (copy-maintenance.ts), and which copies each node hosts.
- * Each index is handed out as an immutable {@link IndexView} value, with the pure routing over it
- * (index-view.ts); what each node reported is node-reports.ts.
+ * Shard nodes keep a copy of each index's metadata: this view pushes each new value to them after it is stored, and the node
+ * reload (once a second) repairs a node that lags (node-metadata-sync.ts). The reload also tells {@link ClusterView.onLoaded}
+ * which nodes missed it, the hook of promotions and recoveries (copy-maintenance.ts), and which copies each node hosts. Each
+ * index is handed out as an immutable {@link IndexView} value, with the pure routing over it (index-view.ts); what each node
+ * reported is node-reports.ts.
  * @see docs/cluster-state.md
  * @see https://www.elastic.co/guide/en/elasticsearch/reference/8.15/cluster-state-publishing.html
  */
@@ -29,6 +27,8 @@ import type { Compare, StateStore } from '../../shared/state-store/types.ts';
 import { AliasLookup, type AliasTarget } from './aliases/alias-lookup.ts';
 import { inSyncChange, outOfSyncChange, PrimaryDemotedError, promotionChange } from './copy-state-changes.ts';
 import { checkOpen } from './index-state.ts';
+import { preferredShardTargets, type ResolvedPreference } from './copy-preference.ts';
+import { hostOfUrl, type NodeIdentity } from './node-specs.ts';
 import { shardTargets, viewOf, type IndexView, type ShardTarget } from './index-view.ts';
 import { checkAliasesOfNewIndex, newIndexMetadata, type NewIndexSpec } from './new-index.ts';
 import { NodeMetadataSync } from './node-metadata-sync.ts';
@@ -83,10 +83,9 @@ export class ClusterView {
   }
 
   /**
-   * Asks every reachable node what it hosts (which copies, which metadata version), pushes the
-   * stored metadata to nodes that lag, and deletes copies of indices the graveyard names. On a
-   * store that has never held the cluster's indices, imports the nodes' metadata first (once).
-   * Concurrent calls share one load. Never slower than `VIEW_LOAD_TIMEOUT_MS` (node-metadata-sync.ts) per node. Its
+   * Asks every reachable node what it hosts (which copies, which metadata version), pushes the stored metadata to nodes that lag, and
+   * deletes copies of indices the graveyard names. On a store that has never held the cluster's indices, imports the nodes' metadata
+   * first (once). Concurrent calls share one load. Never slower than `VIEW_LOAD_TIMEOUT_MS` (node-metadata-sync.ts) per node. Its
    * calls are left out of the shard call counters (`GET /_folio/stats`).
    */
   reload(): Promise<void> {
@@ -112,9 +111,8 @@ export class ClusterView {
   }
 
   /**
-   * `departed[node]`: the node has left the cluster by the store, its membership key (its lease:
-   * shard-node/node-membership.ts) gone after this process saw it. A node whose id no load has
-   * told yet, or that keeps no lease, is not departed (missed loads decide about it).
+   * `departed[node]`: the node has left the cluster by the store, its membership key (its lease: shard-node/node-membership.ts) gone
+   * after this process saw it. A node whose id no load has told yet, or that keeps no lease, is not departed (missed loads decide).
    */
   departedNodes(): boolean[] {
     return this.reports.departed((id) => this.state.cache.membership(id));
@@ -132,8 +130,7 @@ export class ClusterView {
   }
 
   /**
-   * The index view. A name the cache does not know is read from the store (another coordinator may
-   * have just created it); starts a background node reload when the last is older than {@link VIEW_MAX_AGE_MS}.
+   * The index view. A name the cache does not know is read from the store (another coordinator may have just created it); starts a background node reload when the last is older than {@link VIEW_MAX_AGE_MS}.
    * @throws EsError 404 index_not_found_exception; 503 cluster_block_exception when the store cannot be reached
    */
   async get(name: string): Promise<IndexView> {
@@ -154,19 +151,24 @@ export class ClusterView {
   }
 
   /**
-   * Every shard of the index with the in-sync copy to read first (adaptive replica selection:
-   * coordinator/transport/replica-selection.ts) and the others as alternates ({@link shardTargets}). `picks` carries one
-   * search's choices across indices (a pick counts as an outstanding request, as ES's per-search node counts).
+   * Every shard of the index with the in-sync copy to read first (adaptive replica selection: coordinator/transport/replica-selection.ts)
+   * and the others as alternates ({@link shardTargets}). `picks` carries one search's choices across indices (a pick counts as an
+   * outstanding request, as ES's per-search node counts). With a `preference`, its shards and copy order instead (copy-preference.ts).
    */
-  targets(view: IndexView, picks: Map<number, number> = new Map()): ShardTarget[] {
+  targets(view: IndexView, picks: Map<number, number> = new Map(), preference?: ResolvedPreference): ShardTarget[] {
+    if (preference) return preferredShardTargets(view, preference, this.client.selection, picks);
     return shardTargets(view, (ready) => this.client.selection.order(ready, picks));
   }
 
+  /** The shard nodes by ordinal as a preference names them (node-specs.ts): id (from their last reply) and host. */
+  nodeIdentities(): NodeIdentity[] {
+    return this.client.nodes.map((url, node) => ({ id: this.reports.nodeId(node), host: hostOfUrl(url) }));
+  }
+
   /**
-   * Creates an index: one compare-and-swap that takes the name in the cluster state (so two
-   * coordinators cannot create it twice with two uuids), then the metadata pushed to every node,
-   * each of which opens the copies placed on it ({@link allocateCopies}). A node that cannot be
-   * reached gets it from the next reload (its shards are unassigned until then, as in ES).
+   * Creates an index: one compare-and-swap that takes the name in the cluster state (so two coordinators cannot create it twice
+   * with two uuids), then the metadata pushed to every node, each of which opens the copies placed on it ({@link allocateCopies}).
+   * A node that cannot be reached gets it from the next reload (its shards are unassigned until then, as in ES).
    * @throws EsError 400 resource_already_exists_exception; 503 cluster_block_exception when the store cannot be reached
    */
   async create(name: string, spec: NewIndexSpec): Promise<IndexView> {
@@ -232,8 +234,7 @@ export class ClusterView {
   }
 
   /**
-   * Deletes the index from the cluster state (its uuid goes to the graveyard), then from every
-   * node; a node that cannot be reached drops its copies at a later reload.
+   * Deletes the index from the cluster state (its uuid goes to the graveyard), then from every node; a node that cannot be reached drops its copies at a later reload.
    * @throws EsError 404 when unknown; 503 cluster_block_exception when the store cannot be reached
    */
   async delete(name: string): Promise<void> {
@@ -243,8 +244,7 @@ export class ClusterView {
   }
 
   /**
-   * Adds fields to the mapping (`PUT _mapping`), merged into the stored one (ES's master merging a
-   * mapping update), then published to the nodes; returns the new view.
+   * Adds fields to the mapping (`PUT _mapping`), merged into the stored one (ES's master merging a mapping update), then published to the nodes; returns the new view.
    * @throws EsError 400 for a conflicting mapping; 503 cluster_block_exception when the store cannot be reached
    */
   async putMapping(name: string, update: Mapping): Promise<IndexView> {

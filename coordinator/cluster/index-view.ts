@@ -36,6 +36,11 @@ export interface ShardTarget {
   node: number;
   /** Other in-sync copies, best first, that a failed call retries on (absent or empty: none). */
   alternates?: number[];
+  /**
+   * The copy order comes from a `preference` that fixes it (a custom string, `_prefer_nodes`):
+   * the search caches may not move the search to another copy (copy-affinity.ts).
+   */
+  fixedOrder?: boolean;
 }
 
 /**
@@ -74,12 +79,20 @@ export function viewOf(
  * node) by preference (adaptive replica selection, coordinator/transport/replica-selection.ts).
  */
 export function shardTargets(view: IndexView, rank: (ready: number[]) => number[]): ShardTarget[] {
-  return view.copies.map((copies, shard) => {
-    // A copy its node reports failed (a failed translog commit, lost files) serves nothing until recovered.
-    const ready = copies.filter((c) => c.inSync && !c.failed).map((c) => c.node);
-    const ranked = rank(ready.length > 0 ? ready : [view.placement[shard]]);
+  return view.copies.map((_, shard) => {
+    const ranked = rank(readyCopies(view, shard));
     return { index: view.metadata.name, shard, node: ranked[0], alternates: ranked.slice(1) };
   });
+}
+
+/**
+ * The copies of shard `shard` a read may use, in the table's order (primary first): the in-sync
+ * copies not reported failed (a failed translog commit, lost files: such a copy serves nothing until
+ * recovered); none: the primary's node, so the read fails there with the node's own error.
+ */
+export function readyCopies(view: IndexView, shard: number): number[] {
+  const ready = view.copies[shard].filter((c) => c.inSync && !c.failed).map((c) => c.node);
+  return ready.length > 0 ? ready : [view.placement[shard]];
 }
 
 /** The in-sync copies of every shard of `view` grouped by node ordinal: what `_refresh` and `_flush` address. */

@@ -7,6 +7,7 @@
 import { rpc } from '../../protocol/rpc.ts';
 import { type NodeShardStats } from '../../protocol/metadata.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
+import { hostOfUrl } from './node-specs.ts';
 
 /** Deadline of one health probe: short, so a dead node makes health red quickly. */
 export const HEALTH_PROBE_TIMEOUT_MS = 2_000;
@@ -53,23 +54,15 @@ export interface ClusterStats {
   shards: Map<string, Map<number, ShardStatsEntry>>;
 }
 
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return url;
-  }
-}
-
 /** Probes every node's `GET /_internal/v1/health` in parallel. */
 export async function probeNodes(client: ShardClient, timeoutMs = HEALTH_PROBE_TIMEOUT_MS): Promise<NodeInfo[]> {
   return Promise.all(
     client.nodes.map(async (url, node) => {
       try {
         const res = await client.rpc(node, rpc.health, undefined, { timeoutMs });
-        return { node, url, host: hostOf(url), name: res.node ?? null, reachable: true };
+        return { node, url, host: hostOfUrl(url), name: res.node ?? null, reachable: true };
       } catch {
-        return { node, url, host: hostOf(url), name: null, reachable: false };
+        return { node, url, host: hostOfUrl(url), name: null, reachable: false };
       }
     }),
   );
@@ -96,9 +89,9 @@ export async function fetchClusterStats(client: ShardClient, timeoutMs = NODE_ST
           });
           shards.set(key, byNode);
         }
-        return { node, url, host: hostOf(url), name: res.node, reachable: true };
+        return { node, url, host: hostOfUrl(url), name: res.node, reachable: true };
       } catch {
-        return { node, url, host: hostOf(url), name: null, reachable: false };
+        return { node, url, host: hostOfUrl(url), name: null, reachable: false };
       }
     }),
   );

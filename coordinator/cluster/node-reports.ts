@@ -54,6 +54,11 @@ export class NodeReports {
     return this.repliedTo[node] ?? true;
   }
 
+  /** The id (FOLIO_NODE_ID) node `node` last answered a load with; undefined before it answered one. */
+  nodeId(node: number): string | undefined {
+    return this.nodeIds[node];
+  }
+
   /** Nodes that answered the last load. */
   answered(): number {
     return this.repliedTo.filter(Boolean).length;

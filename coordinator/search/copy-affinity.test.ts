@@ -28,4 +28,15 @@ describe('copy affinity of the search caches', () => {
     ]);
     expect(shardKeyOf(targets[1])).toBe('i/1');
   });
+
+  it('keeps a copy order a preference fixed: a cached result of another copy is a miss', () => {
+    const targets = [{ ...t(0, 2, [0, 1]), fixedOrder: true }, t(1, 0, [1])];
+    const copies = copyIterators(targets);
+    expect(preferCopies(copies, (x) => (x.shard === 0 ? 0 : 1))).toBe(false);
+    expect(preferCopies(copies, (x) => (x.shard === 0 ? 2 : 1))).toBe(true);
+    expect(copies.map((c) => c.position)).toEqual([
+      { node: 2, rest: [0, 1] },
+      { node: 1, rest: [0] },
+    ]);
+  });
 });

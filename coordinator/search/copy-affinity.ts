@@ -18,11 +18,13 @@ export function shardKeyOf(t: Pick<SearchTarget, 'index' | 'shard'>): string {
 /**
  * Moves every iterator to the copy `nodeOf(target, i)` names (its former copy becomes its first
  * alternate), provided each named copy is the one it stands on or one of its alternates.
- * @returns false, moving nothing, when some target has no named copy or cannot read it.
+ * @returns false, moving nothing, when some target has no named copy or cannot read it (or its copy
+ *   order is fixed by a `preference` and the named copy is not its first).
  */
 export function preferCopies(copies: readonly ShardCopyIterator[], nodeOf: (t: SearchTarget, i: number) => number | undefined): boolean {
   const named = copies.map((c, i) => nodeOf(c.target, i));
-  const readable = copies.every((c, i) => named[i] !== undefined && (named[i] === c.node || c.alternates.includes(named[i])));
+  // A copy order fixed by a `preference` (a custom string, `_prefer_nodes`) is kept: the cache is a miss on another copy.
+  const readable = copies.every((c, i) => named[i] !== undefined && (named[i] === c.node || (!c.target.fixedOrder && c.alternates.includes(named[i]))));
   if (!readable) return false;
   copies.forEach((c, i) => {
     const node = named[i]!;

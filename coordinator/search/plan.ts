@@ -30,6 +30,7 @@ import { boosted } from './index-boosts.ts';
 import type { ShardFailure } from './shard-failures.ts';
 import type { SearchTarget } from './shard-copy-iterator.ts';
 import { maxSlicesPerScroll, sliceCause, slicedQueries } from './slice-plan.ts';
+import { searchPreference, withoutUnavailable } from './preference-plan.ts';
 
 /**
  * How one shard is read when the search is pinned (PIT, scroll, `Folio-Snapshot`): a context or a
@@ -234,7 +235,8 @@ function requestCause(
  * Builds the plan for `indices` (already resolved). Shards of an index that rejects the request are
  * listed in `failures` and not queried. `scope`: the alias filters each index's shards add to the
  * query, and the routing that limits which of its shards are read (ES `OperationRouting.searchShards`).
- * A PIT's or scroll's search reads the shards it pinned, no others.
+ * A PIT's or scroll's search reads the shards it pinned, no others. A `preference` chooses the shards and
+ * copies read (preference-plan.ts); a shard it leaves without a copy is a failure.
  */
 export async function planSearch(
   req: SearchRequest,
@@ -247,13 +249,14 @@ export async function planSearch(
   const sort = req.sort.length > 0 ? [...req.sort] : [...SCORE_SORT];
   const implicit = pinning?.tiebreaker === true && !sort.some((f) => f.field === SHARD_DOC);
   if (implicit) sort.push({ kind: 'doc', field: SHARD_DOC, order: 'asc', missing: '_last', mode: 'min' });
-  const targets: SearchTarget[] = [];
+  let targets: SearchTarget[] = [];
   const failures: ShardFailure[] = [];
   const picks = new Map<number, number>(); // this search's copy choices so far (adaptive replica selection)
+  const preference = searchPreference(req.preference, indices, view); // undefined without one: the default path
   let doubleSortValues: Map<string, boolean[]> | null = null;
   for (const name of indices) {
     const index = await view.get(name);
-    let shards = routedShards(view.targets(index, picks), index.metadata, scope.routing?.get(name));
+    let shards = routedShards(view.targets(index, picks, preference), index.metadata, scope.routing?.get(name));
     // A cursor's contexts are its shards (a PIT opened with routing holds some shards only).
     if (pinning?.tiebreaker && pinning.pins.size > 0) shards = shards.filter((t) => pinning.pins.has(pinKey(name, t.shard)));
     const fields = withAliasTargets(flatFields(index.metadata.mappings)); // an alias checks as its target (ES field type lookup)
@@ -266,6 +269,7 @@ export async function planSearch(
       if (doubles.some((d) => d)) (doubleSortValues ??= new Map()).set(name, doubles);
     }
   }
+  if (preference) targets = withoutUnavailable(targets, failures, req.allowPartialSearchResults);
   if (req.scriptFields > 0 && req.size > 0 && targets.length > 0) {
     throw illegalArgument('[script_fields] are not supported by Folio: it has no scripting (docs/compatibility.md)');
   }

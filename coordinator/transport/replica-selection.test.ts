@@ -102,6 +102,15 @@ describe('adaptive replica selection', () => {
     expect(sel.order([5, 1, 0])).toEqual([1, 0, 5]);
   });
 
+  it('tells which nodes are backed off (a preference reads their copies last)', () => {
+    const { sel, clock } = fixture(2);
+    sel.begin(1);
+    sel.failed(1);
+    expect([sel.avoided(0), sel.avoided(1), sel.avoided(7)]).toEqual([false, true, true]);
+    clock.now += FAILURE_BACKOFF_MS;
+    expect(sel.avoided(1)).toBe(false);
+  });
+
   it('takes no sample from a cancelled call', () => {
     const { sel } = fixture(1);
     sample(sel, 0, 4);

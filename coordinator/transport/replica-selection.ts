@@ -110,6 +110,11 @@ export class ReplicaSelection {
     return keyed.map((k) => k.node);
   }
 
+  /** Whether `node`'s last call failed within its backoff (copies on it are read last); true for an unknown ordinal. */
+  avoided(node: number): boolean {
+    return (this.stats[node]?.avoidUntil ?? Infinity) > this.now();
+  }
+
   /** A copy of one node's statistics (tests, diagnostics). */
   statsOf(node: number): NodeResponseStats {
     return { ...this.stats[node] };

@@ -19,6 +19,8 @@ import { filterSourceText, RawJson } from '../../shared/raw-json.ts';
 import { visibleSourceText } from '../../shared/source-mapping.ts';
 import { parseBooleanParam } from '../rest/params.ts';
 import type { IndexView } from '../cluster/index-view.ts';
+import { preferredGetCopies, type ResolvedPreference } from '../cluster/copy-preference.ts';
+import { EsError } from '../../protocol/errors.ts';
 import { readVersionConflict, readVersionFromQuery, type ReadVersion } from './read-version.ts';
 import type { ShardClient } from '../transport/shard-client.ts';
 import { ShardCallError } from '../transport/shard-call-error.ts';
@@ -91,6 +93,8 @@ export interface GetOptions {
   refresh?: boolean;
   /** ES `version`/`version_type`: a found document must have exactly this version, else 409. */
   version?: ReadVersion;
+  /** ES `preference` (copy-preference.ts `preferredGetCopies`): the copies read, in its order; absent: the primary, then the in-sync replicas. */
+  preference?: ResolvedPreference | undefined;
 }
 
 /**
@@ -128,7 +132,8 @@ export function sourceParams(param: (name: string) => string | undefined): Sourc
 /**
  * Gets `id` from `view`'s index, from the shard that `routing ?? id` routes to.
  * @throws ShardCallError when no copy's node answers, or a node answers with an error; EsError 409
- *   `version_conflict_engine_exception` when the document's version is not `opts.version`.
+ *   `version_conflict_engine_exception` when the document's version is not `opts.version`; 503
+ *   `no_shard_available_action_exception` when the preference allows no copy; 400 as `preferredGetCopies`.
  */
 export async function getDocument(client: ShardClient, view: IndexView, id: string, opts: GetOptions): Promise<FoundDocument | MissingDocument> {
   const m = view.metadata;
@@ -136,7 +141,13 @@ export async function getDocument(client: ShardClient, view: IndexView, id: stri
   const body: GetRequest = { index: m.name, shard, _id: id };
   if (opts.realtime === false) body.realtime = false;
   if (opts.refresh === true) body.refresh = true;
-  const copies = [view.placement[shard], ...view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node)];
+  const copies =
+    opts.preference && opts.preference.copies.kind !== 'default'
+      ? preferredGetCopies(opts.preference, view, shard, (n) => client.selection.avoided(n))
+      : [view.placement[shard], ...view.copies[shard].filter((c) => !c.primary && c.inSync).map((c) => c.node)];
+  // ES `TransportSingleShardAction.perform` with no copy left (`_only_local`: the coordinator holds none).
+  if (copies.length === 0)
+    throw new EsError(503, 'no_shard_available_action_exception', `No shard available for [get [${m.name}][${id}]: routing [${opts.routing ?? null}]]`);
   let res: GetResponse | undefined;
   for (const [i, node] of copies.entries()) {
     try {

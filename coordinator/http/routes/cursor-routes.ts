@@ -17,6 +17,7 @@ import { closeAllPits, closeAllScrolls, closeContexts, labelPitContexts, listPit
 import { checkKeepAlive, DEFAULT_MAX_KEEP_ALIVE_MS } from '../../search/keep-alive.ts';
 import { decodePitId, decodeScrollId, encodePitId, type CursorShard } from '../../search/cursor-ids.ts';
 import { routedShards } from '../../search/plan.ts';
+import { searchPreference, withoutUnavailable } from '../../search/preference-plan.ts';
 import { allFailedError } from '../../search/shard-failures.ts';
 import { phaseContext } from '../../search/phase-context.ts';
 import { searchWithSnapshot, type SearchDeps } from '../../search/search.ts';
@@ -66,14 +67,17 @@ async function openPit(c: Context, keepAliveMs: number, deps: SearchDeps): Promi
     c.req.query('routing') ?? null,
   );
   const { indices } = scope;
+  const preference = searchPreference(c.req.query('preference') ?? null, indices, deps.view);
   const targets = (
     await Promise.all(
       indices.map(async (i) => {
         const v = await deps.view.get(i);
-        return routedShards(deps.view.targets(v), v.metadata, scope.routing?.get(i));
+        return routedShards(deps.view.targets(v, undefined, preference), v.metadata, scope.routing?.get(i));
       }),
     )
   ).flat();
+  // ES opens a PIT without partial results by default: a shard `_only_local` leaves without a copy refuses it.
+  if (preference) withoutUnavailable(targets, [], false, 'open_pit');
   const ctx = phaseContext(deps.client, { timeoutMs: deps.defaultTimeoutMs, signal: c.req.raw.signal });
   const opened = await openContexts(targets, 'pit', keepAliveMs, ctx);
   if (opened.failures.length > 0) {

@@ -11,6 +11,7 @@ import { parseBulkBytesToColumns, trimJsonWhitespace, type BulkAction, type Bulk
 import { readTarget, writeIndexName } from '../../cluster/aliases/alias-targets.ts';
 import { executeBulk, executeBulkOutcome, type BulkOptions, type WriteDeps } from '../../write/documents.ts';
 import { commaList } from '../../rest/field-and-format.ts';
+import { resolvedPreference } from '../../cluster/copy-preference.ts';
 import { getDocument, getSourceFilter, readOptionsFromQuery, sourceFilterFromParams, sourceParams } from '../../write/get-document.ts';
 import { fetchSourceFromQuery, parseUpdateBody, writeParamsFromQuery } from '../../write/write-request.ts';
 import { checkParams, readBodyBytes, readBodyText, refreshParam, sendJson, sendJsonItemsSliced } from '../http.ts';
@@ -156,6 +157,7 @@ function registerGetRoutes(app: Hono, deps: WriteDeps): void {
       timeoutMs: deps.timeoutMs,
       ...readOptionsFromQuery((k) => c.req.query(k)),
       routing: target.routing,
+      preference: resolvedPreference(c.req.query('preference'), deps.view),
     });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     return sendJson(c, doc.found ? 200 : 404, doc);
@@ -175,6 +177,7 @@ function registerGetRoutes(app: Hono, deps: WriteDeps): void {
       timeoutMs: deps.timeoutMs,
       ...readOptionsFromQuery((k) => c.req.query(k)),
       routing: target.routing,
+      preference: resolvedPreference(c.req.query('preference'), deps.view),
     });
     if (c.req.method === 'HEAD') return c.body(null, doc.found ? 200 : 404);
     if (!doc.found) throw new EsError(404, 'resource_not_found_exception', `Document not found [${view.metadata.name}]/[${id}]`);

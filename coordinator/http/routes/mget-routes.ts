@@ -16,6 +16,7 @@ import type { SourceFilter } from '../../../protocol/search.ts';
 import { readTarget } from '../../cluster/aliases/alias-targets.ts';
 import type { WriteDeps } from '../../write/documents.ts';
 import { commaList } from '../../rest/field-and-format.ts';
+import { resolvedPreference } from '../../cluster/copy-preference.ts';
 import { getDocument, getSourceFilter, readOptionsFromQuery, sourceParams } from '../../write/get-document.ts';
 import { parseReadVersion, type ReadVersion } from '../../write/read-version.ts';
 import { checkParams, readJsonBody, sendJson } from '../http.ts';
@@ -136,6 +137,7 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
     const { realtime, refresh } = readOptionsFromQuery((k) => c.req.query(k), false);
     const read = { ...(realtime !== undefined ? { realtime } : {}), ...(refresh !== undefined ? { refresh } : {}) };
     const items = parseMgetBody(await readJsonBody(c, maxBodyBytes), defaults);
+    const preference = resolvedPreference(c.req.query('preference'), deps.view);
     const views = new Map<string, Promise<IndexView>>();
     const viewOf = (name: string) => {
       let v = views.get(name);
@@ -157,6 +159,7 @@ export function registerMgetRoutes(app: Hono, deps: WriteDeps, maxBodyBytes: num
             storedFields: it.storedFields,
             version: it.version,
             timeoutMs: deps.timeoutMs,
+            preference,
             ...read,
           });
         } catch (err) {

@@ -11,7 +11,7 @@ import { search, searchWithSnapshot, type SearchDeps } from '../../search/search
 import { registerCursorRoutes, SNAPSHOT_HEADER } from './cursor-routes.ts';
 
 /** `_count` parameters Folio accepts but does not pass on to the search (no effect on a count). */
-const COUNT_IGNORED_PARAMS = new Set(['analyzer', 'analyze_wildcard', 'lenient', 'min_score', 'terminate_after', 'preference']);
+const COUNT_IGNORED_PARAMS = new Set(['analyzer', 'analyze_wildcard', 'lenient', 'min_score', 'terminate_after']);
 
 /**
  * Registers the search routes on `app` (and the cursor routes: PIT, scroll). Every `_search` reply
