@@ -130,7 +130,7 @@ export class ClusterView {
   }
 
   /**
-   * The index view. A name the cache does not know is read from the store (another coordinator may have just created it); starts a background node reload when the last is older than {@link VIEW_MAX_AGE_MS}.
+   * The index view; a name the cache does not know is read from the store (another coordinator may have made it). Reloads nodes past {@link VIEW_MAX_AGE_MS}.
    * @throws EsError 404 index_not_found_exception; 503 cluster_block_exception when the store cannot be reached
    */
   async get(name: string): Promise<IndexView> {
@@ -234,7 +234,7 @@ export class ClusterView {
   }
 
   /**
-   * Deletes the index from the cluster state (its uuid goes to the graveyard), then from every node; a node that cannot be reached drops its copies at a later reload.
+   * Deletes the index from the cluster state (its uuid to the graveyard), then from every node (an unreachable one drops its copies at a later reload).
    * @throws EsError 404 when unknown; 503 cluster_block_exception when the store cannot be reached
    */
   async delete(name: string): Promise<void> {
@@ -244,7 +244,7 @@ export class ClusterView {
   }
 
   /**
-   * Adds fields to the mapping (`PUT _mapping`), merged into the stored one (ES's master merging a mapping update), then published to the nodes; returns the new view.
+   * Adds fields to the mapping (`PUT _mapping`), merged into the stored one as ES's master merges it, then published to the nodes; returns the new view.
    * @throws EsError 400 for a conflicting mapping; 503 cluster_block_exception when the store cannot be reached
    */
   async putMapping(name: string, update: Mapping): Promise<IndexView> {
