@@ -4,6 +4,7 @@
  * - `h1`: HTTP/1.1, one undici `Pool` per server with up to `clients` keep-alive connections (Folio's transport);
  * - `h1-pipelined`: HTTP/1.1, one connection per server with up to `clients` requests pipelined on it;
  * - `h2c`: HTTP/2 without TLS (undici `H2CClient`, node:http2 servers), one connection per server, up to `clients` streams multiplexed on it;
+ * - `h1-hono`: as `h1`, the servers a hono app on @hono/node-server (what the coordinator's public API runs on);
  * - `framed`: not HTTP, length-prefixed frames over one TCP connection per server (bench/framed-client.ts), the
  *   shape of ES's node-to-node transport: what leaving the stack's undici-over-HTTP rule would buy.
  *
@@ -58,6 +59,7 @@ const KEEP_ALIVE = { keepAliveTimeout: 30_000 };
 const origin = (port: number) => `http://127.0.0.1:${port}`;
 const VARIANTS: Variant[] = [
   { name: 'h1', serverArgs: [], client: (p, clients) => httpCaller(new Pool(origin(p), { ...KEEP_ALIVE, connections: clients })) },
+  { name: 'h1-hono', serverArgs: ['--hono'], client: (p, clients) => httpCaller(new Pool(origin(p), { ...KEEP_ALIVE, connections: clients })) },
   { name: 'h1-pipelined', serverArgs: [], client: (p, clients) => httpCaller(new Pool(origin(p), { ...KEEP_ALIVE, connections: 1, pipelining: clients })) },
   {
     name: 'h2c',

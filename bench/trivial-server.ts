@@ -2,10 +2,13 @@
  * A trivial shard stand-in for the fan-out ceiling: a node:http server on 127.0.0.1 that answers
  * every request with a tiny JSON body after reading the request body. Prints `ready <port>` once
  * listening. Run: `node bench/trivial-server.ts [--h2c]` (port from the OS); exits on SIGTERM.
- * `--h2c` serves HTTP/2 without TLS (node:http2, prior knowledge) instead of HTTP/1.1, and `--framed`
- * length-prefixed frames over plain TCP ({@link serveFrames}), for bench/transport-ceiling.ts.
+ * `--h2c` serves HTTP/2 without TLS (node:http2, prior knowledge) instead of HTTP/1.1, `--framed`
+ * length-prefixed frames over plain TCP ({@link serveFrames}), and `--hono` HTTP/1.1 through a hono
+ * app on @hono/node-server's listener (the stack's public servers), for bench/transport-ceiling.ts.
  */
-import { createServer as createHttp1Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { createServer as createHttp1Server, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createH2cServer } from 'node:http2';
 import { createServer as createTcpServer, type Socket } from 'node:net';
 
@@ -43,11 +46,24 @@ function serveFrames(socket: Socket): void {
   socket.on('error', () => socket.destroy());
 }
 
-const server = process.argv.includes('--framed')
-  ? createTcpServer(serveFrames)
-  : process.argv.includes('--h2c')
-    ? createH2cServer((req, res) => answer(req, () => res.writeHead(200, HEADERS).end(BODY)))
-    : createHttp1Server((req, res) => answer(req, () => res.writeHead(200, HEADERS).end(BODY)));
+/** A hono app answering every POST with {@link BODY} after reading its body: the framework's own cost per request. */
+function honoListener(): (req: IncomingMessage, res: ServerResponse) => void {
+  const app = new Hono();
+  app.post('*', async (c) => {
+    await c.req.arrayBuffer();
+    return c.body(BODY, 200, { 'content-type': 'application/json' });
+  });
+  const listener = getRequestListener(app.fetch);
+  return (req, res) => void listener(req, res);
+}
+
+const server = process.argv.includes('--hono')
+  ? createHttp1Server(honoListener())
+  : process.argv.includes('--framed')
+    ? createTcpServer(serveFrames)
+    : process.argv.includes('--h2c')
+      ? createH2cServer((req, res) => answer(req, () => res.writeHead(200, HEADERS).end(BODY)))
+      : createHttp1Server((req, res) => answer(req, () => res.writeHead(200, HEADERS).end(BODY)));
 if ('keepAliveTimeout' in server) server.keepAliveTimeout = 65_000;
 server.listen(0, '127.0.0.1', () => {
   const addr = server.address();
