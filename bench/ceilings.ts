@@ -7,12 +7,13 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { Pool } from 'undici';
+import { Pool, type Dispatcher } from 'undici';
 import { closedLoop } from './load-driver.ts';
 import type { LoopResult } from './load-driver.ts';
 
 const SERVER_SCRIPT = fileURLToPath(new URL('./trivial-server.ts', import.meta.url));
-const REQUEST_BODY = JSON.stringify({ index: 'bench', shard: 0, query: { kind: 'match_all', boost: 1 }, k: 10 });
+/** The small JSON body every fan-out call posts (a page-1 query request's shape). */
+export const REQUEST_BODY = JSON.stringify({ index: 'bench', shard: 0, query: { kind: 'match_all', boost: 1 }, k: 10 });
 
 /** Ceiling figures at 1 and at `clients` operations in flight. */
 export interface FanOutCeiling {
@@ -22,7 +23,7 @@ export interface FanOutCeiling {
 }
 
 /** Starts one trivial server process (`args`: bench/trivial-server.ts's, e.g. `--h2c`) and resolves its child and port once it prints `ready`. */
-export function startServer(args: readonly string[] = []): Promise<{ child: ChildProcess; port: number }> {
+export function startServer(args: readonly string[] = []): Promise<TrivialServer> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SERVER_SCRIPT, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     const timer = setTimeout(() => reject(new Error('trivial server did not start in 10 s')), 10_000);
@@ -50,35 +51,54 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
+/** A trivial server process and its port. */
+export interface TrivialServer {
+  child: ChildProcess;
+  port: number;
+}
+
 /**
- * Measures the fan-out ceiling: `fanout` servers, 1 and `clients` fan-outs in flight, `durationMs` each.
- * Every server process is stopped before it resolves (also on failure).
+ * Starts `count` trivial servers (`args`: bench/trivial-server.ts's), runs `use` on them, and stops
+ * every one of them before it resolves, also on failure (and kills them if this process exits first).
  */
-export async function measureFanOutCeiling(fanout: number, clients: number, durationMs: number): Promise<FanOutCeiling> {
-  const servers: { child: ChildProcess; port: number }[] = [];
-  const pools: Pool[] = [];
+export async function withTrivialServers<T>(count: number, args: readonly string[], use: (servers: TrivialServer[]) => Promise<T>): Promise<T> {
+  const servers: TrivialServer[] = [];
   const killAll = () => {
     for (const s of servers) s.child.kill('SIGKILL');
   };
   process.once('exit', killAll);
   try {
-    for (let i = 0; i < fanout; i++) servers.push(await startServer());
-    for (const s of servers) pools.push(new Pool(`http://127.0.0.1:${s.port}`, { connections: clients, keepAliveTimeout: 30_000 }));
-    const op = async () => {
-      await Promise.all(
-        pools.map(async (pool) => {
-          const res = await pool.request({ path: '/_internal/v1/query', method: 'POST', headers: { 'content-type': 'application/json' }, body: REQUEST_BODY });
-          await res.body.arrayBuffer();
-          if (res.statusCode !== 200) throw new Error(`trivial server replied ${res.statusCode}`);
-        }),
-      );
-    };
-    const one = await closedLoop(op, { clients: 1, durationMs });
-    const many = await closedLoop(op, { clients, durationMs });
-    return { fanout, one, many };
+    for (let i = 0; i < count; i++) servers.push(await startServer(args));
+    return await use(servers);
   } finally {
-    await Promise.all(pools.map((p) => p.close()));
     await Promise.all(servers.map((s) => stopChild(s.child)));
     process.off('exit', killAll);
   }
+}
+
+/** One fan-out call: {@link REQUEST_BODY} posted through `dispatcher`, the reply read whole. @throws Error on a non-200 reply */
+export async function postTrivial(dispatcher: Dispatcher): Promise<void> {
+  const res = await dispatcher.request({ path: '/_internal/v1/query', method: 'POST', headers: { 'content-type': 'application/json' }, body: REQUEST_BODY });
+  await res.body.arrayBuffer();
+  if (res.statusCode !== 200) throw new Error(`trivial server replied ${res.statusCode}`);
+}
+
+/**
+ * Measures the fan-out ceiling: `fanout` servers, 1 and `clients` fan-outs in flight, `durationMs` each.
+ * Every server process is stopped before it resolves (also on failure).
+ */
+export function measureFanOutCeiling(fanout: number, clients: number, durationMs: number): Promise<FanOutCeiling> {
+  return withTrivialServers(fanout, [], async (servers) => {
+    const pools = servers.map((s) => new Pool(`http://127.0.0.1:${s.port}`, { connections: clients, keepAliveTimeout: 30_000 }));
+    try {
+      const op = async () => {
+        await Promise.all(pools.map(postTrivial));
+      };
+      const one = await closedLoop(op, { clients: 1, durationMs });
+      const many = await closedLoop(op, { clients, durationMs });
+      return { fanout, one, many };
+    } finally {
+      await Promise.all(pools.map((p) => p.close()));
+    }
+  });
 }

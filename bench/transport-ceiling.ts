@@ -19,11 +19,9 @@
 import { parseArgs } from 'node:util';
 import { H2CClient, Pool, type Dispatcher } from 'undici';
 import { FramedClient } from './framed-client.ts';
-import { startServer, stopChild } from './ceilings.ts';
+import { postTrivial, REQUEST_BODY, withTrivialServers } from './ceilings.ts';
 import { closedLoop } from './load-driver.ts';
 import { cpuMs } from './process-cpu.ts';
-
-const REQUEST_BODY = JSON.stringify({ index: 'bench', shard: 0, query: { kind: 'match_all', boost: 1 }, k: 10 });
 
 /** One server's client: sends the request and reads the whole reply. */
 interface Caller {
@@ -38,21 +36,9 @@ interface Variant {
   client: (port: number, clients: number) => Caller;
 }
 
-/** An undici dispatcher as a {@link Caller}: a JSON POST, the reply body read whole. */
+/** An undici dispatcher as a {@link Caller}: bench/ceilings.ts's call. */
 function httpCaller(dispatcher: Dispatcher): Caller {
-  return {
-    call: async () => {
-      const res = await dispatcher.request({
-        path: '/_internal/v1/query',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: REQUEST_BODY,
-      });
-      await res.body.arrayBuffer();
-      if (res.statusCode !== 200) throw new Error(`trivial server replied ${res.statusCode}`);
-    },
-    close: () => dispatcher.close(),
-  };
+  return { call: () => postTrivial(dispatcher), close: () => dispatcher.close() };
 }
 
 const KEEP_ALIVE = { keepAliveTimeout: 30_000 };
@@ -97,29 +83,28 @@ function fail(message: string): never {
 }
 
 /** One run: `clients` fan-outs in flight for `durationMs` over `variant`; prints one line. */
-async function run(variant: Variant, clients: number): Promise<void> {
-  const servers = [];
-  for (let i = 0; i < fanout; i++) servers.push(await startServer(variant.serverArgs));
-  const callers = servers.map((s) => variant.client(s.port, clients));
-  try {
-    const op = async () => {
-      await Promise.all(callers.map((c) => c.call()));
-    };
-    await closedLoop(op, { clients, durationMs: 500, warmupMs: 0 }); // connections and JIT warm
-    const pids = servers.map((s) => s.child.pid ?? 0);
-    const serverBefore = cpuMs(pids);
-    const clientBefore = process.cpuUsage();
-    const r = await closedLoop(op, { clients, durationMs, warmupMs: 0 });
-    const client = process.cpuUsage(clientBefore);
-    const serverUs = ((cpuMs(pids) - serverBefore) * 1000) / r.requests;
-    const clientUs = (client.user + client.system) / r.requests;
-    console.log(
-      `${variant.name}\t${clients}c\t${Math.round(r.rps)} fan-outs/s\tp50 ${r.p50Ms.toFixed(3)} ms\tCPU/fan-out servers ${serverUs.toFixed(0)} µs + client ${clientUs.toFixed(0)} µs`,
-    );
-  } finally {
-    await Promise.all(callers.map((c) => c.close()));
-    await Promise.all(servers.map((s) => stopChild(s.child)));
-  }
+function run(variant: Variant, clients: number): Promise<void> {
+  return withTrivialServers(fanout, variant.serverArgs, async (servers) => {
+    const callers = servers.map((s) => variant.client(s.port, clients));
+    try {
+      const op = async () => {
+        await Promise.all(callers.map((c) => c.call()));
+      };
+      await closedLoop(op, { clients, durationMs: 500, warmupMs: 0 }); // connections and JIT warm
+      const pids = servers.map((s) => s.child.pid ?? 0);
+      const serverBefore = cpuMs(pids);
+      const clientBefore = process.cpuUsage();
+      const r = await closedLoop(op, { clients, durationMs, warmupMs: 0 });
+      const client = process.cpuUsage(clientBefore);
+      const serverUs = ((cpuMs(pids) - serverBefore) * 1000) / r.requests;
+      const clientUs = (client.user + client.system) / r.requests;
+      console.log(
+        `${variant.name}\t${clients}c\t${Math.round(r.rps)} fan-outs/s\tp50 ${r.p50Ms.toFixed(3)} ms\tCPU/fan-out servers ${serverUs.toFixed(0)} µs + client ${clientUs.toFixed(0)} µs`,
+      );
+    } finally {
+      await Promise.all(callers.map((c) => c.close()));
+    }
+  });
 }
 
 console.log(`# transport ceiling: ${fanout} trivial servers, ${durationMs / 1000} s per run`);
